@@ -1,0 +1,8 @@
+/**
+ * capi-render's public API. Everything a program needs to render, check and inspect provider
+ * installs is exported from here; nothing else in the package is public.
+ */
+export * from './errors.js';
+export type { KubeObject, JsonObject, JsonValue, ObjectId } from './manifest/object.js';
+export type { ProviderKind } from './spec/provider-kinds.js';
+export type * from './spec/provider-spec.js';

@@ -1,0 +1,36 @@
+import jsYaml from 'js-yaml';
+import type { JsonValue } from './object.js';
+
+/**
+ * The one YAML serialisation used for every rendered object, so output is byte-identical on every
+ * machine. Keys: `apiVersion`, `kind`, `metadata` first, then the rest sorted by code unit (the
+ * same relative order in every map, like sigs.k8s.io/yaml). Sequences are not indented under
+ * their key (kubectl style), lines are never folded, and strings a YAML 1.1 reader (the Go
+ * parsers in kubectl, Argo CD and Flux) would retype — `on`, `yes`, `y`, `0775`, `1.10`, dates —
+ * are quoted. No anchors or aliases, LF line ends, exactly one trailing newline.
+ */
+export function serializeObject(value: JsonValue): string {
+  return jsYaml.dump(value, DUMP_OPTIONS);
+}
+
+/** Joins serialised documents into one multi-document stream (`---` between documents). */
+export function joinDocuments(documents: readonly string[]): string {
+  return documents.join('---\n');
+}
+
+const FIRST_KEYS: Record<string, number> = { apiVersion: 0, kind: 1, metadata: 2 };
+
+function compareKeys(a: string, b: string): number {
+  const ra = FIRST_KEYS[a] ?? 3;
+  const rb = FIRST_KEYS[b] ?? 3;
+  if (ra !== rb) return ra - rb;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const DUMP_OPTIONS: jsYaml.DumpOptions = {
+  lineWidth: -1,
+  noRefs: true,
+  noArrayIndent: true,
+  sortKeys: compareKeys,
+  schema: jsYaml.DEFAULT_SCHEMA,
+};

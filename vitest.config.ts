@@ -1,0 +1,16 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+// Tests import the package by name; TEST_DIST=1 runs them against the compiled output instead.
+const entry = process.env.TEST_DIST === '1' ? './dist/index.js' : './src/index.ts';
+
+export default defineConfig({
+  resolve: {
+    alias: { 'capi-render': fileURLToPath(new URL(entry, import.meta.url)) },
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
