@@ -1,0 +1,31 @@
+/**
+ * Where provider release artifacts come from. Every source — a clusterctl local repository,
+ * ConfigMaps in the operator's air-gapped format, GitHub releases, an OCI registry — implements
+ * this one interface, so resolution, locking and caching never care which one they talk to.
+ * Implementations hold no module state; anything cached lives in an object passed in.
+ */
+
+/** The bytes of one file of one release, with where they came from. */
+export interface Artifact {
+  /** The file's content, exactly as published (already decompressed if the source stores it gzip'd). */
+  bytes: Uint8Array;
+  /** A stable address for the lock file and messages (URL, file path or object reference). */
+  url: string;
+}
+
+export interface ReleaseSource {
+  /**
+   * Stable identity of the source for the lock file, e.g. `github:kubernetes-sigs/cluster-api`,
+   * `local:test/fixtures/repository/cluster-api`, `configmap:capi-system/{provider.cluster.x-k8s.io/name=cluster-api}`.
+   */
+  readonly id: string;
+  /** Text for messages: what a user would recognise. */
+  readonly description: string;
+  /** Every version the source offers, as published (tags); order is not significant. */
+  listVersions(): Promise<string[]>;
+  /**
+   * One file of one version: the components file or `metadata.yaml`. Throws a FetchError with
+   * code `source-not-found` (naming the source, version and file) when it does not exist.
+   */
+  readFile(version: string, fileName: string): Promise<Artifact>;
+}
