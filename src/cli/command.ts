@@ -1,0 +1,27 @@
+/** The shape of a CLI command: its options (node:util parseArgs config), help text and handler. */
+import type { ParseArgsConfig } from 'node:util';
+import type { CliIo } from './io.js';
+
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+
+export interface CommandContext {
+  io: CliIo;
+  /** Parsed option values. */
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  positionals: string[];
+  /** The repository root (`--repo`, default the working directory). */
+  repoRoot: string;
+  color: boolean;
+}
+
+export interface Command {
+  name: string;
+  summary: string;
+  /** Usage line after `capi-render <name>`. */
+  usage: string;
+  /** Option help: flag text → description. */
+  help: [string, string][];
+  options: OptionSpec;
+  /** Returns the exit code. */
+  run(ctx: CommandContext): Promise<number>;
+}

@@ -1,0 +1,17 @@
+/** What a command may touch of the outside world; tests pass fakes. */
+export interface OutputStream {
+  write(text: string): void;
+  readonly isTTY?: boolean;
+}
+
+export interface CliIo {
+  stdout: OutputStream;
+  stderr: OutputStream;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+}
+
+/** Whether to colour stderr: only on a TTY and never when NO_COLOR is set (https://no-color.org). */
+export function useColor(io: CliIo): boolean {
+  return Boolean(io.stderr.isTTY) && !('NO_COLOR' in io.env && io.env.NO_COLOR !== undefined);
+}

@@ -1,0 +1,112 @@
+/**
+ * The CLI as a function: parse argv, dispatch to a command, and map error classes to exit codes —
+ * in this one place. 0 success; 1 render, validation, fetch or drift failure; 2 bad usage.
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { FetchError, RenderError, UsageError, error } from '../errors.js';
+import { buildCommand } from './commands/build.js';
+import type { Command } from './command.js';
+import { formatDiagnostics } from './format.js';
+import { useColor, type CliIo } from './io.js';
+
+const COMMANDS: Command[] = [buildCommand];
+
+const GLOBAL_HELP: [string, string][] = [
+  ['--repo DIR', 'the repository to work on (default: the current directory)'],
+  ['--debug', 'print stack traces of unexpected errors'],
+  ['-h, --help', 'show help'],
+];
+
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  const color = useColor(io);
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
+    const target = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+    io.stdout.write(target ? commandHelp(target) : mainHelp());
+    return 0;
+  }
+  if (name === '--version') {
+    io.stdout.write(`capi-render ${await version()}\n`);
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.stderr.write(`capi-render: unknown command "${name}"\n\n${mainHelp()}`);
+    return 2;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...rest],
+      options: { ...command.options, repo: { type: 'string' }, debug: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (e) {
+    io.stderr.write(`capi-render ${command.name}: ${(e as Error).message}\n\n${commandHelp(command)}`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    io.stdout.write(commandHelp(command));
+    return 0;
+  }
+  const debug = Boolean(parsed.values.debug);
+  try {
+    return await command.run({
+      io,
+      values: parsed.values,
+      positionals: parsed.positionals,
+      repoRoot: path.resolve(io.cwd, String(parsed.values.repo ?? '.')),
+      color,
+    });
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`capi-render ${command.name}: ${e.message}\n`);
+      return 2;
+    }
+    if (e instanceof RenderError) {
+      io.stderr.write(formatDiagnostics(e.diagnostics, { color }));
+      if (debug) io.stderr.write(`${e.stack}\n`);
+      return 1;
+    }
+    const err = e as NodeJS.ErrnoException;
+    if (err && typeof err.code === 'string' && typeof err.syscall === 'string') {
+      // File-system and network errors the library did not classify: still the user's environment.
+      const fetchLike = new FetchError(error('fetch', `${err.syscall} failed: ${err.message}`, { file: err.path }));
+      io.stderr.write(formatDiagnostics(fetchLike.diagnostics, { color }));
+      if (debug) io.stderr.write(`${err.stack}\n`);
+      return 1;
+    }
+    io.stderr.write(`capi-render: internal error: ${(e as Error)?.message ?? String(e)}\nThis is a bug in capi-render; please report it with the command you ran${debug ? '' : ' and the output of --debug'}.\n`);
+    if (debug) io.stderr.write(`${(e as Error)?.stack}\n`);
+    return 1;
+  }
+}
+
+function table(rows: [string, string][]): string {
+  const width = Math.max(...rows.map(([a]) => a.length));
+  return rows.map(([a, b]) => `  ${a.padEnd(width)}  ${b}\n`).join('');
+}
+
+function mainHelp(): string {
+  return (
+    'capi-render — render Cluster API provider installs for GitOps\n\n' +
+    'Usage: capi-render <command> [options]\n\nCommands:\n' +
+    table(COMMANDS.map((c) => [c.name, c.summary])) +
+    '\nGlobal options:\n' +
+    table(GLOBAL_HELP) +
+    '\nRun "capi-render <command> --help" for a command\'s options.\n' +
+    'Exit codes: 0 success, 1 render/validation/drift failure, 2 bad usage.\n'
+  );
+}
+
+function commandHelp(c: Command): string {
+  return `Usage: capi-render ${c.name} ${c.usage}\n\n${c.summary}\n\nOptions:\n${table([...c.help, ...GLOBAL_HELP])}`;
+}
+
+async function version(): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}

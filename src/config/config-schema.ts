@@ -1,0 +1,49 @@
+/** JSON Schema of capi-render.yaml (validated with ajv; unknown keys are errors, to catch typos). */
+export const CONFIG_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['apiVersion', 'kind'],
+  properties: {
+    apiVersion: { const: 'capi-render/v1alpha1' },
+    kind: { const: 'Config' },
+    repositories: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['path'],
+        properties: { path: { type: 'string', minLength: 1 } },
+      },
+    },
+    variables: {
+      type: 'object',
+      propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+      additionalProperties: {
+        anyOf: [
+          { type: 'string' },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['fromEnv'],
+            properties: { fromEnv: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } },
+          },
+        ],
+      },
+    },
+    images: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          repository: { type: 'string' },
+          name: { type: 'string' },
+          tag: { type: 'string' },
+        },
+      },
+    },
+    providersDir: { type: 'string', minLength: 1 },
+    overlaysDir: { type: 'string', minLength: 1 },
+    outputDir: { type: 'string', minLength: 1 },
+  },
+} as const;

@@ -1,0 +1,45 @@
+/**
+ * capi-render.yaml: repository-wide settings. Every field is optional; a repository without the file
+ * renders with the defaults below.
+ */
+
+export const CONFIG_API_VERSION = 'capi-render/v1alpha1';
+export const CONFIG_FILE = 'capi-render.yaml';
+
+/** A variable's value: a literal, or an explicit mapping to an environment variable. */
+export type VariableValue = string | { fromEnv: string };
+
+export interface ImageOverrideConfig {
+  repository?: string;
+  name?: string;
+  tag?: string;
+}
+
+export interface LocalRepositoryConfig {
+  /** Root of a clusterctl local repository (`<root>/<provider-label>/<version>/<file>`), relative to the repo. */
+  path: string;
+}
+
+export interface RenderConfig {
+  /** Local repositories searched, in order, for providers without a fetchConfig. Default: none. */
+  repositories: LocalRepositoryConfig[];
+  /** Variables for `${VAR}` substitution, lowest precedence (see README "Variables"). Default: none. */
+  variables: Record<string, VariableValue>;
+  /** clusterctl `images:` overrides, keyed `all`, `<component>` or `<component>/<image>`. Default: none. */
+  images: Record<string, ImageOverrideConfig>;
+  /** Folder of provider CRs. Default `providers`. */
+  providersDir: string;
+  /** Folder of environment overlays. Default `overlays`. */
+  overlaysDir: string;
+  /** Folder the rendered output is written to. Default `rendered`. */
+  outputDir: string;
+}
+
+export const DEFAULT_CONFIG: RenderConfig = {
+  repositories: [],
+  variables: {},
+  images: {},
+  providersDir: 'providers',
+  overlaysDir: 'overlays',
+  outputDir: 'rendered',
+};

@@ -1,0 +1,74 @@
+/**
+ * Reads and validates capi-render.yaml. A missing file means the defaults; a present one must be
+ * valid in full (every problem reported at once, each with file:line:col).
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import { SpecError, error, type Diagnostic } from '../errors.js';
+import { isJsonObject } from '../manifest/object.js';
+import { parseSourceDocuments, type SourceDocument } from '../spec/yaml-document.js';
+import { CONFIG_SCHEMA } from './config-schema.js';
+import { CONFIG_FILE, DEFAULT_CONFIG, type RenderConfig } from './config-types.js';
+
+/** Loads `<repoRoot>/capi-render.yaml`, or returns the defaults when it does not exist. */
+export async function loadConfig(repoRoot: string): Promise<RenderConfig> {
+  const file = path.join(repoRoot, CONFIG_FILE);
+  const text = await fs.readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return undefined;
+    throw e;
+  });
+  return text === undefined ? { ...DEFAULT_CONFIG } : parseConfig(text, CONFIG_FILE);
+}
+
+/** Parses config text; `file` is used in diagnostics. */
+export function parseConfig(text: string, file: string): RenderConfig {
+  const docs = parseSourceDocuments(text, file);
+  if (docs.length !== 1) {
+    throw new SpecError(error('config', `${file} must hold exactly one YAML document, found ${docs.length}`, { file, line: 1, col: 1 }));
+  }
+  const doc = docs[0]!;
+  const validate = new Ajv({ allErrors: true, strict: true }).compile(CONFIG_SCHEMA);
+  if (!validate(doc.value)) {
+    throw new SpecError(configDiagnostics(validate.errors ?? [], doc));
+  }
+  const value = doc.value as Record<string, unknown>;
+  return {
+    ...DEFAULT_CONFIG,
+    ...(value as Partial<RenderConfig>),
+    repositories: (value.repositories as RenderConfig['repositories']) ?? [],
+    variables: isJsonObject(value.variables) ? (value.variables as RenderConfig['variables']) : {},
+    images: isJsonObject(value.images) ? (value.images as RenderConfig['images']) : {},
+  };
+}
+
+function configDiagnostics(errors: ErrorObject[], doc: SourceDocument): Diagnostic[] {
+  const seen = new Set<string>();
+  const out: Diagnostic[] = [];
+  for (const e of errors) {
+    // anyOf reports each failed branch and then itself; the summary line is enough.
+    if (e.keyword !== 'anyOf' && errors.some((o) => o.keyword === 'anyOf' && e.schemaPath.startsWith(o.schemaPath.replace(/\/anyOf$/, '/anyOf/')))) continue;
+    const path = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let message = e.message ?? 'is invalid';
+    let target: 'key' | 'value' = 'value';
+    if (e.keyword === 'additionalProperties') {
+      path.push(String((e.params as { additionalProperty: string }).additionalProperty));
+      message = 'is not a known setting';
+      target = 'key';
+    } else if (e.keyword === 'required') {
+      message = `needs ${(e.params as { missingProperty: string }).missingProperty}`;
+    } else if (e.keyword === 'const') {
+      message = `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
+    } else if (e.keyword === 'anyOf') {
+      message = 'must be a string or {fromEnv: NAME}';
+    } else if (e.keyword === 'propertyNames') {
+      message = 'has a key that is not a valid variable name';
+    }
+    const field = path.join('.') || '(top level)';
+    const key = `${field}|${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(error('config', `${field} ${message}`, { file: doc.file, field, ...doc.locate(path, target) }));
+  }
+  return out;
+}

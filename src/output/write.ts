@@ -1,0 +1,147 @@
+/**
+ * Atomic replacement of the output folder. The new tree is built beside the old one (files whose
+ * bytes are unchanged are hard-linked, not rewritten), then swapped in with two renames. A failed or
+ * killed build leaves the previous output in place; a crash between the two renames is repaired by
+ * the next run (the old tree is put back). One build at a time per output folder (a lock file).
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { SpecError, error } from '../errors.js';
+import type { OutputFiles } from './plan.js';
+
+export interface WriteOptions {
+  /**
+   * Which top-level folders (environments) the files replace. `all`: the whole output becomes
+   * exactly `files`. A list: only those folders are replaced; the others are kept as they are.
+   */
+  replace: 'all' | readonly string[];
+}
+
+export interface WriteSummary {
+  /** Files whose content is new or changed. */
+  written: string[];
+  /** Files kept byte-identical. */
+  unchanged: number;
+  /** Files that existed before and are gone now. */
+  removed: string[];
+}
+
+/** Writes `files` (paths relative to `outDir`) and swaps them in atomically. */
+export async function writeOutputTree(outDir: string, files: OutputFiles, options: WriteOptions): Promise<WriteSummary> {
+  const parent = path.dirname(path.resolve(outDir));
+  const base = path.basename(outDir);
+  const staging = path.join(parent, `.${base}.capi-render-new`);
+  const retired = path.join(parent, `.${base}.capi-render-old`);
+  await fs.mkdir(parent, { recursive: true });
+  const release = await acquireLock(path.join(parent, `.${base}.capi-render-lock`));
+  try {
+    await recover(outDir, retired);
+    await fs.rm(staging, { recursive: true, force: true });
+    await fs.rm(retired, { recursive: true, force: true });
+    const previous = await listFiles(outDir);
+    const keep = options.replace === 'all' ? [] : previous.filter((p) => !(options.replace as readonly string[]).includes(p.split('/')[0]!));
+    const summary: WriteSummary = { written: [], unchanged: 0, removed: [] };
+    await fs.mkdir(staging, { recursive: true });
+    for (const rel of keep) await linkOrCopy(path.join(outDir, rel), path.join(staging, rel));
+    for (const [rel, text] of files) {
+      const target = path.join(staging, rel);
+      const old = path.join(outDir, rel);
+      const oldText = await fs.readFile(old, 'utf8').catch(() => undefined);
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      if (oldText === text) {
+        await linkOrCopy(old, target);
+        summary.unchanged++;
+      } else {
+        await fs.writeFile(target, text);
+        summary.written.push(rel);
+      }
+    }
+    const now = new Set([...keep, ...files.keys()]);
+    summary.removed = previous.filter((p) => !now.has(p));
+    const existed = await exists(outDir);
+    if (existed) await fs.rename(outDir, retired);
+    await fs.rename(staging, outDir);
+    if (existed) await fs.rm(retired, { recursive: true, force: true });
+    return summary;
+  } catch (e) {
+    await fs.rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    throw e;
+  } finally {
+    await release();
+  }
+}
+
+async function recover(outDir: string, retired: string): Promise<void> {
+  // A previous run died between its two renames: the old tree is intact, put it back.
+  if (!(await exists(outDir)) && (await exists(retired))) await fs.rename(retired, outDir);
+}
+
+async function linkOrCopy(from: string, to: string): Promise<void> {
+  await fs.mkdir(path.dirname(to), { recursive: true });
+  try {
+    await fs.link(from, to);
+  } catch {
+    await fs.copyFile(from, to);
+  }
+}
+
+async function exists(p: string): Promise<boolean> {
+  return fs.stat(p).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Every file under `dir`, relative, `/`-separated, sorted. Missing dir → []. */
+export async function listFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  async function walk(rel: string): Promise<void> {
+    let entries;
+    try {
+      entries = await fs.readdir(path.join(dir, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const child = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) await walk(child);
+      else out.push(child);
+    }
+  }
+  await walk('');
+  return out.sort();
+}
+
+async function acquireLock(lockFile: string): Promise<() => Promise<void>> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await fs.open(lockFile, 'wx');
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return () => fs.rm(lockFile, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const holder = Number((await fs.readFile(lockFile, 'utf8').catch(() => '')).trim());
+      if (holder && holder !== process.pid && isAlive(holder)) {
+        throw new SpecError(
+          error('busy', `another capi-render (pid ${holder}) is writing ${path.basename(lockFile).replace(/^\.|\.capi-render-lock$/g, '')}`, {
+            file: lockFile,
+            hint: 'wait for it to finish; if no build is running, delete the lock file',
+          }),
+        );
+      }
+      // The holder is gone (killed): the lock is stale.
+      await fs.rm(lockFile, { force: true });
+    }
+  }
+  throw new SpecError(error('busy', `could not take the output lock ${lockFile}`, { file: lockFile }));
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * clusterctl's inventory: the `providers.clusterctl.cluster.x-k8s.io` CRD and one `Provider` object
+ * per installed provider (components.go InventoryObject, cluster/inventory.go). The operator never
+ * writes them, which breaks `clusterctl move` and `upgrade plan` on operator-managed clusters
+ * (cluster-api-operator#311); capi-render renders them so clusterctl keeps working.
+ */
+import { readFileSync } from 'node:fs';
+import jsYaml from 'js-yaml';
+import { setIn, type KubeObject } from '../manifest/object.js';
+import { kindInfo, manifestLabel, type ProviderKind } from '../spec/provider-kinds.js';
+import { CLUSTERCTL_CORE_LABEL, commonLabels } from './common-labels.js';
+
+const INVENTORY_CRD_FILE = new URL('../../schemas/clusterctl-api.yaml', import.meta.url);
+
+/** The inventory CRD, labelled `clusterctl.cluster.x-k8s.io/core: inventory` as clusterctl creates it. */
+export function inventoryCrd(): KubeObject {
+  const crd = jsYaml.load(readFileSync(INVENTORY_CRD_FILE, 'utf8'), { schema: jsYaml.CORE_SCHEMA }) as KubeObject;
+  return setIn(crd, ['metadata', 'labels', CLUSTERCTL_CORE_LABEL], 'inventory');
+}
+
+/** The inventory `Provider` object clusterctl writes for an installed provider. */
+export function inventoryObject(kind: ProviderKind, name: string, namespace: string, version: string): KubeObject {
+  const label = manifestLabel(kind, name);
+  return {
+    apiVersion: 'clusterctl.cluster.x-k8s.io/v1alpha3',
+    kind: 'Provider',
+    metadata: {
+      name: label,
+      namespace,
+      labels: { ...commonLabels(label), [CLUSTERCTL_CORE_LABEL]: 'inventory' },
+    },
+    providerName: name,
+    type: kindInfo(kind).clusterctlType,
+    version,
+  };
+}

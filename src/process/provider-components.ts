@@ -1,0 +1,117 @@
+/**
+ * Renders one provider's components the way `clusterctl init` would install them, customised the way
+ * the cluster-api-operator would. The steps, in this exact order (clusterctl's NewComponents, then the
+ * operator's fetch phase):
+ *
+ *  1. append `spec.additionalManifests` to the components text (operator: before clusterctl sees it);
+ *  2. substitute `${VAR}` variables on the raw text (every missing variable reported at once);
+ *  3. parse the YAML into objects;
+ *  4. apply clusterctl `images:` overrides — strict: every image must be a canonical reference;
+ *  5. find the target namespace (the provider CR's namespace) and add a Namespace object if missing;
+ *  6. move every object into the target namespace, with clusterctl's reference fix-ups;
+ *  7. add clusterctl's common labels;
+ *  8. apply `spec.deployment` / `spec.manager` / `spec.additionalDeployments`;
+ *  9. apply `spec.patches` or `spec.manifestPatches`;
+ * 10. apply `images:` again, tolerantly — the operator's last pass, so it overrides `imageUrl`;
+ * 11. add the clusterctl inventory `Provider` object;
+ * 12. drop `status` and `creationTimestamp: null`.
+ *
+ * Each step takes and returns plain data; a failure names the step, the provider and the object.
+ */
+import { RenderError, SpecError, error } from '../errors.js';
+import type { KubeObject } from '../manifest/object.js';
+import { parseManifests } from '../manifest/parse.js';
+import type { Resource } from '../manifest/resource.js';
+import { applyManifestPatches, applyProviderPatches } from '../customize/patches/index.js';
+import { appendAdditionalManifests } from '../customize/additional-manifests.js';
+import { customizeDeployments } from '../customize/index.js';
+import type { ProviderCR } from '../spec/provider-spec.js';
+import { manifestLabel } from '../spec/provider-kinds.js';
+import { addLabels, commonLabels } from './common-labels.js';
+import { cleanObjects } from './clean-objects.js';
+import { applyImageOverrides, type ImageOverrides } from './image-overrides.js';
+import { inventoryObject } from './inventory.js';
+import { addNamespaceIfMissing, fixTargetNamespace, inspectTargetNamespace } from './target-namespace.js';
+import { substituteVariables, type VariableUse } from './variables/index.js';
+import type { JsonObject } from '../manifest/object.js';
+
+export interface ProviderComponentsInput {
+  cr: ProviderCR;
+  version: string;
+  /** The components file's text, as published. */
+  componentsText: string;
+  /** Names the artifact in messages, e.g. `local repository test/fixtures/repository/cluster-api v1.12.0 core-components.yaml`. */
+  componentsSource: string;
+  /** The additionalManifests ConfigMap, when spec.additionalManifests is set. */
+  additionalManifests?: JsonObject;
+  lookupVariable(name: string): string | undefined;
+  images: ImageOverrides;
+  /** Parses text to resources; a build passes a cached parser so identical texts are parsed once. */
+  parse?: (text: string, source: string) => Resource[];
+}
+
+export interface ProviderComponents {
+  label: string;
+  objects: KubeObject[];
+  variables: VariableUse[];
+  /** Variables whose value came from a lookup (not a default), sorted. */
+  usedVariables: string[];
+  targetNamespace: string;
+}
+
+/** Runs steps 1–12 for one provider. */
+export function renderProviderComponents(input: ProviderComponentsInput): ProviderComponents {
+  const { cr } = input;
+  const label = manifestLabel(cr.kind, cr.name);
+  const providerRef = `${cr.kind}/${cr.namespace}/${cr.name}`;
+  const step = <T>(name: string, fn: () => T): T => {
+    try {
+      return fn();
+    } catch (e) {
+      if (e instanceof RenderError) {
+        for (const d of e.diagnostics) if (!d.object) d.object = providerRef;
+        throw e;
+      }
+      throw new SpecError(error('components-invalid', `${name} failed for ${providerRef}: ${(e as Error).message}`, { object: providerRef, file: input.componentsSource }));
+    }
+  };
+
+  const text = step('additional manifests', () =>
+    input.additionalManifests ? appendAdditionalManifests(input.componentsText, input.additionalManifests, providerRef) : input.componentsText,
+  );
+  const substituted = step('variable substitution', () => substituteVariables(text, input.lookupVariable, input.componentsSource));
+  let resources = step('parse', () => (input.parse ?? parseManifests)(substituted.text, input.componentsSource));
+  resources = step('image overrides', () => mapObjects(resources, (objs) => applyImageOverrides(objs, label, input.images, 'strict')));
+  const declared = step('target namespace', () => inspectTargetNamespace(resources, input.componentsSource));
+  // The operator always installs into the provider CR's namespace, whatever the artifact declares.
+  const target = cr.namespace || declared;
+  resources = addNamespaceIfMissing(resources, target, input.componentsSource);
+  resources = step('target namespace', () => fixTargetNamespace(resources, target));
+  resources = addLabels(resources, commonLabels(label));
+  let objects = resources.map((r) => r.object);
+  objects = step('deployment customisation', () =>
+    customizeDeployments(objects, {
+      providerRef,
+      deployment: cr.spec.deployment,
+      manager: cr.spec.manager,
+      additionalDeployments: cr.spec.additionalDeployments,
+    }),
+  );
+  if (cr.spec.patches?.length) objects = step('patches', () => applyProviderPatches(objects, cr.spec.patches!, { providerRef }));
+  if (cr.spec.manifestPatches?.length) objects = step('manifest patches', () => applyManifestPatches(objects, cr.spec.manifestPatches!, { providerRef }));
+  objects = step('image overrides', () => applyImageOverrides(objects, label, input.images, 'tolerant'));
+  objects.push(inventoryObject(cr.kind, cr.name, target, input.version));
+  const cleaned = cleanObjects(objects.map((object, document) => ({ object, origin: { source: input.componentsSource, document } })));
+  return {
+    label,
+    objects: cleaned.map((r) => r.object),
+    variables: substituted.variables,
+    usedVariables: substituted.used,
+    targetNamespace: target,
+  };
+}
+
+function mapObjects(resources: Resource[], fn: (objects: KubeObject[]) => KubeObject[]): Resource[] {
+  const out = fn(resources.map((r) => r.object));
+  return out.map((object, i) => ({ object, origin: resources[i]?.origin ?? { source: '', document: i } }));
+}

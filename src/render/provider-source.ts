@@ -1,0 +1,96 @@
+/**
+ * Which source delivers a provider's artifacts, decided from its CR the way the operator decides:
+ * `fetchConfig.selector` → ConfigMaps among the inputs; no fetchConfig → the configured local
+ * repositories (first that has the provider), then clusterctl's provider list. Other fetchConfig
+ * forms are resolved by the catalog (GitHub, OCI), which later sources plug into.
+ */
+import path from 'node:path';
+import { SpecError, error } from '../errors.js';
+import { createConfigMapSource } from '../source/configmap-source.js';
+import { createLocalRepositorySource } from '../source/local-repository.js';
+import type { ReleaseSource } from '../source/release-source.js';
+import type { InputObject } from '../spec/inputs.js';
+import { kindInfo, manifestLabel } from '../spec/provider-kinds.js';
+import type { ProviderCR } from '../spec/provider-spec.js';
+import { existsSync } from 'node:fs';
+
+/** Where a provider's artifacts come from, and how `latest` is chosen there. */
+export interface ProviderSource {
+  source: ReleaseSource;
+  /** Name of the components file in a release. */
+  componentsFile: string;
+  latestRule: 'clusterctl' | 'operator';
+  /** A version fixed by the source itself (a URL or OCI reference with a tag); overrides spec.version. */
+  pinnedVersion?: string;
+}
+
+/** Knowledge about providers that is not in their CRs: clusterctl's list and remote sources. */
+export interface ProviderCatalog {
+  /** Components file name of a known provider (`infrastructure-components-development.yaml` for docker). */
+  componentsFile(cr: ProviderCR): string;
+  /** A remote source for a provider with no fetchConfig, or undefined when it is unknown. */
+  defaultRemoteSource?(cr: ProviderCR): ProviderSource | undefined;
+  /** A source for `fetchConfig.url` / `fetchConfig.oci`. */
+  remoteSource?(cr: ProviderCR): ProviderSource | undefined;
+}
+
+export interface SourceContext {
+  repoRoot: string;
+  repositories: readonly { path: string }[];
+  configMaps: readonly InputObject[];
+  catalog: ProviderCatalog;
+  locate(cr: ProviderCR, path: readonly (string | number)[]): { file: string; line: number; col: number };
+}
+
+/** The source of one provider; throws SpecError when none can serve it. */
+export function providerSource(cr: ProviderCR, ctx: SourceContext): ProviderSource {
+  const ref = `${cr.kind}/${cr.namespace}/${cr.name}`;
+  const fetchConfig = cr.spec.fetchConfig;
+  if (fetchConfig?.selector) {
+    return {
+      source: createConfigMapSource({
+        selector: fetchConfig.selector,
+        namespace: cr.namespace,
+        configMaps: ctx.configMaps,
+        declaredAt: { ...ctx.locate(cr, ['spec', 'fetchConfig', 'selector']), object: ref },
+      }),
+      componentsFile: 'components.yaml',
+      latestRule: 'operator',
+    };
+  }
+  if (fetchConfig?.url || fetchConfig?.oci) {
+    const remote = ctx.catalog.remoteSource?.(cr);
+    if (remote) return remote;
+    const field = fetchConfig.url ? 'url' : 'oci';
+    throw new SpecError(
+      error('source-unsupported', `spec.fetchConfig.${field} of ${ref} cannot be served by this build`, {
+        ...ctx.locate(cr, ['spec', 'fetchConfig', field]),
+        field: `spec.fetchConfig.${field}`,
+        object: ref,
+      }),
+    );
+  }
+  const label = manifestLabel(cr.kind, cr.name);
+  for (const repo of ctx.repositories) {
+    const root = path.resolve(ctx.repoRoot, repo.path);
+    if (existsSync(path.join(root, label))) {
+      return {
+        source: createLocalRepositorySource({ root, displayRoot: repo.path.replace(/\/+$/, ''), label }),
+        componentsFile: ctx.catalog.componentsFile(cr),
+        latestRule: 'clusterctl',
+      };
+    }
+  }
+  const remote = ctx.catalog.defaultRemoteSource?.(cr);
+  if (remote) return remote;
+  throw new SpecError(
+    error('source-not-found', `no source for ${ref}: it has no spec.fetchConfig and no configured local repository has ${label}/`, {
+      ...ctx.locate(cr, ['metadata', 'name']),
+      object: ref,
+      hint:
+        ctx.repositories.length > 0
+          ? `looked in ${ctx.repositories.map((r) => `${r.path}/${label}`).join(', ')}; add the release there or set spec.fetchConfig`
+          : `add a local repository under repositories: in capi-render.yaml, or set spec.fetchConfig (default asset: ${kindInfo(cr.kind).componentsAsset})`,
+    }),
+  );
+}

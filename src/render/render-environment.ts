@@ -1,0 +1,206 @@
+/**
+ * Renders one environment: validate its provider CRs, run the preflight checks, resolve each
+ * provider's source and version, check contracts, and process every provider's components.
+ * Problems are collected across providers and reported together.
+ */
+import { RenderError, SpecError, error, throwIfErrors, type Diagnostic } from '../errors.js';
+import type { KubeObject } from '../manifest/object.js';
+import { isJsonObject } from '../manifest/object.js';
+import { renderProviderComponents } from '../process/provider-components.js';
+import { inventoryCrd } from '../process/inventory.js';
+import type { ImageOverrides } from '../process/image-overrides.js';
+import { parseVersionRequest, selectVersion } from '../resolve/select-version.js';
+import { METADATA_FILE, parseMetadata, releaseSeriesFor } from '../source/metadata.js';
+import { findInput, type InputSet } from '../spec/inputs.js';
+import { runPreflightChecks, ref } from '../spec/preflight.js';
+import { kindInfo } from '../spec/provider-kinds.js';
+import type { ProviderCR } from '../spec/provider-spec.js';
+import { validateProviders } from '../spec/validate-providers.js';
+import type { VariableValue } from '../config/config-types.js';
+import type { RenderedComponent, RenderedEnvironment } from '../output/plan.js';
+import { checkContracts } from './contracts.js';
+import { providerSource, type SourceContext } from './provider-source.js';
+import type { RenderSession } from './session.js';
+import { readConfigSecret, variableLookup, type ResolvedVariable } from './variables.js';
+import jsYaml from 'js-yaml';
+
+export interface EnvironmentInputs {
+  name: string;
+  inputs: InputSet;
+  /** The overlay's `variables:` (empty without overlays). */
+  variables: Record<string, VariableValue>;
+  /** The overlay's `images:` on top of capi-render.yaml's. */
+  images: ImageOverrides;
+  /** The overlay file, for messages. */
+  file?: string;
+}
+
+/** What was resolved for one provider: the lock and reports are built from this. */
+export interface ResolvedProvider {
+  cr: ProviderCR;
+  label: string;
+  version: string;
+  contract: string;
+  sourceId: string;
+  artifacts: { file: string; url: string; sha256: string }[];
+  variables: string[];
+  secretVariables: string[];
+}
+
+export interface EnvironmentResult {
+  environment: RenderedEnvironment;
+  providers: ResolvedProvider[];
+  warnings: Diagnostic[];
+}
+
+export async function renderEnvironment(envInputs: EnvironmentInputs, session: RenderSession): Promise<EnvironmentResult> {
+  const { inputs } = envInputs;
+  const locate = (cr: ProviderCR, path: readonly (string | number)[]) => {
+    const input = inputs.providers.find((p) => isJsonObject(p.object.metadata) && p.object.kind === cr.kind && p.object.metadata.name === cr.name && p.object.metadata.namespace === cr.namespace);
+    return { file: cr.file, ...(input ? input.locate(path) : { line: cr.line, col: 1 }) };
+  };
+  const sourceCtx: SourceContext = {
+    repoRoot: session.repoRoot,
+    repositories: session.config.repositories,
+    configMaps: inputs.configMaps,
+    catalog: session.catalog,
+    locate,
+  };
+
+  const validated = validateProviders(inputs.providers, session.validator);
+  const diagnostics = [...validated.diagnostics];
+  const providers = [...validated.providers].sort((a, b) => kindInfo(a.kind).order - kindInfo(b.kind).order || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (diagnostics.length === 0) {
+    diagnostics.push(
+      ...runPreflightChecks(providers, {
+        locate,
+        isKnownProvider: (cr) => safely(() => providerSource(cr, sourceCtx)) !== undefined,
+        isAcceptedVersion: (v) => parseVersionRequest(v) !== null,
+      }),
+    );
+  }
+  const warnings = throwIfErrors(diagnostics);
+
+  // Resolve sources, versions and metadata; collect every failure before giving up.
+  const problems: Diagnostic[] = [];
+  const resolved = await Promise.all(
+    providers.map(async (cr) => {
+      try {
+        const ps = providerSource(cr, sourceCtx);
+        const request = ps.pinnedVersion ? { kind: 'exact' as const, version: ps.pinnedVersion } : parseVersionRequest(cr.spec.version)!;
+        const version = await selectVersion(ps.source, request, { latestRule: ps.latestRule, providerRef: ref(cr) });
+        const metadataFile = await session.store.read(ps.source, version, METADATA_FILE);
+        const metadata = parseMetadata(metadataFile.text, `${ps.source.description} ${version}/${METADATA_FILE}`);
+        const series = releaseSeriesFor(metadata, version);
+        if (!series) {
+          throw new SpecError(
+            error('contract', `invalid provider metadata: version ${version} for the provider ${ref(cr)} does not match any release series`, {
+              ...locate(cr, ['spec', 'version']),
+              object: ref(cr),
+              hint: `${METADATA_FILE} of ${version} lists ${metadata.releaseSeries.map((s) => `${s.major}.${s.minor}→${s.contract}`).join(', ')}`,
+            }),
+          );
+        }
+        const components = await session.store.read(ps.source, version, ps.componentsFile);
+        return { cr, ps, version, series, metadataFile, components };
+      } catch (e) {
+        if (e instanceof RenderError) problems.push(...e.diagnostics);
+        else throw e;
+        return undefined;
+      }
+    }),
+  );
+  throwIfErrors(problems);
+  const ready = resolved.filter((r): r is NonNullable<typeof r> => r !== undefined);
+  throwIfErrors(checkContracts(ready.map((r) => ({ cr: r.cr, contract: r.series.contract, version: r.version, at: locate(r.cr, ['spec', 'version']) }))));
+
+  const components: RenderedComponent[] = [];
+  const resolvedProviders: ResolvedProvider[] = [];
+  for (const r of ready) {
+    try {
+      const lookup = variableLookup(r.cr, {
+        overlay: envInputs.variables,
+        overlayFile: envInputs.file,
+        config: session.config.variables,
+        secrets: inputs.secrets,
+        env: session.env,
+      });
+      const seen = new Map<string, ResolvedVariable>();
+      const additionalManifests = r.cr.spec.additionalManifests ? findAdditionalManifests(r.cr, inputs) : undefined;
+      const rendered = renderProviderComponents({
+        cr: r.cr,
+        version: r.version,
+        componentsText: r.components.text,
+        componentsSource: `${r.ps.source.description} ${r.version}/${r.ps.componentsFile}`,
+        additionalManifests,
+        lookupVariable: (name) => {
+          const v = lookup(name);
+          if (v) seen.set(name, v);
+          return v?.value;
+        },
+        images: { ...session.config.images, ...imagesFromConfigSecret(r.cr, inputs), ...envInputs.images },
+        parse: session.parse,
+      });
+      const objects: KubeObject[] = rendered.objects;
+      if (r.cr.kind === 'CoreProvider') objects.push(inventoryCrd());
+      components.push({ name: rendered.label, objects });
+      resolvedProviders.push({
+        cr: r.cr,
+        label: rendered.label,
+        version: r.version,
+        contract: r.series.contract,
+        sourceId: r.ps.source.id,
+        artifacts: [
+          { file: r.ps.componentsFile, url: r.components.url, sha256: r.components.sha256 },
+          { file: METADATA_FILE, url: r.metadataFile.url, sha256: r.metadataFile.sha256 },
+        ],
+        variables: rendered.usedVariables,
+        secretVariables: rendered.usedVariables.filter((n) => seen.get(n)?.secret),
+      });
+    } catch (e) {
+      if (e instanceof RenderError) problems.push(...e.diagnostics);
+      else throw e;
+    }
+  }
+  throwIfErrors(problems);
+  return { environment: { name: envInputs.name, components }, providers: resolvedProviders, warnings };
+}
+
+function findAdditionalManifests(cr: ProviderCR, inputs: InputSet) {
+  const refSpec = cr.spec.additionalManifests!;
+  const namespace = refSpec.namespace || cr.namespace;
+  const found = findInput(inputs.configMaps, namespace, refSpec.name);
+  if (!found) {
+    throw new SpecError(
+      error('additional-manifests', `spec.additionalManifests of ${ref(cr)} names ConfigMap ${namespace}/${refSpec.name}, which is not among the inputs`, {
+        file: cr.file,
+        line: cr.line,
+        field: 'spec.additionalManifests',
+        hint: 'add the ConfigMap (data key "manifests") under providers/',
+      }),
+    );
+  }
+  return found.object;
+}
+
+/** The operator (through clusterctl) reads a configSecret key `images` as an image-override map. */
+function imagesFromConfigSecret(cr: ProviderCR, inputs: InputSet): ImageOverrides {
+  if (!cr.spec.configSecret) return {};
+  const values = readConfigSecret(cr, inputs.secrets);
+  if (values.images === undefined) return {};
+  const parsed = safely(() => jsYaml.load(values.images!, { schema: jsYaml.CORE_SCHEMA }));
+  if (!isJsonObject(parsed)) {
+    throw new SpecError(
+      error('config-secret', `key "images" of the configSecret of ${ref(cr)} is not a YAML map of image overrides`, { file: cr.file, line: cr.line, field: 'spec.configSecret' }),
+    );
+  }
+  return parsed as ImageOverrides;
+}
+
+function safely<T>(fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * A release's metadata.yaml (clusterctl.cluster.x-k8s.io/v1alpha3 Metadata): its release series map
+ * major.minor to the Cluster API contract. Parsing and lookups follow clusterctl
+ * (api/v1alpha3/metadata_type.go, repository/metadata_client.go validateMetadata).
+ */
+import jsYaml from 'js-yaml';
+import { SpecError, error } from '../errors.js';
+import { isJsonObject } from '../manifest/object.js';
+import { parseVersion } from './versions.js';
+
+export const METADATA_FILE = 'metadata.yaml';
+const METADATA_API_VERSION = 'clusterctl.cluster.x-k8s.io/v1alpha3';
+
+export interface ReleaseSeries {
+  major: number;
+  minor: number;
+  contract: string;
+}
+
+export interface ReleaseMetadata {
+  releaseSeries: ReleaseSeries[];
+}
+
+/**
+ * Parses and validates metadata.yaml. Like clusterctl: the apiVersion must be
+ * clusterctl.cluster.x-k8s.io/v1alpha3, kind must be `Metadata` or absent (several providers never
+ * serialised it), and releaseSeries must not be empty.
+ */
+export function parseMetadata(text: string, where: string): ReleaseMetadata {
+  let doc: unknown;
+  try {
+    doc = jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA });
+  } catch (e) {
+    throw invalid(where, `is not valid YAML: ${(e as { reason?: string }).reason ?? (e as Error).message}`);
+  }
+  if (!isJsonObject(doc)) throw invalid(where, 'is not a YAML mapping');
+  if (doc.apiVersion !== METADATA_API_VERSION) {
+    throw invalid(where, `has apiVersion ${JSON.stringify(doc.apiVersion ?? null)} (expected ${METADATA_API_VERSION})`);
+  }
+  if (doc.kind !== undefined && doc.kind !== 'Metadata' && doc.kind !== '') {
+    throw invalid(where, `has kind ${JSON.stringify(doc.kind)} (expected Metadata)`);
+  }
+  const series = doc.releaseSeries;
+  if (!Array.isArray(series) || series.length === 0) throw invalid(where, 'has an empty releaseSeries');
+  const releaseSeries = series.map((s, i) => {
+    if (!isJsonObject(s) || !Number.isInteger(s.major) || !Number.isInteger(s.minor) || typeof s.contract !== 'string') {
+      throw invalid(where, `releaseSeries[${i}] needs integer major and minor and a string contract`);
+    }
+    return { major: s.major as number, minor: s.minor as number, contract: s.contract };
+  });
+  return { releaseSeries };
+}
+
+function invalid(where: string, what: string): SpecError {
+  return new SpecError(error('metadata-invalid', `invalid provider metadata: ${where} ${what}`, { file: where }));
+}
+
+/** The series of a version, matched on major.minor only (first match, as clusterctl). */
+export function releaseSeriesFor(metadata: ReleaseMetadata, version: string): ReleaseSeries | undefined {
+  const v = parseVersion(version);
+  if (!v) return undefined;
+  return metadata.releaseSeries.find((s) => s.major === v.major && s.minor === v.minor);
+}
+
+/** The newest series implementing `contract` (by major.minor; on a tie the later entry wins). */
+export function newestSeriesForContract(metadata: ReleaseMetadata, contract: string): ReleaseSeries | undefined {
+  let best: ReleaseSeries | undefined;
+  for (const s of metadata.releaseSeries) {
+    if (s.contract !== contract) continue;
+    if (!best || s.major > best.major || (s.major === best.major && s.minor >= best.minor)) best = s;
+  }
+  return best;
+}
+
+/**
+ * Contracts a provider of `contract` may work with: the contract itself, plus v1beta1 for v1beta2
+ * (clusterctl's GetCompatibleVersions: "v1beta2 is temporarily compatible with v1beta1").
+ */
+export function compatibleContracts(contract: string): string[] {
+  return contract === 'v1beta2' ? ['v1beta2', 'v1beta1'] : [contract];
+}
