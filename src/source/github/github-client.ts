@@ -1,0 +1,154 @@
+/**
+ * A small GitHub REST client for release listing and asset download, over the octokit transport
+ * in github-transport.ts (retries, rate limits, ETags). Each client owns its state — the Octokit
+ * instance, an ETag cache and a throttling group id — so two clients never share anything and
+ * tests need no resets (unlike clusterctl's package-level caches).
+ *
+ * Credentials: the token comes from the options only (the CLI reads GITHUB_TOKEN / GH_TOKEN). It is
+ * sent only to the API origin, never to the host an asset download redirects to, and it is scrubbed
+ * from every error and progress message.
+ */
+import { FetchError, error } from '../../errors.js';
+import type { FetchProgressListener } from '../fetch-progress.js';
+import { toGitHubRelease, toGitHubReleases, type GitHubAsset, type GitHubRelease } from './github-release.js';
+import { createGitHubTransport } from './github-transport.js';
+
+export interface GitHubClientOptions {
+  /** REST API base URL. Default: `https://api.github.com`. */
+  baseUrl?: string;
+  /** Personal access token or app token; sent as `Authorization: token …` to the API origin only. */
+  token?: string;
+  /** User-Agent prefix. Default: `capi-render`. */
+  userAgent?: string;
+  /** How many times a 5xx, network error or rate-limited request is retried. Default: 3. */
+  retries?: number;
+  /**
+   * Unit of the back-off in milliseconds: the n-th retry of a 5xx waits n² units; a rate-limit
+   * retry waits the seconds GitHub asks for, counted in units. Default: 1000 (tests set 1).
+   */
+  retryAfterBaseMs?: number;
+  /** Longest rate-limit wait worth sitting through; beyond it the request fails at once. Default: 60 000 ms. */
+  maxRateLimitWaitMs?: number;
+  /** Per-attempt timeout. Default: 60 000 ms. */
+  timeoutMs?: number;
+  /** Progress listener (CLI output, tests). Default: none. */
+  onProgress?: FetchProgressListener;
+}
+
+/** The GitHub calls a release source needs. Methods throw FetchError (codes `fetch`, `auth`, `rate-limit`, `source-not-found`). */
+export interface GitHubClient {
+  /** The API base URL in use, without a trailing slash. */
+  readonly baseUrl: string;
+  /** Every release of the repository (all pages, 100 per page), drafts included, in API order. */
+  listReleases(owner: string, repo: string): Promise<GitHubRelease[]>;
+  /** The release with this tag, or undefined when GitHub has none (404). */
+  getReleaseByTag(owner: string, repo: string, tag: string): Promise<GitHubRelease | undefined>;
+  /** The asset's bytes, exactly as uploaded; follows the API's redirect without sending credentials. */
+  downloadAsset(owner: string, repo: string, asset: GitHubAsset): Promise<Uint8Array>;
+}
+
+/** Pages followed at most per listing: 10 000 releases, far beyond any provider, but bounded. */
+const MAX_PAGES = 100;
+
+/** Creates a client; nothing is sent until a method is called. */
+export function createGitHubClient(options: GitHubClientOptions = {}): GitHubClient {
+  const { baseUrl, send, display, emit } = createGitHubTransport(options);
+
+  return {
+    baseUrl,
+    async listReleases(owner, repo) {
+      const first = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/releases?per_page=100`;
+      const releases: GitHubRelease[] = [];
+      const seen = new Set<string>();
+      let next: string | undefined = first;
+      while (next !== undefined && !seen.has(next) && seen.size < MAX_PAGES) {
+        seen.add(next);
+        const response = await send({ method: 'GET', url: next });
+        if (!response) throw notFound(`repository ${owner}/${repo} was not found at ${baseUrl}`);
+        releases.push(...toGitHubReleases(response.data, `${owner}/${repo} releases`));
+        next = nextPageUrl(response.headers['link']);
+      }
+      return releases;
+    },
+    async getReleaseByTag(owner, repo, tag) {
+      const url = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/releases/tags/${encodeURIComponent(tag)}`;
+      const response = await send({ method: 'GET', url });
+      return response && toGitHubRelease(response.data, `${owner}/${repo} release ${tag}`);
+    },
+    async downloadAsset(owner, repo, asset) {
+      const url = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/releases/assets/${asset.id}`;
+      const octetStream = { accept: 'application/octet-stream' };
+      // Manual redirect: fetch would follow a same-origin redirect with the Authorization header
+      // still attached; the download host is given no credentials at all, as clusterctl does.
+      const apiSpec = {
+        method: 'GET',
+        url,
+        headers: octetStream,
+        request: { redirect: 'manual', parseSuccessResponseBody: false },
+      } as const;
+      let shown = display(apiSpec);
+      const gone = (): FetchError => notFound(`asset ${asset.name} (id ${asset.id}) of ${owner}/${repo} is gone from ${shown}`);
+      const first = await send(apiSpec);
+      if (!first) throw gone();
+      let body = first.data;
+      if (first.status >= 300 && first.status < 400) {
+        await cancelBody(first.data);
+        const location = first.headers['location'];
+        if (typeof location !== 'string') throw unexpected(`${shown} answered ${first.status} without a Location`);
+        const blobSpec = {
+          method: 'GET',
+          url: new URL(location, display(apiSpec)).toString(),
+          headers: octetStream,
+          request: { parseSuccessResponseBody: false, anonymous: true },
+        } as const;
+        shown = display(blobSpec);
+        const blob = await send(blobSpec);
+        if (!blob) throw gone();
+        body = blob.data;
+      }
+      const bytes = await readBody(body, shown);
+      if (asset.size > 0 && bytes.length !== asset.size) {
+        throw unexpected(`${shown} delivered ${bytes.length} bytes, the asset has ${asset.size}`);
+      }
+      emit({ type: 'download', url: asset.browserDownloadUrl || shown, bytes: bytes.length });
+      return bytes;
+    },
+  };
+}
+
+/** The `rel="next"` target of a Link header, if any. */
+export function nextPageUrl(link: string | number | undefined): string | undefined {
+  if (typeof link !== 'string') return undefined;
+  for (const part of link.split(',')) {
+    const match = /<([^>]+)>\s*;\s*rel="?next"?/.exec(part);
+    if (match?.[1]) return match[1];
+  }
+  return undefined;
+}
+
+function notFound(message: string): FetchError {
+  return new FetchError(
+    error('source-not-found', message, {
+      hint: 'check owner and repository in the provider URL; a private repository needs a token with read access',
+    }),
+  );
+}
+
+function unexpected(message: string): FetchError {
+  return new FetchError(error('fetch', message, { hint: 'retry; if it persists, the download host is misbehaving' }));
+}
+
+async function cancelBody(body: unknown): Promise<void> {
+  if (body instanceof ReadableStream) await body.cancel().catch(() => undefined);
+}
+
+async function readBody(body: unknown, from: string): Promise<Uint8Array> {
+  try {
+    if (body instanceof ReadableStream) return new Uint8Array(await new Response(body).arrayBuffer());
+    if (body instanceof ArrayBuffer) return new Uint8Array(body);
+    if (typeof body === 'string') return new TextEncoder().encode(body);
+    return new Uint8Array(0);
+  } catch (cause) {
+    throw unexpected(`reading the download from ${from} failed (${cause instanceof Error ? cause.name : 'error'})`);
+  }
+}

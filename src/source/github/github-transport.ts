@@ -1,0 +1,201 @@
+/**
+ * The HTTP layer under {@link GitHubClient}: `@octokit/core` with `@octokit/plugin-retry` (5xx and
+ * network errors, (n+1)² back-off units) and `@octokit/plugin-throttling` (primary and secondary
+ * rate limits, waiting what GitHub asks up to a cap), plus two hooks of our own — attempt
+ * reporting, and credentials + ETag revalidation. Everything lives in the returned object; the only
+ * shared state is plugin-throttling's limiter groups, isolated per transport by a random id.
+ */
+import { randomUUID } from 'node:crypto';
+import { Octokit } from '@octokit/core';
+import { retry } from '@octokit/plugin-retry';
+import { throttling } from '@octokit/plugin-throttling';
+import { SpecError, error } from '../../errors.js';
+import type { FetchProgress } from '../fetch-progress.js';
+import type { GitHubClientOptions } from './github-client.js';
+import { createEtagCache, etagKey } from './github-etag.js';
+import { failureStatus, redactSecret, toFetchError } from './github-errors.js';
+import { GITHUB_API_BASE_URL } from './github-url.js';
+
+/** Statuses the retry plugin must leave alone: client errors, and 429, which the throttling plugin owns. */
+const DO_NOT_RETRY = [400, 401, 403, 404, 410, 422, 429, 451];
+
+export type ResponseHeaders = Record<string, string | number | undefined>;
+
+/** A successful (2xx/3xx) response; `data` is parsed JSON, or a ReadableStream when parsing was turned off. */
+export interface RawResponse {
+  status: number;
+  url: string;
+  headers: ResponseHeaders;
+  data: unknown;
+}
+
+/** One GET. `url` is relative to the API base or absolute (Link targets, redirect locations). */
+export interface RequestSpec {
+  method: 'GET';
+  url: string;
+  headers?: Record<string, string>;
+  /** `anonymous`: never attach the token (download hosts). */
+  request?: { redirect?: 'manual' | 'follow'; parseSuccessResponseBody?: boolean; anonymous?: boolean };
+  [parameter: string]: unknown;
+}
+
+/** What {@link GitHubTransport.display} reads from a request (ours or octokit's endpoint options). */
+export interface DisplayableRequest {
+  url: string;
+  request?: { [option: string]: unknown };
+}
+
+export interface GitHubTransport {
+  /** API base URL without a trailing slash. */
+  baseUrl: string;
+  /** Sends one logical request (retries included); undefined on 404; FetchError for any other failure. */
+  send(spec: RequestSpec): Promise<RawResponse | undefined>;
+  /**
+   * The absolute URL of a spec, for messages and events. For anonymous requests (download hosts)
+   * the query is dropped: it carries a signed, short-lived access grant.
+   */
+  display(spec: DisplayableRequest): string;
+  /** Reports a progress event to the configured listener; a throwing listener is ignored. */
+  emit(event: FetchProgress): void;
+}
+
+/**
+ * Builds the Octokit instance and its hooks for one client. Hook order, innermost first:
+ * attempt reporting → plugin-retry (5xx, network) → plugin-throttling (rate limits) → auth + ETag.
+ */
+export function createGitHubTransport(options: GitHubClientOptions): GitHubTransport {
+  const baseUrl = (options.baseUrl ?? GITHUB_API_BASE_URL).replace(/\/+$/, '');
+  const apiOrigin = originOf(baseUrl);
+  const retries = options.retries ?? 3;
+  const unitMs = options.retryAfterBaseMs ?? 1000;
+  const maxWaitMs = options.maxRateLimitWaitMs ?? 60_000;
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const token = options.token;
+  const emit = (event: FetchProgress): void => {
+    try {
+      options.onProgress?.(event);
+    } catch {
+      // A broken listener must not break a fetch.
+    }
+  };
+  const warn = (message: string): void => emit({ type: 'warning', message: redactSecret(message, token) });
+  const display = (spec: DisplayableRequest): string => {
+    const url = new URL(spec.url.replace(/^\//, ''), `${baseUrl}/`);
+    if (spec.request?.['anonymous'] === true) url.search = '';
+    return url.toString();
+  };
+
+  // Innermost hook: sees every attempt the retry and throttling plugins make.
+  const attempts = (octokit: Octokit): void => {
+    octokit.hook.wrap('request', async (request, endpoint) => {
+      const { method } = endpoint;
+      const url = display(octokit.request.endpoint.parse(endpoint));
+      const attempt = Number(endpoint.request?.['retryCount'] ?? 0);
+      emit({ type: 'request', method, url, attempt });
+      try {
+        const response = await request(endpoint);
+        emit({ type: 'response', method, url, status: response.status, cached: false });
+        return response;
+      } catch (cause) {
+        const status = failureStatus(cause);
+        // A 304 is reported once, by the ETag hook, as a cache hit.
+        if (status !== undefined && status !== 304) emit({ type: 'response', method, url, status, cached: false });
+        // Mirror plugin-retry's schedule ((n+1)² units) so the CLI can say why it is waiting.
+        const retryable = status === undefined || status >= 500;
+        if (retryable && attempt < retries) {
+          const reason = status === undefined ? 'network' : 'server-error';
+          emit({ type: 'retry', reason, method, url, retry: attempt + 1, waitMs: (attempt + 1) ** 2 * unitMs });
+        }
+        throw cause;
+      }
+    });
+  };
+
+  type LimitedRequest = { method?: string; url?: string; request?: { [option: string]: unknown } };
+  const onLimit =
+    (reason: 'rate-limit' | 'secondary-rate-limit') =>
+    (retryAfterSeconds: number, endpoint: LimitedRequest, _octokit: unknown, retryCount: number): boolean => {
+      const waitMs = retryAfterSeconds * unitMs;
+      if (retryCount >= retries || waitMs > maxWaitMs) return false;
+      const url = display({ url: endpoint.url ?? '', request: endpoint.request });
+      emit({ type: 'retry', reason, method: endpoint.method ?? 'GET', url, retry: retryCount + 1, waitMs });
+      return true;
+    };
+
+  const ClientOctokit = Octokit.plugin(attempts, retry, throttling);
+  const octokit = new ClientOctokit({
+    baseUrl,
+    userAgent: options.userAgent ?? 'capi-render',
+    log: { debug: () => undefined, info: () => undefined, warn, error: warn },
+    request: {
+      fetch: (input: string | URL, init?: RequestInit) =>
+        fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) }),
+      log: { debug: () => undefined, info: () => undefined, warn, error: warn },
+    },
+    retry: { retries, retryAfterBaseValue: unitMs, doNotRetry: DO_NOT_RETRY },
+    throttle: {
+      // plugin-throttling keys its (module-level) limiter groups by id: a fresh id per client keeps
+      // clients from queueing behind each other.
+      id: randomUUID(),
+      retryAfterBaseValue: unitMs,
+      onRateLimit: onLimit('rate-limit'),
+      onSecondaryRateLimit: onLimit('secondary-rate-limit'),
+    },
+  });
+
+  // Outer hook, registered after the plugins so it runs once per logical request. It edits the
+  // endpoint options in place: before-after-hook binds the same options object to every hook in the
+  // chain and ignores what a hook passes on.
+  const etags = createEtagCache();
+  octokit.hook.wrap('request', async (request, endpoint) => {
+    const parsed = octokit.request.endpoint.parse(endpoint);
+    const anonymous = endpoint.request?.['anonymous'] === true;
+    const headers = endpoint.headers;
+    // The token goes to the API origin only: never to a redirect target, a Link from another host,
+    // or a request marked anonymous.
+    if (token && !anonymous && new URL(parsed.url).origin === apiOrigin) headers['authorization'] = `token ${token}`;
+    const cacheable = parsed.method === 'GET' && endpoint.request?.parseSuccessResponseBody !== false;
+    const key = etagKey(parsed.method, parsed.url, headers.accept);
+    const cached = cacheable ? etags.get(key) : undefined;
+    if (cached) headers['if-none-match'] = cached.etag;
+    try {
+      const response = await request(endpoint);
+      const etag = response.headers.etag;
+      if (cacheable && typeof etag === 'string') {
+        etags.set(key, { etag, status: response.status, url: parsed.url, headers: response.headers, data: response.data });
+      }
+      return response;
+    } catch (cause) {
+      if (cached && failureStatus(cause) === 304) {
+        emit({ type: 'response', method: parsed.method, url: parsed.url, status: 304, cached: true });
+        return { status: cached.status, url: cached.url, headers: cached.headers, data: cached.data };
+      }
+      throw cause;
+    }
+  });
+
+  const send = async (spec: RequestSpec): Promise<RawResponse | undefined> => {
+    try {
+      const response = await octokit.request(spec);
+      return { status: response.status, url: response.url, headers: response.headers as ResponseHeaders, data: response.data as unknown };
+    } catch (cause) {
+      if (failureStatus(cause) === 404) return undefined;
+      throw toFetchError(cause, { method: spec.method, url: display(spec), retries, token });
+    }
+  };
+
+  return { baseUrl, send, display, emit };
+}
+
+/** The origin of the API base URL; a SpecError `config` when it is not an absolute URL. */
+function originOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).origin;
+  } catch {
+    throw new SpecError(
+      error('config', `GitHub API base URL ${JSON.stringify(baseUrl)} is not a URL`, {
+        hint: 'use e.g. https://api.github.com or https://ghe.example.com/api/v3',
+      }),
+    );
+  }
+}
