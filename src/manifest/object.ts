@@ -97,7 +97,8 @@ export function setIn<T extends JsonObject>(obj: T, path: readonly (string | num
       ? value
       : setIn((isJsonObject(current) || Array.isArray(current) ? current : {}) as JsonObject, rest, value);
   if (next === undefined && !Array.isArray(copy)) delete (copy as JsonObject)[head as string];
-  else (copy as Record<string | number, JsonValue>)[head as string] = next as JsonValue;
+  // defineProperty, not assignment: a key named `__proto__` must become data, not a prototype.
+  else Object.defineProperty(copy, head as string, { value: next, enumerable: true, writable: true, configurable: true });
   return copy as T;
 }
 

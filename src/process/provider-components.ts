@@ -22,9 +22,9 @@ import { RenderError, SpecError, error } from '../errors.js';
 import type { KubeObject } from '../manifest/object.js';
 import { parseManifests } from '../manifest/parse.js';
 import type { Resource } from '../manifest/resource.js';
-import { applyManifestPatches, applyProviderPatches } from '../customize/patches/index.js';
+import { applySpecPatches } from '../customize/patches/index.js';
 import { appendAdditionalManifests } from '../customize/additional-manifests.js';
-import { customizeDeployments } from '../customize/index.js';
+import { customizeDeployments } from '../customize/customize-deployments.js';
 import type { ProviderCR } from '../spec/provider-spec.js';
 import { manifestLabel } from '../spec/provider-kinds.js';
 import { addLabels, commonLabels } from './common-labels.js';
@@ -69,7 +69,16 @@ export function renderProviderComponents(input: ProviderComponentsInput): Provid
       return fn();
     } catch (e) {
       if (e instanceof RenderError) {
-        for (const d of e.diagnostics) if (!d.object) d.object = providerRef;
+        for (const d of e.diagnostics) {
+          if (!d.object) d.object = providerRef;
+          // Point at the provider CR (what the user edits), and name the artifact in the message.
+          if (d.file === input.componentsSource) {
+            d.message = `${d.message} (in ${input.componentsSource}${d.line ? ` line ${d.line}` : ''})`;
+            d.file = cr.file;
+            d.line = cr.line;
+            d.col = 1;
+          }
+        }
         throw e;
       }
       throw new SpecError(error('components-invalid', `${name} failed for ${providerRef}: ${(e as Error).message}`, { object: providerRef, file: input.componentsSource }));
@@ -97,8 +106,9 @@ export function renderProviderComponents(input: ProviderComponentsInput): Provid
       additionalDeployments: cr.spec.additionalDeployments,
     }),
   );
-  if (cr.spec.patches?.length) objects = step('patches', () => applyProviderPatches(objects, cr.spec.patches!, { providerRef }));
-  if (cr.spec.manifestPatches?.length) objects = step('manifest patches', () => applyManifestPatches(objects, cr.spec.manifestPatches!, { providerRef }));
+  if (cr.spec.patches !== undefined || cr.spec.manifestPatches !== undefined) {
+    objects = step('patches', () => applySpecPatches(objects, cr.spec, { providerRef }));
+  }
   objects = step('image overrides', () => applyImageOverrides(objects, label, input.images, 'tolerant'));
   objects.push(inventoryObject(cr.kind, cr.name, target, input.version));
   const cleaned = cleanObjects(objects.map((object, document) => ({ object, origin: { source: input.componentsSource, document } })));
