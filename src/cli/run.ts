@@ -6,11 +6,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { FetchError, RenderError, UsageError, error } from '../errors.js';
 import { buildCommand } from './commands/build.js';
+import { mirrorCommand } from './commands/mirror.js';
 import type { Command } from './command.js';
 import { formatDiagnostics } from './format.js';
 import { useColor, type CliIo } from './io.js';
 
-const COMMANDS: Command[] = [buildCommand];
+const COMMANDS: Command[] = [buildCommand, mirrorCommand];
 
 const GLOBAL_HELP: [string, string][] = [
   ['--repo DIR', 'the repository to work on (default: the current directory)'],

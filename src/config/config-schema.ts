@@ -42,6 +42,31 @@ export const CONFIG_SCHEMA = {
         },
       },
     },
+    github: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        apiUrl: { type: 'string', pattern: '^https?://' },
+        enterpriseHosts: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['origin'],
+            properties: { origin: { type: 'string', pattern: '^https?://' }, apiBaseUrl: { type: 'string', pattern: '^https?://' } },
+          },
+        },
+      },
+    },
+    providers: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'type', 'url'],
+        properties: { name: { type: 'string' }, type: { type: 'string' }, url: { type: 'string' } },
+      },
+    },
     providersDir: { type: 'string', minLength: 1 },
     overlaysDir: { type: 'string', minLength: 1 },
     outputDir: { type: 'string', minLength: 1 },

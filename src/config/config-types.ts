@@ -20,6 +20,20 @@ export interface LocalRepositoryConfig {
   path: string;
 }
 
+export interface GitHubConfig {
+  /** REST API base URL for github.com. Default `https://api.github.com`. */
+  apiUrl?: string;
+  /** GitHub Enterprise Server origins accepted in provider URLs. */
+  enterpriseHosts?: { origin: string; apiBaseUrl?: string }[];
+}
+
+/** A provider-list entry, as in clusterctl.yaml `providers:`. */
+export interface ProviderListEntry {
+  name: string;
+  type: string;
+  url: string;
+}
+
 export interface RenderConfig {
   /** Local repositories searched, in order, for providers without a fetchConfig. Default: none. */
   repositories: LocalRepositoryConfig[];
@@ -27,6 +41,10 @@ export interface RenderConfig {
   variables: Record<string, VariableValue>;
   /** clusterctl `images:` overrides, keyed `all`, `<component>` or `<component>/<image>`. Default: none. */
   images: Record<string, ImageOverrideConfig>;
+  /** GitHub settings. Default: github.com. */
+  github: GitHubConfig;
+  /** Entries added to (or replacing, by name+type) clusterctl's built-in provider list. Default: none. */
+  providers: ProviderListEntry[];
   /** Folder of provider CRs. Default `providers`. */
   providersDir: string;
   /** Folder of environment overlays. Default `overlays`. */
@@ -39,6 +57,8 @@ export const DEFAULT_CONFIG: RenderConfig = {
   repositories: [],
   variables: {},
   images: {},
+  github: {},
+  providers: [],
   providersDir: 'providers',
   overlaysDir: 'overlays',
   outputDir: 'rendered',

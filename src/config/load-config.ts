@@ -39,6 +39,8 @@ export function parseConfig(text: string, file: string): RenderConfig {
     repositories: (value.repositories as RenderConfig['repositories']) ?? [],
     variables: isJsonObject(value.variables) ? (value.variables as RenderConfig['variables']) : {},
     images: isJsonObject(value.images) ? (value.images as RenderConfig['images']) : {},
+    github: isJsonObject(value.github) ? (value.github as RenderConfig['github']) : {},
+    providers: (value.providers as RenderConfig['providers']) ?? [],
   };
 }
 

@@ -18,6 +18,18 @@ export function joinDocuments(documents: readonly string[]): string {
   return documents.join('---\n');
 }
 
+/**
+ * Serialises a machine-written file (the lock) whose keys follow a fixed reading order: keys in
+ * `order` first, in that order, the rest sorted. Same scalar rules as {@link serializeObject}.
+ */
+export function serializeWithKeyOrder(value: JsonValue, order: readonly string[]): string {
+  const rank = new Map(order.map((k, i) => [k, i]));
+  return jsYaml.dump(value, {
+    ...DUMP_OPTIONS,
+    sortKeys: (a: string, b: string) => (rank.get(a) ?? order.length) - (rank.get(b) ?? order.length) || (a < b ? -1 : a > b ? 1 : 0),
+  });
+}
+
 const FIRST_KEYS: Record<string, number> = { apiVersion: 0, kind: 1, metadata: 2 };
 
 function compareKeys(a: string, b: string): number {

@@ -1,18 +1,111 @@
 /**
- * The default ProviderCatalog: clusterctl's built-in provider list decides asset names (CAPD ships
- * `infrastructure-components-development.yaml`) and which providers are "predefined".
+ * The default ProviderCatalog: clusterctl's provider list (built-in, plus capi-render.yaml
+ * `providers:`) decides asset names and which providers are predefined, and URLs — a provider's
+ * `fetchConfig.url` or its list entry — become sources: GitHub releases (`https://github.com/…` or a
+ * configured GitHub Enterprise origin) or a clusterctl local repository (`file:///root/<label>/<version>/<file>`).
+ * GitHub clients are created on first use, so a build that needs no network opens no connection.
  */
-import { findBuiltinProvider } from '../source/github/builtin-providers.js';
-import { kindInfo } from '../spec/provider-kinds.js';
+import path from 'node:path';
+import { SpecError, error } from '../errors.js';
+import type { RenderConfig } from '../config/config-types.js';
+import type { FetchProgressListener } from '../source/fetch-progress.js';
+import { BUILTIN_PROVIDERS, mergeProviderList, type BuiltinProvider } from '../source/github/builtin-providers.js';
+import { createGitHubClient, createGitHubSource, type GitHubClient } from '../source/github/github-source.js';
+import { GITHUB_API_BASE_URL, isGitHubUrl, parseGitHubReleaseUrl } from '../source/github/github-url.js';
+import { createLocalRepositorySource } from '../source/local-repository.js';
+import { kindInfo, manifestLabel } from '../spec/provider-kinds.js';
 import type { ProviderCR } from '../spec/provider-spec.js';
-import type { ProviderCatalog } from './provider-source.js';
+import { ref } from '../spec/preflight.js';
+import type { ProviderCatalog, ProviderSource } from './provider-source.js';
 
-export function createDefaultCatalog(): ProviderCatalog {
+export interface CatalogOptions {
+  config?: Pick<RenderConfig, 'github' | 'providers'>;
+  /** Token for GitHub (the CLI reads GITHUB_TOKEN / GH_TOKEN). Never printed. */
+  githubToken?: string;
+  onProgress?: FetchProgressListener;
+  /** Retry tuning, for tests. */
+  githubRetry?: { retries?: number; retryAfterBaseMs?: number };
+}
+
+export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCatalog {
+  const merged = mergeProviderList(BUILTIN_PROVIDERS, options.config?.providers ?? []);
+  if (merged.diagnostics.length > 0) throw new SpecError(merged.diagnostics.map((d) => ({ ...d, file: d.file ?? 'capi-render.yaml' })));
+  const list = merged.providers;
+  const find = (cr: ProviderCR): BuiltinProvider | undefined => list.find((p) => p.type === cr.kind && p.name === cr.name);
+  const enterpriseHosts = options.config?.github?.enterpriseHosts ?? [];
+  const clients = new Map<string, GitHubClient>();
+  const clientFor = (apiBaseUrl: string): GitHubClient => {
+    let client = clients.get(apiBaseUrl);
+    if (!client) {
+      client = createGitHubClient({ baseUrl: apiBaseUrl, token: options.githubToken, onProgress: options.onProgress, ...options.githubRetry });
+      clients.set(apiBaseUrl, client);
+    }
+    return client;
+  };
+
+  const fromUrl = (cr: ProviderCR, url: string, field: string): ProviderSource => {
+    if (url.startsWith('file://')) return fileSource(cr, url, field);
+    if (!isGitHubUrl(url, enterpriseHosts)) {
+      throw new SpecError(
+        error('source-unsupported', `${field} of ${ref(cr)} is ${url}: only GitHub releases (https://github.com/{owner}/{repo}/releases/…) and file:// local repositories are supported`, {
+          file: cr.file,
+          line: cr.line,
+          field,
+          object: ref(cr),
+          hint: 'for other hosts mirror the release into a local repository (capi-render mirror) or an OCI registry',
+        }),
+      );
+    }
+    const parsed = parseGitHubReleaseUrl(url, { kind: cr.kind, enterpriseHosts, where: { file: cr.file, line: cr.line, field, object: ref(cr) } });
+    const apiBaseUrl = parsed.origin === 'https://github.com' ? (options.config?.github?.apiUrl ?? GITHUB_API_BASE_URL) : parsed.apiBaseUrl;
+    return {
+      source: createGitHubSource(clientFor(apiBaseUrl), { owner: parsed.owner, repo: parsed.repo, rootPath: parsed.rootPath, webHost: new URL(parsed.origin).host }),
+      componentsFile: parsed.componentsFile,
+      latestRule: 'clusterctl',
+      defaultVersion: parsed.version && parsed.version !== 'latest' ? parsed.version : undefined,
+    };
+  };
+
   return {
-    componentsFile(cr: ProviderCR): string {
-      const builtin = findBuiltinProvider(cr.kind, cr.name);
-      if (!builtin) return kindInfo(cr.kind).componentsAsset;
-      return builtin.url.slice(builtin.url.lastIndexOf('/') + 1);
+    componentsFile(cr) {
+      const entry = find(cr);
+      return entry ? entry.url.slice(entry.url.lastIndexOf('/') + 1) : kindInfo(cr.kind).componentsAsset;
     },
+    isPredefined(cr) {
+      return find(cr) !== undefined;
+    },
+    defaultRemoteSource(cr) {
+      const entry = find(cr);
+      return entry ? fromUrl(cr, entry.url, 'the clusterctl provider list') : undefined;
+    },
+    remoteSource(cr) {
+      const url = cr.spec.fetchConfig?.url;
+      return url ? fromUrl(cr, url, 'spec.fetchConfig.url') : undefined;
+    },
+  };
+}
+
+/** clusterctl's local repository URL form: `file:///<root>/<provider-label>/<version>/<file>`. */
+function fileSource(cr: ProviderCR, url: string, field: string): ProviderSource {
+  const label = manifestLabel(cr.kind, cr.name);
+  const filePath = decodeURIComponent(new URL(url).pathname);
+  const parts = filePath.split('/');
+  const [file, version, labelPart] = [parts.at(-1)!, parts.at(-2)!, parts.at(-3)!];
+  if (!path.isAbsolute(filePath) || parts.length < 4 || labelPart !== label) {
+    throw new SpecError(
+      error('source-unsupported', `${field} of ${ref(cr)} must be file:///<root>/${label}/<version>/<file> (clusterctl's local repository layout), got ${url}`, {
+        file: cr.file,
+        line: cr.line,
+        field,
+        object: ref(cr),
+      }),
+    );
+  }
+  const root = parts.slice(0, -3).join('/') || '/';
+  return {
+    source: createLocalRepositorySource({ root, displayRoot: root, label }),
+    componentsFile: file,
+    latestRule: 'clusterctl',
+    defaultVersion: version === 'latest' ? undefined : version,
   };
 }

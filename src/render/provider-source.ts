@@ -20,14 +20,18 @@ export interface ProviderSource {
   /** Name of the components file in a release. */
   componentsFile: string;
   latestRule: 'clusterctl' | 'operator';
-  /** A version fixed by the source itself (a URL or OCI reference with a tag); overrides spec.version. */
+  /** A version fixed by the source itself (an OCI reference with a tag); overrides spec.version. */
   pinnedVersion?: string;
+  /** The version a URL names (`…/releases/v1.12.0/…`): used when spec.version is empty, as clusterctl's default version. */
+  defaultVersion?: string;
 }
 
 /** Knowledge about providers that is not in their CRs: clusterctl's list and remote sources. */
 export interface ProviderCatalog {
   /** Components file name of a known provider (`infrastructure-components-development.yaml` for docker). */
   componentsFile(cr: ProviderCR): string;
+  /** Whether the provider is in clusterctl's provider list (a "predefined" provider for the operator). */
+  isPredefined?(cr: ProviderCR): boolean;
   /** A remote source for a provider with no fetchConfig, or undefined when it is unknown. */
   defaultRemoteSource?(cr: ProviderCR): ProviderSource | undefined;
   /** A source for `fetchConfig.url` / `fetchConfig.oci`. */

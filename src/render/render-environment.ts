@@ -9,8 +9,8 @@ import { isJsonObject } from '../manifest/object.js';
 import { renderProviderComponents } from '../process/provider-components.js';
 import { inventoryCrd } from '../process/inventory.js';
 import type { ImageOverrides } from '../process/image-overrides.js';
-import { parseVersionRequest, selectVersion } from '../resolve/select-version.js';
-import { METADATA_FILE, parseMetadata, releaseSeriesFor } from '../source/metadata.js';
+import { parseVersionRequest } from '../resolve/select-version.js';
+import { METADATA_FILE } from '../source/metadata.js';
 import { findInput, type InputSet } from '../spec/inputs.js';
 import { runPreflightChecks, ref } from '../spec/preflight.js';
 import { kindInfo } from '../spec/provider-kinds.js';
@@ -23,6 +23,7 @@ import { providerSource, type SourceContext } from './provider-source.js';
 import type { RenderSession } from './session.js';
 import { readConfigSecret, variableLookup, type ResolvedVariable } from './variables.js';
 import jsYaml from 'js-yaml';
+import { resolveProvider, type ResolvedArtifacts } from './resolve-provider.js';
 
 export interface EnvironmentInputs {
   name: string;
@@ -43,6 +44,8 @@ export interface ResolvedProvider {
   contract: string;
   sourceId: string;
   artifacts: { file: string; url: string; sha256: string }[];
+  /** The release files as fetched (shared with the build's artifact store), for `mirror`. */
+  files: { componentsFile: string; components: string; metadata: string };
   variables: string[];
   secretVariables: string[];
 }
@@ -81,37 +84,23 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
   }
   const warnings = throwIfErrors(diagnostics);
 
-  // Resolve sources, versions and metadata; collect every failure before giving up.
+  // Resolve sources, versions and metadata; the core provider first, because its contract decides
+  // which releases of the others fit. Every failure is collected before giving up.
   const problems: Diagnostic[] = [];
-  const resolved = await Promise.all(
-    providers.map(async (cr) => {
-      try {
-        const ps = providerSource(cr, sourceCtx);
-        const request = ps.pinnedVersion ? { kind: 'exact' as const, version: ps.pinnedVersion } : parseVersionRequest(cr.spec.version)!;
-        const version = await selectVersion(ps.source, request, { latestRule: ps.latestRule, providerRef: ref(cr) });
-        const metadataFile = await session.store.read(ps.source, version, METADATA_FILE);
-        const metadata = parseMetadata(metadataFile.text, `${ps.source.description} ${version}/${METADATA_FILE}`);
-        const series = releaseSeriesFor(metadata, version);
-        if (!series) {
-          throw new SpecError(
-            error('contract', `invalid provider metadata: version ${version} for the provider ${ref(cr)} does not match any release series`, {
-              ...locate(cr, ['spec', 'version']),
-              object: ref(cr),
-              hint: `${METADATA_FILE} of ${version} lists ${metadata.releaseSeries.map((s) => `${s.major}.${s.minor}→${s.contract}`).join(', ')}`,
-            }),
-          );
-        }
-        const components = await session.store.read(ps.source, version, ps.componentsFile);
-        return { cr, ps, version, series, metadataFile, components };
-      } catch (e) {
-        if (e instanceof RenderError) problems.push(...e.diagnostics);
-        else throw e;
-        return undefined;
-      }
-    }),
-  );
+  const resolveOne = async (cr: ProviderCR, coreContract: string | undefined) => {
+    try {
+      return await resolveProvider(cr, { session, sourceCtx, env: envInputs.name, coreContract, at: locate(cr, ['spec', 'version']) });
+    } catch (e) {
+      if (e instanceof RenderError) problems.push(...e.diagnostics);
+      else throw e;
+      return undefined;
+    }
+  };
+  const coreCr = providers.find((p) => p.kind === 'CoreProvider');
+  const core = coreCr ? await resolveOne(coreCr, undefined) : undefined;
+  const others = await Promise.all(providers.filter((p) => p !== coreCr).map((cr) => resolveOne(cr, core?.series.contract)));
   throwIfErrors(problems);
-  const ready = resolved.filter((r): r is NonNullable<typeof r> => r !== undefined);
+  const ready = [core, ...others].filter((r): r is ResolvedArtifacts => r !== undefined);
   throwIfErrors(checkContracts(ready.map((r) => ({ cr: r.cr, contract: r.series.contract, version: r.version, at: locate(r.cr, ['spec', 'version']) }))));
 
   const components: RenderedComponent[] = [];
@@ -154,6 +143,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
           { file: r.ps.componentsFile, url: r.components.url, sha256: r.components.sha256 },
           { file: METADATA_FILE, url: r.metadataFile.url, sha256: r.metadataFile.sha256 },
         ],
+        files: { componentsFile: session.catalog.componentsFile(r.cr), components: r.components.text, metadata: r.metadataFile.text },
         variables: rendered.usedVariables,
         secretVariables: rendered.usedVariables.filter((n) => seen.get(n)?.secret),
       });

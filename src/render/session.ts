@@ -8,6 +8,8 @@ import type { KubeObject } from '../manifest/object.js';
 import { parseManifests } from '../manifest/parse.js';
 import type { Resource } from '../manifest/resource.js';
 import type { ProviderValidator } from '../spec/validate-providers.js';
+import type { LockFile } from '../lock/lock-types.js';
+import type { PinContext } from './pinned-source.js';
 import { ArtifactStore } from './artifact-store.js';
 import type { ProviderCatalog } from './provider-source.js';
 
@@ -18,6 +20,10 @@ export interface RenderSession {
   validator: ProviderValidator;
   catalog: ProviderCatalog;
   store: ArtifactStore;
+  /** The lock the build started from. */
+  lock: LockFile;
+  /** Lock, cache and offline rules applied to every source. */
+  pin: PinContext;
   /** Parses a components text once per distinct content, however many environments render it. */
   parse(text: string, source: string): Resource[];
   /** Serialised text per object identity, shared by every environment's plan. */

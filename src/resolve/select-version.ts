@@ -38,6 +38,13 @@ export interface SelectionContext {
   latestRule: 'clusterctl' | 'operator';
   /** For messages. */
   providerRef: string;
+  /** The contract `latest` aims for (clusterctl's latestContractRelease). Default: clusterctl's, v1beta2. */
+  contract?: string;
+  /**
+   * Whether a candidate fits the rest of the installation (its contract against the core provider's).
+   * Ranges take the highest accepted match; `latest` must be accepted. Default: everything fits.
+   */
+  accept?: (version: string) => Promise<{ ok: boolean; why: string }>;
 }
 
 /** Resolves a request against a source; throws a FetchError/SpecError naming the provider and what exists. */
@@ -55,7 +62,7 @@ export async function selectVersion(source: ReleaseSource, request: VersionReque
         }),
       );
     }
-    return highest(matching);
+    return firstAccepted(byVersionDesc(matching), ctx, `${request.range}`);
   }
   if (versions.length === 0) {
     throw new FetchError(
@@ -64,8 +71,29 @@ export async function selectVersion(source: ReleaseSource, request: VersionReque
       }),
     );
   }
-  if (ctx.latestRule === 'operator') return `v${parseVersion(highest(versions))!.version}`;
-  return latestContractRelease(source, versions, ctx);
+  const latest = ctx.latestRule === 'operator' ? `v${parseVersion(highest(versions))!.version}` : await latestContractRelease(source, versions, ctx);
+  return firstAccepted([latest], ctx, 'latest');
+}
+
+async function firstAccepted(candidates: readonly string[], ctx: SelectionContext, asked: string): Promise<string> {
+  if (!ctx.accept) return candidates[0]!;
+  const rejected: string[] = [];
+  for (const v of candidates) {
+    const verdict = await ctx.accept(v);
+    if (verdict.ok) return v;
+    rejected.push(`${v} (${verdict.why})`);
+  }
+  throw new SpecError(
+    error('contract', `no release of ${ctx.providerRef} for spec.version "${asked}" fits the installation: ${rejected.slice(0, 8).join('; ')}${rejected.length > 8 ? `; … ${rejected.length - 8} more` : ''}`, {
+      object: ctx.providerRef,
+      field: 'spec.version',
+      hint: 'choose versions whose metadata.yaml contracts match the core provider (see `capi-render plan`), or move the core provider',
+    }),
+  );
+}
+
+function byVersionDesc(versions: readonly string[]): string[] {
+  return [...versions].sort((a, b) => semver.compareBuild(parseVersion(b)!, parseVersion(a)!));
 }
 
 async function latestContractRelease(source: ReleaseSource, versions: string[], ctx: SelectionContext): Promise<string> {
@@ -79,7 +107,7 @@ async function latestContractRelease(source: ReleaseSource, versions: string[], 
   }
   let series;
   try {
-    series = newestSeriesForContract(parseMetadata(metadataText, `${source.description} ${latest} ${METADATA_FILE}`), CLUSTERCTL_CONTRACT);
+    series = newestSeriesForContract(parseMetadata(metadataText, `${source.description} ${latest} ${METADATA_FILE}`), ctx.contract ?? CLUSTERCTL_CONTRACT);
   } catch {
     return latest;
   }
@@ -125,7 +153,7 @@ async function latestPatchRelease(
 }
 
 function highest(versions: readonly string[]): string {
-  return [...versions].sort((a, b) => semver.compareBuild(parseVersion(b)!, parseVersion(a)!))[0]!;
+  return byVersionDesc(versions)[0]!;
 }
 
 function summarize(versions: readonly string[]): string {

@@ -21,6 +21,8 @@ export interface ReleaseSource {
   readonly id: string;
   /** Text for messages: what a user would recognise. */
   readonly description: string;
+  /** True when reading the source needs the network (GitHub, OCI); `--offline` then relies on the cache. */
+  readonly remote?: boolean;
   /** Every version the source offers, as published (tags); order is not significant. */
   listVersions(): Promise<string[]>;
   /**

@@ -1,30 +1,40 @@
-/** `capi-render build`: render environments and write rendered/ atomically (or print with --stdout). */
+/** `capi-render build`: render environments, write rendered/ and capi-render.lock atomically (or print with --stdout). */
 import path from 'node:path';
-import { UsageError } from '../../errors.js';
+import { DriftError, UsageError, error } from '../../errors.js';
+import { describeLockChanges } from '../../lock/next-lock.js';
+import { writeLockFile } from '../../lock/write-lock.js';
 import { environmentStream } from '../../output/plan.js';
 import { writeOutputTree } from '../../output/write.js';
 import { render } from '../../render/render.js';
 import type { Command } from '../command.js';
 import { formatDiagnostics } from '../format.js';
+import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
 
 export const buildCommand: Command = {
   name: 'build',
-  summary: 'render every environment (or those named) into rendered/',
-  usage: '[--env NAME]... [--out DIR] [--stdout]',
+  summary: 'render every environment (or those named) into rendered/ and pin them in capi-render.lock',
+  usage: '[--env NAME]... [--out DIR] [--stdout] [--offline] [--frozen]',
   help: [
-    ['--env NAME', 'render only this environment (repeatable); the others in rendered/ are kept as they are'],
+    ...RENDER_FLAG_HELP,
     ['--out DIR', 'write to DIR instead of the configured output folder (default rendered/)'],
     ['--stdout', 'print the objects of one environment as a multi-document YAML stream; write nothing'],
+    ['--frozen', 'fail instead of changing capi-render.lock (for CI)'],
   ],
-  options: {
-    env: { type: 'string', multiple: true },
-    out: { type: 'string' },
-    stdout: { type: 'boolean' },
-  },
-  async run({ io, values, repoRoot, color }) {
-    const envs = (values.env as string[] | undefined) ?? [];
-    const result = await render({ repoRoot, environments: envs, env: io.env });
+  options: { ...RENDER_FLAGS, out: { type: 'string' }, stdout: { type: 'boolean' }, frozen: { type: 'boolean' } },
+  async run(ctx) {
+    const { io, values, repoRoot, color } = ctx;
+    const prepared = await prepareRender(ctx);
+    const result = await render(prepared.options);
     if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
+    const changes = describeLockChanges(prepared.lock, result.lock);
+    if (values.frozen && changes.length > 0) {
+      throw new DriftError(
+        error('frozen', `--frozen: the build would change capi-render.lock:\n  ${changes.join('\n  ')}`, {
+          file: 'capi-render.lock',
+          hint: 'run capi-render build without --frozen and commit the updated lock',
+        }),
+      );
+    }
     if (values.stdout) {
       if (result.environments.length !== 1) {
         throw new UsageError(`--stdout prints one environment; choose one with --env (${result.allEnvironments.join(', ')})`);
@@ -33,13 +43,14 @@ export const buildCommand: Command = {
       return 0;
     }
     const outDir = values.out ? path.resolve(io.cwd, String(values.out)) : result.outputDir;
+    const envs = (values.env as string[] | undefined) ?? [];
     const summary = await writeOutputTree(outDir, result.files, { replace: envs.length > 0 ? result.environments.map((e) => e.environment.name) : 'all' });
-    const shown = path.relative(io.cwd, outDir) || '.';
+    const lockWritten = await writeLockFile(repoRoot, result.lock, prepared.lockText);
     for (const e of result.environments) {
-      const versions = e.providers.map((p) => `${p.label} ${p.version}`).join(', ');
-      io.stderr.write(`rendered ${e.environment.name}: ${versions}\n`);
+      io.stderr.write(`rendered ${e.environment.name}: ${e.providers.map((p) => `${p.label} ${p.version}`).join(', ')}\n`);
     }
-    io.stderr.write(`${shown}: ${summary.written.length} written, ${summary.unchanged} unchanged, ${summary.removed.length} removed\n`);
+    const shown = path.relative(io.cwd, outDir) || '.';
+    io.stderr.write(`${shown}: ${summary.written.length} written, ${summary.unchanged} unchanged, ${summary.removed.length} removed${lockWritten ? '; capi-render.lock updated' : ''}\n`);
     return 0;
   },
 };

@@ -19,6 +19,8 @@ export interface GitHubRepositoryRef {
   repo: string;
   /** Folder prefix joined to every file name to form the asset name. Default: `.` (none). */
   rootPath?: string;
+  /** Host of the web origin the provider URL names (`github.com`, a GHE host). Default: derived from the client's API URL. */
+  webHost?: string;
 }
 
 /** How many tags a "version not found" hint lists before saying how many more exist. */
@@ -36,9 +38,10 @@ const HINT_TAG_LIMIT = 10;
 export function createGitHubSource(client: GitHubClient, ref: GitHubRepositoryRef): ReleaseSource {
   const { owner, repo } = ref;
   const rootPath = ref.rootPath ?? '.';
-  const enterprise = client.baseUrl !== GITHUB_API_BASE_URL;
-  const apiHost = new URL(client.baseUrl).host;
-  const slug = enterprise ? `${apiHost}/${owner}/${repo}` : `${owner}/${repo}`;
+  // The id names the web host users write in URLs, not the API endpoint this client happens to
+  // talk to (a proxy or test server), so the lock is the same on every machine.
+  const webHost = ref.webHost ?? (client.baseUrl === GITHUB_API_BASE_URL ? 'github.com' : new URL(client.baseUrl).host);
+  const slug = webHost === 'github.com' ? `${owner}/${repo}` : `${webHost}/${owner}/${repo}`;
 
   const listVersions = async (): Promise<string[]> => {
     const releases = await client.listReleases(owner, repo);
@@ -49,6 +52,7 @@ export function createGitHubSource(client: GitHubClient, ref: GitHubRepositoryRe
   return {
     id: `github:${slug}`,
     description: `GitHub releases of ${slug}`,
+    remote: true,
     listVersions,
     async readFile(version: string, fileName: string): Promise<Artifact> {
       const release = await client.getReleaseByTag(owner, repo, version);

@@ -1,0 +1,46 @@
+/** Flags shared by every command that renders: turn them into library options, in one place. */
+import path from 'node:path';
+import { readLockFile } from '../lock/lock-file.js';
+import type { LockFile } from '../lock/lock-types.js';
+import type { RenderOptions } from '../render/render.js';
+import { createArtifactCache, defaultCacheDir } from '../source/artifact-cache.js';
+import type { CommandContext, OptionSpec } from './command.js';
+import { progressReporter } from './progress.js';
+
+export const RENDER_FLAGS: OptionSpec = {
+  env: { type: 'string', multiple: true },
+  offline: { type: 'boolean' },
+  'cache-dir': { type: 'string' },
+};
+
+export const RENDER_FLAG_HELP: [string, string][] = [
+  ['--env NAME', 'only this environment (repeatable)'],
+  ['--offline', 'never use the network: everything must be in capi-render.lock and the cache'],
+  ['--cache-dir DIR', 'artifact cache (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render)'],
+];
+
+export interface PreparedRender {
+  options: RenderOptions;
+  lock: LockFile;
+  lockText: string | undefined;
+}
+
+export async function prepareRender(ctx: CommandContext): Promise<PreparedRender> {
+  const { io, values, repoRoot } = ctx;
+  const { lock, text } = await readLockFile(repoRoot);
+  const cacheDir = values['cache-dir'] ? path.resolve(io.cwd, String(values['cache-dir'])) : defaultCacheDir(io.env);
+  return {
+    lock,
+    lockText: text,
+    options: {
+      repoRoot,
+      environments: (values.env as string[] | undefined) ?? [],
+      env: io.env,
+      lock,
+      cache: createArtifactCache(cacheDir),
+      offline: Boolean(values.offline),
+      githubToken: io.env.GITHUB_TOKEN || io.env.GH_TOKEN || undefined,
+      onProgress: progressReporter(io),
+    },
+  };
+}

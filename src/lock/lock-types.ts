@@ -1,0 +1,47 @@
+/**
+ * capi-render.lock: what every build pinned. Reviewed in pull requests, so it is YAML, sorted, and
+ * free of anything run-dependent (no timestamps, no absolute paths of this machine).
+ */
+
+export const LOCK_FILE = 'capi-render.lock';
+export const LOCK_API_VERSION = 'capi-render/v1alpha1';
+
+/** One fetched file; artifacts are listed once however many environments use them. */
+export interface LockedArtifact {
+  /** The source's stable id (`github:owner/repo`, `local:path/label`, `configmap:ns/{selector}`, `oci:…`). */
+  source: string;
+  version: string;
+  file: string;
+  url: string;
+  sha256: string;
+}
+
+export interface LockedProvider {
+  /** `Kind/namespace/name` of the provider CR. */
+  provider: string;
+  /** spec.version as written ('' when empty): a range or `latest` is re-resolved only when this changes. */
+  requested: string;
+  version: string;
+  contract: string;
+  source: string;
+  /** Names of the variables whose values were used (never the values). */
+  variables: string[];
+}
+
+export interface LockedEnvironment {
+  name: string;
+  providers: LockedProvider[];
+}
+
+export interface LockFile {
+  apiVersion: typeof LOCK_API_VERSION;
+  kind: 'Lock';
+  /** What capi-render reproduces: clusterctl's provider list release, its contract, the operator API. Informational. */
+  emulates?: { clusterctl: string; contract: string; operatorApi: string };
+  environments: LockedEnvironment[];
+  artifacts: LockedArtifact[];
+}
+
+export function emptyLock(): LockFile {
+  return { apiVersion: LOCK_API_VERSION, kind: 'Lock', environments: [], artifacts: [] };
+}

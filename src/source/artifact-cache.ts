@@ -1,0 +1,55 @@
+/**
+ * A content-addressed cache of release artifacts on disk: `<dir>/sha256/<hex>`. Entries are verified
+ * on read, so a corrupted cache file is ignored rather than trusted. The cache is an object handed
+ * to the build (never module state); the lock file says which digest an artifact must have.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface ArtifactCache {
+  readonly dir: string;
+  /** The bytes with this sha256, or undefined when absent (or corrupted). */
+  get(sha256: string): Promise<Uint8Array | undefined>;
+  /** Stores bytes; returns their sha256. */
+  put(bytes: Uint8Array): Promise<string>;
+}
+
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * The default cache folder: `$CAPI_RENDER_CACHE_DIR`, else `$XDG_CACHE_HOME/capi-render`, else
+ * `~/.cache/capi-render`.
+ */
+export function defaultCacheDir(env: Readonly<Record<string, string | undefined>>): string {
+  if (env.CAPI_RENDER_CACHE_DIR) return path.resolve(env.CAPI_RENDER_CACHE_DIR);
+  if (env.XDG_CACHE_HOME) return path.join(env.XDG_CACHE_HOME, 'capi-render');
+  return path.join(env.HOME || os.homedir(), '.cache', 'capi-render');
+}
+
+export function createArtifactCache(dir: string): ArtifactCache {
+  const fileOf = (sha256: string) => path.join(dir, 'sha256', sha256);
+  return {
+    dir,
+    async get(sha256) {
+      if (!/^[0-9a-f]{64}$/.test(sha256)) return undefined;
+      const bytes = await fs.readFile(fileOf(sha256)).catch(() => undefined);
+      if (!bytes) return undefined;
+      return sha256Hex(bytes) === sha256 ? new Uint8Array(bytes) : undefined;
+    },
+    async put(bytes) {
+      const sha256 = sha256Hex(bytes);
+      const target = fileOf(sha256);
+      if (await fs.stat(target).then(() => true, () => false)) return sha256;
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      // Write then rename, so a concurrent reader never sees half a file.
+      const tmp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+      await fs.writeFile(tmp, bytes);
+      await fs.rename(tmp, target);
+      return sha256;
+    },
+  };
+}
