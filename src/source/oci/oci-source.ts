@@ -1,0 +1,120 @@
+/**
+ * `spec.fetchConfig.oci` as a ReleaseSource: the cluster-api-operator's OCI source
+ * (internal/controller/oci_source.go, manifests_downloader.go OCIConfigMap) over the distribution
+ * API. Versions are the repository's tags. A file of a version comes from the manifest of the
+ * reference's own tag when it has one (it overrides spec.version: `pinnedVersion`), else of the tag
+ * named by the version, and from the layer chosen by {@link ociFileCandidates}.
+ *
+ * Artifact URLs are `oci://<registry>/<repository>@<manifest digest>#<layer title>`: the manifest
+ * digest, not the tag, so a tag moved to new content gives a new URL and the lock notices.
+ */
+import { FetchError, error, type Location } from '../../errors.js';
+import type { Artifact, ReleaseSource } from '../release-source.js';
+import { sortVersions } from '../versions.js';
+import { createOciClient, type FetchedManifest } from './oci-client.js';
+import type { OciCredentials } from './oci-credentials.js';
+import { computeOciDigest } from './oci-digest.js';
+import { ociFileCandidates, selectOciLayer, titleOf } from './oci-file-names.js';
+import { formatOciReference, parseOciReference } from './oci-reference.js';
+
+/** What the OCI source of one provider needs. */
+export interface OciSourceInput {
+  /** The `spec.fetchConfig.oci` text. */
+  reference: string;
+  /** The operator's GetType(): `core`, `bootstrap`, `control-plane`, `infrastructure`, `ipam`, `runtimeextension`, `addon`. */
+  providerType: string;
+  /** The provider CR's name (the operator's ProviderName()). */
+  providerName: string;
+  credentials?: OciCredentials;
+  /** Default: the global `fetch`. */
+  fetchImpl?: typeof fetch;
+  /** Per registry request. Default: 30 000 ms. */
+  timeoutMs?: number;
+  /** Where the reference is declared (object, field, file:line), for a parse error. */
+  where?: Location;
+}
+
+/** The source, and the version the reference pins, if any. */
+export interface OciSource {
+  source: ReleaseSource;
+  /** The reference's tag: the version to render instead of spec.version. */
+  pinnedVersion?: string;
+}
+
+/**
+ * Builds the source. Throws SpecError `source-unsupported` for a reference that is not one of the
+ * operator's forms; makes no request until a method is called. Holds a per-source cache of the
+ * manifests it fetched, so metadata.yaml and the components of one version come from one manifest.
+ *
+ * `readFile(version, file)`: `version` names the versioned layer titles — pass spec.version when the
+ * CR has one, as the operator does (it fetches the reference's tag but names files by spec.version).
+ */
+export function createOciSource(input: OciSourceInput): OciSource {
+  const ref = parseOciReference(input.reference, input.where ?? {});
+  const client = createOciClient({
+    registry: ref.registry,
+    plainHttp: ref.plainHttp,
+    ...(input.credentials ? { credentials: input.credentials } : {}),
+    ...(input.fetchImpl ? { fetchImpl: input.fetchImpl } : {}),
+    ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
+  });
+  const shown = formatOciReference({ ...ref, tag: undefined });
+  const manifests = new Map<string, Promise<FetchedManifest>>();
+
+  function manifestOf(tag: string): Promise<FetchedManifest> {
+    let pending = manifests.get(tag);
+    if (!pending) {
+      pending = client.getManifest(ref.repository, tag);
+      // A failure is not cached: the next call asks the registry again.
+      pending.catch(() => manifests.delete(tag));
+      manifests.set(tag, pending);
+    }
+    return pending;
+  }
+
+  const source: ReleaseSource = {
+    id: `oci:${ref.registry}/${ref.repository}`,
+    description: `OCI repository ${shown}`,
+    async listVersions() {
+      return sortVersions(await client.listTags(ref.repository));
+    },
+    async readFile(version, fileName): Promise<Artifact> {
+      const tag = ref.tag ?? version;
+      const fetched = await manifestOf(tag);
+      const wanted = ociFileCandidates(input.providerType, input.providerName, version, fileName);
+      const chosen = selectOciLayer(fetched.manifest.layers, wanted.titles);
+      if (!chosen) throw missingLayer(`${shown}:${tag}`, fetched, wanted.role, wanted.titles);
+      const bytes = await client.getBlob(ref.repository, chosen.layer.digest, chosen.layer.size);
+      return { bytes, url: `oci://${ref.registry}/${ref.repository}@${fetched.digest}#${chosen.title}` };
+    },
+  };
+  return ref.tag === undefined ? { source } : { source, pinnedVersion: ref.tag };
+}
+
+/** What an OCI artifact URL and its bytes say, for the lock: registry, repository, digests and title. */
+export interface OciArtifactDescription {
+  registry: string;
+  repository: string;
+  manifestDigest: string;
+  /** The layer's digest: the sha256 of the artifact's bytes (the source verified it). */
+  layerDigest: string;
+  title: string;
+}
+
+/** Describes an Artifact read from an OCI source; undefined when its URL is not an `oci://` one. */
+export function describeOciArtifact(artifact: Artifact): OciArtifactDescription | undefined {
+  const match = /^oci:\/\/([^/]+)\/(.+)@(sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128})#(.+)$/.exec(artifact.url);
+  if (!match) return undefined;
+  const [, registry = '', repository = '', manifestDigest = '', title = ''] = match;
+  return { registry, repository, manifestDigest, layerDigest: computeOciDigest(artifact.bytes), title };
+}
+
+function missingLayer(shown: string, fetched: FetchedManifest, role: string, titles: readonly string[]): FetchError {
+  const present = [...new Set(fetched.manifest.layers.filter((l) => l.size > 0).map(titleOf).filter((t): t is string => !!t))].sort();
+  // The operator's wording (oci_source.go): "collected artifact needs to provide <role> as A or B file".
+  return new FetchError(
+    error('source-not-found', `collected artifact needs to provide ${role} as ${titles.join(' or ')} file (artifact ${shown}@${fetched.digest})`, {
+      hint: present.length > 0 ? `the artifact has: ${present.join(', ')}` : 'the artifact has no titled, non-empty layers',
+    }),
+  );
+}
