@@ -13,6 +13,8 @@ import { BUILTIN_PROVIDERS, mergeProviderList, type BuiltinProvider } from '../s
 import { createGitHubClient, createGitHubSource, type GitHubClient } from '../source/github/github-source.js';
 import { GITHUB_API_BASE_URL, isGitHubUrl, parseGitHubReleaseUrl } from '../source/github/github-url.js';
 import { createLocalRepositorySource } from '../source/local-repository.js';
+import { readOciCredentials } from '../source/oci/oci-credentials.js';
+import { createOciSource } from '../source/oci/oci-source.js';
 import { kindInfo, manifestLabel } from '../spec/provider-kinds.js';
 import type { ProviderCR } from '../spec/provider-spec.js';
 import { ref } from '../spec/preflight.js';
@@ -78,8 +80,19 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
       const entry = find(cr);
       return entry ? fromUrl(cr, entry.url, 'the clusterctl provider list') : undefined;
     },
-    remoteSource(cr) {
-      const url = cr.spec.fetchConfig?.url;
+    remoteSource(cr, context) {
+      const { url, oci } = cr.spec.fetchConfig ?? {};
+      if (oci) {
+        const created = createOciSource({
+          reference: oci,
+          providerType: kindInfo(cr.kind).operatorType,
+          providerName: cr.name,
+          credentials: readOciCredentials(context.configSecret()),
+          where: { file: cr.file, line: cr.line, field: 'spec.fetchConfig.oci', object: ref(cr) },
+        });
+        // Files are chosen by the operator's title precedence; the components "file name" is only a role here.
+        return { source: created.source, componentsFile: kindInfo(cr.kind).componentsAsset, latestRule: 'clusterctl', pinnedVersion: created.pinnedVersion };
+      }
       return url ? fromUrl(cr, url, 'spec.fetchConfig.url') : undefined;
     },
   };

@@ -13,6 +13,7 @@ import type { InputObject } from '../spec/inputs.js';
 import { kindInfo, manifestLabel } from '../spec/provider-kinds.js';
 import type { ProviderCR } from '../spec/provider-spec.js';
 import { existsSync } from 'node:fs';
+import { readConfigSecret } from './variables.js';
 
 /** Where a provider's artifacts come from, and how `latest` is chosen there. */
 export interface ProviderSource {
@@ -34,14 +35,15 @@ export interface ProviderCatalog {
   isPredefined?(cr: ProviderCR): boolean;
   /** A remote source for a provider with no fetchConfig, or undefined when it is unknown. */
   defaultRemoteSource?(cr: ProviderCR): ProviderSource | undefined;
-  /** A source for `fetchConfig.url` / `fetchConfig.oci`. */
-  remoteSource?(cr: ProviderCR): ProviderSource | undefined;
+  /** A source for `fetchConfig.url` / `fetchConfig.oci`; `configSecret` holds the provider's secret values (OCI credentials). */
+  remoteSource?(cr: ProviderCR, context: { configSecret: () => Record<string, string> }): ProviderSource | undefined;
 }
 
 export interface SourceContext {
   repoRoot: string;
   repositories: readonly { path: string }[];
   configMaps: readonly InputObject[];
+  secrets: readonly InputObject[];
   catalog: ProviderCatalog;
   locate(cr: ProviderCR, path: readonly (string | number)[]): { file: string; line: number; col: number };
 }
@@ -63,7 +65,7 @@ export function providerSource(cr: ProviderCR, ctx: SourceContext): ProviderSour
     };
   }
   if (fetchConfig?.url || fetchConfig?.oci) {
-    const remote = ctx.catalog.remoteSource?.(cr);
+    const remote = ctx.catalog.remoteSource?.(cr, { configSecret: () => (cr.spec.configSecret ? readConfigSecret(cr, ctx.secrets) : {}) });
     if (remote) return remote;
     const field = fetchConfig.url ? 'url' : 'oci';
     throw new SpecError(

@@ -66,6 +66,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
     repoRoot: session.repoRoot,
     repositories: session.config.repositories,
     configMaps: inputs.configMaps,
+    secrets: inputs.secrets,
     catalog: session.catalog,
     locate,
   };

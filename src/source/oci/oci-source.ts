@@ -75,6 +75,7 @@ export function createOciSource(input: OciSourceInput): OciSource {
   const source: ReleaseSource = {
     id: `oci:${ref.registry}/${ref.repository}`,
     description: `OCI repository ${shown}`,
+    remote: true,
     async listVersions() {
       return sortVersions(await client.listTags(ref.repository));
     },
