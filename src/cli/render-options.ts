@@ -9,12 +9,14 @@ import { progressReporter } from './progress.js';
 
 export const RENDER_FLAGS: OptionSpec = {
   env: { type: 'string', multiple: true },
+  shard: { type: 'string' },
   offline: { type: 'boolean' },
   'cache-dir': { type: 'string' },
 };
 
 export const RENDER_FLAG_HELP: [string, string][] = [
   ['--env NAME', 'only this environment (repeatable)'],
+  ['--shard K/N', 'only the K-th of N deterministic shards of the environments (a CI matrix; the union of all shards is a full build)'],
   ['--offline', 'never use the network: everything must be in capi-render.lock and the cache'],
   ['--cache-dir DIR', 'artifact cache (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render)'],
 ];
@@ -35,6 +37,7 @@ export async function prepareRender(ctx: CommandContext): Promise<PreparedRender
     options: {
       repoRoot,
       environments: (values.env as string[] | undefined) ?? [],
+      shard: values.shard ? String(values.shard) : undefined,
       env: io.env,
       lock,
       cache: createArtifactCache(cacheDir),

@@ -4,10 +4,11 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
-import { SpecError, error, type Diagnostic } from '../errors.js';
+import { Ajv } from 'ajv';
+import { SpecError, error } from '../errors.js';
+import { schemaDiagnostics } from '../spec/schema-diagnostics.js';
 import { isJsonObject } from '../manifest/object.js';
-import { parseSourceDocuments, type SourceDocument } from '../spec/yaml-document.js';
+import { parseSourceDocuments } from '../spec/yaml-document.js';
 import { CONFIG_SCHEMA } from './config-schema.js';
 import { CONFIG_FILE, DEFAULT_CONFIG, type RenderConfig } from './config-types.js';
 
@@ -30,7 +31,7 @@ export function parseConfig(text: string, file: string): RenderConfig {
   const doc = docs[0]!;
   const validate = new Ajv({ allErrors: true, strict: true }).compile(CONFIG_SCHEMA);
   if (!validate(doc.value)) {
-    throw new SpecError(configDiagnostics(validate.errors ?? [], doc));
+    throw new SpecError(schemaDiagnostics(validate.errors ?? [], doc, 'config'));
   }
   const value = doc.value as Record<string, unknown>;
   return {
@@ -42,35 +43,4 @@ export function parseConfig(text: string, file: string): RenderConfig {
     github: isJsonObject(value.github) ? (value.github as RenderConfig['github']) : {},
     providers: (value.providers as RenderConfig['providers']) ?? [],
   };
-}
-
-function configDiagnostics(errors: ErrorObject[], doc: SourceDocument): Diagnostic[] {
-  const seen = new Set<string>();
-  const out: Diagnostic[] = [];
-  for (const e of errors) {
-    // anyOf reports each failed branch and then itself; the summary line is enough.
-    if (e.keyword !== 'anyOf' && errors.some((o) => o.keyword === 'anyOf' && e.schemaPath.startsWith(o.schemaPath.replace(/\/anyOf$/, '/anyOf/')))) continue;
-    const path = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-    let message = e.message ?? 'is invalid';
-    let target: 'key' | 'value' = 'value';
-    if (e.keyword === 'additionalProperties') {
-      path.push(String((e.params as { additionalProperty: string }).additionalProperty));
-      message = 'is not a known setting';
-      target = 'key';
-    } else if (e.keyword === 'required') {
-      message = `needs ${(e.params as { missingProperty: string }).missingProperty}`;
-    } else if (e.keyword === 'const') {
-      message = `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
-    } else if (e.keyword === 'anyOf') {
-      message = 'must be a string or {fromEnv: NAME}';
-    } else if (e.keyword === 'propertyNames') {
-      message = 'has a key that is not a valid variable name';
-    }
-    const field = path.join('.') || '(top level)';
-    const key = `${field}|${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(error('config', `${field} ${message}`, { file: doc.file, field, ...doc.locate(path, target) }));
-  }
-  return out;
 }

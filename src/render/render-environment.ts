@@ -32,6 +32,8 @@ export interface EnvironmentInputs {
   variables: Record<string, VariableValue>;
   /** The overlay's `images:` on top of capi-render.yaml's. */
   images: ImageOverrides;
+  /** Free metadata about the environment (overlay `labels:`), for templates. */
+  labels?: Record<string, string>;
   /** The overlay file, for messages. */
   file?: string;
 }

@@ -9,7 +9,10 @@ import { classifyInputs } from '../spec/inputs.js';
 import type { ProviderValidator } from '../spec/validate-providers.js';
 import { createProviderSchemaValidator } from '../spec/schema/index.js';
 import { createDefaultCatalog } from './catalog.js';
-import { loadRepository } from './load-repository.js';
+import { loadRepository, readDocuments } from './load-repository.js';
+import { composeEnvironment, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
+import { DEFAULT_ENVIRONMENT, discoverEnvironments, selectShard } from '../overlay/discover-environments.js';
+import type { SourceDocument } from '../spec/yaml-document.js';
 import type { ProviderCatalog } from './provider-source.js';
 import { renderEnvironment, type EnvironmentResult } from './render-environment.js';
 import { createSession } from './session.js';
@@ -25,6 +28,8 @@ export interface RenderOptions {
   repoRoot: string;
   /** Environments to render; default every environment. */
   environments?: readonly string[];
+  /** `K/N`: render only the K-th of N deterministic shards of the environments (after `environments`). */
+  shard?: string;
   /** The process environment, read only for variables mapped with `fromEnv`. Default: empty. */
   env?: Readonly<Record<string, string | undefined>>;
   /** The lock to start from (versions it pins are reused, digests it records are enforced). Default: none. */
@@ -56,7 +61,12 @@ export interface RenderResult {
   warnings: Diagnostic[];
 }
 
-export const DEFAULT_ENVIRONMENT = 'default';
+/** Inputs of the implicit `default` environment: providers/ as it is. */
+function baseEnvironment(base: SourceDocument[]): ComposedEnvironment {
+  const classified = classifyInputs(base);
+  throwIfErrors(classified.diagnostics);
+  return { inputs: classified.inputs, variables: {}, images: {}, labels: {}, chain: [] };
+}
 
 export async function render(options: RenderOptions): Promise<RenderResult> {
   const repoRoot = path.resolve(options.repoRoot);
@@ -76,25 +86,47 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
       offline: options.offline ?? false,
     },
   });
-  const allEnvironments = [DEFAULT_ENVIRONMENT];
-  const wanted = options.environments?.length ? [...options.environments] : allEnvironments;
-  const unknown = wanted.filter((e) => !allEnvironments.includes(e));
+  const discovered = await discoverEnvironments(repoRoot, repo.config.overlaysDir);
+  const allEnvironments = discovered.map((e) => e.name);
+  const unknown = (options.environments ?? []).filter((e) => !allEnvironments.includes(e));
   if (unknown.length > 0) {
     throw new SpecError(
       error('overlay', `unknown environment${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, { hint: `environments: ${allEnvironments.join(', ')}` }),
     );
   }
-  const classified = classifyInputs(repo.base);
-  throwIfErrors(classified.diagnostics);
+  let wanted = options.environments?.length ? discovered.filter((e) => options.environments!.includes(e.name)) : discovered;
+  if (options.shard) wanted = selectShard(wanted, options.shard);
+
+  const documents = new Map<string, Promise<SourceDocument[]>>();
+  const composeCtx: ComposeContext = {
+    repoRoot,
+    providersDir: repo.config.providersDir,
+    readDocuments(relative) {
+      let pending = documents.get(relative);
+      if (!pending) {
+        pending = readDocuments(repoRoot, relative);
+        documents.set(relative, pending);
+      }
+      return pending;
+    },
+  };
+  documents.set(repo.config.providersDir, Promise.resolve(repo.base));
 
   const results: EnvironmentResult[] = [];
   const problems: Diagnostic[] = [];
-  for (const name of [...wanted].sort()) {
+  const tag = (name: string, d: Diagnostic): Diagnostic => (allEnvironments.length > 1 || name !== DEFAULT_ENVIRONMENT ? { ...d, message: `[${name}] ${d.message}` } : d);
+  for (const entry of wanted) {
     try {
-      results.push(await renderEnvironment({ name, inputs: classified.inputs, variables: {}, images: {} }, session));
+      const composed = entry.overlayDir ? await composeEnvironment(entry.overlayDir, composeCtx) : baseEnvironment(repo.base);
+      results.push(
+        await renderEnvironment(
+          { name: entry.name, inputs: composed.inputs, variables: composed.variables, images: composed.images, labels: composed.labels, file: composed.chain.at(-1) },
+          session,
+        ),
+      );
     } catch (e) {
       if (!(e instanceof RenderError)) throw e;
-      problems.push(...e.diagnostics.map((d) => ({ ...d, message: wanted.length > 1 || name !== DEFAULT_ENVIRONMENT ? `[${name}] ${d.message}` : d.message })));
+      problems.push(...e.diagnostics.map((d) => tag(entry.name, d)));
     }
   }
   throwIfErrors(problems);

@@ -14,8 +14,11 @@ import type { SourceDocument } from './yaml-document.js';
 export interface InputObject {
   object: JsonObject;
   file: string;
-  /** Locates a field of this object (path relative to the object root). */
-  locate(path: readonly (string | number)[], target?: 'key' | 'value'): { line: number; col: number };
+  /**
+   * Locates a field of this object (path relative to the object root). `file` is set when the field
+   * was last written elsewhere than `file` — by an overlay patch.
+   */
+  locate(path: readonly (string | number)[], target?: 'key' | 'value'): { file?: string; line: number; col: number };
 }
 
 export interface InputSet {

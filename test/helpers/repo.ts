@@ -14,8 +14,7 @@ export const CORE = (version = 'v1.12.0', namespace = 'capi-system', extraSpec =
   `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: ${namespace}\nspec:\n  version: ${version}\n${extraSpec}`;
 
 /** A temp repository with the given files (capi-render.yaml defaults to the fixture repository). */
-export function makeRepo(files: Record<string, string>): string {
-  const dir = tempDir();
+export function makeRepo(files: Record<string, string>, dir: string = tempDir()): string {
   const all = { 'capi-render.yaml': configYaml(), ...files };
   for (const [rel, text] of Object.entries(all)) {
     mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { onTestFinished } from 'vitest';
+import { afterAll, onTestFinished } from 'vitest';
 
 export function tempDir(prefix = 'capi-render-'): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -24,5 +24,12 @@ export function tempTree(files: Record<string, string>): string {
 export function copyToTemp(from: string): string {
   const dir = tempDir();
   cpSync(from, dir, { recursive: true });
+  return dir;
+}
+
+/** A temp dir shared by the tests of one describe block; call it in the describe body. */
+export function suiteTempDir(prefix = 'capi-render-'): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }

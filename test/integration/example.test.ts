@@ -28,7 +28,7 @@ describe('the example repository', () => {
     for (const [rel, text] of result.files) expect(readFileSync(path.join(REPO_ROOT, 'rendered', rel), 'utf8'), rel).toBe(text);
   });
 
-  it.each(['default'])('kubectl kustomize rendered/%s yields exactly the objects capi-render wrote', (env) => {
+  it.each(['dev', 'prod'])('kubectl kustomize rendered/%s yields exactly the objects capi-render wrote', (env) => {
     const dir = path.join(REPO_ROOT, 'rendered', env);
     const built = (jsYaml.loadAll(execFileSync('kubectl', ['kustomize', dir], { maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' })) as object[]).filter(Boolean);
     const written: object[] = [];

@@ -13,7 +13,7 @@ import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options
 export const buildCommand: Command = {
   name: 'build',
   summary: 'render every environment (or those named) into rendered/ and pin them in capi-render.lock',
-  usage: '[--env NAME]... [--out DIR] [--stdout] [--offline] [--frozen]',
+  usage: '[--env NAME]... [--shard K/N] [--out DIR] [--stdout] [--offline] [--frozen]',
   help: [
     ...RENDER_FLAG_HELP,
     ['--out DIR', 'write to DIR instead of the configured output folder (default rendered/)'],
@@ -43,8 +43,8 @@ export const buildCommand: Command = {
       return 0;
     }
     const outDir = values.out ? path.resolve(io.cwd, String(values.out)) : result.outputDir;
-    const envs = (values.env as string[] | undefined) ?? [];
-    const summary = await writeOutputTree(outDir, result.files, { replace: envs.length > 0 ? result.environments.map((e) => e.environment.name) : 'all' });
+    const partial = ((values.env as string[] | undefined) ?? []).length > 0 || values.shard !== undefined;
+    const summary = await writeOutputTree(outDir, result.files, { replace: partial ? result.environments.map((e) => e.environment.name) : 'all' });
     const lockWritten = await writeLockFile(repoRoot, result.lock, prepared.lockText);
     for (const e of result.environments) {
       io.stderr.write(`rendered ${e.environment.name}: ${e.providers.map((p) => `${p.label} ${p.version}`).join(', ')}\n`);

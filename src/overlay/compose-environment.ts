@@ -1,0 +1,143 @@
+/**
+ * Builds an environment's inputs from its overlay: resolve `resources` (input folders or files,
+ * or other overlays — composed first, recursively, with cycles refused), check that no object is
+ * declared twice, apply the overlay's patches in order, and merge the settings (a child's
+ * variables, images and labels override its bases', key by key). Files are read once per build.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { RenderError, SpecError, error, type Diagnostic } from '../errors.js';
+import { isJsonObject, nameOf, namespaceOf } from '../manifest/object.js';
+import type { ImageOverrideConfig, VariableValue } from '../config/config-types.js';
+import { classifyInputs, type InputObject, type InputSet } from '../spec/inputs.js';
+import type { SourceDocument } from '../spec/yaml-document.js';
+import { loadOverlay } from './load-overlay.js';
+import { applyOverlayPatch } from './overlay-patch.js';
+import { OVERLAY_FILE } from './overlay-types.js';
+
+export interface ComposedEnvironment {
+  inputs: InputSet;
+  variables: Record<string, VariableValue>;
+  images: Record<string, ImageOverrideConfig>;
+  labels: Record<string, string>;
+  /** The overlay chain, base first (repository-relative overlay.yaml paths). */
+  chain: string[];
+}
+
+export interface ComposeContext {
+  repoRoot: string;
+  providersDir: string;
+  /** Reads every YAML document under a repository-relative folder or file (memoised by the caller). */
+  readDocuments(relative: string): Promise<SourceDocument[]>;
+}
+
+/** Composes the overlay in `overlayDir` (repository-relative). */
+export async function composeEnvironment(overlayDir: string, ctx: ComposeContext): Promise<ComposedEnvironment> {
+  const composed = await compose(overlayDir, ctx, []);
+  return { ...composed, inputs: split(composed.objects) };
+}
+
+interface Partial {
+  objects: InputObject[];
+  variables: Record<string, VariableValue>;
+  images: Record<string, ImageOverrideConfig>;
+  labels: Record<string, string>;
+  chain: string[];
+}
+
+async function compose(overlayDir: string, ctx: ComposeContext, stack: string[]): Promise<Partial> {
+  const file = `${overlayDir}/${OVERLAY_FILE}`;
+  if (stack.includes(overlayDir)) {
+    throw new SpecError(error('overlay', `overlays form a cycle: ${[...stack, overlayDir].join(' → ')}`, { file, hint: 'an overlay cannot be its own base, directly or through others' }));
+  }
+  const overlay = await loadOverlay(ctx.repoRoot, file);
+  const resources = overlay.spec.resources ?? [path.relative(overlayDir, ctx.providersDir) || '.'];
+  const result: Partial = { objects: [], variables: {}, images: {}, labels: {}, chain: [] };
+  const problems: Diagnostic[] = [];
+  for (const [index, entry] of resources.entries()) {
+    const at = { file, ...overlay.doc.locate(['resources', index]), field: `resources[${index}]` };
+    const target = path.posix.normalize(path.posix.join(overlayDir, entry));
+    const absolute = path.join(ctx.repoRoot, target);
+    if (target.startsWith('..') || path.isAbsolute(entry)) {
+      problems.push(error('overlay', `resource "${entry}" is outside the repository`, { ...at, hint: 'bases must live inside the repository' }));
+      continue;
+    }
+    if (!existsSync(absolute)) {
+      problems.push(error('overlay', `resource "${entry}" does not exist (${target})`, { ...at, hint: 'paths are relative to the overlay folder' }));
+      continue;
+    }
+    try {
+      if (statSync(absolute).isDirectory() && existsSync(path.join(absolute, OVERLAY_FILE))) {
+        const base = await compose(target, ctx, [...stack, overlayDir]);
+        result.objects.push(...base.objects);
+        Object.assign(result.variables, base.variables);
+        Object.assign(result.images, base.images);
+        Object.assign(result.labels, base.labels);
+        result.chain.push(...base.chain);
+      } else {
+        const docs = await ctx.readDocuments(target);
+        const classified = classifyInputs(docs);
+        problems.push(...classified.diagnostics);
+        result.objects.push(...classified.inputs.providers, ...classified.inputs.configMaps, ...classified.inputs.secrets);
+      }
+    } catch (e) {
+      if (e instanceof RenderError) problems.push(...e.diagnostics);
+      else throw e;
+    }
+  }
+  if (problems.length > 0) throw new SpecError(problems);
+  assertUnique(result.objects);
+
+  for (const [index, entry] of (overlay.spec.patches ?? []).entries()) {
+    const at = overlay.doc.locate(['patches', index]);
+    const patchFile = entry.path ? path.posix.normalize(path.posix.join(overlayDir, entry.path)) : undefined;
+    if (patchFile && (patchFile.startsWith('..') || !existsSync(path.join(ctx.repoRoot, patchFile)))) {
+      throw new SpecError(error('overlay', `patches[${index}].path "${entry.path}" does not exist inside the repository`, { file, ...at, field: `patches[${index}].path` }));
+    }
+    const text = entry.patch ?? (await readFile(path.join(ctx.repoRoot, patchFile!), 'utf8'));
+    result.objects = applyOverlayPatch(result.objects, {
+      text,
+      target: entry.target,
+      file: patchFile ?? file,
+      line: entry.path ? 1 : at.line,
+      col: entry.path ? 1 : at.col,
+      field: `patches[${index}]`,
+    });
+  }
+  Object.assign(result.variables, overlay.spec.variables ?? {});
+  Object.assign(result.images, overlay.spec.images ?? {});
+  Object.assign(result.labels, overlay.spec.labels ?? {});
+  result.chain.push(file);
+  return result;
+}
+
+function assertUnique(objects: readonly InputObject[]): void {
+  const seen = new Map<string, InputObject>();
+  const problems: Diagnostic[] = [];
+  for (const o of objects) {
+    const meta = isJsonObject(o.object.metadata) ? o.object.metadata : {};
+    const key = `${String(o.object.kind)}/${String(meta.namespace ?? '')}/${String(meta.name ?? '')}`;
+    const first = seen.get(key);
+    if (first) {
+      problems.push(
+        error('overlay', `${o.object.kind}/${namespaceOf(o.object)}/${nameOf(o.object)} is declared twice: in ${first.file} and in ${o.file}`, {
+          file: o.file,
+          ...o.locate(['metadata', 'name']),
+          hint: 'an environment takes each object once; remove one, or change it with a patch instead',
+        }),
+      );
+    } else seen.set(key, o);
+  }
+  if (problems.length > 0) throw new SpecError(problems);
+}
+
+function split(objects: readonly InputObject[]): InputSet {
+  const inputs: InputSet = { providers: [], configMaps: [], secrets: [] };
+  for (const o of objects) {
+    if (o.object.kind === 'ConfigMap' && o.object.apiVersion === 'v1') inputs.configMaps.push(o);
+    else if (o.object.kind === 'Secret' && o.object.apiVersion === 'v1') inputs.secrets.push(o);
+    else inputs.providers.push(o);
+  }
+  return inputs;
+}

@@ -1,0 +1,42 @@
+/**
+ * The environments of a repository: every folder directly under overlays/ whose overlay.yaml is not
+ * `abstract: true`, sorted by name. Without any, the repository has one environment, `default`,
+ * made of providers/ alone.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { SpecError, error } from '../errors.js';
+import { loadOverlay } from './load-overlay.js';
+import { OVERLAY_FILE } from './overlay-types.js';
+
+export interface EnvironmentEntry {
+  name: string;
+  /** Repository-relative overlay folder; undefined for the implicit `default`. */
+  overlayDir?: string;
+}
+
+export const DEFAULT_ENVIRONMENT = 'default';
+
+export async function discoverEnvironments(repoRoot: string, overlaysDir: string): Promise<EnvironmentEntry[]> {
+  const root = path.join(repoRoot, overlaysDir);
+  const entries = existsSync(root) ? await fs.readdir(root, { withFileTypes: true }) : [];
+  const found: EnvironmentEntry[] = [];
+  for (const e of entries.filter((x) => x.isDirectory()).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const dir = `${overlaysDir}/${e.name}`;
+    if (!existsSync(path.join(repoRoot, dir, OVERLAY_FILE))) continue;
+    const overlay = await loadOverlay(repoRoot, `${dir}/${OVERLAY_FILE}`);
+    if (!overlay.spec.abstract) found.push({ name: e.name, overlayDir: dir });
+  }
+  return found.length > 0 ? found : [{ name: DEFAULT_ENVIRONMENT }];
+}
+
+/** `K/N` → the environments of shard K (1-based): a round-robin over the sorted names. */
+export function selectShard<T extends { name: string }>(environments: readonly T[], shard: string): T[] {
+  const m = /^(\d+)\/(\d+)$/.exec(shard);
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || count < 1 || index < 1 || index > count) {
+    throw new SpecError(error('overlay', `--shard must be K/N with 1 ≤ K ≤ N, got "${shard}"`, { hint: 'e.g. --shard 2/4 renders the second quarter of the environments' }));
+  }
+  return [...environments].sort((a, b) => (a.name < b.name ? -1 : 1)).filter((_, i) => i % count === index - 1);
+}

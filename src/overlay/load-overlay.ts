@@ -1,0 +1,28 @@
+/** Reads and validates one overlay.yaml (every problem at once, with positions). */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { Ajv } from 'ajv';
+import { SpecError, error } from '../errors.js';
+import { schemaDiagnostics } from '../spec/schema-diagnostics.js';
+import { parseSourceDocuments, type SourceDocument } from '../spec/yaml-document.js';
+import { OVERLAY_SCHEMA } from './overlay-schema.js';
+import type { OverlaySpec } from './overlay-types.js';
+
+export interface LoadedOverlay {
+  spec: OverlaySpec;
+  /** Repository-relative path of the overlay.yaml. */
+  file: string;
+  doc: SourceDocument;
+}
+
+const validate = () => new Ajv({ allErrors: true, strict: true, strictRequired: false }).compile(OVERLAY_SCHEMA);
+
+export async function loadOverlay(repoRoot: string, file: string): Promise<LoadedOverlay> {
+  const text = await fs.readFile(path.join(repoRoot, file), 'utf8');
+  const docs = parseSourceDocuments(text, file);
+  if (docs.length !== 1) throw new SpecError(error('overlay', `${file} must hold exactly one YAML document, found ${docs.length}`, { file, line: 1, col: 1 }));
+  const doc = docs[0]!;
+  const check = validate();
+  if (!check(doc.value)) throw new SpecError(schemaDiagnostics(check.errors ?? [], doc, 'overlay'));
+  return { spec: doc.value as unknown as OverlaySpec, file, doc };
+}

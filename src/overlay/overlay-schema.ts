@@ -1,0 +1,46 @@
+/** JSON Schema of overlay.yaml (unknown keys are errors, to catch typos). */
+const target = {
+  type: 'object',
+  additionalProperties: false,
+  properties: Object.fromEntries(['group', 'version', 'kind', 'name', 'namespace', 'labelSelector', 'annotationSelector'].map((k) => [k, { type: 'string' }])),
+};
+
+export const OVERLAY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['apiVersion', 'kind'],
+  properties: {
+    apiVersion: { const: 'capi-render/v1alpha1' },
+    kind: { const: 'Overlay' },
+    abstract: { type: 'boolean' },
+    resources: { type: 'array', items: { type: 'string', minLength: 1 } },
+    patches: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { patch: { type: 'string', minLength: 1 }, path: { type: 'string', minLength: 1 }, target },
+        oneOf: [{ required: ['patch'] }, { required: ['path'] }],
+      },
+    },
+    variables: {
+      type: 'object',
+      propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+      additionalProperties: {
+        anyOf: [
+          { type: 'string' },
+          { type: 'object', additionalProperties: false, required: ['fromEnv'], properties: { fromEnv: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } } },
+        ],
+      },
+    },
+    images: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { repository: { type: 'string' }, name: { type: 'string' }, tag: { type: 'string' } },
+      },
+    },
+    labels: { type: 'object', additionalProperties: { type: 'string' } },
+  },
+} as const;

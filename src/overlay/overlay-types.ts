@@ -1,0 +1,42 @@
+/**
+ * `overlays/<env>/overlay.yaml`: one environment (management cluster), built kustomize-style on top of
+ * bases. Field names follow kustomize where the meaning is the same (`resources`, `patches`, `target`);
+ * the rest are capi-render's.
+ */
+import type { ImageOverrideConfig, VariableValue } from '../config/config-types.js';
+
+export const OVERLAY_API_VERSION = 'capi-render/v1alpha1';
+export const OVERLAY_FILE = 'overlay.yaml';
+
+/** kustomize's patch target: group/version exact; kind, name, namespace anchored regular expressions. */
+export interface OverlayPatchTarget {
+  group?: string;
+  version?: string;
+  kind?: string;
+  name?: string;
+  namespace?: string;
+  labelSelector?: string;
+  annotationSelector?: string;
+}
+
+export interface OverlayPatch {
+  /** Inline patch: a strategic-merge document (a mapping) or an RFC 6902 operation list. */
+  patch?: string;
+  /** A file holding the patch, relative to the overlay folder. */
+  path?: string;
+  target?: OverlayPatchTarget;
+}
+
+export interface OverlaySpec {
+  apiVersion: typeof OVERLAY_API_VERSION;
+  kind: 'Overlay';
+  /** A base for other overlays only, not an environment of its own. Default false. */
+  abstract?: boolean;
+  /** Bases: folders or files of inputs, or other overlays' folders. Default: the repository's providers folder. */
+  resources?: string[];
+  patches?: OverlayPatch[];
+  variables?: Record<string, VariableValue>;
+  images?: Record<string, ImageOverrideConfig>;
+  /** Free metadata about the environment (cluster name, region …) for templates. */
+  labels?: Record<string, string>;
+}

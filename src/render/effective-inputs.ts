@@ -1,0 +1,34 @@
+/** An environment's inputs after composition, without rendering anything (for `capi-render inputs`). */
+import { SpecError, error, throwIfErrors } from '../errors.js';
+import { composeEnvironment } from '../overlay/compose-environment.js';
+import { discoverEnvironments } from '../overlay/discover-environments.js';
+import { classifyInputs, type InputSet } from '../spec/inputs.js';
+import { loadRepository, readDocuments } from './load-repository.js';
+
+export interface EffectiveInputs {
+  name: string;
+  inputs: InputSet;
+  chain: string[];
+}
+
+/** Undefined when `env` is not given and the repository has several environments. */
+export async function effectiveInputs(repoRoot: string, env: string | undefined): Promise<EffectiveInputs | undefined> {
+  const repo = await loadRepository(repoRoot);
+  const environments = await discoverEnvironments(repoRoot, repo.config.overlaysDir);
+  const entry = env === undefined ? (environments.length === 1 ? environments[0] : undefined) : environments.find((e) => e.name === env);
+  if (env !== undefined && !entry) {
+    throw new SpecError(error('overlay', `unknown environment: ${env}`, { hint: `environments: ${environments.map((e) => e.name).join(', ')}` }));
+  }
+  if (!entry) return undefined;
+  if (!entry.overlayDir) {
+    const classified = classifyInputs(repo.base);
+    throwIfErrors(classified.diagnostics);
+    return { name: entry.name, inputs: classified.inputs, chain: [] };
+  }
+  const composed = await composeEnvironment(entry.overlayDir, {
+    repoRoot,
+    providersDir: repo.config.providersDir,
+    readDocuments: (relative) => (relative === repo.config.providersDir ? Promise.resolve(repo.base) : readDocuments(repoRoot, relative)),
+  });
+  return { name: entry.name, inputs: composed.inputs, chain: composed.chain };
+}

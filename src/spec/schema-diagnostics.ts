@@ -1,0 +1,40 @@
+/**
+ * ajv errors of capi-render's own file formats (capi-render.yaml, overlay.yaml) as located
+ * diagnostics: one per problem, at the offending key or value.
+ */
+import type { ErrorObject } from 'ajv';
+import { error, type Diagnostic, type DiagnosticCode } from '../errors.js';
+import type { SourceDocument } from './yaml-document.js';
+
+export function schemaDiagnostics(errors: readonly ErrorObject[], doc: SourceDocument, code: DiagnosticCode): Diagnostic[] {
+  const seen = new Set<string>();
+  const out: Diagnostic[] = [];
+  for (const e of errors) {
+    // anyOf reports each failed branch and then itself; the summary line is enough.
+    if (e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && errors.some((o) => (o.keyword === 'anyOf' || o.keyword === 'oneOf') && e.schemaPath.startsWith(`${o.schemaPath}/`))) continue;
+    const path = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let message = e.message ?? 'is invalid';
+    let target: 'key' | 'value' = 'value';
+    if (e.keyword === 'additionalProperties') {
+      path.push(String((e.params as { additionalProperty: string }).additionalProperty));
+      message = 'is not a known setting';
+      target = 'key';
+    } else if (e.keyword === 'required') {
+      message = `needs ${(e.params as { missingProperty: string }).missingProperty}`;
+    } else if (e.keyword === 'const') {
+      message = `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
+    } else if (e.keyword === 'anyOf') {
+      message = 'must be a string or {fromEnv: NAME}';
+    } else if (e.keyword === 'oneOf') {
+      message = 'must set exactly one of the alternatives (e.g. patch or path)';
+    } else if (e.keyword === 'propertyNames') {
+      message = 'has a key that is not a valid variable name';
+    }
+    const field = path.join('.') || '(top level)';
+    const key = `${field}|${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(error(code, `${field} ${message}`, { file: doc.file, field, ...doc.locate(path, target) }));
+  }
+  return out;
+}
