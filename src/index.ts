@@ -6,3 +6,6 @@ export * from './errors.js';
 export type { KubeObject, JsonObject, JsonValue, ObjectId } from './manifest/object.js';
 export type { ProviderKind } from './spec/provider-kinds.js';
 export type * from './spec/provider-spec.js';
+export { diffRendered } from './diff/diff-rendered.js';
+export type * from './diff/types.js';
+export { SCHEMA_PATH_CAP } from './diff/types.js';
