@@ -7,5 +7,6 @@ export type { KubeObject, JsonObject, JsonValue, ObjectId } from './manifest/obj
 export type { ProviderKind } from './spec/provider-kinds.js';
 export type * from './spec/provider-spec.js';
 export { diffRendered } from './diff/diff-rendered.js';
+export { safetyFindings } from './diff/safety-findings.js';
 export type * from './diff/types.js';
 export { SCHEMA_PATH_CAP } from './diff/types.js';
