@@ -8,5 +8,7 @@ export type { ProviderKind } from './spec/provider-kinds.js';
 export type * from './spec/provider-spec.js';
 export { diffRendered } from './diff/diff-rendered.js';
 export { safetyFindings } from './diff/safety-findings.js';
+export { formatDiffText, type DiffTextOptions } from './diff/format-text.js';
+export { formatReportMarkdown } from './diff/format-markdown.js';
 export type * from './diff/types.js';
 export { SCHEMA_PATH_CAP } from './diff/types.js';
