@@ -49,7 +49,8 @@ export type DiagnosticCode =
   | 'git'
   | 'upgrade'
   | 'multi-namespace'
-  | 'busy';
+  | 'busy'
+  | 'diff-duplicate-object';
 
 /** Where a diagnostic points. `file` is relative to the repository root when it is inside it. */
 export interface Location {

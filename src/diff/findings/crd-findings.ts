@@ -1,0 +1,78 @@
+/**
+ * Safety findings for a CRD present on both sides (or new): versions added, removed, no longer
+ * served, newly deprecated, and storage-version changes — one finding per CRD and kind of
+ * change, listing the versions. Removed CRDs are removal findings.
+ */
+import { nameOf } from '../../manifest/object.js';
+import type { ObjectPair } from '../pair-objects.js';
+import type { Finding } from '../types.js';
+import { crdVersions, storageVersion, type CrdVersion } from './crd-versions.js';
+import { removedVersionSteps, unservedVersionSteps } from './crd-migration-steps.js';
+import { makeFinding } from './make-finding.js';
+
+/** The CRD findings of one object pair; none for other kinds. */
+export function findCrdFindings(pair: ObjectPair): Finding[] {
+  const { before, after } = pair;
+  if (after?.kind !== 'CustomResourceDefinition') return [];
+  const name = nameOf(after);
+  const now = crdVersions(after);
+  if (before === undefined) return [makeFinding('info', 'crd-added', pair, `new CRD ${name}: ${now.map(describeVersion).join(', ')}`, { subjects: versionNames(now) })];
+  const old = new Map(crdVersions(before).map((v) => [v.name, v]));
+  const kept = new Set(now.map((v) => v.name));
+  const added = now.filter((v) => !old.has(v.name));
+  const servedAgain = now.filter((v) => v.served && old.get(v.name)?.served === false);
+  const unserved = now.filter((v) => !v.served && old.get(v.name)?.served === true);
+  const deprecated = now.filter((v) => v.deprecated && old.get(v.name)?.deprecated === false);
+  const removed = [...old.values()].filter((v) => !kept.has(v.name));
+  const target = { crd: name, keep: storageVersion(before), next: storageVersion(after) };
+  const out: Finding[] = [];
+  if (removed.length > 0) {
+    const list = removed.map((v) => `${v.name} (${v.served ? 'served' : 'not served'})`).join(', ');
+    const details = removedVersionSteps({ ...target, versions: versionNames(removed) });
+    out.push(makeFinding('danger', 'crd-version-removed', pair, `${name}: ${plural(removed, 'version')} ${list} removed from spec.versions`, { details, subjects: versionNames(removed) }));
+  }
+  if (unserved.length > 0) {
+    const details = unservedVersionSteps({ ...target, versions: versionNames(unserved) });
+    out.push(makeFinding('danger', 'crd-version-unserved', pair, `${name}: ${plural(unserved, 'version')} ${names(unserved)} no longer served`, { details, subjects: versionNames(unserved) }));
+  }
+  if (target.keep !== undefined && target.next !== undefined && target.keep !== target.next) {
+    const facts = { details: storageChangeDetails(name, target.keep, target.next), before: target.keep, after: target.next };
+    out.push(makeFinding('warning', 'crd-storage-version-changed', pair, `${name}: storage version ${target.keep} → ${target.next}`, facts));
+  }
+  if (added.length > 0) {
+    out.push(makeFinding('info', 'crd-version-added', pair, `${name}: ${plural(added, 'version')} added: ${added.map(describeVersion).join(', ')}`, { subjects: versionNames(added) }));
+  }
+  if (servedAgain.length > 0) {
+    out.push(makeFinding('info', 'crd-version-added', pair, `${name}: ${plural(servedAgain, 'version')} ${names(servedAgain)} served again`, { subjects: versionNames(servedAgain) }));
+  }
+  if (deprecated.length > 0) {
+    out.push(makeFinding('info', 'crd-version-deprecated', pair, `${name}: ${plural(deprecated, 'version')} ${names(deprecated)} now deprecated`, { subjects: versionNames(deprecated) }));
+  }
+  return out;
+}
+
+/** `v1beta2 (served, storage)`. */
+function describeVersion(v: CrdVersion): string {
+  const flags = [v.served ? 'served' : 'not served', ...(v.storage ? ['storage'] : []), ...(v.deprecated ? ['deprecated'] : [])];
+  return `${v.name} (${flags.join(', ')})`;
+}
+
+function versionNames(list: readonly CrdVersion[]): string[] {
+  return list.map((v) => v.name);
+}
+
+function names(list: readonly CrdVersion[]): string {
+  return versionNames(list).join(', ');
+}
+
+function plural(list: readonly unknown[], word: string): string {
+  return list.length === 1 ? word : `${word}s`;
+}
+
+function storageChangeDetails(crd: string, keep: string, next: string): string[] {
+  return [
+    `New and updated objects are written as ${next}; existing ones stay stored as ${keep} until they are re-written, and status.storedVersions lists both until then.`,
+    `CAPI controllers v1.10+ re-write them through their CRD migrator after the sync; otherwise do it by hand (\`kubectl get ${crd} -A -o json | kubectl replace -f -\`, then remove ${keep} from status.storedVersions) before a later release drops ${keep}.`,
+    `Reads in the other version go through the provider's conversion webhook: the webhook Service and its certificate must be healthy during the sync.`,
+  ];
+}

@@ -1,0 +1,53 @@
+/**
+ * The compact terminal form of a diff and its findings: findings first (danger, warning, info),
+ * then the object changes per environment/component with one line per field.
+ */
+import type { Finding, ObjectChange } from './types.js';
+import { countChanges, countFindings, describeField, groupChanges, placeOf, schemaLines, SEVERITIES } from './util-format.js';
+
+/** Options of {@link formatDiffText}. */
+export interface DiffTextOptions {
+  /** ANSI colours (red danger/removed, yellow warning/changed, green added, cyan info). Default: false. */
+  color?: boolean;
+}
+
+const LABEL = { danger: 'DANGER ', warning: 'WARNING', info: 'INFO   ' } as const;
+const SEVERITY_COLOR = { danger: 31, warning: 33, info: 36 } as const;
+const CHANGE = { added: ['+', 32], removed: ['-', 31], changed: ['~', 33] } as const;
+
+/**
+ * The report as plain text, ending in a newline. Input order is kept (both inputs come sorted
+ * from diffRendered/safetyFindings); `No changes.` when both are empty.
+ */
+export function formatDiffText(changes: readonly ObjectChange[], findings: readonly Finding[], options: DiffTextOptions = {}): string {
+  const paint = (code: number, text: string): string => (options.color === true ? `\u001b[${code}m${text}\u001b[0m` : text);
+  if (changes.length === 0 && findings.length === 0) return 'No changes.\n';
+  const lines: string[] = [];
+  if (findings.length > 0) {
+    lines.push(`Findings: ${countFindings(findings)}`);
+    for (const severity of SEVERITIES) {
+      for (const f of findings.filter((x) => x.severity === severity)) {
+        lines.push(`${paint(SEVERITY_COLOR[severity], LABEL[severity])} ${placeOf(f)}${f.object === undefined ? '' : ` ${f.object}`} [${f.code}]`);
+        lines.push(`        ${f.message}`);
+        for (const detail of f.details ?? []) lines.push(`          - ${detail}`);
+      }
+    }
+  }
+  if (changes.length > 0) {
+    if (lines.length > 0) lines.push('');
+    lines.push(`Objects: ${countChanges(changes)}`);
+    for (const [place, group] of groupChanges(changes)) {
+      lines.push(place);
+      for (const change of group) {
+        const [mark, code] = CHANGE[change.change];
+        lines.push(`  ${paint(code, mark)} ${change.id}`);
+        for (const field of change.fields ?? []) {
+          const [fieldMark, fieldCode] = CHANGE[field.kind];
+          lines.push(`      ${paint(fieldCode, fieldMark)} ${field.path}: ${describeField(field)}`);
+          for (const line of schemaLines(field)) lines.push(`          ${line.text}${line.path === undefined ? '' : ` ${line.path}`}`);
+        }
+      }
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,505 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { safetyFindings, type ContractChange, type Finding, type KubeObject, type RenderedSide } from '../../src/index.js';
+import { parseMetadata, releaseSeriesFor } from '../../src/source/metadata.js';
+import { deepFreeze } from '../helpers/deep-freeze.js';
+import { KUBEADM_ASSETS, loadKubeadmRelease, type KubeadmVersion } from '../helpers/capi-releases.js';
+import { loadFixtureObjects } from '../helpers/load-fixture.js';
+
+const v1_8_0 = deepFreeze(loadKubeadmRelease('v1.8.0'));
+const v1_10_4 = deepFreeze(loadKubeadmRelease('v1.10.4'));
+const v1_11_0 = deepFreeze(loadKubeadmRelease('v1.11.0'));
+const v1_12_0 = deepFreeze(loadKubeadmRelease('v1.12.0'));
+
+function side(components: Record<string, readonly KubeObject[]>, env = 'prod'): RenderedSide {
+  return { environments: { [env]: components } };
+}
+
+/** Findings of a one-component change from `before` to `after` objects. */
+function findingsFor(before: readonly KubeObject[], after: readonly KubeObject[]): Finding[] {
+  return safetyFindings(side({ core: deepFreeze([...before]) }), side({ core: deepFreeze([...after]) }));
+}
+
+/** `[severity, code, subjects]` of each finding: the facts, without message text. */
+function facts(findings: readonly Finding[]): [string, string, string[] | undefined][] {
+  return findings.map((f) => [f.severity, f.code, f.subjects]);
+}
+
+/** The name part of an object id (`Kind.group/[ns/]name` → `[ns/]name`). */
+function shortId(finding: Finding): string {
+  return finding.object?.replace(/^[^/]*\//, '') ?? '';
+}
+
+function only(findings: readonly Finding[], code: Finding['code']): Finding[] {
+  return findings.filter((f) => f.code === code);
+}
+
+const meta = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ name, ...extra });
+
+function crd(versions: { name: string; served?: boolean; storage?: boolean; deprecated?: boolean }[], name = 'widgets.example.com'): KubeObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: meta(name),
+    spec: { group: 'example.com', names: { kind: 'Widget', plural: 'widgets' }, scope: 'Namespaced', versions: versions.map((v) => ({ served: true, storage: false, ...v })) },
+  } as KubeObject;
+}
+
+function role(kind: 'Role' | 'ClusterRole', name: string, rules: unknown[], extra: Record<string, unknown> = {}, labels: Record<string, string> = {}): KubeObject {
+  const metadata = meta(name, { ...(kind === 'Role' ? { namespace: 'capi-system' } : {}), labels });
+  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata, rules, ...extra } as KubeObject;
+}
+
+function webhooks(kind: string, hooks: Record<string, unknown>[], name = 'capi-validating-webhook-configuration'): KubeObject {
+  return { apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: meta(name), webhooks: hooks } as KubeObject;
+}
+
+function hook(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name,
+    clientConfig: { service: { name: 'capi-webhook-service', namespace: 'capi-system', path: `/validate-${name}` } },
+    rules: [{ apiGroups: ['cluster.x-k8s.io'], apiVersions: ['v1beta2'], operations: ['CREATE', 'UPDATE'], resources: ['clusters'] }],
+    failurePolicy: 'Fail',
+    sideEffects: 'None',
+    ...extra,
+  };
+}
+
+function workload(containers: Record<string, unknown>[], kind = 'Deployment', initContainers: Record<string, unknown>[] = []): KubeObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind,
+    metadata: meta('capi-controller-manager', { namespace: 'capi-system' }),
+    spec: { template: { spec: { containers, ...(initContainers.length > 0 ? { initContainers } : {}) } } },
+  } as KubeObject;
+}
+
+function plain(kind: string, name: string, namespace?: string): KubeObject {
+  return { apiVersion: 'v1', kind, metadata: meta(name, namespace === undefined ? {} : { namespace }) } as KubeObject;
+}
+
+describe('safetyFindings: CRD versions', () => {
+  const v1 = { name: 'v1beta1', storage: true };
+  const cases: { name: string; before: KubeObject[]; after: KubeObject[]; expected: [string, string, string[] | undefined][] }[] = [
+    { name: 'a new CRD', before: [], after: [crd([v1])], expected: [['info', 'crd-added', ['v1beta1']]] },
+    {
+      name: 'a version added and the old one deprecated',
+      before: [crd([v1])],
+      after: [crd([{ name: 'v1beta1', deprecated: true }, { name: 'v1beta2', storage: true }])],
+      expected: [
+        ['warning', 'crd-storage-version-changed', undefined],
+        ['info', 'crd-version-added', ['v1beta2']],
+        ['info', 'crd-version-deprecated', ['v1beta1']],
+      ],
+    },
+    {
+      name: 'versions removed from spec.versions, in spec order',
+      before: [crd([{ name: 'v1alpha3', served: false }, { name: 'v1alpha4', served: false }, v1])],
+      after: [crd([v1])],
+      expected: [['danger', 'crd-version-removed', ['v1alpha3', 'v1alpha4']]],
+    },
+    { name: 'a served version turned off', before: [crd([{ name: 'v1alpha4' }, v1])], after: [crd([{ name: 'v1alpha4', served: false }, v1])], expected: [['danger', 'crd-version-unserved', ['v1alpha4']]] },
+    { name: 'a version served again', before: [crd([{ name: 'v1alpha4', served: false }, v1])], after: [crd([{ name: 'v1alpha4' }, v1])], expected: [['info', 'crd-version-added', ['v1alpha4']]] },
+    { name: 'a CRD no longer rendered', before: [crd([v1])], after: [], expected: [['danger', 'crd-removed', undefined]] },
+  ];
+  it.each(cases)('$name', ({ before, after, expected }) => {
+    expect(facts(findingsFor(before, after))).toEqual(expected);
+  });
+
+  it('gives the exact migration steps for a removed version, keyed on the current storage version', () => {
+    const [finding] = findingsFor([crd([{ name: 'v1alpha4', served: false }, v1])], [crd([{ name: 'v1beta1', deprecated: true }, { name: 'v1beta2', storage: true }])]).filter((f) => f.severity === 'danger');
+    expect(finding!.code).toBe('crd-version-removed');
+    expect(finding!.details).toEqual([
+      "Before syncing, with the current release still installed, list the versions objects are stored in: `kubectl get crd widgets.example.com -o jsonpath='{.status.storedVersions}'`",
+      'If it prints exactly `["v1beta1"]`, nothing needs migrating (CAPI controllers v1.10+ usually did it already through their CRD migrator).',
+      "Otherwise re-write every object so the API server stores it in v1beta1: a no-op update such as `kubectl get widgets.example.com -A -o json | kubectl replace -f -` (repeat for objects that report a conflict), or let the provider's CRD migrator do it. clusterctl upgrade did this before v1.14; Argo CD and Flux never do.",
+      'Then drop the old versions from the stored list: `kubectl patch crd widgets.example.com --subresource=status --type=merge -p \'{"status":{"storedVersions":["v1beta1"]}}\'` (kubectl 1.24+), and check with the first command that only v1beta1 is listed.',
+      'Sync only then: the API server rejects a CRD whose spec.versions no longer contains a version listed in status.storedVersions.',
+    ]);
+  });
+
+  it('sends removal of the current storage version through an intermediate release', () => {
+    const [finding] = findingsFor([crd([v1])], [crd([{ name: 'v1beta2', storage: true }])]).filter((f) => f.code === 'crd-version-removed');
+    expect(finding!.details![0]).toContain('(v1beta1) is one of v1beta1');
+    expect(finding!.details![1]).toContain('must print `["v1beta2"]`');
+  });
+
+  it('reports the storage change with its old and new version', () => {
+    const [finding] = only(findingsFor([crd([v1])], [crd([{ name: 'v1beta1' }, { name: 'v1beta2', storage: true }])]), 'crd-storage-version-changed');
+    expect(finding).toMatchObject({ severity: 'warning', before: 'v1beta1', after: 'v1beta2', object: 'CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com' });
+  });
+});
+
+describe('safetyFindings: webhooks', () => {
+  const V = 'ValidatingWebhookConfiguration';
+  const cases: { name: string; before: KubeObject[]; after: KubeObject[]; expected: [string, string, string[] | undefined][] }[] = [
+    { name: 'a webhook added', before: [webhooks(V, [hook('a')])], after: [webhooks(V, [hook('a'), hook('b')])], expected: [['info', 'webhook-added', ['b']]] },
+    { name: 'a webhook removed', before: [webhooks(V, [hook('a'), hook('b')])], after: [webhooks(V, [hook('b')])], expected: [['warning', 'webhook-removed', ['a']]] },
+    { name: 'failure policy relaxed', before: [webhooks(V, [hook('a'), hook('b')])], after: [webhooks(V, [hook('a', { failurePolicy: 'Ignore' }), hook('b')])], expected: [['info', 'webhook-changed', ['a']]] },
+    { name: 'only the injected caBundle and service path change', before: [webhooks(V, [hook('a')])], after: [webhooks(V, [hook('a', { clientConfig: { caBundle: 'Zm9v', service: { name: 's', namespace: 'n', path: '/v2' } } })])], expected: [] },
+    {
+      name: 'a whole configuration removed',
+      before: [webhooks(V, [hook('a'), hook('b')])],
+      after: [],
+      expected: [
+        ['warning', 'object-removed', undefined],
+        ['warning', 'webhook-removed', ['a']],
+        ['warning', 'webhook-removed', ['b']],
+      ],
+    },
+  ];
+  it.each(cases)('$name', ({ before, after, expected }) => {
+    expect(facts(findingsFor(before, after))).toEqual(expected);
+  });
+
+  it('matches webhooks by name per configuration, mutating and validating apart', () => {
+    const before = [webhooks('MutatingWebhookConfiguration', [hook('x')], 'm'), webhooks(V, [hook('x')], 'v')];
+    const after = [webhooks('MutatingWebhookConfiguration', [], 'm'), webhooks(V, [hook('x')], 'v')];
+    expect(findingsFor(before, after).map((f) => [f.code, f.object, f.subjects])).toEqual([['webhook-removed', 'MutatingWebhookConfiguration.admissionregistration.k8s.io/m', ['x']]]);
+  });
+});
+
+describe('safetyFindings: RBAC', () => {
+  const rule = (apiGroups: string[], resources: string[], verbs: string[], extra: Record<string, unknown> = {}): Record<string, unknown> => ({ apiGroups, resources, verbs, ...extra });
+  const base = rule([''], ['secrets'], ['get']);
+  const cases: { name: string; before: KubeObject[]; after: KubeObject[]; expected: [string, string, string[] | undefined][] }[] = [
+    { name: 'a namespaced Role gains: info', before: [role('Role', 'r', [base])], after: [role('Role', 'r', [base, rule(['coordination.k8s.io'], ['leases'], ['create'])])], expected: [['info', 'rbac-permissions-gained', ['create leases.coordination.k8s.io']]] },
+    { name: 'a ClusterRole gains: warning', before: [role('ClusterRole', 'c', [base])], after: [role('ClusterRole', 'c', [rule([''], ['secrets'], ['get', 'delete'])])], expected: [['warning', 'rbac-permissions-gained', ['delete secrets']]] },
+    { name: 'wildcard verbs: danger', before: [role('ClusterRole', 'c', [base])], after: [role('ClusterRole', 'c', [base, rule(['apps'], ['deployments'], ['*'])])], expected: [['danger', 'rbac-permissions-gained', ['* deployments.apps']]] },
+    { name: 'wildcard resources: danger', before: [role('Role', 'r', [])], after: [role('Role', 'r', [rule(['cluster.x-k8s.io'], ['*'], ['get'])])], expected: [['danger', 'rbac-permissions-gained', ['get *.cluster.x-k8s.io']]] },
+    {
+      name: 'escalate, bind and impersonate: danger',
+      before: [role('ClusterRole', 'c', [])],
+      after: [role('ClusterRole', 'c', [rule(['rbac.authorization.k8s.io'], ['clusterroles'], ['bind', 'escalate']), rule([''], ['serviceaccounts'], ['impersonate'])])],
+      expected: [['danger', 'rbac-permissions-gained', ['bind clusterroles.rbac.authorization.k8s.io', 'escalate clusterroles.rbac.authorization.k8s.io', 'impersonate serviceaccounts']]],
+    },
+    { name: 'non-resource URLs', before: [role('ClusterRole', 'c', [])], after: [role('ClusterRole', 'c', [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }])], expected: [['warning', 'rbac-permissions-gained', ['get /metrics']]] },
+    { name: 'permissions lost: info', before: [role('ClusterRole', 'c', [rule([''], ['secrets'], ['get', 'list'])])], after: [role('ClusterRole', 'c', [base])], expected: [['info', 'rbac-permissions-lost', ['list secrets']]] },
+    {
+      name: 'rules regrouped without a change in permissions',
+      before: [role('ClusterRole', 'c', [rule(['', 'apps'], ['configmaps', 'deployments'], ['get', 'list'])])],
+      after: [role('ClusterRole', 'c', [rule(['apps'], ['configmaps', 'deployments'], ['list', 'get']), rule([''], ['deployments'], ['get', 'list']), rule([''], ['configmaps'], ['list', 'get'])])],
+      expected: [],
+    },
+    { name: 'a wildcard narrowed to explicit verbs loses the wildcard only', before: [role('ClusterRole', 'c', [rule([''], ['pods'], ['*'])])], after: [role('ClusterRole', 'c', [rule([''], ['pods'], ['get', 'list'])])], expected: [['info', 'rbac-permissions-lost', ['* pods']]] },
+    { name: 'a name restriction lifted', before: [role('Role', 'r', [rule([''], ['secrets'], ['get'], { resourceNames: ['a'] })])], after: [role('Role', 'r', [base])], expected: [['info', 'rbac-permissions-gained', ['get secrets']]] },
+    { name: '*/scale covers the scale subresource', before: [role('ClusterRole', 'c', [rule(['apps'], ['*/scale'], ['update'])])], after: [role('ClusterRole', 'c', [rule(['apps'], ['*/scale', 'deployments/scale'], ['update'])])], expected: [] },
+    { name: 'a new ClusterRole gains all it grants', before: [], after: [role('ClusterRole', 'c', [base])], expected: [['warning', 'rbac-permissions-gained', ['get secrets']]] },
+  ];
+  it.each(cases)('$name', ({ before, after, expected }) => {
+    expect(facts(findingsFor(before, after))).toEqual(expected);
+  });
+
+  const AGG = { 'example.com/aggregate-to-manager': 'true' };
+  const aggregating = role('ClusterRole', 'aggregated-manager', [], { aggregationRule: { clusterRoleSelectors: [{ matchLabels: AGG }] } });
+
+  it('notes an aggregating ClusterRole and the roles it selects, and reports permissions on the selected role', () => {
+    const findings = findingsFor([], [aggregating, role('ClusterRole', 'manager', [base], {}, AGG)]);
+    expect(findings.map((f) => [f.code, shortId(f), f.subjects])).toEqual([
+      ['rbac-permissions-gained', 'manager', ['get secrets']],
+      ['rbac-aggregation', 'aggregated-manager', ['manager']],
+    ]);
+    expect(findings[0]!.details).toContain('aggregated into ClusterRole aggregated-manager, so its subjects gain these too');
+  });
+
+  it('notes an unchanged aggregating ClusterRole when the set of roles it selects changes', () => {
+    const findings = findingsFor([aggregating], [aggregating, role('ClusterRole', 'extra', [base], {}, AGG)]);
+    expect(findings.map((f) => [f.code, shortId(f), f.subjects])).toEqual([
+      ['rbac-permissions-gained', 'extra', ['get secrets']],
+      ['rbac-aggregation', 'aggregated-manager', ['extra']],
+    ]);
+  });
+
+  it('says when gains flow into the built-in admin/edit/view roles', () => {
+    const [finding] = findingsFor([], [role('ClusterRole', 'widgets-edit', [rule(['example.com'], ['widgets'], ['create'])], {}, { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' })]);
+    expect(finding!.details).toContain('aggregated into the built-in ClusterRole edit: every subject bound to edit gains these');
+  });
+});
+
+describe('safetyFindings: workloads', () => {
+  const manager = (image: string, args: string[]): Record<string, unknown> => ({ name: 'manager', image, args });
+  const gates = (list: string): string => `--feature-gates=${list}`;
+
+  it('reports image, argument and feature-gate changes per container', () => {
+    const findings = findingsFor(
+      [workload([manager('capi:v1', ['--leader-elect', '--v=2', '--old', gates('A=true,B=false,C=true')])])],
+      [workload([manager('capi:v2', ['--leader-elect', '--v=4', '--new=1', gates('A=true,B=true,D=false')])])],
+    );
+    expect(findings.map((f) => [f.severity, f.code, f.subjects, f.before, f.after, f.details])).toEqual([
+      ['warning', 'feature-gates-changed', ['manager'], undefined, undefined, ['changed B: false → true', "removed C (was true; the controller's default applies, or the gate no longer exists)", 'added D=false']],
+      ['info', 'args-changed', ['manager'], undefined, undefined, ['added --new=1', 'removed --old', 'changed --v: --v=2 → --v=4']],
+      ['info', 'image-changed', ['manager'], 'capi:v1', 'capi:v2', undefined],
+    ]);
+  });
+
+  it('only added gates are info', () => {
+    const [finding] = findingsFor([workload([manager('i', [gates('A=true')])])], [workload([manager('i', [gates('A=true,B=false')])])]);
+    expect([finding!.severity, finding!.code, finding!.details]).toEqual(['info', 'feature-gates-changed', ['added B=false']]);
+  });
+
+  it('covers DaemonSets and init containers, and new containers', () => {
+    const before = [workload([manager('a:1', [])], 'DaemonSet', [{ name: 'init', image: 'busybox:1' }])];
+    const after = [workload([manager('a:1', []), { name: 'proxy', image: 'proxy:1' }], 'DaemonSet', [{ name: 'init', image: 'busybox:2' }])];
+    expect(findingsFor(before, after).map((f) => [f.code, f.subjects, f.before, f.after])).toEqual([
+      ['image-changed', ['init'], 'busybox:1', 'busybox:2'],
+      ['image-changed', ['proxy'], undefined, 'proxy:1'],
+    ]);
+  });
+});
+
+describe('safetyFindings: removals', () => {
+  const cases: { name: string; before: Record<string, KubeObject[]>; after: Record<string, KubeObject[]>; expected: [string, string, string | undefined, string | undefined][] }[] = [
+    { name: 'an object is pruned', before: { core: [plain('ConfigMap', 'x', 'ns')] }, after: { core: [] }, expected: [['warning', 'object-removed', undefined, undefined]] },
+    { name: 'a Namespace is pruned', before: { core: [plain('Namespace', 'capi-system')] }, after: { core: [] }, expected: [['danger', 'namespace-removed', undefined, undefined]] },
+    { name: 'an object moves to another component', before: { a: [plain('ConfigMap', 'x', 'ns')], b: [] }, after: { a: [], b: [plain('ConfigMap', 'x', 'ns')] }, expected: [['warning', 'object-moved', 'a', 'b']] },
+    { name: 'a CRD moving between components is dangerous', before: { a: [crd([{ name: 'v1', storage: true }])] }, after: { b: [crd([{ name: 'v1', storage: true }])] }, expected: [['danger', 'object-moved', 'a', 'b'], ['info', 'crd-added', undefined, undefined]] },
+  ];
+  it.each(cases)('$name', ({ before, after, expected }) => {
+    expect(safetyFindings(side(before), side(after)).map((f) => [f.severity, f.code, f.before, f.after])).toEqual(expected);
+  });
+});
+
+describe('safetyFindings: contracts', () => {
+  it('warns when a known contract changes and ignores unchanged or unknown ones', () => {
+    const contracts: ContractChange[] = [
+      { env: 'prod', provider: 'cluster-api', before: 'v1beta1', after: 'v1beta2' },
+      { env: 'prod', provider: 'infrastructure-docker', before: 'v1beta2', after: 'v1beta2' },
+      { env: 'prod', provider: 'addon-helm', after: 'v1beta1' },
+    ];
+    expect(safetyFindings(side({}), side({}), { contracts }).map((f) => [f.severity, f.code, f.component, f.object, f.before, f.after])).toEqual([
+      ['warning', 'contract-changed', 'cluster-api', undefined, 'v1beta1', 'v1beta2'],
+    ]);
+  });
+});
+
+describe('safetyFindings: order', () => {
+  it('is independent of the order of objects, components and environments', () => {
+    const reversed = (release: Record<string, readonly KubeObject[]>): Record<string, KubeObject[]> =>
+      Object.fromEntries(Object.entries(release).reverse().map(([c, objects]) => [c, [...objects].reverse()]));
+    const forward = safetyFindings({ environments: { a: v1_10_4, b: v1_10_4 } }, { environments: { a: v1_11_0, b: v1_11_0 } });
+    const backward = safetyFindings({ environments: { b: reversed(v1_10_4), a: reversed(v1_10_4) } }, { environments: { b: reversed(v1_11_0), a: reversed(v1_11_0) } });
+    expect(forward.length).toBeGreaterThan(0);
+    expect(backward).toEqual(forward);
+  });
+
+  it('sorts danger first, then environment, component and object', () => {
+    const severities = safetyFindings(side(v1_10_4), side(v1_11_0)).map((f) => f.severity);
+    expect(severities).toEqual([...severities].sort((a, b) => ['danger', 'warning', 'info'].indexOf(a) - ['danger', 'warning', 'info'].indexOf(b)));
+  });
+});
+
+/** The contract of each provider at `version`, from its own metadata.yaml (the real release series). */
+function contractsAt(version: KubeadmVersion): Record<string, string> {
+  return Object.fromEntries(
+    Object.keys(KUBEADM_ASSETS).map((component) => {
+      const text = readFileSync(new URL(`../fixtures/repository/${component}/${version}/metadata.yaml`, import.meta.url), 'utf8');
+      return [component, releaseSeriesFor(parseMetadata(text, component), version)!.contract];
+    }),
+  );
+}
+
+describe('safetyFindings on the real kubeadm releases', () => {
+  describe('v1.10.4 → v1.11.0 (the v1beta2 contract)', () => {
+    const before = contractsAt('v1.10.4');
+    const after = contractsAt('v1.11.0');
+    const contracts = Object.keys(KUBEADM_ASSETS).map((provider) => ({ env: 'prod', provider, before: before[provider], after: after[provider] }));
+    const findings = safetyFindings(side(v1_10_4), side(v1_11_0), { contracts });
+
+    it('moves all three providers from contract v1beta1 to v1beta2', () => {
+      expect(only(findings, 'contract-changed').map((f) => [f.component, f.before, f.after])).toEqual([
+        ['bootstrap-kubeadm', 'v1beta1', 'v1beta2'],
+        ['cluster-api', 'v1beta1', 'v1beta2'],
+        ['control-plane-kubeadm', 'v1beta1', 'v1beta2'],
+      ]);
+    });
+
+    it('flags the disappearing CRD versions and the disappearing CRD as danger', () => {
+      // PROVENANCE.md §6.1: the v1.11.0 fixtures were trimmed, without every v1alpha3/v1alpha4 (and
+      // ipam v1alpha1) version and without ipaddresses.ipam.cluster.x-k8s.io. So these versions are
+      // "removed" here; in the real v1.11.0 release they are still listed with served: false (as in
+      // v1.12.0), and ipaddressclaims v1alpha1 is still served. Nothing stops being served in this upgrade.
+      expect(findings.filter((f) => f.severity === 'danger').map((f) => [f.code, f.component, shortId(f), f.subjects])).toEqual([
+        ['crd-version-removed', 'bootstrap-kubeadm', 'kubeadmconfigs.bootstrap.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['crd-version-removed', 'bootstrap-kubeadm', 'kubeadmconfigtemplates.bootstrap.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['crd-version-removed', 'cluster-api', 'clusterclasses.cluster.x-k8s.io', ['v1alpha4']],
+        ['crd-version-removed', 'cluster-api', 'clusterresourcesetbindings.addons.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['crd-version-removed', 'cluster-api', 'clusterresourcesets.addons.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['crd-version-removed', 'cluster-api', 'clusters.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['crd-version-removed', 'cluster-api', 'ipaddressclaims.ipam.cluster.x-k8s.io', ['v1alpha1']],
+        ['crd-removed', 'cluster-api', 'ipaddresses.ipam.cluster.x-k8s.io', undefined],
+        ['crd-version-removed', 'cluster-api', 'machinedeployments.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['crd-version-removed', 'cluster-api', 'machinehealthchecks.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['crd-version-removed', 'cluster-api', 'machinepools.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['crd-version-removed', 'cluster-api', 'machines.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['crd-version-removed', 'cluster-api', 'machinesets.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['crd-version-removed', 'control-plane-kubeadm', 'kubeadmcontrolplanes.controlplane.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['crd-version-removed', 'control-plane-kubeadm', 'kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io', ['v1alpha4']],
+      ]);
+      expect(only(findings, 'crd-version-unserved')).toEqual([]);
+    });
+
+    it('gives the storedVersions check and the migration to v1beta1, the storage version the cluster still uses', () => {
+      const clusters = findings.find((f) => f.code === 'crd-version-removed' && shortId(f) === 'clusters.cluster.x-k8s.io')!;
+      expect(clusters.details).toContain("Before syncing, with the current release still installed, list the versions objects are stored in: `kubectl get crd clusters.cluster.x-k8s.io -o jsonpath='{.status.storedVersions}'`");
+      expect(clusters.details!.some((d) => d.includes(`--subresource=status --type=merge -p '{"status":{"storedVersions":["v1beta1"]}}'`))).toBe(true);
+    });
+
+    it('changes the storage version of every CAPI CRD to v1beta2 (ExtensionConfig from v1alpha1)', () => {
+      expect(only(findings, 'crd-storage-version-changed').map((f) => [shortId(f), f.before, f.after])).toEqual([
+        ['kubeadmconfigs.bootstrap.cluster.x-k8s.io', 'v1beta1', 'v1beta2'],
+        ['kubeadmconfigtemplates.bootstrap.cluster.x-k8s.io', 'v1beta1', 'v1beta2'],
+        ['clusterclasses.cluster.x-k8s.io', 'v1beta1', 'v1beta2'],
+        ['clusterresourcesetbindings.addons.cluster.x-k8s.io', 'v1beta1', 'v1beta2'],
+        ['clusterresourcesets.addons.cluster.x-k8s.io', 'v1beta1', 'v1beta2'],
+        ['clusters.cluster.x-k8s.io', 'v1beta1', 'v1beta2'],
+        ['extensionconfigs.runtime.cluster.x-k8s.io', 'v1alpha1', 'v1beta2'],
+        ['ipaddressclaims.ipam.cluster.x-k8s.io', 'v1beta1', 'v1beta2'],
+        ['machinedeployments.cluster.x-k8s.io', 'v1beta1', 'v1beta2'],
+        ['machinedrainrules.cluster.x-k8s.io', 'v1beta1', 'v1beta2'],
+        ['machinehealthchecks.cluster.x-k8s.io', 'v1beta1', 'v1beta2'],
+        ['machinepools.cluster.x-k8s.io', 'v1beta1', 'v1beta2'],
+        ['machines.cluster.x-k8s.io', 'v1beta1', 'v1beta2'],
+        ['machinesets.cluster.x-k8s.io', 'v1beta1', 'v1beta2'],
+        ['kubeadmcontrolplanes.controlplane.cluster.x-k8s.io', 'v1beta1', 'v1beta2'],
+        ['kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io', 'v1beta1', 'v1beta2'],
+      ]);
+      expect(only(findings, 'crd-version-deprecated').every((f) => f.subjects!.length === 1 && ['v1beta1', 'v1alpha1'].includes(f.subjects![0]!))).toBe(true);
+    });
+
+    it('removes three defaulting webhooks', () => {
+      expect(only(findings, 'webhook-removed').map((f) => [shortId(f), f.subjects])).toEqual([
+        ['capi-kubeadm-bootstrap-mutating-webhook-configuration', ['default.kubeadmconfig.bootstrap.cluster.x-k8s.io']],
+        ['capi-mutating-webhook-configuration', ['default.clusterclass.cluster.x-k8s.io']],
+        ['capi-kubeadm-control-plane-mutating-webhook-configuration', ['default.kubeadmcontrolplanetemplate.controlplane.cluster.x-k8s.io']],
+      ]);
+    });
+
+    it('changes the three manager images and nothing in RBAC, arguments or feature gates', () => {
+      expect(only(findings, 'image-changed').map((f) => [f.before, f.after])).toEqual([
+        ['registry.k8s.io/cluster-api/kubeadm-bootstrap-controller:v1.10.4', 'registry.k8s.io/cluster-api/kubeadm-bootstrap-controller:v1.11.0'],
+        ['registry.k8s.io/cluster-api/cluster-api-controller:v1.10.4', 'registry.k8s.io/cluster-api/cluster-api-controller:v1.11.0'],
+        ['registry.k8s.io/cluster-api/kubeadm-control-plane-controller:v1.10.4', 'registry.k8s.io/cluster-api/kubeadm-control-plane-controller:v1.11.0'],
+      ]);
+      expect(findings.filter((f) => f.code.startsWith('rbac-') || f.code === 'args-changed' || f.code === 'feature-gates-changed')).toEqual([]);
+    });
+  });
+
+  describe('v1.11.0 → v1.12.0', () => {
+    const findings = safetyFindings(side(v1_11_0), side(v1_12_0));
+
+    it('needs no decision: nothing is dangerous', () => {
+      expect(findings.filter((f) => f.severity === 'danger')).toEqual([]);
+    });
+
+    it('moves every manager from the v1.11.0 to the v1.12.0 image', () => {
+      expect(only(findings, 'image-changed').map((f) => [f.component, f.subjects, f.after])).toEqual([
+        ['bootstrap-kubeadm', ['manager'], 'registry.k8s.io/cluster-api/kubeadm-bootstrap-controller:v1.12.0'],
+        ['cluster-api', ['manager'], 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0'],
+        ['control-plane-kubeadm', ['manager'], 'registry.k8s.io/cluster-api/kubeadm-control-plane-controller:v1.12.0'],
+      ]);
+      expect(only(findings, 'image-changed').every((f) => f.before!.endsWith(':v1.11.0'))).toBe(true);
+    });
+
+    it('adds feature gates gate by gate; the core drops ClusterResourceSet', () => {
+      expect(only(findings, 'feature-gates-changed').map((f) => [f.severity, f.component, f.details])).toEqual([
+        ['warning', 'cluster-api', ["removed ClusterResourceSet (was true; the controller's default applies, or the gate no longer exists)", 'added InPlaceUpdates=false', 'added MachineTaintPropagation=false', 'added ReconcilerRateLimiting=false']],
+        ['info', 'bootstrap-kubeadm', ['added ReconcilerRateLimiting=false']],
+        ['info', 'control-plane-kubeadm', ['added InPlaceUpdates=false', 'added ReconcilerRateLimiting=false']],
+      ]);
+      expect(only(findings, 'args-changed')).toEqual([]);
+    });
+
+    it('grants the control-plane manager seven new cluster-wide permissions, aggregated into its aggregated role', () => {
+      const rbac = findings.filter((f) => f.code.startsWith('rbac-'));
+      expect(rbac.map((f) => [f.severity, f.code, shortId(f), f.subjects])).toEqual([
+        [
+          'warning',
+          'rbac-permissions-gained',
+          'capi-kubeadm-control-plane-manager-role',
+          ['delete secrets', 'get extensionconfigs.runtime.cluster.x-k8s.io', 'get namespaces', 'list extensionconfigs.runtime.cluster.x-k8s.io', 'list namespaces', 'watch extensionconfigs.runtime.cluster.x-k8s.io', 'watch namespaces'],
+        ],
+      ]);
+      expect(rbac[0]!.details).toEqual([
+        'extensionconfigs.runtime.cluster.x-k8s.io: get, list, watch',
+        'namespaces: get, list, watch',
+        'secrets: delete',
+        'aggregated into ClusterRole capi-kubeadm-control-plane-aggregated-manager-role, so its subjects gain these too',
+      ]);
+    });
+
+    it('sees the versions and the CRD trimmed from the v1.11.0 fixture come back (fixture artifact)', () => {
+      // PROVENANCE.md §6.1: v1.11.0 lost its v1alpha3/v1alpha4 (ipam v1alpha1) versions and ipaddresses in the trim.
+      expect(only(findings, 'crd-added').map((f) => [shortId(f), f.subjects])).toEqual([['ipaddresses.ipam.cluster.x-k8s.io', ['v1alpha1', 'v1beta1', 'v1beta2']]]);
+      expect(only(findings, 'crd-version-added').map((f) => [shortId(f), f.subjects])).toEqual([
+        ['kubeadmconfigs.bootstrap.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['kubeadmconfigtemplates.bootstrap.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['clusterclasses.cluster.x-k8s.io', ['v1alpha4']],
+        ['clusterresourcesetbindings.addons.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['clusterresourcesets.addons.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['clusters.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['ipaddressclaims.ipam.cluster.x-k8s.io', ['v1alpha1']],
+        ['machinedeployments.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['machinehealthchecks.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['machinepools.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['machines.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['machinesets.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['kubeadmcontrolplanes.controlplane.cluster.x-k8s.io', ['v1alpha3', 'v1alpha4']],
+        ['kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io', ['v1alpha4']],
+      ]);
+      expect(only(findings, 'crd-storage-version-changed')).toEqual([]);
+    });
+  });
+
+  describe('v1.8.0 → v1.10.4', () => {
+    const findings = safetyFindings(side(v1_8_0), side(v1_10_4));
+
+    it('adds MachineDrainRules with their validating webhook', () => {
+      expect(only(findings, 'crd-added').map((f) => [shortId(f), f.subjects])).toEqual([['machinedrainrules.cluster.x-k8s.io', ['v1beta1']]]);
+      expect(only(findings, 'webhook-added').map((f) => f.subjects)).toEqual([['validation.machinedrainrule.cluster.x-k8s.io']]);
+    });
+
+    it('drops --use-deprecated-infra-machine-naming and turns MachineSetPreflightChecks on', () => {
+      expect(only(findings, 'args-changed').map((f) => [f.component, f.details])).toEqual([
+        ['cluster-api', ['removed --use-deprecated-infra-machine-naming=false']],
+        ['control-plane-kubeadm', ['removed --use-deprecated-infra-machine-naming=false']],
+      ]);
+      const core = only(findings, 'feature-gates-changed').find((f) => f.component === 'cluster-api')!;
+      expect([core.severity, core.details]).toEqual(['warning', ['changed MachineSetPreflightChecks: false → true', 'added MachineWaitForVolumeDetachConsiderVolumeAttachments=true', 'added PriorityQueue=false']]);
+    });
+
+    it('widens every manager ClusterRole (CRD patch for the CRD migrator, finalizers, drain rules), none dangerously', () => {
+      const gained = only(findings, 'rbac-permissions-gained');
+      expect(gained.map((f) => [f.severity, shortId(f), f.subjects!.length])).toEqual([
+        ['warning', 'capi-kubeadm-bootstrap-manager-role', 23],
+        ['warning', 'capi-manager-role', 104],
+        ['warning', 'capi-kubeadm-control-plane-manager-role', 8],
+      ]);
+      const core = gained[1]!.subjects!;
+      expect(core).toContain('patch customresourcedefinitions.apiextensions.k8s.io (name=clusters.cluster.x-k8s.io)');
+      expect(core).toContain('update customresourcedefinitions.apiextensions.k8s.io/status (name=machines.cluster.x-k8s.io)');
+      expect(core).toContain('get machinedrainrules.cluster.x-k8s.io');
+      expect(only(findings, 'rbac-permissions-lost')).toEqual([]);
+    });
+  });
+
+  it('finds nothing between a release and an equal copy of it', () => {
+    expect(safetyFindings(side(v1_12_0), side(structuredClone(v1_12_0)))).toEqual([]);
+  });
+});
+
+describe('safetyFindings: performance', () => {
+  it('checks four full environments (~300 objects each, no shared references) in well under a second', () => {
+    const certManager = loadFixtureObjects('repository/cert-manager/v1.19.4/cert-manager.yaml.gz');
+    const filler = Array.from({ length: 200 }, (_, i) => plain('ConfigMap', `settings-${i}`, 'capi-system'));
+    const envs = ['dev', 'staging', 'prod', 'dr'];
+    const build = (release: Record<string, readonly KubeObject[]>): RenderedSide => ({
+      environments: Object.fromEntries(envs.map((e) => [e, structuredClone({ ...release, 'cert-manager': certManager, settings: filler })])),
+    });
+    const before = build(v1_11_0);
+    const after = build(v1_12_0);
+    const start = performance.now();
+    const findings = safetyFindings(before, after);
+    expect(performance.now() - start).toBeLessThan(1000);
+    expect(only(findings, 'image-changed')).toHaveLength(12);
+  });
+});
