@@ -1,3 +1,10 @@
+/** capi-render.yaml `certManager:` and the same block in overlay.yaml. */
+export const CERT_MANAGER_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { install: { type: 'boolean' }, version: { type: 'string', minLength: 1 }, url: { type: 'string', minLength: 1 } },
+} as const;
+
 /** JSON Schema of capi-render.yaml (validated with ajv; unknown keys are errors, to catch typos). */
 export const CONFIG_SCHEMA = {
   type: 'object',
@@ -42,6 +49,7 @@ export const CONFIG_SCHEMA = {
         },
       },
     },
+    certManager: CERT_MANAGER_SCHEMA,
     github: {
       type: 'object',
       additionalProperties: false,

@@ -34,6 +34,16 @@ export interface ProviderListEntry {
   url: string;
 }
 
+/** cert-manager, rendered as its own component the way `clusterctl init` installs it. */
+export interface CertManagerConfig {
+  /** Render cert-manager. `false` = bring your own. Default true. */
+  install?: boolean;
+  /** Exact version or a semver range. Default clusterctl's default (see CERT_MANAGER_DEFAULT_VERSION). */
+  version?: string;
+  /** Where releases come from (clusterctl's cert-manager `url`): a GitHub release URL or file:// local repository. */
+  url?: string;
+}
+
 export interface RenderConfig {
   /** Local repositories searched, in order, for providers without a fetchConfig. Default: none. */
   repositories: LocalRepositoryConfig[];
@@ -41,6 +51,8 @@ export interface RenderConfig {
   variables: Record<string, VariableValue>;
   /** clusterctl `images:` overrides, keyed `all`, `<component>` or `<component>/<image>`. Default: none. */
   images: Record<string, ImageOverrideConfig>;
+  /** cert-manager settings. Default: installed, clusterctl's default version. */
+  certManager: CertManagerConfig;
   /** GitHub settings. Default: github.com. */
   github: GitHubConfig;
   /** Entries added to (or replacing, by name+type) clusterctl's built-in provider list. Default: none. */
@@ -57,6 +69,7 @@ export const DEFAULT_CONFIG: RenderConfig = {
   repositories: [],
   variables: {},
   images: {},
+  certManager: {},
   github: {},
   providers: [],
   providersDir: 'providers',

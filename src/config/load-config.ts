@@ -40,6 +40,7 @@ export function parseConfig(text: string, file: string): RenderConfig {
     repositories: (value.repositories as RenderConfig['repositories']) ?? [],
     variables: isJsonObject(value.variables) ? (value.variables as RenderConfig['variables']) : {},
     images: isJsonObject(value.images) ? (value.images as RenderConfig['images']) : {},
+    certManager: isJsonObject(value.certManager) ? (value.certManager as RenderConfig['certManager']) : {},
     github: isJsonObject(value.github) ? (value.github as RenderConfig['github']) : {},
     providers: (value.providers as RenderConfig['providers']) ?? [],
   };

@@ -20,8 +20,14 @@ export type MirrorFormat = 'repository' | 'configmaps';
 const MAX_CONFIGMAP_BYTES = 1024 * 1024;
 
 /** Files to write, path (relative to the mirror folder) → content; deterministic and de-duplicated. */
-export function mirrorFiles(providers: readonly ResolvedProvider[], format: MirrorFormat, options: { compress?: boolean } = {}): Map<string, string | Uint8Array> {
+export function mirrorFiles(
+  providers: readonly ResolvedProvider[],
+  format: MirrorFormat,
+  options: { compress?: boolean; certManager?: readonly { version: string; file: string; text: string }[] } = {},
+): Map<string, string | Uint8Array> {
   const out = new Map<string, string | Uint8Array>();
+  // cert-manager has no operator ConfigMap format; in a local repository it sits beside the providers.
+  if (format === 'repository') for (const cm of options.certManager ?? []) out.set(`cert-manager/${cm.version}/${cm.file}`, cm.text);
   for (const p of providers) {
     if (format === 'repository') {
       out.set(`${p.label}/${p.version}/${p.files.componentsFile}`, p.files.components);

@@ -1,3 +1,4 @@
+import { CERT_MANAGER_SCHEMA } from '../config/config-schema.js';
 /** JSON Schema of overlay.yaml (unknown keys are errors, to catch typos). */
 const target = {
   type: 'object',
@@ -42,5 +43,6 @@ export const OVERLAY_SCHEMA = {
       },
     },
     labels: { type: 'object', additionalProperties: { type: 'string' } },
+    certManager: CERT_MANAGER_SCHEMA,
   },
 } as const;

@@ -3,7 +3,7 @@
  * bases. Field names follow kustomize where the meaning is the same (`resources`, `patches`, `target`);
  * the rest are capi-render's.
  */
-import type { ImageOverrideConfig, VariableValue } from '../config/config-types.js';
+import type { CertManagerConfig, ImageOverrideConfig, VariableValue } from '../config/config-types.js';
 
 export const OVERLAY_API_VERSION = 'capi-render/v1alpha1';
 export const OVERLAY_FILE = 'overlay.yaml';
@@ -39,4 +39,6 @@ export interface OverlaySpec {
   images?: Record<string, ImageOverrideConfig>;
   /** Free metadata about the environment (cluster name, region …) for templates. */
   labels?: Record<string, string>;
+  /** Overrides capi-render.yaml's certManager settings for this environment (field by field). */
+  certManager?: CertManagerConfig;
 }

@@ -45,20 +45,23 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
     return client;
   };
 
-  const fromUrl = (cr: ProviderCR, url: string, field: string): ProviderSource => {
-    if (url.startsWith('file://')) return fileSource(cr, url, field);
+  const fromUrl = (cr: ProviderCR, url: string, field: string): ProviderSource =>
+    sourceFromUrl(url, { label: manifestLabel(cr.kind, cr.name), kind: cr.kind, ref: ref(cr), file: cr.file, line: cr.line, field });
+
+  const sourceFromUrl = (url: string, at: UrlSite): ProviderSource => {
+    if (url.startsWith('file://')) return fileSource(url, at);
     if (!isGitHubUrl(url, enterpriseHosts)) {
       throw new SpecError(
-        error('source-unsupported', `${field} of ${ref(cr)} is ${url}: only GitHub releases (https://github.com/{owner}/{repo}/releases/…) and file:// local repositories are supported`, {
-          file: cr.file,
-          line: cr.line,
-          field,
-          object: ref(cr),
+        error('source-unsupported', `${at.field} of ${at.ref} is ${url}: only GitHub releases (https://github.com/{owner}/{repo}/releases/…) and file:// local repositories are supported`, {
+          file: at.file,
+          line: at.line,
+          field: at.field,
+          object: at.ref,
           hint: 'for other hosts mirror the release into a local repository (capi-render mirror) or an OCI registry',
         }),
       );
     }
-    const parsed = parseGitHubReleaseUrl(url, { kind: cr.kind, enterpriseHosts, where: { file: cr.file, line: cr.line, field, object: ref(cr) } });
+    const parsed = parseGitHubReleaseUrl(url, { kind: at.kind, enterpriseHosts, where: { file: at.file, line: at.line, field: at.field, object: at.ref } });
     const apiBaseUrl = parsed.origin === 'https://github.com' ? (options.config?.github?.apiUrl ?? GITHUB_API_BASE_URL) : parsed.apiBaseUrl;
     return {
       source: createGitHubSource(clientFor(apiBaseUrl), { owner: parsed.owner, repo: parsed.repo, rootPath: parsed.rootPath, webHost: new URL(parsed.origin).host }),
@@ -80,6 +83,7 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
       const entry = find(cr);
       return entry ? fromUrl(cr, entry.url, 'the clusterctl provider list') : undefined;
     },
+    sourceForUrl: sourceFromUrl,
     remoteSource(cr, context) {
       const { url, oci } = cr.spec.fetchConfig ?? {};
       if (oci) {
@@ -98,19 +102,29 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
   };
 }
 
+/** Where a URL was written, for messages; `label` is the folder a file:// URL must name. */
+export interface UrlSite {
+  label: string;
+  kind?: ProviderCR['kind'];
+  ref: string;
+  file: string;
+  line: number;
+  field: string;
+}
+
 /** clusterctl's local repository URL form: `file:///<root>/<provider-label>/<version>/<file>`. */
-function fileSource(cr: ProviderCR, url: string, field: string): ProviderSource {
-  const label = manifestLabel(cr.kind, cr.name);
+function fileSource(url: string, at: UrlSite): ProviderSource {
+  const { label } = at;
   const filePath = decodeURIComponent(new URL(url).pathname);
   const parts = filePath.split('/');
   const [file, version, labelPart] = [parts.at(-1)!, parts.at(-2)!, parts.at(-3)!];
   if (!path.isAbsolute(filePath) || parts.length < 4 || labelPart !== label) {
     throw new SpecError(
-      error('source-unsupported', `${field} of ${ref(cr)} must be file:///<root>/${label}/<version>/<file> (clusterctl's local repository layout), got ${url}`, {
-        file: cr.file,
-        line: cr.line,
-        field,
-        object: ref(cr),
+      error('source-unsupported', `${at.field} of ${at.ref} must be file:///<root>/${label}/<version>/<file> (clusterctl's local repository layout), got ${url}`, {
+        file: at.file,
+        line: at.line,
+        field: at.field,
+        object: at.ref,
       }),
     );
   }

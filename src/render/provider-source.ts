@@ -35,6 +35,8 @@ export interface ProviderCatalog {
   isPredefined?(cr: ProviderCR): boolean;
   /** A remote source for a provider with no fetchConfig, or undefined when it is unknown. */
   defaultRemoteSource?(cr: ProviderCR): ProviderSource | undefined;
+  /** A source for any release URL (GitHub or file://), e.g. cert-manager's. */
+  sourceForUrl?(url: string, at: { label: string; ref: string; file: string; line: number; field: string }): ProviderSource;
   /** A source for `fetchConfig.url` / `fetchConfig.oci`; `configSecret` holds the provider's secret values (OCI credentials). */
   remoteSource?(cr: ProviderCR, context: { configSecret: () => Record<string, string> }): ProviderSource | undefined;
 }

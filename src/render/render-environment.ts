@@ -16,7 +16,8 @@ import { runPreflightChecks, ref } from '../spec/preflight.js';
 import { kindInfo } from '../spec/provider-kinds.js';
 import type { ProviderCR } from '../spec/provider-spec.js';
 import { validateProviders } from '../spec/validate-providers.js';
-import type { VariableValue } from '../config/config-types.js';
+import type { CertManagerConfig, VariableValue } from '../config/config-types.js';
+import { bringYourOwnCertManagerWarnings, renderCertManager, type RenderedCertManager } from './cert-manager.js';
 import type { RenderedComponent, RenderedEnvironment } from '../output/plan.js';
 import { checkContracts } from './contracts.js';
 import { providerSource, type SourceContext } from './provider-source.js';
@@ -30,6 +31,8 @@ export interface EnvironmentInputs {
   inputs: InputSet;
   /** The overlay's `variables:` (empty without overlays). */
   variables: Record<string, VariableValue>;
+  /** Effective cert-manager settings (capi-render.yaml, then the overlays). */
+  certManager: CertManagerConfig;
   /** The overlay's `images:` on top of capi-render.yaml's. */
   images: ImageOverrides;
   /** Free metadata about the environment (overlay `labels:`), for templates. */
@@ -55,6 +58,8 @@ export interface ResolvedProvider {
 export interface EnvironmentResult {
   environment: RenderedEnvironment;
   providers: ResolvedProvider[];
+  /** Present unless certManager.install is false. */
+  certManager?: RenderedCertManager;
   warnings: Diagnostic[];
 }
 
@@ -156,7 +161,15 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
     }
   }
   throwIfErrors(problems);
-  return { environment: { name: envInputs.name, components }, providers: resolvedProviders, warnings };
+  const images = { ...session.config.images, ...envInputs.images };
+  const certManager = await renderCertManager(envInputs.certManager, envInputs.name, images, session);
+  if (!certManager) warnings.push(...bringYourOwnCertManagerWarnings(components));
+  return {
+    environment: { name: envInputs.name, components: certManager ? [certManager.component, ...components] : components },
+    providers: resolvedProviders,
+    certManager,
+    warnings,
+  };
 }
 
 function findAdditionalManifests(cr: ProviderCR, inputs: InputSet) {

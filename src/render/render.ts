@@ -65,7 +65,7 @@ export interface RenderResult {
 function baseEnvironment(base: SourceDocument[]): ComposedEnvironment {
   const classified = classifyInputs(base);
   throwIfErrors(classified.diagnostics);
-  return { inputs: classified.inputs, variables: {}, images: {}, labels: {}, chain: [] };
+  return { inputs: classified.inputs, certManager: {}, variables: {}, images: {}, labels: {}, chain: [] };
 }
 
 export async function render(options: RenderOptions): Promise<RenderResult> {
@@ -120,7 +120,15 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
       const composed = entry.overlayDir ? await composeEnvironment(entry.overlayDir, composeCtx) : baseEnvironment(repo.base);
       results.push(
         await renderEnvironment(
-          { name: entry.name, inputs: composed.inputs, variables: composed.variables, images: composed.images, labels: composed.labels, file: composed.chain.at(-1) },
+          {
+            name: entry.name,
+            inputs: composed.inputs,
+            certManager: { ...repo.config.certManager, ...composed.certManager },
+            variables: composed.variables,
+            images: composed.images,
+            labels: composed.labels,
+            file: composed.chain.at(-1),
+          },
           session,
         ),
       );
@@ -141,8 +149,11 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
       contract: p.contract,
       source: p.sourceId,
       variables: p.variables,
-    })),
-    artifacts: r.providers.flatMap((p) => p.artifacts.map((a) => ({ source: p.sourceId, version: p.version, file: a.file, url: a.url, sha256: a.sha256 }))),
+    })).concat(r.certManager ? [r.certManager.lock] : []),
+    artifacts: [
+      ...r.providers.flatMap((p) => p.artifacts.map((a) => ({ source: p.sourceId, version: p.version, file: a.file, url: a.url, sha256: a.sha256 }))),
+      ...(r.certManager ? [{ source: r.certManager.sourceId, version: r.certManager.version, file: r.certManager.artifact.file, url: r.certManager.artifact.url, sha256: r.certManager.artifact.sha256 }] : []),
+    ],
   }));
   return {
     outputDir: path.resolve(repoRoot, repo.config.outputDir),

@@ -7,7 +7,7 @@ import { tempDir } from './tmp.js';
 
 /** Config pointing at the bundled local repository (absolute path, so the temp repo needs no copy). */
 export function configYaml(extra = ''): string {
-  return `apiVersion: capi-render/v1alpha1\nkind: Config\nrepositories:\n  - path: ${FIXTURES}repository\n${extra}`;
+  return `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n  - path: ${FIXTURES}repository\n${extra}`;
 }
 
 export const CORE = (version = 'v1.12.0', namespace = 'capi-system', extraSpec = '') =>

@@ -10,6 +10,7 @@ import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, snapshotTree } from '../helpers/repo.js';
 import { tempDir } from '../helpers/tmp.js';
+import { FIXTURES } from '../helpers/fixtures.js';
 
 const provider = (kind: string, name: string, namespace: string, version: string, extra = '') =>
   `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ${kind}\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\nspec:\n  version: "${version}"\n${extra}`;
@@ -22,7 +23,7 @@ async function fake(): Promise<FakeGitHub> {
 
 function githubRepo(gh: FakeGitHub, versions: { core: string; bootstrap?: string; controlPlane?: string; docker?: string }): string {
   const files: Record<string, string> = {
-    'capi-render.yaml': `apiVersion: capi-render/v1alpha1\nkind: Config\ngithub:\n  apiUrl: ${gh.baseUrl}\n`,
+    'capi-render.yaml': `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\ngithub:\n  apiUrl: ${gh.baseUrl}\n`,
     'providers/core.yaml': provider('CoreProvider', 'cluster-api', 'capi-system', versions.core),
   };
   if (versions.bootstrap !== undefined) files['providers/bootstrap.yaml'] = provider('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', versions.bootstrap);
@@ -32,7 +33,8 @@ function githubRepo(gh: FakeGitHub, versions: { core: string; bootstrap?: string
 }
 
 const lockOf = (repo: string) => parseLock(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8'));
-const versionsOf = (repo: string) => Object.fromEntries(lockOf(repo).environments[0]!.providers.map((p) => [p.provider.split('/')[0], p.version]));
+const versionsOf = (repo: string) =>
+  Object.fromEntries(lockOf(repo).environments[0]!.providers.filter((p) => p.provider !== 'cert-manager').map((p) => [p.provider.split('/')[0], p.version]));
 
 describe('resolution against GitHub releases (real metadata.yaml v1.4 … v1.12)', () => {
   it.each([
@@ -52,7 +54,7 @@ describe('resolution against GitHub releases (real metadata.yaml v1.4 … v1.12)
     expect(versionsOf(repo)).toEqual(expected);
     const lock = lockOf(repo);
     expect(lock.environments[0]!.providers.find((p) => p.provider.startsWith('CoreProvider'))!.source).toBe('github:kubernetes-sigs/cluster-api');
-    for (const a of lock.artifacts) expect(a.url).toMatch(/^https:\/\/github\.com\/kubernetes-sigs\/cluster-api\/releases\/download\/v[\d.]+\/[a-z-]+\.yaml$/);
+    for (const a of lock.artifacts) expect(a.url).toMatch(/^https:\/\/github\.com\/(kubernetes-sigs\/cluster-api|cert-manager\/cert-manager)\/releases\/download\/v[\d.]+\/[a-z-]+\.yaml$/);
   });
 
   it('an unsatisfiable contract set is one error naming provider, versions and contracts', async () => {
@@ -177,10 +179,11 @@ describe('mirror', () => {
 
     const files: Record<string, string> = {};
     if (format === 'repository') {
-      files['capi-render.yaml'] = `apiVersion: capi-render/v1alpha1\nkind: Config\nrepositories:\n  - path: ${mirror}\n`;
+      files['capi-render.yaml'] = `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n  - path: ${mirror}\n`;
       for (const f of ['core.yaml', 'bootstrap.yaml', 'cp.yaml', 'docker.yaml']) files[`providers/${f}`] = readFileSync(path.join(repo, 'providers', f), 'utf8');
     } else {
-      files['capi-render.yaml'] = 'apiVersion: capi-render/v1alpha1\nkind: Config\n';
+      // The operator's ConfigMaps carry providers only; cert-manager comes from the bundled local repository.
+      files['capi-render.yaml'] = `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n  - path: ${FIXTURES}repository\n`;
       const selector = (name: string, type: string) => `  fetchConfig:\n    selector:\n      matchLabels:\n        provider.cluster.x-k8s.io/name: ${name}\n        provider.cluster.x-k8s.io/type: ${type}\n`;
       files['providers/core.yaml'] = provider('CoreProvider', 'cluster-api', 'capi-system', 'v1.12.0', selector('cluster-api', 'core'));
       files['providers/bootstrap.yaml'] = provider('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', 'v1.12.0', selector('kubeadm', 'bootstrap'));

@@ -47,7 +47,8 @@ export const buildCommand: Command = {
     const summary = await writeOutputTree(outDir, result.files, { replace: partial ? result.environments.map((e) => e.environment.name) : 'all' });
     const lockWritten = await writeLockFile(repoRoot, result.lock, prepared.lockText);
     for (const e of result.environments) {
-      io.stderr.write(`rendered ${e.environment.name}: ${e.providers.map((p) => `${p.label} ${p.version}`).join(', ')}\n`);
+      const parts = [...(e.certManager ? [`cert-manager ${e.certManager.version}`] : []), ...e.providers.map((p) => `${p.label} ${p.version}`)];
+      io.stderr.write(`rendered ${e.environment.name}: ${parts.join(', ')}\n`);
     }
     const shown = path.relative(io.cwd, outDir) || '.';
     io.stderr.write(`${shown}: ${summary.written.length} written, ${summary.unchanged} unchanged, ${summary.removed.length} removed${lockWritten ? '; capi-render.lock updated' : ''}\n`);

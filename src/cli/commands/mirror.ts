@@ -34,7 +34,8 @@ export const mirrorCommand: Command = {
       for (const p of pushed) io.stderr.write(`pushed ${p.reference} (${p.manifestDigest})\n`);
       return 0;
     }
-    const files = mirrorFiles(result.environments.flatMap((e) => e.providers), format as MirrorFormat, { compress: Boolean(values.compress) });
+    const certManager = result.environments.flatMap((e) => (e.certManager ? [{ version: e.certManager.version, file: e.certManager.artifact.file, text: e.certManager.artifact.text }] : []));
+    const files = mirrorFiles(result.environments.flatMap((e) => e.providers), format as MirrorFormat, { compress: Boolean(values.compress), certManager });
     const target = path.resolve(io.cwd, String(values.to));
     for (const [rel, content] of files) {
       const file = path.join(target, rel);

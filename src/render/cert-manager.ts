@@ -1,0 +1,127 @@
+/**
+ * cert-manager as its own component, the way `clusterctl init` installs it
+ * (cmd/clusterctl/client/cluster/cert_manager.go): its release manifest fetched through the same
+ * source machinery as providers (a local repository's `cert-manager/<version>/cert-manager.yaml`,
+ * else the configured or default GitHub release URL), with no variable substitution and no
+ * namespace fix-up (it spans cert-manager and kube-system), clusterctl `images:` overrides for the
+ * `cert-manager` component, the labels `clusterctl.cluster.x-k8s.io: ""` and
+ * `clusterctl.cluster.x-k8s.io/core: cert-manager`, and the version annotation clusterctl's upgrade
+ * logic reads.
+ */
+import path from 'node:path';
+import { existsSync } from 'node:fs';
+import semver from 'semver';
+import { SpecError, error, warning, type Diagnostic } from '../errors.js';
+import type { CertManagerConfig } from '../config/config-types.js';
+import { setIn, type KubeObject } from '../manifest/object.js';
+import { addLabels, CLUSTERCTL_CORE_LABEL, CLUSTERCTL_LABEL } from '../process/common-labels.js';
+import { cleanObjects } from '../process/clean-objects.js';
+import { applyImageOverrides, type ImageOverrides } from '../process/image-overrides.js';
+import { parseVersionRequest } from '../resolve/select-version.js';
+import { createLocalRepositorySource } from '../source/local-repository.js';
+import { parseVersion } from '../source/versions.js';
+import type { LockedProvider } from '../lock/lock-types.js';
+import type { RenderedComponent } from '../output/plan.js';
+import type { FetchedArtifact } from './artifact-store.js';
+import { pinSource } from './pinned-source.js';
+import type { ProviderSource } from './provider-source.js';
+import type { RenderSession } from './session.js';
+
+/** clusterctl v1.14.0's CertManagerDefaultVersion. */
+export const CERT_MANAGER_DEFAULT_VERSION = 'v1.21.1';
+export const CERT_MANAGER_COMPONENT = 'cert-manager';
+export const CERT_MANAGER_VERSION_ANNOTATION = 'cert-manager.clusterctl.cluster.x-k8s.io/version';
+const DEFAULT_URL = 'https://github.com/cert-manager/cert-manager/releases/latest/cert-manager.yaml';
+const ASSET = 'cert-manager.yaml';
+/** How the lock names it among the providers of an environment. */
+export const CERT_MANAGER_LOCK_NAME = 'cert-manager';
+
+export interface RenderedCertManager {
+  component: RenderedComponent;
+  lock: LockedProvider;
+  artifact: { file: string; url: string; sha256: string; text: string };
+  sourceId: string;
+  version: string;
+}
+
+export async function renderCertManager(
+  settings: CertManagerConfig,
+  env: string,
+  images: ImageOverrides,
+  session: RenderSession,
+): Promise<RenderedCertManager | undefined> {
+  if (settings.install === false) return undefined;
+  const requested = settings.version ?? CERT_MANAGER_DEFAULT_VERSION;
+  const ps = certManagerSource(settings, session);
+  const source = pinSource(ps.source, session.pin);
+  const locked = session.lock.environments.find((e) => e.name === env)?.providers.find((p) => p.provider === CERT_MANAGER_LOCK_NAME);
+  const version =
+    locked && locked.requested === requested && locked.source === source.id ? locked.version : await resolveCertManagerVersion(requested, source, ps.defaultVersion);
+  const artifact: FetchedArtifact = await session.store.read(source, version, ps.componentsFile);
+  const where = `${source.description} ${version}/${ps.componentsFile}`;
+  let objects = session.parse(artifact.text, where).map((r) => r.object);
+  objects = applyImageOverrides(objects, CERT_MANAGER_COMPONENT, images, 'strict');
+  let resources = objects.map((object, document) => ({ object, origin: { source: where, document } }));
+  resources = addLabels(resources, { [CLUSTERCTL_LABEL]: '', [CLUSTERCTL_CORE_LABEL]: 'cert-manager' });
+  resources = cleanObjects(resources).map((r) => ({ ...r, object: setIn(r.object, ['metadata', 'annotations', CERT_MANAGER_VERSION_ANNOTATION], version) as KubeObject }));
+  return {
+    component: { name: CERT_MANAGER_COMPONENT, objects: resources.map((r) => r.object) },
+    lock: { provider: CERT_MANAGER_LOCK_NAME, requested: settings.version ?? '', version, contract: '', source: source.id, variables: [] },
+    artifact: { file: ps.componentsFile, url: artifact.url, sha256: artifact.sha256, text: artifact.text },
+    sourceId: source.id,
+    version,
+  };
+}
+
+function certManagerSource(settings: CertManagerConfig, session: RenderSession): ProviderSource {
+  const at = { label: CERT_MANAGER_COMPONENT, ref: 'certManager', file: 'capi-render.yaml', line: 1, field: 'certManager.url' };
+  if (!settings.url) {
+    // Like clusterctl's overrides folder: a local repository with cert-manager/ wins over GitHub.
+    for (const repo of session.config.repositories) {
+      const root = path.resolve(session.repoRoot, repo.path);
+      if (existsSync(path.join(root, CERT_MANAGER_COMPONENT))) {
+        return {
+          source: createLocalRepositorySource({ root, displayRoot: repo.path.replace(/\/+$/, ''), label: CERT_MANAGER_COMPONENT }),
+          componentsFile: ASSET,
+          latestRule: 'operator',
+        };
+      }
+    }
+  }
+  const fromUrl = session.catalog.sourceForUrl?.(settings.url ?? DEFAULT_URL, at);
+  if (!fromUrl) throw new SpecError(error('source-not-found', 'no source for cert-manager', { file: 'capi-render.yaml', field: 'certManager' }));
+  return fromUrl;
+}
+
+/** Exact, a range (highest stable match) or `latest` (highest stable release); cert-manager has no metadata.yaml. */
+async function resolveCertManagerVersion(requested: string, source: ProviderSource['source'], defaultVersion: string | undefined): Promise<string> {
+  const request = parseVersionRequest(requested);
+  if (!request) {
+    throw new SpecError(error('config', `certManager.version "${requested}" is not a version or range`, { file: 'capi-render.yaml', field: 'certManager.version' }));
+  }
+  if (request.kind === 'exact') return request.version;
+  if (request.kind === 'latest' && defaultVersion) return defaultVersion;
+  const versions = (await source.listVersions()).filter((v) => parseVersion(v));
+  const candidates = versions.filter((v) => {
+    const parsed = parseVersion(v)!;
+    return request.kind === 'range' ? semver.satisfies(parsed, request.range) : parsed.prerelease.length === 0;
+  });
+  const best = candidates.sort((a, b) => semver.rcompare(parseVersion(a)!, parseVersion(b)!))[0];
+  if (!best) {
+    throw new SpecError(error('version-not-found', `no cert-manager release in ${source.description} satisfies ${requested}`, { file: 'capi-render.yaml', field: 'certManager.version' }));
+  }
+  return best;
+}
+
+/** With cert-manager not rendered, warn when the providers ship cert-manager objects that need its CRDs. */
+export function bringYourOwnCertManagerWarnings(components: readonly RenderedComponent[]): Diagnostic[] {
+  const users = components.filter((c) => c.objects.some((o) => o.apiVersion.startsWith('cert-manager.io/')));
+  if (users.length === 0) return [];
+  return [
+    warning('preflight', `certManager.install is false, and nothing in the output provides the cert-manager.io CRDs that ${users.map((c) => c.name).join(', ')} use (Issuer, Certificate)`, {
+      file: 'capi-render.yaml',
+      field: 'certManager.install',
+      hint: 'install cert-manager before these components sync (Argo CD wave / Flux dependsOn), or set certManager.install: true',
+    }),
+  ];
+}
