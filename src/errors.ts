@@ -46,6 +46,7 @@ export type DiagnosticCode =
   | 'output'
   | 'drift'
   | 'template'
+  | 'gitops'
   | 'git'
   | 'upgrade'
   | 'multi-namespace'

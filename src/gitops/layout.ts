@@ -1,0 +1,55 @@
+/**
+ * Where the consumer files go, relative to the output folder (`rendered/` by default):
+ *
+ *   ../gitops/argocd/applicationset.yaml               one ApplicationSet over <pathPrefix>/*
+ *   ../gitops/argocd/applications/<env>.yaml           one Application per environment
+ *   ../gitops/flux/<env>/kustomization.yaml            resources: [flux-kustomizations.yaml]
+ *   ../gitops/flux/<env>/flux-kustomizations.yaml      the Flux Kustomizations, one per component
+ *
+ * Why outside the output folder (GITOPS-CONSUMERS §6): `rendered/*` is what an ApplicationSet git
+ * directory generator enumerates, so any extra folder there would become an environment; and
+ * `rendered/<env>` is what users point Argo CD and Flux at, so a Flux Kustomization file inside it
+ * would be one careless `path:` away from being applied by the very Kustomizations it defines.
+ * The Flux folder per environment carries its own kustomization.yaml, so pointing a Flux
+ * Kustomization (or `kubectl kustomize`) at `gitops/flux/<env>` applies exactly that file and Flux
+ * never generates a kustomization that could sweep in other YAML. Nothing under `rendered/` lists
+ * anything under `gitops/`.
+ */
+
+/** The folder of the consumer files, relative to the output folder. */
+export const GITOPS_ROOT = '../gitops';
+
+/** `../gitops/argocd/applicationset.yaml` — identical for every environment (given the same options). */
+export function applicationSetPath(): string {
+  return `${GITOPS_ROOT}/argocd/applicationset.yaml`;
+}
+
+/** `../gitops/argocd/applications/<env>.yaml`. */
+export function applicationPath(env: string): string {
+  return `${GITOPS_ROOT}/argocd/applications/${env}.yaml`;
+}
+
+/** `../gitops/flux/<env>/` — a self-contained kustomize root holding the environment's Flux Kustomizations. */
+export function fluxFolder(env: string): string {
+  return `${GITOPS_ROOT}/flux/${env}`;
+}
+
+/** The multi-document file of Flux Kustomizations inside {@link fluxFolder}. */
+export const FLUX_KUSTOMIZATIONS_FILE = 'flux-kustomizations.yaml';
+
+/** Joins repository-relative path parts with `/`, dropping empty and `.` parts. */
+export function joinRepoPath(...parts: string[]): string {
+  return parts.flatMap((p) => p.split('/')).filter((p) => p !== '' && p !== '.').join('/');
+}
+
+/**
+ * A Kubernetes object name derived from an environment or component folder name: lower case,
+ * characters outside `[a-z0-9-]` replaced by `-`, no leading or trailing `-`. Folder names are
+ * already `[A-Za-z0-9._-]` (output/paths.ts), so this only changes case, `.` and `_`.
+ */
+export function objectNameFrom(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}

@@ -1,0 +1,149 @@
+/**
+ * Options of the GitOps flavour stage and their defaults. The stage runs after provider processing
+ * and before file planning; it annotates objects for the chosen consumer (Argo CD, Flux, or plain
+ * kustomize) and may add consumer files (Applications, Flux Kustomizations) beside the output.
+ */
+import type { Diagnostic } from '../errors.js';
+import type { RenderedEnvironment } from '../output/plan.js';
+
+/** Which consumer the output is prepared for; `kustomize` applies only the rules every consumer needs. */
+export type GitopsFlavour = 'kustomize' | 'argocd' | 'flux';
+
+/** Argo CD settings; only the Application/ApplicationSet use the fields other than the two switches. */
+export interface ArgocdOptions {
+  /** Emit one Application for the environment (`../gitops/argocd/applications/<env>.yaml`). Default false. */
+  application?: boolean;
+  /** Emit one ApplicationSet over every environment (`../gitops/argocd/applicationset.yaml`). Default false. */
+  applicationSet?: boolean;
+  /** Git URL of the repository holding the output. Required when an Application or ApplicationSet is emitted. */
+  repoURL?: string;
+  /** Default `HEAD`. */
+  targetRevision?: string;
+  /** Argo CD project. Default `default`. */
+  project?: string;
+  /** Cluster the providers are installed into. Default `https://kubernetes.default.svc`. */
+  destinationServer?: string;
+  /** Namespace of Argo CD, where Applications live. Default `argocd`. */
+  namespace?: string;
+  /** Path of the output folder inside the repository. Default `rendered`. */
+  pathPrefix?: string;
+}
+
+/** The Flux source (`spec.sourceRef`) holding the repository with the output. */
+export interface FluxSourceRef {
+  kind: 'GitRepository' | 'OCIRepository';
+  name: string;
+  /** Omitted: the Kustomizations' own namespace. */
+  namespace?: string;
+}
+
+/** Flux settings for the generated Kustomizations. */
+export interface FluxOptions {
+  /** Source the Kustomizations read. Default `GitRepository/flux-system` (what `flux bootstrap` creates). */
+  sourceRef?: FluxSourceRef;
+  /** Namespace of the Kustomization objects. Default `flux-system`. */
+  namespace?: string;
+  /** Reconcile interval. Default `10m`. */
+  interval?: string;
+  /** Apply + health-check timeout. Default `10m`. */
+  timeout?: string;
+  /** Path of the output folder inside the source. Default `rendered`. */
+  pathPrefix?: string;
+  /**
+   * Extra dependencies of the first Kustomization of the chain (cert-manager, or core when
+   * cert-manager is not rendered) — e.g. the user's own cert-manager Kustomization. Default none.
+   */
+  dependsOn?: { name: string; namespace?: string }[];
+}
+
+/** Options of {@link applyGitopsFlavour}; everything but `flavour` has a default. */
+export interface GitopsOptions {
+  flavour: GitopsFlavour;
+  /** Argo CD: also emit Application(s)/ApplicationSet (default none). */
+  argocd?: ArgocdOptions;
+  /** Flux: the source the Kustomizations reference, their namespace, interval and timeout. */
+  flux?: FluxOptions;
+  /**
+   * Keep CRDs and Namespaces from being pruned/deleted (default true for both): `clusterctl delete`
+   * keeps them unless `--include-crd` / `--include-namespace` (cluster/components.go Delete), since
+   * deleting a CRD deletes every object of it. Applies to every Namespace rendered, cert-manager's too.
+   */
+  protect?: { crds?: boolean; namespaces?: boolean };
+  /** Extra template folder (the repository's `templates/`) overriding bundled templates by file name. */
+  templatesDir?: string;
+  /** Free metadata about the environment (cluster name, region…) available to templates. */
+  labels?: Record<string, string>;
+}
+
+/** What the stage returns: the annotated environment, consumer files and warnings. */
+export interface GitopsResult {
+  /** The environment with its objects annotated; unchanged objects keep their identity. */
+  environment: RenderedEnvironment;
+  /**
+   * Consumer files, paths relative to the output folder and `/`-separated. They live outside it,
+   * under `../gitops/`, so no kustomization, Argo CD directory generator or Flux path ever
+   * includes them by accident (see gitops/layout.ts).
+   */
+  extraFiles: Map<string, string>;
+  warnings: Diagnostic[];
+}
+
+/** What a component folder is, for ordering: cert-manager first, then core, then every other provider. */
+export type ComponentRole = 'cert-manager' | 'core' | 'provider';
+
+/** Folder name of cert-manager when the render pipeline renders it. */
+export const CERT_MANAGER_COMPONENT = 'cert-manager';
+/** Folder name of the core provider: clusterctl's manifest label for core. */
+export const CORE_COMPONENT = 'cluster-api';
+
+/** The role of a component folder, from its name. */
+export function componentRole(name: string): ComponentRole {
+  if (name === CERT_MANAGER_COMPONENT) return 'cert-manager';
+  if (name === CORE_COMPONENT) return 'core';
+  return 'provider';
+}
+
+/** Options with every default filled in. */
+export interface ResolvedGitopsOptions {
+  flavour: GitopsFlavour;
+  argocd: Required<Omit<ArgocdOptions, 'repoURL'>> & { repoURL: string | undefined };
+  flux: Required<Omit<FluxOptions, 'sourceRef'>> & { sourceRef: FluxSourceRef };
+  protect: { crds: boolean; namespaces: boolean };
+  templatesDir: string | undefined;
+  labels: Record<string, string>;
+}
+
+/** Fills in the defaults documented on each option. Never mutates `options`. */
+export function resolveGitopsOptions(options: GitopsOptions): ResolvedGitopsOptions {
+  const a = options.argocd ?? {};
+  const f = options.flux ?? {};
+  return {
+    flavour: options.flavour,
+    argocd: {
+      application: a.application ?? false,
+      applicationSet: a.applicationSet ?? false,
+      repoURL: a.repoURL,
+      targetRevision: a.targetRevision ?? 'HEAD',
+      project: a.project ?? 'default',
+      destinationServer: a.destinationServer ?? 'https://kubernetes.default.svc',
+      namespace: a.namespace ?? 'argocd',
+      pathPrefix: trimSlashes(a.pathPrefix ?? 'rendered'),
+    },
+    flux: {
+      sourceRef: f.sourceRef ?? { kind: 'GitRepository', name: 'flux-system' },
+      namespace: f.namespace ?? 'flux-system',
+      interval: f.interval ?? '10m',
+      timeout: f.timeout ?? '10m',
+      pathPrefix: trimSlashes(f.pathPrefix ?? 'rendered'),
+      dependsOn: f.dependsOn ?? [],
+    },
+    protect: { crds: options.protect?.crds ?? true, namespaces: options.protect?.namespaces ?? true },
+    templatesDir: options.templatesDir,
+    labels: { ...(options.labels ?? {}) },
+  };
+}
+
+// `./rendered/` and `rendered` must give the same paths in Applications and Kustomizations.
+function trimSlashes(p: string): string {
+  return p.replace(/^(\.\/)+/, '').replace(/^\/+|\/+$/g, '') || '.';
+}

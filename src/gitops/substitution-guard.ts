@@ -1,0 +1,50 @@
+/**
+ * Protects objects that still contain `${` after variable substitution (a literal a provider ships
+ * on purpose, e.g. in a script, or one written as `$${…}` in the artifact). Flux's postBuild
+ * substitution would replace it — and since kustomize-controller v1.9.0 strict substitution fails
+ * the whole reconcile on an unset variable (GITOPS-CONSUMERS §0.3, §2.4). The object gets
+ * `kustomize.toolkit.fluxcd.io/substitute: disabled` (ignored by every other consumer) and the
+ * stage reports it, since Argo CD applies the literal as it is.
+ */
+import { warning, type Diagnostic } from '../errors.js';
+import { describeObject, type JsonValue, type KubeObject } from '../manifest/object.js';
+import { formatFieldPath } from '../spec/schema/schema-issue.js';
+import { DISABLED, FLUX_SUBSTITUTE, withAnnotation } from './annotations.js';
+
+const MARKER = '${';
+
+/** The path of the first string (or map key) containing `${`, or undefined. Depth-first, in key order. */
+export function findSubstitutionLiteral(value: JsonValue, path: (string | number)[] = []): (string | number)[] | undefined {
+  if (typeof value === 'string') return value.includes(MARKER) ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findSubstitutionLiteral(value[i]!, [...path, i]);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [key, child] of Object.entries(value)) {
+    if (key.includes(MARKER)) return [...path, key];
+    const found = findSubstitutionLiteral(child, [...path, key]);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Annotates an object holding a `${` literal and returns a warning naming it; others are returned as they are. */
+export function guardSubstitutionLiterals(obj: KubeObject): { object: KubeObject; warnings: Diagnostic[] } {
+  const at = findSubstitutionLiteral(obj);
+  if (at === undefined) return { object: obj, warnings: [] };
+  const field = formatFieldPath(at);
+  return {
+    object: withAnnotation(obj, FLUX_SUBSTITUTE, DISABLED),
+    warnings: [
+      warning('gitops', `${describeObject(obj)} contains a literal "\${" after variable substitution (at ${field})`, {
+        object: describeObject(obj),
+        field,
+        hint: `it was annotated ${FLUX_SUBSTITUTE}: ${DISABLED} so Flux leaves it alone; Argo CD and kubectl apply it literally — make sure that is intended`,
+      }),
+    ],
+  };
+}
