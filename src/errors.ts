@@ -49,6 +49,7 @@ export type DiagnosticCode =
   | 'git'
   | 'upgrade'
   | 'multi-namespace'
+  | 'rbac'
   | 'busy';
 
 /** Where a diagnostic points. `file` is relative to the repository root when it is inside it. */
