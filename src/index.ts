@@ -6,3 +6,8 @@ export * from './errors.js';
 export type { KubeObject, JsonObject, JsonValue, ObjectId } from './manifest/object.js';
 export type { ProviderKind } from './spec/provider-kinds.js';
 export type * from './spec/provider-spec.js';
+export { computeApplierRbac } from './rbac/compute-applier-rbac.js';
+export { verifyApplierRbac, listGrantedPermissions, isApplierAllowed } from './rbac/verify-applier-rbac.js';
+export { summarizeProviderGrants } from './rbac/provider-grants.js';
+export { formatGrants } from './rbac/format-grants.js';
+export type * from './rbac/rbac-types.js';
