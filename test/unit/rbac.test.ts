@@ -8,6 +8,7 @@ import { formatPermission } from '../../src/rbac/permission.js';
 import type { ApplierRbacOptions, Permission, RbacComponent } from '../../src/rbac/rbac-types.js';
 import { isApplierAllowed, listGrantedPermissions, verifyApplierRbac } from '../../src/rbac/verify-applier-rbac.js';
 import { deepFreeze } from '../helpers/deep-freeze.js';
+import { CERT_MANAGER, loadFixtureObjects } from '../helpers/load-fixture.js';
 import { loadV112Components } from '../helpers/rbac-components.js';
 
 const components = loadV112Components();
@@ -103,6 +104,15 @@ describe('computeApplierRbac on the real v1.12.0 example', () => {
   it('notes the aggregated ClusterRoles rendered with rules: [] and the escalate reach', () => {
     expect(rbac.notes).toHaveLength(3);
     expect(rbac.notes.filter((n) => n.includes('has an aggregationRule but is rendered with rules'))).toHaveLength(2);
+  });
+
+  it('stays exact with the cert-manager v1.19.4 component rendered too (its kube-system Role gets no Namespace copy)', () => {
+    const withCertManager = [deepFreeze({ name: 'cert-manager', objects: loadFixtureObjects(CERT_MANAGER) }), ...components];
+    const computed = computeApplierRbac(withCertManager, { applier: 'argocd' });
+    expect(verifyApplierRbac(withCertManager, computed, { applier: 'argocd' })).toEqual({ missing: [], extra: [] });
+    expect(countKinds(computed.objects)).toEqual({ Namespace: 5, ClusterRole: 1, ClusterRoleBinding: 1, Role: 6, RoleBinding: 6 });
+    expect(computed.objects.filter((o) => o.kind === 'Role').map(namespaceOf)).toContain('kube-system');
+    expect(computed.objects.filter((o) => o.kind === 'Namespace').map(nameOf)).not.toContain('kube-system');
   });
 
   it('is deterministic under object order and does not mutate its (frozen) input', () => {
