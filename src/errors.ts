@@ -50,6 +50,7 @@ export type DiagnosticCode =
   | 'git'
   | 'upgrade'
   | 'multi-namespace'
+  | 'rbac'
   | 'busy'
   | 'diff-duplicate-object';
 

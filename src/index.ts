@@ -12,3 +12,8 @@ export { formatDiffText, type DiffTextOptions } from './diff/format-text.js';
 export { formatReportMarkdown } from './diff/format-markdown.js';
 export type * from './diff/types.js';
 export { SCHEMA_PATH_CAP } from './diff/types.js';
+export { computeApplierRbac } from './rbac/compute-applier-rbac.js';
+export { verifyApplierRbac, listGrantedPermissions, isApplierAllowed } from './rbac/verify-applier-rbac.js';
+export { summarizeProviderGrants } from './rbac/provider-grants.js';
+export { formatGrants } from './rbac/format-grants.js';
+export type * from './rbac/rbac-types.js';
