@@ -5,6 +5,49 @@ export const CERT_MANAGER_SCHEMA = {
   properties: { install: { type: 'boolean' }, version: { type: 'string', minLength: 1 }, url: { type: 'string', minLength: 1 } },
 } as const;
 
+const str = { type: 'string', minLength: 1 } as const;
+
+/** capi-render.yaml `gitops:` and the same block in overlay.yaml (per-environment override). */
+export const GITOPS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    flavour: { enum: ['kustomize', 'argocd', 'flux'] },
+    protect: { type: 'object', additionalProperties: false, properties: { crds: { type: 'boolean' }, namespaces: { type: 'boolean' } } },
+    argocd: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        application: { type: 'boolean' },
+        applicationSet: { type: 'boolean' },
+        repoURL: str,
+        targetRevision: str,
+        project: str,
+        destinationServer: str,
+        namespace: str,
+        pathPrefix: str,
+      },
+    },
+    flux: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        sourceRef: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['kind', 'name'],
+          properties: { kind: { enum: ['GitRepository', 'OCIRepository'] }, name: str, namespace: str },
+        },
+        namespace: str,
+        interval: str,
+        timeout: str,
+        pathPrefix: str,
+        dependsOn: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: str, namespace: str } } },
+      },
+    },
+  },
+} as const;
+
 /** JSON Schema of capi-render.yaml (validated with ajv; unknown keys are errors, to catch typos). */
 export const CONFIG_SCHEMA = {
   type: 'object',
@@ -50,6 +93,9 @@ export const CONFIG_SCHEMA = {
       },
     },
     certManager: CERT_MANAGER_SCHEMA,
+    gitops: GITOPS_SCHEMA,
+    gitopsDir: { type: 'string', minLength: 1 },
+    templatesDir: { type: 'string', minLength: 1 },
     github: {
       type: 'object',
       additionalProperties: false,

@@ -44,6 +44,30 @@ export interface CertManagerConfig {
   url?: string;
 }
 
+/** How the output is prepared for its GitOps consumer (see README "Argo CD and Flux"). */
+export interface GitopsConfig {
+  flavour?: 'kustomize' | 'argocd' | 'flux';
+  protect?: { crds?: boolean; namespaces?: boolean };
+  argocd?: {
+    application?: boolean;
+    applicationSet?: boolean;
+    repoURL?: string;
+    targetRevision?: string;
+    project?: string;
+    destinationServer?: string;
+    namespace?: string;
+    pathPrefix?: string;
+  };
+  flux?: {
+    sourceRef?: { kind: 'GitRepository' | 'OCIRepository'; name: string; namespace?: string };
+    namespace?: string;
+    interval?: string;
+    timeout?: string;
+    pathPrefix?: string;
+    dependsOn?: { name: string; namespace?: string }[];
+  };
+}
+
 export interface RenderConfig {
   /** Local repositories searched, in order, for providers without a fetchConfig. Default: none. */
   repositories: LocalRepositoryConfig[];
@@ -55,6 +79,12 @@ export interface RenderConfig {
   certManager: CertManagerConfig;
   /** GitHub settings. Default: github.com. */
   github: GitHubConfig;
+  /** GitOps flavour of the output. Default: plain kustomize. */
+  gitops: GitopsConfig;
+  /** Folder for GitOps consumer files (Argo CD Applications, Flux Kustomizations). Default `gitops`. */
+  gitopsDir: string;
+  /** Folder of user templates overriding the bundled ones. Default `templates`. */
+  templatesDir: string;
   /** Entries added to (or replacing, by name+type) clusterctl's built-in provider list. Default: none. */
   providers: ProviderListEntry[];
   /** Folder of provider CRs. Default `providers`. */
@@ -71,6 +101,9 @@ export const DEFAULT_CONFIG: RenderConfig = {
   images: {},
   certManager: {},
   github: {},
+  gitops: {},
+  gitopsDir: 'gitops',
+  templatesDir: 'templates',
   providers: [],
   providersDir: 'providers',
   overlaysDir: 'overlays',

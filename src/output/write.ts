@@ -11,10 +11,11 @@ import type { OutputFiles } from './plan.js';
 
 export interface WriteOptions {
   /**
-   * Which top-level folders (environments) the files replace. `all`: the whole output becomes
-   * exactly `files`. A list: only those folders are replaced; the others are kept as they are.
+   * What the files replace. `all`: the whole output becomes exactly `files`. A list of top-level
+   * folders (environments), or a predicate over existing files' relative paths: only those are
+   * replaced; every other existing file is kept as it is.
    */
-  replace: 'all' | readonly string[];
+  replace: 'all' | readonly string[] | ((relative: string) => boolean);
 }
 
 export interface WriteSummary {
@@ -39,7 +40,8 @@ export async function writeOutputTree(outDir: string, files: OutputFiles, option
     await fs.rm(staging, { recursive: true, force: true });
     await fs.rm(retired, { recursive: true, force: true });
     const previous = await listFiles(outDir);
-    const keep = options.replace === 'all' ? [] : previous.filter((p) => !(options.replace as readonly string[]).includes(p.split('/')[0]!));
+    const replaced = scopeOf(options.replace);
+    const keep = previous.filter((p) => !replaced(p));
     const summary: WriteSummary = { written: [], unchanged: 0, removed: [] };
     await fs.mkdir(staging, { recursive: true });
     for (const rel of keep) await linkOrCopy(path.join(outDir, rel), path.join(staging, rel));
@@ -69,6 +71,12 @@ export async function writeOutputTree(outDir: string, files: OutputFiles, option
   } finally {
     await release();
   }
+}
+
+function scopeOf(replace: WriteOptions['replace']): (relative: string) => boolean {
+  if (replace === 'all') return () => true;
+  if (typeof replace === 'function') return replace;
+  return (relative) => replace.includes(relative.split('/')[0]!);
 }
 
 async function recover(outDir: string, retired: string): Promise<void> {

@@ -9,7 +9,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { RenderError, SpecError, error, type Diagnostic } from '../errors.js';
 import { isJsonObject, nameOf, namespaceOf } from '../manifest/object.js';
-import type { CertManagerConfig, ImageOverrideConfig, VariableValue } from '../config/config-types.js';
+import type { CertManagerConfig, GitopsConfig, ImageOverrideConfig, VariableValue } from '../config/config-types.js';
+import { mergeGitopsConfig } from '../gitops/merge-config.js';
 import { classifyInputs, type InputObject, type InputSet } from '../spec/inputs.js';
 import type { SourceDocument } from '../spec/yaml-document.js';
 import { loadOverlay } from './load-overlay.js';
@@ -19,6 +20,7 @@ import { OVERLAY_FILE } from './overlay-types.js';
 export interface ComposedEnvironment {
   inputs: InputSet;
   certManager: CertManagerConfig;
+  gitops: GitopsConfig;
   variables: Record<string, VariableValue>;
   images: Record<string, ImageOverrideConfig>;
   labels: Record<string, string>;
@@ -42,6 +44,7 @@ export async function composeEnvironment(overlayDir: string, ctx: ComposeContext
 interface Partial {
   objects: InputObject[];
   certManager: CertManagerConfig;
+  gitops: GitopsConfig;
   variables: Record<string, VariableValue>;
   images: Record<string, ImageOverrideConfig>;
   labels: Record<string, string>;
@@ -55,7 +58,7 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
   }
   const overlay = await loadOverlay(ctx.repoRoot, file);
   const resources = overlay.spec.resources ?? [path.relative(overlayDir, ctx.providersDir) || '.'];
-  const result: Partial = { objects: [], certManager: {}, variables: {}, images: {}, labels: {}, chain: [] };
+  const result: Partial = { objects: [], certManager: {}, gitops: {}, variables: {}, images: {}, labels: {}, chain: [] };
   const problems: Diagnostic[] = [];
   for (const [index, entry] of resources.entries()) {
     const at = { file, ...overlay.doc.locate(['resources', index]), field: `resources[${index}]` };
@@ -77,6 +80,7 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
         Object.assign(result.images, base.images);
         Object.assign(result.labels, base.labels);
         Object.assign(result.certManager, base.certManager);
+        result.gitops = mergeGitopsConfig(result.gitops, base.gitops);
         result.chain.push(...base.chain);
       } else {
         const docs = await ctx.readDocuments(target);
@@ -112,6 +116,7 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
   Object.assign(result.images, overlay.spec.images ?? {});
   Object.assign(result.labels, overlay.spec.labels ?? {});
   Object.assign(result.certManager, overlay.spec.certManager ?? {});
+  result.gitops = mergeGitopsConfig(result.gitops, overlay.spec.gitops ?? {});
   result.chain.push(file);
   return result;
 }

@@ -1,4 +1,4 @@
-import { CERT_MANAGER_SCHEMA } from '../config/config-schema.js';
+import { CERT_MANAGER_SCHEMA, GITOPS_SCHEMA } from '../config/config-schema.js';
 /** JSON Schema of overlay.yaml (unknown keys are errors, to catch typos). */
 const target = {
   type: 'object',
@@ -44,5 +44,6 @@ export const OVERLAY_SCHEMA = {
     },
     labels: { type: 'object', additionalProperties: { type: 'string' } },
     certManager: CERT_MANAGER_SCHEMA,
+    gitops: GITOPS_SCHEMA,
   },
 } as const;

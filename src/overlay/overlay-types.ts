@@ -3,7 +3,7 @@
  * bases. Field names follow kustomize where the meaning is the same (`resources`, `patches`, `target`);
  * the rest are capi-render's.
  */
-import type { CertManagerConfig, ImageOverrideConfig, VariableValue } from '../config/config-types.js';
+import type { CertManagerConfig, GitopsConfig, ImageOverrideConfig, VariableValue } from '../config/config-types.js';
 
 export const OVERLAY_API_VERSION = 'capi-render/v1alpha1';
 export const OVERLAY_FILE = 'overlay.yaml';
@@ -41,4 +41,6 @@ export interface OverlaySpec {
   labels?: Record<string, string>;
   /** Overrides capi-render.yaml's certManager settings for this environment (field by field). */
   certManager?: CertManagerConfig;
+  /** Overrides capi-render.yaml's gitops settings for this environment (flavour, Argo CD / Flux options). */
+  gitops?: GitopsConfig;
 }

@@ -19,7 +19,11 @@ import { createSession } from './session.js';
 import type { LockFile } from '../lock/lock-types.js';
 import { emptyLock } from '../lock/lock-types.js';
 import { artifactKey } from '../lock/lock-file.js';
-import { nextLock, type RenderedLockEntries } from '../lock/next-lock.js';
+import { nextLock } from '../lock/next-lock.js';
+import { lockEntriesOf } from './lock-entries.js';
+import { runGitopsStage } from './gitops-stage.js';
+import { mergeGitopsConfig } from '../gitops/merge-config.js';
+import type { GitopsMemo } from '../gitops/apply-gitops-flavour.js';
 import type { ArtifactCache } from '../source/artifact-cache.js';
 import type { FetchProgressListener } from '../source/fetch-progress.js';
 
@@ -56,6 +60,10 @@ export interface RenderResult {
   environments: EnvironmentResult[];
   /** Files of the rendered environments, relative to outputDir. */
   files: OutputFiles;
+  /** Absolute path of the GitOps consumer folder (Argo CD Applications, Flux Kustomizations). */
+  gitopsDir: string;
+  /** Consumer files of the rendered environments, relative to gitopsDir (empty for the kustomize flavour). */
+  gitopsFiles: OutputFiles;
   /** The lock this build leaves behind (unrendered environments keep their entries). */
   lock: LockFile;
   warnings: Diagnostic[];
@@ -65,7 +73,7 @@ export interface RenderResult {
 function baseEnvironment(base: SourceDocument[]): ComposedEnvironment {
   const classified = classifyInputs(base);
   throwIfErrors(classified.diagnostics);
-  return { inputs: classified.inputs, certManager: {}, variables: {}, images: {}, labels: {}, chain: [] };
+  return { inputs: classified.inputs, certManager: {}, gitops: {}, variables: {}, images: {}, labels: {}, chain: [] };
 }
 
 export async function render(options: RenderOptions): Promise<RenderResult> {
@@ -113,25 +121,36 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
   documents.set(repo.config.providersDir, Promise.resolve(repo.base));
 
   const results: EnvironmentResult[] = [];
+  const gitopsFiles: OutputFiles = new Map();
+  const gitopsMemo: GitopsMemo = new WeakMap();
   const problems: Diagnostic[] = [];
   const tag = (name: string, d: Diagnostic): Diagnostic => (allEnvironments.length > 1 || name !== DEFAULT_ENVIRONMENT ? { ...d, message: `[${name}] ${d.message}` } : d);
   for (const entry of wanted) {
     try {
       const composed = entry.overlayDir ? await composeEnvironment(entry.overlayDir, composeCtx) : baseEnvironment(repo.base);
-      results.push(
-        await renderEnvironment(
-          {
-            name: entry.name,
-            inputs: composed.inputs,
-            certManager: { ...repo.config.certManager, ...composed.certManager },
-            variables: composed.variables,
-            images: composed.images,
-            labels: composed.labels,
-            file: composed.chain.at(-1),
-          },
-          session,
-        ),
+      const rendered = await renderEnvironment(
+        {
+          name: entry.name,
+          inputs: composed.inputs,
+          certManager: { ...repo.config.certManager, ...composed.certManager },
+          variables: composed.variables,
+          images: composed.images,
+          labels: composed.labels,
+          file: composed.chain.at(-1),
+        },
+        session,
       );
+      const gitops = runGitopsStage({
+        environment: rendered.environment,
+        settings: mergeGitopsConfig(repo.config.gitops, composed.gitops),
+        labels: composed.labels,
+        repoRoot,
+        outputDir: repo.config.outputDir,
+        templatesDir: repo.config.templatesDir,
+        memo: gitopsMemo,
+      });
+      for (const [p, text] of gitops.files) gitopsFiles.set(p, text);
+      results.push({ ...rendered, environment: gitops.environment, warnings: [...rendered.warnings, ...gitops.warnings.map((d) => tag(entry.name, d))] });
     } catch (e) {
       if (!(e instanceof RenderError)) throw e;
       problems.push(...e.diagnostics.map((d) => tag(entry.name, d)));
@@ -140,23 +159,11 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
   throwIfErrors(problems);
   const files: OutputFiles = new Map();
   for (const r of results) for (const [p, text] of planEnvironment(r.environment, session.serialized)) files.set(p, text);
-  const entries: RenderedLockEntries[] = results.map((r) => ({
-    environment: r.environment.name,
-    providers: r.providers.map((p) => ({
-      provider: `${p.cr.kind}/${p.cr.namespace}/${p.cr.name}`,
-      requested: p.cr.spec.version ?? '',
-      version: p.version,
-      contract: p.contract,
-      source: p.sourceId,
-      variables: p.variables,
-    })).concat(r.certManager ? [r.certManager.lock] : []),
-    artifacts: [
-      ...r.providers.flatMap((p) => p.artifacts.map((a) => ({ source: p.sourceId, version: p.version, file: a.file, url: a.url, sha256: a.sha256 }))),
-      ...(r.certManager ? [{ source: r.certManager.sourceId, version: r.certManager.version, file: r.certManager.artifact.file, url: r.certManager.artifact.url, sha256: r.certManager.artifact.sha256 }] : []),
-    ],
-  }));
+  const entries = results.map(lockEntriesOf);
   return {
     outputDir: path.resolve(repoRoot, repo.config.outputDir),
+    gitopsDir: path.resolve(repoRoot, repo.config.gitopsDir),
+    gitopsFiles: new Map([...gitopsFiles.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     lock: nextLock(lock, entries, allEnvironments),
     allEnvironments,
     environments: results,

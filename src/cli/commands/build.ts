@@ -6,6 +6,8 @@ import { writeLockFile } from '../../lock/write-lock.js';
 import { environmentStream } from '../../output/plan.js';
 import { writeOutputTree } from '../../output/write.js';
 import { render } from '../../render/render.js';
+import { existsSync } from 'node:fs';
+import { isGitopsFileOf } from '../../render/gitops-stage.js';
 import type { Command } from '../command.js';
 import { formatDiagnostics } from '../format.js';
 import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
@@ -44,7 +46,12 @@ export const buildCommand: Command = {
     }
     const outDir = values.out ? path.resolve(io.cwd, String(values.out)) : result.outputDir;
     const partial = ((values.env as string[] | undefined) ?? []).length > 0 || values.shard !== undefined;
-    const summary = await writeOutputTree(outDir, result.files, { replace: partial ? result.environments.map((e) => e.environment.name) : 'all' });
+    const names = result.environments.map((e) => e.environment.name);
+    const summary = await writeOutputTree(outDir, result.files, { replace: partial ? names : 'all' });
+    const gitopsDir = values.out ? path.join(path.dirname(outDir), path.basename(result.gitopsDir)) : result.gitopsDir;
+    if (result.gitopsFiles.size > 0 || existsSync(gitopsDir)) {
+      await writeOutputTree(gitopsDir, result.gitopsFiles, { replace: partial ? (p) => names.some((n) => isGitopsFileOf(p, n)) : 'all' });
+    }
     const lockWritten = await writeLockFile(repoRoot, result.lock, prepared.lockText);
     for (const e of result.environments) {
       const parts = [...(e.certManager ? [`cert-manager ${e.certManager.version}`] : []), ...e.providers.map((p) => `${p.label} ${p.version}`)];
