@@ -23,10 +23,14 @@ export function makeRepo(files: Record<string, string>, dir: string = tempDir())
   return dir;
 }
 
-/** A temp copy of this repository's own example (capi-render.yaml, providers/, overlays/, fixtures). */
-export function copyExample(): string {
+/**
+ * A temp copy of this repository's own example (capi-render.yaml, providers/, overlays/, fixtures);
+ * with `committed`, also its rendered output, gitops/ and lock.
+ */
+export function copyExample(options: { committed?: boolean } = {}): string {
   const dir = tempDir();
-  for (const entry of ['capi-render.yaml', 'providers', 'overlays', 'test/fixtures/repository']) {
+  const extra = options.committed ? ['rendered', 'gitops', 'capi-render.lock'] : [];
+  for (const entry of ['capi-render.yaml', 'providers', 'overlays', 'test/fixtures/repository', ...extra]) {
     const from = path.join(REPO_ROOT, entry);
     try {
       statSync(from);

@@ -1,0 +1,57 @@
+/** `capi-render check`, the CI drift gate, on a copy of the example repository. */
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { copyExample, snapshotTree } from '../helpers/repo.js';
+
+describe('check', () => {
+  it('passes on a clean tree and writes nothing', async () => {
+    const repo = copyExample({ committed: true });
+    const before = snapshotTree(repo);
+    const r = await runCli(['check'], { cwd: repo });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/check: 2 environments up to date/);
+    expect(snapshotTree(repo)).toEqual(before);
+  });
+
+  const cases: { name: string; change: (repo: string) => void; file: string; text: RegExp }[] = [
+    {
+      name: 'a hand-edited object',
+      change: (repo) => {
+        const f = path.join(repo, 'rendered/dev/cluster-api/deployment-capi-controller-manager.yaml');
+        writeFileSync(f, readFileSync(f, 'utf8').replace('replicas: 1', 'replicas: 5'));
+      },
+      file: 'rendered/dev/cluster-api/deployment-capi-controller-manager.yaml',
+      text: /differs from what the inputs render[^\n]*\n\s+spec\.replicas: committed 5, inputs render 1/,
+    },
+    { name: 'a deleted file', change: (repo) => rmSync(path.join(repo, 'rendered/prod/cluster-api/service-capi-webhook-service.yaml')), file: 'rendered/prod/cluster-api/service-capi-webhook-service.yaml', text: /missing/ },
+    { name: 'an extra file', change: (repo) => writeFileSync(path.join(repo, 'rendered/dev/cluster-api/configmap-extra.yaml'), 'apiVersion: v1\nkind: ConfigMap\n'), file: 'rendered/dev/cluster-api/configmap-extra.yaml', text: /stale/ },
+    {
+      name: 'an edited gitops consumer file',
+      change: (repo) => appendFileSync(path.join(repo, 'gitops/argocd/applications/prod.yaml'), '# edited\n'),
+      file: 'gitops/argocd/applications/prod.yaml',
+      text: /formatting only/,
+    },
+    {
+      name: 'a stale lock (an input changed, nothing re-rendered)',
+      change: (repo) => {
+        const f = path.join(repo, 'overlays/prod/overlay.yaml');
+        writeFileSync(f, readFileSync(f, 'utf8').replace('value: v1.11.0', 'value: v1.10.4'));
+      },
+      file: 'capi-render.lock',
+      text: /capi-render\.lock is stale:(\n\s+prod: .*)*\n\s+prod: CoreProvider\/capi-system\/cluster-api v1\.11\.0 → v1\.10\.4/,
+    },
+  ];
+  it.each(cases)('fails on $name, naming it', async ({ change, file, text }) => {
+    const repo = copyExample({ committed: true });
+    change(repo);
+    const before = snapshotTree(repo);
+    const r = await runCli(['check'], { cwd: repo });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${file}: error[drift]`);
+    expect(r.stderr).toMatch(text);
+    expect(r.stderr).toContain('hint: run `capi-render build`');
+    expect(snapshotTree(repo)).toEqual(before);
+  });
+});
