@@ -1,0 +1,83 @@
+/**
+ * `capi-render init`: the files of a new repository, rendered from handlebars templates (bundled in
+ * templates/init/, values only) and checked before anything is written — every YAML output must
+ * parse, renovate.json must be JSON. Pure apart from reading the templates.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Handlebars from 'handlebars';
+import YAML from 'yaml';
+import { InternalError } from '../errors.js';
+import { CERT_MANAGER_DEFAULT_VERSION } from '../render/cert-manager.js';
+
+export interface ScaffoldOptions {
+  /** spec.version of core and kubeadm: exact, a range or `latest`. Default `latest` (pinned by the first build). */
+  version?: string;
+  infrastructure?: string;
+  infrastructureVersion?: string;
+  environment?: string;
+  flavour?: 'kustomize' | 'argocd' | 'flux';
+  certManagerVersion?: string;
+  /** A clusterctl local repository to read releases from (repository-relative or absolute). */
+  localRepository?: string;
+  /** capi-render's version, pinned in the CI workflow. */
+  toolVersion: string;
+}
+
+const TEMPLATES = fileURLToPath(new URL('../../templates/init/', import.meta.url));
+
+/** Conventional namespaces of well-known infrastructure providers (their CAPx names). */
+const NAMESPACES: Record<string, string> = {
+  docker: 'capd-system',
+  aws: 'capa-system',
+  azure: 'capz-system',
+  gcp: 'capg-system',
+  vsphere: 'capv-system',
+  openstack: 'capo-system',
+  metal3: 'capm3-system',
+  hetzner: 'caph-system',
+  nutanix: 'capx-system',
+};
+
+/** Repository (for the Renovate comment) of well-known infrastructure providers. */
+const REPOSITORIES: Record<string, string> = { docker: 'kubernetes-sigs/cluster-api' };
+
+/** Relative path → file text, sorted. */
+export function scaffoldFiles(options: ScaffoldOptions): Map<string, string> {
+  const infrastructure = options.infrastructure ?? 'docker';
+  const environment = options.environment ?? 'dev';
+  const context = {
+    version: options.version ?? 'latest',
+    infrastructure,
+    infrastructureVersion: options.infrastructureVersion ?? (infrastructure === 'docker' ? (options.version ?? 'latest') : 'latest'),
+    infrastructureNamespace: NAMESPACES[infrastructure] ?? `${infrastructure}-infrastructure-system`,
+    infrastructureRepository: REPOSITORIES[infrastructure] ?? `kubernetes-sigs/cluster-api-provider-${infrastructure}`,
+    environment,
+    flavour: options.flavour ?? 'kustomize',
+    certManagerVersion: options.certManagerVersion ?? CERT_MANAGER_DEFAULT_VERSION,
+    localRepository: options.localRepository ?? '',
+    toolVersion: options.toolVersion,
+  };
+  const handlebars = Handlebars.create();
+  const render = (template: string) => handlebars.compile(readFileSync(path.join(TEMPLATES, template), 'utf8'), { strict: true, noEscape: true })(context);
+  const files: [string, string][] = [
+    ['capi-render.yaml', render('capi-render.yaml.hbs')],
+    ['providers/core.yaml', render('core.yaml.hbs')],
+    ['providers/kubeadm.yaml', render('kubeadm.yaml.hbs')],
+    [`providers/${infrastructure}.yaml`, render('infrastructure.yaml.hbs')],
+    [`overlays/${environment}/overlay.yaml`, render('overlay.yaml.hbs')],
+    ['.gitignore', render('gitignore.hbs')],
+    ['.github/workflows/capi-render.yaml', render('workflow.yaml.hbs')],
+    ['renovate.json', render('renovate.json.hbs')],
+  ];
+  for (const [file, text] of files) {
+    try {
+      if (file.endsWith('.json')) JSON.parse(text);
+      else if (file.endsWith('.yaml')) for (const doc of YAML.parseAllDocuments(text)) if (doc.errors.length) throw doc.errors[0];
+    } catch (e) {
+      throw new InternalError(`the bundled init template for ${file} produced invalid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message}`);
+    }
+  }
+  return new Map(files.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

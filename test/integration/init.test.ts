@@ -1,0 +1,35 @@
+/** init → build → check in an empty folder. */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { FIXTURES } from '../helpers/fixtures.js';
+import { tempDir } from '../helpers/tmp.js';
+
+describe('init', () => {
+  it('scaffolds a repository that builds and then checks clean', async () => {
+    const repo = tempDir();
+    const init = await runCli(['init', '--version', 'v1.12.0', '--cert-manager-version', 'v1.19.4', '--local-repository', `${FIXTURES}repository`, '--flavour', 'flux'], { cwd: repo });
+    expect(init.code, init.stderr).toBe(0);
+    expect(readFileSync(path.join(repo, '.github/workflows/capi-render.yaml'), 'utf8')).toContain('GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}');
+    const renovate = JSON.parse(readFileSync(path.join(repo, 'renovate.json'), 'utf8')) as { customManagers: { matchStrings: string[] }[] };
+    const core = readFileSync(path.join(repo, 'providers/core.yaml'), 'utf8');
+    // The Renovate regex really matches the scaffolded version lines.
+    const match = new RegExp(renovate.customManagers[0]!.matchStrings[0]!).exec(core);
+    expect(match?.groups).toMatchObject({ datasource: 'github-releases', depName: 'kubernetes-sigs/cluster-api', currentValue: 'v1.12.0' });
+
+    const build = await runCli(['build'], { cwd: repo });
+    expect(build.code, build.stderr).toBe(0);
+    expect(build.stderr).toContain('rendered dev: cert-manager v1.19.4, cluster-api v1.12.0, bootstrap-kubeadm v1.12.0, control-plane-kubeadm v1.12.0, infrastructure-docker v1.12.0');
+    const check = await runCli(['check'], { cwd: repo });
+    expect(check.code, check.stderr).toBe(0);
+  });
+
+  it('refuses to overwrite existing files', async () => {
+    const repo = tempDir();
+    expect((await runCli(['init'], { cwd: repo })).code).toBe(0);
+    const again = await runCli(['init'], { cwd: repo });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/init would overwrite .*capi-render\.yaml/);
+  });
+});
