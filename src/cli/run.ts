@@ -10,11 +10,12 @@ import { mirrorCommand } from './commands/mirror.js';
 import { inputsCommand } from './commands/inputs.js';
 import { checkCommand } from './commands/check.js';
 import { initCommand } from './commands/init.js';
+import { rbacCommand } from './commands/rbac.js';
 import type { Command } from './command.js';
 import { formatDiagnostics } from './format.js';
 import { useColor, type CliIo } from './io.js';
 
-const COMMANDS: Command[] = [buildCommand, checkCommand, initCommand, inputsCommand, mirrorCommand];
+const COMMANDS: Command[] = [buildCommand, checkCommand, initCommand, inputsCommand, mirrorCommand, rbacCommand];
 
 const GLOBAL_HELP: [string, string][] = [
   ['--repo DIR', 'the repository to work on (default: the current directory)'],
