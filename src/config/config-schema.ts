@@ -48,6 +48,28 @@ export const GITOPS_SCHEMA = {
   },
 } as const;
 
+const secretMode = { enum: ['fail', 'omit', 'external-secrets', 'plaintext'] } as const;
+
+export const SECRETS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    mode: secretMode,
+    providers: { type: 'object', additionalProperties: secretMode },
+    notSecret: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } },
+    externalSecrets: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['storeRef'],
+      properties: {
+        storeRef: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: str, kind: { enum: ['SecretStore', 'ClusterSecretStore'] } } },
+        keyPrefix: { type: 'string' },
+        refreshInterval: str,
+      },
+    },
+  },
+} as const;
+
 /** JSON Schema of capi-render.yaml (validated with ajv; unknown keys are errors, to catch typos). */
 export const CONFIG_SCHEMA = {
   type: 'object',
@@ -94,6 +116,7 @@ export const CONFIG_SCHEMA = {
     },
     certManager: CERT_MANAGER_SCHEMA,
     gitops: GITOPS_SCHEMA,
+    secrets: SECRETS_SCHEMA,
     gitopsDir: { type: 'string', minLength: 1 },
     templatesDir: { type: 'string', minLength: 1 },
     github: {

@@ -68,6 +68,20 @@ export interface GitopsConfig {
   };
 }
 
+export type SecretMode = 'fail' | 'omit' | 'external-secrets' | 'plaintext';
+
+/** The secret guard: what happens to values from secret sources (configSecret, `fromEnv`) that would reach git. */
+export interface SecretsConfig {
+  /** Default `fail`. */
+  mode?: SecretMode;
+  /** Per provider (manifest label, e.g. `infrastructure-aws`), overriding `mode`. */
+  providers?: Record<string, SecretMode>;
+  /** Variables from secret sources that are not sensitive (feature gates, addresses) and may be rendered. */
+  notSecret?: string[];
+  /** For `external-secrets`: the store the ExternalSecrets read from. */
+  externalSecrets?: { storeRef: { name: string; kind?: 'SecretStore' | 'ClusterSecretStore' }; keyPrefix?: string; refreshInterval?: string };
+}
+
 export interface RenderConfig {
   /** Local repositories searched, in order, for providers without a fetchConfig. Default: none. */
   repositories: LocalRepositoryConfig[];
@@ -79,6 +93,8 @@ export interface RenderConfig {
   certManager: CertManagerConfig;
   /** GitHub settings. Default: github.com. */
   github: GitHubConfig;
+  /** The secret guard. Default: fail when a secret value would be written. */
+  secrets: SecretsConfig;
   /** GitOps flavour of the output. Default: plain kustomize. */
   gitops: GitopsConfig;
   /** Folder for GitOps consumer files (Argo CD Applications, Flux Kustomizations). Default `gitops`. */
@@ -102,6 +118,7 @@ export const DEFAULT_CONFIG: RenderConfig = {
   certManager: {},
   github: {},
   gitops: {},
+  secrets: {},
   gitopsDir: 'gitops',
   templatesDir: 'templates',
   providers: [],

@@ -41,6 +41,7 @@ export function parseConfig(text: string, file: string): RenderConfig {
     variables: isJsonObject(value.variables) ? (value.variables as RenderConfig['variables']) : {},
     images: isJsonObject(value.images) ? (value.images as RenderConfig['images']) : {},
     certManager: isJsonObject(value.certManager) ? (value.certManager as RenderConfig['certManager']) : {},
+    secrets: isJsonObject(value.secrets) ? (value.secrets as RenderConfig['secrets']) : {},
     gitops: isJsonObject(value.gitops) ? (value.gitops as RenderConfig['gitops']) : {},
     github: isJsonObject(value.github) ? (value.github as RenderConfig['github']) : {},
     providers: (value.providers as RenderConfig['providers']) ?? [],

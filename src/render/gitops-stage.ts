@@ -52,5 +52,10 @@ export function runGitopsStage(input: GitopsStageInput): GitopsStageOutput {
 
 /** Whether an existing gitops file belongs to environment `env` (replaced when only some environments are built). */
 export function isGitopsFileOf(relative: string, env: string): boolean {
-  return relative === `argocd/applications/${env}.yaml` || relative.startsWith(`flux/${env}/`) || relative === 'argocd/applicationset.yaml';
+  return (
+    relative === `argocd/applications/${env}.yaml` ||
+    relative.startsWith(`flux/${env}/`) ||
+    relative === 'argocd/applicationset.yaml' ||
+    relative === `secrets/${env}.required.yaml`
+  );
 }

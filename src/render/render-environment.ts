@@ -25,6 +25,7 @@ import type { RenderSession } from './session.js';
 import { readConfigSecret, variableLookup, type ResolvedVariable } from './variables.js';
 import jsYaml from 'js-yaml';
 import { resolveProvider, type ResolvedArtifacts } from './resolve-provider.js';
+import { guardSecrets, sensitiveValues, type RequiredSecret } from '../secrets/secret-guard.js';
 
 export interface EnvironmentInputs {
   name: string;
@@ -60,6 +61,8 @@ export interface EnvironmentResult {
   providers: ResolvedProvider[];
   /** Present unless certManager.install is false. */
   certManager?: RenderedCertManager;
+  /** Secrets the secret guard left out (mode omit), to be created out-of-band. */
+  requiredSecrets: RequiredSecret[];
   warnings: Diagnostic[];
 }
 
@@ -113,6 +116,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
 
   const components: RenderedComponent[] = [];
   const resolvedProviders: ResolvedProvider[] = [];
+  const requiredSecrets: RequiredSecret[] = [];
   for (const r of ready) {
     try {
       const lookup = variableLookup(r.cr, {
@@ -138,7 +142,14 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
         images: { ...session.config.images, ...imagesFromConfigSecret(r.cr, inputs), ...envInputs.images },
         parse: session.parse,
       });
-      const objects: KubeObject[] = rendered.objects;
+      const sensitive = sensitiveValues(
+        [...seen.entries()].map(([variable, v]) => ({ variable, value: v.value, secret: v.secret, from: v.from })),
+        session.config.secrets,
+      );
+      const guarded = guardSecrets(rendered.label, rendered.objects, sensitive, session.config.secrets);
+      warnings.push(...guarded.diagnostics);
+      requiredSecrets.push(...guarded.required);
+      const objects: KubeObject[] = guarded.objects;
       if (r.cr.kind === 'CoreProvider') objects.push(inventoryCrd());
       components.push({ name: rendered.label, objects });
       resolvedProviders.push({
@@ -168,6 +179,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
     environment: { name: envInputs.name, components: certManager ? [certManager.component, ...components] : components },
     providers: resolvedProviders,
     certManager,
+    requiredSecrets,
     warnings,
   };
 }

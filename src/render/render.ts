@@ -21,6 +21,7 @@ import { emptyLock } from '../lock/lock-types.js';
 import { artifactKey } from '../lock/lock-file.js';
 import { nextLock } from '../lock/next-lock.js';
 import { lockEntriesOf } from './lock-entries.js';
+import { requiredSecretsText } from '../secrets/required-secrets.js';
 import { runGitopsStage } from './gitops-stage.js';
 import { mergeGitopsConfig } from '../gitops/merge-config.js';
 import type { GitopsMemo } from '../gitops/apply-gitops-flavour.js';
@@ -150,6 +151,7 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
         memo: gitopsMemo,
       });
       for (const [p, text] of gitops.files) gitopsFiles.set(p, text);
+      if (rendered.requiredSecrets.length > 0) gitopsFiles.set(`secrets/${entry.name}.required.yaml`, requiredSecretsText(entry.name, rendered.requiredSecrets));
       results.push({ ...rendered, environment: gitops.environment, warnings: [...rendered.warnings, ...gitops.warnings.map((d) => tag(entry.name, d))] });
     } catch (e) {
       if (!(e instanceof RenderError)) throw e;
