@@ -25,6 +25,7 @@ import type { RenderSession } from './session.js';
 import { readConfigSecret, variableLookup, type ResolvedVariable } from './variables.js';
 import jsYaml from 'js-yaml';
 import { resolveProvider, type ResolvedArtifacts } from './resolve-provider.js';
+import { reconcileInstances } from './multi-namespace.js';
 import { guardSecrets, sensitiveValues, type RequiredSecret } from '../secrets/secret-guard.js';
 
 export interface EnvironmentInputs {
@@ -117,6 +118,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
   const components: RenderedComponent[] = [];
   const resolvedProviders: ResolvedProvider[] = [];
   const requiredSecrets: RequiredSecret[] = [];
+  const instanceOf = new Map<RenderedComponent, number>();
   for (const r of ready) {
     try {
       const lookup = variableLookup(r.cr, {
@@ -152,6 +154,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
       const objects: KubeObject[] = guarded.objects;
       if (r.cr.kind === 'CoreProvider') objects.push(inventoryCrd());
       components.push({ name: rendered.label, objects });
+      instanceOf.set(components[components.length - 1]!, resolvedProviders.length);
       resolvedProviders.push({
         cr: r.cr,
         label: rendered.label,
@@ -172,6 +175,8 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
     }
   }
   throwIfErrors(problems);
+  const reconciled = reconcileInstances(components.map((component) => ({ component, provider: resolvedProviders[instanceOf.get(component)!]! })));
+  components.splice(0, components.length, ...reconciled);
   const images = { ...session.config.images, ...envInputs.images };
   const certManager = await renderCertManager(envInputs.certManager, envInputs.name, images, session);
   if (!certManager) warnings.push(...bringYourOwnCertManagerWarnings(components));

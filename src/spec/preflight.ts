@@ -50,19 +50,26 @@ export function runPreflightChecks(providers: readonly ProviderCR[], ctx: Prefli
     );
   }
 
-  const seen = new Map<string, ProviderCR>();
+  // The operator allows one provider per kind and name in the whole cluster. capi-render also
+  // accepts several instances in different namespaces when each one watches only its own scope
+  // (spec.manager.cacheNamespace) — see render/multi-namespace.ts for the remaining rules.
+  const byName = new Map<string, ProviderCR[]>();
   for (const p of providers) {
     if (p.kind === 'CoreProvider') continue;
     const key = `${p.kind}/${p.name}`;
-    const first = seen.get(key);
-    if (first) {
+    byName.set(key, [...(byName.get(key) ?? []), p]);
+  }
+  for (const group of byName.values()) {
+    if (group.length < 2) continue;
+    for (const p of group) {
+      if (p.spec.manager?.cacheNamespace) continue;
       out.push(
-        error('preflight', `There is already a ${p.kind} with name ${p.name} in the cluster (${ref(first)}). Only one is allowed.`, {
-          ...at(p, ['metadata', 'name'], 'metadata.name'),
-          hint: 'a provider may be installed once per management cluster; see README "Multi-namespace installs"',
+        error('multi-namespace', `There is already a ${p.kind} with name ${p.name} in the cluster (${group.filter((o) => o !== p).map(ref).join(', ')}); several instances need each to watch only its own namespace`, {
+          ...at(p, ['spec'], 'spec.manager.cacheNamespace'),
+          hint: 'set spec.manager.cacheNamespace on every instance (the operator allows one instance per cluster; see README "Multi-namespace installs")',
         }),
       );
-    } else seen.set(key, p);
+    }
   }
 
   for (const p of providers) {
