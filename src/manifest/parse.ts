@@ -51,9 +51,32 @@ export function parseManifests(text: string, source: string, limits: ParseLimits
         }),
       );
     }
+    const problem = nameProblem(doc);
+    if (problem) {
+      throw new SpecError(
+        error('components-invalid', `document ${index + 1} of ${source} (${String(doc.kind)}) ${problem}`, {
+          file: source,
+          hint: 'Kubernetes rejects such names too; the artifact is broken or not what it claims to be',
+        }),
+      );
+    }
     resources.push({ object: doc as KubeObject, origin: { source, document: index } });
   });
   return resources;
+}
+
+/**
+ * The API server's rule for every object name (path-segment names: not `.` or `..`, no `/` or `%`),
+ * which also guarantees a name can never address a file outside its output folder.
+ */
+function nameProblem(doc: Record<string, unknown>): string | undefined {
+  const meta = doc.metadata;
+  const name = isJsonObject(meta as JsonValue) ? (meta as Record<string, unknown>).name : undefined;
+  if (typeof name !== 'string' || name === '') return 'has no metadata.name';
+  if (name === '.' || name === '..' || /[/%]/.test(name)) return `has metadata.name ${JSON.stringify(name)}, which is not a valid object name`;
+  const ns = (meta as Record<string, unknown>).namespace;
+  if (ns !== undefined && (typeof ns !== 'string' || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(ns))) return `has metadata.namespace ${JSON.stringify(ns)}, which is not a valid namespace name`;
+  return undefined;
 }
 
 function countNodes(value: JsonValue, budget: { remaining: number }, source: string): void {
