@@ -25,7 +25,7 @@ describe('overlay composition', () => {
     'providers/core.yaml': CORE(),
     'providers/docker.yaml': DOCKER,
     'providers/vars.yaml': 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: core-vars\n  namespace: capi-system\nstringData:\n  EXP_MACHINE_POOL: "from-secret"\n  CLUSTER_TOPOLOGY: "from-secret"\n',
-    'capi-render.yaml': `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  install: false\nrepositories:\n  - path: ${path.resolve('test/fixtures/repository')}\nvariables:\n  EXP_MACHINE_POOL: "from-config"\n  CLUSTER_TOPOLOGY: "from-config"\n  EXP_RUNTIME_SDK: "from-config"\n`,
+    'capi-render.yaml': `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  install: false\nsecrets:\n  notSecret: [EXP_MACHINE_POOL, CLUSTER_TOPOLOGY]\nrepositories:\n  - path: ${path.resolve('test/fixtures/repository')}\nvariables:\n  EXP_MACHINE_POOL: "from-config"\n  CLUSTER_TOPOLOGY: "from-config"\n  EXP_RUNTIME_SDK: "from-config"\n`,
     // A base overlay (not an environment) that gives the core provider a configSecret.
     'overlays/base/overlay.yaml': overlay(
       'abstract: true\nresources:\n  - ../../providers\npatches:\n  - target:\n      kind: CoreProvider\n    patch: |-\n      - op: add\n        path: /spec/configSecret\n        value: {name: core-vars}\nvariables:\n  EXP_RUNTIME_SDK: "from-base"\n  CLUSTER_TOPOLOGY: "from-base"\n',
