@@ -11,6 +11,7 @@ export const RENDER_FLAGS: OptionSpec = {
   env: { type: 'string', multiple: true },
   shard: { type: 'string' },
   offline: { type: 'boolean' },
+  'allow-downgrade': { type: 'boolean' },
   'cache-dir': { type: 'string' },
 };
 
@@ -18,6 +19,7 @@ export const RENDER_FLAG_HELP: [string, string][] = [
   ['--env NAME', 'only this environment (repeatable)'],
   ['--shard K/N', 'only the K-th of N deterministic shards of the environments (a CI matrix; the union of all shards is a full build)'],
   ['--offline', 'never use the network: everything must be in capi-render.lock and the cache'],
+  ['--allow-downgrade', 'accept a lower minor version than capi-render.lock records (refused by default, as the operator does)'],
   ['--cache-dir DIR', 'artifact cache (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render)'],
 ];
 
@@ -42,6 +44,7 @@ export async function prepareRender(ctx: CommandContext): Promise<PreparedRender
       lock,
       cache: createArtifactCache(cacheDir),
       offline: Boolean(values.offline),
+      allowDowngrade: Boolean(values['allow-downgrade']),
       githubToken: io.env.GITHUB_TOKEN || io.env.GH_TOKEN || undefined,
       onProgress: progressReporter(io),
     },

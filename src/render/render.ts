@@ -43,6 +43,8 @@ export interface RenderOptions {
   cache?: ArtifactCache;
   /** Never open a network connection; fail naming what the cache lacks. Default: false. */
   offline?: boolean;
+  /** Accept a lower minor version than the lock's. Default false (the operator's preflight rule). */
+  allowDowngrade?: boolean;
   /** GitHub token (never printed). */
   githubToken?: string;
   /** Fetch progress events (the CLI shows them on a TTY). */
@@ -89,6 +91,7 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
     validator: options.validator ?? createProviderSchemaValidator(),
     catalog: options.catalog ?? createDefaultCatalog({ config: repo.config, githubToken: options.githubToken, onProgress: options.onProgress }),
     lock,
+    allowDowngrade: options.allowDowngrade ?? false,
     pin: {
       locked: (source, version, file) => lockedArtifacts.get(artifactKey(source, version, file)),
       cache: options.cache,

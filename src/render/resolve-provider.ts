@@ -14,6 +14,7 @@ import { pinSource } from './pinned-source.js';
 import { providerSource, type ProviderSource, type SourceContext } from './provider-source.js';
 import type { RenderSession } from './session.js';
 import { CLUSTERCTL_CONTRACT } from '../resolve/select-version.js';
+import { parseVersion } from '../source/versions.js';
 
 export interface ResolvedArtifacts {
   cr: ProviderCR;
@@ -65,6 +66,7 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
               : { ok: false, why: `contract ${series.contract}, needs ${allowed.join(' or ')}` };
           },
         }));
+  refuseDowngrade(cr, version, locked, ctx);
   const { file: metadataFile, metadata, series } = await seriesOf(version);
   if (!series) {
     throw new SpecError(
@@ -77,6 +79,28 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
   }
   const components = await session.store.read(ps.source, version, ps.componentsFile);
   return { cr, ps, version, series, metadataFile, components };
+}
+
+/**
+ * The operator's preflight rule, against what the lock says is installed: a lower major.minor than
+ * the locked version is refused (patch downgrades are allowed), since CRD storage versions and
+ * conversion webhooks only move forward.
+ */
+function refuseDowngrade(cr: ProviderCR, version: string, locked: LockedProvider | undefined, ctx: ResolveContext): void {
+  if (!locked || ctx.session.allowDowngrade) return;
+  const from = parseVersion(locked.version);
+  const to = parseVersion(version);
+  if (!from || !to) return;
+  if (to.major < from.major || (to.major === from.major && to.minor < from.minor)) {
+    throw new SpecError(
+      error('preflight', `Downgrade is not supported for provider ${ref(cr)}: capi-render.lock has ${locked.version}, the spec now resolves to ${version}`, {
+        ...ctx.at,
+        object: ref(cr),
+        field: 'spec.version',
+        hint: 'downgrading a minor version is refused, as the operator does (CRD storage versions only move forward); pass --allow-downgrade if you have restored the cluster accordingly',
+      }),
+    );
+  }
 }
 
 function lockedProvider(session: RenderSession, env: string, cr: ProviderCR): LockedProvider | undefined {

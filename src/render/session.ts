@@ -24,6 +24,8 @@ export interface RenderSession {
   lock: LockFile;
   /** Lock, cache and offline rules applied to every source. */
   pin: PinContext;
+  /** Accept a lower minor version than the lock's (the operator never does). */
+  allowDowngrade?: boolean;
   /** Parses a components text once per distinct content, however many environments render it. */
   parse(text: string, source: string): Resource[];
   /** Serialised text per object identity, shared by every environment's plan. */

@@ -37,10 +37,10 @@ describe('check', () => {
       name: 'a stale lock (an input changed, nothing re-rendered)',
       change: (repo) => {
         const f = path.join(repo, 'overlays/prod/overlay.yaml');
-        writeFileSync(f, readFileSync(f, 'utf8').replace('value: v1.11.0', 'value: v1.10.4'));
+        writeFileSync(f, readFileSync(f, 'utf8').replace('value: v1.11.0', 'value: v1.12.0'));
       },
       file: 'capi-render.lock',
-      text: /capi-render\.lock is stale:(\n\s+prod: .*)*\n\s+prod: CoreProvider\/capi-system\/cluster-api v1\.11\.0 → v1\.10\.4/,
+      text: /capi-render\.lock is stale:(\n\s+prod: .*)*\n\s+prod: CoreProvider\/capi-system\/cluster-api v1\.11\.0 → v1\.12\.0/,
     },
   ];
   it.each(cases)('fails on $name, naming it', async ({ change, file, text }) => {

@@ -75,12 +75,40 @@ describe('resolution against GitHub releases (real metadata.yaml v1.4 … v1.12)
   });
 });
 
+describe('fetchConfig.url forms', () => {
+  it.each([
+    { name: "the operator docs' short form …/releases", url: 'https://github.com/kubernetes-sigs/cluster-api/releases', version: 'v1.11.0', expected: 'v1.11.0' },
+    { name: "clusterctl's full form with a tag (the tag is the default version)", url: 'https://github.com/kubernetes-sigs/cluster-api/releases/v1.10.4/core-components.yaml', version: '', expected: 'v1.10.4' },
+    { name: 'the browser download form', url: 'https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.8.0/core-components.yaml', version: '', expected: 'v1.8.0' },
+    { name: 'a latest URL resolved with clusterctl rules', url: 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/core-components.yaml', version: '', expected: 'v1.12.0' },
+  ])('$name', async ({ url, version, expected }) => {
+    const gh = await fake();
+    const repo = githubRepo(gh, { core: version });
+    writeFileSync(path.join(repo, 'providers/core.yaml'), provider('CoreProvider', 'cluster-api', 'capi-system', version, `  fetchConfig:\n    url: ${url}\n`));
+    const r = await runCli(['build'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(versionsOf(repo)).toEqual({ CoreProvider: expected });
+  });
+});
+
 describe('the lock and the cache', () => {
+  it('refuses a minor downgrade against the lock (patch downgrades and --allow-downgrade pass)', async () => {
+    const gh = await fake();
+    const env = { CAPI_RENDER_CACHE_DIR: tempDir() };
+    const repo = githubRepo(gh, { core: 'v1.11.0' });
+    expect((await runCli(['build'], { cwd: repo, env })).code).toBe(0);
+    writeFileSync(path.join(repo, 'providers/core.yaml'), provider('CoreProvider', 'cluster-api', 'capi-system', 'v1.10.4'));
+    const r = await runCli(['build'], { cwd: repo, env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error\[preflight\]: Downgrade is not supported for provider CoreProvider\/capi-system\/cluster-api: capi-render.lock has v1\.11\.0/);
+    expect((await runCli(['build', '--allow-downgrade'], { cwd: repo, env })).code).toBe(0);
+  });
+
   it('is created, reused without network, updated when a spec changes, and enforced by --frozen', async () => {
     const gh = await fake();
     const cache = tempDir();
     const env = { CAPI_RENDER_CACHE_DIR: cache };
-    const repo = githubRepo(gh, { core: '~1.12', bootstrap: 'v1.12.0' });
+    const repo = githubRepo(gh, { core: '~1.11', bootstrap: 'v1.11.0' });
     expect((await runCli(['build'], { cwd: repo, env })).code).toBe(0);
     const first = readFileSync(path.join(repo, 'capi-render.lock'), 'utf8');
     const rendered = snapshotTree(path.join(repo, 'rendered'));
@@ -93,18 +121,18 @@ describe('the lock and the cache', () => {
     expect(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')).toBe(first);
 
     // --frozen refuses a spec change and writes nothing.
-    writeFileSync(path.join(repo, 'providers/core.yaml'), provider('CoreProvider', 'cluster-api', 'capi-system', '~1.11'));
-    writeFileSync(path.join(repo, 'providers/bootstrap.yaml'), provider('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', 'v1.11.0'));
+    writeFileSync(path.join(repo, 'providers/core.yaml'), provider('CoreProvider', 'cluster-api', 'capi-system', '~1.12'));
+    writeFileSync(path.join(repo, 'providers/bootstrap.yaml'), provider('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', 'v1.12.0'));
     const frozen = await runCli(['build', '--frozen'], { cwd: repo, env });
     expect(frozen.code).toBe(1);
     expect(frozen.stderr).toContain('error[frozen]');
-    expect(frozen.stderr).toContain('CoreProvider/capi-system/cluster-api v1.12.0 → v1.11.0');
+    expect(frozen.stderr).toContain('CoreProvider/capi-system/cluster-api v1.11.0 → v1.12.0');
     expect(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')).toBe(first);
     expect(snapshotTree(path.join(repo, 'rendered'))).toEqual(rendered);
 
     // Without --frozen the lock follows the spec.
     expect((await runCli(['build'], { cwd: repo, env })).code).toBe(0);
-    expect(versionsOf(repo)).toEqual({ CoreProvider: 'v1.11.0', BootstrapProvider: 'v1.11.0' });
+    expect(versionsOf(repo)).toEqual({ CoreProvider: 'v1.12.0', BootstrapProvider: 'v1.12.0' });
   });
 
   it('a downloaded artifact whose digest differs from the lock is a hard error', async () => {
