@@ -4,7 +4,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { SpecError, error } from '../errors.js';
 import { schemaDiagnostics } from '../spec/schema-diagnostics.js';
 import { isJsonObject } from '../manifest/object.js';
@@ -22,6 +22,9 @@ export async function loadConfig(repoRoot: string): Promise<RenderConfig> {
   return text === undefined ? { ...DEFAULT_CONFIG } : parseConfig(text, CONFIG_FILE);
 }
 
+// Compiled once on first use: the schema is a constant, so the validator is too.
+let compiled: ValidateFunction | undefined;
+
 /** Parses config text; `file` is used in diagnostics. */
 export function parseConfig(text: string, file: string): RenderConfig {
   const docs = parseSourceDocuments(text, file);
@@ -29,7 +32,7 @@ export function parseConfig(text: string, file: string): RenderConfig {
     throw new SpecError(error('config', `${file} must hold exactly one YAML document, found ${docs.length}`, { file, line: 1, col: 1 }));
   }
   const doc = docs[0]!;
-  const validate = new Ajv({ allErrors: true, strict: true }).compile(CONFIG_SCHEMA);
+  const validate = (compiled ??= new Ajv({ allErrors: true, strict: true }).compile(CONFIG_SCHEMA));
   if (!validate(doc.value)) {
     throw new SpecError(schemaDiagnostics(validate.errors ?? [], doc, 'config'));
   }

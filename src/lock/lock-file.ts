@@ -50,13 +50,13 @@ export function serializeLock(lock: LockFile): string {
     emulates: { clusterctl: BUILTIN_PROVIDERS_HEADER.clusterctl, contract: CLUSTERCTL_CONTRACT, operatorApi: 'operator.cluster.x-k8s.io/v1alpha2' },
     environments: [...lock.environments]
       .sort((a, b) => cmp(a.name, b.name))
-      .map((e) => ({ name: e.name, providers: [...e.providers].sort((a, b) => cmp(a.provider, b.provider)) })),
+      .map((e) => ({ name: e.name, ...(e.inputs ? { inputs: e.inputs } : {}), providers: [...e.providers].sort((a, b) => cmp(a.provider, b.provider)) })),
     artifacts: dedupe(lock.artifacts).sort((a, b) => cmp(a.source, b.source) || cmp(a.version, b.version) || cmp(a.file, b.file)),
   };
   return HEADER + serializeWithKeyOrder(sorted as unknown as Parameters<typeof serializeWithKeyOrder>[0], KEY_ORDER);
 }
 
-const KEY_ORDER = ['apiVersion', 'kind', 'emulates', 'environments', 'artifacts', 'name', 'provider', 'requested', 'version', 'contract', 'source', 'variables', 'file', 'url', 'sha256'];
+const KEY_ORDER = ['apiVersion', 'kind', 'emulates', 'environments', 'artifacts', 'name', 'inputs', 'provider', 'requested', 'version', 'contract', 'source', 'variables', 'file', 'url', 'sha256'];
 
 function dedupe(list: readonly LockedArtifact[]): LockedArtifact[] {
   const seen = new Map<string, LockedArtifact>();

@@ -30,6 +30,12 @@ export interface LockedProvider {
 
 export interface LockedEnvironment {
   name: string;
+  /**
+   * sha256 over everything the environment's output depends on (tool version, capi-render.yaml,
+   * templates, its overlays and bases, its lock entries). Equal on the next build → nothing to do.
+   * Absent when a variable comes from the process environment (those values are never hashed).
+   */
+  inputs?: string;
   providers: LockedProvider[];
 }
 

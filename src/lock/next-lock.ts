@@ -9,6 +9,7 @@ import { artifactKey, serializeLock } from './lock-file.js';
 
 export interface RenderedLockEntries {
   environment: string;
+  inputs?: string;
   providers: LockedProvider[];
   artifacts: LockedArtifact[];
 }
@@ -16,7 +17,7 @@ export interface RenderedLockEntries {
 export function nextLock(previous: LockFile, rendered: readonly RenderedLockEntries[], allEnvironments: readonly string[]): LockFile {
   const renderedNames = new Set(rendered.map((r) => r.environment));
   const kept = previous.environments.filter((e) => !renderedNames.has(e.name) && allEnvironments.includes(e.name));
-  const environments: LockedEnvironment[] = [...kept, ...rendered.map((r) => ({ name: r.environment, providers: r.providers }))];
+  const environments: LockedEnvironment[] = [...kept, ...rendered.map((r) => ({ name: r.environment, ...(r.inputs ? { inputs: r.inputs } : {}), providers: r.providers }))];
   const used = new Set<string>();
   for (const e of kept) for (const p of e.providers) used.add(`${p.source}\u0000${p.version}`);
   const artifacts = new Map<string, LockedArtifact>();
@@ -50,6 +51,7 @@ export function describeLockChanges(before: LockFile, after: LockFile): string[]
       else if (pb.version !== pa.version) out.push(`${env}: ${name} ${pb.version} → ${pa.version}`);
       else if (JSON.stringify(pb) !== JSON.stringify(pa)) out.push(`${env}: ${name} entry changed (source, requested version, contract or variables)`);
     }
+    if (b.inputs !== a.inputs) out.push(`${env}: inputs changed (its overlays, bases, capi-render.yaml, templates or the capi-render version)`);
   }
   const key = (x: LockedArtifact) => artifactKey(x.source, x.version, x.file);
   const beforeArtifacts = new Map(before.artifacts.map((x) => [key(x), x]));

@@ -5,7 +5,7 @@
  */
 import type { KubeObject } from '../manifest/object.js';
 import { sortObjects } from '../manifest/order.js';
-import { serializeObject } from '../manifest/serialize.js';
+import { createCachedSerializer, serializeObject, type CachedSerializer } from '../manifest/serialize.js';
 import { assertSafeSegment, assignFileNames } from './paths.js';
 
 /** The objects of one deployable folder (cert-manager, cluster-api, bootstrap-kubeadm, …). */
@@ -33,10 +33,10 @@ export function kustomizationText(resources: readonly string[]): string {
 
 /**
  * The files of one environment. Objects inside a component are written in apply order and listed
- * in that order by its kustomization.yaml. Serialisation is cached per object identity, so objects
- * shared between environments are serialised once.
+ * in that order by its kustomization.yaml. Serialisation is cached (by identity, then by content),
+ * so objects shared between environments are serialised once.
  */
-export function planEnvironment(env: RenderedEnvironment, cache: WeakMap<KubeObject, string> = new WeakMap()): OutputFiles {
+export function planEnvironment(env: RenderedEnvironment, serializer: CachedSerializer = createCachedSerializer()): OutputFiles {
   assertSafeSegment(env.name, 'environment name');
   const files: [string, string][] = [];
   for (const component of env.components) {
@@ -44,12 +44,7 @@ export function planEnvironment(env: RenderedEnvironment, cache: WeakMap<KubeObj
     const sorted = sortObjects(component.objects.map((object) => ({ object }))).map((x) => x.object);
     const names = assignFileNames(sorted, `${env.name}/${component.name}`);
     sorted.forEach((obj, i) => {
-      let text = cache.get(obj);
-      if (text === undefined) {
-        text = serializeObject(obj);
-        cache.set(obj, text);
-      }
-      files.push([`${env.name}/${component.name}/${names[i]}`, text]);
+      files.push([`${env.name}/${component.name}/${names[i]}`, serializer.serialize(obj)]);
     });
     files.push([`${env.name}/${component.name}/kustomization.yaml`, kustomizationText(names)]);
   }

@@ -1,6 +1,9 @@
 /**
  * Atomic replacement of the output folder. The new tree is built beside the old one (files whose
- * bytes are unchanged are hard-linked, not rewritten), then swapped in with two renames. A failed or
+ * bytes are unchanged are hard-linked, not rewritten, and new files of identical content are
+ * written once and hard-linked), then swapped in with two renames. Rendered files are build output:
+ * edit the inputs, never these files (an in-place edit would also change their hard-linked twins;
+ * `capi-render check` reports any edit). A failed or
  * killed build leaves the previous output in place; a crash between the two renames is repaired by
  * the next run (the old tree is put back). One build at a time per output folder (a lock file).
  */
@@ -43,21 +46,30 @@ export async function writeOutputTree(outDir: string, files: OutputFiles, option
     const replaced = scopeOf(options.replace);
     const keep = previous.filter((p) => !replaced(p));
     const summary: WriteSummary = { written: [], unchanged: 0, removed: [] };
-    await fs.mkdir(staging, { recursive: true });
-    for (const rel of keep) await linkOrCopy(path.join(outDir, rel), path.join(staging, rel));
-    for (const [rel, text] of files) {
+    const dirs = new Set<string>([staging]);
+    for (const rel of [...keep, ...files.keys()]) dirs.add(path.dirname(path.join(staging, rel)));
+    for (const dir of [...dirs].sort()) await fs.mkdir(dir, { recursive: true });
+    await forEachLimited(keep, (rel) => linkOrCopy(path.join(outDir, rel), path.join(staging, rel)));
+    const written = new Set<string>();
+    // Files with the same content (a CRD shared by a hundred environments) are written once and
+    // hard-linked: git stores one blob for them anyway, and the build writes a fraction of the bytes.
+    const firstCopy = new Map<string, Promise<string>>();
+    await forEachLimited([...files], async ([rel, text]) => {
       const target = path.join(staging, rel);
       const old = path.join(outDir, rel);
-      const oldText = await fs.readFile(old, 'utf8').catch(() => undefined);
-      await fs.mkdir(path.dirname(target), { recursive: true });
-      if (oldText === text) {
+      if (await sameContent(old, text)) {
         await linkOrCopy(old, target);
         summary.unchanged++;
-      } else {
-        await fs.writeFile(target, text);
-        summary.written.push(rel);
+        return;
       }
-    }
+      written.add(rel);
+      const earlier = firstCopy.get(text);
+      if (earlier) return linkOrCopy(await earlier, target);
+      const done = fs.writeFile(target, text).then(() => target);
+      firstCopy.set(text, done);
+      await done;
+    });
+    summary.written = [...files.keys()].filter((rel) => written.has(rel));
     const now = new Set([...keep, ...files.keys()]);
     summary.removed = previous.filter((p) => !now.has(p));
     const existed = await exists(outDir);
@@ -84,8 +96,23 @@ async function recover(outDir: string, retired: string): Promise<void> {
   if (!(await exists(outDir)) && (await exists(retired))) await fs.rename(retired, outDir);
 }
 
+/** Whether the file at `file` holds exactly `text`; reads it only when the sizes match. */
+async function sameContent(file: string, text: string): Promise<boolean> {
+  const stat = await fs.stat(file).catch(() => undefined);
+  if (!stat || stat.size !== Buffer.byteLength(text)) return false;
+  return (await fs.readFile(file, 'utf8')) === text;
+}
+
+/** Runs `fn` over `items` with bounded concurrency, so file I/O overlaps without exhausting handles. */
+async function forEachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void>, limit = 32): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
 async function linkOrCopy(from: string, to: string): Promise<void> {
-  await fs.mkdir(path.dirname(to), { recursive: true });
   try {
     await fs.link(from, to);
   } catch {

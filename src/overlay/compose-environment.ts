@@ -6,6 +6,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { RenderError, SpecError, error, type Diagnostic } from '../errors.js';
 import { isJsonObject, nameOf, namespaceOf } from '../manifest/object.js';
@@ -26,6 +27,8 @@ export interface ComposedEnvironment {
   labels: Record<string, string>;
   /** The overlay chain, base first (repository-relative overlay.yaml paths). */
   chain: string[];
+  /** sha256 over every file the composition read (overlays, patch files, bases), for skipping unchanged environments. */
+  inputsHash: string;
 }
 
 export interface ComposeContext {
@@ -33,15 +36,20 @@ export interface ComposeContext {
   providersDir: string;
   /** Reads every YAML document under a repository-relative folder or file (memoised by the caller). */
   readDocuments(relative: string): Promise<SourceDocument[]>;
+  /** sha256 of the files under a repository-relative folder or file (memoised by the caller). */
+  contentHash(relative: string): Promise<string>;
 }
 
 /** Composes the overlay in `overlayDir` (repository-relative). */
 export async function composeEnvironment(overlayDir: string, ctx: ComposeContext): Promise<ComposedEnvironment> {
   const composed = await compose(overlayDir, ctx, []);
-  return { ...composed, inputs: split(composed.objects) };
+  const { hashes, ...rest } = composed;
+  return { ...rest, inputs: split(composed.objects), inputsHash: createHash('sha256').update(hashes.join('\n')).digest('hex') };
 }
 
 interface Partial {
+  /** What was read, in order: `<kind> <path> <sha256>` lines. */
+  hashes: string[];
   objects: InputObject[];
   certManager: CertManagerConfig;
   gitops: GitopsConfig;
@@ -58,7 +66,7 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
   }
   const overlay = await loadOverlay(ctx.repoRoot, file);
   const resources = overlay.spec.resources ?? [path.relative(overlayDir, ctx.providersDir) || '.'];
-  const result: Partial = { objects: [], certManager: {}, gitops: {}, variables: {}, images: {}, labels: {}, chain: [] };
+  const result: Partial = { hashes: [`overlay ${file} ${createHash('sha256').update(overlay.text).digest('hex')}`], objects: [], certManager: {}, gitops: {}, variables: {}, images: {}, labels: {}, chain: [] };
   const problems: Diagnostic[] = [];
   for (const [index, entry] of resources.entries()) {
     const at = { file, ...overlay.doc.locate(['resources', index]), field: `resources[${index}]` };
@@ -76,6 +84,7 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
       if (statSync(absolute).isDirectory() && existsSync(path.join(absolute, OVERLAY_FILE))) {
         const base = await compose(target, ctx, [...stack, overlayDir]);
         result.objects.push(...base.objects);
+        result.hashes.push(...base.hashes);
         Object.assign(result.variables, base.variables);
         Object.assign(result.images, base.images);
         Object.assign(result.labels, base.labels);
@@ -84,6 +93,7 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
         result.chain.push(...base.chain);
       } else {
         const docs = await ctx.readDocuments(target);
+        result.hashes.push(`resource ${target} ${await ctx.contentHash(target)}`);
         const classified = classifyInputs(docs);
         problems.push(...classified.diagnostics);
         result.objects.push(...classified.inputs.providers, ...classified.inputs.configMaps, ...classified.inputs.secrets);
@@ -103,6 +113,7 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
       throw new SpecError(error('overlay', `patches[${index}].path "${entry.path}" does not exist inside the repository`, { file, ...at, field: `patches[${index}].path` }));
     }
     const text = entry.patch ?? (await readFile(path.join(ctx.repoRoot, patchFile!), 'utf8'));
+    if (patchFile) result.hashes.push(`patch ${patchFile} ${createHash('sha256').update(text).digest('hex')}`);
     result.objects = applyOverlayPatch(result.objects, {
       text,
       target: entry.target,

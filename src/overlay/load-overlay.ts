@@ -1,7 +1,7 @@
 /** Reads and validates one overlay.yaml (every problem at once, with positions). */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { SpecError, error } from '../errors.js';
 import { schemaDiagnostics } from '../spec/schema-diagnostics.js';
 import { parseSourceDocuments, type SourceDocument } from '../spec/yaml-document.js';
@@ -10,12 +10,16 @@ import type { OverlaySpec } from './overlay-types.js';
 
 export interface LoadedOverlay {
   spec: OverlaySpec;
+  /** The file's text, for the environment's inputs hash. */
+  text: string;
   /** Repository-relative path of the overlay.yaml. */
   file: string;
   doc: SourceDocument;
 }
 
-const validate = () => new Ajv({ allErrors: true, strict: true, strictRequired: false }).compile(OVERLAY_SCHEMA);
+// Compiled once on first use: the schema is a constant, so the validator is too.
+let compiled: ValidateFunction | undefined;
+const validate = (): ValidateFunction => (compiled ??= new Ajv({ allErrors: true, strict: true, strictRequired: false }).compile(OVERLAY_SCHEMA));
 
 export async function loadOverlay(repoRoot: string, file: string): Promise<LoadedOverlay> {
   const text = await fs.readFile(path.join(repoRoot, file), 'utf8');
@@ -24,5 +28,5 @@ export async function loadOverlay(repoRoot: string, file: string): Promise<Loade
   const doc = docs[0]!;
   const check = validate();
   if (!check(doc.value)) throw new SpecError(schemaDiagnostics(check.errors ?? [], doc, 'overlay'));
-  return { spec: doc.value as unknown as OverlaySpec, file, doc };
+  return { spec: doc.value as unknown as OverlaySpec, text, file, doc };
 }

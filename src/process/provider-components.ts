@@ -32,8 +32,9 @@ import { cleanObjects } from './clean-objects.js';
 import { applyImageOverrides, type ImageOverrides } from './image-overrides.js';
 import { inventoryObject } from './inventory.js';
 import { addNamespaceIfMissing, fixTargetNamespace, inspectTargetNamespace } from './target-namespace.js';
-import { substituteVariables, type VariableUse } from './variables/index.js';
+import { compileTemplate, type CompiledTemplate, type VariableUse } from './variables/index.js';
 import type { JsonObject } from '../manifest/object.js';
+import { canonicalJson } from '../manifest/canonical-json.js';
 
 export interface ProviderComponentsInput {
   cr: ProviderCR;
@@ -48,6 +49,16 @@ export interface ProviderComponentsInput {
   images: ImageOverrides;
   /** Parses text to resources; a build passes a cached parser so identical texts are parsed once. */
   parse?: (text: string, source: string) => Resource[];
+  /**
+   * Results by content: when another environment rendered this provider from the same text, the
+   * same variable values and the same spec, its (immutable) objects are reused — so they are also
+   * serialised once. Needs `textKey`.
+   */
+  memo?: Map<string, ProviderComponents>;
+  /** Identifies componentsText (+ additional manifests) by content, e.g. their sha256s. */
+  textKey?: string;
+  /** Parses a template; a build passes a cache keyed by textKey. */
+  compile?: (text: string, source: string) => CompiledTemplate;
 }
 
 export interface ProviderComponents {
@@ -88,7 +99,14 @@ export function renderProviderComponents(input: ProviderComponentsInput): Provid
   const text = step('additional manifests', () =>
     input.additionalManifests ? appendAdditionalManifests(input.componentsText, input.additionalManifests, providerRef) : input.componentsText,
   );
-  const substituted = step('variable substitution', () => substituteVariables(text, input.lookupVariable, input.componentsSource));
+  const template = step('variable substitution', () => (input.compile ?? compileTemplate)(text, input.componentsSource));
+  // Every referenced variable is looked up exactly once: the values decide the memo key, and the
+  // substitution below reuses them.
+  const values = new Map(template.names.map((name) => [name, input.lookupVariable(name)] as const));
+  const key = input.memo && input.textKey ? memoKey(input, values) : undefined;
+  const remembered = key === undefined ? undefined : input.memo!.get(key);
+  if (remembered) return remembered;
+  const substituted = step('variable substitution', () => template.substitute((name) => (values.has(name) ? values.get(name) : input.lookupVariable(name))));
   let resources = step('parse', () => (input.parse ?? parseManifests)(substituted.text, input.componentsSource));
   resources = step('image overrides', () => mapObjects(resources, (objs) => applyImageOverrides(objs, label, input.images, 'strict')));
   const declared = step('target namespace', () => inspectTargetNamespace(resources, input.componentsSource));
@@ -112,13 +130,30 @@ export function renderProviderComponents(input: ProviderComponentsInput): Provid
   objects = step('image overrides', () => applyImageOverrides(objects, label, input.images, 'tolerant'));
   objects.push(inventoryObject(cr.kind, cr.name, target, input.version));
   const cleaned = cleanObjects(objects.map((object, document) => ({ object, origin: { source: input.componentsSource, document } })));
-  return {
+  const result: ProviderComponents = {
     label,
     objects: cleaned.map((r) => r.object),
     variables: substituted.variables,
     usedVariables: substituted.used,
     targetNamespace: target,
   };
+  if (key !== undefined) input.memo!.set(key, result);
+  return result;
+}
+
+/** Everything steps 2–12 depend on: the text (by key), the variable values, the spec and images. Kept in memory only. */
+function memoKey(input: ProviderComponentsInput, values: ReadonlyMap<string, string | undefined>): string {
+  const { cr } = input;
+  return canonicalJson({
+    text: input.textKey,
+    values: Object.fromEntries([...values].map(([k, v]) => [k, v ?? null])),
+    kind: cr.kind,
+    name: cr.name,
+    namespace: cr.namespace,
+    version: input.version,
+    spec: cr.spec,
+    images: input.images,
+  });
 }
 
 function mapObjects(resources: Resource[], fn: (objects: KubeObject[]) => KubeObject[]): Resource[] {

@@ -14,6 +14,7 @@ import semver from 'semver';
 import { SpecError, error, warning, type Diagnostic } from '../errors.js';
 import type { CertManagerConfig } from '../config/config-types.js';
 import { setIn, type KubeObject } from '../manifest/object.js';
+import { canonicalJson } from '../manifest/canonical-json.js';
 import { addLabels, CLUSTERCTL_CORE_LABEL, CLUSTERCTL_LABEL } from '../process/common-labels.js';
 import { cleanObjects } from '../process/clean-objects.js';
 import { applyImageOverrides, type ImageOverrides } from '../process/image-overrides.js';
@@ -59,18 +60,27 @@ export async function renderCertManager(
     locked && locked.requested === requested && locked.source === source.id ? locked.version : await resolveCertManagerVersion(requested, source, ps.defaultVersion);
   const artifact: FetchedArtifact = await session.store.read(source, version, ps.componentsFile);
   const where = `${source.description} ${version}/${ps.componentsFile}`;
-  let objects = session.parse(artifact.text, where).map((r) => r.object);
-  objects = applyImageOverrides(objects, CERT_MANAGER_COMPONENT, images, 'strict');
-  let resources = objects.map((object, document) => ({ object, origin: { source: where, document } }));
-  resources = addLabels(resources, { [CLUSTERCTL_LABEL]: '', [CLUSTERCTL_CORE_LABEL]: 'cert-manager' });
-  resources = cleanObjects(resources).map((r) => ({ ...r, object: setIn(r.object, ['metadata', 'annotations', CERT_MANAGER_VERSION_ANNOTATION], version) as KubeObject }));
+  // Environments with the same artifact and image overrides share one set of objects.
+  const key = canonicalJson({ sha256: artifact.sha256, version, images });
+  let processed = session.certManager.get(key);
+  if (!processed) {
+    processed = processCertManager(session.parse(artifact.text, where).map((r) => r.object), version, images, where);
+    session.certManager.set(key, processed);
+  }
   return {
-    component: { name: CERT_MANAGER_COMPONENT, objects: resources.map((r) => r.object) },
+    component: { name: CERT_MANAGER_COMPONENT, objects: [...processed] },
     lock: { provider: CERT_MANAGER_LOCK_NAME, requested: settings.version ?? '', version, contract: '', source: source.id, variables: [] },
     artifact: { file: ps.componentsFile, url: artifact.url, sha256: artifact.sha256, text: artifact.text },
     sourceId: source.id,
     version,
   };
+}
+
+function processCertManager(parsed: KubeObject[], version: string, images: ImageOverrides, where: string): KubeObject[] {
+  const objects = applyImageOverrides(parsed, CERT_MANAGER_COMPONENT, images, 'strict');
+  let resources = objects.map((object, document) => ({ object, origin: { source: where, document } }));
+  resources = addLabels(resources, { [CLUSTERCTL_LABEL]: '', [CLUSTERCTL_CORE_LABEL]: 'cert-manager' });
+  return cleanObjects(resources).map((r) => setIn(r.object, ['metadata', 'annotations', CERT_MANAGER_VERSION_ANNOTATION], version) as KubeObject);
 }
 
 function certManagerSource(settings: CertManagerConfig, session: RenderSession): ProviderSource {

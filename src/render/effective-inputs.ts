@@ -3,7 +3,7 @@ import { SpecError, error, throwIfErrors } from '../errors.js';
 import { composeEnvironment } from '../overlay/compose-environment.js';
 import { discoverEnvironments } from '../overlay/discover-environments.js';
 import { classifyInputs, type InputSet } from '../spec/inputs.js';
-import { loadRepository, readDocuments } from './load-repository.js';
+import { loadRepository, readDocuments, readInputTree } from './load-repository.js';
 
 export interface EffectiveInputs {
   name: string;
@@ -29,6 +29,7 @@ export async function effectiveInputs(repoRoot: string, env: string | undefined)
     repoRoot,
     providersDir: repo.config.providersDir,
     readDocuments: (relative) => (relative === repo.config.providersDir ? Promise.resolve(repo.base) : readDocuments(repoRoot, relative)),
+    contentHash: async (relative) => (relative === repo.config.providersDir ? repo.baseHash : (await readInputTree(repoRoot, relative)).sha256),
   });
   return { name: entry.name, inputs: composed.inputs, chain: composed.chain };
 }

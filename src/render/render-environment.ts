@@ -7,7 +7,6 @@ import { RenderError, SpecError, error, throwIfErrors, type Diagnostic } from '.
 import type { KubeObject } from '../manifest/object.js';
 import { isJsonObject } from '../manifest/object.js';
 import { renderProviderComponents } from '../process/provider-components.js';
-import { inventoryCrd } from '../process/inventory.js';
 import type { ImageOverrides } from '../process/image-overrides.js';
 import { parseVersionRequest } from '../resolve/select-version.js';
 import { METADATA_FILE } from '../source/metadata.js';
@@ -26,6 +25,10 @@ import { readConfigSecret, variableLookup, type ResolvedVariable } from './varia
 import jsYaml from 'js-yaml';
 import { resolveProvider, type ResolvedArtifacts } from './resolve-provider.js';
 import { reconcileInstances } from './multi-namespace.js';
+import { canonicalJson } from '../manifest/canonical-json.js';
+import { createHash } from 'node:crypto';
+
+const sha256Text = (text: string) => createHash('sha256').update(text).digest('hex');
 import { guardSecrets, sensitiveValues, type RequiredSecret } from '../secrets/secret-guard.js';
 
 export interface EnvironmentInputs {
@@ -130,6 +133,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
       });
       const seen = new Map<string, ResolvedVariable>();
       const additionalManifests = r.cr.spec.additionalManifests ? findAdditionalManifests(r.cr, inputs) : undefined;
+      const textKey = additionalManifests ? `${r.components.sha256}+${sha256Text(canonicalJson(additionalManifests.data ?? null))}` : r.components.sha256;
       const rendered = renderProviderComponents({
         cr: r.cr,
         version: r.version,
@@ -143,6 +147,9 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
         },
         images: { ...session.config.images, ...imagesFromConfigSecret(r.cr, inputs), ...envInputs.images },
         parse: session.parse,
+        memo: session.components,
+        textKey,
+        compile: (text, source) => session.compile(textKey, text, source),
       });
       const sensitive = sensitiveValues(
         [...seen.entries()].map(([variable, v]) => ({ variable, value: v.value, secret: v.secret, from: v.from })),
@@ -152,7 +159,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
       warnings.push(...guarded.diagnostics);
       requiredSecrets.push(...guarded.required);
       const objects: KubeObject[] = guarded.objects;
-      if (r.cr.kind === 'CoreProvider') objects.push(inventoryCrd());
+      if (r.cr.kind === 'CoreProvider') objects.push(session.inventoryCrd());
       components.push({ name: rendered.label, objects });
       instanceOf.set(components[components.length - 1]!, resolvedProviders.length);
       resolvedProviders.push({

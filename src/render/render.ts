@@ -9,7 +9,8 @@ import { classifyInputs } from '../spec/inputs.js';
 import type { ProviderValidator } from '../spec/validate-providers.js';
 import { createProviderSchemaValidator } from '../spec/schema/index.js';
 import { createDefaultCatalog } from './catalog.js';
-import { loadRepository, readDocuments } from './load-repository.js';
+import { loadRepository, readInputTree } from './load-repository.js';
+import { buildInputsHash, environmentInputsHash, isUnchanged } from './inputs-hash.js';
 import { composeEnvironment, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
 import { DEFAULT_ENVIRONMENT, discoverEnvironments, selectShard } from '../overlay/discover-environments.js';
 import type { SourceDocument } from '../spec/yaml-document.js';
@@ -49,6 +50,11 @@ export interface RenderOptions {
   githubToken?: string;
   /** Fetch progress events (the CLI shows them on a TTY). */
   onProgress?: FetchProgressListener;
+  /**
+   * Skip environments whose inputs hash equals the lock's and whose output folder exists; their
+   * files and lock entries are kept. For `build`; never for `check`. Default false.
+   */
+  skipUnchanged?: boolean;
   /** Overrides for tests and embedders. */
   catalog?: ProviderCatalog;
   validator?: ProviderValidator;
@@ -59,6 +65,8 @@ export interface RenderResult {
   outputDir: string;
   /** Every environment that exists in the repository, sorted. */
   allEnvironments: string[];
+  /** Environments skipped as unchanged (skipUnchanged); their files are not in `files`. */
+  skipped: string[];
   /** The rendered environments, in name order. */
   environments: EnvironmentResult[];
   /** Files of the rendered environments, relative to outputDir. */
@@ -73,10 +81,10 @@ export interface RenderResult {
 }
 
 /** Inputs of the implicit `default` environment: providers/ as it is. */
-function baseEnvironment(base: SourceDocument[]): ComposedEnvironment {
+function baseEnvironment(base: SourceDocument[], baseHash: string): ComposedEnvironment {
   const classified = classifyInputs(base);
   throwIfErrors(classified.diagnostics);
-  return { inputs: classified.inputs, certManager: {}, gitops: {}, variables: {}, images: {}, labels: {}, chain: [] };
+  return { inputs: classified.inputs, certManager: {}, gitops: {}, variables: {}, images: {}, labels: {}, chain: [], inputsHash: baseHash };
 }
 
 export async function render(options: RenderOptions): Promise<RenderResult> {
@@ -109,29 +117,41 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
   let wanted = options.environments?.length ? discovered.filter((e) => options.environments!.includes(e.name)) : discovered;
   if (options.shard) wanted = selectShard(wanted, options.shard);
 
-  const documents = new Map<string, Promise<SourceDocument[]>>();
+  const trees = new Map<string, Promise<{ documents: SourceDocument[]; sha256: string }>>();
+  trees.set(repo.config.providersDir, Promise.resolve({ documents: repo.base, sha256: repo.baseHash }));
+  const tree = (relative: string) => {
+    let pending = trees.get(relative);
+    if (!pending) {
+      pending = readInputTree(repoRoot, relative);
+      trees.set(relative, pending);
+    }
+    return pending;
+  };
   const composeCtx: ComposeContext = {
     repoRoot,
     providersDir: repo.config.providersDir,
-    readDocuments(relative) {
-      let pending = documents.get(relative);
-      if (!pending) {
-        pending = readDocuments(repoRoot, relative);
-        documents.set(relative, pending);
-      }
-      return pending;
-    },
+    readDocuments: async (relative) => (await tree(relative)).documents,
+    contentHash: async (relative) => (await tree(relative)).sha256,
   };
-  documents.set(repo.config.providersDir, Promise.resolve(repo.base));
+  const outputDir = path.resolve(repoRoot, repo.config.outputDir);
+  const buildHash = await buildInputsHash(repo, repoRoot);
 
   const results: EnvironmentResult[] = [];
+  const skipped: string[] = [];
+  const composedByEnv = new Map<string, ComposedEnvironment>();
   const gitopsFiles: OutputFiles = new Map();
   const gitopsMemo: GitopsMemo = new WeakMap();
   const problems: Diagnostic[] = [];
   const tag = (name: string, d: Diagnostic): Diagnostic => (allEnvironments.length > 1 || name !== DEFAULT_ENVIRONMENT ? { ...d, message: `[${name}] ${d.message}` } : d);
   for (const entry of wanted) {
     try {
-      const composed = entry.overlayDir ? await composeEnvironment(entry.overlayDir, composeCtx) : baseEnvironment(repo.base);
+      const composed = entry.overlayDir ? await composeEnvironment(entry.overlayDir, composeCtx) : baseEnvironment(repo.base, repo.baseHash);
+      const inputsHash = environmentInputsHash(buildHash, composed, lock.environments.find((e) => e.name === entry.name)?.providers, lock.artifacts);
+      composedByEnv.set(entry.name, composed);
+      if (options.skipUnchanged && inputsHash && isUnchanged(lock, entry.name, inputsHash, outputDir)) {
+        skipped.push(entry.name);
+        continue;
+      }
       const rendered = await renderEnvironment(
         {
           name: entry.name,
@@ -163,10 +183,15 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
   }
   throwIfErrors(problems);
   const files: OutputFiles = new Map();
-  for (const r of results) for (const [p, text] of planEnvironment(r.environment, session.serialized)) files.set(p, text);
-  const entries = results.map(lockEntriesOf);
+  for (const r of results) for (const [p, text] of planEnvironment(r.environment, session.serializer)) files.set(p, text);
+  // The stored hash covers the lock entries this build leaves, so an unchanged next build matches it.
+  const entries = results.map((r) => {
+    const e = lockEntriesOf(r);
+    return { ...e, inputs: environmentInputsHash(buildHash, composedByEnv.get(r.environment.name)!, e.providers, e.artifacts) };
+  });
   return {
-    outputDir: path.resolve(repoRoot, repo.config.outputDir),
+    outputDir,
+    skipped,
     gitopsDir: path.resolve(repoRoot, repo.config.gitopsDir),
     gitopsFiles: new Map([...gitopsFiles.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     lock: nextLock(lock, entries, allEnvironments),

@@ -6,12 +6,16 @@ import { createHash } from 'node:crypto';
 import type { RenderConfig } from '../config/config-types.js';
 import type { KubeObject } from '../manifest/object.js';
 import { parseManifests } from '../manifest/parse.js';
+import { createCachedSerializer, type CachedSerializer } from '../manifest/serialize.js';
 import type { Resource } from '../manifest/resource.js';
 import type { ProviderValidator } from '../spec/validate-providers.js';
 import type { LockFile } from '../lock/lock-types.js';
 import type { PinContext } from './pinned-source.js';
 import { ArtifactStore } from './artifact-store.js';
 import type { ProviderCatalog } from './provider-source.js';
+import type { ProviderComponents } from '../process/provider-components.js';
+import { inventoryCrd } from '../process/inventory.js';
+import { compileTemplate, type CompiledTemplate } from '../process/variables/index.js';
 
 export interface RenderSession {
   repoRoot: string;
@@ -28,12 +32,22 @@ export interface RenderSession {
   allowDowngrade?: boolean;
   /** Parses a components text once per distinct content, however many environments render it. */
   parse(text: string, source: string): Resource[];
-  /** Serialised text per object identity, shared by every environment's plan. */
-  serialized: WeakMap<KubeObject, string>;
+  /** Serialisation shared by every environment's plan. */
+  serializer: CachedSerializer;
+  /** cert-manager's processed objects by artifact, version and images. */
+  certManager: Map<string, KubeObject[]>;
+  /** Processed provider components by content (see ProviderComponentsInput.memo). */
+  components: Map<string, ProviderComponents>;
+  /** A components text's template, parsed once per content key. */
+  compile(key: string, text: string, source: string): CompiledTemplate;
+  /** clusterctl's inventory CRD, read once per build (one object shared by every environment). */
+  inventoryCrd(): KubeObject;
 }
 
-export function createSession(init: Omit<RenderSession, 'store' | 'parse' | 'serialized'> & { store?: ArtifactStore }): RenderSession {
+export function createSession(init: Omit<RenderSession, 'store' | 'parse' | 'serializer' | 'certManager' | 'components' | 'inventoryCrd' | 'compile'> & { store?: ArtifactStore }): RenderSession {
   const parsed = new Map<string, Resource[]>();
+  let crd: KubeObject | undefined;
+  const templates = new Map<string, CompiledTemplate>();
   return {
     ...init,
     store: init.store ?? new ArtifactStore(),
@@ -46,6 +60,20 @@ export function createSession(init: Omit<RenderSession, 'store' | 'parse' | 'ser
       }
       return resources;
     },
-    serialized: new WeakMap(),
+    serializer: createCachedSerializer(),
+    certManager: new Map(),
+    components: new Map(),
+    compile(key, text, source) {
+      let template = templates.get(key);
+      if (!template) {
+        template = compileTemplate(text, source);
+        templates.set(key, template);
+      }
+      return template;
+    },
+    inventoryCrd() {
+      crd ??= inventoryCrd();
+      return crd;
+    },
   };
 }

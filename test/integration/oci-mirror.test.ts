@@ -47,7 +47,7 @@ describe.skipIf(unavailable !== undefined && !process.env.CI)('mirror --format o
     expect(snapshotTree(path.join(consumer, 'rendered'))).toEqual(snapshotTree(path.join(local, 'rendered')));
 
     // The tag moves: other bytes are published under infrastructure-docker:v1.12.0 (same file names).
-    // The lock pinned the old digests, so the next build (cold cache) refuses instead of updating.
+    // The lock pinned the old digests, so the next render (cold cache) refuses instead of updating.
     const { publishOciArtifact } = await import('../../src/source/oci/oci-publish.js');
     const encoder = new TextEncoder();
     await publishOciArtifact({
@@ -57,7 +57,8 @@ describe.skipIf(unavailable !== undefined && !process.env.CI)('mirror --format o
         { name: 'infrastructure-docker-v1.12.0-metadata.yaml', bytes: encoder.encode(fixtureText('repository/infrastructure-docker/v1.12.0/metadata.yaml')) },
       ],
     });
-    const moved = await runCli(['build'], { cwd: consumer, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
+    // A no-op build fetches nothing; the CI gate (check) re-fetches and refuses the moved tag.
+    const moved = await runCli(['check'], { cwd: consumer, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
     expect(moved.code).toBe(1);
     expect(moved.stderr).toContain('error[digest-mismatch]');
   });

@@ -10,7 +10,7 @@ import { isProviderKind, kindInfo, PROVIDER_KINDS, type ProviderKind } from '../
 import { createProviderSchemaValidator, formatFieldPath, recogniseCelRule, type SchemaIssue } from '../../src/spec/schema/index.js';
 import { loadCrdSchema } from '../../src/spec/schema/load-crd-schema.js';
 import { buildProviderJsonSchema } from '../../src/spec/schema/object-envelope.js';
-import { canonicalJson } from '../../src/spec/schema/util-canonical-json.js';
+import { canonicalJson } from '../../src/manifest/canonical-json.js';
 
 const SCHEMA_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/provider-declarations/operator-helm-e2e/', import.meta.url));

@@ -4,10 +4,8 @@ import { DriftError, UsageError, error } from '../../errors.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
 import { writeLockFile } from '../../lock/write-lock.js';
 import { environmentStream } from '../../output/plan.js';
-import { writeOutputTree } from '../../output/write.js';
 import { render } from '../../render/render.js';
-import { existsSync } from 'node:fs';
-import { isGitopsFileOf } from '../../render/gitops-stage.js';
+import { writeBuildOutput } from '../../output/write-build.js';
 import type { Command } from '../command.js';
 import { formatDiagnostics } from '../format.js';
 import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
@@ -26,7 +24,7 @@ export const buildCommand: Command = {
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
     const prepared = await prepareRender(ctx);
-    const result = await render(prepared.options);
+    const result = await render({ ...prepared.options, skipUnchanged: !values.stdout });
     if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
     const changes = describeLockChanges(prepared.lock, result.lock);
     if (values.frozen && changes.length > 0) {
@@ -45,20 +43,22 @@ export const buildCommand: Command = {
       return 0;
     }
     const outDir = values.out ? path.resolve(io.cwd, String(values.out)) : result.outputDir;
-    const partial = ((values.env as string[] | undefined) ?? []).length > 0 || values.shard !== undefined;
-    const names = result.environments.map((e) => e.environment.name);
-    const summary = await writeOutputTree(outDir, result.files, { replace: partial ? names : 'all' });
-    const gitopsDir = values.out ? path.join(path.dirname(outDir), path.basename(result.gitopsDir)) : result.gitopsDir;
-    if (result.gitopsFiles.size > 0 || existsSync(gitopsDir)) {
-      await writeOutputTree(gitopsDir, result.gitopsFiles, { replace: partial ? (p) => names.some((n) => isGitopsFileOf(p, n)) : 'all' });
-    }
+    const summary = await writeBuildOutput(result, outDir, {
+      partial: ((values.env as string[] | undefined) ?? []).length > 0 || values.shard !== undefined,
+      gitopsDir: values.out ? path.join(path.dirname(outDir), path.basename(result.gitopsDir)) : result.gitopsDir,
+    });
     const lockWritten = await writeLockFile(repoRoot, result.lock, prepared.lockText);
     for (const e of result.environments) {
       const parts = [...(e.certManager ? [`cert-manager ${e.certManager.version}`] : []), ...e.providers.map((p) => `${p.label} ${p.version}`)];
       io.stderr.write(`rendered ${e.environment.name}: ${parts.join(', ')}\n`);
     }
+    if (result.skipped.length > 0) io.stderr.write(`unchanged since the last build (inputs hash in capi-render.lock): ${summarizeNames(result.skipped)}\n`);
     const shown = path.relative(io.cwd, outDir) || '.';
     io.stderr.write(`${shown}: ${summary.written.length} written, ${summary.unchanged} unchanged, ${summary.removed.length} removed${lockWritten ? '; capi-render.lock updated' : ''}\n`);
     return 0;
   },
 };
+
+function summarizeNames(names: readonly string[]): string {
+  return names.length <= 8 ? names.join(', ') : `${names.slice(0, 8).join(', ')} and ${names.length - 8} more`;
+}

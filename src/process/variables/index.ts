@@ -3,6 +3,6 @@
  * inspectVariables lists what a components file needs; substituteVariables is clusterctl's
  * Process(). Everything else in this folder is internal.
  */
-export { inspectVariables, substituteVariables, type SubstitutionResult, type VariableUse } from './processor.js';
+export { compileTemplate, inspectVariables, substituteVariables, type CompiledTemplate, type SubstitutionResult, type VariableUse } from './processor.js';
 export { MissingVariablesError, MISSING_VARIABLES_HINT } from './missing-variables-error.js';
 export type { Lookup } from './evaluate.js';

@@ -55,26 +55,55 @@ export function inspectVariables(text: string, source: string): VariableUse[] {
  * `variables-syntax` for a template syntax error. Calls `lookup` at most once per name.
  */
 export function substituteVariables(text: string, lookup: Lookup, source: string): SubstitutionResult {
+  return compileTemplate(text, source).substitute(lookup);
+}
+
+/** A components text parsed once, to be substituted with many sets of values. */
+export interface CompiledTemplate {
+  /** The top-level variables, as inspectVariables gives them. */
+  readonly variables: VariableUse[];
+  /** Every variable name the text references anywhere (also inside defaults), sorted, unique. */
+  readonly names: readonly string[];
+  /** clusterctl's Process() with these values; see {@link substituteVariables}. */
+  substitute(lookup: Lookup): SubstitutionResult;
+}
+
+/** Parses `text` once; throws SpecError `variables-syntax` when it is not a valid template. */
+export function compileTemplate(text: string, source: string): CompiledTemplate {
   const normalised = normaliseLegacySpacing(text);
   const nodes = parseOrThrow(normalised, text, source);
   const variables = collectVariables(nodes);
-
-  const values = new Map<string, string | undefined>();
-  const cachedLookup: Lookup = (name) => {
-    if (!values.has(name)) values.set(name, lookup(name));
-    return values.get(name);
+  const names = new Set<string>();
+  const walk = (list: readonly TemplateNode[]) => {
+    for (const n of list) {
+      if (n.kind === 'func') {
+        names.add(n.param);
+        walk(n.args);
+      }
+    }
   };
-  const missing = variables.filter((v) => v.defaultText === '' && cachedLookup(v.name) === undefined).map((v) => v.name);
-  if (missing.length > 0) throw new MissingVariablesError(source, missing);
-
-  let output: string;
-  try {
-    output = evaluateTemplate(nodes, cachedLookup);
-  } catch (e) {
-    throw e instanceof TemplateError ? syntaxError(e, normalised, text, source) : e;
-  }
-  const used = [...values].filter(([, value]) => value !== undefined).map(([name]) => name);
-  return { text: output, variables: variables.map(toVariableUse), used: used.sort(compareGoStrings) };
+  walk(nodes);
+  return {
+    variables: variables.map(toVariableUse),
+    names: [...names].sort(compareGoStrings),
+    substitute(lookup) {
+      const values = new Map<string, string | undefined>();
+      const cachedLookup: Lookup = (name) => {
+        if (!values.has(name)) values.set(name, lookup(name));
+        return values.get(name);
+      };
+      const missing = variables.filter((v) => v.defaultText === '' && cachedLookup(v.name) === undefined).map((v) => v.name);
+      if (missing.length > 0) throw new MissingVariablesError(source, missing);
+      let output: string;
+      try {
+        output = evaluateTemplate(nodes, cachedLookup);
+      } catch (e) {
+        throw e instanceof TemplateError ? syntaxError(e, normalised, text, source) : e;
+      }
+      const used = [...values].filter(([, value]) => value !== undefined).map(([name]) => name);
+      return { text: output, variables: variables.map(toVariableUse), used: used.sort(compareGoStrings) };
+    },
+  };
 }
 
 function toVariableUse(info: VariableInfo): VariableUse {

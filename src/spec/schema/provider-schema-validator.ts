@@ -16,7 +16,7 @@ import { findDuplicateListEntries } from './list-map-keys.js';
 import { loadCrdSchema } from './load-crd-schema.js';
 import { buildProviderJsonSchema, checkEnvelope } from './object-envelope.js';
 import { createIssue, describeValue, sortIssues, type SchemaIssue } from './schema-issue.js';
-import { canonicalJson } from './util-canonical-json.js';
+import { canonicalJson } from '../../manifest/canonical-json.js';
 
 /** The CRD version provider CRs are validated against. */
 export const PROVIDER_SCHEMA_VERSION = 'v1alpha2';

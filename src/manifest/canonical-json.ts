@@ -1,6 +1,7 @@
 /**
- * Canonical JSON for comparing schemas: object keys sorted by code unit at every level, so two
- * schemas that differ only in key order (YAML files written by different generators) are equal.
+ * Canonical JSON: object keys sorted by code unit at every level, so values that differ only in key
+ * order compare and hash equal (JS keeps insertion order; Go sorts map keys). Used for schema
+ * identity and for memo keys.
  */
 
 /** JSON text of `value` with sorted object keys; arrays keep their order. */

@@ -1,0 +1,49 @@
+/**
+ * Whether an environment can be skipped: its inputs hash covers everything its output depends on —
+ * capi-render's version (the code), capi-render.yaml, the user templates, the environment's overlay
+ * chain and bases (file contents), and its lock entries (versions and, through the artifacts'
+ * digests, the release contents). Values read from the process environment (`fromEnv`) are never
+ * hashed; an environment that uses them is always rendered.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { canonicalJson } from '../manifest/canonical-json.js';
+import type { LockFile, LockedArtifact, LockedProvider } from '../lock/lock-types.js';
+import type { ComposedEnvironment } from '../overlay/compose-environment.js';
+import { readInputFiles } from '../spec/read-input-files.js';
+import type { LoadedRepository } from './load-repository.js';
+
+/** The part of every environment's hash that is the same for the whole build. */
+export async function buildInputsHash(repo: LoadedRepository, repoRoot: string): Promise<string> {
+  const pkg = JSON.parse(await fs.readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const hash = createHash('sha256').update(`capi-render ${pkg.version}\n`).update(`config ${repo.configHash}\n`);
+  const templates = path.join(repoRoot, repo.config.templatesDir);
+  if (existsSync(templates)) {
+    for (const f of await readInputFiles(repoRoot, repo.config.templatesDir).catch(() => [])) hash.update(`template ${f.file} ${f.text}\n`);
+  }
+  // Variables mapped from the environment make the output depend on something no file records, and
+  // a plaintext secret mode must warn on every build: never skip then.
+  const usesEnv = Object.values(repo.config.variables).some((v) => typeof v === 'object');
+  const modes = [repo.config.secrets.mode, ...Object.values(repo.config.secrets.providers ?? {})];
+  return usesEnv || modes.includes('plaintext') ? '' : hash.digest('hex');
+}
+
+/** undefined when the environment cannot be skipped safely. */
+export function environmentInputsHash(
+  buildHash: string,
+  composed: ComposedEnvironment,
+  lockedProviders: readonly LockedProvider[] | undefined,
+  artifacts: readonly LockedArtifact[],
+): string | undefined {
+  if (!buildHash || Object.values(composed.variables).some((v) => typeof v === 'object')) return undefined;
+  const used = new Set((lockedProviders ?? []).map((p) => `${p.source}\u0000${p.version}`));
+  const digests = artifacts.filter((a) => used.has(`${a.source}\u0000${a.version}`)).map((a) => `${a.source} ${a.version} ${a.file} ${a.sha256}`).sort();
+  const lockPart = lockedProviders ? canonicalJson([...lockedProviders].sort((a, b) => (a.provider < b.provider ? -1 : 1))) : '';
+  return createHash('sha256').update(buildHash).update('\n').update(composed.inputsHash).update('\n').update(lockPart).update('\n').update(digests.join('\n')).digest('hex');
+}
+
+export function isUnchanged(lock: LockFile, env: string, inputsHash: string, outputDir: string): boolean {
+  const locked = lock.environments.find((e) => e.name === env);
+  return locked?.inputs === inputsHash && existsSync(path.join(outputDir, env, 'kustomization.yaml'));
+}
