@@ -2,9 +2,8 @@
 import path from 'node:path';
 import { DriftError, UsageError, error } from '../../errors.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
-import { writeLockFile } from '../../lock/write-lock.js';
 import { environmentStream } from '../../output/plan.js';
-import { writeOutputTree } from '../../output/write.js';
+import { writeRenderResult } from '../../output/write-render-result.js';
 import { render } from '../../render/render.js';
 import type { Command } from '../command.js';
 import { formatDiagnostics } from '../format.js';
@@ -44,13 +43,12 @@ export const buildCommand: Command = {
     }
     const outDir = values.out ? path.resolve(io.cwd, String(values.out)) : result.outputDir;
     const partial = ((values.env as string[] | undefined) ?? []).length > 0 || values.shard !== undefined;
-    const summary = await writeOutputTree(outDir, result.files, { replace: partial ? result.environments.map((e) => e.environment.name) : 'all' });
-    const lockWritten = await writeLockFile(repoRoot, result.lock, prepared.lockText);
+    const summary = await writeRenderResult(result, { repoRoot, outDir, partial, previousLockText: prepared.lockText });
     for (const e of result.environments) {
       io.stderr.write(`rendered ${e.environment.name}: ${e.providers.map((p) => `${p.label} ${p.version}`).join(', ')}\n`);
     }
     const shown = path.relative(io.cwd, outDir) || '.';
-    io.stderr.write(`${shown}: ${summary.written.length} written, ${summary.unchanged} unchanged, ${summary.removed.length} removed${lockWritten ? '; capi-render.lock updated' : ''}\n`);
+    io.stderr.write(`${shown}: ${summary.written.length} written, ${summary.unchanged} unchanged, ${summary.removed.length} removed${summary.lockWritten ? '; capi-render.lock updated' : ''}\n`);
     return 0;
   },
 };
