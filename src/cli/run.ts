@@ -10,11 +10,12 @@ import { mirrorCommand } from './commands/mirror.js';
 import { inputsCommand } from './commands/inputs.js';
 import { planCommand } from './commands/plan.js';
 import { upgradeCommand } from './commands/upgrade.js';
+import { diffCommand } from './commands/diff.js';
 import type { Command } from './command.js';
 import { formatDiagnostics } from './format.js';
 import { useColor, type CliIo } from './io.js';
 
-const COMMANDS: Command[] = [buildCommand, inputsCommand, mirrorCommand, planCommand, upgradeCommand];
+const COMMANDS: Command[] = [buildCommand, inputsCommand, mirrorCommand, planCommand, upgradeCommand, diffCommand];
 
 const GLOBAL_HELP: [string, string][] = [
   ['--repo DIR', 'the repository to work on (default: the current directory)'],
