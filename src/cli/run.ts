@@ -11,11 +11,14 @@ import { inputsCommand } from './commands/inputs.js';
 import { checkCommand } from './commands/check.js';
 import { initCommand } from './commands/init.js';
 import { rbacCommand } from './commands/rbac.js';
+import { planCommand } from './commands/plan.js';
+import { upgradeCommand } from './commands/upgrade.js';
+import { diffCommand } from './commands/diff.js';
 import type { Command } from './command.js';
 import { formatDiagnostics } from './format.js';
 import { useColor, type CliIo } from './io.js';
 
-const COMMANDS: Command[] = [buildCommand, checkCommand, initCommand, inputsCommand, mirrorCommand, rbacCommand];
+const COMMANDS: Command[] = [buildCommand, checkCommand, diffCommand, initCommand, inputsCommand, mirrorCommand, planCommand, rbacCommand, upgradeCommand];
 
 const GLOBAL_HELP: [string, string][] = [
   ['--repo DIR', 'the repository to work on (default: the current directory)'],

@@ -22,6 +22,7 @@ import { checkContracts } from './contracts.js';
 import { providerSource, type SourceContext } from './provider-source.js';
 import type { RenderSession } from './session.js';
 import { readConfigSecret, variableLookup, type ResolvedVariable } from './variables.js';
+import type { ReleaseSource } from '../source/release-source.js';
 import jsYaml from 'js-yaml';
 import { resolveProvider, type ResolvedArtifacts } from './resolve-provider.js';
 import { reconcileInstances } from './multi-namespace.js';
@@ -53,6 +54,11 @@ export interface ResolvedProvider {
   version: string;
   contract: string;
   sourceId: string;
+  /**
+   * The source the provider was resolved from, wrapped by the build's lock, cache and offline rules
+   * (so `plan` lists versions and reads metadata the way the build fetched).
+   */
+  source: ReleaseSource;
   artifacts: { file: string; url: string; sha256: string }[];
   /** The release files as fetched (shared with the build's artifact store), for `mirror`. */
   files: { componentsFile: string; components: string; metadata: string };
@@ -168,6 +174,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
         version: r.version,
         contract: r.series.contract,
         sourceId: r.ps.source.id,
+        source: r.ps.source,
         artifacts: [
           { file: r.ps.componentsFile, url: r.components.url, sha256: r.components.sha256 },
           { file: METADATA_FILE, url: r.metadataFile.url, sha256: r.metadataFile.sha256 },

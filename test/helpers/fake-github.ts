@@ -10,10 +10,12 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildRepos, DEFAULT_REPOS, DEFAULT_REPOSITORY_DIR, loadTemplates, type FakeReleaseSpec, type FakeRepo } from './fake-github-data.js';
+import { answerPulls, matchPullsPath, type FakePull } from './fake-github-pulls.js';
 
 export type { FakeReleaseSpec } from './fake-github-data.js';
+export type { FakePull } from './fake-github-pulls.js';
 
-export type FakeRoute = 'list' | 'release' | 'asset' | 'download' | 'other';
+export type FakeRoute = 'list' | 'release' | 'asset' | 'download' | 'pulls' | 'other';
 export type FailureKind = 'rate-limit' | 'secondary-rate-limit' | 'server-error' | 'unauthorized';
 
 export interface RecordedRequest {
@@ -24,6 +26,8 @@ export interface RecordedRequest {
   /** Lower-case request headers. */
   headers: Record<string, string | undefined>;
   status: number;
+  /** Request body (pull-request writes), as received. */
+  body?: string;
 }
 
 export interface FakeGitHubOptions {
@@ -50,6 +54,8 @@ export interface FakeGitHub {
   /** e.g. `http://127.0.0.1:41234`; use as the client's API base URL. */
   baseUrl: string;
   requests: RecordedRequest[];
+  /** Pull requests created through the API (in creation order), updated in place. */
+  pulls: FakePull[];
   /** The next `n` matching requests fail with `kind`. Queued failures are used in order. */
   failNext(kind: FailureKind, n: number, options?: FailOptions): void;
   close(): Promise<void>;
@@ -77,11 +83,23 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const constantHeaders = loadTemplates().headers;
   const requests: RecordedRequest[] = [];
   const failures: QueuedFailure[] = [];
+  const pulls: FakePull[] = [];
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    // Pull requests carry a JSON body: read it first, then answer like the other routes.
+    if (matchPullsPath(new URL(req.url ?? '/', baseUrl).pathname)) {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => handle(req, res, Buffer.concat(chunks).toString('utf8')));
+      return;
+    }
+    handle(req, res, undefined);
+  });
+
+  const handle = (req: IncomingMessage, res: ServerResponse, requestBody: string | undefined): void => {
     const url = new URL(req.url ?? '/', baseUrl);
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
-    const record: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', route: 'other', headers, status: 0 };
+    const record: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', route: 'other', headers, status: 0, ...(requestBody !== undefined ? { body: requestBody } : {}) };
     requests.push(record);
     const send = (status: number, body: unknown, extra: Record<string, string> = {}): void => {
       record.status = status;
@@ -105,6 +123,11 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     if (options.validTokens && headers.authorization) {
       const presented = headers.authorization.replace(/^(token|bearer)\s+/i, '');
       if (!options.validTokens.includes(presented)) return send(401, { message: 'Bad credentials', documentation_url: DOCS, status: '401' });
+    }
+    if (record.route === 'pulls') {
+      if (req.method !== 'GET' && !headers.authorization) return send(401, { message: 'Requires authentication', documentation_url: DOCS, status: '401' });
+      const answer = answerPulls(pulls, req.method ?? 'GET', url, requestBody ?? '');
+      return send(answer.status, answer.body);
     }
     if (req.method !== 'GET') return send(404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
 
@@ -138,11 +161,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       default:
         return notFound('');
     }
-  });
+  };
 
   return {
     baseUrl,
     requests,
+    pulls,
     failNext(kind, n, failOptions = {}) {
       failures.push({ kind, left: n, options: failOptions });
     },
@@ -165,6 +189,7 @@ function matchRoute(pathname: string, repos: Map<string, FakeRepo>, byId: Map<nu
   const parts = pathname.split('/').slice(1).map(decodeURIComponent);
   const [head, a, b, c, d, e] = parts;
   if (head === '_downloads') return { route: 'download', assetId: Number(a) };
+  if (matchPullsPath(pathname)) return { route: 'pulls' };
   // GitHub's Link headers use /repositories/{id}/…; both spellings reach the same repository.
   if (head === 'repositories' && b === 'releases' && parts.length === 3) return { route: 'list', repo: byId.get(Number(a)) };
   if (head !== 'repos' || c !== 'releases') return { route: 'other' };

@@ -2,10 +2,9 @@
 import path from 'node:path';
 import { DriftError, UsageError, error } from '../../errors.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
-import { writeLockFile } from '../../lock/write-lock.js';
 import { environmentStream } from '../../output/plan.js';
+import { writeRenderResult } from '../../output/write-render-result.js';
 import { render } from '../../render/render.js';
-import { writeBuildOutput } from '../../output/write-build.js';
 import type { Command } from '../command.js';
 import { formatDiagnostics } from '../format.js';
 import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
@@ -43,18 +42,15 @@ export const buildCommand: Command = {
       return 0;
     }
     const outDir = values.out ? path.resolve(io.cwd, String(values.out)) : result.outputDir;
-    const summary = await writeBuildOutput(result, outDir, {
-      partial: ((values.env as string[] | undefined) ?? []).length > 0 || values.shard !== undefined,
-      gitopsDir: values.out ? path.join(path.dirname(outDir), path.basename(result.gitopsDir)) : result.gitopsDir,
-    });
-    const lockWritten = await writeLockFile(repoRoot, result.lock, prepared.lockText);
+    const partial = ((values.env as string[] | undefined) ?? []).length > 0 || values.shard !== undefined;
+    const summary = await writeRenderResult(result, { repoRoot, outDir: values.out ? outDir : undefined, partial, previousLockText: prepared.lockText });
     for (const e of result.environments) {
       const parts = [...(e.certManager ? [`cert-manager ${e.certManager.version}`] : []), ...e.providers.map((p) => `${p.label} ${p.version}`)];
       io.stderr.write(`rendered ${e.environment.name}: ${parts.join(', ')}\n`);
     }
     if (result.skipped.length > 0) io.stderr.write(`unchanged since the last build (inputs hash in capi-render.lock): ${summarizeNames(result.skipped)}\n`);
     const shown = path.relative(io.cwd, outDir) || '.';
-    io.stderr.write(`${shown}: ${summary.written.length} written, ${summary.unchanged} unchanged, ${summary.removed.length} removed${lockWritten ? '; capi-render.lock updated' : ''}\n`);
+    io.stderr.write(`${shown}: ${summary.written.length} written, ${summary.unchanged} unchanged, ${summary.removed.length} removed${summary.lockWritten ? '; capi-render.lock updated' : ''}\n`);
     return 0;
   },
 };

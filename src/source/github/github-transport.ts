@@ -29,9 +29,15 @@ export interface RawResponse {
   data: unknown;
 }
 
-/** One GET. `url` is relative to the API base or absolute (Link targets, redirect locations). */
+/**
+ * One request. `url` is relative to the API base or absolute (Link targets, redirect locations).
+ * Releases only read (GET); pull requests also write (POST, PATCH with a JSON `data` body), and
+ * writes are never served from the ETag cache.
+ */
 export interface RequestSpec {
-  method: 'GET';
+  method: 'GET' | 'POST' | 'PATCH';
+  /** JSON body of a POST/PATCH. */
+  data?: unknown;
   url: string;
   headers?: Record<string, string>;
   /** `anonymous`: never attach the token (download hosts). */

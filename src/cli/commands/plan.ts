@@ -1,0 +1,26 @@
+/** `capi-render plan`: what every provider of every environment can be upgraded to, by clusterctl's rules. */
+import { formatPlanText, planDocument, PLAN_JSON_SCHEMA_HELP } from '../../upgrade/format-plan.js';
+import { planRepository } from '../../upgrade/plan-repository.js';
+import type { Command } from '../command.js';
+import { formatDiagnostics } from '../format.js';
+import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+
+export const planCommand: Command = {
+  name: 'plan',
+  summary: "per environment and provider: the locked version, newest patch, newest in the core's contract, and the next contracts' versions (clusterctl upgrade plan rules)",
+  usage: '[--env NAME]... [--json] [--offline]',
+  help: [
+    ...RENDER_FLAG_HELP.filter(([flag]) => !flag.startsWith('--shard')),
+    ['--json', 'print the plan as JSON (schema below) instead of tables'],
+    ...PLAN_JSON_SCHEMA_HELP.map((line): [string, string] => ['', line]),
+  ],
+  options: { ...RENDER_FLAGS, json: { type: 'boolean' } },
+  async run(ctx) {
+    const { io, values, color } = ctx;
+    const prepared = await prepareRender(ctx);
+    const planned = await planRepository(prepared.options);
+    if (planned.current.warnings.length > 0) io.stderr.write(formatDiagnostics(planned.current.warnings, { color }));
+    io.stdout.write(values.json ? `${JSON.stringify(planDocument(planned.plans), null, 2)}\n` : formatPlanText(planned.plans));
+    return 0;
+  },
+};

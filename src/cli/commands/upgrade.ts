@@ -1,0 +1,137 @@
+/**
+ * `capi-render upgrade`: move providers to new versions by editing the files that set their
+ * spec.version (comments and layout kept), re-render, write rendered/ and the lock, and print the
+ * object diff and safety report. With `--pr`, commit on a branch, push it and open or update a
+ * pull request whose body is the report.
+ */
+import path from 'node:path';
+import { SpecError, UsageError, error } from '../../errors.js';
+import { formatDiffText } from '../../diff/format-text.js';
+import { loadConfig } from '../../config/load-config.js';
+import { parseVersion } from '../../source/versions.js';
+import { applyUpgrade, type UpgradeOutcome } from '../../upgrade/apply-upgrade.js';
+import { createGitRunner } from '../../upgrade/git-command.js';
+import { preparePullRequest, publishPullRequest, type PreparedPullRequest } from '../../upgrade/pull-request.js';
+import { buildPrBody } from '../../upgrade/pr-content.js';
+import type { UpgradeRequest, UpgradeTarget } from '../../upgrade/select-targets.js';
+import { upgradeBranchName, upgradeCommand as commandLine, upgradeCommitMessage, upgradeTitle, type UpgradeNaming } from '../../upgrade/upgrade-naming.js';
+import type { Command, CommandContext } from '../command.js';
+import { formatDiagnostics } from '../format.js';
+import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+
+const { shard: _shard, ...FLAGS } = RENDER_FLAGS;
+
+export const upgradeCommand: Command = {
+  name: 'upgrade',
+  summary: 'edit provider versions in providers/ or overlays (comments kept), re-render, relock, and print the diff and safety report; --pr opens a pull request',
+  usage: '(--to V | --latest-patch | --contract C) [--provider P]... [--env NAME]... [--confirm-storage-migration] [--pr [--remote R] [--repository O/N] [--pr-base B]]',
+  help: [
+    ['--to V', 'move the providers to release V (without --provider: every provider whose source has V)'],
+    ['--latest-patch', 'move each provider to the newest patch of its minor version'],
+    ['--contract C', 'move the whole set to the newest releases for contract C (see capi-render plan)'],
+    ['--provider P', 'only this provider: Kind/name, Kind/namespace/name or its label (cluster-api, bootstrap-kubeadm, …); repeatable'],
+    ...RENDER_FLAG_HELP.filter(([flag]) => !flag.startsWith('--shard')),
+    ['--confirm-storage-migration', 'proceed although a CRD version objects may still be stored in is removed or no longer served (do the printed steps first)'],
+    ['--pr', 'commit on branch capi-render/upgrade-<subject>-<version>, force-push it and open (or update) a pull request; needs GITHUB_TOKEN or GH_TOKEN'],
+    ['--remote R', 'git remote to push to (default origin)'],
+    ['--repository O/N', 'GitHub repository of the pull request (default: from the remote URL)'],
+    ['--pr-base B', 'base branch of the pull request (default: the current branch)'],
+  ],
+  options: {
+    ...FLAGS,
+    to: { type: 'string' },
+    'latest-patch': { type: 'boolean' },
+    contract: { type: 'string' },
+    provider: { type: 'string', multiple: true },
+    'confirm-storage-migration': { type: 'boolean' },
+    pr: { type: 'boolean' },
+    remote: { type: 'string' },
+    repository: { type: 'string' },
+    'pr-base': { type: 'string' },
+  },
+  async run(ctx) {
+    const { io, values, repoRoot, color } = ctx;
+    const request = requestOf(values);
+    const providers = (values.provider as string[] | undefined) ?? [];
+    const environments = (values.env as string[] | undefined) ?? [];
+    if (!values.pr && (values.remote || values.repository || values['pr-base'])) throw new UsageError('--remote, --repository and --pr-base need --pr');
+    const prepared = await prepareRender(ctx);
+    const git = createGitRunner({ cwd: repoRoot, env: io.env, secrets: [prepared.options.githubToken ?? ''] });
+    // Everything --pr needs is checked before any file is touched.
+    const pr: PreparedPullRequest | undefined = values.pr
+      ? await preparePullRequest(git, {
+          remote: values.remote as string | undefined,
+          repository: values.repository as string | undefined,
+          base: values['pr-base'] as string | undefined,
+          github: (await loadConfig(repoRoot)).github,
+          token: prepared.options.githubToken,
+        })
+      : undefined;
+    const outcome = await applyUpgrade({
+      render: prepared.options,
+      environments,
+      selection: { request, providers },
+      confirmStorageMigration: Boolean(values['confirm-storage-migration']),
+      previousLockText: prepared.lockText,
+    });
+    if (outcome.warnings.length > 0) io.stderr.write(formatDiagnostics(outcome.warnings, { color }));
+    for (const s of outcome.skipped) io.stderr.write(`unchanged ${s.environment}: ${s.provider} (${s.reason})\n`);
+    if (outcome.targets.length === 0) {
+      io.stderr.write(`nothing to upgrade${values.pr ? '; no pull request' : ''}\n`);
+      return 0;
+    }
+    for (const f of outcome.edited) {
+      for (const e of f.edits) io.stderr.write(`${outcome.refused ? 'would edit' : 'edited'} ${f.file}:${e.line} (${e.what}): ${e.from || '(unset)'} → ${e.to} (${movedBy(e.targets)})\n`);
+    }
+    io.stdout.write(formatDiffText(outcome.report.changes, outcome.report.findings, { color }));
+    if (outcome.refused) return refuse(ctx, outcome);
+    const written = outcome.written!;
+    const shown = path.relative(io.cwd, written.outDir) || '.';
+    io.stderr.write(`${shown}: ${written.written.length} written, ${written.unchanged} unchanged, ${written.removed.length} removed${written.lockWritten ? '; capi-render.lock updated' : ''}\n`);
+    if (!pr) return 0;
+
+    const naming: UpgradeNaming = { targets: outcome.targets, request, environments };
+    const command = commandLine({ ...naming, providers });
+    const title = upgradeTitle(naming);
+    const published = await publishPullRequest(pr, {
+      branch: upgradeBranchName(naming),
+      title,
+      commitMessage: upgradeCommitMessage(naming, outcome.report.findings, command),
+      body: buildPrBody({ title, command, outcome, repoRoot }),
+      paths: outcome.changedPaths,
+    });
+    if (!published) io.stderr.write('no changes to commit; no pull request\n');
+    else io.stderr.write(`pushed ${published.branch} (${published.commit.slice(0, 12)}) to ${pr.remote}; pull request #${published.pull.number} ${published.action}: ${published.pull.url}\n`);
+    return 0;
+  },
+};
+
+function requestOf(values: CommandContext['values']): UpgradeRequest {
+  const chosen = [values.to !== undefined, values['latest-patch'] === true, values.contract !== undefined].filter(Boolean).length;
+  if (chosen !== 1) throw new UsageError('choose exactly one of --to V, --latest-patch, --contract C');
+  if (values.to !== undefined) {
+    const version = String(values.to);
+    if (!parseVersion(version)) throw new UsageError(`--to ${version} is not a version (e.g. v1.12.0)`);
+    return { kind: 'to', version };
+  }
+  if (values.contract !== undefined) return { kind: 'contract', contract: String(values.contract) };
+  return { kind: 'latest-patch' };
+}
+
+/** `prod: cluster-api, bootstrap-kubeadm; dev: cluster-api`. */
+function movedBy(targets: readonly UpgradeTarget[]): string {
+  const byEnv = new Map<string, string[]>();
+  for (const t of targets) byEnv.set(t.environment, [...(byEnv.get(t.environment) ?? []), t.label]);
+  return [...byEnv].map(([env, labels]) => `${env}: ${labels.join(', ')}`).join('; ');
+}
+
+function refuse(ctx: CommandContext, outcome: UpgradeOutcome): number {
+  const refused = outcome.refused!;
+  const lines = refused.map((f) => `  - ${f.env}/${f.component} ${f.object ?? ''} [${f.code}]: ${(f.subjects ?? []).join(', ')}`);
+  ctx.io.stderr.write(`\nStorage migration needed before this upgrade (the steps are listed under each DANGER finding above):\n${lines.join('\n')}\n\n`);
+  throw new SpecError(
+    error('upgrade', `the upgrade removes or stops serving versions of ${refused.length} CRD(s) that objects may still be stored in; nothing was changed`, {
+      hint: 'do the steps on every management cluster this output reaches, then run the same command with --confirm-storage-migration',
+    }),
+  );
+}

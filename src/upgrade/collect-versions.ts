@@ -1,0 +1,80 @@
+/**
+ * Gathers what the planner needs from the providers' sources: every version a source lists and the
+ * metadata.yaml of its newest version (clusterctl reads only that one: older metadata cannot know
+ * newer series). The sources are the build's own, wrapped by the lock, cache and `--offline` rules,
+ * so a local repository plans offline and a remote one names what it would need. Each source is
+ * listed once and each metadata file read once per call, however many providers and environments
+ * share them (the cluster-api release carries core, kubeadm and CAPD).
+ */
+import semver from 'semver';
+import { FetchError, error } from '../errors.js';
+import type { EnvironmentResult } from '../render/render-environment.js';
+import { METADATA_FILE, parseMetadata, type ReleaseMetadata } from '../source/metadata.js';
+import type { ReleaseSource } from '../source/release-source.js';
+import { parseVersion } from '../source/versions.js';
+import type { PlanProvider } from './upgrade-info.js';
+
+/** The providers of one environment, ready for planning. */
+export interface EnvironmentProviders {
+  environment: string;
+  providers: PlanProvider[];
+}
+
+/** Reads versions and newest metadata for every provider of the rendered environments. */
+export async function collectPlanProviders(results: readonly EnvironmentResult[]): Promise<EnvironmentProviders[]> {
+  const versions = new Map<string, Promise<string[]>>();
+  const metadata = new Map<string, Promise<ReleaseMetadata>>();
+  const listed = (source: ReleaseSource): Promise<string[]> => {
+    let pending = versions.get(source.id);
+    if (!pending) {
+      pending = source.listVersions();
+      versions.set(source.id, pending);
+    }
+    return pending;
+  };
+  const newestMetadata = async (source: ReleaseSource, available: readonly string[], provider: string): Promise<ReleaseMetadata> => {
+    const newest = newestTag(available);
+    if (newest === undefined) {
+      throw new FetchError(error('version-not-found', `failed to get available versions for the ${provider} provider from ${source.description}`, { object: provider }));
+    }
+    const key = `${source.id}\u0000${newest}`;
+    let pending = metadata.get(key);
+    if (!pending) {
+      pending = source.readFile(newest, METADATA_FILE).then((a) => parseMetadata(new TextDecoder().decode(a.bytes), `${source.description} ${newest}/${METADATA_FILE}`));
+      metadata.set(key, pending);
+    }
+    return pending;
+  };
+  return Promise.all(
+    results.map(async (r) => ({
+      environment: r.environment.name,
+      providers: await Promise.all(
+        r.providers.map(async (p): Promise<PlanProvider> => {
+          const provider = `${p.cr.kind}/${p.cr.namespace}/${p.cr.name}`;
+          const available = await listed(p.source);
+          return {
+            provider,
+            kind: p.cr.kind,
+            name: p.cr.name,
+            namespace: p.cr.namespace,
+            label: p.label,
+            version: p.version,
+            available,
+            metadata: await newestMetadata(p.source, available, provider),
+            sourceDescription: p.source.description,
+          };
+        }),
+      ),
+    })),
+  );
+}
+
+/** The highest version, pre-releases included (clusterctl compares them all to pick the metadata). */
+function newestTag(tags: readonly string[]): string | undefined {
+  let best: { tag: string; v: semver.SemVer } | undefined;
+  for (const tag of tags) {
+    const v = parseVersion(tag);
+    if (v && (!best || semver.compareBuild(v, best.v) > 0)) best = { tag, v };
+  }
+  return best?.tag;
+}

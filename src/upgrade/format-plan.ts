@@ -1,0 +1,76 @@
+/**
+ * The two forms of `capi-render plan`: a terminal report (one table of providers per environment,
+ * then each candidate contract's plan with what blocks it and the command that applies it) and a
+ * JSON document with a fixed, versioned shape for tools (see {@link PLAN_JSON_SCHEMA_HELP}).
+ */
+import { DEFAULT_ENVIRONMENT } from '../overlay/discover-environments.js';
+import type { ContractPlan, EnvironmentUpgradePlan } from './plan.js';
+
+/** `capi-render plan --json` output. Keys never disappear; absent values are null. */
+export interface PlanDocument {
+  apiVersion: 'capi-render/v1alpha1';
+  kind: 'UpgradePlan';
+  environments: (Omit<EnvironmentUpgradePlan, 'contracts'> & { contracts: (ContractPlan & { command: string | null })[] })[];
+}
+
+/** The schema of {@link PlanDocument}, as printed by `capi-render plan --help`. */
+export const PLAN_JSON_SCHEMA_HELP = [
+  '--json prints {apiVersion: capi-render/v1alpha1, kind: UpgradePlan, environments: [...]}; each environment:',
+  '  environment, core {provider, version, contract},',
+  '  providers [{provider (Kind/namespace/name), kind, name, namespace, label, version, contract,',
+  '             latestPatch, sameContract, newest {version, contract, coreFirst} }]  (versions: tag or null),',
+  '  contracts [{contract, current, status (up-to-date|available|blocked),',
+  '              steps [{provider, label, namespace, from, to, contract}],',
+  '              blockers [{code (no-version|skip-limit|unsupported-contract), provider?, message, via?}],',
+  '              command (the upgrade command that applies it, or null)}]',
+];
+
+/** The JSON document for a list of environment plans. */
+export function planDocument(plans: readonly EnvironmentUpgradePlan[]): PlanDocument {
+  return {
+    apiVersion: 'capi-render/v1alpha1',
+    kind: 'UpgradePlan',
+    environments: plans.map((p) => ({ ...p, contracts: p.contracts.map((c) => ({ ...c, command: c.status === 'available' ? applyCommand(p.environment, c.contract) : null })) })),
+  };
+}
+
+/** The plan as terminal text, ending in a newline. */
+export function formatPlanText(plans: readonly EnvironmentUpgradePlan[]): string {
+  const out: string[] = [];
+  for (const plan of plans) {
+    if (out.length > 0) out.push('');
+    out.push(`Environment ${plan.environment}: core provider ${plan.core.provider} ${plan.core.version} implements ${plan.core.contract}`, '');
+    out.push(
+      ...table([
+        ['NAME', 'NAMESPACE', 'VERSION', 'CONTRACT', 'LATEST PATCH', 'SAME CONTRACT', 'NEWEST'],
+        ...plan.providers.map((r) => [
+          r.label,
+          r.namespace,
+          r.version,
+          r.contract,
+          r.latestPatch ?? '-',
+          r.sameContract ?? '-',
+          r.newest ? `${r.newest.version} (${r.newest.contract}${r.newest.coreFirst ? ', core must move first' : ''})` : '-',
+        ]),
+      ]),
+    );
+    for (const c of plan.contracts) {
+      out.push('', `Contract ${c.contract}${c.current ? ' (current)' : ''}: ${c.status === 'up-to-date' ? 'up to date' : c.status}`);
+      if (c.status === 'up-to-date') continue;
+      out.push(...table([['NAME', 'NAMESPACE', 'CURRENT', 'NEXT'], ...c.steps.map((s) => [s.label, s.namespace, s.from, s.to ?? '-'])]).map((l) => `  ${l}`));
+      for (const b of c.blockers) out.push(`  blocked: ${b.message}`);
+      if (c.status === 'available') out.push(`  apply with: ${applyCommand(plan.environment, c.contract)}`);
+    }
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function applyCommand(environment: string, contract: string): string {
+  return `capi-render upgrade${environment === DEFAULT_ENVIRONMENT ? '' : ` --env ${environment}`} --contract ${contract}`;
+}
+
+/** Left-aligned columns separated by two spaces; no trailing spaces. */
+function table(rows: readonly (readonly string[])[]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+}

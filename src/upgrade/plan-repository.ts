@@ -1,0 +1,38 @@
+/**
+ * Plans a repository: render the current state (which validates the inputs and resolves the locked
+ * versions and their sources), read the sources' versions and newest metadata, and plan every
+ * rendered environment. Nothing is written.
+ */
+import { throwIfErrors, type Diagnostic } from '../errors.js';
+import { render, type RenderOptions, type RenderResult } from '../render/render.js';
+import { CLUSTERCTL_CONTRACT } from '../resolve/select-version.js';
+import { compatibleContracts } from '../source/metadata.js';
+import { collectPlanProviders, type EnvironmentProviders } from './collect-versions.js';
+import { planEnvironmentUpgrade, type EnvironmentUpgradePlan } from './plan.js';
+
+/** The contracts a build renders: clusterctl's own (v1beta2) and those compatible with it (v1beta1). */
+export const SUPPORTED_CONTRACTS: readonly string[] = compatibleContracts(CLUSTERCTL_CONTRACT);
+
+/** The current render and the plans made from it. */
+export interface RepositoryPlan {
+  /** The render of the current inputs. */
+  current: RenderResult;
+  /** Per environment, the planner's view of each provider. */
+  providers: EnvironmentProviders[];
+  plans: EnvironmentUpgradePlan[];
+}
+
+/** Renders `options` in memory and plans each rendered environment; throws SpecError with every planning problem. */
+export async function planRepository(options: RenderOptions): Promise<RepositoryPlan> {
+  const current = await render(options);
+  const providers = await collectPlanProviders(current.environments);
+  const problems: Diagnostic[] = [];
+  const plans: EnvironmentUpgradePlan[] = [];
+  for (const e of providers) {
+    const planned = planEnvironmentUpgrade(e.environment, e.providers, SUPPORTED_CONTRACTS);
+    problems.push(...planned.problems);
+    if (planned.plan) plans.push(planned.plan);
+  }
+  throwIfErrors(problems);
+  return { current, providers, plans };
+}

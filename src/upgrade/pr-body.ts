@@ -1,0 +1,80 @@
+/**
+ * The pull-request body, from the Handlebars template `pr-body.md.hbs`: the repository's own
+ * `templates/` folder first, then the one bundled with capi-render. Handlebars is locked down: an
+ * isolated instance per call (`Handlebars.create()`, nothing registered globally), `strict: true`
+ * (a field the context lacks is an error, not an empty string), only the built-in block helpers,
+ * and no HTML escaping (the body is markdown; the report is already escaped for it).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Handlebars from 'handlebars';
+import { SpecError, error } from '../errors.js';
+
+/** The template's name, in the bundled and the user's templates folder. */
+export const PR_BODY_TEMPLATE = 'pr-body.md.hbs';
+
+/** The templates shipped with the package. */
+export const BUNDLED_TEMPLATES_DIR = fileURLToPath(new URL('../../templates/', import.meta.url));
+
+/** What the template sees (documented in the template's header comment). */
+export interface PrBodyContext {
+  title: string;
+  command: string;
+  upgrades: {
+    environment: string;
+    provider: string;
+    label: string;
+    from: string;
+    to: string;
+    fromContract: string;
+    toContract: string;
+    contractChanged: boolean;
+    file: string;
+    line: number;
+  }[];
+  environments: string[];
+  findings: { danger: number; warning: number; info: number };
+  hasDanger: boolean;
+  report: string;
+}
+
+/** Where templates are looked up. */
+export interface TemplateFolders {
+  /** The repository's templates folder (may not exist). */
+  userDir?: string;
+  /** Default: {@link BUNDLED_TEMPLATES_DIR}. */
+  bundledDir?: string;
+}
+
+/** Renders the body; SpecError `template` naming the template file when it is missing or fails. */
+export function renderPrBody(context: PrBodyContext, folders: TemplateFolders = {}): string {
+  const { file, text } = loadTemplate(folders);
+  const hb = Handlebars.create();
+  try {
+    const compiled = hb.compile(text, { strict: true, noEscape: true, knownHelpersOnly: true });
+    return compiled(context);
+  } catch (e) {
+    const err = e as { message?: unknown; lineNumber?: unknown };
+    const message = typeof err.message === 'string' ? err.message.split('\n')[0]! : String(e);
+    throw new SpecError(
+      error('template', `template ${PR_BODY_TEMPLATE} failed: ${message}`, {
+        file,
+        ...(typeof err.lineNumber === 'number' ? { line: err.lineNumber } : {}),
+        hint: `fields are listed in the header comment of capi-render's own templates/${PR_BODY_TEMPLATE}`,
+      }),
+    );
+  }
+}
+
+function loadTemplate(folders: TemplateFolders): { file: string; text: string } {
+  const candidates = [...(folders.userDir ? [path.join(folders.userDir, PR_BODY_TEMPLATE)] : []), path.join(folders.bundledDir ?? BUNDLED_TEMPLATES_DIR, PR_BODY_TEMPLATE)];
+  for (const file of candidates) {
+    try {
+      return { file, text: readFileSync(file, 'utf8') };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
+  throw new SpecError(error('template', `template ${PR_BODY_TEMPLATE} was not found`, { file: candidates.at(-1), hint: 'reinstall capi-render, or add the template to your templates folder' }));
+}

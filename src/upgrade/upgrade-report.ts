@@ -1,0 +1,62 @@
+/**
+ * The object diff and safety findings between two rendered trees, with the contract changes the
+ * objects cannot show taken from the two lock files. Used by `upgrade` (rendered/ before and after
+ * the edit) and `diff` (a git revision against the working tree).
+ */
+import { diffRendered } from '../diff/diff-rendered.js';
+import { safetyFindings } from '../diff/safety-findings.js';
+import type { ContractChange, Finding, FindingCode, ObjectChange } from '../diff/types.js';
+import type { LockFile } from '../lock/lock-types.js';
+import { isProviderKind, manifestLabel } from '../spec/provider-kinds.js';
+import type { FileTree } from './git-rendered.js';
+import { renderedSide } from './rendered-side.js';
+
+/** The object changes and safety findings of one comparison, both sorted as src/diff sorts them. */
+export interface UpgradeReport {
+  changes: ObjectChange[];
+  findings: Finding[];
+}
+
+/**
+ * Findings that mean objects may still be stored in a CRD version the new output drops or stops
+ * serving: `upgrade` refuses them without `--confirm-storage-migration`.
+ */
+export const STORAGE_MIGRATION_CODES: readonly FindingCode[] = ['crd-version-removed', 'crd-version-unserved'];
+
+/** The report for `before` → `after` (trees relative to the output folder; `where` names it in messages). */
+export function compareRendered(
+  before: { files: FileTree; lock: LockFile },
+  after: { files: FileTree; lock: LockFile },
+  options: { where: string; environments?: readonly string[] },
+): UpgradeReport {
+  const a = renderedSide(before.files, options.where, options.environments);
+  const b = renderedSide(after.files, options.where, options.environments);
+  const contracts = contractChanges(before.lock, after.lock, options.environments);
+  return { changes: diffRendered(a, b), findings: safetyFindings(a, b, { contracts }) };
+}
+
+/** The findings that need a storage-migration decision. */
+export function storageMigrationFindings(findings: readonly Finding[]): Finding[] {
+  return findings.filter((f) => STORAGE_MIGRATION_CODES.includes(f.code));
+}
+
+/** Per environment and provider present in both locks: the contract before and after (component = manifest label). */
+export function contractChanges(before: LockFile, after: LockFile, environments?: readonly string[]): ContractChange[] {
+  const out: ContractChange[] = [];
+  for (const env of after.environments) {
+    if (environments && environments.length > 0 && !environments.includes(env.name)) continue;
+    const old = before.environments.find((e) => e.name === env.name);
+    for (const p of env.providers) {
+      const was = old?.providers.find((x) => x.provider === p.provider);
+      if (!was) continue;
+      out.push({ env: env.name, provider: labelOf(p.provider), before: was.contract, after: p.contract });
+    }
+  }
+  return out.sort((x, y) => (x.env < y.env ? -1 : x.env > y.env ? 1 : x.provider < y.provider ? -1 : x.provider > y.provider ? 1 : 0));
+}
+
+/** `CoreProvider/capi-system/cluster-api` → `cluster-api`, the component folder the finding belongs to. */
+function labelOf(ref: string): string {
+  const [kind, , name] = ref.split('/');
+  return kind && name && isProviderKind(kind) ? manifestLabel(kind, name) : ref;
+}

@@ -1,0 +1,70 @@
+/** `capi-render diff` against a git revision, in a throw-away git repository. */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { git, gitEnv, initRepo } from '../helpers/git.js';
+import { CORE, makeRepo } from '../helpers/repo.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const BOOTSTRAP = (version: string) =>
+  `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: BootstrapProvider\nmetadata:\n  name: kubeadm\n  namespace: capi-kubeadm-bootstrap-system\nspec:\n  version: ${version}\n`;
+
+/** A built, committed repository at `version`, then rebuilt at `next` in the working tree. */
+async function changedRepo(version: string, next: string, subfolder = ''): Promise<{ root: string; repo: string; env: Record<string, string> }> {
+  const root = tempDir();
+  const repo = path.join(root, subfolder);
+  makeRepo({ 'providers/core.yaml': CORE(version), 'providers/bootstrap.yaml': BOOTSTRAP(version) }, repo);
+  const env = { ...gitEnv(tempDir()), CAPI_RENDER_CACHE_DIR: tempDir() };
+  expect((await runCli(['build'], { cwd: repo, env })).code).toBe(0);
+  initRepo(root, env);
+  writeFileSync(path.join(repo, 'providers/core.yaml'), CORE(next));
+  writeFileSync(path.join(repo, 'providers/bootstrap.yaml'), BOOTSTRAP(next));
+  expect((await runCli(['build'], { cwd: repo, env })).code).toBe(0);
+  return { root, repo, env };
+}
+
+describe('capi-render diff', () => {
+  it('compares the working tree with HEAD: object changes and findings, contract changes from the locks', async () => {
+    const { repo, env } = await changedRepo('v1.10.4', 'v1.11.0');
+    const r = await runCli(['diff'], { cwd: repo, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Findings: \d+ danger, \d+ warning, \d+ info$/m);
+    expect(r.stdout).toContain('WARNING default/cluster-api [contract-changed]');
+    expect(r.stdout).toContain('cluster-api: contract v1beta1 → v1beta2');
+    expect(r.stdout).toMatch(/^DANGER {2}default\/cluster-api CustomResourceDefinition\.apiextensions\.k8s\.io\/clusters\.cluster\.x-k8s\.io \[crd-version-removed\]$/m);
+    expect(r.stdout).toMatch(/^Objects: \d+ added, \d+ removed, \d+ changed$/m);
+    expect(r.stdout).toContain('  ~ Deployment.apps/capi-system/capi-controller-manager');
+    expect(r.stderr).toContain('--confirm-storage-migration');
+  });
+
+  it('--markdown prints the pull-request report; --env limits it', async () => {
+    const { repo, env } = await changedRepo('v1.11.0', 'v1.12.0');
+    const md = await runCli(['diff', '--markdown'], { cwd: repo, env });
+    expect(md.code, md.stderr).toBe(0);
+    expect(md.stdout.startsWith('## Upgrade safety report\n')).toBe(true);
+    expect(md.stdout).toContain('#### default/cluster-api');
+    const limited = await runCli(['diff', '--env', 'default'], { cwd: repo, env });
+    expect(limited.stdout).toContain('default/cluster-api');
+    const unknown = await runCli(['diff', '--env', 'elsewhere'], { cwd: repo, env });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('error[overlay]');
+  });
+
+  it('is empty against a revision with the same output, and works from a folder inside the git repository', async () => {
+    const { root, repo, env } = await changedRepo('v1.11.0', 'v1.12.0', 'clusters/mgmt');
+    git(root, env, 'add', '-A');
+    git(root, env, 'commit', '-q', '-m', 'upgrade');
+    expect((await runCli(['diff'], { cwd: repo, env })).stdout).toBe('No changes.\n');
+    const previous = await runCli(['diff', '--base', 'HEAD~1'], { cwd: repo, env });
+    expect(previous.code, previous.stderr).toBe(0);
+    expect(previous.stdout).toContain('[image-changed]');
+  });
+
+  it('an unknown revision is an error (exit 1), not an empty diff', async () => {
+    const { repo, env } = await changedRepo('v1.11.0', 'v1.12.0');
+    const r = await runCli(['diff', '--base', 'no-such-branch'], { cwd: repo, env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error[git]');
+  });
+});
