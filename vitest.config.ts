@@ -11,6 +11,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
+    // Many tests wait on child processes (kubectl, builds, a registry) or the file system; more
+    // workers than the default (cores - 1) keep both cores busy.
+    maxWorkers: 3,
     hookTimeout: 60_000,
   },
 });
