@@ -17,3 +17,13 @@ export { verifyApplierRbac, listGrantedPermissions, isApplierAllowed } from './r
 export { summarizeProviderGrants } from './rbac/provider-grants.js';
 export { formatGrants } from './rbac/format-grants.js';
 export type * from './rbac/rbac-types.js';
+export { render, type RenderOptions, type RenderResult } from './render/render.js';
+export type { EnvironmentResult, ResolvedProvider } from './render/render-environment.js';
+export { writeRenderResult, type WriteRenderResultOptions, type WrittenRenderResult } from './output/write-render-result.js';
+export { readLockFile, parseLock, serializeLock } from './lock/lock-file.js';
+export type { LockFile, LockedArtifact, LockedEnvironment, LockedProvider } from './lock/lock-types.js';
+export { createArtifactCache, defaultCacheDir, type ArtifactCache } from './source/artifact-cache.js';
+export type { ReleaseSource, Artifact } from './source/release-source.js';
+export { applyGitopsFlavour } from './gitops/apply-gitops-flavour.js';
+export { run } from './cli/run.js';
+export type { CliIo } from './cli/io.js';

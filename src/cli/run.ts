@@ -5,20 +5,27 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { FetchError, RenderError, UsageError, error } from '../errors.js';
-import { buildCommand } from './commands/build.js';
-import { mirrorCommand } from './commands/mirror.js';
-import { inputsCommand } from './commands/inputs.js';
-import { checkCommand } from './commands/check.js';
-import { initCommand } from './commands/init.js';
-import { rbacCommand } from './commands/rbac.js';
-import { planCommand } from './commands/plan.js';
-import { upgradeCommand } from './commands/upgrade.js';
-import { diffCommand } from './commands/diff.js';
 import type { Command } from './command.js';
 import { formatDiagnostics } from './format.js';
 import { useColor, type CliIo } from './io.js';
 
-const COMMANDS: Command[] = [buildCommand, checkCommand, diffCommand, initCommand, inputsCommand, mirrorCommand, planCommand, rbacCommand, upgradeCommand];
+/**
+ * The commands, loaded on demand: a command's module pulls in only what it needs, so `build` does
+ * not pay for loading `upgrade`'s git and pull-request code (or the other way round).
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  build: async () => (await import('./commands/build.js')).buildCommand,
+  check: async () => (await import('./commands/check.js')).checkCommand,
+  diff: async () => (await import('./commands/diff.js')).diffCommand,
+  init: async () => (await import('./commands/init.js')).initCommand,
+  inputs: async () => (await import('./commands/inputs.js')).inputsCommand,
+  mirror: async () => (await import('./commands/mirror.js')).mirrorCommand,
+  plan: async () => (await import('./commands/plan.js')).planCommand,
+  rbac: async () => (await import('./commands/rbac.js')).rbacCommand,
+  upgrade: async () => (await import('./commands/upgrade.js')).upgradeCommand,
+};
+
+const loadCommand = (name: string | undefined): Promise<Command> | undefined => (name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name]!() : undefined);
 
 const GLOBAL_HELP: [string, string][] = [
   ['--repo DIR', 'the repository to work on (default: the current directory)'],
@@ -30,17 +37,17 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const color = useColor(io);
   const [name, ...rest] = argv;
   if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
-    const target = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
-    io.stdout.write(target ? commandHelp(target) : mainHelp());
+    const target = name === 'help' ? await loadCommand(rest[0]) : undefined;
+    io.stdout.write(target ? commandHelp(target) : await mainHelp());
     return 0;
   }
   if (name === '--version') {
     io.stdout.write(`capi-render ${await version()}\n`);
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
+  const command = await loadCommand(name);
   if (!command) {
-    io.stderr.write(`capi-render: unknown command "${name}"\n\n${mainHelp()}`);
+    io.stderr.write(`capi-render: unknown command "${name}"\n\n${await mainHelp()}`);
     return 2;
   }
   let parsed;
@@ -97,11 +104,12 @@ function table(rows: [string, string][]): string {
   return rows.map(([a, b]) => `  ${a.padEnd(width)}  ${b}\n`).join('');
 }
 
-function mainHelp(): string {
+async function mainHelp(): Promise<string> {
+  const commands = await Promise.all(Object.values(COMMANDS).map((load) => load()));
   return (
     'capi-render — render Cluster API provider installs for GitOps\n\n' +
     'Usage: capi-render <command> [options]\n\nCommands:\n' +
-    table(COMMANDS.map((c) => [c.name, c.summary])) +
+    table(commands.map((c) => [c.name, c.summary])) +
     '\nGlobal options:\n' +
     table(GLOBAL_HELP) +
     '\nRun "capi-render <command> --help" for a command\'s options.\n' +

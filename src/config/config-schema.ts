@@ -70,6 +70,37 @@ export const SECRETS_SCHEMA = {
   },
 } as const;
 
+/** `variables:` in capi-render.yaml and overlay.yaml: a literal, or {fromEnv: NAME}. */
+export const VARIABLES_SCHEMA = {
+  type: 'object',
+  propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+  additionalProperties: {
+    anyOf: [
+      { type: 'string' },
+      {
+        type: 'object',
+        additionalProperties: false,
+        required: ['fromEnv'],
+        properties: { fromEnv: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } },
+      },
+    ],
+  },
+} as const;
+
+/** clusterctl `images:` overrides, in capi-render.yaml and overlay.yaml. */
+export const IMAGES_SCHEMA = {
+  type: 'object',
+  additionalProperties: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      repository: { type: 'string' },
+      name: { type: 'string' },
+      tag: { type: 'string' },
+    },
+  },
+} as const;
+
 /** JSON Schema of capi-render.yaml (validated with ajv; unknown keys are errors, to catch typos). */
 export const CONFIG_SCHEMA = {
   type: 'object',
@@ -87,33 +118,8 @@ export const CONFIG_SCHEMA = {
         properties: { path: { type: 'string', minLength: 1 } },
       },
     },
-    variables: {
-      type: 'object',
-      propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
-      additionalProperties: {
-        anyOf: [
-          { type: 'string' },
-          {
-            type: 'object',
-            additionalProperties: false,
-            required: ['fromEnv'],
-            properties: { fromEnv: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } },
-          },
-        ],
-      },
-    },
-    images: {
-      type: 'object',
-      additionalProperties: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          repository: { type: 'string' },
-          name: { type: 'string' },
-          tag: { type: 'string' },
-        },
-      },
-    },
+    variables: VARIABLES_SCHEMA,
+    images: IMAGES_SCHEMA,
     certManager: CERT_MANAGER_SCHEMA,
     gitops: GITOPS_SCHEMA,
     secrets: SECRETS_SCHEMA,

@@ -3,6 +3,8 @@
  * renders with the defaults below.
  */
 
+import type { ArgocdOptions, FluxOptions, GitopsFlavour } from '../gitops/options.js';
+
 export const CONFIG_API_VERSION = 'capi-render/v1alpha1';
 export const CONFIG_FILE = 'capi-render.yaml';
 
@@ -46,26 +48,10 @@ export interface CertManagerConfig {
 
 /** How the output is prepared for its GitOps consumer (see README "Argo CD and Flux"). */
 export interface GitopsConfig {
-  flavour?: 'kustomize' | 'argocd' | 'flux';
+  flavour?: GitopsFlavour;
   protect?: { crds?: boolean; namespaces?: boolean };
-  argocd?: {
-    application?: boolean;
-    applicationSet?: boolean;
-    repoURL?: string;
-    targetRevision?: string;
-    project?: string;
-    destinationServer?: string;
-    namespace?: string;
-    pathPrefix?: string;
-  };
-  flux?: {
-    sourceRef?: { kind: 'GitRepository' | 'OCIRepository'; name: string; namespace?: string };
-    namespace?: string;
-    interval?: string;
-    timeout?: string;
-    pathPrefix?: string;
-    dependsOn?: { name: string; namespace?: string }[];
-  };
+  argocd?: ArgocdOptions;
+  flux?: FluxOptions;
 }
 
 export type SecretMode = 'fail' | 'omit' | 'external-secrets' | 'plaintext';

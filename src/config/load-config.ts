@@ -32,7 +32,7 @@ export function parseConfig(text: string, file: string): RenderConfig {
     throw new SpecError(error('config', `${file} must hold exactly one YAML document, found ${docs.length}`, { file, line: 1, col: 1 }));
   }
   const doc = docs[0]!;
-  const validate = (compiled ??= new Ajv({ allErrors: true, strict: true }).compile(CONFIG_SCHEMA));
+  const validate = (compiled ??= new Ajv({ allErrors: true, strict: true, validateSchema: false, code: { optimize: false } }).compile(CONFIG_SCHEMA));
   if (!validate(doc.value)) {
     throw new SpecError(schemaDiagnostics(validate.errors ?? [], doc, 'config'));
   }

@@ -12,7 +12,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Handlebars from 'handlebars';
+import type { HelperDelegate } from 'handlebars';
+import { createHandlebars } from '../handlebars-instance.js';
 import { RenderError, SpecError, error, type Diagnostic } from '../errors.js';
 import { isJsonObject, type JsonValue, type KubeObject } from '../manifest/object.js';
 import { joinDocuments, serializeObject } from '../manifest/serialize.js';
@@ -62,7 +63,7 @@ function loadTemplate(name: string, source: TemplateSource): LoadedTemplate {
 }
 
 /** The helpers templates may use; nothing else is callable (knownHelpersOnly). */
-const HELPERS: Record<string, Handlebars.HelperDelegate> = {
+const HELPERS: Record<string, HelperDelegate> = {
   /** `{{quote x}}`: a string, number or boolean as a YAML double-quoted scalar (JSON string syntax). */
   quote(value: unknown) {
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
@@ -90,7 +91,7 @@ const HELPERS: Record<string, Handlebars.HelperDelegate> = {
  */
 export function renderTemplate(name: string, context: JsonValue, source: TemplateSource): { objects: KubeObject[]; text: string } {
   const template = loadTemplate(name, source);
-  const hb = Handlebars.create();
+  const hb = createHandlebars();
   for (const [helper, fn] of Object.entries(HELPERS)) hb.registerHelper(helper, fn);
   let output: string;
   try {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Handlebars from 'handlebars';
+import { createHandlebars } from '../handlebars-instance.js';
 import YAML from 'yaml';
 import { InternalError } from '../errors.js';
 import { CERT_MANAGER_DEFAULT_VERSION } from '../render/cert-manager.js';
@@ -59,7 +59,7 @@ export function scaffoldFiles(options: ScaffoldOptions): Map<string, string> {
     localRepository: options.localRepository ?? '',
     toolVersion: options.toolVersion,
   };
-  const handlebars = Handlebars.create();
+  const handlebars = createHandlebars();
   const render = (template: string) => handlebars.compile(readFileSync(path.join(TEMPLATES, template), 'utf8'), { strict: true, noEscape: true })(context);
   const files: [string, string][] = [
     ['capi-render.yaml', render('capi-render.yaml.hbs')],

@@ -15,6 +15,8 @@ export interface RenderedLockEntries {
 }
 
 export function nextLock(previous: LockFile, rendered: readonly RenderedLockEntries[], allEnvironments: readonly string[]): LockFile {
+  // Nothing rendered and no environment gone: the lock stays as it is (the same object).
+  if (rendered.length === 0 && previous.environments.every((e) => allEnvironments.includes(e.name))) return previous;
   const renderedNames = new Set(rendered.map((r) => r.environment));
   const kept = previous.environments.filter((e) => !renderedNames.has(e.name) && allEnvironments.includes(e.name));
   const environments: LockedEnvironment[] = [...kept, ...rendered.map((r) => ({ name: r.environment, ...(r.inputs ? { inputs: r.inputs } : {}), providers: r.providers }))];
@@ -28,7 +30,7 @@ export function nextLock(previous: LockFile, rendered: readonly RenderedLockEntr
 
 /** Human-readable differences between two locks (empty when they serialise identically). */
 export function describeLockChanges(before: LockFile, after: LockFile): string[] {
-  if (serializeLock(before) === serializeLock(after)) return [];
+  if (before === after || serializeLock(before) === serializeLock(after)) return [];
   const out: string[] = [];
   const envs = new Set([...before.environments.map((e) => e.name), ...after.environments.map((e) => e.name)]);
   for (const env of [...envs].sort()) {

@@ -4,8 +4,12 @@ import path from 'node:path';
 import { serializeLock } from './lock-file.js';
 import { LOCK_FILE, type LockFile } from './lock-types.js';
 
-/** Returns true when the file was (re)written. */
-export async function writeLockFile(repoRoot: string, lock: LockFile, previousText: string | undefined): Promise<boolean> {
+/**
+ * Returns true when the file was (re)written. `unchanged` (the lock object the build started
+ * from, returned as is by nextLock) skips serialising it at all.
+ */
+export async function writeLockFile(repoRoot: string, lock: LockFile, previousText: string | undefined, unchanged?: LockFile): Promise<boolean> {
+  if (unchanged !== undefined && lock === unchanged && previousText !== undefined) return false;
   const text = serializeLock(lock);
   if (text === previousText) return false;
   const target = path.join(repoRoot, LOCK_FILE);

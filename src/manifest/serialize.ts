@@ -1,4 +1,5 @@
 import jsYaml from 'js-yaml';
+import { createFastDumper } from './fast-dump.js';
 import type { JsonValue } from './object.js';
 
 /**
@@ -27,6 +28,8 @@ type KubeObjectLike = JsonValue & object;
 export function createCachedSerializer(): CachedSerializer {
   const byIdentity = new WeakMap<object, string>();
   const byJson = new Map<string, string>();
+  // Same bytes as serializeObject (proved by test/unit/fast-dump.test.ts), several times faster.
+  const dumper = createFastDumper({ dumpOptions: DUMP_OPTIONS_FOR_TESTS, compareKeys });
   return {
     serialize(value) {
       let text = byIdentity.get(value);
@@ -34,7 +37,7 @@ export function createCachedSerializer(): CachedSerializer {
       const json = JSON.stringify(value);
       text = byJson.get(json);
       if (text === undefined) {
-        text = serializeObject(value);
+        text = dumper.dump(value);
         byJson.set(json, text);
       }
       byIdentity.set(value, text);
@@ -69,10 +72,13 @@ function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-const DUMP_OPTIONS: jsYaml.DumpOptions = {
+/** The js-yaml options the fast emitter reproduces (exported for its differential test). */
+export const DUMP_OPTIONS_FOR_TESTS: jsYaml.DumpOptions = {
   lineWidth: -1,
   noRefs: true,
   noArrayIndent: true,
   sortKeys: compareKeys,
   schema: jsYaml.DEFAULT_SCHEMA,
 };
+const DUMP_OPTIONS = DUMP_OPTIONS_FOR_TESTS;
+export const compareKeysForTests = compareKeys;

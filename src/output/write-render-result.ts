@@ -8,9 +8,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { writeLockFile } from '../lock/write-lock.js';
+import type { LockFile } from '../lock/lock-types.js';
 import { isGitopsFileOf } from '../render/gitops-stage.js';
 import type { RenderResult } from '../render/render.js';
-import { listFiles, writeOutputTree, type WriteSummary } from './write.js';
+import { writeOutputTree, type WriteSummary } from './write.js';
+import { promises as fs } from 'node:fs';
 
 /** Where and how {@link writeRenderResult} writes. */
 export interface WriteRenderResultOptions {
@@ -22,6 +24,8 @@ export interface WriteRenderResultOptions {
   partial?: boolean;
   /** The lock file's text before the build (undefined when there was none): an unchanged lock is not rewritten. */
   previousLockText: string | undefined;
+  /** The lock object the build started from: when the result's lock is this same object, nothing is serialised. */
+  previousLock?: LockFile;
 }
 
 /** What was written: the output-tree summary, the folder and whether the lock changed. */
@@ -38,7 +42,7 @@ export async function writeRenderResult(result: RenderResult, options: WriteRend
   // With --out, the consumer folder moves along, beside the output folder.
   const gitopsDir = options.outDir ? path.join(path.dirname(outDir), path.basename(result.gitopsDir)) : result.gitopsDir;
   const rendered = result.environments.map((e) => e.environment.name);
-  const existing = new Set((await listFiles(outDir)).map((p) => p.split('/')[0]!));
+  const existing = await topLevelFolders(outDir);
   const stale = options.partial ? [] : [...existing].filter((n) => !result.allEnvironments.includes(n));
   const replaced = [...rendered, ...stale];
   let summary: WriteSummary = { written: [], unchanged: 0, removed: [] };
@@ -50,8 +54,13 @@ export async function writeRenderResult(result: RenderResult, options: WriteRend
       });
     }
   }
-  const lockWritten = await writeLockFile(options.repoRoot, result.lock, options.previousLockText);
+  const lockWritten = await writeLockFile(options.repoRoot, result.lock, options.previousLockText, options.previousLock);
   return { ...summary, outDir, lockWritten };
+}
+
+async function topLevelFolders(dir: string): Promise<Set<string>> {
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+  return new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
 }
 
 /** A consumer file of an environment that no longer exists. */

@@ -14,12 +14,12 @@ import type { CertManagerConfig, GitopsConfig, ImageOverrideConfig, VariableValu
 import { mergeGitopsConfig } from '../gitops/merge-config.js';
 import { classifyInputs, type InputObject, type InputSet } from '../spec/inputs.js';
 import type { SourceDocument } from '../spec/yaml-document.js';
-import { loadOverlay } from './load-overlay.js';
+import { loadOverlay, type OverlayLoader } from './load-overlay.js';
 import { applyOverlayPatch } from './overlay-patch.js';
 import { OVERLAY_FILE } from './overlay-types.js';
 
-export interface ComposedEnvironment {
-  inputs: InputSet;
+/** The settings an overlay chain layers, base first, child winning key by key. */
+export interface OverlaySettings {
   certManager: CertManagerConfig;
   gitops: GitopsConfig;
   variables: Record<string, VariableValue>;
@@ -27,6 +27,10 @@ export interface ComposedEnvironment {
   labels: Record<string, string>;
   /** The overlay chain, base first (repository-relative overlay.yaml paths). */
   chain: string[];
+}
+
+export interface ComposedEnvironment extends OverlaySettings {
+  inputs: InputSet;
   /** sha256 over every file the composition read (overlays, patch files, bases), for skipping unchanged environments. */
   inputsHash: string;
 }
@@ -38,6 +42,8 @@ export interface ComposeContext {
   readDocuments(relative: string): Promise<SourceDocument[]>;
   /** sha256 of the files under a repository-relative folder or file (memoised by the caller). */
   contentHash(relative: string): Promise<string>;
+  /** Reads overlay files; default: read each time. */
+  loadOverlay?: OverlayLoader;
 }
 
 /** Composes the overlay in `overlayDir` (repository-relative). */
@@ -47,16 +53,10 @@ export async function composeEnvironment(overlayDir: string, ctx: ComposeContext
   return { ...rest, inputs: split(composed.objects), inputsHash: createHash('sha256').update(hashes.join('\n')).digest('hex') };
 }
 
-interface Partial {
+interface Partial extends OverlaySettings {
   /** What was read, in order: `<kind> <path> <sha256>` lines. */
   hashes: string[];
   objects: InputObject[];
-  certManager: CertManagerConfig;
-  gitops: GitopsConfig;
-  variables: Record<string, VariableValue>;
-  images: Record<string, ImageOverrideConfig>;
-  labels: Record<string, string>;
-  chain: string[];
 }
 
 async function compose(overlayDir: string, ctx: ComposeContext, stack: string[]): Promise<Partial> {
@@ -64,20 +64,21 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
   if (stack.includes(overlayDir)) {
     throw new SpecError(error('overlay', `overlays form a cycle: ${[...stack, overlayDir].join(' → ')}`, { file, hint: 'an overlay cannot be its own base, directly or through others' }));
   }
-  const overlay = await loadOverlay(ctx.repoRoot, file);
+  const overlay = await (ctx.loadOverlay ?? loadOverlay)(ctx.repoRoot, file);
   const resources = overlay.spec.resources ?? [path.relative(overlayDir, ctx.providersDir) || '.'];
   const result: Partial = { hashes: [`overlay ${file} ${createHash('sha256').update(overlay.text).digest('hex')}`], objects: [], certManager: {}, gitops: {}, variables: {}, images: {}, labels: {}, chain: [] };
   const problems: Diagnostic[] = [];
   for (const [index, entry] of resources.entries()) {
-    const at = { file, ...overlay.doc.locate(['resources', index]), field: `resources[${index}]` };
+    // Positions are only computed when a problem is reported (locating re-parses the file).
+    const at = () => ({ file, ...overlay.doc.locate(['resources', index]), field: `resources[${index}]` });
     const target = path.posix.normalize(path.posix.join(overlayDir, entry));
     const absolute = path.join(ctx.repoRoot, target);
     if (target.startsWith('..') || path.isAbsolute(entry)) {
-      problems.push(error('overlay', `resource "${entry}" is outside the repository`, { ...at, hint: 'bases must live inside the repository' }));
+      problems.push(error('overlay', `resource "${entry}" is outside the repository`, { ...at(), hint: 'bases must live inside the repository' }));
       continue;
     }
     if (!existsSync(absolute)) {
-      problems.push(error('overlay', `resource "${entry}" does not exist (${target})`, { ...at, hint: 'paths are relative to the overlay folder' }));
+      problems.push(error('overlay', `resource "${entry}" does not exist (${target})`, { ...at(), hint: 'paths are relative to the overlay folder' }));
       continue;
     }
     try {
@@ -107,10 +108,10 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
   assertUnique(result.objects);
 
   for (const [index, entry] of (overlay.spec.patches ?? []).entries()) {
-    const at = overlay.doc.locate(['patches', index]);
+    const at = () => overlay.doc.locate(['patches', index]);
     const patchFile = entry.path ? path.posix.normalize(path.posix.join(overlayDir, entry.path)) : undefined;
     if (patchFile && (patchFile.startsWith('..') || !existsSync(path.join(ctx.repoRoot, patchFile)))) {
-      throw new SpecError(error('overlay', `patches[${index}].path "${entry.path}" does not exist inside the repository`, { file, ...at, field: `patches[${index}].path` }));
+      throw new SpecError(error('overlay', `patches[${index}].path "${entry.path}" does not exist inside the repository`, { file, ...at(), field: `patches[${index}].path` }));
     }
     const text = entry.patch ?? (await readFile(path.join(ctx.repoRoot, patchFile!), 'utf8'));
     if (patchFile) result.hashes.push(`patch ${patchFile} ${createHash('sha256').update(text).digest('hex')}`);
@@ -118,8 +119,7 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
       text,
       target: entry.target,
       file: patchFile ?? file,
-      line: entry.path ? 1 : at.line,
-      col: entry.path ? 1 : at.col,
+      position: () => (entry.path ? { line: 1, col: 1 } : at()),
       field: `patches[${index}]`,
     });
   }

@@ -6,7 +6,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { SpecError, error } from '../errors.js';
-import { loadOverlay } from './load-overlay.js';
+import { loadOverlay, type OverlayLoader } from './load-overlay.js';
 import { OVERLAY_FILE } from './overlay-types.js';
 
 export interface EnvironmentEntry {
@@ -17,14 +17,14 @@ export interface EnvironmentEntry {
 
 export const DEFAULT_ENVIRONMENT = 'default';
 
-export async function discoverEnvironments(repoRoot: string, overlaysDir: string): Promise<EnvironmentEntry[]> {
+export async function discoverEnvironments(repoRoot: string, overlaysDir: string, load: OverlayLoader = loadOverlay): Promise<EnvironmentEntry[]> {
   const root = path.join(repoRoot, overlaysDir);
   const entries = existsSync(root) ? await fs.readdir(root, { withFileTypes: true }) : [];
   const found: EnvironmentEntry[] = [];
   for (const e of entries.filter((x) => x.isDirectory()).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const dir = `${overlaysDir}/${e.name}`;
     if (!existsSync(path.join(repoRoot, dir, OVERLAY_FILE))) continue;
-    const overlay = await loadOverlay(repoRoot, `${dir}/${OVERLAY_FILE}`);
+    const overlay = await load(repoRoot, `${dir}/${OVERLAY_FILE}`);
     if (!overlay.spec.abstract) found.push({ name: e.name, overlayDir: dir });
   }
   return found.length > 0 ? found : [{ name: DEFAULT_ENVIRONMENT }];

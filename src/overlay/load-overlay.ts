@@ -19,7 +19,23 @@ export interface LoadedOverlay {
 
 // Compiled once on first use: the schema is a constant, so the validator is too.
 let compiled: ValidateFunction | undefined;
-const validate = (): ValidateFunction => (compiled ??= new Ajv({ allErrors: true, strict: true, strictRequired: false }).compile(OVERLAY_SCHEMA));
+const validate = (): ValidateFunction => (compiled ??= new Ajv({ allErrors: true, strict: true, strictRequired: false, validateSchema: false, code: { optimize: false } }).compile(OVERLAY_SCHEMA));
+
+/** Loads an overlay file; a build passes a memoised one so each file is read and parsed once. */
+export type OverlayLoader = (repoRoot: string, file: string) => Promise<LoadedOverlay>;
+
+/** A loader that reads each file once. */
+export function memoizedOverlayLoader(): OverlayLoader {
+  const loaded = new Map<string, Promise<LoadedOverlay>>();
+  return (repoRoot, file) => {
+    let pending = loaded.get(file);
+    if (!pending) {
+      pending = loadOverlay(repoRoot, file);
+      loaded.set(file, pending);
+    }
+    return pending;
+  };
+}
 
 export async function loadOverlay(repoRoot: string, file: string): Promise<LoadedOverlay> {
   const text = await fs.readFile(path.join(repoRoot, file), 'utf8');

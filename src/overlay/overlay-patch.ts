@@ -22,8 +22,8 @@ export interface LocatedPatch {
   target?: OverlayPatchTarget;
   /** Where the patch is declared: overlay file and the line of its entry (or the patch file). */
   file: string;
-  line: number;
-  col: number;
+  /** Line and column of the entry; computed on demand (it re-parses the overlay with positions). */
+  position(): { line: number; col: number };
   /** `patches[2]` — for messages. */
   field: string;
 }
@@ -35,7 +35,7 @@ export function applyOverlayPatch(objects: readonly InputObject[], patch: Locate
   const site = { providerRef: patch.file, field: patch.field };
   const doc = readPatchDocument(patch.text, site);
   const fail = (message: string, hint?: string) =>
-    new SpecError(error('overlay', `${patch.field}: ${message}`, { file: patch.file, line: patch.line, col: patch.col, field: patch.field, ...(hint ? { hint } : {}) }));
+    new SpecError(error('overlay', `${patch.field}: ${message}`, { file: patch.file, ...patch.position(), field: patch.field, ...(hint ? { hint } : {}) }));
 
   let matches: (o: InputObject) => boolean;
   if (patch.target) {
@@ -166,7 +166,7 @@ function patched(input: InputObject, object: JsonObject, touched: Path[], patch:
     file: input.file,
     locate(path, target) {
       const hit = touched.some((t) => startsWith(path, t) || startsWith(t, path));
-      return hit && path.length > 0 ? { file: patch.file, line: patch.line, col: patch.col } : base(path, target);
+      return hit && path.length > 0 ? { file: patch.file, ...patch.position() } : base(path, target);
     },
   };
 }

@@ -1,4 +1,5 @@
-import { CERT_MANAGER_SCHEMA, GITOPS_SCHEMA } from '../config/config-schema.js';
+import { CERT_MANAGER_SCHEMA, GITOPS_SCHEMA, IMAGES_SCHEMA, VARIABLES_SCHEMA } from '../config/config-schema.js';
+
 /** JSON Schema of overlay.yaml (unknown keys are errors, to catch typos). */
 const target = {
   type: 'object',
@@ -24,24 +25,8 @@ export const OVERLAY_SCHEMA = {
         oneOf: [{ required: ['patch'] }, { required: ['path'] }],
       },
     },
-    variables: {
-      type: 'object',
-      propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
-      additionalProperties: {
-        anyOf: [
-          { type: 'string' },
-          { type: 'object', additionalProperties: false, required: ['fromEnv'], properties: { fromEnv: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } } },
-        ],
-      },
-    },
-    images: {
-      type: 'object',
-      additionalProperties: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { repository: { type: 'string' }, name: { type: 'string' }, tag: { type: 'string' } },
-      },
-    },
+    variables: VARIABLES_SCHEMA,
+    images: IMAGES_SCHEMA,
     labels: { type: 'object', additionalProperties: { type: 'string' } },
     certManager: CERT_MANAGER_SCHEMA,
     gitops: GITOPS_SCHEMA,

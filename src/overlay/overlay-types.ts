@@ -4,18 +4,16 @@
  * the rest are capi-render's.
  */
 import type { CertManagerConfig, GitopsConfig, ImageOverrideConfig, VariableValue } from '../config/config-types.js';
+import type { PatchTarget } from '../spec/provider-spec.js';
 
 export const OVERLAY_API_VERSION = 'capi-render/v1alpha1';
 export const OVERLAY_FILE = 'overlay.yaml';
 
-/** kustomize's patch target: group/version exact; kind, name, namespace anchored regular expressions. */
-export interface OverlayPatchTarget {
-  group?: string;
-  version?: string;
-  kind?: string;
-  name?: string;
-  namespace?: string;
-  labelSelector?: string;
+/**
+ * kustomize's patch target: the fields of the operator's patch target (group/version exact; kind,
+ * name, namespace here anchored regular expressions) plus an annotation selector.
+ */
+export interface OverlayPatchTarget extends PatchTarget {
   annotationSelector?: string;
 }
 

@@ -13,6 +13,7 @@ import { loadRepository, readInputTree } from './load-repository.js';
 import { buildInputsHash, environmentInputsHash, isUnchanged } from './inputs-hash.js';
 import { composeEnvironment, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
 import { DEFAULT_ENVIRONMENT, discoverEnvironments, selectShard } from '../overlay/discover-environments.js';
+import { memoizedOverlayLoader } from '../overlay/load-overlay.js';
 import type { SourceDocument } from '../spec/yaml-document.js';
 import type { ProviderCatalog } from './provider-source.js';
 import { renderEnvironment, type EnvironmentResult } from './render-environment.js';
@@ -22,6 +23,7 @@ import { emptyLock } from '../lock/lock-types.js';
 import { artifactKey } from '../lock/lock-file.js';
 import { nextLock } from '../lock/next-lock.js';
 import { lockEntriesOf } from './lock-entries.js';
+import { createParseCache } from '../manifest/parse-cache.js';
 import { requiredSecretsText } from '../secrets/required-secrets.js';
 import { runGitopsStage } from './gitops-stage.js';
 import { mergeGitopsConfig } from '../gitops/merge-config.js';
@@ -99,6 +101,7 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
     validator: options.validator ?? createProviderSchemaValidator(),
     catalog: options.catalog ?? createDefaultCatalog({ config: repo.config, githubToken: options.githubToken, onProgress: options.onProgress }),
     lock,
+    ...(options.cache ? { parseCache: createParseCache(options.cache.dir) } : {}),
     allowDowngrade: options.allowDowngrade ?? false,
     pin: {
       locked: (source, version, file) => lockedArtifacts.get(artifactKey(source, version, file)),
@@ -106,7 +109,8 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
       offline: options.offline ?? false,
     },
   });
-  const discovered = await discoverEnvironments(repoRoot, repo.config.overlaysDir);
+  const overlays = memoizedOverlayLoader();
+  const discovered = await discoverEnvironments(repoRoot, repo.config.overlaysDir, overlays);
   const allEnvironments = discovered.map((e) => e.name);
   const unknown = (options.environments ?? []).filter((e) => !allEnvironments.includes(e));
   if (unknown.length > 0) {
@@ -132,6 +136,7 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
     providersDir: repo.config.providersDir,
     readDocuments: async (relative) => (await tree(relative)).documents,
     contentHash: async (relative) => (await tree(relative)).sha256,
+    loadOverlay: overlays,
   };
   const outputDir = path.resolve(repoRoot, repo.config.outputDir);
   const buildHash = await buildInputsHash(repo, repoRoot);

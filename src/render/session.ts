@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { RenderConfig } from '../config/config-types.js';
 import type { KubeObject } from '../manifest/object.js';
 import { parseManifests } from '../manifest/parse.js';
+import type { ParseCache } from '../manifest/parse-cache.js';
 import { createCachedSerializer, type CachedSerializer } from '../manifest/serialize.js';
 import type { Resource } from '../manifest/resource.js';
 import type { ProviderValidator } from '../spec/validate-providers.js';
@@ -44,7 +45,9 @@ export interface RenderSession {
   inventoryCrd(): KubeObject;
 }
 
-export function createSession(init: Omit<RenderSession, 'store' | 'parse' | 'serializer' | 'certManager' | 'components' | 'inventoryCrd' | 'compile'> & { store?: ArtifactStore }): RenderSession {
+export function createSession(
+  init: Omit<RenderSession, 'store' | 'parse' | 'serializer' | 'certManager' | 'components' | 'inventoryCrd' | 'compile'> & { store?: ArtifactStore; parseCache?: ParseCache },
+): RenderSession {
   const parsed = new Map<string, Resource[]>();
   let crd: KubeObject | undefined;
   const templates = new Map<string, CompiledTemplate>();
@@ -53,11 +56,12 @@ export function createSession(init: Omit<RenderSession, 'store' | 'parse' | 'ser
     store: init.store ?? new ArtifactStore(),
     parse(text, source) {
       const key = createHash('sha256').update(text).digest('hex');
-      let resources = parsed.get(key);
+      let resources = parsed.get(key) ?? init.parseCache?.get(key, source);
       if (!resources) {
         resources = parseManifests(text, source);
-        parsed.set(key, resources);
+        init.parseCache?.put(key, resources);
       }
+      parsed.set(key, resources);
       return resources;
     },
     serializer: createCachedSerializer(),

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Handlebars from 'handlebars';
+import { createHandlebars } from '../handlebars-instance.js';
 import { SpecError, error } from '../errors.js';
 
 /** The template's name, in the bundled and the user's templates folder. */
@@ -50,7 +50,7 @@ export interface TemplateFolders {
 /** Renders the body; SpecError `template` naming the template file when it is missing or fails. */
 export function renderPrBody(context: PrBodyContext, folders: TemplateFolders = {}): string {
   const { file, text } = loadTemplate(folders);
-  const hb = Handlebars.create();
+  const hb = createHandlebars();
   try {
     const compiled = hb.compile(text, { strict: true, noEscape: true, knownHelpersOnly: true });
     return compiled(context);

@@ -3,7 +3,7 @@
  * rendered components, loaded from the real artifacts in test/fixtures/repository.
  */
 import type { KubeObject } from '../../src/manifest/object.js';
-import { loadFixtureObjects } from './load-fixture.js';
+import { fixtureObjects } from './fixtures.js';
 
 /** Component folder → asset file name (without `.yaml.gz`), as clusterctl names them. */
 export const KUBEADM_ASSETS = {
@@ -18,6 +18,6 @@ export type KubeadmVersion = 'v1.8.0' | 'v1.10.4' | 'v1.11.0' | 'v1.12.0';
 /** The objects of each component of one release, `${VAR:=default}` resolved to the default. */
 export function loadKubeadmRelease(version: KubeadmVersion): Record<keyof typeof KUBEADM_ASSETS, KubeObject[]> {
   const load = (component: keyof typeof KUBEADM_ASSETS): KubeObject[] =>
-    loadFixtureObjects(`repository/${component}/${version}/${KUBEADM_ASSETS[component]}.yaml.gz`);
+    fixtureObjects(`repository/${component}/${version}/${KUBEADM_ASSETS[component]}.yaml.gz`);
   return { 'cluster-api': load('cluster-api'), 'bootstrap-kubeadm': load('bootstrap-kubeadm'), 'control-plane-kubeadm': load('control-plane-kubeadm') };
 }

@@ -10,7 +10,7 @@ import { labelsOf, setIn } from '../../src/manifest/object.js';
 import type { RenderedComponent, RenderedEnvironment } from '../../src/output/plan.js';
 import { cleanObjects } from '../../src/process/clean-objects.js';
 import { deepFreeze } from './core-components.js';
-import { CERT_MANAGER, CORE_COMPONENTS, DOCKER_COMPONENTS, loadFixtureObjects } from './load-fixture.js';
+import { CERT_MANAGER, CORE_COMPONENTS, DOCKER_COMPONENTS, fixtureObjects } from './fixtures.js';
 
 export const BOOTSTRAP_COMPONENTS = 'repository/bootstrap-kubeadm/v1.12.0/bootstrap-components.yaml.gz';
 export const CONTROL_PLANE_COMPONENTS = 'repository/control-plane-kubeadm/v1.12.0/control-plane-components.yaml.gz';
@@ -25,7 +25,7 @@ export const PROVIDER_FIXTURES: readonly { name: string; file: string }[] = [
 
 /** Objects of one fixture file as the render pipeline would hand them over (labelled, cleaned, frozen). */
 export function componentObjects(file: string, providerLabel?: string): KubeObject[] {
-  const loaded = loadFixtureObjects(file).map((object, document) => ({ object, origin: { source: file, document } }));
+  const loaded = fixtureObjects(file).map((object, document) => ({ object, origin: { source: file, document } }));
   return cleanObjects(loaded).map(({ object }) => {
     const labelled = providerLabel
       ? setIn(object, ['metadata', 'labels'], { ...labelsOf(object), 'cluster.x-k8s.io/provider': providerLabel, 'clusterctl.cluster.x-k8s.io': '' })

@@ -9,8 +9,8 @@ import { nameOf, namespaceOf, setIn, type KubeObject } from '../../src/manifest/
 import { inventoryCrd, inventoryObject } from '../../src/process/inventory.js';
 import type { RbacComponent } from '../../src/rbac/rbac-types.js';
 import type { ProviderKind } from '../../src/spec/provider-kinds.js';
-import { deepFreeze } from './deep-freeze.js';
-import { loadFixtureObjects } from './load-fixture.js';
+import { deepFreeze } from './fixtures.js';
+import { fixtureObjects } from './fixtures.js';
 
 const PROVIDERS: [component: string, kind: ProviderKind, provider: string, file: string][] = [
   ['cluster-api', 'CoreProvider', 'cluster-api', 'repository/cluster-api/v1.12.0/core-components.yaml.gz'],
@@ -22,7 +22,7 @@ const PROVIDERS: [component: string, kind: ProviderKind, provider: string, file:
 /** The four v1.12.0 components, in install order. */
 export function loadV112Components(): RbacComponent[] {
   return PROVIDERS.map(([component, kind, provider, file]) => {
-    const objects = loadFixtureObjects(file);
+    const objects = fixtureObjects(file);
     const namespace = nameOf(objects.find((o) => o.kind === 'Namespace')!);
     const placed: KubeObject[] = objects.map((o) => (isClusterScoped(o.kind) || namespaceOf(o) !== '' ? o : setIn(o, ['metadata', 'namespace'], namespace)));
     if (kind === 'CoreProvider') placed.push(inventoryCrd());

@@ -24,7 +24,7 @@ describe('multi-namespace installs', () => {
     expect(second.filter((o) => ['CustomResourceDefinition', 'ClusterRole', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration'].includes(o.kind))).toEqual([]);
     expect(second.filter((o) => o.kind === 'ClusterRoleBinding').map((o) => (o.metadata as { name: string }).name)).toEqual(['capd-b-capd-manager-rolebinding']);
     expect(second.filter((o) => o.kind === 'Namespace').map((o) => (o.metadata as { name: string }).name)).toEqual(['capd-b']);
-    const args = (objs: KubeObject[]) => ((objs.find((o) => o.kind === 'Deployment') as { spec: { template: { spec: { containers: { args: string[] }[] } } } }).spec.template.spec.containers[0]!.args);
+    const args = (objs: KubeObject[]) => ((objs.find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } }).spec.template.spec.containers[0]!.args);
     expect(args(first)).toContain('--namespace=tenant-capd-a');
     expect(args(second)).toContain('--namespace=tenant-capd-b');
     // kustomize (Argo CD, Flux) accepts the whole environment: no object is declared twice.

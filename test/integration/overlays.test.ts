@@ -18,7 +18,7 @@ const overlay = (body: string) => `apiVersion: capi-render/v1alpha1\nkind: Overl
 function objectOf(repo: string, rel: string): KubeObject {
   return jsYaml.load(readFileSync(path.join(repo, 'rendered', rel), 'utf8')) as KubeObject;
 }
-const deployment = (repo: string, env: string) => objectOf(repo, `${env}/cluster-api/deployment-capi-controller-manager.yaml`) as { spec: { replicas: number; template: { spec: { containers: { args: string[]; image: string }[]; nodeSelector?: Record<string, string> } } } };
+const deployment = (repo: string, env: string) => objectOf(repo, `${env}/cluster-api/deployment-capi-controller-manager.yaml`) as unknown as { spec: { replicas: number; template: { spec: { containers: { args: string[]; image: string }[]; nodeSelector?: Record<string, string> } } } };
 
 describe('overlay composition', () => {
   const repo = makeRepo({

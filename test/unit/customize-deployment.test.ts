@@ -3,11 +3,11 @@ import { SpecError } from '../../src/errors.js';
 import { customizeDeployments, type ProviderCustomization } from '../../src/customize/customize-deployments.js';
 import { getIn, setIn, type JsonValue, type KubeObject } from '../../src/manifest/object.js';
 import type { DeploymentSpec } from '../../src/spec/provider-spec.js';
-import { deepFreeze } from '../helpers/deep-freeze.js';
-import { CORE_COMPONENTS, DOCKER_COMPONENTS, findObject, loadFixtureObjects } from '../helpers/load-fixture.js';
+import { deepFreeze } from '../helpers/fixtures.js';
+import { CORE_COMPONENTS, DOCKER_COMPONENTS, findObject, fixtureObjects } from '../helpers/fixtures.js';
 
-const core = deepFreeze(loadFixtureObjects(CORE_COMPONENTS));
-const docker = deepFreeze(loadFixtureObjects(DOCKER_COMPONENTS));
+const core = deepFreeze(fixtureObjects(CORE_COMPONENTS));
+const docker = deepFreeze(fixtureObjects(DOCKER_COMPONENTS));
 const capi = findObject(core, 'Deployment', 'capi-controller-manager');
 const capd = findObject(docker, 'Deployment', 'capd-controller-manager');
 

@@ -4,10 +4,10 @@ import { customizeDeployments } from '../../src/customize/customize-deployments.
 import { parseGoDuration, roundToWholeSeconds } from '../../src/customize/go-duration.js';
 import { getIn, setIn, type JsonValue, type KubeObject } from '../../src/manifest/object.js';
 import type { DeploymentSpec, ManagerSpec } from '../../src/spec/provider-spec.js';
-import { deepFreeze } from '../helpers/deep-freeze.js';
-import { CORE_COMPONENTS, findObject, loadFixtureObjects } from '../helpers/load-fixture.js';
+import { deepFreeze } from '../helpers/fixtures.js';
+import { CORE_COMPONENTS, findObject, fixtureObjects } from '../helpers/fixtures.js';
 
-const core = deepFreeze(loadFixtureObjects(CORE_COMPONENTS));
+const core = deepFreeze(fixtureObjects(CORE_COMPONENTS));
 const capi = findObject(core, 'Deployment', 'capi-controller-manager');
 const REF = 'CoreProvider/capi-system/cluster-api';
 const CONTAINERS = ['spec', 'template', 'spec', 'containers'];

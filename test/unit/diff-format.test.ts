@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diffRendered, formatDiffText, formatReportMarkdown, safetyFindings, type KubeObject, type RenderedSide } from '../../src/index.js';
-import { deepFreeze } from '../helpers/deep-freeze.js';
+import { deepFreeze } from '../helpers/fixtures.js';
 
 const IMAGE = 'registry.k8s.io/cluster-api/cluster-api-controller';
 

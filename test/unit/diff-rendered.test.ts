@@ -3,9 +3,9 @@ import { SpecError } from '../../src/errors.js';
 import { diffRendered, SCHEMA_PATH_CAP, type FieldChange, type KubeObject, type ObjectChange, type RenderedSide } from '../../src/index.js';
 import { diffFields } from '../../src/diff/diff-fields.js';
 import { crdSchemaOverride } from '../../src/diff/diff-crd-schema.js';
-import { deepFreeze } from '../helpers/deep-freeze.js';
+import { deepFreeze } from '../helpers/fixtures.js';
 import { loadKubeadmRelease } from '../helpers/capi-releases.js';
-import { loadFixtureObjects } from '../helpers/load-fixture.js';
+import { fixtureObjects } from '../helpers/fixtures.js';
 
 const v1_8_0 = deepFreeze(loadKubeadmRelease('v1.8.0'));
 const v1_10_4 = deepFreeze(loadKubeadmRelease('v1.10.4'));
@@ -313,8 +313,8 @@ describe('diffRendered on the real kubeadm releases', () => {
 
 describe('diffRendered: performance', () => {
   it('diffs four full environments (~300 objects each, 1.4 MB CRDs, no shared references) in well under a second', () => {
-    const docker = { old: loadFixtureObjects('repository/infrastructure-docker/v1.11.0/infrastructure-components-development.yaml.gz'), now: loadFixtureObjects('repository/infrastructure-docker/v1.12.0/infrastructure-components-development.yaml.gz') };
-    const certManager = loadFixtureObjects('repository/cert-manager/v1.19.4/cert-manager.yaml.gz');
+    const docker = { old: fixtureObjects('repository/infrastructure-docker/v1.11.0/infrastructure-components-development.yaml.gz'), now: fixtureObjects('repository/infrastructure-docker/v1.12.0/infrastructure-components-development.yaml.gz') };
+    const certManager = fixtureObjects('repository/cert-manager/v1.19.4/cert-manager.yaml.gz');
     const filler = Array.from({ length: 170 }, (_, i) => obj('ConfigMap', `settings-${i}`, { data: { value: String(i) } }, 'v1', 'capi-system'));
     const env = (release: typeof v1_11_0, infra: KubeObject[]): Record<string, KubeObject[]> =>
       structuredClone({ ...release, 'infrastructure-docker': infra, 'cert-manager': certManager, settings: filler });

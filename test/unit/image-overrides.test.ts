@@ -3,12 +3,12 @@ import { SpecError } from '../../src/errors.js';
 import { getIn, setIn, type JsonValue, type KubeObject } from '../../src/manifest/object.js';
 import { applyImageOverrides, listImages, resolveImageOverride, type ImageOverrideMode, type ImageOverrides } from '../../src/process/image-overrides.js';
 import { parseImageReference } from '../../src/process/image-reference.js';
-import { deepFreeze } from '../helpers/deep-freeze.js';
-import { CERT_MANAGER, CORE_COMPONENTS, DOCKER_COMPONENTS, findObject, loadFixtureObjects } from '../helpers/load-fixture.js';
+import { deepFreeze } from '../helpers/fixtures.js';
+import { CERT_MANAGER, CORE_COMPONENTS, DOCKER_COMPONENTS, findObject, fixtureObjects } from '../helpers/fixtures.js';
 
-const core = deepFreeze(loadFixtureObjects(CORE_COMPONENTS));
-const docker = deepFreeze(loadFixtureObjects(DOCKER_COMPONENTS));
-const certManager = deepFreeze(loadFixtureObjects(CERT_MANAGER));
+const core = deepFreeze(fixtureObjects(CORE_COMPONENTS));
+const docker = deepFreeze(fixtureObjects(DOCKER_COMPONENTS));
+const certManager = deepFreeze(fixtureObjects(CERT_MANAGER));
 const capi = findObject(core, 'Deployment', 'capi-controller-manager');
 
 const IMAGE = ['spec', 'template', 'spec', 'containers', 0, 'image'];

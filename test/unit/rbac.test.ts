@@ -7,8 +7,8 @@ import { summarizeProviderGrants } from '../../src/rbac/provider-grants.js';
 import { formatPermission } from '../../src/rbac/permission.js';
 import type { ApplierRbacOptions, Permission, RbacComponent } from '../../src/rbac/rbac-types.js';
 import { isApplierAllowed, listGrantedPermissions, verifyApplierRbac } from '../../src/rbac/verify-applier-rbac.js';
-import { deepFreeze } from '../helpers/deep-freeze.js';
-import { CERT_MANAGER, loadFixtureObjects } from '../helpers/load-fixture.js';
+import { deepFreeze } from '../helpers/fixtures.js';
+import { CERT_MANAGER, fixtureObjects } from '../helpers/fixtures.js';
 import { loadV112Components } from '../helpers/rbac-components.js';
 
 const components = loadV112Components();
@@ -107,7 +107,7 @@ describe('computeApplierRbac on the real v1.12.0 example', () => {
   });
 
   it('stays exact with the cert-manager v1.19.4 component rendered too (its kube-system Role gets no Namespace copy)', () => {
-    const withCertManager = [deepFreeze({ name: 'cert-manager', objects: loadFixtureObjects(CERT_MANAGER) }), ...components];
+    const withCertManager = [deepFreeze({ name: 'cert-manager', objects: fixtureObjects(CERT_MANAGER) }), ...components];
     const computed = computeApplierRbac(withCertManager, { applier: 'argocd' });
     expect(verifyApplierRbac(withCertManager, computed, { applier: 'argocd' })).toEqual({ missing: [], extra: [] });
     expect(countKinds(computed.objects)).toEqual({ Namespace: 5, ClusterRole: 1, ClusterRoleBinding: 1, Role: 6, RoleBinding: 6 });

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { safetyFindings, type ContractChange, type Finding, type KubeObject, type RenderedSide } from '../../src/index.js';
 import { parseMetadata, releaseSeriesFor } from '../../src/source/metadata.js';
-import { deepFreeze } from '../helpers/deep-freeze.js';
+import { deepFreeze } from '../helpers/fixtures.js';
 import { KUBEADM_ASSETS, loadKubeadmRelease, type KubeadmVersion } from '../helpers/capi-releases.js';
-import { loadFixtureObjects } from '../helpers/load-fixture.js';
+import { fixtureObjects } from '../helpers/fixtures.js';
 
 const v1_8_0 = deepFreeze(loadKubeadmRelease('v1.8.0'));
 const v1_10_4 = deepFreeze(loadKubeadmRelease('v1.10.4'));
@@ -489,7 +489,7 @@ describe('safetyFindings on the real kubeadm releases', () => {
 
 describe('safetyFindings: performance', () => {
   it('checks four full environments (~300 objects each, no shared references) in well under a second', () => {
-    const certManager = loadFixtureObjects('repository/cert-manager/v1.19.4/cert-manager.yaml.gz');
+    const certManager = fixtureObjects('repository/cert-manager/v1.19.4/cert-manager.yaml.gz');
     const filler = Array.from({ length: 200 }, (_, i) => plain('ConfigMap', `settings-${i}`, 'capi-system'));
     const envs = ['dev', 'staging', 'prod', 'dr'];
     const build = (release: Record<string, readonly KubeObject[]>): RenderedSide => ({

@@ -91,7 +91,7 @@ describe.each([
   },
 ])('fixTargetNamespace: $name', ({ input, expected }) => {
   it('produces the expected object', () => {
-    expect(fix([input as KubeObject], 'new')).toEqual([expected]);
+    expect(fix([input as unknown as KubeObject], 'new')).toEqual([expected]);
   });
 });
 

@@ -11,7 +11,7 @@ import {
   type VariableUse,
 } from '../../src/process/variables/index.js';
 
-type Vars = Record<string, string>;
+type Vars = Record<string, string | undefined>;
 
 const lookupIn = (vars: Vars) => (name: string) => (Object.hasOwn(vars, name) ? vars[name] : undefined);
 const run = (input: string, vars: Vars = {}) => substituteVariables(input, lookupIn(vars), 'test.yaml');
@@ -310,7 +310,7 @@ describe('substituteVariables: real components files', () => {
     const objects = parseManifests(result.text, 'aws.yaml').map((r) => r.object);
     const sa = objects.find((o) => o.kind === 'ServiceAccount' && (o.metadata as { name?: string }).name === 'capa-controller-manager');
     expect((sa?.metadata as { annotations?: unknown }).annotations).toEqual({ 'eks.amazonaws.com/role-arn': roleArn });
-    const deployment = objects.find((o) => o.kind === 'Deployment') as { spec: { template: { metadata: { annotations: Record<string, string> } } } };
+    const deployment = objects.find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { metadata: { annotations: Record<string, string> } } } };
     expect(deployment.spec.template.metadata.annotations['iam.amazonaws.com/role']).toBe(roleArn);
     // envsubst also reduces `$$` in CRD descriptions, as clusterctl does to this file.
     expect(result.text).toContain('Double $ are reduced to a single $');

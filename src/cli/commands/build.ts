@@ -43,7 +43,7 @@ export const buildCommand: Command = {
     }
     const outDir = values.out ? path.resolve(io.cwd, String(values.out)) : result.outputDir;
     const partial = ((values.env as string[] | undefined) ?? []).length > 0 || values.shard !== undefined;
-    const summary = await writeRenderResult(result, { repoRoot, outDir: values.out ? outDir : undefined, partial, previousLockText: prepared.lockText });
+    const summary = await writeRenderResult(result, { repoRoot, outDir: values.out ? outDir : undefined, partial, previousLockText: prepared.lockText, previousLock: prepared.lock });
     for (const e of result.environments) {
       const parts = [...(e.certManager ? [`cert-manager ${e.certManager.version}`] : []), ...e.providers.map((p) => `${p.label} ${p.version}`)];
       io.stderr.write(`rendered ${e.environment.name}: ${parts.join(', ')}\n`);

@@ -7,6 +7,7 @@
 import { LineCounter, parseAllDocuments } from 'yaml';
 import { SpecError, error } from '../../errors.js';
 import type { JsonValue } from '../../manifest/object.js';
+import { readYamlFast } from '../../spec/yaml-document.js';
 
 /** Where a patch is declared, for messages: the provider CR and the field (`spec.patches[2].patch`). */
 export interface PatchSite {
@@ -25,6 +26,12 @@ export function patchError(site: PatchSite, message: string, hint?: string): Spe
  * `.nan`) are SpecErrors (code `patch`) naming the site.
  */
 export function parsePatchText(text: string, site: PatchSite): JsonValue {
+  // The fast path: well-formed, alias-free text read by js-yaml; problems go the positioned way.
+  const fast = readYamlFast(text)?.filter((v) => v !== null && v !== undefined);
+  if (fast && fast.length === 1) {
+    assertJson(fast[0], site, '');
+    return fast[0]!;
+  }
   const lineCounter = new LineCounter();
   const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const documents = Array.isArray(parsed) ? parsed : [];

@@ -6,9 +6,7 @@
  * shared state is plugin-throttling's limiter groups, isolated per transport by a random id.
  */
 import { randomUUID } from 'node:crypto';
-import { Octokit } from '@octokit/core';
-import { retry } from '@octokit/plugin-retry';
-import { throttling } from '@octokit/plugin-throttling';
+import type { Octokit } from '@octokit/core';
 import { SpecError, error } from '../../errors.js';
 import type { FetchProgress } from '../fetch-progress.js';
 import type { GitHubClientOptions } from './github-client.js';
@@ -91,97 +89,108 @@ export function createGitHubTransport(options: GitHubClientOptions): GitHubTrans
     return url.toString();
   };
 
-  // Innermost hook: sees every attempt the retry and throttling plugins make.
-  const attempts = (octokit: Octokit): void => {
+  // Octokit is loaded on the first request: a build that needs no GitHub never pays for it.
+  const build = async (): Promise<Octokit> => {
+    // Innermost hook: sees every attempt the retry and throttling plugins make.
+    const attempts = (octokit: Octokit): void => {
+      octokit.hook.wrap('request', async (request, endpoint) => {
+        const { method } = endpoint;
+        const url = display(octokit.request.endpoint.parse(endpoint));
+        const attempt = Number(endpoint.request?.['retryCount'] ?? 0);
+        emit({ type: 'request', method, url, attempt });
+        try {
+          const response = await request(endpoint);
+          emit({ type: 'response', method, url, status: response.status, cached: false });
+          return response;
+        } catch (cause) {
+          const status = failureStatus(cause);
+          // A 304 is reported once, by the ETag hook, as a cache hit.
+          if (status !== undefined && status !== 304) emit({ type: 'response', method, url, status, cached: false });
+          // Mirror plugin-retry's schedule ((n+1)² units) so the CLI can say why it is waiting.
+          const retryable = status === undefined || status >= 500;
+          if (retryable && attempt < retries) {
+            const reason = status === undefined ? 'network' : 'server-error';
+            emit({ type: 'retry', reason, method, url, retry: attempt + 1, waitMs: (attempt + 1) ** 2 * unitMs });
+          }
+          throw cause;
+        }
+      });
+    };
+
+    type LimitedRequest = { method?: string; url?: string; request?: { [option: string]: unknown } };
+    const onLimit =
+      (reason: 'rate-limit' | 'secondary-rate-limit') =>
+      (retryAfterSeconds: number, endpoint: LimitedRequest, _octokit: unknown, retryCount: number): boolean => {
+        const waitMs = retryAfterSeconds * unitMs;
+        if (retryCount >= retries || waitMs > maxWaitMs) return false;
+        const url = display({ url: endpoint.url ?? '', request: endpoint.request });
+        emit({ type: 'retry', reason, method: endpoint.method ?? 'GET', url, retry: retryCount + 1, waitMs });
+        return true;
+      };
+
+    const [{ Octokit: OctokitClass }, { retry }, { throttling }] = await Promise.all([
+      import('@octokit/core'),
+      import('@octokit/plugin-retry'),
+      import('@octokit/plugin-throttling'),
+    ]);
+    const ClientOctokit = OctokitClass.plugin(attempts, retry, throttling);
+    const octokit = new ClientOctokit({
+      baseUrl,
+      userAgent: options.userAgent ?? 'capi-render',
+      log: { debug: () => undefined, info: () => undefined, warn, error: warn },
+      request: {
+        fetch: (input: string | URL, init?: RequestInit) =>
+          fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) }),
+        log: { debug: () => undefined, info: () => undefined, warn, error: warn },
+      },
+      retry: { retries, retryAfterBaseValue: unitMs, doNotRetry: DO_NOT_RETRY },
+      throttle: {
+        // plugin-throttling keys its (module-level) limiter groups by id: a fresh id per client keeps
+        // clients from queueing behind each other.
+        id: randomUUID(),
+        retryAfterBaseValue: unitMs,
+        onRateLimit: onLimit('rate-limit'),
+        onSecondaryRateLimit: onLimit('secondary-rate-limit'),
+      },
+    });
+
+    // Outer hook, registered after the plugins so it runs once per logical request. It edits the
+    // endpoint options in place: before-after-hook binds the same options object to every hook in the
+    // chain and ignores what a hook passes on.
+    const etags = createEtagCache();
     octokit.hook.wrap('request', async (request, endpoint) => {
-      const { method } = endpoint;
-      const url = display(octokit.request.endpoint.parse(endpoint));
-      const attempt = Number(endpoint.request?.['retryCount'] ?? 0);
-      emit({ type: 'request', method, url, attempt });
+      const parsed = octokit.request.endpoint.parse(endpoint);
+      const anonymous = endpoint.request?.['anonymous'] === true;
+      const headers = endpoint.headers;
+      // The token goes to the API origin only: never to a redirect target, a Link from another host,
+      // or a request marked anonymous.
+      if (token && !anonymous && new URL(parsed.url).origin === apiOrigin) headers['authorization'] = `token ${token}`;
+      const cacheable = parsed.method === 'GET' && endpoint.request?.parseSuccessResponseBody !== false;
+      const key = etagKey(parsed.method, parsed.url, headers.accept);
+      const cached = cacheable ? etags.get(key) : undefined;
+      if (cached) headers['if-none-match'] = cached.etag;
       try {
         const response = await request(endpoint);
-        emit({ type: 'response', method, url, status: response.status, cached: false });
+        const etag = response.headers.etag;
+        if (cacheable && typeof etag === 'string') {
+          etags.set(key, { etag, status: response.status, url: parsed.url, headers: response.headers, data: response.data });
+        }
         return response;
       } catch (cause) {
-        const status = failureStatus(cause);
-        // A 304 is reported once, by the ETag hook, as a cache hit.
-        if (status !== undefined && status !== 304) emit({ type: 'response', method, url, status, cached: false });
-        // Mirror plugin-retry's schedule ((n+1)² units) so the CLI can say why it is waiting.
-        const retryable = status === undefined || status >= 500;
-        if (retryable && attempt < retries) {
-          const reason = status === undefined ? 'network' : 'server-error';
-          emit({ type: 'retry', reason, method, url, retry: attempt + 1, waitMs: (attempt + 1) ** 2 * unitMs });
+        if (cached && failureStatus(cause) === 304) {
+          emit({ type: 'response', method: parsed.method, url: parsed.url, status: 304, cached: true });
+          return { status: cached.status, url: cached.url, headers: cached.headers, data: cached.data };
         }
         throw cause;
       }
     });
+    return octokit;
   };
-
-  type LimitedRequest = { method?: string; url?: string; request?: { [option: string]: unknown } };
-  const onLimit =
-    (reason: 'rate-limit' | 'secondary-rate-limit') =>
-    (retryAfterSeconds: number, endpoint: LimitedRequest, _octokit: unknown, retryCount: number): boolean => {
-      const waitMs = retryAfterSeconds * unitMs;
-      if (retryCount >= retries || waitMs > maxWaitMs) return false;
-      const url = display({ url: endpoint.url ?? '', request: endpoint.request });
-      emit({ type: 'retry', reason, method: endpoint.method ?? 'GET', url, retry: retryCount + 1, waitMs });
-      return true;
-    };
-
-  const ClientOctokit = Octokit.plugin(attempts, retry, throttling);
-  const octokit = new ClientOctokit({
-    baseUrl,
-    userAgent: options.userAgent ?? 'capi-render',
-    log: { debug: () => undefined, info: () => undefined, warn, error: warn },
-    request: {
-      fetch: (input: string | URL, init?: RequestInit) =>
-        fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) }),
-      log: { debug: () => undefined, info: () => undefined, warn, error: warn },
-    },
-    retry: { retries, retryAfterBaseValue: unitMs, doNotRetry: DO_NOT_RETRY },
-    throttle: {
-      // plugin-throttling keys its (module-level) limiter groups by id: a fresh id per client keeps
-      // clients from queueing behind each other.
-      id: randomUUID(),
-      retryAfterBaseValue: unitMs,
-      onRateLimit: onLimit('rate-limit'),
-      onSecondaryRateLimit: onLimit('secondary-rate-limit'),
-    },
-  });
-
-  // Outer hook, registered after the plugins so it runs once per logical request. It edits the
-  // endpoint options in place: before-after-hook binds the same options object to every hook in the
-  // chain and ignores what a hook passes on.
-  const etags = createEtagCache();
-  octokit.hook.wrap('request', async (request, endpoint) => {
-    const parsed = octokit.request.endpoint.parse(endpoint);
-    const anonymous = endpoint.request?.['anonymous'] === true;
-    const headers = endpoint.headers;
-    // The token goes to the API origin only: never to a redirect target, a Link from another host,
-    // or a request marked anonymous.
-    if (token && !anonymous && new URL(parsed.url).origin === apiOrigin) headers['authorization'] = `token ${token}`;
-    const cacheable = parsed.method === 'GET' && endpoint.request?.parseSuccessResponseBody !== false;
-    const key = etagKey(parsed.method, parsed.url, headers.accept);
-    const cached = cacheable ? etags.get(key) : undefined;
-    if (cached) headers['if-none-match'] = cached.etag;
-    try {
-      const response = await request(endpoint);
-      const etag = response.headers.etag;
-      if (cacheable && typeof etag === 'string') {
-        etags.set(key, { etag, status: response.status, url: parsed.url, headers: response.headers, data: response.data });
-      }
-      return response;
-    } catch (cause) {
-      if (cached && failureStatus(cause) === 304) {
-        emit({ type: 'response', method: parsed.method, url: parsed.url, status: 304, cached: true });
-        return { status: cached.status, url: cached.url, headers: cached.headers, data: cached.data };
-      }
-      throw cause;
-    }
-  });
+  let pending: Promise<Octokit> | undefined;
 
   const send = async (spec: RequestSpec): Promise<RawResponse | undefined> => {
     try {
+      const octokit = await (pending ??= build());
       const response = await octokit.request(spec);
       return { status: response.status, url: response.url, headers: response.headers as ResponseHeaders, data: response.data as unknown };
     } catch (cause) {

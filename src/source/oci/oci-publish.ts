@@ -103,13 +103,7 @@ export async function publishOciArtifact(input: PublishOciInput): Promise<{ mani
     );
   }
   const packed = packOciArtifact(input.files);
-  const client = createOciClient({
-    registry: ref.registry,
-    plainHttp: ref.plainHttp,
-    ...(input.credentials ? { credentials: input.credentials } : {}),
-    ...(input.fetchImpl ? { fetchImpl: input.fetchImpl } : {}),
-    ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
-  });
+  const client = createOciClient({ registry: ref.registry, plainHttp: ref.plainHttp, credentials: input.credentials, fetchImpl: input.fetchImpl, timeoutMs: input.timeoutMs });
   await client.pushBlob(ref.repository, Buffer.from('{}', 'utf8'));
   for (const layer of packed.layers) await client.pushBlob(ref.repository, layer.bytes);
   await client.pushManifest(ref.repository, ref.tag, packed.manifest, MEDIA_TYPE_OCI_MANIFEST);

@@ -51,13 +51,7 @@ export interface OciSource {
  */
 export function createOciSource(input: OciSourceInput): OciSource {
   const ref = parseOciReference(input.reference, input.where ?? {});
-  const client = createOciClient({
-    registry: ref.registry,
-    plainHttp: ref.plainHttp,
-    ...(input.credentials ? { credentials: input.credentials } : {}),
-    ...(input.fetchImpl ? { fetchImpl: input.fetchImpl } : {}),
-    ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
-  });
+  const client = createOciClient({ registry: ref.registry, plainHttp: ref.plainHttp, credentials: input.credentials, fetchImpl: input.fetchImpl, timeoutMs: input.timeoutMs });
   const shown = formatOciReference({ ...ref, tag: undefined });
   const manifests = new Map<string, Promise<FetchedManifest>>();
 

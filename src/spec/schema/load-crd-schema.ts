@@ -3,7 +3,7 @@
  * package, so anything wrong with them is an InternalError (a broken install or a bad update),
  * never the user's fault.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import jsYaml from 'js-yaml';
 import { InternalError } from '../../errors.js';
@@ -14,6 +14,16 @@ import { isJsonObject, type JsonObject } from '../../manifest/object.js';
  * and returns `spec.versions[name=version].schema.openAPIV3Schema`.
  */
 export function loadCrdSchema(schemaDir: string, file: string, version: string): JsonObject {
+  // The package ships each CRD's schema as JSON too (scripts/generate-schema-json.mjs; a test keeps
+  // it in step with the CRD): reading it is ~50 times faster than parsing the CRD's YAML.
+  const json = join(schemaDir, file.replace(/\.yaml$/, `.${version}.json`));
+  if (existsSync(json)) {
+    try {
+      return JSON.parse(readFileSync(json, 'utf8')) as JsonObject;
+    } catch (cause) {
+      throw new InternalError(`cannot read the schema ${json}`, { cause });
+    }
+  }
   const path = join(schemaDir, file);
   let crd: unknown;
   try {

@@ -1,0 +1,207 @@
+#!/usr/bin/env node
+/**
+ * npm run bench — capi-render against `kubectl kustomize` on the same work, side by side, offline,
+ * on the real v1.12.0 fixtures (core, kubeadm bootstrap + control plane, CAPD, cert-manager v1.19.4).
+ *
+ *  1. one environment: `capi-render build` vs `kubectl kustomize` over an equivalent kustomize tree
+ *     (the same release files, the same Deployment patch and image override), built by this script;
+ *  2. 10, 50 and 100 generated environments: one build vs as many kustomize builds;
+ *  3. a no-op rebuild of 100 environments;
+ *  4. the floor: parsing every input artifact once and serialising every output object (no reuse)
+ *     with the fastest YAML path available here (js-yaml);
+ *  5. peak memory (max RSS) of each.
+ * Prints medians, ratios and the exact commands. Set BENCH_RUNS (default 3) for more samples.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import jsYaml from 'js-yaml';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = path.join(ROOT, 'dist/cli/main.js');
+const FIXTURES = path.join(ROOT, 'test/fixtures/repository');
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+const work = mkdtempSync(path.join(os.tmpdir(), 'capi-render-bench-'));
+const commands = [];
+
+const ARTIFACTS = [
+  ['cert-manager', 'v1.19.4', 'cert-manager.yaml'],
+  ['cluster-api', 'v1.12.0', 'core-components.yaml'],
+  ['bootstrap-kubeadm', 'v1.12.0', 'bootstrap-components.yaml'],
+  ['control-plane-kubeadm', 'v1.12.0', 'control-plane-components.yaml'],
+  ['infrastructure-docker', 'v1.12.0', 'infrastructure-components-development.yaml'],
+];
+const REGISTRY = (i) => `registry-${i % 4}.example.com/capi`;
+const REPLICAS = (i) => (i % 3) + 1;
+
+function artifactText(label, version, file) {
+  const plain = path.join(FIXTURES, label, version, file);
+  return existsSync(plain) ? readFileSync(plain, 'utf8') : gunzipSync(readFileSync(`${plain}.gz`)).toString('utf8');
+}
+
+/** Runs a command; returns wall ms and max RSS (KiB) when /usr/bin/time is there. */
+function timed(cmd, args, cwd) {
+  const full = TIME ? [TIME, ['-f', '%M', cmd, ...args]] : [cmd, args];
+  const start = process.hrtime.bigint();
+  const r = spawnSync(full[0], full[1], { cwd, encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, NO_COLOR: '1', CAPI_RENDER_CACHE_DIR: path.join(work, 'cache') } });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed in ${cwd}:\n${r.stderr}`);
+  const rss = TIME ? Number(r.stderr.trim().split('\n').at(-1)) : NaN;
+  return { ms, rss };
+}
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+// ---- inputs -----------------------------------------------------------------------------------
+
+function capiRepo(name, envs) {
+  const dir = path.join(work, name);
+  mkdirSync(path.join(dir, 'providers'), { recursive: true });
+  writeFileSync(path.join(dir, 'capi-render.yaml'), `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n  - path: ${FIXTURES}\n`);
+  const cr = (kind, n, ns) => `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ${kind}\nmetadata:\n  name: ${n}\n  namespace: ${ns}\nspec:\n  version: v1.12.0\n`;
+  writeFileSync(
+    path.join(dir, 'providers/providers.yaml'),
+    [cr('CoreProvider', 'cluster-api', 'capi-system'), cr('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system'), cr('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system'), cr('InfrastructureProvider', 'docker', 'capd-system')].join('---\n'),
+  );
+  for (let i = 0; i < envs; i++) {
+    const env = path.join(dir, 'overlays', `env-${String(i).padStart(3, '0')}`);
+    mkdirSync(env, { recursive: true });
+    writeFileSync(
+      path.join(env, 'overlay.yaml'),
+      `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: [../../providers]\npatches:\n  - target: {kind: CoreProvider}\n    patch: |-\n      - {op: add, path: /spec/deployment, value: {replicas: ${REPLICAS(i)}}}\nimages:\n  all:\n    repository: ${REGISTRY(i)}\n`,
+    );
+  }
+  return dir;
+}
+
+/** The same work for kustomize: the release files (variables at their defaults), a patch and image overrides. */
+function kustomizeTrees(name, envs) {
+  const base = path.join(work, name, 'base');
+  mkdirSync(base, { recursive: true });
+  const files = [];
+  const images = new Set();
+  for (const [label, version, file] of ARTIFACTS) {
+    const text = artifactText(label, version, file).replace(/\$\{([A-Za-z0-9_]+)(?::?[=-])([^}]*)\}/g, (_m, _n, d) => d);
+    writeFileSync(path.join(base, `${label}.yaml`), text);
+    files.push(`${label}.yaml`);
+    for (const m of text.matchAll(/^\s*image: "?([^\s:@"]+)/gm)) images.add(m[1]);
+  }
+  writeFileSync(path.join(base, 'kustomization.yaml'), `resources:\n${files.map((f) => `- ${f}\n`).join('')}`);
+  const dirs = [];
+  for (let i = 0; i < envs; i++) {
+    const dir = path.join(work, name, `env-${String(i).padStart(3, '0')}`);
+    mkdirSync(dir, { recursive: true });
+    const imageList = [...images].sort().map((img) => `- name: ${img}\n  newName: ${REGISTRY(i)}/${img.split('/').at(-1)}\n`).join('');
+    writeFileSync(
+      path.join(dir, 'kustomization.yaml'),
+      `resources:\n- ../base\npatches:\n- target: {kind: Deployment, name: capi-controller-manager}\n  patch: |-\n    - {op: replace, path: /spec/replicas, value: ${REPLICAS(i)}}\nimages:\n${imageList}`,
+    );
+    dirs.push(dir);
+  }
+  return dirs;
+}
+
+// ---- measurements -----------------------------------------------------------------------------
+
+function capiCold(repo) {
+  const samples = [];
+  for (let r = 0; r < RUNS; r++) {
+    for (const p of ['rendered', 'gitops', 'capi-render.lock']) rmSync(path.join(repo, p), { recursive: true, force: true });
+    samples.push(timed(process.execPath, [CLI, 'build'], repo));
+  }
+  commands.push(`(cd ${repo} && rm -rf rendered gitops capi-render.lock && node ${CLI} build)`);
+  return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)) };
+}
+
+function capiNoop(repo) {
+  const samples = [];
+  for (let r = 0; r < RUNS; r++) samples.push(timed(process.execPath, [CLI, 'build'], repo));
+  commands.push(`(cd ${repo} && node ${CLI} build)   # again, nothing changed`);
+  return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)) };
+}
+
+function kustomizeAll(dirs, runs) {
+  const totals = [];
+  let rss = 0;
+  for (let r = 0; r < runs; r++) {
+    let total = 0;
+    for (const d of dirs) {
+      const s = timed('kubectl', ['kustomize', d, '-o', path.join(d, 'out.yaml')], work);
+      total += s.ms;
+      rss = Math.max(rss, s.rss);
+    }
+    totals.push(total);
+  }
+  commands.push(`for d in ${path.dirname(dirs[0])}/env-*; do kubectl kustomize $d -o $d/out.yaml; done   # ${dirs.length} builds`);
+  return { ms: median(totals), rss };
+}
+
+async function floor(repo) {
+  // Parse each input artifact once, and dump every output object of every environment (no reuse).
+  const { render } = await import(path.join(ROOT, 'dist/index.js'));
+  const result = await render({ repoRoot: repo });
+  const objects = result.environments.flatMap((e) => e.environment.components.flatMap((c) => c.objects));
+  const texts = ARTIFACTS.map(([l, v, f]) => artifactText(l, v, f));
+  const samples = [];
+  for (let r = 0; r < RUNS; r++) {
+    const start = process.hrtime.bigint();
+    for (const t of texts) jsYaml.loadAll(t, undefined, { schema: jsYaml.CORE_SCHEMA });
+    let bytes = 0;
+    for (const o of objects) bytes += jsYaml.dump(o, { lineWidth: -1, noRefs: true, noArrayIndent: true }).length;
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+    if (bytes === 0) throw new Error('nothing serialised');
+  }
+  commands.push(`(in-process) js-yaml loadAll of the 5 artifacts + js-yaml dump of all ${objects.length} output objects`);
+  return { ms: median(samples), objects: objects.length };
+}
+
+// ---- report -----------------------------------------------------------------------------------
+
+const fmt = (ms) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
+const mib = (kib) => (Number.isFinite(kib) ? `${(kib / 1024).toFixed(0)} MiB` : 'n/a');
+const ratio = (a, b) => `${(a / b).toFixed(3)}×`;
+const rows = [];
+
+if (!existsSync(CLI)) {
+  console.error('build first: npm run build');
+  process.exit(1);
+}
+console.log(`capi-render bench — ${RUNS} run(s) per capi-render figure (median), node ${process.version}, ${os.cpus().length} CPUs\n`);
+
+const one = capiRepo('one', 1);
+const oneK = kustomizeTrees('one-kustomize', 1);
+const c1 = capiCold(one);
+const k1 = kustomizeAll(oneK, RUNS);
+rows.push(['1 environment', fmt(c1.ms), fmt(k1.ms), ratio(c1.ms, k1.ms), '≤ 0.5×', mib(c1.rss), mib(k1.rss)]);
+
+let repo100;
+for (const n of [10, 50, 100]) {
+  const repo = capiRepo(`envs-${n}`, n);
+  const dirs = kustomizeTrees(`envs-${n}-kustomize`, n);
+  const c = capiCold(repo);
+  const k = kustomizeAll(dirs, n >= 50 ? 1 : RUNS);
+  rows.push([`${n} environments`, fmt(c.ms), fmt(k.ms), ratio(c.ms, k.ms), n === 100 ? '≤ 0.05× (20× faster)' : '', mib(c.rss), mib(k.rss)]);
+  if (n === 100) repo100 = { repo, cold: c };
+}
+const noop = capiNoop(repo100.repo);
+rows.push(['no-op rebuild, 100 environments', fmt(noop.ms), `cold ${fmt(repo100.cold.ms)}`, ratio(noop.ms, repo100.cold.ms), '≤ 0.1× of cold', mib(noop.rss), '']);
+const fl = await floor(repo100.repo);
+rows.push([`floor, 100 environments (${fl.objects} objects)`, fmt(repo100.cold.ms), `floor ${fmt(fl.ms)}`, ratio(repo100.cold.ms, fl.ms), '≤ 2× of floor', '', '']);
+
+const header = ['case', 'capi-render', 'compared with', 'ratio', 'target', 'capi-render peak', 'kustomize peak'];
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+const line = (r) => r.map((c, i) => String(c).padEnd(widths[i])).join('  ');
+console.log(line(header));
+console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+for (const r of rows) console.log(line(r));
+console.log('\nCommands (kustomize figures are the sum of sequential builds; peak memory is the largest single process):');
+for (const c of commands) console.log(`  ${c}`);
+if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
+else console.log(`\nkept ${work}`);
