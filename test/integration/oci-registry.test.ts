@@ -14,6 +14,7 @@ import { packOciArtifact, publishOciArtifact, type OciFile } from '../../src/sou
 import { FIXTURES } from '../helpers/fixtures.js';
 import { freePort, registryUnavailableReason, startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { OPENSSL_BINARY, startTokenServer, type TokenServer } from '../helpers/token-server.js';
+import { rejectionOf } from '../helpers/errors.js';
 
 const USER = { username: 'capi', password: 'pa55-Secret-word' };
 const REFRESH_TOKEN = 'refresh-Secret-token';
@@ -38,14 +39,6 @@ const META_1_11 = fixture('repository/cluster-api/v1.11.0/metadata.yaml');
 function allText(err: unknown): string {
   if (err instanceof RenderError) return [err.message, ...err.diagnostics.flatMap((d) => [d.message, d.hint ?? ''])].join('\n');
   return String(err);
-}
-async function caught(promise: Promise<unknown>): Promise<RenderError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof RenderError)) throw new Error(`expected a RenderError, got ${String(err)}`);
-  return err;
 }
 
 describe.runIf(unavailable !== undefined && Boolean(process.env.CI))('OCI registry tests in CI', () => {
@@ -144,19 +137,19 @@ describe.skipIf(unavailable !== undefined)('OCI source against a real registry',
   });
 
   it('reports an unknown tag as version-not-found, listing the tags', async () => {
-    const err = await caught(core(`http://${open.host}/capi/cluster-api`).source.readFile('v9.9.9', 'core-components.yaml'));
+    const err = await rejectionOf(RenderError, core(`http://${open.host}/capi/cluster-api`).source.readFile('v9.9.9', 'core-components.yaml'));
     expect(err).toBeInstanceOf(FetchError);
     expect(err.code).toBe('version-not-found');
     expect(err.diagnostics[0]?.hint).toContain('v1.12.0');
     expect(err.diagnostics[0]?.hint).toContain('v1.11.0');
-    const noRepo = await caught(core(`http://${open.host}/capi/nothing-here`).source.listVersions());
+    const noRepo = await rejectionOf(RenderError, core(`http://${open.host}/capi/nothing-here`).source.listVersions());
     expect(noRepo.code).toBe('source-not-found');
   });
 
   it('reports a missing components layer as source-not-found, naming the layers present', async () => {
     const reference = `http://${open.host}/capi/metadata-only:v1.12.0`;
     await publishOciArtifact({ reference, files: [{ name: 'metadata.yaml', bytes: META_1_12 }] });
-    const err = await caught(core(reference).source.readFile('v1.12.0', 'core-components.yaml'));
+    const err = await rejectionOf(RenderError, core(reference).source.readFile('v1.12.0', 'core-components.yaml'));
     expect(err.code).toBe('source-not-found');
     expect(err.diagnostics[0]?.hint).toContain('metadata.yaml');
   });
@@ -177,7 +170,7 @@ describe.skipIf(unavailable !== undefined)('OCI source against a real registry',
       { name: 'metadata.yaml', bytes: META_1_12 },
       { name: 'core-components.yaml', bytes: CORE_1_12 },
     ];
-    const pushedAnonymously = await caught(publishOciArtifact({ reference, files }));
+    const pushedAnonymously = await rejectionOf(RenderError, publishOciArtifact({ reference, files }));
     expect(pushedAnonymously.code).toBe('auth');
     await publishOciArtifact({ reference, files, credentials: USER });
 
@@ -186,10 +179,10 @@ describe.skipIf(unavailable !== undefined)('OCI source against a real registry',
     expect(sha256((await withCredentials.readFile('v1.12.0', 'core-components.yaml')).bytes)).toBe(sha256(CORE_1_12));
 
     const failures = await Promise.all([
-      caught(core(reference).source.readFile('v1.12.0', 'core-components.yaml')),
-      caught(core(reference).source.listVersions()),
-      caught(core(reference, { credentials: { username: USER.username, password: `${USER.password}-wrong` } }).source.listVersions()),
-      caught(publishOciArtifact({ reference, files, credentials: { username: 'capi', password: `x${USER.password}` } })),
+      rejectionOf(RenderError, core(reference).source.readFile('v1.12.0', 'core-components.yaml')),
+      rejectionOf(RenderError, core(reference).source.listVersions()),
+      rejectionOf(RenderError, core(reference, { credentials: { username: USER.username, password: `${USER.password}-wrong` } }).source.listVersions()),
+      rejectionOf(RenderError, publishOciArtifact({ reference, files, credentials: { username: 'capi', password: `x${USER.password}` } })),
     ]);
     for (const err of failures) {
       expect(err.code).toBe('auth');
@@ -200,11 +193,11 @@ describe.skipIf(unavailable !== undefined)('OCI source against a real registry',
 
   it('reports an unreachable registry as fetch, naming host:port', async () => {
     const port = await freePort();
-    const err = await caught(core(`http://127.0.0.1:${port}/capi/cluster-api`).source.listVersions());
+    const err = await rejectionOf(RenderError, core(`http://127.0.0.1:${port}/capi/cluster-api`).source.listVersions());
     expect(err.code).toBe('fetch');
     expect(err.message).toContain(`127.0.0.1:${port}`);
     // TLS against a plain-HTTP registry fails fast too, and says to try http://.
-    const tls = await caught(core(`https://${open.host}/capi/cluster-api`, { timeoutMs: 5000 }).source.listVersions());
+    const tls = await rejectionOf(RenderError, core(`https://${open.host}/capi/cluster-api`, { timeoutMs: 5000 }).source.listVersions());
     expect(tls.code).toBe('fetch');
   });
 });
@@ -247,9 +240,9 @@ describe.skipIf(unavailable !== undefined)('OCI source against a real registry w
   it('fails with auth when the token service refuses, never showing a secret', async () => {
     const reference = `http://${registry.host}/tokens/cluster-api`;
     const failures = await Promise.all([
-      caught(createOciSource({ reference, providerType: 'core', providerName: 'cluster-api' }).source.listVersions()),
-      caught(createOciSource({ reference, providerType: 'core', providerName: 'cluster-api', credentials: { ...USER, password: 'nope' } }).source.listVersions()),
-      caught(createOciSource({ reference, providerType: 'core', providerName: 'cluster-api', credentials: { refreshToken: `${REFRESH_TOKEN}-old` } }).source.listVersions()),
+      rejectionOf(RenderError, createOciSource({ reference, providerType: 'core', providerName: 'cluster-api' }).source.listVersions()),
+      rejectionOf(RenderError, createOciSource({ reference, providerType: 'core', providerName: 'cluster-api', credentials: { ...USER, password: 'nope' } }).source.listVersions()),
+      rejectionOf(RenderError, createOciSource({ reference, providerType: 'core', providerName: 'cluster-api', credentials: { refreshToken: `${REFRESH_TOKEN}-old` } }).source.listVersions()),
     ]);
     expect(tokens.counts.anonymous).toBeGreaterThan(0);
     for (const err of failures) {

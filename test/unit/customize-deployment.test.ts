@@ -5,6 +5,7 @@ import { getIn, setIn, type JsonValue, type KubeObject } from '../../src/manifes
 import type { DeploymentSpec } from '../../src/spec/provider-spec.js';
 import { deepFreeze } from '../helpers/fixtures.js';
 import { CORE_COMPONENTS, DOCKER_COMPONENTS, findObject, fixtureObjects } from '../helpers/fixtures.js';
+import { thrownBy } from '../helpers/errors.js';
 
 const core = deepFreeze(fixtureObjects(CORE_COMPONENTS));
 const docker = deepFreeze(fixtureObjects(DOCKER_COMPONENTS));
@@ -41,15 +42,6 @@ function renamed(deployment: KubeObject, name: string): KubeObject {
   return deepFreeze(setIn(deployment, ['metadata', 'name'], name));
 }
 
-function thrown(fn: () => unknown): SpecError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof SpecError) return e;
-    throw e;
-  }
-  throw new Error('expected a SpecError');
-}
 
 describe('customizeDeployments: spec.deployment fields on the v1.12.0 core Deployment', () => {
   const cases: { name: string; deployment: DeploymentSpec; expected: [(string | number)[], JsonValue | undefined][] }[] = [
@@ -251,7 +243,7 @@ describe('customizeDeployments: errors (code customize, naming the CR field)', (
   ];
 
   it.each(cases)('$name', ({ objects, provider, fields }) => {
-    const err = thrown(() => customizeDeployments(objects, { providerRef: ref, ...provider }));
+    const err = thrownBy(SpecError, () => customizeDeployments(objects, { providerRef: ref, ...provider }));
     expect(err.code).toBe('customize');
     expect(err.diagnostics.map((d) => d.field)).toEqual(fields);
     for (const d of err.diagnostics) expect(d.object).toBe(ref);

@@ -6,6 +6,7 @@ import { getIn, setIn, type JsonValue, type KubeObject } from '../../src/manifes
 import type { DeploymentSpec, ManagerSpec } from '../../src/spec/provider-spec.js';
 import { deepFreeze } from '../helpers/fixtures.js';
 import { CORE_COMPONENTS, findObject, fixtureObjects } from '../helpers/fixtures.js';
+import { thrownBy } from '../helpers/errors.js';
 
 const core = deepFreeze(fixtureObjects(CORE_COMPONENTS));
 const capi = findObject(core, 'Deployment', 'capi-controller-manager');
@@ -31,15 +32,6 @@ function managerOf(manager: ManagerSpec, deployment: KubeObject = capi, spec?: D
   return containers.find((c) => c.name === 'manager') ?? containers[0]!;
 }
 
-function thrown(fn: () => unknown): SpecError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof SpecError) return e;
-    throw e;
-  }
-  throw new Error('expected a SpecError');
-}
 
 const leaseOf = (overrides: Partial<NonNullable<ManagerSpec['leaderElection']>>): ManagerSpec['leaderElection'] => ({
   leaderElect: true,
@@ -246,7 +238,7 @@ describe('customizeDeployments: spec.manager errors (code customize)', () => {
   ];
 
   it.each(cases)('$name', ({ manager, deployment, fields }) => {
-    const err = thrown(() => customizeDeployments([deployment ?? capi], { providerRef: REF, manager }));
+    const err = thrownBy(SpecError, () => customizeDeployments([deployment ?? capi], { providerRef: REF, manager }));
     expect(err.code).toBe('customize');
     expect(err.diagnostics.map((d) => d.field)).toEqual(fields);
     for (const d of err.diagnostics) expect(d.object).toBe(REF);
@@ -254,7 +246,7 @@ describe('customizeDeployments: spec.manager errors (code customize)', () => {
 
   it('unsupported fields of an additionalDeployments manager are named under that entry', () => {
     const helper = deepFreeze(setIn(capi, ['metadata', 'name'], 'helper'));
-    const err = thrown(() => customizeDeployments([capi, helper], { providerRef: REF, additionalDeployments: { helper: { manager: { gracefulShutDown: '1s' } } } }));
+    const err = thrownBy(SpecError, () => customizeDeployments([capi, helper], { providerRef: REF, additionalDeployments: { helper: { manager: { gracefulShutDown: '1s' } } } }));
     expect(err.diagnostics.map((d) => d.field)).toEqual(['spec.additionalDeployments.helper.manager.gracefulShutDown']);
   });
 

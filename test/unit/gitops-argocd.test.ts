@@ -241,7 +241,7 @@ describe('Argo CD templates: user overrides and broken templates', () => {
   it.each(broken)('$name → SpecError "template" naming the template file', ({ template }) => {
     const attempt = () => applyGitopsFlavour(env, options, withTemplate(template));
     expect(attempt).toThrow(SpecError);
-    const e = caught(attempt) as RenderError;
+    const e = thrownBy(Error, attempt) as RenderError;
     expect(e.diagnostics.map((d) => d.code)).toEqual(e.diagnostics.map(() => 'template'));
     expect(e.diagnostics[0]!.file).toBe(`${USER}/argocd/application.yaml.hbs`);
   });
@@ -252,6 +252,7 @@ describe('Argo CD templates: user overrides and broken templates', () => {
 });
 
 import { readFileSync } from 'node:fs';
+import { thrownBy } from '../helpers/errors.js';
 function readBundled(file: string): string | undefined {
   try {
     return readFileSync(file, 'utf8');
@@ -259,14 +260,6 @@ function readBundled(file: string): string | undefined {
     return undefined;
   }
 }
-function caught(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a throw');
-}
 function codeOf(fn: () => unknown): string {
-  return (caught(fn) as RenderError).code;
+  return (thrownBy(Error, fn) as RenderError).code;
 }

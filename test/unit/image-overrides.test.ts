@@ -5,6 +5,7 @@ import { applyImageOverrides, listImages, resolveImageOverride, type ImageOverri
 import { parseImageReference } from '../../src/process/image-reference.js';
 import { deepFreeze } from '../helpers/fixtures.js';
 import { CERT_MANAGER, CORE_COMPONENTS, DOCKER_COMPONENTS, findObject, fixtureObjects } from '../helpers/fixtures.js';
+import { thrownBy } from '../helpers/errors.js';
 
 const core = deepFreeze(fixtureObjects(CORE_COMPONENTS));
 const docker = deepFreeze(fixtureObjects(DOCKER_COMPONENTS));
@@ -35,15 +36,6 @@ function imageAfter(image: string, overrides: ImageOverrides, mode: ImageOverrid
   return getIn(applyImageOverrides([capiWithImage(image)], component, overrides, mode)[0], IMAGE);
 }
 
-function thrown(fn: () => unknown): SpecError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof SpecError) return e;
-    throw e;
-  }
-  throw new Error('expected a SpecError');
-}
 
 describe('applyImageOverrides: clusterctl images: precedence on the real cert-manager v1.19.4 Deployments', () => {
   const foo = { repository: 'foo-repository.io', tag: 'foo-tag' };
@@ -165,7 +157,7 @@ describe('applyImageOverrides: strict and tolerant parsing', () => {
     { name: 'the legacy index.docker.io', image: 'index.docker.io/library/nginx:1.0' },
     { name: 'a user repository on Docker Hub', image: 'bitnami/kubectl:1.30' },
   ])('strict rejects a non-canonical image ($name) even without overrides; tolerant keeps it', ({ image }) => {
-    const err = thrown(() => imageAfter(image, {}, 'strict'));
+    const err = thrownBy(SpecError, () => imageAfter(image, {}, 'strict'));
     expect(err.code).toBe('image');
     expect(err.diagnostics[0]).toMatchObject({ object: 'Deployment/capi-system/capi-controller-manager', field: 'spec.template.spec.containers[0].image' });
     expect(imageAfter(image, { all: { repository: 'myorg.io', tag: 'x' } }, 'tolerant')).toBe(image);
@@ -180,12 +172,12 @@ describe('applyImageOverrides: strict and tolerant parsing', () => {
     { name: 'an unsupported digest algorithm', image: `registry.k8s.io/capi/controller@md5:${'ab'.repeat(16)}` },
     { name: 'a 64-hex identifier', image: 'ab'.repeat(32) },
   ])('both modes reject an invalid image ($name)', ({ image }) => {
-    for (const mode of ['strict', 'tolerant'] as const) expect(thrown(() => imageAfter(image, { all: { repository: 'foo-Repository.io' } }, mode)).code).toBe('image');
+    for (const mode of ['strict', 'tolerant'] as const) expect(thrownBy(SpecError, () => imageAfter(image, { all: { repository: 'foo-Repository.io' } }, mode)).code).toBe('image');
   });
 
   it('names the init container field when an init container image is invalid', () => {
     const withInit = deepFreeze(setIn(capi, INIT, [{ name: 'init', image: 'busybox' }]));
-    const err = thrown(() => applyImageOverrides([withInit], 'cluster-api', {}, 'strict'));
+    const err = thrownBy(SpecError, () => applyImageOverrides([withInit], 'cluster-api', {}, 'strict'));
     expect(err.diagnostics[0]).toMatchObject({ code: 'image', object: 'Deployment/capi-system/capi-controller-manager', field: 'spec.template.spec.initContainers[0].image' });
   });
 
@@ -194,7 +186,7 @@ describe('applyImageOverrides: strict and tolerant parsing', () => {
     { name: 'an unknown field (clusterctl would drop it silently)', overrides: { all: { registry: 'x' } } as unknown as ImageOverrides, fields: ['images.all.registry'] },
     { name: 'a non-string field', overrides: { 'cluster-api': { tag: 1 } } as unknown as ImageOverrides, fields: ['images.cluster-api.tag'] },
   ])('rejects a malformed override: $name', ({ overrides, fields }) => {
-    const err = thrown(() => applyImageOverrides(core, 'cluster-api', overrides, 'strict'));
+    const err = thrownBy(SpecError, () => applyImageOverrides(core, 'cluster-api', overrides, 'strict'));
     expect(err.code).toBe('image');
     expect(err.diagnostics.map((d) => d.field)).toEqual(fields);
   });

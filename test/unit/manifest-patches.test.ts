@@ -4,6 +4,7 @@ import type { JsonValue, KubeObject } from '../../src/manifest/object.js';
 import { getIn } from '../../src/manifest/object.js';
 import { applyManifestPatches, applySpecPatches, MANIFEST_PATCH_DEVIATIONS } from '../../src/customize/patches/index.js';
 import { deepFreeze, findObject, loadCoreComponents, refOf } from '../helpers/core-components.js';
+import { thrownBy } from '../helpers/errors.js';
 
 const ctx = { providerRef: 'CoreProvider/capi-system/cluster-api' };
 const DEPLOYMENT = 'Deployment/capi-system/capi-controller-manager';
@@ -18,15 +19,6 @@ function run(patches: string[]): { before: KubeObject[]; after: KubeObject[] } {
   return { before, after };
 }
 
-function caught(fn: () => unknown): SpecError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(SpecError);
-    return e as SpecError;
-  }
-  throw new Error('expected a SpecError');
-}
 
 interface Case {
   name: string;
@@ -110,13 +102,13 @@ const errorCases: { name: string; patches: string[]; field: string }[] = [
 
 describe('applyManifestPatches errors', () => {
   it.each(errorCases)('$name', ({ patches, field }) => {
-    const e = caught(() => run(patches));
+    const e = thrownBy(SpecError, () => run(patches));
     expect(e.code).toBe('patch');
     expect(e.diagnostics[0]).toMatchObject({ code: 'patch', field, object: ctx.providerRef });
   });
 
   it('a patch that matches nothing lists the objects of its kind in the hint', () => {
-    const e = caught(() => run(['apiVersion: v1\nkind: Service\nmetadata:\n  name: capi-webhook\n']));
+    const e = thrownBy(SpecError, () => run(['apiVersion: v1\nkind: Service\nmetadata:\n  name: capi-webhook\n']));
     expect(e.diagnostics[0]?.hint).toContain(SERVICE);
   });
 });
@@ -131,13 +123,13 @@ describe('applySpecPatches', () => {
     { name: 'both set, patches empty (the CRD CEL rule rejects it)', spec: { patches: [], manifestPatches: [manifestPatch] } },
     { name: 'both set, manifestPatches empty', spec: { patches: [patch], manifestPatches: [] } },
   ])('$name is a patch error', ({ spec }) => {
-    const e = caught(() => applySpecPatches(objects, spec, ctx));
+    const e = thrownBy(SpecError, () => applySpecPatches(objects, spec, ctx));
     expect(e.code).toBe('patch');
     expect(e.diagnostics[0]).toMatchObject({ field: 'spec.patches', object: ctx.providerRef });
   });
 
   it('uses the operator wording for both set', () => {
-    const e = caught(() => applySpecPatches(objects, { patches: [patch], manifestPatches: [manifestPatch] }, ctx));
+    const e = thrownBy(SpecError, () => applySpecPatches(objects, { patches: [patch], manifestPatches: [manifestPatch] }, ctx));
     expect(e.message).toContain("cannot use both 'patches' and 'manifestPatches'; please choose one");
   });
 

@@ -8,6 +8,7 @@ import { RenderError } from '../../src/errors.js';
 import { createOciClient } from '../../src/source/oci/oci-client.js';
 import type { OciCredentials } from '../../src/source/oci/oci-credentials.js';
 import { computeOciDigest } from '../../src/source/oci/oci-digest.js';
+import { rejectionOf } from '../helpers/errors.js';
 
 interface Call {
   url: URL;
@@ -35,14 +36,6 @@ const PASSWORD = 'hunter2-very-secret';
 const bearerChallenge = (realm = 'https://auth.example.test/token') =>
   new Response(null, { status: 401, headers: { 'www-authenticate': `Bearer realm="${realm}",service="${REGISTRY}",scope="repository:capi/core:pull"` } });
 
-async function caught(promise: Promise<unknown>): Promise<RenderError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof RenderError)) throw new Error(`expected a RenderError, got ${String(err)}`);
-  return err;
-}
 const everything = (err: RenderError) => err.diagnostics.map((d) => `${d.message} ${d.hint ?? ''}`).join(' ') + err.message;
 
 /** A registry with the Bearer token flow: the token endpoint grants `TOKEN` when `grant` says so. */
@@ -118,7 +111,7 @@ describe('the Bearer token flow (oras semantics)', () => {
   ])('fails with auth when $name, without the password', async ({ grant }) => {
     const registry = tokenRegistry(grant);
     const client = createOciClient({ registry: REGISTRY, plainHttp: false, credentials: { username: 'u', password: PASSWORD }, fetchImpl: registry.fetchImpl });
-    const err = await caught(client.listTags('capi/core'));
+    const err = await rejectionOf(RenderError, client.listTags('capi/core'));
     expect(err.code).toBe('auth');
     expect(everything(err)).not.toContain(PASSWORD);
   });
@@ -130,21 +123,21 @@ describe('the Bearer token flow (oras semantics)', () => {
   ])('refuses $name and never contacts it', async ({ realm }) => {
     const registry = scripted((call) => (call.url.host === REGISTRY ? bearerChallenge(realm) : json({ token: 'TOKEN' })));
     const client = createOciClient({ registry: REGISTRY, plainHttp: false, credentials: { username: 'u', password: PASSWORD }, fetchImpl: registry.fetchImpl });
-    expect((await caught(client.listTags('capi/core'))).code).toBe('auth');
+    expect((await rejectionOf(RenderError, client.listTags('capi/core'))).code).toBe('auth');
     expect(registry.calls.every((c) => c.url.host === REGISTRY)).toBe(true);
   });
 
   it('needs both username and password for a Basic challenge', async () => {
     const registry = scripted(() => new Response(null, { status: 401, headers: { 'www-authenticate': 'Basic realm="r"' } }));
     const client = createOciClient({ registry: REGISTRY, plainHttp: false, credentials: { username: 'u' }, fetchImpl: registry.fetchImpl });
-    expect((await caught(client.listTags('capi/core'))).code).toBe('auth');
+    expect((await rejectionOf(RenderError, client.listTags('capi/core'))).code).toBe('auth');
     expect(registry.calls).toHaveLength(1);
   });
 
   it('redacts a secret that a registry error echoes', async () => {
     const registry = scripted(() => json({ errors: [{ code: 'DENIED', message: `token ${PASSWORD} is not allowed` }] }, { status: 403 }));
     const client = createOciClient({ registry: REGISTRY, plainHttp: false, credentials: { username: 'u', password: PASSWORD }, fetchImpl: registry.fetchImpl });
-    const err = await caught(client.listTags('capi/core'));
+    const err = await rejectionOf(RenderError, client.listTags('capi/core'));
     expect(err.code).toBe('auth');
     expect(everything(err)).not.toContain(PASSWORD);
   });
@@ -200,7 +193,7 @@ describe('reading', () => {
     },
   ])('rejects $name ($code)', async ({ handler, run, code }) => {
     const client = createOciClient({ registry: REGISTRY, plainHttp: false, fetchImpl: scripted(handler).fetchImpl });
-    expect((await caught(run(client))).code).toBe(code);
+    expect((await rejectionOf(RenderError, run(client))).code).toBe(code);
   });
 
   it('verifies a manifest against Docker-Content-Digest and reports it', async () => {
@@ -244,7 +237,7 @@ describe('reading', () => {
     });
     const port = (server.address() as net.AddressInfo).port;
     const client = createOciClient({ registry: `127.0.0.1:${port}`, plainHttp: true, timeoutMs: 200 });
-    const err = await caught(client.ping());
+    const err = await rejectionOf(RenderError, client.ping());
     expect(err.code).toBe('fetch');
     expect(err.message).toContain(`127.0.0.1:${port}`);
   });

@@ -10,6 +10,7 @@ import {
   substituteVariables,
   type VariableUse,
 } from '../../src/process/variables/index.js';
+import { thrownBy } from '../helpers/errors.js';
 
 type Vars = Record<string, string | undefined>;
 
@@ -21,14 +22,6 @@ function fixture(path: string): string {
   return (path.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
 }
 
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected an error');
-}
 
 interface Case {
   name: string;
@@ -195,7 +188,7 @@ describe('substituteVariables: missing variables', () => {
     { name: 'length and case functions need a value', input: '${#A} ${B^^}', vars: {}, missing: ['A', 'B'] },
     { name: 'set values are not missing', input: '${A} ${B} ${C}', vars: { B: 'b' }, missing: ['A', 'C'] },
   ])('$name', ({ input, vars, missing }) => {
-    const e = thrown(() => run(input, vars));
+    const e = thrownBy(Error, () => run(input, vars));
     expect(e).toBeInstanceOf(MissingVariablesError);
     expect(e).toBeInstanceOf(SpecError);
     const err = e as MissingVariablesError;
@@ -260,7 +253,7 @@ describe('substituteVariables: syntax errors', () => {
     { name: 'NUL character', input: 'a: 1\n\0b', line: 2, col: 1 },
   ])('$name', ({ input, line, col }) => {
     for (const call of [() => run(input), () => inspectVariables(input, 'test.yaml')]) {
-      const e = thrown(call);
+      const e = thrownBy(Error, call);
       expect(e).toBeInstanceOf(SpecError);
       expect((e as SpecError).code).toBe('variables-syntax');
       expect((e as SpecError).diagnostics[0]).toMatchObject({ code: 'variables-syntax', file: 'test.yaml', line, col });
@@ -268,14 +261,14 @@ describe('substituteVariables: syntax errors', () => {
   });
 
   it('a negative substring length fails where envsubst would crash', () => {
-    const e = thrown(() => run('x\n${A:0:${N}}', { A: 'abc', N: '-1' }));
+    const e = thrownBy(Error, () => run('x\n${A:0:${N}}', { A: 'abc', N: '-1' }));
     expect(e).toBeInstanceOf(SpecError);
     expect((e as SpecError).diagnostics[0]).toMatchObject({ code: 'variables-syntax', line: 2, col: 1 });
   });
 
   it('deep nesting is refused instead of overflowing the stack', () => {
     const input = '${A:='.repeat(100_000) + '}'.repeat(100_000);
-    expect((thrown(() => run(input)) as SpecError).code).toBe('variables-syntax');
+    expect((thrownBy(Error, () => run(input)) as SpecError).code).toBe('variables-syntax');
   });
 });
 
@@ -297,7 +290,7 @@ describe('substituteVariables: real components files', () => {
   });
 
   it('CAPA: one error names every required variable', () => {
-    const e = thrown(() => substituteVariables(aws, () => undefined, 'aws.yaml')) as MissingVariablesError;
+    const e = thrownBy(Error, () => substituteVariables(aws, () => undefined, 'aws.yaml')) as MissingVariablesError;
     expect(e.code).toBe('variables-missing');
     expect(e.missing).toEqual(awsRequired);
     expect(e.diagnostics[0]?.file).toBe('aws.yaml');
