@@ -22,6 +22,8 @@ export interface Command {
   /** Option help: flag text → description. */
   help: [string, string][];
   options: OptionSpec;
+  /** True when the command creates the repository (init), so `--repo` need not exist yet. */
+  createsRepo?: boolean;
   /** Returns the exit code. */
   run(ctx: CommandContext): Promise<number>;
 }

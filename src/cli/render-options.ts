@@ -4,6 +4,7 @@ import { readLockFile } from '../lock/lock-file.js';
 import type { LockFile } from '../lock/lock-types.js';
 import type { RenderOptions } from '../render/render.js';
 import { createArtifactCache, defaultCacheDir } from '../source/artifact-cache.js';
+import { createValueCache } from '../v8-value-cache.js';
 import type { CommandContext, OptionSpec } from './command.js';
 import { progressReporter } from './progress.js';
 
@@ -31,8 +32,8 @@ export interface PreparedRender {
 
 export async function prepareRender(ctx: CommandContext): Promise<PreparedRender> {
   const { io, values, repoRoot } = ctx;
-  const { lock, text } = await readLockFile(repoRoot);
   const cacheDir = values['cache-dir'] ? path.resolve(io.cwd, String(values['cache-dir'])) : defaultCacheDir(io.env);
+  const { lock, text } = await readLockFile(repoRoot, createValueCache(cacheDir, 'lock'));
   return {
     lock,
     lockText: text,

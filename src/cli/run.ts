@@ -2,6 +2,7 @@
  * The CLI as a function: parse argv, dispatch to a command, and map error classes to exit codes —
  * in this one place. 0 success; 1 render, validation, fetch or drift failure; 2 bad usage.
  */
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { FetchError, RenderError, UsageError, error } from '../errors.js';
@@ -67,14 +68,13 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     return 0;
   }
   const debug = Boolean(parsed.values.debug);
+  const repoRoot = path.resolve(io.cwd, String(parsed.values.repo ?? '.'));
+  if (!command.createsRepo && !isDirectory(repoRoot)) {
+    io.stderr.write(`capi-render ${command.name}: --repo ${repoRoot} is not a directory; pass the repository's folder (the one holding providers/), or run capi-render init there first\n`);
+    return 2;
+  }
   try {
-    return await command.run({
-      io,
-      values: parsed.values,
-      positionals: parsed.positionals,
-      repoRoot: path.resolve(io.cwd, String(parsed.values.repo ?? '.')),
-      color,
-    });
+    return await command.run({ io, values: parsed.values, positionals: parsed.positionals, repoRoot, color });
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr.write(`capi-render ${command.name}: ${e.message}\n`);
@@ -122,7 +122,9 @@ function commandHelp(c: Command): string {
 }
 
 async function version(): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+  return (await import('../package-files.js')).packageVersion();
+}
+
+function isDirectory(dir: string): boolean {
+  return statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }

@@ -10,31 +10,35 @@ import { schemaDiagnostics } from '../spec/schema-diagnostics.js';
 import { isJsonObject } from '../manifest/object.js';
 import { parseSourceDocuments } from '../spec/yaml-document.js';
 import { CONFIG_SCHEMA } from './config-schema.js';
+import { canonicalJson } from '../manifest/canonical-json.js';
+import { NO_VALIDATION_MEMO, type ValidationMemo } from '../spec/schema/validation-memo.js';
 import { CONFIG_FILE, DEFAULT_CONFIG, type RenderConfig } from './config-types.js';
 
 /** Loads `<repoRoot>/capi-render.yaml`, or returns the defaults when it does not exist. */
-export async function loadConfig(repoRoot: string): Promise<RenderConfig> {
+export async function loadConfig(repoRoot: string, memo: ValidationMemo = NO_VALIDATION_MEMO): Promise<RenderConfig> {
   const file = path.join(repoRoot, CONFIG_FILE);
   const text = await fs.readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
     if (e.code === 'ENOENT') return undefined;
     throw e;
   });
-  return text === undefined ? { ...DEFAULT_CONFIG } : parseConfig(text, CONFIG_FILE);
+  return text === undefined ? { ...DEFAULT_CONFIG } : parseConfig(text, CONFIG_FILE, memo);
 }
 
 // Compiled once on first use: the schema is a constant, so the validator is too.
 let compiled: ValidateFunction | undefined;
 
 /** Parses config text; `file` is used in diagnostics. */
-export function parseConfig(text: string, file: string): RenderConfig {
+export function parseConfig(text: string, file: string, memo: ValidationMemo = NO_VALIDATION_MEMO): RenderConfig {
   const docs = parseSourceDocuments(text, file);
   if (docs.length !== 1) {
     throw new SpecError(error('config', `${file} must hold exactly one YAML document, found ${docs.length}`, { file, line: 1, col: 1 }));
   }
   const doc = docs[0]!;
-  const validate = (compiled ??= new Ajv({ allErrors: true, strict: true, validateSchema: false, code: { optimize: false } }).compile(CONFIG_SCHEMA));
-  if (!validate(doc.value)) {
-    throw new SpecError(schemaDiagnostics(validate.errors ?? [], doc, 'config'));
+  const subject = `config\n${canonicalJson(doc.value)}`;
+  if (!memo.passed(subject)) {
+    const validate = (compiled ??= new Ajv({ allErrors: true, strict: true, validateSchema: false, code: { optimize: false } }).compile(CONFIG_SCHEMA));
+    if (!validate(doc.value)) throw new SpecError(schemaDiagnostics(validate.errors ?? [], doc, 'config'));
+    memo.remember(subject);
   }
   const value = doc.value as Record<string, unknown>;
   return {

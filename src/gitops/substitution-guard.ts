@@ -14,22 +14,30 @@ import { DISABLED, FLUX_SUBSTITUTE, withAnnotation } from './annotations.js';
 const MARKER = '${';
 
 /** The path of the first string (or map key) containing `${`, or undefined. Depth-first, in key order. */
-export function findSubstitutionLiteral(value: JsonValue, path: (string | number)[] = []): (string | number)[] | undefined {
-  if (typeof value === 'string') return value.includes(MARKER) ? path : undefined;
-  if (value === null || typeof value !== 'object') return undefined;
+export function findSubstitutionLiteral(value: JsonValue): (string | number)[] | undefined {
+  // One path stack for the whole walk (copied only on a find): rendered CRDs have tens of
+  // thousands of nodes, and a path array per node was most of this stage's time.
+  const path: (string | number)[] = [];
+  return containsMarker(value, path) ? path : undefined;
+}
+
+function containsMarker(value: JsonValue, path: (string | number)[]): boolean {
+  if (typeof value === 'string') return value.includes(MARKER);
+  if (value === null || typeof value !== 'object') return false;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = findSubstitutionLiteral(value[i]!, [...path, i]);
-      if (found !== undefined) return found;
+      path.push(i);
+      if (containsMarker(value[i]!, path)) return true;
+      path.pop();
     }
-    return undefined;
+    return false;
   }
-  for (const [key, child] of Object.entries(value)) {
-    if (key.includes(MARKER)) return [...path, key];
-    const found = findSubstitutionLiteral(child, [...path, key]);
-    if (found !== undefined) return found;
+  for (const key of Object.keys(value)) {
+    path.push(key);
+    if (key.includes(MARKER) || containsMarker(value[key]!, path)) return true;
+    path.pop();
   }
-  return undefined;
+  return false;
 }
 
 /** Annotates an object holding a `${` literal and returns a warning naming it; others are returned as they are. */

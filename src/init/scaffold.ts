@@ -5,11 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createHandlebars } from '../handlebars-instance.js';
 import YAML from 'yaml';
 import { InternalError } from '../errors.js';
 import { CERT_MANAGER_DEFAULT_VERSION } from '../render/cert-manager.js';
+import { packagePath } from '../package-files.js';
 
 export interface ScaffoldOptions {
   /** spec.version of core and kubeadm: exact, a range or `latest`. Default `latest` (pinned by the first build). */
@@ -25,7 +25,7 @@ export interface ScaffoldOptions {
   toolVersion: string;
 }
 
-const TEMPLATES = fileURLToPath(new URL('../../templates/init/', import.meta.url));
+const TEMPLATES = packagePath('templates', 'init');
 
 /** Conventional namespaces of well-known infrastructure providers (their CAPx names). */
 const NAMESPACES: Record<string, string> = {

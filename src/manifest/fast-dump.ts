@@ -96,7 +96,7 @@ export function createFastDumper(options: FastDumpOptions): FastDumper {
       const value = object[key];
       if (value === undefined) continue;
       const dumped = node(value, level + 1, false, false);
-      out += (!compact || out !== '' ? newline : '') + keyText(key) + (dumped.charCodeAt(0) === 10 ? ':' : ': ') + dumped;
+      out += (!compact || out !== '' ? newline : '') + keyText(key) + (startsOnNextLine(value, dumped) ? ':' : ': ') + dumped;
     }
     return out || '{}';
   };
@@ -105,11 +105,19 @@ export function createFastDumper(options: FastDumpOptions): FastDumper {
     let out = '';
     const newline = `\n${' '.repeat(2 * level)}`;
     for (const item of array) {
-      const dumped = node(item === undefined ? null : item, level + 1, true, true);
-      out += (!compact || out !== '' ? newline : '') + (dumped.charCodeAt(0) === 10 ? '-' : '- ') + dumped;
+      // Items are laid out compact, so nothing in a sequence starts on the next line.
+      out += (!compact || out !== '' ? newline : '') + '- ' + node(item === undefined ? null : item, level + 1, true, true);
     }
     return out;
   };
+
+  /**
+   * Whether a mapping value's text begins with a line break (a non-empty nested collection). Known
+   * from the value, not read from the text: reading a character of a concatenated string makes V8
+   * flatten it, which made every level copy its whole subtree.
+   */
+  const startsOnNextLine = (value: Value, dumped: string): boolean =>
+    typeof value === 'object' && value !== null && (Array.isArray(value) ? value.length > 0 : dumped !== '{}');
 
   return {
     dump(value) {

@@ -6,7 +6,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { SpecError, error } from '../errors.js';
-import { loadOverlay, type OverlayLoader } from './load-overlay.js';
+import { loadOverlay, type LoadedOverlay, type OverlayLoader } from './load-overlay.js';
 import { OVERLAY_FILE } from './overlay-types.js';
 
 export interface EnvironmentEntry {
@@ -20,13 +20,19 @@ export const DEFAULT_ENVIRONMENT = 'default';
 export async function discoverEnvironments(repoRoot: string, overlaysDir: string, load: OverlayLoader = loadOverlay): Promise<EnvironmentEntry[]> {
   const root = path.join(repoRoot, overlaysDir);
   const entries = existsSync(root) ? await fs.readdir(root, { withFileTypes: true }) : [];
-  const found: EnvironmentEntry[] = [];
-  for (const e of entries.filter((x) => x.isDirectory()).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const dir = `${overlaysDir}/${e.name}`;
-    if (!existsSync(path.join(repoRoot, dir, OVERLAY_FILE))) continue;
-    const overlay = await load(repoRoot, `${dir}/${OVERLAY_FILE}`);
-    if (!overlay.spec.abstract) found.push({ name: e.name, overlayDir: dir });
-  }
+  const dirs = entries
+    .filter((x) => x.isDirectory())
+    .map((x) => x.name)
+    .sort((a, b) => (a < b ? -1 : 1))
+    .filter((name) => existsSync(path.join(root, name, OVERLAY_FILE)));
+  // Read in parallel (a hundred environments are a hundred files), but fail on the first bad
+  // overlay in name order, so the error does not depend on which read finished first.
+  const loaded = await Promise.allSettled(dirs.map((name) => load(repoRoot, `${overlaysDir}/${name}/${OVERLAY_FILE}`)));
+  const failed = loaded.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const found = dirs
+    .filter((_, i) => !(loaded[i] as PromiseFulfilledResult<LoadedOverlay>).value.spec.abstract)
+    .map((name) => ({ name, overlayDir: `${overlaysDir}/${name}` }));
   return found.length > 0 ? found : [{ name: DEFAULT_ENVIRONMENT }];
 }
 

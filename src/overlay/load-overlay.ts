@@ -6,6 +6,8 @@ import { SpecError, error } from '../errors.js';
 import { schemaDiagnostics } from '../spec/schema-diagnostics.js';
 import { parseSourceDocuments, type SourceDocument } from '../spec/yaml-document.js';
 import { OVERLAY_SCHEMA } from './overlay-schema.js';
+import { canonicalJson } from '../manifest/canonical-json.js';
+import { NO_VALIDATION_MEMO, type ValidationMemo } from '../spec/schema/validation-memo.js';
 import type { OverlaySpec } from './overlay-types.js';
 
 export interface LoadedOverlay {
@@ -25,24 +27,28 @@ const validate = (): ValidateFunction => (compiled ??= new Ajv({ allErrors: true
 export type OverlayLoader = (repoRoot: string, file: string) => Promise<LoadedOverlay>;
 
 /** A loader that reads each file once. */
-export function memoizedOverlayLoader(): OverlayLoader {
+export function memoizedOverlayLoader(memo: ValidationMemo = NO_VALIDATION_MEMO): OverlayLoader {
   const loaded = new Map<string, Promise<LoadedOverlay>>();
   return (repoRoot, file) => {
     let pending = loaded.get(file);
     if (!pending) {
-      pending = loadOverlay(repoRoot, file);
+      pending = loadOverlay(repoRoot, file, memo);
       loaded.set(file, pending);
     }
     return pending;
   };
 }
 
-export async function loadOverlay(repoRoot: string, file: string): Promise<LoadedOverlay> {
+export async function loadOverlay(repoRoot: string, file: string, memo: ValidationMemo = NO_VALIDATION_MEMO): Promise<LoadedOverlay> {
   const text = await fs.readFile(path.join(repoRoot, file), 'utf8');
   const docs = parseSourceDocuments(text, file);
   if (docs.length !== 1) throw new SpecError(error('overlay', `${file} must hold exactly one YAML document, found ${docs.length}`, { file, line: 1, col: 1 }));
   const doc = docs[0]!;
-  const check = validate();
-  if (!check(doc.value)) throw new SpecError(schemaDiagnostics(check.errors ?? [], doc, 'overlay'));
+  const subject = `overlay\n${canonicalJson(doc.value)}`;
+  if (!memo.passed(subject)) {
+    const check = validate();
+    if (!check(doc.value)) throw new SpecError(schemaDiagnostics(check.errors ?? [], doc, 'overlay'));
+    memo.remember(subject);
+  }
   return { spec: doc.value as unknown as OverlaySpec, text, file, doc };
 }

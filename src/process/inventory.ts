@@ -9,8 +9,9 @@ import jsYaml from 'js-yaml';
 import { setIn, type KubeObject } from '../manifest/object.js';
 import { kindInfo, manifestLabel, type ProviderKind } from '../spec/provider-kinds.js';
 import { CLUSTERCTL_CORE_LABEL, commonLabels } from './common-labels.js';
+import { packagePath } from '../package-files.js';
 
-const INVENTORY_CRD_FILE = new URL('../../schemas/clusterctl-api.yaml', import.meta.url);
+const INVENTORY_CRD_FILE = packagePath('schemas', 'clusterctl-api.yaml');
 
 /** The inventory CRD, labelled `clusterctl.cluster.x-k8s.io/core: inventory` as clusterctl creates it. */
 export function inventoryCrd(): KubeObject {

@@ -6,18 +6,18 @@
  * hashed; an environment that uses them is always rendered.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, promises as fs } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import type { LockFile, LockedArtifact, LockedProvider } from '../lock/lock-types.js';
 import type { ComposedEnvironment } from '../overlay/compose-environment.js';
 import { readInputFiles } from '../spec/read-input-files.js';
 import type { LoadedRepository } from './load-repository.js';
+import { packageVersion } from '../package-files.js';
 
 /** The part of every environment's hash that is the same for the whole build. */
 export async function buildInputsHash(repo: LoadedRepository, repoRoot: string): Promise<string> {
-  const pkg = JSON.parse(await fs.readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  const hash = createHash('sha256').update(`capi-render ${pkg.version}\n`).update(`config ${repo.configHash}\n`);
+  const hash = createHash('sha256').update(`capi-render ${packageVersion()}\n`).update(`config ${repo.configHash}\n`);
   const templates = path.join(repoRoot, repo.config.templatesDir);
   if (existsSync(templates)) {
     for (const f of await readInputFiles(repoRoot, repo.config.templatesDir).catch(() => [])) hash.update(`template ${f.file} ${f.text}\n`);

@@ -12,6 +12,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { CONFIG_FILE } from '../config/config-types.js';
 import { parseSourceDocuments, type SourceDocument } from '../spec/yaml-document.js';
+import { NO_VALIDATION_MEMO, type ValidationMemo } from '../spec/schema/validation-memo.js';
 
 export interface LoadedRepository {
   repoRoot: string;
@@ -24,8 +25,8 @@ export interface LoadedRepository {
   baseHash: string;
 }
 
-export async function loadRepository(repoRoot: string): Promise<LoadedRepository> {
-  const config = await loadConfig(repoRoot);
+export async function loadRepository(repoRoot: string, memo: ValidationMemo = NO_VALIDATION_MEMO): Promise<LoadedRepository> {
+  const config = await loadConfig(repoRoot, memo);
   const configText = await fs.readFile(path.join(repoRoot, CONFIG_FILE), 'utf8').catch(() => '');
   const base = await readInputTree(repoRoot, config.providersDir);
   return { repoRoot, config, configHash: sha256(configText), base: base.documents, baseHash: base.sha256 };

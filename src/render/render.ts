@@ -24,6 +24,7 @@ import { artifactKey } from '../lock/lock-file.js';
 import { nextLock } from '../lock/next-lock.js';
 import { lockEntriesOf } from './lock-entries.js';
 import { createParseCache } from '../manifest/parse-cache.js';
+import { createValidationMemo, NO_VALIDATION_MEMO } from '../spec/schema/validation-memo.js';
 import { requiredSecretsText } from '../secrets/required-secrets.js';
 import { runGitopsStage } from './gitops-stage.js';
 import { mergeGitopsConfig } from '../gitops/merge-config.js';
@@ -91,14 +92,15 @@ function baseEnvironment(base: SourceDocument[], baseHash: string): ComposedEnvi
 
 export async function render(options: RenderOptions): Promise<RenderResult> {
   const repoRoot = path.resolve(options.repoRoot);
-  const repo = await loadRepository(repoRoot);
+  const memo = options.cache ? createValidationMemo(path.join(options.cache.dir, 'validated')) : NO_VALIDATION_MEMO;
+  const repo = await loadRepository(repoRoot, memo);
   const lock = options.lock ?? emptyLock();
   const lockedArtifacts = new Map(lock.artifacts.map((a) => [artifactKey(a.source, a.version, a.file), a]));
   const session = createSession({
     repoRoot,
     config: repo.config,
     env: options.env ?? {},
-    validator: options.validator ?? createProviderSchemaValidator(),
+    validator: options.validator ?? createProviderSchemaValidator({ memo }),
     catalog: options.catalog ?? createDefaultCatalog({ config: repo.config, githubToken: options.githubToken, onProgress: options.onProgress }),
     lock,
     ...(options.cache ? { parseCache: createParseCache(options.cache.dir) } : {}),
@@ -109,7 +111,7 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
       offline: options.offline ?? false,
     },
   });
-  const overlays = memoizedOverlayLoader();
+  const overlays = memoizedOverlayLoader(memo);
   const discovered = await discoverEnvironments(repoRoot, repo.config.overlaysDir, overlays);
   const allEnvironments = discovered.map((e) => e.name);
   const unknown = (options.environments ?? []).filter((e) => !allEnvironments.includes(e));

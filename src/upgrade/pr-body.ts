@@ -7,15 +7,15 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createHandlebars } from '../handlebars-instance.js';
 import { SpecError, error } from '../errors.js';
+import { packagePath } from '../package-files.js';
 
 /** The template's name, in the bundled and the user's templates folder. */
 export const PR_BODY_TEMPLATE = 'pr-body.md.hbs';
 
 /** The templates shipped with the package. */
-export const BUNDLED_TEMPLATES_DIR = fileURLToPath(new URL('../../templates/', import.meta.url));
+export const BUNDLED_TEMPLATES_DIR = packagePath('templates');
 
 /** What the template sees (documented in the template's header comment). */
 export interface PrBodyContext {

@@ -56,3 +56,15 @@ describe('build with bad input', () => {
     expect(snapshotTree(path.join(repo, 'rendered'))).toEqual(before);
   });
 });
+
+describe('--repo that is not a repository folder', () => {
+  it.each([
+    { name: 'a missing folder', repo: (dir: string) => path.join(dir, 'missing') },
+    { name: 'a file', repo: (dir: string) => path.join(dir, 'capi-render.yaml') },
+  ])('$name → exit 2 naming the folder, before any work', async ({ repo }) => {
+    const dir = makeRepo({ 'providers/core.yaml': CORE() });
+    const r = await runCli(['build', '--repo', repo(dir)], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`capi-render build: --repo ${repo(dir)} is not a directory; pass the repository's folder (the one holding providers/), or run capi-render init there first\n`);
+  });
+});

@@ -44,7 +44,7 @@ describe('the example repository', () => {
   });
 
   it('renders byte-identical output in two runs with different TZ and LANG', () => {
-    const cli = path.join(REPO_ROOT, 'dist/cli/main.js');
+    const cli = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
     const trees = [
       { TZ: 'UTC', LANG: 'C', LC_ALL: 'C' },
       { TZ: 'Pacific/Chatham', LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8' },

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 import { copyExample, snapshotTree } from '../helpers/repo.js';
 
-const CLI = path.join(REPO_ROOT, 'dist/cli/main.js');
+const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
 const build = (cwd: string) => spawnSync(process.execPath, [CLI, 'build'], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH } });
 
 function bumpReplicas(repo: string, replicas: number): void {

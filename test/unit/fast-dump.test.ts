@@ -32,6 +32,9 @@ describe('createFastDumper', () => {
     [{ nums: [0, -1, 1.5, 1e21, -0, 2 ** 53], bools: [true, false, null], empty: { o: {}, a: [] }, nested: [[1, [2]], [{ a: 1, b: [3] }]] }],
     [{ 'key with: colon': 1, 'y': 2, '': 3, 'multi\nline key': 4, '-dash': 5 }],
     [[{ name: 'x', args: ['--a', '--b=c'] }, 'plain', ['nested']]],
+    // Where a value starts on the next line is decided from the value, not read from its text.
+    [{ gone: { a: undefined }, list: [{}, [], { a: undefined }, [[]], [[{ b: [{ c: 'x\ny\n' }] }]]], deep: { a: { b: { c: [{ d: {} }] } } } }],
+    [[[['x', { y: [] }]], { z: 'multi\nline\n' }, 'a\nb']],
   ])('matches js-yaml on %j', (value) => {
     expect(fast.dump(value)).toBe(jsYaml.dump(value, DUMP_OPTIONS_FOR_TESTS));
   });

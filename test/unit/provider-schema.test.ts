@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import jsYaml from 'js-yaml';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { InternalError } from '../../src/errors.js';
 import { isJsonObject, type JsonObject } from '../../src/manifest/object.js';
 import { isProviderKind, kindInfo, PROVIDER_KINDS, type ProviderKind } from '../../src/spec/provider-kinds.js';
@@ -11,6 +11,7 @@ import { createProviderSchemaValidator, formatFieldPath, recogniseCelRule, type 
 import { loadCrdSchema } from '../../src/spec/schema/load-crd-schema.js';
 import { buildProviderJsonSchema } from '../../src/spec/schema/object-envelope.js';
 import { canonicalJson } from '../../src/manifest/canonical-json.js';
+import { createValidationMemo } from '../../src/spec/schema/validation-memo.js';
 
 const SCHEMA_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/provider-declarations/operator-helm-e2e/', import.meta.url));
@@ -223,5 +224,49 @@ describe('formatFieldPath', () => {
     { path: ['spec', 'additionalDeployments', 'capi-extra'], expected: 'spec.additionalDeployments.capi-extra' },
   ])('$expected', ({ path, expected }) => {
     expect(formatFieldPath(path)).toBe(expected);
+  });
+});
+
+describe('remembered successes (validation memo)', () => {
+  function memoDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'capi-render-validated-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  }
+
+  it('a valid CR leaves one marker, and a later validator accepts it without compiling a schema', async () => {
+    const { Ajv } = await import('ajv');
+    const compile = vi.spyOn(Ajv.prototype, 'compile');
+    onTestFinished(() => compile.mockRestore());
+    const dir = memoDir();
+    const cr = coreProvider({ deployment: { replicas: 2 } });
+    expect(createProviderSchemaValidator({ memo: createValidationMemo(dir) }).validate('CoreProvider', cr)).toEqual([]);
+    expect(readdirSync(dir)).toHaveLength(1);
+    expect(compile).toHaveBeenCalledTimes(1);
+    compile.mockClear();
+    expect(createProviderSchemaValidator({ memo: createValidationMemo(dir) }).validate('CoreProvider', cr)).toEqual([]);
+    expect(compile).not.toHaveBeenCalled();
+    // Another CR (even of another kind with the same schema) is validated in full.
+    expect(createProviderSchemaValidator({ memo: createValidationMemo(dir) }).validate('CoreProvider', coreProvider({ deployment: { replicas: 3 } }))).toEqual([]);
+    expect(compile).toHaveBeenCalledTimes(1);
+    expect(readdirSync(dir)).toHaveLength(2);
+  });
+
+  it('an invalid CR is never remembered: its problems are reported every time', () => {
+    const dir = memoDir();
+    const bad = coreProvider({ deployment: { replicas: 'two' } as unknown as JsonObject });
+    for (let run = 0; run < 2; run++) {
+      expect(ruleAndPath(createProviderSchemaValidator({ memo: createValidationMemo(dir) }).validate('CoreProvider', bad))).toEqual([{ rule: 'type', path: ['spec', 'deployment', 'replicas'] }]);
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a memo folder that cannot be written only costs time', () => {
+    const dir = memoDir();
+    const file = join(dir, 'not-a-folder');
+    writeFileSync(file, '');
+    const v = createProviderSchemaValidator({ memo: createValidationMemo(file) });
+    expect(v.validate('CoreProvider', coreProvider({}))).toEqual([]);
+    expect(v.validate('CoreProvider', coreProvider({}))).toEqual([]);
   });
 });

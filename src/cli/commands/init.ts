@@ -4,11 +4,13 @@ import path from 'node:path';
 import { SpecError, UsageError, error } from '../../errors.js';
 import { scaffoldFiles, type ScaffoldOptions } from '../../init/scaffold.js';
 import type { Command } from '../command.js';
+import { packageVersion } from '../../package-files.js';
 
 const FLAVOURS = ['kustomize', 'argocd', 'flux'] as const;
 
 export const initCommand: Command = {
   name: 'init',
+  createsRepo: true,
   summary: 'scaffold a new repository: capi-render.yaml, providers/, overlays/<env>, CI workflow and Renovate config',
   usage: '[--version V] [--infrastructure NAME] [--env NAME] [--flavour kustomize|argocd|flux] [--local-repository DIR] [--force]',
   help: [
@@ -34,7 +36,6 @@ export const initCommand: Command = {
   async run({ io, values, repoRoot }) {
     const flavour = values.flavour === undefined ? undefined : String(values.flavour);
     if (flavour !== undefined && !(FLAVOURS as readonly string[]).includes(flavour)) throw new UsageError(`--flavour must be one of ${FLAVOURS.join(', ')}`);
-    const pkg = JSON.parse(await fs.readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
     const str = (k: string) => (values[k] === undefined ? undefined : String(values[k]));
     const files = scaffoldFiles({
       version: str('version'),
@@ -44,7 +45,7 @@ export const initCommand: Command = {
       flavour: flavour as ScaffoldOptions['flavour'],
       certManagerVersion: str('cert-manager-version'),
       localRepository: str('local-repository'),
-      toolVersion: pkg.version,
+      toolVersion: packageVersion(),
     });
     const existing = [...files.keys()].filter((f) => existsSync(path.join(repoRoot, f)));
     if (existing.length > 0 && !values.force) {

@@ -3,7 +3,7 @@
  * the hand-implemented CEL rules those CRDs carry, and capi-render's stricter envelope rules
  * (unknown fields are errors, metadata.namespace is required, status must not be set).
  */
-import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { isJsonObject } from '../../manifest/object.js';
 import { kindInfo, type ProviderKind } from '../provider-kinds.js';
@@ -17,6 +17,8 @@ import { loadCrdSchema } from './load-crd-schema.js';
 import { buildProviderJsonSchema, checkEnvelope } from './object-envelope.js';
 import { createIssue, describeValue, sortIssues, type SchemaIssue } from './schema-issue.js';
 import { canonicalJson } from '../../manifest/canonical-json.js';
+import { packagePath } from '../../package-files.js';
+import { NO_VALIDATION_MEMO, type ValidationMemo } from './validation-memo.js';
 
 /** The CRD version provider CRs are validated against. */
 export const PROVIDER_SCHEMA_VERSION = 'v1alpha2';
@@ -36,6 +38,16 @@ export interface ProviderSchemaValidator {
 export interface ProviderSchemaValidatorOptions {
   /** Folder holding the operator CRD files named by `kindInfo(kind).schemaFile`. Default: the package's `schemas/`. */
   schemaDir?: string;
+  /** Successes remembered across builds (see validation-memo.ts). Default: none. */
+  memo?: ValidationMemo;
+}
+
+interface KindSchema {
+  /** The converted schema's canonical JSON: kinds with equal keys share one compiled validator. */
+  key: string;
+  /** sha256 of the key: names the schema in a remembered success. */
+  digest: string;
+  schema: Record<string, unknown>;
 }
 
 /**
@@ -44,34 +56,44 @@ export interface ProviderSchemaValidatorOptions {
  * identical (today all seven: their CRDs differ only in descriptions) share one compiled validator.
  */
 export function createProviderSchemaValidator(options: ProviderSchemaValidatorOptions = {}): ProviderSchemaValidator {
-  // src/spec/schema/ and dist/spec/schema/ are both three levels below the package root.
-  const schemaDir = options.schemaDir ?? fileURLToPath(new URL('../../../schemas/', import.meta.url));
-  const byKind = new Map<ProviderKind, ValidateFunction>();
-  const bySchema = new Map<string, ValidateFunction>();
+  const schemaDir = options.schemaDir ?? packagePath('schemas');
+  const memo = options.memo ?? NO_VALIDATION_MEMO;
+  const schemas = new Map<ProviderKind, KindSchema>();
+  const compiledByKey = new Map<string, ValidateFunction>();
   let ajv: Ajv | undefined;
 
-  function compiledFor(kind: ProviderKind): ValidateFunction {
-    const cached = byKind.get(kind);
-    if (cached) return cached;
-    const openApi = loadCrdSchema(schemaDir, kindInfo(kind).schemaFile, PROVIDER_SCHEMA_VERSION);
-    const schema = buildProviderJsonSchema(openApi, kind);
-    const key = canonicalJson(schema);
-    let compiled = bySchema.get(key);
+  function schemaFor(kind: ProviderKind): KindSchema {
+    let entry = schemas.get(kind);
+    if (!entry) {
+      const openApi = loadCrdSchema(schemaDir, kindInfo(kind).schemaFile, PROVIDER_SCHEMA_VERSION);
+      const schema = buildProviderJsonSchema(openApi, kind);
+      const key = canonicalJson(schema);
+      entry = { key, digest: createHash('sha256').update(key).digest('hex'), schema };
+      schemas.set(kind, entry);
+    }
+    return entry;
+  }
+
+  function compiledFor(entry: KindSchema): ValidateFunction {
+    let compiled = compiledByKey.get(entry.key);
     if (!compiled) {
       ajv ??= createAjv();
-      compiled = ajv.compile(hoistSharedSubschemas(schema));
-      bySchema.set(key, compiled);
+      compiled = ajv.compile(hoistSharedSubschemas(entry.schema));
+      compiledByKey.set(entry.key, compiled);
     }
-    byKind.set(kind, compiled);
     return compiled;
   }
 
   return {
     validate(kind, object) {
-      const compiled = compiledFor(kind);
+      const entry = schemaFor(kind);
       if (!isJsonObject(object)) return [createIssue([], 'type', `must be a ${kind} object, got ${describeValue(object)}`)];
+      const subject = `provider ${kind} ${entry.digest}\n${canonicalJson(object)}`;
+      if (memo.passed(subject)) return [];
       const issues = checkEnvelope(kind, object);
+      const compiled = compiledFor(entry);
       if (!compiled(object)) issues.push(...convertAjvErrors(compiled.errors ?? [], object));
+      if (issues.length === 0) memo.remember(subject);
       return sortIssues(issues);
     },
   };

@@ -1,0 +1,28 @@
+// Bundles the CLI (tsc's dist/cli/main.js and everything it imports, dependencies included) into
+// one file, dist/bin/capi-render.js. Node then reads and resolves one module instead of ~300, which
+// took about a quarter of a second of every run. One file measured as fast as a file per command
+// (V8 compiles functions lazily, so unused commands cost only a pre-parse). The library entry
+// (dist/index.js) stays tsc's unbundled output.
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outdir = path.join(root, 'dist/bin');
+rmSync(outdir, { recursive: true, force: true });
+await build({
+  entryPoints: { 'capi-render': path.join(root, 'dist/cli/main.js') },
+  outdir,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // handlebars is loaded with require() on first use (src/handlebars-instance.ts), from
+  // node_modules; CommonJS dependencies inside the bundle need a require of their own in an ES module.
+  external: ['handlebars'],
+  banner: { js: "import { createRequire as __capiRenderCreateRequire } from 'node:module';\nconst require = __capiRenderCreateRequire(import.meta.url);" },
+  sourcemap: 'linked',
+  legalComments: 'eof',
+  logLevel: 'warning',
+});

@@ -1,0 +1,37 @@
+/**
+ * Remembers inputs that passed schema validation, so a later build with the same inputs skips
+ * compiling schemas — for a small build, compiling is most of what validation costs. Entries are
+ * empty files in the cache folder named by the sha256 of what was validated, the schema it was
+ * validated against and capi-render's version: existence is the whole record, so a torn write
+ * cannot mislead. Only success is remembered; input with problems is validated afresh each time,
+ * so its diagnostics are always current.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { packageVersion } from '../../package-files.js';
+
+export interface ValidationMemo {
+  /** True when `subject` (a text naming the schema and the canonical input) passed before. */
+  passed(subject: string): boolean;
+  remember(subject: string): void;
+}
+
+/** Remembers nothing: every input is validated. */
+export const NO_VALIDATION_MEMO: ValidationMemo = { passed: () => false, remember: () => undefined };
+
+export function createValidationMemo(dir: string): ValidationMemo {
+  const version = packageVersion();
+  const fileOf = (subject: string) => path.join(dir, createHash('sha256').update(`capi-render ${version}\n${subject}`).digest('hex'));
+  return {
+    passed: (subject) => existsSync(fileOf(subject)),
+    remember(subject) {
+      try {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(fileOf(subject), '');
+      } catch {
+        // A memo that cannot be written only costs time next build.
+      }
+    },
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * Values derived from a text, kept on disk by the sha256 of that text and read back with v8's
+ * structured deserialisation — exact (numbers, -0, Infinity) and several times faster than parsing
+ * YAML again. Content-addressed and written then renamed, so a stale or half-written entry is never
+ * read; a corrupted or unreadable one is a miss. Folders are named by the V8 version that wrote them.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { deserialize, serialize } from 'node:v8';
+
+export interface ValueCache {
+  /** The value stored for `sha256`, or undefined. */
+  get(sha256: string): unknown;
+  put(sha256: string, value: unknown): void;
+}
+
+/** A cache in `<cacheDir>/<kind>-v8-<V8 version>/`. */
+export function createValueCache(cacheDir: string, kind: string): ValueCache {
+  const dir = path.join(cacheDir, `${kind}-v8-${process.versions.v8}`);
+  const fileOf = (sha256: string) => path.join(dir, `${sha256}.bin`);
+  return {
+    get(sha256) {
+      try {
+        return deserialize(readFileSync(fileOf(sha256)));
+      } catch {
+        return undefined;
+      }
+    },
+    put(sha256, value) {
+      try {
+        mkdirSync(dir, { recursive: true });
+        const target = fileOf(sha256);
+        const tmp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+        writeFileSync(tmp, serialize(value));
+        renameSync(tmp, target);
+      } catch {
+        // A cache that cannot be written only costs time next build.
+      }
+    },
+  };
+}
