@@ -174,4 +174,16 @@ describe('overlay mistakes', () => {
     // The healthy environment "ok" is not written either: no half-updated rendered/.
     expect(snapshotTree(path.join(repo, 'rendered'))).toEqual(before);
   });
+
+  it('overlays are read in parallel, yet the error is always the first bad one in name order', async () => {
+    // z is tiny and fails fast; a is large and fails late: a must still be the one reported.
+    const big = overlay(`labels:\n${Array.from({ length: 3000 }, (_, i) => `  key-${i}: v\n`).join('')}patchez: []\n`);
+    const repo = makeRepo({ ...base, 'overlays/a/overlay.yaml': big, 'overlays/z/overlay.yaml': overlay('patchez: []\n') });
+    for (let run = 0; run < 3; run++) {
+      const r = await runCli(['build'], { cwd: repo });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('overlays/a/overlay.yaml:3004:');
+      expect(r.stderr).not.toContain('overlays/z/');
+    }
+  });
 });
