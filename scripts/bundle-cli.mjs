@@ -1,5 +1,5 @@
 // Bundles the CLI (tsc's dist/cli/main.js and everything it imports, dependencies included) into
-// one file, dist/bin/capi-render.js. Node then reads and resolves one module instead of ~300, which
+// one file, dist/bin/main.js, started by dist/bin/capi-render.js. Node then reads and resolves one module instead of ~300, which
 // took about a quarter of a second of every run. One file measured as fast as a file per command
 // (V8 compiles functions lazily, so unused commands cost only a pre-parse). The library entry
 // (dist/index.js) stays tsc's unbundled output.
@@ -12,15 +12,17 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = path.join(root, 'dist/bin');
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: { 'capi-render': path.join(root, 'dist/cli/main.js') },
+  // main.js is the CLI with everything it imports; capi-render.js only turns on Node's compile
+  // cache (src/cli/launcher.ts) and then imports main.js, which must stay a separate file for that.
+  entryPoints: { 'capi-render': path.join(root, 'dist/cli/launcher.js'), main: path.join(root, 'dist/cli/main.js') },
+  external: ['./main.js', 'handlebars'],
   outdir,
   bundle: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  // handlebars is loaded with require() on first use (src/handlebars-instance.ts), from
-  // node_modules; CommonJS dependencies inside the bundle need a require of their own in an ES module.
-  external: ['handlebars'],
+  // handlebars (external above) is loaded with require() on first use, from node_modules (see
+  // src/handlebars-instance.ts); CommonJS dependencies inside the bundle need a require of their own.
   banner: { js: "import { createRequire as __capiRenderCreateRequire } from 'node:module';\nconst require = __capiRenderCreateRequire(import.meta.url);" },
   sourcemap: 'linked',
   legalComments: 'eof',
