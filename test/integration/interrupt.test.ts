@@ -74,3 +74,19 @@ describe('interruption', () => {
     expect(check.status, check.stderr).toBe(0);
   }, 60_000);
 });
+
+describe('a reader that stops early', () => {
+  it('build --stdout | head: the CLI exits 0 without a stack trace when the pipe closes', async () => {
+    const repo = copyExample();
+    const child = spawn(process.execPath, [CLI, 'build', '--env', 'dev', '--stdout'], { cwd: repo, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    const exited = new Promise((r) => child.once('exit', r));
+    // The first chunk, then close the read end as head does (the stream is several MB; a pipe holds 64 KiB).
+    const first = await new Promise<string>((r) => child.stdout.once('data', (d) => r(String(d))));
+    child.stdout.destroy();
+    expect(await exited).toBe(0);
+    expect(first).toMatch(/^apiVersion: v1\nkind: Namespace\n/);
+    expect(stderr).toBe('');
+  });
+});
