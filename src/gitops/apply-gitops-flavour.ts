@@ -20,7 +20,8 @@ import { stripPlaceholderCaBundles } from './ca-bundle.js';
 import { annotateForFlux, fluxExtraFiles } from './flux.js';
 import { componentRole, resolveGitopsOptions, type ComponentRole, type GitopsOptions, type GitopsResult, type ResolvedGitopsOptions } from './options.js';
 import { guardSubstitutionLiterals } from './substitution-guard.js';
-import { BUNDLED_TEMPLATES_DIR, readTextFileSync, type ReadTextFile } from './templates.js';
+import { readTextFileSync, type ReadTextFile } from './templates.js';
+import { packagePath } from '../package-files.js';
 
 /** A transformed object and the warnings it raised. */
 export interface FlavouredObject {
@@ -72,7 +73,7 @@ export function applyGitopsFlavour(env: RenderedEnvironment, options: GitopsOpti
     extra.push(...flux.files);
     warnings.push(...flux.warnings);
   } else if (resolved.flavour === 'argocd') {
-    const templates = { userDir: resolved.templatesDir, bundledDir: deps.bundledTemplatesDir ?? BUNDLED_TEMPLATES_DIR, read: deps.read ?? readTextFileSync };
+    const templates = { userDir: resolved.templatesDir, bundledDir: deps.bundledTemplatesDir ?? packagePath('templates'), read: deps.read ?? readTextFileSync };
     const argocd = argocdExtraFiles(environment, resolved, templates);
     extra.push(...argocd.files);
     warnings.push(...argocd.warnings);

@@ -17,13 +17,9 @@ import { RenderError, SpecError, error, type Diagnostic } from '../errors.js';
 import { isJsonObject, type JsonValue, type KubeObject } from '../manifest/object.js';
 import { joinDocuments, serializeObject } from '../manifest/serialize.js';
 import { parseSourceDocuments } from '../spec/yaml-document.js';
-import { packagePath } from '../package-files.js';
 
 /** Reads a file's text, or returns undefined when it does not exist. */
 export type ReadTextFile = (file: string) => string | undefined;
-
-/** The templates shipped with the package. */
-export const BUNDLED_TEMPLATES_DIR = packagePath('templates');
 
 /** Where templates come from: the user's folder (optional) over the bundled one. */
 export interface TemplateSource {

@@ -4,7 +4,6 @@
  * parse, renovate.json must be JSON. Pure apart from reading the templates.
  */
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { createHandlebars } from '../handlebars-instance.js';
 import YAML from 'yaml';
 import { InternalError } from '../errors.js';
@@ -25,7 +24,6 @@ export interface ScaffoldOptions {
   toolVersion: string;
 }
 
-const TEMPLATES = packagePath('templates', 'init');
 
 /** Conventional namespaces of well-known infrastructure providers (their CAPx names). */
 const NAMESPACES: Record<string, string> = {
@@ -60,7 +58,7 @@ export function scaffoldFiles(options: ScaffoldOptions): Map<string, string> {
     toolVersion: options.toolVersion,
   };
   const handlebars = createHandlebars();
-  const render = (template: string) => handlebars.compile(readFileSync(path.join(TEMPLATES, template), 'utf8'), { strict: true, noEscape: true })(context);
+  const render = (template: string) => handlebars.compile(readFileSync(packagePath('templates', 'init', template), 'utf8'), { strict: true, noEscape: true })(context);
   const files: [string, string][] = [
     ['capi-render.yaml', render('capi-render.yaml.hbs')],
     ['providers/core.yaml', render('core.yaml.hbs')],

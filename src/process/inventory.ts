@@ -11,11 +11,9 @@ import { kindInfo, manifestLabel, type ProviderKind } from '../spec/provider-kin
 import { CLUSTERCTL_CORE_LABEL, commonLabels } from './common-labels.js';
 import { packagePath } from '../package-files.js';
 
-const INVENTORY_CRD_FILE = packagePath('schemas', 'clusterctl-api.yaml');
-
 /** The inventory CRD, labelled `clusterctl.cluster.x-k8s.io/core: inventory` as clusterctl creates it. */
 export function inventoryCrd(): KubeObject {
-  const crd = jsYaml.load(readFileSync(INVENTORY_CRD_FILE, 'utf8'), { schema: jsYaml.CORE_SCHEMA }) as KubeObject;
+  const crd = jsYaml.load(readFileSync(packagePath('schemas', 'clusterctl-api.yaml'), 'utf8'), { schema: jsYaml.CORE_SCHEMA }) as KubeObject;
   return setIn(crd, ['metadata', 'labels', CLUSTERCTL_CORE_LABEL], 'inventory');
 }
 

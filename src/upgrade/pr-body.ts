@@ -14,8 +14,6 @@ import { packagePath } from '../package-files.js';
 /** The template's name, in the bundled and the user's templates folder. */
 export const PR_BODY_TEMPLATE = 'pr-body.md.hbs';
 
-/** The templates shipped with the package. */
-export const BUNDLED_TEMPLATES_DIR = packagePath('templates');
 
 /** What the template sees (documented in the template's header comment). */
 export interface PrBodyContext {
@@ -43,7 +41,7 @@ export interface PrBodyContext {
 export interface TemplateFolders {
   /** The repository's templates folder (may not exist). */
   userDir?: string;
-  /** Default: {@link BUNDLED_TEMPLATES_DIR}. */
+  /** Default: the package's templates/. */
   bundledDir?: string;
 }
 
@@ -68,7 +66,7 @@ export function renderPrBody(context: PrBodyContext, folders: TemplateFolders = 
 }
 
 function loadTemplate(folders: TemplateFolders): { file: string; text: string } {
-  const candidates = [...(folders.userDir ? [path.join(folders.userDir, PR_BODY_TEMPLATE)] : []), path.join(folders.bundledDir ?? BUNDLED_TEMPLATES_DIR, PR_BODY_TEMPLATE)];
+  const candidates = [...(folders.userDir ? [path.join(folders.userDir, PR_BODY_TEMPLATE)] : []), path.join(folders.bundledDir ?? packagePath('templates'), PR_BODY_TEMPLATE)];
   for (const file of candidates) {
     try {
       return { file, text: readFileSync(file, 'utf8') };

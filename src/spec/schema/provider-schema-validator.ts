@@ -56,7 +56,6 @@ interface KindSchema {
  * identical (today all seven: their CRDs differ only in descriptions) share one compiled validator.
  */
 export function createProviderSchemaValidator(options: ProviderSchemaValidatorOptions = {}): ProviderSchemaValidator {
-  const schemaDir = options.schemaDir ?? packagePath('schemas');
   const memo = options.memo ?? NO_VALIDATION_MEMO;
   const schemas = new Map<ProviderKind, KindSchema>();
   const compiledByKey = new Map<string, ValidateFunction>();
@@ -65,7 +64,7 @@ export function createProviderSchemaValidator(options: ProviderSchemaValidatorOp
   function schemaFor(kind: ProviderKind): KindSchema {
     let entry = schemas.get(kind);
     if (!entry) {
-      const openApi = loadCrdSchema(schemaDir, kindInfo(kind).schemaFile, PROVIDER_SCHEMA_VERSION);
+      const openApi = loadCrdSchema(options.schemaDir ?? packagePath('schemas'), kindInfo(kind).schemaFile, PROVIDER_SCHEMA_VERSION);
       const schema = buildProviderJsonSchema(openApi, kind);
       const key = canonicalJson(schema);
       entry = { key, digest: createHash('sha256').update(key).digest('hex'), schema };
