@@ -28,19 +28,27 @@ export async function readLockFile(repoRoot: string, parsed?: ValueCache): Promi
 
 export function parseLock(text: string, parsed?: ValueCache): LockFile {
   const sha256 = parsed ? createHash('sha256').update(text).digest('hex') : '';
-  let doc = parsed?.get(sha256);
-  if (doc === undefined) {
-    try {
-      doc = jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA });
-    } catch (e) {
-      throw bad(`is not valid YAML: ${(e as { reason?: string }).reason ?? (e as Error).message}`);
-    }
-    checkLock(doc);
-    parsed?.put(sha256, doc);
-  } else {
-    checkLock(doc);
+  const cached = parsed?.get(sha256);
+  // Only valid locks are stored, so an entry that fails the checks is damaged: parse the text instead.
+  if (cached !== undefined && isLock(cached)) return cached;
+  let doc: unknown;
+  try {
+    doc = jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA });
+  } catch (e) {
+    throw bad(`is not valid YAML: ${(e as { reason?: string }).reason ?? (e as Error).message}`);
   }
-  return doc as LockFile;
+  checkLock(doc);
+  parsed?.put(sha256, doc);
+  return doc;
+}
+
+function isLock(doc: unknown): doc is LockFile {
+  try {
+    checkLock(doc);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function checkLock(doc: unknown): asserts doc is LockFile {

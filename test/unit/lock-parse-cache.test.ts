@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -18,6 +19,14 @@ describe('parseLock with a parsed-value cache', () => {
     expect(readdirSync(path.join(dir, `lock-v8-${process.versions.v8}`))).toHaveLength(1);
     expect(parseLock(EXAMPLE_LOCK, cache)).toEqual(fresh);
     expect(fresh).toEqual(parseLock(EXAMPLE_LOCK));
+  });
+
+  it('a damaged cache entry is ignored: the text is parsed again', () => {
+    const dir = tempDir();
+    const cache = createValueCache(dir, 'lock');
+    const sha256 = createHash('sha256').update(EXAMPLE_LOCK).digest('hex');
+    cache.put(sha256, { apiVersion: 'something else' });
+    expect(parseLock(EXAMPLE_LOCK, cache)).toEqual(parseLock(EXAMPLE_LOCK));
   });
 
   it.each([
