@@ -497,9 +497,16 @@ describe('safetyFindings: performance', () => {
     });
     const before = build(v1_11_0);
     const after = build(v1_12_0);
-    const start = performance.now();
-    const findings = safetyFindings(before, after);
-    expect(performance.now() - start).toBeLessThan(1000);
+    // The median of three runs: the suite shares two noisy cores with other workers, and one
+    // descheduled run must not fail a check meant to catch quadratic work (seconds, not spikes).
+    const times: number[] = [];
+    let findings: ReturnType<typeof safetyFindings> = [];
+    for (let run = 0; run < 3; run++) {
+      const start = performance.now();
+      findings = safetyFindings(before, after);
+      times.push(performance.now() - start);
+    }
+    expect(times.sort((a, b) => a - b)[1]).toBeLessThan(1000);
     expect(only(findings, 'image-changed')).toHaveLength(12);
   });
 });
