@@ -52,6 +52,9 @@ export type DiagnosticCode =
   | 'multi-namespace'
   | 'rbac'
   | 'busy'
+  | 'write'
+  | 'output-location'
+  | 'removal'
   | 'diff-duplicate-object';
 
 /** Where a diagnostic points. `file` is relative to the repository root when it is inside it. */
@@ -96,6 +99,12 @@ export class SpecError extends RenderError {}
 
 /** A source could not deliver an artifact (network, GitHub, registry, cache). Exit 1. */
 export class FetchError extends RenderError {}
+
+/**
+ * Writing the output failed (permissions, a read-only or full file system, a file where a folder
+ * should be). The previous output is left as it was. Exit 1.
+ */
+export class WriteError extends RenderError {}
 
 /** The committed output differs from what the inputs render. Exit 1. */
 export class DriftError extends RenderError {}

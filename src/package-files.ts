@@ -1,5 +1,5 @@
 /**
- * Files shipped inside the package (schemas/, templates/, package.json), found the same way from
+ * Files shipped inside the package (schemas/, bundled-templates/, package.json), found the same way from
  * wherever this code runs — tsc's dist/, the single-file CLI bundle, or the sources under vitest —
  * by walking up to the folder whose package.json is capi-render's. Relative URLs would silently
  * point elsewhere once the CLI is bundled.

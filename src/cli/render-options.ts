@@ -1,6 +1,9 @@
 /** Flags shared by every command that renders: turn them into library options, in one place. */
 import path from 'node:path';
 import { readLockFile } from '../lock/lock-file.js';
+import { SpecError, error } from '../errors.js';
+import { finishInterruptedWrite, hasInterruptedWrite } from '../output/transaction.js';
+import { WORK_DIR } from '../output/scan-output-folder.js';
 import type { LockFile } from '../lock/lock-types.js';
 import type { RenderOptions } from '../render/render.js';
 import { createArtifactCache, defaultCacheDir } from '../source/artifact-cache.js';
@@ -30,8 +33,23 @@ export interface PreparedRender {
   lockText: string | undefined;
 }
 
-export async function prepareRender(ctx: CommandContext): Promise<PreparedRender> {
+/**
+ * Reads the lock and turns flags into render options. A build killed while installing its output
+ * leaves a commit marker: a command that writes (`writes`) finishes that write first, so it starts
+ * from the complete new state; a read-only command refuses to read the half-installed tree.
+ */
+export async function prepareRender(ctx: CommandContext, { writes = false }: { writes?: boolean } = {}): Promise<PreparedRender> {
   const { io, values, repoRoot } = ctx;
+  if (writes) {
+    if (await finishInterruptedWrite(repoRoot)) io.stderr.write('finished the write of an interrupted build (rendered/, gitops/ and capi-render.lock are now its complete output)\n');
+  } else if (await hasInterruptedWrite(repoRoot)) {
+    throw new SpecError(
+      error('write', 'an interrupted build left its output half-installed', {
+        file: `${WORK_DIR}/`,
+        hint: 'run `capi-render build`: it finishes the interrupted write first',
+      }),
+    );
+  }
   const cacheDir = values['cache-dir'] ? path.resolve(io.cwd, String(values['cache-dir'])) : defaultCacheDir(io.env);
   const { lock, text } = await readLockFile(repoRoot, createValueCache(cacheDir, 'lock'));
   return {

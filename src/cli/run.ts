@@ -5,7 +5,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { FetchError, RenderError, UsageError, error } from '../errors.js';
+import { RenderError, UsageError, error, type Diagnostic } from '../errors.js';
 import type { Command } from './command.js';
 import { formatDiagnostics } from './format.js';
 import { useColor, type CliIo } from './io.js';
@@ -88,8 +88,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     const err = e as NodeJS.ErrnoException;
     if (err && typeof err.code === 'string' && typeof err.syscall === 'string') {
       // File-system and network errors the library did not classify: still the user's environment.
-      const fetchLike = new FetchError(error('fetch', `${err.syscall} failed: ${err.message}`, { file: err.path }));
-      io.stderr.write(formatDiagnostics(fetchLike.diagnostics, { color }));
+      io.stderr.write(formatDiagnostics([systemErrorDiagnostic(err, io.cwd)], { color }));
       if (debug) io.stderr.write(`${err.stack}\n`);
       return 1;
     }
@@ -97,6 +96,19 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     if (debug) io.stderr.write(`${(e as Error)?.stack}\n`);
     return 1;
   }
+}
+
+const NETWORK_CALLS = new Set(['getaddrinfo', 'connect', 'read', 'write', 'socket']);
+const WRITING_CALLS = new Set(['open', 'write', 'rename', 'unlink', 'mkdir', 'rmdir', 'rm', 'link', 'copyfile', 'chmod', 'symlink', 'utime', 'fsync', 'ftruncate', 'mkdtemp']);
+
+/** An unclassified system error, named by what it is: a network failure, a failed write, or a file that cannot be read. */
+function systemErrorDiagnostic(err: NodeJS.ErrnoException, cwd: string): Diagnostic {
+  const file = err.path ? path.relative(cwd, err.path) || '.' : undefined;
+  const where = file ? { file } : {};
+  if (!err.path && NETWORK_CALLS.has(err.syscall!)) return error('fetch', `${err.syscall} failed: ${err.message}`, where);
+  const reason = err.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '');
+  if (WRITING_CALLS.has(err.syscall!)) return error('write', `cannot ${err.syscall} ${file ?? ''}: ${reason}`.replace('  ', ' '), { ...where, hint: 'check the permissions and free space of that folder' });
+  return error('input-path', `cannot read ${file ?? ''}: ${reason}`.replace('  ', ' '), { ...where, hint: 'check that the path exists and is readable' });
 }
 
 function table(rows: [string, string][]): string {

@@ -2,7 +2,7 @@
  * Reads and validates capi-render.yaml. A missing file means the defaults; a present one must be
  * valid in full (every problem reported at once, each with file:line:col).
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { SpecError, error } from '../errors.js';
@@ -10,6 +10,7 @@ import { schemaDiagnostics } from '../spec/schema-diagnostics.js';
 import { isJsonObject } from '../manifest/object.js';
 import { parseSourceDocuments } from '../spec/yaml-document.js';
 import { CONFIG_SCHEMA } from './config-schema.js';
+import { normalizeInputText } from '../spec/input-text.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import { NO_VALIDATION_MEMO, type ValidationMemo } from '../spec/schema/validation-memo.js';
 import { CONFIG_FILE, DEFAULT_CONFIG, type RenderConfig } from './config-types.js';
@@ -21,7 +22,7 @@ export async function loadConfig(repoRoot: string, memo: ValidationMemo = NO_VAL
     if (e.code === 'ENOENT') return undefined;
     throw e;
   });
-  return text === undefined ? { ...DEFAULT_CONFIG } : parseConfig(text, CONFIG_FILE, memo);
+  return text === undefined ? { ...DEFAULT_CONFIG } : parseConfig(normalizeInputText(text), CONFIG_FILE, memo);
 }
 
 // Compiled once on first use: the schema is a constant, so the validator is too.
@@ -53,4 +54,22 @@ export function parseConfig(text: string, file: string, memo: ValidationMemo = N
     github: isJsonObject(value.github) ? (value.github as RenderConfig['github']) : {},
     providers: (value.providers as RenderConfig['providers']) ?? [],
   };
+}
+
+/**
+ * Where a setting of capi-render.yaml is written, for errors about its value (the file alone when
+ * the setting is not in the file, e.g. a default).
+ */
+export function locateConfigSetting(repoRoot: string, field: readonly string[]): { file: string; line?: number; col?: number } {
+  let text: string;
+  try {
+    text = normalizeInputText(readFileSync(path.join(repoRoot, CONFIG_FILE), 'utf8'));
+  } catch {
+    return { file: CONFIG_FILE };
+  }
+  const doc = parseSourceDocuments(text, CONFIG_FILE)[0];
+  let value: unknown = doc?.value;
+  for (const key of field) value = isJsonObject(value) ? value[key] : undefined;
+  if (!doc || value === undefined) return { file: CONFIG_FILE };
+  return { file: CONFIG_FILE, ...doc.locate(field) };
 }

@@ -73,7 +73,7 @@ export function applyGitopsFlavour(env: RenderedEnvironment, options: GitopsOpti
     extra.push(...flux.files);
     warnings.push(...flux.warnings);
   } else if (resolved.flavour === 'argocd') {
-    const templates = { userDir: resolved.templatesDir, bundledDir: deps.bundledTemplatesDir ?? packagePath('templates'), read: deps.read ?? readTextFileSync };
+    const templates = { userDir: resolved.templatesDir, bundledDir: deps.bundledTemplatesDir ?? packagePath('bundled-templates'), read: deps.read ?? readTextFileSync };
     const argocd = argocdExtraFiles(environment, resolved, templates);
     extra.push(...argocd.files);
     warnings.push(...argocd.warnings);

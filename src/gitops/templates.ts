@@ -7,7 +7,7 @@
  * template can change values and add fields but never emit broken or non-canonical YAML.
  *
  * Templates are looked up by name (e.g. `argocd/application.yaml.hbs`): first in the user's
- * templates folder, then among the templates bundled with the package (`<package>/templates/`).
+ * templates folder, then among the templates bundled with the package (`<package>/bundled-templates/`).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

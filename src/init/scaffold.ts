@@ -1,6 +1,6 @@
 /**
  * `capi-render init`: the files of a new repository, rendered from handlebars templates (bundled in
- * templates/init/, values only) and checked before anything is written — every YAML output must
+ * bundled-templates/init/, values only) and checked before anything is written — every YAML output must
  * parse, renovate.json must be JSON. Pure apart from reading the templates.
  */
 import { readFileSync } from 'node:fs';
@@ -58,7 +58,7 @@ export function scaffoldFiles(options: ScaffoldOptions): Map<string, string> {
     toolVersion: options.toolVersion,
   };
   const handlebars = createHandlebars();
-  const render = (template: string) => handlebars.compile(readFileSync(packagePath('templates', 'init', template), 'utf8'), { strict: true, noEscape: true })(context);
+  const render = (template: string) => handlebars.compile(readFileSync(packagePath('bundled-templates', 'init', template), 'utf8'), { strict: true, noEscape: true })(context);
   const files: [string, string][] = [
     ['capi-render.yaml', render('capi-render.yaml.hbs')],
     ['providers/core.yaml', render('core.yaml.hbs')],

@@ -31,11 +31,25 @@ export function parseLock(text: string, parsed?: ValueCache): LockFile {
   const cached = parsed?.get(sha256);
   // Only valid locks are stored, so an entry that fails the checks is damaged: parse the text instead.
   if (cached !== undefined && isLock(cached)) return cached;
+  const conflict = conflictMarkerLine(text);
+  if (conflict !== undefined) {
+    throw new SpecError(
+      error('lock', `${LOCK_FILE} has unresolved git merge conflict markers`, {
+        file: LOCK_FILE,
+        line: conflict,
+        col: 1,
+        hint:
+          `take one side whole (\`git checkout --ours ${LOCK_FILE}\` or \`--theirs\`), then run \`capi-render build\`: ` +
+          'it re-renders every environment from the merged inputs, keeps the versions that side pinned and pins the rest; do not merge the lines by hand',
+      }),
+    );
+  }
   let doc: unknown;
   try {
     doc = jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA });
   } catch (e) {
-    throw bad(`is not valid YAML: ${(e as { reason?: string }).reason ?? (e as Error).message}`);
+    const mark = (e as { mark?: { line?: number; column?: number } }).mark;
+    throw bad(`is not valid YAML: ${(e as { reason?: string }).reason ?? (e as Error).message}`, mark?.line !== undefined ? { line: mark.line + 1, col: (mark.column ?? 0) + 1 } : {});
   }
   checkLock(doc);
   parsed?.put(sha256, doc);
@@ -54,6 +68,13 @@ function isLock(doc: unknown): doc is LockFile {
 function checkLock(doc: unknown): asserts doc is LockFile {
   if (!isJsonObject(doc) || doc.apiVersion !== LOCK_API_VERSION || doc.kind !== 'Lock') throw bad(`must have apiVersion ${LOCK_API_VERSION} and kind Lock`);
   if (doc.environments !== undefined && !Array.isArray(doc.environments)) throw bad('has environments that are not a list');
+  for (const e of Array.isArray(doc.environments) ? doc.environments : []) {
+    if (!isJsonObject(e) || typeof e.name !== 'string' || !Array.isArray(e.providers)) throw bad('has an environment entry without a name and providers');
+    if (e.crds !== undefined && (!Array.isArray(e.crds) || e.crds.some((c) => typeof c !== 'string'))) throw bad(`has crds of environment ${e.name} that are not a list of names`);
+  }
+  if (doc.inputFiles !== undefined && (!Array.isArray(doc.inputFiles) || doc.inputFiles.some((f) => !isJsonObject(f) || typeof f.file !== 'string' || typeof f.sha256 !== 'string'))) {
+    throw bad('has inputFiles entries without file and sha256');
+  }
   const artifacts = Array.isArray(doc.artifacts) ? doc.artifacts : [];
   for (const a of artifacts) {
     if (!isJsonObject(a) || typeof a.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(a.sha256) || typeof a.source !== 'string' || typeof a.file !== 'string') {
@@ -62,8 +83,17 @@ function checkLock(doc: unknown): asserts doc is LockFile {
   }
 }
 
-function bad(what: string): SpecError {
-  return new SpecError(error('lock', `${LOCK_FILE} ${what}`, { file: LOCK_FILE, hint: `delete ${LOCK_FILE} to re-resolve every version (then review the result)` }));
+function bad(what: string, where: { line?: number; col?: number } = {}): SpecError {
+  return new SpecError(error('lock', `${LOCK_FILE} ${what}`, { file: LOCK_FILE, ...where, hint: `restore it from git (\`git checkout ${LOCK_FILE}\`), or delete it to re-resolve every version (then review the result)` }));
+}
+
+/** 1-based line of the first git conflict marker (`<<<<<<<`, `|||||||`, `=======`, `>>>>>>>`), if any. */
+export function conflictMarkerLine(text: string): number | undefined {
+  const m = /^(?:<{7}|\|{7}|={7}|>{7})(?: |$)/m.exec(text);
+  if (!m) return undefined;
+  let line = 1;
+  for (let i = 0; i < m.index; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
 }
 
 /** The lock's text: sorted environments, providers and artifacts, stable key order. */
@@ -74,13 +104,19 @@ export function serializeLock(lock: LockFile): string {
     emulates: { clusterctl: BUILTIN_PROVIDERS_HEADER.clusterctl, contract: CLUSTERCTL_CONTRACT, operatorApi: 'operator.cluster.x-k8s.io/v1alpha2' },
     environments: [...lock.environments]
       .sort((a, b) => cmp(a.name, b.name))
-      .map((e) => ({ name: e.name, ...(e.inputs ? { inputs: e.inputs } : {}), providers: [...e.providers].sort((a, b) => cmp(a.provider, b.provider)) })),
+      .map((e) => ({
+        name: e.name,
+        ...(e.inputs ? { inputs: e.inputs } : {}),
+        providers: [...e.providers].sort((a, b) => cmp(a.provider, b.provider)),
+        ...(e.crds ? { crds: [...e.crds].sort(cmp) } : {}),
+      })),
     artifacts: dedupe(lock.artifacts).sort((a, b) => cmp(a.source, b.source) || cmp(a.version, b.version) || cmp(a.file, b.file)),
+    ...(lock.inputFiles ? { inputFiles: [...lock.inputFiles].sort((a, b) => cmp(a.file, b.file)).map((f) => ({ file: f.file, sha256: f.sha256 })) } : {}),
   };
   return HEADER + serializeWithKeyOrder(sorted as unknown as Parameters<typeof serializeWithKeyOrder>[0], KEY_ORDER);
 }
 
-const KEY_ORDER = ['apiVersion', 'kind', 'emulates', 'environments', 'artifacts', 'name', 'inputs', 'provider', 'requested', 'version', 'contract', 'source', 'variables', 'file', 'url', 'sha256'];
+const KEY_ORDER = ['apiVersion', 'kind', 'emulates', 'environments', 'artifacts', 'inputFiles', 'name', 'inputs', 'providers', 'crds', 'provider', 'requested', 'version', 'contract', 'source', 'variables', 'file', 'url', 'sha256'];
 
 function dedupe(list: readonly LockedArtifact[]): LockedArtifact[] {
   const seen = new Map<string, LockedArtifact>();

@@ -37,6 +37,19 @@ export interface LockedEnvironment {
    */
   inputs?: string;
   providers: LockedProvider[];
+  /**
+   * Names of the CustomResourceDefinitions the environment's output holds, sorted. A build that
+   * would drop one fails unless the removal is deliberate: pruning a CRD deletes every object of
+   * its kind. Absent in locks written before capi-render recorded it.
+   */
+  crds?: string[];
+}
+
+/** sha256 of one input file (line endings and BOM normalised), so a changed input can be named. */
+export interface LockedInputFile {
+  /** Repository-relative, `/`-separated. */
+  file: string;
+  sha256: string;
 }
 
 export interface LockFile {
@@ -46,6 +59,8 @@ export interface LockFile {
   emulates?: { clusterctl: string; contract: string; operatorApi: string };
   environments: LockedEnvironment[];
   artifacts: LockedArtifact[];
+  /** Every input file capi-render reads (capi-render.yaml, providers/, overlays/, templates/), sorted. */
+  inputFiles?: LockedInputFile[];
 }
 
 export function emptyLock(): LockFile {

@@ -1,9 +1,9 @@
 /**
  * Computes the lock a build leaves behind, and what changed against the previous one (for
- * `--frozen` and `check`). Environments that were not rendered this time keep their entries, and
- * the artifacts those entries use; environments that no longer exist are dropped.
+ * `--frozen`, `check` and the removal guard). Environments that were not rendered this time keep
+ * their entries, and the artifacts those entries use; environments that no longer exist are dropped.
  */
-import type { LockFile, LockedArtifact, LockedEnvironment, LockedProvider } from './lock-types.js';
+import type { LockFile, LockedArtifact, LockedEnvironment, LockedInputFile, LockedProvider } from './lock-types.js';
 import { LOCK_API_VERSION } from './lock-types.js';
 import { artifactKey, serializeLock } from './lock-file.js';
 
@@ -12,55 +12,137 @@ export interface RenderedLockEntries {
   inputs?: string;
   providers: LockedProvider[];
   artifacts: LockedArtifact[];
+  /** CRD names the environment's output holds. */
+  crds: string[];
 }
 
-export function nextLock(previous: LockFile, rendered: readonly RenderedLockEntries[], allEnvironments: readonly string[]): LockFile {
-  // Nothing rendered and no environment gone: the lock stays as it is (the same object).
-  if (rendered.length === 0 && previous.environments.every((e) => allEnvironments.includes(e.name))) return previous;
+export function nextLock(previous: LockFile, rendered: readonly RenderedLockEntries[], allEnvironments: readonly string[], inputFiles?: readonly LockedInputFile[]): LockFile {
+  const sameFiles = inputFiles === undefined || sameInputFiles(previous.inputFiles, inputFiles);
+  // Nothing rendered, no environment gone and no input file changed: the lock stays as it is (the same object).
+  if (rendered.length === 0 && sameFiles && previous.environments.every((e) => allEnvironments.includes(e.name))) return previous;
   const renderedNames = new Set(rendered.map((r) => r.environment));
   const kept = previous.environments.filter((e) => !renderedNames.has(e.name) && allEnvironments.includes(e.name));
-  const environments: LockedEnvironment[] = [...kept, ...rendered.map((r) => ({ name: r.environment, ...(r.inputs ? { inputs: r.inputs } : {}), providers: r.providers }))];
+  const environments: LockedEnvironment[] = [
+    ...kept,
+    ...rendered.map((r) => ({ name: r.environment, ...(r.inputs ? { inputs: r.inputs } : {}), providers: r.providers, crds: [...r.crds].sort() })),
+  ];
   const used = new Set<string>();
   for (const e of kept) for (const p of e.providers) used.add(`${p.source}\u0000${p.version}`);
   const artifacts = new Map<string, LockedArtifact>();
   for (const a of previous.artifacts) if (used.has(`${a.source}\u0000${a.version}`)) artifacts.set(artifactKey(a.source, a.version, a.file), a);
   for (const r of rendered) for (const a of r.artifacts) artifacts.set(artifactKey(a.source, a.version, a.file), a);
-  return { apiVersion: LOCK_API_VERSION, kind: 'Lock', environments, artifacts: [...artifacts.values()] };
+  const files = inputFiles ?? previous.inputFiles;
+  return { apiVersion: LOCK_API_VERSION, kind: 'Lock', environments, artifacts: [...artifacts.values()], ...(files ? { inputFiles: [...files] } : {}) };
 }
 
-/** Human-readable differences between two locks (empty when they serialise identically). */
-export function describeLockChanges(before: LockFile, after: LockFile): string[] {
-  if (before === after || serializeLock(before) === serializeLock(after)) return [];
-  const out: string[] = [];
+function sameInputFiles(a: readonly LockedInputFile[] | undefined, b: readonly LockedInputFile[]): boolean {
+  if (!a || a.length !== b.length) return false;
+  const digests = new Map(a.map((f) => [f.file, f.sha256]));
+  return b.every((f) => digests.get(f.file) === f.sha256);
+}
+
+/** One difference between two locks, as data: the removal guard reads it, the reports print it. */
+export type LockChange =
+  | { kind: 'environment-added' | 'environment-removed'; env: string }
+  | { kind: 'provider-added'; env: string; provider: string; version: string }
+  | { kind: 'provider-removed'; env: string; provider: string; version: string }
+  | { kind: 'provider-version'; env: string; provider: string; before: string; after: string }
+  | { kind: 'provider-entry'; env: string; provider: string }
+  | { kind: 'crd-removed' | 'crd-added'; env: string; crd: string }
+  | { kind: 'inputs'; env: string }
+  | { kind: 'artifact-digest'; artifact: LockedArtifact; before: string }
+  | { kind: 'input-file'; file: string; change: 'edited' | 'added' | 'removed' };
+
+/** Every difference between two locks, environments in name order. */
+export function lockChanges(before: LockFile, after: LockFile): LockChange[] {
+  if (before === after) return [];
+  const out: LockChange[] = [];
   const envs = new Set([...before.environments.map((e) => e.name), ...after.environments.map((e) => e.name)]);
   for (const env of [...envs].sort()) {
     const b = before.environments.find((e) => e.name === env);
     const a = after.environments.find((e) => e.name === env);
-    if (!b) {
-      out.push(`environment ${env} is new`);
-      continue;
-    }
-    if (!a) {
-      out.push(`environment ${env} is gone`);
+    if (!b || !a) {
+      out.push({ kind: b ? 'environment-removed' : 'environment-added', env });
       continue;
     }
     const names = new Set([...b.providers.map((p) => p.provider), ...a.providers.map((p) => p.provider)]);
-    for (const name of [...names].sort()) {
-      const pb = b.providers.find((p) => p.provider === name);
-      const pa = a.providers.find((p) => p.provider === name);
-      if (!pb) out.push(`${env}: ${name} added at ${pa!.version}`);
-      else if (!pa) out.push(`${env}: ${name} removed (was ${pb.version})`);
-      else if (pb.version !== pa.version) out.push(`${env}: ${name} ${pb.version} → ${pa.version}`);
-      else if (JSON.stringify(pb) !== JSON.stringify(pa)) out.push(`${env}: ${name} entry changed (source, requested version, contract or variables)`);
+    for (const provider of [...names].sort()) {
+      const pb = b.providers.find((p) => p.provider === provider);
+      const pa = a.providers.find((p) => p.provider === provider);
+      if (!pb) out.push({ kind: 'provider-added', env, provider, version: pa!.version });
+      else if (!pa) out.push({ kind: 'provider-removed', env, provider, version: pb.version });
+      else if (pb.version !== pa.version) out.push({ kind: 'provider-version', env, provider, before: pb.version, after: pa.version });
+      else if (JSON.stringify(pb) !== JSON.stringify(pa)) out.push({ kind: 'provider-entry', env, provider });
     }
-    if (b.inputs !== a.inputs) out.push(`${env}: inputs changed (its overlays, bases, capi-render.yaml, templates or the capi-render version)`);
+    // A lock written before CRDs were recorded says nothing about them: no change to report.
+    if (b.crds && a.crds) {
+      const kept = new Set(a.crds);
+      const had = new Set(b.crds);
+      for (const crd of b.crds) if (!kept.has(crd)) out.push({ kind: 'crd-removed', env, crd });
+      for (const crd of a.crds) if (!had.has(crd)) out.push({ kind: 'crd-added', env, crd });
+    }
+    if (b.inputs !== a.inputs) out.push({ kind: 'inputs', env });
   }
   const key = (x: LockedArtifact) => artifactKey(x.source, x.version, x.file);
   const beforeArtifacts = new Map(before.artifacts.map((x) => [key(x), x]));
   for (const x of after.artifacts) {
     const old = beforeArtifacts.get(key(x));
-    if (old && old.sha256 !== x.sha256) out.push(`artifact ${x.file} of ${x.source} ${x.version}: sha256 ${old.sha256.slice(0, 12)}… → ${x.sha256.slice(0, 12)}…`);
+    if (old && old.sha256 !== x.sha256) out.push({ kind: 'artifact-digest', artifact: x, before: old.sha256 });
   }
+  out.push(...inputFileChanges(before.inputFiles, after.inputFiles));
+  return out;
+}
+
+function inputFileChanges(before: readonly LockedInputFile[] | undefined, after: readonly LockedInputFile[] | undefined): LockChange[] {
+  // Without a record on one side, no file can be named.
+  if (!before || !after) return [];
+  const was = new Map(before.map((f) => [f.file, f.sha256]));
+  const is = new Map(after.map((f) => [f.file, f.sha256]));
+  const out: LockChange[] = [];
+  for (const file of [...new Set([...was.keys(), ...is.keys()])].sort()) {
+    const b = was.get(file);
+    const a = is.get(file);
+    if (b === a) continue;
+    out.push({ kind: 'input-file', file, change: b === undefined ? 'added' : a === undefined ? 'removed' : 'edited' });
+  }
+  return out;
+}
+
+/** Human-readable differences between two locks (empty when they serialise identically). */
+export function describeLockChanges(before: LockFile, after: LockFile): string[] {
+  if (before === after || serializeLock(before) === serializeLock(after)) return [];
+  const changes = lockChanges(before, after);
+  const files = changes.filter((c) => c.kind === 'input-file');
+  const named = files.map((c) => `${c.file} (${c.change})`).join(', ');
+  const out = changes.flatMap((c): string[] => {
+    switch (c.kind) {
+      case 'environment-added':
+        return [`environment ${c.env} is new`];
+      case 'environment-removed':
+        return [`environment ${c.env} is gone`];
+      case 'provider-added':
+        return [`${c.env}: ${c.provider} added at ${c.version}`];
+      case 'provider-removed':
+        return [`${c.env}: ${c.provider} removed (was ${c.version})`];
+      case 'provider-version':
+        return [`${c.env}: ${c.provider} ${c.before} → ${c.after}`];
+      case 'provider-entry':
+        return [`${c.env}: ${c.provider} entry changed (source, requested version, contract or variables)`];
+      case 'crd-removed':
+        return [`${c.env}: CRD ${c.crd} no longer rendered`];
+      case 'crd-added':
+        return [`${c.env}: CRD ${c.crd} added`];
+      case 'inputs':
+        return [
+          `${c.env}: inputs changed (${named ? `changed input files: ${named}` : 'no recorded input file changed: the capi-render version, or a base outside providers/ and overlays/'})`,
+        ];
+      case 'artifact-digest':
+        return [`artifact ${c.artifact.file} of ${c.artifact.source} ${c.artifact.version}: sha256 ${c.before.slice(0, 12)}… → ${c.artifact.sha256.slice(0, 12)}…`];
+      case 'input-file':
+        return [];
+    }
+  });
+  if (out.length === 0 && files.length > 0) out.push(`input files changed: ${named}`);
   if (out.length === 0) out.push('artifact list changed');
   return out;
 }

@@ -6,6 +6,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { normalizeInputText } from '../spec/input-text.js';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { RenderError, SpecError, error, type Diagnostic } from '../errors.js';
@@ -113,7 +114,7 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
     if (patchFile && (patchFile.startsWith('..') || !existsSync(path.join(ctx.repoRoot, patchFile)))) {
       throw new SpecError(error('overlay', `patches[${index}].path "${entry.path}" does not exist inside the repository`, { file, ...at(), field: `patches[${index}].path` }));
     }
-    const text = entry.patch ?? (await readFile(path.join(ctx.repoRoot, patchFile!), 'utf8'));
+    const text = entry.patch ?? normalizeInputText(await readFile(path.join(ctx.repoRoot, patchFile!), 'utf8'));
     if (patchFile) result.hashes.push(`patch ${patchFile} ${createHash('sha256').update(text).digest('hex')}`);
     result.objects = applyOverlayPatch(result.objects, {
       text,

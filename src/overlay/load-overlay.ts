@@ -6,6 +6,7 @@ import { SpecError, error } from '../errors.js';
 import { schemaDiagnostics } from '../spec/schema-diagnostics.js';
 import { parseSourceDocuments, type SourceDocument } from '../spec/yaml-document.js';
 import { OVERLAY_SCHEMA } from './overlay-schema.js';
+import { normalizeInputText } from '../spec/input-text.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import { NO_VALIDATION_MEMO, type ValidationMemo } from '../spec/schema/validation-memo.js';
 import type { OverlaySpec } from './overlay-types.js';
@@ -40,7 +41,7 @@ export function memoizedOverlayLoader(memo: ValidationMemo = NO_VALIDATION_MEMO)
 }
 
 export async function loadOverlay(repoRoot: string, file: string, memo: ValidationMemo = NO_VALIDATION_MEMO): Promise<LoadedOverlay> {
-  const text = await fs.readFile(path.join(repoRoot, file), 'utf8');
+  const text = normalizeInputText(await fs.readFile(path.join(repoRoot, file), 'utf8'));
   const docs = parseSourceDocuments(text, file);
   if (docs.length !== 1) throw new SpecError(error('overlay', `${file} must hold exactly one YAML document, found ${docs.length}`, { file, line: 1, col: 1 }));
   const doc = docs[0]!;

@@ -9,19 +9,20 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { canonicalJson } from '../manifest/canonical-json.js';
-import type { LockFile, LockedArtifact, LockedProvider } from '../lock/lock-types.js';
+import type { LockFile, LockedArtifact, LockedInputFile, LockedProvider } from '../lock/lock-types.js';
 import type { ComposedEnvironment } from '../overlay/compose-environment.js';
-import { readInputFiles } from '../spec/read-input-files.js';
 import type { LoadedRepository } from './load-repository.js';
 import { packageVersion } from '../package-files.js';
 
-/** The part of every environment's hash that is the same for the whole build. */
-export async function buildInputsHash(repo: LoadedRepository, repoRoot: string): Promise<string> {
+/**
+ * The part of every environment's hash that is the same for the whole build. `inputFiles` are the
+ * digests recorded in the lock; every file under the templates folder counts (templates are
+ * `*.hbs`, not YAML).
+ */
+export function buildInputsHash(repo: LoadedRepository, inputFiles: readonly LockedInputFile[]): string {
   const hash = createHash('sha256').update(`capi-render ${packageVersion()}\n`).update(`config ${repo.configHash}\n`);
-  const templates = path.join(repoRoot, repo.config.templatesDir);
-  if (existsSync(templates)) {
-    for (const f of await readInputFiles(repoRoot, repo.config.templatesDir).catch(() => [])) hash.update(`template ${f.file} ${f.text}\n`);
-  }
+  const templates = `${repo.config.templatesDir.replace(/\/+$/, '')}/`;
+  for (const f of inputFiles) if (f.file.startsWith(templates)) hash.update(`template ${f.file} ${f.sha256}\n`);
   // Variables mapped from the environment make the output depend on something no file records, and
   // a plaintext secret mode must warn on every build: never skip then.
   const usesEnv = Object.values(repo.config.variables).some((v) => typeof v === 'object');

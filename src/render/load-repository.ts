@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { CONFIG_FILE } from '../config/config-types.js';
+import { normalizeInputText } from '../spec/input-text.js';
 import { parseSourceDocuments, type SourceDocument } from '../spec/yaml-document.js';
 import { NO_VALIDATION_MEMO, type ValidationMemo } from '../spec/schema/validation-memo.js';
 
@@ -27,7 +28,7 @@ export interface LoadedRepository {
 
 export async function loadRepository(repoRoot: string, memo: ValidationMemo = NO_VALIDATION_MEMO): Promise<LoadedRepository> {
   const config = await loadConfig(repoRoot, memo);
-  const configText = await fs.readFile(path.join(repoRoot, CONFIG_FILE), 'utf8').catch(() => '');
+  const configText = normalizeInputText(await fs.readFile(path.join(repoRoot, CONFIG_FILE), 'utf8').catch(() => ''));
   const base = await readInputTree(repoRoot, config.providersDir);
   return { repoRoot, config, configHash: sha256(configText), base: base.documents, baseHash: base.sha256 };
 }

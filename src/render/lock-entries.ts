@@ -1,5 +1,6 @@
 /** The lock entries one rendered environment contributes: its providers, cert-manager and their artifacts. */
 import type { RenderedLockEntries } from '../lock/next-lock.js';
+import { nameOf } from '../manifest/object.js';
 import type { EnvironmentResult } from './render-environment.js';
 
 export function lockEntriesOf(r: EnvironmentResult): RenderedLockEntries {
@@ -16,6 +17,7 @@ export function lockEntriesOf(r: EnvironmentResult): RenderedLockEntries {
       })),
       ...(r.certManager ? [r.certManager.lock] : []),
     ],
+    crds: r.environment.components.flatMap((c) => c.objects.filter((o) => o.kind === 'CustomResourceDefinition').map(nameOf)),
     artifacts: [
       ...r.providers.flatMap((p) => p.artifacts.map((a) => ({ source: p.sourceId, version: p.version, file: a.file, url: a.url, sha256: a.sha256 }))),
       ...(r.certManager

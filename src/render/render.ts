@@ -11,6 +11,7 @@ import { createProviderSchemaValidator } from '../spec/schema/index.js';
 import { createDefaultCatalog } from './catalog.js';
 import { loadRepository, readInputTree } from './load-repository.js';
 import { buildInputsHash, environmentInputsHash, isUnchanged } from './inputs-hash.js';
+import { inputFileDigests } from './input-file-digests.js';
 import { composeEnvironment, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
 import { DEFAULT_ENVIRONMENT, discoverEnvironments, selectShard } from '../overlay/discover-environments.js';
 import { memoizedOverlayLoader } from '../overlay/load-overlay.js';
@@ -19,6 +20,7 @@ import type { ProviderCatalog } from './provider-source.js';
 import { renderEnvironment, type EnvironmentResult } from './render-environment.js';
 import { createSession } from './session.js';
 import type { LockFile } from '../lock/lock-types.js';
+import type { RenderConfig } from '../config/config-types.js';
 import { emptyLock } from '../lock/lock-types.js';
 import { artifactKey } from '../lock/lock-file.js';
 import { nextLock } from '../lock/next-lock.js';
@@ -64,6 +66,8 @@ export interface RenderOptions {
 }
 
 export interface RenderResult {
+  /** The repository's settings (capi-render.yaml with defaults). */
+  config: RenderConfig;
   /** Absolute path of the output folder. */
   outputDir: string;
   /** Every environment that exists in the repository, sorted. */
@@ -141,7 +145,8 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
     loadOverlay: overlays,
   };
   const outputDir = path.resolve(repoRoot, repo.config.outputDir);
-  const buildHash = await buildInputsHash(repo, repoRoot);
+  const inputFiles = await inputFileDigests(repoRoot, repo.config);
+  const buildHash = buildInputsHash(repo, inputFiles);
 
   const results: EnvironmentResult[] = [];
   const skipped: string[] = [];
@@ -197,11 +202,12 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
     return { ...e, inputs: environmentInputsHash(buildHash, composedByEnv.get(r.environment.name)!, e.providers, e.artifacts) };
   });
   return {
+    config: repo.config,
     outputDir,
     skipped,
     gitopsDir: path.resolve(repoRoot, repo.config.gitopsDir),
     gitopsFiles: new Map([...gitopsFiles.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
-    lock: nextLock(lock, entries, allEnvironments),
+    lock: nextLock(lock, entries, allEnvironments, inputFiles),
     allEnvironments,
     environments: results,
     files,

@@ -6,6 +6,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { SpecError, error } from '../errors.js';
+import { normalizeInputText } from './input-text.js';
 
 export interface InputFile {
   /** Path relative to the repository root, with `/` separators. */
@@ -72,8 +73,7 @@ async function readText(root: string, rel: string): Promise<string> {
   }
   const bytes = await fs.readFile(absolute);
   try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    return normalizeInputText(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch {
     throw new SpecError(error('input-encoding', `${rel} is not valid UTF-8 text`, { file: rel, hint: 'save the file as UTF-8' }));
   }

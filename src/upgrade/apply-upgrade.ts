@@ -37,6 +37,8 @@ export interface ApplyUpgradeOptions {
   confirmStorageMigration?: boolean;
   /** The lock file's text before the upgrade (for the write). */
   previousLockText: string | undefined;
+  /** Accept removed providers, CRDs or environments (the build's --allow-removal). Default: false. */
+  allowRemoval?: boolean;
 }
 
 /** One edited input file. */
@@ -128,8 +130,14 @@ export async function applyUpgrade(options: ApplyUpgradeOptions): Promise<Upgrad
       await restore();
       return { ...nothing, edited, report, refused: dangerous };
     }
-    const written = await writeRenderResult(next, { repoRoot, previousLockText: options.previousLockText });
-    const changedPaths = [...edited.map((e) => e.file), ...(written.lockWritten ? ['capi-render.lock'] : []), ...(written.written.length + written.removed.length > 0 ? [outRel] : [])];
+    const written = await writeRenderResult(next, { repoRoot, previousLockText: options.previousLockText, previousLock: lockBefore, allowRemoval: options.allowRemoval ?? false });
+    const gitopsRel = path.relative(repoRoot, written.gitops.root).split(path.sep).join('/') || '.';
+    const changedPaths = [
+      ...edited.map((e) => e.file),
+      ...(written.lockWritten ? ['capi-render.lock'] : []),
+      ...(written.written.length + written.removed.length > 0 ? [outRel] : []),
+      ...(written.gitops.written.length + written.gitops.removed.length > 0 ? [gitopsRel] : []),
+    ];
     return { targets, skipped, edited, report, written, changedPaths, lockBefore, lockAfter: next.lock, warnings: current.warnings };
   } catch (e) {
     await restore();

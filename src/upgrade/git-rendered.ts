@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { SpecError, error } from '../errors.js';
-import { listFiles } from '../output/write.js';
+import { listFiles } from '../output/list-files.js';
 import type { GitRunner } from './git-command.js';
 
 /** Paths relative to the folder read (`/`-separated) → file text. */

@@ -66,7 +66,7 @@ export function renderPrBody(context: PrBodyContext, folders: TemplateFolders = 
 }
 
 function loadTemplate(folders: TemplateFolders): { file: string; text: string } {
-  const candidates = [...(folders.userDir ? [path.join(folders.userDir, PR_BODY_TEMPLATE)] : []), path.join(folders.bundledDir ?? packagePath('templates'), PR_BODY_TEMPLATE)];
+  const candidates = [...(folders.userDir ? [path.join(folders.userDir, PR_BODY_TEMPLATE)] : []), path.join(folders.bundledDir ?? packagePath('bundled-templates'), PR_BODY_TEMPLATE)];
   for (const file of candidates) {
     try {
       return { file, text: readFileSync(file, 'utf8') };

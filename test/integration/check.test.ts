@@ -26,7 +26,15 @@ describe('check', () => {
       text: /differs from what the inputs render[^\n]*\n\s+spec\.replicas: committed 5, inputs render 1/,
     },
     { name: 'a deleted file', change: (repo) => rmSync(path.join(repo, 'rendered/prod/cluster-api/service-capi-webhook-service.yaml')), file: 'rendered/prod/cluster-api/service-capi-webhook-service.yaml', text: /missing/ },
-    { name: 'an extra file', change: (repo) => writeFileSync(path.join(repo, 'rendered/dev/cluster-api/configmap-extra.yaml'), 'apiVersion: v1\nkind: ConfigMap\n'), file: 'rendered/dev/cluster-api/configmap-extra.yaml', text: /stale/ },
+    {
+      name: 'a stale file capi-render wrote (listed in its ownership record)',
+      change: (repo) => {
+        writeFileSync(path.join(repo, 'rendered/dev/cluster-api/configmap-extra.yaml'), 'apiVersion: v1\nkind: ConfigMap\n');
+        appendFileSync(path.join(repo, 'rendered/.capi-render-owned'), 'dev/cluster-api/configmap-extra.yaml\n');
+      },
+      file: 'rendered/dev/cluster-api/configmap-extra.yaml',
+      text: /stale/,
+    },
     {
       name: 'an edited gitops consumer file',
       change: (repo) => appendFileSync(path.join(repo, 'gitops/argocd/applications/prod.yaml'), '# edited\n'),
@@ -43,6 +51,23 @@ describe('check', () => {
       text: /capi-render\.lock is stale:(\n\s+prod: .*)*\n\s+prod: CoreProvider\/capi-system\/cluster-api v1\.11\.0 → v1\.12\.0/,
     },
   ];
+  it('reports a file capi-render did not write without failing: Argo CD and Flux apply only what the kustomizations list', async () => {
+    const repo = copyExample({ committed: true });
+    writeFileSync(path.join(repo, 'rendered/dev/cluster-api/configmap-extra.yaml'), 'apiVersion: v1\nkind: ConfigMap\n');
+    const r = await runCli(['check'], { cwd: repo });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('warning[output-location]: not written by capi-render (ignored): rendered/dev/cluster-api/configmap-extra.yaml');
+  });
+
+  it('fails when the ownership record no longer lists what the inputs render', async () => {
+    const repo = copyExample({ committed: true });
+    const record = path.join(repo, 'rendered/.capi-render-owned');
+    writeFileSync(record, readFileSync(record, 'utf8').replace('dev/kustomization.yaml\n', ''));
+    const r = await runCli(['check'], { cwd: repo });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('rendered/.capi-render-owned: error[drift]');
+  });
+
   it.each(cases)('fails on $name, naming it', async ({ change, file, text }) => {
     const repo = copyExample({ committed: true });
     change(repo);

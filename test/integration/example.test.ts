@@ -9,7 +9,7 @@ import path from 'node:path';
 import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { render } from '../../src/render/render.js';
-import { listFiles } from '../../src/output/write.js';
+import { listFiles } from '../../src/output/list-files.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 import { copyExample, snapshotTree } from '../helpers/repo.js';
 

@@ -4,58 +4,117 @@
  * completes. Two builds at once do not corrupt each other: one waits its turn or is refused.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/fixtures.js';
-import { copyExample, snapshotTree } from '../helpers/repo.js';
+import { CORE, copyExample, makeRepo, snapshotTree } from '../helpers/repo.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
-const build = (cwd: string) => spawnSync(process.execPath, [CLI, 'build'], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH } });
-
-function bumpReplicas(repo: string, replicas: number): void {
-  const f = path.join(repo, 'overlays/prod/patches/ha-core.yaml');
-  writeFileSync(f, readFileSync(f, 'utf8').replace(/replicas: \d+/, `replicas: ${replicas}`));
+/** A small deterministic generator, so a failing run can be replayed from its printed seed. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
-describe('interruption', () => {
-  it('SIGKILL at random points leaves either the old or the new output, never a mix', async () => {
-    const repo = copyExample();
-    expect(build(repo).status).toBe(0);
-    const old = snapshotTree(path.join(repo, 'rendered'));
-    bumpReplicas(repo, 7);
-    const reference = copyExample();
-    bumpReplicas(reference, 7);
-    expect(build(reference).status).toBe(0);
-    const next = snapshotTree(path.join(reference, 'rendered'));
-    expect(next).not.toEqual(old);
+const STATE = ['rendered', 'gitops', 'capi-render.lock'];
 
-    const delays = [150, 300, 450, 600, 800, 1000];
-    const outcomes: string[] = [];
-    for (const delay of delays) {
-      const child = spawn(process.execPath, [CLI, 'build'], { cwd: repo, env: { PATH: process.env.PATH }, stdio: 'ignore' });
-      // Listen at once: a fast build may finish before the kill.
-      const exited = new Promise((r) => child.once('exit', r));
-      await new Promise((r) => setTimeout(r, delay));
-      child.kill('SIGKILL');
-      await exited;
-      // A later run repairs a kill between the two renames; look at the tree the way a user would next see it.
-      const now = snapshotTree(path.join(repo, 'rendered'));
-      const state = JSON.stringify(now) === JSON.stringify(old) ? 'old' : JSON.stringify(now) === JSON.stringify(next) ? 'new' : Object.keys(now).length === 0 ? 'between-renames' : 'MIXED';
-      outcomes.push(state);
-      expect(state, `killed after ${delay} ms`).not.toBe('MIXED');
-      if (state === 'new') {
-        // Reset to the old output for the next round.
-        bumpReplicas(repo, 2);
-        expect(build(repo).status).toBe(0);
-        bumpReplicas(repo, 7);
+/** rendered/, gitops/ and the lock as one snapshot (the work folder is not part of the output). */
+function outputState(repo: string): string {
+  const parts = STATE.map((p) => {
+    const full = path.join(repo, p);
+    if (!existsSync(full)) return `${p}: none`;
+    return p.endsWith('.lock') ? `${p}: ${readFileSync(full, 'utf8')}` : `${p}: ${JSON.stringify(snapshotTree(full))}`;
+  });
+  return parts.join('\n');
+}
+
+/** Two input states whose outputs differ in most files: versions of core, bootstrap and cert-manager. */
+function setInputs(repo: string, state: 'A' | 'B'): void {
+  const version = state === 'A' ? 'v1.11.0' : 'v1.12.0';
+  writeFileSync(path.join(repo, 'providers/core.yaml'), CORE(version));
+  writeFileSync(path.join(repo, 'providers/kubeadm.yaml'), BOOTSTRAP(version));
+  const config = path.join(repo, 'capi-render.yaml');
+  writeFileSync(config, readFileSync(config, 'utf8').replace(/version: v1\.\d+\.\d+/, `version: ${state === 'A' ? 'v1.19.4' : 'v1.16.1'}`));
+}
+
+const BOOTSTRAP = (version: string) =>
+  `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: BootstrapProvider\nmetadata:\n  name: kubeadm\n  namespace: capi-kubeadm-bootstrap-system\nspec:\n  version: ${version}\n`;
+
+describe('interruption', () => {
+  it('SIGKILL at seeded random points, while writing and while installing: always the old or the new output', async () => {
+    const seed = Number(process.env.KILL_SEED ?? Date.now() % 1_000_000);
+    const random = mulberry32(seed);
+    const cache = tempDir();
+    const env = { PATH: process.env.PATH ?? '', CAPI_RENDER_CACHE_DIR: cache };
+    const cli = (repo: string, extra: Record<string, string> = {}) => spawnSync(process.execPath, [CLI, 'build', '--allow-removal'], { cwd: repo, encoding: 'utf8', env: { ...env, ...extra } });
+    // The two complete states, built undisturbed.
+    const repo = makeRepo({ 'providers/core.yaml': CORE('v1.11.0'), 'providers/kubeadm.yaml': BOOTSTRAP('v1.11.0') });
+    setInputs(repo, 'A');
+    expect(cli(repo).status).toBe(0);
+    const pristineA = tempDir();
+    const kept = [...STATE, 'providers', 'capi-render.yaml'].filter((p) => existsSync(path.join(repo, p)));
+    for (const p of kept) cpSync(path.join(repo, p), path.join(pristineA, p), { recursive: true });
+    const stateA = outputState(repo);
+    setInputs(repo, 'B');
+    const started = Date.now();
+    expect(cli(repo).status).toBe(0);
+    const duration = Date.now() - started;
+    const stateB = outputState(repo);
+    expect(stateB).not.toBe(stateA);
+    const reset = () => {
+      for (const p of [...STATE, 'providers', 'capi-render.yaml']) rmSync(path.join(repo, p), { recursive: true, force: true });
+      for (const p of kept) cpSync(path.join(pristineA, p), path.join(repo, p), { recursive: true });
+      setInputs(repo, 'B');
+    };
+
+    // Timed kills land anywhere in the second half of a build (where the writing is); failpoint
+    // kills land exactly at a step of the write, the n-th time the writer reaches it.
+    // How often the writer reaches each step in this change (a kill past the last one lets the build finish).
+    const steps: [string, number][] = [['stage', 60], ['commit', 1], ['committed', 1], ['apply', 60], ['remove', 3], ['record', 1], ['lock', 1]];
+    const runs = [
+      ...Array.from({ length: 50 }, () => ({ delay: Math.round(duration * (0.45 + 0.65 * random())) })),
+      ...steps.flatMap(([step, hits]) => [1, 2].map(() => ({ failpoint: `${step}:${1 + Math.floor(random() * hits)}` }))),
+    ];
+    const outcomes: Record<string, number> = {};
+    for (const [i, run] of runs.entries()) {
+      reset();
+      const where = `run ${i} (${'delay' in run ? `killed after ${run.delay} ms` : `CAPI_RENDER_TEST_KILL_AT=${run.failpoint}`}), KILL_SEED=${seed}`;
+      let signal: NodeJS.Signals | null;
+      if ('delay' in run) {
+        const child = spawn(process.execPath, [CLI, 'build', '--allow-removal'], { cwd: repo, env, stdio: 'ignore' });
+        const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_code, sig) => r(sig)));
+        await new Promise((r) => setTimeout(r, run.delay));
+        child.kill('SIGKILL');
+        signal = await exited;
+      } else {
+        signal = cli(repo, { CAPI_RENDER_TEST_KILL_AT: run.failpoint }).signal;
       }
+      const committed = existsSync(path.join(repo, '.capi-render-write/commit.json'));
+      const now = outputState(repo);
+      // Before the commit marker the output is exactly the old one; after it (and its cleanup) the new one.
+      const state = committed ? 'installing' : now === stateA ? 'old' : now === stateB ? 'new' : 'MIXED';
+      outcomes[`${signal ? 'killed' : 'finished'}/${state}`] = (outcomes[`${signal ? 'killed' : 'finished'}/${state}`] ?? 0) + 1;
+      expect(state, where).not.toBe('MIXED');
+      // The next build finishes an installing write, discards an uncommitted one, and ends in the new state.
+      const next = cli(repo);
+      expect(next.status, `${where}: ${next.stderr}`).toBe(0);
+      if (committed) expect(next.stderr, where).toContain('finished the write of an interrupted build');
+      expect(outputState(repo), where).toBe(stateB);
+      expect(existsSync(path.join(repo, '.capi-render-write')) ? spawnSync('find', [path.join(repo, '.capi-render-write')], { encoding: 'utf8' }).stdout : 'gone', where).toBe('gone');
     }
-    const final = build(repo);
-    expect(final.status, final.stderr).toBe(0);
-    expect(snapshotTree(path.join(repo, 'rendered'))).toEqual(next);
-    expect(outcomes.length).toBe(delays.length);
-  }, 120_000);
+    console.info(`interruption outcomes (KILL_SEED=${seed}, build ${duration} ms): ${JSON.stringify(outcomes)}`);
+    // Every kind of outcome happened at least once: kills before the commit point, during installing, and after.
+    expect(Object.keys(outcomes).some((k) => k === 'killed/old'), JSON.stringify(outcomes)).toBe(true);
+    expect(Object.keys(outcomes).some((k) => k === 'killed/installing'), JSON.stringify(outcomes)).toBe(true);
+  }, 240_000);
 
   it('two builds at once both finish and leave a consistent tree', async () => {
     const repo = copyExample();

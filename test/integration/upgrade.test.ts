@@ -157,7 +157,14 @@ describe('capi-render upgrade across contracts (v1.10.4, v1beta1 → v1.11.0, v1
 
   it('with --confirm-storage-migration moves the set, relocks to v1beta2 and reports the contract and CRD changes', async () => {
     const repo = await builtRepo('v1.10.4');
-    const r = await cli(repo, 'upgrade', '--to', 'v1.11.0', '--confirm-storage-migration');
+    // The real v1.11.0 core components no longer carry the ipaddresses CRD: pruning it would delete
+    // every IPAddress, so the removal guard wants a say-so too.
+    const before = snapshotTree(repo);
+    const guarded = await cli(repo, 'upgrade', '--to', 'v1.11.0', '--confirm-storage-migration');
+    expect(guarded.code).toBe(1);
+    expect(guarded.stderr).toContain('error[removal]: environment default: CRD ipaddresses.ipam.cluster.x-k8s.io is no longer rendered');
+    expect(snapshotTree(repo)).toEqual(before);
+    const r = await cli(repo, 'upgrade', '--to', 'v1.11.0', '--confirm-storage-migration', '--allow-removal');
     expect(r.code, r.stderr).toBe(0);
     expect(changedLines(CORE_FILE('v1.10.4'), read(repo, 'providers/core.yaml'))).toEqual([[8, '  version: v1.11.0 # moved by capi-render upgrade']]);
     expect(changedLines(KUBEADM_FILE('v1.10.4'), read(repo, 'providers/kubeadm.yaml'))).toEqual([

@@ -5,10 +5,12 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { DriftError, error, type Diagnostic } from '../../errors.js';
+import { DriftError, error, warning, type Diagnostic } from '../../errors.js';
+import { OWNERSHIP_FILE, ownershipText, parseOwnership } from '../../output/ownership.js';
+import { normalizeInputText } from '../../spec/input-text.js';
 import { compareTrees, type FileDrift } from '../../check/compare-output.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
-import { listFiles } from '../../output/write.js';
+import { listFiles } from '../../output/list-files.js';
 import { isGitopsFileOf } from '../../render/gitops-stage.js';
 import { render } from '../../render/render.js';
 import type { Command } from '../command.js';
@@ -29,10 +31,15 @@ export const checkCommand: Command = {
     const names = result.environments.map((e) => e.environment.name);
     const partial = names.length !== result.allEnvironments.length;
     const rel = (p: string) => path.relative(repoRoot, p).split(path.sep).join('/');
+    const rendered = await readOutputFolder(result.outputDir);
+    const gitops = await readOutputFolder(result.gitopsDir);
     const drift: FileDrift[] = [
-      ...compareTrees(result.files, await readTree(result.outputDir), rel(result.outputDir), (p) => !partial || names.includes(p.split('/')[0]!)),
-      ...compareTrees(result.gitopsFiles, await readTree(result.gitopsDir), rel(result.gitopsDir), (p) => !partial || names.some((n) => isGitopsFileOf(p, n))),
+      ...compareTrees(result.files, rendered.files, rel(result.outputDir), (p) => rendered.owned(p) && (!partial || names.includes(p.split('/')[0]!))),
+      ...compareTrees(result.gitopsFiles, gitops.files, rel(result.gitopsDir), (p) => gitops.owned(p) && (!partial || names.some((n) => isGitopsFileOf(p, n)))),
+      ...(partial ? [] : [...recordDrift(result.files, rendered, rel(result.outputDir)), ...recordDrift(result.gitopsFiles, gitops, rel(result.gitopsDir))]),
     ];
+    const foreign = [...rendered.foreign.map((f) => `${rel(result.outputDir)}/${f}`), ...gitops.foreign.map((f) => `${rel(result.gitopsDir)}/${f}`)];
+    if (foreign.length > 0) io.stderr.write(formatDiagnostics([warning('output-location', `not written by capi-render (ignored): ${foreign.join(', ')}`)], { color }));
     const lockChanges = describeLockChanges(prepared.lock, result.lock);
     if (drift.length === 0 && lockChanges.length === 0) {
       io.stderr.write(`check: ${names.length} environment${names.length === 1 ? '' : 's'} up to date (${result.files.size + result.gitopsFiles.size} files, capi-render.lock)\n`);
@@ -52,7 +59,33 @@ export const checkCommand: Command = {
   },
 };
 
-async function readTree(dir: string): Promise<Map<string, string>> {
-  const files = await listFiles(dir);
-  return new Map(await Promise.all(files.map(async (f) => [f, await fs.readFile(path.join(dir, f), 'utf8')] as [string, string])));
+interface CommittedFolder {
+  /** File texts, CRLF read as LF (a Windows checkout of the same commit is not drift). */
+  files: Map<string, string>;
+  /** The ownership record's text, when there is one. */
+  recordText: string | undefined;
+  /** Whether capi-render wrote this file (everything, for a folder from before ownership records). */
+  owned: (relative: string) => boolean;
+  /** Files the record does not list. */
+  foreign: string[];
+}
+
+async function readOutputFolder(dir: string): Promise<CommittedFolder> {
+  const list = await listFiles(dir);
+  const files = new Map(await Promise.all(list.map(async (f) => [f, normalizeInputText(await fs.readFile(path.join(dir, f), 'utf8'))] as [string, string])));
+  const recordText = await fs.readFile(path.join(dir, OWNERSHIP_FILE), 'utf8').catch(() => undefined);
+  const record = recordText === undefined ? undefined : parseOwnership(recordText);
+  const owned = (f: string) => !record || record.files.has(f);
+  return { files, recordText, owned, foreign: list.filter((f) => !owned(f)) };
+}
+
+/** The ownership record must list exactly the files the inputs render. */
+function recordDrift(planned: ReadonlyMap<string, string>, committed: CommittedFolder, prefix: string): FileDrift[] {
+  if (planned.size === 0 && committed.recordText === undefined) return [];
+  const file = `${prefix}/${OWNERSHIP_FILE}`;
+  if (committed.recordText === undefined) return [{ file, kind: 'missing', details: [] }];
+  const expected = ownershipText(planned.keys());
+  return normalizeInputText(committed.recordText) === expected || (planned.size === 0 && parseOwnership(committed.recordText).files.size === 0)
+    ? []
+    : [{ file, kind: 'edited', details: ['the list of files capi-render wrote differs from what the inputs render'] }];
 }

@@ -11,6 +11,7 @@ import { loadConfig } from '../../config/load-config.js';
 import { parseLock, readLockFile } from '../../lock/lock-file.js';
 import { emptyLock, LOCK_FILE } from '../../lock/lock-types.js';
 import { createGitRunner } from '../../upgrade/git-command.js';
+import { hasInterruptedWrite } from '../../output/transaction.js';
 import { readFileAtRef, readTreeAtRef, readTreeFromDisk } from '../../upgrade/git-rendered.js';
 import { compareRendered, storageMigrationFindings } from '../../upgrade/upgrade-report.js';
 import type { Command } from '../command.js';
@@ -26,6 +27,9 @@ export const diffCommand: Command = {
   ],
   options: { base: { type: 'string' }, env: { type: 'string', multiple: true }, markdown: { type: 'boolean' } },
   async run({ io, values, repoRoot, color }) {
+    if (await hasInterruptedWrite(repoRoot)) {
+      throw new SpecError(error('write', 'an interrupted build left its output half-installed', { hint: 'run `capi-render build`: it finishes the interrupted write first' }));
+    }
     const base = String(values.base ?? 'HEAD');
     const environments = (values.env as string[] | undefined) ?? [];
     const config = await loadConfig(repoRoot);

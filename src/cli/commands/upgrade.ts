@@ -4,7 +4,6 @@
  * object diff and safety report. With `--pr`, commit on a branch, push it and open or update a
  * pull request whose body is the report.
  */
-import path from 'node:path';
 import { SpecError, UsageError, error } from '../../errors.js';
 import { formatDiffText } from '../../diff/format-text.js';
 import { loadConfig } from '../../config/load-config.js';
@@ -18,6 +17,7 @@ import { upgradeBranchName, upgradeCommand as commandLine, upgradeCommitMessage,
 import type { Command, CommandContext } from '../command.js';
 import { formatDiagnostics } from '../format.js';
 import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+import { reportWrite } from './build.js';
 
 const { shard: _shard, ...FLAGS } = RENDER_FLAGS;
 
@@ -32,6 +32,7 @@ export const upgradeCommand: Command = {
     ['--provider P', 'only this provider: Kind/name, Kind/namespace/name or its label (cluster-api, bootstrap-kubeadm, …); repeatable'],
     ...RENDER_FLAG_HELP.filter(([flag]) => !flag.startsWith('--shard')),
     ['--confirm-storage-migration', 'proceed although a CRD version objects may still be stored in is removed or no longer served (do the printed steps first)'],
+    ['--allow-removal', 'accept an upgrade that stops rendering a CRD, a provider or an environment (refused by default: Argo CD / Flux would prune it)'],
     ['--pr', 'commit on branch capi-render/upgrade-<subject>-<version>, force-push it and open (or update) a pull request; needs GITHUB_TOKEN or GH_TOKEN'],
     ['--remote R', 'git remote to push to (default origin)'],
     ['--repository O/N', 'GitHub repository of the pull request (default: from the remote URL)'],
@@ -44,6 +45,7 @@ export const upgradeCommand: Command = {
     contract: { type: 'string' },
     provider: { type: 'string', multiple: true },
     'confirm-storage-migration': { type: 'boolean' },
+    'allow-removal': { type: 'boolean' },
     pr: { type: 'boolean' },
     remote: { type: 'string' },
     repository: { type: 'string' },
@@ -55,7 +57,7 @@ export const upgradeCommand: Command = {
     const providers = (values.provider as string[] | undefined) ?? [];
     const environments = (values.env as string[] | undefined) ?? [];
     if (!values.pr && (values.remote || values.repository || values['pr-base'])) throw new UsageError('--remote, --repository and --pr-base need --pr');
-    const prepared = await prepareRender(ctx);
+    const prepared = await prepareRender(ctx, { writes: true });
     const git = createGitRunner({ cwd: repoRoot, env: io.env, secrets: [prepared.options.githubToken ?? ''] });
     // Everything --pr needs is checked before any file is touched.
     const pr: PreparedPullRequest | undefined = values.pr
@@ -73,6 +75,7 @@ export const upgradeCommand: Command = {
       selection: { request, providers },
       confirmStorageMigration: Boolean(values['confirm-storage-migration']),
       previousLockText: prepared.lockText,
+      allowRemoval: Boolean(values['allow-removal']),
     });
     if (outcome.warnings.length > 0) io.stderr.write(formatDiagnostics(outcome.warnings, { color }));
     for (const s of outcome.skipped) io.stderr.write(`unchanged ${s.environment}: ${s.provider} (${s.reason})\n`);
@@ -85,9 +88,7 @@ export const upgradeCommand: Command = {
     }
     io.stdout.write(formatDiffText(outcome.report.changes, outcome.report.findings, { color }));
     if (outcome.refused) return refuse(ctx, outcome);
-    const written = outcome.written!;
-    const shown = path.relative(io.cwd, written.outDir) || '.';
-    io.stderr.write(`${shown}: ${written.written.length} written, ${written.unchanged} unchanged, ${written.removed.length} removed${written.lockWritten ? '; capi-render.lock updated' : ''}\n`);
+    reportWrite(ctx, outcome.written!);
     if (!pr) return 0;
 
     const naming: UpgradeNaming = { targets: outcome.targets, request, environments };

@@ -1,0 +1,143 @@
+/**
+ * Moving staged files into place, and putting things back. Every step is idempotent — it looks at
+ * what is on disk, not at what it remembers — so the same code finishes a write that a killed
+ * process had committed (roll forward) and runs the write the first time.
+ *
+ * A stage folder holds `new/<rel>` (the files to install), `old/<rel>` (what they replace, moved
+ * aside as they are installed) and `plan.json` (the staged and the removed paths). Single files
+ * (the ownership records, capi-render.lock) move the same way with a `staged` and a `backup` path.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+
+/** What a stage installs under `root`. */
+export interface StagePlan {
+  root: string;
+  /** Relative paths staged under `new/`, installed in this order. */
+  files: string[];
+  /** Relative paths of owned files to remove. */
+  remove: string[];
+}
+
+/** One file replaced as a whole: the ownership record or the lock. */
+export interface SingleFileMove {
+  target: string;
+  staged: string;
+  backup: string;
+}
+
+/** What the commit marker says: the stages and single files of one committed write. */
+export interface CommitRecord {
+  version: 1;
+  stages: string[];
+  files: SingleFileMove[];
+}
+
+/** A done step, for putting things back when the same process fails half-way. */
+type Undo = { target: string; backup?: string };
+
+/** Called before each step; tests use it to kill the process at a chosen point. */
+export type Failpoint = (name: string) => void;
+
+export const PLAN_FILE = 'plan.json';
+
+export async function readPlan(stage: string): Promise<StagePlan> {
+  return JSON.parse(await fs.readFile(path.join(stage, PLAN_FILE), 'utf8')) as StagePlan;
+}
+
+/**
+ * Installs everything a commit record names. With `undo`, the steps this call performs are
+ * recorded so {@link undoSteps} can reverse them. Returns the folders that lost a file (for tidying).
+ */
+export async function applyCommit(commit: CommitRecord, undo: Undo[] | undefined, failpoint: Failpoint): Promise<string[]> {
+  const emptied: string[] = [];
+  for (const stage of commit.stages) {
+    // Tidying removes a stage only after everything was installed: a missing one is done.
+    if (!(await present(stage))) continue;
+    const plan = await readPlan(stage);
+    for (const rel of plan.files) {
+      failpoint('apply');
+      await install(path.join(plan.root, ...rel.split('/')), path.join(stage, 'new', rel), path.join(stage, 'old', rel), undo);
+    }
+    for (const rel of plan.remove) {
+      failpoint('remove');
+      const target = path.join(plan.root, ...rel.split('/'));
+      if (await moveAside(target, path.join(stage, 'old', rel), undo)) emptied.push(path.dirname(target));
+    }
+  }
+  for (const file of commit.files) {
+    failpoint(path.basename(file.target) === 'capi-render.lock' ? 'lock' : 'record');
+    await install(file.target, file.staged, file.backup, undo);
+  }
+  return emptied;
+}
+
+/** Reverses recorded steps, newest first. */
+export async function undoSteps(undo: Undo[]): Promise<void> {
+  for (const step of [...undo].reverse()) {
+    if (step.backup !== undefined) await move(step.backup, step.target);
+    else await fs.rm(step.target, { force: true });
+  }
+}
+
+/** Puts `staged` at `target`, moving what was there to `backup` first (unless already moved). */
+async function install(target: string, staged: string, backup: string, undo: Undo[] | undefined): Promise<void> {
+  if (!(await present(staged))) return; // installed by an earlier run
+  const hadBackup = await present(backup);
+  const replaced = !hadBackup && (await moveAside(target, backup, undefined));
+  await fs.mkdir(path.dirname(target), { recursive: true });
+  await move(staged, target);
+  undo?.push(replaced || hadBackup ? { target, backup } : { target });
+}
+
+/** Moves `target` to `backup` when it exists and no backup exists yet; true when something moved. */
+async function moveAside(target: string, backup: string, undo: Undo[] | undefined): Promise<boolean> {
+  if (!(await present(target))) return false;
+  if (await present(backup)) {
+    await fs.rm(target, { force: true });
+    return true;
+  }
+  await fs.mkdir(path.dirname(backup), { recursive: true });
+  await move(target, backup);
+  undo?.push({ target, backup });
+  return true;
+}
+
+/**
+ * rename(2), or — when the two paths are on different file systems (a mount inside the output
+ * folder) — a copy beside the destination renamed over it, then the source removed.
+ */
+export async function move(from: string, to: string): Promise<void> {
+  try {
+    await fs.rename(from, to);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
+    const tmp = path.join(path.dirname(to), `.${path.basename(to)}.capi-render-tmp`);
+    await fs.copyFile(from, tmp);
+    await fs.rename(tmp, to);
+    await fs.rm(from, { force: true });
+  }
+}
+
+async function present(p: string): Promise<boolean> {
+  return fs.lstat(p).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Removes the folders in `folders` and their parents up to `root` (exclusive) while they are empty. */
+export async function removeEmptyFolders(folders: Iterable<string>, roots: readonly string[]): Promise<void> {
+  const unique = [...new Set(folders)].sort((a, b) => b.length - a.length);
+  for (const start of unique) {
+    const root = roots.find((r) => start.startsWith(r + path.sep));
+    if (!root) continue;
+    for (let dir = start; dir !== root && dir.startsWith(root + path.sep); dir = path.dirname(dir)) {
+      try {
+        await fs.rmdir(dir);
+      } catch {
+        break; // not empty (someone else's file), or gone
+      }
+    }
+  }
+}
