@@ -3,11 +3,12 @@
  * structured deserialisation — exact (numbers, -0, Infinity) and several times faster than parsing
  * YAML again. Content-addressed and written then renamed, so a stale or half-written entry is never
  * read; a corrupted or unreadable one is a miss. Folders are named by the V8 version that wrote them.
+ * Entries are owner-only (see private-files.ts).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
+import { makePrivateDirSync, writePrivateFileSync } from './private-files.js';
 
 export interface ValueCache {
   /** The value stored for `sha256`, or undefined. */
@@ -29,11 +30,8 @@ export function createValueCache(cacheDir: string, kind: string): ValueCache {
     },
     put(sha256, value) {
       try {
-        mkdirSync(dir, { recursive: true });
-        const target = fileOf(sha256);
-        const tmp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-        writeFileSync(tmp, serialize(value));
-        renameSync(tmp, target);
+        makePrivateDirSync(dir);
+        writePrivateFileSync(fileOf(sha256), serialize(value));
       } catch {
         // A cache that cannot be written only costs time next build.
       }
