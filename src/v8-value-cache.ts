@@ -3,16 +3,20 @@
  * structured deserialisation — exact (numbers, -0, Infinity) and several times faster than parsing
  * YAML again. Content-addressed and written then renamed, so a stale or half-written entry is never
  * read; a corrupted or unreadable one is a miss. Folders are named by the V8 version that wrote them.
+ * Entries are owner-only (see private-files.ts); a caller must never put a value derived from a
+ * secret (see session.ts: texts with a secret substituted are not cached).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
+import { makePrivateDirSync, writePrivateFileSync } from './private-files.js';
 
 export interface ValueCache {
   /** The value stored for `sha256`, or undefined. */
   get(sha256: string): unknown;
   put(sha256: string, value: unknown): void;
+  /** Removes the entry for `sha256`, if any (best effort). */
+  delete(sha256: string): void;
 }
 
 /** A cache in `<cacheDir>/<kind>-v8-<V8 version>/`. */
@@ -29,13 +33,17 @@ export function createValueCache(cacheDir: string, kind: string): ValueCache {
     },
     put(sha256, value) {
       try {
-        mkdirSync(dir, { recursive: true });
-        const target = fileOf(sha256);
-        const tmp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-        writeFileSync(tmp, serialize(value));
-        renameSync(tmp, target);
+        makePrivateDirSync(dir);
+        writePrivateFileSync(fileOf(sha256), serialize(value));
       } catch {
         // A cache that cannot be written only costs time next build.
+      }
+    },
+    delete(sha256) {
+      try {
+        unlinkSync(fileOf(sha256));
+      } catch {
+        // Absent (the usual case) or not ours to remove.
       }
     },
   };

@@ -64,7 +64,9 @@ export async function renderCertManager(
   const key = canonicalJson({ sha256: artifact.sha256, version, images });
   let processed = session.certManager.get(key);
   if (!processed) {
-    processed = processCertManager(session.parse(artifact.text, where).map((r) => r.object), version, images, where);
+    // cert-manager is installed as published (clusterctl substitutes no variables in it), so its
+    // text holds no secret value and its parse may be cached.
+    processed = processCertManager(session.parse(artifact.text, where, { secret: false }).map((r) => r.object), version, images, where);
     session.certManager.set(key, processed);
   }
   return {

@@ -152,7 +152,10 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
           return v?.value;
         },
         images: { ...session.config.images, ...imagesFromConfigSecret(r.cr, inputs), ...envInputs.images },
-        parse: session.parse,
+        // Parsing follows substitution, so by then every value in the text has come through
+        // lookupVariable and is in `seen`: a text is secret when any of them came from a secret
+        // source (see session.ts for why that, and not a search of the text, decides).
+        parse: (text, source) => session.parse(text, source, { secret: [...seen.values()].some((v) => v.secret) }),
         memo: session.components,
         textKey,
         compile: (text, source) => session.compile(textKey, text, source),

@@ -31,8 +31,11 @@ export interface RenderSession {
   pin: PinContext;
   /** Accept a lower minor version than the lock's (the operator never does). */
   allowDowngrade?: boolean;
-  /** Parses a components text once per distinct content, however many environments render it. */
-  parse(text: string, source: string): Resource[];
+  /**
+   * Parses a components text once per distinct content, however many environments render it; a
+   * text without secret values is also kept in the on-disk parse cache for later builds.
+   */
+  parse(text: string, source: string, options: ParseOptions): Resource[];
   /** Serialisation shared by every environment's plan. */
   serializer: CachedSerializer;
   /** cert-manager's processed objects by artifact, version and images. */
@@ -45,6 +48,15 @@ export interface RenderSession {
   inventoryCrd(): KubeObject;
 }
 
+/** What the caller of {@link RenderSession.parse} knows about the text. */
+export interface ParseOptions {
+  /**
+   * A value from a secret source (a provider's configSecret, a variable mapped `fromEnv`) was
+   * substituted into the text. Required, so that no caller can forget to say.
+   */
+  secret: boolean;
+}
+
 export function createSession(
   init: Omit<RenderSession, 'store' | 'parse' | 'serializer' | 'certManager' | 'components' | 'inventoryCrd' | 'compile'> & { store?: ArtifactStore; parseCache?: ParseCache },
 ): RenderSession {
@@ -54,12 +66,34 @@ export function createSession(
   return {
     ...init,
     store: init.store ?? new ArtifactStore(),
-    parse(text, source) {
+    parse(text, source, options) {
       const key = createHash('sha256').update(text).digest('hex');
-      let resources = parsed.get(key) ?? init.parseCache?.get(key, source);
-      if (!resources) {
+      let resources = parsed.get(key);
+      if (resources) return resources;
+      // The rule that keeps secrets off disk: a text that had a secret-sourced value substituted
+      // into it is parsed in memory only. Why this rule:
+      // - an entry is keyed by the substituted text and holds the objects parsed from it, so it
+      //   holds every substituted value verbatim — and the cache folder is saved by CI
+      //   (actions/cache) and read by nobody who would notice (issue 17);
+      // - caching before substitution instead is not possible here: clusterctl substitutes on the
+      //   raw text (a value may change the YAML's structure), so parsing must follow substitution;
+      // - the decision goes by where values came from, not by searching the text for them: string
+      //   functions (`${V:0:8}`, `${V^^}`, `${V/#p/r}`) put transformed pieces of a value in the text;
+      // - it ignores the secret guard's mode and its "not sensitive" exemptions: those decide what
+      //   may go to git, where it is reviewed; the cache is a side channel nobody reviews.
+      // The cost is parsing such a text once per build (still once for every environment); every
+      // other text — cert-manager, providers without secret values — is cached as before.
+      if (options.secret) {
         resources = parseManifests(text, source);
-        init.parseCache?.put(key, resources);
+        // A build in which the same values came from files (before the user moved one to a secret
+        // source) may have cached this very text: once a value is secret, the cache keeps no copy.
+        init.parseCache?.delete(key);
+      } else {
+        resources = init.parseCache?.get(key, source);
+        if (!resources) {
+          resources = parseManifests(text, source);
+          init.parseCache?.put(key, resources);
+        }
       }
       parsed.set(key, resources);
       return resources;

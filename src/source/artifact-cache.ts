@@ -1,12 +1,15 @@
 /**
  * A content-addressed cache of release artifacts on disk: `<dir>/sha256/<hex>`. Entries are verified
  * on read, so a corrupted cache file is ignored rather than trusted. The cache is an object handed
- * to the build (never module state); the lock file says which digest an artifact must have.
+ * to the build (never module state); the lock file says which digest an artifact must have. It
+ * holds fetched release files only — bytes as published, before any substitution — owner-only
+ * (see private-files.ts).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { makePrivateDir, writePrivateFile } from '../private-files.js';
 
 export interface ArtifactCache {
   readonly dir: string;
@@ -44,11 +47,9 @@ export function createArtifactCache(dir: string): ArtifactCache {
       const sha256 = sha256Hex(bytes);
       const target = fileOf(sha256);
       if (await fs.stat(target).then(() => true, () => false)) return sha256;
-      await fs.mkdir(path.dirname(target), { recursive: true });
-      // Write then rename, so a concurrent reader never sees half a file.
-      const tmp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-      await fs.writeFile(tmp, bytes);
-      await fs.rename(tmp, target);
+      await makePrivateDir(path.dirname(target));
+      // Written then renamed, so a concurrent reader never sees half a file.
+      await writePrivateFile(target, bytes);
       return sha256;
     },
   };

@@ -42,7 +42,7 @@ describe('incremental and cached builds', () => {
     expect((await runCli(['build'], { cwd: first, env: { CAPI_RENDER_CACHE_DIR: cache } })).code).toBe(0);
     const second = repoWith(2);
     expect((await runCli(['build'], { cwd: second, env: { CAPI_RENDER_CACHE_DIR: cache } })).code).toBe(0);
-    expect(readdirSync(path.join(cache, `parsed-v8-${process.versions.v8}`)).length).toBeGreaterThan(0);
+    expect(readdirSync(path.join(cache, `parsed2-v8-${process.versions.v8}`)).length).toBeGreaterThan(0);
     expect(outputs(second)).toEqual(outputs(first));
   });
 
@@ -51,7 +51,7 @@ describe('incremental and cached builds', () => {
     const repo = repoWith(1);
     expect((await runCli(['build'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: cache } })).code).toBe(0);
     const before = outputs(repo);
-    const dir = path.join(cache, `parsed-v8-${process.versions.v8}`);
+    const dir = path.join(cache, `parsed2-v8-${process.versions.v8}`);
     for (const f of readdirSync(dir)) writeFileSync(path.join(dir, f), 'garbage');
     const again = repoWith(1);
     expect((await runCli(['build'], { cwd: again, env: { CAPI_RENDER_CACHE_DIR: cache } })).code).toBe(0);

@@ -4,12 +4,16 @@
  * empty files in the cache folder named by the sha256 of what was validated, the schema it was
  * validated against and capi-render's version: existence is the whole record, so a torn write
  * cannot mislead. Only success is remembered; input with problems is validated afresh each time,
- * so its diagnostics are always current.
+ * so its diagnostics are always current. What is validated this way — provider CRs, capi-render.yaml
+ * and overlays — never holds a secret value (a configSecret is a separate Secret input, and a
+ * `fromEnv` variable is only its name), and a file name is a hash, never the input itself.
+ * Files are owner-only (see private-files.ts).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageVersion } from '../../package-files.js';
+import { PRIVATE_FILE_MODE, makePrivateDirSync } from '../../private-files.js';
 
 export interface ValidationMemo {
   /** True when `subject` (a text naming the schema and the canonical input) passed before. */
@@ -27,8 +31,8 @@ export function createValidationMemo(dir: string): ValidationMemo {
     passed: (subject) => existsSync(fileOf(subject)),
     remember(subject) {
       try {
-        mkdirSync(dir, { recursive: true });
-        writeFileSync(fileOf(subject), '');
+        makePrivateDirSync(dir);
+        writeFileSync(fileOf(subject), '', { mode: PRIVATE_FILE_MODE });
       } catch {
         // A memo that cannot be written only costs time next build.
       }
