@@ -47,6 +47,7 @@ export async function prepareRender(ctx: CommandContext): Promise<PreparedRender
       offline: Boolean(values.offline),
       allowDowngrade: Boolean(values['allow-downgrade']),
       githubToken: io.env.GITHUB_TOKEN || io.env.GH_TOKEN || undefined,
+      ...(io.fetch ? { fetch: io.fetch } : {}),
       onProgress: progressReporter(io),
     },
   };
