@@ -14,7 +14,7 @@ import type { FetchProgressListener } from '../source/fetch-progress.js';
 import { BUILTIN_PROVIDERS, mergeProviderList, type BuiltinProvider } from '../source/github/builtin-providers.js';
 import { createGitHubClient, createGitHubSource, type GitHubClient } from '../source/github/github-source.js';
 import { GITHUB_API_BASE_URL, isGitHubUrl, parseGitHubReleaseUrl } from '../source/github/github-url.js';
-import { createGitLabClient, createGitLabSource, isGitLabUrl, parseGitLabPackageUrl, type FetchLike } from '../source/gitlab/gitlab-source.js';
+import { GITLAB_TOKEN_VARIABLE, createGitLabClient, createGitLabSource, isGitLabUrl, parseGitLabPackageUrl, type FetchLike } from '../source/gitlab/gitlab-source.js';
 import { createLocalRepositorySource } from '../source/local-repository.js';
 import { readOciCredentials } from '../source/oci/oci-credentials.js';
 import { createOciSource } from '../source/oci/oci-source.js';
@@ -76,7 +76,7 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
     const parsed = parseGitLabPackageUrl(url, { file: at.file, line: at.line, field: at.field, object: at.ref });
     // The operator reads clusterctl's `gitlab-access-token` from the provider's configSecret; the
     // repository-wide token is clusterctl's config equivalent.
-    const token = secretValues?.()[GITLAB_TOKEN_KEY] || options.gitlabToken;
+    const token = secretValues?.()[GITLAB_TOKEN_VARIABLE] || options.gitlabToken;
     const client = createGitLabClient({ token, fetch: options.fetch, onProgress: options.onProgress });
     return {
       source: createGitLabSource(client, parsed),
@@ -116,9 +116,6 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
     },
   };
 }
-
-/** clusterctl's variable (and the operator's configSecret key) for the GitLab token. */
-export const GITLAB_TOKEN_KEY = 'gitlab-access-token';
 
 /**
  * clusterctl's repositoryFactory refusal of a URL no repository implements: an https host that is

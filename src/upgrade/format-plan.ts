@@ -70,22 +70,23 @@ export function formatPlanText(plans: readonly EnvironmentUpgradePlan[], now: Da
   return `${out.join('\n')}\n`;
 }
 
-/** Where the versions in the table came from, when not from the sources just now. */
+/** Where the versions in the table came from, when not from the sources just now: saved lists (oldest first), then unlisted sources. */
 function versionNotes(plan: EnvironmentUpgradePlan, now: Date): string[] {
-  const notes: string[] = [];
   const byTime = new Map<string, string[]>();
+  const unlisted: string[] = [];
   for (const r of plan.providers) {
     if (r.versions.source === 'cached' && r.versions.fetchedAt) byTime.set(r.versions.fetchedAt, [...(byTime.get(r.versions.fetchedAt) ?? []), r.label]);
-    if (r.versions.source === 'unlisted') notes.push(`${r.label}: ${r.versions.note}; newer releases are unknown here, set spec.version yourself`);
+    if (r.versions.source === 'unlisted') unlisted.push(`${r.label}: ${r.versions.note}; newer releases are unknown here, set spec.version yourself`);
   }
-  for (const [fetchedAt, labels] of [...byTime].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    notes.unshift(`${labels.join(', ')}: versions as of ${fetchedAt} (${describeAge(now.getTime() - Date.parse(fetchedAt))} old), the list saved by the last online run (--offline)`);
-  }
+  const cached = [...byTime]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([fetchedAt, labels]) => `${labels.join(', ')}: versions as of ${fetchedAt} (${describeAge(now.getTime() - Date.parse(fetchedAt))} old), the list saved by the last online run (--offline)`);
+  const notes = [...cached, ...unlisted];
   return notes.length > 0 ? ['', ...notes.map((n) => `note: ${n}`)] : [];
 }
 
 /** A coarse age: minutes, hours or days. */
-export function describeAge(ms: number): string {
+function describeAge(ms: number): string {
   const minutes = Math.max(0, Math.floor(ms / 60_000));
   if (minutes < 60) return `${minutes} minute${minutes === 1 ? '' : 's'}`;
   const hours = Math.floor(minutes / 60);

@@ -40,12 +40,16 @@ export interface GitLabClient {
   getFile(request: GitLabFileRequest): Promise<Uint8Array>;
 }
 
+/** clusterctl's variable for the token, and the operator's configSecret key (`config.GitLabAccessTokenVariable`). */
+export const GITLAB_TOKEN_VARIABLE = 'gitlab-access-token';
+
 /** Redirect hops followed at most (GitLab may redirect a package download to object storage). */
 const MAX_REDIRECTS = 5;
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-export const GITLAB_TOKEN_HINT =
-  "set gitlab-access-token in the provider's spec.configSecret, or gitlab.accessToken: {fromEnv: GITLAB_ACCESS_TOKEN} in capi-render.yaml; the token needs read access to the project's package registry (read_api)";
+const TOKEN_HINT =
+  `set ${GITLAB_TOKEN_VARIABLE} in the provider's spec.configSecret, or gitlab.accessToken: {fromEnv: GITLAB_ACCESS_TOKEN} in capi-render.yaml; ` +
+  "the token needs read access to the project's package registry (read_api)";
 
 /** Creates a client; nothing is sent until getFile is called. */
 export function createGitLabClient(options: GitLabClientOptions = {}): GitLabClient {
@@ -105,17 +109,17 @@ export function createGitLabClient(options: GitLabClientOptions = {}): GitLabCli
             'auth',
             `${prefix}: unauthorized access, please check your credentials`,
             options.token ? 'GitLab rejected the token' : 'no token was sent',
-            GITLAB_TOKEN_HINT,
+            TOKEN_HINT,
           );
         }
         const phrase = `${prefix}, got ${status}`;
-        if (status === 403) return fail('auth', phrase, 'GitLab refused access', GITLAB_TOKEN_HINT);
+        if (status === 403) return fail('auth', phrase, 'GitLab refused access', TOKEN_HINT);
         if (status === 404) {
           return fail(
             'source-not-found',
             phrase,
             `no ${request.file} in that package version`,
-            `check the project, package name and version in the URL (GitLab also answers 404 for a private project without a valid token: ${GITLAB_TOKEN_HINT})`,
+            `check the project, package name and version in the URL (GitLab also answers 404 for a private project without a valid token: ${TOKEN_HINT})`,
           );
         }
         if (status >= 500) return fail('fetch', phrase, 'GitLab answered a server error', 'the GitLab instance may be down or overloaded; try again later');

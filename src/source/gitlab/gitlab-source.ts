@@ -9,7 +9,7 @@ import type { Artifact, ReleaseSource } from '../release-source.js';
 import type { GitLabClient } from './gitlab-client.js';
 import { gitLabFileUrl, type GitLabPackageUrl } from './gitlab-url.js';
 
-export { createGitLabClient, GITLAB_TOKEN_HINT } from './gitlab-client.js';
+export { createGitLabClient, GITLAB_TOKEN_VARIABLE } from './gitlab-client.js';
 export type { FetchLike, GitLabClient, GitLabClientOptions } from './gitlab-client.js';
 export { GITLAB_URL_FORM, gitLabFileUrl, isGitLabUrl, parseGitLabPackageUrl } from './gitlab-url.js';
 export type { GitLabPackageUrl } from './gitlab-url.js';
