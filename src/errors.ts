@@ -25,11 +25,13 @@ export type DiagnosticCode =
   | 'source-not-found'
   | 'source-unsupported'
   | 'version-not-found'
+  | 'versions-unlisted'
   | 'metadata-invalid'
   | 'contract'
   | 'variables-missing'
   | 'variables-syntax'
   | 'components-invalid'
+  | 'crd-name'
   | 'namespace'
   | 'image'
   | 'customize'
@@ -123,6 +125,19 @@ export class InternalError extends Error {
     super(message, options);
     this.name = 'InternalError';
   }
+}
+
+/** The tools whose messages users know and search the web for. */
+export type Peer = 'clusterctl' | 'cluster-api-operator';
+
+/**
+ * A message that starts with a peer's own wording, so a user who knows the peer's error (or searches
+ * for it) recognises capi-render's: `clusterctl: "<phrase>"`, then `; <detail>` — capi-render's own
+ * words on what is wrong here. The phrase is quoted as the peer prints it (inner quotes included),
+ * and stays on the first line of the formatted error; the location and hint follow as usual.
+ */
+export function peerWording(peer: Peer, phrase: string, detail?: string): string {
+  return `${peer}: "${phrase}"${detail ? `; ${detail}` : ''}`;
 }
 
 /** Builds an error diagnostic; a small convenience so call sites stay one line. */

@@ -23,7 +23,8 @@ export { writeRenderResult, type WriteRenderResultOptions, type WrittenRenderRes
 export { readLockFile, parseLock, serializeLock } from './lock/lock-file.js';
 export type { LockFile, LockedArtifact, LockedEnvironment, LockedProvider } from './lock/lock-types.js';
 export { createArtifactCache, defaultCacheDir, type ArtifactCache } from './source/artifact-cache.js';
-export type { ReleaseSource, Artifact } from './source/release-source.js';
+export type { ReleaseSource, Artifact, ReleaseList, UnlistedVersions } from './source/release-source.js';
+export type { FetchLike } from './source/gitlab/gitlab-source.js';
 export { applyGitopsFlavour } from './gitops/apply-gitops-flavour.js';
 export { run } from './cli/run.js';
 export type { CliIo } from './cli/io.js';

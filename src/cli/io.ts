@@ -1,3 +1,5 @@
+import type { FetchLike } from '../source/gitlab/gitlab-source.js';
+
 /** What a command may touch of the outside world; tests pass fakes. */
 export interface OutputStream {
   write(text: string): void;
@@ -9,6 +11,11 @@ export interface CliIo {
   stderr: OutputStream;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
+  /**
+   * HTTP transport of the fetch-based sources (GitLab generic packages). Default: the global fetch.
+   * Tests route the URLs users write to a local server with it.
+   */
+  fetch?: FetchLike;
 }
 
 /** Whether to colour stderr: only on a TTY and never when NO_COLOR is set (https://no-color.org). */

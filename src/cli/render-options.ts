@@ -65,6 +65,7 @@ export async function prepareRender(ctx: CommandContext, { writes = false }: { w
       offline: Boolean(values.offline),
       allowDowngrade: Boolean(values['allow-downgrade']),
       githubToken: io.env.GITHUB_TOKEN || io.env.GH_TOKEN || undefined,
+      ...(io.fetch ? { fetch: io.fetch } : {}),
       onProgress: progressReporter(io),
     },
   };

@@ -141,6 +141,19 @@ export const CONFIG_SCHEMA = {
         },
       },
     },
+    gitlab: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        // Only a reference to the environment: a token written here would end up in git.
+        accessToken: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['fromEnv'],
+          properties: { fromEnv: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } },
+        },
+      },
+    },
     providers: {
       type: 'array',
       items: {

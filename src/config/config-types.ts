@@ -29,6 +29,16 @@ export interface GitHubConfig {
   enterpriseHosts?: { origin: string; apiBaseUrl?: string }[];
 }
 
+/** GitLab generic-package sources (clusterctl's `gitlab-access-token`). */
+export interface GitLabConfig {
+  /**
+   * The token for every GitLab provider URL, read from an environment variable (a token is never
+   * written in a file). A provider's configSecret key `gitlab-access-token` wins over it, as in the
+   * operator. Default: none (public projects only).
+   */
+  accessToken?: { fromEnv: string };
+}
+
 /** A provider-list entry, as in clusterctl.yaml `providers:`. */
 export interface ProviderListEntry {
   name: string;
@@ -79,6 +89,8 @@ export interface RenderConfig {
   certManager: CertManagerConfig;
   /** GitHub settings. Default: github.com. */
   github: GitHubConfig;
+  /** GitLab settings. Default: no token. */
+  gitlab: GitLabConfig;
   /** The secret guard. Default: fail when a secret value would be written. */
   secrets: SecretsConfig;
   /** GitOps flavour of the output. Default: plain kustomize. */
@@ -103,6 +115,7 @@ export const DEFAULT_CONFIG: RenderConfig = {
   images: {},
   certManager: {},
   github: {},
+  gitlab: {},
   gitops: {},
   secrets: {},
   gitopsDir: 'gitops',

@@ -52,6 +52,7 @@ export function parseConfig(text: string, file: string, memo: ValidationMemo = N
     secrets: isJsonObject(value.secrets) ? (value.secrets as RenderConfig['secrets']) : {},
     gitops: isJsonObject(value.gitops) ? (value.gitops as RenderConfig['gitops']) : {},
     github: isJsonObject(value.github) ? (value.github as RenderConfig['github']) : {},
+    gitlab: isJsonObject(value.gitlab) ? (value.gitlab as RenderConfig['gitlab']) : {},
     providers: (value.providers as RenderConfig['providers']) ?? [],
   };
 }

@@ -17,7 +17,7 @@
  * customizeDeployments (customize/customize-deployments.ts), then patches, then the tolerant pass,
  * so an operator-wide `images.all.repository` overrides even an explicit imageUrl.
  */
-import { SpecError, error, throwIfErrors, type Diagnostic } from '../errors.js';
+import { SpecError, error, peerWording, throwIfErrors, type Diagnostic } from '../errors.js';
 import { describeObject, getIn, isJsonObject, setIn, type JsonValue, type KubeObject } from '../manifest/object.js';
 import { formatImageReference, parseImageReference } from './image-reference.js';
 
@@ -122,7 +122,7 @@ function alterImage(text: string, component: string, overrides: ImageOverrides, 
     const where = site();
     const hint = parsed.kind === 'not-canonical' ? `write the fully qualified form ${JSON.stringify(parsed.normalized)} (clusterctl requires it)` : 'fix the image reference, e.g. with a patch or spec.deployment.containers[].imageUrl';
     throw new SpecError(
-      error('image', `${describeObject(where.object)}: container ${JSON.stringify(where.container ?? '')}: couldn't parse image name ${JSON.stringify(text)}: ${parsed.reason}`, {
+      error('image', peerWording('clusterctl', `couldn't parse image name: ${parsed.reason}`, `${describeObject(where.object)} container ${JSON.stringify(where.container ?? '')} image ${JSON.stringify(text)}`), {
         object: describeObject(where.object),
         field: where.field,
         hint,

@@ -12,9 +12,11 @@
  *  7. add clusterctl's common labels;
  *  8. apply `spec.deployment` / `spec.manager` / `spec.additionalDeployments`;
  *  9. apply `spec.patches` or `spec.manifestPatches`;
- * 10. apply `images:` again, tolerantly — the operator's last pass, so it overrides `imageUrl`;
- * 11. add the clusterctl inventory `Provider` object;
- * 12. drop `status` and `creationTimestamp: null`.
+ * 10. check CRD names as `clusterctl init` does (`<plural>.<group>`, unless annotated to skip) — after
+ *     the patches, so a patch can add the skip annotation;
+ * 11. apply `images:` again, tolerantly — the operator's last pass, so it overrides `imageUrl`;
+ * 12. add the clusterctl inventory `Provider` object;
+ * 13. drop `status` and `creationTimestamp: null`.
  *
  * Each step takes and returns plain data; a failure names the step, the provider and the object.
  */
@@ -29,6 +31,7 @@ import type { ProviderCR } from '../spec/provider-spec.js';
 import { manifestLabel } from '../spec/provider-kinds.js';
 import { addLabels, commonLabels } from './common-labels.js';
 import { cleanObjects } from './clean-objects.js';
+import { checkCrdNames } from './crd-names.js';
 import { applyImageOverrides, type ImageOverrides } from './image-overrides.js';
 import { inventoryObject } from './inventory.js';
 import { addNamespaceIfMissing, fixTargetNamespace, inspectTargetNamespace } from './target-namespace.js';
@@ -70,7 +73,7 @@ export interface ProviderComponents {
   targetNamespace: string;
 }
 
-/** Runs steps 1–12 for one provider. */
+/** Runs steps 1–13 for one provider. */
 export function renderProviderComponents(input: ProviderComponentsInput): ProviderComponents {
   const { cr } = input;
   const label = manifestLabel(cr.kind, cr.name);
@@ -85,6 +88,11 @@ export function renderProviderComponents(input: ProviderComponentsInput): Provid
           // Point at the provider CR (what the user edits), and name the artifact in the message.
           if (d.file === input.componentsSource) {
             d.message = `${d.message} (in ${input.componentsSource}${d.line ? ` line ${d.line}` : ''})`;
+            d.file = cr.file;
+            d.line = cr.line;
+            d.col = 1;
+          } else if (!d.file) {
+            // A problem in an object of the artifact (an image, a container): the CR is where it is fixed.
             d.file = cr.file;
             d.line = cr.line;
             d.col = 1;
@@ -127,6 +135,8 @@ export function renderProviderComponents(input: ProviderComponentsInput): Provid
   if (cr.spec.patches !== undefined || cr.spec.manifestPatches !== undefined) {
     objects = step('patches', () => applySpecPatches(objects, cr.spec, { providerRef }));
   }
+  const crdNames = checkCrdNames(objects, { providerRef, file: cr.file, line: cr.line });
+  if (crdNames.length > 0) throw new SpecError(crdNames);
   objects = step('image overrides', () => applyImageOverrides(objects, label, input.images, 'tolerant'));
   objects.push(inventoryObject(cr.kind, cr.name, target, input.version));
   const cleaned = cleanObjects(objects.map((object, document) => ({ object, origin: { source: input.componentsSource, document } })));
@@ -141,7 +151,7 @@ export function renderProviderComponents(input: ProviderComponentsInput): Provid
   return result;
 }
 
-/** Everything steps 2–12 depend on: the text (by key), the variable values, the spec and images. Kept in memory only. */
+/** Everything steps 2–13 depend on: the text (by key), the variable values, the spec and images. Kept in memory only. */
 function memoKey(input: ProviderComponentsInput, values: ReadonlyMap<string, string | undefined>): string {
   const { cr } = input;
   return canonicalJson({

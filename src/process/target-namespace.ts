@@ -2,7 +2,7 @@
  * clusterctl's target-namespace handling (cmd/clusterctl/client/repository/components.go:
  * inspectTargetNamespace, addNamespaceIfMissing, fixTargetNamespace), on immutable objects.
  */
-import { SpecError, error } from '../errors.js';
+import { SpecError, error, peerWording } from '../errors.js';
 import { isClusterScoped } from '../manifest/cluster-scoped.js';
 import {
   annotationsOf,
@@ -29,10 +29,18 @@ export function inspectTargetNamespace(resources: readonly Resource[], source: s
   const namespaces = resources.filter((r) => r.object.kind === 'Namespace');
   if (namespaces.length > 1) {
     throw new SpecError(
-      error('namespace', `${source} declares ${namespaces.length} Namespace objects (${namespaces.map((r) => nameOf(r.object)).join(', ')}); a provider's components may declare at most one`, {
-        file: source,
-        hint: 'put extra namespaces in a separate manifest; clusterctl rejects such components too',
-      }),
+      error(
+        'namespace',
+        peerWording(
+          'clusterctl',
+          'Invalid manifest. There should be no more than one resource with Kind Namespace in the provider components yaml',
+          `the components declare ${namespaces.length}: ${namespaces.map((r) => nameOf(r.object)).join(', ')}`,
+        ),
+        {
+          file: source,
+          hint: 'put extra namespaces in a separate manifest; clusterctl rejects such components too',
+        },
+      ),
     );
   }
   return namespaces.length === 1 ? nameOf(namespaces[0]!.object) : '';

@@ -2,16 +2,19 @@
  * The default ProviderCatalog: clusterctl's provider list (built-in, plus capi-render.yaml
  * `providers:`) decides asset names and which providers are predefined, and URLs — a provider's
  * `fetchConfig.url` or its list entry — become sources: GitHub releases (`https://github.com/…` or a
- * configured GitHub Enterprise origin) or a clusterctl local repository (`file:///root/<label>/<version>/<file>`).
- * GitHub clients are created on first use, so a build that needs no network opens no connection.
+ * configured GitHub Enterprise origin), GitLab generic packages (`https://gitlab.…/api/v4/projects/…`)
+ * or a clusterctl local repository (`file:///root/<label>/<version>/<file>`). Any other URL is
+ * refused with clusterctl's "invalid provider url" wording (its repositoryFactory dispatch).
+ * Clients are created on first use, so a build that needs no network opens no connection.
  */
 import path from 'node:path';
-import { SpecError, error } from '../errors.js';
+import { SpecError, error, peerWording } from '../errors.js';
 import type { RenderConfig } from '../config/config-types.js';
 import type { FetchProgressListener } from '../source/fetch-progress.js';
 import { BUILTIN_PROVIDERS, mergeProviderList, type BuiltinProvider } from '../source/github/builtin-providers.js';
 import { createGitHubClient, createGitHubSource, type GitHubClient } from '../source/github/github-source.js';
 import { GITHUB_API_BASE_URL, isGitHubUrl, parseGitHubReleaseUrl } from '../source/github/github-url.js';
+import { GITLAB_TOKEN_VARIABLE, createGitLabClient, createGitLabSource, isGitLabUrl, parseGitLabPackageUrl, type FetchLike } from '../source/gitlab/gitlab-source.js';
 import { createLocalRepositorySource } from '../source/local-repository.js';
 import { readOciCredentials } from '../source/oci/oci-credentials.js';
 import { createOciSource } from '../source/oci/oci-source.js';
@@ -24,6 +27,13 @@ export interface CatalogOptions {
   config?: Pick<RenderConfig, 'github' | 'providers'>;
   /** Token for GitHub (the CLI reads GITHUB_TOKEN / GH_TOKEN). Never printed. */
   githubToken?: string;
+  /**
+   * Token for GitLab generic packages (from capi-render.yaml `gitlab.accessToken`); a provider's
+   * configSecret key `gitlab-access-token` wins over it. Never printed.
+   */
+  gitlabToken?: string;
+  /** HTTP transport of the fetch-based sources (GitLab). Default: the global fetch. */
+  fetch?: FetchLike;
   onProgress?: FetchProgressListener;
   /** Retry tuning, for tests. */
   githubRetry?: { retries?: number; retryAfterBaseMs?: number };
@@ -45,22 +55,13 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
     return client;
   };
 
-  const fromUrl = (cr: ProviderCR, url: string, field: string): ProviderSource =>
-    sourceFromUrl(url, { label: manifestLabel(cr.kind, cr.name), kind: cr.kind, ref: ref(cr), file: cr.file, line: cr.line, field });
+  const fromUrl = (cr: ProviderCR, url: string, field: string, secretValues?: () => Record<string, string>): ProviderSource =>
+    sourceFromUrl(url, { label: manifestLabel(cr.kind, cr.name), kind: cr.kind, ref: ref(cr), file: cr.file, line: cr.line, field }, secretValues);
 
-  const sourceFromUrl = (url: string, at: UrlSite): ProviderSource => {
+  const sourceFromUrl = (url: string, at: UrlSite, secretValues?: () => Record<string, string>): ProviderSource => {
     if (url.startsWith('file://')) return fileSource(url, at);
-    if (!isGitHubUrl(url, enterpriseHosts)) {
-      throw new SpecError(
-        error('source-unsupported', `${at.field} of ${at.ref} is ${url}: only GitHub releases (https://github.com/{owner}/{repo}/releases/…) and file:// local repositories are supported`, {
-          file: at.file,
-          line: at.line,
-          field: at.field,
-          object: at.ref,
-          hint: 'for other hosts mirror the release into a local repository (capi-render mirror) or an OCI registry',
-        }),
-      );
-    }
+    if (isGitLabUrl(url)) return gitLabSource(url, at, secretValues);
+    if (!isGitHubUrl(url, enterpriseHosts)) throw unsupportedUrl(url, at);
     const parsed = parseGitHubReleaseUrl(url, { kind: at.kind, enterpriseHosts, where: { file: at.file, line: at.line, field: at.field, object: at.ref } });
     const apiBaseUrl = parsed.origin === 'https://github.com' ? (options.config?.github?.apiUrl ?? GITHUB_API_BASE_URL) : parsed.apiBaseUrl;
     return {
@@ -68,6 +69,20 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
       componentsFile: parsed.componentsFile,
       latestRule: 'clusterctl',
       defaultVersion: parsed.version && parsed.version !== 'latest' ? parsed.version : undefined,
+    };
+  };
+
+  const gitLabSource = (url: string, at: UrlSite, secretValues?: () => Record<string, string>): ProviderSource => {
+    const parsed = parseGitLabPackageUrl(url, { file: at.file, line: at.line, field: at.field, object: at.ref });
+    // The operator reads clusterctl's `gitlab-access-token` from the provider's configSecret; the
+    // repository-wide token is clusterctl's config equivalent.
+    const token = secretValues?.()[GITLAB_TOKEN_VARIABLE] || options.gitlabToken;
+    const client = createGitLabClient({ token, fetch: options.fetch, onProgress: options.onProgress });
+    return {
+      source: createGitLabSource(client, parsed),
+      componentsFile: parsed.componentsFile,
+      latestRule: 'clusterctl',
+      defaultVersion: parsed.version === 'latest' ? undefined : parsed.version,
     };
   };
 
@@ -79,9 +94,9 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
     isPredefined(cr) {
       return find(cr) !== undefined;
     },
-    defaultRemoteSource(cr) {
+    defaultRemoteSource(cr, context) {
       const entry = find(cr);
-      return entry ? fromUrl(cr, entry.url, 'the clusterctl provider list') : undefined;
+      return entry ? fromUrl(cr, entry.url, 'the clusterctl provider list', context?.configSecret) : undefined;
     },
     sourceForUrl: sourceFromUrl,
     remoteSource(cr, context) {
@@ -97,9 +112,49 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
         // Files are chosen by the operator's title precedence; the components "file name" is only a role here.
         return { source: created.source, componentsFile: kindInfo(cr.kind).componentsAsset, latestRule: 'clusterctl', pinnedVersion: created.pinnedVersion };
       }
-      return url ? fromUrl(cr, url, 'spec.fetchConfig.url') : undefined;
+      return url ? fromUrl(cr, url, 'spec.fetchConfig.url', context.configSecret) : undefined;
     },
   };
+}
+
+/**
+ * clusterctl's repositoryFactory refusal of a URL no repository implements: an https host that is
+ * neither GitHub nor GitLab, or another scheme. capi-render also reads configured GitHub Enterprise
+ * origins, so the hint names them.
+ */
+function unsupportedUrl(url: string, at: UrlSite): SpecError {
+  let scheme = '';
+  try {
+    scheme = new URL(url).protocol.replace(/:$/, '');
+  } catch {
+    // No scheme: clusterctl would read a local path; capi-render needs the file:// form.
+  }
+  if (scheme === '') {
+    return new SpecError(
+      error('source-unsupported', `${at.field} of ${at.ref} is ${JSON.stringify(url)}, which is not a URL`, {
+        file: at.file,
+        line: at.line,
+        field: at.field,
+        object: at.ref,
+        hint: 'write a local repository as file:///<absolute root>/<label>/<version>/<file> (clusterctl also reads a bare path; capi-render needs the file:// form)',
+      }),
+    );
+  }
+  const phrase =
+    scheme === 'https'
+      ? 'invalid provider url. Only GitHub and GitLab are supported for "https" schema'
+      : `invalid provider url. there are no provider implementation for ${JSON.stringify(scheme)} schema`;
+  return new SpecError(
+    error('source-unsupported', peerWording('clusterctl', phrase, `${at.field} of ${at.ref} is ${url}`), {
+      file: at.file,
+      line: at.line,
+      field: at.field,
+      object: at.ref,
+      hint:
+        'use https://github.com/{owner}/{repo}/releases/{tag}/{file}, a GitLab generic package https://gitlab.…/api/v4/projects/{project}/packages/generic/{package}/{version}/{file}, ' +
+        'a GitHub Enterprise origin listed under github.enterpriseHosts in capi-render.yaml, or file:///<root>/<label>/<version>/<file>; for other hosts mirror the release (capi-render mirror)',
+    }),
+  );
 }
 
 /** Where a URL was written, for messages; `label` is the folder a file:// URL must name. */

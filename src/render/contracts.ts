@@ -3,9 +3,10 @@
  * operator's acceptance set: every provider's contract (from its own metadata.yaml release series)
  * must be one the operator accepts (v1beta1, v1beta2) and compatible with the core provider's.
  */
-import { error, type Diagnostic } from '../errors.js';
+import { error, peerWording, type Diagnostic } from '../errors.js';
 import { compatibleContracts } from '../source/metadata.js';
 import { ref } from '../spec/preflight.js';
+import { manifestLabel } from '../spec/provider-kinds.js';
 import type { ProviderCR } from '../spec/provider-spec.js';
 import { CLUSTERCTL_CONTRACT } from '../resolve/select-version.js';
 
@@ -22,7 +23,8 @@ export function checkContracts(list: readonly ProviderContract[]): Diagnostic[] 
   for (const p of list) {
     if (!supported.includes(p.contract)) {
       out.push(
-        error('contract', `CAPI operator is only compatible with ${supported.join('/')} providers, detected ${p.contract} for provider ${ref(p.cr)} ${p.version}.`, {
+        // The operator names only its own API version in this message, though it accepts v1beta1 too.
+        error('contract', peerWording('cluster-api-operator', `CAPI operator is only compatible with ${CLUSTERCTL_CONTRACT} providers, detected ${p.contract} for provider ${p.cr.name}.`, `${ref(p.cr)} ${p.version}; accepted: ${supported.join(', ')}`), {
           ...p.at,
           field: 'spec.version',
           object: ref(p.cr),
@@ -37,12 +39,20 @@ export function checkContracts(list: readonly ProviderContract[]): Diagnostic[] 
   for (const p of list) {
     if (p === core || !supported.includes(p.contract) || allowed.includes(p.contract)) continue;
     out.push(
-      error('contract', `${ref(p.cr)} ${p.version} implements contract ${p.contract}, but the core provider cluster-api ${core.version} implements ${core.contract} (compatible: ${allowed.join(', ')})`, {
-        ...p.at,
-        field: 'spec.version',
-        object: ref(p.cr),
-        hint: `pick a ${p.cr.name} release whose metadata.yaml maps it to ${allowed.join(' or ')}, or move the core provider`,
-      }),
+      error(
+        'contract',
+        peerWording(
+          'clusterctl',
+          `installing provider "${manifestLabel(p.cr.kind, p.cr.name)}" could lead to a non functioning management cluster: the target version for the provider implements the ${p.contract} contract version, while the core provider is compatible with ${allowed.join(',')} contract versions`,
+          `${ref(p.cr)} ${p.version} implements contract ${p.contract}, but the core provider cluster-api ${core.version} implements ${core.contract}`,
+        ),
+        {
+          ...p.at,
+          field: 'spec.version',
+          object: ref(p.cr),
+          hint: `pick a ${p.cr.name} release whose metadata.yaml maps it to ${allowed.join(' or ')}, or move the core provider`,
+        },
+      ),
     );
   }
   return out;

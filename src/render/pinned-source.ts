@@ -3,38 +3,73 @@
  * content-addressed cache when it is there, every fetched artifact must match the digest the lock
  * recorded (a re-tagged release is a hard error, never a silent update), and `--offline` never lets
  * a remote source open a connection.
+ *
+ * What a remote source answers online is also indexed in the cache (its version list with the
+ * fetch time, and each file's URL and digest), so `plan --offline` can report from the last online
+ * run and say how old that is. Resolving a version never uses a saved list, so two machines with
+ * different caches still resolve alike.
  */
 import { FetchError, error } from '../errors.js';
 import type { LockedArtifact } from '../lock/lock-types.js';
 import { sha256Hex, type ArtifactCache } from '../source/artifact-cache.js';
-import type { Artifact, ReleaseSource } from '../source/release-source.js';
+import type { ReleaseIndexCache } from '../source/release-index-cache.js';
+import type { Artifact, ReleaseList, ReleaseSource } from '../source/release-source.js';
 
 export interface PinContext {
   locked(source: string, version: string, file: string): LockedArtifact | undefined;
   cache?: ArtifactCache;
+  /** What remote sources answered on online runs (for `plan --offline`). Default: none. */
+  index?: ReleaseIndexCache;
+  /** The time a saved version list is stamped with. Default: the system clock. */
+  now?: () => Date;
   offline: boolean;
 }
 
 export function pinSource(source: ReleaseSource, ctx: PinContext): ReleaseSource {
+  // A source that cannot list (GitLab) answers from its URL: no network, nothing worth saving.
+  const listsOnline = Boolean(source.remote) && !source.unlisted;
+  // Writing the index is best effort: a cache that cannot be written costs `plan --offline` only.
+  const remember = (write: Promise<void> | undefined): Promise<void> => (write ?? Promise.resolve()).catch(() => undefined);
+
+  const listVersions = async (): Promise<string[]> => {
+    if (listsOnline && ctx.offline) {
+      throw new FetchError(
+        error('offline', `--offline: resolving a version needs the release list of ${source.description}, which is not recorded in capi-render.lock`, {
+          hint: 'run once without --offline (or pin an exact spec.version that the lock and cache already hold)',
+        }),
+      );
+    }
+    const versions = await source.listVersions();
+    if (listsOnline) {
+      const fetchedAt = (ctx.now ?? (() => new Date()))().toISOString();
+      await remember(ctx.index?.putList({ source: source.id, fetchedAt, versions }));
+    }
+    return versions;
+  };
+
   return {
     id: source.id,
     description: source.description,
     remote: source.remote,
-    async listVersions() {
-      if (source.remote && ctx.offline) {
-        throw new FetchError(
-          error('offline', `--offline: resolving a version needs the release list of ${source.description}, which is not recorded in capi-render.lock`, {
-            hint: 'run once without --offline (or pin an exact spec.version that the lock and cache already hold)',
-          }),
-        );
-      }
-      return source.listVersions();
+    ...(source.unlisted ? { unlisted: source.unlisted } : {}),
+    listVersions,
+    async listReleases(): Promise<ReleaseList> {
+      if (!(listsOnline && ctx.offline)) return { versions: await listVersions() };
+      const saved = await ctx.index?.getList(source.id);
+      if (saved) return { versions: saved.versions, cachedAt: saved.fetchedAt };
+      throw new FetchError(
+        error('offline', `--offline: no release list of ${source.description} was saved by an earlier online run`, {
+          hint: `run capi-render plan (or build) once online; the list is then kept in the cache${ctx.cache ? ` (${ctx.cache.dir})` : ''} with its fetch time`,
+        }),
+      );
     },
     async readFile(version, fileName): Promise<Artifact> {
       const locked = ctx.locked(source.id, version, fileName);
-      if (source.remote && ctx.cache && locked) {
-        const cached = await ctx.cache.get(locked.sha256);
-        if (cached) return { bytes: cached, url: locked.url };
+      if (source.remote && ctx.cache) {
+        // The lock's digest first; offline, also what an earlier online run read (a plan's newest metadata.yaml).
+        const known = locked ?? (ctx.offline ? await ctx.index?.getFile(source.id, version, fileName) : undefined);
+        const cached = known ? await ctx.cache.get(known.sha256) : undefined;
+        if (known && cached) return { bytes: cached, url: known.url };
       }
       if (source.remote && ctx.offline) {
         throw new FetchError(
@@ -55,7 +90,10 @@ export function pinSource(source: ReleaseSource, ctx: PinContext): ReleaseSource
           }),
         );
       }
-      if (source.remote && ctx.cache) await ctx.cache.put(artifact.bytes);
+      if (source.remote && ctx.cache) {
+        await ctx.cache.put(artifact.bytes);
+        await remember(ctx.index?.putFile(source.id, version, fileName, { url: artifact.url, sha256 }));
+      }
       return artifact;
     },
   };

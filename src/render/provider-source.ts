@@ -1,8 +1,9 @@
 /**
  * Which source delivers a provider's artifacts, decided from its CR the way the operator decides:
- * `fetchConfig.selector` → ConfigMaps among the inputs; no fetchConfig → the configured local
- * repositories (first that has the provider), then clusterctl's provider list. Other fetchConfig
- * forms are resolved by the catalog (GitHub, OCI), which later sources plug into.
+ * `fetchConfig.selector` → ConfigMaps among the inputs; no fetchConfig (or one whose fields are all
+ * empty, as the operator reads `url: ""`) → the configured local repositories (first that has the
+ * provider), then clusterctl's provider list. Other fetchConfig forms are resolved by the catalog
+ * (GitHub, GitLab, OCI), which later sources plug into.
  */
 import path from 'node:path';
 import { SpecError, error } from '../errors.js';
@@ -10,7 +11,8 @@ import { createConfigMapSource } from '../source/configmap-source.js';
 import { createLocalRepositorySource } from '../source/local-repository.js';
 import type { ReleaseSource } from '../source/release-source.js';
 import type { InputObject } from '../spec/inputs.js';
-import { kindInfo, manifestLabel } from '../spec/provider-kinds.js';
+import { manifestLabel } from '../spec/provider-kinds.js';
+import { notPredefinedProvider } from '../spec/preflight.js';
 import type { ProviderCR } from '../spec/provider-spec.js';
 import { existsSync } from 'node:fs';
 import { readConfigSecret } from './variables.js';
@@ -33,8 +35,11 @@ export interface ProviderCatalog {
   componentsFile(cr: ProviderCR): string;
   /** Whether the provider is in clusterctl's provider list (a "predefined" provider for the operator). */
   isPredefined?(cr: ProviderCR): boolean;
-  /** A remote source for a provider with no fetchConfig, or undefined when it is unknown. */
-  defaultRemoteSource?(cr: ProviderCR): ProviderSource | undefined;
+  /**
+   * A remote source for a provider with no fetchConfig, or undefined when it is unknown;
+   * `configSecret` holds the provider's secret values (a GitLab token), as for remoteSource.
+   */
+  defaultRemoteSource?(cr: ProviderCR, context?: { configSecret: () => Record<string, string> }): ProviderSource | undefined;
   /** A source for any release URL (GitHub or file://), e.g. cert-manager's. */
   sourceForUrl?(url: string, at: { label: string; ref: string; file: string; line: number; field: string }): ProviderSource;
   /** A source for `fetchConfig.url` / `fetchConfig.oci`; `configSecret` holds the provider's secret values (OCI credentials). */
@@ -54,6 +59,7 @@ export interface SourceContext {
 export function providerSource(cr: ProviderCR, ctx: SourceContext): ProviderSource {
   const ref = `${cr.kind}/${cr.namespace}/${cr.name}`;
   const fetchConfig = cr.spec.fetchConfig;
+  const configSecret = () => (cr.spec.configSecret ? readConfigSecret(cr, ctx.secrets) : {});
   if (fetchConfig?.selector) {
     return {
       source: createConfigMapSource({
@@ -67,7 +73,7 @@ export function providerSource(cr: ProviderCR, ctx: SourceContext): ProviderSour
     };
   }
   if (fetchConfig?.url || fetchConfig?.oci) {
-    const remote = ctx.catalog.remoteSource?.(cr, { configSecret: () => (cr.spec.configSecret ? readConfigSecret(cr, ctx.secrets) : {}) });
+    const remote = ctx.catalog.remoteSource?.(cr, { configSecret });
     if (remote) return remote;
     const field = fetchConfig.url ? 'url' : 'oci';
     throw new SpecError(
@@ -89,16 +95,7 @@ export function providerSource(cr: ProviderCR, ctx: SourceContext): ProviderSour
       };
     }
   }
-  const remote = ctx.catalog.defaultRemoteSource?.(cr);
+  const remote = ctx.catalog.defaultRemoteSource?.(cr, { configSecret });
   if (remote) return remote;
-  throw new SpecError(
-    error('source-not-found', `no source for ${ref}: it has no spec.fetchConfig and no configured local repository has ${label}/`, {
-      ...ctx.locate(cr, ['metadata', 'name']),
-      object: ref,
-      hint:
-        ctx.repositories.length > 0
-          ? `looked in ${ctx.repositories.map((r) => `${r.path}/${label}`).join(', ')}; add the release there or set spec.fetchConfig`
-          : `add a local repository under repositories: in capi-render.yaml, or set spec.fetchConfig (default asset: ${kindInfo(cr.kind).componentsAsset})`,
-    }),
-  );
+  throw new SpecError(notPredefinedProvider(cr, ctx.locate(cr, fetchConfig ? ['spec', 'fetchConfig'] : ['metadata', 'name'])));
 }

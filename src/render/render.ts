@@ -33,6 +33,8 @@ import { mergeGitopsConfig } from '../gitops/merge-config.js';
 import type { GitopsMemo } from '../gitops/apply-gitops-flavour.js';
 import type { ArtifactCache } from '../source/artifact-cache.js';
 import type { FetchProgressListener } from '../source/fetch-progress.js';
+import type { FetchLike } from '../source/gitlab/gitlab-source.js';
+import { createReleaseIndexCache } from '../source/release-index-cache.js';
 
 export interface RenderOptions {
   /** The repository to render (holds capi-render.yaml, providers/, overlays/). */
@@ -53,6 +55,13 @@ export interface RenderOptions {
   allowDowngrade?: boolean;
   /** GitHub token (never printed). */
   githubToken?: string;
+  /**
+   * HTTP transport of the fetch-based sources (GitLab generic packages). Requests carry the URLs the
+   * user wrote; tests route them to a local server. Default: the global fetch.
+   */
+  fetch?: FetchLike;
+  /** The clock saved release lists are stamped with (`plan --offline` reports their age). Default: the system clock. */
+  now?: () => Date;
   /** Fetch progress events (the CLI shows them on a TTY). */
   onProgress?: FetchProgressListener;
   /**
@@ -105,13 +114,24 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
     config: repo.config,
     env: options.env ?? {},
     validator: options.validator ?? createProviderSchemaValidator({ memo }),
-    catalog: options.catalog ?? createDefaultCatalog({ config: repo.config, githubToken: options.githubToken, onProgress: options.onProgress }),
+    catalog:
+      options.catalog ??
+      createDefaultCatalog({
+        config: repo.config,
+        githubToken: options.githubToken,
+        // Read from the environment only through the name capi-render.yaml gives; never stored.
+        gitlabToken: repo.config.gitlab.accessToken ? options.env?.[repo.config.gitlab.accessToken.fromEnv] || undefined : undefined,
+        fetch: options.fetch,
+        onProgress: options.onProgress,
+      }),
     lock,
     ...(options.cache ? { parseCache: createParseCache(options.cache.dir) } : {}),
     allowDowngrade: options.allowDowngrade ?? false,
     pin: {
       locked: (source, version, file) => lockedArtifacts.get(artifactKey(source, version, file)),
       cache: options.cache,
+      ...(options.cache ? { index: createReleaseIndexCache(options.cache.dir) } : {}),
+      ...(options.now ? { now: options.now } : {}),
       offline: options.offline ?? false,
     },
   });

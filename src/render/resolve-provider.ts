@@ -3,7 +3,7 @@
  * source itself, the lock when it still satisfies the spec, or version selection — and the release's
  * metadata and components.
  */
-import { SpecError, error } from '../errors.js';
+import { FetchError, RenderError, SpecError, error, peerWording, type Diagnostic } from '../errors.js';
 import type { LockedProvider } from '../lock/lock-types.js';
 import { parseVersionRequest, selectVersion } from '../resolve/select-version.js';
 import { METADATA_FILE, compatibleContracts, parseMetadata, releaseSeriesFor, type ReleaseSeries } from '../source/metadata.js';
@@ -15,6 +15,7 @@ import { providerSource, type ProviderSource, type SourceContext } from './provi
 import type { RenderSession } from './session.js';
 import { CLUSTERCTL_CONTRACT } from '../resolve/select-version.js';
 import { parseVersion } from '../source/versions.js';
+import { manifestLabel } from '../spec/provider-kinds.js';
 
 export interface ResolvedArtifacts {
   cr: ProviderCR;
@@ -42,8 +43,10 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
   const ps: ProviderSource = { ...found, source: pinSource(found.source, session.pin) };
   const requested = cr.spec.version ?? '';
   const locked = lockedProvider(session, ctx.env, cr);
+  const label = manifestLabel(cr.kind, cr.name);
+  const where = { ...ctx.at, object: ref(cr) };
   const seriesOf = async (version: string) => {
-    const file = await session.store.read(ps.source, version, METADATA_FILE);
+    const file = await readReleaseFile(session, ps, version, METADATA_FILE, `failed to read "${METADATA_FILE}" from the repository for provider "${label}"`, where);
     const metadata = parseMetadata(file.text, `${ps.source.description} ${version}/${METADATA_FILE}`);
     return { file, metadata, series: releaseSeriesFor(metadata, version) };
   };
@@ -54,7 +57,7 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
     // The lock satisfies the spec when it was resolved from the same request and source.
     (locked && locked.requested === requested && locked.source === ps.source.id
       ? locked.version
-      : await selectVersion(ps.source, parseVersionRequest(requested)!, {
+      : await locatedAt(where, () => selectVersion(ps.source, parseVersionRequest(requested)!, {
           latestRule: ps.latestRule,
           providerRef: ref(cr),
           contract: ctx.coreContract ?? CLUSTERCTL_CONTRACT,
@@ -65,20 +68,62 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
               ? { ok: true, why: '' }
               : { ok: false, why: `contract ${series.contract}, needs ${allowed.join(' or ')}` };
           },
-        }));
+        })));
   refuseDowngrade(cr, version, locked, ctx);
   const { file: metadataFile, metadata, series } = await seriesOf(version);
   if (!series) {
+    const phrase = `invalid provider metadata: version ${version} for the provider ${cr.namespace}/${label} does not match any release series`;
     throw new SpecError(
-      error('contract', `invalid provider metadata: version ${version} for the provider ${ref(cr)} does not match any release series`, {
+      error('contract', peerWording('clusterctl', phrase, ref(cr)), {
         ...ctx.at,
         object: ref(cr),
-        hint: `${METADATA_FILE} of ${version} lists ${metadata.releaseSeries.map((s) => `${s.major}.${s.minor}→${s.contract}`).join(', ')}`,
+        hint: `${METADATA_FILE} of ${version} lists ${metadata.releaseSeries.map((s) => `${s.major}.${s.minor}→${s.contract}`).join(', ')}; the release tag lacks an updated ${METADATA_FILE}, or the source is not this provider's`,
       }),
     );
   }
-  const components = await session.store.read(ps.source, version, ps.componentsFile);
+  const components = await readReleaseFile(session, ps, version, ps.componentsFile, `failed to read "${ps.componentsFile}" from provider's repository "${label}"`, where);
   return { cr, ps, version, series, metadataFile, components };
+}
+
+/** Where a provider's resolution problems point: its spec.version in its CR. */
+interface ProviderSite {
+  file: string;
+  line: number;
+  col: number;
+  object: string;
+}
+
+/**
+ * Reads one release file through the build's store. Failures point at the provider; a missing
+ * release or file also gets clusterctl's wrapping phrase (`failed to read "metadata.yaml" from the
+ * repository for provider "cluster-api"`) in front of the source's own explanation.
+ */
+async function readReleaseFile(session: RenderSession, ps: ProviderSource, version: string, file: string, phrase: string, where: ProviderSite): Promise<FetchedArtifact> {
+  try {
+    return await session.store.read(ps.source, version, file);
+  } catch (e) {
+    if (!(e instanceof FetchError)) throw e;
+    const missing = e.code === 'source-not-found' || e.code === 'version-not-found';
+    throw located(e, where, (d) => (missing ? peerWording('clusterctl', phrase, d.message) : d.message));
+  }
+}
+
+/** Runs a version selection, pointing its diagnostics at the provider when they name no file. */
+async function locatedAt<T>(where: ProviderSite, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    throw e instanceof RenderError ? located(e, where) : e;
+  }
+}
+
+/**
+ * The same error with every diagnostic that names no file pointed at the provider. The store shares
+ * one failure between environments, so new diagnostics are built; the originals are never edited.
+ */
+function located(e: RenderError, where: ProviderSite, message: (d: Diagnostic) => string = (d) => d.message): RenderError {
+  const diagnostics = e.diagnostics.map((d) => ({ ...d, message: message(d), ...(d.file ? {} : { file: where.file, line: where.line, col: where.col }), object: d.object ?? where.object }));
+  return e instanceof FetchError ? new FetchError(diagnostics) : new SpecError(diagnostics);
 }
 
 /**
@@ -93,7 +138,7 @@ function refuseDowngrade(cr: ProviderCR, version: string, locked: LockedProvider
   if (!from || !to) return;
   if (to.major < from.major || (to.major === from.major && to.minor < from.minor)) {
     throw new SpecError(
-      error('preflight', `Downgrade is not supported for provider ${ref(cr)}: capi-render.lock has ${locked.version}, the spec now resolves to ${version}`, {
+      error('preflight', peerWording('cluster-api-operator', `Downgrade is not supported for provider ${cr.name}`, `${ref(cr)}: capi-render.lock has ${locked.version}, the spec now resolves to ${version}`), {
         ...ctx.at,
         object: ref(cr),
         field: 'spec.version',

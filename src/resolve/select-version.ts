@@ -8,7 +8,9 @@
  *   semantic version, pre-releases included (phase_load.go getLatestVersion);
  * - a semver range (`~1.12`, `>=1.11 <1.13`, `1.12.x`) — a capi-render extension: the highest
  *   matching stable release (pre-releases only when the range names one).
- * Never depends on the order the source lists versions in.
+ * Never depends on the order the source lists versions in. A source that cannot list its releases
+ * (GitLab generic packages) takes exact versions only: `latest` and ranges are refused with the
+ * reason, instead of choosing from the one version its URL names.
  */
 import semver from 'semver';
 import { FetchError, SpecError, error } from '../errors.js';
@@ -50,6 +52,16 @@ export interface SelectionContext {
 /** Resolves a request against a source; throws a FetchError/SpecError naming the provider and what exists. */
 export async function selectVersion(source: ReleaseSource, request: VersionRequest, ctx: SelectionContext): Promise<string> {
   if (request.kind === 'exact') return request.version;
+  if (source.unlisted) {
+    const asked = request.kind === 'latest' ? 'latest (or empty)' : request.range;
+    throw new SpecError(
+      error('versions-unlisted', `spec.version ${JSON.stringify(asked)} of ${ctx.providerRef} needs the list of releases, but ${source.unlisted.reason}`, {
+        object: ctx.providerRef,
+        field: 'spec.version',
+        hint: 'pin an exact spec.version, or leave it empty and put the version in the URL (clusterctl uses the URL\'s version then); capi-render plan cannot see newer releases of this source either',
+      }),
+    );
+  }
   const versions = (await source.listVersions()).filter((v) => parseVersion(v));
   if (request.kind === 'range') {
     const matching = versions.filter((v) => semver.satisfies(parseVersion(v)!, request.range, { includePrerelease: /-/.test(request.range) }));

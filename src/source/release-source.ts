@@ -13,6 +13,26 @@ export interface Artifact {
   url: string;
 }
 
+/** A version listing and where it came from. */
+export interface ReleaseList {
+  versions: string[];
+  /**
+   * ISO-8601 time the list was fetched, when it was read from the cache instead of the source
+   * (`plan --offline`); undefined for a list read just now.
+   */
+  cachedAt?: string;
+}
+
+/**
+ * Why a source cannot enumerate its releases. GitLab generic packages have no listing clusterctl
+ * uses: its GitLab repository returns only the version in the URL. `latest`, ranges and `plan` then
+ * say so instead of choosing from a list of one.
+ */
+export interface UnlistedVersions {
+  /** One sentence naming the source and why, for messages. */
+  reason: string;
+}
+
 export interface ReleaseSource {
   /**
    * Stable identity of the source for the lock file, e.g. `github:kubernetes-sigs/cluster-api`,
@@ -23,8 +43,16 @@ export interface ReleaseSource {
   readonly description: string;
   /** True when reading the source needs the network (GitHub, OCI); `--offline` then relies on the cache. */
   readonly remote?: boolean;
+  /** Set when the source cannot list its releases (see {@link UnlistedVersions}). */
+  readonly unlisted?: UnlistedVersions;
   /** Every version the source offers, as published (tags); order is not significant. */
   listVersions(): Promise<string[]>;
+  /**
+   * The version list with its provenance. Sources wrapped by the build's lock and cache rules
+   * implement it; under `--offline` it answers from the list cached on the last online run (with
+   * its fetch time) where {@link listVersions} refuses. For reports (`plan`), never for resolving.
+   */
+  listReleases?(): Promise<ReleaseList>;
   /**
    * One file of one version: the components file or `metadata.yaml`. Throws a FetchError with
    * code `source-not-found` (naming the source, version and file) when it does not exist.

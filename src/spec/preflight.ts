@@ -4,7 +4,7 @@
  * core provider. Checks that need a live cluster (token validity, waiting for core Ready) have build-
  * time equivalents elsewhere (the lock, GitOps ordering).
  */
-import { error, type Diagnostic } from '../errors.js';
+import { error, peerWording, type Diagnostic } from '../errors.js';
 import { parseVersion } from '../source/versions.js';
 import type { ProviderCR } from './provider-spec.js';
 
@@ -17,6 +17,24 @@ export interface PreflightContext {
   isAcceptedVersion(version: string): boolean;
 }
 
+/** The operator's phrase for a provider that is neither predefined nor given a fetchConfig source. */
+const NOT_PREDEFINED = 'Either Selector, OCI URL or provider URL must be provided for a not predefined provider';
+
+/**
+ * The one diagnostic for a provider nobody knows how to fetch: no fetchConfig source (none at all,
+ * or `url: ""`, which the operator treats alike) and neither a local repository nor clusterctl's
+ * list has it.
+ */
+export function notPredefinedProvider(cr: ProviderCR, at: { file: string; line: number; col: number }): Diagnostic {
+  const empty = cr.spec.fetchConfig ? 'its spec.fetchConfig names no source' : 'it has no spec.fetchConfig';
+  return error('preflight', peerWording('cluster-api-operator', NOT_PREDEFINED, `${ref(cr)}: ${empty}, and ${cr.name} is in neither a configured local repository nor clusterctl's provider list`), {
+    ...at,
+    field: 'spec.fetchConfig',
+    object: ref(cr),
+    hint: 'set spec.fetchConfig (url, oci or selector), add the provider to providers: in capi-render.yaml, or put its releases in a local repository under repositories:',
+  });
+}
+
 /** Runs every check and returns all problems. */
 export function runPreflightChecks(providers: readonly ProviderCR[], ctx: PreflightContext): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -26,9 +44,9 @@ export function runPreflightChecks(providers: readonly ProviderCR[], ctx: Prefli
   for (const core of cores) {
     if (core.name !== 'cluster-api') {
       out.push(
-        error('preflight', `Incorrect CoreProvider name: ${core.name}. It should be cluster-api`, {
+        error('preflight', peerWording('cluster-api-operator', `Incorrect CoreProvider name: ${core.name}. It should be cluster-api`, `${ref(core)}`), {
           ...at(core, ['metadata', 'name'], 'metadata.name'),
-          hint: 'name the CoreProvider cluster-api',
+          hint: 'name the CoreProvider cluster-api (clusterctl and the operator know the core provider only by that name)',
         }),
       );
     }
@@ -36,13 +54,16 @@ export function runPreflightChecks(providers: readonly ProviderCR[], ctx: Prefli
   if (cores.length > 1) {
     for (const extra of cores.slice(1)) {
       out.push(
-        error('preflight', `CoreProvider already exists in the cluster (${ref(cores[0]!)}). Only one is allowed.`, at(extra, ['metadata', 'name'], 'metadata.name')),
+        error('preflight', peerWording('cluster-api-operator', 'CoreProvider already exists in the cluster. Only one is allowed.', `${ref(extra)} is a second CoreProvider besides ${ref(cores[0]!)}`), {
+          ...at(extra, ['metadata', 'name'], 'metadata.name'),
+          hint: 'keep one CoreProvider per environment; an overlay can remove the other with a $patch: delete patch',
+        }),
       );
     }
   }
   if (cores.length === 0 && providers.length > 0) {
     out.push(
-      error('preflight', 'there must be one core provider, found 0', {
+      error('preflight', peerWording('clusterctl', 'invalid management cluster: there must be one core provider, found 0'), {
         file: providers[0]!.file,
         line: providers[0]!.line,
         hint: 'declare a CoreProvider named cluster-api (clusterctl requires exactly one per management cluster)',
@@ -63,8 +84,12 @@ export function runPreflightChecks(providers: readonly ProviderCR[], ctx: Prefli
     if (group.length < 2) continue;
     for (const p of group) {
       if (p.spec.manager?.cacheNamespace) continue;
+      // The operator's format string takes (kind, name) but is given (name, namespace); the phrase is
+      // quoted with the arguments it was meant to have, which is what the message says to users.
+      const phrase = `There is already a ${p.kind} with name ${p.name} in the cluster. Only one is allowed.`;
+      const others = group.filter((o) => o !== p).map(ref).join(', ');
       out.push(
-        error('multi-namespace', `There is already a ${p.kind} with name ${p.name} in the cluster (${group.filter((o) => o !== p).map(ref).join(', ')}); several instances need each to watch only its own namespace`, {
+        error('multi-namespace', peerWording('cluster-api-operator', phrase, `${ref(p)} and ${others}: several instances need each to watch only its own namespace`), {
           ...at(p, ['spec'], 'spec.manager.cacheNamespace'),
           hint: 'set spec.manager.cacheNamespace on every instance (the operator allows one instance per cluster; see README "Multi-namespace installs")',
         }),
@@ -84,18 +109,28 @@ export function runPreflightChecks(providers: readonly ProviderCR[], ctx: Prefli
     }
     const fc = p.spec.fetchConfig;
     if (fc?.url && fc.selector) {
-      out.push(error('preflight', 'Only one of Selector and URL must be provided, not both', at(p, ['spec', 'fetchConfig'], 'spec.fetchConfig')));
-    }
-    if (!fc && !ctx.isKnownProvider(p)) {
       out.push(
-        error('preflight', `Either Selector, OCI URL or provider URL must be provided for a not predefined provider (${ref(p)})`, {
-          ...at(p, ['metadata', 'name'], 'spec.fetchConfig'),
-          hint: `${p.name} is neither in a configured local repository nor in clusterctl's provider list; set spec.fetchConfig`,
+        error('preflight', peerWording('cluster-api-operator', ONLY_ONE_OF_SELECTOR_AND_URL, `${ref(p)} sets both`), {
+          ...at(p, ['spec', 'fetchConfig'], 'spec.fetchConfig'),
+          hint: 'keep either spec.fetchConfig.url or spec.fetchConfig.selector',
         }),
       );
     }
+    if (!namesFetchSource(fc) && !ctx.isKnownProvider(p)) out.push(notPredefinedProvider(p, ctx.locate(p, fc ? ['spec', 'fetchConfig'] : ['metadata', 'name'])));
   }
   return out;
+}
+
+/** The operator's phrase for a fetchConfig with both url and selector. */
+export const ONLY_ONE_OF_SELECTOR_AND_URL = 'Only one of Selector and URL must be provided, not both';
+
+/**
+ * Whether a fetchConfig names a source. The operator treats a fetchConfig whose selector, url and
+ * oci are all empty as no fetchConfig at all (preflight_checks.go; phase_initialize.go falls back to
+ * the provider list for an empty url), so `url: ""` behaves exactly like a missing fetchConfig.
+ */
+export function namesFetchSource(fetchConfig: ProviderCR['spec']['fetchConfig']): boolean {
+  return Boolean(fetchConfig && (fetchConfig.selector || fetchConfig.url || fetchConfig.oci));
 }
 
 export function ref(cr: ProviderCR): string {

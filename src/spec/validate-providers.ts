@@ -2,11 +2,12 @@
  * Turns provider CR inputs into typed ProviderCRs, collecting every schema problem (with
  * file:line:col of the offending field) before failing.
  */
-import { error, type Diagnostic } from '../errors.js';
+import { error, peerWording, type Diagnostic } from '../errors.js';
 import { isJsonObject } from '../manifest/object.js';
 import type { InputObject } from './inputs.js';
 import type { ProviderKind } from './provider-kinds.js';
 import type { ProviderCR, ProviderSpecFields } from './provider-spec.js';
+import { ONLY_ONE_OF_SELECTOR_AND_URL } from './preflight.js';
 
 /** What schema validation reports for one problem (see spec/schema/). */
 export interface SchemaProblem {
@@ -36,7 +37,7 @@ export function validateProviders(
     for (const p of problems) {
       const target = p.rule === 'unknown-field' ? 'key' : 'value';
       diagnostics.push(
-        error('schema', p.message, {
+        error('schema', messageOf(p, obj), {
           file: input.file,
           ...input.locate(p.path, target),
           field: p.path.map((s) => (typeof s === 'number' ? `[${s}]` : s)).join('.').replace(/\.\[/g, '['),
@@ -56,4 +57,19 @@ export function validateProviders(
     });
   }
   return { providers, diagnostics };
+}
+
+/**
+ * A problem's message. One case also carries the operator's preflight wording: its CRD rule
+ * rejects a fetchConfig with both url and selector before the preflight check could say "Only one
+ * of Selector and URL …" — the message users know (from older CRDs) and search for.
+ */
+function messageOf(problem: SchemaProblem, obj: Record<string, unknown>): string {
+  const spec = isJsonObject(obj.spec) ? obj.spec : {};
+  const fetchConfig = isJsonObject(spec.fetchConfig) ? spec.fetchConfig : {};
+  const atFetchConfig = problem.path.length === 2 && problem.path[0] === 'spec' && problem.path[1] === 'fetchConfig';
+  if (problem.rule === 'cel' && atFetchConfig && fetchConfig.url !== undefined && fetchConfig.selector !== undefined) {
+    return peerWording('cluster-api-operator', ONLY_ONE_OF_SELECTOR_AND_URL, problem.message);
+  }
+  return problem.message;
 }

@@ -4,15 +4,17 @@
  * newer series). The sources are the build's own, wrapped by the lock, cache and `--offline` rules,
  * so a local repository plans offline and a remote one names what it would need. Each source is
  * listed once and each metadata file read once per call, however many providers and environments
- * share them (the cluster-api release carries core, kubeadm and CAPD).
+ * share them (the cluster-api release carries core, kubeadm and CAPD). Under `--offline` a remote
+ * source's list comes from the last online run (the plan says when); a source that cannot list
+ * (GitLab) is planned from its current release only, and the plan says that newer ones are unknown.
  */
 import semver from 'semver';
 import { FetchError, error } from '../errors.js';
 import type { EnvironmentResult } from '../render/render-environment.js';
 import { METADATA_FILE, parseMetadata, type ReleaseMetadata } from '../source/metadata.js';
-import type { ReleaseSource } from '../source/release-source.js';
+import type { ReleaseList, ReleaseSource } from '../source/release-source.js';
 import { parseVersion } from '../source/versions.js';
-import type { PlanProvider } from './upgrade-info.js';
+import type { PlanProvider, VersionListing } from './upgrade-info.js';
 
 /** The providers of one environment, ready for planning. */
 export interface EnvironmentProviders {
@@ -22,12 +24,12 @@ export interface EnvironmentProviders {
 
 /** Reads versions and newest metadata for every provider of the rendered environments. */
 export async function collectPlanProviders(results: readonly EnvironmentResult[]): Promise<EnvironmentProviders[]> {
-  const versions = new Map<string, Promise<string[]>>();
+  const versions = new Map<string, Promise<ReleaseList>>();
   const metadata = new Map<string, Promise<ReleaseMetadata>>();
-  const listed = (source: ReleaseSource): Promise<string[]> => {
+  const listed = (source: ReleaseSource): Promise<ReleaseList> => {
     let pending = versions.get(source.id);
     if (!pending) {
-      pending = source.listVersions();
+      pending = source.listReleases ? source.listReleases() : source.listVersions().then((list) => ({ versions: list }));
       versions.set(source.id, pending);
     }
     return pending;
@@ -51,18 +53,15 @@ export async function collectPlanProviders(results: readonly EnvironmentResult[]
       providers: await Promise.all(
         r.providers.map(async (p): Promise<PlanProvider> => {
           const provider = `${p.cr.kind}/${p.cr.namespace}/${p.cr.name}`;
-          const available = await listed(p.source);
-          return {
-            provider,
-            kind: p.cr.kind,
-            name: p.cr.name,
-            namespace: p.cr.namespace,
-            label: p.label,
-            version: p.version,
-            available,
-            metadata: await newestMetadata(p.source, available, provider),
-            sourceDescription: p.source.description,
-          };
+          const identity = { provider, kind: p.cr.kind, name: p.cr.name, namespace: p.cr.namespace, label: p.label, version: p.version, sourceDescription: p.source.description };
+          if (p.source.unlisted) {
+            // Nothing to list: plan from the release the build used, whose metadata it already read.
+            const current = parseMetadata(p.files.metadata, `${p.source.description} ${p.version}/${METADATA_FILE}`);
+            return { ...identity, available: [p.version], metadata: current, listing: { kind: 'unlisted', reason: p.source.unlisted.reason } };
+          }
+          const list = await listed(p.source);
+          const listing: VersionListing = list.cachedAt ? { kind: 'cached', fetchedAt: list.cachedAt } : { kind: 'live' };
+          return { ...identity, available: list.versions, metadata: await newestMetadata(p.source, list.versions, provider), listing };
         }),
       ),
     })),

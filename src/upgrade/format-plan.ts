@@ -18,7 +18,8 @@ export const PLAN_JSON_SCHEMA_HELP = [
   '--json prints {apiVersion: capi-render/v1alpha1, kind: UpgradePlan, environments: [...]}; each environment:',
   '  environment, core {provider, version, contract},',
   '  providers [{provider (Kind/namespace/name), kind, name, namespace, label, version, contract,',
-  '             latestPatch, sameContract, newest {version, contract, coreFirst} }]  (versions: tag or null),',
+  '             latestPatch, sameContract, newest {version, contract, coreFirst},',
+  '             versions {source (live|cached|unlisted), fetchedAt (cached: when the list was read online), note} }]  (versions: tag or null),',
   '  contracts [{contract, current, status (up-to-date|available|blocked),',
   '              steps [{provider, label, namespace, from, to, contract}],',
   '              blockers [{code (no-version|skip-limit|unsupported-contract), provider?, message, via?}],',
@@ -34,8 +35,11 @@ export function planDocument(plans: readonly EnvironmentUpgradePlan[]): PlanDocu
   };
 }
 
-/** The plan as terminal text, ending in a newline. */
-export function formatPlanText(plans: readonly EnvironmentUpgradePlan[]): string {
+/**
+ * The plan as terminal text, ending in a newline. `now` only dates a version list saved by an earlier
+ * online run (`--offline`). Default: the system clock.
+ */
+export function formatPlanText(plans: readonly EnvironmentUpgradePlan[], now: Date = new Date()): string {
   const out: string[] = [];
   for (const plan of plans) {
     if (out.length > 0) out.push('');
@@ -54,6 +58,7 @@ export function formatPlanText(plans: readonly EnvironmentUpgradePlan[]): string
         ]),
       ]),
     );
+    out.push(...versionNotes(plan, now));
     for (const c of plan.contracts) {
       out.push('', `Contract ${c.contract}${c.current ? ' (current)' : ''}: ${c.status === 'up-to-date' ? 'up to date' : c.status}`);
       if (c.status === 'up-to-date') continue;
@@ -63,6 +68,31 @@ export function formatPlanText(plans: readonly EnvironmentUpgradePlan[]): string
     }
   }
   return `${out.join('\n')}\n`;
+}
+
+/** Where the versions in the table came from, when not from the sources just now: saved lists (oldest first), then unlisted sources. */
+function versionNotes(plan: EnvironmentUpgradePlan, now: Date): string[] {
+  const byTime = new Map<string, string[]>();
+  const unlisted: string[] = [];
+  for (const r of plan.providers) {
+    if (r.versions.source === 'cached' && r.versions.fetchedAt) byTime.set(r.versions.fetchedAt, [...(byTime.get(r.versions.fetchedAt) ?? []), r.label]);
+    if (r.versions.source === 'unlisted') unlisted.push(`${r.label}: ${r.versions.note}; newer releases are unknown here, set spec.version yourself`);
+  }
+  const cached = [...byTime]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([fetchedAt, labels]) => `${labels.join(', ')}: versions as of ${fetchedAt} (${describeAge(now.getTime() - Date.parse(fetchedAt))} old), the list saved by the last online run (--offline)`);
+  const notes = [...cached, ...unlisted];
+  return notes.length > 0 ? ['', ...notes.map((n) => `note: ${n}`)] : [];
+}
+
+/** A coarse age: minutes, hours or days. */
+function describeAge(ms: number): string {
+  const minutes = Math.max(0, Math.floor(ms / 60_000));
+  if (minutes < 60) return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} hour${hours === 1 ? '' : 's'}`;
+  const days = Math.floor(hours / 24);
+  return `${days} days`;
 }
 
 function applyCommand(environment: string, contract: string): string {

@@ -9,7 +9,7 @@
  * (core and kubeadm on ≥ 1.10 may move at most 3 minors) is checked here too, with the farthest
  * version that is allowed. Pure.
  */
-import { error, type Diagnostic } from '../errors.js';
+import { error, peerWording, type Diagnostic } from '../errors.js';
 import { compatibleContracts } from '../source/metadata.js';
 import {
   MAX_MINOR_SKIP,
@@ -19,8 +19,10 @@ import {
   newestVersion,
   upgradeInfo,
   contractOf,
+  instanceName,
   type PlanProvider,
   type UpgradeInfo,
+  type VersionListing,
 } from './upgrade-info.js';
 
 /** Why a contract plan cannot be applied as it is. */
@@ -77,6 +79,12 @@ export interface ProviderPlanRow {
   sameContract: string | null;
   /** Newest stable release; `coreFirst` when it needs a core provider on a newer contract. */
   newest: { version: string; contract: string; coreFirst: boolean } | null;
+  /**
+   * Where the versions above came from: `live` (read now), `cached` (the list saved by the last
+   * online run, `plan --offline`; `fetchedAt` says when) or `unlisted` (the source cannot list —
+   * GitLab — so the columns above cannot show newer releases; `note` says why).
+   */
+  versions: { source: VersionListing['kind']; fetchedAt: string | null; note: string | null };
 }
 
 /** The plan of one environment: the core provider, one row per provider, one plan per candidate contract. */
@@ -100,7 +108,7 @@ export function planEnvironmentUpgrade(
 ): { plan?: EnvironmentUpgradePlan; problems: Diagnostic[] } {
   const cores = providers.filter((p) => p.kind === 'CoreProvider');
   if (cores.length !== 1) {
-    return { problems: [error('upgrade', `[${environment}] invalid management cluster: there must be one core provider, found ${cores.length}`)] };
+    return { problems: [error('upgrade', `[${environment}] ${peerWording('clusterctl', `invalid management cluster: there must be one core provider, found ${cores.length}`)}`)] };
   }
   const problems: Diagnostic[] = [];
   const infos: UpgradeInfo[] = [];
@@ -129,6 +137,7 @@ export function planEnvironmentUpgrade(
       latestPatch: latestPatch(info)?.tag ?? null,
       sameContract: current?.steps.find((s) => s.provider === p.provider)?.to ?? null,
       newest: newest ? { version: newest.tag, contract: newestContract!, coreFirst: p.kind !== 'CoreProvider' && !coreAllows.includes(newestContract!) } : null,
+      versions: versionsOf(p.listing),
     };
   });
   return {
@@ -158,7 +167,9 @@ function contractPlan(contract: string, current: boolean, infos: readonly Upgrad
     if (!next) {
       // clusterctl drops a different-contract plan that any provider cannot follow (all providers
       // change contract together), even when the provider's current release stays compatible.
-      if (!current) {
+      if (!current && p.listing?.kind === 'unlisted') {
+        blockers.push({ code: 'no-version', provider: p.provider, message: `${p.listing.reason}, so whether ${p.provider} has a release implementing ${allowed.join(' or ')} is unknown` });
+      } else if (!current) {
         const stays = allowed.includes(info.currentContract)
           ? `; its ${info.currentContract} release stays compatible, so the others can move without it: capi-render upgrade --provider …`
           : '';
@@ -172,7 +183,7 @@ function contractPlan(contract: string, current: boolean, infos: readonly Upgrad
       blockers.push({
         code: 'skip-limit',
         provider: p.provider,
-        message: `upgrade for ${p.provider} can't skip more than ${MAX_MINOR_SKIP} versions (${p.version} → ${next.tag})${via ? `; upgrade to ${via.tag} first` : ''}`,
+        message: peerWording('clusterctl', `upgrade for ${instanceName(p)} provider can't skip more than ${MAX_MINOR_SKIP} versions`, `${p.provider} ${p.version} → ${next.tag}${via ? `; upgrade to ${via.tag} first` : ''}`),
         ...(via ? { via: via.tag } : {}),
       });
     }
@@ -183,4 +194,15 @@ function contractPlan(contract: string, current: boolean, infos: readonly Upgrad
   }
   const status = blockers.length > 0 ? 'blocked' : steps.some((s) => s.to !== null) ? 'available' : 'up-to-date';
   return { contract, current, status, steps, blockers };
+}
+
+function versionsOf(listing: VersionListing | undefined): ProviderPlanRow['versions'] {
+  switch (listing?.kind) {
+    case 'cached':
+      return { source: 'cached', fetchedAt: listing.fetchedAt, note: null };
+    case 'unlisted':
+      return { source: 'unlisted', fetchedAt: null, note: listing.reason };
+    default:
+      return { source: 'live', fetchedAt: null, note: null };
+  }
 }

@@ -8,12 +8,12 @@
  * not skip more than 3 minors. Downgrades are refused. Pure; every problem is reported at once.
  */
 import semver from 'semver';
-import { error, type Diagnostic } from '../errors.js';
+import { error, peerWording, type Diagnostic } from '../errors.js';
 import { compatibleContracts } from '../source/metadata.js';
 import { parseVersion } from '../source/versions.js';
 import type { EnvironmentProviders } from './collect-versions.js';
 import type { EnvironmentUpgradePlan } from './plan.js';
-import { MAX_MINOR_SKIP, contractOf, exceedsSkipLimit, latestNextVersion, latestPatch, upgradeInfo, type PlanProvider, type UpgradeInfo } from './upgrade-info.js';
+import { MAX_MINOR_SKIP, contractOf, exceedsSkipLimit, instanceName, latestNextVersion, latestPatch, upgradeInfo, type PlanProvider, type UpgradeInfo } from './upgrade-info.js';
 
 /** What the user asked for. */
 export type UpgradeRequest = { kind: 'to'; version: string } | { kind: 'latest-patch' } | { kind: 'contract'; contract: string };
@@ -82,6 +82,13 @@ export function selectTargets(env: EnvironmentProviders, plan: EnvironmentUpgrad
   } else {
     for (const info of chosen) {
       const p = info.provider;
+      if (p.listing?.kind === 'unlisted') {
+        // Neither the newest patch nor the contract of another version can be known here.
+        const reason = `${p.listing.reason}; set spec.version yourself and run capi-render build`;
+        if (explicit) problem(`cannot upgrade ${p.provider}: ${reason}`, at(p));
+        else out.skipped.push({ provider: p.provider, reason });
+        continue;
+      }
       if (request.kind === 'latest-patch') {
         const next = latestPatch(info);
         if (next) moves.set(info, next.tag);
@@ -122,7 +129,7 @@ function checkConsistency(
   problem: (message: string, where?: { object?: string; hint?: string }) => void,
 ): void {
   const core = infos.find((i) => i.provider.kind === 'CoreProvider');
-  if (!core) return problem('there must be one core provider');
+  if (!core) return problem(peerWording('clusterctl', 'invalid management cluster: there must be one core provider, found 0'));
   const coreTarget = moves.get(core) ?? core.provider.version;
   const targetContract = contractOf(core, coreTarget)!;
   if (!supported.includes(targetContract)) {
@@ -134,7 +141,10 @@ function checkConsistency(
     const to = moves.get(info);
     if (to === undefined) {
       if (!allowed.includes(info.currentContract)) {
-        problem(`${p.provider} ${p.version} implements ${info.currentContract}, while the core provider is getting updated to ${coreTarget}, which supports ${allowed.join(', ')}: include ${p.label} in the upgrade`, {
+        const phrase =
+          `unable to perform upgrade: the provider ${instanceName(p)} implements the ${info.currentContract} contract version, while the core provider is getting updated to a version ` +
+          `that supports ${allowed.join(', ')} contract versions. Please include the ${instanceName(p)} provider in the upgrade`;
+        problem(peerWording('clusterctl', phrase, `${p.provider} ${p.version}; the core provider moves to ${coreTarget}`), {
           object: p.provider,
           hint: `add --provider ${p.label}, or move the whole set with --contract ${targetContract}`,
         });
@@ -143,7 +153,8 @@ function checkConsistency(
     }
     const contract = contractOf(info, to)!;
     if (!allowed.includes(contract)) {
-      problem(`${p.provider} ${to} implements ${contract}, but the core provider ${core.provider.provider} ${coreTarget} implements ${targetContract} (compatible: ${allowed.join(', ')}): the core provider must move first`, {
+      const phrase = `unable to perform upgrade: the target version for the provider ${instanceName(p)} implements the ${contract} contract version, while the core provider supports ${allowed.join(', ')} contract versions`;
+      problem(peerWording('clusterctl', phrase, `${p.provider} ${to}; the core provider ${core.provider.provider} stays on ${coreTarget} (${targetContract}): the core provider must move first`), {
         object: p.provider,
         hint: `upgrade the core provider too (--provider ${core.provider.label}), or move the whole set: capi-render upgrade --contract ${contract}`,
       });
@@ -151,7 +162,7 @@ function checkConsistency(
     const next = parseVersion(to)!;
     if (exceedsSkipLimit(p, info.current.semver, next)) {
       const via = latestNextVersion(info, allowed, (v) => v.semver.minor <= info.current.semver.minor + MAX_MINOR_SKIP);
-      problem(`upgrade for ${p.provider} can't skip more than ${MAX_MINOR_SKIP} versions (${p.version} → ${to})`, {
+      problem(peerWording('clusterctl', `upgrade for ${instanceName(p)} provider can't skip more than ${MAX_MINOR_SKIP} versions`, `${p.provider} ${p.version} → ${to}`), {
         object: p.provider,
         hint: via ? `upgrade to ${via.tag} first: capi-render upgrade --env ${environment} --provider ${p.label} --to ${via.tag}` : 'upgrade through the intermediate minor releases first',
       });

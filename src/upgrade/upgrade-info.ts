@@ -7,7 +7,7 @@
  * them. Pure: the versions and metadata are passed in.
  */
 import semver from 'semver';
-import { error, type Diagnostic } from '../errors.js';
+import { error, peerWording, type Diagnostic } from '../errors.js';
 import { releaseSeriesFor, type ReleaseMetadata } from '../source/metadata.js';
 import { parseVersion } from '../source/versions.js';
 import type { ProviderKind } from '../spec/provider-kinds.js';
@@ -29,6 +29,23 @@ export interface PlanProvider {
   metadata: ReleaseMetadata;
   /** For messages: the source (`GitHub releases of kubernetes-sigs/cluster-api`). */
   sourceDescription: string;
+  /** Where `available` came from. Default: read from the source just now. */
+  listing?: VersionListing;
+}
+
+/**
+ * Where a provider's version list came from: read from the source now, saved by the last online run
+ * (`plan --offline`; with its fetch time), or nowhere — the source cannot list (GitLab generic
+ * packages), so `available` holds only the current version and newer releases are unknown.
+ */
+export type VersionListing = { kind: 'live' } | { kind: 'cached'; fetchedAt: string } | { kind: 'unlisted'; reason: string };
+
+/**
+ * clusterctl's name for a provider instance in upgrade messages (`Provider.InstanceName`):
+ * `<namespace>/<manifest label>`, e.g. `capi-system/cluster-api` — how clusterctl users know it.
+ */
+export function instanceName(p: Pick<PlanProvider, 'namespace' | 'label'>): string {
+  return `${p.namespace}/${p.label}`;
 }
 
 /** A version with its tag as the source spells it. */
@@ -59,7 +76,7 @@ export function upgradeInfo(p: PlanProvider): { info?: UpgradeInfo; problems: Di
   if (!currentSeries) {
     return {
       problems: [
-        error('metadata-invalid', `invalid provider metadata: version ${p.version} (the current version) for the provider ${p.provider} does not match any release series`, {
+        error('metadata-invalid', peerWording('clusterctl', `invalid provider metadata: version ${p.version} (the current version) for the provider ${instanceName(p)} does not match any release series`, p.provider), {
           object: p.provider,
           hint: `the newest metadata.yaml in ${p.sourceDescription} lists ${seriesList}`,
         }),
@@ -73,7 +90,7 @@ export function upgradeInfo(p: PlanProvider): { info?: UpgradeInfo; problems: Di
     if (!v || semver.compare(v, current) <= 0) continue;
     if (!releaseSeriesFor(p.metadata, tag)) {
       problems.push(
-        error('metadata-invalid', `invalid provider metadata: version ${tag} (one of the available versions) for the provider ${p.provider} does not match any release series`, {
+        error('metadata-invalid', peerWording('clusterctl', `invalid provider metadata: version ${tag} (one of the available versions) for the provider ${instanceName(p)} does not match any release series`, p.provider), {
           object: p.provider,
           hint: `the newest metadata.yaml in ${p.sourceDescription} lists ${seriesList}; planning needs every newer release in a series, as clusterctl does`,
         }),

@@ -1,5 +1,6 @@
 /** Runs the CLI in-process with captured streams. */
 import { run } from '../../src/cli/run.js';
+import type { FetchLike } from '../../src/source/gitlab/gitlab-source.js';
 
 export interface CliResult {
   code: number;
@@ -7,7 +8,7 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function runCli(argv: string[], options: { cwd: string; env?: Record<string, string | undefined> }): Promise<CliResult> {
+export async function runCli(argv: string[], options: { cwd: string; env?: Record<string, string | undefined>; fetch?: FetchLike }): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const code = await run(argv, {
@@ -15,6 +16,7 @@ export async function runCli(argv: string[], options: { cwd: string; env?: Recor
     stderr: { write: (t) => void (stderr += t) },
     env: options.env ?? {},
     cwd: options.cwd,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   return { code, stdout, stderr };
 }

@@ -100,7 +100,7 @@ describe('the lock and the cache', () => {
     writeFileSync(path.join(repo, 'providers/core.yaml'), provider('CoreProvider', 'cluster-api', 'capi-system', 'v1.10.4'));
     const r = await runCli(['build'], { cwd: repo, env });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/error\[preflight\]: Downgrade is not supported for provider CoreProvider\/capi-system\/cluster-api: capi-render.lock has v1\.11\.0/);
+    expect(r.stderr).toMatch(/error\[preflight\]: cluster-api-operator: "Downgrade is not supported for provider cluster-api"; CoreProvider\/capi-system\/cluster-api: capi-render.lock has v1\.11\.0/);
     expect((await runCli(['build', '--allow-downgrade'], { cwd: repo, env })).code).toBe(0);
   });
 

@@ -8,6 +8,7 @@ import { runCli } from '../helpers/cli.js';
 import { makeRepo } from '../helpers/repo.js';
 import { tempDir } from '../helpers/tmp.js';
 import type { PlanDocument } from '../../src/upgrade/format-plan.js';
+import { createReleaseIndexCache } from '../../src/source/release-index-cache.js';
 
 const provider = (kind: string, name: string, namespace: string, version: string) =>
   `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ${kind}\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\nspec:\n  version: ${version}\n`;
@@ -84,6 +85,7 @@ describe('capi-render plan against GitHub releases', () => {
       latestPatch: null,
       sameContract: null,
       newest: { version: 'v1.12.0', contract: 'v1beta2', coreFirst: true },
+      versions: { source: 'live', fetchedAt: null, note: null },
     });
     expect(env!.contracts.map((c) => Object.keys(c))).toEqual([
       ['contract', 'current', 'status', 'steps', 'blockers', 'command'],
@@ -123,13 +125,48 @@ describe('capi-render plan against GitHub releases', () => {
     ]);
   });
 
-  it('--offline needs the release list, which the lock does not hold: a clear error', async () => {
+  it('--offline without a release list saved by an earlier online run is a clear error', async () => {
     const gh = await fake();
     const repo = kubeadmRepo(gh, 'v1.11.0');
     const env = { CAPI_RENDER_CACHE_DIR: tempDir() };
+    // Exact versions: the build pins and caches the artifacts but never lists the releases.
     expect((await runCli(['build'], { cwd: repo, env })).code).toBe(0);
     const r = await runCli(['plan', '--offline'], { cwd: repo, env });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('error[offline]');
+    expect(r.stderr.split('\n')[0]).toContain('error[offline]: --offline: no release list of GitHub releases of kubernetes-sigs/cluster-api was saved by an earlier online run');
+    expect(r.stderr).toContain('hint: run capi-render plan (or build) once online');
+  });
+
+  it('--offline plans from the list saved by the last online run and says how old it is', async () => {
+    const gh = await fake();
+    const repo = kubeadmRepo(gh, 'v1.10.4');
+    const cache = tempDir();
+    const env = { CAPI_RENDER_CACHE_DIR: cache };
+    expect((await runCli(['build'], { cwd: repo, env })).code).toBe(0);
+    const online = await runCli(['plan'], { cwd: repo, env });
+    expect(online.code, online.stderr).toBe(0);
+    const requests = gh.requests.length;
+
+    const offline = await runCli(['plan', '--offline'], { cwd: repo, env });
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(gh.requests.length).toBe(requests);
+    const notes = offline.stdout.split('\n').filter((l) => l.startsWith('note: '));
+    expect(notes).toEqual([
+      expect.stringMatching(/^note: cluster-api, bootstrap-kubeadm, control-plane-kubeadm: versions as of \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+ minutes? old\), the list saved by the last online run \(--offline\)$/),
+    ]);
+    // The same plan as online, plus the note (and the empty line before it).
+    const withoutNotes = offline.stdout.replace(/\nnote: [^\n]*\n/, '\n').replace('\n\n\nContract', '\n\nContract');
+    expect(withoutNotes).toBe(online.stdout);
+
+    // An older list: the plan dates it.
+    const index = createReleaseIndexCache(cache);
+    const saved = (await index.getList('github:kubernetes-sigs/cluster-api'))!;
+    await index.putList({ ...saved, fetchedAt: new Date(Date.now() - 3 * 24 * 3600_000 - 60_000).toISOString() });
+    const old = await runCli(['plan', '--offline', '--json'], { cwd: repo, env });
+    expect(old.code, old.stderr).toBe(0);
+    const rows = (JSON.parse(old.stdout) as PlanDocument).environments[0]!.providers;
+    expect(rows.map((p) => p.versions.source)).toEqual(['cached', 'cached', 'cached']);
+    const text = await runCli(['plan', '--offline'], { cwd: repo, env });
+    expect(text.stdout).toContain('(3 days old), the list saved by the last online run (--offline)');
   });
 });

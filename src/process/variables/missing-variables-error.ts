@@ -2,7 +2,7 @@
  * The one error clusterctl raises when a template needs variables nobody set
  * (simple_processor.go errMissingVariables), as a SpecError that also carries the names as data.
  */
-import { SpecError, error } from '../../errors.js';
+import { SpecError, error, peerWording } from '../../errors.js';
 
 /** How a user supplies a variable to capi-render. */
 export const MISSING_VARIABLES_HINT =
@@ -22,7 +22,7 @@ export class MissingVariablesError extends SpecError {
 
   constructor(source: string, missing: readonly string[]) {
     super(
-      error('variables-missing', `value for variables [${missing.join(', ')}] is not set`, {
+      error('variables-missing', peerWording('clusterctl', `value for variables [${missing.join(', ')}] is not set`), {
         file: source,
         hint: MISSING_VARIABLES_HINT,
       }),

@@ -9,7 +9,7 @@
  *  5. evaluate, with unset variables (only possible where a default exists, or inside another's
  *     arguments) evaluating to "".
  */
-import { SpecError, error } from '../../errors.js';
+import { SpecError, error, peerWording } from '../../errors.js';
 import { evaluateTemplate, type Lookup } from './evaluate.js';
 import { collectVariables, compareGoStrings, type VariableInfo } from './inspect.js';
 import { normaliseLegacySpacing, type NormalisedText } from './legacy-spacing.js';
@@ -122,7 +122,7 @@ function syntaxError(e: TemplateError, normalised: NormalisedText, original: str
   const offset = normalised.toOriginal(e.offset);
   const { line, col } = lineAndColumn(original, offset);
   return new SpecError(
-    error('variables-syntax', `${e.message} in \`${excerpt(original, offset)}\``, {
+    error('variables-syntax', syntaxMessage(e, `in \`${excerpt(original, offset)}\``), {
       file: source,
       line,
       col,
@@ -131,6 +131,13 @@ function syntaxError(e: TemplateError, normalised: NormalisedText, original: str
         'write $${ for a literal ${',
     }),
   );
+}
+
+/** envsubst's own parse errors, which clusterctl reports wrapped; the other reasons are capi-render's. */
+const ENVSUBST_REASONS: ReadonlySet<TemplateError['reason']> = new Set(['bad-substitution', 'missing-closing-brace', 'variable-name', 'function-argument', 'default-function']);
+
+function syntaxMessage(e: TemplateError, where: string): string {
+  return ENVSUBST_REASONS.has(e.reason) ? peerWording('clusterctl', `failed to perform variable substitution: ${e.message}`, where) : `${e.message} ${where}`;
 }
 
 /** 1-based line and column (UTF-16 units) of an offset. */

@@ -13,7 +13,7 @@
  *
  * Pure: no network, no environment.
  */
-import { SpecError, error, type Location } from '../../errors.js';
+import { SpecError, error, peerWording, type Location } from '../../errors.js';
 import { kindInfo, type ProviderKind } from '../../spec/provider-kinds.js';
 
 /** The public GitHub web host and its REST API. */
@@ -66,7 +66,10 @@ export interface GitHubReleaseUrl {
 export function parseGitHubReleaseUrl(url: string, options: ParseGitHubUrlOptions = {}): GitHubReleaseUrl {
   const fail = (message: string): never => {
     throw new SpecError(
-      error('source-unsupported', `invalid url ${JSON.stringify(url)}: ${message}`, { ...options.where, hint: EXPECTED_FORM }),
+      error('source-unsupported', peerWording('clusterctl', `invalid url: ${EXPECTED_FORM}`, `${JSON.stringify(url)}: ${message}`), {
+        ...options.where,
+        hint: `${EXPECTED_FORM} (capi-render also reads …/releases, …/releases/download/{tag}/{file} and …/releases/tag/{tag})`,
+      }),
     );
   };
   let parsed: URL;

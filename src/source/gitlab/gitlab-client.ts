@@ -1,0 +1,164 @@
+/**
+ * Downloads files of GitLab generic packages with Node's fetch, as clusterctl's GitLab repository
+ * does (`repository_gitlab.go` GetFile): one GET per file, the token (clusterctl's
+ * `gitlab-access-token`) as `Authorization: Bearer`, a 30-second timeout, no retries, and
+ * clusterctl's messages — its own one for a 401.
+ *
+ * The HTTP transport is injectable: requests always carry the URL the user wrote (so messages, the
+ * lock and the cache show clusterctl's form), and tests route that URL to a local server instead of
+ * needing a base-URL setting. The token is sent only to the origin of the request URL — a redirect
+ * to object storage gets no credentials — and never appears in a message.
+ */
+import { FetchError, error, peerWording, type DiagnosticCode } from '../../errors.js';
+import type { FetchProgress, FetchProgressListener } from '../fetch-progress.js';
+
+/** The part of the WHATWG fetch a client needs; `globalThis.fetch` fits. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface GitLabClientOptions {
+  /** A personal, project or deploy token with read access to the package registry. Default: none (public projects). */
+  token?: string;
+  /** Sends one HTTP request. Default: `globalThis.fetch`. */
+  fetch?: FetchLike;
+  /** How long one file may take, redirects and body included. Default: 30 000 ms (clusterctl's). */
+  timeoutMs?: number;
+  /** Progress listener (CLI output, tests). Default: none. */
+  onProgress?: FetchProgressListener;
+}
+
+/** What to download, named for messages. */
+export interface GitLabFileRequest {
+  /** The file's URL in clusterctl's form. */
+  url: string;
+  /** The version segment and the file name, as clusterctl names them in its messages. */
+  version: string;
+  file: string;
+}
+
+export interface GitLabClient {
+  /** The file's bytes; FetchError `auth` (401/403), `source-not-found` (404) or `fetch` otherwise. */
+  getFile(request: GitLabFileRequest): Promise<Uint8Array>;
+}
+
+/** clusterctl's variable for the token, and the operator's configSecret key (`config.GitLabAccessTokenVariable`). */
+export const GITLAB_TOKEN_VARIABLE = 'gitlab-access-token';
+
+/** Redirect hops followed at most (GitLab may redirect a package download to object storage). */
+const MAX_REDIRECTS = 5;
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+const TOKEN_HINT =
+  `set ${GITLAB_TOKEN_VARIABLE} in the provider's spec.configSecret, or gitlab.accessToken: {fromEnv: GITLAB_ACCESS_TOKEN} in capi-render.yaml; ` +
+  "the token needs read access to the project's package registry (read_api)";
+
+/** Creates a client; nothing is sent until getFile is called. */
+export function createGitLabClient(options: GitLabClientOptions = {}): GitLabClient {
+  const send = options.fetch ?? ((url: string, init: RequestInit) => fetch(url, init));
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const emit = (event: FetchProgress): void => {
+    try {
+      options.onProgress?.(event);
+    } catch {
+      // A broken listener must not break a fetch.
+    }
+  };
+
+  return {
+    async getFile(request) {
+      // clusterctl's prefix for every failure of this file; users search for it.
+      const prefix = `failed to get file ${JSON.stringify(request.file)} with version ${JSON.stringify(request.version)} from ${JSON.stringify(request.url)}`;
+      const fail = (code: DiagnosticCode, phrase: string, detail: string, hint: string): FetchError =>
+        new FetchError(error(code, redact(peerWording('clusterctl', phrase, detail), options.token), { hint: redact(hint, options.token) }));
+      const signal = AbortSignal.timeout(timeoutMs);
+      const origin = new URL(request.url).origin;
+      let url = request.url;
+      let response: Response;
+      try {
+        for (let hop = 0; ; hop++) {
+          const headers: Record<string, string> = { 'user-agent': 'capi-render' };
+          if (options.token && new URL(url).origin === origin) headers.authorization = `Bearer ${options.token}`;
+          emit({ type: 'request', method: 'GET', url: shown(url), attempt: 0 });
+          response = await send(url, { method: 'GET', headers, redirect: 'manual', signal });
+          emit({ type: 'response', method: 'GET', url: shown(url), status: response.status, cached: false });
+          const location = response.headers.get('location');
+          if (response.status < 300 || response.status >= 400 || location === null) break;
+          await response.body?.cancel().catch(() => undefined);
+          if (hop === MAX_REDIRECTS) throw fail('fetch', prefix, `more than ${MAX_REDIRECTS} redirects`, 'check the GitLab instance and any proxy in between');
+          url = new URL(location, url).toString();
+        }
+      } catch (cause) {
+        if (cause instanceof FetchError) throw cause;
+        throw unreachable(cause);
+      }
+      if (response.status !== 200) {
+        await response.body?.cancel().catch(() => undefined);
+        throw statusError(response.status);
+      }
+      let bytes: Uint8Array;
+      try {
+        bytes = new Uint8Array(await response.arrayBuffer());
+      } catch (cause) {
+        throw unreachable(cause);
+      }
+      emit({ type: 'download', url: request.url, bytes: bytes.length });
+      return bytes;
+
+      function statusError(status: number): FetchError {
+        if (status === 401) {
+          return fail(
+            'auth',
+            `${prefix}: unauthorized access, please check your credentials`,
+            options.token ? 'GitLab rejected the token' : 'no token was sent',
+            TOKEN_HINT,
+          );
+        }
+        const phrase = `${prefix}, got ${status}`;
+        if (status === 403) return fail('auth', phrase, 'GitLab refused access', TOKEN_HINT);
+        if (status === 404) {
+          return fail(
+            'source-not-found',
+            phrase,
+            `no ${request.file} in that package version`,
+            `check the project, package name and version in the URL (GitLab also answers 404 for a private project without a valid token: ${TOKEN_HINT})`,
+          );
+        }
+        if (status >= 500) return fail('fetch', phrase, 'GitLab answered a server error', 'the GitLab instance may be down or overloaded; try again later');
+        return fail('fetch', phrase, 'unexpected answer', 'check the provider URL');
+      }
+
+      function unreachable(cause: unknown): FetchError {
+        const timedOut = signal.aborted;
+        return fail(
+          'fetch',
+          prefix,
+          timedOut ? `no complete answer within ${timeoutMs / 1000} s` : `could not reach ${new URL(url).host} (${networkReason(cause)})`,
+          timedOut ? 'the GitLab instance is slow or unreachable; try again later' : 'check the network connection and the host in the provider URL',
+        );
+      }
+    },
+  };
+}
+
+/** A URL for progress output: without its query, which may carry a signed download grant. */
+function shown(url: string): string {
+  const parsed = new URL(url);
+  parsed.search = '';
+  return parsed.toString();
+}
+
+function redact(text: string, secret: string | undefined): string {
+  return secret ? text.split(secret).join('***') : text;
+}
+
+/** The most specific reason in a fetch failure's cause chain (a system error code, else a message). */
+function networkReason(cause: unknown): string {
+  let current: unknown = cause;
+  let reason = 'network error';
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (typeof code === 'string') return code;
+    if (typeof message === 'string' && message !== '') reason = message;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return reason;
+}
