@@ -40,14 +40,20 @@ export function inputLocations(repoRoot: string, config: Pick<RenderConfig, 'pro
  * overlap. Folders outside the repository are allowed here; the writer accepts them only when they
  * are empty or already hold capi-render's ownership record.
  */
-export async function outputLocationProblems(repoRoot: string, folders: readonly OutputFolderSetting[], inputs: readonly [string, string][]): Promise<LocationProblem[]> {
+export async function outputLocationProblems(
+  repoRoot: string,
+  folders: readonly OutputFolderSetting[],
+  inputs: readonly [string, string][],
+  /** What writing there would do, for the message. */
+  consequence = 'a build would replace and prune files',
+): Promise<LocationProblem[]> {
   const root = await realPath(repoRoot);
   const problems: LocationProblem[] = [];
   const real = await Promise.all(folders.map(async (f) => ({ ...f, real: await realPath(f.folder) })));
   const realInputs = await Promise.all(inputs.map(async ([label, p]) => [label, await realPath(p)] as const));
   for (const f of real) {
     // The first problem of a folder is the one that matters (the repository root also holds every input).
-    const problem = await folderProblem(f.real, root, realInputs);
+    const problem = await folderProblem(f.real, root, realInputs, consequence);
     if (problem) problems.push({ setting: f.setting, message: `${f.setting} ${show(f.folder, root)} ${problem[0]}`, hint: problem[1] });
   }
   for (let i = 0; i < real.length; i++) {
@@ -67,9 +73,9 @@ export async function outputLocationProblems(repoRoot: string, folders: readonly
 
 const ELSEWHERE = 'choose a folder of its own for the output, such as rendered/';
 
-async function folderProblem(folder: string, root: string, inputs: readonly (readonly [string, string])[]): Promise<[string, string] | undefined> {
-  if (folder === root) return ['is the repository root: a build would replace and prune files across the whole repository', ELSEWHERE];
-  if (isInside(root, folder)) return ['contains the repository: a build would replace and prune files in and around it', ELSEWHERE];
+async function folderProblem(folder: string, root: string, inputs: readonly (readonly [string, string])[], consequence: string): Promise<[string, string] | undefined> {
+  if (folder === root) return [`is the repository root: ${consequence} across the whole repository`, ELSEWHERE];
+  if (isInside(root, folder)) return [`contains the repository: ${consequence} in and around it`, ELSEWHERE];
   if (folder.split(path.sep).includes('.git')) return ['is inside a .git folder', ELSEWHERE];
   if (await exists(path.join(folder, '.git'))) return ['is a git repository (it holds .git)', ELSEWHERE];
   for (const [label, input] of inputs) {

@@ -247,6 +247,7 @@ describe('never destroy: locations, ownership and the removal guard', () => {
     const outside = extra.map((p) => snapshotTree(p));
     const argv = typeof row.argv === 'function' ? row.argv(repo) : row.argv;
     const r = await runCli(argv, { cwd: repo, env });
+    if (process.env.PRINT_FIRST_LINES) console.info(`${row.name} → exit ${r.code}: ${r.stderr.split('\n')[0]}`);
     expect(r.code, r.stderr).toBe(row.code);
     for (const text of row.says) expect(r.stderr).toMatch(text);
     if (row.code === 0) {

@@ -63,6 +63,6 @@ async function assertMirrorTarget(repoRoot: string, target: string, config: Rend
     ['the output folder (outputDir)', outputDir],
     ['the GitOps folder (gitopsDir)', gitopsDir],
   ];
-  const problems = await outputLocationProblems(repoRoot, [{ setting: '--to', folder: target }], guarded);
+  const problems = await outputLocationProblems(repoRoot, [{ setting: '--to', folder: target }], guarded, 'the mirror would write release files');
   if (problems.length > 0) throw new UsageError(problems.map((p) => `${p.message}; choose a folder of its own for the mirror, such as vendor/releases`).join('\n'));
 }
