@@ -251,7 +251,8 @@ export class OutputTransaction {
       for (const stage of this.stages) {
         const { scan } = stage;
         const remove = [...stage.owned].filter((f) => stage.target.inScope(f) && !stage.produced.has(f)).sort();
-        const owned = new Set([...stage.owned].filter((f) => !remove.includes(f)));
+        const removed = new Set(remove);
+        const owned = new Set([...stage.owned].filter((f) => !removed.has(f)));
         for (const f of stage.produced) owned.add(f);
         const written = [...stage.written].sort();
         summaries.push({ root: scan.root, written, unchanged: stage.unchanged, removed: remove, foreign: [...scan.entries.keys()].filter((f) => !stage.owned.has(f)) });
