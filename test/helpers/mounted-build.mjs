@@ -35,6 +35,11 @@ const run = (...args) => {
 if (kind === 'full') sh('mount', '-t', 'tmpfs', '-o', `size=${process.env.TMPFS_SIZE}`, 'tmpfs', rendered);
 if (kind === 'own-fs') sh('mount', '-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', rendered);
 if (kind !== 'read-only') sh('cp', '-a', `${saved}/.`, `${rendered}/`);
+// One environment's folder on another file system than the rest of the output: renames into it cross devices.
+if (kind === 'nested-fs') {
+  sh('mount', '-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', path.join(rendered, 'prod'));
+  sh('cp', '-a', `${saved}/prod/.`, `${rendered}/prod/`);
+}
 if (kind === 'read-only') {
   sh('mount', '--bind', rendered, rendered);
   sh('mount', '-o', 'remount,bind,ro', rendered);

@@ -31,7 +31,7 @@ function changedExample(): string {
   return repo;
 }
 
-function mountedBuild(repo: string, kind: 'full' | 'read-only' | 'own-fs', extraEnv: Record<string, string> = {}) {
+function mountedBuild(repo: string, kind: 'full' | 'read-only' | 'own-fs' | 'nested-fs', extraEnv: Record<string, string> = {}) {
   if (kind !== 'read-only') {
     renameSync(path.join(repo, 'rendered'), path.join(repo, 'rendered.saved'));
     mkdirSync(path.join(repo, 'rendered'));
@@ -106,6 +106,15 @@ describe('write failures, for real', () => {
     const r = mountedBuild(repo, 'own-fs');
     expect(r.first.code, r.first.stderr).toBe(0);
     expect(r.first.stderr).toMatch(/rendered: \d+ written, \d+ unchanged, 0 removed/);
+    expect(r.leftovers).toEqual([]);
+    expect(r.check.code, r.check.stderr).toBe(0);
+  });
+
+  it.skipIf(!canMount)('an environment folder on another file system than the staging (EXDEV on rename): files are copied in, then renamed', () => {
+    const repo = changedExample();
+    const r = mountedBuild(repo, 'nested-fs');
+    expect(r.first.code, r.first.stderr).toBe(0);
+    expect(r.first.stderr).toMatch(/rendered: \d+ written/);
     expect(r.leftovers).toEqual([]);
     expect(r.check.code, r.check.stderr).toBe(0);
   });
