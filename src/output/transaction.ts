@@ -22,6 +22,7 @@ import path from 'node:path';
 import { SpecError, error } from '../errors.js';
 import { applyCommit, removeEmptyFolders, undoSteps, PLAN_FILE, type CommitRecord, type Failpoint, type SingleFileMove, type StagePlan } from './apply-staged.js';
 import { acquireBusyLock } from './busy-lock.js';
+import { cleanLegacyStaging } from './legacy-staging.js';
 import { OWNERSHIP_FILE, ownershipText } from './ownership.js';
 import { WORK_DIR, scanOutputFolder, type OutputFolderScan } from './scan-output-folder.js';
 import { displayPath, guarded, withOutcome, writeError } from './write-errors.js';
@@ -74,6 +75,7 @@ export async function beginTransaction(targets: readonly TreeTarget[], options: 
   try {
     await recoverInterruptedWrite(options.repoRoot, options.failpoint);
     for (const [i, target] of targets.entries()) {
+      await guarded('clean up after an earlier version in', path.dirname(target.root), options.repoRoot, () => cleanLegacyStaging(target.root));
       // Without a record every file must be looked at to adopt it; with one, untouched folders can be skipped.
       const recorded = await fs.lstat(path.join(target.root, OWNERSHIP_FILE)).then((s) => s.isFile(), () => false);
       const scan = await guarded('read', target.root, options.repoRoot, () => scanOutputFolder(target.root, recorded ? target.descend : undefined));

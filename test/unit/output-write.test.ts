@@ -178,6 +178,17 @@ describe('the output transaction', () => {
     expect(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')).toBe('new lock\n');
   });
 
+  it('cleans up after the writer of earlier versions: a lost output folder comes back, staging goes', async () => {
+    const repo = tempDir();
+    mkdirSync(path.join(repo, '.rendered.capi-render-old/a'), { recursive: true });
+    writeFileSync(path.join(repo, '.rendered.capi-render-old/a/x.yaml'), 'x\n');
+    mkdirSync(path.join(repo, '.rendered.capi-render-new'));
+    writeFileSync(path.join(repo, '.rendered.capi-render-lock'), '999999999');
+    const summary = await write(repo, { 'a/x.yaml': 'x\n' }, { adopt: true });
+    expect(summary.unchanged).toBe(1);
+    expect(readdirSync(repo).sort()).toEqual(['rendered']);
+  });
+
   it('refuses to run while another live writer holds the lock, and takes over a stale one', async () => {
     const repo = tempDir();
     mkdirSync(path.join(repo, '.capi-render-write'));
