@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   mirror: async () => (await import('./commands/mirror.js')).mirrorCommand,
   plan: async () => (await import('./commands/plan.js')).planCommand,
   rbac: async () => (await import('./commands/rbac.js')).rbacCommand,
+  report: async () => (await import('./commands/report.js')).reportCommand,
   upgrade: async () => (await import('./commands/upgrade.js')).upgradeCommand,
 };
 

@@ -9,54 +9,15 @@
  * Templates are looked up by name (e.g. `argocd/application.yaml.hbs`): first in the user's
  * templates folder, then among the templates bundled with the package (`<package>/bundled-templates/`).
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { HelperDelegate } from 'handlebars';
 import { createHandlebars } from '../handlebars-instance.js';
 import { RenderError, SpecError, error, type Diagnostic } from '../errors.js';
 import { isJsonObject, type JsonValue, type KubeObject } from '../manifest/object.js';
 import { joinDocuments, serializeObject } from '../manifest/serialize.js';
 import { parseSourceDocuments } from '../spec/yaml-document.js';
+import { loadTemplate, templateFailure, type TemplateSource } from '../template-files.js';
 
-/** Reads a file's text, or returns undefined when it does not exist. */
-export type ReadTextFile = (file: string) => string | undefined;
-
-/** Where templates come from: the user's folder (optional) over the bundled one. */
-export interface TemplateSource {
-  userDir: string | undefined;
-  bundledDir: string;
-  read: ReadTextFile;
-}
-
-/** Reads with node:fs; a missing file is undefined, any other failure throws. */
-export const readTextFileSync: ReadTextFile = (file) => {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-};
-
-/** A located template: its text and the file it came from (for messages). */
-interface LoadedTemplate {
-  file: string;
-  text: string;
-}
-
-function loadTemplate(name: string, source: TemplateSource): LoadedTemplate {
-  if (source.userDir !== undefined) {
-    const file = path.join(source.userDir, name);
-    const text = source.read(file);
-    if (text !== undefined) return { file, text };
-  }
-  const file = path.join(source.bundledDir, name);
-  const text = source.read(file);
-  if (text === undefined) {
-    throw new SpecError(error('template', `template ${name} was not found`, { file, hint: 'reinstall capi-render, or add the template to your templates folder' }));
-  }
-  return { file, text };
-}
+export { readTextFileSync, type ReadTextFile, type TemplateSource } from '../template-files.js';
 
 /** The helpers templates may use; nothing else is callable (knownHelpersOnly). */
 const HELPERS: Record<string, HelperDelegate> = {
@@ -99,15 +60,7 @@ export function renderTemplate(name: string, context: JsonValue, source: Templat
     });
     output = compiled(context);
   } catch (e) {
-    const problem = describeTemplateError(e);
-    throw new SpecError(
-      error('template', `template ${name} failed: ${problem.message}`, {
-        file: template.file,
-        ...(problem.line !== undefined ? { line: problem.line } : {}),
-        ...(problem.col !== undefined ? { col: problem.col } : {}),
-        hint: 'fields available to the template are listed in templates/README.md; helpers: quote, json, goTemplate',
-      }),
-    );
+    throw templateFailure(name, template.file, e, 'fields available to the template are listed in templates/README.md; helpers: quote, json, goTemplate');
   }
   const objects = parseOutput(output, name, template.file);
   return { objects, text: joinDocuments(objects.map((o) => serializeObject(o))) };
@@ -147,23 +100,4 @@ function parseOutput(output: string, name: string, file: string): KubeObject[] {
   }
   if (problems.length > 0) throw new SpecError(problems);
   return objects;
-}
-
-/**
- * Handlebars reports run-time errors with `lineNumber`/`column` (0-based column) and parse errors
- * as a multi-line message: `Parse error on line N:`, an excerpt, a caret, then what was expected.
- */
-function describeTemplateError(e: unknown): { message: string; line?: number; col?: number } {
-  const err = e as { message?: unknown; lineNumber?: unknown; column?: unknown };
-  const message = typeof err.message === 'string' ? err.message : String(e);
-  if (typeof err.lineNumber === 'number') {
-    return { message: message.replace(/ - \d+:\d+$/, ''), line: err.lineNumber, ...(typeof err.column === 'number' ? { col: err.column + 1 } : {}) };
-  }
-  const parse = /^Parse error on line (\d+):/.exec(message);
-  if (parse) {
-    const lines = message.split('\n');
-    return { message: `parse error: ${lines[lines.length - 1]}`, line: Number(parse[1]) };
-  }
-  const nl = message.indexOf('\n');
-  return { message: nl < 0 ? message : message.slice(0, nl) };
 }

@@ -93,7 +93,7 @@ export async function isOutsideRepository(repoRoot: string, folder: string): Pro
 }
 
 /** `inner` is strictly inside `outer`. */
-function isInside(inner: string, outer: string): boolean {
+export function isInside(inner: string, outer: string): boolean {
   const rel = path.relative(outer, inner);
   return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }

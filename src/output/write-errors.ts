@@ -19,6 +19,7 @@ const REASONS: Record<string, [reason: string, hint: string]> = {
   EIO: ['input/output error', 'check the disk (dmesg) and run the build again'],
   ELOOP: ['too many symbolic links', 'replace the link with a real folder'],
   ENAMETOOLONG: ['path too long', 'use a shorter output folder path'],
+  ENOENT: ['the folder does not exist', 'create the folder first, or choose another path'],
 };
 
 /** Wraps a file-system error raised while `action` (e.g. "write", "create folder") on `file`. */

@@ -26,6 +26,7 @@ import type { RenderedComponent } from '../output/plan.js';
 import type { FetchedArtifact } from './artifact-store.js';
 import { pinSource } from './pinned-source.js';
 import type { ProviderSource } from './provider-source.js';
+import type { ReleaseSource } from '../source/release-source.js';
 import type { RenderSession } from './session.js';
 
 /** clusterctl v1.14.0's CertManagerDefaultVersion. */
@@ -43,6 +44,10 @@ export interface RenderedCertManager {
   artifact: { file: string; url: string; sha256: string; text: string };
   sourceId: string;
   version: string;
+  /** `certManager.version` as written; empty when clusterctl's default applies. */
+  requested: string;
+  /** The source it came from, wrapped by the build's lock, cache and offline rules (so `plan` can list its releases). */
+  source: ReleaseSource;
 }
 
 export async function renderCertManager(
@@ -75,6 +80,8 @@ export async function renderCertManager(
     artifact: { file: ps.componentsFile, url: artifact.url, sha256: artifact.sha256, text: artifact.text },
     sourceId: source.id,
     version,
+    requested: settings.version ?? '',
+    source,
   };
 }
 

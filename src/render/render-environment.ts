@@ -30,6 +30,7 @@ import { canonicalJson } from '../manifest/canonical-json.js';
 import { createHash } from 'node:crypto';
 
 const sha256Text = (text: string) => createHash('sha256').update(text).digest('hex');
+import type { GitopsFlavour } from '../gitops/options.js';
 import { guardSecrets, sensitiveValues, type RequiredSecret } from '../secrets/secret-guard.js';
 
 export interface EnvironmentInputs {
@@ -68,6 +69,10 @@ export interface ResolvedProvider {
 
 export interface EnvironmentResult {
   environment: RenderedEnvironment;
+  /** The GitOps flavour its output is prepared for (set by render() after the GitOps stage). */
+  gitopsFlavour?: GitopsFlavour;
+  /** Its overlay's free `labels:` metadata (set by render()). */
+  labels?: Record<string, string>;
   providers: ResolvedProvider[];
   /** Present unless certManager.install is false. */
   certManager?: RenderedCertManager;

@@ -196,9 +196,10 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
         },
         session,
       );
+      const gitopsSettings = mergeGitopsConfig(repo.config.gitops, composed.gitops);
       const gitops = runGitopsStage({
         environment: rendered.environment,
-        settings: mergeGitopsConfig(repo.config.gitops, composed.gitops),
+        settings: gitopsSettings,
         labels: composed.labels,
         repoRoot,
         outputDir: repo.config.outputDir,
@@ -207,7 +208,7 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
       });
       for (const [p, text] of gitops.files) gitopsFiles.set(p, text);
       if (rendered.requiredSecrets.length > 0) gitopsFiles.set(`secrets/${entry.name}.required.yaml`, requiredSecretsText(entry.name, rendered.requiredSecrets));
-      results.push({ ...rendered, environment: gitops.environment, warnings: [...rendered.warnings, ...gitops.warnings.map((d) => tag(entry.name, d))] });
+      results.push({ ...rendered, environment: gitops.environment, gitopsFlavour: gitopsSettings.flavour ?? 'kustomize', labels: composed.labels, warnings: [...rendered.warnings, ...gitops.warnings.map((d) => tag(entry.name, d))] });
     } catch (e) {
       if (!(e instanceof RenderError)) throw e;
       problems.push(...e.diagnostics.map((d) => tag(entry.name, d)));

@@ -7,6 +7,7 @@
  * share them (the cluster-api release carries core, kubeadm and CAPD). Under `--offline` a remote
  * source's list comes from the last online run (the plan says when); a source that cannot list
  * (GitLab) is planned from its current release only, and the plan says that newer ones are unknown.
+ * cert-manager's release list is read the same way (it has no metadata.yaml).
  */
 import semver from 'semver';
 import { FetchError, error } from '../errors.js';
@@ -14,12 +15,16 @@ import type { EnvironmentResult } from '../render/render-environment.js';
 import { METADATA_FILE, parseMetadata, type ReleaseMetadata } from '../source/metadata.js';
 import type { ReleaseList, ReleaseSource } from '../source/release-source.js';
 import { parseVersion } from '../source/versions.js';
+import { CERT_MANAGER_DEFAULT_VERSION } from '../render/cert-manager.js';
+import type { CertManagerListing } from './cert-manager-plan.js';
 import type { PlanProvider, VersionListing } from './upgrade-info.js';
 
 /** The providers of one environment, ready for planning. */
 export interface EnvironmentProviders {
   environment: string;
   providers: PlanProvider[];
+  /** Its cert-manager, when the environment installs one. */
+  certManager?: CertManagerListing;
 }
 
 /** Reads versions and newest metadata for every provider of the rendered environments. */
@@ -47,6 +52,14 @@ export async function collectPlanProviders(results: readonly EnvironmentResult[]
     }
     return pending;
   };
+  const certManagerOf = async (r: EnvironmentResult): Promise<CertManagerListing | undefined> => {
+    const cm = r.certManager;
+    if (!cm) return undefined;
+    const facts = { version: cm.version, requested: cm.requested, clusterctlDefault: CERT_MANAGER_DEFAULT_VERSION };
+    if (cm.source.unlisted) return { ...facts, available: [cm.version], listing: { kind: 'unlisted', reason: cm.source.unlisted.reason } };
+    const list = await listed(cm.source);
+    return { ...facts, available: list.versions, listing: list.cachedAt ? { kind: 'cached', fetchedAt: list.cachedAt } : { kind: 'live' } };
+  };
   return Promise.all(
     results.map(async (r) => ({
       environment: r.environment.name,
@@ -64,6 +77,8 @@ export async function collectPlanProviders(results: readonly EnvironmentResult[]
           return { ...identity, available: list.versions, metadata: await newestMetadata(p.source, list.versions, provider), listing };
         }),
       ),
+      // After the providers, so a missing provider list is the error a plan reports first.
+      ...(r.certManager ? { certManager: await certManagerOf(r) } : {}),
     })),
   );
 }

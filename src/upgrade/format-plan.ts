@@ -4,6 +4,8 @@
  * JSON document with a fixed, versioned shape for tools (see {@link PLAN_JSON_SCHEMA_HELP}).
  */
 import { DEFAULT_ENVIRONMENT } from '../overlay/discover-environments.js';
+import { CERT_MANAGER_COMPONENT } from '../render/cert-manager.js';
+import type { CertManagerPlanRow } from './cert-manager-plan.js';
 import type { ContractPlan, EnvironmentUpgradePlan } from './plan.js';
 
 /** `capi-render plan --json` output. Keys never disappear; absent values are null. */
@@ -20,6 +22,7 @@ export const PLAN_JSON_SCHEMA_HELP = [
   '  providers [{provider (Kind/namespace/name), kind, name, namespace, label, version, contract,',
   '             latestPatch, sameContract, newest {version, contract, coreFirst},',
   '             versions {source (live|cached|unlisted), fetchedAt (cached: when the list was read online), note} }]  (versions: tag or null),',
+  '  certManager {version, requested (certManager.version, "" = clusterctl default), clusterctlDefault, latestPatch, newest, versions} or null,',
   '  contracts [{contract, current, status (up-to-date|available|blocked),',
   '              steps [{provider, label, namespace, from, to, contract}],',
   '              blockers [{code (no-version|skip-limit|unsupported-contract), provider?, message, via?}],',
@@ -47,6 +50,7 @@ export function formatPlanText(plans: readonly EnvironmentUpgradePlan[], now: Da
     out.push(
       ...table([
         ['NAME', 'NAMESPACE', 'VERSION', 'CONTRACT', 'LATEST PATCH', 'SAME CONTRACT', 'NEWEST'],
+        ...(plan.certManager ? [certManagerCells(plan.certManager)] : []),
         ...plan.providers.map((r) => [
           r.label,
           r.namespace,
@@ -58,7 +62,8 @@ export function formatPlanText(plans: readonly EnvironmentUpgradePlan[], now: Da
         ]),
       ]),
     );
-    out.push(...versionNotes(plan, now));
+    const notes = [...versionNotes(plan, now), ...certManagerNote(plan.certManager)];
+    if (notes.length > 0) out.push('', ...notes.map((n) => `note: ${n}`));
     for (const c of plan.contracts) {
       out.push('', `Contract ${c.contract}${c.current ? ' (current)' : ''}: ${c.status === 'up-to-date' ? 'up to date' : c.status}`);
       if (c.status === 'up-to-date') continue;
@@ -74,15 +79,30 @@ export function formatPlanText(plans: readonly EnvironmentUpgradePlan[], now: Da
 function versionNotes(plan: EnvironmentUpgradePlan, now: Date): string[] {
   const byTime = new Map<string, string[]>();
   const unlisted: string[] = [];
-  for (const r of plan.providers) {
+  const rows = [...(plan.certManager ? [{ label: CERT_MANAGER_COMPONENT, versions: plan.certManager.versions }] : []), ...plan.providers];
+  for (const r of rows) {
     if (r.versions.source === 'cached' && r.versions.fetchedAt) byTime.set(r.versions.fetchedAt, [...(byTime.get(r.versions.fetchedAt) ?? []), r.label]);
     if (r.versions.source === 'unlisted') unlisted.push(`${r.label}: ${r.versions.note}; newer releases are unknown here, set spec.version yourself`);
   }
   const cached = [...byTime]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([fetchedAt, labels]) => `${labels.join(', ')}: versions as of ${fetchedAt} (${describeAge(now.getTime() - Date.parse(fetchedAt))} old), the list saved by the last online run (--offline)`);
-  const notes = [...cached, ...unlisted];
-  return notes.length > 0 ? ['', ...notes.map((n) => `note: ${n}`)] : [];
+  return [...cached, ...unlisted];
+}
+
+/** cert-manager's table row: no contract, so nothing in the same-contract column. */
+function certManagerCells(c: CertManagerPlanRow): string[] {
+  return [CERT_MANAGER_COMPONENT, CERT_MANAGER_COMPONENT, c.version, '-', c.latestPatch ?? '-', '-', c.newest ?? '-'];
+}
+
+/**
+ * How cert-manager moves, when its source has something newer: it has no contract, and `upgrade`
+ * does not edit it (its version is a setting, not a provider CR).
+ */
+function certManagerNote(c: CertManagerPlanRow | null): string[] {
+  if (!c || c.newest === null) return [];
+  const pinned = c.requested === '' ? "clusterctl's default when it was locked" : `certManager.version ${c.requested}`;
+  return [`cert-manager ${c.version} (${pinned}; clusterctl's default is ${c.clusterctlDefault}) has no contract: move it by setting certManager.version in capi-render.yaml or an overlay, then capi-render build`];
 }
 
 /** A coarse age: minutes, hours or days. */

@@ -5,6 +5,7 @@
  * version, so an upgrade never changes a provider it was not asked to move. Pure.
  */
 import { error, type Diagnostic } from '../errors.js';
+import { isProviderKind, manifestLabel } from '../spec/provider-kinds.js';
 import type { PlannedEdit } from './edit-version.js';
 import type { VersionSite, VersionSites } from './locate-version.js';
 import type { UpgradeTarget } from './select-targets.js';
@@ -49,26 +50,50 @@ export function groupEdits(targets: readonly UpgradeTarget[], sites: VersionSite
     } else entry.targets.push(t);
   }
   for (const entry of bySite.values()) {
+    const stay: { env: string; provider: string }[] = [];
     for (const [env, envSites] of sites) {
       for (const [provider, site] of envSites) {
         if (site.key !== entry.site.key || entry.targets.some((t) => t.environment === env && t.provider === provider)) continue;
         if (versions.get(env)?.get(provider) === entry.version) continue;
-        problems.push(
-          error('upgrade', `${where(entry.site)} also sets the version of ${provider} in ${env}, which this upgrade does not move to ${entry.version}`, {
-            file: entry.site.file,
-            line: entry.site.line,
-            object: provider,
-            hint: `include it (--env ${env}, --provider …), or pin its version separately (e.g. a patch in overlays/${env}/overlay.yaml)`,
-          }),
-        );
+        stay.push({ env, provider });
       }
     }
+    if (stay.length > 0) problems.push(sharedSiteProblem(entry, stay));
   }
   const files = new Map<string, SiteEdit[]>();
   for (const entry of [...bySite.values()].sort((a, b) => (a.site.file < b.site.file ? -1 : a.site.file > b.site.file ? 1 : a.edit.start - b.edit.start))) {
     files.set(entry.site.file, [...(files.get(entry.site.file) ?? []), entry]);
   }
   return { files, problems };
+}
+
+/**
+ * One error per shared site that would move providers the upgrade was not asked to move: it names
+ * the site and those providers, and gives both ways out — move them together (the exact command),
+ * or give the requested providers a version of their own with a later patch (composition takes a
+ * provider's version from the last patch that sets it, so the upgrade then edits that patch).
+ */
+function sharedSiteProblem(entry: SiteEdit, stay: readonly { env: string; provider: string }[]): Diagnostic {
+  const envs = [...new Set([...entry.targets.map((t) => t.environment), ...stay.map((s) => s.env)])].sort();
+  const movedLabels = [...new Set(entry.targets.map((t) => t.label))];
+  const stayLabels = [...new Set(stay.map((s) => labelOf(s.provider)))].filter((l) => !movedLabels.includes(l));
+  const listed = stay.map((s) => `${s.provider}${envs.length > 1 ? ` in ${s.env}` : ''}`).join(', ');
+  const together = ['capi-render upgrade', ...envs.map((e) => `--env ${e}`), `--to ${entry.version}`, ...[...movedLabels, ...stayLabels].map((l) => `--provider ${l}`)].join(' ');
+  const own = entry.site.file.endsWith('overlay.yaml')
+    ? `add a patch after it in ${entry.site.file} that sets only ${movedLabels.join(', ')}'s /spec/version (e.g. target: {kind: ${[...new Set(entry.targets.map((t) => t.provider.split('/')[0]))].join('|')}}), then run this command again`
+    : `give ${movedLabels.join(', ')} a spec.version of its own (an overlay patch that sets only its /spec/version), then run this command again`;
+  return error('upgrade', `${where(entry.site)} also sets the version of ${listed}${envs.length === 1 ? ` in ${envs[0]}` : ''}, which this upgrade does not move to ${entry.version}; nothing was changed`, {
+    file: entry.site.file,
+    line: entry.site.line,
+    object: stay[0]!.provider,
+    hint: `move them together: \`${together}\`; or, to move only ${movedLabels.join(', ')}, ${own}`,
+  });
+}
+
+/** `BootstrapProvider/ns/kubeadm` → `bootstrap-kubeadm`, the name `--provider` takes. */
+function labelOf(ref: string): string {
+  const [kind, , name] = ref.split('/');
+  return kind && name && isProviderKind(kind) ? manifestLabel(kind, name) : ref;
 }
 
 function where(site: VersionSite): string {

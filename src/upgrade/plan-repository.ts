@@ -8,6 +8,7 @@ import { render, type RenderOptions, type RenderResult } from '../render/render.
 import { CLUSTERCTL_CONTRACT } from '../resolve/select-version.js';
 import { compatibleContracts } from '../source/metadata.js';
 import { collectPlanProviders, type EnvironmentProviders } from './collect-versions.js';
+import { planCertManager } from './cert-manager-plan.js';
 import { planEnvironmentUpgrade, type EnvironmentUpgradePlan } from './plan.js';
 
 /** The contracts a build renders: clusterctl's own (v1beta2) and those compatible with it (v1beta1). */
@@ -31,7 +32,7 @@ export async function planRepository(options: RenderOptions): Promise<Repository
   for (const e of providers) {
     const planned = planEnvironmentUpgrade(e.environment, e.providers, SUPPORTED_CONTRACTS);
     problems.push(...planned.problems);
-    if (planned.plan) plans.push(planned.plan);
+    if (planned.plan) plans.push({ ...planned.plan, certManager: e.certManager ? planCertManager(e.certManager) : null });
   }
   throwIfErrors(problems);
   return { current, providers, plans };

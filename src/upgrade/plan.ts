@@ -21,9 +21,11 @@ import {
   contractOf,
   instanceName,
   type PlanProvider,
+  type ListingProvenance,
   type UpgradeInfo,
-  type VersionListing,
+  versionsOf,
 } from './upgrade-info.js';
+import type { CertManagerPlanRow } from './cert-manager-plan.js';
 
 /** Why a contract plan cannot be applied as it is. */
 export type PlanBlockerCode = 'no-version' | 'skip-limit' | 'unsupported-contract';
@@ -84,7 +86,7 @@ export interface ProviderPlanRow {
    * online run, `plan --offline`; `fetchedAt` says when) or `unlisted` (the source cannot list —
    * GitLab — so the columns above cannot show newer releases; `note` says why).
    */
-  versions: { source: VersionListing['kind']; fetchedAt: string | null; note: string | null };
+  versions: ListingProvenance;
 }
 
 /** The plan of one environment: the core provider, one row per provider, one plan per candidate contract. */
@@ -92,6 +94,8 @@ export interface EnvironmentUpgradePlan {
   environment: string;
   core: { provider: string; version: string; contract: string };
   providers: ProviderPlanRow[];
+  /** cert-manager (no contract; see cert-manager-plan.ts); null when the environment does not install it. */
+  certManager: CertManagerPlanRow | null;
   /** Candidate contracts in name order (as clusterctl lists them). */
   contracts: ContractPlan[];
 }
@@ -141,7 +145,7 @@ export function planEnvironmentUpgrade(
     };
   });
   return {
-    plan: { environment, core: { provider: core.provider.provider, version: core.provider.version, contract: core.currentContract }, providers: rows, contracts },
+    plan: { environment, core: { provider: core.provider.provider, version: core.provider.version, contract: core.currentContract }, providers: rows, certManager: null, contracts },
     problems: [],
   };
 }
@@ -194,15 +198,4 @@ function contractPlan(contract: string, current: boolean, infos: readonly Upgrad
   }
   const status = blockers.length > 0 ? 'blocked' : steps.some((s) => s.to !== null) ? 'available' : 'up-to-date';
   return { contract, current, status, steps, blockers };
-}
-
-function versionsOf(listing: VersionListing | undefined): ProviderPlanRow['versions'] {
-  switch (listing?.kind) {
-    case 'cached':
-      return { source: 'cached', fetchedAt: listing.fetchedAt, note: null };
-    case 'unlisted':
-      return { source: 'unlisted', fetchedAt: null, note: listing.reason };
-    default:
-      return { source: 'live', fetchedAt: null, note: null };
-  }
 }

@@ -35,6 +35,15 @@ export interface PrBodyContext {
   findings: { danger: number; warning: number; info: number };
   hasDanger: boolean;
   report: string;
+  /** The same review as one HTML page (`capi-render report`). */
+  htmlReport: {
+    /** The command that writes it locally. */
+    command: string;
+    /** The artifact name the CI workflow `init` writes uploads it as. */
+    artifact: string;
+    /** This branch's workflow runs on GitHub, where the artifact is; empty when the host is unknown. */
+    runsUrl: string;
+  };
 }
 
 /** Where templates are looked up. */

@@ -18,7 +18,14 @@ export interface PrBodyInput {
   outcome: UpgradeOutcome;
   /** The repository: its `templates/` folder may override the bundled template. */
   repoRoot: string;
+  /** The pull request's base branch and head branch, for the pointer to the HTML report. */
+  branches: { base: string; head: string };
+  /** The repository's web page (`https://github.com/o/r`), when known: the report's artifact is linked from there. */
+  webUrl?: string;
 }
+
+/** The artifact name the CI workflow of `capi-render init` uploads the HTML report as. */
+export const REPORT_ARTIFACT = 'capi-render-report';
 
 /** The body markdown. */
 export function buildPrBody(input: PrBodyInput): string {
@@ -45,6 +52,11 @@ export function buildPrBody(input: PrBodyInput): string {
     findings: { danger: count('danger'), warning: count('warning'), info: count('info') },
     hasDanger: count('danger') > 0,
     report,
+    htmlReport: {
+      command: `capi-render report --base ${input.branches.base} --out ${REPORT_ARTIFACT}.html`,
+      artifact: REPORT_ARTIFACT,
+      runsUrl: input.webUrl ? `${input.webUrl}/actions?query=${encodeURIComponent(`branch:${input.branches.head}`)}` : '',
+    },
   });
   const folders = { userDir: path.join(input.repoRoot, 'templates') };
   const full = renderPrBody(context(formatReportMarkdown(outcome.report.changes, findings)), folders);

@@ -37,6 +37,8 @@ export interface PreparedPullRequest {
   /** The branch (or commit, when detached) checked out before; restored at the end. */
   returnTo: string;
   pulls: GitHubPulls;
+  /** The repository's web page (`https://github.com/o/r`), when the host is known. */
+  webUrl?: string;
 }
 
 /** What to commit and what the pull request says. */
@@ -79,7 +81,8 @@ export async function preparePullRequest(git: GitRunner, settings: PullRequestSe
   const returnTo = branch || (await git(['rev-parse', 'HEAD'])).toString('utf8').trim();
   const apiBaseUrl = parsed?.apiBaseUrl ?? settings.github.apiUrl ?? GITHUB_API_BASE_URL;
   const pulls = (settings.pulls ?? ((baseUrl, token) => createGitHubPulls({ baseUrl, token })))(apiBaseUrl, settings.token);
-  return { git, remote, owner, repo, base, returnTo, pulls };
+  const webOrigin = parsed?.webOrigin ?? (apiBaseUrl === GITHUB_API_BASE_URL ? `https://${GITHUB_HOST}` : undefined);
+  return { git, remote, owner, repo, base, returnTo, pulls, ...(webOrigin ? { webUrl: `${webOrigin}/${owner}/${repo}` } : {}) };
 }
 
 /**
@@ -115,7 +118,7 @@ export async function publishPullRequest(p: PreparedPullRequest, content: PullRe
  * `git@github.com:o/r.git`, `ssh://git@github.com/o/r.git`, or the same on a configured GitHub
  * Enterprise host. Undefined for anything else (a local path, another forge).
  */
-export function parseRemote(url: string, config: GitHubConfig): { owner: string; repo: string; apiBaseUrl: string } | undefined {
+export function parseRemote(url: string, config: GitHubConfig): { owner: string; repo: string; apiBaseUrl: string; webOrigin: string } | undefined {
   const scp = /^(?:[^@/]+@)?([^:/]+):(?!\/)(.+)$/.exec(url);
   let host: string;
   let pathname: string;
@@ -134,9 +137,9 @@ export function parseRemote(url: string, config: GitHubConfig): { owner: string;
   }
   const m = /^\/?([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(pathname);
   if (!m) return undefined;
-  if (host === GITHUB_HOST) return { owner: m[1]!, repo: m[2]!, apiBaseUrl: config.apiUrl ?? GITHUB_API_BASE_URL };
+  if (host === GITHUB_HOST) return { owner: m[1]!, repo: m[2]!, apiBaseUrl: config.apiUrl ?? GITHUB_API_BASE_URL, webOrigin: `https://${GITHUB_HOST}` };
   const enterprise = (config.enterpriseHosts ?? []).find((h) => hostOf(h.origin) === host);
-  return enterprise ? { owner: m[1]!, repo: m[2]!, apiBaseUrl: enterpriseApiBaseUrl(enterprise) } : undefined;
+  return enterprise ? { owner: m[1]!, repo: m[2]!, apiBaseUrl: enterpriseApiBaseUrl(enterprise), webOrigin: enterprise.origin.replace(/\/+$/, '') } : undefined;
 }
 
 function hostOf(origin: string): string | undefined {

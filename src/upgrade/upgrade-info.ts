@@ -40,6 +40,27 @@ export interface PlanProvider {
  */
 export type VersionListing = { kind: 'live' } | { kind: 'cached'; fetchedAt: string } | { kind: 'unlisted'; reason: string };
 
+/** Where a plan row's versions came from, as the plan's JSON reports it. */
+export interface ListingProvenance {
+  source: VersionListing['kind'];
+  /** For `cached`: when the list was read online. */
+  fetchedAt: string | null;
+  /** For `unlisted`: why the source cannot list. */
+  note: string | null;
+}
+
+/** The provenance of a listing (a missing listing was read just now). */
+export function versionsOf(listing: VersionListing | undefined): ListingProvenance {
+  switch (listing?.kind) {
+    case 'cached':
+      return { source: 'cached', fetchedAt: listing.fetchedAt, note: null };
+    case 'unlisted':
+      return { source: 'unlisted', fetchedAt: null, note: listing.reason };
+    default:
+      return { source: 'live', fetchedAt: null, note: null };
+  }
+}
+
 /**
  * clusterctl's name for a provider instance in upgrade messages (`Provider.InstanceName`):
  * `<namespace>/<manifest label>`, e.g. `capi-system/cluster-api` — how clusterctl users know it.

@@ -55,6 +55,42 @@ export function contractChanges(before: LockFile, after: LockFile, environments?
   return out.sort((x, y) => (x.env < y.env ? -1 : x.env > y.env ? 1 : x.provider < y.provider ? -1 : x.provider > y.provider ? 1 : 0));
 }
 
+/** A provider (or cert-manager) whose locked version differs between two locks. */
+export interface VersionChange {
+  env: string;
+  /** Manifest label (`cluster-api`) or `cert-manager`. */
+  component: string;
+  /** Undefined when the provider is new in this environment. */
+  from?: string;
+  /** Undefined when it is gone. */
+  to?: string;
+  fromContract?: string;
+  toContract?: string;
+}
+
+/** Every locked version that differs from `before` to `after`, per environment (sorted by environment, then component). */
+export function versionChanges(before: LockFile, after: LockFile, environments?: readonly string[]): VersionChange[] {
+  const out: VersionChange[] = [];
+  const names = new Set([...before.environments, ...after.environments].map((e) => e.name));
+  for (const env of names) {
+    if (environments && environments.length > 0 && !environments.includes(env)) continue;
+    const old = before.environments.find((e) => e.name === env)?.providers ?? [];
+    const now = after.environments.find((e) => e.name === env)?.providers ?? [];
+    for (const provider of new Set([...old, ...now].map((p) => p.provider))) {
+      const was = old.find((p) => p.provider === provider);
+      const is = now.find((p) => p.provider === provider);
+      if (was?.version === is?.version) continue;
+      out.push({
+        env,
+        component: labelOf(provider),
+        ...(was ? { from: was.version, ...(was.contract ? { fromContract: was.contract } : {}) } : {}),
+        ...(is ? { to: is.version, ...(is.contract ? { toContract: is.contract } : {}) } : {}),
+      });
+    }
+  }
+  return out.sort((x, y) => (x.env < y.env ? -1 : x.env > y.env ? 1 : x.component < y.component ? -1 : x.component > y.component ? 1 : 0));
+}
+
 /** `CoreProvider/capi-system/cluster-api` → `cluster-api`, the component folder the finding belongs to. */
 function labelOf(ref: string): string {
   const [kind, , name] = ref.split('/');

@@ -25,10 +25,11 @@ export function makeRepo(files: Record<string, string>, dir: string = tempDir())
 
 /**
  * A temp copy of this repository's own example (capi-render.yaml, providers/, overlays/, fixtures);
- * with `committed`, also its rendered output, gitops/ and lock.
+ * with `committed`, also its rendered output, gitops/ and lock. `dir` (default: a temp dir removed
+ * after the test) is where, for a copy shared by a whole suite.
  */
-export function copyExample(options: { committed?: boolean } = {}): string {
-  const dir = tempDir();
+export function copyExample(options: { committed?: boolean; dir?: string } = {}): string {
+  const dir = options.dir ?? tempDir();
   const extra = options.committed ? ['rendered', 'gitops', 'capi-render.lock'] : [];
   for (const entry of ['capi-render.yaml', 'providers', 'overlays', 'test/fixtures/repository', ...extra]) {
     const from = path.join(REPO_ROOT, entry);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { git, gitEnv, initRepo } from '../helpers/git.js';
-import { CORE, makeRepo } from '../helpers/repo.js';
+import { CORE, copyExample, makeRepo } from '../helpers/repo.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const BOOTSTRAP = (version: string) =>
@@ -26,6 +26,27 @@ async function changedRepo(version: string, next: string, subfolder = ''): Promi
 }
 
 describe('capi-render diff', () => {
+  it('a CRD the applier is told to keep is reported as left behind, not deleted (the example: prod v1.12.0 → v1.11.0, Argo CD)', async () => {
+    const repo = copyExample({ committed: true });
+    const env = { ...gitEnv(tempDir()), CAPI_RENDER_CACHE_DIR: tempDir() };
+    initRepo(repo, env);
+    expect((await runCli(['upgrade', '--env', 'prod', '--contract', 'v1beta2'], { cwd: repo, env })).code).toBe(0);
+    git(repo, env, 'add', '-A');
+    git(repo, env, 'commit', '-q', '-m', 'prod to v1.12.0');
+    // Back to v1.11.0, whose (trimmed) fixture has no ipaddresses CRD: the rendered one goes.
+    git(repo, env, 'checkout', '-q', 'HEAD~1', '--', 'overlays');
+    expect((await runCli(['build', '--allow-downgrade', '--allow-removal'], { cwd: repo, env })).code).toBe(0);
+    const r = await runCli(['diff'], { cwd: repo, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      [
+        'WARNING prod/cluster-api CustomResourceDefinition.apiextensions.k8s.io/ipaddresses.ipam.cluster.x-k8s.io [crd-removed]',
+        '        CRD ipaddresses.ipam.cluster.x-k8s.io is no longer rendered, but it is left behind, not deleted: Argo CD (`Prune=false`, `Delete=false`) leaves it in the cluster, and its objects survive',
+      ].join('\n'),
+    );
+    expect(r.stdout).not.toContain('[crd-removed]\n        CRD ipaddresses.ipam.cluster.x-k8s.io is no longer rendered: pruning it deletes');
+  });
+
   it('compares the working tree with HEAD: object changes and findings, contract changes from the locks', async () => {
     const { repo, env } = await changedRepo('v1.10.4', 'v1.11.0');
     const r = await runCli(['diff'], { cwd: repo, env });

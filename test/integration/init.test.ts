@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
 import { runCli } from '../helpers/cli.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -11,7 +12,13 @@ describe('init', () => {
     const repo = tempDir();
     const init = await runCli(['init', '--version', 'v1.12.0', '--cert-manager-version', 'v1.19.4', '--local-repository', `${FIXTURES}repository`, '--flavour', 'flux'], { cwd: repo });
     expect(init.code, init.stderr).toBe(0);
-    expect(readFileSync(path.join(repo, '.github/workflows/capi-render.yaml'), 'utf8')).toContain('GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}');
+    const workflow = readFileSync(path.join(repo, '.github/workflows/capi-render.yaml'), 'utf8');
+    expect(workflow).toContain('GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}');
+    // Every pull request gets the HTML report against its base branch, as an artifact.
+    const steps = (YAML.parse(workflow) as { jobs: { render: { steps: { name?: string; uses?: string; run?: string; with?: Record<string, unknown> }[] } } }).jobs.render.steps;
+    expect(steps[0]).toMatchObject({ uses: 'actions/checkout@v4', with: { 'fetch-depth': 0 } });
+    expect(steps.find((st) => st.name === 'HTML report')?.run).toMatch(/^npx --yes capi-render@\S+ report --base "origin\/\$\{\{ github\.base_ref \}\}" --out "\$RUNNER_TEMP\/capi-render-report\.html"$/);
+    expect(steps.find((st) => st.uses === 'actions/upload-artifact@v4')?.with).toMatchObject({ name: 'capi-render-report', path: '${{ runner.temp }}/capi-render-report.html' });
     const renovate = JSON.parse(readFileSync(path.join(repo, 'renovate.json'), 'utf8')) as { customManagers: { matchStrings: string[] }[] };
     const core = readFileSync(path.join(repo, 'providers/core.yaml'), 'utf8');
     // The Renovate regex really matches the scaffolded version lines.

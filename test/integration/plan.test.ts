@@ -41,6 +41,7 @@ describe('capi-render plan against GitHub releases', () => {
         'Environment default: core provider CoreProvider/capi-system/cluster-api v1.10.4 implements v1beta1',
         '',
         'NAME                   NAMESPACE                          VERSION  CONTRACT  LATEST PATCH  SAME CONTRACT  NEWEST',
+        'cert-manager           cert-manager                       v1.19.4  -         -             -              -',
         'cluster-api            capi-system                        v1.10.4  v1beta1   -             -              v1.12.0 (v1beta2)',
         'bootstrap-kubeadm      capi-kubeadm-bootstrap-system      v1.10.4  v1beta1   -             -              v1.12.0 (v1beta2, core must move first)',
         'control-plane-kubeadm  capi-kubeadm-control-plane-system  v1.10.4  v1beta1   -             -              v1.12.0 (v1beta2, core must move first)',
@@ -59,7 +60,8 @@ describe('capi-render plan against GitHub releases', () => {
     // The three providers share one source: it is listed once, and only the newest release's
     // metadata.yaml is read (clusterctl's getUpgradeInfo); the pinned artifacts come from the cache.
     const during = gh.requests.slice(before);
-    expect(during.filter((q) => q.route === 'list').map((q) => q.url)).toEqual(['/repos/kubernetes-sigs/cluster-api/releases?per_page=100']);
+    // cert-manager's releases are listed too (it has no metadata.yaml to read).
+    expect(during.filter((q) => q.route === 'list').map((q) => q.url)).toEqual(['/repos/kubernetes-sigs/cluster-api/releases?per_page=100', '/repos/cert-manager/cert-manager/releases?per_page=100']);
     expect(during.filter((q) => q.route === 'release').map((q) => q.url)).toEqual(['/repos/kubernetes-sigs/cluster-api/releases/tags/v1.12.0']);
   });
 
@@ -72,7 +74,8 @@ describe('capi-render plan against GitHub releases', () => {
     expect(Object.keys(doc)).toEqual(['apiVersion', 'kind', 'environments']);
     expect(doc).toMatchObject({ apiVersion: 'capi-render/v1alpha1', kind: 'UpgradePlan' });
     const [env] = doc.environments;
-    expect(Object.keys(env!)).toEqual(['environment', 'core', 'providers', 'contracts']);
+    expect(Object.keys(env!)).toEqual(['environment', 'core', 'providers', 'certManager', 'contracts']);
+    expect(env!.certManager).toEqual({ version: 'v1.19.4', requested: 'v1.19.4', clusterctlDefault: 'v1.21.1', latestPatch: null, newest: null, versions: { source: 'live', fetchedAt: null, note: null } });
     expect(env!.core).toEqual({ provider: 'CoreProvider/capi-system/cluster-api', version: 'v1.10.4', contract: 'v1beta1' });
     expect(env!.providers[1]).toEqual({
       provider: 'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm',
@@ -153,9 +156,10 @@ describe('capi-render plan against GitHub releases', () => {
     const notes = offline.stdout.split('\n').filter((l) => l.startsWith('note: '));
     expect(notes).toEqual([
       expect.stringMatching(/^note: cluster-api, bootstrap-kubeadm, control-plane-kubeadm: versions as of \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+ minutes? old\), the list saved by the last online run \(--offline\)$/),
+      expect.stringMatching(/^note: cert-manager: versions as of \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+ minutes? old\), the list saved by the last online run \(--offline\)$/),
     ]);
-    // The same plan as online, plus the note (and the empty line before it).
-    const withoutNotes = offline.stdout.replace(/\nnote: [^\n]*\n/, '\n').replace('\n\n\nContract', '\n\nContract');
+    // Oldest list first: the providers' are read before cert-manager's. The same plan as online, plus the notes (and the empty line before them).
+    const withoutNotes = offline.stdout.replace(/\n(note: [^\n]*\n)+/, '\n').replace('\n\n\nContract', '\n\nContract');
     expect(withoutNotes).toBe(online.stdout);
 
     // An older list: the plan dates it.

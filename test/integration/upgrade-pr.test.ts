@@ -61,6 +61,8 @@ describe('capi-render upgrade --pr', () => {
     expect(sent.body).toContain('## Upgrade safety report');
     expect(sent.body).toContain('(`image-changed`)');
     expect(sent.body).toContain('#### default/cluster-api');
+    // Where the same review is as one page (the remote's host is not GitHub here, so no runs link).
+    expect(sent.body).toContain('`capi-render report --base main --out capi-render-report.html`; the CI workflow of `capi-render init` uploads it as the `capi-render-report` artifact.');
     expect(r.stderr).toContain(`pull request #1 created: https://github.com/acme/mgmt/pull/1`);
 
     // The branch on the remote holds the edit, the lock and rendered/, with a conventional message.

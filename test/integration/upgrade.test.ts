@@ -2,7 +2,7 @@
  * `capi-render upgrade` end to end over the real release fixtures (a clusterctl local repository):
  * the edited files (every other byte untouched), the lock, rendered/, and the safety report.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startFakeGitHub } from '../helpers/fake-github.js';
@@ -222,8 +222,28 @@ describe('capi-render upgrade with overlays', () => {
     const before = snapshotTree(repo);
     const r = await cli(repo, 'upgrade', '--env', 'prod', '--provider', 'cluster-api', '--to', 'v1.12.0');
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('overlays/prod/overlay.yaml:15 (patches[0], replace /spec/version) also sets the version of BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm in prod');
+    // One error for the shared patch, naming it and every provider it also pins, with both ways out.
+    expect(r.stderr.split('\n')[0]).toBe(
+      'overlays/prod/overlay.yaml:15: error[upgrade]: overlays/prod/overlay.yaml:15 (patches[0], replace /spec/version) also sets the version of BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm, ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm in prod, which this upgrade does not move to v1.12.0; nothing was changed',
+    );
+    expect(r.stderr).toContain(
+      "hint: move them together: `capi-render upgrade --env prod --to v1.12.0 --provider cluster-api --provider bootstrap-kubeadm --provider control-plane-kubeadm`; or, to move only cluster-api, add a patch after it in overlays/prod/overlay.yaml that sets only cluster-api's /spec/version (e.g. target: {kind: CoreProvider}), then run this command again",
+    );
     expect(snapshotTree(repo)).toEqual(before);
+
+    // The second way out, followed: a patch of the core's own after the shared one; now only the core moves.
+    const overlay = path.join(repo, 'overlays/prod/overlay.yaml');
+    const own = '  - target: {kind: CoreProvider}\n    patch: |-\n      - op: replace\n        path: /spec/version\n        value: v1.11.0\n';
+    writeFileSync(overlay, readFileSync(overlay, 'utf8').replace('  # HA controllers', `${own}  # HA controllers`));
+    expect((await cli(repo, 'build')).code).toBe(0);
+    const again = await cli(repo, 'upgrade', '--env', 'prod', '--provider', 'cluster-api', '--to', 'v1.12.0');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('edited overlays/prod/overlay.yaml:20 (patches[1], replace /spec/version): v1.11.0 → v1.12.0 (prod: cluster-api)');
+    expect(lockVersions(repo, 'prod')).toEqual({
+      'CoreProvider/capi-system/cluster-api': 'v1.12.0 v1beta2',
+      'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm': 'v1.11.0 v1beta2',
+      'ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm': 'v1.11.0 v1beta2',
+    });
   });
 
   it('refuses to edit a base file another environment also takes its version from', async () => {

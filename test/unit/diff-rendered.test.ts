@@ -28,6 +28,39 @@ function changeOf(changes: readonly ObjectChange[], id: string): ObjectChange {
 
 const CAPI_CRD = (name: string): string => `CustomResourceDefinition.apiextensions.k8s.io/${name}.cluster.x-k8s.io`;
 
+describe('diffRules: Role and ClusterRole rules by what they grant', () => {
+  const rule = (resources: string[], verbs: string[], extra: Record<string, unknown> = {}) => ({ apiGroups: ['cluster.x-k8s.io'], resources, verbs, ...extra });
+  const cases: { name: string; before: unknown[]; after: unknown[]; expected: FieldChange[] }[] = [
+    {
+      name: 'a resource moves to another rule with one more verb: one change, not two rules',
+      before: [rule(['clusters', 'machines'], ['get', 'list'])],
+      after: [rule(['clusters'], ['get', 'list']), rule(['machines'], ['get', 'list', 'patch'])],
+      expected: [{ path: 'rules[machines.cluster.x-k8s.io]', kind: 'changed', before: ['get', 'list'], after: ['get', 'list', 'patch'], summary: 'verbs +patch' }],
+    },
+    {
+      name: 'rules added and removed, by target',
+      before: [rule(['machinesets'], ['delete']), { nonResourceURLs: ['/metrics'], verbs: ['get'] }],
+      after: [rule(['machinepools'], ['get']), { apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['kubeconfig'] }],
+      expected: [
+        { path: 'rules[/metrics]', kind: 'removed', before: ['get'], summary: 'rule removed' },
+        { path: 'rules[machinepools.cluster.x-k8s.io]', kind: 'added', after: ['get'], summary: 'rule added' },
+        { path: 'rules[machinesets.cluster.x-k8s.io]', kind: 'removed', before: ['delete'], summary: 'rule removed' },
+        { path: 'rules[secrets (name=kubeconfig)]', kind: 'added', after: ['get'], summary: 'rule added' },
+      ],
+    },
+    {
+      name: 'reordered or regrouped rules granting the same',
+      before: [rule(['clusters'], ['get']), rule(['machines'], ['get'])],
+      after: [rule(['machines', 'clusters'], ['get'])],
+      expected: [{ path: 'rules', kind: 'changed', before: '[2 items]', after: '[1 item]', summary: 'rules regrouped or reordered, granting the same permissions' }],
+    },
+  ];
+  it.each(cases)('$name', ({ before, after, expected }) => {
+    const role = (rules: unknown[]) => obj('ClusterRole', 'r', { rules }, 'rbac.authorization.k8s.io/v1');
+    expect(diffRendered(side({ c: [role(before)] }), side({ c: [role(after)] }))[0]!.fields).toEqual(expected);
+  });
+});
+
 describe('diffFields: the recursive field diff', () => {
   const container = (name: string, image: string): Record<string, unknown> => ({ name, image, args: ['--leader-elect'] });
   const cases: { name: string; before: unknown; after: unknown; expected: FieldChange[] }[] = [
@@ -302,7 +335,20 @@ describe('diffRendered on the real kubeadm releases', () => {
       ['added', 'Namespace/capi-system'],
       ['added', CAPI_CRD('machinedrainrules')],
     ]);
-    expect(changeOf(changes, 'ClusterRole.rbac.authorization.k8s.io/capi-manager-role').fields!.map((f) => f.path)).toEqual(['rules']);
+    // Per rule target, not `[N items] → [M items]`: the CRD migrator's patch, finalizers, drain rules.
+    const rules = changeOf(changes, 'ClusterRole.rbac.authorization.k8s.io/capi-manager-role').fields!;
+    expect(rules.length).toBeGreaterThan(0);
+    expect(rules.every((f) => f.path.startsWith('rules[') && f.summary !== undefined)).toBe(true);
+    expect(rules.find((f) => f.path === 'rules[machinedrainrules.cluster.x-k8s.io]')).toMatchObject({ kind: 'added', summary: 'rule added' });
+  });
+
+  it('kubeadm control plane v1.11.0 → v1.12.0: the manager ClusterRole shows the rules added and the verb gained', () => {
+    const changes = diffRendered(side(v1_11_0), side(v1_12_0));
+    expect(changeOf(changes, 'ClusterRole.rbac.authorization.k8s.io/capi-kubeadm-control-plane-manager-role').fields).toEqual([
+      { path: 'rules[extensionconfigs.runtime.cluster.x-k8s.io]', kind: 'added', after: ['get', 'list', 'watch'], summary: 'rule added' },
+      { path: 'rules[namespaces]', kind: 'added', after: ['get', 'list', 'watch'], summary: 'rule added' },
+      { path: 'rules[secrets]', kind: 'changed', before: ['create', 'get', 'list', 'patch', 'update', 'watch'], after: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], summary: 'verbs +delete' },
+    ]);
   });
 
   it('finds nothing between a release and itself, and never mutates the (frozen) inputs', () => {

@@ -9,11 +9,11 @@ import { tempTree } from '../helpers/tmp.js';
 describe('parseRemote', () => {
   const config = { enterpriseHosts: [{ origin: 'https://ghe.example.com' }] };
   it.each([
-    { name: 'https', url: 'https://github.com/acme/mgmt.git', expected: { owner: 'acme', repo: 'mgmt', apiBaseUrl: 'https://api.github.com' } },
-    { name: 'https without .git', url: 'https://github.com/acme/mgmt', expected: { owner: 'acme', repo: 'mgmt', apiBaseUrl: 'https://api.github.com' } },
-    { name: 'scp-like ssh', url: 'git@github.com:acme/mgmt.git', expected: { owner: 'acme', repo: 'mgmt', apiBaseUrl: 'https://api.github.com' } },
-    { name: 'ssh URL', url: 'ssh://git@github.com/acme/mgmt.git', expected: { owner: 'acme', repo: 'mgmt', apiBaseUrl: 'https://api.github.com' } },
-    { name: 'a GitHub Enterprise host', url: 'git@ghe.example.com:platform/capi.git', expected: { owner: 'platform', repo: 'capi', apiBaseUrl: 'https://ghe.example.com/api/v3' } },
+    { name: 'https', url: 'https://github.com/acme/mgmt.git', expected: { owner: 'acme', repo: 'mgmt', apiBaseUrl: 'https://api.github.com', webOrigin: 'https://github.com' } },
+    { name: 'https without .git', url: 'https://github.com/acme/mgmt', expected: { owner: 'acme', repo: 'mgmt', apiBaseUrl: 'https://api.github.com', webOrigin: 'https://github.com' } },
+    { name: 'scp-like ssh', url: 'git@github.com:acme/mgmt.git', expected: { owner: 'acme', repo: 'mgmt', apiBaseUrl: 'https://api.github.com', webOrigin: 'https://github.com' } },
+    { name: 'ssh URL', url: 'ssh://git@github.com/acme/mgmt.git', expected: { owner: 'acme', repo: 'mgmt', apiBaseUrl: 'https://api.github.com', webOrigin: 'https://github.com' } },
+    { name: 'a GitHub Enterprise host', url: 'git@ghe.example.com:platform/capi.git', expected: { owner: 'platform', repo: 'capi', apiBaseUrl: 'https://ghe.example.com/api/v3', webOrigin: 'https://ghe.example.com' } },
     { name: 'a local path', url: '/srv/git/mgmt.git', expected: undefined },
     { name: 'another forge', url: 'https://gitlab.com/acme/mgmt.git', expected: undefined },
   ])('$name', ({ url, expected }) => {
@@ -69,6 +69,11 @@ describe('renderPrBody', () => {
     findings: { danger: 1, warning: 0, info: 0 },
     hasDanger: true,
     report: '## Upgrade safety report\n\nFindings: 1 danger, 0 warning, 0 info. Objects: 0 added, 0 removed, 0 changed.\n',
+    htmlReport: {
+      command: 'capi-render report --base main --out capi-render-report.html',
+      artifact: 'capi-render-report',
+      runsUrl: 'https://github.com/acme/mgmt/actions?query=branch%3Acapi-render%2Fupgrade-cluster-api-v1.12.0',
+    },
   };
 
   it('renders the bundled template without HTML escaping', () => {
@@ -77,6 +82,11 @@ describe('renderPrBody', () => {
     expect(body).toContain('> This upgrade has 1 danger finding(s)');
     expect(body).toContain('## Upgrade safety report');
     expect(body).toContain('<x>');
+    // The same review as one page: the CI artifact, linked through this branch's workflow runs.
+    expect(body).toContain(
+      "the `capi-render-report` artifact of [this branch's capi-render workflow runs](https://github.com/acme/mgmt/actions?query=branch%3Acapi-render%2Fupgrade-cluster-api-v1.12.0), or locally `capi-render report --base main --out capi-render-report.html`.",
+    );
+    expect(renderPrBody({ ...context, htmlReport: { ...context.htmlReport, runsUrl: '' } })).toContain('`capi-render report --base main --out capi-render-report.html`; the CI workflow of `capi-render init` uploads it as the `capi-render-report` artifact.');
   });
 
   it("prefers the repository's template", () => {

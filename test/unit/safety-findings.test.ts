@@ -259,6 +259,88 @@ describe('safetyFindings: removals', () => {
   });
 });
 
+describe('safetyFindings: removals of objects protected from pruning (what really happens)', () => {
+  const argocd = (options: string) => ({ 'argocd.argoproj.io/sync-options': options });
+  const flux = { 'kustomize.toolkit.fluxcd.io/prune': 'disabled' };
+  const annotated = (object: KubeObject, annotations: Record<string, string>): KubeObject => ({ ...object, metadata: { ...(object.metadata as object), annotations } }) as KubeObject;
+  const ipaddresses = crd([{ name: 'v1beta2', storage: true }], 'ipaddresses.ipam.cluster.x-k8s.io');
+  const cases: { name: string; before: KubeObject; expected: [string, string]; says: RegExp; details: RegExp[] }[] = [
+    {
+      name: 'a CRD with Argo CD Prune=false and Delete=false (as capi-render renders it) is left behind',
+      before: annotated(ipaddresses, argocd('Delete=false,Prune=false,ServerSideApply=true')),
+      expected: ['warning', 'crd-removed'],
+      says: /left behind, not deleted: Argo CD \(`Prune=false`, `Delete=false`\) leaves it in the cluster, and its objects survive/,
+      details: [/Nothing manages it from now on/, /OutOfSync/, /`kubectl delete crd ipaddresses\.ipam\.cluster\.x-k8s\.io` deletes the CRD and all of them/],
+    },
+    {
+      name: 'a CRD with Flux prune: disabled is left behind',
+      before: annotated(ipaddresses, flux),
+      expected: ['warning', 'crd-removed'],
+      says: /Flux \(`kustomize\.toolkit\.fluxcd\.io\/prune: disabled`\) leaves it in the cluster/,
+      details: [/Nothing manages it/],
+    },
+    {
+      name: 'a CRD with Prune=false only survives the sync but not the deletion of the Application',
+      before: annotated(ipaddresses, argocd('Prune=false')),
+      expected: ['warning', 'crd-removed'],
+      says: /Argo CD \(`Prune=false`\) leaves it/,
+      details: [/`Delete=false` is not set: deleting the Argo CD Application still deletes the CRD and every ipaddresses\.ipam\.cluster\.x-k8s\.io object/],
+    },
+    {
+      name: 'an unprotected CRD (plain kustomize output) is deleted with its objects',
+      before: ipaddresses,
+      expected: ['danger', 'crd-removed'],
+      says: /pruning it deletes every ipaddresses\.ipam\.cluster\.x-k8s\.io object/,
+      details: [/Prune=false/],
+    },
+    {
+      name: 'a protected Namespace is left behind with what is in it',
+      before: annotated(plain('Namespace', 'capi-system'), flux),
+      expected: ['warning', 'namespace-removed'],
+      says: /left behind with everything in it/,
+      details: [/kubectl delete namespace capi-system/],
+    },
+    {
+      name: 'another protected object is left behind (info)',
+      before: annotated(plain('ConfigMap', 'x', 'ns'), argocd('Prune=false,Delete=false')),
+      expected: ['info', 'object-removed'],
+      says: /left behind: Argo CD/,
+      details: [],
+    },
+  ];
+  it.each(cases)('$name', ({ before, expected, says, details }) => {
+    const [finding, ...rest] = safetyFindings(side({ core: [before] }), side({ core: [] }));
+    expect(rest).toEqual([]);
+    expect([finding!.severity, finding!.code]).toEqual(expected);
+    expect(finding!.message).toMatch(says);
+    for (const detail of details) expect(finding!.details?.some((d) => detail.test(d)), `${detail} in ${JSON.stringify(finding!.details)}`).toBe(true);
+  });
+
+  it('a protected object moving between components is taken over, not pruned', () => {
+    const cm = annotated(plain('ConfigMap', 'x', 'ns'), flux);
+    const [finding] = safetyFindings(side({ a: [cm], b: [] }), side({ a: [], b: [cm] }));
+    expect([finding!.severity, finding!.code, finding!.before, finding!.after]).toEqual(['info', 'object-moved', 'a', 'b']);
+  });
+});
+
+describe('safetyFindings: versions added without being served', () => {
+  it('explain why they are there and that they need nothing', () => {
+    const before = crd([{ name: 'v1beta1', storage: true }]);
+    const after = crd([{ name: 'v1alpha3', served: false, deprecated: true }, { name: 'v1alpha4', served: false, deprecated: true }, { name: 'v1beta1', storage: true }]);
+    const [finding] = findingsFor([before], [after]);
+    expect([finding!.code, finding!.subjects]).toEqual(['crd-version-added', ['v1alpha3', 'v1alpha4']]);
+    expect(finding!.details).toEqual([
+      'v1alpha3, v1alpha4 are not served: no client can read or write objects through them, so nothing changes for users or controllers.',
+      'Listing them lets the API server accept this CRD on a cluster whose `status.storedVersions` still names them, and read objects stored in them long ago. Nothing to do.',
+    ]);
+  });
+
+  it('say nothing extra for a served version', () => {
+    const [finding] = findingsFor([crd([{ name: 'v1beta1', storage: true }])], [crd([{ name: 'v1beta1', storage: true }, { name: 'v1beta2' }])]);
+    expect([finding!.code, finding!.subjects, finding!.details]).toEqual(['crd-version-added', ['v1beta2'], undefined]);
+  });
+});
+
 describe('safetyFindings: contracts', () => {
   it('warns when a known contract changes and ignores unchanged or unknown ones', () => {
     const contracts: ContractChange[] = [

@@ -2,6 +2,8 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseMetadata, type ReleaseMetadata } from '../../src/source/metadata.js';
 import type { ProviderKind } from '../../src/spec/provider-kinds.js';
+import { planCertManager } from '../../src/upgrade/cert-manager-plan.js';
+import { formatPlanText, planDocument } from '../../src/upgrade/format-plan.js';
 import { planEnvironmentUpgrade } from '../../src/upgrade/plan.js';
 import { selectTargets, type UpgradeRequest } from '../../src/upgrade/select-targets.js';
 import type { PlanProvider } from '../../src/upgrade/upgrade-info.js';
@@ -163,5 +165,30 @@ describe('selectTargets (clusterctl custom upgrade plan checks)', () => {
     expect(r.problems.map((p) => [p.code, p.object])).toEqual([['upgrade', 'CoreProvider/capi-system/cluster-api']]);
     const allowAll = selectTargets({ environment: 'dev', providers: set }, planEnvironmentUpgrade('dev', set, ['v1beta3', 'v1beta2']).plan!, { request: { kind: 'to', version: 'v1.13.0' }, providers: ['cluster-api'] }, ['v1beta3', 'v1beta2']);
     expect(allowAll.problems.map((p) => [p.code, p.object])).toEqual([['upgrade', 'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm']]);
+  });
+});
+
+describe('planCertManager: cert-manager in the plan (no contract)', () => {
+  /** The cert-manager releases the fixtures hold. */
+  const TAGS = readdirSync(`${FIXTURES}repository/cert-manager`);
+  const cases: { name: string; version: string; available: readonly string[]; latestPatch: string | null; newest: string | null }[] = [
+    { name: 'the newest fixture release: nothing newer', version: 'v1.19.4', available: TAGS, latestPatch: null, newest: null },
+    { name: 'an older minor: the newest release, no patch of its own', version: 'v1.16.1', available: TAGS, latestPatch: null, newest: 'v1.19.4' },
+    { name: 'a newer patch and minor; pre-releases never', version: 'v1.16.1', available: [...TAGS, 'v1.16.3', 'v1.16.4-alpha.0', 'v1.20.0-rc.1'], latestPatch: 'v1.16.3', newest: 'v1.19.4' },
+  ];
+  it.each(cases)('$name', ({ version, available, latestPatch, newest }) => {
+    const row = planCertManager({ version, requested: version, clusterctlDefault: 'v1.21.1', available, listing: { kind: 'live' } });
+    expect([row.latestPatch, row.newest, row.versions.source]).toEqual([latestPatch, newest, 'live']);
+  });
+
+  it('is the first row of the plan table, with a note on how it moves', () => {
+    const { plan } = planEnvironmentUpgrade('prod', kubeadmSet('v1.11.0'), SUPPORTED);
+    const certManager = planCertManager({ version: 'v1.16.1', requested: 'v1.16.1', clusterctlDefault: 'v1.21.1', available: TAGS, listing: { kind: 'live' } });
+    const text = formatPlanText([{ ...plan!, certManager }]);
+    const lines = text.split('\n');
+    expect(lines[3]).toMatch(/^cert-manager +cert-manager +v1\.16\.1 +- +- +- +v1\.19\.4$/);
+    expect(lines[4]).toMatch(/^cluster-api /);
+    expect(text).toContain("note: cert-manager v1.16.1 (certManager.version v1.16.1; clusterctl's default is v1.21.1) has no contract: move it by setting certManager.version in capi-render.yaml or an overlay, then capi-render build");
+    expect(planDocument([{ ...plan!, certManager }]).environments[0]!.certManager).toEqual(certManager);
   });
 });

@@ -3,17 +3,12 @@
  * at a git revision (default HEAD) and the working tree's, with contract changes from the two
  * capi-render.lock files. A report: exit 0 whether or not anything changed.
  */
-import path from 'node:path';
 import { SpecError, error } from '../../errors.js';
 import { formatReportMarkdown } from '../../diff/format-markdown.js';
 import { formatDiffText } from '../../diff/format-text.js';
-import { loadConfig } from '../../config/load-config.js';
-import { parseLock, readLockFile } from '../../lock/lock-file.js';
-import { emptyLock, LOCK_FILE } from '../../lock/lock-types.js';
-import { createGitRunner } from '../../upgrade/git-command.js';
 import { hasInterruptedWrite } from '../../output/transaction.js';
-import { readFileAtRef, readTreeAtRef, readTreeFromDisk } from '../../upgrade/git-rendered.js';
-import { compareRendered, storageMigrationFindings } from '../../upgrade/upgrade-report.js';
+import { compareWithRevision } from '../../upgrade/compare-revision.js';
+import { storageMigrationFindings } from '../../upgrade/upgrade-report.js';
 import type { Command } from '../command.js';
 
 export const diffCommand: Command = {
@@ -30,24 +25,12 @@ export const diffCommand: Command = {
     if (await hasInterruptedWrite(repoRoot)) {
       throw new SpecError(error('write', 'an interrupted build left its output half-installed', { hint: 'run `capi-render build`: it finishes the interrupted write first' }));
     }
-    const base = String(values.base ?? 'HEAD');
-    const environments = (values.env as string[] | undefined) ?? [];
-    const config = await loadConfig(repoRoot);
-    const outRel = config.outputDir.replace(/\/+$/, '');
-    const git = createGitRunner({ cwd: repoRoot, env: io.env });
-    const beforeFiles = await readTreeAtRef(git, base, outRel);
-    const beforeLockText = await readFileAtRef(git, base, LOCK_FILE);
-    const afterFiles = await readTreeFromDisk(path.join(repoRoot, outRel));
-    const known = new Set([...beforeFiles.keys(), ...afterFiles.keys()].filter((p) => p.includes('/')).map((p) => p.split('/')[0]!));
-    const unknown = environments.filter((e) => !known.has(e));
-    if (unknown.length > 0) {
-      throw new SpecError(error('overlay', `unknown environment: ${unknown.join(', ')} (neither ${base} nor the working tree has ${outRel}/${unknown[0]}/)`, { hint: `environments: ${[...known].sort().join(', ') || 'none'}` }));
-    }
-    const report = compareRendered(
-      { files: beforeFiles, lock: beforeLockText === undefined ? emptyLock() : parseLock(beforeLockText) },
-      { files: afterFiles, lock: (await readLockFile(repoRoot)).lock },
-      { where: outRel, environments },
-    );
+    const { report } = await compareWithRevision({
+      repoRoot,
+      base: String(values.base ?? 'HEAD'),
+      environments: (values.env as string[] | undefined) ?? [],
+      processEnv: io.env,
+    });
     io.stdout.write(values.markdown ? formatReportMarkdown(report.changes, report.findings) : formatDiffText(report.changes, report.findings, { color }));
     const storage = storageMigrationFindings(report.findings);
     if (storage.length > 0) {

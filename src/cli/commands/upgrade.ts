@@ -94,11 +94,12 @@ export const upgradeCommand: Command = {
     const naming: UpgradeNaming = { targets: outcome.targets, request, environments };
     const command = commandLine({ ...naming, providers });
     const title = upgradeTitle(naming);
+    const branch = upgradeBranchName(naming);
     const published = await publishPullRequest(pr, {
-      branch: upgradeBranchName(naming),
+      branch,
       title,
       commitMessage: upgradeCommitMessage(naming, outcome.report.findings, command),
-      body: buildPrBody({ title, command, outcome, repoRoot }),
+      body: buildPrBody({ title, command, outcome, repoRoot, branches: { base: pr.base, head: branch }, ...(pr.webUrl ? { webUrl: pr.webUrl } : {}) }),
       paths: outcome.changedPaths,
     });
     if (!published) io.stderr.write('no changes to commit; no pull request\n');

@@ -40,7 +40,8 @@ export function findCrdFindings(pair: ObjectPair): Finding[] {
     out.push(makeFinding('warning', 'crd-storage-version-changed', pair, `${name}: storage version ${target.keep} → ${target.next}`, facts));
   }
   if (added.length > 0) {
-    out.push(makeFinding('info', 'crd-version-added', pair, `${name}: ${plural(added, 'version')} added: ${added.map(describeVersion).join(', ')}`, { subjects: versionNames(added) }));
+    const details = unservedAdditionDetails(added.filter((v) => !v.served));
+    out.push(makeFinding('info', 'crd-version-added', pair, `${name}: ${plural(added, 'version')} added: ${added.map(describeVersion).join(', ')}`, { subjects: versionNames(added), details }));
   }
   if (servedAgain.length > 0) {
     out.push(makeFinding('info', 'crd-version-added', pair, `${name}: ${plural(servedAgain, 'version')} ${names(servedAgain)} served again`, { subjects: versionNames(servedAgain) }));
@@ -67,6 +68,22 @@ function names(list: readonly CrdVersion[]): string {
 
 function plural(list: readonly unknown[], word: string): string {
   return list.length === 1 ? word : `${word}s`;
+}
+
+/**
+ * Why a version that is not served is added at all, and that it needs nothing: the API server only
+ * accepts a CRD that still lists every version in `status.storedVersions`, and reads objects stored
+ * in a listed version whether or not it is served (converting them). Releases keep or bring back old
+ * versions unserved for exactly that (CAPI v1.12 lists v1alpha3/v1alpha4 with `served: false`).
+ */
+function unservedAdditionDetails(unserved: readonly CrdVersion[]): string[] {
+  if (unserved.length === 0) return [];
+  const list = names(unserved);
+  const they = unserved.length === 1 ? 'it' : 'them';
+  return [
+    `${list} ${unserved.length === 1 ? 'is' : 'are'} not served: no client can read or write objects through ${they}, so nothing changes for users or controllers.`,
+    `Listing ${they} lets the API server accept this CRD on a cluster whose \`status.storedVersions\` still names ${they}, and read objects stored in ${they} long ago. Nothing to do.`,
+  ];
 }
 
 function storageChangeDetails(crd: string, keep: string, next: string): string[] {

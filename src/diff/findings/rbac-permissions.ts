@@ -78,12 +78,21 @@ export function formatPermission(p: Permission): string {
  * `secrets (name=x): get`, `/metrics: get`. Targets and verbs sorted.
  */
 export function summarizePermissions(list: readonly Permission[]): string[] {
+  const verbs = verbsByTarget(list);
+  return [...verbs.keys()].map((target) => `${target}: ${verbs.get(target)!.join(', ')}`);
+}
+
+/**
+ * The verbs granted per target (`secrets`, `clusters.cluster.x-k8s.io/status`, `secrets (name=x)`,
+ * `/metrics`), targets and verbs sorted: what a list of rules grants, however it is grouped into rules.
+ */
+export function verbsByTarget(list: readonly Permission[]): Map<string, string[]> {
   const verbs = new Map<string, Set<string>>();
   for (const p of list) {
     const target = p.url ?? `${formatTarget(p)}${p.resourceName === undefined ? '' : ` (name=${p.resourceName})`}`;
     verbs.set(target, (verbs.get(target) ?? new Set()).add(p.verb));
   }
-  return [...verbs.keys()].sort(compareText).map((target) => `${target}: ${[...verbs.get(target)!].sort(compareText).join(', ')}`);
+  return new Map([...verbs.keys()].sort(compareText).map((target) => [target, [...verbs.get(target)!].sort(compareText)]));
 }
 
 function formatTarget(p: Permission): string {

@@ -1,0 +1,49 @@
+/**
+ * `capi-render report`: one self-contained HTML page with the fleet's versions (the `plan` data as a
+ * providers × environments matrix), each environment's objects, CRDs, images and applier RBAC, and
+ * with `--base` the upgrade review (the `diff` findings and object diff). Printed on stdout, or
+ * written to the file `--out` names.
+ */
+import path from 'node:path';
+import { UsageError } from '../../errors.js';
+import { makeReport } from '../../report/make-report.js';
+import { displayPath } from '../../output/write-errors.js';
+import { assertReportTarget, writeReportFile } from '../../report/write-report-file.js';
+import { loadConfig } from '../../config/load-config.js';
+import type { Command } from '../command.js';
+import { formatDiagnostics } from '../format.js';
+import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+
+export const reportCommand: Command = {
+  name: 'report',
+  summary: "write one self-contained HTML page: the fleet's versions per environment and, with --base, the upgrade review",
+  usage: '[--base REV] [--out FILE | --json] [--env NAME]... [--offline]',
+  help: [
+    ['--base REV', 'review the rendered output in the working tree against this revision (branch, tag or commit): findings ranked, object diff'],
+    ['--out FILE', 'write the page to FILE (atomically; an existing FILE must be a report capi-render wrote) instead of stdout'],
+    ['--json', "print the page's data (what the template sees; fields in bundled-templates/README.md) as JSON instead of HTML"],
+    ...RENDER_FLAG_HELP.filter(([flag]) => ['--env NAME', '--offline', '--cache-dir DIR'].includes(flag)),
+  ],
+  options: { env: RENDER_FLAGS.env!, offline: RENDER_FLAGS.offline!, 'cache-dir': RENDER_FLAGS['cache-dir']!, base: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' } },
+  async run(ctx) {
+    const { io, values, repoRoot, color } = ctx;
+    if (values.json && values.out !== undefined) throw new UsageError('--json prints to stdout; it does not go with --out');
+    // A target --out must refuse is refused before the work, not after it.
+    const target = values.out === undefined ? undefined : { file: path.resolve(io.cwd, String(values.out)), flag: '--out', repoRoot, config: await loadConfig(repoRoot) };
+    if (target) await assertReportTarget(target);
+    const prepared = await prepareRender(ctx);
+    const report = await makeReport({ render: prepared.options, ...(values.base !== undefined ? { base: String(values.base) } : {}), processEnv: io.env });
+    if (report.warnings.length > 0) io.stderr.write(formatDiagnostics(report.warnings, { color }));
+    if (values.json) {
+      io.stdout.write(`${JSON.stringify(report.model, null, 2)}\n`);
+    } else if (target === undefined) {
+      io.stdout.write(report.html);
+    } else {
+      const { file } = target;
+      await writeReportFile(target, report.html);
+      io.stderr.write(`wrote ${displayPath(file, io.cwd)} (${Math.ceil(Buffer.byteLength(report.html) / 1024)} KiB)\n`);
+    }
+    io.stderr.write(`${report.model.summary}\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,30 @@
+/**
+ * Why each kind of finding matters, in one line a reviewer can act on. The HTML report prints it
+ * under every finding and the README's table of finding codes repeats it word for word (a test
+ * keeps the two in step). A `Record` over the closed code union, so a new code cannot ship without one.
+ */
+import type { FindingCode } from './types.js';
+
+/** One line per finding code: what goes wrong in the cluster if the reviewer ignores it. */
+export const FINDING_WHY: Readonly<Record<FindingCode, string>> = {
+  'contract-changed': 'Every provider must implement a contract the core provider accepts: a contract move is one coordinated upgrade of core and all providers.',
+  'crd-added': 'A new kind becomes available; nothing existing changes, and removing it later is a removal of its objects.',
+  'crd-removed': 'A pruned CRD deletes every object of its kind; one left behind survives but is never updated again.',
+  'crd-version-added': 'Clients can use a new served version; an unserved one only keeps objects stored in it long ago readable.',
+  'crd-version-removed': 'Objects still stored in a removed version cannot be read, and the API server refuses the CRD while status.storedVersions names it.',
+  'crd-version-unserved': 'Clients and controllers still using the version break; objects stored in it must be migrated before a release drops it.',
+  'crd-version-deprecated': 'Clients of the version get deprecation warnings now and break when a later release stops serving it.',
+  'crd-storage-version-changed': 'New writes use the new version; old objects stay stored in the old one until rewritten, which must happen before it is dropped.',
+  'webhook-added': 'A new admission webhook can reject or change requests; while its Service or certificate is not ready, those writes fail.',
+  'webhook-removed': 'Validation or defaulting that guarded these objects no longer runs.',
+  'webhook-changed': 'The requests a webhook sees or its failure policy changed: it may now block writes or let unchecked ones through.',
+  'rbac-permissions-gained': "A controller's service account can do more in the cluster; each gain should match a feature of the release.",
+  'rbac-permissions-lost': 'A controller that still needs a permission it lost fails at run time.',
+  'rbac-aggregation': 'Aggregated ClusterRoles collect permissions from other roles by label, so a selector change widens or narrows them silently.',
+  'image-changed': 'A different image runs: the registry (or mirror) must have it, and it should be the release the lock names.',
+  'args-changed': 'Controller flags changed: a dropped flag changes behaviour, a flag the new binary does not know stops it from starting.',
+  'feature-gates-changed': 'Feature gates switch controller behaviour on or off; a gate that disappears falls back to the new release default.',
+  'object-removed': 'Argo CD and Flux delete what leaves git, unless the object is protected from pruning.',
+  'object-moved': 'Two components own the object during the move: the one that drops it may prune it before the other adopts it.',
+  'namespace-removed': 'Pruning a Namespace deletes everything in it, including Secrets and certificates that are not rendered here.',
+};

@@ -1,0 +1,118 @@
+/**
+ * What the HTML report template sees: plain data, every string already worded and every list
+ * already sorted, so the template only lays it out (and handlebars escapes every value it prints).
+ * Every key is always present (the template runs in strict mode); absent values are null, empty
+ * strings or empty lists. Documented field by field in bundled-templates/README.md.
+ */
+
+/** Text with `code spans`: the template prints `code` segments in <code>. */
+export type RichText = { text: string; code: boolean }[];
+
+/** The whole page. */
+export interface ReportModel {
+  title: string;
+  /** The one line a reviewer acts on, e.g. "2 environments change; 0 dangers; 2 warnings; 20 infos". */
+  summary: string;
+  /** `ok`, `warning` or `danger`: the colour of the summary. */
+  tone: 'ok' | 'warning' | 'danger';
+  matrix: MatrixModel;
+  environments: EnvironmentModel[];
+  /** The upgrade review, with `--base`; null without. */
+  review: ReviewModel | null;
+  /** Every finding code and why it matters (the legend at the end). */
+  findingCodes: { code: string; why: string }[];
+}
+
+/** Providers (rows) × environments (columns, grouped by GitOps flavour). */
+export interface MatrixModel {
+  groups: { flavour: string; title: string; span: number }[];
+  columns: { environment: string; flavour: string; anchor: string }[];
+  rows: MatrixRow[];
+}
+
+export interface MatrixRow {
+  /** Manifest label (`cluster-api`) or `cert-manager`. */
+  name: string;
+  /** `CoreProvider`, …, or `cert-manager`. */
+  kind: string;
+  cells: MatrixCell[];
+}
+
+/** One provider in one environment. */
+export interface MatrixCell {
+  environment: string;
+  /** False when the environment does not install the provider (the other fields are empty). */
+  present: boolean;
+  version: string;
+  /** The contract, or `no contract` (cert-manager). */
+  contract: string;
+  /** What is available: `patch` (newer patch), `minor` (newer minor, same contract), `contract` (a next contract). */
+  marks: { code: 'patch' | 'minor' | 'contract'; label: string; title: string }[];
+  /** Shown when the cell is expanded. */
+  details: { label: string; value: string }[];
+}
+
+/** One environment's facts. */
+export interface EnvironmentModel {
+  name: string;
+  anchor: string;
+  flavour: string;
+  flavourTitle: string;
+  /** The overlay's free `labels:` (cluster, region…). */
+  labels: { key: string; value: string }[];
+  core: string;
+  objectTotal: number;
+  kinds: { kind: string; count: number }[];
+  crds: { name: string; component: string; versions: { name: string; served: boolean; storage: boolean; deprecated: boolean; flags: string }[] }[];
+  images: { image: string; components: string }[];
+  rbac: RbacModel;
+  /** The upgrade plan's contracts: what can move and how. */
+  plans: { contract: string; current: boolean; status: string; command: string; blockers: string[]; steps: string[] }[];
+}
+
+/** The applier's least-privilege role (as `capi-render rbac` computes it) and what the providers grant. */
+export interface RbacModel {
+  applier: string;
+  /** Why this applier (the flavour's, or the default one for plain kustomize). */
+  applierNote: RichText;
+  clusterRules: string[];
+  namespaces: { namespace: string; rules: string[] }[];
+  notes: string[];
+  grants: { component: string; subjects: string; clusterScoped: number; namespaced: number; escalations: string[] }[];
+}
+
+/** The upgrade review: the working tree's output against `--base`. */
+export interface ReviewModel {
+  base: string;
+  commit: string;
+  counts: { danger: number; warning: number; info: number };
+  changedEnvironments: string[];
+  versionChanges: { environment: string; component: string; from: string; to: string; contract: string }[];
+  findings: FindingModel[];
+  objectCounts: string;
+  places: { place: string; objects: ObjectDiffModel[] }[];
+}
+
+/** One finding, merged across the environments it occurs in. */
+export interface FindingModel {
+  severity: 'danger' | 'warning' | 'info';
+  code: string;
+  why: string;
+  component: string;
+  object: string;
+  message: RichText;
+  details: RichText[];
+  environments: string;
+  /** Open by default (danger and warning). */
+  open: boolean;
+}
+
+/** One object that differs, with its field changes. */
+export interface ObjectDiffModel {
+  change: 'added' | 'removed' | 'changed';
+  mark: string;
+  id: string;
+  /** `3 fields`, `new object`, `pruned`. */
+  note: string;
+  fields: { change: 'added' | 'removed' | 'changed'; mark: string; path: string; text: string; lines: string[] }[];
+}

@@ -1,0 +1,77 @@
+/**
+ * The upgrade review of the report: the safety findings ranked (danger, warning, info), each merged
+ * across the environments it occurs in and with its one-line "why this matters", the locked
+ * versions that change, and the object diff grouped by environment and component, one expandable
+ * entry per object. Pure: made from the same comparison `capi-render diff` prints.
+ */
+import { FINDING_WHY } from '../diff/finding-why.js';
+import type { FieldChange, Finding, ObjectChange } from '../diff/types.js';
+import { countChanges, describeField, groupChanges, schemaLines, SEVERITIES } from '../diff/util-format.js';
+import type { RevisionComparison } from '../upgrade/compare-revision.js';
+import { versionChanges } from '../upgrade/upgrade-report.js';
+import type { FindingModel, ObjectDiffModel, ReviewModel } from './report-model.js';
+import { toRichText } from './util-report.js';
+
+const MARK = { added: '+', removed: '−', changed: '~' } as const;
+
+/** The review of `comparison`, limited to `environments` (default all). */
+export function buildUpgradeReview(comparison: RevisionComparison, environments: readonly string[]): ReviewModel {
+  const { report } = comparison;
+  const count = (s: Finding['severity']) => report.findings.filter((f) => f.severity === s).length;
+  const changed = new Set([...report.changes.map((c) => c.env), ...report.findings.map((f) => f.env)]);
+  return {
+    base: comparison.base,
+    commit: comparison.commit,
+    counts: { danger: count('danger'), warning: count('warning'), info: count('info') },
+    changedEnvironments: [...changed].sort(),
+    versionChanges: versionChanges(comparison.before, comparison.after, environments).map((v) => ({
+      environment: v.env,
+      component: v.component,
+      from: v.from ?? '(not installed)',
+      to: v.to ?? '(removed)',
+      contract: v.fromContract === v.toContract ? (v.toContract ?? '') : `${v.fromContract ?? '-'} → ${v.toContract ?? '-'}`,
+    })),
+    findings: mergeFindings(report.findings),
+    objectCounts: countChanges(report.changes),
+    places: groupChanges(report.changes).map(([place, changes]) => ({ place, objects: changes.map(objectDiff) })),
+  };
+}
+
+/**
+ * One entry per finding that is the same apart from its environment (an upgrade of four
+ * environments to one release says the same thing four times), in severity order, listing where.
+ */
+function mergeFindings(findings: readonly Finding[]): FindingModel[] {
+  const merged = new Map<string, { finding: Finding; envs: string[] }>();
+  for (const severity of SEVERITIES) {
+    for (const f of findings.filter((x) => x.severity === severity)) {
+      const key = JSON.stringify([f.severity, f.code, f.component, f.object ?? '', f.message, f.details ?? []]);
+      const entry = merged.get(key);
+      if (entry) entry.envs.push(f.env);
+      else merged.set(key, { finding: f, envs: [f.env] });
+    }
+  }
+  return [...merged.values()].map(({ finding: f, envs }) => ({
+    severity: f.severity,
+    code: f.code,
+    why: FINDING_WHY[f.code],
+    component: f.component,
+    object: f.object ?? '',
+    message: toRichText(f.message),
+    details: (f.details ?? []).map(toRichText),
+    environments: [...new Set(envs)].sort().join(', '),
+    open: f.severity !== 'info',
+  }));
+}
+
+function objectDiff(change: ObjectChange): ObjectDiffModel {
+  const fields = (change.fields ?? []).map((field: FieldChange) => ({
+    change: field.kind,
+    mark: MARK[field.kind],
+    path: field.path,
+    text: describeField(field),
+    lines: schemaLines(field).map((l) => (l.path === undefined ? l.text : `${l.text} ${l.path}`)),
+  }));
+  const note = change.change === 'added' ? 'new object' : change.change === 'removed' ? 'no longer rendered' : `${fields.length} ${fields.length === 1 ? 'field' : 'fields'}`;
+  return { change: change.change, mark: MARK[change.change], id: change.id, note, fields };
+}

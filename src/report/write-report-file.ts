@@ -1,0 +1,94 @@
+/**
+ * Writes the report to the file `--out` names, with the care of every other write into a place the
+ * user chose: refused before anything is written when the path is a folder, a symbolic link, a
+ * file capi-render did not write, inside `.git`, an input (or inside one), or inside the output
+ * folders (their files are owned by the build); written atomically (a temporary file created
+ * exclusively beside it, then renamed over it), so a reader never sees half a report and a planted
+ * link is never followed; a file-system failure is one `error[write]` line with the path and reason.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../errors.js';
+import type { RenderConfig } from '../config/config-types.js';
+import { inputLocations, isInside, realPath } from '../output/output-location.js';
+import { displayPath, guarded } from '../output/write-errors.js';
+import { REPORT_MARKER } from './render-report-html.js';
+
+
+/** Where to write and what guards it. */
+export interface ReportFileTarget {
+  /** Absolute path of the file. */
+  file: string;
+  /** The flag that named it, for messages (`--out`). */
+  flag: string;
+  repoRoot: string;
+  config: Pick<RenderConfig, 'providersDir' | 'overlaysDir' | 'templatesDir' | 'repositories' | 'outputDir' | 'gitopsDir'>;
+}
+
+/** Refuses a dangerous target (UsageError, exit 2) or writes `html` to it atomically (WriteError on failure). */
+export async function writeReportFile(target: ReportFileTarget, html: string): Promise<void> {
+  await assertReportTarget(target);
+  const dir = path.dirname(target.file);
+  const temp = path.join(dir, `.${path.basename(target.file)}.capi-render-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  await guarded('write', target.file, target.repoRoot, async () => {
+    // 'wx': created here or not at all, so a link planted at the temporary name is never followed.
+    const handle = await fs.open(temp, 'wx', 0o644);
+    try {
+      await handle.writeFile(html, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await fs.rename(temp, target.file);
+    } catch (e) {
+      await fs.rm(temp, { force: true });
+      throw e;
+    }
+  }).catch(async (e: unknown) => {
+    await fs.rm(temp, { force: true }).catch(() => undefined);
+    throw e;
+  });
+}
+
+/** The checks of {@link writeReportFile}, without writing. */
+export async function assertReportTarget(target: ReportFileTarget): Promise<void> {
+  const { file, flag, repoRoot } = target;
+  const shown = displayPath(file, repoRoot);
+  const refuse = (problem: string, hint: string): never => {
+    throw new UsageError(`${flag} ${shown} ${problem}; ${hint}`);
+  };
+  const elsewhere = 'write the report elsewhere, e.g. --out capi-render-report.html';
+  const stat = await fs.lstat(file).catch(() => undefined);
+  if (stat?.isSymbolicLink()) refuse(`is a symbolic link (to ${await fs.readlink(file).catch(() => '?')}): capi-render does not write through links`, 'name the file itself');
+  if (stat?.isDirectory()) refuse('is a folder', `name a file in it, e.g. --out ${path.join(shown, 'capi-render-report.html')}`);
+  if (stat && !stat.isFile()) refuse('is not a regular file', elsewhere);
+  const real = path.join(await realPath(path.dirname(file)), path.basename(file));
+  const root = await realPath(repoRoot);
+  if (real.split(path.sep).includes('.git')) refuse('is inside a .git folder', elsewhere);
+  const inputs = await Promise.all(inputLocations(repoRoot, target.config).map(async ([label, p]) => [label, await realPath(p)] as const));
+  for (const [label, input] of inputs) {
+    if (real === input) refuse(`is ${label}`, elsewhere);
+    if (isInside(real, input)) refuse(`is inside ${label} (${displayPath(input, root)})`, elsewhere);
+  }
+  for (const [setting, folder] of [['outputDir', target.config.outputDir], ['gitopsDir', target.config.gitopsDir]] as const) {
+    const out = await realPath(path.resolve(repoRoot, folder));
+    if (real === out || isInside(real, out)) refuse(`is inside the ${setting} output folder ${folder} (its files belong to capi-render build)`, elsewhere);
+  }
+  if (stat && stat.size > 0 && !(await isReport(file))) {
+    refuse('exists and is not a report capi-render wrote', 'remove it first if it may be replaced, or name another file');
+  }
+}
+
+/** Whether the file starts like a report (its marker within the first 4 KiB). */
+async function isReport(file: string): Promise<boolean> {
+  const handle = await fs.open(file, 'r').catch(() => undefined);
+  if (!handle) return false;
+  try {
+    const { bytesRead, buffer } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8').includes(REPORT_MARKER);
+  } finally {
+    await handle.close();
+  }
+}

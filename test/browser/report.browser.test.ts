@@ -1,0 +1,176 @@
+/**
+ * The report in a real browser: Debian's chromium (never a downloaded one), driven by
+ * playwright-core, opening the file from a file:// URL with the network cut off. For the example
+ * repository and for an upgrade of prod from v1.11.0 to v1.12.0 it checks what a reviewer sees:
+ * the matrix cells (versions, marks), the findings and their count, an object diff that expands to
+ * show the RBAC rule change, no request but the page itself, and a hostile object name and label
+ * shown as text, never run. Screenshots go to test-artifacts/ (CI keeps them; look at them).
+ *
+ * CI installs chromium (.ci/run) and this file fails there without it; elsewhere it skips, loudly.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { runCli } from '../helpers/cli.js';
+import { REPO_ROOT } from '../helpers/fixtures.js';
+import { git, gitEnv, initRepo } from '../helpers/git.js';
+import { copyExample } from '../helpers/repo.js';
+
+const CHROMIUM = process.env.CAPI_RENDER_CHROMIUM ?? '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+if (!hasChromium && !process.env.CI) {
+  console.warn(`\n*** SKIPPED: the report browser tests need Debian's chromium at ${CHROMIUM} (apt-get install chromium) ***\n`);
+}
+
+describe('the report in a browser: the guard', () => {
+  it('chromium is installed in CI', () => {
+    if (process.env.CI) expect(hasChromium, `${CHROMIUM} (installed by .ci/run)`).toBe(true);
+  });
+});
+
+/** The pages, made once: the example as committed, and the example after upgrading prod to v1.12.0. */
+interface Pages {
+  example: string;
+  upgrade: string;
+}
+
+describe.skipIf(!hasChromium)('the report in a browser', () => {
+  const work = mkdtempSync(path.join(os.tmpdir(), 'capi-render-browser-'));
+  let pages: Pages;
+  let context: BrowserContext;
+  /** Every request any page made, by URL. */
+  const requests: string[] = [];
+  const consoleErrors: string[] = [];
+
+  beforeAll(async () => {
+    pages = await makePages(work);
+    const { chromium } = await import('playwright-core');
+    // A fresh profile every run; launchPersistentContext is how playwright takes --user-data-dir.
+    context = await chromium.launchPersistentContext(path.join(work, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: FLAGS,
+      viewport: { width: 1280, height: 900 },
+      offline: true,
+    });
+    context.on('request', (r) => requests.push(r.url()));
+    // Anything but the page file itself is refused outright, so a leak fails loudly instead of hanging.
+    await context.route('**/*', (route) => (route.request().url().startsWith('file://') ? route.continue() : route.abort()));
+    context.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  async function open(file: string): Promise<Page> {
+    const page = await context.newPage();
+    page.on('pageerror', (e) => consoleErrors.push(e.message));
+    await page.goto(`file://${file}`);
+    return page;
+  }
+
+  const cell = (page: Page, provider: string, env: string) => page.locator(`tr[data-provider="${provider}"] td[data-env="${env}"]`);
+
+  it('the example: the matrix shows each locked version and what can move; a cell expands', async () => {
+    const page = await open(pages.example);
+    expect(await page.locator('#summary').innerText()).toBe('2 environments (Argo CD: prod; Flux: dev); 3 providers can move within their contract (prod); none to a next contract');
+    expect(await page.locator('.matrix thead th.group').allInnerTexts()).toEqual(['Argo CD', 'Flux']);
+    const summaryOf = async (provider: string, env: string) => (await cell(page, provider, env).locator('summary').innerText()).replace(/\s+/g, ' ').trim();
+    expect(await summaryOf('cert-manager', 'prod')).toBe('v1.19.4no contract');
+    expect(await summaryOf('cluster-api', 'prod')).toBe('v1.11.0v1beta2minor');
+    expect(await summaryOf('cluster-api', 'dev')).toBe('v1.12.0v1beta2');
+    expect(await cell(page, 'cluster-api', 'prod').locator('[data-mark]').evaluateAll((els) => els.map((e) => e.getAttribute('data-mark')))).toEqual(['minor']);
+    expect(await cell(page, 'infrastructure-docker', 'prod').innerText()).toBe('not installed');
+
+    const facts = cell(page, 'cluster-api', 'prod').locator('dl.facts');
+    expect(await facts.isVisible()).toBe(false);
+    await cell(page, 'cluster-api', 'prod').locator('summary').click();
+    expect(await facts.isVisible()).toBe(true);
+    expect(await facts.innerText()).toContain('same contract\nv1.12.0');
+    expect(await page.locator('#review').count()).toBe(0);
+    await shoot(page, 'report-example.png');
+    await page.close();
+  });
+
+  it('an upgrade v1.11.0 → v1.12.0: summary, ranked findings, and the RBAC rule change behind a click', async () => {
+    const page = await open(pages.upgrade);
+    expect(await page.locator('#summary').innerText()).toBe('1 environment changes; 0 dangers; 2 warnings; 20 info findings');
+    expect(await page.locator('details.finding').count()).toBe(22);
+    expect(await page.locator('details.finding').evaluateAll((els) => els.map((e) => e.getAttribute('data-severity')).slice(0, 3))).toEqual(['warning', 'warning', 'info']);
+    expect(await cell(page, 'cluster-api', 'prod').locator('summary').innerText()).toContain('v1.12.0');
+    expect(await cell(page, 'cluster-api', 'prod').locator('[data-mark]').count()).toBe(0);
+
+    const role = page.locator('details.object[data-object="ClusterRole.rbac.authorization.k8s.io/capi-kubeadm-control-plane-manager-role"]');
+    const secrets = role.locator('tr.field[data-path="rules[secrets]"]');
+    expect(await secrets.isVisible()).toBe(false);
+    await role.locator('summary').click();
+    expect(await secrets.isVisible()).toBe(true);
+    expect(await secrets.innerText()).toContain('verbs +delete');
+    expect(await role.locator('tr.field').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-path')))).toEqual([
+      'rules[extensionconfigs.runtime.cluster.x-k8s.io]',
+      'rules[namespaces]',
+      'rules[secrets]',
+    ]);
+    await role.scrollIntoViewIfNeeded();
+    await shoot(page, 'report-upgrade-rbac.png');
+    await page.close();
+  });
+
+  it('a hostile object name and label are shown as text, never run', async () => {
+    const page = await open(pages.upgrade);
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator('script').count()).toBe(0);
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.locator('details.object[data-object="ConfigMap/capi-system/<script>window.__pwned=2</script>"] code').first().innerText()).toBe('ConfigMap/capi-system/<script>window.__pwned=2</script>');
+    expect(await page.locator('#env-prod .label').first().innerText()).toBe('cluster: <script>window.__pwned=1</script>');
+    await page.close();
+  });
+
+  it('made no request but the pages themselves, and logged no error', () => {
+    expect([...new Set(requests)].sort()).toEqual([`file://${pages.example}`, `file://${pages.upgrade}`].sort());
+    expect(consoleErrors).toEqual([]);
+  });
+});
+
+async function shoot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: false });
+}
+
+/**
+ * The example report, and the upgrade review of prod v1.11.0 → v1.12.0 made the way a pull request
+ * would carry it: the example committed, `upgrade --env prod --contract v1beta2` in the working
+ * tree, and two hostile values a contributor could put in a pull request — an overlay label and a
+ * hand-edited rendered file whose object name is markup.
+ */
+async function makePages(work: string): Promise<Pages> {
+  const repo = copyExample({ committed: true, dir: path.join(work, 'repo') });
+  const env = { ...gitEnv(path.join(work, 'home')), CAPI_RENDER_CACHE_DIR: path.join(work, 'cache') };
+  const overlay = path.join(repo, 'overlays/prod/overlay.yaml');
+  writeFileSync(overlay, readFileSync(overlay, 'utf8').replace('cluster: mgmt-prod-eu', 'cluster: "<script>window.__pwned=1</script>"'));
+  initRepo(repo, env);
+  const example = path.join(work, 'example.html');
+  const made = await runCli(['report', '--offline', '--out', example], { cwd: repo, env });
+  expect(made.code, made.stderr).toBe(0);
+
+  const upgraded = await runCli(['upgrade', '--offline', '--env', 'prod', '--contract', 'v1beta2'], { cwd: repo, env });
+  expect(upgraded.code, upgraded.stderr).toBe(0);
+  writeFileSync(
+    path.join(repo, 'rendered/prod/cluster-api/configmap-hostile.yaml'),
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "<script>window.__pwned=2</script>"\n  namespace: capi-system\ndata:\n  note: "<img src=x onerror=window.__pwned=3>"\n',
+  );
+  const upgrade = path.join(work, 'upgrade.html');
+  const review = await runCli(['report', '--offline', '--base', 'HEAD', '--out', upgrade], { cwd: repo, env });
+  expect(review.code, review.stderr).toBe(0);
+  expect(git(repo, env, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
+  return { example, upgrade };
+}
