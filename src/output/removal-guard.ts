@@ -12,6 +12,8 @@ import { error, type Diagnostic } from '../errors.js';
 import { findRemovalFindings } from '../diff/findings/removal-findings.js';
 import { lockChanges } from '../lock/next-lock.js';
 import type { LockFile, LockedEnvironment } from '../lock/lock-types.js';
+import { isLeftBehind, pruneProtection } from '../diff/findings/prune-protection.js';
+import type { KubeObject } from '../manifest/object.js';
 
 export interface RemovalGuardInput {
   /** The lock before the build. */
@@ -26,6 +28,8 @@ export interface RemovalGuardInput {
   outputOf: (env: string) => string;
   /** For environments the previous lock lists without CRDs (older capi-render): the CRDs on disk. */
   crdsOnDisk?: (env: string) => string[] | undefined;
+  /** The CRD as the previous build rendered it, when it is on disk: its annotations say whether Argo CD / Flux would prune it. */
+  previousCrd?: (env: string, name: string) => KubeObject | undefined;
 }
 
 const HINT = 'if this is what you want, run again with --allow-removal (and review what Argo CD / Flux will prune); otherwise fix the inputs';
@@ -63,19 +67,29 @@ export function removalProblems(input: RemovalGuardInput): Diagnostic[] {
     }
     if (change.kind === 'crd-removed') crdsGone.set(change.env, [...(crdsGone.get(change.env) ?? []), change.crd]);
   }
-  for (const [env, crds] of crdsGone) out.push(crdRemoval(env, crds));
+  for (const [env, crds] of crdsGone) out.push(crdRemoval(env, crds.map((name) => input.previousCrd?.(env, name) ?? crdStub(name))));
   return out;
 }
 
-/** One CRD: the diff report's own finding; several: one line listing them. */
-function crdRemoval(env: string, crds: readonly string[]): Diagnostic {
+/**
+ * One CRD: the diff report's own finding (which knows prune protection); several: one line listing
+ * them. A protected CRD still needs the say-so: left behind, nothing updates it any more, and its
+ * conversion webhook may point at a service that is gone.
+ */
+function crdRemoval(env: string, crds: readonly KubeObject[]): Diagnostic {
+  const names = crds.map((c) => String((c.metadata as { name?: unknown } | undefined)?.name));
   if (crds.length === 1) {
-    const [finding] = findRemovalFindings({ env, component: '', id: `CustomResourceDefinition/${crds[0]}`, before: crdStub(crds[0]!) }, undefined);
-    return error('removal', `environment ${env}: ${finding!.message}`, { object: `CustomResourceDefinition/${crds[0]}`, hint: `${finding!.details?.[0] ?? ''}; ${HINT}` });
+    const [finding] = findRemovalFindings({ env, component: '', id: `CustomResourceDefinition/${names[0]}`, before: crds[0]! }, undefined);
+    return error('removal', `environment ${env}: ${finding!.message}`, { object: `CustomResourceDefinition/${names[0]}`, hint: `${finding!.details?.at(-1) ?? ''}; ${HINT}` });
   }
-  const shown = crds.length <= 8 ? crds.join(', ') : `${crds.slice(0, 8).join(', ')} and ${crds.length - 8} more`;
-  return error('removal', `environment ${env}: ${crds.length} CRDs are no longer rendered (${shown}): pruning a CRD deletes every object of its kind in the cluster`, {
-    hint: `count what would be deleted with \`kubectl get <crd> -A --no-headers | wc -l\` for each; ${HINT}`,
+  const shown = names.length <= 8 ? names.join(', ') : `${names.slice(0, 8).join(', ')} and ${names.length - 8} more`;
+  const protections = crds.map(pruneProtection);
+  const appliers = [protections.every((p) => p.argocd) ? 'Argo CD' : '', protections.every((p) => p.flux) ? 'Flux' : ''].filter(Boolean).join(' and ');
+  const consequence = protections.every(isLeftBehind)
+    ? `they carry prune protection, so ${appliers || 'Argo CD / Flux'} leave${appliers.includes(' and ') || !appliers ? '' : 's'} them and their objects in the cluster, unmanaged from then on`
+    : 'pruning a CRD deletes every object of its kind in the cluster';
+  return error('removal', `environment ${env}: ${names.length} CRDs are no longer rendered (${shown}): ${consequence}`, {
+    hint: `count the objects with \`kubectl get <crd> -A --no-headers | wc -l\` for each; ${HINT}`,
   });
 }
 

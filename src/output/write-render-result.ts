@@ -19,7 +19,9 @@ import type { Failpoint } from './apply-staged.js';
 import { isOutsideRepository, outputLocationProblems, type LocationProblem } from './output-location.js';
 import { removalProblems } from './removal-guard.js';
 import { OWNERSHIP_FILE, parseOwnership } from './ownership.js';
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
+import jsYaml from 'js-yaml';
+import { isJsonObject, type KubeObject } from '../manifest/object.js';
 import { inputLocations } from './output-location.js';
 import { locateConfigSetting } from '../config/load-config.js';
 import { beginTransaction, type TreeSummary } from './transaction.js';
@@ -111,6 +113,7 @@ export async function writeRenderResult(result: RenderResult, options: WriteRend
           retired,
           outputOf: (env) => displayPath(path.join(outDir, env), repoRoot),
           crdsOnDisk: (env) => crdsOnDisk([...out!.entries.keys()], env),
+          previousCrd: (env, name) => readPreviousCrd(outDir, [...out!.entries.keys()], env, name),
         }),
       );
     }
@@ -180,6 +183,18 @@ async function scanProblems(scans: readonly { root: string; exists: boolean; ent
     }
   }
   return out;
+}
+
+/** The CRD file an environment's previous output holds for `name`, parsed; undefined when absent or unreadable. */
+function readPreviousCrd(outDir: string, files: readonly string[], env: string, name: string): KubeObject | undefined {
+  const file = files.find((f) => f.startsWith(`${env}/`) && f.endsWith(`/customresourcedefinition-${name}.yaml`));
+  if (!file) return undefined;
+  try {
+    const object = jsYaml.load(readFileSync(path.join(outDir, file), 'utf8'), { schema: jsYaml.CORE_SCHEMA });
+    return isJsonObject(object) && object.kind === 'CustomResourceDefinition' ? (object as KubeObject) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** CRD names an environment's output holds on disk, from the file names capi-render gives CRDs. */

@@ -125,7 +125,7 @@ describe('interruption', () => {
     // Every kind of outcome happened at least once: kills before the commit point, during installing, and after.
     expect(Object.keys(outcomes).some((k) => k === 'killed/old'), JSON.stringify(outcomes)).toBe(true);
     expect(Object.keys(outcomes).some((k) => k === 'killed/installing'), JSON.stringify(outcomes)).toBe(true);
-  }, 240_000);
+  }, 480_000);
 
   it('two builds at once both finish and leave a consistent tree', async () => {
     const repo = copyExample();
