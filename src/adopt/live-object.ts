@@ -5,6 +5,7 @@
  * them differences) use this one list.
  */
 import { apiGroup, isJsonObject, type JsonObject, type KubeObject } from '../manifest/object.js';
+import { OPERATOR_GROUP } from '../spec/provider-kinds.js';
 
 /** kubectl's client-side apply record; a copy of what was last applied, not state. */
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -24,11 +25,6 @@ export const SERVER_ANNOTATIONS = [
 /** The operator's finalizer on its provider CRs. */
 export const OPERATOR_FINALIZER = 'provider.cluster.x-k8s.io';
 
-/** The API group of the operator's CRs (owner of the objects it applies). */
-export const OPERATOR_GROUP = 'operator.cluster.x-k8s.io';
-
-/** The label clusterctl (and the operator, through clusterctl's code) puts on every component object. */
-export const CLUSTERCTL_LABEL = 'clusterctl.cluster.x-k8s.io';
 
 /**
  * The identity of an object as the API server sees it: group, kind, namespace, name. The version is

@@ -15,7 +15,9 @@ const CONFLICT_HINT =
   'a field owned by another manager (clusterctl or the operator wrote it) is a conflict for server-side apply: Argo CD (ServerSideApply=true) and Flux apply with force and take it over; kubectl apply --server-side needs --force-conflicts';
 const RESET = '\u001b[0m';
 
+/** The whole report as terminal text, ending with the one-line verdict. */
 export function formatLiveReport(report: LiveReport, options: { color: boolean }): string {
+  // Formatted without colour, then painted whole: the label's own colour would end the red mid-line.
   const paintRed = (text: string) => (options.color ? `${RED}${text.replace(/\n$/, '')}${RESET}\n` : text);
   const parts: string[] = [];
   report.notRendered.forEach((o, i) => {
@@ -23,7 +25,7 @@ export function formatLiveReport(report: LiveReport, options: { color: boolean }
       file: report.dump,
       ...(i === 0 ? { hint: 'declare the provider it belongs to (capi-render import), or delete the leftover from the cluster before adopting' } : {}),
     });
-    parts.push(paintRed(formatDiagnostic(d, options)));
+    parts.push(paintRed(formatDiagnostic(d, { color: false })));
   });
   for (const o of report.missingFromDump) {
     const d = warning('live-dump', `${o.object} is not in the dump, but objects of its group are: it exists in the cluster, and the dump is incomplete`, {

@@ -7,9 +7,11 @@
  */
 import { error, warning, type Diagnostic } from '../../errors.js';
 import { apiGroup, apiVersionOnly, isJsonObject, labelsOf, annotationsOf, type JsonObject, type KubeObject } from '../../manifest/object.js';
-import { isProviderKind, manifestLabel, kindInfo, type ProviderKind } from '../../spec/provider-kinds.js';
+import { isProviderKind, manifestLabel, kindInfo, OPERATOR_GROUP, type ProviderKind } from '../../spec/provider-kinds.js';
+import { CLUSTERCTL_CORE_LABEL } from '../../process/common-labels.js';
+import { CERT_MANAGER_VERSION_ANNOTATION } from '../../render/cert-manager.js';
 import type { LiveDump } from '../live-dump.js';
-import { declaredMetadata, OPERATOR_GROUP } from '../live-object.js';
+import { declaredMetadata } from '../live-object.js';
 
 /** A provider to declare, and where each of its values came from (written as comments). */
 export interface ImportedProvider {
@@ -62,8 +64,6 @@ export interface InferOptions {
 }
 
 const INVENTORY_API_VERSION = 'clusterctl.cluster.x-k8s.io/v1alpha3';
-const CERT_MANAGER_VERSION_ANNOTATION = 'cert-manager.clusterctl.cluster.x-k8s.io/version';
-const CLUSTERCTL_CORE_LABEL = 'clusterctl.cluster.x-k8s.io/core';
 
 /** Reads the installation from the dump; throws nothing, returns errors among the diagnostics. */
 export function inferInstallation(dump: LiveDump, options: InferOptions): InferredInstallation & { errors: Diagnostic[] } {

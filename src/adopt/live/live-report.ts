@@ -10,7 +10,8 @@ import { apiGroup, isJsonObject, labelsOf, type KubeObject } from '../../manifes
 import { summarizeValue } from '../../diff/summarize-value.js';
 import { ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, FLUX_PRUNE, FLUX_SUBSTITUTE } from '../../gitops/annotations.js';
 import type { LiveDump } from '../live-dump.js';
-import { CLUSTERCTL_LABEL, describeLive, isGenerated, liveKey } from '../live-object.js';
+import { describeLive, isGenerated, liveKey } from '../live-object.js';
+import { CLUSTERCTL_LABEL, PROVIDER_LABEL } from '../../process/common-labels.js';
 import { compareWithLive, type FieldDifference } from './compare-object.js';
 import { ownersOf, readFieldOwners } from './managed-fields.js';
 import { removalsByManager } from './removals.js';
@@ -77,6 +78,7 @@ export interface LiveReportOptions {
 
 const OWN_ANNOTATIONS = new Set([ARGOCD_SYNC_WAVE, ARGOCD_SYNC_OPTIONS, FLUX_PRUNE, FLUX_SUBSTITUTE]);
 
+/** The report for one environment's rendered components against a dump of its cluster. Pure. */
 export function buildLiveReport(components: readonly LiveCheckComponent[], dump: LiveDump, options: LiveReportOptions): LiveReport {
   const live = new Map<string, KubeObject>();
   for (const { object } of dump.objects) if (!live.has(liveKey(object))) live.set(liveKey(object), object);
@@ -117,7 +119,7 @@ export function buildLiveReport(components: readonly LiveCheckComponent[], dump:
     // The endpoints controller copies a Service's labels onto its Endpoints (same name, no owner).
     if (object.kind === 'Endpoints' && rendered.has(key.replace(/^Endpoints\./, 'Service.'))) continue;
     if (report.notRendered.some((o) => o.object === describeLive(object))) continue;
-    report.notRendered.push({ object: describeLive(object), component: labelsOf(object)['cluster.x-k8s.io/provider'] ?? '', fields: [] });
+    report.notRendered.push({ object: describeLive(object), component: labelsOf(object)[PROVIDER_LABEL] ?? '', fields: [] });
   }
   report.clean = report.notRendered.length === 0 && report.created.length === 0 && report.changed.length === 0;
   return report;

@@ -43,8 +43,11 @@ export function canonicalSegment(segment: string): string {
   }
 }
 
+/** The segment of a field. */
 export const fieldSegment = (name: string): string => `f:${name}`;
+/** The segment of a map-list element, by its key fields. */
 export const keySegment = (key: Readonly<Record<string, JsonValue>>): string => `k:${canonicalJson(key)}`;
+/** The segment of a set element. */
 export const valueSegment = (value: JsonValue): string => `v:${canonicalJson(value)}`;
 
 /** Managers whose field set holds `path` exactly, sorted. */
@@ -52,6 +55,7 @@ export function ownersOf(owners: readonly FieldOwner[], path: readonly string[])
   return [...new Set(owners.filter((o) => hasPath(o.tree, path)).map((o) => `${o.manager} (${o.operation})`))].sort();
 }
 
+/** Whether the tree holds `path` (every segment, in order). */
 export function hasPath(tree: FieldTree, path: readonly string[]): boolean {
   let node: FieldTree | undefined = tree;
   for (const segment of path) {
