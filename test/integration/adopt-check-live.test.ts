@@ -10,11 +10,13 @@ import { runCli } from '../helpers/cli.js';
 import { copyDump, dumpItems, findItem, writeDump } from '../helpers/live-dump-files.js';
 import { CORE, configYaml, copyExample, makeRepo } from '../helpers/repo.js';
 import { FIXTURES } from '../helpers/fixtures.js';
-import { suiteTempDir, tempDir } from '../helpers/tmp.js';
+import { suiteTempDir } from '../helpers/tmp.js';
 
 type Obj = Record<string, any>;
 
-const cli = (repo: string, cache: string, ...argv: string[]) => runCli([...argv, '--repo', repo], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: cache } });
+/** One cache for the file: the releases are parsed once, not once per test. */
+const CACHE = suiteTempDir();
+const cli = (repo: string, ...argv: string[]) => runCli([...argv, '--repo', repo], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: CACHE } });
 
 const KUBEADM = (v: string) =>
   `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: BootstrapProvider\nmetadata:\n  name: kubeadm\n  namespace: capi-kubeadm-bootstrap-system\nspec:\n  version: ${v}\n---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ControlPlaneProvider\nmetadata:\n  name: kubeadm\n  namespace: capi-kubeadm-control-plane-system\nspec:\n  version: ${v}\n`;
@@ -23,13 +25,12 @@ const DOCKER = (v: string) => `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nk
 describe('import → build → check --live on a cluster clusterctl installed with default variables', () => {
   it('v1.12.0, v1 List, into providers/: the first sync changes nothing', async () => {
     const repo = makeRepo({});
-    const cache = tempDir();
     const dump = copyDump(repo, 'clusterctl-v1.12.0.list.yaml');
-    const imported = await cli(repo, cache, 'import', '--from', dump);
+    const imported = await cli(repo, 'import', '--from', dump);
     expect(imported.code, imported.stderr).toBe(0);
     expect(readFileSync(path.join(repo, 'providers/cluster-api.yaml'), 'utf8')).toContain('version: v1.12.0 # from the version field of Provider capi-system/cluster-api');
-    expect((await cli(repo, cache, 'build')).code).toBe(0);
-    const checked = await cli(repo, cache, 'check', '--live', dump);
+    expect((await cli(repo, 'build')).code).toBe(0);
+    const checked = await cli(repo, 'check', '--live', dump);
     expect(checked.stderr).toMatch(/the first sync changes nothing \(131 objects equal the live ones\)/);
     expect(checked.code).toBe(0);
   });
@@ -41,9 +42,8 @@ describe('import → build → check --live on a cluster clusterctl installed wi
       'providers/kubeadm.yaml': KUBEADM('v1.12.0'),
       'providers/docker.yaml': DOCKER('v1.12.0'),
     });
-    const cache = tempDir();
     const dump = copyDump(repo, 'clusterctl-v1.11.0.stream.yaml');
-    const imported = await cli(repo, cache, 'import', '--from', dump, '--env', 'mgmt');
+    const imported = await cli(repo, 'import', '--from', dump, '--env', 'mgmt');
     expect(imported.code, imported.stderr).toBe(0);
     const overlay = readFileSync(path.join(repo, 'overlays/mgmt/overlay.yaml'), 'utf8');
     // Differences are patches of spec.version only; the base is referenced, not copied.
@@ -51,8 +51,8 @@ describe('import → build → check --live on a cluster clusterctl installed wi
     expect(overlay.match(/^\s+version: v1\.11\.0 # from the version field of Provider /gm)).toHaveLength(4);
     expect(overlay).toContain('version: v1.16.1 # from cert-manager.clusterctl.cluster.x-k8s.io/version on Deployment cert-manager/cert-manager');
     expect(existsSync(path.join(repo, 'overlays/mgmt/providers.yaml'))).toBe(false);
-    expect((await cli(repo, cache, 'build', '--env', 'mgmt')).code).toBe(0);
-    const checked = await cli(repo, cache, 'check', '--live', dump, '--env', 'mgmt', '--json');
+    expect((await cli(repo, 'build', '--env', 'mgmt')).code).toBe(0);
+    const checked = await cli(repo, 'check', '--live', dump, '--env', 'mgmt', '--json');
     const report = JSON.parse(checked.stdout);
     expect({ clean: report.clean, created: report.created, changed: report.changed, notRendered: report.notRendered }).toEqual({ clean: true, created: [], changed: [], notRendered: [] });
     expect(new Set(report.ownMetadataOnly.flatMap((o: Obj) => o.fields.map((f: Obj) => f.path)))).toEqual(new Set(['metadata.annotations["argocd.argoproj.io/sync-wave"]', 'metadata.annotations["argocd.argoproj.io/sync-options"]']));
@@ -62,7 +62,6 @@ describe('import → build → check --live on a cluster clusterctl installed wi
 
 describe('check --live reports real differences with the object and the field', () => {
   const repo = suiteTempDir();
-  const cache = suiteTempDir();
   let items: Obj[];
   beforeAll(async () => {
     makeRepo({ 'providers/core.yaml': CORE('v1.12.0'), 'providers/kubeadm.yaml': KUBEADM('v1.12.0'), 'providers/docker.yaml': DOCKER('v1.12.0') }, repo);
@@ -70,7 +69,7 @@ describe('check --live reports real differences with the object and the field', 
   });
   const check = async (name: string, mutate: (items: Obj[]) => Obj[]) => {
     const file = writeDump(repo, name, mutate(structuredClone(items)));
-    const result = await cli(repo, cache, 'check', '--live', file, '--json');
+    const result = await cli(repo, 'check', '--live', file, '--json');
     return { code: result.code, report: JSON.parse(result.stdout) as Obj };
   };
 
@@ -110,7 +109,7 @@ describe('check --live reports real differences with the object and the field', 
   it('an extra live object with clusterctl\'s labels is listed first, as not rendered', async () => {
     const leftover: Obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'capi-leftover', namespace: 'capi-system', labels: { 'cluster.x-k8s.io/provider': 'cluster-api', 'clusterctl.cluster.x-k8s.io': '' } }, data: { a: 'b' } };
     const file = writeDump(repo, 'extra.yaml', [...structuredClone(items), leftover].map((o) => (o.kind === 'Deployment' && o.metadata.name === 'capi-controller-manager' ? { ...o, spec: { ...o.spec, replicas: 2 } } : o)));
-    const text = await cli(repo, cache, 'check', '--live', file);
+    const text = await cli(repo, 'check', '--live', file);
     expect(text.code).toBe(1);
     const lines = text.stderr.split('\n');
     expect(lines[0]).toBe(`${file}: error[drift]: ConfigMap/capi-system/capi-leftover is live with clusterctl's labels but not rendered: a prune by those labels would delete it, and after adoption nothing manages it`);
@@ -127,7 +126,7 @@ describe('check --live reports real differences with the object and the field', 
 
   it('a dump without managedFields: same verdict, and a warning that ownership is unknown', async () => {
     const file = writeDump(repo, 'no-managed-fields.yaml', structuredClone(items).map((o) => ({ ...o, metadata: { ...o.metadata, managedFields: undefined } })));
-    const result = await cli(repo, cache, 'check', '--live', file);
+    const result = await cli(repo, 'check', '--live', file);
     expect(result.stderr).toContain('warning[live-dump]');
     expect(result.stderr).toMatch(/changes nothing/);
     expect(result.code).toBe(0);
@@ -138,9 +137,8 @@ describe('import → build → check --live on a cluster the operator installed'
   it('imports the operator CRs, lists the configSecret, and the first sync adds only clusterctl\'s inventory and namespace labels', async () => {
     const config = `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  install: false\nrepositories:\n  - path: ${FIXTURES}repository\n`;
     const repo = makeRepo({ 'capi-render.yaml': config });
-    const cache = tempDir();
     const dump = copyDump(repo, 'operator-v1.12.0.stream.yaml');
-    const imported = await cli(repo, cache, 'import', '--from', dump);
+    const imported = await cli(repo, 'import', '--from', dump);
     expect(imported.code, imported.stderr).toBe(0);
     expect(imported.stderr).toContain('needs Secret capd-system/capd-variables (spec.configSecret of InfrastructureProvider capd-system/docker) among the inputs: not imported, values never leave the cluster; not in the dump');
     const core = readFileSync(path.join(repo, 'providers/cluster-api.yaml'), 'utf8');
@@ -148,9 +146,9 @@ describe('import → build → check --live on a cluster the operator installed'
     expect(core).not.toMatch(/finalizers|applied-spec-hash|last-applied|status:|uid:|managedFields/);
     // The user supplies the Secret (capi-render never reads values from the cluster).
     writeFileSync(path.join(repo, 'providers/capd-variables.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: capd-variables\n  namespace: capd-system\nstringData:\n  EXP_MACHINE_POOL: "false"\n');
-    const built = await cli(repo, cache, 'build');
+    const built = await cli(repo, 'build');
     expect(built.code, built.stderr).toBe(0);
-    const checked = await cli(repo, cache, 'check', '--live', dump, '--json');
+    const checked = await cli(repo, 'check', '--live', dump, '--json');
     const report = JSON.parse(checked.stdout);
     expect(checked.code).toBe(1);
     expect(report.notRendered).toEqual([]);
@@ -176,7 +174,7 @@ describe('check --live usage', () => {
     ['several environments and no --env', ['check', '--live', 'cluster.yaml'], /^capi-render check: --live compares one environment with one cluster; choose it with --env \(dev, prod\)$/m],
   ])('%s: exit 2', async (_name, argv, message) => {
     const repo = copyExample();
-    const result = await runCli(argv, { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
+    const result = await runCli(argv, { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: CACHE } });
     expect(result.stderr).toMatch(message);
     expect(result.code).toBe(2);
   });

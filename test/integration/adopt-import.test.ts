@@ -109,7 +109,7 @@ describe('import never overwrites without --force, and then atomically', () => {
     const result = await importIn(repo, '--from', writeDump(repo, 'dump.yaml', small));
     expect(result.code, result.stderr).toBe(0);
     expect(readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8')).toBe(
-      '# capi-render settings. Written by `capi-render import` from ' + path.join(repo, 'dump.yaml') + '.\n\napiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4 # from cert-manager.clusterctl.cluster.x-k8s.io/version on Deployment cert-manager/cert-manager\n',
+      '# capi-render settings. Written by `capi-render import` from dump.yaml.\n\napiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4 # from cert-manager.clusterctl.cluster.x-k8s.io/version on Deployment cert-manager/cert-manager\n',
     );
   });
 

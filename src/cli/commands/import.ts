@@ -65,7 +65,8 @@ export const importCommand: Command = {
     const base = existsSync(path.resolve(repoRoot, config.providersDir)) ? await readDocuments(repoRoot, config.providersDir) : [];
     const plan = planImport({
       installation,
-      dumpName: values.from,
+      // The file name only: the same dump gives the same declarations wherever it was saved.
+      dumpName: path.basename(values.from),
       providersDir: config.providersDir,
       overlaysDir: config.overlaysDir,
       ...(env !== undefined ? { env } : {}),
