@@ -88,7 +88,7 @@ export const importCommand: Command = {
   },
 };
 
-/** A regular file's text (links not followed: the writer refuses them anyway); undefined when there is none. */
+/** The text of an existing file (whether it may be replaced is the writer's decision); undefined when there is none. */
 function readExisting(file: string): string | undefined {
   try {
     return readFileSync(file, 'utf8');
