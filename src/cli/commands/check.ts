@@ -19,7 +19,7 @@ import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options
 
 export const checkCommand: Command = {
   name: 'check',
-  summary: 'verify that rendered/, gitops/ and capi-render.lock are exactly what the inputs render (for CI)',
+  summary: 'verify that rendered/, gitops/ and capi-render.lock are exactly what the inputs render (for CI); with --live, what the first sync to a running cluster would change',
   usage: '[--env NAME]... [--offline] | --live FILE [--env NAME] [--json] [--field-manager NAME]',
   help: [
     ...RENDER_FLAG_HELP,
