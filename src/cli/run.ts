@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   build: async () => (await import('./commands/build.js')).buildCommand,
   check: async () => (await import('./commands/check.js')).checkCommand,
   diff: async () => (await import('./commands/diff.js')).diffCommand,
+  import: async () => (await import('./commands/import.js')).importCommand,
   init: async () => (await import('./commands/init.js')).initCommand,
   inputs: async () => (await import('./commands/inputs.js')).inputsCommand,
   mirror: async () => (await import('./commands/mirror.js')).mirrorCommand,

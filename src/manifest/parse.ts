@@ -79,7 +79,8 @@ function nameProblem(doc: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-function countNodes(value: JsonValue, budget: { remaining: number }, source: string): void {
+/** Throws a `yaml-limit` error when `value` (aliases expanded) holds more values than the budget left. */
+export function countNodes(value: JsonValue, budget: { remaining: number }, source: string): void {
   // Aliases make shared sub-trees; counting the expanded size bounds what later steps will walk.
   const stack: JsonValue[] = [value];
   while (stack.length > 0) {

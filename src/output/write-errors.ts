@@ -22,13 +22,16 @@ const REASONS: Record<string, [reason: string, hint: string]> = {
   ENOENT: ['the folder does not exist', 'create the folder first, or choose another path'],
 };
 
-/** Wraps a file-system error raised while `action` (e.g. "write", "create folder") on `file`. */
-export function writeError(e: unknown, action: string, file: string, repoRoot: string): WriteError | unknown {
+/**
+ * Wraps a file-system error raised while `action` (e.g. "write", "create folder") on `file`.
+ * `hint` replaces the build-oriented advice (commands that write elsewhere than the output folder).
+ */
+export function writeError(e: unknown, action: string, file: string, repoRoot: string, hint?: string): WriteError | unknown {
   const err = e as NodeJS.ErrnoException;
   if (e instanceof WriteError || typeof err?.code !== 'string') return e;
-  const [reason, hint] = REASONS[err.code] ?? [err.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, ''), 'fix the file system problem and run the build again'];
+  const [reason, buildHint] = REASONS[err.code] ?? [err.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, ''), 'fix the file system problem and run the build again'];
   const shown = displayPath(file, repoRoot);
-  return new WriteError(error('write', `cannot ${action} ${shown}: ${reason} (${err.code})`, { file: shown, hint }));
+  return new WriteError(error('write', `cannot ${action} ${shown}: ${reason} (${err.code})`, { file: shown, hint: hint ?? buildHint }));
 }
 
 /** The same error with what happened to the output appended to its message. */
@@ -38,11 +41,11 @@ export function withOutcome(e: unknown, outcome: string): unknown {
 }
 
 /** Runs `fn`, turning a file-system error into a {@link WriteError} about `file`. */
-export async function guarded<T>(action: string, file: string, repoRoot: string, fn: () => Promise<T>): Promise<T> {
+export async function guarded<T>(action: string, file: string, repoRoot: string, fn: () => Promise<T>, hint?: string): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    throw writeError(e, action, file, repoRoot);
+    throw writeError(e, action, file, repoRoot, hint);
   }
 }
 

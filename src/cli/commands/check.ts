@@ -5,7 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { DriftError, error, warning, type Diagnostic } from '../../errors.js';
+import { DriftError, UsageError, error, warning, type Diagnostic } from '../../errors.js';
 import { OWNERSHIP_FILE, ownershipText, parseOwnership } from '../../output/ownership.js';
 import { normalizeInputText } from '../../spec/input-text.js';
 import { compareTrees, type FileDrift } from '../../check/compare-output.js';
@@ -19,12 +19,19 @@ import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options
 
 export const checkCommand: Command = {
   name: 'check',
-  summary: 'verify that rendered/, gitops/ and capi-render.lock are exactly what the inputs render (for CI)',
-  usage: '[--env NAME]... [--offline]',
-  help: [...RENDER_FLAG_HELP],
-  options: RENDER_FLAGS,
+  summary: 'verify that rendered/, gitops/ and capi-render.lock are exactly what the inputs render (for CI); with --live, what the first sync to a running cluster would change',
+  usage: '[--env NAME]... [--offline] | --live FILE [--env NAME] [--json] [--field-manager NAME]',
+  help: [
+    ...RENDER_FLAG_HELP,
+    ['--live FILE', 'instead: compare one environment with a kubectl dump of the running cluster, as a server-side apply would (exit 0 when the first sync changes nothing but capi-render\'s own annotations)'],
+    ['--json', 'with --live: print the report as JSON on stdout'],
+    ['--field-manager NAME', 'with --live: the applier\'s field manager, whose earlier applies make removals possible (default argocd-controller and kustomize-controller)'],
+  ],
+  options: { ...RENDER_FLAGS, live: { type: 'string' }, json: { type: 'boolean' }, 'field-manager': { type: 'string' } },
   async run(ctx) {
-    const { io, repoRoot, color } = ctx;
+    const { io, repoRoot, color, values } = ctx;
+    if (values.live !== undefined) return (await import('./check-live.js')).runLiveCheck(ctx);
+    if (values.json || values['field-manager'] !== undefined) throw new UsageError('--json and --field-manager go with --live FILE');
     const prepared = await prepareRender(ctx);
     const result = await render(prepared.options);
     if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
