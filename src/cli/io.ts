@@ -12,8 +12,9 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   /**
-   * HTTP transport of the fetch-based sources (GitLab generic packages). Default: the global fetch.
-   * Tests route the URLs users write to a local server with it.
+   * HTTP transport of every network source (GitHub, GitLab, OCI registries). Default: the
+   * proxy-aware fetch for `env` (source/http/network-fetch.ts). Tests route the URLs users write
+   * to a local server with it.
    */
   fetch?: FetchLike;
 }

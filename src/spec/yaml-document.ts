@@ -59,19 +59,22 @@ export function readYamlFast(text: string): JsonValue[] | undefined {
     return undefined;
   }
   // An alias makes js-yaml share one object in two places; the `yaml` path bounds and reports those.
+  // A merge key (`<<`) is a key to js-yaml's core schema; the `yaml` path merges it.
   const seen = new WeakSet<object>();
   const shared = (v: unknown): boolean => {
     if (v === null || typeof v !== 'object') return false;
     if (seen.has(v)) return true;
     seen.add(v);
-    return Array.isArray(v) ? v.some(shared) : Object.values(v).some(shared);
+    return Array.isArray(v) ? v.some(shared) : Object.hasOwn(v, '<<') || Object.values(v).some(shared);
   };
   return docs.some(shared) ? undefined : (docs as JsonValue[]);
 }
 
 function parseWithPositions(text: string, file: string): SourceDocument[] {
   const lineCounter = new LineCounter();
-  const docs = YAML.parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  // Merge keys (`<<: *defaults`), which kubectl accepts, are merged; the merged result is what
+  // the schema validation sees.
+  const docs = YAML.parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true, merge: true });
   const problems: Diagnostic[] = [];
   const list = Array.isArray(docs) ? docs : [docs];
   for (const doc of list) {

@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { SpecError, error } from '../../errors.js';
+import { unknownEnvironments } from '../../overlay/discover-environments.js';
 import { formatReportMarkdown } from '../../diff/format-markdown.js';
 import { formatDiffText } from '../../diff/format-text.js';
 import { loadConfig } from '../../config/load-config.js';
@@ -41,7 +42,7 @@ export const diffCommand: Command = {
     const known = new Set([...beforeFiles.keys(), ...afterFiles.keys()].filter((p) => p.includes('/')).map((p) => p.split('/')[0]!));
     const unknown = environments.filter((e) => !known.has(e));
     if (unknown.length > 0) {
-      throw new SpecError(error('overlay', `unknown environment: ${unknown.join(', ')} (neither ${base} nor the working tree has ${outRel}/${unknown[0]}/)`, { hint: `environments: ${[...known].sort().join(', ') || 'none'}` }));
+      throw unknownEnvironments(unknown, [...known].sort(), ` (neither ${base} nor the working tree has ${outRel}/${unknown[0]}/)`);
     }
     const report = compareRendered(
       { files: beforeFiles, lock: beforeLockText === undefined ? emptyLock() : parseLock(beforeLockText) },
