@@ -19,7 +19,10 @@ export interface CliIo {
   fetch?: FetchLike;
 }
 
-/** Whether to colour stderr: only on a TTY and never when NO_COLOR is set (https://no-color.org). */
+/**
+ * Whether to colour stderr: only on a TTY, never when NO_COLOR is set to a non-empty value
+ * (https://no-color.org: an empty NO_COLOR does not count), never on a dumb terminal (TERM=dumb).
+ */
 export function useColor(io: CliIo): boolean {
-  return Boolean(io.stderr.isTTY) && !('NO_COLOR' in io.env && io.env.NO_COLOR !== undefined);
+  return Boolean(io.stderr.isTTY) && !io.env.NO_COLOR && io.env.TERM !== 'dumb';
 }

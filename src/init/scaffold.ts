@@ -48,6 +48,8 @@ export function scaffoldFiles(options: ScaffoldOptions): Map<string, string> {
     version: options.version ?? 'latest',
     infrastructure,
     infrastructureVersion: options.infrastructureVersion ?? (infrastructure === 'docker' ? (options.version ?? 'latest') : 'latest'),
+    coreLatest: (options.version ?? 'latest') === 'latest',
+    infrastructureLatest: (options.infrastructureVersion ?? (infrastructure === 'docker' ? (options.version ?? 'latest') : 'latest')) === 'latest',
     infrastructureNamespace: NAMESPACES[infrastructure] ?? `${infrastructure}-infrastructure-system`,
     infrastructureRepository: options.infrastructureRepository ?? `kubernetes-sigs/cluster-api-provider-${infrastructure}`,
     environment,
