@@ -3,12 +3,18 @@
 # registry's `node` package) for test/integration/renovate.test.ts, into a folder outside the
 # repository that later runs on the same machine reuse: the install takes about a minute and a half
 # and half a gigabyte, too much for every `npm ci`. Versions: test/renovate-tools.json.
-# Usage: scripts/install-renovate.sh  → prints the folder (also the default the test looks in).
+# Usage: scripts/install-renovate.sh [--print-dir]  → prints the folder (also the default the test
+# looks in); with --print-dir it only prints it. The folder appears complete or not at all (the
+# install goes to <folder>.partial, then is renamed), so a test can wait for it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 renovate=$(node -p "require('./test/renovate-tools.json').renovate")
 nodever=$(node -p "require('./test/renovate-tools.json').node")
 dir="${CAPI_RENDER_RENOVATE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-render-ci/renovate-$renovate-node-$nodever}"
+if [ "${1:-}" = "--print-dir" ]; then
+  echo "$dir"
+  exit 0
+fi
 if [ ! -x "$dir/node_modules/.bin/renovate" ] || [ ! -x "$dir/node_modules/.bin/node" ]; then
   rm -rf "$dir.partial"
   mkdir -p "$dir.partial"

@@ -43,6 +43,10 @@ describe('npm pack → npm install -g → first run', () => {
     const init = run(['init', '--repo', repo, '--local-repository', `${FIXTURES}repository`, '--flavour', 'flux'], work);
     expect(init.status, init.stderr).toBe(0);
     expect(readFileSync(path.join(repo, '.github/workflows/capi-render.yaml'), 'utf8')).toContain(`npx --yes capi-render@${pkg.version} `);
+    // The README's Install section names the same command and version.
+    const readme = readFileSync(path.join(installed, 'README.md'), 'utf8');
+    expect(readme).toContain('npm install -g capi-render');
+    expect(readme).toContain(`npx capi-render@${pkg.version}`);
     const build = run(['build'], repo);
     expect(build.status, build.stderr).toBe(0);
     expect(build.stderr).toContain('rendered dev: cert-manager v1.19.4, cluster-api v1.12.0');

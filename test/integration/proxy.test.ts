@@ -52,7 +52,11 @@ beforeAll(async () => {
   }
   const registryPort = registry ? Number(registry.host.split(':')[1]) : 0;
   proxy = await startForwardProxy((host, port) =>
-    host === GITHUB_HOST || host === GITLAB_HOST ? { host: '127.0.0.1', port: front.port } : host === REGISTRY_HOST && registry ? { host: '127.0.0.1', port: registryPort } : undefined,
+    (host === GITHUB_HOST || host === GITLAB_HOST) && port === 443
+      ? { host: '127.0.0.1', port: front.port }
+      : host === REGISTRY_HOST && registry && port === registryPort
+        ? { host: '127.0.0.1', port: registryPort }
+        : undefined,
   );
 });
 

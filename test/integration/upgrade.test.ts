@@ -209,11 +209,11 @@ describe('capi-render upgrade with overlays', () => {
     const devBefore = snapshotTree(path.join(repo, 'rendered/dev'));
     const r = await cli(repo, 'upgrade', '--env', 'prod', '--to', 'v1.12.0');
     expect(r.code, r.stderr).toBe(0);
-    expect(changedLines(overlayBefore, read(repo, 'overlays/prod/overlay.yaml'))).toEqual([[14, '        value: v1.12.0']]);
+    expect(changedLines(overlayBefore, read(repo, 'overlays/prod/overlay.yaml'))).toEqual([[15, '        value: v1.12.0']]);
     expect(snapshotTree(path.join(repo, 'providers'))).toEqual(base);
     expect(snapshotTree(path.join(repo, 'rendered/dev'))).toEqual(devBefore);
     expect(Object.values(lockVersions(repo, 'prod'))).toEqual(['v1.12.0 v1beta2', 'v1.12.0 v1beta2', 'v1.12.0 v1beta2']);
-    expect(r.stderr).toContain('edited overlays/prod/overlay.yaml:15 (patches[0], replace /spec/version): v1.11.0 → v1.12.0 (prod: cluster-api, bootstrap-kubeadm, control-plane-kubeadm)');
+    expect(r.stderr).toContain('edited overlays/prod/overlay.yaml:16 (patches[0], replace /spec/version): v1.11.0 → v1.12.0 (prod: cluster-api, bootstrap-kubeadm, control-plane-kubeadm)');
   });
 
   it('refuses to move one provider through a patch that pins three', async () => {
@@ -222,7 +222,7 @@ describe('capi-render upgrade with overlays', () => {
     const before = snapshotTree(repo);
     const r = await cli(repo, 'upgrade', '--env', 'prod', '--provider', 'cluster-api', '--to', 'v1.12.0');
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('overlays/prod/overlay.yaml:15 (patches[0], replace /spec/version) also sets the version of BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm in prod');
+    expect(r.stderr).toContain('overlays/prod/overlay.yaml:16 (patches[0], replace /spec/version) also sets the version of BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm in prod');
     expect(snapshotTree(repo)).toEqual(before);
   });
 

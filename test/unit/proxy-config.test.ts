@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { proxyFor, readProxyEnvironment, redactProxyUrl } from '../../src/source/http/proxy-config.js';
 
-const decide = (env: Record<string, string>, url: string): string => {
+const decide = (env: Record<string, string | undefined>, url: string): string => {
   const d = proxyFor(new URL(url), readProxyEnvironment(env));
   return d.kind === 'proxy' ? d.url.toString().replace(/\/$/, '') : d.kind;
 };
