@@ -15,14 +15,15 @@ await build({
   // main.js is the CLI with everything it imports; capi-render.js only turns on Node's compile
   // cache (src/cli/launcher.ts) and then imports main.js, which must stay a separate file for that.
   entryPoints: { 'capi-render': path.join(root, 'dist/cli/launcher.js'), main: path.join(root, 'dist/cli/main.js') },
-  external: ['./main.js', 'handlebars'],
+  external: ['./main.js', 'handlebars', 'undici'],
   outdir,
   bundle: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  // handlebars (external above) is loaded with require() on first use, from node_modules (see
-  // src/handlebars-instance.ts); CommonJS dependencies inside the bundle need a require of their own.
+  // handlebars and undici (external above) are loaded on first use, from node_modules (see
+  // src/handlebars-instance.ts; undici only when a proxy variable is set, src/source/http/network-fetch.ts);
+  // CommonJS dependencies inside the bundle need a require of their own.
   banner: { js: "import { createRequire as __capiRenderCreateRequire } from 'node:module';\nconst require = __capiRenderCreateRequire(import.meta.url);" },
   sourcemap: 'linked',
   legalComments: 'eof',

@@ -8,10 +8,11 @@ export interface CommandContext {
   io: CliIo;
   /** Parsed option values. */
   values: Record<string, string | boolean | (string | boolean)[] | undefined>;
-  positionals: string[];
   /** The repository root (`--repo`, default the working directory). */
   repoRoot: string;
   color: boolean;
+  /** Registers work to do when the command ends, however it ends (stopping progress timers). */
+  defer(cleanup: () => void): void;
 }
 
 export interface Command {

@@ -12,13 +12,17 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   /**
-   * HTTP transport of the fetch-based sources (GitLab generic packages). Default: the global fetch.
-   * Tests route the URLs users write to a local server with it.
+   * HTTP transport of every network source (GitHub, GitLab, OCI registries). Default: the
+   * proxy-aware fetch for `env` (source/http/network-fetch.ts). Tests route the URLs users write
+   * to a local server with it.
    */
   fetch?: FetchLike;
 }
 
-/** Whether to colour stderr: only on a TTY and never when NO_COLOR is set (https://no-color.org). */
+/**
+ * Whether to colour stderr: only on a TTY, never when NO_COLOR is set to a non-empty value
+ * (https://no-color.org: an empty NO_COLOR does not count), never on a dumb terminal (TERM=dumb).
+ */
 export function useColor(io: CliIo): boolean {
-  return Boolean(io.stderr.isTTY) && !('NO_COLOR' in io.env && io.env.NO_COLOR !== undefined);
+  return Boolean(io.stderr.isTTY) && !io.env.NO_COLOR && io.env.TERM !== 'dumb';
 }

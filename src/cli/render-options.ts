@@ -10,6 +10,7 @@ import { createArtifactCache, defaultCacheDir } from '../source/artifact-cache.j
 import { createValueCache } from '../v8-value-cache.js';
 import type { CommandContext, OptionSpec } from './command.js';
 import { progressReporter } from './progress.js';
+import { createNetworkFetch } from '../source/http/network-fetch.js';
 
 export const RENDER_FLAGS: OptionSpec = {
   env: { type: 'string', multiple: true },
@@ -26,6 +27,10 @@ export const RENDER_FLAG_HELP: [string, string][] = [
   ['--allow-downgrade', 'accept a lower minor version than capi-render.lock records (refused by default, as the operator does)'],
   ['--cache-dir DIR', 'artifact cache (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render)'],
 ];
+
+/** The same, for commands that always consider every environment's versions (plan, upgrade): no --shard. */
+export const UNSHARDED_RENDER_FLAGS: OptionSpec = Object.fromEntries(Object.entries(RENDER_FLAGS).filter(([name]) => name !== 'shard'));
+export const UNSHARDED_RENDER_FLAG_HELP: [string, string][] = RENDER_FLAG_HELP.filter(([flag]) => !flag.startsWith('--shard'));
 
 export interface PreparedRender {
   options: RenderOptions;
@@ -50,6 +55,8 @@ export async function prepareRender(ctx: CommandContext, { writes = false }: { w
       }),
     );
   }
+  const progress = progressReporter(io);
+  ctx.defer(progress.close);
   const cacheDir = values['cache-dir'] ? path.resolve(io.cwd, String(values['cache-dir'])) : defaultCacheDir(io.env);
   const { lock, text } = await readLockFile(repoRoot, createValueCache(cacheDir, 'lock'));
   return {
@@ -65,8 +72,8 @@ export async function prepareRender(ctx: CommandContext, { writes = false }: { w
       offline: Boolean(values.offline),
       allowDowngrade: Boolean(values['allow-downgrade']),
       githubToken: io.env.GITHUB_TOKEN || io.env.GH_TOKEN || undefined,
-      ...(io.fetch ? { fetch: io.fetch } : {}),
-      onProgress: progressReporter(io),
+      fetch: io.fetch ?? createNetworkFetch(io.env),
+      onProgress: progress.listener,
     },
   };
 }

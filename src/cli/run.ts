@@ -4,17 +4,17 @@
  */
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { RenderError, UsageError, error, type Diagnostic } from '../errors.js';
-import type { Command } from './command.js';
+import type { Command, OptionSpec } from './command.js';
 import { formatDiagnostics } from './format.js';
+import { didYouMean, parseCommandArgs } from './parse-argv.js';
 import { useColor, type CliIo } from './io.js';
 
 /**
  * The commands, loaded on demand: a command's module pulls in only what it needs, so `build` does
  * not pay for loading `upgrade`'s git and pull-request code (or the other way round).
  */
-const COMMANDS: Record<string, () => Promise<Command>> = {
+export const COMMANDS: Record<string, () => Promise<Command>> = {
   build: async () => (await import('./commands/build.js')).buildCommand,
   check: async () => (await import('./commands/check.js')).checkCommand,
   diff: async () => (await import('./commands/diff.js')).diffCommand,
@@ -30,7 +30,12 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 
 const loadCommand = (name: string | undefined): Promise<Command> | undefined => (name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name]!() : undefined);
 
-const GLOBAL_HELP: [string, string][] = [
+/** Every command's parser table: its own options plus the global ones. */
+export function commandOptions(command: Command): OptionSpec {
+  return { ...command.options, repo: { type: 'string' }, debug: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
+}
+
+export const GLOBAL_HELP: [string, string][] = [
   ['--repo DIR', 'the repository to work on (default: the current directory)'],
   ['--debug', 'print stack traces of unexpected errors'],
   ['-h, --help', 'show help'],
@@ -50,19 +55,16 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   const command = await loadCommand(name);
   if (!command) {
-    io.stderr.write(`capi-render: unknown command "${name}"\n\n${await mainHelp()}`);
+    const what = name.startsWith('-') ? `unknown option ${name}${didYouMean(name.replace(/^-+/, ''), ['version', 'help'], (c) => `--${c}`)}` : `unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))}`;
+    io.stderr.write(`capi-render: ${what}\n\n${await mainHelp()}`);
     return 2;
   }
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...rest],
-      options: { ...command.options, repo: { type: 'string' }, debug: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-      strict: true,
-    });
+    parsed = parseCommandArgs(rest, commandOptions(command));
   } catch (e) {
-    io.stderr.write(`capi-render ${command.name}: ${(e as Error).message}\n\n${commandHelp(command)}`);
+    if (!(e instanceof UsageError)) throw e;
+    io.stderr.write(`capi-render ${command.name}: ${e.message}\nRun "capi-render ${command.name} --help" for its options.\n`);
     return 2;
   }
   if (parsed.values.help) {
@@ -75,8 +77,9 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     io.stderr.write(`capi-render ${command.name}: --repo ${repoRoot} is not a directory; pass the repository's folder (the one holding providers/), or run capi-render init there first\n`);
     return 2;
   }
+  const cleanups: (() => void)[] = [];
   try {
-    return await command.run({ io, values: parsed.values, positionals: parsed.positionals, repoRoot, color });
+    return await command.run({ io, values: parsed.values, repoRoot, color, defer: (cleanup) => void cleanups.push(cleanup) });
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr.write(`capi-render ${command.name}: ${e.message}\n`);
@@ -97,6 +100,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     io.stderr.write(`capi-render: internal error: ${(e as Error)?.message ?? String(e)}\nThis is a bug in capi-render; please report it with the command you ran${debug ? '' : ' and the output of --debug'}.\n`);
     if (debug) io.stderr.write(`${(e as Error)?.stack}\n`);
     return 1;
+  } finally {
+    for (const cleanup of cleanups) cleanup();
   }
 }
 
@@ -131,7 +136,7 @@ async function mainHelp(): Promise<string> {
   );
 }
 
-function commandHelp(c: Command): string {
+export function commandHelp(c: Command): string {
   return `Usage: capi-render ${c.name} ${c.usage}\n\n${c.summary}\n\nOptions:\n${table([...c.help, ...GLOBAL_HELP])}`;
 }
 

@@ -38,7 +38,7 @@ export function parseConfig(text: string, file: string, memo: ValidationMemo = N
   const subject = `config\n${canonicalJson(doc.value)}`;
   if (!memo.passed(subject)) {
     const validate = (compiled ??= new Ajv({ allErrors: true, strict: true, validateSchema: false, code: { optimize: false } }).compile(CONFIG_SCHEMA));
-    if (!validate(doc.value)) throw new SpecError(schemaDiagnostics(validate.errors ?? [], doc, 'config'));
+    if (!validate(doc.value)) throw new SpecError(schemaDiagnostics(validate.errors ?? [], doc, 'config', CONFIG_SCHEMA));
     memo.remember(subject);
   }
   const value = doc.value as Record<string, unknown>;

@@ -20,6 +20,8 @@ export interface ScaffoldOptions {
   certManagerVersion?: string;
   /** A clusterctl local repository to read releases from (repository-relative or absolute). */
   localRepository?: string;
+  /** `owner/repo` of the infrastructure provider's releases, for the Renovate comment. Default: cluster-api-provider-<name>. */
+  infrastructureRepository?: string;
   /** capi-render's version, pinned in the CI workflow. */
   toolVersion: string;
 }
@@ -38,9 +40,6 @@ const NAMESPACES: Record<string, string> = {
   nutanix: 'capx-system',
 };
 
-/** Repository (for the Renovate comment) of well-known infrastructure providers. */
-const REPOSITORIES: Record<string, string> = { docker: 'kubernetes-sigs/cluster-api' };
-
 /** Relative path → file text, sorted. */
 export function scaffoldFiles(options: ScaffoldOptions): Map<string, string> {
   const infrastructure = options.infrastructure ?? 'docker';
@@ -49,8 +48,10 @@ export function scaffoldFiles(options: ScaffoldOptions): Map<string, string> {
     version: options.version ?? 'latest',
     infrastructure,
     infrastructureVersion: options.infrastructureVersion ?? (infrastructure === 'docker' ? (options.version ?? 'latest') : 'latest'),
+    coreLatest: (options.version ?? 'latest') === 'latest',
+    infrastructureLatest: (options.infrastructureVersion ?? (infrastructure === 'docker' ? (options.version ?? 'latest') : 'latest')) === 'latest',
     infrastructureNamespace: NAMESPACES[infrastructure] ?? `${infrastructure}-infrastructure-system`,
-    infrastructureRepository: REPOSITORIES[infrastructure] ?? `kubernetes-sigs/cluster-api-provider-${infrastructure}`,
+    infrastructureRepository: options.infrastructureRepository ?? `kubernetes-sigs/cluster-api-provider-${infrastructure}`,
     environment,
     flavour: options.flavour ?? 'kustomize',
     certManagerVersion: options.certManagerVersion ?? CERT_MANAGER_DEFAULT_VERSION,

@@ -14,7 +14,7 @@ export interface PushedArtifact {
   manifestDigest: string;
 }
 
-export async function publishMirror(providers: readonly ResolvedProvider[], prefix: string, credentials: OciCredentials | undefined): Promise<PushedArtifact[]> {
+export async function publishMirror(providers: readonly ResolvedProvider[], prefix: string, credentials: OciCredentials | undefined, fetchImpl?: typeof fetch): Promise<PushedArtifact[]> {
   const seen = new Set<string>();
   const pushed: PushedArtifact[] = [];
   const sorted = [...providers].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : a.version < b.version ? -1 : 1));
@@ -31,6 +31,7 @@ export async function publishMirror(providers: readonly ResolvedProvider[], pref
         { name: `${base}-metadata.yaml`, bytes: encoder.encode(p.files.metadata) },
       ],
       ...(credentials ? { credentials } : {}),
+      ...(fetchImpl ? { fetchImpl } : {}),
     });
     pushed.push({ reference, manifestDigest });
   }

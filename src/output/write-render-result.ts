@@ -74,9 +74,11 @@ export async function writeRenderResult(result: RenderResult, options: WriteRend
   const locked = new Set(options.previousLock.environments.map((e) => e.name));
   const gone = options.partial ? [] : [...new Set([...locked, ...(await topFolders(outDir))])].filter((n) => !all.has(n));
   if (rendered.size === 0 && gone.length === 0 && !lockChanged) {
-    // Nothing to write: say how much is in place, from the records (a no-op build reads nothing else).
-    const gitops: TreeSummary = { root: gitopsDir, written: [], unchanged: await ownedCount(gitopsDir), removed: [], foreign: [] };
-    return { outDir, written: [], unchanged: await ownedCount(outDir), removed: [], foreign: [], gitops, lockWritten: false, retired: [] };
+    // Nothing to write: say how much is in place, from the records (a no-op build reads nothing
+    // else) — the files of the environments this build was about, not those --env left out.
+    const skipped = new Set(result.skipped);
+    const gitops: TreeSummary = { root: gitopsDir, written: [], unchanged: await ownedCount(gitopsDir, (f) => result.skipped.some((env) => isGitopsFileOf(f, env))), removed: [], foreign: [] };
+    return { outDir, written: [], unchanged: await ownedCount(outDir, (f) => skipped.has(topFolder(f))), removed: [], foreign: [], gitops, lockWritten: false, retired: [] };
   }
 
   const scope = new Set([...rendered, ...gone]);
@@ -155,9 +157,9 @@ function locationDiagnostic(p: LocationProblem, repoRoot: string): Diagnostic {
   return error('output-location', p.message, { ...locateConfigSetting(repoRoot, [p.setting]), field: p.setting, hint: p.hint });
 }
 
-async function ownedCount(dir: string): Promise<number> {
+async function ownedCount(dir: string, counted: (file: string) => boolean): Promise<number> {
   const text = await fs.readFile(path.join(dir, OWNERSHIP_FILE), 'utf8').catch(() => '');
-  return parseOwnership(text).files.size;
+  return [...parseOwnership(text).files].filter(counted).length;
 }
 
 /** The folders at the top of `dir` (environments, in rendered/). */

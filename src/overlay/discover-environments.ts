@@ -5,7 +5,8 @@
  */
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { SpecError, error } from '../errors.js';
+import { UsageError } from '../errors.js';
+import { suggestField } from '../spec/schema/suggest-field.js';
 import { loadOverlay, type LoadedOverlay, type OverlayLoader } from './load-overlay.js';
 import { OVERLAY_FILE } from './overlay-types.js';
 
@@ -36,13 +37,23 @@ export async function discoverEnvironments(repoRoot: string, overlaysDir: string
   return found.length > 0 ? found : [{ name: DEFAULT_ENVIRONMENT }];
 }
 
+/**
+ * The usage error for `--env` names that are not environments of the repository: the closest
+ * existing name for each, and the list. `extra` says why, where that is not obvious.
+ */
+export function unknownEnvironments(unknown: readonly string[], known: readonly string[], extra = ''): UsageError {
+  const guesses = unknown.map((u) => suggestField(u, known)).filter((g): g is string => g !== undefined);
+  const mean = guesses.length > 0 ? `; did you mean ${guesses.map((g) => `--env ${g}`).join(', ')}?` : '';
+  return new UsageError(`unknown environment${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => JSON.stringify(u)).join(', ')}${extra}${mean} (environments: ${known.join(', ') || 'none'})`);
+}
+
 /** `K/N` → the environments of shard K (1-based): a round-robin over the sorted names. */
 export function selectShard<T extends { name: string }>(environments: readonly T[], shard: string): T[] {
   const m = /^(\d+)\/(\d+)$/.exec(shard);
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
   if (!m || count < 1 || index < 1 || index > count) {
-    throw new SpecError(error('overlay', `--shard must be K/N with 1 ≤ K ≤ N, got "${shard}"`, { hint: 'e.g. --shard 2/4 renders the second quarter of the environments' }));
+    throw new UsageError(`--shard must be K/N with 1 ≤ K ≤ N, got "${shard}" (e.g. --shard 2/4 renders the second quarter of the environments)`);
   }
   return [...environments].sort((a, b) => (a.name < b.name ? -1 : 1)).filter((_, i) => i % count === index - 1);
 }

@@ -48,7 +48,7 @@ export async function loadOverlay(repoRoot: string, file: string, memo: Validati
   const subject = `overlay\n${canonicalJson(doc.value)}`;
   if (!memo.passed(subject)) {
     const check = validate();
-    if (!check(doc.value)) throw new SpecError(schemaDiagnostics(check.errors ?? [], doc, 'overlay'));
+    if (!check(doc.value)) throw new SpecError(schemaDiagnostics(check.errors ?? [], doc, 'overlay', OVERLAY_SCHEMA));
     memo.remember(subject);
   }
   return { spec: doc.value as unknown as OverlaySpec, text, file, doc };

@@ -18,6 +18,7 @@ import { GITLAB_TOKEN_VARIABLE, createGitLabClient, createGitLabSource, isGitLab
 import { createLocalRepositorySource } from '../source/local-repository.js';
 import { readOciCredentials } from '../source/oci/oci-credentials.js';
 import { createOciSource } from '../source/oci/oci-source.js';
+import { asFetch } from '../source/http/network-fetch.js';
 import { kindInfo, manifestLabel } from '../spec/provider-kinds.js';
 import type { ProviderCR } from '../spec/provider-spec.js';
 import { ref } from '../spec/preflight.js';
@@ -32,7 +33,7 @@ export interface CatalogOptions {
    * configSecret key `gitlab-access-token` wins over it. Never printed.
    */
   gitlabToken?: string;
-  /** HTTP transport of the fetch-based sources (GitLab). Default: the global fetch. */
+  /** HTTP transport of every network source (GitHub, GitLab, OCI); the CLI passes the proxy-aware one. Default: the global fetch. */
   fetch?: FetchLike;
   onProgress?: FetchProgressListener;
   /** Retry tuning, for tests. */
@@ -49,7 +50,7 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
   const clientFor = (apiBaseUrl: string): GitHubClient => {
     let client = clients.get(apiBaseUrl);
     if (!client) {
-      client = createGitHubClient({ baseUrl: apiBaseUrl, token: options.githubToken, onProgress: options.onProgress, ...options.githubRetry });
+      client = createGitHubClient({ baseUrl: apiBaseUrl, token: options.githubToken, onProgress: options.onProgress, fetch: options.fetch, ...options.githubRetry });
       clients.set(apiBaseUrl, client);
     }
     return client;
@@ -108,6 +109,8 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
           providerName: cr.name,
           credentials: readOciCredentials(context.configSecret()),
           where: { file: cr.file, line: cr.line, field: 'spec.fetchConfig.oci', object: ref(cr) },
+          onProgress: options.onProgress,
+          ...(options.fetch ? { fetchImpl: asFetch(options.fetch) } : {}),
         });
         // Files are chosen by the operator's title precedence; the components "file name" is only a role here.
         return { source: created.source, componentsFile: kindInfo(cr.kind).componentsAsset, latestRule: 'clusterctl', pinnedVersion: created.pinnedVersion };

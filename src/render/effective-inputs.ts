@@ -1,7 +1,7 @@
 /** An environment's inputs after composition, without rendering anything (for `capi-render inputs`). */
-import { SpecError, error, throwIfErrors } from '../errors.js';
+import { throwIfErrors } from '../errors.js';
 import { composeEnvironment } from '../overlay/compose-environment.js';
-import { discoverEnvironments } from '../overlay/discover-environments.js';
+import { discoverEnvironments, unknownEnvironments } from '../overlay/discover-environments.js';
 import { classifyInputs, type InputSet } from '../spec/inputs.js';
 import { loadRepository, readDocuments, readInputTree } from './load-repository.js';
 
@@ -17,7 +17,7 @@ export async function effectiveInputs(repoRoot: string, env: string | undefined)
   const environments = await discoverEnvironments(repoRoot, repo.config.overlaysDir);
   const entry = env === undefined ? (environments.length === 1 ? environments[0] : undefined) : environments.find((e) => e.name === env);
   if (env !== undefined && !entry) {
-    throw new SpecError(error('overlay', `unknown environment: ${env}`, { hint: `environments: ${environments.map((e) => e.name).join(', ')}` }));
+    throw unknownEnvironments([env], environments.map((e) => e.name));
   }
   if (!entry) return undefined;
   if (!entry.overlayDir) {

@@ -11,14 +11,14 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { CONFIG_FILE, type RenderConfig } from '../config/config-types.js';
 import type { LockedInputFile } from '../lock/lock-types.js';
+import { INPUT_FILE } from '../spec/read-input-files.js';
 
-const YAML_FILE = /\.ya?ml$/i;
 
 export async function inputFileDigests(repoRoot: string, config: Pick<RenderConfig, 'providersDir' | 'overlaysDir' | 'templatesDir'>): Promise<LockedInputFile[]> {
   const root = await fs.realpath(repoRoot);
   const files = new Set<string>();
   if (await isFile(path.join(root, CONFIG_FILE))) files.add(CONFIG_FILE);
-  for (const dir of [config.providersDir, config.overlaysDir]) for (const f of await listUnder(root, dir, YAML_FILE)) files.add(f);
+  for (const dir of [config.providersDir, config.overlaysDir]) for (const f of await listUnder(root, dir, INPUT_FILE)) files.add(f);
   for (const f of await listUnder(root, config.templatesDir, /./)) files.add(f);
   const sorted = [...files].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return Promise.all(sorted.map(async (file) => ({ file, sha256: normalisedDigest(await fs.readFile(path.join(root, file))) })));

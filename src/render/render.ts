@@ -3,7 +3,7 @@
  * bytes) without writing anything. `writeOutputTree` applies a plan; `check` compares one.
  */
 import path from 'node:path';
-import { RenderError, SpecError, error, throwIfErrors, type Diagnostic } from '../errors.js';
+import { RenderError, throwIfErrors, type Diagnostic } from '../errors.js';
 import { planEnvironment, type OutputFiles } from '../output/plan.js';
 import { classifyInputs } from '../spec/inputs.js';
 import type { ProviderValidator } from '../spec/validate-providers.js';
@@ -13,7 +13,7 @@ import { loadRepository, readInputTree } from './load-repository.js';
 import { buildInputsHash, environmentInputsHash, isUnchanged } from './inputs-hash.js';
 import { inputFileDigests } from './input-file-digests.js';
 import { composeEnvironment, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
-import { DEFAULT_ENVIRONMENT, discoverEnvironments, selectShard } from '../overlay/discover-environments.js';
+import { DEFAULT_ENVIRONMENT, discoverEnvironments, selectShard, unknownEnvironments } from '../overlay/discover-environments.js';
 import { memoizedOverlayLoader } from '../overlay/load-overlay.js';
 import type { SourceDocument } from '../spec/yaml-document.js';
 import type { ProviderCatalog } from './provider-source.js';
@@ -25,6 +25,7 @@ import { emptyLock } from '../lock/lock-types.js';
 import { artifactKey } from '../lock/lock-file.js';
 import { nextLock } from '../lock/next-lock.js';
 import { lockEntriesOf } from './lock-entries.js';
+import { mergeProblems, type EnvironmentProblem } from './merge-problems.js';
 import { createParseCache } from '../manifest/parse-cache.js';
 import { createValidationMemo, NO_VALIDATION_MEMO } from '../spec/schema/validation-memo.js';
 import { requiredSecretsText } from '../secrets/required-secrets.js';
@@ -56,8 +57,9 @@ export interface RenderOptions {
   /** GitHub token (never printed). */
   githubToken?: string;
   /**
-   * HTTP transport of the fetch-based sources (GitLab generic packages). Requests carry the URLs the
-   * user wrote; tests route them to a local server. Default: the global fetch.
+   * HTTP transport of every network source (GitHub, GitLab, OCI registries); the CLI passes the
+   * proxy-aware fetch (source/http/network-fetch.ts). Requests carry the URLs the user wrote; tests
+   * route them to a local server. Default: the global fetch.
    */
   fetch?: FetchLike;
   /** The clock saved release lists are stamped with (`plan --offline` reports their age). Default: the system clock. */
@@ -139,11 +141,7 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
   const discovered = await discoverEnvironments(repoRoot, repo.config.overlaysDir, overlays);
   const allEnvironments = discovered.map((e) => e.name);
   const unknown = (options.environments ?? []).filter((e) => !allEnvironments.includes(e));
-  if (unknown.length > 0) {
-    throw new SpecError(
-      error('overlay', `unknown environment${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, { hint: `environments: ${allEnvironments.join(', ')}` }),
-    );
-  }
+  if (unknown.length > 0) throw unknownEnvironments(unknown, allEnvironments);
   let wanted = options.environments?.length ? discovered.filter((e) => options.environments!.includes(e.name)) : discovered;
   if (options.shard) wanted = selectShard(wanted, options.shard);
 
@@ -173,7 +171,7 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
   const composedByEnv = new Map<string, ComposedEnvironment>();
   const gitopsFiles: OutputFiles = new Map();
   const gitopsMemo: GitopsMemo = new WeakMap();
-  const problems: Diagnostic[] = [];
+  const problems: EnvironmentProblem[] = [];
   const tag = (name: string, d: Diagnostic): Diagnostic => (allEnvironments.length > 1 || name !== DEFAULT_ENVIRONMENT ? { ...d, message: `[${name}] ${d.message}` } : d);
   for (const entry of wanted) {
     try {
@@ -211,10 +209,10 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
       results.push({ ...rendered, environment: gitops.environment, gitopsFlavour: gitopsSettings.flavour ?? 'kustomize', labels: composed.labels, warnings: [...rendered.warnings, ...gitops.warnings.map((d) => tag(entry.name, d))] });
     } catch (e) {
       if (!(e instanceof RenderError)) throw e;
-      problems.push(...e.diagnostics.map((d) => tag(entry.name, d)));
+      problems.push(...e.diagnostics.map((diagnostic) => ({ environment: entry.name, diagnostic })));
     }
   }
-  throwIfErrors(problems);
+  throwIfErrors(mergeProblems(problems, allEnvironments.length > 1 || allEnvironments[0] !== DEFAULT_ENVIRONMENT));
   const files: OutputFiles = new Map();
   for (const r of results) for (const [p, text] of planEnvironment(r.environment, session.serializer)) files.set(p, text);
   // The stored hash covers the lock entries this build leaves, so an unchanged next build matches it.

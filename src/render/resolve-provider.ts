@@ -104,7 +104,10 @@ async function readReleaseFile(session: RenderSession, ps: ProviderSource, versi
   } catch (e) {
     if (!(e instanceof FetchError)) throw e;
     const missing = e.code === 'source-not-found' || e.code === 'version-not-found';
-    throw located(e, where, (d) => (missing ? peerWording('clusterctl', phrase, d.message) : d.message));
+    // `version: 1.12.0` where the releases are tagged `v1.12.0`: say so (clusterctl's tags keep the v).
+    const tagged = missing && /^\d/.test(version) ? await ps.source.listVersions().then((all) => all.includes(`v${version}`), () => false) : false;
+    const suggestion = tagged ? `; did you mean "v${version}"? (the releases are tagged with a leading v)` : '';
+    throw located(e, where, (d) => `${missing ? peerWording('clusterctl', phrase, d.message) : d.message}${suggestion}`);
   }
 }
 

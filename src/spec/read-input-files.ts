@@ -17,10 +17,11 @@ export interface InputFile {
 /** Largest input file accepted (a compressed core-components ConfigMap is about 0.5 MiB). Default 32 MiB. */
 export const MAX_INPUT_FILE_BYTES = 32 * 1024 * 1024;
 
-const YAML_FILE = /\.ya?ml$/i;
+/** Input files: YAML, and JSON (which is YAML; kubectl reads both), so a `.json` CR is never skipped without a word. */
+export const INPUT_FILE = /\.(ya?ml|json)$/i;
 
 /**
- * Lists and reads every `*.yaml`/`*.yml` file under `dir` (recursively), or `dir` itself when it is a
+ * Lists and reads every `*.yaml`/`*.yml`/`*.json` file under `dir` (recursively), or `dir` itself when it is a
  * file. Files are returned sorted by their repository-relative path (code-unit order), so the result
  * never depends on the file system's listing order.
  */
@@ -60,7 +61,7 @@ async function collect(root: string, target: string, out: string[], explicit: bo
       if (entry.startsWith('.')) continue;
       await collect(root, path.join(target, entry), out, false);
     }
-  } else if (stat.isFile() && (explicit || YAML_FILE.test(target))) {
+  } else if (stat.isFile() && (explicit || INPUT_FILE.test(target))) {
     out.push(rel);
   }
 }

@@ -5,8 +5,13 @@
 import type { ErrorObject } from 'ajv';
 import { error, type Diagnostic, type DiagnosticCode } from '../errors.js';
 import type { SourceDocument } from './yaml-document.js';
+import { suggestField } from './schema/suggest-field.js';
 
-export function schemaDiagnostics(errors: readonly ErrorObject[], doc: SourceDocument, code: DiagnosticCode): Diagnostic[] {
+/**
+ * `schema` (the root the errors were reported against) lets an unknown key be answered with the
+ * closest declared one: `gitops.flavor is not a known setting; did you mean "flavour"?`.
+ */
+export function schemaDiagnostics(errors: readonly ErrorObject[], doc: SourceDocument, code: DiagnosticCode, schema?: object): Diagnostic[] {
   const seen = new Set<string>();
   const out: Diagnostic[] = [];
   for (const e of errors) {
@@ -16,8 +21,11 @@ export function schemaDiagnostics(errors: readonly ErrorObject[], doc: SourceDoc
     let message = e.message ?? 'is invalid';
     let target: 'key' | 'value' = 'value';
     if (e.keyword === 'additionalProperties') {
-      path.push(String((e.params as { additionalProperty: string }).additionalProperty));
-      message = 'is not a known setting';
+      const key = String((e.params as { additionalProperty: string }).additionalProperty);
+      path.push(key);
+      const known = Object.keys(declaredProperties(schema, e.schemaPath));
+      const guess = key === '<<' ? undefined : suggestField(key, known);
+      message = `is not a known setting${guess ? `; did you mean "${guess}"?` : known.length > 0 && known.length <= 12 ? ` (known: ${known.join(', ')})` : ''}`;
       target = 'key';
     } else if (e.keyword === 'required') {
       message = `needs ${(e.params as { missingProperty: string }).missingProperty}`;
@@ -37,4 +45,15 @@ export function schemaDiagnostics(errors: readonly ErrorObject[], doc: SourceDoc
     out.push(error(code, `${field} ${message}`, { file: doc.file, field, ...doc.locate(path, target) }));
   }
   return out;
+}
+
+/** The `properties` of the schema object that holds the failing `additionalProperties` (found by its schema path). */
+function declaredProperties(schema: object | undefined, schemaPath: string): Record<string, unknown> {
+  let node: unknown = schema;
+  for (const segment of schemaPath.replace(/^#\//, '').split('/').slice(0, -1)) {
+    if (typeof node !== 'object' || node === null) return {};
+    node = (node as Record<string, unknown>)[segment.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  const properties = (node as { properties?: unknown } | undefined)?.properties;
+  return typeof properties === 'object' && properties !== null ? (properties as Record<string, unknown>) : {};
 }

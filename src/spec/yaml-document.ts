@@ -3,7 +3,7 @@
  * diagnostic can point at file:line:col. Bulk release artifacts go through manifest/parse.ts instead.
  */
 import jsYaml from 'js-yaml';
-import YAML, { isMap, isPair, isScalar, isSeq, LineCounter, type Document, type Node } from 'yaml';
+import YAML, { isCollection, isMap, isPair, isScalar, isSeq, LineCounter, type Document, type Node } from 'yaml';
 import { SpecError, error, type Diagnostic } from '../errors.js';
 import type { JsonValue } from '../manifest/object.js';
 
@@ -59,19 +59,23 @@ export function readYamlFast(text: string): JsonValue[] | undefined {
     return undefined;
   }
   // An alias makes js-yaml share one object in two places; the `yaml` path bounds and reports those.
+  // A merge key (`<<`) is a key to js-yaml's core schema; the `yaml` path merges it.
   const seen = new WeakSet<object>();
   const shared = (v: unknown): boolean => {
     if (v === null || typeof v !== 'object') return false;
     if (seen.has(v)) return true;
     seen.add(v);
-    return Array.isArray(v) ? v.some(shared) : Object.values(v).some(shared);
+    // A mapping used as a key (`name: {{ .Values.name }}`) becomes "[object Object]": the `yaml` path reports it.
+    return Array.isArray(v) ? v.some(shared) : Object.hasOwn(v, '<<') || Object.hasOwn(v, '[object Object]') || Object.values(v).some(shared);
   };
   return docs.some(shared) ? undefined : (docs as JsonValue[]);
 }
 
 function parseWithPositions(text: string, file: string): SourceDocument[] {
   const lineCounter = new LineCounter();
-  const docs = YAML.parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  // Merge keys (`<<: *defaults`), which kubectl accepts, are merged; the merged result is what
+  // the schema validation sees.
+  const docs = YAML.parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true, merge: true, logLevel: 'error' });
   const problems: Diagnostic[] = [];
   const list = Array.isArray(docs) ? docs : [docs];
   for (const doc of list) {
@@ -83,10 +87,22 @@ function parseWithPositions(text: string, file: string): SourceDocument[] {
           file,
           line: pos.line,
           col: pos.col,
+          ...(lineAt(text, pos.line).includes('{{') ? { hint: TEMPLATE_HINT } : {}),
         }),
       );
     }
+    // `key: {{ .Values.x }}` is valid YAML — a mapping whose key is a mapping — and never what was meant.
+    YAML.visit(doc, {
+      Pair(_, pair) {
+        if (!isCollection(pair.key)) return;
+        const pos = lineCounter.linePos((pair.key as Node).range?.[0] ?? 0);
+        problems.push(error('yaml-syntax', 'a mapping is used as a key', { file, line: pos.line, col: pos.col, hint: TEMPLATE_HINT }));
+      },
+    });
   }
+  // A template breaks the YAML in many places; one error at the first `{{` says what is wrong.
+  const template = problems.find((d) => d.hint === TEMPLATE_HINT);
+  if (template) throw new SpecError({ ...template, message: `this looks like an unrendered template (\`{{ … }}\`), not YAML capi-render can read: ${template.message.replace(/^invalid YAML: /, '')}` });
   if (problems.length > 0) throw new SpecError(problems);
   const result: SourceDocument[] = [];
   list.forEach((doc, index) => {
@@ -104,6 +120,13 @@ function parseWithPositions(text: string, file: string): SourceDocument[] {
     result.push({ value, file, index, locate: (path, target) => locateIn(doc, lineCounter, path, target ?? 'value') });
   });
   return result;
+}
+
+/** What to do with a Helm or Go template in an input. */
+const TEMPLATE_HINT = 'capi-render reads plain YAML: render the template first (e.g. `helm template`) and commit the rendered CRs, or replace the placeholder with a value (per-environment values belong in overlays/)';
+
+function lineAt(text: string, line: number): string {
+  return text.split('\n', line)[line - 1] ?? '';
 }
 
 function firstLine(message: string): string {

@@ -14,6 +14,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { SpecError, error, throwIfErrors, type Diagnostic } from '../errors.js';
+import { unknownEnvironments } from '../overlay/discover-environments.js';
 import type { Finding } from '../diff/types.js';
 import type { LockFile } from '../lock/lock-types.js';
 import { writeRenderResult, type WrittenRenderResult } from '../output/write-render-result.js';
@@ -79,7 +80,7 @@ export async function applyUpgrade(options: ApplyUpgradeOptions): Promise<Upgrad
   const { current } = planned;
   const lockBefore = current.lock;
   const unknown = options.environments.filter((e) => !current.allEnvironments.includes(e));
-  if (unknown.length > 0) throw new SpecError(error('overlay', `unknown environment: ${unknown.join(', ')}`, { hint: `environments: ${current.allEnvironments.join(', ')}` }));
+  if (unknown.length > 0) throw unknownEnvironments(unknown, current.allEnvironments);
   const selected = options.environments.length > 0 ? options.environments : current.allEnvironments;
   const considered = planned.providers.filter((e) => selected.includes(e.environment)).flatMap((e) => e.providers);
   const unmatched = options.selection.providers.filter((m) => !considered.some((p) => matchesProvider(p, m)));

@@ -3,7 +3,7 @@
  * files: the comparison `diff` prints and `report --base` shows as its upgrade review.
  */
 import path from 'node:path';
-import { SpecError, error } from '../errors.js';
+import { unknownEnvironments } from '../overlay/discover-environments.js';
 import { loadConfig } from '../config/load-config.js';
 import { parseLock, readLockFile } from '../lock/lock-file.js';
 import { emptyLock, LOCK_FILE, type LockFile } from '../lock/lock-types.js';
@@ -50,7 +50,7 @@ export async function compareWithRevision(options: RevisionComparisonOptions): P
   const known = new Set([...beforeFiles.keys(), ...afterFiles.keys()].filter((p) => p.includes('/')).map((p) => p.split('/')[0]!));
   const unknown = environments.filter((e) => !known.has(e));
   if (unknown.length > 0) {
-    throw new SpecError(error('overlay', `unknown environment: ${unknown.join(', ')} (neither ${base} nor the working tree has ${where}/${unknown[0]}/)`, { hint: `environments: ${[...known].sort().join(', ') || 'none'}` }));
+    throw unknownEnvironments(unknown, [...known].sort(), ` (neither ${base} nor the working tree has ${where}/${unknown[0]}/)`);
   }
   const before = beforeLockText === undefined ? emptyLock() : parseLock(beforeLockText);
   const after = (await readLockFile(repoRoot)).lock;

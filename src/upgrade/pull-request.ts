@@ -8,6 +8,7 @@
  */
 import { SpecError, error } from '../errors.js';
 import type { GitHubConfig } from '../config/config-types.js';
+import type { FetchLike } from '../source/http/network-fetch.js';
 import { createGitHubPulls, type GitHubPulls, type PullRequest } from '../source/github/github-pulls.js';
 import { GITHUB_API_BASE_URL, GITHUB_HOST, enterpriseApiBaseUrl } from '../source/github/github-url.js';
 import type { GitRunner } from './git-command.js';
@@ -25,6 +26,8 @@ export interface PullRequestSettings {
   token: string | undefined;
   /** Pull-request client factory, for tests and embedders. Default: octokit against the API base URL. */
   pulls?: (apiBaseUrl: string, token: string) => GitHubPulls;
+  /** HTTP transport of the default client (the proxy-aware fetch). Default: the global fetch. */
+  fetch?: FetchLike;
 }
 
 /** Everything {@link publishPullRequest} needs, checked. */
@@ -80,7 +83,7 @@ export async function preparePullRequest(git: GitRunner, settings: PullRequestSe
   if (!base) throw new SpecError(error('git', 'HEAD is detached, so the base branch of the pull request is unknown', { hint: 'pass --pr-base BRANCH' }));
   const returnTo = branch || (await git(['rev-parse', 'HEAD'])).toString('utf8').trim();
   const apiBaseUrl = parsed?.apiBaseUrl ?? settings.github.apiUrl ?? GITHUB_API_BASE_URL;
-  const pulls = (settings.pulls ?? ((baseUrl, token) => createGitHubPulls({ baseUrl, token })))(apiBaseUrl, settings.token);
+  const pulls = (settings.pulls ?? ((baseUrl, token) => createGitHubPulls({ baseUrl, token, ...(settings.fetch ? { fetch: settings.fetch } : {}) })))(apiBaseUrl, settings.token);
   const webOrigin = parsed?.webOrigin ?? (apiBaseUrl === GITHUB_API_BASE_URL ? `https://${GITHUB_HOST}` : undefined);
   return { git, remote, owner, repo, base, returnTo, pulls, ...(webOrigin ? { webUrl: `${webOrigin}/${owner}/${repo}` } : {}) };
 }

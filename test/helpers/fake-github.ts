@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { buildRepos, DEFAULT_REPOS, DEFAULT_REPOSITORY_DIR, loadTemplates, type FakeReleaseSpec, type FakeRepo } from './fake-github-data.js';
 import { answerPulls, matchPullsPath, type FakePull } from './fake-github-pulls.js';
+import { answerGraphql } from './fake-github-graphql.js';
 
 export type { FakeReleaseSpec } from './fake-github-data.js';
 export type { FakePull } from './fake-github-pulls.js';
@@ -86,6 +87,21 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const pulls: FakePull[] = [];
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    // GraphQL (releases only; Renovate's github-releases datasource asks it, at /graphql or /api/graphql).
+    if (req.method === 'POST' && new URL(req.url ?? '/', baseUrl).pathname.endsWith('/graphql')) {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
+        const answer = answerGraphql(repos, body);
+        requests.push({ method: 'POST', url: req.url ?? '/', route: 'other', headers, status: answer.status, body });
+        const payload = Buffer.from(JSON.stringify(answer.body));
+        res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(payload.length) });
+        res.end(payload);
+      });
+      return;
+    }
     // Pull requests carry a JSON body: read it first, then answer like the other routes.
     if (matchPullsPath(new URL(req.url ?? '/', baseUrl).pathname)) {
       const chunks: Buffer[] = [];

@@ -69,8 +69,9 @@ describe('capi-render diff', () => {
     const limited = await runCli(['diff', '--env', 'default'], { cwd: repo, env });
     expect(limited.stdout).toContain('default/cluster-api');
     const unknown = await runCli(['diff', '--env', 'elsewhere'], { cwd: repo, env });
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('error[overlay]');
+    // A --env that names no environment is bad usage.
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown environment "elsewhere"');
   });
 
   it('is empty against a revision with the same output, and works from a folder inside the git repository', async () => {

@@ -161,12 +161,11 @@ describe('overlay mistakes', () => {
     { name: 'an unknown overlay field', files: { 'overlays/a/overlay.yaml': overlay('patchez: []\n') }, code: 'overlay', file: 'overlays/a/overlay.yaml', line: 3 },
     { name: 'a patch that renames an object', files: { 'overlays/a/overlay.yaml': overlay('patches:\n  - target: {kind: CoreProvider}\n    patch: |-\n      - {op: replace, path: /metadata/name, value: other}\n') }, code: 'overlay', file: 'overlays/a/overlay.yaml', text: /would change/ },
     { name: 'an object declared twice', files: { 'overlays/a/overlay.yaml': overlay('resources:\n  - ../../providers\n  - ../../providers/core.yaml\n') }, code: 'overlay', file: 'providers/core.yaml', text: /declared twice/ },
-    { name: 'a bad --shard', files: { 'overlays/a/overlay.yaml': overlay('') }, code: 'overlay', file: '', text: /--shard/ },
   ];
-  it.each(cases)('$name → exit 1, error $code at the overlay, rendered/ untouched', async ({ name, files, code, file, line, text }) => {
+  it.each(cases)('$name → exit 1, error $code at the overlay, rendered/ untouched', async ({ files, code, file, line, text }) => {
     const repo = makeRepo({ ...base, ...files, 'overlays/ok/overlay.yaml': overlay(''), 'rendered/ok/kustomization.yaml': 'previous\n' });
     const before = snapshotTree(path.join(repo, 'rendered'));
-    const r = await runCli(name === 'a bad --shard' ? ['build', '--shard', '3/2'] : ['build'], { cwd: repo });
+    const r = await runCli(['build'], { cwd: repo });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain(`error[${code}]`);
     expect(r.stderr).toContain(line ? `${file}:${line}:` : file);

@@ -2,7 +2,9 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { SpecError, UsageError, error } from '../../errors.js';
+import { chooseInitVersions } from '../../init/init-choices.js';
 import { scaffoldFiles, type ScaffoldOptions } from '../../init/scaffold.js';
+import { didYouMean } from '../parse-argv.js';
 import type { Command } from '../command.js';
 import { packageVersion } from '../../package-files.js';
 
@@ -35,15 +37,22 @@ export const initCommand: Command = {
   },
   async run({ io, values, repoRoot }) {
     const flavour = values.flavour === undefined ? undefined : String(values.flavour);
-    if (flavour !== undefined && !(FLAVOURS as readonly string[]).includes(flavour)) throw new UsageError(`--flavour must be one of ${FLAVOURS.join(', ')}`);
+    if (flavour !== undefined && !(FLAVOURS as readonly string[]).includes(flavour)) throw new UsageError(`--flavour must be one of ${FLAVOURS.join(', ')}${didYouMean(flavour, FLAVOURS)}`);
     const str = (k: string) => (values[k] === undefined ? undefined : String(values[k]));
+    const choices = chooseInitVersions(
+      {
+        version: str('version'),
+        infrastructure: str('infrastructure'),
+        infrastructureVersion: str('infrastructure-version'),
+        certManagerVersion: str('cert-manager-version'),
+        localRepository: str('local-repository'),
+      },
+      repoRoot,
+    );
     const files = scaffoldFiles({
-      version: str('version'),
-      infrastructure: str('infrastructure'),
-      infrastructureVersion: str('infrastructure-version'),
+      ...choices,
       environment: str('env'),
       flavour: flavour as ScaffoldOptions['flavour'],
-      certManagerVersion: str('cert-manager-version'),
       localRepository: str('local-repository'),
       toolVersion: packageVersion(),
     });

@@ -6,6 +6,7 @@ import { mirrorFiles, type MirrorFormat } from '../../mirror/mirror-layout.js';
 import { render } from '../../render/render.js';
 import type { Command } from '../command.js';
 import { publishMirror } from '../../mirror/mirror-oci.js';
+import { asFetch } from '../../source/http/network-fetch.js';
 import { readOciCredentials } from '../../source/oci/oci-credentials.js';
 import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
 import { inputLocations, outputLocationProblems } from '../../output/output-location.js';
@@ -32,7 +33,7 @@ export const mirrorCommand: Command = {
     const prepared = await prepareRender(ctx);
     const result = await render(prepared.options);
     if (format === 'oci') {
-      const pushed = await publishMirror(result.environments.flatMap((e) => e.providers), String(values.to), readOciCredentials(io.env));
+      const pushed = await publishMirror(result.environments.flatMap((e) => e.providers), String(values.to), readOciCredentials(io.env), prepared.options.fetch && asFetch(prepared.options.fetch));
       for (const p of pushed) io.stderr.write(`pushed ${p.reference} (${p.manifestDigest})\n`);
       return 0;
     }

@@ -3,18 +3,18 @@ import { formatPlanText, planDocument, PLAN_JSON_SCHEMA_HELP } from '../../upgra
 import { planRepository } from '../../upgrade/plan-repository.js';
 import type { Command } from '../command.js';
 import { formatDiagnostics } from '../format.js';
-import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+import { UNSHARDED_RENDER_FLAGS, UNSHARDED_RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
 
 export const planCommand: Command = {
   name: 'plan',
   summary: "per environment and provider: the locked version, newest patch, newest in the core's contract, and the next contracts' versions (clusterctl upgrade plan rules)",
   usage: '[--env NAME]... [--json] [--offline]',
   help: [
-    ...RENDER_FLAG_HELP.filter(([flag]) => !flag.startsWith('--shard')),
+    ...UNSHARDED_RENDER_FLAG_HELP,
     ['--json', 'print the plan as JSON (schema below) instead of tables'],
     ...PLAN_JSON_SCHEMA_HELP.map((line): [string, string] => ['', line]),
   ],
-  options: { ...RENDER_FLAGS, json: { type: 'boolean' } },
+  options: { ...UNSHARDED_RENDER_FLAGS, json: { type: 'boolean' } },
   async run(ctx) {
     const { io, values, color } = ctx;
     const prepared = await prepareRender(ctx);

@@ -23,6 +23,7 @@ export const rbacCommand: Command = {
     ['--no-prune', 'the applier never deletes (no delete permission)'],
     ['--grants', "print what each provider's own RBAC grants its controllers (cluster-scoped first) instead of the role"],
     ['--offline', RENDER_FLAG_HELP.find(([f]) => f === '--offline')![1]],
+    ['--cache-dir DIR', RENDER_FLAG_HELP.find(([f]) => f.startsWith('--cache-dir'))![1]],
   ],
   options: { env: RENDER_FLAGS.env!, offline: RENDER_FLAGS.offline!, 'cache-dir': RENDER_FLAGS['cache-dir']!, applier: { type: 'string' }, 'client-side-apply': { type: 'boolean' }, 'no-prune': { type: 'boolean' }, grants: { type: 'boolean' } },
   async run(ctx) {

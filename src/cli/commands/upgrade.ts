@@ -16,10 +16,9 @@ import type { UpgradeRequest, UpgradeTarget } from '../../upgrade/select-targets
 import { upgradeBranchName, upgradeCommand as commandLine, upgradeCommitMessage, upgradeTitle, type UpgradeNaming } from '../../upgrade/upgrade-naming.js';
 import type { Command, CommandContext } from '../command.js';
 import { formatDiagnostics } from '../format.js';
-import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+import { UNSHARDED_RENDER_FLAGS, UNSHARDED_RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
 import { reportWrite } from './build.js';
 
-const { shard: _shard, ...FLAGS } = RENDER_FLAGS;
 
 export const upgradeCommand: Command = {
   name: 'upgrade',
@@ -30,7 +29,7 @@ export const upgradeCommand: Command = {
     ['--latest-patch', 'move each provider to the newest patch of its minor version'],
     ['--contract C', 'move the whole set to the newest releases for contract C (see capi-render plan)'],
     ['--provider P', 'only this provider: Kind/name, Kind/namespace/name or its label (cluster-api, bootstrap-kubeadm, …); repeatable'],
-    ...RENDER_FLAG_HELP.filter(([flag]) => !flag.startsWith('--shard')),
+    ...UNSHARDED_RENDER_FLAG_HELP,
     ['--confirm-storage-migration', 'proceed although a CRD version objects may still be stored in is removed or no longer served (do the printed steps first)'],
     ['--allow-removal', 'accept an upgrade that stops rendering a CRD, a provider or an environment (refused by default: Argo CD / Flux would prune it)'],
     ['--pr', 'commit on branch capi-render/upgrade-<subject>-<version>, force-push it and open (or update) a pull request; needs GITHUB_TOKEN or GH_TOKEN'],
@@ -39,7 +38,7 @@ export const upgradeCommand: Command = {
     ['--pr-base B', 'base branch of the pull request (default: the current branch)'],
   ],
   options: {
-    ...FLAGS,
+    ...UNSHARDED_RENDER_FLAGS,
     to: { type: 'string' },
     'latest-patch': { type: 'boolean' },
     contract: { type: 'string' },
@@ -67,6 +66,7 @@ export const upgradeCommand: Command = {
           base: values['pr-base'] as string | undefined,
           github: (await loadConfig(repoRoot)).github,
           token: prepared.options.githubToken,
+          ...(prepared.options.fetch ? { fetch: prepared.options.fetch } : {}),
         })
       : undefined;
     const outcome = await applyUpgrade({

@@ -10,6 +10,7 @@
  */
 import { FetchError, error } from '../../errors.js';
 import type { FetchProgressListener } from '../fetch-progress.js';
+import type { FetchLike } from '../http/network-fetch.js';
 import { toGitHubRelease, toGitHubReleases, type GitHubAsset, type GitHubRelease } from './github-release.js';
 import { createGitHubTransport } from './github-transport.js';
 
@@ -33,6 +34,8 @@ export interface GitHubClientOptions {
   timeoutMs?: number;
   /** Progress listener (CLI output, tests). Default: none. */
   onProgress?: FetchProgressListener;
+  /** HTTP transport (the proxy-aware fetch of source/http/network-fetch.ts). Default: the global fetch. */
+  fetch?: FetchLike;
 }
 
 /** The GitHub calls a release source needs. Methods throw FetchError (codes `fetch`, `auth`, `rate-limit`, `source-not-found`). */
@@ -53,22 +56,40 @@ const MAX_PAGES = 100;
 /** Creates a client; nothing is sent until a method is called. */
 export function createGitHubClient(options: GitHubClientOptions = {}): GitHubClient {
   const { baseUrl, send, display, emit } = createGitHubTransport(options);
+  const listings = new Map<string, Promise<GitHubRelease[]>>();
+  const listAll = async (owner: string, repo: string): Promise<GitHubRelease[]> => {
+    const first = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/releases?per_page=100`;
+    const releases: GitHubRelease[] = [];
+    const seen = new Set<string>();
+    let next: string | undefined = first;
+    while (next !== undefined && !seen.has(next) && seen.size < MAX_PAGES) {
+      seen.add(next);
+      const response = await send({ method: 'GET', url: next });
+      if (!response) throw notFound(`repository ${owner}/${repo} was not found at ${baseUrl}`);
+      releases.push(...toGitHubReleases(response.data, `${owner}/${repo} releases`));
+      next = nextPageUrl(response.headers['link']);
+    }
+    return releases;
+  };
 
   return {
     baseUrl,
-    async listReleases(owner, repo) {
-      const first = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/releases?per_page=100`;
-      const releases: GitHubRelease[] = [];
-      const seen = new Set<string>();
-      let next: string | undefined = first;
-      while (next !== undefined && !seen.has(next) && seen.size < MAX_PAGES) {
-        seen.add(next);
-        const response = await send({ method: 'GET', url: next });
-        if (!response) throw notFound(`repository ${owner}/${repo} was not found at ${baseUrl}`);
-        releases.push(...toGitHubReleases(response.data, `${owner}/${repo} releases`));
-        next = nextPageUrl(response.headers['link']);
+    listReleases(owner, repo) {
+      // Several providers share one repository (core, kubeadm and docker are all cluster-api's
+      // releases): a listing in flight is shared, and a failed one is kept, so the build meets the
+      // failure once instead of once per provider. A successful one is asked again next time
+      // (an ETag revalidation, nearly free), so the list is never stale.
+      const key = `${owner}/${repo}`;
+      let pending = listings.get(key);
+      if (!pending) {
+        pending = listAll(owner, repo);
+        listings.set(key, pending);
+        pending.then(
+          () => listings.delete(key),
+          () => undefined,
+        );
       }
-      return releases;
+      return pending;
     },
     async getReleaseByTag(owner, repo, tag) {
       const url = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/releases/tags/${encodeURIComponent(tag)}`;

@@ -4,6 +4,7 @@
  * can never reach the terminal or a log even if some layer echoed it back.
  */
 import { FetchError, error, type DiagnosticCode } from '../../errors.js';
+import { isPermanentNetworkFailure, networkReason, unreachableHint, unreachableTarget } from '../network-failure.js';
 
 /** What the mapping needs from a failed request (the shape of octokit's RequestError, duck-typed). */
 interface HttpFailure {
@@ -52,11 +53,10 @@ export function toFetchError(cause: unknown, request: FailedRequest): FetchError
   const response = failure.response;
   if (!response) {
     const host = hostOf(request.url);
-    return make(
-      'fetch',
-      `could not reach ${host} (${networkReason(cause)}) for ${what}`,
-      `check the network connection and that ${host} is the right API host; retried ${request.retries} times`,
-    );
+    const reason = networkReason(cause);
+    // A failure no retry can fix was not retried (see network-failure.ts); say so only when it was.
+    const retried = isPermanentNetworkFailure(cause) || request.retries === 0 ? '' : `, retried ${request.retries} times`;
+    return make('fetch', `could not reach ${unreachableTarget(host, cause)} (${reason}${retried}) for ${what}`, unreachableHint(host, reason));
   }
   const status = response.status;
   const header = (name: string): string | undefined => {
@@ -109,20 +109,6 @@ function resetTime(reset: string | undefined, retryAfter: string | undefined, no
     return new Date(now() + seconds * 1000).toISOString();
   }
   return undefined;
-}
-
-/** The most specific reason in the cause chain: a system error code (ECONNREFUSED…), a timeout, or the innermost message. */
-function networkReason(cause: unknown): string {
-  let current: unknown = cause;
-  let reason = 'network error';
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    const { code, name, message } = current as { code?: unknown; name?: unknown; message?: unknown };
-    if (typeof code === 'string') return code;
-    if (name === 'TimeoutError') return 'timed out';
-    if (typeof message === 'string' && message !== '') reason = message;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return reason;
 }
 
 function hostOf(url: string): string {

@@ -11,6 +11,7 @@ import { SpecError, error } from '../../errors.js';
 import type { FetchProgress } from '../fetch-progress.js';
 import type { GitHubClientOptions } from './github-client.js';
 import { createEtagCache, etagKey } from './github-etag.js';
+import { isPermanentNetworkFailure } from '../network-failure.js';
 import { failureStatus, redactSecret, toFetchError } from './github-errors.js';
 import { GITHUB_API_BASE_URL } from './github-url.js';
 
@@ -106,8 +107,12 @@ export function createGitHubTransport(options: GitHubClientOptions): GitHubTrans
           const status = failureStatus(cause);
           // A 304 is reported once, by the ETag hook, as a cache hit.
           if (status !== undefined && status !== 304) emit({ type: 'response', method, url, status, cached: false });
+          // A name that does not resolve or a refused connection fails alike on every try: tell
+          // plugin-retry (which reads the options' `retries`) not to retry it.
+          const permanent = status === undefined && isPermanentNetworkFailure(cause);
+          if (permanent && endpoint.request) endpoint.request.retries = 0;
           // Mirror plugin-retry's schedule ((n+1)² units) so the CLI can say why it is waiting.
-          const retryable = status === undefined || status >= 500;
+          const retryable = !permanent && (status === undefined || status >= 500);
           if (retryable && attempt < retries) {
             const reason = status === undefined ? 'network' : 'server-error';
             emit({ type: 'retry', reason, method, url, retry: attempt + 1, waitMs: (attempt + 1) ** 2 * unitMs });
@@ -140,7 +145,7 @@ export function createGitHubTransport(options: GitHubClientOptions): GitHubTrans
       log: { debug: () => undefined, info: () => undefined, warn, error: warn },
       request: {
         fetch: (input: string | URL, init?: RequestInit) =>
-          fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) }),
+          (options.fetch ?? fetch)(String(input), { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) }),
         log: { debug: () => undefined, info: () => undefined, warn, error: warn },
       },
       retry: { retries, retryAfterBaseValue: unitMs, doNotRetry: DO_NOT_RETRY },

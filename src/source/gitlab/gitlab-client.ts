@@ -11,9 +11,11 @@
  */
 import { FetchError, error, peerWording, type DiagnosticCode } from '../../errors.js';
 import type { FetchProgress, FetchProgressListener } from '../fetch-progress.js';
+import { networkReason, unreachableHint, unreachableTarget } from '../network-failure.js';
 
-/** The part of the WHATWG fetch a client needs; `globalThis.fetch` fits. */
-export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+import type { FetchLike } from '../http/network-fetch.js';
+
+export type { FetchLike };
 
 export interface GitLabClientOptions {
   /** A personal, project or deploy token with read access to the package registry. Default: none (public projects). */
@@ -131,8 +133,8 @@ export function createGitLabClient(options: GitLabClientOptions = {}): GitLabCli
         return fail(
           'fetch',
           prefix,
-          timedOut ? `no complete answer within ${timeoutMs / 1000} s` : `could not reach ${new URL(url).host} (${networkReason(cause)})`,
-          timedOut ? 'the GitLab instance is slow or unreachable; try again later' : 'check the network connection and the host in the provider URL',
+          timedOut ? `no complete answer within ${timeoutMs / 1000} s` : `could not reach ${unreachableTarget(new URL(url).host, cause)} (${networkReason(cause)})`,
+          timedOut ? 'the GitLab instance is slow or unreachable; try again later' : unreachableHint(new URL(url).host, networkReason(cause)),
         );
       }
     },
@@ -148,17 +150,4 @@ function shown(url: string): string {
 
 function redact(text: string, secret: string | undefined): string {
   return secret ? text.split(secret).join('***') : text;
-}
-
-/** The most specific reason in a fetch failure's cause chain (a system error code, else a message). */
-function networkReason(cause: unknown): string {
-  let current: unknown = cause;
-  let reason = 'network error';
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    const { code, message } = current as { code?: unknown; message?: unknown };
-    if (typeof code === 'string') return code;
-    if (typeof message === 'string' && message !== '') reason = message;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return reason;
 }

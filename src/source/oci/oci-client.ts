@@ -4,6 +4,7 @@
  * get a blob (sha256 verified), and push blobs and manifests. Enough to read and write provider
  * artifacts the way the operator (through oras-go) does; no image-pulling features.
  */
+import type { FetchProgressListener } from '../fetch-progress.js';
 import { FetchError, error } from '../../errors.js';
 import type { OciCredentials } from './oci-credentials.js';
 import { computeOciDigest, isOciDigest, verifyOciDigest } from './oci-digest.js';
@@ -23,6 +24,8 @@ export interface OciClientOptions {
   fetchImpl?: typeof fetch;
   /** Per request, including reading the body. Default: 30 000 ms. */
   timeoutMs?: number;
+  /** Progress listener (request and response of every registry request). Default: none. */
+  onProgress?: FetchProgressListener;
 }
 
 /** A fetched manifest: its bytes, their verified digest and the parsed content. */
@@ -71,6 +74,7 @@ export function createOciClient(options: OciClientOptions): OciClient {
     ...(options.credentials ? { credentials: options.credentials } : {}),
     fetchImpl: options.fetchImpl ?? fetch,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
   const pull = (repository: string) => `repository:${repository}:pull`;
   const push = (repository: string) => `repository:${repository}:pull,push`;

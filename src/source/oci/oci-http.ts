@@ -6,6 +6,8 @@
  * that name the registry's host:port.
  */
 import { FetchError, error } from '../../errors.js';
+import type { FetchProgress, FetchProgressListener } from '../fetch-progress.js';
+import { isPermanentNetworkFailure, networkReason, unreachableHint, unreachableTarget } from '../network-failure.js';
 import { CREDENTIAL_HINT, createOciAuthorizer } from './oci-auth.js';
 import type { OciCredentials } from './oci-credentials.js';
 import { credentialSecrets } from './oci-credentials.js';
@@ -20,6 +22,8 @@ export interface OciHttpOptions {
   credentials?: OciCredentials;
   fetchImpl: typeof fetch;
   timeoutMs: number;
+  /** Told of every request sent and every answer (no headers, so no credential). Default: none. */
+  onProgress?: FetchProgressListener;
 }
 
 /** One request to the registry. */
@@ -56,6 +60,13 @@ export function createOciHttp(options: OciHttpOptions): OciHttp {
     timeoutMs: options.timeoutMs,
   });
   const secrets = credentialSecrets(options.credentials);
+  const emit = (event: FetchProgress): void => {
+    try {
+      options.onProgress?.(event);
+    } catch {
+      // A broken listener must not break a request.
+    }
+  };
   const redact = (text: string) => secrets.reduce((t, s) => t.split(s).join('[redacted]'), text);
 
   async function once(request: OciRequest, url: URL, authorization: string | undefined): Promise<{ response: Response; url: URL }> {
@@ -66,6 +77,8 @@ export function createOciHttp(options: OciHttpOptions): OciHttp {
       // Credentials go to the registry's own origin only (oras does the same after GHSA-vh4v-2xq2-g5cg).
       if (authorization !== undefined && current.origin === baseUrl.origin) headers.authorization = authorization;
       let response: Response;
+      const shown = `${current.origin}${current.pathname}`;
+      emit({ type: 'request', method, url: shown, attempt: 0 });
       try {
         response = await options.fetchImpl(current, {
           method,
@@ -75,8 +88,10 @@ export function createOciHttp(options: OciHttpOptions): OciHttp {
           signal: AbortSignal.timeout(options.timeoutMs),
         });
       } catch (cause) {
+        emit({ type: 'response', method, url: shown, status: 0, cached: false });
         throw transportError(cause, current);
       }
+      emit({ type: 'response', method, url: shown, status: response.status, cached: false });
       const location = response.headers.get('location');
       if (response.status < 300 || response.status >= 400 || response.status === 304 || !location) return { response, url: current };
       await response.body?.cancel();
@@ -94,12 +109,11 @@ export function createOciHttp(options: OciHttpOptions): OciHttp {
         error('fetch', `${where} did not answer within ${options.timeoutMs / 1000}s`, { hint: 'check that the registry is up and reachable from here' }),
       );
     }
-    const code = cause instanceof Error ? (cause.cause as { code?: unknown } | undefined)?.code : undefined;
+    const reason = networkReason(cause);
+    const check = options.plainHttp ? 'check the host and port, and that the registry is running' : 'check the host and port; a registry without TLS needs an http:// reference';
     return new FetchError(
-      error('fetch', `cannot reach ${where}${typeof code === 'string' ? ` (${code})` : ''}`, {
-        hint: options.plainHttp
-          ? 'check the host and port, and that the registry is running'
-          : 'check the host and port; a registry without TLS needs an http:// reference',
+      error('fetch', `cannot reach ${unreachableTarget(where, cause)} (${reason})`, {
+        hint: isPermanentNetworkFailure(cause) ? `${check}. ${unreachableHint(url.host, reason)}` : check,
       }),
     );
   }

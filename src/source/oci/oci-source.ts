@@ -8,6 +8,7 @@
  * Artifact URLs are `oci://<registry>/<repository>@<manifest digest>#<layer title>`: the manifest
  * digest, not the tag, so a tag moved to new content gives a new URL and the lock notices.
  */
+import type { FetchProgressListener } from '../fetch-progress.js';
 import { FetchError, error, type Location } from '../../errors.js';
 import type { Artifact, ReleaseSource } from '../release-source.js';
 import { sortVersions } from '../versions.js';
@@ -32,6 +33,8 @@ export interface OciSourceInput {
   timeoutMs?: number;
   /** Where the reference is declared (object, field, file:line), for a parse error. */
   where?: Location;
+  /** Progress listener: registry requests, and one `download` per file read. Default: none. */
+  onProgress?: FetchProgressListener;
 }
 
 /** The source, and the version the reference pins, if any. */
@@ -51,7 +54,7 @@ export interface OciSource {
  */
 export function createOciSource(input: OciSourceInput): OciSource {
   const ref = parseOciReference(input.reference, input.where ?? {});
-  const client = createOciClient({ registry: ref.registry, plainHttp: ref.plainHttp, credentials: input.credentials, fetchImpl: input.fetchImpl, timeoutMs: input.timeoutMs });
+  const client = createOciClient({ registry: ref.registry, plainHttp: ref.plainHttp, credentials: input.credentials, fetchImpl: input.fetchImpl, timeoutMs: input.timeoutMs, onProgress: input.onProgress });
   const shown = formatOciReference({ ...ref, tag: undefined });
   const manifests = new Map<string, Promise<FetchedManifest>>();
 
@@ -80,7 +83,13 @@ export function createOciSource(input: OciSourceInput): OciSource {
       const chosen = selectOciLayer(fetched.manifest.layers, wanted.titles);
       if (!chosen) throw missingLayer(`${shown}:${tag}`, fetched, wanted.role, wanted.titles);
       const bytes = await client.getBlob(ref.repository, chosen.layer.digest, chosen.layer.size);
-      return { bytes, url: `oci://${ref.registry}/${ref.repository}@${fetched.digest}#${chosen.title}` };
+      const url = `oci://${ref.registry}/${ref.repository}@${fetched.digest}#${chosen.title}`;
+      try {
+        input.onProgress?.({ type: 'download', url, bytes: bytes.length });
+      } catch {
+        // A broken listener must not break a fetch.
+      }
+      return { bytes, url };
     },
   };
   return ref.tag === undefined ? { source } : { source, pinnedVersion: ref.tag };

@@ -1,0 +1,58 @@
+/**
+ * A command's arguments, checked before node:util parseArgs sees them, so that every usage mistake
+ * gets an answer a person can act on: an unknown option names the closest known one ("did you mean
+ * --env?"), a stray word says which option it probably belongs to, and parseArgs' own errors (a
+ * missing value) are kept but never shown with Node's internal wording alone. Pure.
+ */
+import { parseArgs } from 'node:util';
+import { UsageError } from '../errors.js';
+import { suggestField } from '../spec/schema/suggest-field.js';
+import type { OptionSpec } from './command.js';
+
+export interface ParsedArgv {
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+}
+
+/** ` did you mean "x"?` or nothing: the closest candidate by edit distance (see suggestField). */
+export function didYouMean(word: string, candidates: readonly string[], format: (candidate: string) => string = (c) => `"${c}"`): string {
+  const best = suggestField(word, candidates);
+  return best === undefined ? '' : `; did you mean ${format(best)}?`;
+}
+
+/**
+ * Parses `args` against `options`. Throws UsageError for an unknown option (with the closest known
+ * one), a positional argument (no command takes any), or anything parseArgs refuses.
+ */
+export function parseCommandArgs(args: readonly string[], options: OptionSpec): ParsedArgv {
+  const names = Object.keys(options);
+  const shorts = new Map(Object.entries(options).flatMap(([name, o]) => (o.short ? [[o.short, name] as const] : [])));
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      const rest = args.slice(i + 1);
+      if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}: this command takes options only`);
+      break;
+    }
+    if (arg.startsWith('--')) {
+      const name = arg.slice(2).split('=')[0]!;
+      if (!Object.hasOwn(options, name)) throw new UsageError(`unknown option --${name}${didYouMean(name, names, (c) => `--${c}`)}`);
+      // A string option's value is the next argument, even when it looks like a word.
+      if (options[name]!.type === 'string' && !arg.includes('=')) i++;
+    } else if (arg.startsWith('-') && arg.length > 1) {
+      // `-env` for `--env` is the common slip; a real short option (-h) passes.
+      const word = arg.slice(1).split('=')[0]!;
+      if (!shorts.has(word)) throw new UsageError(`unknown option -${word}${didYouMean(word, names, (c) => `--${c}`)}`);
+    } else {
+      // `build dev` for `build --env dev`: say which option the word probably belongs to.
+      const hint = names.includes('env') ? `; to choose an environment, pass --env ${arg}` : '';
+      throw new UsageError(`unexpected argument ${JSON.stringify(arg)}: this command takes options only${hint}`);
+    }
+  }
+  try {
+    return parseArgs({ args: [...args], options, allowPositionals: false, strict: true });
+  } catch (e) {
+    // parseArgs' message is precise (which option lacks a value, or got one it does not take); its
+    // advice about `--` separators does not apply here, so it is cut off.
+    throw new UsageError((e as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
+  }
+}

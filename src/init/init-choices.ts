@@ -1,0 +1,97 @@
+/**
+ * What `init` asks of its flags before writing anything: the infrastructure provider must be one
+ * clusterctl knows (or one the local repository holds), and with `--local-repository` every version
+ * init pins must be one that repository has — a scaffold whose first build fails is no scaffold.
+ * Versions left open are filled with the newest the local repository holds, so Renovate sees a
+ * concrete version (it skips `latest`).
+ */
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import semver from 'semver';
+import { UsageError } from '../errors.js';
+import { BUILTIN_PROVIDERS } from '../source/github/builtin-providers.js';
+import { parseVersion, sortVersions } from '../source/versions.js';
+import { parseVersionRequest, type VersionRequest } from '../resolve/select-version.js';
+import { didYouMean } from '../cli/parse-argv.js';
+
+export interface InitFlags {
+  version?: string;
+  infrastructure?: string;
+  infrastructureVersion?: string;
+  certManagerVersion?: string;
+  /** As given: repository-relative or absolute. */
+  localRepository?: string;
+}
+
+export interface InitChoices {
+  version?: string;
+  infrastructure: string;
+  infrastructureVersion?: string;
+  certManagerVersion?: string;
+  /** `owner/repo` of the infrastructure provider's GitHub releases (Renovate's depName). */
+  infrastructureRepository: string;
+}
+
+/** Checks the flags against clusterctl's provider list and the local repository; UsageError on a mistake. */
+export function chooseInitVersions(flags: InitFlags, repoRoot: string): InitChoices {
+  const infrastructure = flags.infrastructure ?? 'docker';
+  const local = flags.localRepository === undefined ? undefined : path.resolve(repoRoot, flags.localRepository);
+  const localVersions = (label: string): string[] | undefined => {
+    try {
+      return sortVersions(
+        readdirSync(path.join(local!, label), { withFileTypes: true })
+          .filter((e) => e.isDirectory() && parseVersion(e.name))
+          .map((e) => e.name),
+      );
+    } catch {
+      return undefined;
+    }
+  };
+  if (local !== undefined && !isDirectory(local)) {
+    throw new UsageError(`--local-repository ${flags.localRepository}: no such folder (a clusterctl local repository holds <root>/<provider-label>/<version>/<file>)`);
+  }
+  const known = BUILTIN_PROVIDERS.filter((p) => p.type === 'InfrastructureProvider');
+  const entry = known.find((p) => p.name === infrastructure);
+  const inLocal = local !== undefined && localVersions(`infrastructure-${infrastructure}`) !== undefined;
+  if (!entry && !inLocal) {
+    const names = known.map((p) => p.name);
+    throw new UsageError(`--infrastructure ${infrastructure}: not in clusterctl's provider list${local ? ' nor in the local repository' : ''}${didYouMean(infrastructure, names)} (known: ${names.join(', ')})`);
+  }
+  const repository = entry ? /^https:\/\/github\.com\/([^/]+\/[^/]+)\//.exec(entry.url)?.[1] : undefined;
+  const pick = (flag: string, label: string, requested: string | undefined): string | undefined => {
+    if (local === undefined) return requested;
+    const available = localVersions(label);
+    if (available === undefined || available.length === 0) return requested;
+    if (requested === undefined || requested === 'latest' || requested === '') return available.at(-1);
+    const request = parseVersionRequest(requested);
+    if (!request) throw new UsageError(`${flag} ${requested}: not a version or range (e.g. v1.12.0, ~1.12, latest)`);
+    if (!available.some((v) => satisfies(v, request))) throw new UsageError(`${flag} ${requested}: the local repository has ${label} ${available.join(', ')} only`);
+    return requested;
+  };
+  const version = pick('--version', 'cluster-api', flags.version);
+  const infrastructureDefault = flags.infrastructureVersion ?? (infrastructure === 'docker' ? version : undefined);
+  return {
+    version,
+    infrastructure,
+    infrastructureVersion: pick(flags.infrastructureVersion ? '--infrastructure-version' : '--version', `infrastructure-${infrastructure}`, infrastructureDefault),
+    certManagerVersion: pick('--cert-manager-version', 'cert-manager', flags.certManagerVersion),
+    infrastructureRepository: repository ?? `kubernetes-sigs/cluster-api-provider-${infrastructure}`,
+  };
+}
+
+/** An exact tag matches itself (with or without `v`); a range matches as the build reads it. */
+function satisfies(tag: string, request: VersionRequest): boolean {
+  const version = parseVersion(tag);
+  if (!version) return false;
+  if (request.kind === 'exact') return version.compare(parseVersion(request.version)!) === 0;
+  return request.kind === 'latest' || semver.satisfies(version, request.range);
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    readdirSync(dir);
+    return true;
+  } catch {
+    return false;
+  }
+}
