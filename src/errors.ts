@@ -57,7 +57,10 @@ export type DiagnosticCode =
   | 'write'
   | 'output-location'
   | 'removal'
-  | 'diff-duplicate-object';
+  | 'diff-duplicate-object'
+  | 'destination'
+  | 'plugin'
+  | 'publish';
 
 /** Where a diagnostic points. `file` is relative to the repository root when it is inside it. */
 export interface Location {
