@@ -17,6 +17,7 @@ import { useColor, type CliIo } from './io.js';
 const COMMANDS: Record<string, () => Promise<Command>> = {
   build: async () => (await import('./commands/build.js')).buildCommand,
   check: async () => (await import('./commands/check.js')).checkCommand,
+  'cmp-generate': async () => (await import('./commands/cmp-generate.js')).cmpGenerateCommand,
   diff: async () => (await import('./commands/diff.js')).diffCommand,
   init: async () => (await import('./commands/init.js')).initCommand,
   inputs: async () => (await import('./commands/inputs.js')).inputsCommand,
