@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   inputs: async () => (await import('./commands/inputs.js')).inputsCommand,
   mirror: async () => (await import('./commands/mirror.js')).mirrorCommand,
   plan: async () => (await import('./commands/plan.js')).planCommand,
+  publish: async () => (await import('./commands/publish.js')).publishCommand,
   rbac: async () => (await import('./commands/rbac.js')).rbacCommand,
   upgrade: async () => (await import('./commands/upgrade.js')).upgradeCommand,
 };
