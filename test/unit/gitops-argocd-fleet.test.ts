@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { RenderError } from '../../src/errors.js';
 import { argocdApplicationFiles, argocdFleetFiles, type ArgocdEnvironment } from '../../src/gitops/argocd-applications.js';
 import { resolveGitopsOptions, type GitopsOptions } from '../../src/gitops/options.js';
+import { mergeGitopsConfig } from '../../src/gitops/merge-config.js';
+import type { GitopsConfig } from '../../src/config/config-types.js';
 import { readTextFileSync } from '../../src/gitops/templates.js';
 import type { JsonObject } from '../../src/manifest/object.js';
 import { parseSourceDocuments } from '../../src/spec/yaml-document.js';
@@ -135,4 +137,27 @@ describe('Applications from the plugin or the Source Hydrator', () => {
     const a = app({});
     expect(consumerSchemaProblems({ ...a, spec: { ...(a.spec as JsonObject), destination: { server: 1 }, sourcee: {} } }).length).toBeGreaterThan(1);
   });
+});
+
+describe('layering destinations and OCI settings (capi-render.yaml, then overlays)', () => {
+  it.each<{ name: string; base: GitopsConfig; over: GitopsConfig; expected: GitopsConfig }>([
+    {
+      name: 'an overlay’s name replaces an inherited server (never both)',
+      base: { argocd: { destination: { server: 'https://a.example.com' }, project: 'p' } },
+      over: { argocd: { destination: { name: 'b' } } },
+      expected: { argocd: { destination: { name: 'b' }, project: 'p' } },
+    },
+    {
+      name: 'destinationServer, the older spelling, replaces an inherited destination too',
+      base: { argocd: { destination: { name: 'a' } } },
+      over: { argocd: { destinationServer: 'https://b.example.com' } },
+      expected: { argocd: { destinationServer: 'https://b.example.com' } },
+    },
+    {
+      name: 'the registry from capi-render.yaml, the digest from the overlay',
+      base: { flux: { oci: { repository: 'r.example.com/capi' }, interval: '5m' } },
+      over: { flux: { oci: { digest: `sha256:${'a'.repeat(64)}` } } },
+      expected: { flux: { oci: { repository: 'r.example.com/capi', digest: `sha256:${'a'.repeat(64)}` }, interval: '5m' } },
+    },
+  ])('$name', ({ base, over, expected }) => expect(mergeGitopsConfig(base, over)).toEqual(expected));
 });
