@@ -5,7 +5,7 @@
  * structural-schema converter (unknown fields are errors, as the API server's field validation
  * `Strict` makes them). The CRDs' two CEL rules are left to the tests, which check them by hand.
  */
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import jsYaml from 'js-yaml';
 import { convertStructuralSchema } from '../../src/spec/schema/convert-structural-schema.js';
 import { addKubernetesFormats } from '../../src/spec/schema/k8s-formats.js';

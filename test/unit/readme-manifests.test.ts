@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { GITOPS_SCHEMA } from '../../src/config/config-schema.js';
@@ -55,5 +55,21 @@ describe('README delivery manifests', () => {
     const settings = documents.filter((d) => d.gitops !== undefined);
     expect(settings.length).toBeGreaterThanOrEqual(2);
     for (const s of settings) expect(validate(s.gitops), JSON.stringify(validate.errors)).toBe(true);
+  });
+});
+
+describe("the example's own gitops/ folder", () => {
+  it('every object is valid against its CRD, and kubectl kustomize builds the Flux folder', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { listFiles } = await import('../../src/output/list-files.js');
+    const dir = path.join(REPO_ROOT, 'gitops');
+    const files = (await listFiles(dir)).filter((f) => f.endsWith('.yaml') && !f.endsWith('kustomization.yaml'));
+    expect(files.length).toBeGreaterThanOrEqual(2);
+    for (const f of files) {
+      for (const o of jsYaml.loadAll(readFileSync(path.join(dir, f), 'utf8')) as JsonObject[]) expect(consumerSchemaProblems(o), `${f}: ${o.kind}`).toEqual([]);
+    }
+    const built = spawnSync('kubectl', ['kustomize', path.join(dir, 'flux/dev')], { encoding: 'utf8' });
+    expect(built.status, built.stderr).toBe(0);
+    expect((jsYaml.loadAll(built.stdout) as JsonObject[]).map((o) => o.kind)).toEqual(Array(5).fill('Kustomization'));
   });
 });
