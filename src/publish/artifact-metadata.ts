@@ -29,9 +29,7 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d
  * the flag is missing; SpecError `publish` for uncommitted output.
  */
 export async function artifactMetadata(flags: ArtifactMetadataFlags, git: GitRunner, outputFolder: string): Promise<ArtifactMetadata> {
-  if (flags.created !== undefined && flags.created !== 'commit' && (!RFC3339.test(flags.created) || Number.isNaN(Date.parse(flags.created)))) {
-    throw new UsageError(`--created must be "commit" or an RFC 3339 time such as 2026-01-31T12:00:00Z, not ${JSON.stringify(flags.created)}`);
-  }
+  checkCreatedFlag(flags.created);
   const ask = async (args: string[], flag: string): Promise<string> => {
     try {
       return (await git(args)).toString('utf8').trim();
@@ -61,6 +59,13 @@ export async function artifactMetadata(flags: ArtifactMetadataFlags, git: GitRun
     created = new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
   }
   return { source, revision, ...(created !== undefined ? { created } : {}) };
+}
+
+/** Throws UsageError unless `created` is undefined, `commit` or an RFC 3339 time (checked before any work). */
+export function checkCreatedFlag(created: string | undefined): void {
+  if (created !== undefined && created !== 'commit' && (!RFC3339.test(created) || Number.isNaN(Date.parse(created)))) {
+    throw new UsageError(`--created must be "commit" or an RFC 3339 time such as 2026-01-31T12:00:00Z, not ${JSON.stringify(created)}`);
+  }
 }
 
 /** `https://user:token@host/x.git` → `https://host/x.git`: a credential never reaches a registry. */

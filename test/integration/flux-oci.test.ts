@@ -17,6 +17,7 @@ import { git, gitEnv, initRepo } from '../helpers/git.js';
 import { registryUnavailableReason, startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { tempDir } from '../helpers/tmp.js';
 import { consumerSchemaProblems } from '../helpers/consumer-schemas.js';
+import { runCli } from '../helpers/cli.js';
 
 const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
 const unavailable = registryUnavailableReason();
@@ -108,9 +109,6 @@ describe.skipIf(unavailable !== undefined)('Flux OCI artifacts through a real re
     git(home, env, 'clone', '-q', repo, other);
     git(other, env, 'remote', 'set-url', 'origin', REMOTE);
     for (const f of readdirSync(path.join(other, 'rendered/dev/cluster-api'))) chmodSync(path.join(other, 'rendered/dev/cluster-api', f), 0o600);
-    const elsewhere = await cli(other, ['publish', '--env', 'dev', '--oci', `oci://${registry.host}/capi/dev:v2`, '--json'], { ...env, TZ: 'Pacific/Chatham', CAPI_RENDER_CACHE_DIR: path.join(tempDir(), 'cache2') }, '077');
-    // oci:// means TLS; the plain-HTTP registry refuses it.
-    expect(elsewhere.code).toBe(1);
     const viaHttp = await cli(other, ['publish', '--env', 'dev', '--oci', `http://${registry.host}/capi/dev:v2`, '--json'], { ...env, TZ: 'Pacific/Chatham', CAPI_RENDER_CACHE_DIR: path.join(tempDir(), 'cache2') }, '077');
     expect(viaHttp.code, viaHttp.stderr).toBe(0);
     expect(JSON.parse(viaHttp.stdout)).toMatchObject({ digest, url: `oci://${registry.host}/capi/dev`, tag: 'v2' });
@@ -119,49 +117,59 @@ describe.skipIf(unavailable !== undefined)('Flux OCI artifacts through a real re
   it('--created commit adds the commit time (a deterministic source); the digest is still stable', async () => {
     const { repo, env } = checkout(tempDir());
     const args = ['publish', '--env', 'dev', '--oci', `http://${registry.host}/capi/dev:created`, '--created', 'commit', '--json'];
-    const a = JSON.parse((await cli(repo, args, env)).stdout);
+    const a = JSON.parse((await runCli(args, { cwd: repo, env })).stdout);
     const b = JSON.parse((await cli(repo, args, { ...env, TZ: 'America/St_Johns' })).stdout);
     expect(a.annotations['org.opencontainers.image.created']).toBe('2026-01-01T00:00:00Z');
     expect(b.digest).toBe(a.digest);
   }, 60_000);
 
-  const failures: { name: string; args: (host: string) => string[]; prepare?: (repo: string) => void; code: number; message: RegExp }[] = [
+  // Through the CLI function in-process (the same exit codes), in one copy of the example without
+  // git: --source and --revision are given, as a pipeline outside git would.
+  const named = ['--source', REMOTE, '--revision', `main@sha1:${'0'.repeat(40)}`];
+  const failures: { name: string; args: (host: string) => string[]; prepare?: (repo: string) => () => void; code: number; message: RegExp }[] = [
     { name: 'no --oci', args: () => ['publish', '--env', 'dev'], code: 2, message: /--oci REGISTRY\/REPO:TAG is required/ },
     { name: 'a reference without a tag', args: (h) => ['publish', '--env', 'dev', '--oci', `http://${h}/capi/dev`], code: 1, message: /error\[publish\].*has no tag/ },
     { name: 'a bad --created', args: (h) => ['publish', '--env', 'dev', '--oci', `http://${h}/capi/dev:x`, '--created', 'yesterday'], code: 2, message: /--created must be "commit" or an RFC 3339 time/ },
-    { name: 'two environments and no --env', args: (h) => ['publish', '--oci', `http://${h}/capi/dev:x`], code: 2, message: /choose one environment with --env \(dev, prod\)/ },
+    { name: 'two environments and no --env', args: (h) => ['publish', '--oci', `http://${h}/capi/dev:x`, ...named], code: 2, message: /choose one environment with --env \(dev, prod\)/ },
     {
       name: 'rendered/dev edited by hand (the artifact would not be the committed output)',
-      args: (h) => ['publish', '--env', 'dev', '--oci', `http://${h}/capi/dev:x`],
-      prepare: (repo) => writeFileSync(path.join(repo, 'rendered/dev/kustomization.yaml'), 'resources: []\n'),
+      args: (h) => ['publish', '--env', 'dev', '--oci', `http://${h}/capi/dev:x`, ...named],
+      prepare: (repo) => {
+        const file = path.join(repo, 'rendered/dev/kustomization.yaml');
+        const text = readFileSync(file, 'utf8');
+        writeFileSync(file, 'resources: []\n');
+        return () => writeFileSync(file, text);
+      },
       code: 1,
       message: /rendered\/dev\/kustomization\.yaml: error\[drift\]/,
     },
-    { name: 'a registry that does not answer', args: () => ['publish', '--env', 'dev', '--oci', 'http://127.0.0.1:9/capi/dev:x'], code: 1, message: /error\[fetch\]/ },
+    { name: 'a registry that does not answer', args: () => ['publish', '--env', 'dev', '--oci', 'http://127.0.0.1:9/capi/dev:x', ...named], code: 1, message: /error\[fetch\]/ },
   ];
-  it.each(failures)('$name → exit $code', async ({ args, prepare, code, message }) => {
-    const { repo, env } = checkout(tempDir());
-    if (prepare) {
-      prepare(repo);
-      git(repo, env, 'commit', '-qam', 'edit');
+  it('the error cases: the right exit code and message, nothing on stdout', async () => {
+    const repo = copyExample({ committed: true });
+    const env = { CAPI_RENDER_CACHE_DIR: path.join(tempDir(), 'cache'), GIT_CEILING_DIRECTORIES: path.dirname(repo) };
+    for (const { name, args, prepare, code, message } of failures) {
+      const restore = prepare?.(repo);
+      const r = await runCli(args(registry.host), { cwd: repo, env });
+      restore?.();
+      expect(r.code, name).toBe(code);
+      expect(r.stderr, name).toMatch(message);
+      expect(r.stdout, name).toBe('');
     }
-    const r = await cli(repo, args(registry.host), env);
-    expect(r.code).toBe(code);
-    expect(r.stderr).toMatch(message);
-    expect(r.stdout).toBe('');
   }, 60_000);
 
   it('uncommitted output is refused unless --revision names it; outside git --source and --revision are needed', async () => {
     const { repo, env } = checkout(tempDir());
     writeFileSync(path.join(repo, 'rendered/dev/extra.txt'), 'x');
-    const dirty = await cli(repo, ['publish', '--env', 'dev', '--oci', `http://${registry.host}/capi/dev:x`], env);
+    const dirty = await runCli(['publish', '--env', 'dev', '--oci', `http://${registry.host}/capi/dev:x`], { cwd: repo, env });
     expect(dirty.code).toBe(1);
     expect(dirty.stderr).toMatch(/error\[(publish|drift)\]/);
     const plain = copyExample({ committed: true });
-    const noGit = await cli(plain, ['publish', '--env', 'dev', '--oci', `http://${registry.host}/capi/dev:x`], { PATH: process.env.PATH ?? '', CAPI_RENDER_CACHE_DIR: path.join(tempDir(), 'c'), GIT_CEILING_DIRECTORIES: path.dirname(plain) });
+    const outside = { PATH: process.env.PATH ?? '', CAPI_RENDER_CACHE_DIR: path.join(tempDir(), 'c'), GIT_CEILING_DIRECTORIES: path.dirname(plain) };
+    const noGit = await runCli(['publish', '--env', 'dev', '--oci', `http://${registry.host}/capi/dev:x`], { cwd: plain, env: outside });
     expect(noGit.code).toBe(2);
     expect(noGit.stderr).toMatch(/--source is required/);
-    const named = await cli(plain, ['publish', '--env', 'dev', '--oci', `http://${registry.host}/capi/dev:x`, '--source', REMOTE, '--revision', 'v1.0.0@sha1:0000000000000000000000000000000000000000'], { PATH: process.env.PATH ?? '', CAPI_RENDER_CACHE_DIR: path.join(tempDir(), 'c'), GIT_CEILING_DIRECTORIES: path.dirname(plain) });
+    const named = await runCli(['publish', '--env', 'dev', '--oci', `http://${registry.host}/capi/dev:x`, '--source', REMOTE, '--revision', 'v1.0.0@sha1:0000000000000000000000000000000000000000'], { cwd: plain, env: outside });
     expect(named.code, named.stderr).toBe(0);
   }, 60_000);
 });
@@ -176,7 +184,7 @@ describe('the flux flavour from an OCI artifact', () => {
     );
     writeFileSync(path.join(repo, 'capi-render.yaml'), config);
     writeFileSync(path.join(repo, 'overlays/dev/overlay.yaml'), `${readFileSync(path.join(repo, 'overlays/dev/overlay.yaml'), 'utf8')}gitops:\n  flux:\n    oci:\n      digest: ${digest}\n`);
-    const built = await cli(repo, ['build'], { PATH: process.env.PATH ?? '', CAPI_RENDER_CACHE_DIR: path.join(tempDir(), 'cache') });
+    const built = await runCli(['build'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: path.join(tempDir(), 'cache') } });
     expect(built.code, built.stderr).toBe(0);
     const folder = path.join(repo, 'gitops/flux/dev');
     expect(readdirSync(folder).sort()).toEqual(['flux-kustomizations.yaml', 'kustomization.yaml', 'oci-repository.yaml']);

@@ -5,6 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { deterministicTar } from '../../src/publish/deterministic-tar.js';
 import { packFluxArtifact } from '../../src/publish/flux-artifact.js';
+import { parsePublishReference } from '../../src/publish/push-flux-artifact.js';
 import { computeOciDigest } from '../../src/source/oci/oci-digest.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -63,6 +64,14 @@ describe('deterministic tar', () => {
     for (const p of ['', '/abs', 'a/../b', 'a//b', './a']) expect(() => deterministicTar([{ path: p, bytes: enc('') }])).toThrow(/unsafe/);
     expect(() => deterministicTar([FILES[0]!, FILES[0]!])).toThrow(/twice/);
   });
+});
+
+describe('the publish reference', () => {
+  it.each([
+    ['oci://ghcr.io/acme/capi/prod:main', { registry: 'ghcr.io', repository: 'acme/capi/prod', tag: 'main', plainHttp: false }],
+    ['ghcr.io/acme/capi/prod:v1', { registry: 'ghcr.io', repository: 'acme/capi/prod', tag: 'v1', plainHttp: false }],
+    ['http://127.0.0.1:5000/capi/dev:x', { registry: '127.0.0.1:5000', repository: 'capi/dev', tag: 'x', plainHttp: true }],
+  ])('%s', (text, expected) => expect(parsePublishReference(text)).toEqual(expected));
 });
 
 describe('the Flux artifact', () => {

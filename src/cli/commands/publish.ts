@@ -10,7 +10,7 @@ import { DriftError, UsageError, error } from '../../errors.js';
 import { compareTrees } from '../../check/compare-output.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
 import { listFiles } from '../../output/list-files.js';
-import { artifactMetadata } from '../../publish/artifact-metadata.js';
+import { artifactMetadata, checkCreatedFlag } from '../../publish/artifact-metadata.js';
 import { packFluxArtifact } from '../../publish/flux-artifact.js';
 import { parsePublishReference, pushFluxArtifact } from '../../publish/push-flux-artifact.js';
 import { render } from '../../render/render.js';
@@ -51,6 +51,7 @@ export const publishCommand: Command = {
     const { io, values, repoRoot, color } = ctx;
     if (!values.oci) throw new UsageError('--oci REGISTRY/REPO:TAG is required');
     const ref = parsePublishReference(String(values.oci));
+    checkCreatedFlag(values.created === undefined ? undefined : String(values.created));
     const prepared = await prepareRender({ ...ctx, values: { ...values, env: values.env === undefined ? [] : [String(values.env)] } });
     const result = await render(prepared.options);
     if (result.environments.length !== 1) throw new UsageError(`choose one environment with --env (${result.allEnvironments.join(', ')})`);
