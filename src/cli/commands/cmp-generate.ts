@@ -17,7 +17,7 @@
  * SIGTERM; it installs no handler, writes nothing and starts no child process, so it simply stops.
  */
 import path from 'node:path';
-import { DriftError, SpecError, UsageError, error } from '../../errors.js';
+import { DriftError, SpecError, error } from '../../errors.js';
 import { PLUGIN_ENV_VARIABLE } from '../../gitops/argocd-applications.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
 import { render } from '../../render/render.js';
@@ -25,6 +25,7 @@ import { defaultCacheDir } from '../../source/artifact-cache.js';
 import type { Command } from '../command.js';
 import { streamEnvironment } from '../environment-stream.js';
 import { formatDiagnostics } from '../format.js';
+import { onlyEnvironment } from '../only-environment.js';
 import { RENDER_FLAGS, prepareRender } from '../render-options.js';
 
 /** The Application's `plugin.env` entry CAPI_ENV, as the repo-server passes it. */
@@ -43,15 +44,12 @@ export const cmpGenerateCommand: Command = {
   options: { env: { type: 'string' }, offline: RENDER_FLAGS.offline!, 'cache-dir': RENDER_FLAGS['cache-dir']! },
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
-    const env = (values.env as string | undefined) ?? (io.env[ENV_VARIABLE] || undefined);
+    const env = await onlyEnvironment(repoRoot, (values.env as string | undefined) ?? (io.env[ENV_VARIABLE] || undefined), (names) => `set the Application's plugin env ${PLUGIN_ENV_VARIABLE} to one of ${names} (${ENV_VARIABLE} is not set)`);
     const offline = Boolean(values.offline) || io.env[OFFLINE_VARIABLE] === 'true';
     // Before anything reads through the cache (the lock's parse is cached there too).
     refuseCacheInCheckout(values['cache-dir'] ? path.resolve(io.cwd, String(values['cache-dir'])) : defaultCacheDir(io.env), repoRoot);
-    const prepared = await prepareRender({ ...ctx, values: { ...values, env: env === undefined ? [] : [env], offline } });
+    const prepared = await prepareRender({ ...ctx, values: { ...values, env: [env], offline } });
     const result = await render(prepared.options);
-    if (result.environments.length !== 1) {
-      throw new UsageError(`set the Application's plugin env ${PLUGIN_ENV_VARIABLE} to one of ${result.allEnvironments.join(', ')} (${ENV_VARIABLE} is not set)`);
-    }
     if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
     const changes = describeLockChanges(prepared.lock, result.lock);
     if (changes.length > 0) {

@@ -20,6 +20,7 @@ import { normalizeInputText } from '../../spec/input-text.js';
 import { createGitRunner } from '../../upgrade/git-command.js';
 import type { Command } from '../command.js';
 import { formatDiagnostics } from '../format.js';
+import { onlyEnvironment } from '../only-environment.js';
 import { RENDER_FLAGS, prepareRender } from '../render-options.js';
 import { promises as fs } from 'node:fs';
 
@@ -52,9 +53,9 @@ export const publishCommand: Command = {
     if (!values.oci) throw new UsageError('--oci REGISTRY/REPO:TAG is required');
     const ref = parsePublishReference(String(values.oci));
     checkCreatedFlag(values.created === undefined ? undefined : String(values.created));
-    const prepared = await prepareRender({ ...ctx, values: { ...values, env: values.env === undefined ? [] : [String(values.env)] } });
+    const only = await onlyEnvironment(repoRoot, values.env === undefined ? undefined : String(values.env), (names) => `choose one environment with --env (${names})`);
+    const prepared = await prepareRender({ ...ctx, values: { ...values, env: [only] } });
     const result = await render(prepared.options);
-    if (result.environments.length !== 1) throw new UsageError(`choose one environment with --env (${result.allEnvironments.join(', ')})`);
     if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
     const env = result.environments[0]!.environment.name;
     const folder = path.join(result.outputDir, env);
