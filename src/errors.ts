@@ -59,7 +59,10 @@ export type DiagnosticCode =
   | 'removal'
   | 'diff-duplicate-object'
   | 'live-dump'
-  | 'import';
+  | 'import'
+  | 'destination'
+  | 'plugin'
+  | 'publish';
 
 /** Where a diagnostic points. `file` is relative to the repository root when it is inside it. */
 export interface Location {

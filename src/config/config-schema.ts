@@ -23,9 +23,24 @@ export const GITOPS_SCHEMA = {
         repoURL: str,
         targetRevision: str,
         project: str,
+        destination: {
+          type: 'object',
+          additionalProperties: false,
+          // Exactly one of server and name (Argo CD refuses both): checked where Applications are made.
+          properties: { server: { type: 'string', pattern: '^https?://' }, name: str, namespace: str },
+        },
         destinationServer: str,
         namespace: str,
         pathPrefix: str,
+        source: { enum: ['path', 'plugin', 'hydrator'] },
+        plugin: { type: 'object', additionalProperties: false, properties: { name: str } },
+        hydrator: {
+          type: 'object',
+          additionalProperties: false,
+          // syncSource.path must not be the repository root (Argo CD's CRD pattern ^.{2,}|[^./]$).
+          properties: { targetBranch: str, pathPrefix: { type: 'string', pattern: '^.{2,}|[^./]$' }, hydrateToBranch: str },
+        },
+        repoPath: str,
       },
     },
     flux: {
@@ -43,6 +58,27 @@ export const GITOPS_SCHEMA = {
         timeout: str,
         pathPrefix: str,
         dependsOn: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: str, namespace: str } } },
+        kubeConfig: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['secretRef'],
+          properties: { secretRef: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: str, key: str } } },
+        },
+        serviceAccountName: str,
+        oci: {
+          type: 'object',
+          additionalProperties: false,
+          // `repository` may come from capi-render.yaml and `digest` from the overlay: checked after merging.
+          properties: {
+            // registry/repository without scheme, tag or digest: the environment's name is appended.
+            repository: { type: 'string', pattern: '^[A-Za-z0-9.-]+(:[0-9]+)?(/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)+$' },
+            digest: { type: 'string', pattern: '^sha256:[a-f0-9]{64}$' },
+            tag: { type: 'string', pattern: '^[\\w][\\w.-]{0,127}$' },
+            insecure: { type: 'boolean' },
+            secretRef: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: str } },
+            interval: str,
+          },
+        },
       },
     },
   },

@@ -7,15 +7,17 @@
  *     and warn (all flavours — the annotation means nothing to other consumers);
  *  3. flavour annotations: Argo CD waves and sync options, or Flux prune protection.
  *
- * Then the consumer files of the flavour (Flux Kustomizations; Argo CD Application/ApplicationSet
- * when asked for), outside the output folder (see layout.ts). Pure apart from reading templates
+ * Then the consumer files of the flavour (Flux Kustomizations; the Argo CD Application when asked
+ * for), outside the output folder (see layout.ts). The ApplicationSet spans environments, so it is
+ * made once per build by argocdFleetFiles (argocd-applications.ts). Pure apart from reading templates
  * through `deps.read`. Objects left unchanged keep their identity, and a changed object is copied
  * only along the paths that changed (setIn), so shared CRDs stay shared.
  */
 import type { Diagnostic } from '../errors.js';
 import type { KubeObject } from '../manifest/object.js';
 import type { RenderedComponent, RenderedEnvironment } from '../output/plan.js';
-import { annotateForArgocd, argocdExtraFiles } from './argocd.js';
+import { annotateForArgocd } from './argocd.js';
+import { argocdApplicationFiles } from './argocd-applications.js';
 import { stripPlaceholderCaBundles } from './ca-bundle.js';
 import { annotateForFlux, fluxExtraFiles } from './flux.js';
 import { componentRole, resolveGitopsOptions, type ComponentRole, type GitopsOptions, type GitopsResult, type ResolvedGitopsOptions } from './options.js';
@@ -74,7 +76,7 @@ export function applyGitopsFlavour(env: RenderedEnvironment, options: GitopsOpti
     warnings.push(...flux.warnings);
   } else if (resolved.flavour === 'argocd') {
     const templates = { userDir: resolved.templatesDir, bundledDir: deps.bundledTemplatesDir ?? packagePath('bundled-templates'), read: deps.read ?? readTextFileSync };
-    const argocd = argocdExtraFiles(environment, resolved, templates);
+    const argocd = argocdApplicationFiles(environment, resolved, templates);
     extra.push(...argocd.files);
     warnings.push(...argocd.warnings);
   }

@@ -1,16 +1,15 @@
 /**
  * The Argo CD flavour (GITOPS-CONSUMERS §1): sync waves so cert-manager, core and the other
  * providers install in clusterctl's order, ServerSideApply where client-side apply cannot work,
- * prune/delete protection for CRDs and Namespaces, and the optional Application/ApplicationSet.
+ * prune/delete protection for CRDs and Namespaces. The optional Application/ApplicationSet are in
+ * argocd-applications.ts.
  */
-import { SpecError, error, warning, type Diagnostic } from '../errors.js';
-import { annotationsOf, describeObject, type JsonObject, type KubeObject } from '../manifest/object.js';
-import type { RenderedEnvironment } from '../output/plan.js';
+import { warning, type Diagnostic } from '../errors.js';
+import { annotationsOf, describeObject, type KubeObject } from '../manifest/object.js';
 import { ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, mergeSyncOptions, withAnnotation } from './annotations.js';
 import { lastAppliedSize, SSA_SIZE_THRESHOLD } from './last-applied-size.js';
-import { applicationPath, applicationSetPath, joinRepoPath, objectNameFrom } from './layout.js';
-import { componentRole, type ComponentRole, type ResolvedGitopsOptions } from './options.js';
-import { renderTemplate, type TemplateSource } from './templates.js';
+import { objectNameFrom } from './layout.js';
+import type { ComponentRole, ResolvedGitopsOptions } from './options.js';
 
 /**
  * Waves per component role, as strings (Argo CD reads the annotation as a string). Gaps leave
@@ -58,65 +57,4 @@ export function annotateForArgocd(obj: KubeObject, role: ComponentRole, protect:
 /** The application name for an environment: `capi-<env>` in object-name form. */
 export function argocdApplicationName(env: string): string {
   return `capi-${objectNameFrom(env)}`;
-}
-
-/**
- * The Application and/or ApplicationSet files, rendered from `argocd/application.yaml.hbs` and
- * `argocd/applicationset.yaml.hbs`. The ApplicationSet context holds no environment data, so every
- * environment yields the same bytes for it. Throws SpecError `config` when repoURL is missing.
- */
-export function argocdExtraFiles(env: RenderedEnvironment, options: ResolvedGitopsOptions, templates: TemplateSource): { files: [string, string][]; warnings: Diagnostic[] } {
-  const a = options.argocd;
-  if (!a.application && !a.applicationSet) return { files: [], warnings: [] };
-  if (a.repoURL === undefined || a.repoURL === '') {
-    throw new SpecError(
-      error('config', 'gitops.argocd.repoURL is required to generate an Argo CD Application or ApplicationSet', {
-        field: 'gitops.argocd.repoURL',
-        hint: 'set it to the Git URL of this repository, e.g. https://github.com/acme/management-clusters.git',
-      }),
-    );
-  }
-  const argocd: JsonObject = {
-    namespace: a.namespace,
-    project: a.project,
-    repoURL: a.repoURL,
-    targetRevision: a.targetRevision,
-    destinationServer: a.destinationServer,
-    pathPrefix: a.pathPrefix,
-  };
-  const managedBy = { 'app.kubernetes.io/managed-by': 'capi-render' };
-  const files: [string, string][] = [];
-  const warnings: Diagnostic[] = [];
-  if (a.application) {
-    const context: JsonObject = {
-      argocd,
-      environment: { name: env.name, path: joinRepoPath(a.pathPrefix, env.name), labels: { ...options.labels } },
-      application: { name: argocdApplicationName(env.name), labels: managedBy },
-      components: env.components.map((c) => ({ name: c.name, role: componentRole(c.name), wave: ARGOCD_WAVES[componentRole(c.name)] })),
-    };
-    files.push([applicationPath(env.name), renderTemplate('argocd/application.yaml.hbs', context, templates).text]);
-  }
-  if (a.applicationSet) {
-    const context: JsonObject = {
-      argocd,
-      applicationSet: {
-        name: 'capi',
-        labels: managedBy,
-        directories: joinRepoPath(a.pathPrefix, '*'),
-        // Argo CD fills these per generated folder; same naming as a single Application.
-        applicationName: 'capi-{{.path.basenameNormalized}}',
-        path: '{{.path.path}}',
-      },
-    };
-    files.push([applicationSetPath(), renderTemplate('argocd/applicationset.yaml.hbs', context, templates).text]);
-  }
-  if (a.application && a.applicationSet) {
-    warnings.push(
-      warning('gitops', `both an Application and an ApplicationSet manage environment ${env.name} (both create Application ${argocdApplicationName(env.name)})`, {
-        field: 'gitops.argocd',
-        hint: 'apply only one of gitops/argocd/applicationset.yaml and gitops/argocd/applications/, or enable only one',
-      }),
-    );
-  }
-  return { files, warnings };
 }

@@ -5,17 +5,20 @@
  * and no provider before core's CRDs and webhooks are ready (Flux cannot order that inside one
  * Kustomization: its server-side dry run of a Certificate needs the webhook, §2.2).
  */
-import { warning, type Diagnostic } from '../errors.js';
+import { SpecError, error, warning, type Diagnostic } from '../errors.js';
 import type { JsonObject, KubeObject } from '../manifest/object.js';
 import type { RenderedEnvironment } from '../output/plan.js';
 import { joinDocuments, serializeObject } from '../manifest/serialize.js';
 import { kustomizationText } from '../output/plan.js';
 import { DISABLED, FLUX_PRUNE, withAnnotation } from './annotations.js';
-import { FLUX_KUSTOMIZATIONS_FILE, fluxFolder, joinRepoPath, objectNameFrom } from './layout.js';
+import { FLUX_KUSTOMIZATIONS_FILE, FLUX_OCI_REPOSITORY_FILE, fluxFolder, joinRepoPath, objectNameFrom } from './layout.js';
 import { componentRole, type ResolvedGitopsOptions } from './options.js';
 
 /** The GA Flux Kustomization API (kustomize-controller v1.0+). */
 export const FLUX_KUSTOMIZATION_API_VERSION = 'kustomize.toolkit.fluxcd.io/v1';
+
+/** The GA OCIRepository API (source-controller v1.6+). */
+export const FLUX_OCI_API_VERSION = 'source.toolkit.fluxcd.io/v1';
 
 /** Flux writes the Kustomization name into a label value, which is limited to 63 characters. */
 const MAX_NAME_LENGTH = 63;
@@ -45,8 +48,10 @@ export function fluxKustomizations(env: RenderedEnvironment, options: ResolvedGi
   const certManager = env.components.find((c) => componentRole(c.name) === 'cert-manager');
   const core = env.components.find((c) => componentRole(c.name) === 'core');
   const extra = f.dependsOn.map((d): JsonObject => (d.namespace ? { name: d.name, namespace: d.namespace } : { name: d.name }));
-  const sourceRef: JsonObject = { kind: f.sourceRef.kind, name: f.sourceRef.name };
-  if (f.sourceRef.namespace) sourceRef.namespace = f.sourceRef.namespace;
+  // From an OCI artifact the environment's folder is the artifact's root (publish archives rendered/<env>).
+  const sourceRef: JsonObject = f.oci ? { kind: 'OCIRepository', name: fluxOciRepositoryName(env.name) } : { kind: f.sourceRef.kind, name: f.sourceRef.name };
+  if (!f.oci && f.sourceRef.namespace) sourceRef.namespace = f.sourceRef.namespace;
+  const folder = (component: string) => (f.oci ? `./${component}` : `./${joinRepoPath(f.pathPrefix, env.name, component)}`);
   const warnings: Diagnostic[] = [];
   const objects = env.components.map((component): KubeObject => {
     const role = componentRole(component.name);
@@ -63,12 +68,15 @@ export function fluxKustomizations(env: RenderedEnvironment, options: ResolvedGi
     }
     const spec: JsonObject = {
       interval: f.interval,
-      path: `./${joinRepoPath(f.pathPrefix, env.name, component.name)}`,
+      path: folder(component.name),
       prune: true,
       sourceRef,
       timeout: f.timeout,
       wait: true,
     };
+    // Hub and spoke: apply to this environment's management cluster, not the one Flux runs in.
+    if (f.kubeConfig) spec.kubeConfig = { secretRef: { ...f.kubeConfig.secretRef } };
+    if (f.serviceAccountName) spec.serviceAccountName = f.serviceAccountName;
     // A Kustomization with no upstream inside the environment is a root of the chain.
     const allDeps = dependsOn.length === 0 ? extra : dependsOn;
     if (allDeps.length > 0) spec.dependsOn = allDeps;
@@ -77,16 +85,48 @@ export function fluxKustomizations(env: RenderedEnvironment, options: ResolvedGi
   return { objects, warnings };
 }
 
-/** The files of the Flux kit: the Kustomizations as one multi-document file plus a kustomization.yaml listing it. */
+/** The OCIRepository name of an environment's artifact: `capi-<env>`. */
+export function fluxOciRepositoryName(env: string): string {
+  return `capi-${objectNameFrom(env)}`;
+}
+
+/**
+ * The OCIRepository (source.toolkit.fluxcd.io/v1, GA since source-controller v1.6) for the artifact
+ * `capi-render publish` pushed to `<repository>/<env>`: pinned by digest when one is set (the
+ * source then changes only when that line changes), else following the tag. Throws SpecError
+ * `config` without a repository.
+ */
+export function fluxOciRepository(env: string, options: ResolvedGitopsOptions): KubeObject {
+  const f = options.flux;
+  const oci = f.oci!;
+  if (oci.repository === undefined) {
+    throw new SpecError(
+      error('config', 'gitops.flux.oci.repository is required to take the output from an OCI artifact', {
+        field: 'gitops.flux.oci.repository',
+        hint: 'set it to the registry and repository prefix capi-render publish pushes to, e.g. ghcr.io/acme/capi-render',
+      }),
+    );
+  }
+  const spec: JsonObject = {
+    interval: oci.interval ?? f.interval,
+    ref: oci.digest ? { digest: oci.digest } : { tag: oci.tag ?? 'latest' },
+    url: `oci://${oci.repository}/${env}`,
+  };
+  if (oci.insecure) spec.insecure = true;
+  if (oci.secretRef) spec.secretRef = { name: oci.secretRef.name };
+  return { apiVersion: FLUX_OCI_API_VERSION, kind: 'OCIRepository', metadata: { name: fluxOciRepositoryName(env), namespace: f.namespace }, spec };
+}
+
+/**
+ * The files of the Flux kit: the Kustomizations as one multi-document file (and, from an OCI
+ * artifact, the OCIRepository in its own) plus a kustomization.yaml listing them.
+ */
 export function fluxExtraFiles(env: RenderedEnvironment, options: ResolvedGitopsOptions): { files: [string, string][]; warnings: Diagnostic[] } {
   const { objects, warnings } = fluxKustomizations(env, options);
   if (objects.length === 0) return { files: [], warnings };
   const folder = fluxFolder(env.name);
-  return {
-    files: [
-      [`${folder}/${FLUX_KUSTOMIZATIONS_FILE}`, joinDocuments(objects.map((o) => serializeObject(o)))],
-      [`${folder}/kustomization.yaml`, kustomizationText([FLUX_KUSTOMIZATIONS_FILE])],
-    ],
-    warnings,
-  };
+  const files: [string, string][] = [[`${folder}/${FLUX_KUSTOMIZATIONS_FILE}`, joinDocuments(objects.map((o) => serializeObject(o)))]];
+  if (options.flux.oci) files.push([`${folder}/${FLUX_OCI_REPOSITORY_FILE}`, serializeObject(fluxOciRepository(env.name, options))]);
+  files.push([`${folder}/kustomization.yaml`, kustomizationText(files.map(([p]) => p.slice(folder.length + 1)).sort())]);
+  return { files, warnings };
 }

@@ -1,10 +1,11 @@
 /**
  * Where the consumer files go, relative to the output folder (`rendered/` by default):
  *
- *   ../gitops/argocd/applicationset.yaml               one ApplicationSet over <pathPrefix>/*
+ *   ../gitops/argocd/applicationset.yaml               one ApplicationSet over the Argo CD environments
  *   ../gitops/argocd/applications/<env>.yaml           one Application per environment
  *   ../gitops/flux/<env>/kustomization.yaml            resources: [flux-kustomizations.yaml]
  *   ../gitops/flux/<env>/flux-kustomizations.yaml      the Flux Kustomizations, one per component
+ *   ../gitops/flux/<env>/oci-repository.yaml           the OCIRepository, with gitops.flux.oci
  *
  * Why outside the output folder (GITOPS-CONSUMERS §6): `rendered/*` is what an ApplicationSet git
  * directory generator enumerates, so any extra folder there would become an environment; and
@@ -19,7 +20,7 @@
 /** The folder of the consumer files, relative to the output folder. */
 export const GITOPS_ROOT = '../gitops';
 
-/** `../gitops/argocd/applicationset.yaml` — identical for every environment (given the same options). */
+/** `../gitops/argocd/applicationset.yaml` — one ApplicationSet listing every Argo CD environment. */
 export function applicationSetPath(): string {
   return `${GITOPS_ROOT}/argocd/applicationset.yaml`;
 }
@@ -36,6 +37,9 @@ export function fluxFolder(env: string): string {
 
 /** The multi-document file of Flux Kustomizations inside {@link fluxFolder}. */
 export const FLUX_KUSTOMIZATIONS_FILE = 'flux-kustomizations.yaml';
+
+/** The environment's OCIRepository inside {@link fluxFolder}, when its output comes from an OCI artifact. */
+export const FLUX_OCI_REPOSITORY_FILE = 'oci-repository.yaml';
 
 /** Joins repository-relative path parts with `/`, dropping empty and `.` parts. */
 export function joinRepoPath(...parts: string[]): string {

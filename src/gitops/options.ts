@@ -21,12 +21,52 @@ export interface ArgocdOptions {
   targetRevision?: string;
   /** Argo CD project. Default `default`. */
   project?: string;
-  /** Cluster the providers are installed into. Default `https://kubernetes.default.svc`. */
+  /**
+   * Cluster the providers are installed into (this environment's management cluster): the API
+   * server URL or the cluster's name in Argo CD, never both. Default: the cluster Argo CD runs in
+   * (`https://kubernetes.default.svc`) — for one environment only: an ApplicationSet over several
+   * environments needs each one's destination set explicitly (an environment is a cluster).
+   */
+  destination?: ArgocdDestination;
+  /** Shorthand for `destination: {server: …}` (the setting of earlier releases). */
   destinationServer?: string;
+  /**
+   * Where the Applications take the manifests from: `path` (default) the committed
+   * `<pathPrefix>/<env>` folder; `plugin` capi-render itself as a Config Management Plugin
+   * (`spec.source.plugin`), rendering from the inputs and the lock at sync time; `hydrator` Argo CD's
+   * Source Hydrator (`spec.sourceHydrator`, beta since Argo CD 3.5) running the plugin and committing
+   * the result to `hydrator.targetBranch`.
+   */
+  source?: ArgocdSourceMode;
+  /** The Config Management Plugin's name (plugin.yaml metadata.name). Default `capi-render`. */
+  plugin?: { name?: string };
+  /** Source Hydrator settings (source: hydrator). */
+  hydrator?: ArgocdHydratorOptions;
+  /** Folder of capi-render.yaml inside the Git repository (the plugin's source path). Default `.`. */
+  repoPath?: string;
   /** Namespace of Argo CD, where Applications live. Default `argocd`. */
   namespace?: string;
   /** Path of the output folder inside the repository. Default `rendered`. */
   pathPrefix?: string;
+}
+
+/** An Argo CD destination: `server` (API URL) or `name` (the cluster's name in Argo CD); `namespace` optional. */
+export interface ArgocdDestination {
+  server?: string;
+  name?: string;
+  namespace?: string;
+}
+
+export type ArgocdSourceMode = 'path' | 'plugin' | 'hydrator';
+
+/** Where the Source Hydrator commits: `syncSource` (and an optional staging branch, `hydrateTo`). */
+export interface ArgocdHydratorOptions {
+  /** Branch Argo CD commits the hydrated manifests to and syncs from. Default `capi-render-hydrated`. */
+  targetBranch?: string;
+  /** Folder on that branch; the environment's is `<pathPrefix>/<env>`. Default `rendered`. */
+  pathPrefix?: string;
+  /** Staging branch Argo CD pushes to instead (promotion by pull request). Default none. */
+  hydrateToBranch?: string;
 }
 
 /** The Flux source (`spec.sourceRef`) holding the repository with the output. */
@@ -54,6 +94,35 @@ export interface FluxOptions {
    * cert-manager is not rendered) — e.g. the user's own cert-manager Kustomization. Default none.
    */
   dependsOn?: { name: string; namespace?: string }[];
+  /**
+   * Hub-and-spoke Flux: the Secret (in the Kustomizations' namespace) holding the kubeconfig of
+   * this environment's management cluster; every Kustomization applies there. Default: the cluster
+   * Flux runs in.
+   */
+  kubeConfig?: { secretRef: { name: string; key?: string } };
+  /** Kustomizations apply (and health-check) as this ServiceAccount (see `capi-render rbac --applier`). Default: the controller's. */
+  serviceAccountName?: string;
+  /** Take the output from an OCI artifact `capi-render publish` pushed instead of `sourceRef`. */
+  oci?: FluxOciOptions;
+}
+
+/**
+ * The OCIRepository the flux flavour generates (gitless GitOps): the artifact `capi-render
+ * publish --env <env> --oci <repository>/<env>:<tag>` pushed, pinned by `digest` when set.
+ */
+export interface FluxOciOptions {
+  /** Registry and repository prefix, e.g. `ghcr.io/acme/capi-render`; the environment's artifact is `<repository>/<env>`. Required. */
+  repository?: string;
+  /** `sha256:…` as `publish` printed it: the source never moves until this changes. Default: follow `tag`. */
+  digest?: string;
+  /** Tag to follow when no digest is pinned. Default `latest`. */
+  tag?: string;
+  /** Plain-HTTP registry. Default false. */
+  insecure?: boolean;
+  /** `kubernetes.io/dockerconfigjson` Secret with pull credentials. */
+  secretRef?: { name: string };
+  /** How often source-controller checks the tag. Default the Kustomizations' interval. */
+  interval?: string;
 }
 
 /** Options of {@link applyGitopsFlavour}; everything but `flavour` has a default. */
@@ -103,11 +172,26 @@ export function componentRole(name: string): ComponentRole {
   return 'provider';
 }
 
+/** The cluster Argo CD runs in, as Argo CD names its API server. */
+export const IN_CLUSTER = 'https://kubernetes.default.svc';
+
 /** Options with every default filled in. */
 export interface ResolvedGitopsOptions {
   flavour: GitopsFlavour;
-  argocd: Required<Omit<ArgocdOptions, 'repoURL'>> & { repoURL: string | undefined };
-  flux: Required<Omit<FluxOptions, 'sourceRef'>> & { sourceRef: FluxSourceRef };
+  argocd: Required<Omit<ArgocdOptions, 'repoURL' | 'destination' | 'plugin' | 'hydrator'>> & {
+    repoURL: string | undefined;
+    destination: ArgocdDestination;
+    /** Whether an overlay or capi-render.yaml named the destination (else it is the in-cluster default). */
+    destinationSet: boolean;
+    plugin: { name: string };
+    hydrator: Required<Omit<ArgocdHydratorOptions, 'hydrateToBranch'>> & { hydrateToBranch: string | undefined };
+  };
+  flux: Required<Omit<FluxOptions, 'sourceRef' | 'kubeConfig' | 'serviceAccountName' | 'oci'>> & {
+    sourceRef: FluxSourceRef;
+    kubeConfig: FluxOptions['kubeConfig'];
+    serviceAccountName: string | undefined;
+    oci: FluxOciOptions | undefined;
+  };
   protect: { crds: boolean; namespaces: boolean };
   templatesDir: string | undefined;
   labels: Record<string, string>;
@@ -125,7 +209,17 @@ export function resolveGitopsOptions(options: GitopsOptions): ResolvedGitopsOpti
       repoURL: a.repoURL,
       targetRevision: a.targetRevision ?? 'HEAD',
       project: a.project ?? 'default',
-      destinationServer: a.destinationServer ?? 'https://kubernetes.default.svc',
+      destination: a.destination ?? (a.destinationServer !== undefined ? { server: a.destinationServer } : { server: IN_CLUSTER }),
+      destinationSet: a.destination !== undefined || a.destinationServer !== undefined,
+      destinationServer: a.destination?.server ?? a.destinationServer ?? (a.destination ? '' : IN_CLUSTER),
+      source: a.source ?? 'path',
+      plugin: { name: a.plugin?.name ?? 'capi-render' },
+      hydrator: {
+        targetBranch: a.hydrator?.targetBranch ?? 'capi-render-hydrated',
+        pathPrefix: trimSlashes(a.hydrator?.pathPrefix ?? 'rendered'),
+        hydrateToBranch: a.hydrator?.hydrateToBranch,
+      },
+      repoPath: trimSlashes(a.repoPath ?? '.'),
       namespace: a.namespace ?? 'argocd',
       pathPrefix: trimSlashes(a.pathPrefix ?? 'rendered'),
     },
@@ -136,6 +230,9 @@ export function resolveGitopsOptions(options: GitopsOptions): ResolvedGitopsOpti
       timeout: f.timeout ?? '10m',
       pathPrefix: trimSlashes(f.pathPrefix ?? 'rendered'),
       dependsOn: f.dependsOn ?? [],
+      kubeConfig: f.kubeConfig,
+      serviceAccountName: f.serviceAccountName,
+      oci: f.oci,
     },
     protect: { crds: options.protect?.crds ?? true, namespaces: options.protect?.namespaces ?? true },
     templatesDir: options.templatesDir,

@@ -133,6 +133,23 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
   return result;
 }
 
+/**
+ * The gitops settings of an overlay chain (bases first, child winning), reading only overlay files:
+ * what the fleet stage needs of the environments a build does not render. Cycles and missing bases
+ * are left to the build that renders the environment; here they just end the walk.
+ */
+export async function composeGitopsSettings(overlayDir: string, ctx: Pick<ComposeContext, 'repoRoot' | 'loadOverlay'>, stack: readonly string[] = []): Promise<{ gitops: GitopsConfig; file: string }> {
+  const file = `${overlayDir}/${OVERLAY_FILE}`;
+  const overlay = await (ctx.loadOverlay ?? loadOverlay)(ctx.repoRoot, file);
+  let gitops: GitopsConfig = {};
+  for (const entry of overlay.spec.resources ?? []) {
+    const target = path.posix.normalize(path.posix.join(overlayDir, entry));
+    if (target.startsWith('..') || path.isAbsolute(entry) || stack.includes(target) || !existsSync(path.join(ctx.repoRoot, target, OVERLAY_FILE))) continue;
+    gitops = mergeGitopsConfig(gitops, (await composeGitopsSettings(target, ctx, [...stack, overlayDir])).gitops);
+  }
+  return { gitops: mergeGitopsConfig(gitops, overlay.spec.gitops ?? {}), file };
+}
+
 function assertUnique(objects: readonly InputObject[]): void {
   const seen = new Map<string, InputObject>();
   const problems: Diagnostic[] = [];

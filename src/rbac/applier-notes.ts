@@ -24,6 +24,9 @@ export function collectApplierNotes(components: readonly RbacComponent[], applie
   if (applier.watch && objects.some((o) => o.apiVersion === 'v1' && o.kind === 'Secret')) {
     notes.push('the render contains Secrets, so the watch cache\'s cluster-wide list/watch on secrets lets the applier read every Secret in the cluster');
   }
+  if (applier.healthChecks && objects.some((o) => o.apiVersion === 'v1' && o.kind === 'Secret')) {
+    notes.push('the render contains Secrets, so the health checks\' list/watch on secrets lets the applier read every Secret in those namespaces (rbac --no-health-checks if your Kustomizations do not wait)');
+  }
   for (const role of listAggregatedClusterRoles(components)) {
     if (role.rules !== undefined) {
       notes.push(

@@ -13,6 +13,7 @@ export interface ResolvedApplier {
   prune: boolean;
   serverSideApply: boolean;
   watch: boolean;
+  healthChecks: boolean;
   roleName: string;
 }
 
@@ -48,6 +49,7 @@ export function resolveApplierOptions(options: ApplierRbacOptions): ResolvedAppl
     // reader, the default since kustomize-controller v1.2); Argo CD's cluster cache lists and
     // watches every kind cluster-wide. For an unknown applier we grant what a caching one needs.
     watch: options.watch ?? kind !== 'flux',
+    healthChecks: options.healthChecks ?? kind === 'flux',
     roleName,
   };
 }

@@ -54,8 +54,32 @@ function applyPermissions(o: ResolvedObject, applier: ResolvedApplier, problems:
   // list/watch carry a name only with a metadata.name field selector, which no watch cache uses:
   // they are granted for the whole resource, across all namespaces (one informer per kind).
   if (applier.watch) out.push(acrossCluster(o, 'list'), acrossCluster(o, 'watch'));
+  if (applier.healthChecks) out.push(...healthCheckPermissions(o));
   out.push(...rbacPermissions(o, applier, problems));
   return out;
+}
+
+/** Workload kinds whose kstatus health is computed from the objects they own (cli-utils statusreaders). */
+const OWNED_FOR_HEALTH: Record<string, { group: string; resource: string }[]> = {
+  'apps/deployments': [
+    { group: 'apps', resource: 'replicasets' },
+    { group: '', resource: 'pods' },
+  ],
+  'apps/replicasets': [{ group: '', resource: 'pods' }],
+  'apps/statefulsets': [{ group: '', resource: 'pods' }],
+};
+
+/**
+ * Flux `wait: true` health-checks every applied object with kstatus, as the applier (impersonated
+ * ServiceAccount included). Its caching cluster reader lists each kind in each namespace it polls
+ * (cluster-wide for cluster-scoped kinds), and a Deployment's status lists its ReplicaSets and
+ * their Pods by selector. list and watch are not restricted by name, so they are granted per
+ * namespace (DELIVERY-REFERENCE §5.2; without them the status stays Unknown until the timeout).
+ */
+function healthCheckPermissions(o: ResolvedObject): Permission[] {
+  const inNamespace = (group: string, resource: string): Permission[] =>
+    ['list', 'watch'].map((verb) => ({ namespace: o.namespace, group, resource, verb, name: null }));
+  return [...inNamespace(o.group, o.resource), ...(OWNED_FOR_HEALTH[`${o.group}/${o.resource}`] ?? []).flatMap((r) => inNamespace(r.group, r.resource))];
 }
 
 /**

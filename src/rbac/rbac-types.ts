@@ -35,6 +35,14 @@ export interface ApplierRbacOptions {
    * when the applier is unknown), false for `flux` (it reads each object by name).
    */
   watch?: boolean;
+  /**
+   * The applier health-checks what it applied (Flux `wait: true`, which capi-render's Kustomizations
+   * set): list+watch on every rendered kind where the objects are (kstatus' caching reader lists
+   * each kind per namespace), and on the ReplicaSets and Pods a Deployment's (Pods a StatefulSet's)
+   * status is computed from. Default: true for `flux`, false otherwise (Argo CD computes health
+   * from its watch cache, covered by `watch`).
+   */
+  healthChecks?: boolean;
   /** Name of the emitted ClusterRole, Roles and bindings. Default: `capi-render-applier`. */
   roleName?: string;
   /**

@@ -1,25 +1,35 @@
 /**
  * Runs the GitOps flavour stage for one environment with its effective settings (capi-render.yaml,
- * then its overlays). Consumer files (Argo CD Applications, Flux Kustomizations) come back with
- * paths relative to the gitops folder, never inside rendered/.
+ * then its overlays), and the fleet stage once per build over every environment (destination
+ * checks and the Argo CD ApplicationSet, which lists environments). Consumer files (Argo CD
+ * Applications, Flux Kustomizations) come back with paths relative to the gitops folder, never
+ * inside rendered/.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { GitopsConfig } from '../config/config-types.js';
 import { applyGitopsFlavour, type GitopsMemo } from '../gitops/apply-gitops-flavour.js';
+import { argocdFleetFiles } from '../gitops/argocd-applications.js';
+import { resolveGitopsOptions, type GitopsOptions } from '../gitops/options.js';
+import { readTextFileSync } from '../gitops/templates.js';
 import type { Diagnostic } from '../errors.js';
 import type { RenderedEnvironment } from '../output/plan.js';
+import { packagePath } from '../package-files.js';
 
 const EXTRA_PREFIX = '../gitops/';
 
-export interface GitopsStageInput {
-  environment: RenderedEnvironment;
-  settings: GitopsConfig;
-  labels: Record<string, string>;
+/** Where the stage finds what it needs besides the environment's settings. */
+export interface GitopsStageContext {
   repoRoot: string;
   /** Repository-relative output folder: the default path prefix Argo CD and Flux point at. */
   outputDir: string;
   templatesDir: string;
+}
+
+export interface GitopsStageInput extends GitopsStageContext {
+  environment: RenderedEnvironment;
+  settings: GitopsConfig;
+  labels: Record<string, string>;
   memo: GitopsMemo;
 }
 
@@ -30,27 +40,53 @@ export interface GitopsStageOutput {
   warnings: Diagnostic[];
 }
 
-export function runGitopsStage(input: GitopsStageInput): GitopsStageOutput {
-  const { settings } = input;
-  const templates = path.resolve(input.repoRoot, input.templatesDir);
-  const result = applyGitopsFlavour(
-    input.environment,
-    {
-      flavour: settings.flavour ?? 'kustomize',
-      ...(settings.protect ? { protect: settings.protect } : {}),
-      argocd: { pathPrefix: input.outputDir, ...settings.argocd },
-      flux: { pathPrefix: input.outputDir, ...settings.flux },
-      ...(existsSync(templates) ? { templatesDir: templates } : {}),
-      labels: input.labels,
-    },
-    { memo: input.memo },
-  );
-  const files = new Map<string, string>();
-  for (const [p, text] of result.extraFiles) files.set(p.startsWith(EXTRA_PREFIX) ? p.slice(EXTRA_PREFIX.length) : p, text);
-  return { environment: result.environment, files, warnings: result.warnings };
+function stageOptions(settings: GitopsConfig, labels: Record<string, string>, ctx: GitopsStageContext): GitopsOptions {
+  const templates = path.resolve(ctx.repoRoot, ctx.templatesDir);
+  return {
+    flavour: settings.flavour ?? 'kustomize',
+    ...(settings.protect ? { protect: settings.protect } : {}),
+    argocd: { pathPrefix: ctx.outputDir, ...settings.argocd },
+    flux: { pathPrefix: ctx.outputDir, ...settings.flux },
+    ...(existsSync(templates) ? { templatesDir: templates } : {}),
+    labels,
+  };
 }
 
-/** Whether an existing gitops file belongs to environment `env` (replaced when only some environments are built). */
+export function runGitopsStage(input: GitopsStageInput): GitopsStageOutput {
+  const result = applyGitopsFlavour(input.environment, stageOptions(input.settings, input.labels, input), { memo: input.memo });
+  return { environment: result.environment, files: gitopsRelative(result.extraFiles), warnings: result.warnings };
+}
+
+/** One environment's effective gitops settings, for the fleet stage. */
+export interface FleetMember {
+  name: string;
+  settings: GitopsConfig;
+  /** The overlay.yaml its settings end in, for messages. */
+  file?: string;
+}
+
+/**
+ * The files that depend on every environment at once: the Argo CD ApplicationSet. Also refuses
+ * Argo CD environments without a destination (when several get Applications) or sharing a cluster.
+ */
+export function runFleetStage(members: readonly FleetMember[], ctx: GitopsStageContext): Map<string, string> {
+  const environments = members.map((m) => ({ name: m.name, options: resolveGitopsOptions(stageOptions(m.settings, {}, ctx)), ...(m.file ? { file: m.file } : {}) }));
+  const templatesDir = path.resolve(ctx.repoRoot, ctx.templatesDir);
+  const templates = { userDir: existsSync(templatesDir) ? templatesDir : undefined, bundledDir: packagePath('bundled-templates'), read: readTextFileSync };
+  return gitopsRelative(new Map(argocdFleetFiles(environments, templates)));
+}
+
+function gitopsRelative(extra: ReadonlyMap<string, string>): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const [p, text] of extra) files.set(p.startsWith(EXTRA_PREFIX) ? p.slice(EXTRA_PREFIX.length) : p, text);
+  return files;
+}
+
+/**
+ * Whether an existing gitops file belongs to environment `env` (replaced or removed when that
+ * environment is built). The ApplicationSet lists every Argo CD environment and is recomputed by
+ * every build, so it belongs to all of them.
+ */
 export function isGitopsFileOf(relative: string, env: string): boolean {
   return (
     relative === `argocd/applications/${env}.yaml` ||

@@ -12,7 +12,7 @@ import { createDefaultCatalog } from './catalog.js';
 import { loadRepository, readInputTree } from './load-repository.js';
 import { buildInputsHash, environmentInputsHash, isUnchanged } from './inputs-hash.js';
 import { inputFileDigests } from './input-file-digests.js';
-import { composeEnvironment, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
+import { composeEnvironment, composeGitopsSettings, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
 import { DEFAULT_ENVIRONMENT, discoverEnvironments, selectShard, unknownEnvironments } from '../overlay/discover-environments.js';
 import { memoizedOverlayLoader } from '../overlay/load-overlay.js';
 import type { SourceDocument } from '../spec/yaml-document.js';
@@ -20,7 +20,7 @@ import type { ProviderCatalog } from './provider-source.js';
 import { renderEnvironment, type EnvironmentResult } from './render-environment.js';
 import { createSession } from './session.js';
 import type { LockFile } from '../lock/lock-types.js';
-import type { RenderConfig } from '../config/config-types.js';
+import type { GitopsConfig, RenderConfig } from '../config/config-types.js';
 import { emptyLock } from '../lock/lock-types.js';
 import { artifactKey } from '../lock/lock-file.js';
 import { nextLock } from '../lock/next-lock.js';
@@ -29,7 +29,7 @@ import { mergeProblems, type EnvironmentProblem } from './merge-problems.js';
 import { createParseCache } from '../manifest/parse-cache.js';
 import { createValidationMemo, NO_VALIDATION_MEMO } from '../spec/schema/validation-memo.js';
 import { requiredSecretsText } from '../secrets/required-secrets.js';
-import { runGitopsStage } from './gitops-stage.js';
+import { runFleetStage, runGitopsStage, type FleetMember } from './gitops-stage.js';
 import { mergeGitopsConfig } from '../gitops/merge-config.js';
 import type { GitopsMemo } from '../gitops/apply-gitops-flavour.js';
 import type { ArtifactCache } from '../source/artifact-cache.js';
@@ -103,6 +103,18 @@ function baseEnvironment(base: SourceDocument[], baseHash: string): ComposedEnvi
   const classified = classifyInputs(base);
   throwIfErrors(classified.diagnostics);
   return { inputs: classified.inputs, certManager: {}, gitops: {}, variables: {}, images: {}, labels: {}, chain: [], inputsHash: baseHash };
+}
+
+/**
+ * An environment's effective gitops settings for the fleet stage: from its composition when this
+ * build composed it, else from its overlay files alone (environments not asked for still belong in
+ * the ApplicationSet and in the destination checks).
+ */
+async function fleetMember(entry: { name: string; overlayDir?: string }, composed: ComposedEnvironment | undefined, base: GitopsConfig, ctx: ComposeContext): Promise<FleetMember> {
+  if (composed) return { name: entry.name, settings: mergeGitopsConfig(base, composed.gitops), ...(composed.chain.length > 0 ? { file: composed.chain.at(-1)! } : {}) };
+  if (!entry.overlayDir) return { name: entry.name, settings: base };
+  const own = await composeGitopsSettings(entry.overlayDir, ctx);
+  return { name: entry.name, settings: mergeGitopsConfig(base, own.gitops), file: own.file };
 }
 
 export async function render(options: RenderOptions): Promise<RenderResult> {
@@ -213,6 +225,15 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
     }
   }
   throwIfErrors(mergeProblems(problems, allEnvironments.length > 1 || allEnvironments[0] !== DEFAULT_ENVIRONMENT));
+  // Files that span environments (an ApplicationSet over every Argo CD environment), from every
+  // environment's settings, rendered or not.
+  try {
+    const fleet = await Promise.all(discovered.map((entry) => fleetMember(entry, composedByEnv.get(entry.name), repo.config.gitops, composeCtx)));
+    for (const [p, text] of runFleetStage(fleet, { repoRoot, outputDir: repo.config.outputDir, templatesDir: repo.config.templatesDir })) gitopsFiles.set(p, text);
+  } catch (e) {
+    if (!(e instanceof RenderError)) throw e;
+    throwIfErrors(e.diagnostics);
+  }
   const files: OutputFiles = new Map();
   for (const r of results) for (const [p, text] of planEnvironment(r.environment, session.serializer)) files.set(p, text);
   // The stored hash covers the lock entries this build leaves, so an unchanged next build matches it.

@@ -5,6 +5,7 @@ import { annotationsOf, nameOf, type KubeObject } from '../../src/manifest/objec
 import type { RenderedEnvironment } from '../../src/output/plan.js';
 import { fixtureEnvironment } from '../helpers/gitops-environment.js';
 import { deepFreeze } from '../helpers/core-components.js';
+import { consumerSchemaProblems } from '../helpers/consumer-schemas.js';
 
 const WAVE = 'argocd.argoproj.io/sync-wave';
 const SYNC = 'argocd.argoproj.io/sync-options';
@@ -142,9 +143,9 @@ describe('Argo CD Application and ApplicationSet', () => {
   const env = fixtureEnvironment('Prod_EU', { certManager: true });
   const options: GitopsOptions = { flavour: 'argocd', argocd: { application: true, applicationSet: true, repoURL: 'https://git.example.com/mgmt.git', pathPrefix: './clusters/rendered/' } };
 
-  it('renders both, at their paths outside the output folder, and warns that they overlap', () => {
+  it('renders the Application outside the output folder (the ApplicationSet is a fleet file) and warns that both are asked for', () => {
     const result = applyGitopsFlavour(env, options);
-    expect([...result.extraFiles.keys()]).toEqual(['../gitops/argocd/applications/Prod_EU.yaml', '../gitops/argocd/applicationset.yaml']);
+    expect([...result.extraFiles.keys()]).toEqual(['../gitops/argocd/applications/Prod_EU.yaml']);
     expect(result.warnings.map((w) => w.code)).toEqual(['gitops']);
   });
 
@@ -168,34 +169,13 @@ describe('Argo CD Application and ApplicationSet', () => {
         syncPolicy: { syncOptions: ['ServerSideApply=true', 'PruneLast=true', 'RespectIgnoreDifferences=true'] },
       },
     });
+    expect(consumerSchemaProblems(app)).toEqual([]);
     expect(app.spec.ignoreDifferences).toEqual([
       { group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition', jsonPointers: ['/spec/conversion/webhook/clientConfig/caBundle'] },
       { group: 'admissionregistration.k8s.io', kind: 'MutatingWebhookConfiguration', jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle'] },
       { group: 'admissionregistration.k8s.io', kind: 'ValidatingWebhookConfiguration', jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle'] },
       { group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'capi-aggregated-manager-role', jsonPointers: ['/rules'] },
     ]);
-  });
-
-  it('the ApplicationSet parses, uses a git directory generator over the output and is the same for every environment', async () => {
-    const { parseSourceDocuments } = await import('../../src/spec/yaml-document.js');
-    const text = applyGitopsFlavour(env, options).extraFiles.get('../gitops/argocd/applicationset.yaml')!;
-    expect(applyGitopsFlavour(fixtureEnvironment('other'), options).extraFiles.get('../gitops/argocd/applicationset.yaml')).toBe(text);
-    const set = parseSourceDocuments(text, 'set.yaml')[0]!.value as any;
-    expect(set).toMatchObject({
-      apiVersion: 'argoproj.io/v1alpha1',
-      kind: 'ApplicationSet',
-      metadata: { name: 'capi', namespace: 'argocd' },
-      spec: {
-        goTemplate: true,
-        goTemplateOptions: ['missingkey=error'],
-        generators: [{ git: { repoURL: 'https://git.example.com/mgmt.git', revision: 'HEAD', directories: [{ path: 'clusters/rendered/*' }] } }],
-        template: {
-          metadata: { name: 'capi-{{.path.basenameNormalized}}', annotations: { 'argocd.argoproj.io/manifest-generate-paths': '.', 'argocd.argoproj.io/compare-options': 'ServerSideDiff=true' } },
-          spec: { source: { path: '{{.path.path}}' }, syncPolicy: { syncOptions: ['ServerSideApply=true', 'PruneLast=true', 'RespectIgnoreDifferences=true'] } },
-        },
-      },
-    });
-    expect(set.spec.template.spec.ignoreDifferences).toHaveLength(4);
   });
 
   it('emits nothing unless asked, and needs repoURL when asked', () => {

@@ -21,7 +21,7 @@ const CLUSTER_SCOPED = new Set(['Namespace', 'CustomResourceDefinition', 'Cluste
  * What the tests expect the applier to be allowed, derived here from the objects alone (every kind
  * of the example pluralises as lowercase + 's'), so the check does not reuse src/'s requirements.
  */
-function expectedPermissions(objects: readonly KubeObject[], opts: { prune: boolean; watch: boolean }): Set<string> {
+function expectedPermissions(objects: readonly KubeObject[], opts: { prune: boolean; watch: boolean; health?: boolean }): Set<string> {
   const out = new Set<string>();
   const add = (p: Permission) => out.add(formatPermission(p));
   for (const o of objects) {
@@ -31,6 +31,9 @@ function expectedPermissions(objects: readonly KubeObject[], opts: { prune: bool
     const name = nameOf(o);
     for (const verb of ['create', 'get', 'patch', ...(opts.prune ? ['delete'] : [])]) add({ namespace, group, resource, verb, name });
     if (opts.watch) for (const verb of ['list', 'watch']) add({ namespace: '', group, resource, verb, name: null });
+    // Flux health checks: the kind where it is; a Deployment's ReplicaSets and Pods.
+    const owned = o.kind === 'Deployment' ? [['apps', 'replicasets'], ['', 'pods']] : [];
+    if (opts.health) for (const [g, r] of [[group, resource], ...owned]) for (const verb of ['list', 'watch']) add({ namespace, group: g!, resource: r!, verb, name: null });
     if (o.kind === 'Role' || o.kind === 'ClusterRole') add({ namespace, group, resource, verb: 'escalate', name });
     if (o.kind === 'RoleBinding' || o.kind === 'ClusterRoleBinding') {
       const ref = o.roleRef as { kind: string; name: string };
@@ -67,17 +70,17 @@ describe('computeApplierRbac on the real v1.12.0 example', () => {
     expect(rules.find((r) => r.verbs.join() === 'bind')!.resourceNames).toEqual(['capd-manager-role', 'capi-aggregated-manager-role', 'capi-kubeadm-bootstrap-manager-role', 'capi-kubeadm-control-plane-aggregated-manager-role']);
   });
 
-  it.each<{ name: string; options: ApplierRbacOptions; prune: boolean; watch: boolean }>([
+  it.each<{ name: string; options: ApplierRbacOptions; prune: boolean; watch: boolean; health?: boolean }>([
     { name: 'argocd, defaults', options: { applier: 'argocd' }, prune: true, watch: true },
-    { name: 'flux, defaults', options: { applier: 'flux' }, prune: true, watch: false },
-    { name: 'flux, prune off', options: { applier: 'flux', prune: false }, prune: false, watch: false },
+    { name: 'flux, defaults', options: { applier: 'flux' }, prune: true, watch: false, health: true },
+    { name: 'flux, prune off', options: { applier: 'flux', prune: false }, prune: false, watch: false, health: true },
     { name: 'explicit ServiceAccount', options: { applier: { serviceAccount: { name: 'capi-applier', namespace: 'gitops' } } }, prune: true, watch: true },
-  ])('$name: the role allows exactly what applying and pruning every object needs', ({ options, prune, watch }) => {
+  ])('$name: the role allows exactly what applying and pruning every object needs', ({ options, prune, watch, health }) => {
     const computed = computeApplierRbac(components, options);
     expect(verifyApplierRbac(components, computed, options)).toEqual({ missing: [], extra: [] });
     const granted = listGrantedPermissions(computed.objects, options);
     expect(granted.unbounded).toEqual([]);
-    expect(new Set(granted.permissions.map(formatPermission))).toEqual(expectedPermissions(allObjects, { prune, watch }));
+    expect(new Set(granted.permissions.map(formatPermission))).toEqual(expectedPermissions(allObjects, { prune, watch, health: health ?? false }));
   });
 
   it('client-side apply: create and escalate for any name, plus what kubectl auth reconcile does', () => {
@@ -260,14 +263,14 @@ describe('computeApplierRbac synthetic cases', () => {
     {
       name: 'custom namespaced kind from a rendered CRD',
       input: one(crd('example.io', 'Widget', 'widgets', 'Namespaced'), obj('example.io/v1', 'Widget', 'w1', 'team')),
-      options: { applier: 'flux' },
+      options: { applier: 'flux', healthChecks: false },
       clusterRole: ['apiextensions.k8s.io|customresourcedefinitions|create,delete,get,patch|widgets.example.io'],
       role: ['team', ['example.io|widgets|create,delete,get,patch|w1']],
     },
     {
       name: 'cluster-scoped custom kind goes into the ClusterRole',
       input: one(crd('example.io', 'Gadget', 'gadgets', 'Cluster'), obj('example.io/v1', 'Gadget', 'g1', 'ignored')),
-      options: { applier: 'flux', prune: false },
+      options: { applier: 'flux', healthChecks: false, prune: false },
       clusterRole: ['apiextensions.k8s.io|customresourcedefinitions|create,get,patch|gadgets.example.io', 'example.io|gadgets|create,get,patch|g1'],
     },
     {
@@ -280,14 +283,14 @@ describe('computeApplierRbac synthetic cases', () => {
     {
       name: 'prune off removes delete',
       input: one(ns('team'), obj('v1', 'ConfigMap', 'c1', 'team')),
-      options: { applier: 'flux', prune: false },
+      options: { applier: 'flux', healthChecks: false, prune: false },
       clusterRole: ['|namespaces|create,get,patch|team'],
       role: ['team', ['|configmaps|create,get,patch|c1']],
     },
     {
       name: 'client-side apply cannot restrict create by name',
       input: one(obj('v1', 'ConfigMap', 'c1', 'team')),
-      options: { applier: 'flux', serverSideApply: false },
+      options: { applier: 'flux', healthChecks: false, serverSideApply: false },
       clusterRole: undefined,
       role: ['team', ['|configmaps|create|', '|configmaps|delete,get,patch|c1']],
     },
@@ -301,29 +304,43 @@ describe('computeApplierRbac synthetic cases', () => {
     {
       name: 'Flux prune: disabled: no delete on that object',
       input: one(obj('v1', 'ConfigMap', 'c1', 'team', { metadata: { name: 'c1', namespace: 'team', annotations: { 'kustomize.toolkit.fluxcd.io/prune': 'disabled' } } })),
-      options: { applier: 'flux' },
+      options: { applier: 'flux', healthChecks: false },
       clusterRole: undefined,
       role: ['team', ['|configmaps|create,get,patch|c1']],
     },
     {
       name: 'a RoleBinding to a ClusterRole needs bind on it in the namespace',
       input: one(obj('rbac.authorization.k8s.io/v1', 'RoleBinding', 'rb', 'team', { roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [] })),
-      options: { applier: 'flux', prune: false },
+      options: { applier: 'flux', healthChecks: false, prune: false },
       clusterRole: undefined,
       role: ['team', ['rbac.authorization.k8s.io|clusterroles|bind|view', 'rbac.authorization.k8s.io|rolebindings|create,get,patch|rb']],
     },
     {
       name: 'an object retired from the previous render can be read and deleted, nothing more',
       input: one(obj('v1', 'ConfigMap', 'kept', 'team')),
-      options: { applier: 'flux', retired: [{ name: 'test', objects: [obj('v1', 'ConfigMap', 'kept', 'team'), obj('v1', 'ConfigMap', 'gone', 'team')] }] },
+      options: { applier: 'flux', healthChecks: false, retired: [{ name: 'test', objects: [obj('v1', 'ConfigMap', 'kept', 'team'), obj('v1', 'ConfigMap', 'gone', 'team')] }] },
       clusterRole: undefined,
       role: ['team', ['|configmaps|create,patch|kept', '|configmaps|delete,get|gone,kept']],
+    },
+    {
+      name: 'Flux health checks (wait: true): list/watch on each kind where it is, and on what a Deployment’s status is read from',
+      input: one(ns('team'), obj('v1', 'ConfigMap', 'c1', 'team'), obj('apps/v1', 'Deployment', 'd1', 'team'), obj('apps/v1', 'StatefulSet', 's1', 'other')),
+      options: { applier: 'flux', prune: false },
+      clusterRole: ['|namespaces|create,get,patch|team', '|namespaces|list,watch|'],
+      role: ['team', ['|configmaps|create,get,patch|c1', '|configmaps,pods|list,watch|', 'apps|deployments|create,get,patch|d1', 'apps|deployments,replicasets|list,watch|']],
     },
   ])('$name', ({ input, options, clusterRole, role }) => {
     const rbac = computeApplierRbac(input, options);
     expect(ruleLines(rbac.objects, 'ClusterRole')).toEqual(clusterRole);
     if (role !== undefined) expect(ruleLines(rbac.objects, 'Role', role[0])).toEqual(role[1]);
     expect(verifyApplierRbac(input, rbac, options)).toEqual({ missing: [], extra: [] });
+  });
+
+  it('Flux health checks: a StatefulSet’s status is read from its Pods, in its own namespace', () => {
+    const input = one(obj('apps/v1', 'StatefulSet', 's1', 'other'));
+    const rbac = computeApplierRbac(input, { applier: 'flux', prune: false });
+    expect(ruleLines(rbac.objects, 'Role', 'other')).toEqual(['|pods|list,watch|', 'apps|statefulsets|create,get,patch|s1', 'apps|statefulsets|list,watch|']);
+    expect(verifyApplierRbac(input, rbac, { applier: 'flux', prune: false })).toEqual({ missing: [], extra: [] });
   });
 
   it.each<{ applier: ApplierRbacOptions['applier']; subject: { name: string; namespace: string } }>([
@@ -379,9 +396,9 @@ describe('computeApplierRbac synthetic cases', () => {
 
   it('resolves cert-manager kinds without their CRDs, and prefers a rendered CRD', () => {
     const issuer = obj('cert-manager.io/v1', 'Issuer', 'i1', 'team');
-    expect(ruleLines(computeApplierRbac(one(issuer), { applier: 'flux' }).objects, 'Role', 'team')).toEqual(['cert-manager.io|issuers|create,delete,get,patch|i1']);
+    expect(ruleLines(computeApplierRbac(one(issuer), { applier: 'flux', healthChecks: false }).objects, 'Role', 'team')).toEqual(['cert-manager.io|issuers|create,delete,get,patch|i1']);
     const redefined = one(crd('cert-manager.io', 'Issuer', 'issuerz', 'Cluster'), issuer);
-    expect(ruleLines(computeApplierRbac(redefined, { applier: 'flux' }).objects, 'ClusterRole')).toContain('cert-manager.io|issuerz|create,delete,get,patch|i1');
+    expect(ruleLines(computeApplierRbac(redefined, { applier: 'flux', healthChecks: false }).objects, 'ClusterRole')).toContain('cert-manager.io|issuerz|create,delete,get,patch|i1');
   });
 });
 

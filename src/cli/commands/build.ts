@@ -1,9 +1,7 @@
 /** `capi-render build`: render environments, write rendered/, gitops/ and capi-render.lock as one transaction (or print with --stdout). */
 import path from 'node:path';
-import { DriftError, SpecError, UsageError, error, warning } from '../../errors.js';
+import { DriftError, UsageError, error, warning } from '../../errors.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
-import { environmentStream } from '../../output/plan.js';
-import { removalProblems } from '../../output/removal-guard.js';
 import { displayPath } from '../../output/write-errors.js';
 import { writeRenderResult, type WrittenRenderResult } from '../../output/write-render-result.js';
 import { render } from '../../render/render.js';
@@ -11,6 +9,7 @@ import type { Command, CommandContext } from '../command.js';
 import { failpointFromEnv } from '../failpoint.js';
 import { formatDiagnostics } from '../format.js';
 import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+import { streamEnvironment } from '../environment-stream.js';
 
 export const buildCommand: Command = {
   name: 'build',
@@ -42,13 +41,7 @@ export const buildCommand: Command = {
       if (result.environments.length !== 1) {
         throw new UsageError(`--stdout prints one environment; choose one with --env (${result.allEnvironments.join(', ')})`);
       }
-      const name = result.environments[0]!.environment.name;
-      // A plugin (Argo CD) that prints nothing and exits 0 makes its controller prune everything.
-      if (!values['allow-removal']) {
-        const problems = removalProblems({ previous: prepared.lock, next: result.lock, rendered: [name], retired: [], outputOf: () => 'the printed stream' });
-        if (problems.length > 0) throw new SpecError(problems);
-      }
-      io.stdout.write(environmentStream(result.environments[0]!.environment));
+      io.stdout.write(streamEnvironment({ environment: result.environments[0]!, previousLock: prepared.lock, nextLock: result.lock, allowRemoval: Boolean(values['allow-removal']) }));
       return 0;
     }
     const outDir = values.out ? path.resolve(io.cwd, String(values.out)) : undefined;

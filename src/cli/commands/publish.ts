@@ -1,0 +1,93 @@
+/**
+ * `capi-render publish`: push one rendered environment to an OCI registry as a Flux artifact
+ * (gitless GitOps: an OCIRepository + Kustomization pull it, pinned by the printed digest). The
+ * environment is rendered in memory from the committed inputs and lock (frozen) and must equal
+ * what rendered/<env> holds, so the artifact is exactly the committed output of the revision it
+ * names. Prints the manifest digest on stdout (or JSON with --json); nothing is written locally.
+ */
+import path from 'node:path';
+import { DriftError, UsageError, error } from '../../errors.js';
+import { compareTrees } from '../../check/compare-output.js';
+import { describeLockChanges } from '../../lock/next-lock.js';
+import { listFiles } from '../../output/list-files.js';
+import { artifactMetadata, checkCreatedFlag } from '../../publish/artifact-metadata.js';
+import { packFluxArtifact } from '../../publish/flux-artifact.js';
+import { parsePublishReference, pushFluxArtifact } from '../../publish/push-flux-artifact.js';
+import { render } from '../../render/render.js';
+import { readOciCredentials } from '../../source/oci/oci-credentials.js';
+import { formatOciReference } from '../../source/oci/oci-reference.js';
+import { normalizeInputText } from '../../spec/input-text.js';
+import { createGitRunner } from '../../upgrade/git-command.js';
+import type { Command } from '../command.js';
+import { formatDiagnostics } from '../format.js';
+import { onlyEnvironment } from '../only-environment.js';
+import { RENDER_FLAGS, prepareRender } from '../render-options.js';
+import { promises as fs } from 'node:fs';
+
+export const publishCommand: Command = {
+  name: 'publish',
+  summary: 'push one rendered environment to an OCI registry as a Flux artifact and print its digest',
+  usage: '--env NAME --oci REGISTRY/REPO:TAG [--source URL] [--revision REV] [--created commit|TIME] [--json] [--offline]',
+  help: [
+    ['--env NAME', 'the environment (required when there are several)'],
+    ['--oci REF', 'where to push: registry/repository:tag (oci:// accepted; http:// for a plain-HTTP registry); credentials from OCI_USERNAME/OCI_PASSWORD/OCI_ACCESS_TOKEN/OCI_REFRESH_TOKEN'],
+    ['--source URL', 'org.opencontainers.image.source (default: the origin remote, credentials removed)'],
+    ['--revision REV', 'org.opencontainers.image.revision (default <branch>@sha1:<HEAD>, refused with uncommitted output)'],
+    ['--created commit|TIME', 'add org.opencontainers.image.created: the commit time, or an RFC 3339 time (default none, so the digest depends on the content alone)'],
+    ['--json', 'print {reference, url, digest, …} instead of the digest'],
+    ['--offline', 'never use the network for release artifacts (the registry push still does)'],
+    ['--cache-dir DIR', 'artifact cache (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render)'],
+  ],
+  options: {
+    env: { type: 'string' },
+    oci: { type: 'string' },
+    source: { type: 'string' },
+    revision: { type: 'string' },
+    created: { type: 'string' },
+    json: { type: 'boolean' },
+    offline: RENDER_FLAGS.offline!,
+    'cache-dir': RENDER_FLAGS['cache-dir']!,
+  },
+  async run(ctx) {
+    const { io, values, repoRoot, color } = ctx;
+    if (!values.oci) throw new UsageError('--oci REGISTRY/REPO:TAG is required');
+    const ref = parsePublishReference(String(values.oci));
+    checkCreatedFlag(values.created === undefined ? undefined : String(values.created));
+    const only = await onlyEnvironment(repoRoot, values.env === undefined ? undefined : String(values.env), (names) => `choose one environment with --env (${names})`);
+    const prepared = await prepareRender({ ...ctx, values: { ...values, env: [only] } });
+    const result = await render(prepared.options);
+    if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
+    const env = result.environments[0]!.environment.name;
+    const folder = path.join(result.outputDir, env);
+    const shown = path.relative(repoRoot, folder).split(path.sep).join('/');
+    const planned = new Map([...result.files].filter(([p]) => p.startsWith(`${env}/`)).map(([p, text]) => [p.slice(env.length + 1), text]));
+    await refuseStale(planned, folder, shown, describeLockChanges(prepared.lock, result.lock));
+    const metadata = await artifactMetadata(
+      { ...(values.source ? { source: String(values.source) } : {}), ...(values.revision ? { revision: String(values.revision) } : {}), ...(values.created ? { created: String(values.created) } : {}) },
+      createGitRunner({ cwd: repoRoot, env: io.env }),
+      shown,
+    );
+    const encoder = new TextEncoder();
+    const artifact = packFluxArtifact({ files: [...planned].map(([p, text]) => ({ path: p, bytes: encoder.encode(text) })), ...metadata });
+    const digest = await pushFluxArtifact(ref, artifact, readOciCredentials(io.env));
+    const reference = formatOciReference(ref);
+    io.stderr.write(`pushed ${shown} (${planned.size} files) to ${reference}@${digest}\n`);
+    if (values.json) {
+      const url = `oci://${ref.registry}/${ref.repository}`;
+      io.stdout.write(`${JSON.stringify({ reference, url, tag: ref.tag, digest, layerDigest: artifact.layerDigest, diffId: artifact.diffId, annotations: artifact.annotations }, null, 2)}\n`);
+    } else io.stdout.write(`${digest}\n`);
+    return 0;
+  },
+};
+
+/** The artifact must be the committed output: refuse when rendered/<env> or the lock is not what the inputs render. */
+async function refuseStale(planned: ReadonlyMap<string, string>, folder: string, shown: string, lockChanges: string[]): Promise<void> {
+  const onDisk = new Map<string, string>();
+  for (const f of await listFiles(folder).catch(() => [] as string[])) onDisk.set(f, normalizeInputText(await fs.readFile(path.join(folder, f), 'utf8')));
+  const drift = compareTrees(planned, onDisk, shown);
+  for (const f of onDisk.keys()) if (!planned.has(f)) drift.push({ file: `${shown}/${f}`, kind: 'stale', details: [] });
+  const problems = drift.map((d) => error('drift', `${d.kind === 'missing' ? 'missing' : d.kind === 'stale' ? 'stale' : 'differs from what the inputs render'}`, { file: d.file }));
+  if (lockChanges.length > 0) problems.push(error('drift', `capi-render.lock is stale:\n    ${lockChanges.join('\n    ')}`, { file: 'capi-render.lock' }));
+  if (problems.length === 0) return;
+  throw new DriftError(problems.map((d, i) => (i === problems.length - 1 ? { ...d, hint: 'run capi-render build and commit the result: publish pushes exactly the committed output' } : d)));
+}

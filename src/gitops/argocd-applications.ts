@@ -1,0 +1,205 @@
+/**
+ * The Argo CD consumer kit: one Application per environment (`argocd.application: true`) and one
+ * ApplicationSet over every Argo CD environment that asks for it (`argocd.applicationSet: true`).
+ *
+ * An environment is a management cluster, so every Application targets its own environment's
+ * destination. The ApplicationSet uses a list generator written from capi-render's own knowledge —
+ * one element per Argo CD environment, never one of another flavour — rather than a git directory
+ * generator over `rendered/*`, which would also pick up Flux environments and give every folder the
+ * same destination. Element values (destination, project) are therefore reviewed in the
+ * ApplicationSet itself, not read from files anyone with write access could add. The destination is
+ * an object per element (`server` or `name`), put in place with `templatePatch`, because Argo CD
+ * templates string fields only and a destination must carry exactly one of the two.
+ *
+ * Where the manifests come from (`argocd.source`): `path` the committed `<pathPrefix>/<env>`;
+ * `plugin` capi-render as a Config Management Plugin (`source.plugin`, environment in `CAPI_ENV`);
+ * `hydrator` the Source Hydrator running that plugin on the dry source and committing to a branch.
+ */
+import { SpecError, error, throwIfErrors, warning, type Diagnostic, type Location } from '../errors.js';
+import type { JsonObject } from '../manifest/object.js';
+import { canonicalJson } from '../manifest/canonical-json.js';
+import type { RenderedEnvironment } from '../output/plan.js';
+import { ARGOCD_WAVES, argocdApplicationName } from './argocd.js';
+import { applicationPath, applicationSetPath, joinRepoPath } from './layout.js';
+import { IN_CLUSTER, componentRole, type ResolvedGitopsOptions } from './options.js';
+import { renderTemplate, type TemplateSource } from './templates.js';
+
+/** The plugin environment variable that names the environment (`ARGOCD_ENV_CAPI_ENV` in the sidecar). */
+export const PLUGIN_ENV_VARIABLE = 'CAPI_ENV';
+
+const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'capi-render' };
+
+type ResolvedArgocd = ResolvedGitopsOptions['argocd'];
+
+/** `spec.source` or `spec.sourceHydrator` of an environment's Application (the other is null). */
+export function argocdSource(env: string, a: ResolvedArgocd): { source: JsonObject | null; sourceHydrator: JsonObject | null } {
+  const plugin: JsonObject = { name: a.plugin.name, env: [{ name: PLUGIN_ENV_VARIABLE, value: env }] };
+  const git = { repoURL: a.repoURL ?? '', targetRevision: a.targetRevision };
+  if (a.source === 'plugin') return { source: { ...git, path: a.repoPath, plugin }, sourceHydrator: null };
+  if (a.source === 'hydrator') {
+    const hydrator: JsonObject = {
+      drySource: { ...git, path: a.repoPath, plugin },
+      syncSource: { targetBranch: a.hydrator.targetBranch, path: joinRepoPath(a.hydrator.pathPrefix, env) },
+    };
+    if (a.hydrator.hydrateToBranch !== undefined) hydrator.hydrateTo = { targetBranch: a.hydrator.hydrateToBranch };
+    return { source: null, sourceHydrator: hydrator };
+  }
+  return { source: { ...git, path: joinRepoPath(a.pathPrefix, env) }, sourceHydrator: null };
+}
+
+function templateArgocd(a: ResolvedArgocd): JsonObject {
+  return {
+    namespace: a.namespace,
+    project: a.project,
+    repoURL: a.repoURL ?? '',
+    targetRevision: a.targetRevision,
+    destinationServer: a.destinationServer,
+    pathPrefix: a.pathPrefix,
+    source: a.source,
+  };
+}
+
+/** The Application of one environment (`argocd/application.yaml.hbs`), when asked for. */
+export function argocdApplicationFiles(env: RenderedEnvironment, options: ResolvedGitopsOptions, templates: TemplateSource): { files: [string, string][]; warnings: Diagnostic[] } {
+  const a = options.argocd;
+  if (!a.application) return { files: [], warnings: [] };
+  requireRepoURL(a, {});
+  throwIfErrors(oneClusterProblems(env.name, a, {}));
+  const context: JsonObject = {
+    argocd: templateArgocd(a),
+    environment: { name: env.name, path: joinRepoPath(a.pathPrefix, env.name), labels: { ...options.labels } },
+    application: { name: argocdApplicationName(env.name), labels: MANAGED_BY, destination: { ...a.destination }, ...argocdSource(env.name, a) },
+    components: env.components.map((c) => ({ name: c.name, role: componentRole(c.name), wave: ARGOCD_WAVES[componentRole(c.name)] })),
+  };
+  const warnings: Diagnostic[] = [];
+  if (a.applicationSet) {
+    warnings.push(
+      warning('gitops', `both an Application and an ApplicationSet manage environment ${env.name} (both create Application ${argocdApplicationName(env.name)})`, {
+        field: 'gitops.argocd',
+        hint: 'apply only one of gitops/argocd/applicationset.yaml and gitops/argocd/applications/, or enable only one',
+      }),
+    );
+  }
+  return { files: [[applicationPath(env.name), renderTemplate('argocd/application.yaml.hbs', context, templates).text]], warnings };
+}
+
+/** An environment's effective Argo CD settings, for the checks and the ApplicationSet across environments. */
+export interface ArgocdEnvironment {
+  name: string;
+  options: ResolvedGitopsOptions;
+  /** Where its settings come from (its overlay.yaml), for messages. */
+  file?: string;
+}
+
+/** Settings that live on the ApplicationSet itself, so every environment in it must agree on them. */
+const SET_LEVEL: readonly (keyof ResolvedArgocd)[] = ['namespace', 'repoURL', 'targetRevision', 'source', 'plugin', 'hydrator', 'repoPath', 'pathPrefix'];
+
+/**
+ * Checks the destinations of every environment that gets an Argo CD Application (directly or from
+ * the ApplicationSet) and renders the ApplicationSet over those that asked for it. Throws one
+ * SpecError listing every problem: `destination` for an environment without a destination when
+ * several environments get Applications, or two environments aimed at the same cluster; `config`
+ * for a missing repoURL or ApplicationSet settings that differ between its environments.
+ */
+export function argocdFleetFiles(environments: readonly ArgocdEnvironment[], templates: TemplateSource): [string, string][] {
+  const managed = environments.filter((e) => e.options.flavour === 'argocd' && (e.options.argocd.application || e.options.argocd.applicationSet));
+  throwIfErrors(destinationProblems(managed));
+  const members = managed.filter((e) => e.options.argocd.applicationSet);
+  if (members.length === 0) return [];
+  const first = members[0]!;
+  for (const m of members) requireRepoURL(m.options.argocd, at(m, 'gitops.argocd.repoURL'));
+  throwIfErrors(members.slice(1).flatMap((m) => settingProblems(first, m)));
+  const a = first.options.argocd;
+  const elements = members.map((m): JsonObject => ({ env: m.name, name: argocdApplicationName(m.name), project: m.options.argocd.project, destination: { ...m.options.argocd.destination } }));
+  const context: JsonObject = {
+    argocd: templateArgocd(a),
+    applicationSet: {
+      name: 'capi',
+      labels: MANAGED_BY,
+      elements,
+      // Argo CD fills these per element (Go templates; goTemplate: true).
+      applicationName: '{{.name}}',
+      project: '{{.project}}',
+      ...argocdSource('{{.env}}', a),
+      templatePatch: 'spec:\n  destination: {{ toJson .destination }}\n',
+    },
+  };
+  return [[applicationSetPath(), renderTemplate('argocd/applicationset.yaml.hbs', context, templates).text]];
+}
+
+function destinationProblems(managed: readonly ArgocdEnvironment[]): Diagnostic[] {
+  if (managed.length < 2) return managed.flatMap((e) => oneClusterProblems(e.name, e.options.argocd, at(e, 'gitops.argocd.destination')));
+  const names = managed.map((e) => e.name).join(', ');
+  const problems: Diagnostic[] = managed.flatMap((e) => oneClusterProblems(e.name, e.options.argocd, at(e, 'gitops.argocd.destination')));
+  if (problems.length > 0) return problems;
+  const byCluster = new Map<string, string[]>();
+  for (const e of managed) {
+    const a = e.options.argocd;
+    if (!a.destinationSet) {
+      problems.push(
+        error('destination', `environment ${e.name} has no Argo CD destination; Argo CD deploys several environments (${names}), and each is its own management cluster`, {
+          ...at(e, 'gitops.argocd.destination'),
+          hint: `set gitops.argocd.destination in ${e.file ?? 'its overlay'}: {name: <the cluster's name in Argo CD>} or {server: <its API server URL>}`,
+        }),
+      );
+      continue;
+    }
+    const key = clusterKey(a.destination);
+    byCluster.set(key, [...(byCluster.get(key) ?? []), e.name]);
+  }
+  for (const [cluster, envs] of byCluster) {
+    if (envs.length < 2) continue;
+    const e = managed.find((m) => m.name === envs[1])!;
+    problems.push(
+      error('destination', `environments ${envs.join(' and ')} both install Cluster API into ${cluster}; their objects would clash`, {
+        ...at(e, 'gitops.argocd.destination'),
+        hint: 'give each environment the destination of its own management cluster',
+      }),
+    );
+  }
+  return problems;
+}
+
+/** A destination names one cluster: `server` or `name`, never both (Argo CD refuses the Application). */
+function oneClusterProblems(env: string, a: ResolvedArgocd, where: Location): Diagnostic[] {
+  const d = a.destination;
+  if ((d.server === undefined) !== (d.name === undefined)) return [];
+  return [
+    error('destination', `environment ${env}: gitops.argocd.destination must have exactly one of server and name`, {
+      field: 'gitops.argocd.destination',
+      ...where,
+      hint: 'server is the cluster\'s API URL, name its name in Argo CD; Argo CD refuses a destination with both',
+    }),
+  ];
+}
+
+/** One key per cluster: Argo CD's local cluster is both `in-cluster` by name and the in-cluster URL. */
+function clusterKey(d: ResolvedArgocd['destination']): string {
+  if (d.name === 'in-cluster' || d.server === IN_CLUSTER) return `the cluster Argo CD runs in (${IN_CLUSTER})`;
+  return d.server !== undefined ? `server ${d.server}` : `cluster ${d.name}`;
+}
+
+function settingProblems(first: ArgocdEnvironment, other: ArgocdEnvironment): Diagnostic[] {
+  const differing = SET_LEVEL.filter((k) => canonicalJson(first.options.argocd[k] ?? null) !== canonicalJson(other.options.argocd[k] ?? null));
+  return differing.map((k) =>
+    error('config', `the ApplicationSet lists environments ${first.name} and ${other.name}, which set gitops.argocd.${k} differently`, {
+      ...at(other, `gitops.argocd.${k}`),
+      hint: `gitops.argocd.${k} applies to the whole ApplicationSet: set it once in capi-render.yaml, or give ${other.name} an Application of its own (application: true)`,
+    }),
+  );
+}
+
+function requireRepoURL(a: ResolvedArgocd, where: Location): void {
+  if (a.repoURL !== undefined && a.repoURL !== '') return;
+  throw new SpecError(
+    error('config', 'gitops.argocd.repoURL is required to generate an Argo CD Application or ApplicationSet', {
+      field: 'gitops.argocd.repoURL',
+      ...where,
+      hint: 'set it to the Git URL of this repository, e.g. https://github.com/acme/management-clusters.git',
+    }),
+  );
+}
+
+function at(e: ArgocdEnvironment, field: string): Location {
+  return e.file ? { file: e.file, field } : { field };
+}
