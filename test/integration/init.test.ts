@@ -1,5 +1,5 @@
 /** init → build → check in an empty folder. */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
@@ -38,5 +38,30 @@ describe('init', () => {
     const again = await runCli(['init'], { cwd: repo });
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/init would overwrite .*capi-render\.yaml/);
+  });
+
+  it('never writes through a symbolic link, even with --force, and never into .git', async () => {
+    const repo = tempDir();
+    const elsewhere = tempDir();
+    symlinkSync(elsewhere, path.join(repo, 'providers'));
+    const linked = await runCli(['init', '--force'], { cwd: repo });
+    expect(linked.code).toBe(1);
+    expect(linked.stderr).toContain('error[input-path]: init would write through symbolic links: providers');
+    expect(readdirSync(elsewhere)).toEqual([]);
+    expect(readdirSync(repo)).toEqual(['providers']);
+    mkdirSync(path.join(repo, '.git'));
+    const inGit = await runCli(['init', '--repo', '.git'], { cwd: repo });
+    expect(inGit.code).toBe(2);
+    expect(inGit.stderr).toContain('is inside a .git folder');
+    expect(readdirSync(path.join(repo, '.git'))).toEqual([]);
+  });
+
+  it('--force replaces existing files whole, and leaves no temporary files', async () => {
+    const repo = tempDir();
+    writeFileSync(path.join(repo, 'capi-render.yaml'), 'old: true\n');
+    const r = await runCli(['init', '--force'], { cwd: repo });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8')).toContain('kind: Config');
+    expect(readdirSync(repo).filter((f) => f.includes('capi-render-tmp'))).toEqual([]);
   });
 });

@@ -1,9 +1,8 @@
 /** `capi-render init`: scaffold a new repository (providers/, an overlay, CI workflow, Renovate). */
-import { existsSync, promises as fs } from 'node:fs';
-import path from 'node:path';
-import { SpecError, UsageError, error } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { chooseInitVersions } from '../../init/init-choices.js';
 import { scaffoldFiles, type ScaffoldOptions } from '../../init/scaffold.js';
+import { writeScaffold } from '../../init/write-scaffold.js';
 import { didYouMean } from '../parse-argv.js';
 import type { Command } from '../command.js';
 import { packageVersion } from '../../package-files.js';
@@ -56,15 +55,7 @@ export const initCommand: Command = {
       localRepository: str('local-repository'),
       toolVersion: packageVersion(),
     });
-    const existing = [...files.keys()].filter((f) => existsSync(path.join(repoRoot, f)));
-    if (existing.length > 0 && !values.force) {
-      throw new SpecError(error('input-path', `init would overwrite ${existing.join(', ')}`, { hint: 'run it in an empty folder, or pass --force' }));
-    }
-    for (const [rel, text] of files) {
-      const target = path.join(repoRoot, rel);
-      await fs.mkdir(path.dirname(target), { recursive: true });
-      await fs.writeFile(target, text);
-    }
+    await writeScaffold(repoRoot, files, Boolean(values.force));
     io.stderr.write(`created ${[...files.keys()].join(', ')}\nnext: capi-render build, then commit providers/, overlays/, rendered/, gitops/ and capi-render.lock\n`);
     return 0;
   },
