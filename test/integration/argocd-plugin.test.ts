@@ -173,8 +173,8 @@ describe('the plugin run as argocd-repo-server runs it', () => {
 
   const failures: { name: string; env: (work: string, cache: string) => Record<string, string>; prepare?: (work: string) => unknown; code: number; stderr: RegExp }[] = [
     { name: 'no CAPI_ENV with two environments → usage error naming the variable', env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: '' }), code: 2, stderr: /plugin env CAPI_ENV to one of dev, prod/ },
-    { name: 'an unknown environment', env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'staging' }), code: 1, stderr: /unknown environment: staging/ },
-    { name: 'a value the plugin must never interpret (no shell)', env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'prod; touch pwned' }), code: 1, stderr: /unknown environment: prod; touch pwned/ },
+    { name: 'an unknown environment', env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'staging' }), code: 2, stderr: /unknown environment "staging"/ },
+    { name: 'a value the plugin must never interpret (no shell)', env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'prod; touch pwned' }), code: 2, stderr: /unknown environment "prod; touch pwned"/ },
     { name: 'a lock that does not pin everything (the output would depend on the network)', env: repoServerEnv, prepare: (w) => rmSync(path.join(w, 'capi-render.lock')), code: 1, stderr: /error\[frozen\].*capi-render\.lock does not pin/ },
     { name: 'an artifact cache inside the checkout', env: (w) => repoServerEnv(w, path.join(w, '.cache')), code: 1, stderr: /error\[plugin\].*inside the checkout/ },
     {

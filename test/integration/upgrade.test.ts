@@ -238,7 +238,7 @@ describe('capi-render upgrade with overlays', () => {
     expect((await cli(repo, 'build')).code).toBe(0);
     const again = await cli(repo, 'upgrade', '--env', 'prod', '--provider', 'cluster-api', '--to', 'v1.12.0');
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toContain('edited overlays/prod/overlay.yaml:20 (patches[1], replace /spec/version): v1.11.0 → v1.12.0 (prod: cluster-api)');
+    expect(again.stderr).toContain('edited overlays/prod/overlay.yaml:21 (patches[1], replace /spec/version): v1.11.0 → v1.12.0 (prod: cluster-api)');
     expect(lockVersions(repo, 'prod')).toEqual({
       'CoreProvider/capi-system/cluster-api': 'v1.12.0 v1beta2',
       'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm': 'v1.11.0 v1beta2',
