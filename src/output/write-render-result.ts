@@ -15,6 +15,10 @@ import { serializeLock } from '../lock/lock-file.js';
 import { LOCK_FILE, type LockFile } from '../lock/lock-types.js';
 import { isGitopsFileOf } from '../render/gitops-stage.js';
 import type { RenderResult } from '../render/render.js';
+import type { RenderRun } from '../render/render-run.js';
+import type { EnvironmentResult } from '../render/render-environment.js';
+import type { RenderConfig } from '../config/config-types.js';
+import type { OutputFiles } from './plan.js';
 import type { Failpoint } from './apply-staged.js';
 import { isOutsideRepository, outputLocationProblems, type LocationProblem } from './output-location.js';
 import { removalProblems } from './removal-guard.js';
@@ -57,28 +61,114 @@ export interface WrittenRenderResult extends Omit<TreeSummary, 'root'> {
   retired: string[];
 }
 
-/** Writes the output trees and the lock in one transaction. */
+/** Writes a collected render result: the output trees and the lock in one transaction. */
 export async function writeRenderResult(result: RenderResult, options: WriteRenderResultOptions): Promise<WrittenRenderResult> {
-  const { repoRoot } = options;
-  const outDir = options.outDir ?? result.outputDir;
-  // With --out, the consumer folder moves along, beside the output folder.
-  const gitopsDir = options.outDir ? path.join(path.dirname(outDir), path.basename(result.gitopsDir)) : result.gitopsDir;
-  await assertSafeLocations(result, outDir, gitopsDir, options);
+  const replay: OutputSource = {
+    config: result.config,
+    outputDir: result.outputDir,
+    gitopsDir: result.gitopsDir,
+    allEnvironments: result.allEnvironments,
+    rendering: result.environments.map((e) => e.environment.name),
+    skipped: result.skipped,
+    async run(onEnvironment) {
+      if (result.files.size > 0 || result.gitopsFiles.size > 0) await onEnvironment(result.files, result.gitopsFiles);
+      return { lock: result.lock };
+    },
+  };
+  return (await writeOutput(replay, options)).written;
+}
 
-  const all = new Set(result.allEnvironments);
-  const rendered = new Set(result.environments.map((e) => e.environment.name));
-  const lockText = serializeLock(result.lock);
-  const lockChanged = !(options.previousLockText !== undefined && (result.lock === options.previousLock || lockText === options.previousLockText));
+/** What {@link writeRenderRun} leaves: the write, and the lock and warnings of the build. */
+export interface WrittenRenderRun {
+  written: WrittenRenderResult;
+  lock: LockFile;
+  warnings: Diagnostic[];
+}
+
+/**
+ * Renders and writes environment by environment (see render/render-run.ts): each environment's
+ * files are staged as soon as it is rendered and then let go, so memory does not grow with the fleet;
+ * the lock, the ownership records and every staged file are installed by one commit at the end, as
+ * {@link writeRenderResult} does. `onEnvironment` sees each rendered environment (for progress
+ * lines); `beforeCommit` may still refuse the lock (`--frozen`): then nothing is changed.
+ */
+export async function writeRenderRun(
+  run: RenderRun,
+  options: WriteRenderResultOptions & { onEnvironment?: (result: EnvironmentResult) => void; beforeCommit?: (lock: LockFile) => void },
+): Promise<WrittenRenderRun> {
+  let warnings: Diagnostic[] = [];
+  const source: OutputSource = {
+    ...run,
+    run: async (stage) => {
+      const done = await run.run(async (output) => {
+        options.onEnvironment?.(output.result);
+        await stage(output.files, output.gitopsFiles);
+      });
+      warnings = done.warnings;
+      return done;
+    },
+  };
+  const { written, lock } = await writeOutput(source, options);
+  return { written, lock, warnings };
+}
+
+/** A build as the writer sees it: what it will touch, then its files environment by environment. */
+interface OutputSource {
+  config: RenderConfig;
+  outputDir: string;
+  gitopsDir: string;
+  allEnvironments: readonly string[];
+  /** Environments whose files `run` hands over. */
+  rendering: readonly string[];
+  skipped: readonly string[];
+  run(onEnvironment: (files: OutputFiles, gitopsFiles: OutputFiles) => Promise<void>): Promise<{ lock: LockFile }>;
+}
+
+async function writeOutput(
+  source: OutputSource,
+  options: WriteRenderResultOptions & { beforeCommit?: (lock: LockFile) => void },
+): Promise<{ written: WrittenRenderResult; lock: LockFile }> {
+  const outDir = options.outDir ?? source.outputDir;
+  // With --out, the consumer folder moves along, beside the output folder.
+  const gitopsDir = options.outDir ? path.join(path.dirname(outDir), path.basename(source.gitopsDir)) : source.gitopsDir;
+  await assertSafeLocations(source.config, outDir, gitopsDir, options);
+
+  const all = new Set(source.allEnvironments);
+  const rendered = new Set(source.rendering);
   const locked = new Set(options.previousLock.environments.map((e) => e.name));
   const gone = options.partial ? [] : [...new Set([...locked, ...(await topFolders(outDir))])].filter((n) => !all.has(n));
-  if (rendered.size === 0 && gone.length === 0 && !lockChanged) {
-    // Nothing to write: say how much is in place, from the records (a no-op build reads nothing else).
-    const gitops: TreeSummary = { root: gitopsDir, written: [], unchanged: await ownedCount(gitopsDir), removed: [], foreign: [] };
-    return { outDir, written: [], unchanged: await ownedCount(outDir), removed: [], foreign: [], gitops, lockWritten: false, retired: [] };
+  const lockChangedTo = (lock: LockFile) => {
+    const text = serializeLock(lock);
+    return options.previousLockText !== undefined && (lock === options.previousLock || text === options.previousLockText) ? undefined : text;
+  };
+  if (rendered.size === 0 && gone.length === 0) {
+    const { lock } = await source.run(async () => undefined);
+    if (lockChangedTo(lock) === undefined) {
+      options.beforeCommit?.(lock);
+      // Nothing to write: say how much is in place, from the records (a no-op build reads nothing else).
+      const gitops: TreeSummary = { root: gitopsDir, written: [], unchanged: await ownedCount(gitopsDir), removed: [], foreign: [] };
+      return { written: { outDir, written: [], unchanged: await ownedCount(outDir), removed: [], foreign: [], gitops, lockWritten: false, retired: [] }, lock };
+    }
+    return writeTransaction(source, { ...options, run: async () => ({ lock }) }, { outDir, gitopsDir, rendered, gone, locked, lockChangedTo });
   }
+  return writeTransaction(source, { ...options, run: (stage) => source.run(stage) }, { outDir, gitopsDir, rendered, gone, locked, lockChangedTo });
+}
 
+async function writeTransaction(
+  source: OutputSource,
+  options: WriteRenderResultOptions & { beforeCommit?: (lock: LockFile) => void; run: OutputSource['run'] },
+  plan: { outDir: string; gitopsDir: string; rendered: Set<string>; gone: string[]; locked: Set<string>; lockChangedTo: (lock: LockFile) => string | undefined },
+): Promise<{ written: WrittenRenderResult; lock: LockFile }> {
+  const { repoRoot } = options;
+  const { outDir, gitopsDir, rendered, gone, locked } = plan;
   const scope = new Set([...rendered, ...gone]);
-  const known = new Set([...all, ...locked]);
+  const known = new Set([...source.allEnvironments, ...locked]);
+  // Problems of the inputs come before problems of the output folders (as when the whole result was
+  // rendered before writing): when a folder cannot be written, the inputs are rendered to see.
+  const inputsFirst = async (e: unknown): Promise<never> => {
+    if (e instanceof SpecError && !e.diagnostics.some((d) => d.code === 'busy')) await options.run(async () => undefined);
+    throw e;
+  };
   const txn = await beginTransaction(
     [
       {
@@ -94,40 +184,49 @@ export async function writeRenderResult(result: RenderResult, options: WriteRend
       },
     ],
     { repoRoot, lockFile: path.join(repoRoot, LOCK_FILE), ...(options.failpoint ? { failpoint: options.failpoint } : {}) },
-  );
+  ).catch(inputsFirst);
   try {
     const [out] = txn.scans;
-    const problems = [...(await scanProblems(txn.scans, repoRoot))];
+    const scanned = await scanProblems(txn.scans, repoRoot);
+    if (scanned.length > 0) await inputsFirst(new SpecError(scanned));
+    // Consumer files are few and may be shared by environments (one ApplicationSet): the last one wins, as in a collected result.
+    const gitopsFiles: OutputFiles = new Map();
+    const { lock } = await options.run(async (files, consumer) => {
+      await txn.stage(0, files);
+      for (const [p, text] of consumer) gitopsFiles.set(p, text);
+    });
+    await txn.stage(1, gitopsFiles);
     // An environment whose output folder the user deleted together with its overlay is retired on
     // purpose; one whose output is still there would be removed by this build.
     const ownedEnvs = new Set([...out!.entries.keys()].filter((f) => !out!.record || out!.record.files.has(f)).map(topFolder));
     const retired = gone.filter((env) => ownedEnvs.has(env));
     if (!options.allowRemoval) {
-      problems.push(
-        ...removalProblems({
-          previous: options.previousLock,
-          next: result.lock,
-          rendered: [...rendered],
-          retired,
-          outputOf: (env) => displayPath(path.join(outDir, env), repoRoot),
-          crdsOnDisk: (env) => crdsOnDisk([...out!.entries.keys()], env),
-        }),
-      );
+      const problems = removalProblems({
+        previous: options.previousLock,
+        next: lock,
+        rendered: [...rendered],
+        retired,
+        outputOf: (env) => displayPath(path.join(outDir, env), repoRoot),
+        crdsOnDisk: (env) => crdsOnDisk([...out!.entries.keys()], env),
+      });
+      if (problems.length > 0) throw new SpecError(problems);
     }
-    if (problems.length > 0) throw new SpecError(problems);
-    await txn.stage(0, result.files);
-    await txn.stage(1, result.gitopsFiles);
-    const [tree, consumer] = await txn.commit(lockChanged ? lockText : undefined);
+    options.beforeCommit?.(lock);
+    const lockText = plan.lockChangedTo(lock);
+    const [tree, consumer] = await txn.commit(lockText);
     // Files of skipped environments are in place too: count them from the records.
-    const skippedFiles = [...(out!.record?.files ?? [])].filter((f) => result.skipped.includes(topFolder(f))).length;
-    const skippedConsumer = [...(txn.scans[1]!.record?.files ?? [])].filter((f) => !consumer!.written.includes(f) && result.skipped.some((env) => isGitopsFileOf(f, env)) && ![...scope].some((env) => isGitopsFileOf(f, env))).length;
+    const skippedFiles = [...(out!.record?.files ?? [])].filter((f) => source.skipped.includes(topFolder(f))).length;
+    const skippedConsumer = [...(txn.scans[1]!.record?.files ?? [])].filter((f) => !consumer!.written.includes(f) && source.skipped.some((env) => isGitopsFileOf(f, env)) && ![...scope].some((env) => isGitopsFileOf(f, env))).length;
     return {
-      ...tree!,
-      unchanged: tree!.unchanged + skippedFiles,
-      outDir,
-      gitops: { ...consumer!, unchanged: consumer!.unchanged + skippedConsumer },
-      lockWritten: lockChanged,
-      retired: gone.filter((env) => ownedEnvs.has(env) || locked.has(env)),
+      written: {
+        ...tree!,
+        unchanged: tree!.unchanged + skippedFiles,
+        outDir,
+        gitops: { ...consumer!, unchanged: consumer!.unchanged + skippedConsumer },
+        lockWritten: lockText !== undefined,
+        retired: gone.filter((env) => ownedEnvs.has(env) || locked.has(env)),
+      },
+      lock,
     };
   } catch (e) {
     await txn.abort();
@@ -136,13 +235,13 @@ export async function writeRenderResult(result: RenderResult, options: WriteRend
 }
 
 /** Refuses output folders that a build would damage; a flag's mistake is a usage error, the config's a spec error. */
-async function assertSafeLocations(result: RenderResult, outDir: string, gitopsDir: string, options: WriteRenderResultOptions): Promise<void> {
+async function assertSafeLocations(config: RenderConfig, outDir: string, gitopsDir: string, options: WriteRenderResultOptions): Promise<void> {
   const flag = options.outDirFlag;
   const folders = [
     { setting: flag ?? 'outputDir', folder: outDir },
     { setting: flag ? `the GitOps folder beside ${flag},` : 'gitopsDir', folder: gitopsDir },
   ];
-  const problems = await outputLocationProblems(options.repoRoot, folders, inputLocations(options.repoRoot, result.config));
+  const problems = await outputLocationProblems(options.repoRoot, folders, inputLocations(options.repoRoot, config));
   if (problems.length === 0) return;
   if (flag) throw new UsageError(problems.map((p) => `${p.message}; ${p.hint}`).join('\n'));
   throw new SpecError(problems.map((p) => locationDiagnostic(p, options.repoRoot)));

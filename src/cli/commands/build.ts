@@ -5,12 +5,14 @@ import { describeLockChanges } from '../../lock/next-lock.js';
 import { environmentStream } from '../../output/plan.js';
 import { removalProblems } from '../../output/removal-guard.js';
 import { displayPath } from '../../output/write-errors.js';
-import { writeRenderResult, type WrittenRenderResult } from '../../output/write-render-result.js';
+import { writeRenderRun, type WrittenRenderResult, type WrittenRenderRun } from '../../output/write-render-result.js';
+import type { LockFile } from '../../lock/lock-types.js';
 import { render } from '../../render/render.js';
+import { startRender } from '../../render/render-run.js';
 import type { Command, CommandContext } from '../command.js';
 import { failpointFromEnv } from '../failpoint.js';
 import { formatDiagnostics } from '../format.js';
-import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender, type PreparedRender } from '../render-options.js';
 
 export const buildCommand: Command = {
   name: 'build',
@@ -27,51 +29,71 @@ export const buildCommand: Command = {
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
     const prepared = await prepareRender(ctx, { writes: !values.stdout });
-    const result = await render({ ...prepared.options, skipUnchanged: !values.stdout });
-    if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
-    const changes = describeLockChanges(prepared.lock, result.lock);
-    if (values.frozen && changes.length > 0) {
-      throw new DriftError(
-        error('frozen', `--frozen: the build would change capi-render.lock:\n  ${changes.join('\n  ')}`, {
-          file: 'capi-render.lock',
-          hint: 'run capi-render build without --frozen and commit the updated lock',
-        }),
-      );
-    }
-    if (values.stdout) {
-      if (result.environments.length !== 1) {
-        throw new UsageError(`--stdout prints one environment; choose one with --env (${result.allEnvironments.join(', ')})`);
-      }
-      const name = result.environments[0]!.environment.name;
-      // A plugin (Argo CD) that prints nothing and exits 0 makes its controller prune everything.
-      if (!values['allow-removal']) {
-        const problems = removalProblems({ previous: prepared.lock, next: result.lock, rendered: [name], retired: [], outputOf: () => 'the printed stream' });
-        if (problems.length > 0) throw new SpecError(problems);
-      }
-      io.stdout.write(environmentStream(result.environments[0]!.environment));
-      return 0;
-    }
+    if (values.stdout) return printEnvironment(ctx, prepared);
     const outDir = values.out ? path.resolve(io.cwd, String(values.out)) : undefined;
     const partial = ((values.env as string[] | undefined) ?? []).length > 0 || values.shard !== undefined;
     const failpoint = failpointFromEnv(io.env);
-    const summary = await writeRenderResult(result, {
-      repoRoot,
-      ...(outDir ? { outDir, outDirFlag: '--out' } : {}),
-      partial,
-      previousLockText: prepared.lockText,
-      previousLock: prepared.lock,
-      allowRemoval: Boolean(values['allow-removal']),
-      ...(failpoint ? { failpoint } : {}),
-    });
-    for (const e of result.environments) {
-      const parts = [...(e.certManager ? [`cert-manager ${e.certManager.version}`] : []), ...e.providers.map((p) => `${p.label} ${p.version}`)];
-      io.stderr.write(`rendered ${e.environment.name}: ${parts.length > 0 ? parts.join(', ') : 'no providers'}\n`);
+    const run = await startRender({ ...prepared.options, skipUnchanged: true });
+    const lines: string[] = [];
+    let written: WrittenRenderRun;
+    try {
+      written = await writeRenderRun(run, {
+        repoRoot,
+        ...(outDir ? { outDir, outDirFlag: '--out' } : {}),
+        partial,
+        previousLockText: prepared.lockText,
+        previousLock: prepared.lock,
+        allowRemoval: Boolean(values['allow-removal']),
+        ...(failpoint ? { failpoint } : {}),
+        onEnvironment: (e) => {
+          const parts = [...(e.certManager ? [`cert-manager ${e.certManager.version}`] : []), ...e.providers.map((p) => `${p.label} ${p.version}`)];
+          lines.push(`rendered ${e.environment.name}: ${parts.length > 0 ? parts.join(', ') : 'no providers'}\n`);
+        },
+        beforeCommit: (lock) => refuseLockChange(values, prepared.lock, lock),
+      });
+    } finally {
+      await prepared.settleCache();
     }
-    if (result.skipped.length > 0) io.stderr.write(`unchanged since the last build (inputs hash in capi-render.lock): ${summarizeNames(result.skipped)}\n`);
-    reportWrite(ctx, summary);
+    if (written.warnings.length > 0) io.stderr.write(formatDiagnostics(written.warnings, { color }));
+    for (const line of lines) io.stderr.write(line);
+    if (run.skipped.length > 0) io.stderr.write(`unchanged since the last build (inputs hash in capi-render.lock): ${summarizeNames(run.skipped)}\n`);
+    reportWrite(ctx, written.written);
     return 0;
   },
 };
+
+/** `--stdout`: one environment as a multi-document stream; nothing is written. */
+async function printEnvironment(ctx: CommandContext, prepared: PreparedRender): Promise<number> {
+  const { io, values, color } = ctx;
+  const result = await render(prepared.options);
+  await prepared.settleCache();
+  if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
+  refuseLockChange(values, prepared.lock, result.lock);
+  if (result.environments.length !== 1) {
+    throw new UsageError(`--stdout prints one environment; choose one with --env (${result.allEnvironments.join(', ')})`);
+  }
+  const name = result.environments[0]!.environment.name;
+  // A plugin (Argo CD) that prints nothing and exits 0 makes its controller prune everything.
+  if (!values['allow-removal']) {
+    const problems = removalProblems({ previous: prepared.lock, next: result.lock, rendered: [name], retired: [], outputOf: () => 'the printed stream' });
+    if (problems.length > 0) throw new SpecError(problems);
+  }
+  io.stdout.write(environmentStream(result.environments[0]!.environment));
+  return 0;
+}
+
+/** `--frozen`: a build that would change the lock fails (before anything is written). */
+function refuseLockChange(values: CommandContext['values'], before: LockFile, after: LockFile): void {
+  if (!values.frozen) return;
+  const changes = describeLockChanges(before, after);
+  if (changes.length === 0) return;
+  throw new DriftError(
+    error('frozen', `--frozen: the build would change capi-render.lock:\n  ${changes.join('\n  ')}`, {
+      file: 'capi-render.lock',
+      hint: 'run capi-render build without --frozen and commit the updated lock',
+    }),
+  );
+}
 
 /** The closing lines of a write: what changed where, environments retired, files left alone. */
 export function reportWrite(ctx: CommandContext, summary: WrittenRenderResult): void {

@@ -1,0 +1,231 @@
+/**
+ * A build in two phases, so that a fleet never has to be held in memory at once:
+ *   1. {@link startRender}: load the repository, compose every environment asked for and decide
+ *      which are unchanged — everything a writer must know before the first file (which output
+ *      folders it touches, which environments it answers for);
+ *   2. {@link RenderRun.run}: render one environment at a time and hand its files to the caller,
+ *      which writes or compares them and lets them go; then the lock the build leaves.
+ * `render()` (render.ts) collects a run into one result for callers that want everything.
+ */
+import path from 'node:path';
+import { RenderError, SpecError, error, throwIfErrors, type Diagnostic } from '../errors.js';
+import { planEnvironment, type OutputFiles } from '../output/plan.js';
+import { classifyInputs } from '../spec/inputs.js';
+import { createProviderSchemaValidator } from '../spec/schema/index.js';
+import { createDefaultCatalog } from './catalog.js';
+import { loadRepository, readInputTree } from './load-repository.js';
+import { buildInputsHash, environmentInputsHash, isUnchanged } from './inputs-hash.js';
+import { inputFileDigests } from './input-file-digests.js';
+import { composeEnvironment, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
+import { DEFAULT_ENVIRONMENT, discoverEnvironments, selectShard } from '../overlay/discover-environments.js';
+import { memoizedOverlayLoader } from '../overlay/load-overlay.js';
+import type { SourceDocument } from '../spec/yaml-document.js';
+import { renderEnvironment, type EnvironmentResult } from './render-environment.js';
+import { createSession } from './session.js';
+import type { LockFile } from '../lock/lock-types.js';
+import type { RenderConfig } from '../config/config-types.js';
+import { emptyLock } from '../lock/lock-types.js';
+import { artifactKey } from '../lock/lock-file.js';
+import { nextLock, type RenderedLockEntries } from '../lock/next-lock.js';
+import { lockEntriesOf } from './lock-entries.js';
+import { createParseCache } from '../manifest/parse-cache.js';
+import { createValidationMemo, NO_VALIDATION_MEMO } from '../spec/schema/validation-memo.js';
+import { requiredSecretsText } from '../secrets/required-secrets.js';
+import { runGitopsStage } from './gitops-stage.js';
+import { mergeGitopsConfig } from '../gitops/merge-config.js';
+import type { GitopsMemo } from '../gitops/apply-gitops-flavour.js';
+import { createReleaseIndexCache } from '../source/release-index-cache.js';
+import type { RenderOptions } from './render.js';
+
+/** One rendered environment, as {@link RenderRun.run} hands it over. */
+export interface RenderedOutput {
+  result: EnvironmentResult;
+  /** Its files in the output folder (`<env>/…`). */
+  files: OutputFiles;
+  /** Its files in the GitOps consumer folder. */
+  gitopsFiles: OutputFiles;
+}
+
+/** What a run leaves once every environment has been handed over. */
+export interface RenderRunResult {
+  /** The lock this build leaves behind (unrendered environments keep their entries). */
+  lock: LockFile;
+  /** Warnings of every rendered environment, in environment order. */
+  warnings: Diagnostic[];
+}
+
+export interface RenderRun {
+  /** The repository's settings (capi-render.yaml with defaults). */
+  config: RenderConfig;
+  /** Absolute path of the output folder. */
+  outputDir: string;
+  /** Absolute path of the GitOps consumer folder. */
+  gitopsDir: string;
+  /** Every environment that exists in the repository, sorted. */
+  allEnvironments: string[];
+  /** The environments {@link run} renders, in order. */
+  rendering: string[];
+  /** Environments skipped as unchanged (skipUnchanged). */
+  skipped: string[];
+  /**
+   * Renders the environments one by one, handing each to `onEnvironment` (awaited before the next
+   * is rendered; nothing of it is kept here). An environment that fails is reported with the others
+   * at the end (a RenderError listing every problem); once one has failed, the rest are still
+   * rendered for their diagnostics but no longer handed over.
+   */
+  run(onEnvironment: (output: RenderedOutput) => Promise<void> | void): Promise<RenderRunResult>;
+}
+
+/** Phase 1: see the module comment. Throws for problems of the repository as a whole. */
+export async function startRender(options: RenderOptions): Promise<RenderRun> {
+  const repoRoot = path.resolve(options.repoRoot);
+  const use = options.cache?.use;
+  const memo = options.cache ? createValidationMemo(path.join(options.cache.dir, 'validated'), use) : NO_VALIDATION_MEMO;
+  const repo = await loadRepository(repoRoot, memo);
+  const lock = options.lock ?? emptyLock();
+  const lockedArtifacts = new Map(lock.artifacts.map((a) => [artifactKey(a.source, a.version, a.file), a]));
+  const session = createSession({
+    repoRoot,
+    config: repo.config,
+    env: options.env ?? {},
+    validator: options.validator ?? createProviderSchemaValidator({ memo }),
+    catalog:
+      options.catalog ??
+      createDefaultCatalog({
+        config: repo.config,
+        githubToken: options.githubToken,
+        // Read from the environment only through the name capi-render.yaml gives; never stored.
+        gitlabToken: repo.config.gitlab.accessToken ? options.env?.[repo.config.gitlab.accessToken.fromEnv] || undefined : undefined,
+        fetch: options.fetch,
+        onProgress: options.onProgress,
+      }),
+    lock,
+    ...(options.cache ? { parseCache: createParseCache(options.cache.dir, use) } : {}),
+    allowDowngrade: options.allowDowngrade ?? false,
+    pin: {
+      locked: (source, version, file) => lockedArtifacts.get(artifactKey(source, version, file)),
+      cache: options.cache,
+      ...(options.cache ? { index: createReleaseIndexCache(options.cache.dir, use) } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      offline: options.offline ?? false,
+    },
+  });
+  const overlays = memoizedOverlayLoader(memo);
+  const discovered = await discoverEnvironments(repoRoot, repo.config.overlaysDir, overlays);
+  const allEnvironments = discovered.map((e) => e.name);
+  const unknown = (options.environments ?? []).filter((e) => !allEnvironments.includes(e));
+  if (unknown.length > 0) {
+    throw new SpecError(
+      error('overlay', `unknown environment${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, { hint: `environments: ${allEnvironments.join(', ')}` }),
+    );
+  }
+  let wanted = options.environments?.length ? discovered.filter((e) => options.environments!.includes(e.name)) : discovered;
+  if (options.shard) wanted = selectShard(wanted, options.shard);
+
+  const trees = new Map<string, Promise<{ documents: SourceDocument[]; sha256: string }>>();
+  trees.set(repo.config.providersDir, Promise.resolve({ documents: repo.base, sha256: repo.baseHash }));
+  const tree = (relative: string) => {
+    let pending = trees.get(relative);
+    if (!pending) {
+      pending = readInputTree(repoRoot, relative);
+      trees.set(relative, pending);
+    }
+    return pending;
+  };
+  const composeCtx: ComposeContext = {
+    repoRoot,
+    providersDir: repo.config.providersDir,
+    readDocuments: async (relative) => (await tree(relative)).documents,
+    contentHash: async (relative) => (await tree(relative)).sha256,
+    loadOverlay: overlays,
+  };
+  const outputDir = path.resolve(repoRoot, repo.config.outputDir);
+  const inputFiles = await inputFileDigests(repoRoot, repo.config);
+  const buildHash = buildInputsHash(repo, inputFiles);
+  const tag = (name: string, d: Diagnostic): Diagnostic => (allEnvironments.length > 1 || name !== DEFAULT_ENVIRONMENT ? { ...d, message: `[${name}] ${d.message}` } : d);
+
+  // Composing is cheap and decides what the build touches; a composition error is kept for phase 2,
+  // so it is reported with the rendering errors of the other environments, as before.
+  const planned: { name: string; composed?: ComposedEnvironment; problem?: unknown }[] = [];
+  const skipped: string[] = [];
+  for (const entry of wanted) {
+    try {
+      const composed = entry.overlayDir ? await composeEnvironment(entry.overlayDir, composeCtx) : baseEnvironment(repo.base, repo.baseHash);
+      const inputsHash = environmentInputsHash(buildHash, composed, lock.environments.find((e) => e.name === entry.name)?.providers, lock.artifacts);
+      if (options.skipUnchanged && inputsHash && isUnchanged(lock, entry.name, inputsHash, outputDir)) skipped.push(entry.name);
+      else planned.push({ name: entry.name, composed });
+    } catch (e) {
+      if (!(e instanceof RenderError)) throw e;
+      planned.push({ name: entry.name, problem: e });
+    }
+  }
+
+  const renderOne = async (name: string, composed: ComposedEnvironment, gitopsMemo: GitopsMemo): Promise<RenderedOutput> => {
+    const rendered = await renderEnvironment(
+      {
+        name,
+        inputs: composed.inputs,
+        certManager: { ...repo.config.certManager, ...composed.certManager },
+        variables: composed.variables,
+        images: composed.images,
+        labels: composed.labels,
+        file: composed.chain.at(-1),
+      },
+      session,
+    );
+    const gitops = runGitopsStage({
+      environment: rendered.environment,
+      settings: mergeGitopsConfig(repo.config.gitops, composed.gitops),
+      labels: composed.labels,
+      repoRoot,
+      outputDir: repo.config.outputDir,
+      templatesDir: repo.config.templatesDir,
+      memo: gitopsMemo,
+    });
+    const gitopsFiles: OutputFiles = new Map(gitops.files);
+    if (rendered.requiredSecrets.length > 0) gitopsFiles.set(`secrets/${name}.required.yaml`, requiredSecretsText(name, rendered.requiredSecrets));
+    const result: EnvironmentResult = { ...rendered, environment: gitops.environment, warnings: [...rendered.warnings, ...gitops.warnings.map((d) => tag(name, d))] };
+    return { result, files: planEnvironment(result.environment, session.serializer), gitopsFiles };
+  };
+
+  return {
+    config: repo.config,
+    outputDir,
+    gitopsDir: path.resolve(repoRoot, repo.config.gitopsDir),
+    allEnvironments,
+    rendering: planned.map((p) => p.name),
+    skipped,
+    async run(onEnvironment) {
+      const problems: Diagnostic[] = [];
+      const warnings: Diagnostic[] = [];
+      const entries: RenderedLockEntries[] = [];
+      const gitopsMemo: GitopsMemo = new WeakMap();
+      for (const { name, composed, problem } of planned) {
+        let output: RenderedOutput;
+        try {
+          if (problem) throw problem;
+          output = await renderOne(name, composed!, gitopsMemo);
+        } catch (e) {
+          if (!(e instanceof RenderError)) throw e;
+          problems.push(...e.diagnostics.map((d) => tag(name, d)));
+          continue;
+        }
+        warnings.push(...output.result.warnings);
+        // The stored hash covers the lock entries this build leaves, so an unchanged next build matches it.
+        const e = lockEntriesOf(output.result);
+        entries.push({ ...e, inputs: environmentInputsHash(buildHash, composed!, e.providers, e.artifacts) });
+        // A failure of the caller (a write) ends the run at once.
+        if (problems.length === 0) await onEnvironment(output);
+      }
+      throwIfErrors(problems);
+      return { lock: nextLock(lock, entries, allEnvironments, inputFiles), warnings };
+    },
+  };
+}
+
+/** Inputs of the implicit `default` environment: providers/ as it is. */
+function baseEnvironment(base: SourceDocument[], baseHash: string): ComposedEnvironment {
+  const classified = classifyInputs(base);
+  throwIfErrors(classified.diagnostics);
+  return { inputs: classified.inputs, certManager: {}, gitops: {}, variables: {}, images: {}, labels: {}, chain: [], inputsHash: baseHash };
+}
