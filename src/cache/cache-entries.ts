@@ -8,13 +8,14 @@
  *   validated/<sha256>                  inputs that passed validation
  *   release-lists/<sha256>.json         release lists of the last online run (plan --offline)
  *   release-files/<sha256>.json         where those files came from
+ *   stamps/<sha256>.json                what the last full build of a repository read (build-stamp.ts)
  * plus temporary files of writes that were killed (`<entry>.<pid>.<hex>.tmp`, a day old). Links are
  * never followed: a linked folder or file is not capi-render's, whatever its name.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 
-export type CacheEntryKind = 'artifact' | 'parsed' | 'lock' | 'validated' | 'release-index' | 'temporary';
+export type CacheEntryKind = 'artifact' | 'parsed' | 'lock' | 'validated' | 'release-index' | 'stamp' | 'temporary';
 
 export interface CacheEntry {
   /** Absolute path. */
@@ -33,6 +34,7 @@ const FOLDERS: { folder: RegExp; file: RegExp; kind: CacheEntryKind }[] = [
   { folder: /^lock-v8-[0-9A-Za-z.-]+$/, file: new RegExp(`^${SHA}\\.bin$`), kind: 'lock' },
   { folder: /^validated$/, file: new RegExp(`^${SHA}$`), kind: 'validated' },
   { folder: /^release-(?:lists|files)$/, file: new RegExp(`^${SHA}\\.json$`), kind: 'release-index' },
+  { folder: /^stamps$/, file: new RegExp(`^${SHA}\\.json$`), kind: 'stamp' },
 ];
 const TEMPORARY = /\.\d+\.[0-9a-f]+\.tmp$/;
 /** A temporary file younger than this may belong to a write in progress. */

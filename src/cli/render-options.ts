@@ -33,6 +33,8 @@ export interface PreparedRender {
   options: RenderOptions;
   lock: LockFile;
   lockText: string | undefined;
+  /** The cache folder. */
+  cacheDir: string;
   /**
    * After the render: keeps the cache folder within its limit when this build added entries (never
    * removing what it used). Best effort: a cache that cannot be pruned only stays larger.
@@ -63,6 +65,7 @@ export async function prepareRender(ctx: CommandContext, { writes = false }: { w
   return {
     lock,
     lockText: text,
+    cacheDir,
     async settleCache() {
       if (!use.grew || (await cacheLocationProblem(cacheDir, { repoRoot, home: io.env.HOME }))) return;
       await pruneCache(cacheDir, { maxBytes, keep: use.used }).catch(() => undefined);

@@ -16,6 +16,7 @@ import { useColor, type CliIo } from './io.js';
  */
 const COMMANDS: Record<string, () => Promise<Command>> = {
   build: async () => (await import('./commands/build.js')).buildCommand,
+  cache: async () => (await import('./commands/cache.js')).cacheCommand,
   check: async () => (await import('./commands/check.js')).checkCommand,
   diff: async () => (await import('./commands/diff.js')).diffCommand,
   init: async () => (await import('./commands/init.js')).initCommand,

@@ -22,8 +22,8 @@ import type { OutputFiles } from './plan.js';
 import type { Failpoint } from './apply-staged.js';
 import { isOutsideRepository, outputLocationProblems, type LocationProblem } from './output-location.js';
 import { removalProblems } from './removal-guard.js';
-import { OWNERSHIP_FILE, parseOwnership } from './ownership.js';
 import { promises as fs } from 'node:fs';
+import { unchangedSummary } from './unchanged-summary.js';
 import { inputLocations } from './output-location.js';
 import { locateConfigSetting } from '../config/load-config.js';
 import { beginTransaction, type TreeSummary } from './transaction.js';
@@ -145,9 +145,7 @@ async function writeOutput(
     const { lock } = await source.run(async () => undefined);
     if (lockChangedTo(lock) === undefined) {
       options.beforeCommit?.(lock);
-      // Nothing to write: say how much is in place, from the records (a no-op build reads nothing else).
-      const gitops: TreeSummary = { root: gitopsDir, written: [], unchanged: await ownedCount(gitopsDir), removed: [], foreign: [] };
-      return { written: { outDir, written: [], unchanged: await ownedCount(outDir), removed: [], foreign: [], gitops, lockWritten: false, retired: [] }, lock };
+      return { written: await unchangedSummary(outDir, gitopsDir), lock };
     }
     return writeTransaction(source, { ...options, run: async () => ({ lock }) }, { outDir, gitopsDir, rendered, gone, locked, lockChangedTo });
   }
@@ -249,11 +247,6 @@ async function assertSafeLocations(config: RenderConfig, outDir: string, gitopsD
 
 function locationDiagnostic(p: LocationProblem, repoRoot: string): Diagnostic {
   return error('output-location', p.message, { ...locateConfigSetting(repoRoot, [p.setting]), field: p.setting, hint: p.hint });
-}
-
-async function ownedCount(dir: string): Promise<number> {
-  const text = await fs.readFile(path.join(dir, OWNERSHIP_FILE), 'utf8').catch(() => '');
-  return parseOwnership(text).files.size;
 }
 
 /** The folders at the top of `dir` (environments, in rendered/). */

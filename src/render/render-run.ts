@@ -36,6 +36,7 @@ import { mergeGitopsConfig } from '../gitops/merge-config.js';
 import type { GitopsMemo } from '../gitops/apply-gitops-flavour.js';
 import { createReleaseIndexCache } from '../source/release-index-cache.js';
 import type { RenderOptions } from './render.js';
+import type { BuildStamp } from './build-stamp.js';
 
 /** One rendered environment, as {@link RenderRun.run} hands it over. */
 export interface RenderedOutput {
@@ -67,6 +68,12 @@ export interface RenderRun {
   rendering: string[];
   /** Environments skipped as unchanged (skipUnchanged). */
   skipped: string[];
+  /**
+   * What a build stamp (build-stamp.ts) records of this run, or undefined when a later build could
+   * not be skipped even with every input unchanged (values from the process environment, plaintext
+   * secrets, an environment that failed to compose).
+   */
+  stamp: Pick<BuildStamp, 'dirs' | 'inputFiles' | 'reads' | 'environments'> | undefined;
   /**
    * Renders the environments one by one, handing each to `onEnvironment` (awaited before the next
    * is rendered; nothing of it is kept here). An environment that fails is reported with the others
@@ -148,15 +155,20 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   // so it is reported with the rendering errors of the other environments, as before.
   const planned: { name: string; composed?: ComposedEnvironment; problem?: unknown }[] = [];
   const skipped: string[] = [];
+  const reads = new Set<string>();
+  let skippable = buildHash !== '';
   for (const entry of wanted) {
     try {
-      const composed = entry.overlayDir ? await composeEnvironment(entry.overlayDir, composeCtx) : baseEnvironment(repo.base, repo.baseHash);
+      const composed = entry.overlayDir ? await composeEnvironment(entry.overlayDir, composeCtx) : baseEnvironment(repo.base, repo.baseHash, repo.config.providersDir);
       const inputsHash = environmentInputsHash(buildHash, composed, lock.environments.find((e) => e.name === entry.name)?.providers, lock.artifacts);
+      for (const r of composed.reads) reads.add(r);
+      if (Object.values(composed.variables).some((v) => typeof v === 'object')) skippable = false;
       if (options.skipUnchanged && inputsHash && isUnchanged(lock, entry.name, inputsHash, outputDir)) skipped.push(entry.name);
       else planned.push({ name: entry.name, composed });
     } catch (e) {
       if (!(e instanceof RenderError)) throw e;
       planned.push({ name: entry.name, problem: e });
+      skippable = false;
     }
   }
 
@@ -195,6 +207,9 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     allEnvironments,
     rendering: planned.map((p) => p.name),
     skipped,
+    stamp: skippable
+      ? { dirs: { providersDir: repo.config.providersDir, overlaysDir: repo.config.overlaysDir, templatesDir: repo.config.templatesDir }, inputFiles, reads: [...reads].sort(), environments: allEnvironments }
+      : undefined,
     async run(onEnvironment) {
       const problems: Diagnostic[] = [];
       const warnings: Diagnostic[] = [];
@@ -224,8 +239,8 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
 }
 
 /** Inputs of the implicit `default` environment: providers/ as it is. */
-function baseEnvironment(base: SourceDocument[], baseHash: string): ComposedEnvironment {
+function baseEnvironment(base: SourceDocument[], baseHash: string, providersDir: string): ComposedEnvironment {
   const classified = classifyInputs(base);
   throwIfErrors(classified.diagnostics);
-  return { inputs: classified.inputs, certManager: {}, gitops: {}, variables: {}, images: {}, labels: {}, chain: [], inputsHash: baseHash };
+  return { inputs: classified.inputs, certManager: {}, gitops: {}, variables: {}, images: {}, labels: {}, chain: [], inputsHash: baseHash, reads: [`resource ${providersDir} ${baseHash}`] };
 }

@@ -1,14 +1,18 @@
 /** `capi-render build`: render environments, write rendered/, gitops/ and capi-render.lock as one transaction (or print with --stdout). */
 import path from 'node:path';
-import { DriftError, SpecError, UsageError, error, warning } from '../../errors.js';
+import { DriftError, SpecError, UsageError, error } from '../../errors.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
 import { environmentStream } from '../../output/plan.js';
 import { removalProblems } from '../../output/removal-guard.js';
-import { displayPath } from '../../output/write-errors.js';
-import { writeRenderRun, type WrittenRenderResult, type WrittenRenderRun } from '../../output/write-render-result.js';
+import { writeRenderRun, type WrittenRenderRun } from '../../output/write-render-result.js';
+import { serializeLock } from '../../lock/lock-file.js';
+import { packageVersion } from '../../package-files.js';
+import { lockDigest, stampFile, writeStamp } from '../../render/build-stamp.js';
+import { reportStampedNoop } from '../no-op-build.js';
+import { reportWrite, summarizeNames } from '../report-write.js';
 import type { LockFile } from '../../lock/lock-types.js';
 import { render } from '../../render/render.js';
-import { startRender } from '../../render/render-run.js';
+import { startRender, type RenderRun } from '../../render/render-run.js';
 import type { Command, CommandContext } from '../command.js';
 import { failpointFromEnv } from '../failpoint.js';
 import { formatDiagnostics } from '../format.js';
@@ -33,10 +37,16 @@ export const buildCommand: Command = {
     const outDir = values.out ? path.resolve(io.cwd, String(values.out)) : undefined;
     const partial = ((values.env as string[] | undefined) ?? []).length > 0 || values.shard !== undefined;
     const failpoint = failpointFromEnv(io.env);
-    const run = await startRender({ ...prepared.options, skipUnchanged: true });
+    // A full build whose inputs, lock and outputs are exactly as a stamped build left them is a
+    // no-op: nothing is loaded or composed (see render/build-stamp.ts).
+    const stampAt = stampFile(prepared.cacheDir, repoRoot, outDir ?? '');
+    const use = prepared.options.cache?.use;
+    if (!partial && (await reportStampedNoop({ io, repoRoot, cacheDir: prepared.cacheDir, outDir, lockText: prepared.lockText, ...(use ? { use } : {}), color }))) return 0;
     const lines: string[] = [];
     let written: WrittenRenderRun;
+    let run: RenderRun;
     try {
+      run = await startRender({ ...prepared.options, skipUnchanged: true });
       written = await writeRenderRun(run, {
         repoRoot,
         ...(outDir ? { outDir, outDirFlag: '--out' } : {}),
@@ -51,6 +61,10 @@ export const buildCommand: Command = {
         },
         beforeCommit: (lock) => refuseLockChange(values, prepared.lock, lock),
       });
+      const lockText = written.written.lockWritten ? serializeLock(written.lock) : prepared.lockText;
+      if (!partial && run.stamp && lockText !== undefined) {
+        await writeStamp(stampAt, { version: packageVersion(), outDir: written.written.outDir, gitopsDir: written.written.gitops.root, lock: lockDigest(lockText), ...run.stamp }, use);
+      }
     } finally {
       await prepared.settleCache();
     }
@@ -95,30 +109,3 @@ function refuseLockChange(values: CommandContext['values'], before: LockFile, af
   );
 }
 
-/** The closing lines of a write: what changed where, environments retired, files left alone. */
-export function reportWrite(ctx: CommandContext, summary: WrittenRenderResult): void {
-  const { io, repoRoot, color } = ctx;
-  const foreign = [
-    ...summary.foreign.map((f) => displayPath(path.join(summary.outDir, f), repoRoot)),
-    ...summary.gitops.foreign.map((f) => displayPath(path.join(summary.gitops.root, f), repoRoot)),
-  ];
-  if (foreign.length > 0) {
-    const shown = foreign.length <= 5 ? foreign.join(', ') : `${foreign.slice(0, 5).join(', ')} and ${foreign.length - 5} more`;
-    io.stderr.write(
-      formatDiagnostics([warning('output-location', `left alone (not written by capi-render): ${shown}`, { hint: 'Argo CD and Flux apply only what the kustomization.yaml files list; move these files elsewhere to keep the output folders clean' })], {
-        color,
-      }),
-    );
-  }
-  if (summary.retired.length > 0) io.stderr.write(`removed the output of environments that no longer exist: ${summarizeNames(summary.retired)}\n`);
-  const counts = (s: { written: unknown[]; unchanged: number; removed: unknown[] }) => `${s.written.length} written, ${s.unchanged} unchanged, ${s.removed.length} removed`;
-  const gitops = summary.gitops;
-  const parts = [`${displayPath(summary.outDir, repoRoot)}: ${counts(summary)}`];
-  if (gitops.written.length + gitops.unchanged + gitops.removed.length > 0) parts.push(`${displayPath(gitops.root, repoRoot)}: ${counts(gitops)}`);
-  parts.push(`capi-render.lock ${summary.lockWritten ? 'updated' : 'unchanged'}`);
-  io.stderr.write(`${parts.join('; ')}\n`);
-}
-
-function summarizeNames(names: readonly string[]): string {
-  return names.length <= 8 ? names.join(', ') : `${names.slice(0, 8).join(', ')} and ${names.length - 8} more`;
-}

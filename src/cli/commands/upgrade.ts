@@ -17,7 +17,7 @@ import { upgradeBranchName, upgradeCommand as commandLine, upgradeCommitMessage,
 import type { Command, CommandContext } from '../command.js';
 import { formatDiagnostics } from '../format.js';
 import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
-import { reportWrite } from './build.js';
+import { reportWrite } from '../report-write.js';
 
 const { shard: _shard, ...FLAGS } = RENDER_FLAGS;
 
