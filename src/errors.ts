@@ -57,6 +57,7 @@ export type DiagnosticCode =
   | 'write'
   | 'output-location'
   | 'removal'
+  | 'shard'
   | 'diff-duplicate-object';
 
 /** Where a diagnostic points. `file` is relative to the repository root when it is inside it. */

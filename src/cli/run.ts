@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   diff: async () => (await import('./commands/diff.js')).diffCommand,
   init: async () => (await import('./commands/init.js')).initCommand,
   inputs: async () => (await import('./commands/inputs.js')).inputsCommand,
+  merge: async () => (await import('./commands/merge.js')).mergeCommand,
   mirror: async () => (await import('./commands/mirror.js')).mirrorCommand,
   plan: async () => (await import('./commands/plan.js')).planCommand,
   rbac: async () => (await import('./commands/rbac.js')).rbacCommand,

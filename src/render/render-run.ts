@@ -22,7 +22,7 @@ import { memoizedOverlayLoader } from '../overlay/load-overlay.js';
 import type { SourceDocument } from '../spec/yaml-document.js';
 import { renderEnvironment, type EnvironmentResult } from './render-environment.js';
 import { createSession } from './session.js';
-import type { LockFile } from '../lock/lock-types.js';
+import type { LockFile, LockedInputFile } from '../lock/lock-types.js';
 import type { RenderConfig } from '../config/config-types.js';
 import { emptyLock } from '../lock/lock-types.js';
 import { artifactKey } from '../lock/lock-file.js';
@@ -74,6 +74,14 @@ export interface RenderRun {
    * secrets, an environment that failed to compose).
    */
   stamp: Pick<BuildStamp, 'dirs' | 'inputFiles' | 'reads' | 'environments'> | undefined;
+  /** sha256 of every input file, as read when the run started (what the lock records as inputFiles). */
+  inputFiles: LockedInputFile[];
+  /**
+   * The inputs hash a build stores for `env` when `lock` holds its entries — what `lock` records
+   * for it when those entries are current; undefined when the environment cannot be hashed (see
+   * inputs-hash.ts) or did not compose. `merge` checks shard outputs with it.
+   */
+  inputsHashFor(env: string, lock: LockFile): string | undefined;
   /**
    * Renders the environments one by one, handing each to `onEnvironment` (awaited before the next
    * is rendered; nothing of it is kept here). An environment that fails is reported with the others
@@ -156,12 +164,14 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   const planned: { name: string; composed?: ComposedEnvironment; problem?: unknown }[] = [];
   const skipped: string[] = [];
   const reads = new Set<string>();
+  const composedByName = new Map<string, ComposedEnvironment>();
   let skippable = buildHash !== '';
   for (const entry of wanted) {
     try {
       const composed = entry.overlayDir ? await composeEnvironment(entry.overlayDir, composeCtx) : baseEnvironment(repo.base, repo.baseHash, repo.config.providersDir);
       const inputsHash = environmentInputsHash(buildHash, composed, lock.environments.find((e) => e.name === entry.name)?.providers, lock.artifacts);
       for (const r of composed.reads) reads.add(r);
+      composedByName.set(entry.name, composed);
       if (Object.values(composed.variables).some((v) => typeof v === 'object')) skippable = false;
       if (options.skipUnchanged && inputsHash && isUnchanged(lock, entry.name, inputsHash, outputDir)) skipped.push(entry.name);
       else planned.push({ name: entry.name, composed });
@@ -210,6 +220,12 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     stamp: skippable
       ? { dirs: { providersDir: repo.config.providersDir, overlaysDir: repo.config.overlaysDir, templatesDir: repo.config.templatesDir }, inputFiles, reads: [...reads].sort(), environments: allEnvironments }
       : undefined,
+    inputFiles,
+    inputsHashFor(env, against) {
+      const composed = composedByName.get(env);
+      const providers = against.environments.find((e) => e.name === env)?.providers;
+      return composed && providers ? environmentInputsHash(buildHash, composed, providers, against.artifacts) : undefined;
+    },
     async run(onEnvironment) {
       const problems: Diagnostic[] = [];
       const warnings: Diagnostic[] = [];

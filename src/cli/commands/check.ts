@@ -21,15 +21,20 @@ import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options
 export const checkCommand: Command = {
   name: 'check',
   summary: 'verify that rendered/, gitops/ and capi-render.lock are exactly what the inputs render (for CI)',
-  usage: '[--env NAME]... [--offline]',
-  help: [...RENDER_FLAG_HELP],
+  usage: '[--env NAME]... [--shard K/N] [--offline]',
+  help: RENDER_FLAG_HELP.map(([flag, text]) =>
+    flag === '--shard K/N' ? [flag, `${text}; shard 1 also checks what belongs to no environment (output of removed environments), so N shards check as much as one full check`] : [flag, text],
+  ),
   options: RENDER_FLAGS,
   async run(ctx) {
-    const { io, repoRoot, color } = ctx;
+    const { io, repoRoot, color, values } = ctx;
     const prepared = await prepareRender(ctx);
     const run = await startRender(prepared.options);
     const names = run.rendering;
     const partial = names.length !== run.allEnvironments.length;
+    // What belongs to no environment is checked by a full check, and by shard 1 of a sharded one.
+    const unowned = !partial || (String(values.shard ?? '').startsWith('1/') && !((values.env as string[] | undefined) ?? []).length);
+    const isEnvironment = (top: string) => run.allEnvironments.includes(top);
     const rel = (p: string) => path.relative(repoRoot, p).split(path.sep).join('/');
     const outRel = rel(run.outputDir);
     // The committed output is read environment by environment as each is rendered, and compared
@@ -49,15 +54,21 @@ export const checkCommand: Command = {
       })
       .finally(() => prepared.settleCache());
     if (warnings.length > 0) io.stderr.write(formatDiagnostics(warnings, { color }));
-    if (!partial) {
-      // Files of environments that were not rendered (no longer exist) are stale too.
-      const others = [...byEnvironment].filter(([env]) => !names.includes(env)).flatMap(([, list]) => list);
+    if (unowned) {
+      // Files of environments that no longer exist are stale too.
+      const others = [...byEnvironment].filter(([env]) => !isEnvironment(env)).flatMap(([, list]) => list);
       drift.push(...compareTrees(new Map(), new Map(others.map((f) => [f, ''])), outRel, rendered.owned));
     }
     const gitops = await readOutputFolder(run.gitopsDir, { contents: true });
+    const gitopsInScope = (p: string) => gitops.owned(p) && (names.some((n) => isGitopsFileOf(p, n)) || (unowned && !run.allEnvironments.some((n) => isGitopsFileOf(p, n))));
     drift.push(
-      ...compareTrees(gitopsPlanned, gitops.files, rel(run.gitopsDir), (p) => gitops.owned(p) && (!partial || names.some((n) => isGitopsFileOf(p, n)))),
-      ...(partial ? [] : [...recordDrift(planned, rendered, outRel), ...recordDrift(new Set(gitopsPlanned.keys()), gitops, rel(run.gitopsDir))]),
+      ...compareTrees(gitopsPlanned, gitops.files, rel(run.gitopsDir), gitopsInScope),
+      ...(partial
+        ? [
+            ...scopedRecordDrift(planned, rendered, outRel, (f) => names.includes(f.split('/')[0]!) || (unowned && !isEnvironment(f.split('/')[0]!))),
+            ...scopedRecordDrift(new Set(gitopsPlanned.keys()), gitops, rel(run.gitopsDir), gitopsInScope),
+          ]
+        : [...recordDrift(planned, rendered, outRel), ...recordDrift(new Set(gitopsPlanned.keys()), gitops, rel(run.gitopsDir))]),
     );
     drift.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     const foreign = [...rendered.foreign.map((f) => `${outRel}/${f}`), ...gitops.foreign.map((f) => `${rel(run.gitopsDir)}/${f}`)];
@@ -116,6 +127,14 @@ function groupByTopFolder(files: readonly string[]): Map<string, string[]> {
     else out.set(top, [f]);
   }
   return out;
+}
+
+/** Within `inScope`, the ownership record must list exactly the files the inputs render (a partial check). */
+function scopedRecordDrift(planned: ReadonlySet<string>, committed: CommittedFolder, prefix: string, inScope: (relative: string) => boolean): FileDrift[] {
+  if (committed.recordText === undefined) return planned.size > 0 ? [{ file: `${prefix}/${OWNERSHIP_FILE}`, kind: 'missing', details: [] }] : [];
+  const listed = [...parseOwnership(committed.recordText).files].filter(inScope);
+  const same = listed.length === [...planned].filter(inScope).length && listed.every((f) => planned.has(f));
+  return same ? [] : [{ file: `${prefix}/${OWNERSHIP_FILE}`, kind: 'edited', details: ['the list of files capi-render wrote differs from what the inputs render'] }];
 }
 
 /** The ownership record must list exactly the files the inputs render. */

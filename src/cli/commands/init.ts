@@ -12,7 +12,7 @@ export const initCommand: Command = {
   name: 'init',
   createsRepo: true,
   summary: 'scaffold a new repository: capi-render.yaml, providers/, overlays/<env>, CI workflow and Renovate config',
-  usage: '[--version V] [--infrastructure NAME] [--env NAME] [--flavour kustomize|argocd|flux] [--local-repository DIR] [--force]',
+  usage: '[--version V] [--infrastructure NAME] [--env NAME] [--flavour kustomize|argocd|flux] [--local-repository DIR] [--shards N] [--force]',
   help: [
     ['--version V', 'spec.version of core and kubeadm (exact, range such as ~1.12, or latest; default latest, pinned by the first build)'],
     ['--infrastructure NAME', 'the infrastructure provider to declare (default docker)'],
@@ -21,6 +21,7 @@ export const initCommand: Command = {
     ['--flavour F', 'GitOps flavour of the output (default kustomize)'],
     ['--cert-manager-version V', "cert-manager's version (default clusterctl's default)"],
     ['--local-repository DIR', 'read releases from a clusterctl local repository (air-gapped sites)'],
+    ['--shards N', 'a CI workflow N jobs wide: check as an N-shard matrix; re-render as N shard jobs plus one job that merges and commits (default 1)'],
     ['--force', 'overwrite files that already exist'],
   ],
   options: {
@@ -31,12 +32,15 @@ export const initCommand: Command = {
     flavour: { type: 'string' },
     'cert-manager-version': { type: 'string' },
     'local-repository': { type: 'string' },
+    shards: { type: 'string' },
     force: { type: 'boolean' },
   },
   async run({ io, values, repoRoot }) {
     const flavour = values.flavour === undefined ? undefined : String(values.flavour);
     if (flavour !== undefined && !(FLAVOURS as readonly string[]).includes(flavour)) throw new UsageError(`--flavour must be one of ${FLAVOURS.join(', ')}`);
     const str = (k: string) => (values[k] === undefined ? undefined : String(values[k]));
+    const shards = values.shards === undefined ? 1 : Number(values.shards);
+    if (!Number.isInteger(shards) || shards < 1 || shards > 256 || !/^\d+$/.test(String(values.shards ?? '1'))) throw new UsageError('--shards must be a whole number from 1 to 256 (GitHub runs at most 256 jobs of a matrix)');
     const files = scaffoldFiles({
       version: str('version'),
       infrastructure: str('infrastructure'),
@@ -46,6 +50,7 @@ export const initCommand: Command = {
       certManagerVersion: str('cert-manager-version'),
       localRepository: str('local-repository'),
       toolVersion: packageVersion(),
+      shards,
     });
     const existing = [...files.keys()].filter((f) => existsSync(path.join(repoRoot, f)));
     if (existing.length > 0 && !values.force) {
