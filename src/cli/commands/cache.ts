@@ -69,7 +69,7 @@ async function prune(ctx: CommandContext, settings: CacheSettings): Promise<numb
     ctx.io.stdout.write(`removed ${removed.entries} entr${removed.entries === 1 ? 'y' : 'ies'} (${formatSize(removed.bytes)}); ${left.entries} left (${formatSize(left.bytes)}, limit ${formatSize(maxBytes)})\n`);
   }
   if (result.failed.length === 0) return 0;
-  const errors = result.failed.map((f) => (writeError(f.error, 'remove', f.entry.file, settings.dir) as WriteError).diagnostics[0]!);
+  const errors = result.failed.map((f) => (writeError(f.error, 'remove', f.entry.file, ctx.repoRoot) as WriteError).diagnostics[0]!);
   ctx.io.stderr.write(formatDiagnostics(errors, { color: ctx.color }));
   return 1;
 }

@@ -27,7 +27,8 @@ export interface DocumentPart {
   readonly names: readonly string[];
 }
 
-const SEPARATOR_LINE = /\n---[ \t]*\r?\n/g;
+/** The line break before a separator line (a lookahead, so that `---` lines in a row all match). */
+const SEPARATOR_LINE = /\n(?=---[ \t]*\r?\n)/g;
 /** Lines that make parsing depend on what precedes them across a cut. */
 const CROSS_DOCUMENT_LINE = /(?:^|\n)(?:%|\.\.\.(?:[ \t\r\n]|$))/;
 const COMMENTS_ONLY = /^(?:\uFEFF)?(?:[ \t]*(?:#[^\n]*)?\r?\n)*[ \t]*(?:#[^\n]*)?$/;
