@@ -151,8 +151,8 @@ interface Stage {
   created: string[];
   /** Top-level folders absent when the write began: staged whole, moved into place with one rename. */
   newTops: Set<string>;
-  /** Folders under the stage's `new/` already created. */
-  stagedDirs: Set<string>;
+  /** Folders under the stage's `new/`, created (or being created). */
+  stagedDirs: Map<string, Promise<void>>;
 }
 
 async function openStage(target: TreeTarget, scan: OutputFolderScan, index: number, work: string, repoRoot: string): Promise<Stage> {
@@ -184,7 +184,7 @@ async function openStage(target: TreeTarget, scan: OutputFolderScan, index: numb
     await fs.rm(dir, { recursive: true, force: true });
     await fs.mkdir(path.join(dir, 'new'), { recursive: true });
   });
-  return { target, scan, dir, owned, produced: new Set(), written: [], unchanged: 0, created: [], newTops: new Set(), stagedDirs: new Set() };
+  return { target, scan, dir, owned, produced: new Set(), written: [], unchanged: 0, created: [], newTops: new Set(), stagedDirs: new Map() };
 }
 
 const NOTHING_CHANGED = 'nothing in the output or the lock was changed';
@@ -231,11 +231,11 @@ export class OutputTransaction {
       await this.ensureFolder(stage, path.dirname(rel));
       const staged = path.join(stage.dir, 'new', ...rel.split('/'));
       await guarded('stage', target, this.options.repoRoot, async () => {
+        // One mkdir per folder, however many of the parallel writers need it at once.
         const dir = path.dirname(staged);
-        if (!stage.stagedDirs.has(dir)) {
-          await fs.mkdir(dir, { recursive: true });
-          stage.stagedDirs.add(dir);
-        }
+        let made = stage.stagedDirs.get(dir);
+        if (!made) stage.stagedDirs.set(dir, (made = fs.mkdir(dir, { recursive: true }).then(() => undefined)));
+        await made;
         // Files of identical content (a CRD shared by a hundred environments) are written once.
         const earlier = this.firstCopy.get(text);
         if (earlier) await fs.link(earlier, staged).catch(() => fs.writeFile(staged, text));

@@ -67,11 +67,18 @@ export interface OutputSource {
   run(onEnvironment: (files: OutputFiles, gitopsFiles: OutputFiles) => Promise<void>): Promise<{ lock: LockFile }>;
 }
 
+/** What a write leaves: its summary, the lock, and the lock file's text now (undefined: there is none). */
+export interface WrittenOutput {
+  written: WrittenRenderResult;
+  lock: LockFile;
+  lockText: string | undefined;
+}
+
 /** Writes `source` (see the module comment); `beforeCommit` may still refuse the lock. */
 export async function writeOutput(
   source: OutputSource,
   options: WriteRenderResultOptions & { beforeCommit?: (lock: LockFile) => void },
-): Promise<{ written: WrittenRenderResult; lock: LockFile }> {
+): Promise<WrittenOutput> {
   const outDir = options.outDir ?? source.outputDir;
   // With --out, the consumer folder moves along, beside the output folder.
   const gitopsDir = options.outDir ? path.join(path.dirname(outDir), path.basename(source.gitopsDir)) : source.gitopsDir;
@@ -89,7 +96,7 @@ export async function writeOutput(
     const { lock } = await source.run(async () => undefined);
     if (lockChangedTo(lock) === undefined) {
       options.beforeCommit?.(lock);
-      return { written: await unchangedSummary(outDir, gitopsDir), lock };
+      return { written: await unchangedSummary(outDir, gitopsDir), lock, lockText: options.previousLockText };
     }
     return writeTransaction(source, { ...options, run: async () => ({ lock }) }, { outDir, gitopsDir, rendered, gone, locked, lockChangedTo });
   }
@@ -100,7 +107,7 @@ async function writeTransaction(
   source: OutputSource,
   options: WriteRenderResultOptions & { beforeCommit?: (lock: LockFile) => void; run: OutputSource['run'] },
   plan: { outDir: string; gitopsDir: string; rendered: Set<string>; gone: string[]; locked: Set<string>; lockChangedTo: (lock: LockFile) => string | undefined },
-): Promise<{ written: WrittenRenderResult; lock: LockFile }> {
+): Promise<WrittenOutput> {
   const { repoRoot } = options;
   const { outDir, gitopsDir, rendered, gone, locked } = plan;
   const scope = new Set([...rendered, ...gone]);
@@ -160,6 +167,7 @@ async function writeTransaction(
     const skippedFiles = [...(out!.record?.files ?? [])].filter((f) => source.skipped.includes(topFolder(f))).length;
     const skippedConsumer = [...(txn.scans[1]!.record?.files ?? [])].filter((f) => !consumer!.written.includes(f) && source.skipped.some((env) => isGitopsFileOf(f, env)) && ![...scope].some((env) => isGitopsFileOf(f, env))).length;
     return {
+      lockText: lockText ?? options.previousLockText,
       written: {
         ...tree!,
         unchanged: tree!.unchanged + skippedFiles,

@@ -31,6 +31,8 @@ export async function writeRenderResult(result: RenderResult, options: WriteRend
 
 /** What {@link writeRenderRun} leaves: the write, and the lock and warnings of the build. */
 export interface WrittenRenderRun {
+  /** capi-render.lock's text after the write (undefined when there is no lock). */
+  lockText: string | undefined;
   written: WrittenRenderResult;
   lock: LockFile;
   warnings: Diagnostic[];
@@ -59,7 +61,7 @@ export async function writeRenderRun(
       return done;
     },
   };
-  const { written, lock } = await writeOutput(source, options);
-  return { written, lock, warnings };
+  const { written, lock, lockText } = await writeOutput(source, options);
+  return { written, lock, lockText, warnings };
 }
 

@@ -8,18 +8,16 @@
  * `render()` (render.ts) collects a run into one result for callers that want everything.
  */
 import path from 'node:path';
-import { RenderError, SpecError, error, throwIfErrors, type Diagnostic } from '../errors.js';
+import { RenderError, throwIfErrors, type Diagnostic } from '../errors.js';
 import { planEnvironment, type OutputFiles } from '../output/plan.js';
-import { classifyInputs } from '../spec/inputs.js';
 import { createProviderSchemaValidator } from '../spec/schema/index.js';
 import { createDefaultCatalog } from './catalog.js';
-import { loadRepository, readInputTree } from './load-repository.js';
+import { loadRepository } from './load-repository.js';
 import { buildInputsHash, environmentInputsHash, isUnchanged } from './inputs-hash.js';
 import { inputFileDigests } from './input-file-digests.js';
-import { composeEnvironment, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
-import { DEFAULT_ENVIRONMENT, discoverEnvironments, selectShard } from '../overlay/discover-environments.js';
+import type { ComposedEnvironment } from '../overlay/compose-environment.js';
+import { DEFAULT_ENVIRONMENT } from '../overlay/discover-environments.js';
 import { memoizedOverlayLoader } from '../overlay/load-overlay.js';
-import type { SourceDocument } from '../spec/yaml-document.js';
 import { renderEnvironment, type EnvironmentResult } from './render-environment.js';
 import { createSession } from './session.js';
 import type { LockFile, LockedInputFile } from '../lock/lock-types.js';
@@ -37,6 +35,7 @@ import type { GitopsMemo } from '../gitops/apply-gitops-flavour.js';
 import { createReleaseIndexCache } from '../source/release-index-cache.js';
 import type { RenderOptions } from './render.js';
 import type { BuildStamp } from './build-stamp.js';
+import { composer, selectEnvironments } from './compose-environments.js';
 
 /** One rendered environment, as {@link RenderRun.run} hands it over. */
 export interface RenderedOutput {
@@ -126,34 +125,8 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     },
   });
   const overlays = memoizedOverlayLoader(memo);
-  const discovered = await discoverEnvironments(repoRoot, repo.config.overlaysDir, overlays);
-  const allEnvironments = discovered.map((e) => e.name);
-  const unknown = (options.environments ?? []).filter((e) => !allEnvironments.includes(e));
-  if (unknown.length > 0) {
-    throw new SpecError(
-      error('overlay', `unknown environment${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, { hint: `environments: ${allEnvironments.join(', ')}` }),
-    );
-  }
-  let wanted = options.environments?.length ? discovered.filter((e) => options.environments!.includes(e.name)) : discovered;
-  if (options.shard) wanted = selectShard(wanted, options.shard);
-
-  const trees = new Map<string, Promise<{ documents: SourceDocument[]; sha256: string }>>();
-  trees.set(repo.config.providersDir, Promise.resolve({ documents: repo.base, sha256: repo.baseHash }));
-  const tree = (relative: string) => {
-    let pending = trees.get(relative);
-    if (!pending) {
-      pending = readInputTree(repoRoot, relative);
-      trees.set(relative, pending);
-    }
-    return pending;
-  };
-  const composeCtx: ComposeContext = {
-    repoRoot,
-    providersDir: repo.config.providersDir,
-    readDocuments: async (relative) => (await tree(relative)).documents,
-    contentHash: async (relative) => (await tree(relative)).sha256,
-    loadOverlay: overlays,
-  };
+  const { allEnvironments, wanted } = await selectEnvironments(repoRoot, repo.config.overlaysDir, overlays, options);
+  const compose = composer(repoRoot, repo, overlays);
   const outputDir = path.resolve(repoRoot, repo.config.outputDir);
   const inputFiles = await inputFileDigests(repoRoot, repo.config);
   const buildHash = buildInputsHash(repo, inputFiles);
@@ -166,10 +139,11 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   const reads = new Set<string>();
   const composedByName = new Map<string, ComposedEnvironment>();
   let skippable = buildHash !== '';
+  const lockedEnvironments = new Map(lock.environments.map((e) => [e.name, e]));
   for (const entry of wanted) {
     try {
-      const composed = entry.overlayDir ? await composeEnvironment(entry.overlayDir, composeCtx) : baseEnvironment(repo.base, repo.baseHash, repo.config.providersDir);
-      const inputsHash = environmentInputsHash(buildHash, composed, lock.environments.find((e) => e.name === entry.name)?.providers, lock.artifacts);
+      const composed = await compose(entry);
+      const inputsHash = environmentInputsHash(buildHash, composed, lockedEnvironments.get(entry.name)?.providers, lock.artifacts);
       for (const r of composed.reads) reads.add(r);
       composedByName.set(entry.name, composed);
       if (Object.values(composed.variables).some((v) => typeof v === 'object')) skippable = false;
@@ -252,11 +226,4 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       return { lock: nextLock(lock, entries, allEnvironments, inputFiles), warnings };
     },
   };
-}
-
-/** Inputs of the implicit `default` environment: providers/ as it is. */
-function baseEnvironment(base: SourceDocument[], baseHash: string, providersDir: string): ComposedEnvironment {
-  const classified = classifyInputs(base);
-  throwIfErrors(classified.diagnostics);
-  return { inputs: classified.inputs, certManager: {}, gitops: {}, variables: {}, images: {}, labels: {}, chain: [], inputsHash: baseHash, reads: [`resource ${providersDir} ${baseHash}`] };
 }

@@ -5,7 +5,6 @@ import { describeLockChanges } from '../../lock/next-lock.js';
 import { environmentStream } from '../../output/plan.js';
 import { removalProblems } from '../../output/removal-guard.js';
 import { writeRenderRun, type WrittenRenderRun } from '../../output/write-render-result.js';
-import { serializeLock } from '../../lock/lock-file.js';
 import { packageVersion } from '../../package-files.js';
 import { lockDigest, stampFile, writeStamp } from '../../render/build-stamp.js';
 import { reportStampedNoop } from '../no-op-build.js';
@@ -61,9 +60,8 @@ export const buildCommand: Command = {
         },
         beforeCommit: (lock) => refuseLockChange(values, prepared.lock, lock),
       });
-      const lockText = written.written.lockWritten ? serializeLock(written.lock) : prepared.lockText;
-      if (!partial && run.stamp && lockText !== undefined) {
-        await writeStamp(stampAt, { version: packageVersion(), outDir: written.written.outDir, gitopsDir: written.written.gitops.root, lock: lockDigest(lockText), ...run.stamp }, use);
+      if (!partial && run.stamp && written.lockText !== undefined) {
+        await writeStamp(stampAt, { version: packageVersion(), outDir: written.written.outDir, gitopsDir: written.written.gitops.root, lock: lockDigest(written.lockText), ...run.stamp }, use);
       }
     } finally {
       await prepared.settleCache();
