@@ -34,7 +34,7 @@ export async function reportStampedNoop(ctx: NoopContext): Promise<boolean> {
   const stamp = await matchingStamp(stampFile(ctx.cacheDir, ctx.repoRoot, ctx.outDir ?? ''), ctx.repoRoot, ctx.lockText, ctx.use);
   if (!stamp) return false;
   ctx.io.stderr.write(`unchanged since the last build (inputs hash in capi-render.lock): ${summarizeNames(stamp.environments)}\n`);
-  reportWrite(ctx, await unchangedSummary(stamp.outDir, stamp.gitopsDir));
+  reportWrite(ctx, await unchangedSummary(stamp.outDir, stamp.gitopsDir, stamp.records));
   return true;
 }
 

@@ -1,17 +1,29 @@
 /** What a build that changed nothing reports: how much is in place, counted from the ownership records. */
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { OWNERSHIP_FILE, parseOwnership } from './ownership.js';
 import type { TreeSummary } from './transaction.js';
 import type { WrittenRenderResult } from './write-render-result.js';
 
-/** A write that changed nothing (a no-op build reads nothing but the records). */
-export async function unchangedSummary(outDir: string, gitopsDir: string): Promise<WrittenRenderResult> {
-  const gitops: TreeSummary = { root: gitopsDir, written: [], unchanged: await ownedCount(gitopsDir), removed: [], foreign: [] };
-  return { outDir, written: [], unchanged: await ownedCount(outDir), removed: [], foreign: [], gitops, lockWritten: false, retired: [] };
+/** An ownership record's digest and how many files it lists (so a later count needs no parse). */
+export interface RecordCount {
+  sha256: string;
+  files: number;
 }
 
-async function ownedCount(dir: string): Promise<number> {
+/**
+ * A write that changed nothing (a no-op build reads nothing but the records). `known` counts of
+ * records with the same digest are taken as they are: a record of 10 000 lines takes a while to parse.
+ */
+export async function unchangedSummary(outDir: string, gitopsDir: string, known: readonly RecordCount[] = []): Promise<WrittenRenderResult> {
+  const gitops: TreeSummary = { root: gitopsDir, written: [], unchanged: (await countRecord(gitopsDir, known)).files, removed: [], foreign: [] };
+  return { outDir, written: [], unchanged: (await countRecord(outDir, known)).files, removed: [], foreign: [], gitops, lockWritten: false, retired: [] };
+}
+
+/** The record of the output folder `dir`, counted. */
+export async function countRecord(dir: string, known: readonly RecordCount[] = []): Promise<RecordCount> {
   const text = await fs.readFile(path.join(dir, OWNERSHIP_FILE), 'utf8').catch(() => '');
-  return parseOwnership(text).files.size;
+  const sha256 = createHash('sha256').update(text).digest('hex');
+  return known.find((k) => k.sha256 === sha256) ?? { sha256, files: parseOwnership(text).files.size };
 }

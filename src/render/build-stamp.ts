@@ -21,6 +21,7 @@ import path from 'node:path';
 import type { CacheUse } from '../cache/cache-use.js';
 import type { RenderConfig } from '../config/config-types.js';
 import type { LockedInputFile } from '../lock/lock-types.js';
+import type { RecordCount } from '../output/unchanged-summary.js';
 import { packageVersion } from '../package-files.js';
 import { makePrivateDir, writePrivateFile } from '../private-files.js';
 import { normalizeInputText } from '../spec/input-text.js';
@@ -38,6 +39,8 @@ export interface BuildStamp {
   /** ComposedEnvironment.reads of every environment, unique, sorted. */
   reads: string[];
   environments: string[];
+  /** The ownership records the build left, counted (for the no-op report). */
+  records?: RecordCount[];
 }
 
 /** Where the stamp of `repoRoot` built into `outFlag` (`--out`, or '' for the configured folder) lives. */

@@ -6,6 +6,7 @@ import { environmentStream } from '../../output/plan.js';
 import { removalProblems } from '../../output/removal-guard.js';
 import { writeRenderRun, type WrittenRenderRun } from '../../output/write-render-result.js';
 import { packageVersion } from '../../package-files.js';
+import { countRecord } from '../../output/unchanged-summary.js';
 import { lockDigest, stampFile, writeStamp } from '../../render/build-stamp.js';
 import { reportStampedNoop } from '../no-op-build.js';
 import { reportWrite, summarizeNames } from '../report-write.js';
@@ -61,7 +62,9 @@ export const buildCommand: Command = {
         beforeCommit: (lock) => refuseLockChange(values, prepared.lock, lock),
       });
       if (!partial && run.stamp && written.lockText !== undefined) {
-        await writeStamp(stampAt, { version: packageVersion(), outDir: written.written.outDir, gitopsDir: written.written.gitops.root, lock: lockDigest(written.lockText), ...run.stamp }, use);
+        const { outDir: out, gitops } = written.written;
+        const records = [await countRecord(out), await countRecord(gitops.root)];
+        await writeStamp(stampAt, { version: packageVersion(), outDir: out, gitopsDir: gitops.root, lock: lockDigest(written.lockText), ...run.stamp, records }, use);
       }
     } finally {
       await prepared.settleCache();
