@@ -15,7 +15,7 @@ import { suiteTempDir, tempDir } from '../helpers/tmp.js';
 
 const N = 3;
 
-function inputs(values: (i: number) => string = (i) => `:${8000 + i}`, envs = 7): Record<string, string> {
+function inputs(values: (i: number) => string = (i) => `:${8000 + i}`, envs = 5): Record<string, string> {
   const files: Record<string, string> = { 'capi-render.yaml': `${configYaml()}gitops:\n  flavour: flux\n`, 'providers/core.yaml': CORE() };
   for (let i = 0; i < envs; i++) {
     files[`overlays/env-${i}/overlay.yaml`] = `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: [../../providers]\nvariables:\n  CAPI_DIAGNOSTICS_ADDRESS: "${values(i)}"\n`;
@@ -56,12 +56,12 @@ describe('a sharded build', () => {
     for (let k = 1; k <= N; k++) expect((await runCli(['check', '--shard', `${k}/${N}`], { cwd: fanIn, env })).code).toBe(0);
 
     // The next commit changes three environments' values; the shards start from the merged state.
-    const next = inputs((i) => ([1, 3, 5].includes(i) ? `:${9000 + i}` : `:${8000 + i}`));
-    for (const i of [1, 3, 5]) writeFileSync(path.join(fanIn, `overlays/env-${i}/overlay.yaml`), next[`overlays/env-${i}/overlay.yaml`]!);
+    const next = inputs((i) => ([1, 3, 4].includes(i) ? `:${9000 + i}` : `:${8000 + i}`));
+    for (const i of [1, 3, 4]) writeFileSync(path.join(fanIn, `overlays/env-${i}/overlay.yaml`), next[`overlays/env-${i}/overlay.yaml`]!);
     const shards = await shardJobs(fanIn, env);
     const again = await runCli(['merge', '--json', ...shards], { cwd: fanIn, env });
     expect(again.code, again.stderr).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ shards: [{ shard: `1/${N}`, environments: ['env-0', 'env-3', 'env-6'] }, { shard: `2/${N}` }, { shard: `3/${N}` }], lockWritten: true });
+    expect(JSON.parse(again.stdout)).toMatchObject({ shards: [{ shard: `1/${N}`, environments: ['env-0', 'env-3'] }, { shard: `2/${N}` }, { shard: `3/${N}` }], lockWritten: true });
     const fullNext = makeRepo(next);
     expect((await runCli(['build'], { cwd: fullNext, env })).code).toBe(0);
     expect(outputs(fanIn)).toEqual(outputs(fullNext));
