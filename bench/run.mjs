@@ -9,11 +9,16 @@
  *  3. a no-op rebuild of 100 environments;
  *  4. the floor: parsing every input artifact once and serialising every output object (no reuse)
  *     with the fastest YAML path available here (js-yaml);
- *  5. peak memory (max RSS) of each.
- * Prints medians, ratios and the exact commands. Set BENCH_RUNS (default 3) for more samples.
+ *  5. fleets whose environments really differ (issue 17): 100 environments that each set their own
+ *     CAPI_DIAGNOSTICS_ADDRESS vs 100 kustomize builds given the same values through a patch, with a
+ *     warm and with an empty cache; 1000 such environments (capi-render only) against the floor and
+ *     against 10× its own 100-environment time;
+ *  6. peak memory (max RSS) of each, and the cache folder's size after each capi-render case.
+ * Prints medians, ratios and the exact commands. Set BENCH_RUNS (default 3) for more samples,
+ * BENCH_SKIP_1000=1 to leave out the 1000-environment row.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +42,8 @@ const ARTIFACTS = [
 ];
 const REGISTRY = (i) => `registry-${i % 4}.example.com/capi`;
 const REPLICAS = (i) => (i % 3) + 1;
+/** The value each environment of a distinct-values fleet sets (issue 17). */
+const ADDRESS = (i) => `:${8000 + i}`;
 
 function artifactText(label, version, file) {
   const plain = path.join(FIXTURES, label, version, file);
@@ -61,7 +68,7 @@ function median(values) {
 
 // ---- inputs -----------------------------------------------------------------------------------
 
-function capiRepo(name, envs) {
+function capiRepo(name, envs, { distinct = false } = {}) {
   const dir = path.join(work, name);
   mkdirSync(path.join(dir, 'providers'), { recursive: true });
   writeFileSync(path.join(dir, 'capi-render.yaml'), `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n  - path: ${FIXTURES}\n`);
@@ -71,11 +78,13 @@ function capiRepo(name, envs) {
     [cr('CoreProvider', 'cluster-api', 'capi-system'), cr('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system'), cr('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system'), cr('InfrastructureProvider', 'docker', 'capd-system')].join('---\n'),
   );
   for (let i = 0; i < envs; i++) {
-    const env = path.join(dir, 'overlays', `env-${String(i).padStart(3, '0')}`);
+    const env = path.join(dir, 'overlays', `env-${String(i).padStart(4, '0')}`);
     mkdirSync(env, { recursive: true });
     writeFileSync(
       path.join(env, 'overlay.yaml'),
-      `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: [../../providers]\npatches:\n  - target: {kind: CoreProvider}\n    patch: |-\n      - {op: add, path: /spec/deployment, value: {replicas: ${REPLICAS(i)}}}\nimages:\n  all:\n    repository: ${REGISTRY(i)}\n`,
+      distinct
+        ? `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: [../../providers]\nvariables:\n  CAPI_DIAGNOSTICS_ADDRESS: "${ADDRESS(i)}"\n`
+        : `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: [../../providers]\npatches:\n  - target: {kind: CoreProvider}\n    patch: |-\n      - {op: add, path: /spec/deployment, value: {replicas: ${REPLICAS(i)}}}\nimages:\n  all:\n    repository: ${REGISTRY(i)}\n`,
     );
   }
   return dir;
@@ -108,29 +117,81 @@ function kustomizeTrees(name, envs) {
   return dirs;
 }
 
+/**
+ * The distinct-values fleet for kustomize: the same release files (variables at their defaults) and,
+ * per environment, a JSON patch that sets that environment's --diagnostics-address on each provider
+ * Deployment — the value capi-render substitutes.
+ */
+function kustomizeDistinctTrees(name, envs) {
+  const base = path.join(work, name, 'base');
+  mkdirSync(base, { recursive: true });
+  const files = [];
+  const targets = [];
+  for (const [label, version, file] of ARTIFACTS) {
+    const text = artifactText(label, version, file).replace(/\$\{([A-Za-z0-9_]+)(?::?[=-])([^}]*)\}/g, (_m, _n, d) => d);
+    writeFileSync(path.join(base, `${label}.yaml`), text);
+    files.push(`${label}.yaml`);
+    for (const doc of jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA })) {
+      if (doc?.kind !== 'Deployment') continue;
+      doc.spec.template.spec.containers.forEach((c, ci) => {
+        const ai = (c.args ?? []).findIndex((a) => a.startsWith('--diagnostics-address='));
+        if (ai >= 0) targets.push({ name: doc.metadata.name, path: `/spec/template/spec/containers/${ci}/args/${ai}` });
+      });
+    }
+  }
+  writeFileSync(path.join(base, 'kustomization.yaml'), `resources:\n${files.map((f) => `- ${f}\n`).join('')}`);
+  const dirs = [];
+  for (let i = 0; i < envs; i++) {
+    const dir = path.join(work, name, `env-${String(i).padStart(4, '0')}`);
+    mkdirSync(dir, { recursive: true });
+    const patches = targets
+      .map((t) => `- target: {kind: Deployment, name: ${t.name}}\n  patch: |-\n    - {op: replace, path: ${t.path}, value: "--diagnostics-address=${ADDRESS(i)}"}\n`)
+      .join('');
+    writeFileSync(path.join(dir, 'kustomization.yaml'), `resources:\n- ../base\npatches:\n${patches}`);
+    dirs.push(dir);
+  }
+  return { dirs, patched: targets.length };
+}
+
+/** Bytes of every file under `dir` (the cache folder's size). */
+function folderBytes(dir) {
+  let total = 0;
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) total += statSync(p).size;
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return total;
+}
+
 // ---- measurements -----------------------------------------------------------------------------
 
-function capiCold(repo) {
+function capiCold(repo, cacheDir = path.join(work, 'cache'), runs = RUNS) {
   const samples = [];
-  for (let r = 0; r < RUNS; r++) {
+  for (let r = 0; r < runs; r++) {
     for (const p of ['rendered', 'gitops', 'capi-render.lock']) rmSync(path.join(repo, p), { recursive: true, force: true });
-    samples.push(timed(process.execPath, [CLI, 'build'], repo));
+    samples.push(timed(process.execPath, [CLI, 'build'], repo, cacheDir));
   }
   commands.push(`(cd ${repo} && rm -rf rendered gitops capi-render.lock && node ${CLI} build)`);
-  return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)) };
+  return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)), cache: folderBytes(cacheDir) };
 }
 
 /** A cold build with an empty cache folder every time: the first build on a new machine or CI runner. */
 function capiEmptyCache(repo) {
   const samples = [];
+  let cache = 0;
   for (let r = 0; r < RUNS; r++) {
     for (const p of ['rendered', 'gitops', 'capi-render.lock']) rmSync(path.join(repo, p), { recursive: true, force: true });
     const cacheDir = path.join(work, `empty-cache-${r}`);
     samples.push(timed(process.execPath, [CLI, 'build'], repo, cacheDir));
+    cache = folderBytes(cacheDir);
     rmSync(cacheDir, { recursive: true, force: true });
   }
   commands.push(`(cd ${repo} && rm -rf rendered gitops capi-render.lock && CAPI_RENDER_CACHE_DIR=$(mktemp -d) node ${CLI} build)`);
-  return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)) };
+  return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)), cache };
 }
 
 function capiNoop(repo) {
@@ -156,8 +217,9 @@ function kustomizeAll(dirs, runs) {
   return { ms: median(totals), rss };
 }
 
-async function floor(repo) {
+async function floor(repo, scale = 1) {
   // Parse each input artifact once, and dump every output object of every environment (no reuse).
+  // `scale`: the fleet is `scale` times this repository's (the dumping part grows linearly).
   const { render } = await import(path.join(ROOT, 'dist/index.js'));
   const result = await render({ repoRoot: repo });
   const objects = result.environments.flatMap((e) => e.environment.components.flatMap((c) => c.objects));
@@ -166,21 +228,24 @@ async function floor(repo) {
   for (let r = 0; r < RUNS; r++) {
     const start = process.hrtime.bigint();
     for (const t of texts) jsYaml.loadAll(t, undefined, { schema: jsYaml.CORE_SCHEMA });
+    const parsed = process.hrtime.bigint();
     let bytes = 0;
     for (const o of objects) bytes += jsYaml.dump(o, { lineWidth: -1, noRefs: true, noArrayIndent: true }).length;
-    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+    samples.push((Number(parsed - start) + scale * Number(process.hrtime.bigint() - parsed)) / 1e6);
     if (bytes === 0) throw new Error('nothing serialised');
   }
-  commands.push(`(in-process) js-yaml loadAll of the 5 artifacts + js-yaml dump of all ${objects.length} output objects`);
-  return { ms: median(samples), objects: objects.length };
+  commands.push(`(in-process) js-yaml loadAll of the 5 artifacts + js-yaml dump of all ${objects.length} output objects${scale > 1 ? ` (dump time × ${scale}: the ${scale * result.environments.length}-environment fleet)` : ''}`);
+  return { ms: median(samples), objects: objects.length * scale };
 }
 
 // ---- report -----------------------------------------------------------------------------------
 
 const fmt = (ms) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
 const mib = (kib) => (Number.isFinite(kib) ? `${(kib / 1024).toFixed(0)} MiB` : 'n/a');
+const size = (bytes) => (bytes === undefined ? '' : `${(bytes / 1024 / 1024).toFixed(1)} MiB`);
 const ratio = (a, b) => `${(a / b).toFixed(3)}×`;
 const rows = [];
+const ARTIFACT_BYTES = ARTIFACTS.reduce((sum, [l, v, f]) => sum + Buffer.byteLength(artifactText(l, v, f)), 0);
 
 if (!existsSync(CLI)) {
   console.error('build first: npm run build');
@@ -193,8 +258,8 @@ const oneK = kustomizeTrees('one-kustomize', 1);
 const c1 = capiCold(one);
 const k1 = kustomizeAll(oneK, RUNS);
 const e1 = capiEmptyCache(one);
-rows.push(['1 environment', fmt(c1.ms), fmt(k1.ms), ratio(c1.ms, k1.ms), '≤ 0.5×', mib(c1.rss), mib(k1.rss)]);
-rows.push(['1 environment, empty cache', fmt(e1.ms), fmt(k1.ms), ratio(e1.ms, k1.ms), '', mib(e1.rss), mib(k1.rss)]);
+rows.push(['1 environment', fmt(c1.ms), fmt(k1.ms), ratio(c1.ms, k1.ms), '≤ 0.5×', mib(c1.rss), mib(k1.rss), size(c1.cache)]);
+rows.push(['1 environment, empty cache', fmt(e1.ms), fmt(k1.ms), ratio(e1.ms, k1.ms), '≤ 0.5×', mib(e1.rss), mib(k1.rss), size(e1.cache)]);
 
 let repo100;
 for (const n of [10, 50, 100]) {
@@ -202,21 +267,47 @@ for (const n of [10, 50, 100]) {
   const dirs = kustomizeTrees(`envs-${n}-kustomize`, n);
   const c = capiCold(repo);
   const k = kustomizeAll(dirs, n >= 50 ? 1 : RUNS);
-  rows.push([`${n} environments`, fmt(c.ms), fmt(k.ms), ratio(c.ms, k.ms), n === 100 ? '≤ 0.05× (20× faster)' : '', mib(c.rss), mib(k.rss)]);
+  rows.push([`${n} environments`, fmt(c.ms), fmt(k.ms), ratio(c.ms, k.ms), n === 100 ? '≤ 0.05× (20× faster)' : '', mib(c.rss), mib(k.rss), size(c.cache)]);
   if (n === 100) repo100 = { repo, cold: c };
 }
 const noop = capiNoop(repo100.repo);
-rows.push(['no-op rebuild, 100 environments', fmt(noop.ms), `cold ${fmt(repo100.cold.ms)}`, ratio(noop.ms, repo100.cold.ms), '≤ 0.1× of cold', mib(noop.rss), '']);
+rows.push(['no-op rebuild, 100 environments', fmt(noop.ms), `cold ${fmt(repo100.cold.ms)}`, ratio(noop.ms, repo100.cold.ms), '≤ 0.1× of cold', mib(noop.rss), '', '']);
 const fl = await floor(repo100.repo);
-rows.push([`floor, 100 environments (${fl.objects} objects)`, fmt(repo100.cold.ms), `floor ${fmt(fl.ms)}`, ratio(repo100.cold.ms, fl.ms), '≤ 2× of floor', '', '']);
+rows.push([`floor, 100 environments (${fl.objects} objects)`, fmt(repo100.cold.ms), `floor ${fmt(fl.ms)}`, ratio(repo100.cold.ms, fl.ms), '≤ 2× of floor', '', '', '']);
 
-const header = ['case', 'capi-render', 'compared with', 'ratio', 'target', 'capi-render peak', 'kustomize peak'];
+// Fleets whose environments really differ (issue 17). Each row's cache starts empty, so its size
+// is what that case leaves; the warm row's cache is filled by a first, unmeasured build.
+const distinct100 = capiRepo('distinct-100', 100, { distinct: true });
+const distinctK = kustomizeDistinctTrees('distinct-100-kustomize', 100);
+const warmCache = path.join(work, 'cache-distinct');
+timed(process.execPath, [CLI, 'build'], distinct100, warmCache);
+const d100 = capiCold(distinct100, warmCache);
+const dk = kustomizeAll(distinctK.dirs, 1);
+rows.push(['100 environments, distinct values', fmt(d100.ms), fmt(dk.ms), ratio(d100.ms, dk.ms), '≤ 0.02×; < 512 MiB', mib(d100.rss), mib(dk.rss), size(d100.cache)]);
+const d100e = capiEmptyCache(distinct100);
+rows.push(['100 environments, distinct values, empty cache', fmt(d100e.ms), fmt(dk.ms), ratio(d100e.ms, dk.ms), '≤ 0.05×; < 512 MiB', mib(d100e.rss), mib(dk.rss), size(d100e.cache)]);
+const dfl = await floor(distinct100);
+rows.push([`floor, 100 environments, distinct values (${dfl.objects} objects)`, fmt(d100.ms), `floor ${fmt(dfl.ms)}`, ratio(d100.ms, dfl.ms), '≤ 2× of floor', '', '', '']);
+if (!process.env.BENCH_SKIP_1000) {
+  const distinct1000 = capiRepo('distinct-1000', 1000, { distinct: true });
+  const cache1000 = path.join(work, 'cache-distinct-1000');
+  rmSync(cache1000, { recursive: true, force: true });
+  // Its cache is warm from the same artifacts (the 100-environment fleet's), as on a developer's machine.
+  timed(process.execPath, [CLI, 'build'], distinct100, cache1000);
+  const d1000 = capiCold(distinct1000, cache1000, Math.min(RUNS, 2));
+  rows.push(['1000 environments, distinct values', fmt(d1000.ms), `10 × 100: ${fmt(10 * d100.ms)}`, ratio(d1000.ms, 10 * d100.ms), '≤ 1× (linear); < 1 GiB', mib(d1000.rss), '', size(d1000.cache)]);
+  rows.push(['1000 environments, distinct values, vs floor', fmt(d1000.ms), `floor ${fmt(10 * dfl.ms)}`, ratio(d1000.ms, 10 * dfl.ms), '≤ 2× of floor', '', '', '']);
+  commands.push(`floor of 1000 environments: the 100-environment floor's dump time × 10 (linear by construction)`);
+}
+
+const header = ['case', 'capi-render', 'compared with', 'ratio', 'target', 'capi-render peak', 'kustomize peak', 'cache after'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
 const line = (r) => r.map((c, i) => String(c).padEnd(widths[i])).join('  ');
 console.log(line(header));
 console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 for (const r of rows) console.log(line(r));
 console.log('\ncapi-render figures are cold builds (no rendered/, no lock) sharing one cache folder — parsed artifacts, validated inputs, the parsed lock — that is warm after the first run, as on a laptop or a CI runner that keeps ~/.cache/capi-render; "empty cache" starts from nothing every time.');
+console.log(`"cache after": the cache folder's size after the case; the artifacts the builds read are ${size(ARTIFACT_BYTES)} (cache growth target: ≤ 2× that per build). Distinct values: each environment sets its own CAPI_DIAGNOSTICS_ADDRESS (capi-render) or patches its own --diagnostics-address into the provider Deployments (kustomize).`);
 console.log('\nCommands (kustomize figures are the sum of sequential builds; peak memory is the largest single process):');
 for (const c of commands) console.log(`  ${c}`);
 if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });

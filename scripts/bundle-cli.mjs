@@ -14,8 +14,9 @@ rmSync(outdir, { recursive: true, force: true });
 await build({
   // main.js is the CLI with everything it imports; capi-render.js only turns on Node's compile
   // cache (src/cli/launcher.ts) and then imports main.js, which must stay a separate file for that.
-  entryPoints: { 'capi-render': path.join(root, 'dist/cli/launcher.js'), main: path.join(root, 'dist/cli/main.js') },
-  external: ['./main.js', 'handlebars', 'undici'],
+  // no-op-build.js answers a no-op rebuild (a matching build stamp) without loading main.js at all (src/cli/no-op-build.ts).
+  entryPoints: { 'capi-render': path.join(root, 'dist/cli/launcher.js'), main: path.join(root, 'dist/cli/main.js'), 'no-op-build': path.join(root, 'dist/cli/no-op-build.js') },
+  external: ['./main.js', './no-op-build.js', 'handlebars', 'undici'],
   outdir,
   bundle: true,
   format: 'esm',

@@ -62,7 +62,8 @@ export type DiagnosticCode =
   | 'import'
   | 'destination'
   | 'plugin'
-  | 'publish';
+  | 'publish'
+  | 'shard';
 
 /** Where a diagnostic points. `file` is relative to the repository root when it is inside it. */
 export interface Location {

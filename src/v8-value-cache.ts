@@ -9,6 +9,7 @@
 import { readFileSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
+import type { CacheUse } from './cache/cache-use.js';
 import { makePrivateDirSync, writePrivateFileSync } from './private-files.js';
 
 export interface ValueCache {
@@ -19,22 +20,27 @@ export interface ValueCache {
   delete(sha256: string): void;
 }
 
-/** A cache in `<cacheDir>/<kind>-v8-<V8 version>/`. */
-export function createValueCache(cacheDir: string, kind: string): ValueCache {
+/** A cache in `<cacheDir>/<kind>-v8-<V8 version>/`; `use` records what this build reads and writes. */
+export function createValueCache(cacheDir: string, kind: string, use?: CacheUse): ValueCache {
   const dir = path.join(cacheDir, `${kind}-v8-${process.versions.v8}`);
   const fileOf = (sha256: string) => path.join(dir, `${sha256}.bin`);
   return {
     get(sha256) {
+      const file = fileOf(sha256);
+      let value: unknown;
       try {
-        return deserialize(readFileSync(fileOf(sha256)));
+        value = deserialize(readFileSync(file));
       } catch {
         return undefined;
       }
+      use?.read(file);
+      return value;
     },
     put(sha256, value) {
       try {
         makePrivateDirSync(dir);
         writePrivateFileSync(fileOf(sha256), serialize(value));
+        use?.wrote(fileOf(sha256));
       } catch {
         // A cache that cannot be written only costs time next build.
       }

@@ -8,6 +8,8 @@ export interface CommandContext {
   io: CliIo;
   /** Parsed option values. */
   values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  /** Words after the options, for commands that take them ({@link Command.positionals}); else empty. */
+  positionals: string[];
   /** The repository root (`--repo`, default the working directory). */
   repoRoot: string;
   color: boolean;
@@ -23,6 +25,8 @@ export interface Command {
   /** Option help: flag text → description. */
   help: [string, string][];
   options: OptionSpec;
+  /** True when the command takes words besides options (`cache info`, `merge DIR…`). Default false. */
+  positionals?: boolean;
   /** True when the command creates the repository (init), so `--repo` need not exist yet. */
   createsRepo?: boolean;
   /** Returns the exit code. */

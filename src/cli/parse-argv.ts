@@ -11,6 +11,7 @@ import type { OptionSpec } from './command.js';
 
 export interface ParsedArgv {
   values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  positionals: string[];
 }
 
 /** ` did you mean "x"?` or nothing: the closest candidate by edit distance (see suggestField). */
@@ -21,16 +22,17 @@ export function didYouMean(word: string, candidates: readonly string[], format: 
 
 /**
  * Parses `args` against `options`. Throws UsageError for an unknown option (with the closest known
- * one), a positional argument (no command takes any), or anything parseArgs refuses.
+ * one), a positional argument (unless `allowPositionals`: the command checks its words itself), or
+ * anything parseArgs refuses.
  */
-export function parseCommandArgs(args: readonly string[], options: OptionSpec): ParsedArgv {
+export function parseCommandArgs(args: readonly string[], options: OptionSpec, { allowPositionals = false }: { allowPositionals?: boolean } = {}): ParsedArgv {
   const names = Object.keys(options);
   const shorts = new Map(Object.entries(options).flatMap(([name, o]) => (o.short ? [[o.short, name] as const] : [])));
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === '--') {
       const rest = args.slice(i + 1);
-      if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}: this command takes options only`);
+      if (rest.length > 0 && !allowPositionals) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}: this command takes options only`);
       break;
     }
     if (arg.startsWith('--')) {
@@ -42,14 +44,15 @@ export function parseCommandArgs(args: readonly string[], options: OptionSpec): 
       // `-env` for `--env` is the common slip; a real short option (-h) passes.
       const word = arg.slice(1).split('=')[0]!;
       if (!shorts.has(word)) throw new UsageError(`unknown option -${word}${didYouMean(word, names, (c) => `--${c}`)}`);
-    } else {
+    } else if (!allowPositionals) {
       // `build dev` for `build --env dev`: say which option the word probably belongs to.
       const hint = names.includes('env') ? `; to choose an environment, pass --env ${arg}` : '';
       throw new UsageError(`unexpected argument ${JSON.stringify(arg)}: this command takes options only${hint}`);
     }
   }
   try {
-    return parseArgs({ args: [...args], options, allowPositionals: false, strict: true });
+    const { values, positionals } = parseArgs({ args: [...args], options, allowPositionals, strict: true });
+    return { values, positionals };
   } catch (e) {
     // parseArgs' message is precise (which option lacks a value, or got one it does not take); its
     // advice about `--` separators does not apply here, so it is cut off.

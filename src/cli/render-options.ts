@@ -1,12 +1,14 @@
 /** Flags shared by every command that renders: turn them into library options, in one place. */
-import path from 'node:path';
 import { readLockFile } from '../lock/lock-file.js';
 import { SpecError, error } from '../errors.js';
 import { finishInterruptedWrite, hasInterruptedWrite } from '../output/transaction.js';
 import { WORK_DIR } from '../output/scan-output-folder.js';
 import type { LockFile } from '../lock/lock-types.js';
 import type { RenderOptions } from '../render/render.js';
-import { createArtifactCache, defaultCacheDir } from '../source/artifact-cache.js';
+import { createArtifactCache } from '../source/artifact-cache.js';
+import { createCacheUse } from '../cache/cache-use.js';
+import { cacheLocationProblem, pruneCache } from '../cache/prune-cache.js';
+import { cacheSettings } from './cache-settings.js';
 import { createValueCache } from '../v8-value-cache.js';
 import type { CommandContext, OptionSpec } from './command.js';
 import { progressReporter } from './progress.js';
@@ -25,7 +27,7 @@ export const RENDER_FLAG_HELP: [string, string][] = [
   ['--shard K/N', 'only the K-th of N deterministic shards of the environments (a CI matrix; the union of all shards is a full build)'],
   ['--offline', 'never use the network: everything must be in capi-render.lock and the cache'],
   ['--allow-downgrade', 'accept a lower minor version than capi-render.lock records (refused by default, as the operator does)'],
-  ['--cache-dir DIR', 'artifact cache (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render)'],
+  ['--cache-dir DIR', 'cache folder (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render); kept under $CAPI_RENDER_CACHE_MAX_SIZE (default 512M)'],
 ];
 
 /** The same, for commands that always consider every environment's versions (plan, upgrade): no --shard. */
@@ -36,6 +38,13 @@ export interface PreparedRender {
   options: RenderOptions;
   lock: LockFile;
   lockText: string | undefined;
+  /** The cache folder. */
+  cacheDir: string;
+  /**
+   * After the render: keeps the cache folder within its limit when this build added entries (never
+   * removing what it used). Best effort: a cache that cannot be pruned only stays larger.
+   */
+  settleCache(): Promise<void>;
 }
 
 /**
@@ -57,18 +66,24 @@ export async function prepareRender(ctx: CommandContext, { writes = false }: { w
   }
   const progress = progressReporter(io);
   ctx.defer(progress.close);
-  const cacheDir = values['cache-dir'] ? path.resolve(io.cwd, String(values['cache-dir'])) : defaultCacheDir(io.env);
-  const { lock, text } = await readLockFile(repoRoot, createValueCache(cacheDir, 'lock'));
+  const { dir: cacheDir, maxBytes } = cacheSettings(ctx);
+  const use = createCacheUse();
+  const { lock, text } = await readLockFile(repoRoot, createValueCache(cacheDir, 'lock', use));
   return {
     lock,
     lockText: text,
+    cacheDir,
+    async settleCache() {
+      if (!use.grew || (await cacheLocationProblem(cacheDir, { repoRoot, home: io.env.HOME }))) return;
+      await pruneCache(cacheDir, { maxBytes, keep: use.used }).catch(() => undefined);
+    },
     options: {
       repoRoot,
       environments: (values.env as string[] | undefined) ?? [],
       shard: values.shard ? String(values.shard) : undefined,
       env: io.env,
       lock,
-      cache: createArtifactCache(cacheDir),
+      cache: createArtifactCache(cacheDir, use),
       offline: Boolean(values.offline),
       allowDowngrade: Boolean(values['allow-downgrade']),
       githubToken: io.env.GITHUB_TOKEN || io.env.GH_TOKEN || undefined,

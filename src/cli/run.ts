@@ -16,12 +16,14 @@ import { useColor, type CliIo } from './io.js';
  */
 export const COMMANDS: Record<string, () => Promise<Command>> = {
   build: async () => (await import('./commands/build.js')).buildCommand,
+  cache: async () => (await import('./commands/cache.js')).cacheCommand,
   check: async () => (await import('./commands/check.js')).checkCommand,
   'cmp-generate': async () => (await import('./commands/cmp-generate.js')).cmpGenerateCommand,
   diff: async () => (await import('./commands/diff.js')).diffCommand,
   import: async () => (await import('./commands/import.js')).importCommand,
   init: async () => (await import('./commands/init.js')).initCommand,
   inputs: async () => (await import('./commands/inputs.js')).inputsCommand,
+  merge: async () => (await import('./commands/merge.js')).mergeCommand,
   mirror: async () => (await import('./commands/mirror.js')).mirrorCommand,
   plan: async () => (await import('./commands/plan.js')).planCommand,
   publish: async () => (await import('./commands/publish.js')).publishCommand,
@@ -63,7 +65,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   let parsed;
   try {
-    parsed = parseCommandArgs(rest, commandOptions(command));
+    parsed = parseCommandArgs(rest, commandOptions(command), { allowPositionals: command.positionals ?? false });
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.stderr.write(`capi-render ${command.name}: ${e.message}\nRun "capi-render ${command.name} --help" for its options.\n`);
@@ -81,7 +83,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   const cleanups: (() => void)[] = [];
   try {
-    return await command.run({ io, values: parsed.values, repoRoot, color, defer: (cleanup) => void cleanups.push(cleanup) });
+    return await command.run({ io, values: parsed.values, positionals: parsed.positionals, repoRoot, color, defer: (cleanup) => void cleanups.push(cleanup) });
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr.write(`capi-render ${command.name}: ${e.message}\n`);

@@ -10,6 +10,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { throwIfErrors, type Diagnostic } from '../errors.js';
+import { canonicalJson } from '../manifest/canonical-json.js';
 import { describeObject, getIn, isJsonObject, nameOf, setIn, type KubeObject } from '../manifest/object.js';
 import type { AdditionalDeployment, DeploymentSpec, ManagerSpec } from '../spec/provider-spec.js';
 import { applyDeploymentSpec, isDeployment, POD_SPEC_PATH } from './apply-deployment-spec.js';
@@ -41,6 +42,19 @@ export interface ProviderCustomization {
  * `deployment`/`manager` that no Deployment would receive.
  */
 export function customizeDeployments(objects: readonly KubeObject[], provider: ProviderCustomization): KubeObject[] {
+  const customizer = deploymentCustomizer(objects, provider);
+  return objects.map((object) => customizer.customize(object));
+}
+
+/** {@link customizeDeployments} in two halves: the checks over all objects, then one object at a time. */
+export interface DeploymentCustomizer {
+  /** Everything `customize` depends on besides its object (for per-object memos). */
+  key: string;
+  customize(object: KubeObject): KubeObject;
+}
+
+/** Runs the checks of {@link customizeDeployments} (throwing as it does) and returns the per-object half. */
+export function deploymentCustomizer(objects: readonly KubeObject[], provider: ProviderCustomization): DeploymentCustomizer {
   const names = objects.filter(isDeployment).map(nameOf);
   const several = names.length > 1;
   // The operator's stop-gap until CAPI has a contract for "the provider's manager Deployment".
@@ -49,16 +63,19 @@ export function customizeDeployments(objects: readonly KubeObject[], provider: P
 
   throwIfErrors([...checkBlocks(provider), ...checkTargets(provider, names, takesMain)]);
 
-  return objects.map((object) => {
-    if (!isDeployment(object)) return object;
-    const name = nameOf(object);
-    const entry = takesMain(name) ? { deployment: provider.deployment, manager: provider.manager } : additional[name];
-    if (entry === undefined) return object;
-    const base = takesMain(name) ? 'spec' : `spec.additionalDeployments.${name}`;
-    const ctx: CustomizeContext = { providerRef: provider.providerRef, base, deployment: describeObject(object) };
-    const customized = customizeDeployment(object, entry.deployment, entry.manager, ctx);
-    return isDeepStrictEqual(customized, object) ? object : customized;
-  });
+  return {
+    key: canonicalJson({ provider, several }),
+    customize(object) {
+      if (!isDeployment(object)) return object;
+      const name = nameOf(object);
+      const entry = takesMain(name) ? { deployment: provider.deployment, manager: provider.manager } : additional[name];
+      if (entry === undefined) return object;
+      const base = takesMain(name) ? 'spec' : `spec.additionalDeployments.${name}`;
+      const ctx: CustomizeContext = { providerRef: provider.providerRef, base, deployment: describeObject(object) };
+      const customized = customizeDeployment(object, entry.deployment, entry.manager, ctx);
+      return isDeepStrictEqual(customized, object) ? object : customized;
+    },
+  };
 }
 
 /** `ca*-controller-manager`, the operator's test for a provider's own manager Deployment. */

@@ -24,6 +24,11 @@ export interface ScaffoldOptions {
   infrastructureRepository?: string;
   /** capi-render's version, pinned in the CI workflow. */
   toolVersion: string;
+  /**
+   * Jobs the CI workflow splits the environments over (`check --shard K/N` as a matrix; re-renders as
+   * N `build --shard` jobs and one `merge` job that commits). Default 1: one job.
+   */
+  shards?: number;
 }
 
 
@@ -57,6 +62,8 @@ export function scaffoldFiles(options: ScaffoldOptions): Map<string, string> {
     certManagerVersion: options.certManagerVersion ?? CERT_MANAGER_DEFAULT_VERSION,
     localRepository: options.localRepository ?? '',
     toolVersion: options.toolVersion,
+    shards: options.shards ?? 1,
+    shardList: Array.from({ length: options.shards ?? 1 }, (_, i) => i + 1).join(', '),
   };
   const handlebars = createHandlebars();
   const render = (template: string) => handlebars.compile(readFileSync(packagePath('bundled-templates', 'init', template), 'utf8'), { strict: true, noEscape: true })(context);
@@ -67,7 +74,7 @@ export function scaffoldFiles(options: ScaffoldOptions): Map<string, string> {
     [`providers/${infrastructure}.yaml`, render('infrastructure.yaml.hbs')],
     [`overlays/${environment}/overlay.yaml`, render('overlay.yaml.hbs')],
     ['.gitignore', render('gitignore.hbs')],
-    ['.github/workflows/capi-render.yaml', render('workflow.yaml.hbs')],
+    ['.github/workflows/capi-render.yaml', render((options.shards ?? 1) > 1 ? 'workflow-sharded.yaml.hbs' : 'workflow.yaml.hbs')],
     ['renovate.json', render('renovate.json.hbs')],
   ];
   for (const [file, text] of files) {

@@ -66,6 +66,65 @@ export function parseManifests(text: string, source: string, limits: ParseLimits
 }
 
 /**
+ * One part of an artifact (see process/variables/document-parts.ts) parsed on its own: what
+ * {@link assembleParts} needs to build the artifact's resources without parsing the whole text.
+ */
+export interface ParsedPart {
+  /** js-yaml's documents, empty ones included (they count in document numbers). */
+  documents: unknown[];
+  /** Values after alias expansion, counted up to the limit. */
+  nodes: number;
+  /** Whether every non-empty document is a Kubernetes object with a valid name. */
+  valid: boolean;
+}
+
+/**
+ * Parses one part, or returns undefined when it is not valid YAML or over the limits: the caller then
+ * parses the whole text with {@link parseManifests}, which reports the problem exactly as it would
+ * without parts (document number, line and all).
+ */
+export function parsePart(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMITS): ParsedPart | undefined {
+  if (text.length > limits.maxBytes) return undefined;
+  let documents: unknown[];
+  try {
+    documents = jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA, json: false });
+  } catch {
+    return undefined;
+  }
+  const budget = { remaining: limits.maxNodes };
+  let valid = true;
+  for (const doc of documents) {
+    if (doc === null || doc === undefined) continue;
+    if (!countWithin(doc as JsonValue, budget)) return undefined;
+    if (!isJsonObject(doc) || typeof doc.apiVersion !== 'string' || typeof doc.kind !== 'string' || nameProblem(doc) !== undefined) valid = false;
+  }
+  return { documents, nodes: limits.maxNodes - budget.remaining, valid };
+}
+
+/**
+ * The resources of an artifact from its parts, in document order with the whole text's document
+ * numbers — exactly what {@link parseManifests} returns for the parts' texts joined — or undefined
+ * when the whole text must be parsed to report a problem (an invalid document, a limit).
+ */
+export function assembleParts(parts: readonly ParsedPart[], length: number, source: string, limits: ParseLimits = DEFAULT_PARSE_LIMITS): Resource[] | undefined {
+  if (length > limits.maxBytes) return undefined;
+  let nodes = 0;
+  for (const part of parts) {
+    nodes += part.nodes;
+    if (!part.valid || nodes > limits.maxNodes) return undefined;
+  }
+  const resources: Resource[] = [];
+  let index = 0;
+  for (const part of parts) {
+    for (const doc of part.documents) {
+      if (doc !== null && doc !== undefined) resources.push({ object: doc as KubeObject, origin: { source, document: index } });
+      index++;
+    }
+  }
+  return resources;
+}
+
+/**
  * The API server's rule for every object name (path-segment names: not `.` or `..`, no `/` or `%`),
  * which also guarantees a name can never address a file outside its output folder.
  */
@@ -82,17 +141,23 @@ function nameProblem(doc: Record<string, unknown>): string | undefined {
 /** Throws a `yaml-limit` error when `value` (aliases expanded) holds more values than the budget left. */
 export function countNodes(value: JsonValue, budget: { remaining: number }, source: string): void {
   // Aliases make shared sub-trees; counting the expanded size bounds what later steps will walk.
+  if (!countWithin(value, budget)) {
+    throw new SpecError(
+      error('yaml-limit', `${source} expands to more than ${DEFAULT_PARSE_LIMITS.maxNodes} values (YAML alias bomb?)`, {
+        file: source,
+      }),
+    );
+  }
+}
+
+/** Counts values against the budget: false once it is spent. */
+function countWithin(value: JsonValue, budget: { remaining: number }): boolean {
   const stack: JsonValue[] = [value];
   while (stack.length > 0) {
     const v = stack.pop() as JsonValue;
-    if (--budget.remaining < 0) {
-      throw new SpecError(
-        error('yaml-limit', `${source} expands to more than ${DEFAULT_PARSE_LIMITS.maxNodes} values (YAML alias bomb?)`, {
-          file: source,
-        }),
-      );
-    }
+    if (--budget.remaining < 0) return false;
     if (Array.isArray(v)) for (const item of v) stack.push(item);
     else if (v !== null && typeof v === 'object') for (const key in v) stack.push(v[key] as JsonValue);
   }
+  return true;
 }

@@ -1,4 +1,5 @@
 import jsYaml from 'js-yaml';
+import { BoundedMap } from '../bounded-map.js';
 import { createFastDumper } from './fast-dump.js';
 import type { JsonValue } from './object.js';
 
@@ -25,9 +26,13 @@ export interface CachedSerializer {
 
 type KubeObjectLike = JsonValue & object;
 
+/** Texts remembered by content: objects a fleet shares hit the identity cache; these are the rest. */
+const BY_CONTENT_ENTRIES = 4096;
+
 export function createCachedSerializer(): CachedSerializer {
   const byIdentity = new WeakMap<object, string>();
-  const byJson = new Map<string, string>();
+  // Bounded: with distinct values every environment brings objects of its own, each remembered twice (JSON and YAML).
+  const byJson = new BoundedMap<string, string>(BY_CONTENT_ENTRIES);
   // Same bytes as serializeObject (proved by test/unit/fast-dump.test.ts), several times faster.
   const dumper = createFastDumper({ dumpOptions: DUMP_OPTIONS_FOR_TESTS, compareKeys });
   return {

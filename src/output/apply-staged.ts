@@ -17,6 +17,11 @@ export interface StagePlan {
   files: string[];
   /** Relative paths of owned files to remove. */
   remove: string[];
+  /**
+   * Top-level folders that did not exist when the write began, staged whole under `new/`: each is
+   * moved into place with one rename (a new environment's hundred files), before `files`.
+   */
+  folders?: string[];
 }
 
 /** One file replaced as a whole: the ownership record or the lock. */
@@ -33,8 +38,8 @@ export interface CommitRecord {
   files: SingleFileMove[];
 }
 
-/** A done step, for putting things back when the same process fails half-way. */
-type Undo = { target: string; backup?: string };
+/** A done step, for putting things back when the same process fails half-way (`folder`: a whole new folder). */
+type Undo = { target: string; backup?: string; folder?: boolean };
 
 /** Called before each step; tests use it to kill the process at a chosen point. */
 export type Failpoint = (name: string) => void;
@@ -55,6 +60,16 @@ export async function applyCommit(commit: CommitRecord, undo: Undo[] | undefined
     // Tidying removes a stage only after everything was installed: a missing one is done.
     if (!(await present(stage))) continue;
     const plan = await readPlan(stage);
+    for (const rel of plan.folders ?? []) {
+      failpoint('apply');
+      const staged = path.join(stage, 'new', rel);
+      // Moved by an earlier run when it is no longer staged.
+      if (!(await present(staged))) continue;
+      const target = path.join(plan.root, rel);
+      await fs.mkdir(plan.root, { recursive: true });
+      await move(staged, target);
+      undo?.push({ target, folder: true });
+    }
     for (const rel of plan.files) {
       failpoint('apply');
       await install(path.join(plan.root, ...rel.split('/')), path.join(stage, 'new', rel), path.join(stage, 'old', rel), undo);
@@ -76,7 +91,7 @@ export async function applyCommit(commit: CommitRecord, undo: Undo[] | undefined
 export async function undoSteps(undo: Undo[]): Promise<void> {
   for (const step of [...undo].reverse()) {
     if (step.backup !== undefined) await move(step.backup, step.target);
-    else await fs.rm(step.target, { force: true });
+    else await fs.rm(step.target, { force: true, recursive: step.folder === true });
   }
 }
 

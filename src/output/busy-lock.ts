@@ -5,14 +5,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import { SpecError, error } from '../errors.js';
 
 /** Takes the lock at `file`; returns the function that releases it. */
 export async function acquireBusyLock(file: string, what: string): Promise<() => Promise<void>> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const mine = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    await fs.writeFile(mine, String(process.pid), { mode: 0o644 });
     try {
+      await fs.writeFile(mine, String(process.pid), { mode: 0o644 });
       await fs.link(mine, file).catch(async (e: NodeJS.ErrnoException) => {
         // A file system without hard links: an exclusive create (a kill between create and write leaves it empty, hence stale).
         if (e.code !== 'EPERM' && e.code !== 'ENOTSUP' && e.code !== 'ENOSYS') throw e;
@@ -20,6 +21,11 @@ export async function acquireBusyLock(file: string, what: string): Promise<() =>
       });
       return () => fs.rm(file, { force: true });
     } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+        // The writer before us removed the (then empty) folder as it finished: make it again.
+        await fs.mkdir(path.dirname(file), { recursive: true });
+        continue;
+      }
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const holder = Number((await fs.readFile(file, 'utf8').catch(() => '')).trim());
       if (holder && holder !== process.pid && isAlive(holder)) {
@@ -37,6 +43,17 @@ export async function acquireBusyLock(file: string, what: string): Promise<() =>
     }
   }
   throw new SpecError(error('busy', `could not take the write lock ${file}`, { file, hint: 'run again; if it keeps failing, delete the lock file' }));
+}
+
+/**
+ * Whether `name` (an entry beside the lock file `lockName`) is the private file of another process
+ * that is taking the lock right now: cleaning the folder must leave it alone. One of a process that
+ * is gone is a leftover like any other.
+ */
+export function isLockAttempt(name: string, lockName: string): boolean {
+  if (!name.startsWith(`${lockName}.`)) return false;
+  const pid = Number(name.slice(lockName.length + 1).split('.')[0]);
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid);
 }
 
 function isAlive(pid: number): boolean {

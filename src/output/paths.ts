@@ -28,9 +28,10 @@ function longName(obj: KubeObject): string {
 
 /** Assigns a file name to each object of one folder; `folder` is used in the clash error. */
 export function assignFileNames(objects: readonly KubeObject[], folder: string): string[] {
+  const short = objects.map(shortName);
   const counts = new Map<string, number>();
-  for (const o of objects) counts.set(shortName(o), (counts.get(shortName(o)) ?? 0) + 1);
-  const names = objects.map((o) => ((counts.get(shortName(o)) ?? 0) > 1 ? longName(o) : shortName(o)));
+  for (const name of short) counts.set(name, (counts.get(name) ?? 0) + 1);
+  const names = objects.map((o, i) => ((counts.get(short[i]!) ?? 0) > 1 ? longName(o) : short[i]!));
   const seen = new Map<string, KubeObject>();
   names.forEach((name, i) => {
     const other = seen.get(name);

@@ -21,7 +21,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { SpecError, error } from '../errors.js';
 import { applyCommit, removeEmptyFolders, undoSteps, PLAN_FILE, type CommitRecord, type Failpoint, type SingleFileMove, type StagePlan } from './apply-staged.js';
-import { acquireBusyLock } from './busy-lock.js';
+import { acquireBusyLock, isLockAttempt } from './busy-lock.js';
 import { cleanLegacyStaging } from './legacy-staging.js';
 import { OWNERSHIP_FILE, ownershipText } from './ownership.js';
 import { WORK_DIR, scanOutputFolder, type OutputFolderScan } from './scan-output-folder.js';
@@ -128,7 +128,7 @@ export async function recoverInterruptedWrite(repoRoot: string, failpoint: Failp
     await tidy(commit, work, emptied);
   }
   // Whatever else is there (stages that were never committed, a half-written marker) is dropped.
-  const leftovers = (await fs.readdir(work).catch(() => [])).filter((n) => n !== BUSY_FILE);
+  const leftovers = (await fs.readdir(work).catch(() => [])).filter((n) => n !== BUSY_FILE && !isLockAttempt(n, BUSY_FILE));
   for (const name of leftovers) await discardStage(path.join(work, name), repoRoot);
   return text !== undefined ? 'finished' : leftovers.length > 0 ? 'discarded' : 'none';
 }
@@ -151,6 +151,10 @@ interface Stage {
   unchanged: number;
   /** Folders this write created (removed again if it aborts). */
   created: string[];
+  /** Top-level folders absent when the write began: staged whole, moved into place with one rename. */
+  newTops: Set<string>;
+  /** Folders under the stage's `new/`, created (or being created). */
+  stagedDirs: Map<string, Promise<void>>;
 }
 
 async function openStage(target: TreeTarget, scan: OutputFolderScan, index: number, work: string, repoRoot: string): Promise<Stage> {
@@ -182,7 +186,7 @@ async function openStage(target: TreeTarget, scan: OutputFolderScan, index: numb
     await fs.rm(dir, { recursive: true, force: true });
     await fs.mkdir(path.join(dir, 'new'), { recursive: true });
   });
-  return { target, scan, dir, owned, produced: new Set(), written: [], unchanged: 0, created: [] };
+  return { target, scan, dir, owned, produced: new Set(), written: [], unchanged: 0, created: [], newTops: new Set(), stagedDirs: new Map() };
 }
 
 const NOTHING_CHANGED = 'nothing in the output or the lock was changed';
@@ -229,7 +233,11 @@ export class OutputTransaction {
       await this.ensureFolder(stage, path.dirname(rel));
       const staged = path.join(stage.dir, 'new', ...rel.split('/'));
       await guarded('stage', target, this.options.repoRoot, async () => {
-        await fs.mkdir(path.dirname(staged), { recursive: true });
+        // One mkdir per folder, however many of the parallel writers need it at once.
+        const dir = path.dirname(staged);
+        let made = stage.stagedDirs.get(dir);
+        if (!made) stage.stagedDirs.set(dir, (made = fs.mkdir(dir, { recursive: true }).then(() => undefined)));
+        await made;
         // Files of identical content (a CRD shared by a hundred environments) are written once.
         const earlier = this.firstCopy.get(text);
         if (earlier) await fs.link(earlier, staged).catch(() => fs.writeFile(staged, text));
@@ -262,10 +270,13 @@ export class OutputTransaction {
         // A folder that never held capi-render output gets no record until it does.
         const recordChanged = scan.record ? scan.record.conflicted || recordText !== ownershipText(scan.record.files) : owned.size > 0;
         if (written.length === 0 && remove.length === 0 && !recordChanged) continue;
-        const plan: StagePlan = { root: scan.root, files: written, remove };
+        // A folder new to the output moves in whole; files elsewhere one by one.
+        const folders = [...stage.newTops].sort();
+        const plan: StagePlan = { root: scan.root, files: written.filter((rel) => !stage.newTops.has(topOf(rel))), remove, folders };
         await guarded('stage', stage.dir, repoRoot, () => fs.writeFile(path.join(stage.dir, PLAN_FILE), JSON.stringify(plan)));
         stagesToApply.push(stage.dir);
-        for (const rel of [...written, ...remove]) writable.add(path.dirname(path.join(scan.root, ...rel.split('/'))));
+        for (const rel of [...plan.files, ...remove]) writable.add(path.dirname(path.join(scan.root, ...rel.split('/'))));
+        if (folders.length > 0) writable.add(scan.root);
         if (recordChanged) {
           const staged = path.join(stage.dir, 'record.new');
           await guarded('stage', staged, repoRoot, () => fs.writeFile(staged, recordText));
@@ -324,7 +335,8 @@ export class OutputTransaction {
   private async finish(): Promise<void> {
     for (const stage of this.stages) await discardStage(stage.dir, this.options.repoRoot).catch(() => undefined);
     for (const name of await fs.readdir(this.work).catch(() => [])) {
-      if (name !== BUSY_FILE) await fs.rm(path.join(this.work, name), { recursive: true, force: true }).catch(() => undefined);
+      // `busy.<pid>.<random>`: another writer taking the lock right now; its file is its own.
+      if (name !== BUSY_FILE && !isLockAttempt(name, BUSY_FILE)) await fs.rm(path.join(this.work, name), { recursive: true, force: true }).catch(() => undefined);
     }
     await this.release();
     await fs.rmdir(this.work).catch(() => undefined);
@@ -395,6 +407,12 @@ export class OutputTransaction {
     }
     if (rel === '.' || stage.scan.folders.has(rel)) return;
     const parts = rel.split('/');
+    if (stage.newTops.has(parts[0]!) || !stage.scan.folders.has(parts[0]!)) {
+      // Nothing of this top-level folder exists yet (blockingEntry ruled out a file or link there):
+      // it is staged whole and renamed into place on commit, so no folder is created now.
+      stage.newTops.add(parts[0]!);
+      return;
+    }
     for (let i = 1; i <= parts.length; i++) {
       const sub = parts.slice(0, i).join('/');
       if (stage.scan.folders.has(sub)) continue;
@@ -448,6 +466,11 @@ function blockingEntry(rel: string, scan: OutputFolderScan): string | undefined 
     if (scan.entries.has(prefix)) return prefix;
   }
   return undefined;
+}
+
+function topOf(rel: string): string {
+  const slash = rel.indexOf('/');
+  return slash < 0 ? rel : rel.slice(0, slash);
 }
 
 async function deviceOf(p: string): Promise<number> {

@@ -34,6 +34,11 @@ export interface ComposedEnvironment extends OverlaySettings {
   inputs: InputSet;
   /** sha256 over every file the composition read (overlays, patch files, bases), for skipping unchanged environments. */
   inputsHash: string;
+  /**
+   * What the composition read, one line each: `overlay <file> <sha256>`, `resource <path> <sha256>`
+   * (a folder or file of inputs, see spec/read-input-files.ts inputTreeDigest) or `patch <file> <sha256>`.
+   */
+  reads: string[];
 }
 
 export interface ComposeContext {
@@ -51,7 +56,7 @@ export interface ComposeContext {
 export async function composeEnvironment(overlayDir: string, ctx: ComposeContext): Promise<ComposedEnvironment> {
   const composed = await compose(overlayDir, ctx, []);
   const { hashes, ...rest } = composed;
-  return { ...rest, inputs: split(composed.objects), inputsHash: createHash('sha256').update(hashes.join('\n')).digest('hex') };
+  return { ...rest, inputs: split(composed.objects), inputsHash: createHash('sha256').update(hashes.join('\n')).digest('hex'), reads: hashes };
 }
 
 interface Partial extends OverlaySettings {

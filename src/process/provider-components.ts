@@ -23,10 +23,11 @@
 import { RenderError, SpecError, error } from '../errors.js';
 import type { KubeObject } from '../manifest/object.js';
 import { parseManifests } from '../manifest/parse.js';
-import type { Resource } from '../manifest/resource.js';
-import { applySpecPatches } from '../customize/patches/index.js';
+import { withObject, type Resource } from '../manifest/resource.js';
+import { NO_OBJECT_MEMO, type ObjectMemo } from '../manifest/object-memo.js';
+import { applySpecPatchesRemembered } from '../customize/patches/spec-patches.js';
 import { appendAdditionalManifests } from '../customize/additional-manifests.js';
-import { customizeDeployments } from '../customize/customize-deployments.js';
+import { deploymentCustomizer } from '../customize/customize-deployments.js';
 import type { ProviderCR } from '../spec/provider-spec.js';
 import { manifestLabel } from '../spec/provider-kinds.js';
 import { addLabels, commonLabels } from './common-labels.js';
@@ -35,7 +36,7 @@ import { checkCrdNames } from './crd-names.js';
 import { applyImageOverrides, type ImageOverrides } from './image-overrides.js';
 import { inventoryObject } from './inventory.js';
 import { addNamespaceIfMissing, fixTargetNamespace, inspectTargetNamespace } from './target-namespace.js';
-import { compileTemplate, type CompiledTemplate, type VariableUse } from './variables/index.js';
+import { compileTemplate, type CompiledTemplate, type DocumentPart, type VariableUse } from './variables/index.js';
 import type { JsonObject } from '../manifest/object.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 
@@ -50,18 +51,31 @@ export interface ProviderComponentsInput {
   additionalManifests?: JsonObject;
   lookupVariable(name: string): string | undefined;
   images: ImageOverrides;
-  /** Parses text to resources; a build passes a cached parser so identical texts are parsed once. */
-  parse?: (text: string, source: string) => Resource[];
+  /**
+   * Parses the substituted template to resources (the parts' texts joined are the substituted text);
+   * a build passes a parser that parses each constant part once for the whole fleet. Default:
+   * parseManifests of the joined text.
+   */
+  parse?: (substituted: SubstitutedDocuments, source: string) => Resource[];
+  /** Per-object step results shared between environments (see manifest/object-memo.ts). Default: none. */
+  objectMemo?: ObjectMemo;
   /**
    * Results by content: when another environment rendered this provider from the same text, the
    * same variable values and the same spec, its (immutable) objects are reused — so they are also
    * serialised once. Needs `textKey`.
    */
-  memo?: Map<string, ProviderComponents>;
+  memo?: { get(key: string): ProviderComponents | undefined; set(key: string, value: ProviderComponents): void };
   /** Identifies componentsText (+ additional manifests) by content, e.g. their sha256s. */
   textKey?: string;
   /** Parses a template; a build passes a cache keyed by textKey. */
   compile?: (text: string, source: string) => CompiledTemplate;
+}
+
+/** The substituted template, document part by document part (see process/variables/document-parts.ts). */
+export interface SubstitutedDocuments {
+  parts: readonly DocumentPart[];
+  /** The substituted text of each part. */
+  texts: readonly string[];
 }
 
 export interface ProviderComponents {
@@ -114,35 +128,12 @@ export function renderProviderComponents(input: ProviderComponentsInput): Provid
   const key = input.memo && input.textKey ? memoKey(input, values) : undefined;
   const remembered = key === undefined ? undefined : input.memo!.get(key);
   if (remembered) return remembered;
-  const substituted = step('variable substitution', () => template.substitute((name) => (values.has(name) ? values.get(name) : input.lookupVariable(name))));
-  let resources = step('parse', () => (input.parse ?? parseManifests)(substituted.text, input.componentsSource));
-  resources = step('image overrides', () => mapObjects(resources, (objs) => applyImageOverrides(objs, label, input.images, 'strict')));
-  const declared = step('target namespace', () => inspectTargetNamespace(resources, input.componentsSource));
-  // The operator always installs into the provider CR's namespace, whatever the artifact declares.
-  const target = cr.namespace || declared;
-  resources = addNamespaceIfMissing(resources, target, input.componentsSource);
-  resources = step('target namespace', () => fixTargetNamespace(resources, target));
-  resources = addLabels(resources, commonLabels(label));
-  let objects = resources.map((r) => r.object);
-  objects = step('deployment customisation', () =>
-    customizeDeployments(objects, {
-      providerRef,
-      deployment: cr.spec.deployment,
-      manager: cr.spec.manager,
-      additionalDeployments: cr.spec.additionalDeployments,
-    }),
-  );
-  if (cr.spec.patches !== undefined || cr.spec.manifestPatches !== undefined) {
-    objects = step('patches', () => applySpecPatches(objects, cr.spec, { providerRef }));
-  }
-  const crdNames = checkCrdNames(objects, { providerRef, file: cr.file, line: cr.line });
-  if (crdNames.length > 0) throw new SpecError(crdNames);
-  objects = step('image overrides', () => applyImageOverrides(objects, label, input.images, 'tolerant'));
-  objects.push(inventoryObject(cr.kind, cr.name, target, input.version));
-  const cleaned = cleanObjects(objects.map((object, document) => ({ object, origin: { source: input.componentsSource, document } })));
+  const substituted = step('variable substitution', () => template.substituteParts((name) => (values.has(name) ? values.get(name) : input.lookupVariable(name))));
+  const resources = step('parse', () => (input.parse ?? parseJoined)({ parts: template.parts, texts: substituted.texts }, input.componentsSource));
+  const { objects, target } = processObjects(resources, input, label, step);
   const result: ProviderComponents = {
     label,
-    objects: cleaned.map((r) => r.object),
+    objects,
     variables: substituted.variables,
     usedVariables: substituted.used,
     targetNamespace: target,
@@ -166,7 +157,53 @@ function memoKey(input: ProviderComponentsInput, values: ReadonlyMap<string, str
   });
 }
 
-function mapObjects(resources: Resource[], fn: (objects: KubeObject[]) => KubeObject[]): Resource[] {
-  const out = fn(resources.map((r) => r.object));
-  return out.map((object, i) => ({ object, origin: resources[i]?.origin ?? { source: '', document: i } }));
+type Step = <T>(name: string, fn: () => T) => T;
+
+const NO_ORIGIN = { source: '', document: -1 };
+
+/**
+ * Steps 4–13 on parsed resources. Each per-object step goes through the object memo, keyed by
+ * everything besides the object that the step reads, so objects that environments share come out
+ * of every step as the same objects; the steps that look at all objects at once (the target
+ * namespace, the customisation and patch checks, the CRD names) run on every call.
+ */
+function processObjects(parsed: readonly Resource[], input: ProviderComponentsInput, label: string, step: Step): { objects: KubeObject[]; target: string } {
+  const { cr } = input;
+  const memo = input.objectMemo ?? NO_OBJECT_MEMO;
+  const providerRef = `${cr.kind}/${cr.namespace}/${cr.name}`;
+  const imagesKey = canonicalJson({ label, images: input.images });
+  // The resource steps read only the object; the origin goes along unchanged.
+  const each = (resources: readonly Resource[], key: string, fn: (r: Resource) => KubeObject): Resource[] =>
+    memo.map(resources.map((r) => r.object), key, (object) => fn({ object, origin: NO_ORIGIN })).map((object, i) => withObject(resources[i]!, object));
+  let resources = step('image overrides', () => each(parsed, `images-strict\u0000${imagesKey}`, (r) => applyImageOverrides([r.object], label, input.images, 'strict')[0]!));
+  const declared = step('target namespace', () => inspectTargetNamespace(resources, input.componentsSource));
+  // The operator always installs into the provider CR's namespace, whatever the artifact declares.
+  const target = cr.namespace || declared;
+  const withNamespace = addNamespaceIfMissing(resources, target, input.componentsSource);
+  if (withNamespace.length > resources.length) {
+    // The Namespace clusterctl adds is the same object in every environment.
+    const added = withNamespace.at(-1)!;
+    withNamespace[withNamespace.length - 1] = withObject(added, memo.value(`namespace\u0000${target}`, () => added.object));
+  }
+  resources = step('target namespace', () => each(withNamespace, `namespace\u0000${target}`, (r) => fixTargetNamespace([r], target)[0]!.object));
+  resources = each(resources, `labels\u0000${label}`, (r) => addLabels([r], commonLabels(label))[0]!.object);
+  let objects = resources.map((r) => r.object);
+  objects = step('deployment customisation', () => {
+    const customizer = deploymentCustomizer(objects, { providerRef, deployment: cr.spec.deployment, manager: cr.spec.manager, additionalDeployments: cr.spec.additionalDeployments });
+    return memo.map(objects, `customize\u0000${customizer.key}`, (o) => customizer.customize(o));
+  });
+  if (cr.spec.patches !== undefined || cr.spec.manifestPatches !== undefined) {
+    objects = step('patches', () => applySpecPatchesRemembered(objects, cr.spec, { providerRef }, memo));
+  }
+  const crdNames = checkCrdNames(objects, { providerRef, file: cr.file, line: cr.line });
+  if (crdNames.length > 0) throw new SpecError(crdNames);
+  objects = step('image overrides', () => memo.map(objects, `images-tolerant\u0000${imagesKey}`, (o) => applyImageOverrides([o], label, input.images, 'tolerant')[0]!));
+  objects.push(memo.value(`inventory\u0000${canonicalJson([cr.kind, cr.name, target, input.version])}`, () => inventoryObject(cr.kind, cr.name, target, input.version)));
+  objects = memo.map(objects, 'clean', (object) => cleanObjects([{ object, origin: NO_ORIGIN }])[0]!.object);
+  return { objects, target };
+}
+
+/** The default parser: the parts joined, parsed as one text (what clusterctl does). */
+function parseJoined(substituted: SubstitutedDocuments, source: string): Resource[] {
+  return parseManifests(substituted.texts.join(''), source);
 }

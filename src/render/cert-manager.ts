@@ -71,7 +71,7 @@ export async function renderCertManager(
   if (!processed) {
     // cert-manager is installed as published (clusterctl substitutes no variables in it), so its
     // text holds no secret value and its parse may be cached.
-    processed = processCertManager(session.parse(artifact.text, where, { secret: false }).map((r) => r.object), version, images, where);
+    processed = processCertManager(session.parser.parseText(artifact.text, where).map((r) => r.object), version, images, where);
     session.certManager.set(key, processed);
   }
   return {

@@ -6,7 +6,7 @@
 import { RenderError, SpecError, type Diagnostic } from '../errors.js';
 import { loadConfig } from '../config/load-config.js';
 import type { RenderConfig } from '../config/config-types.js';
-import { readInputFiles } from '../spec/read-input-files.js';
+import { inputTreeDigestOf, readInputFiles } from '../spec/read-input-files.js';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -41,8 +41,6 @@ export async function readDocuments(repoRoot: string, dir: string): Promise<Sour
 /** The documents under `dir` and a sha256 over the files' paths and texts. */
 export async function readInputTree(repoRoot: string, dir: string): Promise<{ documents: SourceDocument[]; sha256: string }> {
   const files = await readInputFiles(repoRoot, dir);
-  const hash = createHash('sha256');
-  for (const f of files) hash.update(`${f.file}\u0000${f.text}\u0000`);
   const docs: SourceDocument[] = [];
   const problems: Diagnostic[] = [];
   for (const f of files) {
@@ -54,8 +52,9 @@ export async function readInputTree(repoRoot: string, dir: string): Promise<{ do
     }
   }
   if (problems.length > 0) throw new SpecError(problems);
-  return { documents: docs, sha256: hash.digest('hex') };
+  return { documents: docs, sha256: inputTreeDigestOf(files) };
 }
+
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');

@@ -157,10 +157,16 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
           return v?.value;
         },
         images: { ...session.config.images, ...imagesFromConfigSecret(r.cr, inputs), ...envInputs.images },
-        // Parsing follows substitution, so by then every value in the text has come through
-        // lookupVariable and is in `seen`: a text is secret when any of them came from a secret
-        // source (see session.ts for why that, and not a search of the text, decides).
-        parse: (text, source) => session.parse(text, source, { secret: [...seen.values()].some((v) => v.secret) }),
+        // Parsing follows substitution, so by then every value in a part has come through
+        // lookupVariable and is in `seen`: a part is secret when a name it references has a value
+        // from a secret source (see document-parser.ts for why that, and not a search of the text, decides).
+        parse: (substituted, source) =>
+          session.parser.parseParts(
+            textKey,
+            substituted.parts.map((part, i) => ({ text: substituted.texts[i]!, constant: part.constant !== undefined, secret: part.names.some((n) => seen.get(n)?.secret) })),
+            source,
+          ),
+        objectMemo: session.objects,
         memo: session.components,
         textKey,
         compile: (text, source) => session.compile(textKey, text, source),

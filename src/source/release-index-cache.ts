@@ -11,9 +11,11 @@
  * updates. Like the artifact cache it is an object handed to the build (never module state) and can
  * be deleted at any time.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { CacheUse } from '../cache/cache-use.js';
+import { makePrivateDir, writePrivateFile } from '../private-files.js';
 
 /** One source's stored version list. */
 export interface CachedReleaseList {
@@ -40,7 +42,16 @@ export interface ReleaseIndexCache {
 }
 
 /** An index under `dir` (normally the artifact cache folder). */
-export function createReleaseIndexCache(dir: string): ReleaseIndexCache {
+export function createReleaseIndexCache(dir: string, use?: CacheUse): ReleaseIndexCache {
+  const readJson = async (file: string) => {
+    const value = await readJsonFile(file);
+    if (value !== undefined) use?.read(file);
+    return value;
+  };
+  const writeJson = async (file: string, value: unknown) => {
+    await writeJsonFile(file, value);
+    use?.wrote(file);
+  };
   const entry = (folder: string, ...key: string[]) =>
     path.join(dir, folder, `${createHash('sha256').update(key.join('\u0000')).digest('hex')}.json`);
   return {
@@ -74,7 +85,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** The parsed file, or undefined when it is absent or damaged (the next online run rewrites it). */
-async function readJson(file: string): Promise<unknown> {
+async function readJsonFile(file: string): Promise<unknown> {
   const text = await fs.readFile(file, 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   try {
@@ -84,9 +95,8 @@ async function readJson(file: string): Promise<unknown> {
   }
 }
 
-async function writeJson(target: string, value: unknown): Promise<void> {
-  await fs.mkdir(path.dirname(target), { recursive: true });
-  const tmp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await fs.writeFile(tmp, `${JSON.stringify(value)}\n`);
-  await fs.rename(tmp, target);
+/** Owner-only and written then renamed, like every file in the cache folder (see private-files.ts). */
+async function writeJsonFile(target: string, value: unknown): Promise<void> {
+  await makePrivateDir(path.dirname(target));
+  await writePrivateFile(target, `${JSON.stringify(value)}\n`);
 }

@@ -3,6 +3,7 @@
  * of loading: it returns file texts in a stable order and refuses what must never be read — files
  * outside the repository (through symlinks or `..`), non-UTF-8 text and oversized files.
  */
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { SpecError, error } from '../errors.js';
@@ -32,6 +33,18 @@ export async function readInputFiles(repoRoot: string, dir: string): Promise<Inp
   await collect(root, start, files, true);
   files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return Promise.all(files.map(async (file) => ({ file, text: await readText(root, file) })));
+}
+
+/** sha256 over the paths and texts of an input folder's files (what a build hashes to skip unchanged environments). */
+export function inputTreeDigestOf(files: readonly InputFile[]): string {
+  const hash = createHash('sha256');
+  for (const f of files) hash.update(`${f.file}\u0000${f.text}\u0000`);
+  return hash.digest('hex');
+}
+
+/** {@link inputTreeDigestOf} of a folder (or file) read from disk, without parsing anything. */
+export async function inputTreeDigest(repoRoot: string, dir: string): Promise<string> {
+  return inputTreeDigestOf(await readInputFiles(repoRoot, dir));
 }
 
 async function collect(root: string, target: string, out: string[], explicit: boolean): Promise<void> {

@@ -1,4 +1,7 @@
 /** Runs the CLI in-process with captured streams. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { run } from '../../src/cli/run.js';
 import type { FetchLike } from '../../src/source/gitlab/gitlab-source.js';
 
@@ -11,12 +14,26 @@ export interface CliResult {
 export async function runCli(argv: string[], options: { cwd: string; env?: Record<string, string | undefined>; fetch?: FetchLike }): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
+  const env = options.env ?? {};
   const code = await run(argv, {
     stdout: { write: (t) => void (stdout += t) },
     stderr: { write: (t) => void (stderr += t) },
-    env: options.env ?? {},
+    // Never the user's real cache: a test that names no cache folder gets this worker's own.
+    env: env.CAPI_RENDER_CACHE_DIR || env.XDG_CACHE_HOME || env.HOME ? env : { ...env, CAPI_RENDER_CACHE_DIR: workerCacheDir() },
     cwd: options.cwd,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   return { code, stdout, stderr };
+}
+
+let workerCache: string | undefined;
+
+/** One cache folder per test worker, shared by its tests (as a developer's cache is), removed at exit. */
+function workerCacheDir(): string {
+  if (!workerCache) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-render-test-cache-'));
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    workerCache = dir;
+  }
+  return workerCache;
 }

@@ -6,7 +6,7 @@ import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { CORE, makeRepo, snapshotTree } from '../helpers/repo.js';
+import { CORE, configYaml, makeRepo, snapshotTree } from '../helpers/repo.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const overlay = (replicas: number, registry: string) =>
@@ -65,4 +65,48 @@ describe('incremental and cached builds', () => {
     expect(statSync(crd('env-0')).ino).toBe(statSync(crd('env-2')).ino);
     expect(readFileSync(crd('env-0'), 'utf8')).toBe(readFileSync(crd('env-1'), 'utf8'));
   });
+});
+
+/** Every environment with values of its own (issue 17): a variable, and for some a patch or a registry. */
+function distinctFleet(envs: number, value = (i: number) => `:${8000 + i}`): string {
+  const files: Record<string, string> = {
+    'capi-render.yaml': `${configYaml()}gitops:\n  flavour: flux\n`,
+    'providers/core.yaml': CORE(),
+    'providers/docker.yaml': 'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: docker\n  namespace: capd-system\nspec:\n  version: v1.12.0\n',
+  };
+  for (let i = 0; i < envs; i++) {
+    const patch = i % 3 === 0 ? `patches:\n  - target: {kind: CoreProvider}\n    patch: |-\n      - {op: add, path: /spec/deployment, value: {replicas: ${(i % 2) + 2}}}\n` : '';
+    const images = i % 4 === 1 ? `images:\n  all: {repository: registry-${i}.example.com/capi}\n` : '';
+    files[`overlays/env-${i}/overlay.yaml`] = `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: [../../providers]\nvariables:\n  CAPI_DIAGNOSTICS_ADDRESS: "${value(i)}"\n${patch}${images}`;
+  }
+  return makeRepo(files);
+}
+
+describe('environments with distinct values', () => {
+  it('warm-cache, incremental and cold builds write the same bytes', async () => {
+    const cache = tempDir();
+    const cold = distinctFleet(16);
+    expect((await runCli(['build'], { cwd: cold, env: { CAPI_RENDER_CACHE_DIR: tempDir() } })).code).toBe(0);
+    // The cache is warm from a first repository: the second one reads every constant part back.
+    const warm = distinctFleet(16);
+    expect((await runCli(['build'], { cwd: distinctFleet(16), env: { CAPI_RENDER_CACHE_DIR: cache } })).code).toBe(0);
+    const built = await runCli(['build'], { cwd: warm, env: { CAPI_RENDER_CACHE_DIR: cache } });
+    expect(built.code, built.stderr).toBe(0);
+    expect(outputs(warm)).toEqual(outputs(cold));
+    expect(Object.keys(outputs(warm)).filter((f) => f.startsWith('gitops/flux/')).length).toBeGreaterThan(16);
+
+    // New values in three environments: an incremental build equals a cold build of the same inputs.
+    const changed = (i: number) => ([2, 7, 11].includes(i) ? `:${9000 + i}` : `:${8000 + i}`);
+    const again = distinctFleet(16, changed);
+    for (const i of [2, 7, 11]) {
+      const file = `overlays/env-${i}/overlay.yaml`;
+      writeFileSync(path.join(warm, file), readFileSync(path.join(again, file), 'utf8'));
+    }
+    const incremental = await runCli(['build'], { cwd: warm, env: { CAPI_RENDER_CACHE_DIR: cache } });
+    expect(incremental.code, incremental.stderr).toBe(0);
+    expect(incremental.stderr).toMatch(/^rendered env-11: .*\nrendered env-2: .*\nrendered env-7: /m);
+    expect((await runCli(['build'], { cwd: again, env: { CAPI_RENDER_CACHE_DIR: tempDir() } })).code).toBe(0);
+    expect(outputs(warm)).toEqual(outputs(again));
+    expect((await runCli(['check'], { cwd: warm, env: { CAPI_RENDER_CACHE_DIR: cache } })).code).toBe(0);
+  }, 120_000);
 });

@@ -238,9 +238,13 @@ describe('no secret value on disk', () => {
   it('a text cached while its values came from files is uncached once one comes from a secret source', () => {
     // The same text, first from a value in capi-render.yaml (cacheable: it is in git anyway), then
     // from the environment: the second build must not leave the first build's entry behind.
+    // A substituted document is cached only when it is large (smaller ones are cheaper to parse
+    // than to read back): the Secret gets a padding key that makes it so.
+    const padded = CORE_WITH_CANARY['providers/canary-manifests.yaml'].replace('      token: ${CANARY_TOKEN}\n', `      token: \${CANARY_TOKEN}\n      padding: ${'p'.repeat(40 * 1024)}\n`);
     const files = (token: string) => ({
       'capi-render.yaml': config('omit').replace('  CANARY_TOKEN: {fromEnv: CANARY_TOKEN_FROM_ENV}', `  CANARY_TOKEN: ${token}`),
       ...CORE_WITH_CANARY,
+      'providers/canary-manifests.yaml': padded,
     });
     const box = sandbox(makeRepo(files(`"${ENV_TOKEN}"`)));
     const literal = build(box);

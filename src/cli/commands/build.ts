@@ -1,14 +1,20 @@
 /** `capi-render build`: render environments, write rendered/, gitops/ and capi-render.lock as one transaction (or print with --stdout). */
 import path from 'node:path';
-import { DriftError, UsageError, error, warning } from '../../errors.js';
+import { DriftError, UsageError, error } from '../../errors.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
-import { displayPath } from '../../output/write-errors.js';
-import { writeRenderResult, type WrittenRenderResult } from '../../output/write-render-result.js';
+import { writeRenderRun, type WrittenRenderRun } from '../../output/write-render-result.js';
+import { packageVersion } from '../../package-files.js';
+import { countRecord } from '../../output/unchanged-summary.js';
+import { lockDigest, stampFile, writeStamp } from '../../render/build-stamp.js';
+import { reportStampedNoop } from '../no-op-build.js';
+import { reportWrite, summarizeNames } from '../report-write.js';
+import type { LockFile } from '../../lock/lock-types.js';
 import { render } from '../../render/render.js';
+import { startRender, type RenderRun } from '../../render/render-run.js';
 import type { Command, CommandContext } from '../command.js';
 import { failpointFromEnv } from '../failpoint.js';
 import { formatDiagnostics } from '../format.js';
-import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender, type PreparedRender } from '../render-options.js';
 import { streamEnvironment } from '../environment-stream.js';
 
 export const buildCommand: Command = {
@@ -26,70 +32,74 @@ export const buildCommand: Command = {
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
     const prepared = await prepareRender(ctx, { writes: !values.stdout });
-    const result = await render({ ...prepared.options, skipUnchanged: !values.stdout });
-    if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
-    const changes = describeLockChanges(prepared.lock, result.lock);
-    if (values.frozen && changes.length > 0) {
-      throw new DriftError(
-        error('frozen', `--frozen: the build would change capi-render.lock:\n  ${changes.join('\n  ')}`, {
-          file: 'capi-render.lock',
-          hint: 'run capi-render build without --frozen and commit the updated lock',
-        }),
-      );
-    }
-    if (values.stdout) {
-      if (result.environments.length !== 1) {
-        throw new UsageError(`--stdout prints one environment; choose one with --env (${result.allEnvironments.join(', ')})`);
-      }
-      io.stdout.write(streamEnvironment({ environment: result.environments[0]!, previousLock: prepared.lock, nextLock: result.lock, allowRemoval: Boolean(values['allow-removal']) }));
-      return 0;
-    }
+    if (values.stdout) return printEnvironment(ctx, prepared);
     const outDir = values.out ? path.resolve(io.cwd, String(values.out)) : undefined;
     const partial = ((values.env as string[] | undefined) ?? []).length > 0 || values.shard !== undefined;
     const failpoint = failpointFromEnv(io.env);
-    const summary = await writeRenderResult(result, {
-      repoRoot,
-      ...(outDir ? { outDir, outDirFlag: '--out' } : {}),
-      partial,
-      previousLockText: prepared.lockText,
-      previousLock: prepared.lock,
-      allowRemoval: Boolean(values['allow-removal']),
-      ...(failpoint ? { failpoint } : {}),
-    });
-    for (const e of result.environments) {
-      const parts = [...(e.certManager ? [`cert-manager ${e.certManager.version}`] : []), ...e.providers.map((p) => `${p.label} ${p.version}`)];
-      io.stderr.write(`rendered ${e.environment.name}: ${parts.length > 0 ? parts.join(', ') : 'no providers'}\n`);
+    // A full build whose inputs, lock and outputs are exactly as a stamped build left them is a
+    // no-op: nothing is loaded or composed (see render/build-stamp.ts).
+    const stampAt = stampFile(prepared.cacheDir, repoRoot, outDir ?? '');
+    const use = prepared.options.cache?.use;
+    if (!partial && (await reportStampedNoop({ io, repoRoot, cacheDir: prepared.cacheDir, outDir, lockText: prepared.lockText, ...(use ? { use } : {}), color }))) return 0;
+    const lines: string[] = [];
+    let written: WrittenRenderRun;
+    let run: RenderRun;
+    try {
+      run = await startRender({ ...prepared.options, skipUnchanged: true });
+      written = await writeRenderRun(run, {
+        repoRoot,
+        ...(outDir ? { outDir, outDirFlag: '--out' } : {}),
+        partial,
+        previousLockText: prepared.lockText,
+        previousLock: prepared.lock,
+        allowRemoval: Boolean(values['allow-removal']),
+        ...(failpoint ? { failpoint } : {}),
+        onEnvironment: (e) => {
+          const parts = [...(e.certManager ? [`cert-manager ${e.certManager.version}`] : []), ...e.providers.map((p) => `${p.label} ${p.version}`)];
+          lines.push(`rendered ${e.environment.name}: ${parts.length > 0 ? parts.join(', ') : 'no providers'}\n`);
+        },
+        beforeCommit: (lock) => refuseLockChange(values, prepared.lock, lock),
+      });
+      if (!partial && run.stamp && written.lockText !== undefined) {
+        const { outDir: out, gitops } = written.written;
+        const records = [await countRecord(out), await countRecord(gitops.root)];
+        await writeStamp(stampAt, { version: packageVersion(), outDir: out, gitopsDir: gitops.root, lock: lockDigest(written.lockText), ...run.stamp, records }, use);
+      }
+    } finally {
+      await prepared.settleCache();
     }
-    if (result.skipped.length > 0) io.stderr.write(`unchanged since the last build (inputs hash in capi-render.lock): ${summarizeNames(result.skipped)}\n`);
-    reportWrite(ctx, summary);
+    if (written.warnings.length > 0) io.stderr.write(formatDiagnostics(written.warnings, { color }));
+    for (const line of lines) io.stderr.write(line);
+    if (run.skipped.length > 0) io.stderr.write(`unchanged since the last build (inputs hash in capi-render.lock): ${summarizeNames(run.skipped)}\n`);
+    reportWrite(ctx, written.written);
     return 0;
   },
 };
 
-/** The closing lines of a write: what changed where, environments retired, files left alone. */
-export function reportWrite(ctx: CommandContext, summary: WrittenRenderResult): void {
-  const { io, repoRoot, color } = ctx;
-  const foreign = [
-    ...summary.foreign.map((f) => displayPath(path.join(summary.outDir, f), repoRoot)),
-    ...summary.gitops.foreign.map((f) => displayPath(path.join(summary.gitops.root, f), repoRoot)),
-  ];
-  if (foreign.length > 0) {
-    const shown = foreign.length <= 5 ? foreign.join(', ') : `${foreign.slice(0, 5).join(', ')} and ${foreign.length - 5} more`;
-    io.stderr.write(
-      formatDiagnostics([warning('output-location', `left alone (not written by capi-render): ${shown}`, { hint: 'Argo CD and Flux apply only what the kustomization.yaml files list; move these files elsewhere to keep the output folders clean' })], {
-        color,
-      }),
-    );
+/** `--stdout`: one environment as a multi-document stream; nothing is written. */
+async function printEnvironment(ctx: CommandContext, prepared: PreparedRender): Promise<number> {
+  const { io, values, color } = ctx;
+  const result = await render(prepared.options);
+  await prepared.settleCache();
+  if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
+  refuseLockChange(values, prepared.lock, result.lock);
+  if (result.environments.length !== 1) {
+    throw new UsageError(`--stdout prints one environment; choose one with --env (${result.allEnvironments.join(', ')})`);
   }
-  if (summary.retired.length > 0) io.stderr.write(`removed the output of environments that no longer exist: ${summarizeNames(summary.retired)}\n`);
-  const counts = (s: { written: unknown[]; unchanged: number; removed: unknown[] }) => `${s.written.length} written, ${s.unchanged} unchanged, ${s.removed.length} removed`;
-  const gitops = summary.gitops;
-  const parts = [`${displayPath(summary.outDir, repoRoot)}: ${counts(summary)}`];
-  if (gitops.written.length + gitops.unchanged + gitops.removed.length > 0) parts.push(`${displayPath(gitops.root, repoRoot)}: ${counts(gitops)}`);
-  parts.push(`capi-render.lock ${summary.lockWritten ? 'updated' : 'unchanged'}`);
-  io.stderr.write(`${parts.join('; ')}\n`);
+  io.stdout.write(streamEnvironment({ environment: result.environments[0]!, previousLock: prepared.lock, nextLock: result.lock, allowRemoval: Boolean(values['allow-removal']) }));
+  return 0;
 }
 
-function summarizeNames(names: readonly string[]): string {
-  return names.length <= 8 ? names.join(', ') : `${names.slice(0, 8).join(', ')} and ${names.length - 8} more`;
+/** `--frozen`: a build that would change the lock fails (before anything is written). */
+function refuseLockChange(values: CommandContext['values'], before: LockFile, after: LockFile): void {
+  if (!values.frozen) return;
+  const changes = describeLockChanges(before, after);
+  if (changes.length === 0) return;
+  throw new DriftError(
+    error('frozen', `--frozen: the build would change capi-render.lock:\n  ${changes.join('\n  ')}`, {
+      file: 'capi-render.lock',
+      hint: 'run capi-render build without --frozen and commit the updated lock',
+    }),
+  );
 }
+

@@ -12,7 +12,8 @@ import { compareTrees, type FileDrift } from '../../check/compare-output.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
 import { listFiles } from '../../output/list-files.js';
 import { isGitopsFileOf } from '../../render/gitops-stage.js';
-import { render } from '../../render/render.js';
+import { startRender } from '../../render/render-run.js';
+import type { OutputFiles } from '../../output/plan.js';
 import type { Command } from '../command.js';
 import { formatDiagnostics } from '../format.js';
 import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
@@ -20,9 +21,11 @@ import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options
 export const checkCommand: Command = {
   name: 'check',
   summary: 'verify that rendered/, gitops/ and capi-render.lock are exactly what the inputs render (for CI); with --live, what the first sync to a running cluster would change',
-  usage: '[--env NAME]... [--offline] | --live FILE [--env NAME] [--json] [--field-manager NAME]',
+  usage: '[--env NAME]... [--shard K/N] [--offline] | --live FILE [--env NAME] [--json] [--field-manager NAME]',
   help: [
-    ...RENDER_FLAG_HELP,
+    ...RENDER_FLAG_HELP.map(([flag, text]): [string, string] =>
+      flag === '--shard K/N' ? [flag, `${text}; shard 1 also checks what belongs to no environment (output of removed environments), so N shards check as much as one full check`] : [flag, text],
+    ),
     ['--live FILE', 'instead: compare one environment with a kubectl dump of the running cluster, as a server-side apply would (exit 0 when the first sync changes nothing but capi-render\'s own annotations)'],
     ['--json', 'with --live: print the report as JSON on stdout'],
     ['--field-manager NAME', 'with --live: the applier\'s field manager, whose earlier applies make removals possible (default argocd-controller and kustomize-controller)'],
@@ -33,23 +36,54 @@ export const checkCommand: Command = {
     if (values.live !== undefined) return (await import('./check-live.js')).runLiveCheck(ctx);
     if (values.json || values['field-manager'] !== undefined) throw new UsageError('--json and --field-manager go with --live FILE');
     const prepared = await prepareRender(ctx);
-    const result = await render(prepared.options);
-    if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
-    const names = result.environments.map((e) => e.environment.name);
-    const partial = names.length !== result.allEnvironments.length;
+    const run = await startRender(prepared.options);
+    const names = run.rendering;
+    const partial = names.length !== run.allEnvironments.length;
+    // What belongs to no environment is checked by a full check, and by shard 1 of a sharded one.
+    const unowned = !partial || (String(values.shard ?? '').startsWith('1/') && !((values.env as string[] | undefined) ?? []).length);
+    const isEnvironment = (top: string) => run.allEnvironments.includes(top);
     const rel = (p: string) => path.relative(repoRoot, p).split(path.sep).join('/');
-    const rendered = await readOutputFolder(result.outputDir);
-    const gitops = await readOutputFolder(result.gitopsDir);
-    const drift: FileDrift[] = [
-      ...compareTrees(result.files, rendered.files, rel(result.outputDir), (p) => rendered.owned(p) && (!partial || names.includes(p.split('/')[0]!))),
-      ...compareTrees(result.gitopsFiles, gitops.files, rel(result.gitopsDir), (p) => gitops.owned(p) && (!partial || names.some((n) => isGitopsFileOf(p, n)))),
-      ...(partial ? [] : [...recordDrift(result.files, rendered, rel(result.outputDir)), ...recordDrift(result.gitopsFiles, gitops, rel(result.gitopsDir))]),
-    ];
-    const foreign = [...rendered.foreign.map((f) => `${rel(result.outputDir)}/${f}`), ...gitops.foreign.map((f) => `${rel(result.gitopsDir)}/${f}`)];
+    const outRel = rel(run.outputDir);
+    // The committed output is read environment by environment as each is rendered, and compared
+    // then, so neither side of a large fleet is held in memory at once.
+    const rendered = await readOutputFolder(run.outputDir, { contents: false });
+    const byEnvironment = groupByTopFolder(rendered.list);
+    const planned = new Set<string>();
+    const gitopsPlanned: OutputFiles = new Map();
+    const drift: FileDrift[] = [];
+    const { lock, warnings, fleetGitopsFiles } = await run
+      .run(async ({ result, files, gitopsFiles }) => {
+        const env = result.environment.name;
+        const committed = await readFiles(run.outputDir, byEnvironment.get(env) ?? []);
+        drift.push(...compareTrees(files, committed, outRel, rendered.owned));
+        for (const p of files.keys()) planned.add(p);
+        for (const [p, text] of gitopsFiles) gitopsPlanned.set(p, text);
+      })
+      .finally(() => prepared.settleCache());
+    for (const [p, text] of fleetGitopsFiles) gitopsPlanned.set(p, text);
+    if (warnings.length > 0) io.stderr.write(formatDiagnostics(warnings, { color }));
+    if (unowned) {
+      // Files of environments that no longer exist are stale too.
+      const others = [...byEnvironment].filter(([env]) => !isEnvironment(env)).flatMap(([, list]) => list);
+      drift.push(...compareTrees(new Map(), new Map(others.map((f) => [f, ''])), outRel, rendered.owned));
+    }
+    const gitops = await readOutputFolder(run.gitopsDir, { contents: true });
+    const gitopsInScope = (p: string) => gitops.owned(p) && (names.some((n) => isGitopsFileOf(p, n)) || (unowned && !run.allEnvironments.some((n) => isGitopsFileOf(p, n))));
+    drift.push(
+      ...compareTrees(gitopsPlanned, gitops.files, rel(run.gitopsDir), gitopsInScope),
+      ...(partial
+        ? [
+            ...scopedRecordDrift(planned, rendered, outRel, (f) => names.includes(f.split('/')[0]!) || (unowned && !isEnvironment(f.split('/')[0]!))),
+            ...scopedRecordDrift(new Set(gitopsPlanned.keys()), gitops, rel(run.gitopsDir), gitopsInScope),
+          ]
+        : [...recordDrift(planned, rendered, outRel), ...recordDrift(new Set(gitopsPlanned.keys()), gitops, rel(run.gitopsDir))]),
+    );
+    drift.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+    const foreign = [...rendered.foreign.map((f) => `${outRel}/${f}`), ...gitops.foreign.map((f) => `${rel(run.gitopsDir)}/${f}`)];
     if (foreign.length > 0) io.stderr.write(formatDiagnostics([warning('output-location', `not written by capi-render (ignored): ${foreign.join(', ')}`)], { color }));
-    const lockChanges = describeLockChanges(prepared.lock, result.lock);
+    const lockChanges = describeLockChanges(prepared.lock, lock);
     if (drift.length === 0 && lockChanges.length === 0) {
-      io.stderr.write(`check: ${names.length} environment${names.length === 1 ? '' : 's'} up to date (${result.files.size + result.gitopsFiles.size} files, capi-render.lock)\n`);
+      io.stderr.write(`check: ${names.length} environment${names.length === 1 ? '' : 's'} up to date (${planned.size + gitopsPlanned.size} files, capi-render.lock)\n`);
       return 0;
     }
     const diagnostics: Diagnostic[] = drift.map((d) =>
@@ -67,7 +101,9 @@ export const checkCommand: Command = {
 };
 
 interface CommittedFolder {
-  /** File texts, CRLF read as LF (a Windows checkout of the same commit is not drift). */
+  /** Every file, relative, sorted. */
+  list: string[];
+  /** File texts (when read with contents), CRLF read as LF (a Windows checkout of the same commit is not drift). */
   files: Map<string, string>;
   /** The ownership record's text, when there is one. */
   recordText: string | undefined;
@@ -77,21 +113,44 @@ interface CommittedFolder {
   foreign: string[];
 }
 
-async function readOutputFolder(dir: string): Promise<CommittedFolder> {
+async function readOutputFolder(dir: string, { contents }: { contents: boolean }): Promise<CommittedFolder> {
   const list = await listFiles(dir);
-  const files = new Map(await Promise.all(list.map(async (f) => [f, normalizeInputText(await fs.readFile(path.join(dir, f), 'utf8'))] as [string, string])));
+  const files = contents ? await readFiles(dir, list) : new Map<string, string>();
   const recordText = await fs.readFile(path.join(dir, OWNERSHIP_FILE), 'utf8').catch(() => undefined);
   const record = recordText === undefined ? undefined : parseOwnership(recordText);
   const owned = (f: string) => !record || record.files.has(f);
-  return { files, recordText, owned, foreign: list.filter((f) => !owned(f)) };
+  return { list, files, recordText, owned, foreign: list.filter((f) => !owned(f)) };
+}
+
+async function readFiles(dir: string, list: readonly string[]): Promise<Map<string, string>> {
+  return new Map(await Promise.all(list.map(async (f) => [f, normalizeInputText(await fs.readFile(path.join(dir, f), 'utf8'))] as [string, string])));
+}
+
+function groupByTopFolder(files: readonly string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const f of files) {
+    const top = f.split('/')[0]!;
+    const list = out.get(top);
+    if (list) list.push(f);
+    else out.set(top, [f]);
+  }
+  return out;
+}
+
+/** Within `inScope`, the ownership record must list exactly the files the inputs render (a partial check). */
+function scopedRecordDrift(planned: ReadonlySet<string>, committed: CommittedFolder, prefix: string, inScope: (relative: string) => boolean): FileDrift[] {
+  if (committed.recordText === undefined) return planned.size > 0 ? [{ file: `${prefix}/${OWNERSHIP_FILE}`, kind: 'missing', details: [] }] : [];
+  const listed = [...parseOwnership(committed.recordText).files].filter(inScope);
+  const same = listed.length === [...planned].filter(inScope).length && listed.every((f) => planned.has(f));
+  return same ? [] : [{ file: `${prefix}/${OWNERSHIP_FILE}`, kind: 'edited', details: ['the list of files capi-render wrote differs from what the inputs render'] }];
 }
 
 /** The ownership record must list exactly the files the inputs render. */
-function recordDrift(planned: ReadonlyMap<string, string>, committed: CommittedFolder, prefix: string): FileDrift[] {
+function recordDrift(planned: ReadonlySet<string>, committed: CommittedFolder, prefix: string): FileDrift[] {
   if (planned.size === 0 && committed.recordText === undefined) return [];
   const file = `${prefix}/${OWNERSHIP_FILE}`;
   if (committed.recordText === undefined) return [{ file, kind: 'missing', details: [] }];
-  const expected = ownershipText(planned.keys());
+  const expected = ownershipText(planned);
   return normalizeInputText(committed.recordText) === expected || (planned.size === 0 && parseOwnership(committed.recordText).files.size === 0)
     ? []
     : [{ file, kind: 'edited', details: ['the list of files capi-render wrote differs from what the inputs render'] }];

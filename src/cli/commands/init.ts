@@ -13,7 +13,7 @@ export const initCommand: Command = {
   name: 'init',
   createsRepo: true,
   summary: 'scaffold a new repository: capi-render.yaml, providers/, overlays/<env>, CI workflow and Renovate config',
-  usage: '[--version V] [--infrastructure NAME] [--env NAME] [--flavour kustomize|argocd|flux] [--local-repository DIR] [--force]',
+  usage: '[--version V] [--infrastructure NAME] [--env NAME] [--flavour kustomize|argocd|flux] [--local-repository DIR] [--shards N] [--force]',
   help: [
     ['--version V', 'spec.version of core and kubeadm (exact, range such as ~1.12, or latest; default latest, pinned by the first build)'],
     ['--infrastructure NAME', 'the infrastructure provider to declare (default docker)'],
@@ -22,6 +22,7 @@ export const initCommand: Command = {
     ['--flavour F', 'GitOps flavour of the output (default kustomize)'],
     ['--cert-manager-version V', "cert-manager's version (default clusterctl's default)"],
     ['--local-repository DIR', 'read releases from a clusterctl local repository (air-gapped sites)'],
+    ['--shards N', 'a CI workflow N jobs wide: check as an N-shard matrix; re-render as N shard jobs plus one job that merges and commits (default 1)'],
     ['--force', 'overwrite files that already exist'],
   ],
   options: {
@@ -32,6 +33,7 @@ export const initCommand: Command = {
     flavour: { type: 'string' },
     'cert-manager-version': { type: 'string' },
     'local-repository': { type: 'string' },
+    shards: { type: 'string' },
     force: { type: 'boolean' },
   },
   async run({ io, values, repoRoot }) {
@@ -48,12 +50,15 @@ export const initCommand: Command = {
       },
       repoRoot,
     );
+    const shards = values.shards === undefined ? 1 : Number(values.shards);
+    if (!Number.isInteger(shards) || shards < 1 || shards > 256 || !/^\d+$/.test(String(values.shards ?? '1'))) throw new UsageError('--shards must be a whole number from 1 to 256 (GitHub runs at most 256 jobs of a matrix)');
     const files = scaffoldFiles({
       ...choices,
       environment: str('env'),
       flavour: flavour as ScaffoldOptions['flavour'],
       localRepository: str('local-repository'),
       toolVersion: packageVersion(),
+      shards,
     });
     await writeScaffold(repoRoot, files, Boolean(values.force));
     io.stderr.write(`created ${[...files.keys()].join(', ')}\nnext: capi-render build, then commit providers/, overlays/, rendered/, gitops/ and capi-render.lock\n`);

@@ -18,7 +18,7 @@ export const planCommand: Command = {
   async run(ctx) {
     const { io, values, color } = ctx;
     const prepared = await prepareRender(ctx);
-    const planned = await planRepository(prepared.options);
+    const planned = await planRepository(prepared.options).finally(() => prepared.settleCache());
     if (planned.current.warnings.length > 0) io.stderr.write(formatDiagnostics(planned.current.warnings, { color }));
     io.stdout.write(values.json ? `${JSON.stringify(planDocument(planned.plans), null, 2)}\n` : formatPlanText(planned.plans));
     return 0;

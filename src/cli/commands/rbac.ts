@@ -30,7 +30,7 @@ export const rbacCommand: Command = {
   async run(ctx) {
     const { io, values } = ctx;
     const prepared = await prepareRender(ctx);
-    const result = await render(prepared.options);
+    const result = await render(prepared.options).finally(() => prepared.settleCache());
     if (result.environments.length !== 1) throw new UsageError(`choose one environment with --env (${result.allEnvironments.join(', ')})`);
     const components = result.environments[0]!.environment.components.map((c) => ({ name: c.name, objects: [...c.objects] }));
     const options: ApplierRbacOptions = { applier: parseApplier(values.applier as string | undefined), serverSideApply: !values['client-side-apply'], prune: !values['no-prune'], ...(values['no-health-checks'] ? { healthChecks: false } : {}) };

@@ -17,7 +17,7 @@ import { upgradeBranchName, upgradeCommand as commandLine, upgradeCommitMessage,
 import type { Command, CommandContext } from '../command.js';
 import { formatDiagnostics } from '../format.js';
 import { UNSHARDED_RENDER_FLAGS, UNSHARDED_RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
-import { reportWrite } from './build.js';
+import { reportWrite } from '../report-write.js';
 
 
 export const upgradeCommand: Command = {
@@ -76,7 +76,7 @@ export const upgradeCommand: Command = {
       confirmStorageMigration: Boolean(values['confirm-storage-migration']),
       previousLockText: prepared.lockText,
       allowRemoval: Boolean(values['allow-removal']),
-    });
+    }).finally(() => prepared.settleCache());
     if (outcome.warnings.length > 0) io.stderr.write(formatDiagnostics(outcome.warnings, { color }));
     for (const s of outcome.skipped) io.stderr.write(`unchanged ${s.environment}: ${s.provider} (${s.reason})\n`);
     if (outcome.targets.length === 0) {

@@ -12,7 +12,7 @@ import { describeType } from './json-containers.js';
 import { applyMergePatch } from './merge-patch.js';
 import { describeAvailableObjects } from './no-match-hint.js';
 import { checkIdentityKept } from './object-identity.js';
-import type { PatchContext } from './patch-context.js';
+import type { PatchContext, PatchStep } from './patch-context.js';
 import { parsePatchText, patchError, type PatchSite } from './patch-text.js';
 
 /** What a manifest patch selects: `kind` always; the others only when the patch sets them. */
@@ -36,24 +36,34 @@ interface ManifestPatchSelector {
 export function applyManifestPatches(objects: readonly KubeObject[], manifestPatches: readonly string[], ctx: PatchContext): KubeObject[] {
   let current: KubeObject[] = [...objects];
   manifestPatches.forEach((text, index) => {
-    const site: PatchSite = { providerRef: ctx.providerRef, field: `spec.manifestPatches[${index}]` };
-    if (typeof text !== 'string') throw patchError(site, 'is not a string', 'each manifest patch is YAML text (a block scalar: - |)');
-    const patch = parsePatchText(text, site);
-    if (!isJsonObject(patch)) {
-      throw patchError(site, `is ${describeType(patch)}; a manifest patch is one object merged as RFC 7396`, 'RFC 6902 operation lists go in spec.patches');
-    }
-    const selector = readSelector(patch, site);
+    const step = compileManifestPatch(text, index, ctx);
     let matched = 0;
     current = current.map((object) => {
-      if (!selects(selector, object)) return object;
+      if (!step.selects(object)) return object;
       matched++;
-      return checkIdentityKept(object, applyMergePatch(object, patch), site, describeObject(object));
+      return step.apply(object);
     });
-    if (matched === 0) {
-      throw patchError(site, `matches no object (${describeSelector(selector)})`, describeAvailableObjects(current, selector.kind));
-    }
+    if (matched === 0) step.noMatch(current);
   });
   return current;
+}
+
+/** One manifest patch, ready to apply to one object at a time; throws for a malformed patch. */
+export function compileManifestPatch(text: string, index: number, ctx: PatchContext): PatchStep {
+  const site: PatchSite = { providerRef: ctx.providerRef, field: `spec.manifestPatches[${index}]` };
+  if (typeof text !== 'string') throw patchError(site, 'is not a string', 'each manifest patch is YAML text (a block scalar: - |)');
+  const patch = parsePatchText(text, site);
+  if (!isJsonObject(patch)) {
+    throw patchError(site, `is ${describeType(patch)}; a manifest patch is one object merged as RFC 7396`, 'RFC 6902 operation lists go in spec.patches');
+  }
+  const selector = readSelector(patch, site);
+  return {
+    selects: (object) => selects(selector, object),
+    apply: (object) => checkIdentityKept(object, applyMergePatch(object, patch), site, describeObject(object)),
+    noMatch(current) {
+      throw patchError(site, `matches no object (${describeSelector(selector)})`, describeAvailableObjects(current, selector.kind));
+    },
+  };
 }
 
 function readSelector(patch: JsonObject, site: PatchSite): ManifestPatchSelector {

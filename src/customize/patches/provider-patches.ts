@@ -9,7 +9,7 @@ import { applyJsonPatch, JsonPatchError, type JsonPatchOperation } from './json-
 import { applyMergePatch } from './merge-patch.js';
 import { describeAvailableObjects, versionHint } from './no-match-hint.js';
 import { checkIdentityKept } from './object-identity.js';
-import type { PatchContext } from './patch-context.js';
+import type { PatchContext, PatchStep } from './patch-context.js';
 import { readPatchDocument, type PatchDocument } from './patch-document.js';
 import { patchError, type PatchSite } from './patch-text.js';
 import { compileTarget, describeTarget } from './target.js';
@@ -28,24 +28,34 @@ import { compileTarget, describeTarget } from './target.js';
 export function applyProviderPatches(objects: readonly KubeObject[], patches: readonly Patch[], ctx: PatchContext): KubeObject[] {
   let current: KubeObject[] = [...objects];
   patches.forEach((patch, index) => {
-    const site: PatchSite = { providerRef: ctx.providerRef, field: `spec.patches[${index}]` };
-    const textSite: PatchSite = { ...site, field: `${site.field}.patch` };
-    if (typeof patch.patch !== 'string') throw patchError(textSite, 'is missing or not a string', 'patch holds the patch as YAML text (a block scalar: patch: |)');
-    const document = readPatchDocument(patch.patch, textSite);
-    const selects = compileTarget(patch.target, site);
-    const target = describeTarget(patch.target);
+    const step = compileProviderPatch(patch, index, ctx);
     let matched = 0;
     current = current.map((object) => {
-      if (!selects(object)) return object;
+      if (!step.selects(object)) return object;
       matched++;
-      return applyDocument(object, document, textSite, target);
+      return step.apply(object);
     });
-    if (matched === 0) {
-      const hints = [versionHint(patch.target?.version, current), describeAvailableObjects(current, patch.target?.kind)];
-      throw patchError(site, `target ${target} matches no object`, hints.filter(Boolean).join('; '));
-    }
+    if (matched === 0) step.noMatch(current);
   });
   return current;
+}
+
+/** One patch, ready to apply to one object at a time; throws for a malformed patch or target. */
+export function compileProviderPatch(patch: Patch, index: number, ctx: PatchContext): PatchStep {
+  const site: PatchSite = { providerRef: ctx.providerRef, field: `spec.patches[${index}]` };
+  const textSite: PatchSite = { ...site, field: `${site.field}.patch` };
+  if (typeof patch.patch !== 'string') throw patchError(textSite, 'is missing or not a string', 'patch holds the patch as YAML text (a block scalar: patch: |)');
+  const document = readPatchDocument(patch.patch, textSite);
+  const selects = compileTarget(patch.target, site);
+  const target = describeTarget(patch.target);
+  return {
+    selects,
+    apply: (object) => applyDocument(object, document, textSite, target),
+    noMatch(current) {
+      const hints = [versionHint(patch.target?.version, current), describeAvailableObjects(current, patch.target?.kind)];
+      throw patchError(site, `target ${target} matches no object`, hints.filter(Boolean).join('; '));
+    },
+  };
 }
 
 function applyDocument(object: KubeObject, document: PatchDocument, site: PatchSite, target: string): KubeObject {

@@ -10,6 +10,7 @@
  *     arguments) evaluating to "".
  */
 import { SpecError, error, peerWording } from '../../errors.js';
+import { splitDocumentParts, type DocumentPart } from './document-parts.js';
 import { evaluateTemplate, type Lookup } from './evaluate.js';
 import { collectVariables, compareGoStrings, type VariableInfo } from './inspect.js';
 import { normaliseLegacySpacing, type NormalisedText } from './legacy-spacing.js';
@@ -66,6 +67,19 @@ export interface CompiledTemplate {
   readonly names: readonly string[];
   /** clusterctl's Process() with these values; see {@link substituteVariables}. */
   substitute(lookup: Lookup): SubstitutionResult;
+  /** The template cut into documents (computed on first use; see document-parts.ts). */
+  readonly parts: readonly DocumentPart[];
+  /**
+   * {@link substitute}, part by part: the same checks, lookups and errors; the parts' texts
+   * concatenated are `substitute(lookup).text`. Constant parts are returned as they are.
+   */
+  substituteParts(lookup: Lookup): PartsSubstitution;
+}
+
+/** What {@link CompiledTemplate.substituteParts} produced. */
+export interface PartsSubstitution extends Omit<SubstitutionResult, 'text'> {
+  /** One text per part of {@link CompiledTemplate.parts}, in order. */
+  texts: string[];
 }
 
 /** Parses `text` once; throws SpecError `variables-syntax` when it is not a valid template. */
@@ -83,25 +97,41 @@ export function compileTemplate(text: string, source: string): CompiledTemplate 
     }
   };
   walk(nodes);
+  let parts: DocumentPart[] | undefined;
+  const documentParts = () => (parts ??= splitDocumentParts(nodes));
+  // clusterctl's Process(): the missing-variable check over the whole template, then evaluation
+  // (of `evaluated`: every node, or each part's nodes), then the names that had a value.
+  const run = <T>(lookup: Lookup, evaluate: (cachedLookup: Lookup) => T): { output: T; used: string[] } => {
+    const values = new Map<string, string | undefined>();
+    const cachedLookup: Lookup = (name) => {
+      if (!values.has(name)) values.set(name, lookup(name));
+      return values.get(name);
+    };
+    const missing = variables.filter((v) => v.defaultText === '' && cachedLookup(v.name) === undefined).map((v) => v.name);
+    if (missing.length > 0) throw new MissingVariablesError(source, missing);
+    let output: T;
+    try {
+      output = evaluate(cachedLookup);
+    } catch (e) {
+      throw e instanceof TemplateError ? syntaxError(e, normalised, text, source) : e;
+    }
+    const used = [...values].filter(([, value]) => value !== undefined).map(([name]) => name);
+    return { output, used: used.sort(compareGoStrings) };
+  };
   return {
     variables: variables.map(toVariableUse),
     names: [...names].sort(compareGoStrings),
     substitute(lookup) {
-      const values = new Map<string, string | undefined>();
-      const cachedLookup: Lookup = (name) => {
-        if (!values.has(name)) values.set(name, lookup(name));
-        return values.get(name);
-      };
-      const missing = variables.filter((v) => v.defaultText === '' && cachedLookup(v.name) === undefined).map((v) => v.name);
-      if (missing.length > 0) throw new MissingVariablesError(source, missing);
-      let output: string;
-      try {
-        output = evaluateTemplate(nodes, cachedLookup);
-      } catch (e) {
-        throw e instanceof TemplateError ? syntaxError(e, normalised, text, source) : e;
-      }
-      const used = [...values].filter(([, value]) => value !== undefined).map(([name]) => name);
-      return { text: output, variables: variables.map(toVariableUse), used: used.sort(compareGoStrings) };
+      const { output, used } = run(lookup, (cachedLookup) => evaluateTemplate(nodes, cachedLookup));
+      return { text: output, variables: variables.map(toVariableUse), used };
+    },
+    get parts() {
+      return documentParts();
+    },
+    substituteParts(lookup) {
+      const list = documentParts();
+      const { output, used } = run(lookup, (cachedLookup) => list.map((p) => p.constant ?? evaluateTemplate(p.nodes, cachedLookup)));
+      return { texts: output, variables: variables.map(toVariableUse), used };
     },
   };
 }

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageVersion } from '../../package-files.js';
+import type { CacheUse } from '../../cache/cache-use.js';
 import { PRIVATE_FILE_MODE, makePrivateDirSync } from '../../private-files.js';
 
 export interface ValidationMemo {
@@ -24,15 +25,21 @@ export interface ValidationMemo {
 /** Remembers nothing: every input is validated. */
 export const NO_VALIDATION_MEMO: ValidationMemo = { passed: () => false, remember: () => undefined };
 
-export function createValidationMemo(dir: string): ValidationMemo {
+export function createValidationMemo(dir: string, use?: CacheUse): ValidationMemo {
   const version = packageVersion();
   const fileOf = (subject: string) => path.join(dir, createHash('sha256').update(`capi-render ${version}\n${subject}`).digest('hex'));
   return {
-    passed: (subject) => existsSync(fileOf(subject)),
+    passed(subject) {
+      const file = fileOf(subject);
+      if (!existsSync(file)) return false;
+      use?.read(file);
+      return true;
+    },
     remember(subject) {
       try {
         makePrivateDirSync(dir);
         writeFileSync(fileOf(subject), '', { mode: PRIVATE_FILE_MODE });
+        use?.wrote(fileOf(subject));
       } catch {
         // A memo that cannot be written only costs time next build.
       }

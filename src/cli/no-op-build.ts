@@ -1,0 +1,68 @@
+/**
+ * The no-op rebuild: `capi-render build` when a build stamp (render/build-stamp.ts) says nothing
+ * changed. It is its own small bundle (dist/bin/no-op-build.js) that the launcher tries before loading the
+ * CLI: on Node 20 (no compile cache) compiling the whole CLI takes longer than checking the stamp.
+ * Anything it is not sure about — another command or flag, an interrupted write, no stamp or one that
+ * does not match — it leaves to the full CLI, which runs the same check (build.ts) and then builds.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createCacheUse, type CacheUse } from '../cache/cache-use.js';
+import { LOCK_FILE } from '../lock/lock-types.js';
+import { WORK_DIR } from '../output/scan-output-folder.js';
+import { unchangedSummary } from '../output/unchanged-summary.js';
+import { matchingStamp, stampFile } from '../render/build-stamp.js';
+import { cacheSettings } from './cache-settings.js';
+import { useColor, type CliIo } from './io.js';
+import { reportWrite, summarizeNames } from './report-write.js';
+
+/** Where a stamped no-op looks. */
+export interface NoopContext {
+  io: CliIo;
+  repoRoot: string;
+  cacheDir: string;
+  /** `--out`, resolved; undefined for the configured output folder. */
+  outDir: string | undefined;
+  lockText: string | undefined;
+  use?: CacheUse;
+  color: boolean;
+}
+
+/** Reports a stamped no-op and returns true, or returns false (nothing printed) when the build must run. */
+export async function reportStampedNoop(ctx: NoopContext): Promise<boolean> {
+  const stamp = await matchingStamp(stampFile(ctx.cacheDir, ctx.repoRoot, ctx.outDir ?? ''), ctx.repoRoot, ctx.lockText, ctx.use);
+  if (!stamp) return false;
+  ctx.io.stderr.write(`unchanged since the last build (inputs hash in capi-render.lock): ${summarizeNames(stamp.environments)}\n`);
+  reportWrite(ctx, await unchangedSummary(stamp.outDir, stamp.gitopsDir, stamp.records));
+  return true;
+}
+
+/** Flags a no-op build may carry; anything else goes to the full CLI. */
+const OPTIONS = {
+  repo: { type: 'string' },
+  'cache-dir': { type: 'string' },
+  out: { type: 'string' },
+  offline: { type: 'boolean' },
+  frozen: { type: 'boolean' },
+  'allow-removal': { type: 'boolean' },
+  'allow-downgrade': { type: 'boolean' },
+} as const;
+
+/** The launcher's try: an exit code when `argv` is a stamped no-op build, else undefined. */
+export async function tryNoopBuild(argv: readonly string[], io: CliIo): Promise<number | undefined> {
+  if (argv[0] !== 'build') return undefined;
+  try {
+    const { values, positionals } = parseArgs({ args: argv.slice(1), options: OPTIONS, allowPositionals: true, strict: true });
+    if (positionals.length > 0) return undefined;
+    const repoRoot = path.resolve(io.cwd, values.repo ?? '.');
+    if (!statSync(repoRoot, { throwIfNoEntry: false })?.isDirectory() || existsSync(path.join(repoRoot, WORK_DIR))) return undefined;
+    const lockText = readFileSync(path.join(repoRoot, LOCK_FILE), 'utf8');
+    const { dir } = cacheSettings({ io, values });
+    const outDir = values.out ? path.resolve(io.cwd, values.out) : undefined;
+    return (await reportStampedNoop({ io, repoRoot, cacheDir: dir, outDir, lockText, use: createCacheUse(), color: useColor(io) })) ? 0 : undefined;
+  } catch {
+    // Whatever went wrong, the full CLI says it properly.
+    return undefined;
+  }
+}

@@ -1,0 +1,41 @@
+/** What a build that changed nothing reports: how much is in place, counted from the ownership records. */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { OWNERSHIP_FILE, parseOwnership } from './ownership.js';
+import type { TreeSummary } from './transaction.js';
+import type { WrittenRenderResult } from './write-render-result.js';
+
+/** An ownership record's digest and how many files it lists (so a later count needs no parse). */
+export interface RecordCount {
+  sha256: string;
+  files: number;
+}
+
+/**
+ * A write that changed nothing (a no-op build reads nothing but the records). `known` counts of
+ * records with the same digest are taken as they are: a record of 10 000 lines takes a while to parse.
+ * `counted` limits the count to some files of each folder (a build of some environments).
+ */
+export async function unchangedSummary(
+  outDir: string,
+  gitopsDir: string,
+  known: readonly RecordCount[] = [],
+  counted?: { out: (file: string) => boolean; gitops: (file: string) => boolean },
+): Promise<WrittenRenderResult> {
+  const count = async (dir: string, filter?: (file: string) => boolean) => (filter ? countSome(dir, filter) : (await countRecord(dir, known)).files);
+  const gitops: TreeSummary = { root: gitopsDir, written: [], unchanged: await count(gitopsDir, counted?.gitops), removed: [], foreign: [] };
+  return { outDir, written: [], unchanged: await count(outDir, counted?.out), removed: [], foreign: [], gitops, lockWritten: false, retired: [] };
+}
+
+async function countSome(dir: string, filter: (file: string) => boolean): Promise<number> {
+  const text = await fs.readFile(path.join(dir, OWNERSHIP_FILE), 'utf8').catch(() => '');
+  return [...parseOwnership(text).files].filter(filter).length;
+}
+
+/** The record of the output folder `dir`, counted. */
+export async function countRecord(dir: string, known: readonly RecordCount[] = []): Promise<RecordCount> {
+  const text = await fs.readFile(path.join(dir, OWNERSHIP_FILE), 'utf8').catch(() => '');
+  const sha256 = createHash('sha256').update(text).digest('hex');
+  return known.find((k) => k.sha256 === sha256) ?? { sha256, files: parseOwnership(text).files.size };
+}

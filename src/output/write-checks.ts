@@ -1,0 +1,78 @@
+/** The checks of output folders a write runs before it changes anything (see write-output.ts). */
+import { promises as fs, readFileSync } from 'node:fs';
+import path from 'node:path';
+import jsYaml from 'js-yaml';
+import { isJsonObject, type KubeObject } from '../manifest/object.js';
+import { SpecError, UsageError, error, type Diagnostic } from '../errors.js';
+import type { RenderConfig } from '../config/config-types.js';
+import { locateConfigSetting } from '../config/load-config.js';
+import { inputLocations, isOutsideRepository, outputLocationProblems, type LocationProblem } from './output-location.js';
+import { displayPath } from './write-errors.js';
+
+/** Refuses output folders that a build would damage; a flag's mistake is a usage error, the config's a spec error. */
+export async function assertSafeLocations(config: RenderConfig, outDir: string, gitopsDir: string, options: { repoRoot: string; outDirFlag?: string }): Promise<void> {
+  const flag = options.outDirFlag;
+  const folders = [
+    { setting: flag ?? 'outputDir', folder: outDir },
+    { setting: flag ? `the GitOps folder beside ${flag},` : 'gitopsDir', folder: gitopsDir },
+  ];
+  const problems = await outputLocationProblems(options.repoRoot, folders, inputLocations(options.repoRoot, config));
+  if (problems.length === 0) return;
+  if (flag) throw new UsageError(problems.map((p) => `${p.message}; ${p.hint}`).join('\n'));
+  throw new SpecError(problems.map((p) => locationDiagnostic(p, options.repoRoot)));
+}
+
+function locationDiagnostic(p: LocationProblem, repoRoot: string): Diagnostic {
+  return error('output-location', p.message, { ...locateConfigSetting(repoRoot, [p.setting]), field: p.setting, hint: p.hint });
+}
+
+/** The folders at the top of `dir` (environments, in rendered/). */
+export async function topFolders(dir: string): Promise<string[]> {
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
+}
+
+/** What only a look inside the folders can tell: a `.git` inside, or a foreign folder outside the repository. */
+export async function scanProblems(scans: readonly { root: string; exists: boolean; entries: Map<string, unknown>; git: string[]; record?: unknown }[], repoRoot: string): Promise<Diagnostic[]> {
+  const out: Diagnostic[] = [];
+  for (const scan of scans) {
+    const shown = displayPath(scan.root, repoRoot);
+    if (scan.git.length > 0) {
+      out.push(error('output-location', `${shown} holds a git repository (${scan.git[0]}): capi-render does not write into folders that contain .git`, { file: shown, hint: 'choose an output folder of its own' }));
+    } else if (scan.exists && scan.entries.size > 0 && !scan.record && (await isOutsideRepository(repoRoot, scan.root))) {
+      out.push(
+        error('output-location', `${shown} is outside the repository and holds files capi-render did not write`, {
+          file: shown,
+          hint: 'outside the repository capi-render writes only into an empty folder or one it wrote before (with its .capi-render-owned record)',
+        }),
+      );
+    }
+  }
+  return out;
+}
+
+/** The CRD file an environment's previous output holds for `name`, parsed; undefined when absent or unreadable. */
+export function readPreviousCrd(outDir: string, files: readonly string[], env: string, name: string): KubeObject | undefined {
+  const file = files.find((f) => f.startsWith(`${env}/`) && f.endsWith(`/customresourcedefinition-${name}.yaml`));
+  if (!file) return undefined;
+  try {
+    const object = jsYaml.load(readFileSync(path.join(outDir, file), 'utf8'), { schema: jsYaml.CORE_SCHEMA });
+    return isJsonObject(object) && object.kind === 'CustomResourceDefinition' ? (object as KubeObject) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CRD names an environment's output holds on disk, from the file names capi-render gives CRDs. */
+export function crdsOnDisk(files: readonly string[], env: string): string[] | undefined {
+  const names = files.flatMap((f) => {
+    const m = /^([^/]+)\/[^/]+\/customresourcedefinition-(.+)\.yaml$/.exec(f);
+    return m && m[1] === env ? [m[2]!] : [];
+  });
+  return names.length > 0 ? names : undefined;
+}
+
+export function topFolder(rel: string): string {
+  const slash = rel.indexOf('/');
+  return slash < 0 ? rel : rel.slice(0, slash);
+}

@@ -1,0 +1,192 @@
+/**
+ * Writes what a build produced — rendered/, the GitOps consumer folder, their ownership records and
+ * capi-render.lock — as one transaction (transaction.ts): afterwards they are all old or all new.
+ * Shared by `build`, `upgrade` and `merge`, so they leave the repository in exactly the same state
+ * for the same output. Before anything is written:
+ *   - the output folders must be safe places (output-location.ts);
+ *   - only files capi-render wrote are replaced or removed (ownership.ts);
+ *   - a build that would remove providers, CRDs or environments needs the user's say-so
+ *     (removal-guard.ts).
+ * Environments the build skipped as unchanged, or was not asked to render, keep their files.
+ */
+import path from 'node:path';
+import { SpecError } from '../errors.js';
+import { serializeLock } from '../lock/lock-file.js';
+import { LOCK_FILE, type LockFile } from '../lock/lock-types.js';
+import { isGitopsFileOf } from '../render/gitops-stage.js';
+import type { RenderConfig } from '../config/config-types.js';
+import type { OutputFiles } from './plan.js';
+import type { Failpoint } from './apply-staged.js';
+import { removalProblems } from './removal-guard.js';
+import { unchangedSummary } from './unchanged-summary.js';
+import { beginTransaction, type TreeSummary } from './transaction.js';
+import { displayPath } from './write-errors.js';
+import { assertSafeLocations, crdsOnDisk, readPreviousCrd, scanProblems, topFolder, topFolders } from './write-checks.js';
+
+/** Where and how the output is written. */
+export interface WriteRenderResultOptions {
+  /** The repository root (the lock is written there). */
+  repoRoot: string;
+  /** Output folder (`--out`). Default: the configured output folder (`rendered/`). */
+  outDir?: string;
+  /** How the user chose `outDir`, for messages (e.g. `--out`); a bad location is then a usage error. */
+  outDirFlag?: string;
+  /** Only some environments were asked for (--env, --shard): the others are kept. Default false. */
+  partial?: boolean;
+  /** The lock file's text before the build (undefined when there was none): an unchanged lock is not rewritten. */
+  previousLockText: string | undefined;
+  /** The lock the build started from (the removal guard compares with it). */
+  previousLock: LockFile;
+  /** Accept removals the guard would refuse (providers, CRDs, environments). Default false. */
+  allowRemoval?: boolean;
+  /** Test hook: called before each step of the write. */
+  failpoint?: Failpoint;
+}
+
+/** What was written. `written`/`unchanged`/`removed` are about the output folder. */
+export interface WrittenRenderResult extends Omit<TreeSummary, 'root'> {
+  /** Absolute output folder written. */
+  outDir: string;
+  /** The GitOps consumer folder's part of the write. */
+  gitops: TreeSummary;
+  /** Whether capi-render.lock was (re)written. */
+  lockWritten: boolean;
+  /** Environments whose output was removed. */
+  retired: string[];
+}
+
+/** A build as the writer sees it: what it will touch, then its files environment by environment. */
+export interface OutputSource {
+  config: RenderConfig;
+  outputDir: string;
+  gitopsDir: string;
+  allEnvironments: readonly string[];
+  /** Environments whose files `run` hands over. */
+  rendering: readonly string[];
+  skipped: readonly string[];
+  /** Hands over each environment's files; then the lock and the consumer files that span environments. */
+  run(onEnvironment: (files: OutputFiles, gitopsFiles: OutputFiles) => Promise<void>): Promise<{ lock: LockFile; fleetGitopsFiles?: OutputFiles }>;
+}
+
+/** What a write leaves: its summary, the lock, and the lock file's text now (undefined: there is none). */
+export interface WrittenOutput {
+  written: WrittenRenderResult;
+  lock: LockFile;
+  lockText: string | undefined;
+}
+
+/** Writes `source` (see the module comment); `beforeCommit` may still refuse the lock. */
+export async function writeOutput(
+  source: OutputSource,
+  options: WriteRenderResultOptions & { beforeCommit?: (lock: LockFile) => void },
+): Promise<WrittenOutput> {
+  const outDir = options.outDir ?? source.outputDir;
+  // With --out, the consumer folder moves along, beside the output folder.
+  const gitopsDir = options.outDir ? path.join(path.dirname(outDir), path.basename(source.gitopsDir)) : source.gitopsDir;
+  await assertSafeLocations(source.config, outDir, gitopsDir, options);
+
+  const all = new Set(source.allEnvironments);
+  const rendered = new Set(source.rendering);
+  const locked = new Set(options.previousLock.environments.map((e) => e.name));
+  const gone = options.partial ? [] : [...new Set([...locked, ...(await topFolders(outDir))])].filter((n) => !all.has(n));
+  const lockChangedTo = (lock: LockFile) => {
+    const text = serializeLock(lock);
+    return options.previousLockText !== undefined && (lock === options.previousLock || text === options.previousLockText) ? undefined : text;
+  };
+  if (rendered.size === 0 && gone.length === 0) {
+    const { lock } = await source.run(async () => undefined);
+    if (lockChangedTo(lock) === undefined) {
+      options.beforeCommit?.(lock);
+      // Only the files of the environments this build was about, not those --env left out.
+      const about = new Set(source.skipped);
+      const counted = { out: (f: string) => about.has(topFolder(f)), gitops: (f: string) => source.skipped.some((env) => isGitopsFileOf(f, env)) };
+      return { written: await unchangedSummary(outDir, gitopsDir, [], options.partial ? counted : undefined), lock, lockText: options.previousLockText };
+    }
+    return writeTransaction(source, { ...options, run: async () => ({ lock }) }, { outDir, gitopsDir, rendered, gone, locked, lockChangedTo });
+  }
+  return writeTransaction(source, { ...options, run: (stage) => source.run(stage) }, { outDir, gitopsDir, rendered, gone, locked, lockChangedTo });
+}
+
+async function writeTransaction(
+  source: OutputSource,
+  options: WriteRenderResultOptions & { beforeCommit?: (lock: LockFile) => void; run: OutputSource['run'] },
+  plan: { outDir: string; gitopsDir: string; rendered: Set<string>; gone: string[]; locked: Set<string>; lockChangedTo: (lock: LockFile) => string | undefined },
+): Promise<WrittenOutput> {
+  const { repoRoot } = options;
+  const { outDir, gitopsDir, rendered, gone, locked } = plan;
+  const scope = new Set([...rendered, ...gone]);
+  const known = new Set([...source.allEnvironments, ...locked]);
+  // Problems of the inputs come before problems of the output folders (as when the whole result was
+  // rendered before writing): when a folder cannot be written, the inputs are rendered to see.
+  const inputsFirst = async (e: unknown): Promise<never> => {
+    if (e instanceof SpecError && !e.diagnostics.some((d) => d.code === 'busy')) await options.run(async () => undefined);
+    throw e;
+  };
+  const txn = await beginTransaction(
+    [
+      {
+        root: outDir,
+        descend: (folder) => scope.has(folder),
+        inScope: (rel) => scope.has(topFolder(rel)),
+        adoptable: (rel) => known.has(topFolder(rel)) && /^[^/]+\/(?:kustomization\.yaml|[^/]+\/[^/]+\.yaml)$/.test(rel),
+      },
+      {
+        root: gitopsDir,
+        inScope: (rel) => [...scope].some((env) => isGitopsFileOf(rel, env)),
+        adoptable: (rel) => [...known].some((env) => isGitopsFileOf(rel, env)),
+      },
+    ],
+    { repoRoot, lockFile: path.join(repoRoot, LOCK_FILE), ...(options.failpoint ? { failpoint: options.failpoint } : {}) },
+  ).catch(inputsFirst);
+  try {
+    const [out] = txn.scans;
+    const scanned = await scanProblems(txn.scans, repoRoot);
+    if (scanned.length > 0) await inputsFirst(new SpecError(scanned));
+    // Consumer files are few and may be shared by environments (one ApplicationSet): the last one wins, as in a collected result.
+    const gitopsFiles: OutputFiles = new Map();
+    const { lock, fleetGitopsFiles } = await options.run(async (files, consumer) => {
+      await txn.stage(0, files);
+      for (const [p, text] of consumer) gitopsFiles.set(p, text);
+    });
+    for (const [p, text] of fleetGitopsFiles ?? []) gitopsFiles.set(p, text);
+    await txn.stage(1, gitopsFiles);
+    // An environment whose output folder the user deleted together with its overlay is retired on
+    // purpose; one whose output is still there would be removed by this build.
+    const ownedEnvs = new Set([...out!.entries.keys()].filter((f) => !out!.record || out!.record.files.has(f)).map(topFolder));
+    const retired = gone.filter((env) => ownedEnvs.has(env));
+    if (!options.allowRemoval) {
+      const problems = removalProblems({
+        previous: options.previousLock,
+        next: lock,
+        rendered: [...rendered],
+        retired,
+        outputOf: (env) => displayPath(path.join(outDir, env), repoRoot),
+        crdsOnDisk: (env) => crdsOnDisk([...out!.entries.keys()], env),
+        previousCrd: (env, name) => readPreviousCrd(outDir, [...out!.entries.keys()], env, name),
+      });
+      if (problems.length > 0) throw new SpecError(problems);
+    }
+    options.beforeCommit?.(lock);
+    const lockText = plan.lockChangedTo(lock);
+    const [tree, consumer] = await txn.commit(lockText);
+    // Files of skipped environments are in place too: count them from the records.
+    const skippedFiles = [...(out!.record?.files ?? [])].filter((f) => source.skipped.includes(topFolder(f))).length;
+    const skippedConsumer = [...(txn.scans[1]!.record?.files ?? [])].filter((f) => !consumer!.written.includes(f) && source.skipped.some((env) => isGitopsFileOf(f, env)) && ![...scope].some((env) => isGitopsFileOf(f, env))).length;
+    return {
+      lockText: lockText ?? options.previousLockText,
+      written: {
+        ...tree!,
+        unchanged: tree!.unchanged + skippedFiles,
+        outDir,
+        gitops: { ...consumer!, unchanged: consumer!.unchanged + skippedConsumer },
+        lockWritten: lockText !== undefined,
+        retired: gone.filter((env) => ownedEnvs.has(env) || locked.has(env)),
+      },
+      lock,
+    };
+  } catch (e) {
+    await txn.abort();
+    throw e;
+  }
+}
+

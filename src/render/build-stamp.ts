@@ -1,0 +1,104 @@
+/**
+ * The whole-build stamp: what a full build read, so that the next one can tell in a few file reads
+ * that nothing changed and skip loading, validating and composing altogether (a no-op rebuild).
+ *
+ * A build is a no-op when every environment would be skipped (render/inputs-hash.ts): each
+ * environment's hash is a function of capi-render's version, capi-render.yaml, the templates, the
+ * files its composition read and its lock entries — so when the version, the lock's bytes, every
+ * input file's digest (the lock's `inputFiles` set: capi-render.yaml, providers/, overlays/,
+ * templates/) and every other file a composition read (bases and patch files elsewhere) are what
+ * they were, and every environment's output is still there, the build would change nothing. The
+ * stamp records exactly those, as they were read by the build that wrote the output (a file
+ * edited during that build therefore never matches). Builds whose output depends on the process
+ * environment (`fromEnv` values) or that always warn (plaintext secrets) leave no stamp.
+ *
+ * Stamps live in the cache folder (`stamps/<sha256>.json`, one per repository and output folder),
+ * hold paths and digests only, and may be deleted at any time.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { CacheUse } from '../cache/cache-use.js';
+import type { RenderConfig } from '../config/config-types.js';
+import type { LockedInputFile } from '../lock/lock-types.js';
+import type { RecordCount } from '../output/unchanged-summary.js';
+import { packageVersion } from '../package-files.js';
+import { makePrivateDir, writePrivateFile } from '../private-files.js';
+import { normalizeInputText } from '../spec/input-text.js';
+import { inputFileDigests } from './input-file-digests.js';
+import { inputTreeDigest } from '../spec/read-input-files.js';
+
+export interface BuildStamp {
+  version: string;
+  outDir: string;
+  gitopsDir: string;
+  /** sha256 of capi-render.lock's bytes as the build left it. */
+  lock: string;
+  dirs: Pick<RenderConfig, 'providersDir' | 'overlaysDir' | 'templatesDir'>;
+  inputFiles: LockedInputFile[];
+  /** ComposedEnvironment.reads of every environment, unique, sorted. */
+  reads: string[];
+  environments: string[];
+  /** The ownership records the build left, counted (for the no-op report). */
+  records?: RecordCount[];
+}
+
+/** Where the stamp of `repoRoot` built into `outFlag` (`--out`, or '' for the configured folder) lives. */
+export function stampFile(cacheDir: string, repoRoot: string, outFlag: string): string {
+  const key = createHash('sha256').update(`${path.resolve(repoRoot)}\u0000${outFlag}`).digest('hex');
+  return path.join(cacheDir, 'stamps', `${key}.json`);
+}
+
+export function lockDigest(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The stamp at `file` when the repository is still exactly as it records; undefined otherwise. */
+export async function matchingStamp(file: string, repoRoot: string, lockText: string | undefined, use?: CacheUse): Promise<BuildStamp | undefined> {
+  if (lockText === undefined) return undefined;
+  let stamp: BuildStamp;
+  try {
+    stamp = JSON.parse(await fs.readFile(file, 'utf8')) as BuildStamp;
+  } catch {
+    return undefined;
+  }
+  try {
+    if (stamp.version !== packageVersion() || stamp.lock !== lockDigest(lockText)) return undefined;
+    if (!stamp.environments.every((env) => existsSync(path.join(stamp.outDir, env, 'kustomization.yaml')))) return undefined;
+    if (JSON.stringify(await inputFileDigests(repoRoot, stamp.dirs)) !== JSON.stringify(stamp.inputFiles)) return undefined;
+    for (const read of stamp.reads) if (!(await readUnchanged(repoRoot, read, stamp))) return undefined;
+  } catch {
+    return undefined;
+  }
+  use?.read(file);
+  return stamp;
+}
+
+/** Writes the stamp (best effort: without one the next build only takes longer). */
+export async function writeStamp(file: string, stamp: BuildStamp, use?: CacheUse): Promise<void> {
+  try {
+    await makePrivateDir(path.dirname(file));
+    await writePrivateFile(file, `${JSON.stringify(stamp)}\n`);
+    use?.wrote(file);
+  } catch {
+    // Only time is lost.
+  }
+}
+
+/** Whether one line of ComposedEnvironment.reads still holds. */
+async function readUnchanged(repoRoot: string, read: string, stamp: BuildStamp): Promise<boolean> {
+  const kind = read.slice(0, read.indexOf(' '));
+  const file = read.slice(kind.length + 1, read.lastIndexOf(' '));
+  const sha256 = read.slice(read.lastIndexOf(' ') + 1);
+  // Files under providers/ and overlays/ were compared through inputFiles already.
+  if (kind !== 'resource' && covered(file, stamp)) return true;
+  if (kind === 'resource') return (await inputTreeDigest(repoRoot, file)) === sha256;
+  const text = normalizeInputText(await fs.readFile(path.join(repoRoot, file), 'utf8'));
+  return createHash('sha256').update(text).digest('hex') === sha256;
+}
+
+function covered(file: string, stamp: BuildStamp): boolean {
+  // inputFileDigests skips dot entries: a file in one is checked on its own.
+  if (!/\.ya?ml$/i.test(file) || file.split('/').some((segment) => segment.startsWith('.'))) return false;
+  return [stamp.dirs.providersDir, stamp.dirs.overlaysDir].some((dir) => file.startsWith(`${path.posix.normalize(dir).replace(/\/+$/, '')}/`));
+}

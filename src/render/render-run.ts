@@ -1,0 +1,256 @@
+/**
+ * A build in two phases, so that a fleet never has to be held in memory at once:
+ *   1. {@link startRender}: load the repository, compose every environment asked for and decide
+ *      which are unchanged — everything a writer must know before the first file (which output
+ *      folders it touches, which environments it answers for);
+ *   2. {@link RenderRun.run}: render one environment at a time and hand its files to the caller,
+ *      which writes or compares them and lets them go; then the lock the build leaves.
+ * `render()` (render.ts) collects a run into one result for callers that want everything.
+ */
+import path from 'node:path';
+import { RenderError, throwIfErrors, type Diagnostic } from '../errors.js';
+import { planEnvironment, type OutputFiles } from '../output/plan.js';
+import { createProviderSchemaValidator } from '../spec/schema/index.js';
+import { createDefaultCatalog } from './catalog.js';
+import { loadRepository } from './load-repository.js';
+import { buildInputsHash, environmentInputsHash, isUnchanged } from './inputs-hash.js';
+import { inputFileDigests } from './input-file-digests.js';
+import { composeGitopsSettings, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
+import { DEFAULT_ENVIRONMENT } from '../overlay/discover-environments.js';
+import { memoizedOverlayLoader } from '../overlay/load-overlay.js';
+import { renderEnvironment, type EnvironmentResult } from './render-environment.js';
+import { createSession } from './session.js';
+import type { LockFile, LockedInputFile } from '../lock/lock-types.js';
+import type { GitopsConfig, RenderConfig } from '../config/config-types.js';
+import { emptyLock } from '../lock/lock-types.js';
+import { artifactKey } from '../lock/lock-file.js';
+import { nextLock, type RenderedLockEntries } from '../lock/next-lock.js';
+import { lockEntriesOf } from './lock-entries.js';
+import { createParseCache } from '../manifest/parse-cache.js';
+import { createValidationMemo, NO_VALIDATION_MEMO } from '../spec/schema/validation-memo.js';
+import { requiredSecretsText } from '../secrets/required-secrets.js';
+import { runFleetStage, runGitopsStage, type FleetMember } from './gitops-stage.js';
+import { mergeProblems, type EnvironmentProblem } from './merge-problems.js';
+import { mergeGitopsConfig } from '../gitops/merge-config.js';
+import type { GitopsMemo } from '../gitops/apply-gitops-flavour.js';
+import { createReleaseIndexCache } from '../source/release-index-cache.js';
+import type { RenderOptions } from './render.js';
+import type { BuildStamp } from './build-stamp.js';
+import { composer, selectEnvironments } from './compose-environments.js';
+
+/** One rendered environment, as {@link RenderRun.run} hands it over. */
+export interface RenderedOutput {
+  result: EnvironmentResult;
+  /** Its files in the output folder (`<env>/…`). */
+  files: OutputFiles;
+  /** Its files in the GitOps consumer folder. */
+  gitopsFiles: OutputFiles;
+}
+
+/** What a run leaves once every environment has been handed over. */
+export interface RenderRunResult {
+  /** The lock this build leaves behind (unrendered environments keep their entries). */
+  lock: LockFile;
+  /** Warnings of every rendered environment, in environment order. */
+  warnings: Diagnostic[];
+  /**
+   * GitOps consumer files that span environments (the Argo CD ApplicationSet), from every
+   * environment's settings, rendered or not.
+   */
+  fleetGitopsFiles: OutputFiles;
+}
+
+export interface RenderRun {
+  /** The repository's settings (capi-render.yaml with defaults). */
+  config: RenderConfig;
+  /** Absolute path of the output folder. */
+  outputDir: string;
+  /** Absolute path of the GitOps consumer folder. */
+  gitopsDir: string;
+  /** Every environment that exists in the repository, sorted. */
+  allEnvironments: string[];
+  /** The environments {@link run} renders, in order. */
+  rendering: string[];
+  /** Environments skipped as unchanged (skipUnchanged). */
+  skipped: string[];
+  /**
+   * What a build stamp (build-stamp.ts) records of this run, or undefined when a later build could
+   * not be skipped even with every input unchanged (values from the process environment, plaintext
+   * secrets, an environment that failed to compose).
+   */
+  stamp: Pick<BuildStamp, 'dirs' | 'inputFiles' | 'reads' | 'environments'> | undefined;
+  /** sha256 of every input file, as read when the run started (what the lock records as inputFiles). */
+  inputFiles: LockedInputFile[];
+  /**
+   * The inputs hash a build stores for `env` when `lock` holds its entries — what `lock` records
+   * for it when those entries are current; undefined when the environment cannot be hashed (see
+   * inputs-hash.ts) or did not compose. `merge` checks shard outputs with it.
+   */
+  inputsHashFor(env: string, lock: LockFile): string | undefined;
+  /**
+   * Renders the environments one by one, handing each to `onEnvironment` (awaited before the next
+   * is rendered; nothing of it is kept here). An environment that fails is reported with the others
+   * at the end (a RenderError listing every problem); once one has failed, the rest are still
+   * rendered for their diagnostics but no longer handed over.
+   */
+  run(onEnvironment: (output: RenderedOutput) => Promise<void> | void): Promise<RenderRunResult>;
+}
+
+/** Phase 1: see the module comment. Throws for problems of the repository as a whole. */
+export async function startRender(options: RenderOptions): Promise<RenderRun> {
+  const repoRoot = path.resolve(options.repoRoot);
+  const use = options.cache?.use;
+  const memo = options.cache ? createValidationMemo(path.join(options.cache.dir, 'validated'), use) : NO_VALIDATION_MEMO;
+  const repo = await loadRepository(repoRoot, memo);
+  const lock = options.lock ?? emptyLock();
+  const lockedArtifacts = new Map(lock.artifacts.map((a) => [artifactKey(a.source, a.version, a.file), a]));
+  const session = createSession({
+    repoRoot,
+    config: repo.config,
+    env: options.env ?? {},
+    validator: options.validator ?? createProviderSchemaValidator({ memo }),
+    catalog:
+      options.catalog ??
+      createDefaultCatalog({
+        config: repo.config,
+        githubToken: options.githubToken,
+        // Read from the environment only through the name capi-render.yaml gives; never stored.
+        gitlabToken: repo.config.gitlab.accessToken ? options.env?.[repo.config.gitlab.accessToken.fromEnv] || undefined : undefined,
+        fetch: options.fetch,
+        onProgress: options.onProgress,
+      }),
+    lock,
+    ...(options.cache ? { parseCache: createParseCache(options.cache.dir, use) } : {}),
+    allowDowngrade: options.allowDowngrade ?? false,
+    pin: {
+      locked: (source, version, file) => lockedArtifacts.get(artifactKey(source, version, file)),
+      cache: options.cache,
+      ...(options.cache ? { index: createReleaseIndexCache(options.cache.dir, use) } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      offline: options.offline ?? false,
+    },
+  });
+  const overlays = memoizedOverlayLoader(memo);
+  const { allEnvironments, discovered, wanted } = await selectEnvironments(repoRoot, repo.config.overlaysDir, overlays, options);
+  const { compose, context: composeCtx } = composer(repoRoot, repo, overlays);
+  const outputDir = path.resolve(repoRoot, repo.config.outputDir);
+  const inputFiles = await inputFileDigests(repoRoot, repo.config);
+  const buildHash = buildInputsHash(repo, inputFiles);
+  const tag = (name: string, d: Diagnostic): Diagnostic => (allEnvironments.length > 1 || name !== DEFAULT_ENVIRONMENT ? { ...d, message: `[${name}] ${d.message}` } : d);
+
+  // Composing is cheap and decides what the build touches; a composition error is kept for phase 2,
+  // so it is reported with the rendering errors of the other environments, as before.
+  const planned: { name: string; composed?: ComposedEnvironment; problem?: unknown }[] = [];
+  const skipped: string[] = [];
+  const reads = new Set<string>();
+  const composedByName = new Map<string, ComposedEnvironment>();
+  let skippable = buildHash !== '';
+  const lockedEnvironments = new Map(lock.environments.map((e) => [e.name, e]));
+  for (const entry of wanted) {
+    try {
+      const composed = await compose(entry);
+      const inputsHash = environmentInputsHash(buildHash, composed, lockedEnvironments.get(entry.name)?.providers, lock.artifacts);
+      for (const r of composed.reads) reads.add(r);
+      composedByName.set(entry.name, composed);
+      if (Object.values(composed.variables).some((v) => typeof v === 'object')) skippable = false;
+      if (options.skipUnchanged && inputsHash && isUnchanged(lock, entry.name, inputsHash, outputDir)) skipped.push(entry.name);
+      else planned.push({ name: entry.name, composed });
+    } catch (e) {
+      if (!(e instanceof RenderError)) throw e;
+      planned.push({ name: entry.name, problem: e });
+      skippable = false;
+    }
+  }
+
+  const renderOne = async (name: string, composed: ComposedEnvironment, gitopsMemo: GitopsMemo): Promise<RenderedOutput> => {
+    const rendered = await renderEnvironment(
+      {
+        name,
+        inputs: composed.inputs,
+        certManager: { ...repo.config.certManager, ...composed.certManager },
+        variables: composed.variables,
+        images: composed.images,
+        labels: composed.labels,
+        file: composed.chain.at(-1),
+      },
+      session,
+    );
+    const gitopsSettings = mergeGitopsConfig(repo.config.gitops, composed.gitops);
+    const gitops = runGitopsStage({
+      environment: rendered.environment,
+      settings: gitopsSettings,
+      labels: composed.labels,
+      repoRoot,
+      outputDir: repo.config.outputDir,
+      templatesDir: repo.config.templatesDir,
+      memo: gitopsMemo,
+    });
+    const gitopsFiles: OutputFiles = new Map(gitops.files);
+    if (rendered.requiredSecrets.length > 0) gitopsFiles.set(`secrets/${name}.required.yaml`, requiredSecretsText(name, rendered.requiredSecrets));
+    const result: EnvironmentResult = {
+      ...rendered,
+      environment: gitops.environment,
+      gitopsFlavour: gitopsSettings.flavour ?? 'kustomize',
+      labels: composed.labels,
+      warnings: [...rendered.warnings, ...gitops.warnings.map((d) => tag(name, d))],
+    };
+    return { result, files: planEnvironment(result.environment, session.serializer), gitopsFiles };
+  };
+
+  return {
+    config: repo.config,
+    outputDir,
+    gitopsDir: path.resolve(repoRoot, repo.config.gitopsDir),
+    allEnvironments,
+    rendering: planned.map((p) => p.name),
+    skipped,
+    stamp: skippable
+      ? { dirs: { providersDir: repo.config.providersDir, overlaysDir: repo.config.overlaysDir, templatesDir: repo.config.templatesDir }, inputFiles, reads: [...reads].sort(), environments: allEnvironments }
+      : undefined,
+    inputFiles,
+    inputsHashFor(env, against) {
+      const composed = composedByName.get(env);
+      const providers = against.environments.find((e) => e.name === env)?.providers;
+      return composed && providers ? environmentInputsHash(buildHash, composed, providers, against.artifacts) : undefined;
+    },
+    async run(onEnvironment) {
+      const problems: EnvironmentProblem[] = [];
+      const warnings: Diagnostic[] = [];
+      const entries: RenderedLockEntries[] = [];
+      const gitopsMemo: GitopsMemo = new WeakMap();
+      for (const { name, composed, problem } of planned) {
+        let output: RenderedOutput;
+        try {
+          if (problem) throw problem;
+          output = await renderOne(name, composed!, gitopsMemo);
+        } catch (e) {
+          if (!(e instanceof RenderError)) throw e;
+          problems.push(...e.diagnostics.map((diagnostic) => ({ environment: name, diagnostic })));
+          continue;
+        }
+        warnings.push(...output.result.warnings);
+        // The stored hash covers the lock entries this build leaves, so an unchanged next build matches it.
+        const e = lockEntriesOf(output.result);
+        entries.push({ ...e, inputs: environmentInputsHash(buildHash, composed!, e.providers, e.artifacts) });
+        // A failure of the caller (a write) ends the run at once.
+        if (problems.length === 0) await onEnvironment(output);
+      }
+      throwIfErrors(mergeProblems(problems, allEnvironments.length > 1 || allEnvironments[0] !== DEFAULT_ENVIRONMENT));
+      const fleet = await Promise.all(discovered.map((entry) => fleetMember(entry, composedByName.get(entry.name), repo.config.gitops, composeCtx)));
+      const fleetGitopsFiles = runFleetStage(fleet, { repoRoot, outputDir: repo.config.outputDir, templatesDir: repo.config.templatesDir });
+      return { lock: nextLock(lock, entries, allEnvironments, inputFiles), warnings, fleetGitopsFiles };
+    },
+  };
+}
+
+/**
+ * An environment's effective gitops settings for the fleet stage: from its composition when this
+ * build composed it, else from its overlay files alone (environments not asked for still belong in
+ * the ApplicationSet and in the destination checks).
+ */
+async function fleetMember(entry: { name: string; overlayDir?: string }, composed: ComposedEnvironment | undefined, base: GitopsConfig, ctx: ComposeContext): Promise<FleetMember> {
+  if (composed) return { name: entry.name, settings: mergeGitopsConfig(base, composed.gitops), ...(composed.chain.length > 0 ? { file: composed.chain.at(-1)! } : {}) };
+  if (!entry.overlayDir) return { name: entry.name, settings: base };
+  const own = await composeGitopsSettings(entry.overlayDir, ctx);
+  return { name: entry.name, settings: mergeGitopsConfig(base, own.gitops), file: own.file };
+}
