@@ -191,6 +191,7 @@ describe('capi-render cache', () => {
   it.each([
     [['cache'], /say what to do/],
     [['cache', 'clean'], /not "clean"/],
+    [['cache', 'pruen'], /not "pruen"; did you mean "prune"\?/],
     [['cache', 'prune', '--max-size', 'lots'], /--max-size lots is not a size/],
     [['cache', 'info', '--max-size', '1M'], /--max-size is for cache prune/],
   ])('usage mistakes are exit 2: %j', async (argv, message) => {

@@ -12,6 +12,7 @@ import { writeError } from '../../output/write-errors.js';
 import { CACHE_MAX_SIZE_VARIABLE, cacheSettings, type CacheSettings } from '../cache-settings.js';
 import type { Command, CommandContext } from '../command.js';
 import { formatDiagnostics } from '../format.js';
+import { didYouMean } from '../parse-argv.js';
 
 const ACTIONS = ['info', 'prune'] as const;
 
@@ -31,7 +32,7 @@ export const cacheCommand: Command = {
   async run(ctx) {
     const [action, ...extra] = ctx.positionals;
     if (!ACTIONS.includes(action as (typeof ACTIONS)[number]) || extra.length > 0) {
-      throw new UsageError(`say what to do: capi-render cache info, or capi-render cache prune [--max-size S]${action && !ACTIONS.includes(action as never) ? ` (not "${action}")` : ''}`);
+      throw new UsageError(`say what to do: capi-render cache info, or capi-render cache prune [--max-size S]${action && !ACTIONS.includes(action as never) ? ` (not "${action}"${didYouMean(action, ACTIONS)})` : ''}`);
     }
     if (action === 'info' && ctx.values['max-size'] !== undefined) throw new UsageError('--max-size is for cache prune');
     const settings = cacheSettings(ctx);
