@@ -7,21 +7,26 @@
  * is the loaders' job.
  */
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { readFileSync, readdirSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
 import { CONFIG_FILE, type RenderConfig } from '../config/config-types.js';
 import type { LockedInputFile } from '../lock/lock-types.js';
 import { INPUT_FILE } from '../spec/read-input-files.js';
 
 
+/**
+ * The digests, read synchronously: input files are small and many (a folder per environment), and a
+ * no-op build is mostly this walk, which round trips through the thread pool would make several
+ * times slower (issue 17's no-op target).
+ */
 export async function inputFileDigests(repoRoot: string, config: Pick<RenderConfig, 'providersDir' | 'overlaysDir' | 'templatesDir'>): Promise<LockedInputFile[]> {
-  const root = await fs.realpath(repoRoot);
+  const root = realpathSync(repoRoot);
   const files = new Set<string>();
-  if (await isFile(path.join(root, CONFIG_FILE))) files.add(CONFIG_FILE);
-  for (const dir of [config.providersDir, config.overlaysDir]) for (const f of await listUnder(root, dir, INPUT_FILE)) files.add(f);
-  for (const f of await listUnder(root, config.templatesDir, /./)) files.add(f);
+  if (isFile(path.join(root, CONFIG_FILE))) files.add(CONFIG_FILE);
+  for (const dir of [config.providersDir, config.overlaysDir]) for (const f of listUnder(root, dir, INPUT_FILE)) files.add(f);
+  for (const f of listUnder(root, config.templatesDir, /./)) files.add(f);
   const sorted = [...files].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return Promise.all(sorted.map(async (file) => ({ file, sha256: normalisedDigest(await fs.readFile(path.join(root, file))) })));
+  return sorted.map((file) => ({ file, sha256: normalisedDigest(readFileSync(path.join(root, file))) }));
 }
 
 /** sha256 of the bytes without a UTF-8 BOM and with CRLF as LF (see spec/input-text.ts). */
@@ -35,39 +40,61 @@ export function normalisedDigest(bytes: Buffer): string {
 }
 
 /** Repository-relative files under `dir` whose name matches; dot entries and links out of the repository are skipped. */
-async function listUnder(root: string, dir: string, name: RegExp): Promise<string[]> {
+function listUnder(root: string, dir: string, name: RegExp): string[] {
   const out: string[] = [];
   const visited = new Set<string>();
-  const walk = async (absolute: string): Promise<void> => {
+  const walk = (absolute: string): void => {
     // A link back to a parent folder must not loop.
-    const real = await fs.realpath(absolute).catch(() => undefined);
+    const real = realpathOrUndefined(absolute);
     if (!real || visited.has(real) || path.relative(root, real).startsWith('..')) return;
     visited.add(real);
-    const entries = await fs.readdir(absolute, { withFileTypes: true }).catch(() => []);
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(absolute, { withFileTypes: true });
+    } catch {
+      return;
+    }
     for (const entry of entries) {
       if (entry.name.startsWith('.')) continue;
       const child = path.join(absolute, entry.name);
-      const stat = entry.isSymbolicLink() ? await linkTarget(root, child) : entry;
-      if (stat?.isDirectory()) await walk(child);
+      const stat = entry.isSymbolicLink() ? linkTarget(root, child) : entry;
+      if (stat?.isDirectory()) walk(child);
       else if (stat?.isFile() && name.test(entry.name)) out.push(relative(root, child));
     }
   };
   const start = path.resolve(root, dir);
-  if (!path.relative(root, start).startsWith('..')) await walk(start);
+  if (!path.relative(root, start).startsWith('..')) walk(start);
   return out;
 }
 
+function realpathOrUndefined(file: string): string | undefined {
+  try {
+    return realpathSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
 /** What a link inside the repository points at; undefined for a dangling link or one leaving the repository. */
-async function linkTarget(root: string, link: string) {
-  const real = await fs.realpath(link).catch(() => undefined);
+function linkTarget(root: string, link: string): Stats | undefined {
+  const real = realpathOrUndefined(link);
   if (!real || path.relative(root, real).startsWith('..')) return undefined;
-  return fs.stat(real);
+  return statOrUndefined(real);
 }
 
 function relative(root: string, file: string): string {
   return path.relative(root, file).split(path.sep).join('/');
 }
 
-async function isFile(file: string): Promise<boolean> {
-  return (await fs.stat(file).catch(() => undefined))?.isFile() ?? false;
+function isFile(file: string): boolean {
+  return statOrUndefined(file)?.isFile() ?? false;
+}
+
+/** Unreadable counts as absent here (as before): the loaders report unreadable inputs properly. */
+function statOrUndefined(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch {
+    return undefined;
+  }
 }
