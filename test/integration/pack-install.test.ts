@@ -20,12 +20,14 @@ describe('npm pack → npm install -g → first run', () => {
   it('the installed package initialises, builds and checks a new repository', { timeout: 180_000 }, () => {
     const work = tempDir();
     const prefix = path.join(work, 'prefix');
-    // --ignore-scripts: `npm test` built dist/ already; `prepare` would rebuild it under the other tests.
+    // --ignore-scripts: `npm test` built dist/ already; `prepack` would rebuild it under the other tests.
     execFileSync(npm, ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], { cwd: REPO_ROOT, stdio: 'pipe' });
     const tarball = path.join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))!);
     expect(path.basename(tarball)).toBe(`${pkg.name}-${pkg.version}.tgz`);
     const install = spawnSync(npm, ['install', '--global', '--prefix', prefix, '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: work, encoding: 'utf8' });
     expect(install.status, install.stderr).toBe(0);
+    // Nothing to run at install time: npm 11 warns about (and asks users to allow) install scripts, prepare included.
+    expect(install.stderr).not.toMatch(/install-scripts|allow-scripts/);
     const installed = path.join(prefix, 'lib', 'node_modules', pkg.name);
     // Only runtime dependencies were installed, and none of this repository's development files.
     expect(readdirSync(installed).sort()).toEqual(expect.arrayContaining(['README.md', 'bundled-templates', 'dist', 'package.json', 'schemas']));
