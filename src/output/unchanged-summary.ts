@@ -29,13 +29,17 @@ export async function unchangedSummary(
 }
 
 async function countSome(dir: string, filter: (file: string) => boolean): Promise<number> {
-  const text = await fs.readFile(path.join(dir, OWNERSHIP_FILE), 'utf8').catch(() => '');
-  return [...parseOwnership(text).files].filter(filter).length;
+  return [...parseOwnership(await recordText(dir)).files].filter(filter).length;
 }
 
 /** The record of the output folder `dir`, counted. */
 export async function countRecord(dir: string, known: readonly RecordCount[] = []): Promise<RecordCount> {
-  const text = await fs.readFile(path.join(dir, OWNERSHIP_FILE), 'utf8').catch(() => '');
+  const text = await recordText(dir);
   const sha256 = createHash('sha256').update(text).digest('hex');
   return known.find((k) => k.sha256 === sha256) ?? { sha256, files: parseOwnership(text).files.size };
+}
+
+/** The ownership record's text; empty when the folder has none (nothing counted). */
+async function recordText(dir: string): Promise<string> {
+  return fs.readFile(path.join(dir, OWNERSHIP_FILE), 'utf8').catch(() => '');
 }
