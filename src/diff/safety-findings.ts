@@ -5,6 +5,7 @@
 import type { KubeObject } from '../manifest/object.js';
 import { findContractFindings } from './findings/contract-findings.js';
 import { findCrdFindings } from './findings/crd-findings.js';
+import { findRbacBindingFindings, type BoundRoles } from './findings/rbac-binding-findings.js';
 import { findRbacFindings, type RoleContext } from './findings/rbac-findings.js';
 import { findRemovalFindings } from './findings/removal-findings.js';
 import { findWebhookFindings } from './findings/webhook-findings.js';
@@ -18,14 +19,16 @@ const SEVERITY_RANK: Record<FindingSeverity, number> = { danger: 0, warning: 1, 
 /**
  * Every finding for the change from `before` to `after`: contract changes (from `context`), CRD
  * versions added/removed/unserved/deprecated and storage-version changes, webhooks added/removed/
- * changed, RBAC permissions gained/lost and aggregation, images, arguments and feature gates,
- * and objects that will be pruned or move between components.
+ * changed, RBAC permissions gained/lost and aggregation, (Cluster)RoleBindings granting a role to
+ * new subjects or changing their roleRef, images, arguments and feature gates, and objects that
+ * will be pruned or move between components.
  * Sorted by severity (danger first), environment, component, object, code and message, so the
  * result does not depend on input order. Pure; unchanged objects are skipped cheaply.
  */
 export function safetyFindings(before: RenderedSide, after: RenderedSide, context: SafetyContext = {}): Finding[] {
   const pairs = pairObjects(before, after);
   const roles = clusterRolesPerEnv(pairs);
+  const bound = boundRolesPerEnv(pairs, roles);
   const owners = componentsPerEnv(pairs);
   const out: Finding[] = [...findContractFindings(context.contracts ?? [])];
   for (const pair of pairs) {
@@ -34,7 +37,7 @@ export function safetyFindings(before: RenderedSide, after: RenderedSide, contex
       if (pair.after.kind === 'ClusterRole') out.push(...findRbacFindings(pair, roles.get(pair.env)!));
       continue;
     }
-    out.push(...findCrdFindings(pair), ...findWebhookFindings(pair), ...findRbacFindings(pair, roles.get(pair.env)!), ...findWorkloadFindings(pair));
+    out.push(...findCrdFindings(pair), ...findWebhookFindings(pair), ...findRbacFindings(pair, roles.get(pair.env)!), ...findRbacBindingFindings(pair, bound.get(pair.env)!), ...findWorkloadFindings(pair));
     if (pair.after === undefined) {
       const movedTo = owners.get(`${pair.env}\n${pair.id}`)?.find((c) => c !== pair.component);
       out.push(...findRemovalFindings(pair, movedTo));
@@ -64,6 +67,18 @@ function clusterRolesPerEnv(pairs: readonly ObjectPair[]): Map<string, RoleConte
     if (pair.after?.kind === 'ClusterRole') entry.after.push(pair.after);
   }
   return out;
+}
+
+/** The Roles and ClusterRoles of each environment after the change, across components: what bindings grant. */
+function boundRolesPerEnv(pairs: readonly ObjectPair[], clusterRoles: ReadonlyMap<string, RoleContext>): Map<string, BoundRoles> {
+  const roles = new Map<string, KubeObject[]>();
+  for (const pair of pairs) {
+    if (pair.after?.kind !== 'Role') continue;
+    const list = roles.get(pair.env) ?? [];
+    roles.set(pair.env, list);
+    list.push(pair.after);
+  }
+  return new Map([...clusterRoles].map(([env, context]) => [env, { clusterRoles: context.after, roles: roles.get(env) ?? [] }]));
 }
 
 /** For `env\nid`: the components that render the object after the change (sorted, from the pair order). */

@@ -75,6 +75,9 @@ export type FindingCode =
   | 'rbac-permissions-gained'
   | 'rbac-permissions-lost'
   | 'rbac-aggregation'
+  | 'rbac-binding-added'
+  | 'rbac-binding-subjects-added'
+  | 'rbac-binding-role-changed'
   | 'image-changed'
   | 'args-changed'
   | 'feature-gates-changed'
@@ -98,7 +101,8 @@ export interface Finding {
   details?: string[];
   /**
    * What the finding is about, as data for tools and tests: CRD version names, webhook names,
-   * a container name, permissions (`verb resource.group`), aggregated role names. Sorted unless
+   * a container name, permissions (`verb resource.group`), aggregated role names, binding subjects
+   * (`Group system:authenticated`, `ServiceAccount capi-system/capi-manager`). Sorted unless
    * the source order matters (CRD versions keep spec.versions order).
    */
   subjects?: string[];

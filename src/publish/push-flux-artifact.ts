@@ -22,9 +22,13 @@ export function parsePublishReference(text: string): OciReference & { tag: strin
   return { ...ref, tag: ref.tag };
 }
 
-/** Pushes and returns the manifest digest (checked against what the registry stored). */
-export async function pushFluxArtifact(ref: OciReference & { tag: string }, artifact: FluxArtifact, credentials: OciCredentials | undefined): Promise<string> {
-  const client = createOciClient({ registry: ref.registry, plainHttp: ref.plainHttp, ...(credentials ? { credentials } : {}) });
+/**
+ * Pushes and returns the manifest digest (checked against what the registry stored). `fetchImpl`
+ * is the transport every other network path uses (the CLI's proxy-aware fetch, so HTTPS_PROXY,
+ * HTTP_PROXY and NO_PROXY apply to the push too); default: the global fetch.
+ */
+export async function pushFluxArtifact(ref: OciReference & { tag: string }, artifact: FluxArtifact, credentials: OciCredentials | undefined, fetchImpl?: typeof fetch): Promise<string> {
+  const client = createOciClient({ registry: ref.registry, plainHttp: ref.plainHttp, ...(credentials ? { credentials } : {}), ...(fetchImpl ? { fetchImpl } : {}) });
   await client.pushBlob(ref.repository, artifact.config);
   await client.pushBlob(ref.repository, artifact.layer);
   return client.pushManifest(ref.repository, ref.tag, artifact.manifest, MEDIA_TYPE_OCI_MANIFEST);

@@ -84,6 +84,51 @@ describe('capi-render diff', () => {
     expect(previous.stdout).toContain('[image-changed]');
   });
 
+  const PUBLIC_GROUP = '{apiGroup: rbac.authorization.k8s.io, kind: Group, name: system:authenticated}';
+  const bindingCases: { name: string; spec: string; files?: Record<string, string>; finding: string; says: string }[] = [
+    {
+      name: 'an additionalManifests ClusterRoleBinding to cluster-admin',
+      spec: '  additionalManifests:\n    name: extra-rbac\n',
+      files: {
+        'providers/extra-rbac.yaml':
+          'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra-rbac\n  namespace: capi-system\ndata:\n  manifests: |\n    apiVersion: rbac.authorization.k8s.io/v1\n    kind: ClusterRoleBinding\n    metadata:\n      name: capi-manager-admin\n    roleRef:\n      apiGroup: rbac.authorization.k8s.io\n      kind: ClusterRole\n      name: cluster-admin\n    subjects:\n      - kind: ServiceAccount\n        name: capi-manager\n        namespace: capi-system\n',
+      },
+      finding: 'DANGER  default/cluster-api ClusterRoleBinding.rbac.authorization.k8s.io/capi-manager-admin [rbac-binding-added]',
+      says: 'ClusterRoleBinding capi-manager-admin grants ClusterRole cluster-admin cluster-wide to ServiceAccount capi-system/capi-manager',
+    },
+    {
+      name: 'a patch adding the subject Group system:authenticated to capi-manager-rolebinding',
+      spec: `  patches:\n    - target:\n        kind: ClusterRoleBinding\n        name: capi-manager-rolebinding\n      patch: |\n        - op: add\n          path: /subjects/-\n          value: ${PUBLIC_GROUP}\n`,
+      finding: 'DANGER  default/cluster-api ClusterRoleBinding.rbac.authorization.k8s.io/capi-manager-rolebinding [rbac-binding-subjects-added]',
+      says: 'ClusterRoleBinding capi-manager-rolebinding also grants ClusterRole capi-aggregated-manager-role cluster-wide to Group system:authenticated',
+    },
+  ];
+  it.each(bindingCases)('flags $name as danger: text, markdown and the HTML report', async ({ spec, files = {}, finding, says }) => {
+    const root = tempDir();
+    makeRepo({ 'providers/core.yaml': CORE('v1.12.0') }, root);
+    const env = { ...gitEnv(tempDir()), CAPI_RENDER_CACHE_DIR: tempDir() };
+    expect((await runCli(['build'], { cwd: root, env })).code).toBe(0);
+    initRepo(root, env);
+    writeFileSync(path.join(root, 'providers/core.yaml'), CORE('v1.12.0', 'capi-system', spec));
+    for (const [file, text] of Object.entries(files)) writeFileSync(path.join(root, file), text);
+    const built = await runCli(['build'], { cwd: root, env });
+    expect(built.code, built.stderr).toBe(0);
+    const r = await runCli(['diff'], { cwd: root, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n')[0]).toBe('Findings: 1 danger, 0 warning, 0 info');
+    expect(r.stdout).toContain(`${finding}\n        ${says}\n`);
+    const md = await runCli(['diff', '--markdown'], { cwd: root, env });
+    expect(md.code, md.stderr).toBe(0);
+    expect(md.stdout).toContain('rbac-binding-');
+    expect(md.stdout).toContain('Findings: 1 danger');
+    // The HTML report's upgrade review (its --json model) carries the same finding.
+    const report = await runCli(['report', '--base', 'HEAD', '--offline', '--json'], { cwd: root, env });
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stderr).toBe('1 environment changes; 1 danger; 0 warnings; 0 info findings\n');
+    const [reviewed] = JSON.parse(report.stdout).review.findings;
+    expect([reviewed.severity, reviewed.code, reviewed.message[0].text]).toEqual(['danger', finding.match(/\[(.*)\]$/)![1], says]);
+  });
+
   it('an unknown revision is an error (exit 1), not an empty diff', async () => {
     const { repo, env } = await changedRepo('v1.11.0', 'v1.12.0');
     const r = await runCli(['diff', '--base', 'no-such-branch'], { cwd: repo, env });

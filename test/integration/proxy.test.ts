@@ -5,18 +5,21 @@
  * 127.0.0.1. The names it asks for (api.github.test, gitlab.example.com, registry.test) resolve
  * only at the proxy, as a corporate network's names do: a request that bypasses the proxy cannot
  * reach them, so where the traffic went is visible in the outcome as well as in the proxy's log.
+ * `publish` (plain http://, no certificate to trust) runs in-process with the same environment.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOciClient } from '../../src/source/oci/oci-client.js';
 import { publishOciArtifact } from '../../src/source/oci/oci-publish.js';
+import { runCli } from '../helpers/cli.js';
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js';
 import { GITLAB_HOST, gitLabUrl, startFakeGitLab, type FakeGitLab } from '../helpers/fake-gitlab.js';
 import { CORE_COMPONENTS, REPO_ROOT, fixtureText } from '../helpers/fixtures.js';
 import { startForwardProxy, startTlsFront, type ForwardProxy, type TlsFront } from '../helpers/forward-proxy.js';
 import { freePort, registryUnavailableReason, startRegistry, type TestRegistry } from '../helpers/registry.js';
-import { makeRepo } from '../helpers/repo.js';
+import { CORE, makeRepo } from '../helpers/repo.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
@@ -121,6 +124,35 @@ describe('proxy variables', () => {
       expect(q.target.startsWith(`http://${REGISTRY_HOST}:${port}/v2/`)).toBe(true);
       expect(q.authorization).toBe(basic);
     }
+  });
+
+  it.skipIf(registryMissing !== undefined)('publish pushes through HTTP_PROXY too (the transport build and mirror use), and NO_PROXY bypasses it', async () => {
+    const port = registry!.host.split(':')[1];
+    const repo = makeRepo({ 'providers/core.yaml': CORE('v1.12.0') });
+    const cache = tempDir();
+    expect((await runCli(['build'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: cache } })).code).toBe(0);
+    const publish = (env: Record<string, string>) =>
+      runCli(['publish', '--oci', `http://${REGISTRY_HOST}:${port}/capi/default:v1`, '--source', 'https://example.com/platform.git', '--revision', 'v1'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: cache, ...env } });
+    const before = proxy.requests.length;
+    const r = await publish({ HTTP_PROXY: withCredentials(), HTTPS_PROXY: 'http://127.0.0.1:1' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`^pushed rendered/default \\(\\d+ files\\) to http://${REGISTRY_HOST.replace('.', '\\.')}:${port}/capi/default:v1@sha256:`, 'm'));
+    const seen = newRequests(before);
+    // The blob checks and uploads and the manifest PUT, all as absolute-form requests with the proxy's credentials.
+    expect(seen.map((q) => q.method)).toEqual(expect.arrayContaining(['HEAD', 'POST', 'PUT']));
+    for (const q of seen) {
+      expect(q.target.startsWith(`http://${REGISTRY_HOST}:${port}/v2/capi/default/`)).toBe(true);
+      expect(q.authorization).toBe(basic);
+    }
+    // What the proxy delivered is in the registry, under the digest publish printed.
+    const stored = await createOciClient({ registry: registry!.host, plainHttp: true }).getManifest('capi/default', 'v1');
+    expect(stored.digest).toBe(r.stdout.trim());
+    // NO_PROXY is honoured the same way: direct, the name does not resolve, and the proxy sees nothing.
+    const direct = proxy.requests.length;
+    const bypass = await publish({ HTTP_PROXY: proxy.url, NO_PROXY: REGISTRY_HOST });
+    expect(bypass.code).toBe(1);
+    expect(bypass.stderr).toMatch(/ENOTFOUND|EAI_AGAIN/);
+    expect(newRequests(direct)).toEqual([]);
   });
 
   it.each([

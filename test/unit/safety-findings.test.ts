@@ -216,6 +216,142 @@ describe('safetyFindings: RBAC', () => {
   });
 });
 
+describe('safetyFindings: RBAC bindings', () => {
+  type Subject = { kind: string; name: string; namespace?: string };
+  const sa = (name: string, namespace = 'capi-system'): Subject => ({ kind: 'ServiceAccount', name, namespace });
+  const group = (name: string): Subject => ({ kind: 'Group', name, apiGroup: 'rbac.authorization.k8s.io' }) as Subject;
+  const user = (name: string): Subject => ({ kind: 'User', name, apiGroup: 'rbac.authorization.k8s.io' }) as Subject;
+  const binding = (kind: 'RoleBinding' | 'ClusterRoleBinding', name: string, roleRef: [string, string], subjects: Subject[], labels: Record<string, string> = {}): KubeObject =>
+    ({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind,
+      metadata: meta(name, { ...(kind === 'RoleBinding' ? { namespace: 'capi-system' } : {}), labels }),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: roleRef[0], name: roleRef[1] },
+      subjects,
+    }) as KubeObject;
+  const crb = (roleRef: [string, string], subjects: Subject[], labels: Record<string, string> = {}) => binding('ClusterRoleBinding', 'capi-manager-rolebinding', roleRef, subjects, labels);
+  const manager = sa('capi-manager');
+  const leases = { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'] };
+  // Unchanged on both sides, so the roles themselves give no finding: only the bindings do.
+  const narrow = role('ClusterRole', 'capi-manager-role', [leases]);
+  const wildVerbs = role('ClusterRole', 'wild-verbs', [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['*'] }]);
+  const wildResources = role('ClusterRole', 'wild-resources', [{ apiGroups: ['infrastructure.cluster.x-k8s.io'], resources: ['*'], verbs: ['get'] }]);
+  const AGG = { 'example.com/aggregate-to-manager': 'true' };
+  const aggregating = role('ClusterRole', 'capi-aggregated-manager-role', [], { aggregationRule: { clusterRoleSelectors: [{ matchLabels: AGG }] } });
+  const aggregatedWild = role('ClusterRole', 'capi-manager-wild', [{ apiGroups: ['addons.cluster.x-k8s.io'], resources: ['*'], verbs: ['list'] }], {}, AGG);
+  const nsRole = role('Role', 'capi-leader-election-role', [leases]);
+  const nsWild = role('Role', 'capi-everything', [{ apiGroups: [''], resources: ['*'], verbs: ['*'] }]);
+  const elsewhere = { ...role('Role', 'elsewhere-wild', [{ apiGroups: [''], resources: ['*'], verbs: ['*'] }]), metadata: meta('elsewhere-wild', { namespace: 'default' }) } as KubeObject;
+  const roles = [narrow, wildVerbs, wildResources, aggregating, aggregatedWild, nsRole, nsWild];
+  type Row = [string, string, string[] | undefined];
+  const cases: { name: string; before: KubeObject[]; after: KubeObject[]; expected: Row[] }[] = [
+    // New bindings.
+    { name: 'new ClusterRoleBinding to cluster-admin: danger', before: [], after: [crb(['ClusterRole', 'cluster-admin'], [manager])], expected: [['danger', 'rbac-binding-added', ['ServiceAccount capi-system/capi-manager']]] },
+    { name: 'new RoleBinding to cluster-admin: danger', before: [], after: [binding('RoleBinding', 'rb', ['ClusterRole', 'cluster-admin'], [manager])], expected: [['danger', 'rbac-binding-added', ['ServiceAccount capi-system/capi-manager']]] },
+    { name: 'new binding to a role with * verbs: danger', before: [], after: [crb(['ClusterRole', 'wild-verbs'], [manager])], expected: [['danger', 'rbac-binding-added', ['ServiceAccount capi-system/capi-manager']]] },
+    { name: 'new binding to a role with * resources: danger', before: [], after: [crb(['ClusterRole', 'wild-resources'], [manager])], expected: [['danger', 'rbac-binding-added', ['ServiceAccount capi-system/capi-manager']]] },
+    { name: 'new binding to an aggregated role collecting * resources: danger', before: [], after: [crb(['ClusterRole', 'capi-aggregated-manager-role'], [manager])], expected: [['danger', 'rbac-binding-added', ['ServiceAccount capi-system/capi-manager']]] },
+    { name: 'new RoleBinding to a namespaced Role with wildcards: danger', before: [], after: [binding('RoleBinding', 'rb', ['Role', 'capi-everything'], [manager])], expected: [['danger', 'rbac-binding-added', ['ServiceAccount capi-system/capi-manager']]] },
+    { name: 'new binding of a narrow role to Group system:authenticated: danger', before: [], after: [crb(['ClusterRole', 'capi-manager-role'], [group('system:authenticated')])], expected: [['danger', 'rbac-binding-added', ['Group system:authenticated']]] },
+    { name: 'new binding to Group system:unauthenticated: danger', before: [], after: [crb(['ClusterRole', 'capi-manager-role'], [group('system:unauthenticated')])], expected: [['danger', 'rbac-binding-added', ['Group system:unauthenticated']]] },
+    { name: 'new binding to User system:anonymous: danger', before: [], after: [crb(['ClusterRole', 'capi-manager-role'], [user('system:anonymous')])], expected: [['danger', 'rbac-binding-added', ['User system:anonymous']]] },
+    { name: 'new binding to Group system:serviceaccounts: danger', before: [], after: [crb(['ClusterRole', 'capi-manager-role'], [group('system:serviceaccounts')])], expected: [['danger', 'rbac-binding-added', ['Group system:serviceaccounts']]] },
+    { name: 'new binding to Group system:serviceaccounts:<ns>: danger', before: [], after: [crb(['ClusterRole', 'capi-manager-role'], [group('system:serviceaccounts:default')])], expected: [['danger', 'rbac-binding-added', ['Group system:serviceaccounts:default']]] },
+    { name: 'new binding of a narrow role to a service account: warning', before: [], after: [crb(['ClusterRole', 'capi-manager-role'], [manager])], expected: [['warning', 'rbac-binding-added', ['ServiceAccount capi-system/capi-manager']]] },
+    { name: 'new RoleBinding of a narrow Role: warning', before: [], after: [binding('RoleBinding', 'rb', ['Role', 'capi-leader-election-role'], [manager])], expected: [['warning', 'rbac-binding-added', ['ServiceAccount capi-system/capi-manager']]] },
+    {
+      name: 'a wildcard Role of that name in another namespace is not the one bound: warning',
+      before: [elsewhere],
+      after: [elsewhere, binding('RoleBinding', 'rb', ['Role', 'elsewhere-wild'], [manager])],
+      expected: [['warning', 'rbac-binding-added', ['ServiceAccount capi-system/capi-manager']]],
+    },
+    { name: 'a User named like a group that is not everyone: warning', before: [], after: [crb(['ClusterRole', 'capi-manager-role'], [user('system:serviceaccounts'), user('alice')])], expected: [['warning', 'rbac-binding-added', ['User alice', 'User system:serviceaccounts']]] },
+    // Changed bindings: subjects added.
+    {
+      name: 'Group system:authenticated added to a narrow binding: danger',
+      before: [crb(['ClusterRole', 'capi-manager-role'], [manager])],
+      after: [crb(['ClusterRole', 'capi-manager-role'], [manager, group('system:authenticated')])],
+      expected: [['danger', 'rbac-binding-subjects-added', ['Group system:authenticated']]],
+    },
+    {
+      name: 'a service account added to a binding of cluster-admin: danger',
+      before: [crb(['ClusterRole', 'cluster-admin'], [manager])],
+      after: [crb(['ClusterRole', 'cluster-admin'], [manager, sa('other', 'default')])],
+      expected: [['danger', 'rbac-binding-subjects-added', ['ServiceAccount default/other']]],
+    },
+    {
+      name: 'a service account added to a binding of a wildcard role: danger',
+      before: [crb(['ClusterRole', 'wild-resources'], [manager])],
+      after: [crb(['ClusterRole', 'wild-resources'], [manager, sa('other')])],
+      expected: [['danger', 'rbac-binding-subjects-added', ['ServiceAccount capi-system/other']]],
+    },
+    {
+      name: 'a benign subject added to a narrow binding: warning',
+      before: [crb(['ClusterRole', 'capi-manager-role'], [manager])],
+      after: [crb(['ClusterRole', 'capi-manager-role'], [manager, sa('capi-helper')])],
+      expected: [['warning', 'rbac-binding-subjects-added', ['ServiceAccount capi-system/capi-helper']]],
+    },
+    {
+      name: 'the same service account name in another namespace is a new subject',
+      before: [crb(['ClusterRole', 'capi-manager-role'], [manager])],
+      after: [crb(['ClusterRole', 'capi-manager-role'], [manager, sa('capi-manager', 'default')])],
+      expected: [['warning', 'rbac-binding-subjects-added', ['ServiceAccount default/capi-manager']]],
+    },
+    // Changed bindings: roleRef.
+    { name: 'roleRef changed to cluster-admin: danger', before: [crb(['ClusterRole', 'capi-manager-role'], [manager])], after: [crb(['ClusterRole', 'cluster-admin'], [manager])], expected: [['danger', 'rbac-binding-role-changed', ['ServiceAccount capi-system/capi-manager']]] },
+    { name: 'roleRef changed to a wildcard role: danger', before: [crb(['ClusterRole', 'capi-manager-role'], [manager])], after: [crb(['ClusterRole', 'wild-verbs'], [manager])], expected: [['danger', 'rbac-binding-role-changed', ['ServiceAccount capi-system/capi-manager']]] },
+    { name: 'roleRef changed to a narrow role: warning', before: [crb(['ClusterRole', 'wild-verbs'], [manager])], after: [crb(['ClusterRole', 'capi-manager-role'], [manager])], expected: [['warning', 'rbac-binding-role-changed', ['ServiceAccount capi-system/capi-manager']]] },
+    {
+      name: 'roleRef changed and a subject added: both',
+      before: [crb(['ClusterRole', 'capi-manager-role'], [manager])],
+      after: [crb(['ClusterRole', 'cluster-admin'], [manager, group('system:serviceaccounts')])],
+      expected: [
+        ['danger', 'rbac-binding-role-changed', ['Group system:serviceaccounts', 'ServiceAccount capi-system/capi-manager']],
+        ['danger', 'rbac-binding-subjects-added', ['Group system:serviceaccounts']],
+      ],
+    },
+    // Nothing to say.
+    { name: 'an unchanged binding of cluster-admin to system:authenticated', before: [crb(['ClusterRole', 'cluster-admin'], [group('system:authenticated')])], after: [crb(['ClusterRole', 'cluster-admin'], [group('system:authenticated')])], expected: [] },
+    { name: 'only labels changed, subjects reordered', before: [crb(['ClusterRole', 'cluster-admin'], [manager, sa('b')])], after: [crb(['ClusterRole', 'cluster-admin'], [sa('b'), manager], { team: 'platform' })], expected: [] },
+    { name: 'a subject removed', before: [crb(['ClusterRole', 'cluster-admin'], [manager, group('system:authenticated')])], after: [crb(['ClusterRole', 'cluster-admin'], [manager])], expected: [] },
+  ];
+  it.each(cases)('$name', ({ before, after, expected }) => {
+    expect(facts(findingsFor([...roles, ...before], [...roles, ...after]))).toEqual(expected);
+  });
+
+  it('says what makes a binding dangerous, the way a reviewer reads it', () => {
+    const [admin] = findingsFor([], [crb(['ClusterRole', 'cluster-admin'], [manager])]);
+    expect(admin).toMatchObject({
+      object: 'ClusterRoleBinding.rbac.authorization.k8s.io/capi-manager-rolebinding',
+      message: 'ClusterRoleBinding capi-manager-rolebinding grants ClusterRole cluster-admin cluster-wide to ServiceAccount capi-system/capi-manager',
+      details: ['dangerous: cluster-admin allows every verb on every resource cluster-wide'],
+    });
+    const [everyone] = findingsFor([narrow, crb(['ClusterRole', 'capi-manager-role'], [manager])], [narrow, crb(['ClusterRole', 'capi-manager-role'], [manager, group('system:authenticated')])]);
+    expect(everyone).toMatchObject({
+      message: 'ClusterRoleBinding capi-manager-rolebinding also grants ClusterRole capi-manager-role cluster-wide to Group system:authenticated',
+      details: ['dangerous: Group system:authenticated is every authenticated user and service account'],
+    });
+    const [aggregated] = findingsFor([aggregating, aggregatedWild], [aggregating, aggregatedWild, crb(['ClusterRole', 'capi-aggregated-manager-role'], [manager])]);
+    expect(aggregated!.details).toEqual(['dangerous: ClusterRole capi-aggregated-manager-role allows *.addons.cluster.x-k8s.io: list', 'ClusterRole capi-aggregated-manager-role aggregates these from ClusterRole capi-manager-wild']);
+    const [changed] = findingsFor([crb(['ClusterRole', 'capi-manager-role'], [manager])], [crb(['ClusterRole', 'other-role'], [manager])]);
+    expect(changed).toMatchObject({ severity: 'warning', before: 'ClusterRole capi-manager-role', after: 'ClusterRole other-role' });
+    expect(changed!.details).toEqual([
+      'ClusterRole other-role is not rendered in this environment: what it allows is not checked here',
+      'roleRef cannot be changed in place: the API server refuses the update, so the binding must be deleted and created again',
+    ]);
+  });
+
+  it('finds wildcard roles in another component of the same environment, not in another environment', () => {
+    const before: RenderedSide = { environments: { prod: { roles: [wildVerbs] }, dev: { roles: [] } } };
+    const bindingOnly = crb(['ClusterRole', 'wild-verbs'], [manager]);
+    const after: RenderedSide = { environments: { prod: { roles: [wildVerbs], core: [bindingOnly] }, dev: { roles: [], core: [bindingOnly] } } };
+    expect(safetyFindings(before, after).map((f) => [f.env, f.severity, f.code])).toEqual([
+      ['prod', 'danger', 'rbac-binding-added'],
+      ['dev', 'warning', 'rbac-binding-added'],
+    ]);
+  });
+});
+
 describe('safetyFindings: workloads', () => {
   const manager = (image: string, args: string[]): Record<string, unknown> => ({ name: 'manager', image, args });
   const gates = (list: string): string => `--feature-gates=${list}`;
@@ -562,6 +698,19 @@ describe('safetyFindings on the real kubeadm releases', () => {
       expect(core).toContain('get machinedrainrules.cluster.x-k8s.io');
       expect(only(findings, 'rbac-permissions-lost')).toEqual([]);
     });
+  });
+
+  it('a first install reports every binding: the managers bound to wildcard CAPI resources as danger, the rest as warning', () => {
+    const findings = safetyFindings(side({}), side(v1_12_0)).filter((f) => f.code.startsWith('rbac-binding-'));
+    expect(findings.map((f) => [f.severity, f.code, shortId(f)])).toEqual([
+      ['danger', 'rbac-binding-added', 'capi-manager-rolebinding'],
+      ['danger', 'rbac-binding-added', 'capi-kubeadm-control-plane-manager-rolebinding'],
+      ['warning', 'rbac-binding-added', 'capi-kubeadm-bootstrap-manager-rolebinding'],
+      ['warning', 'rbac-binding-added', 'capi-kubeadm-bootstrap-system/capi-kubeadm-bootstrap-leader-election-rolebinding'],
+      ['warning', 'rbac-binding-added', 'capi-system/capi-leader-election-rolebinding'],
+      ['warning', 'rbac-binding-added', 'capi-kubeadm-control-plane-system/capi-kubeadm-control-plane-leader-election-rolebinding'],
+    ]);
+    expect(findings[0]!.details).toContain('dangerous: ClusterRole capi-aggregated-manager-role allows *.infrastructure.cluster.x-k8s.io: create, delete, get, list, patch, update, watch');
   });
 
   it('finds nothing between a release and an equal copy of it', () => {

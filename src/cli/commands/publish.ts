@@ -14,6 +14,7 @@ import { artifactMetadata, checkCreatedFlag } from '../../publish/artifact-metad
 import { packFluxArtifact } from '../../publish/flux-artifact.js';
 import { parsePublishReference, pushFluxArtifact } from '../../publish/push-flux-artifact.js';
 import { render } from '../../render/render.js';
+import { asFetch } from '../../source/http/network-fetch.js';
 import { readOciCredentials } from '../../source/oci/oci-credentials.js';
 import { formatOciReference } from '../../source/oci/oci-reference.js';
 import { normalizeInputText } from '../../spec/input-text.js';
@@ -69,7 +70,8 @@ export const publishCommand: Command = {
     );
     const encoder = new TextEncoder();
     const artifact = packFluxArtifact({ files: [...planned].map(([p, text]) => ({ path: p, bytes: encoder.encode(text) })), ...metadata });
-    const digest = await pushFluxArtifact(ref, artifact, readOciCredentials(io.env));
+    // The render's transport (proxy-aware, or the test's fetch): the push honours the proxy variables as build and mirror do.
+    const digest = await pushFluxArtifact(ref, artifact, readOciCredentials(io.env), prepared.options.fetch && asFetch(prepared.options.fetch));
     const reference = formatOciReference(ref);
     io.stderr.write(`pushed ${shown} (${planned.size} files) to ${reference}@${digest}\n`);
     if (values.json) {

@@ -74,7 +74,8 @@ function aggregationFinding(pair: ObjectPair, roles: RoleContext, label: string)
   return [makeFinding('info', 'rbac-aggregation', pair, message, { details, subjects: selected })];
 }
 
-function selectorsOf(role: KubeObject | undefined): LabelSelector[] | undefined {
+/** The clusterRoleSelectors of an aggregating ClusterRole; undefined for any other role. */
+export function selectorsOf(role: KubeObject | undefined): LabelSelector[] | undefined {
   const rule = role?.aggregationRule as { clusterRoleSelectors?: unknown } | undefined;
   return Array.isArray(rule?.clusterRoleSelectors) ? (rule.clusterRoleSelectors as LabelSelector[]) : undefined;
 }
