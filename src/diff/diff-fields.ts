@@ -6,6 +6,7 @@
  */
 import { isJsonObject } from '../manifest/object.js';
 import { keyPath, namePath } from './field-path.js';
+import { isSecretObject, maskSecretValues } from './secret-values.js';
 import { countItems, MAX_ITEMS, summarizeValue } from './summarize-value.js';
 import type { FieldChange } from './types.js';
 import { compareText, isDeepEqual } from './util-compare.js';
@@ -19,11 +20,15 @@ export type FieldDiffOverride = (path: string, before: unknown, after: unknown) 
 /**
  * The field changes from `before` to `after`, in path order (map keys sorted, named list items
  * sorted by name). Equal subtrees (by reference or by value) are skipped without descending.
- * `path` is the path of the values themselves (`''` for whole objects).
+ * `path` is the path of the values themselves (`''` for whole objects). Two versions of a Secret
+ * (either side one) are compared with their values as digests (secret-values.ts): every diff of
+ * paired objects — `diff`, `report`, `upgrade`, `check` — goes through here, so no formatter ever
+ * sees a Secret value.
  */
 export function diffFields(before: unknown, after: unknown, path = '', override?: FieldDiffOverride): FieldChange[] {
   const out: FieldChange[] = [];
-  walk(before, after, path, override, out);
+  if (path === '' && (isSecretObject(before) || isSecretObject(after))) walk(maskSecretValues(before), maskSecretValues(after), path, override, out);
+  else walk(before, after, path, override, out);
   return out;
 }
 

@@ -46,7 +46,7 @@ export async function compareWithRevision(options: RevisionComparisonOptions): P
   const beforeFiles = await readTreeAtRef(git, base, where);
   const beforeLockText = await readFileAtRef(git, base, LOCK_FILE);
   const commit = (await git(['rev-parse', '--verify', `${base}^{commit}`])).toString('utf8').trim();
-  const afterFiles = await readTreeFromDisk(path.join(repoRoot, where));
+  const afterFiles = await readTreeFromDisk(path.join(repoRoot, where), repoRoot);
   const known = new Set([...beforeFiles.keys(), ...afterFiles.keys()].filter((p) => p.includes('/')).map((p) => p.split('/')[0]!));
   const unknown = environments.filter((e) => !known.has(e));
   if (unknown.length > 0) {

@@ -3,10 +3,9 @@
  * A revision is read in two git calls whatever the number of files: `git ls-tree -r -z` lists the
  * blobs under the output folder, `git cat-file --batch` streams them all.
  */
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { SpecError, error } from '../errors.js';
-import { listFiles } from '../output/list-files.js';
+import { readRegularFile, regularOutputFolder } from '../output/regular-files.js';
 import type { GitRunner } from './git-command.js';
 
 /** Paths relative to the folder read (`/`-separated) → file text. */
@@ -23,10 +22,20 @@ export async function readTreeAtRef(git: GitRunner, ref: string, dir: string): P
   const entries: { path: string; oid: string }[] = [];
   for (const record of listing.split('\0')) {
     // `<mode> SP <type> SP <oid> TAB <path>`
-    const m = /^\d+ (\w+) ([0-9a-f]+)\t(.*)$/s.exec(record);
-    if (!m || m[1] !== 'blob') continue;
-    const rel = path.posix.relative(prefix, m[3]!);
-    if (!rel.startsWith('..')) entries.push({ path: rel, oid: m[2]! });
+    const m = /^(\d+) (\w+) ([0-9a-f]+)\t(.*)$/s.exec(record);
+    if (!m || m[2] !== 'blob') continue;
+    const rel = path.posix.relative(prefix, m[4]!);
+    if (rel.startsWith('..')) continue;
+    // A committed link is a blob holding its target's path: refused like a link in the working tree.
+    if (m[1] === '120000') {
+      throw new SpecError(
+        error('output-location', `${ref}:${m[4]} is a symbolic link: capi-render reads only the repository's own regular files, never through a link`, {
+          file: m[4]!,
+          hint: 'the committed output must hold regular files only; compare with a revision whose output has no links',
+        }),
+      );
+    }
+    entries.push({ path: rel, oid: m[3]! });
   }
   const out: FileTree = new Map();
   if (entries.length === 0) return out;
@@ -51,10 +60,14 @@ export async function readFileAtRef(git: GitRunner, ref: string, file: string): 
   return m ? (await git(['cat-file', 'blob', m[1]!])).toString('utf8') : undefined;
 }
 
-/** Every file under `dir` in the working tree (missing folder: empty). */
-export async function readTreeFromDisk(dir: string): Promise<FileTree> {
+/**
+ * Every file under `dir` in the working tree (missing folder: empty), never read through a link:
+ * SpecError `output-location` for a link, FIFO, socket or device in it or on the way to it (shown
+ * relative to `repoRoot`, default the folder holding `dir`).
+ */
+export async function readTreeFromDisk(dir: string, repoRoot: string = path.dirname(dir)): Promise<FileTree> {
   const out: FileTree = new Map();
-  for (const rel of await listFiles(dir)) out.set(rel, await fs.readFile(path.join(dir, rel), 'utf8'));
+  for (const rel of (await regularOutputFolder(repoRoot, dir)).files) out.set(rel, await readRegularFile(path.join(dir, rel), repoRoot));
   return out;
 }
 

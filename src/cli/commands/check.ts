@@ -3,14 +3,13 @@
  * inputs and lock, and compares with the committed rendered/, gitops/ and capi-render.lock. Exit 1
  * with a short report on drift; nothing is written.
  */
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { DriftError, UsageError, error, warning, type Diagnostic } from '../../errors.js';
 import { OWNERSHIP_FILE, ownershipText, parseOwnership } from '../../output/ownership.js';
 import { normalizeInputText } from '../../spec/input-text.js';
 import { compareTrees, type FileDrift } from '../../check/compare-output.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
-import { listFiles } from '../../output/list-files.js';
+import { readRegularFile, refuseIrregularRepositoryFiles, regularOutputFolder, type RegularOutputFolder } from '../../output/regular-files.js';
 import { isGitopsFileOf } from '../../render/gitops-stage.js';
 import { startRender } from '../../render/render-run.js';
 import type { OutputFiles } from '../../output/plan.js';
@@ -35,8 +34,12 @@ export const checkCommand: Command = {
     const { io, repoRoot, color, values } = ctx;
     if (values.live !== undefined) return (await import('./check-live.js')).runLiveCheck(ctx);
     if (values.json || values['field-manager'] !== undefined) throw new UsageError('--json and --field-manager go with --live FILE');
+    // Nothing but the repository's own regular files is read: a link planted in rendered/ is refused, not followed.
+    const regular = await refuseIrregularRepositoryFiles(repoRoot);
+    const listed = async (dir: string) => (regular.output.root === dir ? regular.output : regular.gitops.root === dir ? regular.gitops : regularOutputFolder(repoRoot, dir));
     const prepared = await prepareRender(ctx);
-    const run = await startRender(prepared.options);
+    // A lock entry the inputs contradict is an error here, never quietly re-resolved (lock-evidence.ts).
+    const run = await startRender({ ...prepared.options, lockContradictions: 'refuse' });
     const names = run.rendering;
     const partial = names.length !== run.allEnvironments.length;
     // What belongs to no environment is checked by a full check, and by shard 1 of a sharded one.
@@ -46,7 +49,7 @@ export const checkCommand: Command = {
     const outRel = rel(run.outputDir);
     // The committed output is read environment by environment as each is rendered, and compared
     // then, so neither side of a large fleet is held in memory at once.
-    const rendered = await readOutputFolder(run.outputDir, { contents: false });
+    const rendered = await readOutputFolder(await listed(run.outputDir), repoRoot, { contents: false });
     const byEnvironment = groupByTopFolder(rendered.list);
     const planned = new Set<string>();
     const gitopsPlanned: OutputFiles = new Map();
@@ -54,7 +57,7 @@ export const checkCommand: Command = {
     const { lock, warnings, fleetGitopsFiles } = await run
       .run(async ({ result, files, gitopsFiles }) => {
         const env = result.environment.name;
-        const committed = await readFiles(run.outputDir, byEnvironment.get(env) ?? []);
+        const committed = await readFiles(run.outputDir, byEnvironment.get(env) ?? [], repoRoot);
         drift.push(...compareTrees(files, committed, outRel, rendered.owned));
         for (const p of files.keys()) planned.add(p);
         for (const [p, text] of gitopsFiles) gitopsPlanned.set(p, text);
@@ -67,7 +70,7 @@ export const checkCommand: Command = {
       const others = [...byEnvironment].filter(([env]) => !isEnvironment(env)).flatMap(([, list]) => list);
       drift.push(...compareTrees(new Map(), new Map(others.map((f) => [f, ''])), outRel, rendered.owned));
     }
-    const gitops = await readOutputFolder(run.gitopsDir, { contents: true });
+    const gitops = await readOutputFolder(await listed(run.gitopsDir), repoRoot, { contents: true });
     const gitopsInScope = (p: string) => gitops.owned(p) && (names.some((n) => isGitopsFileOf(p, n)) || (unowned && !run.allEnvironments.some((n) => isGitopsFileOf(p, n))));
     drift.push(
       ...compareTrees(gitopsPlanned, gitops.files, rel(run.gitopsDir), gitopsInScope),
@@ -113,17 +116,17 @@ interface CommittedFolder {
   foreign: string[];
 }
 
-async function readOutputFolder(dir: string, { contents }: { contents: boolean }): Promise<CommittedFolder> {
-  const list = await listFiles(dir);
-  const files = contents ? await readFiles(dir, list) : new Map<string, string>();
-  const recordText = await fs.readFile(path.join(dir, OWNERSHIP_FILE), 'utf8').catch(() => undefined);
+/** A folder `regularOutputFolder` listed (regular files only), read without following links. */
+async function readOutputFolder({ root: dir, files: list }: RegularOutputFolder, repoRoot: string, { contents }: { contents: boolean }): Promise<CommittedFolder> {
+  const files = contents ? await readFiles(dir, list, repoRoot) : new Map<string, string>();
+  const recordText = await readRegularFile(path.join(dir, OWNERSHIP_FILE), repoRoot, { missing: undefined });
   const record = recordText === undefined ? undefined : parseOwnership(recordText);
   const owned = (f: string) => !record || record.files.has(f);
   return { list, files, recordText, owned, foreign: list.filter((f) => !owned(f)) };
 }
 
-async function readFiles(dir: string, list: readonly string[]): Promise<Map<string, string>> {
-  return new Map(await Promise.all(list.map(async (f) => [f, normalizeInputText(await fs.readFile(path.join(dir, f), 'utf8'))] as [string, string])));
+async function readFiles(dir: string, list: readonly string[], repoRoot: string): Promise<Map<string, string>> {
+  return new Map(await Promise.all(list.map(async (f) => [f, normalizeInputText(await readRegularFile(path.join(dir, f), repoRoot))] as [string, string])));
 }
 
 function groupByTopFolder(files: readonly string[]): Map<string, string[]> {

@@ -6,6 +6,7 @@
 import { SpecError, error } from '../../errors.js';
 import { formatReportMarkdown } from '../../diff/format-markdown.js';
 import { formatDiffText } from '../../diff/format-text.js';
+import { refuseIrregularRepositoryFiles } from '../../output/regular-files.js';
 import { hasInterruptedWrite } from '../../output/transaction.js';
 import { compareWithRevision } from '../../upgrade/compare-revision.js';
 import { storageMigrationFindings } from '../../upgrade/upgrade-report.js';
@@ -25,6 +26,7 @@ export const diffCommand: Command = {
     if (await hasInterruptedWrite(repoRoot)) {
       throw new SpecError(error('write', 'an interrupted build left its output half-installed', { hint: 'run `capi-render build`: it finishes the interrupted write first' }));
     }
+    await refuseIrregularRepositoryFiles(repoRoot);
     const { report } = await compareWithRevision({
       repoRoot,
       base: String(values.base ?? 'HEAD'),

@@ -6,6 +6,7 @@ import { UsageError } from '../../errors.js';
 import { serializeObject } from '../../manifest/serialize.js';
 import { isJsonObject, type JsonObject } from '../../manifest/object.js';
 import { effectiveInputs } from '../../render/effective-inputs.js';
+import { refuseIrregularRepositoryFiles } from '../../output/regular-files.js';
 import type { Command } from '../command.js';
 
 export const inputsCommand: Command = {
@@ -18,6 +19,7 @@ export const inputsCommand: Command = {
   ],
   options: { env: { type: 'string' }, 'show-data': { type: 'boolean' } },
   async run({ io, values, repoRoot }) {
+    await refuseIrregularRepositoryFiles(repoRoot);
     const result = await effectiveInputs(repoRoot, values.env ? String(values.env) : undefined);
     if (!result) throw new UsageError('choose an environment with --env');
     const docs = [...result.inputs.providers, ...result.inputs.configMaps, ...result.inputs.secrets].map((i) => {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { UsageError } from '../../errors.js';
 import { makeReport } from '../../report/make-report.js';
 import { displayPath } from '../../output/write-errors.js';
+import { refuseIrregularRepositoryFiles } from '../../output/regular-files.js';
 import { assertReportTarget, writeReportFile } from '../../report/write-report-file.js';
 import { loadConfig } from '../../config/load-config.js';
 import type { Command } from '../command.js';
@@ -28,6 +29,8 @@ export const reportCommand: Command = {
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
     if (values.json && values.out !== undefined) throw new UsageError('--json prints to stdout; it does not go with --out');
+    // The page is made from the repository's own regular files only: a link in rendered/ is refused, not followed.
+    await refuseIrregularRepositoryFiles(repoRoot);
     // A target --out must refuse is refused before the work, not after it.
     const target = values.out === undefined ? undefined : { file: path.resolve(io.cwd, String(values.out)), flag: '--out', repoRoot, config: await loadConfig(repoRoot) };
     if (target) await assertReportTarget(target);
