@@ -9,6 +9,7 @@
  *   release-lists/<sha256>.json         release lists of the last online run (plan --offline)
  *   release-files/<sha256>.json         where those files came from
  *   stamps/<sha256>.json                what the last full build of a repository read (build-stamp.ts)
+ *   outputs/<sha256>.json               what the last build left in a repository's output folders (output-fingerprint.ts)
  * plus temporary files of writes that were killed (`<entry>.<pid>.<hex>.tmp`, a day old). Links are
  * never followed: a linked folder or file is not capi-render's, whatever its name.
  */
@@ -35,6 +36,7 @@ const FOLDERS: { folder: RegExp; file: RegExp; kind: CacheEntryKind }[] = [
   { folder: /^validated$/, file: new RegExp(`^${SHA}$`), kind: 'validated' },
   { folder: /^release-(?:lists|files)$/, file: new RegExp(`^${SHA}\\.json$`), kind: 'release-index' },
   { folder: /^stamps$/, file: new RegExp(`^${SHA}\\.json$`), kind: 'stamp' },
+  { folder: /^outputs$/, file: new RegExp(`^${SHA}\\.json$`), kind: 'stamp' },
 ];
 const TEMPORARY = /\.\d+\.[0-9a-f]+\.tmp$/;
 /** A temporary file younger than this may belong to a write in progress. */

@@ -12,7 +12,7 @@ import { createCacheUse, type CacheUse } from '../cache/cache-use.js';
 import { LOCK_FILE } from '../lock/lock-types.js';
 import { WORK_DIR } from '../output/scan-output-folder.js';
 import { unchangedSummary } from '../output/unchanged-summary.js';
-import { matchingStamp, stampFile } from '../render/build-stamp.js';
+import { matchingStamp } from '../render/build-stamp.js';
 import { cacheSettings } from './cache-settings.js';
 import { useColor, type CliIo } from './io.js';
 import { reportWrite, summarizeNames } from './report-write.js';
@@ -22,8 +22,6 @@ export interface NoopContext {
   io: CliIo;
   repoRoot: string;
   cacheDir: string;
-  /** `--out`, resolved; undefined for the configured output folder. */
-  outDir: string | undefined;
   lockText: string | undefined;
   use?: CacheUse;
   color: boolean;
@@ -31,18 +29,17 @@ export interface NoopContext {
 
 /** Reports a stamped no-op and returns true, or returns false (nothing printed) when the build must run. */
 export async function reportStampedNoop(ctx: NoopContext): Promise<boolean> {
-  const stamp = await matchingStamp(stampFile(ctx.cacheDir, ctx.repoRoot, ctx.outDir ?? ''), ctx.repoRoot, ctx.lockText, ctx.use);
+  const stamp = await matchingStamp(ctx.cacheDir, ctx.repoRoot, ctx.lockText, ctx.use);
   if (!stamp) return false;
   ctx.io.stderr.write(`unchanged since the last build (inputs hash in capi-render.lock): ${summarizeNames(stamp.environments)}\n`);
   reportWrite(ctx, await unchangedSummary(stamp.outDir, stamp.gitopsDir, stamp.records));
   return true;
 }
 
-/** Flags a no-op build may carry; anything else goes to the full CLI. */
+/** Flags a no-op build may carry; anything else (an export with --out, --force) goes to the full CLI. */
 const OPTIONS = {
   repo: { type: 'string' },
   'cache-dir': { type: 'string' },
-  out: { type: 'string' },
   offline: { type: 'boolean' },
   frozen: { type: 'boolean' },
   'allow-removal': { type: 'boolean' },
@@ -59,8 +56,7 @@ export async function tryNoopBuild(argv: readonly string[], io: CliIo): Promise<
     if (!statSync(repoRoot, { throwIfNoEntry: false })?.isDirectory() || existsSync(path.join(repoRoot, WORK_DIR))) return undefined;
     const lockText = readFileSync(path.join(repoRoot, LOCK_FILE), 'utf8');
     const { dir } = cacheSettings({ io, values });
-    const outDir = values.out ? path.resolve(io.cwd, values.out) : undefined;
-    return (await reportStampedNoop({ io, repoRoot, cacheDir: dir, outDir, lockText, use: createCacheUse(), color: useColor(io) })) ? 0 : undefined;
+    return (await reportStampedNoop({ io, repoRoot, cacheDir: dir, lockText, use: createCacheUse(), color: useColor(io) })) ? 0 : undefined;
   } catch {
     // Whatever went wrong, the full CLI says it properly.
     return undefined;

@@ -83,6 +83,8 @@ export async function prepareRender(ctx: CommandContext, { writes = false }: { w
       shard: values.shard ? String(values.shard) : undefined,
       env: io.env,
       lock,
+      lockText: text,
+      lockContradictions: values.frozen ? 'refuse' : 'repair',
       cache: createArtifactCache(cacheDir, use),
       offline: Boolean(values.offline),
       allowDowngrade: Boolean(values['allow-downgrade']),

@@ -37,6 +37,8 @@ export interface WriteRenderResultOptions {
   previousLockText: string | undefined;
   /** The lock the build started from (the removal guard compares with it). */
   previousLock: LockFile;
+  /** Leave capi-render.lock as it is (an export with `--out`). Default false. */
+  keepLock?: boolean;
   /** Accept removals the guard would refuse (providers, CRDs, environments). Default false. */
   allowRemoval?: boolean;
   /** Test hook: called before each step of the write. */
@@ -90,6 +92,7 @@ export async function writeOutput(
   const locked = new Set(options.previousLock.environments.map((e) => e.name));
   const gone = options.partial ? [] : [...new Set([...locked, ...(await topFolders(outDir))])].filter((n) => !all.has(n));
   const lockChangedTo = (lock: LockFile) => {
+    if (options.keepLock) return undefined;
     const text = serializeLock(lock);
     return options.previousLockText !== undefined && (lock === options.previousLock || text === options.previousLockText) ? undefined : text;
   };

@@ -8,6 +8,8 @@ import type { LockFile } from '../lock/lock-types.js';
 import type { RenderResult } from '../render/render.js';
 import type { RenderRun } from '../render/render-run.js';
 import type { EnvironmentResult } from '../render/render-environment.js';
+import { sha256Of, type ProducedDigests } from './output-fingerprint.js';
+import type { OutputFiles } from './plan.js';
 import { writeOutput, type OutputSource, type WriteRenderResultOptions, type WrittenRenderResult } from './write-output.js';
 
 export type { WriteRenderResultOptions, WrittenRenderResult } from './write-output.js';
@@ -36,6 +38,8 @@ export interface WrittenRenderRun {
   written: WrittenRenderResult;
   lock: LockFile;
   warnings: Diagnostic[];
+  /** sha256 of every file staged, by folder (for the output fingerprint). */
+  produced: ProducedDigests;
 }
 
 /**
@@ -50,18 +54,31 @@ export async function writeRenderRun(
   options: WriteRenderResultOptions & { onEnvironment?: (result: EnvironmentResult) => void; beforeCommit?: (lock: LockFile) => void },
 ): Promise<WrittenRenderRun> {
   let warnings: Diagnostic[] = [];
+  const produced: ProducedDigests = { out: new Map(), gitops: new Map() };
+  // Identical texts (a CRD in every environment) are hashed once.
+  const digests = new Map<string, string>();
+  const note = (into: Map<string, string>, files: OutputFiles) => {
+    for (const [rel, text] of files) {
+      let sha256 = digests.get(text);
+      if (sha256 === undefined) digests.set(text, (sha256 = sha256Of(text)));
+      into.set(rel, sha256);
+    }
+  };
   const source: OutputSource = {
     ...run,
     run: async (stage) => {
       const done = await run.run(async (output) => {
         options.onEnvironment?.(output.result);
+        note(produced.out, output.files);
+        note(produced.gitops, output.gitopsFiles);
         await stage(output.files, output.gitopsFiles);
       });
+      note(produced.gitops, done.fleetGitopsFiles);
       warnings = done.warnings;
       return done;
     },
   };
   const { written, lock, lockText } = await writeOutput(source, options);
-  return { written, lock, lockText, warnings };
+  return { written, lock, lockText, warnings, produced };
 }
 

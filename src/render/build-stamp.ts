@@ -7,7 +7,8 @@
  * files its composition read and its lock entries — so when the version, the lock's bytes, every
  * input file's digest (the lock's `inputFiles` set: capi-render.yaml, providers/, overlays/,
  * templates/) and every other file a composition read (bases and patch files elsewhere) are what
- * they were, and every environment's output is still there, the build would change nothing. The
+ * they were, and every output file is still the bytes that build wrote (the output fingerprint in
+ * the cache, output/output-fingerprint.ts), the build would change nothing. The
  * stamp records exactly those, as they were read by the build that wrote the output (a file
  * edited during that build therefore never matches). Builds whose output depends on the process
  * environment (`fromEnv` values) or that always warn (plaintext secrets) leave no stamp.
@@ -16,12 +17,13 @@
  * hold paths and digests only, and may be deleted at any time.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { CacheUse } from '../cache/cache-use.js';
 import type { RenderConfig } from '../config/config-types.js';
 import type { LockedInputFile } from '../lock/lock-types.js';
 import type { RecordCount } from '../output/unchanged-summary.js';
+import { fingerprintFile, outputUnchanged, readFingerprint } from '../output/output-fingerprint.js';
 import { packageVersion } from '../package-files.js';
 import { makePrivateDir, writePrivateFile } from '../private-files.js';
 import { normalizeInputText } from '../spec/input-text.js';
@@ -43,9 +45,9 @@ export interface BuildStamp {
   records?: RecordCount[];
 }
 
-/** Where the stamp of `repoRoot` built into `outFlag` (`--out`, or '' for the configured folder) lives. */
-export function stampFile(cacheDir: string, repoRoot: string, outFlag: string): string {
-  const key = createHash('sha256').update(`${path.resolve(repoRoot)}\u0000${outFlag}`).digest('hex');
+/** Where the stamp of `repoRoot` (built into its configured folders; exports leave none) lives. */
+export function stampFile(cacheDir: string, repoRoot: string): string {
+  const key = createHash('sha256').update(`${path.resolve(repoRoot)}\u0000`).digest('hex');
   return path.join(cacheDir, 'stamps', `${key}.json`);
 }
 
@@ -53,8 +55,12 @@ export function lockDigest(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** The stamp at `file` when the repository is still exactly as it records; undefined otherwise. */
-export async function matchingStamp(file: string, repoRoot: string, lockText: string | undefined, use?: CacheUse): Promise<BuildStamp | undefined> {
+/**
+ * The stamp of `repoRoot` when the repository is still exactly as it records — inputs, lock, and
+ * every output file byte for byte (output/output-fingerprint.ts); undefined otherwise.
+ */
+export async function matchingStamp(cacheDir: string, repoRoot: string, lockText: string | undefined, use?: CacheUse): Promise<BuildStamp | undefined> {
+  const file = stampFile(cacheDir, repoRoot);
   if (lockText === undefined) return undefined;
   let stamp: BuildStamp;
   try {
@@ -64,7 +70,8 @@ export async function matchingStamp(file: string, repoRoot: string, lockText: st
   }
   try {
     if (stamp.version !== packageVersion() || stamp.lock !== lockDigest(lockText)) return undefined;
-    if (!stamp.environments.every((env) => existsSync(path.join(stamp.outDir, env, 'kustomization.yaml')))) return undefined;
+    const output = readFingerprint(fingerprintFile(cacheDir, repoRoot), { outDir: stamp.outDir, gitopsDir: stamp.gitopsDir });
+    if (!output || !outputUnchanged(output)) return undefined;
     if (JSON.stringify(await inputFileDigests(repoRoot, stamp.dirs)) !== JSON.stringify(stamp.inputFiles)) return undefined;
     for (const read of stamp.reads) if (!(await readUnchanged(repoRoot, read, stamp))) return undefined;
   } catch {

@@ -25,6 +25,8 @@ import type { LockedProvider } from '../lock/lock-types.js';
 import type { RenderedComponent } from '../output/plan.js';
 import type { FetchedArtifact } from './artifact-store.js';
 import { pinSource } from './pinned-source.js';
+import { usableLockEntry } from '../lock/lock-evidence.js';
+import { locateConfigSetting } from '../config/load-config.js';
 import type { ProviderSource } from './provider-source.js';
 import type { ReleaseSource } from '../source/release-source.js';
 import type { RenderSession } from './session.js';
@@ -55,14 +57,26 @@ export async function renderCertManager(
   env: string,
   images: ImageOverrides,
   session: RenderSession,
+  lockCtx: { note: (d: Diagnostic) => void; overlayFile?: string | undefined },
 ): Promise<RenderedCertManager | undefined> {
   if (settings.install === false) return undefined;
   const requested = settings.version ?? CERT_MANAGER_DEFAULT_VERSION;
   const ps = certManagerSource(settings, session);
   const source = pinSource(ps.source, session.pin);
   const locked = session.lock.environments.find((e) => e.name === env)?.providers.find((p) => p.provider === CERT_MANAGER_LOCK_NAME);
-  const version =
-    locked && locked.requested === requested && locked.source === source.id ? locked.version : await resolveCertManagerVersion(requested, source, ps.defaultVersion);
+  // The lock stores certManager.version as written: '' stands for clusterctl's default, an exact version.
+  const recorded = locked && locked.requested === '' && settings.version === undefined ? { ...locked, requested } : locked;
+  const reusable = usableLockEntry(recorded, requested, source.id, {
+    env,
+    site: () => ({
+      what: `certManager.version ${settings.version ?? `(unset: clusterctl's default ${CERT_MANAGER_DEFAULT_VERSION})`}`,
+      ...(lockCtx.overlayFile && session.config.certManager.version !== settings.version ? { file: lockCtx.overlayFile } : locateConfigSetting(session.repoRoot, ['certManager', 'version'])),
+    }),
+    lockText: session.lockEvidence.text,
+    rule: session.lockEvidence.rule,
+    note: lockCtx.note,
+  });
+  const version = reusable ? reusable.version : await resolveCertManagerVersion(requested, source, ps.defaultVersion);
   const artifact: FetchedArtifact = await session.store.read(source, version, ps.componentsFile);
   const where = `${source.description} ${version}/${ps.componentsFile}`;
   // Environments with the same artifact and image overrides share one set of objects.

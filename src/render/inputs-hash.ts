@@ -6,10 +6,8 @@
  * hashed; an environment that uses them is always rendered.
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { canonicalJson } from '../manifest/canonical-json.js';
-import type { LockFile, LockedArtifact, LockedInputFile, LockedProvider } from '../lock/lock-types.js';
+import type { LockedArtifact, LockedInputFile, LockedProvider } from '../lock/lock-types.js';
 import type { ComposedEnvironment } from '../overlay/compose-environment.js';
 import type { LoadedRepository } from './load-repository.js';
 import { packageVersion } from '../package-files.js';
@@ -42,9 +40,4 @@ export function environmentInputsHash(
   const digests = artifacts.filter((a) => used.has(`${a.source}\u0000${a.version}`)).map((a) => `${a.source} ${a.version} ${a.file} ${a.sha256}`).sort();
   const lockPart = lockedProviders ? canonicalJson([...lockedProviders].sort((a, b) => (a.provider < b.provider ? -1 : 1))) : '';
   return createHash('sha256').update(buildHash).update('\n').update(composed.inputsHash).update('\n').update(lockPart).update('\n').update(digests.join('\n')).digest('hex');
-}
-
-export function isUnchanged(lock: LockFile, env: string, inputsHash: string, outputDir: string): boolean {
-  const locked = lock.environments.find((e) => e.name === env);
-  return locked?.inputs === inputsHash && existsSync(path.join(outputDir, env, 'kustomization.yaml'));
 }

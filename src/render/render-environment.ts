@@ -115,7 +115,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
   const problems: Diagnostic[] = [];
   const resolveOne = async (cr: ProviderCR, coreContract: string | undefined) => {
     try {
-      return await resolveProvider(cr, { session, sourceCtx, env: envInputs.name, coreContract, at: locate(cr, ['spec', 'version']) });
+      return await resolveProvider(cr, { session, sourceCtx, env: envInputs.name, coreContract, at: locate(cr, ['spec', 'version']), note: (d) => warnings.push(d) });
     } catch (e) {
       if (e instanceof RenderError) problems.push(...e.diagnostics);
       else throw e;
@@ -206,7 +206,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
   const reconciled = reconcileInstances(components.map((component) => ({ component, provider: resolvedProviders[instanceOf.get(component)!]! })));
   components.splice(0, components.length, ...reconciled);
   const images = { ...session.config.images, ...envInputs.images };
-  const certManager = await renderCertManager(envInputs.certManager, envInputs.name, images, session);
+  const certManager = await renderCertManager(envInputs.certManager, envInputs.name, images, session, { note: (d) => warnings.push(d), overlayFile: envInputs.file });
   if (!certManager) warnings.push(...bringYourOwnCertManagerWarnings(components));
   return {
     environment: { name: envInputs.name, components: certManager ? [certManager.component, ...components] : components },

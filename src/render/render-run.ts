@@ -13,7 +13,7 @@ import { planEnvironment, type OutputFiles } from '../output/plan.js';
 import { createProviderSchemaValidator } from '../spec/schema/index.js';
 import { createDefaultCatalog } from './catalog.js';
 import { loadRepository } from './load-repository.js';
-import { buildInputsHash, environmentInputsHash, isUnchanged } from './inputs-hash.js';
+import { buildInputsHash, environmentInputsHash } from './inputs-hash.js';
 import { inputFileDigests } from './input-file-digests.js';
 import { composeGitopsSettings, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
 import { DEFAULT_ENVIRONMENT } from '../overlay/discover-environments.js';
@@ -74,6 +74,11 @@ export interface RenderRun {
   /** Environments skipped as unchanged (skipUnchanged). */
   skipped: string[];
   /**
+   * Environments rendered although their inputs hash equals the lock's: their output could not be
+   * confirmed unchanged, so whatever this build writes there repairs it.
+   */
+  unchangedInputs: string[];
+  /**
    * What a build stamp (build-stamp.ts) records of this run, or undefined when a later build could
    * not be skipped even with every input unchanged (values from the process environment, plaintext
    * secrets, an environment that failed to compose).
@@ -101,7 +106,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   const repoRoot = path.resolve(options.repoRoot);
   const use = options.cache?.use;
   const memo = options.cache ? createValidationMemo(path.join(options.cache.dir, 'validated'), use) : NO_VALIDATION_MEMO;
-  const repo = await loadRepository(repoRoot, memo);
+  const repo = await loadRepository(repoRoot, memo, options.fillingRepository === undefined ? {} : { fillingRepository: options.fillingRepository });
   const lock = options.lock ?? emptyLock();
   const lockedArtifacts = new Map(lock.artifacts.map((a) => [artifactKey(a.source, a.version, a.file), a]));
   const session = createSession({
@@ -120,6 +125,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
         onProgress: options.onProgress,
       }),
     lock,
+    lockEvidence: { text: options.lockText, rule: options.lockContradictions ?? 'repair' },
     ...(options.cache ? { parseCache: createParseCache(options.cache.dir, use) } : {}),
     allowDowngrade: options.allowDowngrade ?? false,
     pin: {
@@ -142,6 +148,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   // so it is reported with the rendering errors of the other environments, as before.
   const planned: { name: string; composed?: ComposedEnvironment; problem?: unknown }[] = [];
   const skipped: string[] = [];
+  const unchangedInputs: string[] = [];
   const reads = new Set<string>();
   const composedByName = new Map<string, ComposedEnvironment>();
   let skippable = buildHash !== '';
@@ -153,8 +160,14 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       for (const r of composed.reads) reads.add(r);
       composedByName.set(entry.name, composed);
       if (Object.values(composed.variables).some((v) => typeof v === 'object')) skippable = false;
-      if (options.skipUnchanged && inputsHash && isUnchanged(lock, entry.name, inputsHash, outputDir)) skipped.push(entry.name);
-      else planned.push({ name: entry.name, composed });
+      if (inputsHash && lockedEnvironments.get(entry.name)?.inputs === inputsHash) {
+        if (options.skipUnchanged?.(entry.name, inputsHash)) {
+          skipped.push(entry.name);
+          continue;
+        }
+        unchangedInputs.push(entry.name);
+      }
+      planned.push({ name: entry.name, composed });
     } catch (e) {
       if (!(e instanceof RenderError)) throw e;
       planned.push({ name: entry.name, problem: e });
@@ -204,6 +217,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     allEnvironments,
     rendering: planned.map((p) => p.name),
     skipped,
+    unchangedInputs,
     stamp: skippable
       ? { dirs: { providersDir: repo.config.providersDir, overlaysDir: repo.config.overlaysDir, templatesDir: repo.config.templatesDir }, inputFiles, reads: [...reads].sort(), environments: allEnvironments }
       : undefined,
@@ -215,7 +229,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     },
     async run(onEnvironment) {
       const problems: EnvironmentProblem[] = [];
-      const warnings: Diagnostic[] = [];
+      const warnings: Diagnostic[] = [...repo.warnings];
       const entries: RenderedLockEntries[] = [];
       const gitopsMemo: GitopsMemo = new WeakMap();
       for (const { name, composed, problem } of planned) {

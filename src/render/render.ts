@@ -9,6 +9,7 @@ import type { ProviderValidator } from '../spec/validate-providers.js';
 import type { ProviderCatalog } from './provider-source.js';
 import type { EnvironmentResult } from './render-environment.js';
 import type { LockFile } from '../lock/lock-types.js';
+import type { LockContradictionRule } from '../lock/lock-evidence.js';
 import type { RenderConfig } from '../config/config-types.js';
 import type { ArtifactCache } from '../source/artifact-cache.js';
 import type { FetchProgressListener } from '../source/fetch-progress.js';
@@ -24,8 +25,18 @@ export interface RenderOptions {
   shard?: string;
   /** The process environment, read only for variables mapped with `fromEnv`. Default: empty. */
   env?: Readonly<Record<string, string | undefined>>;
-  /** The lock to start from (versions it pins are reused, digests it records are enforced). Default: none. */
+  /**
+   * The lock to start from: versions it pins are reused where the inputs allow them, digests it
+   * records are enforced. Default: none.
+   */
   lock?: LockFile;
+  /** The lock's text, so that a contradicted entry can be named by its line. Default: none (no line). */
+  lockText?: string;
+  /**
+   * An entry the inputs contradict (a version the spec does not allow): 'repair' re-resolves it with
+   * a warning (build), 'refuse' fails naming the lock line and the input (check, --frozen). Default 'repair'.
+   */
+  lockContradictions?: LockContradictionRule;
   /** Content-addressed artifact cache for remote sources. Default: none. */
   cache?: ArtifactCache;
   /** Never open a network connection; fail naming what the cache lacks. Default: false. */
@@ -45,10 +56,17 @@ export interface RenderOptions {
   /** Fetch progress events (the CLI shows them on a TTY). */
   onProgress?: FetchProgressListener;
   /**
-   * Skip environments whose inputs hash equals the lock's and whose output folder exists; their
-   * files and lock entries are kept. For `build`; never for `check`. Default false.
+   * Skip an environment whose inputs hash equals the lock's when this returns true for it: the
+   * caller confirms that the output on disk is still exactly what a build wrote from that hash (see
+   * output/output-fingerprint.ts). Skipped environments keep their files and lock entries. For
+   * `build`; never for `check`. Default: render everything.
    */
-  skipUnchanged?: boolean;
+  skipUnchanged?: (env: string, inputsHash: string) => boolean;
+  /**
+   * An absolute folder this command is about to fill as a local repository (`mirror --to`): a
+   * `repositories:` path naming it may not exist yet. Default: none (every such path must exist).
+   */
+  fillingRepository?: string;
   /** Overrides for tests and embedders. */
   catalog?: ProviderCatalog;
   validator?: ProviderValidator;

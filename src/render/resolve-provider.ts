@@ -16,6 +16,7 @@ import type { RenderSession } from './session.js';
 import { CLUSTERCTL_CONTRACT } from '../resolve/select-version.js';
 import { parseVersion } from '../source/versions.js';
 import { manifestLabel } from '../spec/provider-kinds.js';
+import { usableLockEntry } from '../lock/lock-evidence.js';
 
 export interface ResolvedArtifacts {
   cr: ProviderCR;
@@ -33,6 +34,8 @@ export interface ResolveContext {
   /** The core provider's contract, once known (undefined while resolving the core provider itself). */
   coreContract: string | undefined;
   at: { file: string; line: number; col: number };
+  /** Receives what the build says about the lock (an entry re-resolved because the inputs contradict it). */
+  note: (d: Diagnostic) => void;
 }
 
 const SUPPORTED = compatibleContracts(CLUSTERCTL_CONTRACT);
@@ -43,6 +46,13 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
   const ps: ProviderSource = { ...found, source: pinSource(found.source, session.pin) };
   const requested = cr.spec.version ?? '';
   const locked = lockedProvider(session, ctx.env, cr);
+  const reusable = usableLockEntry(locked, requested, ps.source.id, {
+    env: ctx.env,
+    site: { what: `spec.version ${requested === '' ? '(empty)' : requested}`, ...ctx.at },
+    lockText: session.lockEvidence.text,
+    rule: session.lockEvidence.rule,
+    note: ctx.note,
+  });
   const label = manifestLabel(cr.kind, cr.name);
   const where = { ...ctx.at, object: ref(cr) };
   const seriesOf = async (version: string) => {
@@ -54,9 +64,9 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
   const version: string =
     ps.pinnedVersion ??
     (requested === '' ? ps.defaultVersion : undefined) ??
-    // The lock satisfies the spec when it was resolved from the same request and source.
-    (locked && locked.requested === requested && locked.source === ps.source.id
-      ? locked.version
+    // The lock's version is reused only where the spec allows it (lock-evidence.ts).
+    (reusable
+      ? reusable.version
       : await locatedAt(where, () => selectVersion(ps.source, parseVersionRequest(requested)!, {
           latestRule: ps.latestRule,
           providerRef: ref(cr),

@@ -11,6 +11,7 @@ import { BoundedMap } from '../bounded-map.js';
 import { createDocumentParser, type DocumentParser } from './document-parser.js';
 import type { ProviderValidator } from '../spec/validate-providers.js';
 import type { LockFile } from '../lock/lock-types.js';
+import type { LockContradictionRule } from '../lock/lock-evidence.js';
 import type { PinContext } from './pinned-source.js';
 import { ArtifactStore } from './artifact-store.js';
 import type { ProviderCatalog } from './provider-source.js';
@@ -27,6 +28,8 @@ export interface RenderSession {
   store: ArtifactStore;
   /** The lock the build started from. */
   lock: LockFile;
+  /** Its text (for line numbers) and what to do with an entry the inputs contradict (lock-evidence.ts). */
+  lockEvidence: { text: string | undefined; rule: LockContradictionRule };
   /** Lock, cache and offline rules applied to every source. */
   pin: PinContext;
   /** Accept a lower minor version than the lock's (the operator never does). */
