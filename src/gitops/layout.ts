@@ -57,3 +57,17 @@ export function objectNameFrom(name: string): string {
     .replace(/[^a-z0-9-]+/g, '-')
     .replace(/^-+|-+$/g, '');
 }
+
+/**
+ * Whether an existing gitops file belongs to environment `env` (replaced or removed when that
+ * environment is built). The ApplicationSet lists every Argo CD environment and is recomputed by
+ * every build, so it belongs to all of them.
+ */
+export function isGitopsFileOf(relative: string, env: string): boolean {
+  return (
+    relative === `argocd/applications/${env}.yaml` ||
+    relative.startsWith(`flux/${env}/`) ||
+    relative === 'argocd/applicationset.yaml' ||
+    relative === `secrets/${env}.required.yaml`
+  );
+}

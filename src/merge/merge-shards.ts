@@ -16,7 +16,7 @@ import { error, throwIfErrors, type Diagnostic } from '../errors.js';
 import type { LockFile, LockedInputFile } from '../lock/lock-types.js';
 import { nextLock, type RenderedLockEntries } from '../lock/next-lock.js';
 import { selectShard } from '../overlay/discover-environments.js';
-import { isGitopsFileOf } from '../render/gitops-stage.js';
+import { isGitopsFileOf } from '../gitops/layout.js';
 import type { RenderRun } from '../render/render-run.js';
 import type { OutputSource } from '../output/write-output.js';
 import { readShard, readShardFiles, type Shard } from './read-shard.js';

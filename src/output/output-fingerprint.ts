@@ -18,7 +18,7 @@ import { lstatSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { CacheUse } from '../cache/cache-use.js';
 import { makePrivateDirSync, writePrivateFileSync } from '../private-files.js';
-import { isGitopsFileOf } from '../render/gitops-stage.js';
+import { isGitopsFileOf } from '../gitops/layout.js';
 import { OWNERSHIP_FILE, parseOwnership } from './ownership.js';
 import { WORK_DIR } from './scan-output-folder.js';
 

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { SpecError } from '../errors.js';
 import { serializeLock } from '../lock/lock-file.js';
 import { LOCK_FILE, type LockFile } from '../lock/lock-types.js';
-import { isGitopsFileOf } from '../render/gitops-stage.js';
+import { isGitopsFileOf } from '../gitops/layout.js';
 import type { RenderConfig } from '../config/config-types.js';
 import type { OutputFiles } from './plan.js';
 import type { Failpoint } from './apply-staged.js';

@@ -82,16 +82,3 @@ function gitopsRelative(extra: ReadonlyMap<string, string>): Map<string, string>
   return files;
 }
 
-/**
- * Whether an existing gitops file belongs to environment `env` (replaced or removed when that
- * environment is built). The ApplicationSet lists every Argo CD environment and is recomputed by
- * every build, so it belongs to all of them.
- */
-export function isGitopsFileOf(relative: string, env: string): boolean {
-  return (
-    relative === `argocd/applications/${env}.yaml` ||
-    relative.startsWith(`flux/${env}/`) ||
-    relative === 'argocd/applicationset.yaml' ||
-    relative === `secrets/${env}.required.yaml`
-  );
-}

@@ -4,7 +4,7 @@ import { DriftError, UsageError, error } from '../../errors.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
 import { writeRenderRun, type WrittenRenderResult, type WrittenRenderRun } from '../../output/write-render-result.js';
 import { environmentUnchanged, fingerprintFile, readFingerprint, takeFingerprint, writeFingerprint } from '../../output/output-fingerprint.js';
-import { isGitopsFileOf } from '../../render/gitops-stage.js';
+import { isGitopsFileOf } from '../../gitops/layout.js';
 import { packageVersion } from '../../package-files.js';
 import { countRecord } from '../../output/unchanged-summary.js';
 import { lockDigest, stampFile, writeStamp } from '../../render/build-stamp.js';

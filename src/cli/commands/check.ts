@@ -10,7 +10,7 @@ import { normalizeInputText } from '../../spec/input-text.js';
 import { compareTrees, type FileDrift } from '../../check/compare-output.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
 import { readRegularFile, refuseIrregularRepositoryFiles, regularOutputFolder, type RegularOutputFolder } from '../../output/regular-files.js';
-import { isGitopsFileOf } from '../../render/gitops-stage.js';
+import { isGitopsFileOf } from '../../gitops/layout.js';
 import { startRender } from '../../render/render-run.js';
 import type { OutputFiles } from '../../output/plan.js';
 import type { Command } from '../command.js';
