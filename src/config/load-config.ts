@@ -61,7 +61,7 @@ export function parseConfig(text: string, file: string, memo: ValidationMemo = N
  * Where a setting of capi-render.yaml is written, for errors about its value (the file alone when
  * the setting is not in the file, e.g. a default).
  */
-export function locateConfigSetting(repoRoot: string, field: readonly string[]): { file: string; line?: number; col?: number } {
+export function locateConfigSetting(repoRoot: string, field: readonly (string | number)[]): { file: string; line?: number; col?: number } {
   let text: string;
   try {
     text = normalizeInputText(readFileSync(path.join(repoRoot, CONFIG_FILE), 'utf8'));
@@ -70,7 +70,7 @@ export function locateConfigSetting(repoRoot: string, field: readonly string[]):
   }
   const doc = parseSourceDocuments(text, CONFIG_FILE)[0];
   let value: unknown = doc?.value;
-  for (const key of field) value = isJsonObject(value) ? value[key] : undefined;
+  for (const key of field) value = typeof key === 'number' ? (Array.isArray(value) ? value[key] : undefined) : isJsonObject(value) ? value[key] : undefined;
   if (!doc || value === undefined) return { file: CONFIG_FILE };
   return { file: CONFIG_FILE, ...doc.locate(field) };
 }

@@ -71,6 +71,47 @@ export async function outputLocationProblems(
   return problems;
 }
 
+/** A folder of capi-render.yaml that a GitOps controller is pointed at, reading it from git. */
+export interface ControllerFolder {
+  /** `outputDir` or `gitopsDir`. */
+  setting: string;
+  /** The setting's value as written: relative to the repository, or absolute. */
+  value: string;
+  /** What reads it, for the message: `Argo CD (environment prod) and Flux (environment dev)`. */
+  readers: string;
+}
+
+/**
+ * Problems with folders Argo CD or Flux read from the git repository (see render/controller-folders.ts
+ * for which): such a folder must be inside the repository and named relative to it. The controllers
+ * get `<folder>/<env>` as a path inside their checkout, so `../x` (or a link out of the repository)
+ * names a folder they can never read, and an absolute path, whose leading `/` the GitOps paths drop,
+ * one no checkout has. Output elsewhere is an export: `build --out DIR` moves no controller path.
+ */
+export async function controllerFolderProblems(repoRoot: string, folders: readonly ControllerFolder[]): Promise<LocationProblem[]> {
+  const root = await realPath(repoRoot);
+  const problems: LocationProblem[] = [];
+  for (const f of folders) {
+    const real = await realPath(path.resolve(repoRoot, f.value));
+    const exportHint = `to write the output outside the repository as well, export it with \`capi-render build --out DIR\``;
+    if (real !== root && !isInside(real, root)) {
+      const link = path.isAbsolute(f.value) || f.value.split(/[\\/]/).includes('..') ? '' : ` (a link to ${real})`;
+      problems.push({
+        setting: f.setting,
+        message: `${f.setting} ${f.value} is outside the repository${link}: ${f.readers} would read it from git, where it does not exist`,
+        hint: `keep ${f.setting} inside the repository and commit it (the default is ${f.setting === 'outputDir' ? 'rendered' : 'gitops'}); ${exportHint}`,
+      });
+    } else if (path.isAbsolute(f.value)) {
+      problems.push({
+        setting: f.setting,
+        message: `${f.setting} ${f.value} is an absolute path: ${f.readers} would read it from git, as a path inside their checkout, where it does not exist`,
+        hint: `write it relative to the repository: ${f.setting}: ${show(real, root)}`,
+      });
+    }
+  }
+  return problems;
+}
+
 const ELSEWHERE = 'choose a folder of its own for the output, such as rendered/';
 
 async function folderProblem(folder: string, root: string, inputs: readonly (readonly [string, string])[], consequence: string): Promise<[string, string] | undefined> {

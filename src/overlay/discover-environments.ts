@@ -5,7 +5,8 @@
  */
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError, error, throwIfErrors, type Diagnostic } from '../errors.js';
+import { objectNameFrom } from '../gitops/layout.js';
 import { suggestField } from '../spec/schema/suggest-field.js';
 import { loadOverlay, type LoadedOverlay, type OverlayLoader } from './load-overlay.js';
 import { OVERLAY_FILE } from './overlay-types.js';
@@ -34,7 +35,36 @@ export async function discoverEnvironments(repoRoot: string, overlaysDir: string
   const found = dirs
     .filter((_, i) => !(loaded[i] as PromiseFulfilledResult<LoadedOverlay>).value.spec.abstract)
     .map((name) => ({ name, overlayDir: `${overlaysDir}/${name}` }));
+  throwIfErrors(nameCollisions(found));
   return found.length > 0 ? found : [{ name: DEFAULT_ENVIRONMENT }];
+}
+
+/**
+ * Environments whose names differ only in case, `.`, `_` or `-` get the same Argo CD Application and
+ * Flux Kustomization names (gitops/layout.ts objectNameFrom), and one would overwrite the other in the
+ * cluster; names differing in case alone are also one folder on a case-insensitive checkout. Refused
+ * whatever the flavour: an environment's name outlives the flavour it is built for today.
+ */
+function nameCollisions(found: readonly Required<EnvironmentEntry>[]): Diagnostic[] {
+  const first = new Map<string, Required<EnvironmentEntry>>();
+  const problems: Diagnostic[] = [];
+  for (const entry of found) {
+    const objectName = objectNameFrom(entry.name);
+    const earlier = first.get(objectName);
+    if (!earlier) {
+      first.set(objectName, entry);
+      continue;
+    }
+    problems.push(
+      error('overlay', `environment ${entry.name} (${entry.overlayDir}) and environment ${earlier.name} (${earlier.overlayDir}) would both be capi-${objectName} in Argo CD and Flux`, {
+        file: `${entry.overlayDir}/${OVERLAY_FILE}`,
+        line: 1,
+        col: 1,
+        hint: 'rename one of the overlay folders: GitOps names lower-case an environment\'s name and turn "." and "_" into "-", so environment names must differ after that',
+      }),
+    );
+  }
+  return problems;
 }
 
 /**

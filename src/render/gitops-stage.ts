@@ -52,6 +52,26 @@ function stageOptions(settings: GitopsConfig, labels: Record<string, string>, ct
   };
 }
 
+/**
+ * Which of the repository's folders the flavour points a controller at, to read from git: the output
+ * folder when the controllers' paths default to it ({@link stageOptions}: Argo CD with `source: path`,
+ * Flux from a GitRepository without `oci`, neither with a `pathPrefix` of its own), the gitops folder
+ * when it holds what the controller applies (Argo CD Applications or an ApplicationSet, Flux
+ * Kustomizations). The kustomize flavour points no controller anywhere: its output may go anywhere
+ * the writer accepts.
+ */
+export function controllerReads(settings: GitopsConfig): { outputDir: boolean; gitopsDir: boolean } {
+  if (settings.flavour === 'argocd') {
+    const a = settings.argocd ?? {};
+    return { outputDir: (a.source ?? 'path') === 'path' && a.pathPrefix === undefined, gitopsDir: Boolean(a.application || a.applicationSet) };
+  }
+  if (settings.flavour === 'flux') {
+    const f = settings.flux ?? {};
+    return { outputDir: !f.oci && (f.sourceRef?.kind ?? 'GitRepository') === 'GitRepository' && f.pathPrefix === undefined, gitopsDir: true };
+  }
+  return { outputDir: false, gitopsDir: false };
+}
+
 export function runGitopsStage(input: GitopsStageInput): GitopsStageOutput {
   const result = applyGitopsFlavour(input.environment, stageOptions(input.settings, input.labels, input), { memo: input.memo });
   return { environment: result.environment, files: gitopsRelative(result.extraFiles), warnings: result.warnings };

@@ -3,7 +3,9 @@
  * environments (overlays/<env>/overlay.yaml; without overlays there is one environment, `default`).
  * Parse problems in all files are reported together.
  */
-import { RenderError, SpecError, type Diagnostic } from '../errors.js';
+import { RenderError, SpecError, throwIfErrors, type Diagnostic } from '../errors.js';
+import { repositoryPathDiagnostics } from '../config/repository-paths.js';
+import { controllerFolderDiagnostics } from './controller-folders.js';
 import { loadConfig } from '../config/load-config.js';
 import type { RenderConfig } from '../config/config-types.js';
 import { inputTreeDigestOf, readInputFiles } from '../spec/read-input-files.js';
@@ -24,13 +26,31 @@ export interface LoadedRepository {
   base: SourceDocument[];
   /** sha256 of providers/' files. */
   baseHash: string;
+  /** Warnings about capi-render.yaml's settings (an absolute `repositories:` path into the repository). */
+  warnings: Diagnostic[];
 }
 
-export async function loadRepository(repoRoot: string, memo: ValidationMemo = NO_VALIDATION_MEMO): Promise<LoadedRepository> {
+export interface LoadRepositoryOptions {
+  /** A folder this command creates (`mirror --to`), which a `repositories:` path may name before it exists. */
+  fillingRepository?: string;
+}
+
+/**
+ * Loads the repository and refuses settings that point at nothing a build could use: a
+ * `repositories:` path that does not exist (config/repository-paths.ts), an output or gitops folder
+ * that Argo CD or Flux are pointed at outside the repository (controller-folders.ts) — before any
+ * release is fetched or any file written.
+ */
+export async function loadRepository(repoRoot: string, memo: ValidationMemo = NO_VALIDATION_MEMO, options: LoadRepositoryOptions = {}): Promise<LoadedRepository> {
   const config = await loadConfig(repoRoot, memo);
+  const settings = [
+    ...repositoryPathDiagnostics(repoRoot, config.repositories, options.fillingRepository === undefined ? {} : { filling: options.fillingRepository }),
+    ...(await controllerFolderDiagnostics(repoRoot, config)),
+  ];
+  const warnings = throwIfErrors(settings);
   const configText = normalizeInputText(await fs.readFile(path.join(repoRoot, CONFIG_FILE), 'utf8').catch(() => ''));
   const base = await readInputTree(repoRoot, config.providersDir);
-  return { repoRoot, config, configHash: sha256(configText), base: base.documents, baseHash: base.sha256 };
+  return { repoRoot, config, configHash: sha256(configText), base: base.documents, baseHash: base.sha256, warnings };
 }
 
 /** Parses every YAML file under `dir`; all syntax errors of all files are thrown together. */

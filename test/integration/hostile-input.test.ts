@@ -69,6 +69,8 @@ describe('hostile and broken input', () => {
   it.each(cases)('$name → one error ($code), exit 1, rendered/ untouched', async ({ files, setup, code, text }) => {
     const repo = makeRepo({
       'capi-render.yaml': configYaml('  - path: artifacts\n'),
+      // artifacts/ exists also where a case carries no artifact (a repositories: path must exist).
+      'artifacts/.gitkeep': '',
       'providers/core.yaml': CORE(),
       'rendered/default/kustomization.yaml': 'previous\n',
       'rendered/default/cluster-api/namespace-capi-system.yaml': 'old\n',

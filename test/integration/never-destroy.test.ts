@@ -44,6 +44,12 @@ const touchConfig = (repo: string) => appendFileSync(path.join(repo, 'capi-rende
 
 const uniqueSibling = (repo: string, suffix: string) => `../${path.basename(repo)}-${suffix}`;
 
+/** Both environments prepared for plain kustomize: no controller reads the output folders from git, so they may lie outside the repository. */
+const kustomizeOnly = (repo: string) => {
+  edit(path.join(repo, 'capi-render.yaml'), 'flavour: flux', 'flavour: kustomize');
+  edit(path.join(repo, 'overlays/prod/overlay.yaml'), 'flavour: argocd', 'flavour: kustomize');
+};
+
 const rows: Row[] = [
   // Dangerous output locations: a flag is a usage error (2), capi-render.yaml a spec error (1).
   { name: 'build --out . (the repository root)', argv: ['build', '--out', '.'], code: 2, says: [/--out \. is the repository root/] },
@@ -65,11 +71,12 @@ const rows: Row[] = [
   { name: 'outputDir: test (holds a local repository of repositories:)', setup: (repo) => appendFileSync(path.join(repo, 'capi-render.yaml'), 'outputDir: test\n'), argv: ['build'], code: 1, says: [/outputDir test holds the repositories\[0\]\.path input \(test\/fixtures\/repository\)/] },
   { name: 'gitopsDir inside outputDir', setup: (repo) => appendFileSync(path.join(repo, 'capi-render.yaml'), 'gitopsDir: rendered/gitops\n'), argv: ['build'], code: 1, says: [/outputDir rendered and gitopsDir rendered\/gitops overlap/] },
   {
-    name: 'outputDir outside the repository holding someone else’s files',
+    name: 'outputDir outside the repository holding someone else’s files (kustomize: Argo CD and Flux would refuse it, input-locations.test.ts)',
     setup: (repo) => {
       const outside = path.resolve(repo, uniqueSibling(repo, 'out'));
       mkdirSync(outside, { recursive: true });
       writeFileSync(path.join(outside, 'notes.txt'), 'not capi-render’s\n');
+      kustomizeOnly(repo);
       appendFileSync(path.join(repo, 'capi-render.yaml'), `outputDir: ${uniqueSibling(repo, 'out')}\ngitopsDir: ${uniqueSibling(repo, 'gitops')}\n`);
       return [outside];
     },
@@ -78,8 +85,9 @@ const rows: Row[] = [
     says: [/error\[output-location\]: \/\S+-out holds files capi-render did not write/, /notes\.txt/],
   },
   {
-    name: 'outputDir outside the repository, empty: allowed, and owned from then on',
+    name: 'outputDir outside the repository, empty: allowed (kustomize), and owned from then on',
     setup: (repo) => {
+      kustomizeOnly(repo);
       appendFileSync(path.join(repo, 'capi-render.yaml'), `outputDir: ${uniqueSibling(repo, 'out2')}\ngitopsDir: ${uniqueSibling(repo, 'gitops2')}\n`);
     },
     argv: ['build'],

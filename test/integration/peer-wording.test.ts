@@ -102,7 +102,8 @@ const buildCases: BuildCase[] = [
 
 describe("peer wording on build: the peer's phrase on the first line", () => {
   it.each(buildCases)('$name', async ({ files, before, first }) => {
-    const base = { 'capi-render.yaml': configYaml('  - path: artifacts\n'), 'providers/core.yaml': CORE() };
+    // artifacts/ exists also where a case carries no artifact (a repositories: path must exist).
+    const base = { 'capi-render.yaml': configYaml('  - path: artifacts\n'), 'artifacts/.gitkeep': '', 'providers/core.yaml': CORE() };
     const env = { CAPI_RENDER_CACHE_DIR: tempDir() };
     const repo = makeRepo({ ...base, ...(before ?? files) });
     if (before) {

@@ -31,7 +31,9 @@ export const mirrorCommand: Command = {
     const format = String(values.format ?? 'repository');
     if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
     const prepared = await prepareRender(ctx);
-    const result = await render(prepared.options).finally(() => prepared.settleCache());
+    // A `repositories:` entry may name the folder this mirror creates: that is how one is vendored.
+    const filling = format === 'repository' ? { fillingRepository: path.resolve(io.cwd, String(values.to)) } : {};
+    const result = await render({ ...prepared.options, ...filling }).finally(() => prepared.settleCache());
     if (format === 'oci') {
       const pushed = await publishMirror(result.environments.flatMap((e) => e.providers), String(values.to), readOciCredentials(io.env), prepared.options.fetch && asFetch(prepared.options.fetch));
       for (const p of pushed) io.stderr.write(`pushed ${p.reference} (${p.manifestDigest})\n`);
