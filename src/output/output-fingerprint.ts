@@ -80,7 +80,7 @@ export function writeFingerprint(file: string, fp: OutputFingerprint, use?: Cach
  */
 export function environmentUnchanged(fp: OutputFingerprint, env: string, inputsHash: string): boolean {
   if (fp.environments[env] !== inputsHash) return false;
-  if (!fileMatches(fp, fp.outDir, OWNERSHIP_FILE, fp.out) || !fileMatches(fp, fp.gitopsDir, OWNERSHIP_FILE, fp.gitops)) return false;
+  if (!recordMatches(fp, fp.outDir, fp.out) || !recordMatches(fp, fp.gitopsDir, fp.gitops)) return false;
   const inFolder = Object.keys(fp.out).filter((rel) => rel.startsWith(`${env}/`));
   const onDisk = listRegularFiles(fp.outDir, env);
   if (!onDisk || !sameSet(onDisk, inFolder)) return false;
@@ -167,6 +167,12 @@ export function sha256Of(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/** An ownership record as recorded — or absent, as it was (a folder capi-render never wrote, such as gitops/ of the kustomize flavour). */
+function recordMatches(fp: OutputFingerprint, root: string, marks: Marks): boolean {
+  if (marks[OWNERSHIP_FILE]) return fileMatches(fp, root, OWNERSHIP_FILE, marks);
+  return lstatSync(path.join(root, OWNERSHIP_FILE), { throwIfNoEntry: false }) === undefined;
+}
+
 function fileMatches(fp: OutputFingerprint, root: string, rel: string, marks: Marks): boolean {
   const recorded = marks[rel];
   if (!recorded) return false;
@@ -190,7 +196,8 @@ function racy(fp: OutputFingerprint, mark: FileMark): boolean {
 }
 
 /**
- * Regular files below `root/sub`, relative to root (the work folder aside); undefined when anything else is there (a link, a FIFO, a device) or it cannot be read.
+ * Regular files below `root/sub`, relative to root (the work folder aside; none where it does not
+ * exist); undefined when anything else is there (a link, a FIFO, a device) or it cannot be read.
  */
 function listRegularFiles(root: string, sub: string): string[] | undefined {
   const out: string[] = [];
@@ -198,8 +205,9 @@ function listRegularFiles(root: string, sub: string): string[] | undefined {
     let entries;
     try {
       entries = readdirSync(rel ? path.join(root, rel) : root, { withFileTypes: true });
-    } catch {
-      return false;
+    } catch (e) {
+      // A folder that does not exist holds nothing (gitops/ of the kustomize flavour, a deleted environment).
+      return (e as NodeJS.ErrnoException).code === 'ENOENT';
     }
     for (const e of entries) {
       if (!rel && e.name === WORK_DIR) continue;

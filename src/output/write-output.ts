@@ -10,7 +10,7 @@
  * Environments the build skipped as unchanged, or was not asked to render, keep their files.
  */
 import path from 'node:path';
-import { SpecError } from '../errors.js';
+import { SpecError, UsageError } from '../errors.js';
 import { serializeLock } from '../lock/lock-file.js';
 import { LOCK_FILE, type LockFile } from '../lock/lock-types.js';
 import { isGitopsFileOf } from '../gitops/layout.js';
@@ -37,8 +37,12 @@ export interface WriteRenderResultOptions {
   previousLockText: string | undefined;
   /** The lock the build started from (the removal guard compares with it). */
   previousLock: LockFile;
-  /** Leave capi-render.lock as it is (an export with `--out`). Default false. */
-  keepLock?: boolean;
+  /**
+   * An export (`build --out`): `outDir` and the GitOps folder beside it get the output, and
+   * capi-render.lock stays as it is; refused where either folder is the repository's own output.
+   * Default false.
+   */
+  exporting?: boolean;
   /** Accept removals the guard would refuse (providers, CRDs, environments). Default false. */
   allowRemoval?: boolean;
   /** Test hook: called before each step of the write. */
@@ -86,13 +90,14 @@ export async function writeOutput(
   // With --out, the consumer folder moves along, beside the output folder.
   const gitopsDir = options.outDir ? path.join(path.dirname(outDir), path.basename(source.gitopsDir)) : source.gitopsDir;
   await assertSafeLocations(source.config, outDir, gitopsDir, options);
+  if (options.exporting) refuseExportOverRepository(source, outDir, gitopsDir, options);
 
   const all = new Set(source.allEnvironments);
   const rendered = new Set(source.rendering);
   const locked = new Set(options.previousLock.environments.map((e) => e.name));
   const gone = options.partial ? [] : [...new Set([...locked, ...(await topFolders(outDir))])].filter((n) => !all.has(n));
   const lockChangedTo = (lock: LockFile) => {
-    if (options.keepLock) return undefined;
+    if (options.exporting) return undefined;
     const text = serializeLock(lock);
     return options.previousLockText !== undefined && (lock === options.previousLock || text === options.previousLockText) ? undefined : text;
   };
@@ -108,6 +113,22 @@ export async function writeOutput(
     return writeTransaction(source, { ...options, run: async () => ({ lock }) }, { outDir, gitopsDir, rendered, gone, locked, lockChangedTo });
   }
   return writeTransaction(source, { ...options, run: (stage) => source.run(stage) }, { outDir, gitopsDir, rendered, gone, locked, lockChangedTo });
+}
+
+/** An export may not land on the repository's own output: it would change what is committed. */
+function refuseExportOverRepository(source: OutputSource, outDir: string, gitopsDir: string, options: { repoRoot: string; outDirFlag?: string }): void {
+  const flag = options.outDirFlag ?? '--out';
+  for (const [folder, what] of [
+    [outDir, flag],
+    [gitopsDir, `the GitOps folder beside ${flag}`],
+  ] as const) {
+    const own = folder === source.gitopsDir ? 'gitopsDir' : folder === source.outputDir ? 'outputDir' : undefined;
+    if (own) {
+      throw new UsageError(
+        `${what} would be ${displayPath(folder, options.repoRoot)}, the repository's own ${own}: an export never changes rendered/, gitops/ or capi-render.lock; choose a folder elsewhere (or build without ${flag})`,
+      );
+    }
+  }
 }
 
 async function writeTransaction(

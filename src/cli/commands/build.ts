@@ -53,10 +53,9 @@ export const buildCommand: Command = {
     try {
       run = await startRender({ ...prepared.options, ...(previous ? { skipUnchanged: (env: string, hash: string) => environmentUnchanged(previous, env, hash) } : {}) });
       const out = exportDir && exportDir !== run.outputDir ? exportDir : undefined;
-      if (out) refuseExportOverRepository(out, run, repoRoot);
       written = await writeRenderRun(run, {
         repoRoot,
-        ...(out ? { outDir: out, outDirFlag: '--out', keepLock: true } : {}),
+        ...(out ? { outDir: out, outDirFlag: '--out', exporting: true } : {}),
         partial,
         previousLockText: prepared.lockText,
         previousLock: prepared.lock,
@@ -102,20 +101,6 @@ function repairedFiles(run: RenderRun, written: WrittenRenderResult, repoRoot: s
   const out = [...written.written, ...written.removed].filter((rel) => same.has(rel.split('/')[0]!)).map((rel) => shown(written.outDir, rel));
   const gitops = [...written.gitops.written, ...written.gitops.removed].filter((rel) => run.unchangedInputs.some((env) => isGitopsFileOf(rel, env)) && rel !== 'argocd/applicationset.yaml');
   return [...out, ...gitops.map((rel) => shown(written.gitops.root, rel))].sort();
-}
-
-/** An export (`--out`) may not land on the repository's own output: it would change what is committed. */
-function refuseExportOverRepository(out: string, run: RenderRun, repoRoot: string): void {
-  const beside = path.join(path.dirname(out), path.basename(run.gitopsDir));
-  for (const [folder, what] of [
-    [out, '--out'],
-    [beside, 'the GitOps folder beside --out'],
-  ] as const) {
-    if (folder === run.gitopsDir || folder === run.outputDir) {
-      const own = path.relative(repoRoot, folder) || '.';
-      throw new UsageError(`${what} would be ${own}, the repository's own ${folder === run.gitopsDir ? 'gitopsDir' : 'outputDir'}: an export never changes rendered/, gitops/ or capi-render.lock; choose a folder elsewhere (or build without --out)`);
-    }
-  }
 }
 
 /** `--stdout`: one environment as a multi-document stream; nothing is written. */
