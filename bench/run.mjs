@@ -13,7 +13,9 @@
  *     CAPI_DIAGNOSTICS_ADDRESS vs 100 kustomize builds given the same values through a patch, with a
  *     warm and with an empty cache; 1000 such environments (capi-render only) against the floor and
  *     against 10× its own 100-environment time;
- *  6. peak memory (max RSS) of each, and the cache folder's size after each capi-render case.
+ *  6. peak memory (max RSS) of each, and the cache folder's size after each capi-render case;
+ *  7. `import --from` of a cluster dump of 20k objects as a `---` stream (one document per object)
+ *     against the same objects as one `kind: List` (issue 23: the stream was quadratic).
  * Prints medians, ratios and the exact commands. Set BENCH_RUNS (default 3) for more samples,
  * BENCH_SKIP_1000=1 to leave out the 1000-environment row.
  */
@@ -238,6 +240,35 @@ async function floor(repo, scale = 1) {
   return { ms: median(samples), objects: objects.length * scale };
 }
 
+/**
+ * A cluster dump of `n` objects as kubectl prints them: the v1.12.0 clusterctl dump's inventory and
+ * cert-manager Deployment (what import looks for), then small Pods. Written as a `---` stream and as
+ * one List; returns both paths and an empty repository to import into.
+ */
+function importDumps(n) {
+  const dir = path.join(work, 'import');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'capi-render.yaml'), `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n  - path: ${FIXTURES}\n`);
+  const fixture = gunzipSync(readFileSync(path.join(ROOT, 'test/fixtures/live/clusterctl-v1.12.0.list.yaml.gz'))).toString('utf8');
+  const objects = jsYaml.load(fixture, { schema: jsYaml.CORE_SCHEMA }).items.filter((o) => o.kind === 'Provider' || (o.kind === 'Deployment' && o.metadata.namespace === 'cert-manager'));
+  for (let i = 0; objects.length < n; i++) {
+    objects.push({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `pod-${i}`, namespace: `ns-${i % 50}`, labels: { app: `a${i % 7}` } }, spec: { containers: [{ name: 'c', image: `registry.example.com/app:${i % 13}` }] } });
+  }
+  const options = { lineWidth: -1, noRefs: true };
+  const stream = path.join(work, `dump-${n}.stream.yaml`);
+  const list = path.join(work, `dump-${n}.list.yaml`);
+  writeFileSync(stream, objects.map((o) => `---\n${jsYaml.dump(o, options)}`).join(''));
+  writeFileSync(list, jsYaml.dump({ apiVersion: 'v1', items: objects, kind: 'List', metadata: { resourceVersion: '' } }, options));
+  return { dir, stream, list };
+}
+
+function capiImport(repo, dump) {
+  const samples = [];
+  for (let r = 0; r < RUNS; r++) samples.push(timed(process.execPath, [CLI, 'import', '--from', dump, '--dry-run'], repo));
+  commands.push(`(cd ${repo} && node ${CLI} import --from ${dump} --dry-run)`);
+  return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)), bytes: statSync(dump).size };
+}
+
 // ---- report -----------------------------------------------------------------------------------
 
 const fmt = (ms) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
@@ -299,6 +330,11 @@ if (!process.env.BENCH_SKIP_1000) {
   rows.push(['1000 environments, distinct values, vs floor', fmt(d1000.ms), `floor ${fmt(10 * dfl.ms)}`, ratio(d1000.ms, 10 * dfl.ms), '≤ 2× of floor', '', '', '']);
   commands.push(`floor of 1000 environments: the 100-environment floor's dump time × 10 (linear by construction)`);
 }
+
+const dumps = importDumps(20_000);
+const importStream = capiImport(dumps.dir, dumps.stream);
+const importList = capiImport(dumps.dir, dumps.list);
+rows.push([`import, 20k-object --- stream (${size(importStream.bytes)})`, fmt(importStream.ms), `as one List ${fmt(importList.ms)}`, ratio(importStream.ms, importList.ms), '≤ 2 s; ≈ 1× of List', mib(importStream.rss), '', '']);
 
 const header = ['case', 'capi-render', 'compared with', 'ratio', 'target', 'capi-render peak', 'kustomize peak', 'cache after'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));

@@ -6,7 +6,9 @@
  * only the chunks the caller selects are parsed. Block YAML as kubectl and YAML libraries write it
  * has this shape; for anything else (JSON, flow style, a List whose items cannot be delimited) this
  * returns undefined and the caller parses the whole text. Works on offsets into the text (no
- * splitting into lines), so a 20 MB dump is cut in a few tens of milliseconds.
+ * splitting into lines), and every search stays inside its own document or item, so the work is
+ * linear in the text's length whatever its shape: a 20 MB dump — one List, or a `---` stream of
+ * 100k objects — is cut in a few tens of milliseconds.
  */
 
 /** One item of a List, or a document that is one object, before parsing. */
@@ -48,7 +50,7 @@ export function chunkDump(text: string): ChunkedDocument[] | undefined {
   if (segments.length > 1 && isBlank(text.slice(segments[0]![0], segments[0]![1]))) segments.shift();
   const docs: ChunkedDocument[] = [];
   for (const [index, [from, to]] of segments.entries()) {
-    if (isBlank(text.slice(from, Math.min(to, from + 4096))) && isBlank(text.slice(from, to))) continue;
+    if (isBlank(text.slice(from, to))) continue;
     const doc = chunkDocument(text, from, to, index + 1);
     if (!doc) return undefined;
     docs.push(doc);
@@ -56,69 +58,78 @@ export function chunkDump(text: string): ChunkedDocument[] | undefined {
   return docs;
 }
 
+/**
+ * One document, `text.slice(from, to)`. Every search runs inside the document's own text: a search
+ * for something a document does not have (`items:` in a single object, `kind:` in an item of a typed
+ * list) must stop at the document's (or the item's) end, not run on to the end of the stream — that
+ * made a `---` stream of n objects cost O(n²).
+ */
 function chunkDocument(text: string, from: number, to: number, document: number): ChunkedDocument | undefined {
-  const head = readHead(text, from, to);
-  const itemsLine = firstMatch(/^items:(.*)$/gm, text, from, to);
-  if (!itemsLine || (head.kind !== undefined && !head.kind.endsWith('List'))) return { document, ...head, single: { document, ...head, text: text.slice(from, to) } };
+  const doc = text.slice(from, to);
+  const head = readHead(doc);
+  const itemsLine = firstMatch(/^items:(.*)$/gm, doc, 0);
+  if (!itemsLine || (head.kind !== undefined && !head.kind.endsWith('List'))) return { document, ...head, single: { document, ...head, text: doc } };
   const after = itemsLine[1]!.trim();
   if (after === '[]') return { document, ...head, items: [] };
   if (after !== '') return undefined;
-  const firstItem = firstMatch(/^( *)- /gm, text, itemsLine.index + itemsLine[0].length, to);
-  if (!firstItem || !isBlank(text.slice(itemsLine.index + itemsLine[0].length, firstItem.index))) return undefined;
+  const firstItem = firstMatch(/^( *)- /gm, doc, itemsLine.index + itemsLine[0].length);
+  if (!firstItem || !isBlank(doc.slice(itemsLine.index + itemsLine[0].length, firstItem.index))) return undefined;
   const indent = firstItem[1]!.length;
   // The items end at the first line (not blank, not a comment) less indented than them, or — for
   // items at column 0 — at the next top-level key.
   const ending = indent === 0 ? /^(?=[^\s#-])/gm : new RegExp(`^(?! {${indent}})(?=[ ]*[^\\s#])`, 'gm');
-  const end = firstMatch(ending, text, firstItem.index, to)?.index ?? to;
+  const end = firstMatch(ending, doc, firstItem.index)?.index ?? doc.length;
   const marker = `\n${' '.repeat(indent)}- `;
-  if (text.slice(end, to).includes(marker) || (end < to && text.startsWith(marker.slice(1), end))) return undefined;
+  if (doc.includes(marker, end) || (end < doc.length && doc.startsWith(marker.slice(1), end))) return undefined;
   const items: DumpChunk[] = [];
   let itemStart = firstItem.index;
   while (itemStart < end) {
-    const next = text.indexOf(marker, itemStart);
+    const next = doc.indexOf(marker, itemStart);
     const itemEnd = next < 0 || next + 1 > end ? end : next + 1;
-    items.push(itemChunk(text, itemStart, itemEnd, indent, document, items.length + 1));
+    items.push(itemChunk(doc.slice(itemStart, itemEnd), indent, document, items.length + 1));
     itemStart = itemEnd;
   }
   return { document, ...head, items };
 }
 
-function itemChunk(text: string, from: number, to: number, indent: number, document: number, item: number): DumpChunk {
-  const chunk: DumpChunk = { document, item, text: text.slice(from, to) };
+/** An item's chunk; `text` is the item alone, from its `- ` line to the next item. */
+function itemChunk(text: string, indent: number, document: number, item: number): DumpChunk {
+  const chunk: DumpChunk = { document, item, text };
   // The item's first key sits on its `- ` line; the others at the item's key indentation.
   const pad = ' '.repeat(indent + 2);
   for (const key of ['apiVersion', 'kind'] as const) {
-    const onDash = text.startsWith(`${key}:`, from + indent + 2) ? from + indent + 2 : -1;
-    const found = onDash >= 0 ? onDash : text.indexOf(`\n${pad}${key}:`, from);
-    if (found < 0 || found >= to) continue;
+    const found = text.startsWith(`${key}:`, indent + 2) ? indent + 2 : text.indexOf(`\n${pad}${key}:`);
+    if (found < 0) continue;
     const valueStart = text.indexOf(':', found) + 1;
     const lineEnd = text.indexOf('\n', valueStart);
-    chunk[key] = unquote(text.slice(valueStart, lineEnd < 0 || lineEnd > to ? to : lineEnd).trim());
+    chunk[key] = unquote(text.slice(valueStart, lineEnd < 0 ? text.length : lineEnd).trim());
   }
   return chunk;
 }
 
 /** The document's own top-level apiVersion and kind (for a List: `v1`/`List`, or a typed list). */
-function readHead(text: string, from: number, to: number): Head {
+function readHead(doc: string): Head {
   const out: Head = {};
   for (const key of ['apiVersion', 'kind'] as const) {
-    const m = firstMatch(new RegExp(`^${key}:[ \\t]*(.*?)[ \\t]*$`, 'gm'), text, from, to);
+    const m = firstMatch(HEAD_LINES[key], doc, 0);
     if (m) out[key] = unquote(m[1]!);
   }
   return out;
 }
 
-/** The first match of a global regular expression starting in [from, to). */
-function firstMatch(re: RegExp, text: string, from: number, to: number): RegExpExecArray | undefined {
+const HEAD_LINES = { apiVersion: /^apiVersion:[ \t]*(.*?)[ \t]*$/gm, kind: /^kind:[ \t]*(.*?)[ \t]*$/gm };
+
+/** The first match of a global regular expression at or after `from`. */
+function firstMatch(re: RegExp, text: string, from: number): RegExpExecArray | undefined {
   re.lastIndex = from;
-  const m = re.exec(text);
-  return m && m.index < to ? m : undefined;
+  return re.exec(text) ?? undefined;
 }
 
 function unquote(value: string): string {
   return /^(["']).*\1$/.test(value) ? value.slice(1, -1) : value;
 }
 
+/** Whether every line of `text` is blank or a comment: no line whose first non-space character is not `#`. */
 function isBlank(text: string): boolean {
-  return text.split('\n').every((line) => line.trim() === '' || line.trim().startsWith('#'));
+  return !/(?:^|\n)\s*[^\s#]/.test(text);
 }

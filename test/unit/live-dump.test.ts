@@ -74,3 +74,60 @@ describe('broken dumps', () => {
     expect(thrownBy(SpecError, () => parseLiveDump(text, 'dump.yaml')).code).toBe(code);
   });
 });
+
+describe('large --- streams (issue 23)', () => {
+  // Objects as kubectl prints them, each its own document, or all as one List; one Secret near the
+  // end (import parses Secrets, so the selective path reads it).
+  const pod = (i: number) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: pod-${i}\n  namespace: ns-${i % 50}\n  labels:\n    app: a${i % 7}\nspec:\n  containers:\n  - name: c\n    image: registry.example.com/app:${i % 13}\n`;
+  const SECRET = 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: deep\n  namespace: ns\ndata:\n  a: Yg==\n';
+  const objects = (n: number, at: number, secret: string) => Array.from({ length: n }, (_, i) => (i === at ? secret : pod(i)));
+  const stream = (n: number, at = n - 10, secret = SECRET) => objects(n, at, secret).map((o) => `---\n${o}`).join('');
+  const list = (n: number, at = n - 10, secret = SECRET) => `apiVersion: v1\nitems:\n${objects(n, at, secret).map((o) => o.replace(/^(?=.)/gm, '  ').replace(/^ {2}/, '- ')).join('')}kind: List\n`;
+  const secrets = (h: DumpItemHead) => h.kind === 'Secret';
+  /** The fastest of a few runs, in ms: the least disturbed by the other work on the machine. */
+  const fastest = (fn: () => unknown) => Math.min(...[0, 1, 2].map(() => { const t = performance.now(); fn(); return performance.now() - t; }));
+
+  it('cutting is linear: 4× the objects cost about 4× the time (quadratic would be 16×), and a stream costs what a List does', () => {
+    const [small, large, largeList] = [stream(10_000), stream(40_000), list(40_000)];
+    const run = (text: string) => {
+      const dump = parseLiveDump(text, 'dump.yaml', secrets);
+      expect(dump.objects.map((o) => (o.object.metadata as { name: string }).name)).toEqual(['deep']);
+    };
+    run(small); // warm up
+    const [t10, t40, tList] = [fastest(() => run(small)), fastest(() => run(large)), fastest(() => run(largeList))];
+    // Halfway (on a log scale) between linear (4×) and quadratic (16×): robust against a busy machine.
+    expect(t40 / t10, `10k objects ${t10.toFixed(1)} ms, 40k ${t40.toFixed(1)} ms`).toBeLessThan(8);
+    expect(t40, `40k objects as a stream ${t40.toFixed(1)} ms, as a List ${tList.toFixed(1)} ms`).toBeLessThan(3 * tList + 20);
+    expect(chunkDump(large)).toHaveLength(40_000);
+  });
+
+  it('the last document and its apiVersion/kind are found, whatever precedes it', () => {
+    const docs = chunkDump(stream(20_000))!;
+    expect(docs.at(-1)).toMatchObject({ document: 20_000, apiVersion: 'v1', kind: 'Pod' });
+    expect(docs.at(-10)).toMatchObject({ document: 19_991, kind: 'Secret', single: { text: SECRET } });
+  });
+
+  // A duplicated key in the Secret, object 9,991: js-yaml's position, file:line:col, exact in the
+  // whole stream (the selective path gives the chunk up and parses the whole text for the message).
+  const broken = SECRET.replace('  a: Yg==\n', '  a: Yg==\n  a: Yw==\n');
+  it.each([
+    ['a --- stream', () => stream(10_000, 9_990, broken), 9_990 * 12 + 1 + 8],
+    ['a List', () => list(10_000, 9_990, broken), 2 + 9_990 * 11 + 8],
+  ])('an error deep in %s points at its line and column', (name, make, line) => {
+    const text = make();
+    const indent = name === 'a List' ? 2 : 0;
+    expect(text.split('\n')[line - 1]).toBe(`${' '.repeat(indent)}  a: Yw==`);
+    for (const select of [undefined, secrets]) {
+      const [d] = thrownBy(SpecError, () => parseLiveDump(text, 'dump.yaml', select)).diagnostics;
+      expect(d).toMatchObject({ code: 'yaml-syntax', file: 'dump.yaml', line, col: indent + 3 });
+      expect(d!.message).toContain('duplicated mapping key');
+    }
+  });
+
+  it('an object deep in a stream that is not a Kubernetes object is named by its document number, on both paths', () => {
+    const text = stream(10_000, 9_990, 'apiVersion: v1\nkind: Secret\nmetadata:\n  namespace: ns\n');
+    for (const select of [undefined, secrets]) {
+      expect(thrownBy(SpecError, () => parseLiveDump(text, 'dump.yaml', select)).message).toContain('document 9991 of dump.yaml is not a Kubernetes object');
+    }
+  });
+});
