@@ -14,6 +14,7 @@ import { WORK_DIR } from '../output/scan-output-folder.js';
 import { unchangedSummary } from '../output/unchanged-summary.js';
 import { matchingStamp } from '../render/build-stamp.js';
 import { cacheSettings } from './cache-settings.js';
+import { splitCommandLine } from './global-options.js';
 import { useColor, type CliIo } from './io.js';
 import { reportWrite, summarizeNames } from './report-write.js';
 
@@ -48,9 +49,11 @@ const OPTIONS = {
 
 /** The launcher's try: an exit code when `argv` is a stamped no-op build, else undefined. */
 export async function tryNoopBuild(argv: readonly string[], io: CliIo): Promise<number | undefined> {
-  if (argv[0] !== 'build') return undefined;
+  // `capi-render --repo DIR build` is the same build as `capi-render build --repo DIR`.
+  const { name, rest } = splitCommandLine(argv);
+  if (name !== 'build') return undefined;
   try {
-    const { values, positionals } = parseArgs({ args: argv.slice(1), options: OPTIONS, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true, strict: true });
     if (positionals.length > 0) return undefined;
     const repoRoot = path.resolve(io.cwd, values.repo ?? '.');
     if (!statSync(repoRoot, { throwIfNoEntry: false })?.isDirectory() || existsSync(path.join(repoRoot, WORK_DIR))) return undefined;

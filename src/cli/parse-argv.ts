@@ -14,7 +14,7 @@ export interface ParsedArgv {
   positionals: string[];
 }
 
-/** ` did you mean "x"?` or nothing: the closest candidate by edit distance (see suggestField). */
+/** ` did you mean "x"?` or nothing: the closest candidate by edit distance, else by prefix (see suggestField). */
 export function didYouMean(word: string, candidates: readonly string[], format: (candidate: string) => string = (c) => `"${c}"`): string {
   const best = suggestField(word, candidates);
   return best === undefined ? '' : `; did you mean ${format(best)}?`;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { RenderError, UsageError, error, type Diagnostic } from '../errors.js';
 import type { Command, OptionSpec } from './command.js';
 import { formatDiagnostics } from './format.js';
+import { GLOBAL_OPTIONS, splitCommandLine } from './global-options.js';
 import { didYouMean, parseCommandArgs } from './parse-argv.js';
 import { useColor, type CliIo } from './io.js';
 
@@ -36,7 +37,7 @@ const loadCommand = (name: string | undefined): Promise<Command> | undefined => 
 
 /** Every command's parser table: its own options plus the global ones. */
 export function commandOptions(command: Command): OptionSpec {
-  return { ...command.options, repo: { type: 'string' }, debug: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
+  return { ...command.options, ...GLOBAL_OPTIONS };
 }
 
 export const GLOBAL_HELP: [string, string][] = [
@@ -47,9 +48,14 @@ export const GLOBAL_HELP: [string, string][] = [
 
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const color = useColor(io);
-  const [name, ...rest] = argv;
+  // Global options may come before the command too (`capi-render --repo DIR build`).
+  const { name, rest, leading } = splitCommandLine(argv);
+  if (name === undefined && leading.length > 0) {
+    io.stderr.write(`capi-render: no command after ${leading.join(' ')}\n\n${await mainHelp()}`);
+    return 2;
+  }
   if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
-    const target = name === 'help' ? await loadCommand(rest[0]) : undefined;
+    const target = name === 'help' ? await loadCommand(rest[leading.length]) : undefined;
     io.stdout.write(target ? commandHelp(target) : await mainHelp());
     return 0;
   }
@@ -59,7 +65,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   const command = await loadCommand(name);
   if (!command) {
-    const what = name.startsWith('-') ? `unknown option ${name}${didYouMean(name.replace(/^-+/, ''), ['version', 'help'], (c) => `--${c}`)}` : `unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))}`;
+    const what = name.startsWith('-') ? unknownLeadingOption(name, argv) : `unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))}`;
     io.stderr.write(`capi-render: ${what}\n\n${await mainHelp()}`);
     return 2;
   }
@@ -109,6 +115,15 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
 }
 
+/** An option before the command that is not a global one: the closest global one, or where a command's option goes. */
+function unknownLeadingOption(option: string, argv: readonly string[]): string {
+  const word = option.replace(/^-+/, '').split('=')[0]!;
+  const suggestion = didYouMean(word, ['version', 'help', ...Object.keys(GLOBAL_OPTIONS)], (c) => `--${c}`);
+  const command = argv.find((a) => Object.hasOwn(COMMANDS, a));
+  const after = !suggestion && command ? `; before the command only the global options (--repo, --debug) may stand, a command's own options go after it: capi-render ${command} ${option}` : '';
+  return `unknown option ${option}${suggestion}${after}`;
+}
+
 const NETWORK_CALLS = new Set(['getaddrinfo', 'connect', 'read', 'write', 'socket']);
 const WRITING_CALLS = new Set(['open', 'write', 'rename', 'unlink', 'mkdir', 'rmdir', 'rm', 'link', 'copyfile', 'chmod', 'symlink', 'utime', 'fsync', 'ftruncate', 'mkdtemp']);
 
@@ -131,9 +146,9 @@ async function mainHelp(): Promise<string> {
   const commands = await Promise.all(Object.values(COMMANDS).map((load) => load()));
   return (
     'capi-render — render Cluster API provider installs for GitOps\n\n' +
-    'Usage: capi-render <command> [options]\n\nCommands:\n' +
+    'Usage: capi-render [global options] <command> [options]\n\nCommands:\n' +
     table(commands.map((c) => [c.name, c.summary])) +
-    '\nGlobal options:\n' +
+    '\nGlobal options (before or after the command):\n' +
     table(GLOBAL_HELP) +
     '\nRun "capi-render <command> --help" for a command\'s options.\n' +
     'Exit codes: 0 success, 1 render/validation/drift failure, 2 bad usage.\n'

@@ -3,14 +3,16 @@
  * clusterctl knows (or one the local repository holds), and with `--local-repository` every version
  * init pins must be one that repository has — a scaffold whose first build fails is no scaffold.
  * Versions left open are filled with the newest the local repository holds, so Renovate sees a
- * concrete version (it skips `latest`).
+ * concrete version (it skips `latest`). Every version is written in a form the build reads as meant
+ * (see initVersion): `1.12.0` as the tag `v1.12.0`, a bare `1.12` as the range `~1.12` — unquoted in
+ * YAML, `1.12` would even be the number 1.12.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import semver from 'semver';
 import { UsageError } from '../errors.js';
 import { BUILTIN_PROVIDERS } from '../source/github/builtin-providers.js';
-import { parseVersion, sortVersions } from '../source/versions.js';
+import { canonicalVersion, parseVersion, sortVersions } from '../source/versions.js';
 import { parseVersionRequest, type VersionRequest } from '../resolve/select-version.js';
 import { didYouMean } from '../cli/parse-argv.js';
 
@@ -30,10 +32,36 @@ export interface InitChoices {
   certManagerVersion?: string;
   /** `owner/repo` of the infrastructure provider's GitHub releases (Renovate's depName). */
   infrastructureRepository: string;
+  /** One line per version written otherwise than given (`--version 1.12: written as ~1.12 …`). */
+  notes: string[];
+}
+
+/**
+ * A version flag as init writes it, or a UsageError when it is no version the build accepts: an
+ * exact version as its release is tagged (`1.12.0` → `v1.12.0`: clusterctl's providers tag with a
+ * leading v, and the build looks the tag up as written); a bare major or major.minor (`1.12`,
+ * `v1.12`) as the range it means, spelt as ranges are documented (`~1.12`: the newest v1.12.x);
+ * other ranges and `latest` as given.
+ */
+export function initVersion(flag: string, value: string | undefined, notes: string[]): string | undefined {
+  if (value === undefined || value === '' || value === 'latest') return value;
+  if (parseVersionRequest(value) === null) throw new UsageError(`${flag} ${value}: not a version or range (e.g. v1.12.0, ~1.12, latest)`);
+  const series = /^v?(\d+(?:\.\d+)?)$/.exec(value);
+  const written = parseVersion(value) ? canonicalVersion(value) : series ? `~${series[1]}` : value;
+  if (written !== value) {
+    notes.push(`${flag} ${value}: written as ${written} (${series ? `the newest v${series[1]}.x release; the first build pins it in capi-render.lock` : 'releases are tagged with a leading v'})`);
+  }
+  return written;
 }
 
 /** Checks the flags against clusterctl's provider list and the local repository; UsageError on a mistake. */
 export function chooseInitVersions(flags: InitFlags, repoRoot: string): InitChoices {
+  const notes: string[] = [];
+  const requested = {
+    version: initVersion('--version', flags.version, notes),
+    infrastructureVersion: initVersion('--infrastructure-version', flags.infrastructureVersion, notes),
+    certManagerVersion: initVersion('--cert-manager-version', flags.certManagerVersion, notes),
+  };
   const infrastructure = flags.infrastructure ?? 'docker';
   const local = flags.localRepository === undefined ? undefined : path.resolve(repoRoot, flags.localRepository);
   const localVersions = (label: string): string[] | undefined => {
@@ -63,19 +91,21 @@ export function chooseInitVersions(flags: InitFlags, repoRoot: string): InitChoi
     const available = localVersions(label);
     if (available === undefined || available.length === 0) return requested;
     if (requested === undefined || requested === 'latest' || requested === '') return available.at(-1);
-    const request = parseVersionRequest(requested);
-    if (!request) throw new UsageError(`${flag} ${requested}: not a version or range (e.g. v1.12.0, ~1.12, latest)`);
-    if (!available.some((v) => satisfies(v, request))) throw new UsageError(`${flag} ${requested}: the local repository has ${label} ${available.join(', ')} only`);
-    return requested;
+    const request = parseVersionRequest(requested)!;
+    const matching = available.filter((v) => satisfies(v, request));
+    if (matching.length === 0) throw new UsageError(`${flag} ${requested}: the local repository has ${label} ${available.join(', ')} only`);
+    // An exact version is written as the repository tags it (the build reads that folder).
+    return request.kind === 'exact' && !matching.includes(requested) ? matching.at(-1) : requested;
   };
-  const version = pick('--version', 'cluster-api', flags.version);
-  const infrastructureDefault = flags.infrastructureVersion ?? (infrastructure === 'docker' ? version : undefined);
+  const version = pick('--version', 'cluster-api', requested.version);
+  const infrastructureDefault = requested.infrastructureVersion ?? (infrastructure === 'docker' ? version : undefined);
   return {
     version,
     infrastructure,
-    infrastructureVersion: pick(flags.infrastructureVersion ? '--infrastructure-version' : '--version', `infrastructure-${infrastructure}`, infrastructureDefault),
-    certManagerVersion: pick('--cert-manager-version', 'cert-manager', flags.certManagerVersion),
+    infrastructureVersion: pick(requested.infrastructureVersion ? '--infrastructure-version' : '--version', `infrastructure-${infrastructure}`, infrastructureDefault),
+    certManagerVersion: pick('--cert-manager-version', 'cert-manager', requested.certManagerVersion),
     infrastructureRepository: repository ?? `kubernetes-sigs/cluster-api-provider-${infrastructure}`,
+    notes,
   };
 }
 

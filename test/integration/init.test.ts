@@ -32,6 +32,28 @@ describe('init', () => {
     expect(check.code, check.stderr).toBe(0);
   });
 
+  // Issue 23: `--version 1.12` wrote `version: 1.12` — the number 1.12 to YAML — which the build refused.
+  it.each([
+    ['1.12', '~1.12', '--version 1.12: written as ~1.12 (the newest v1.12.x release; the first build pins it in capi-render.lock)'],
+    ['v1.12', '~1.12', '--version v1.12: written as ~1.12 (the newest v1.12.x release; the first build pins it in capi-render.lock)'],
+    ['1.12.0', 'v1.12.0', '--version 1.12.0: written as v1.12.0 (releases are tagged with a leading v)'],
+    ['~1.12', '~1.12', 'created '],
+  ])('--version %s is written, quoted, as "%s", and the first build takes it offline', async (given, written, firstLine) => {
+    const repo = tempDir();
+    const init = await runCli(['init', '--version', given, '--local-repository', `${FIXTURES}repository`], { cwd: repo });
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stderr.split('\n')[0]).toContain(firstLine);
+    for (const file of ['providers/core.yaml', 'providers/kubeadm.yaml', 'providers/docker.yaml']) {
+      const text = readFileSync(path.join(repo, file), 'utf8');
+      expect(text).toContain(`  version: "${written}"\n`);
+      for (const doc of YAML.parseAllDocuments(text)) expect(doc.toJS().spec.version).toBe(written);
+    }
+    expect(readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8')).toMatch(/^ {2}version: "v\d+\.\d+\.\d+"$/m);
+    const build = await runCli(['build', '--offline'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
+    expect(build.code, build.stderr).toBe(0);
+    expect(build.stderr).toContain('cluster-api v1.12.0, bootstrap-kubeadm v1.12.0, control-plane-kubeadm v1.12.0, infrastructure-docker v1.12.0');
+  });
+
   it('refuses to overwrite existing files', async () => {
     const repo = tempDir();
     expect((await runCli(['init'], { cwd: repo })).code).toBe(0);

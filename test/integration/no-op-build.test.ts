@@ -41,7 +41,7 @@ describe('the no-op rebuild', () => {
     expect(inProcess.code).toBe(0);
     expect(inProcess.stderr).toMatch(NO_OP);
     const launcher = launcherWithoutCli();
-    for (const argv of [['build'], ['build', '--offline', '--frozen'], ['build', '--repo', dir]]) {
+    for (const argv of [['build'], ['build', '--offline', '--frozen'], ['build', '--repo', dir], ['--repo', dir, 'build']]) {
       const r = spawnSync(process.execPath, [launcher, ...argv], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, ...env } });
       expect(r.status, `${argv.join(' ')}: ${r.stderr}`).toBe(0);
       expect(r.stderr).toBe(inProcess.stderr);

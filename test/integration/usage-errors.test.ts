@@ -5,6 +5,8 @@
  * are validation failures (exit 1, with file:line:col), per the exit-code contract; they get the
  * same suggestion.
  */
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { CORE, configYaml, makeRepo } from '../helpers/repo.js';
@@ -30,6 +32,21 @@ const MISTAKES: Mistake[] = [
   { name: 'a misspelt global flag', argv: ['--versoin'], code: 2, says: 'unknown option --versoin; did you mean --version?' },
   { name: 'a misspelt flag', argv: ['build', '--evn', 'dev'], code: 2, says: 'unknown option --evn; did you mean --env?' },
   { name: 'a flag with one dash', argv: ['check', '-offline'], code: 2, says: 'unknown option -offline; did you mean --offline?' },
+  // A word the option abbreviates (issue 23): the option it starts with, misspelt or not.
+  { name: 'a flag spelt out', argv: ['build', '--environment', 'dev'], code: 2, says: 'unknown option --environment; did you mean --env?' },
+  { name: 'a flag spelt out and misspelt', argv: ['build', '--enviroment', 'dev'], code: 2, says: 'unknown option --enviroment; did you mean --env?' },
+  { name: 'a global flag spelt out', argv: ['check', '--repository', '.'], code: 2, says: 'unknown option --repository; did you mean --repo?' },
+  { name: 'a flag cut short', argv: ['import', '--dry'], code: 2, says: 'unknown option --dry; did you mean --dry-run?' },
+  { name: 'an unrelated flag: no suggestion', argv: ['build', '--color'], code: 2, says: /unknown option --color\nRun "capi-render build --help"/ },
+  { name: 'a flag cut short, the one it can be', argv: ['upgrade', '--latest'], code: 2, says: 'unknown option --latest; did you mean --latest-patch?' },
+  { name: 'a flag cut short that could be two: no suggestion', argv: ['build', '--allow'], code: 2, says: /unknown option --allow\nRun/ },
+  { name: 'an environment spelt out', argv: ['build', '--env', 'production'], code: 2, says: 'did you mean --env prod?' },
+  { name: 'an environment followed by something else: no suggestion', argv: ['build', '--env', 'prod; touch x'], code: 2, says: 'unknown environment "prod; touch x" (environments: dev, prod)' },
+  { name: 'a command spelt out', argv: ['initialize'], empty: true, code: 2, says: 'unknown command "initialize"; did you mean "init"?' },
+  // Global options before the command (issue 23): accepted; anything else there is explained.
+  { name: "a command's option before the command", argv: ['--cache-dir', '/tmp', 'build'], code: 2, says: "capi-render: unknown option --cache-dir; before the command only the global options (--repo, --debug) may stand, a command's own options go after it: capi-render build --cache-dir" },
+  { name: 'a global option and no command', argv: ['--repo', '.'], code: 2, says: 'capi-render: no command after --repo .' },
+  { name: 'a global option before a misspelt flag', argv: ['--debug', 'build', '--evn', 'dev'], code: 2, says: 'unknown option --evn; did you mean --env?' },
   { name: 'a flag of another command', argv: ['check', '--stdout'], code: 2, says: /unknown option --stdout/ },
   { name: 'an environment as a bare word', argv: ['build', 'dev'], code: 2, says: 'pass --env dev' },
   { name: 'a value given to a switch', argv: ['build', '--offline=yes'], code: 2, says: /--offline/ },
@@ -42,6 +59,7 @@ const MISTAKES: Mistake[] = [
   { name: 'an unknown infrastructure provider', argv: ['init', '--infrastructure', 'nosuch'], empty: true, code: 2, says: "--infrastructure nosuch: not in clusterctl's provider list" },
   { name: 'a misspelt infrastructure provider', argv: ['init', '--infrastructure', 'dockr'], empty: true, code: 2, says: 'did you mean "docker"?' },
   { name: 'a misspelt GitOps flavour', argv: ['init', '--flavour', 'flx'], empty: true, code: 2, says: 'did you mean "flux"?' },
+  { name: 'a version that is none', argv: ['init', '--version', 'one.twelve'], empty: true, code: 2, says: '--version one.twelve: not a version or range (e.g. v1.12.0, ~1.12, latest)' },
   {
     name: 'a version the local repository lacks',
     argv: ['init', '--version', 'v1.99.0', '--local-repository', `${FIXTURES}repository`],
@@ -65,6 +83,24 @@ describe('usage mistakes', () => {
     // No stack trace, no Node-internal wording.
     expect(r.stderr).not.toMatch(/\n\s+at .*\.(js|ts):\d+/);
     expect(r.stderr).not.toContain('To specify a positional argument');
+  });
+
+  it('global options before the command work as after it (--repo, --repo=, --debug)', async () => {
+    const repo = repoWith();
+    const elsewhere = tempDir();
+    const env = { CAPI_RENDER_CACHE_DIR: tempDir() };
+    const build = await runCli(['--repo', repo, 'build', '--env', 'dev'], { cwd: elsewhere, env });
+    expect(build.code, build.stderr).toBe(0);
+    expect(build.stderr.split('\n')[0]).toMatch(/^rendered dev: cert-manager v1\.19\.4, cluster-api v1\.12\.0/);
+    expect(existsSync(path.join(repo, 'rendered/dev'))).toBe(true);
+    expect(readdirSync(elsewhere)).toEqual([]);
+    const check = await runCli(['--debug', `--repo=${repo}`, 'check', '--env', 'dev'], { cwd: elsewhere, env });
+    expect(check.code, check.stderr).toBe(0);
+    // One given after the command wins, as a repeated option does.
+    const after = await runCli(['--repo', elsewhere, 'check', '--env', 'dev', '--repo', repo], { cwd: elsewhere, env });
+    expect(after.code, after.stderr).toBe(0);
+    const help = await runCli(['--repo', repo, 'help', 'build'], { cwd: elsewhere });
+    expect(help.stdout).toMatch(/^Usage: capi-render build /);
   });
 
   it('the same mistake in a file shared by several environments is reported once, naming them', async () => {

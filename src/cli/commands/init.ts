@@ -15,7 +15,7 @@ export const initCommand: Command = {
   summary: 'scaffold a new repository: capi-render.yaml, providers/, overlays/<env>, CI workflow and Renovate config',
   usage: '[--version V] [--infrastructure NAME] [--env NAME] [--flavour kustomize|argocd|flux] [--local-repository DIR] [--shards N] [--force]',
   help: [
-    ['--version V', 'spec.version of core and kubeadm (exact, range such as ~1.12, or latest; default latest, pinned by the first build)'],
+    ['--version V', 'spec.version of core and kubeadm (exact, range such as ~1.12, or latest; default latest, pinned by the first build); 1.12.0 is written as v1.12.0, 1.12 as ~1.12'],
     ['--infrastructure NAME', 'the infrastructure provider to declare (default docker)'],
     ['--infrastructure-version V', 'its spec.version (default: --version for docker, else latest)'],
     ['--env NAME', 'the first environment under overlays/ (default dev)'],
@@ -40,7 +40,7 @@ export const initCommand: Command = {
     const flavour = values.flavour === undefined ? undefined : String(values.flavour);
     if (flavour !== undefined && !(FLAVOURS as readonly string[]).includes(flavour)) throw new UsageError(`--flavour must be one of ${FLAVOURS.join(', ')}${didYouMean(flavour, FLAVOURS)}`);
     const str = (k: string) => (values[k] === undefined ? undefined : String(values[k]));
-    const choices = chooseInitVersions(
+    const { notes, ...choices } = chooseInitVersions(
       {
         version: str('version'),
         infrastructure: str('infrastructure'),
@@ -61,6 +61,7 @@ export const initCommand: Command = {
       shards,
     });
     await writeScaffold(repoRoot, files, Boolean(values.force));
+    for (const note of notes) io.stderr.write(`${note}\n`);
     io.stderr.write(`created ${[...files.keys()].join(', ')}\nnext: capi-render build, then commit providers/, overlays/, rendered/, gitops/ and capi-render.lock\n`);
     return 0;
   },
