@@ -26,6 +26,11 @@ export interface OciClientOptions {
   timeoutMs?: number;
   /** Progress listener (request and response of every registry request). Default: none. */
   onProgress?: FetchProgressListener;
+  /**
+   * An HTTP layer to use instead of making one (the other transport options are then ignored), so
+   * a caller that also sends its own requests to this registry shares one token cache with the client.
+   */
+  http?: OciHttp;
 }
 
 /** A fetched manifest: its bytes, their verified digest and the parsed content. */
@@ -67,7 +72,7 @@ const HINT_TAGS = 20;
 /** Creates a client; it keeps its token cache to itself. */
 export function createOciClient(options: OciClientOptions): OciClient {
   const hostPort = registryHostPort(options);
-  const http: OciHttp = createOciHttp({
+  const http: OciHttp = options.http ?? createOciHttp({
     registry: options.registry,
     hostPort,
     plainHttp: options.plainHttp,

@@ -39,3 +39,15 @@ export const EMPTY_JSON_CONFIG = {
   size: 2,
   data: 'e30=',
 } as const;
+
+/**
+ * The four container image manifest types, sent together as `Accept` when resolving an image: a
+ * registry answers a request that omits the index types with one platform's manifest (and its
+ * digest) or with MANIFEST_UNKNOWN, so all four always go together.
+ */
+export const IMAGE_MANIFEST_TYPES: readonly string[] = [
+  MEDIA_TYPE_OCI_INDEX,
+  MEDIA_TYPE_OCI_MANIFEST,
+  MEDIA_TYPE_DOCKER_MANIFEST_LIST,
+  MEDIA_TYPE_DOCKER_MANIFEST,
+];
