@@ -21,6 +21,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   check: async () => (await import('./commands/check.js')).checkCommand,
   'cmp-generate': async () => (await import('./commands/cmp-generate.js')).cmpGenerateCommand,
   diff: async () => (await import('./commands/diff.js')).diffCommand,
+  images: async () => (await import('./commands/images.js')).imagesCommand,
   import: async () => (await import('./commands/import.js')).importCommand,
   init: async () => (await import('./commands/init.js')).initCommand,
   inputs: async () => (await import('./commands/inputs.js')).inputsCommand,

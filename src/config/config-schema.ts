@@ -137,6 +137,17 @@ export const IMAGES_SCHEMA = {
   },
 } as const;
 
+/** capi-render.yaml `imagePolicy:` and the same block in overlay.yaml (field by field). */
+export const IMAGE_POLICY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    pinDigests: { type: 'boolean' },
+    insecureRegistries: { type: 'array', items: { type: 'string', pattern: '^[^/\\s]+$' } },
+    pullSecret: { type: 'object', additionalProperties: false, required: ['name', 'namespace'], properties: { name: str, namespace: str } },
+  },
+} as const;
+
 /** JSON Schema of capi-render.yaml (validated with ajv; unknown keys are errors, to catch typos). */
 export const CONFIG_SCHEMA = {
   type: 'object',
@@ -156,6 +167,7 @@ export const CONFIG_SCHEMA = {
     },
     variables: VARIABLES_SCHEMA,
     images: IMAGES_SCHEMA,
+    imagePolicy: IMAGE_POLICY_SCHEMA,
     certManager: CERT_MANAGER_SCHEMA,
     gitops: GITOPS_SCHEMA,
     secrets: SECRETS_SCHEMA,

@@ -17,6 +17,16 @@ export interface ImageOverrideConfig {
   tag?: string;
 }
 
+/** What the build does with container images (README "Supply chain"). */
+export interface ImagePolicyConfig {
+  /** Resolve every image of the output to its digest and render `repo:tag@sha256:…`, locked. Default false. */
+  pinDigests?: boolean;
+  /** `host:port` of registries reached over plain HTTP (never with credentials). Default: none. */
+  insecureRegistries?: string[];
+  /** A `kubernetes.io/dockerconfigjson` Secret among the inputs with registry credentials. Default: none (docker config and anonymous). */
+  pullSecret?: { name: string; namespace: string };
+}
+
 export interface LocalRepositoryConfig {
   /** Root of a clusterctl local repository (`<root>/<provider-label>/<version>/<file>`), relative to the repo. */
   path: string;
@@ -85,6 +95,8 @@ export interface RenderConfig {
   variables: Record<string, VariableValue>;
   /** clusterctl `images:` overrides, keyed `all`, `<component>` or `<component>/<image>`. Default: none. */
   images: Record<string, ImageOverrideConfig>;
+  /** Image pinning. Default: images are rendered as the providers ship them. */
+  imagePolicy: ImagePolicyConfig;
   /** cert-manager settings. Default: installed, clusterctl's default version. */
   certManager: CertManagerConfig;
   /** GitHub settings. Default: github.com. */
@@ -113,6 +125,7 @@ export const DEFAULT_CONFIG: RenderConfig = {
   repositories: [],
   variables: {},
   images: {},
+  imagePolicy: {},
   certManager: {},
   github: {},
   gitlab: {},

@@ -75,6 +75,12 @@ function checkLock(doc: unknown): asserts doc is LockFile {
   if (doc.inputFiles !== undefined && (!Array.isArray(doc.inputFiles) || doc.inputFiles.some((f) => !isJsonObject(f) || typeof f.file !== 'string' || typeof f.sha256 !== 'string'))) {
     throw bad('has inputFiles entries without file and sha256');
   }
+  for (const e of Array.isArray(doc.environments) ? doc.environments : []) {
+    if (isJsonObject(e) && e.images !== undefined && (!Array.isArray(e.images) || e.images.some((i) => typeof i !== 'string'))) throw bad(`has images of environment ${e.name} that are not a list of references`);
+  }
+  if (doc.images !== undefined && (!Array.isArray(doc.images) || doc.images.some((i) => !isJsonObject(i) || typeof i.image !== 'string' || typeof i.digest !== 'string' || !/^sha256:[0-9a-f]{64}$/.test(i.digest)))) {
+    throw bad('has an images entry without an image and a sha256 digest');
+  }
   const artifacts = Array.isArray(doc.artifacts) ? doc.artifacts : [];
   for (const a of artifacts) {
     if (!isJsonObject(a) || typeof a.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(a.sha256) || typeof a.source !== 'string' || typeof a.file !== 'string') {
@@ -109,14 +115,16 @@ export function serializeLock(lock: LockFile): string {
         ...(e.inputs ? { inputs: e.inputs } : {}),
         providers: [...e.providers].sort((a, b) => cmp(a.provider, b.provider)),
         ...(e.crds ? { crds: [...e.crds].sort(cmp) } : {}),
+        ...(e.images && e.images.length > 0 ? { images: [...e.images].sort(cmp) } : {}),
       })),
     artifacts: dedupe(lock.artifacts).sort((a, b) => cmp(a.source, b.source) || cmp(a.version, b.version) || cmp(a.file, b.file)),
+    ...(lock.images && lock.images.length > 0 ? { images: [...new Map(lock.images.map((i) => [i.image, { image: i.image, digest: i.digest }])).values()].sort((a, b) => cmp(a.image, b.image)) } : {}),
     ...(lock.inputFiles ? { inputFiles: [...lock.inputFiles].sort((a, b) => cmp(a.file, b.file)).map((f) => ({ file: f.file, sha256: f.sha256 })) } : {}),
   };
   return HEADER + serializeWithKeyOrder(sorted as unknown as Parameters<typeof serializeWithKeyOrder>[0], KEY_ORDER);
 }
 
-const KEY_ORDER = ['apiVersion', 'kind', 'emulates', 'environments', 'artifacts', 'inputFiles', 'name', 'inputs', 'providers', 'crds', 'provider', 'requested', 'version', 'contract', 'source', 'variables', 'file', 'url', 'sha256'];
+const KEY_ORDER = ['apiVersion', 'kind', 'emulates', 'environments', 'artifacts', 'inputFiles', 'name', 'inputs', 'providers', 'crds', 'images', 'provider', 'requested', 'version', 'contract', 'source', 'variables', 'file', 'url', 'sha256', 'image', 'digest'];
 
 function dedupe(list: readonly LockedArtifact[]): LockedArtifact[] {
   const seen = new Map<string, LockedArtifact>();

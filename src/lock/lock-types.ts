@@ -43,6 +43,16 @@ export interface LockedEnvironment {
    * its kind. Absent in locks written before capi-render recorded it.
    */
   crds?: string[];
+  /** The images its output runs that were pinned to a digest (imagePolicy.pinDigests), sorted; digests in LockFile.images. */
+  images?: string[];
+}
+
+/** One pinned container image: the reference as the output names it, and the digest it runs. */
+export interface LockedImage {
+  /** `registry/repository:tag`, as rendered before the digest was added. */
+  image: string;
+  /** sha256 of the manifest the tag pointed to (the index of a multi-platform image). */
+  digest: string;
 }
 
 /** sha256 of one input file (line endings and BOM normalised), so a changed input can be named. */
@@ -59,6 +69,8 @@ export interface LockFile {
   emulates?: { clusterctl: string; contract: string; operatorApi: string };
   environments: LockedEnvironment[];
   artifacts: LockedArtifact[];
+  /** Pinned images, listed once however many environments run them. Absent when nothing is pinned. */
+  images?: LockedImage[];
   /** Every input file capi-render reads (capi-render.yaml, providers/, overlays/, templates/), sorted. */
   inputFiles?: LockedInputFile[];
 }

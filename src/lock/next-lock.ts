@@ -3,7 +3,7 @@
  * `--frozen`, `check` and the removal guard). Environments that were not rendered this time keep
  * their entries, and the artifacts those entries use; environments that no longer exist are dropped.
  */
-import type { LockFile, LockedArtifact, LockedEnvironment, LockedInputFile, LockedProvider } from './lock-types.js';
+import type { LockFile, LockedArtifact, LockedEnvironment, LockedImage, LockedInputFile, LockedProvider } from './lock-types.js';
 import { LOCK_API_VERSION } from './lock-types.js';
 import { artifactKey, serializeLock } from './lock-file.js';
 
@@ -14,6 +14,8 @@ export interface RenderedLockEntries {
   artifacts: LockedArtifact[];
   /** CRD names the environment's output holds. */
   crds: string[];
+  /** Images pinned in its output, with their digests. */
+  images: LockedImage[];
 }
 
 export function nextLock(previous: LockFile, rendered: readonly RenderedLockEntries[], allEnvironments: readonly string[], inputFiles?: readonly LockedInputFile[]): LockFile {
@@ -24,15 +26,32 @@ export function nextLock(previous: LockFile, rendered: readonly RenderedLockEntr
   const kept = previous.environments.filter((e) => !renderedNames.has(e.name) && allEnvironments.includes(e.name));
   const environments: LockedEnvironment[] = [
     ...kept,
-    ...rendered.map((r) => ({ name: r.environment, ...(r.inputs ? { inputs: r.inputs } : {}), providers: r.providers, crds: [...r.crds].sort() })),
+    ...rendered.map((r) => ({
+      name: r.environment,
+      ...(r.inputs ? { inputs: r.inputs } : {}),
+      providers: r.providers,
+      crds: [...r.crds].sort(),
+      ...(r.images.length > 0 ? { images: r.images.map((i) => i.image).sort() } : {}),
+    })),
   ];
   const used = new Set<string>();
   for (const e of kept) for (const p of e.providers) used.add(`${p.source}\u0000${p.version}`);
   const artifacts = new Map<string, LockedArtifact>();
   for (const a of previous.artifacts) if (used.has(`${a.source}\u0000${a.version}`)) artifacts.set(artifactKey(a.source, a.version, a.file), a);
   for (const r of rendered) for (const a of r.artifacts) artifacts.set(artifactKey(a.source, a.version, a.file), a);
+  const images = new Map<string, LockedImage>();
+  const keptImages = new Set(kept.flatMap((e) => e.images ?? []));
+  for (const i of previous.images ?? []) if (keptImages.has(i.image)) images.set(i.image, i);
+  for (const r of rendered) for (const i of r.images) images.set(i.image, i);
   const files = inputFiles ?? previous.inputFiles;
-  return { apiVersion: LOCK_API_VERSION, kind: 'Lock', environments, artifacts: [...artifacts.values()], ...(files ? { inputFiles: [...files] } : {}) };
+  return {
+    apiVersion: LOCK_API_VERSION,
+    kind: 'Lock',
+    environments,
+    artifacts: [...artifacts.values()],
+    ...(images.size > 0 ? { images: [...images.values()] } : {}),
+    ...(files ? { inputFiles: [...files] } : {}),
+  };
 }
 
 function sameInputFiles(a: readonly LockedInputFile[] | undefined, b: readonly LockedInputFile[]): boolean {
@@ -51,6 +70,8 @@ export type LockChange =
   | { kind: 'crd-removed' | 'crd-added'; env: string; crd: string }
   | { kind: 'inputs'; env: string }
   | { kind: 'artifact-digest'; artifact: LockedArtifact; before: string }
+  | { kind: 'image-digest'; image: string; before: string; after: string }
+  | { kind: 'image-added' | 'image-removed'; env: string; image: string }
   | { kind: 'input-file'; file: string; change: 'edited' | 'added' | 'removed' };
 
 /** Every difference between two locks, environments in name order. */
@@ -81,7 +102,16 @@ export function lockChanges(before: LockFile, after: LockFile): LockChange[] {
       for (const crd of b.crds) if (!kept.has(crd)) out.push({ kind: 'crd-removed', env, crd });
       for (const crd of a.crds) if (!had.has(crd)) out.push({ kind: 'crd-added', env, crd });
     }
+    const hadImages = new Set(b.images ?? []);
+    const hasImages = new Set(a.images ?? []);
+    for (const image of [...hasImages].filter((i) => !hadImages.has(i)).sort()) out.push({ kind: 'image-added', env, image });
+    for (const image of [...hadImages].filter((i) => !hasImages.has(i)).sort()) out.push({ kind: 'image-removed', env, image });
     if (b.inputs !== a.inputs) out.push({ kind: 'inputs', env });
+  }
+  const digestBefore = new Map((before.images ?? []).map((i) => [i.image, i.digest]));
+  for (const i of after.images ?? []) {
+    const was = digestBefore.get(i.image);
+    if (was !== undefined && was !== i.digest) out.push({ kind: 'image-digest', image: i.image, before: was, after: i.digest });
   }
   const key = (x: LockedArtifact) => artifactKey(x.source, x.version, x.file);
   const beforeArtifacts = new Map(before.artifacts.map((x) => [key(x), x]));
@@ -138,6 +168,12 @@ export function describeLockChanges(before: LockFile, after: LockFile): string[]
         ];
       case 'artifact-digest':
         return [`artifact ${c.artifact.file} of ${c.artifact.source} ${c.artifact.version}: sha256 ${c.before.slice(0, 12)}… → ${c.artifact.sha256.slice(0, 12)}…`];
+      case 'image-added':
+        return [`${c.env}: image ${c.image} pinned`];
+      case 'image-removed':
+        return [`${c.env}: image ${c.image} no longer pinned`];
+      case 'image-digest':
+        return [`image ${c.image}: digest ${c.before} → ${c.after}`];
       case 'input-file':
         return [];
     }

@@ -65,6 +65,7 @@ export async function readShardSet(dirs: readonly { shown: string; dir: string }
         providers: locked.providers,
         crds: locked.crds ?? [],
         artifacts: shard.lock.artifacts.filter((a) => used.has(`${a.source}\u0000${a.version}`)),
+        images: (shard.lock.images ?? []).filter((i) => (locked.images ?? []).includes(i.image)),
       });
     }
   }

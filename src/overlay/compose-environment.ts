@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { RenderError, SpecError, error, type Diagnostic } from '../errors.js';
 import { isJsonObject, nameOf, namespaceOf } from '../manifest/object.js';
-import type { CertManagerConfig, GitopsConfig, ImageOverrideConfig, VariableValue } from '../config/config-types.js';
+import type { CertManagerConfig, GitopsConfig, ImageOverrideConfig, ImagePolicyConfig, VariableValue } from '../config/config-types.js';
 import { mergeGitopsConfig } from '../gitops/merge-config.js';
 import { classifyInputs, type InputObject, type InputSet } from '../spec/inputs.js';
 import type { SourceDocument } from '../spec/yaml-document.js';
@@ -25,6 +25,8 @@ export interface OverlaySettings {
   gitops: GitopsConfig;
   variables: Record<string, VariableValue>;
   images: Record<string, ImageOverrideConfig>;
+  /** The overlays' imagePolicy settings (without capi-render.yaml's), field by field, innermost last. */
+  imagePolicy: ImagePolicyConfig;
   labels: Record<string, string>;
   /** The overlay chain, base first (repository-relative overlay.yaml paths). */
   chain: string[];
@@ -72,7 +74,7 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
   }
   const overlay = await (ctx.loadOverlay ?? loadOverlay)(ctx.repoRoot, file);
   const resources = overlay.spec.resources ?? [path.relative(overlayDir, ctx.providersDir) || '.'];
-  const result: Partial = { hashes: [`overlay ${file} ${createHash('sha256').update(overlay.text).digest('hex')}`], objects: [], certManager: {}, gitops: {}, variables: {}, images: {}, labels: {}, chain: [] };
+  const result: Partial = { hashes: [`overlay ${file} ${createHash('sha256').update(overlay.text).digest('hex')}`], objects: [], certManager: {}, gitops: {}, variables: {}, images: {}, imagePolicy: {}, labels: {}, chain: [] };
   const problems: Diagnostic[] = [];
   for (const [index, entry] of resources.entries()) {
     // Positions are only computed when a problem is reported (locating re-parses the file).
@@ -94,6 +96,7 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
         result.hashes.push(...base.hashes);
         Object.assign(result.variables, base.variables);
         Object.assign(result.images, base.images);
+        Object.assign(result.imagePolicy, base.imagePolicy);
         Object.assign(result.labels, base.labels);
         Object.assign(result.certManager, base.certManager);
         result.gitops = mergeGitopsConfig(result.gitops, base.gitops);
@@ -131,6 +134,7 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
   }
   Object.assign(result.variables, overlay.spec.variables ?? {});
   Object.assign(result.images, overlay.spec.images ?? {});
+  Object.assign(result.imagePolicy, overlay.spec.imagePolicy ?? {});
   Object.assign(result.labels, overlay.spec.labels ?? {});
   Object.assign(result.certManager, overlay.spec.certManager ?? {});
   result.gitops = mergeGitopsConfig(result.gitops, overlay.spec.gitops ?? {});

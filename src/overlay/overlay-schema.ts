@@ -1,4 +1,4 @@
-import { CERT_MANAGER_SCHEMA, GITOPS_SCHEMA, IMAGES_SCHEMA, VARIABLES_SCHEMA } from '../config/config-schema.js';
+import { CERT_MANAGER_SCHEMA, GITOPS_SCHEMA, IMAGES_SCHEMA, IMAGE_POLICY_SCHEMA, VARIABLES_SCHEMA } from '../config/config-schema.js';
 
 /** JSON Schema of overlay.yaml (unknown keys are errors, to catch typos). */
 const target = {
@@ -27,6 +27,7 @@ export const OVERLAY_SCHEMA = {
     },
     variables: VARIABLES_SCHEMA,
     images: IMAGES_SCHEMA,
+    imagePolicy: IMAGE_POLICY_SCHEMA,
     labels: { type: 'object', additionalProperties: { type: 'string' } },
     certManager: CERT_MANAGER_SCHEMA,
     gitops: GITOPS_SCHEMA,

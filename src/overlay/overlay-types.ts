@@ -3,7 +3,7 @@
  * bases. Field names follow kustomize where the meaning is the same (`resources`, `patches`, `target`);
  * the rest are capi-render's.
  */
-import type { CertManagerConfig, GitopsConfig, ImageOverrideConfig, VariableValue } from '../config/config-types.js';
+import type { CertManagerConfig, GitopsConfig, ImageOverrideConfig, ImagePolicyConfig, VariableValue } from '../config/config-types.js';
 import type { PatchTarget } from '../spec/provider-spec.js';
 
 export const OVERLAY_API_VERSION = 'capi-render/v1alpha1';
@@ -35,6 +35,8 @@ export interface OverlaySpec {
   patches?: OverlayPatch[];
   variables?: Record<string, VariableValue>;
   images?: Record<string, ImageOverrideConfig>;
+  /** Overrides capi-render.yaml's imagePolicy for this environment (field by field). */
+  imagePolicy?: ImagePolicyConfig;
   /** Free metadata about the environment (cluster name, region …) for templates. */
   labels?: Record<string, string>;
   /** Overrides capi-render.yaml's certManager settings for this environment (field by field). */

@@ -63,6 +63,7 @@ function baseEnvironment(repo: LoadedRepository): ComposedEnvironment {
     gitops: {},
     variables: {},
     images: {},
+    imagePolicy: {},
     labels: {},
     chain: [],
     inputsHash: repo.baseHash,

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../manifest/canonical-json.js';
-import type { LockedArtifact, LockedInputFile, LockedProvider } from '../lock/lock-types.js';
+import type { LockFile, LockedArtifact, LockedImage, LockedInputFile, LockedProvider } from '../lock/lock-types.js';
 import type { ComposedEnvironment } from '../overlay/compose-environment.js';
 import type { LoadedRepository } from './load-repository.js';
 import { packageVersion } from '../package-files.js';
@@ -34,10 +34,20 @@ export function environmentInputsHash(
   composed: ComposedEnvironment,
   lockedProviders: readonly LockedProvider[] | undefined,
   artifacts: readonly LockedArtifact[],
+  images: readonly LockedImage[] = [],
 ): string | undefined {
   if (!buildHash || Object.values(composed.variables).some((v) => typeof v === 'object')) return undefined;
   const used = new Set((lockedProviders ?? []).map((p) => `${p.source}\u0000${p.version}`));
   const digests = artifacts.filter((a) => used.has(`${a.source}\u0000${a.version}`)).map((a) => `${a.source} ${a.version} ${a.file} ${a.sha256}`).sort();
   const lockPart = lockedProviders ? canonicalJson([...lockedProviders].sort((a, b) => (a.provider < b.provider ? -1 : 1))) : '';
-  return createHash('sha256').update(buildHash).update('\n').update(composed.inputsHash).update('\n').update(lockPart).update('\n').update(digests.join('\n')).digest('hex');
+  const hash = createHash('sha256').update(buildHash).update('\n').update(composed.inputsHash).update('\n').update(lockPart).update('\n').update(digests.join('\n'));
+  // Pinned image digests (absent without pinning, so hashes of earlier locks stay the same).
+  if (images.length > 0) hash.update('\nimages\n').update(images.map((i) => `${i.image} ${i.digest}`).sort().join('\n'));
+  return hash.digest('hex');
+}
+
+/** The pinned images `lock` records for environment `env`, with their digests. */
+export function lockedImagesOf(lock: LockFile, env: string): LockedImage[] {
+  const refs = new Set(lock.environments.find((e) => e.name === env)?.images ?? []);
+  return (lock.images ?? []).filter((i) => refs.has(i.image));
 }

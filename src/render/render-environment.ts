@@ -15,7 +15,7 @@ import { runPreflightChecks, ref } from '../spec/preflight.js';
 import { kindInfo } from '../spec/provider-kinds.js';
 import type { ProviderCR } from '../spec/provider-spec.js';
 import { validateProviders } from '../spec/validate-providers.js';
-import type { CertManagerConfig, VariableValue } from '../config/config-types.js';
+import type { CertManagerConfig, ImagePolicyConfig, VariableValue } from '../config/config-types.js';
 import { bringYourOwnCertManagerWarnings, renderCertManager, type RenderedCertManager } from './cert-manager.js';
 import type { RenderedComponent, RenderedEnvironment } from '../output/plan.js';
 import { checkContracts } from './contracts.js';
@@ -25,6 +25,9 @@ import { readConfigSecret, variableLookup, type ResolvedVariable } from './varia
 import type { ReleaseSource } from '../source/release-source.js';
 import jsYaml from 'js-yaml';
 import { resolveProvider, type ResolvedArtifacts } from './resolve-provider.js';
+import { pinImages } from '../images/pin-images.js';
+import { registryPolicy } from '../images/registry-policy.js';
+import type { RegistryPolicy } from '../images/image-resolver.js';
 import { reconcileInstances } from './multi-namespace.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import { createHash } from 'node:crypto';
@@ -42,6 +45,8 @@ export interface EnvironmentInputs {
   certManager: CertManagerConfig;
   /** The overlay's `images:` on top of capi-render.yaml's. */
   images: ImageOverrides;
+  /** Effective imagePolicy (capi-render.yaml, then the overlays, field by field). */
+  imagePolicy: ImagePolicyConfig;
   /** Free metadata about the environment (overlay `labels:`), for templates. */
   labels?: Record<string, string>;
   /** The overlay file, for messages. */
@@ -78,6 +83,10 @@ export interface EnvironmentResult {
   certManager?: RenderedCertManager;
   /** Secrets the secret guard left out (mode omit), to be created out-of-band. */
   requiredSecrets: RequiredSecret[];
+  /** Images pinned to a digest (imagePolicy.pinDigests), sorted by reference: [image, digest]. Empty when pinning is off. */
+  pinnedImages: [string, string][];
+  /** How its registries are reached, when it pins (for `plan`'s moved-tag check). Holds credentials: never printed. */
+  imageRegistries?: RegistryPolicy;
   warnings: Diagnostic[];
 }
 
@@ -208,8 +217,14 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
   const images = { ...session.config.images, ...envInputs.images };
   const certManager = await renderCertManager(envInputs.certManager, envInputs.name, images, session, { note: (d) => warnings.push(d), overlayFile: envInputs.file });
   if (!certManager) warnings.push(...bringYourOwnCertManagerWarnings(components));
+  const all = certManager ? [certManager.component, ...components] : components;
+  // Last: the digests are those of the images as every earlier step left them (overrides included).
+  const registries = envInputs.imagePolicy.pinDigests ? registryPolicy(envInputs.imagePolicy, envInputs.inputs.secrets, envInputs.file ? { file: envInputs.file } : {}) : undefined;
+  const pinned = registries ? await pinImages(all, session.images.lookup(registries)) : undefined;
   return {
-    environment: { name: envInputs.name, components: certManager ? [certManager.component, ...components] : components },
+    environment: { name: envInputs.name, components: pinned?.components ?? all },
+    pinnedImages: pinned ? pinned.images.map((i): [string, string] => [i, pinned.digests.get(i)!]) : [],
+    ...(registries ? { imageRegistries: registries } : {}),
     providers: resolvedProviders,
     certManager,
     requiredSecrets,

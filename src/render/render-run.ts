@@ -13,13 +13,15 @@ import { planEnvironment, type OutputFiles } from '../output/plan.js';
 import { createProviderSchemaValidator } from '../spec/schema/index.js';
 import { createDefaultCatalog } from './catalog.js';
 import { loadRepository } from './load-repository.js';
-import { buildInputsHash, environmentInputsHash } from './inputs-hash.js';
+import { buildInputsHash, environmentInputsHash, lockedImagesOf } from './inputs-hash.js';
 import { inputFileDigests } from './input-file-digests.js';
 import { composeGitopsSettings, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
 import { DEFAULT_ENVIRONMENT } from '../overlay/discover-environments.js';
 import { memoizedOverlayLoader } from '../overlay/load-overlay.js';
 import { renderEnvironment, type EnvironmentResult } from './render-environment.js';
 import { createSession } from './session.js';
+import { createImageResolver } from '../images/image-resolver.js';
+import { createImageRegistry } from '../images/registry/image-registry.js';
 import type { LockFile, LockedInputFile } from '../lock/lock-types.js';
 import type { GitopsConfig, RenderConfig } from '../config/config-types.js';
 import { emptyLock } from '../lock/lock-types.js';
@@ -126,6 +128,18 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       }),
     lock,
     lockEvidence: { text: options.lockText, rule: options.lockContradictions ?? 'repair' },
+    images: createImageResolver({
+      locked: new Map((lock.images ?? []).map((i) => [i.image, i.digest])),
+      offline: options.offline ?? false,
+      ...(options.refreshImages ? { refresh: options.refreshImages } : {}),
+      registry: (policy) =>
+        createImageRegistry({
+          env: options.env ?? {},
+          ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
+          insecureRegistries: policy.insecureRegistries,
+          ...(policy.credentials ? { credentials: policy.credentials } : {}),
+        }),
+    }),
     ...(options.cache ? { parseCache: createParseCache(options.cache.dir, use) } : {}),
     allowDowngrade: options.allowDowngrade ?? false,
     pin: {
@@ -156,7 +170,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   for (const entry of wanted) {
     try {
       const composed = await compose(entry);
-      const inputsHash = environmentInputsHash(buildHash, composed, lockedEnvironments.get(entry.name)?.providers, lock.artifacts);
+      const inputsHash = environmentInputsHash(buildHash, composed, lockedEnvironments.get(entry.name)?.providers, lock.artifacts, lockedImagesOf(lock, entry.name));
       for (const r of composed.reads) reads.add(r);
       composedByName.set(entry.name, composed);
       if (Object.values(composed.variables).some((v) => typeof v === 'object')) skippable = false;
@@ -183,6 +197,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
         certManager: { ...repo.config.certManager, ...composed.certManager },
         variables: composed.variables,
         images: composed.images,
+        imagePolicy: { ...repo.config.imagePolicy, ...composed.imagePolicy },
         labels: composed.labels,
         file: composed.chain.at(-1),
       },
@@ -225,7 +240,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     inputsHashFor(env, against) {
       const composed = composedByName.get(env);
       const providers = against.environments.find((e) => e.name === env)?.providers;
-      return composed && providers ? environmentInputsHash(buildHash, composed, providers, against.artifacts) : undefined;
+      return composed && providers ? environmentInputsHash(buildHash, composed, providers, against.artifacts, lockedImagesOf(against, env)) : undefined;
     },
     async run(onEnvironment) {
       const problems: EnvironmentProblem[] = [];
@@ -245,7 +260,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
         warnings.push(...output.result.warnings);
         // The stored hash covers the lock entries this build leaves, so an unchanged next build matches it.
         const e = lockEntriesOf(output.result);
-        entries.push({ ...e, inputs: environmentInputsHash(buildHash, composed!, e.providers, e.artifacts) });
+        entries.push({ ...e, inputs: environmentInputsHash(buildHash, composed!, e.providers, e.artifacts, e.images) });
         // A failure of the caller (a write) ends the run at once.
         if (problems.length === 0) await onEnvironment(output);
       }

@@ -67,6 +67,11 @@ export interface RenderOptions {
    * `repositories:` path naming it may not exist yet. Default: none (every such path must exist).
    */
   fillingRepository?: string;
+  /**
+   * Images whose locked digest is resolved again from the registry (`upgrade --images`, `plan`'s
+   * moved-tag check). Default: a locked digest is always used as it is.
+   */
+  refreshImages?: (image: string) => boolean;
   /** Overrides for tests and embedders. */
   catalog?: ProviderCatalog;
   validator?: ProviderValidator;

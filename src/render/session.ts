@@ -12,6 +12,7 @@ import { createDocumentParser, type DocumentParser } from './document-parser.js'
 import type { ProviderValidator } from '../spec/validate-providers.js';
 import type { LockFile } from '../lock/lock-types.js';
 import type { LockContradictionRule } from '../lock/lock-evidence.js';
+import type { ImageResolver } from '../images/image-resolver.js';
 import type { PinContext } from './pinned-source.js';
 import { ArtifactStore } from './artifact-store.js';
 import type { ProviderCatalog } from './provider-source.js';
@@ -30,6 +31,8 @@ export interface RenderSession {
   lock: LockFile;
   /** Its text (for line numbers) and what to do with an entry the inputs contradict (lock-evidence.ts). */
   lockEvidence: { text: string | undefined; rule: LockContradictionRule };
+  /** Image digests for the pinning stage: from the lock, else resolved once per build. */
+  images: ImageResolver;
   /** Lock, cache and offline rules applied to every source. */
   pin: PinContext;
   /** Accept a lower minor version than the lock's (the operator never does). */

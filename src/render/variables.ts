@@ -77,6 +77,11 @@ export function readConfigSecret(cr: ProviderCR, secrets: readonly InputObject[]
       }),
     );
   }
+  return secretValues(input);
+}
+
+/** A Secret input's values: `data` decoded from base64, then `stringData` (which wins, as in the API server). */
+export function secretValues(input: InputObject): Record<string, string> {
   const out: Record<string, string> = {};
   const data = input.object.data;
   if (data !== undefined) {

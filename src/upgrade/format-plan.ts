@@ -23,6 +23,7 @@ export const PLAN_JSON_SCHEMA_HELP = [
   '             latestPatch, sameContract, newest {version, contract, coreFirst},',
   '             versions {source (live|cached|unlisted), fetchedAt (cached: when the list was read online), note} }]  (versions: tag or null),',
   '  certManager {version, requested (certManager.version, "" = clusterctl default), clusterctlDefault, latestPatch, newest, versions} or null,',
+  '  images [{image, locked (digest in capi-render.lock), current (what the tag points to now, or null), moved, error?}]  ([] without imagePolicy.pinDigests),',
   '  contracts [{contract, current, status (up-to-date|available|blocked),',
   '              steps [{provider, label, namespace, from, to, contract}],',
   '              blockers [{code (no-version|skip-limit|unsupported-contract), provider?, message, via?}],',
@@ -62,6 +63,7 @@ export function formatPlanText(plans: readonly EnvironmentUpgradePlan[], now: Da
         ]),
       ]),
     );
+    out.push(...imageLines(plan));
     const notes = [...versionNotes(plan, now), ...certManagerNote(plan.certManager)];
     if (notes.length > 0) out.push('', ...notes.map((n) => `note: ${n}`));
     for (const c of plan.contracts) {
@@ -88,6 +90,20 @@ function versionNotes(plan: EnvironmentUpgradePlan, now: Date): string[] {
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([fetchedAt, labels]) => `${labels.join(', ')}: versions as of ${fetchedAt} (${describeAge(now.getTime() - Date.parse(fetchedAt))} old), the list saved by the last online run (--offline)`);
   return [...cached, ...unlisted];
+}
+
+/** The pinned images: how many, and every tag that moved (both digests) or could not be asked. */
+function imageLines(plan: EnvironmentUpgradePlan): string[] {
+  if (plan.images.length === 0) return [];
+  const moved = plan.images.filter((i) => i.moved);
+  const unknown = plan.images.filter((i) => i.current === null);
+  const out = ['', `Images: ${plan.images.length} pinned by digest, ${moved.length} tag${moved.length === 1 ? '' : 's'} moved since locked${unknown.length > 0 ? `, ${unknown.length} not checked` : ''}`];
+  if (moved.length > 0) {
+    out.push(...table([['IMAGE', 'LOCKED', 'TAG NOW'], ...moved.map((i) => [i.image, i.locked, i.current!])]).map((l) => `  ${l}`));
+    out.push(`  re-pin with: capi-render upgrade --images${plan.environment === DEFAULT_ENVIRONMENT ? '' : ` --env ${plan.environment}`} (a reviewed change: the diff shows every object that moves)`);
+  }
+  for (const i of unknown) out.push(`  not checked: ${i.image}: ${i.error}`);
+  return out;
 }
 
 /** cert-manager's table row: no contract, so nothing in the same-contract column. */

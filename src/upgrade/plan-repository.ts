@@ -10,6 +10,8 @@ import { compatibleContracts } from '../source/metadata.js';
 import { collectPlanProviders, type EnvironmentProviders } from './collect-versions.js';
 import { planCertManager } from './cert-manager-plan.js';
 import { planEnvironmentUpgrade, type EnvironmentUpgradePlan } from './plan.js';
+import { checkMovedTags } from '../images/moved-tags.js';
+import { createImageRegistry } from '../images/registry/image-registry.js';
 
 /** The contracts a build renders: clusterctl's own (v1beta2) and those compatible with it (v1beta1). */
 export const SUPPORTED_CONTRACTS: readonly string[] = compatibleContracts(CLUSTERCTL_CONTRACT);
@@ -27,12 +29,20 @@ export interface RepositoryPlan {
 export async function planRepository(options: RenderOptions): Promise<RepositoryPlan> {
   const current = await render(options);
   const providers = await collectPlanProviders(current.environments);
+  const tags = await checkMovedTags(
+    current.environments.map((e) => ({ name: e.environment.name, pinnedImages: e.pinnedImages, ...(e.imageRegistries ? { imageRegistries: e.imageRegistries } : {}) })),
+    {
+      offline: options.offline ?? false,
+      registry: (policy) =>
+        createImageRegistry({ env: options.env ?? {}, ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}), insecureRegistries: policy.insecureRegistries, ...(policy.credentials ? { credentials: policy.credentials } : {}) }),
+    },
+  );
   const problems: Diagnostic[] = [];
   const plans: EnvironmentUpgradePlan[] = [];
   for (const e of providers) {
     const planned = planEnvironmentUpgrade(e.environment, e.providers, SUPPORTED_CONTRACTS);
     problems.push(...planned.problems);
-    if (planned.plan) plans.push({ ...planned.plan, certManager: e.certManager ? planCertManager(e.certManager) : null });
+    if (planned.plan) plans.push({ ...planned.plan, certManager: e.certManager ? planCertManager(e.certManager) : null, images: tags.get(e.environment) ?? [] });
   }
   throwIfErrors(problems);
   return { current, providers, plans };

@@ -9,6 +9,7 @@
  * (core and kubeadm on ≥ 1.10 may move at most 3 minors) is checked here too, with the farthest
  * version that is allowed. Pure.
  */
+import type { ImageTagState } from '../images/moved-tags.js';
 import { error, peerWording, type Diagnostic } from '../errors.js';
 import { compatibleContracts } from '../source/metadata.js';
 import {
@@ -98,6 +99,8 @@ export interface EnvironmentUpgradePlan {
   certManager: CertManagerPlanRow | null;
   /** Candidate contracts in name order (as clusterctl lists them). */
   contracts: ContractPlan[];
+  /** Every image the environment pinned, with what its tag points to now (images/moved-tags.ts); [] without pinning. */
+  images: ImageTagState[];
 }
 
 /**
@@ -145,7 +148,7 @@ export function planEnvironmentUpgrade(
     };
   });
   return {
-    plan: { environment, core: { provider: core.provider.provider, version: core.provider.version, contract: core.currentContract }, providers: rows, certManager: null, contracts },
+    plan: { environment, core: { provider: core.provider.provider, version: core.provider.version, contract: core.currentContract }, providers: rows, certManager: null, contracts, images: [] },
     problems: [],
   };
 }

@@ -98,14 +98,18 @@ describe.skipIf(unavailable !== undefined)('image registry: resolve and copy aga
 
   it('resolves a multi-platform tag to the index digest, which a narrow Accept would not give', async () => {
     const client = registry();
-    const resolved = await client.resolve({ registry: a.host, repository: 'cluster-api/cluster-api-controller', tag: 'v1.12.0' });
+    const resolved = await client.resolve({ registry: a.host, repository: 'cluster-api/cluster-api-controller', tag: 'v1.12.0' }, { platforms: true });
     expect(resolved).toEqual({ digest: index.digest, mediaType: MEDIA_TYPE_OCI_INDEX, platforms: ['linux/amd64', 'linux/arm64'] });
     // Three children: two platforms and BuildKit's attestation manifest, which is no platform.
     expect(index.childDigests).toHaveLength(3);
     // HEAD, then GET of the index by digest for its platforms.
     expect(client.requestCount(a.host)).toBe(2);
+    // Pinning needs the digest only: one HEAD (a GET would count as a pull against Docker Hub's limit).
+    const pinning = registry();
+    expect(await pinning.resolve({ registry: a.host, repository: 'cluster-api/cluster-api-controller', tag: 'v1.12.0' })).toEqual({ digest: index.digest, mediaType: MEDIA_TYPE_OCI_INDEX, platforms: [] });
+    expect(pinning.requestCount(a.host)).toBe(1);
 
-    const docker = await client.resolve({ registry: a.host, repository: 'jetstack/cert-manager-controller', tag: 'v1.19.4' });
+    const docker = await client.resolve({ registry: a.host, repository: 'jetstack/cert-manager-controller', tag: 'v1.19.4' }, { platforms: true });
     expect(docker).toEqual({ digest: list.digest, mediaType: MEDIA_TYPE_DOCKER_MANIFEST_LIST, platforms: ['linux/amd64', 'linux/arm64', 'linux/arm/v7'] });
 
     // The trap: without the list type in Accept, distribution answers with the linux/amd64 child and its digest…
@@ -133,7 +137,7 @@ describe.skipIf(unavailable !== undefined)('image registry: resolve and copy aga
       headers.delete('docker-content-digest');
       return new Response(init?.method === 'HEAD' ? null : await response.arrayBuffer(), { status: response.status, headers });
     }) as typeof fetch);
-    const resolved = await registry({ fetch: rec.fetch }).resolve({ registry: a.host, repository: 'cluster-api/cluster-api-controller', tag: 'v1.12.0' });
+    const resolved = await registry({ fetch: rec.fetch }).resolve({ registry: a.host, repository: 'cluster-api/cluster-api-controller', tag: 'v1.12.0' }, { platforms: true });
     expect(resolved).toEqual({ digest: index.digest, mediaType: MEDIA_TYPE_OCI_INDEX, platforms: ['linux/amd64', 'linux/arm64'] });
     expect(rec.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual(['HEAD /v2/cluster-api/cluster-api-controller/manifests/v1.12.0', 'GET /v2/cluster-api/cluster-api-controller/manifests/v1.12.0']);
   });
@@ -184,7 +188,7 @@ describe.skipIf(unavailable !== undefined)('image registry: resolve and copy aga
     it('sends every request through HTTP_PROXY (the proxy-aware fetch the CLI passes)', async () => {
       const host = `registry.test:${a.host.split(':')[1]}`;
       const client = createImageRegistry({ env: {}, fetch: createNetworkFetch({ HTTP_PROXY: proxy.url }), insecureRegistries: [host] });
-      const resolved = await client.resolve({ registry: host, repository: 'cluster-api/cluster-api-controller', tag: 'v1.12.0' });
+      const resolved = await client.resolve({ registry: host, repository: 'cluster-api/cluster-api-controller', tag: 'v1.12.0' }, { platforms: true });
       expect(resolved.digest).toBe(index.digest);
       expect(proxy.requests.map((r) => `${r.method} ${r.target}`)).toEqual([
         `HEAD http://${host}/v2/cluster-api/cluster-api-controller/manifests/v1.12.0`,
@@ -255,7 +259,7 @@ describe.skipIf(unavailable !== undefined)('image registry: resolve and copy aga
       expect(mounts.every((r) => r.status === 201 && r.url.searchParams.get('from') === 'jetstack/cert-manager-controller')).toBe(true);
       expect(rec.requests.filter((r) => r.url.pathname.includes('/blobs/') && r.method === 'GET')).toEqual([]);
       expect(rec.requests.filter((r) => r.method === 'PUT' && r.url.pathname.includes('/blobs/uploads/'))).toEqual([]);
-      expect(await registry().resolve(to)).toEqual({ digest: list.digest, mediaType: MEDIA_TYPE_DOCKER_MANIFEST_LIST, platforms: ['linux/amd64', 'linux/arm64', 'linux/arm/v7'] });
+      expect(await registry().resolve(to, { platforms: true })).toEqual({ digest: list.digest, mediaType: MEDIA_TYPE_DOCKER_MANIFEST_LIST, platforms: ['linux/amd64', 'linux/arm64', 'linux/arm/v7'] });
     });
 
     it('copies a single-platform image, and refuses a digest the source does not have', async () => {
@@ -332,7 +336,7 @@ describe.skipIf(unavailable !== undefined)('image registry: credentials against 
     const folder = dockerConfig({ auths: { [host]: { auth: authOf(USER.username, USER.password) } } });
     const before = tokens.counts.password;
     const resolved = await resolveWith({ env: { DOCKER_CONFIG: folder, HOME: '/nonexistent' } });
-    expect(resolved).toEqual({ digest: image.digest, mediaType: MEDIA_TYPE_OCI_INDEX, platforms: ['linux/amd64', 'linux/arm64'] });
+    expect(resolved).toEqual({ digest: image.digest, mediaType: MEDIA_TYPE_OCI_INDEX, platforms: [] });
     expect(tokens.counts.password).toBe(before + 1);
   });
 

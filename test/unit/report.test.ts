@@ -31,7 +31,7 @@ function row(label: string, version: string, extra: Partial<ProviderPlanRow> = {
 }
 
 function plan(environment: string, providers: ProviderPlanRow[], certManager: CertManagerPlanRow | null = null): EnvironmentUpgradePlan {
-  return { environment, core: { provider: 'CoreProvider/capi-system/cluster-api', version: providers[0]!.version, contract: 'v1beta2' }, providers, certManager, contracts: [] };
+  return { environment, core: { provider: 'CoreProvider/capi-system/cluster-api', version: providers[0]!.version, contract: 'v1beta2' }, providers, certManager, contracts: [], images: [] };
 }
 
 const BUNDLED = { userDir: undefined, bundledDir: packagePath('bundled-templates'), read: readTextFileSync };

@@ -1,10 +1,13 @@
 /** `capi-render mirror`: copy every pinned release into a folder for air-gapped sites. */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../../errors.js';
+import { SpecError, UsageError, error } from '../../errors.js';
+import { copyImages, mirrorOverrideText, planImageCopies } from '../../images/mirror-images.js';
+import { createImageRegistry } from '../../images/registry/image-registry.js';
+import { listEnvironmentImages } from '../../images/image-list.js';
 import { mirrorFiles, type MirrorFormat } from '../../mirror/mirror-layout.js';
 import { render } from '../../render/render.js';
-import type { Command } from '../command.js';
+import type { Command, CommandContext } from '../command.js';
 import { publishMirror } from '../../mirror/mirror-oci.js';
 import { asFetch } from '../../source/http/network-fetch.js';
 import { readOciCredentials } from '../../source/oci/oci-credentials.js';
@@ -17,17 +20,21 @@ const FORMATS = ['repository', 'configmaps', 'oci'] as const;
 export const mirrorCommand: Command = {
   name: 'mirror',
   summary: 'write every release the lock pins as a clusterctl local repository or operator ConfigMaps',
-  usage: '--to DIR|REGISTRY/REPO [--format repository|configmaps|oci] [--compress] [--env NAME]... [--offline]',
+  usage: '--to DIR|REGISTRY/REPO [--format repository|configmaps|oci] [--compress] [--env NAME]... [--offline] | --images REGISTRY/PREFIX [--write-overrides FILE] [--env NAME]...',
   help: [
     ['--to DIR', 'the folder to write (created; existing files of the same names are replaced), or for oci a registry/repository prefix'],
     ['--format F', 'repository (default): <label>/<version>/<file>; configmaps: the operator\'s air-gapped ConfigMaps; oci: push <prefix>/<label>:<version> as the operator\'s publish does (credentials from OCI_USERNAME/OCI_PASSWORD/OCI_ACCESS_TOKEN/OCI_REFRESH_TOKEN)'],
     ['--compress', 'configmaps: gzip components into binaryData (automatic above the 1 MiB ConfigMap limit)'],
+    ['--images R/P', 'instead: copy every pinned image (imagePolicy.pinDigests) by digest to R/P/<name>:<tag> — index, platform manifests and blobs; existing blobs are skipped, so an interrupted copy resumes — and print the images: override that points the environments at it (list R in imagePolicy.insecureRegistries for plain HTTP)'],
+    ['--write-overrides FILE', 'with --images: also write that override to FILE (merge it into capi-render.yaml or an overlay)'],
     ...RENDER_FLAG_HELP,
   ],
-  options: { ...RENDER_FLAGS, to: { type: 'string' }, format: { type: 'string' }, compress: { type: 'boolean' } },
+  options: { ...RENDER_FLAGS, to: { type: 'string' }, format: { type: 'string' }, compress: { type: 'boolean' }, images: { type: 'string' }, 'write-overrides': { type: 'string' } },
   async run(ctx) {
     const { io, values } = ctx;
-    if (!values.to) throw new UsageError('--to DIR is required');
+    if (values.images !== undefined) return mirrorPinnedImages(ctx);
+    if (values['write-overrides'] !== undefined) throw new UsageError('--write-overrides goes with --images');
+    if (!values.to) throw new UsageError('--to DIR is required (or --images REGISTRY/PREFIX)');
     const format = String(values.format ?? 'repository');
     if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
     const prepared = await prepareRender(ctx);
@@ -54,6 +61,43 @@ export const mirrorCommand: Command = {
     return 0;
   },
 };
+
+/** `mirror --images`: see images/mirror-images.ts. */
+async function mirrorPinnedImages(ctx: CommandContext): Promise<number> {
+  const { io, values } = ctx;
+  if (values.to !== undefined || values.format !== undefined || values.compress) throw new UsageError('--images goes without --to, --format and --compress');
+  const prefix = String(values.images);
+  const prepared = await prepareRender(ctx);
+  const result = await render(prepared.options).finally(() => prepared.settleCache());
+  const pinned = new Map(result.environments.flatMap((e) => e.pinnedImages));
+  if (pinned.size === 0) {
+    throw new SpecError(error('image', 'no image is pinned: mirror --images copies the images capi-render.lock pins', { file: 'capi-render.yaml', hint: 'set imagePolicy.pinDigests: true and build once online' }));
+  }
+  const copies = planImageCopies([...pinned].map(([image, digest]) => ({ image, digest })), prefix);
+  const insecure = [...new Set(result.environments.flatMap((e) => e.imageRegistries?.insecureRegistries ?? []))];
+  const credentials = Object.assign({}, ...result.environments.map((e) => e.imageRegistries?.credentials ?? {}));
+  const registry = createImageRegistry({
+    env: io.env,
+    ...(prepared.options.fetch ? { fetch: asFetch(prepared.options.fetch) } : {}),
+    insecureRegistries: insecure,
+    credentials,
+    onProgress: (p) => io.stderr.write(`  ${p.image}: ${p.blobsDone}/${p.blobsTotal} blobs, ${p.copiedBytes}/${p.totalBytes} bytes\n`),
+  });
+  let done = 0;
+  await copyImages(copies, registry, (c) => io.stderr.write(`[${++done}/${copies.length}] mirrored ${c.image}@${c.digest} to ${c.target}\n`));
+  const overrides = mirrorOverrideText(prefix);
+  const byFlag = result.environments.flatMap((e) => listEnvironmentImages(e.environment, new Set()).filter((i) => i.usedBy.some((u) => u.endsWith('(argument)'))).map((i) => i.image));
+  if (byFlag.length > 0) io.stderr.write(`note: passed as a controller argument, not redirected by images: (patch the argument to the mirror): ${[...new Set(byFlag)].sort().join(', ')}\n`);
+  if (values['write-overrides']) {
+    const file = path.resolve(io.cwd, String(values['write-overrides']));
+    const tmp = `${file}.${process.pid}.tmp`;
+    await fs.writeFile(tmp, overrides);
+    await fs.rename(tmp, file);
+    io.stderr.write(`wrote the images: override to ${path.relative(io.cwd, file) || file}\n`);
+  }
+  io.stdout.write(overrides);
+  return 0;
+}
 
 /**
  * Where a mirror may go: not the repository root or around it, not into git, not into an input or

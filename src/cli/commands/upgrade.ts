@@ -9,6 +9,7 @@ import { formatDiffText } from '../../diff/format-text.js';
 import { loadConfig } from '../../config/load-config.js';
 import { parseVersion } from '../../source/versions.js';
 import { applyUpgrade, type UpgradeOutcome } from '../../upgrade/apply-upgrade.js';
+import { refreshPinnedImages } from '../../upgrade/refresh-images.js';
 import { createGitRunner } from '../../upgrade/git-command.js';
 import { preparePullRequest, publishPullRequest, type PreparedPullRequest } from '../../upgrade/pull-request.js';
 import { buildPrBody } from '../../upgrade/pr-content.js';
@@ -23,11 +24,12 @@ import { reportWrite } from '../report-write.js';
 export const upgradeCommand: Command = {
   name: 'upgrade',
   summary: 'edit provider versions in providers/ or overlays (comments kept), re-render, relock, and print the diff and safety report; --pr opens a pull request',
-  usage: '(--to V | --latest-patch | --contract C) [--provider P]... [--env NAME]... [--confirm-storage-migration] [--pr [--remote R] [--repository O/N] [--pr-base B]]',
+  usage: '(--to V | --latest-patch | --contract C | --images) [--provider P]... [--env NAME]... [--confirm-storage-migration] [--pr [--remote R] [--repository O/N] [--pr-base B]]',
   help: [
     ['--to V', 'move the providers to release V (without --provider: every provider whose source has V)'],
     ['--latest-patch', 'move each provider to the newest patch of its minor version'],
     ['--contract C', 'move the whole set to the newest releases for contract C (see capi-render plan)'],
+    ['--images', 're-resolve every pinned image (imagePolicy.pinDigests) of the environments: a tag that moved since it was locked (capi-render plan shows them) is re-pinned, with the object diff'],
     ['--provider P', 'only this provider: Kind/name, Kind/namespace/name or its label (cluster-api, bootstrap-kubeadm, …); repeatable'],
     ...UNSHARDED_RENDER_FLAG_HELP,
     ['--confirm-storage-migration', 'proceed although a CRD version objects may still be stored in is removed or no longer served (do the printed steps first)'],
@@ -42,6 +44,7 @@ export const upgradeCommand: Command = {
     to: { type: 'string' },
     'latest-patch': { type: 'boolean' },
     contract: { type: 'string' },
+    images: { type: 'boolean' },
     provider: { type: 'string', multiple: true },
     'confirm-storage-migration': { type: 'boolean' },
     'allow-removal': { type: 'boolean' },
@@ -52,6 +55,7 @@ export const upgradeCommand: Command = {
   },
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
+    if (values.images) return refreshImages(ctx);
     const request = requestOf(values);
     const providers = (values.provider as string[] | undefined) ?? [];
     const environments = (values.env as string[] | undefined) ?? [];
@@ -108,9 +112,29 @@ export const upgradeCommand: Command = {
   },
 };
 
+/** `upgrade --images`: re-pin moved tags (refresh-images.ts). */
+async function refreshImages(ctx: CommandContext): Promise<number> {
+  const { io, values, color } = ctx;
+  if (values.to !== undefined || values['latest-patch'] || values.contract !== undefined || values.provider) throw new UsageError('--images re-pins images only: it goes without --to, --latest-patch, --contract and --provider');
+  if (values.pr) throw new UsageError('--images does not open pull requests yet: run it on a branch and commit capi-render.lock and rendered/ yourself');
+  const prepared = await prepareRender(ctx, { writes: true });
+  const outcome = await refreshPinnedImages({
+    render: prepared.options,
+    environments: (values.env as string[] | undefined) ?? [],
+    previousLockText: prepared.lockText,
+    allowRemoval: Boolean(values['allow-removal']),
+  }).finally(() => prepared.settleCache());
+  if (outcome.warnings.length > 0) io.stderr.write(formatDiagnostics(outcome.warnings, { color }));
+  if (outcome.moved.length === 0) io.stderr.write('every pinned image still points where capi-render.lock says; nothing re-pinned\n');
+  for (const m of outcome.moved) io.stderr.write(`re-pinned ${m.image}: ${m.before} → ${m.after} (${m.environments.join(', ')})\n`);
+  io.stdout.write(formatDiffText(outcome.report.changes, outcome.report.findings, { color }));
+  reportWrite(ctx, outcome.written);
+  return 0;
+}
+
 function requestOf(values: CommandContext['values']): UpgradeRequest {
   const chosen = [values.to !== undefined, values['latest-patch'] === true, values.contract !== undefined].filter(Boolean).length;
-  if (chosen !== 1) throw new UsageError('choose exactly one of --to V, --latest-patch, --contract C');
+  if (chosen !== 1) throw new UsageError('choose exactly one of --to V, --latest-patch, --contract C, --images');
   if (values.to !== undefined) {
     const version = String(values.to);
     if (!parseVersion(version)) throw new UsageError(`--to ${version} is not a version (e.g. v1.12.0)`);

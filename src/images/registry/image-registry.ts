@@ -87,11 +87,20 @@ export interface ImageRegistryOptions {
 
 export interface ImageRegistry {
   /** HEAD (GET only when the registry omits Docker-Content-Digest) /v2/<repo>/manifests/<tag> with all four manifest types in Accept. */
-  resolve(image: ImageLocation & { tag: string }): Promise<ResolvedImage>;
+  resolve(image: ImageLocation & { tag: string }, options?: ResolveOptions): Promise<ResolvedImage>;
   /** Copies index + every child manifest (attestation manifests included) + every blob by digest into `to`, tagging the result with `tag`; skips blobs the target has (so an interrupted copy resumes), mounts across repositories of the same registry; returns the digest written (must equal `from.digest`). */
   copy(from: ImageLocation & { digest: string }, to: ImageLocation & { tag: string }): Promise<string>;
   /** How many HTTP requests went to each registry host so far (for tests and the bench). */
   requestCount(host: string): number;
+}
+
+/** What {@link ImageRegistry.resolve} reads beyond the digest. */
+export interface ResolveOptions {
+  /**
+   * Also GET an index to list its platforms. Default false: pinning needs only the HEAD, and a GET
+   * counts as a pull against Docker Hub's rate limit (a HEAD does not); `platforms` is then [].
+   */
+  platforms?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -363,7 +372,7 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
     return mine('rate-limit', `image ${image}: registry ${conn.registry} answered HTTP 429 Too Many Requests${detail}`, 'wait and build again, or log in for a higher limit; digests capi-render.lock records are not asked for again');
   }
 
-  async function resolveImage(image: ImageLocation & { tag: string }): Promise<ResolvedImage> {
+  async function resolveImage(image: ImageLocation & { tag: string }, options: ResolveOptions = {}): Promise<ResolvedImage> {
     const name = `${image.registry}/${image.repository}:${image.tag}`;
     checkLocation(image, name);
     if (!TAG.test(image.tag)) throw mine('image', `image ${name}: ${JSON.stringify(image.tag)} is not a valid tag`);
@@ -376,7 +385,7 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
       const announced = head.headers.get('docker-content-digest') ?? '';
       const type = mediaTypeOf(head);
       if (head.status === 200 && isOciDigest(announced) && IMAGE_MANIFEST_TYPES.includes(type)) {
-        if (!INDEX_TYPES.has(type)) return { digest: announced, mediaType: type, platforms: [] };
+        if (!INDEX_TYPES.has(type) || !options.platforms) return { digest: announced, mediaType: type, platforms: [] };
         const index = await getManifest(conn, image.repository, announced, name);
         return { digest: announced, mediaType: index.mediaType, platforms: platformsOf(index.json) };
       }

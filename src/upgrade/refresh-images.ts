@@ -1,0 +1,58 @@
+/**
+ * `capi-render upgrade --images`: re-resolve the pinned images of the chosen environments — the one
+ * way a moved tag reaches the output — as a reviewed change: render again asking the registries,
+ * compare with rendered/ on disk (object diff and safety findings), then write rendered/ and the lock
+ * with the build's own write path. Digests are shared by every environment that runs the image, so
+ * an image re-pinned for one environment moves in every environment that uses it.
+ */
+import path from 'node:path';
+import { lockChanges } from '../lock/next-lock.js';
+import type { LockFile } from '../lock/lock-types.js';
+import { unknownEnvironments } from '../overlay/discover-environments.js';
+import { writeRenderResult, type WrittenRenderResult } from '../output/write-render-result.js';
+import { render, type RenderOptions } from '../render/render.js';
+import { readTreeFromDisk } from './git-rendered.js';
+import { compareRendered, type UpgradeReport } from './upgrade-report.js';
+import type { Diagnostic } from '../errors.js';
+
+export interface ImageRefreshOutcome {
+  /** Images whose digest changed, with the environments that run them. */
+  moved: { image: string; before: string; after: string; environments: string[] }[];
+  report: UpgradeReport;
+  written: WrittenRenderResult;
+  changedPaths: string[];
+  lockBefore: LockFile;
+  lockAfter: LockFile;
+  warnings: Diagnostic[];
+}
+
+export async function refreshPinnedImages(options: {
+  render: RenderOptions;
+  /** Environments whose images are re-resolved; empty: all. */
+  environments: readonly string[];
+  previousLockText: string | undefined;
+  allowRemoval?: boolean;
+}): Promise<ImageRefreshOutcome> {
+  const renderOptions: RenderOptions = { ...options.render, environments: [], shard: undefined };
+  const repoRoot = path.resolve(renderOptions.repoRoot);
+  const lockBefore = renderOptions.lock!;
+  const known = [...new Set(lockBefore.environments.map((e) => e.name))];
+  const selected = options.environments.length > 0 ? options.environments : known;
+  const current = await render({ ...renderOptions, environments: [] });
+  const unknown = options.environments.filter((e) => !current.allEnvironments.includes(e));
+  if (unknown.length > 0) throw unknownEnvironments(unknown, current.allEnvironments);
+  const chosen = new Set(current.environments.filter((e) => selected.includes(e.environment.name)).flatMap((e) => e.pinnedImages.map(([image]) => image)));
+  const next = await render({ ...renderOptions, lock: current.lock, refreshImages: (image) => chosen.has(image) });
+  const outRel = path.relative(repoRoot, next.outputDir).split(path.sep).join('/') || '.';
+  const report = compareRendered({ files: await readTreeFromDisk(next.outputDir), lock: lockBefore }, { files: next.files, lock: next.lock }, { where: outRel });
+  const written = await writeRenderResult(next, { repoRoot, previousLockText: options.previousLockText, previousLock: lockBefore, allowRemoval: options.allowRemoval ?? false });
+  const users = (image: string) => next.environments.filter((e) => e.pinnedImages.some(([i]) => i === image)).map((e) => e.environment.name);
+  const moved = lockChanges(lockBefore, next.lock).flatMap((c) => (c.kind === 'image-digest' ? [{ image: c.image, before: c.before, after: c.after, environments: users(c.image) }] : []));
+  const gitopsRel = path.relative(repoRoot, written.gitops.root).split(path.sep).join('/') || '.';
+  const changedPaths = [
+    ...(written.lockWritten ? ['capi-render.lock'] : []),
+    ...(written.written.length + written.removed.length > 0 ? [outRel] : []),
+    ...(written.gitops.written.length + written.gitops.removed.length > 0 ? [gitopsRel] : []),
+  ];
+  return { moved, report, written, changedPaths, lockBefore, lockAfter: next.lock, warnings: current.warnings };
+}
