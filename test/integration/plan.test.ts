@@ -74,7 +74,7 @@ describe('capi-render plan against GitHub releases', () => {
     expect(Object.keys(doc)).toEqual(['apiVersion', 'kind', 'environments']);
     expect(doc).toMatchObject({ apiVersion: 'capi-render/v1alpha1', kind: 'UpgradePlan' });
     const [env] = doc.environments;
-    expect(Object.keys(env!)).toEqual(['environment', 'core', 'providers', 'certManager', 'contracts']);
+    expect(Object.keys(env!)).toEqual(['environment', 'core', 'providers', 'certManager', 'contracts', 'images']);
     expect(env!.certManager).toEqual({ version: 'v1.19.4', requested: 'v1.19.4', clusterctlDefault: 'v1.21.1', latestPatch: null, newest: null, versions: { source: 'live', fetchedAt: null, note: null } });
     expect(env!.core).toEqual({ provider: 'CoreProvider/capi-system/cluster-api', version: 'v1.10.4', contract: 'v1beta1' });
     expect(env!.providers[1]).toEqual({
