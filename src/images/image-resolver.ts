@@ -31,16 +31,21 @@ export interface ImageResolver {
   resolved(): ReadonlyMap<string, ResolvedImage>;
 }
 
-export function createImageResolver(options: ImageResolverOptions): ImageResolver {
+/** One registry client per distinct policy (so each keeps its tokens and connections for the whole run). */
+export function registryPool(create: (policy: RegistryPolicy) => ImageRegistry): (policy: RegistryPolicy) => ImageRegistry {
   const registries = new Map<string, ImageRegistry>();
-  const asked = new Map<string, Promise<ResolvedImage>>();
-  const answers = new Map<string, ResolvedImage>();
-  const registryFor = (policy: RegistryPolicy) => {
+  return (policy) => {
     const key = JSON.stringify([[...policy.insecureRegistries].sort(), Object.entries(policy.credentials ?? {}).sort()]);
     let registry = registries.get(key);
-    if (!registry) registries.set(key, (registry = options.registry(policy)));
+    if (!registry) registries.set(key, (registry = create(policy)));
     return registry;
   };
+}
+
+export function createImageResolver(options: ImageResolverOptions): ImageResolver {
+  const asked = new Map<string, Promise<ResolvedImage>>();
+  const answers = new Map<string, ResolvedImage>();
+  const registryFor = registryPool(options.registry);
   return {
     lookup(policy) {
       return async (image) => {

@@ -4,7 +4,7 @@
  * until `upgrade --images` re-resolves it. Each distinct image is asked once.
  */
 import { RenderError } from '../errors.js';
-import type { RegistryPolicy } from './image-resolver.js';
+import { registryPool, type RegistryPolicy } from './image-resolver.js';
 import { parseImageLocation, type ImageRegistry } from './registry/image-registry.js';
 
 export interface ImageTagState {
@@ -30,7 +30,7 @@ export async function checkMovedTags(
   options: { offline: boolean; registry: (policy: RegistryPolicy) => ImageRegistry },
 ): Promise<Map<string, ImageTagState[]>> {
   const asked = new Map<string, Promise<{ digest: string } | { error: string }>>();
-  const registries = new Map<string, ImageRegistry>();
+  const registryFor = registryPool(options.registry);
   const ask = (image: string, policy: RegistryPolicy): Promise<{ digest: string } | { error: string }> => {
     const earlier = asked.get(image);
     if (earlier) return earlier;
@@ -39,10 +39,7 @@ export async function checkMovedTags(
     if (options.offline || !location) {
       pending = Promise.resolve({ error: options.offline ? 'not asked (--offline)' : 'not a registry reference' });
     } else {
-      const key = JSON.stringify([[...policy.insecureRegistries].sort(), Object.keys(policy.credentials ?? {}).sort()]);
-      let registry = registries.get(key);
-      if (!registry) registries.set(key, (registry = options.registry(policy)));
-      pending = registry.resolve({ registry: location.registry, repository: location.repository, tag: location.tag || 'latest' }).then(
+      pending = registryFor(policy).resolve({ registry: location.registry, repository: location.repository, tag: location.tag || 'latest' }).then(
         (r) => ({ digest: r.digest }),
         (e: unknown) => ({ error: e instanceof RenderError ? e.diagnostics[0]!.message : String(e) }),
       );

@@ -10,6 +10,7 @@ import { isJsonObject } from '../manifest/object.js';
 import { findInput, type InputObject } from '../spec/inputs.js';
 import { secretValues } from '../render/variables.js';
 import type { RegistryPolicy } from './image-resolver.js';
+import { createImageRegistry, type ImageRegistry } from './registry/image-registry.js';
 
 const DOCKER_CONFIG_KEY = '.dockerconfigjson';
 
@@ -45,6 +46,16 @@ export function registryPolicy(policy: ImagePolicyConfig, secrets: readonly Inpu
     if (username !== '') credentials[registryHost(key)] = { username, password };
   }
   return { ...out, credentials };
+}
+
+/** The registry client for a policy, over the build's transport and process environment (docker config, credential helpers). */
+export function registryForPolicy(policy: RegistryPolicy, context: { env: Readonly<Record<string, string | undefined>>; fetch?: typeof fetch | undefined }): ImageRegistry {
+  return createImageRegistry({
+    env: context.env,
+    ...(context.fetch ? { fetch: context.fetch } : {}),
+    insecureRegistries: policy.insecureRegistries,
+    ...(policy.credentials ? { credentials: policy.credentials } : {}),
+  });
 }
 
 /** `https://index.docker.io/v1/` → `docker.io`, `https://ghcr.io` → `ghcr.io`: the host the key names. */

@@ -21,7 +21,7 @@ import { memoizedOverlayLoader } from '../overlay/load-overlay.js';
 import { renderEnvironment, type EnvironmentResult } from './render-environment.js';
 import { createSession } from './session.js';
 import { createImageResolver } from '../images/image-resolver.js';
-import { createImageRegistry } from '../images/registry/image-registry.js';
+import { registryForPolicy } from '../images/registry-policy.js';
 import type { LockFile, LockedInputFile } from '../lock/lock-types.js';
 import type { GitopsConfig, RenderConfig } from '../config/config-types.js';
 import { emptyLock } from '../lock/lock-types.js';
@@ -132,13 +132,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       locked: new Map((lock.images ?? []).map((i) => [i.image, i.digest])),
       offline: options.offline ?? false,
       ...(options.refreshImages ? { refresh: options.refreshImages } : {}),
-      registry: (policy) =>
-        createImageRegistry({
-          env: options.env ?? {},
-          ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
-          insecureRegistries: policy.insecureRegistries,
-          ...(policy.credentials ? { credentials: policy.credentials } : {}),
-        }),
+      registry: (policy) => registryForPolicy(policy, { env: options.env ?? {}, fetch: options.fetch as typeof fetch | undefined }),
     }),
     ...(options.cache ? { parseCache: createParseCache(options.cache.dir, use) } : {}),
     allowDowngrade: options.allowDowngrade ?? false,

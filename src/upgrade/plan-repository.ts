@@ -11,7 +11,7 @@ import { collectPlanProviders, type EnvironmentProviders } from './collect-versi
 import { planCertManager } from './cert-manager-plan.js';
 import { planEnvironmentUpgrade, type EnvironmentUpgradePlan } from './plan.js';
 import { checkMovedTags } from '../images/moved-tags.js';
-import { createImageRegistry } from '../images/registry/image-registry.js';
+import { registryForPolicy } from '../images/registry-policy.js';
 
 /** The contracts a build renders: clusterctl's own (v1beta2) and those compatible with it (v1beta1). */
 export const SUPPORTED_CONTRACTS: readonly string[] = compatibleContracts(CLUSTERCTL_CONTRACT);
@@ -33,8 +33,7 @@ export async function planRepository(options: RenderOptions): Promise<Repository
     current.environments.map((e) => ({ name: e.environment.name, pinnedImages: e.pinnedImages, ...(e.imageRegistries ? { imageRegistries: e.imageRegistries } : {}) })),
     {
       offline: options.offline ?? false,
-      registry: (policy) =>
-        createImageRegistry({ env: options.env ?? {}, ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}), insecureRegistries: policy.insecureRegistries, ...(policy.credentials ? { credentials: policy.credentials } : {}) }),
+      registry: (policy) => registryForPolicy(policy, { env: options.env ?? {}, fetch: options.fetch as typeof fetch | undefined }),
     },
   );
   const problems: Diagnostic[] = [];
