@@ -47,6 +47,7 @@ export function buildEnvironmentFacts(result: EnvironmentResult, plan: Environme
     kinds: [...kinds].sort(([a], [b]) => compareText(a, b)).map(([kind, count]) => ({ kind, count })),
     crds: crds.sort((a, b) => compareText(a.name, b.name)),
     images: [...images].sort(([a], [b]) => compareText(a, b)).map(([image, components]) => ({ image, components: [...components].sort(compareText).join(', ') })),
+    movedTags: (plan?.images ?? []).filter((i) => i.moved).map((i) => ({ image: i.image, locked: i.locked, current: i.current! })),
     rbac: applierRbac(result, flavour),
     plans: (plan?.contracts ?? []).map((c) => ({
       contract: c.contract,

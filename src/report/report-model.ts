@@ -65,6 +65,8 @@ export interface EnvironmentModel {
   kinds: { kind: string; count: number }[];
   crds: { name: string; component: string; versions: { name: string; served: boolean; storage: boolean; deprecated: boolean; flags: string }[] }[];
   images: { image: string; components: string }[];
+  /** Pinned images whose tag now points elsewhere than the lock says (`upgrade --images` re-pins them). */
+  movedTags: { image: string; locked: string; current: string }[];
   rbac: RbacModel;
   /** The upgrade plan's contracts: what can move and how. */
   plans: { contract: string; current: boolean; status: string; command: string; blockers: string[]; steps: string[] }[];

@@ -135,6 +135,7 @@ describe('renderReportHtml', () => {
           kinds: [{ kind: HOSTILE, count: 1 }],
           crds: [{ name: HOSTILE, component: HOSTILE, versions: [{ name: HOSTILE, served: true, storage: true, deprecated: false, flags: HOSTILE }] }],
           images: [{ image: HOSTILE, components: HOSTILE }],
+          movedTags: [{ image: HOSTILE, locked: HOSTILE, current: HOSTILE }],
           rbac: { applier: HOSTILE, applierNote: text, clusterRules: [HOSTILE], namespaces: [{ namespace: HOSTILE, rules: [HOSTILE] }], notes: [HOSTILE], grants: [{ component: HOSTILE, subjects: HOSTILE, clusterScoped: 1, namespaced: 1, escalations: [HOSTILE] }] },
           plans: [{ contract: HOSTILE, current: true, status: HOSTILE, command: HOSTILE, blockers: [HOSTILE], steps: [HOSTILE] }],
         },
@@ -152,6 +153,16 @@ describe('renderReportHtml', () => {
       findingCodes: [{ code: HOSTILE, why: HOSTILE }],
     };
   }
+
+  it('shows the tags that moved since they were pinned', () => {
+    const model = hostileModel();
+    model.environments[0]!.movedTags = [{ image: 'r.example/a/c:v1', locked: 'sha256:aaaa', current: 'sha256:bbbb' }];
+    const html = renderReportHtml(model, BUNDLED);
+    expect(html).toContain('Tags moved since they were pinned');
+    expect(html).toContain('<code>r.example/a/c:v1</code> <span class="muted">locked sha256:aaaa, now sha256:bbbb</span>');
+    model.environments[0]!.movedTags = [];
+    expect(renderReportHtml(model, BUNDLED)).not.toContain('Tags moved since they were pinned');
+  });
 
   it('escapes every value: no markup, no attribute break-out, nothing loaded', () => {
     const html = renderReportHtml(hostileModel(), BUNDLED);
