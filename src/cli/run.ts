@@ -31,6 +31,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   publish: async () => (await import('./commands/publish.js')).publishCommand,
   rbac: async () => (await import('./commands/rbac.js')).rbacCommand,
   report: async () => (await import('./commands/report.js')).reportCommand,
+  sbom: async () => (await import('./commands/sbom.js')).sbomCommand,
   upgrade: async () => (await import('./commands/upgrade.js')).upgradeCommand,
 };
 

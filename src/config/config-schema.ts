@@ -169,6 +169,7 @@ export const CONFIG_SCHEMA = {
     images: IMAGES_SCHEMA,
     imagePolicy: IMAGE_POLICY_SCHEMA,
     certManager: CERT_MANAGER_SCHEMA,
+    sbom: { type: 'object', additionalProperties: false, properties: { write: { type: 'boolean' } } },
     gitops: GITOPS_SCHEMA,
     secrets: SECRETS_SCHEMA,
     gitopsDir: { type: 'string', minLength: 1 },

@@ -27,6 +27,12 @@ export interface ImagePolicyConfig {
   pullSecret?: { name: string; namespace: string };
 }
 
+/** Software bill of materials (README "SBOM"). */
+export interface SbomConfig {
+  /** `build` writes `<env>/sbom.cdx.json` (CycloneDX 1.6) beside each environment's output; `check` compares it. Default false. */
+  write?: boolean;
+}
+
 export interface LocalRepositoryConfig {
   /** Root of a clusterctl local repository (`<root>/<provider-label>/<version>/<file>`), relative to the repo. */
   path: string;
@@ -99,6 +105,8 @@ export interface RenderConfig {
   imagePolicy: ImagePolicyConfig;
   /** cert-manager settings. Default: installed, clusterctl's default version. */
   certManager: CertManagerConfig;
+  /** SBOM settings. Default: no SBOM file in the output (`capi-render sbom` prints one). */
+  sbom?: SbomConfig;
   /** GitHub settings. Default: github.com. */
   github: GitHubConfig;
   /** GitLab settings. Default: no token. */

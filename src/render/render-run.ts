@@ -39,6 +39,7 @@ import { createReleaseIndexCache } from '../source/release-index-cache.js';
 import type { RenderOptions } from './render.js';
 import type { BuildStamp } from './build-stamp.js';
 import { composer, selectEnvironments } from './compose-environments.js';
+import { withSbomFile } from '../sbom/sbom-output.js';
 
 /** One rendered environment, as {@link RenderRun.run} hands it over. */
 export interface RenderedOutput {
@@ -216,7 +217,9 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       labels: composed.labels,
       warnings: [...rendered.warnings, ...gitops.warnings.map((d) => tag(name, d))],
     };
-    return { result, files: planEnvironment(result.environment, session.serializer), gitopsFiles };
+    const files = planEnvironment(result.environment, session.serializer);
+    // `sbom: {write: true}`: the environment's SBOM is one more planned file (sbom/sbom-output.ts).
+    return { result, files: repo.config.sbom?.write ? withSbomFile(files, result) : files, gitopsFiles };
   };
 
   return {

@@ -24,7 +24,23 @@ export interface ReportFileTarget {
   flag: string;
   repoRoot: string;
   config: Pick<RenderConfig, 'providersDir' | 'overlaysDir' | 'templatesDir' | 'repositories' | 'outputDir' | 'gitopsDir'>;
+  /** What is written, when it is not the HTML report (`capi-render sbom --out`). Default: the report. */
+  kind?: ReportFileKind;
 }
+
+/** A kind of file written with these guards: how messages name it, and how an earlier one is recognised. */
+export interface ReportFileKind {
+  /** `the report`, `the SBOM`. */
+  noun: string;
+  /** `a report`, `an SBOM`. */
+  one: string;
+  /** A file name to suggest. */
+  example: string;
+  /** Whether a file starting with `head` (its first 4 KiB) is one capi-render wrote, so it may be replaced. */
+  recognize(head: string): boolean;
+}
+
+const REPORT_KIND: ReportFileKind = { noun: 'the report', one: 'a report', example: 'capi-render-report.html', recognize: (head) => head.includes(REPORT_MARKER) };
 
 /** Refuses a dangerous target (UsageError, exit 2) or writes `html` to it atomically (WriteError on failure). */
 export async function writeReportFile(target: ReportFileTarget, html: string): Promise<void> {
@@ -59,10 +75,11 @@ export async function assertReportTarget(target: ReportFileTarget): Promise<void
   const refuse = (problem: string, hint: string): never => {
     throw new UsageError(`${flag} ${shown} ${problem}; ${hint}`);
   };
-  const elsewhere = 'write the report elsewhere, e.g. --out capi-render-report.html';
+  const kind = target.kind ?? REPORT_KIND;
+  const elsewhere = `write ${kind.noun} elsewhere, e.g. --out ${kind.example}`;
   const stat = await fs.lstat(file).catch(() => undefined);
   if (stat?.isSymbolicLink()) refuse(`is a symbolic link (to ${await fs.readlink(file).catch(() => '?')}): capi-render does not write through links`, 'name the file itself');
-  if (stat?.isDirectory()) refuse('is a folder', `name a file in it, e.g. --out ${path.join(shown, 'capi-render-report.html')}`);
+  if (stat?.isDirectory()) refuse('is a folder', `name a file in it, e.g. --out ${path.join(shown, kind.example)}`);
   if (stat && !stat.isFile()) refuse('is not a regular file', elsewhere);
   const real = path.join(await realPath(path.dirname(file)), path.basename(file));
   const root = await realPath(repoRoot);
@@ -76,18 +93,18 @@ export async function assertReportTarget(target: ReportFileTarget): Promise<void
     const out = await realPath(path.resolve(repoRoot, folder));
     if (real === out || isInside(real, out)) refuse(`is inside the ${setting} output folder ${folder} (its files belong to capi-render build)`, elsewhere);
   }
-  if (stat && stat.size > 0 && !(await isReport(file))) {
-    refuse('exists and is not a report capi-render wrote', 'remove it first if it may be replaced, or name another file');
+  if (stat && stat.size > 0 && !(await isReport(file, kind))) {
+    refuse(`exists and is not ${kind.one} capi-render wrote`, 'remove it first if it may be replaced, or name another file');
   }
 }
 
-/** Whether the file starts like a report (its marker within the first 4 KiB). */
-async function isReport(file: string): Promise<boolean> {
+/** Whether the file starts like one `kind` recognises (the report: its marker within the first 4 KiB). */
+async function isReport(file: string, kind: ReportFileKind): Promise<boolean> {
   const handle = await fs.open(file, 'r').catch(() => undefined);
   if (!handle) return false;
   try {
     const { bytesRead, buffer } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
-    return buffer.subarray(0, bytesRead).toString('utf8').includes(REPORT_MARKER);
+    return kind.recognize(buffer.subarray(0, bytesRead).toString('utf8'));
   } finally {
     await handle.close();
   }

@@ -1,0 +1,67 @@
+/**
+ * `capi-render sbom`: one environment's software bill of materials — every provider release
+ * artifact with its URL and sha256, cert-manager's, every image of the output with its digest (and
+ * how its signature was verified, when it was), capi-render as the tool. Printed on stdout, or written
+ * to the file `--out` names with the guards of `report --out`. The same bytes `build` writes to
+ * `<env>/sbom.cdx.json` with `sbom: {write: true}`.
+ */
+import path from 'node:path';
+import { UsageError } from '../../errors.js';
+import { loadConfig } from '../../config/load-config.js';
+import { displayPath } from '../../output/write-errors.js';
+import { refuseIrregularRepositoryFiles } from '../../output/regular-files.js';
+import { render } from '../../render/render.js';
+import { assertReportTarget, writeReportFile, type ReportFileKind } from '../../report/write-report-file.js';
+import { SBOM_FORMATS, environmentSbom, type SbomFormat } from '../../sbom/environment-sbom.js';
+import { sbomSubject } from '../../sbom/sbom-subject.js';
+import type { Command } from '../command.js';
+import { formatDiagnostics } from '../format.js';
+import { didYouMean } from '../parse-argv.js';
+import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+
+/** An SBOM capi-render wrote: the tool it names, within the first 4 KiB (where the serializer puts metadata). */
+const SBOM_KIND: ReportFileKind = {
+  noun: 'the SBOM',
+  one: 'an SBOM',
+  example: 'sbom.cdx.json',
+  recognize: (head) =>
+    (/"bomFormat":\s*"CycloneDX"/.test(head) && /"name":\s*"capi-render"/.test(head)) || (/"spdxVersion":\s*"SPDX-2\.3"/.test(head) && head.includes('"Tool: capi-render-')),
+};
+
+export const sbomCommand: Command = {
+  name: 'sbom',
+  summary: "print an environment's SBOM (CycloneDX 1.6 JSON): provider and cert-manager release artifacts with URL and sha256, images with digests, capi-render as the tool",
+  usage: `--env NAME [--format ${SBOM_FORMATS.join('|')}] [--out FILE] [--offline]`,
+  help: [
+    ['--env NAME', 'the environment (required when there are several)'],
+    ['--format F', `${SBOM_FORMATS.join(' or ')} (default cyclonedx: CycloneDX 1.6 JSON)`],
+    ['--out FILE', 'write the SBOM to FILE (atomically; an existing FILE must be an SBOM capi-render wrote) instead of stdout'],
+    ...RENDER_FLAG_HELP.filter(([flag]) => ['--offline', '--cache-dir DIR'].includes(flag)),
+  ],
+  options: { env: RENDER_FLAGS.env!, offline: RENDER_FLAGS.offline!, 'cache-dir': RENDER_FLAGS['cache-dir']!, format: { type: 'string' }, out: { type: 'string' } },
+  async run(ctx) {
+    const { io, values, repoRoot, color } = ctx;
+    const format = String(values.format ?? 'cyclonedx');
+    if (!(SBOM_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format is ${SBOM_FORMATS.join(' or ')}, not "${format}"${didYouMean(format, SBOM_FORMATS)}`);
+    await refuseIrregularRepositoryFiles(repoRoot);
+    // A target --out must refuse is refused before the work, not after it.
+    const target = values.out === undefined ? undefined : { file: path.resolve(io.cwd, String(values.out)), flag: '--out', repoRoot, config: await loadConfig(repoRoot), kind: SBOM_KIND };
+    if (target) await assertReportTarget(target);
+    const prepared = await prepareRender(ctx);
+    const result = await render(prepared.options).finally(() => prepared.settleCache());
+    if (result.environments.length !== 1) throw new UsageError(`choose one environment with --env (${result.allEnvironments.join(', ')})`);
+    if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
+    const environment = result.environments[0]!;
+    const text = environmentSbom(environment, format as SbomFormat);
+    if (target === undefined) {
+      io.stdout.write(text);
+    } else {
+      await writeReportFile(target, text);
+      io.stderr.write(`wrote ${displayPath(target.file, io.cwd)} (${Math.ceil(Buffer.byteLength(text) / 1024)} KiB)\n`);
+    }
+    const { releases, images } = sbomSubject(environment);
+    const unpinned = images.filter((i) => i.digest === undefined).length;
+    io.stderr.write(`${environment.environment.name}: ${releases.length} releases, ${images.length} images${unpinned > 0 ? ` (${unpinned} by tag alone, without a digest: set imagePolicy.pinDigests: true to pin them)` : ''}\n`);
+    return 0;
+  },
+};
