@@ -5,10 +5,11 @@
  */
 import { cyclonedxText } from './cyclonedx.js';
 import { sbomSubject, type SbomSource } from './sbom-subject.js';
+import { spdxText } from './spdx.js';
 
 export type SbomFormat = 'cyclonedx' | 'spdx';
 
-export const SBOM_FORMATS: readonly SbomFormat[] = ['cyclonedx'];
+export const SBOM_FORMATS: readonly SbomFormat[] = ['cyclonedx', 'spdx'];
 
 /**
  * The file a build writes, `<env>/sbom.cdx.json`: beside the environment's root kustomization.yaml,
@@ -16,11 +17,17 @@ export const SBOM_FORMATS: readonly SbomFormat[] = ['cyclonedx'];
  */
 export const SBOM_FILE = 'sbom.cdx.json';
 
-export function environmentSbom(source: SbomSource, format: SbomFormat = 'cyclonedx'): string {
+/**
+ * The SBOM's text. `sourceDateEpoch` (`SOURCE_DATE_EPOCH`) is SPDX's required creation time
+ * (default: the epoch); the CycloneDX document has no timestamp.
+ */
+export function environmentSbom(source: SbomSource, format: SbomFormat = 'cyclonedx', options: { sourceDateEpoch?: string | undefined } = {}): string {
   const subject = sbomSubject(source);
   switch (format) {
     case 'cyclonedx':
       return cyclonedxText(subject);
+    case 'spdx':
+      return spdxText(subject, { sourceDateEpoch: options.sourceDateEpoch });
     default:
       throw new Error(`SBOM format ${String(format)} is not supported`);
   }

@@ -17,6 +17,7 @@ import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { copyExample } from '../helpers/repo.js';
+import { spdxProblems } from '../helpers/sbom-fixture.js';
 import { tempDir } from '../helpers/tmp.js';
 
 interface CdxComponent {
@@ -125,7 +126,7 @@ describe('capi-render sbom', () => {
     expect(out.stderr).toContain('dev: 5 releases');
   });
 
-  it('gives the same bytes on every run and in every timezone, and prints what the build writes', async () => {
+  it('gives the same bytes on every run and in every timezone; an unpinned environment lists its images by tag, without digests', async () => {
     const repo = copyExample({ committed: true });
     const tz = process.env.TZ;
     try {
@@ -148,6 +149,36 @@ describe('capi-render sbom', () => {
       if (tz === undefined) delete process.env.TZ;
       else process.env.TZ = tz;
     }
+  });
+
+  it('prints SPDX 2.3 with --format spdx: valid against the official schema, the same artifacts and images, the creation time from SOURCE_DATE_EPOCH', async () => {
+    const repo = await pinnedExample();
+    const out = await runCli(['sbom', '--env', 'dev', '--offline', '--format', 'spdx'], { cwd: repo });
+    expect(out.code, out.stderr).toBe(0);
+    expect(spdxProblems(out.stdout)).toEqual([]);
+    const doc = JSON.parse(out.stdout) as {
+      creationInfo: { created: string };
+      packages: { SPDXID: string; name: string; versionInfo?: string; packageFileName?: string; downloadLocation: string; sourceInfo?: string; primaryPackagePurpose: string; checksums?: { checksumValue: string }[]; comment?: string }[];
+    };
+    expect(doc.creationInfo.created).toBe('1970-01-01T00:00:00Z');
+    const files = doc.packages.filter((p) => p.primaryPackagePurpose === 'FILE');
+    // Local-repository artifacts: no URL to download from, so the path is the source.
+    expect(files.map((f) => `${f.versionInfo} ${f.packageFileName} ${f.sourceInfo!.replace(/^read from /, '')} ${f.checksums![0]!.checksumValue}`).sort()).toEqual(lockedArtifacts(readLock(repo), 'dev'));
+    const images = await imagesOf(repo, 'dev', ['--offline']);
+    const containers = doc.packages.filter((p) => p.primaryPackagePurpose === 'CONTAINER');
+    expect(containers.map((c) => /^reference: (.*)$/m.exec(c.comment!)![1]).sort()).toEqual(images.map((i) => i.reference).sort());
+    for (const c of containers) expect(c.checksums).toHaveLength(1);
+
+    const again = await runCli(['sbom', '--env', 'dev', '--offline', '--format', 'spdx'], { cwd: repo, env: { TZ: 'Europe/Chatham' } });
+    expect(again.stdout).toBe(out.stdout);
+    const dated = await runCli(['sbom', '--env', 'dev', '--offline', '--format', 'spdx'], { cwd: repo, env: { SOURCE_DATE_EPOCH: '1767225600' } });
+    expect((JSON.parse(dated.stdout) as { creationInfo: { created: string } }).creationInfo.created).toBe('2026-01-01T00:00:00Z');
+    // --out recognises its own SPDX document too.
+    const file = path.join(tempDir(), 'dev.spdx.json');
+    expect((await runCli(['sbom', '--env', 'dev', '--offline', '--format', 'spdx', '--out', file], { cwd: repo })).code).toBe(0);
+    const replaced = await runCli(['sbom', '--env', 'dev', '--offline', '--format', 'spdx', '--out', file], { cwd: repo });
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(out.stdout);
   });
 
   it('writes --out atomically, replaces its own SBOM, and refuses a foreign file, the output folder and a bad --format', async () => {

@@ -6,79 +6,12 @@
  */
 import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/manifest/object.js';
 import { contentUuid, cyclonedxText } from '../../src/sbom/cyclonedx.js';
 import { environmentSbom } from '../../src/sbom/environment-sbom.js';
 import { githubPurl, ociPurl } from '../../src/sbom/purl.js';
 import { withSbomFile } from '../../src/sbom/sbom-output.js';
-import { sbomSubject, type SbomSource } from '../../src/sbom/sbom-subject.js';
-
-const hex = (c: string) => c.repeat(64);
-const DIGEST_CORE = `sha256:${hex('1')}`;
-const DIGEST_CM = `sha256:${hex('2')}`;
-const DIGEST_SHIPPED = `sha256:${hex('3')}`;
-
-function deployment(namespace: string, name: string, images: string[]): KubeObject {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace },
-    spec: { template: { spec: { containers: images.map((image, i) => ({ name: `c${i}`, image })) } } },
-  } as unknown as KubeObject;
-}
-
-/** An EnvironmentResult's SBOM-relevant parts: two providers (one from GitHub), cert-manager, four images. */
-function fixture(extra: Record<string, unknown> = {}): SbomSource {
-  return {
-    environment: {
-      name: 'prod',
-      components: [
-        {
-          name: 'cert-manager',
-          objects: [deployment('cert-manager', 'cert-manager', [`quay.io/jetstack/cert-manager-controller:v1.19.4@${DIGEST_CM}`]), deployment('cert-manager', 'sidecar', ['busybox:1.36'])],
-        },
-        { name: 'cluster-api', objects: [deployment('capi-system', 'capi-controller-manager', [`registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0@${DIGEST_CORE}`])] },
-        { name: 'infrastructure-docker', objects: [deployment('capd-system', 'capd-controller-manager', [`registry.lab:5000/capd-manager@${DIGEST_SHIPPED}`])] },
-      ],
-    },
-    gitopsFlavour: 'argocd',
-    providers: [
-      {
-        cr: { kind: 'CoreProvider', namespace: 'capi-system', name: 'cluster-api' },
-        label: 'cluster-api',
-        version: 'v1.12.0',
-        contract: 'v1beta2',
-        sourceId: 'github:kubernetes-sigs/cluster-api',
-        artifacts: [
-          { file: 'core-components.yaml', url: 'https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.12.0/core-components.yaml', sha256: hex('a') },
-          { file: 'metadata.yaml', url: 'https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.12.0/metadata.yaml', sha256: hex('b') },
-        ],
-      },
-      {
-        cr: { kind: 'InfrastructureProvider', namespace: 'capd-system', name: 'docker' },
-        label: 'infrastructure-docker',
-        version: 'v1.12.0',
-        contract: 'v1beta2',
-        sourceId: 'local:mirror/infrastructure-docker',
-        artifacts: [
-          { file: 'infrastructure-components-development.yaml', url: 'mirror/infrastructure-docker/v1.12.0/infrastructure-components-development.yaml', sha256: hex('c') },
-          { file: 'metadata.yaml', url: 'mirror/infrastructure-docker/v1.12.0/metadata.yaml', sha256: hex('d') },
-        ],
-      },
-    ],
-    certManager: {
-      component: { name: 'cert-manager' },
-      artifact: { file: 'cert-manager.yaml', url: 'https://github.com/cert-manager/cert-manager/releases/download/v1.19.4/cert-manager.yaml', sha256: hex('e') },
-      sourceId: 'github:cert-manager/cert-manager',
-      version: 'v1.19.4',
-    },
-    pinnedImages: [
-      ['quay.io/jetstack/cert-manager-controller:v1.19.4', DIGEST_CM],
-      ['registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0', DIGEST_CORE],
-    ],
-    ...extra,
-  } as SbomSource;
-}
+import { sbomSubject } from '../../src/sbom/sbom-subject.js';
+import { DIGEST_CM, DIGEST_CORE, DIGEST_SHIPPED, hex, sbomFixture as fixture } from '../helpers/sbom-fixture.js';
 
 interface CdxComponent {
   type: string;

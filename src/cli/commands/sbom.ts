@@ -30,11 +30,11 @@ const SBOM_KIND: ReportFileKind = {
 
 export const sbomCommand: Command = {
   name: 'sbom',
-  summary: "print an environment's SBOM (CycloneDX 1.6 JSON): provider and cert-manager release artifacts with URL and sha256, images with digests, capi-render as the tool",
+  summary: "print an environment's SBOM (CycloneDX 1.6 or SPDX 2.3 JSON): provider and cert-manager release artifacts with URL and sha256, images with digests, capi-render as the tool",
   usage: `--env NAME [--format ${SBOM_FORMATS.join('|')}] [--out FILE] [--offline]`,
   help: [
     ['--env NAME', 'the environment (required when there are several)'],
-    ['--format F', `${SBOM_FORMATS.join(' or ')} (default cyclonedx: CycloneDX 1.6 JSON)`],
+    ['--format F', 'cyclonedx (default: CycloneDX 1.6 JSON) or spdx (SPDX 2.3 JSON; its required creation time is $SOURCE_DATE_EPOCH, else 1970-01-01T00:00:00Z)'],
     ['--out FILE', 'write the SBOM to FILE (atomically; an existing FILE must be an SBOM capi-render wrote) instead of stdout'],
     ...RENDER_FLAG_HELP.filter(([flag]) => ['--offline', '--cache-dir DIR'].includes(flag)),
   ],
@@ -52,7 +52,7 @@ export const sbomCommand: Command = {
     if (result.environments.length !== 1) throw new UsageError(`choose one environment with --env (${result.allEnvironments.join(', ')})`);
     if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
     const environment = result.environments[0]!;
-    const text = environmentSbom(environment, format as SbomFormat);
+    const text = environmentSbom(environment, format as SbomFormat, { sourceDateEpoch: io.env.SOURCE_DATE_EPOCH });
     if (target === undefined) {
       io.stdout.write(text);
     } else {
