@@ -6,6 +6,7 @@ import { FINDING_WHY } from '../diff/finding-why.js';
 import type { EnvironmentResult } from '../render/render-environment.js';
 import type { RevisionComparison } from '../upgrade/compare-revision.js';
 import type { EnvironmentUpgradePlan } from '../upgrade/plan.js';
+import type { DeliverySettings } from './delivery.js';
 import { buildEnvironmentFacts } from './environment-facts.js';
 import type { MatrixModel, ReportModel, ReviewModel } from './report-model.js';
 import { buildUpgradeReview } from './upgrade-review.js';
@@ -22,6 +23,8 @@ export interface ReportInput {
   comparison?: RevisionComparison;
   /** The environments the user limited the report to (empty: all). */
   selected: readonly string[];
+  /** Each environment's gitops settings, for its delivery; an environment without gets its flavour's defaults. */
+  delivery?: ReadonlyMap<string, DeliverySettings>;
 }
 
 /** The model the template renders. */
@@ -33,7 +36,7 @@ export function buildReportModel(input: ReportInput): ReportModel {
     title: review ? `Cluster API upgrade review against ${review.base}` : 'Cluster API fleet report',
     ...(review ? reviewSummary(review) : fleetSummary(matrix, flavours)),
     matrix,
-    environments: input.environments.map((e) => buildEnvironmentFacts(e, input.plans.find((p) => p.environment === e.environment.name))),
+    environments: input.environments.map((e) => buildEnvironmentFacts(e, input.plans.find((p) => p.environment === e.environment.name), input.delivery?.get(e.environment.name))),
     review,
     findingCodes: Object.entries(FINDING_WHY).map(([code, why]) => ({ code, why })),
   };

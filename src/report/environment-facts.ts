@@ -1,11 +1,13 @@
 /**
- * One environment's section of the report: what it installs (object counts by kind, CRDs with
- * their served and storage versions, the images it pulls), the least-privilege role its GitOps
+ * One environment's section of the report: where it is delivered (delivery.ts), what it installs
+ * (object counts by kind, CRDs with their served and storage versions, the images it pulls), the
+ * least-privilege role its GitOps
  * applier needs (the `rbac` command's computation, for the flavour's applier) and what its upgrade
  * plan says can move. Pure: everything comes from the render and the plan.
  */
 import { compareText } from '../diff/util-compare.js';
 import { crdVersions } from '../diff/findings/crd-versions.js';
+import { resolveGitopsOptions } from '../gitops/options.js';
 import { nameOf } from '../manifest/object.js';
 import { listImages } from '../process/image-overrides.js';
 import { computeApplierRbac } from '../rbac/compute-applier-rbac.js';
@@ -13,11 +15,12 @@ import type { PolicyRule } from '../rbac/rbac-types.js';
 import type { EnvironmentResult } from '../render/render-environment.js';
 import type { EnvironmentUpgradePlan } from '../upgrade/plan.js';
 import { DEFAULT_ENVIRONMENT } from '../overlay/discover-environments.js';
+import { buildDelivery, type DeliverySettings } from './delivery.js';
 import type { EnvironmentModel, RbacModel } from './report-model.js';
 import { FLAVOUR_TITLES, environmentAnchor, toRichText, type Flavour } from './util-report.js';
 
 /** The section of one rendered environment. */
-export function buildEnvironmentFacts(result: EnvironmentResult, plan: EnvironmentUpgradePlan | undefined): EnvironmentModel {
+export function buildEnvironmentFacts(result: EnvironmentResult, plan: EnvironmentUpgradePlan | undefined, delivery?: DeliverySettings): EnvironmentModel {
   const env = result.environment;
   const flavour: Flavour = result.gitopsFlavour ?? 'kustomize';
   const objects = env.components.flatMap((c) => c.objects);
@@ -48,6 +51,8 @@ export function buildEnvironmentFacts(result: EnvironmentResult, plan: Environme
     crds: crds.sort((a, b) => compareText(a.name, b.name)),
     images: [...images].sort(([a], [b]) => compareText(a, b)).map(([image, components]) => ({ image, components: [...components].sort(compareText).join(', ') })),
     movedTags: (plan?.images ?? []).filter((i) => i.moved).map((i) => ({ image: i.image, locked: i.locked, current: i.current! })),
+    // Without the settings (a caller that has only the render), the flavour's defaults.
+    delivery: buildDelivery(env.name, delivery ?? { options: resolveGitopsOptions({ flavour }), outputDir: 'rendered' }),
     rbac: applierRbac(result, flavour),
     plans: (plan?.contracts ?? []).map((c) => ({
       contract: c.contract,

@@ -1,6 +1,7 @@
 /**
  * `capi-render report` as a library call, in the order the page needs: render and plan every
- * environment (the `plan` command's work, which validates the inputs), compare the working tree's
+ * environment (the `plan` command's work, which validates the inputs), read each one's gitops
+ * settings (for where it is delivered), compare the working tree's
  * rendered output with `base` when asked (the `diff` command's work), build the model, and render
  * the template. Nothing is written; the caller decides where the HTML goes.
  */
@@ -12,6 +13,7 @@ import { readTextFileSync, type ReadTextFile } from '../template-files.js';
 import { compareWithRevision } from '../upgrade/compare-revision.js';
 import { planRepository } from '../upgrade/plan-repository.js';
 import { buildReportModel } from './build-report-model.js';
+import { readDeliverySettings } from './delivery.js';
 import type { ReportModel } from './report-model.js';
 import { renderReportHtml } from './render-report-html.js';
 
@@ -38,8 +40,13 @@ export async function makeReport(options: MakeReportOptions): Promise<MadeReport
   const selected = options.render.environments ?? [];
   const comparison =
     options.base === undefined ? undefined : await compareWithRevision({ repoRoot: options.render.repoRoot, base: options.base, environments: selected, processEnv: options.processEnv ?? {} });
-  const model = buildReportModel({ environments: planned.current.environments, plans: planned.plans, selected, ...(comparison ? { comparison } : {}) });
   const config = planned.current.config;
+  const delivery = await readDeliverySettings(
+    options.render.repoRoot,
+    config,
+    planned.current.environments.map((e) => e.environment.name),
+  );
+  const model = buildReportModel({ environments: planned.current.environments, plans: planned.plans, selected, delivery, ...(comparison ? { comparison } : {}) });
   const html = renderReportHtml(model, {
     userDir: path.resolve(options.render.repoRoot, config.templatesDir),
     bundledDir: packagePath('bundled-templates'),

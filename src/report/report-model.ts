@@ -67,9 +67,27 @@ export interface EnvironmentModel {
   images: { image: string; components: string }[];
   /** Pinned images whose tag now points elsewhere than the lock says (`upgrade --images` re-pins them). */
   movedTags: { image: string; locked: string; current: string }[];
+  /** Where it is delivered: the controller, the destination cluster, the source and a pinned artifact digest. */
+  delivery: DeliveryModel;
   rbac: RbacModel;
   /** The upgrade plan's contracts: what can move and how. */
   plans: { contract: string; current: boolean; status: string; command: string; blockers: string[]; steps: string[] }[];
+}
+
+/** Where an environment's output goes and where its controller takes it from (its effective gitops settings). */
+export interface DeliveryModel {
+  /** `Argo CD`, `Flux` or `none` (the kustomize flavour). */
+  controller: string;
+  /** Where the controller takes the manifests from: `path`, `plugin` or `hydrator` (Argo CD), `path` or `oci` (Flux), `none`. */
+  mode: string;
+  /** The destination cluster: Argo CD's server URL or cluster name, Flux's kubeConfig Secret or `the cluster Flux runs in`; empty for none. */
+  destination: string;
+  /** The `sha256:…` the OCI source is pinned to; empty when not an artifact or not pinned. */
+  digest: string;
+  /** Everything above and the rest (repository, revision, path, Application, Kustomizations), in the order shown; `code` values print in <code>, `note` after them. */
+  facts: { label: string; value: string; code: boolean; note: string }[];
+  /** A remark (how to pin an unpinned artifact); empty when none. */
+  note: RichText;
 }
 
 /** The applier's least-privilege role (as `capi-render rbac` computes it) and what the providers grant. */
@@ -116,5 +134,12 @@ export interface ObjectDiffModel {
   id: string;
   /** `3 fields`, `new object`, `pruned`. */
   note: string;
-  fields: { change: 'added' | 'removed' | 'changed'; mark: string; path: string; text: string; lines: string[] }[];
+  /**
+   * `pathParts`: `path` cut before each `.` and `[`, for the template to lay out so that lines break
+   * between them; `textParts`: `text` cut after each `,` not followed by a space, likewise (a list or
+   * a flag's `a=1,b=2` wraps there). `lines`:
+   * the lines under a CRD schema change (`added spec.paused`, `… 3 more added`); `properties`: the
+   * same lines as `{text, pathParts}` (`pathParts` empty for a `… N more` line).
+   */
+  fields: { change: 'added' | 'removed' | 'changed'; mark: string; path: string; pathParts: string[]; text: string; textParts: string[]; lines: string[]; properties: { text: string; pathParts: string[] }[] }[];
 }

@@ -65,13 +65,34 @@ function mergeFindings(findings: readonly Finding[]): FindingModel[] {
 }
 
 function objectDiff(change: ObjectChange): ObjectDiffModel {
-  const fields = (change.fields ?? []).map((field: FieldChange) => ({
-    change: field.kind,
-    mark: MARK[field.kind],
-    path: field.path,
-    text: describeField(field),
-    lines: schemaLines(field).map((l) => (l.path === undefined ? l.text : `${l.text} ${l.path}`)),
-  }));
+  const fields = (change.fields ?? []).map((field: FieldChange) => {
+    const text = describeField(field);
+    const lines = schemaLines(field);
+    return {
+      change: field.kind,
+      mark: MARK[field.kind],
+      path: field.path,
+      pathParts: pathParts(field.path),
+      text,
+      textParts: textParts(text),
+      lines: lines.map((l) => (l.path === undefined ? l.text : `${l.text} ${l.path}`)),
+      properties: lines.map((l) => ({ text: l.text, pathParts: l.path === undefined ? [] : pathParts(l.path) })),
+    };
+  });
   const note = change.change === 'added' ? 'new object' : change.change === 'removed' ? 'no longer rendered' : `${fields.length} ${fields.length === 1 ? 'field' : 'fields'}`;
   return { change: change.change, mark: MARK[change.change], id: change.id, note, fields };
+}
+
+/**
+ * A field path cut before every `.` and `[` (`spec`, `.template`, …, `[name=manager]`, `.args`): the
+ * template lays the parts out so that a line breaks between them (inside one only when it is wider
+ * than its cell), so a long path wraps at its boundaries instead of one character per line.
+ */
+export function pathParts(path: string): string[] {
+  return path.split(/(?=[.[])/).filter((p) => p !== '');
+}
+
+/** A field's text cut after every comma not followed by a space (items of a JSON list, a flag's `a=1,b=2`), likewise. */
+export function textParts(text: string): string[] {
+  return text.split(/(?<=,)(?=\S)/);
 }

@@ -2,9 +2,11 @@
  * The report in a real browser: Debian's chromium (never a downloaded one), driven by
  * playwright-core, opening the file from a file:// URL with the network cut off. For the example
  * repository and for an upgrade of prod from v1.11.0 to v1.12.0 it checks what a reviewer sees:
- * the matrix cells (versions, marks), the findings and their count, an object diff that expands to
- * show the RBAC rule change, no request but the page itself, and a hostile object name and label
- * shown as text, never run. Screenshots go to test-artifacts/ (CI keeps them; look at them).
+ * the matrix cells (versions, marks), each environment's delivery, the findings and their count, an
+ * object diff that expands to show the RBAC rule change and that fits the window at 1024 and 1400 px
+ * (no sideways scroll, paths wrapping at `.`/`[`, values inside their cells, no row taller than
+ * TALLEST_ROW), no request but the page itself, and a hostile object name and label shown as text,
+ * never run. Screenshots go to test-artifacts/ (CI keeps them; look at them).
  *
  * CI installs chromium (.ci/run) and this file fails there without it; elsewhere it skips, loudly.
  */
@@ -101,6 +103,32 @@ describe.skipIf(!hasChromium)('the report in a browser', () => {
     await page.close();
   });
 
+  it('the example: each environment says where it is delivered', async () => {
+    const page = await open(pages.example);
+    await page.setViewportSize({ width: 1024, height: 900 });
+    const facts = async (env: string) => (await page.locator(`#env-${env} .delivery dl.facts`).innerText()).replace(/\s*\n\s*/g, '\n').split('\n');
+    expect(await page.locator('#env-prod .delivery').getAttribute('data-mode')).toBe('path');
+    expect(await facts('prod')).toEqual([
+      'controller',
+      'Argo CD',
+      'destination',
+      'https://kubernetes.default.svc the cluster Argo CD runs in (gitops.argocd.destination is not set)',
+      'source',
+      'path the committed output, as a directory of manifests',
+      'repository',
+      'https://github.com/example/capi-render-example.git at main',
+      'path',
+      'rendered/prod',
+      'Application',
+      'capi-prod namespace argocd, project default',
+    ]);
+    expect(await facts('dev')).toContain('GitRepository/flux-system/capi-render-example');
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await page.locator('#env-prod .delivery').scrollIntoViewIfNeeded();
+    await shoot(page, 'report-example-delivery-1024.png', { element: '#env-prod .grid' });
+    await page.close();
+  });
+
   it('an upgrade v1.11.0 → v1.12.0: summary, ranked findings, and the RBAC rule change behind a click', async () => {
     const page = await open(pages.upgrade);
     expect(await page.locator('#summary').innerText()).toBe('1 environment changes; 0 dangers; 2 warnings; 20 info findings');
@@ -125,6 +153,22 @@ describe.skipIf(!hasChromium)('the report in a browser', () => {
     await page.close();
   });
 
+  it.each([1024, 1400])('the object diff at %i px: paths wrap at . and [, values inside their cell, no sideways scroll', async (width) => {
+    const page = await open(pages.upgrade);
+    await page.setViewportSize({ width, height: 900 });
+    const layout = await measureObjectDiff(page);
+    console.log(`object diff at ${width} px: ${JSON.stringify(layout)}`);
+    // Shot before the checks, so a failing run leaves the picture of what failed.
+    await shoot(page, `report-upgrade-objects-${width}.png`, { element: 'details.object[data-object="Deployment.apps/capi-system/capi-controller-manager"]' });
+    await shoot(page, `report-upgrade-tallest-${width}.png`, { element: 'tr.field[data-tallest]' });
+    await shoot(page, `report-upgrade-schema-${width}.png`, { element: 'tr.field:has(details.properties[open])' });
+    expect(layout.rows).toBeGreaterThan(50);
+    expect(layout.pageWidth, 'document.documentElement.scrollWidth').toBeLessThanOrEqual(layout.innerWidth);
+    expect(layout.broken, 'rows whose path or value breaks inside a part that fits its cell, or whose value leaves its cell').toEqual([]);
+    expect(layout.tallest.height, `the tallest row (${layout.tallest.path})`).toBeLessThanOrEqual(TALLEST_ROW);
+    await page.close();
+  });
+
   it('a hostile object name and label are shown as text, never run', async () => {
     const page = await open(pages.upgrade);
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
@@ -141,10 +185,68 @@ describe.skipIf(!hasChromium)('the report in a browser', () => {
   });
 });
 
-async function shoot(page: Page, name: string): Promise<void> {
+async function shoot(page: Page, name: string, options: { element?: string } = {}): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: false });
+  if (options.element) await page.locator(options.element).first().screenshot({ path: path.join(ARTIFACTS, name) });
+  else await page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: false });
 }
+
+/** No row of the object diff may be taller than this (the issue measured one at 1042 px). */
+const TALLEST_ROW = 320;
+
+interface ObjectDiffLayout {
+  innerWidth: number;
+  /** document.documentElement.scrollWidth: wider than innerWidth means the page scrolls sideways. */
+  pageWidth: number;
+  rows: number;
+  /** Rows whose path breaks inside a `.`/`[` part (or value inside a `,` piece) that would fit its cell, or whose value runs past its cell or the window. */
+  broken: string[];
+  tallest: { path: string; height: number };
+}
+
+/**
+ * Opens every object of the review and measures its field rows as a reviewer first sees them; then
+ * opens the lists of CRD property paths too, and checks that every path (of a row or in such a list)
+ * breaks only at its `.` and `[` and every value only after a comma (unless a part is wider than its
+ * cell), and every value stays inside its cell and the window. (Plain
+ * JavaScript run in the page: the test's TypeScript has no DOM types.)
+ */
+async function measureObjectDiff(page: Page): Promise<ObjectDiffLayout> {
+  return (await page.evaluate(MEASURE_OBJECT_DIFF)) as ObjectDiffLayout;
+}
+
+const MEASURE_OBJECT_DIFF = `(() => {
+  for (const d of document.querySelectorAll('details.object')) d.open = true;
+  const rows = [...document.querySelectorAll('tr.field')];
+  let tallest = { path: '', height: 0 };
+  let tallestRow;
+  for (const row of rows) {
+    const height = Math.round(row.getBoundingClientRect().height);
+    if (height > tallest.height) [tallest, tallestRow] = [{ path: row.getAttribute('data-path'), height }, row];
+  }
+  // Marked for its screenshot.
+  tallestRow?.setAttribute('data-tallest', '');
+  const pageWidth = document.documentElement.scrollWidth;
+
+  for (const d of document.querySelectorAll('details.properties')) d.open = true;
+  const broken = new Set();
+  for (const row of rows) {
+    const path = row.getAttribute('data-path');
+    const value = row.cells[2];
+    if (value.scrollWidth > value.clientWidth + 1 || value.getBoundingClientRect().right > window.innerWidth) broken.add(path);
+    // A part of a path (or a piece of a value) may break inside only when it is wider than its cell.
+    const cellWidth = (el) => el.closest('td').clientWidth - 16;
+    for (const part of row.querySelectorAll('code.path > span, td.value > span')) {
+      const range = document.createRange();
+      range.selectNodeContents(part);
+      const rects = [...range.getClientRects()];
+      const lines = new Set(rects.map((r) => Math.round(r.top))).size;
+      const width = rects.reduce((sum, r) => sum + r.width, 0);
+      if (lines > 1 && width <= cellWidth(part)) broken.add(path + ': ' + part.textContent);
+    }
+  }
+  return { innerWidth: window.innerWidth, pageWidth: Math.max(pageWidth, document.documentElement.scrollWidth), rows: rows.length, broken: [...broken], tallest };
+})()`;
 
 /**
  * The example report, and the upgrade review of prod v1.11.0 → v1.12.0 made the way a pull request

@@ -75,7 +75,7 @@ prod/cluster-api
   + ClusterRole.rbac.authorization.k8s.io/capi-extra
   - ConfigMap/capi-system/old-settings
   ~ Deployment.apps/capi-system/capi-controller-manager
-      ~ spec.template.spec.containers[name=manager].args: ["--leader-elect","--feature-gates=MachinePool=true"] → ["--leader-elect","--feature-gates=MachinePool=true,InPlaceUpdates=false"]
+      ~ spec.template.spec.containers[name=manager].args[--feature-gates]: "--feature-gates=MachinePool=true" → "--feature-gates=MachinePool=true,InPlaceUpdates=false"
       ~ spec.template.spec.containers[name=manager].image: "${IMAGE}:v1.11.0" → "${IMAGE}:v1.12.0"
 `);
   });
@@ -126,7 +126,7 @@ Findings: 1 danger, 2 warning, 2 info. Objects: 1 added, 1 removed, 2 changed.
 - added \`ClusterRole.rbac.authorization.k8s.io/capi-extra\`
 - removed \`ConfigMap/capi-system/old-settings\`
 - changed \`Deployment.apps/capi-system/capi-controller-manager\`
-  - changed \`spec.template.spec.containers[name=manager].args\`: \`["--leader-elect","--feature-gates=MachinePool=true"]\` → \`["--leader-elect","--feature-gates=MachinePool=true,InPlaceUpdates=false"]\`
+  - changed \`spec.template.spec.containers[name=manager].args[--feature-gates]\`: \`"--feature-gates=MachinePool=true"\` → \`"--feature-gates=MachinePool=true,InPlaceUpdates=false"\`
   - changed \`spec.template.spec.containers[name=manager].image\`: \`"${IMAGE}:v1.11.0"\` → \`"${IMAGE}:v1.12.0"\`
 `);
   });

@@ -301,16 +301,13 @@ describe('diffRendered on the real kubeadm releases', () => {
 
   it('core v1.11.0 → v1.12.0: the manager gets the v1.12.0 image and a new feature-gate argument', () => {
     const deployment = changeOf(diffRendered(side(v1_11_0), side(v1_12_0)), 'Deployment.apps/capi-system/capi-controller-manager');
-    const common = ['--leader-elect', '--diagnostics-address=:8443', '--insecure-diagnostics=false'];
+    // Container args flag by flag: only the flag that changed (diff-container-args.ts).
     expect(deployment.fields).toEqual([
       {
-        path: 'spec.template.spec.containers[name=manager].args',
+        path: 'spec.template.spec.containers[name=manager].args[--feature-gates]',
         kind: 'changed',
-        before: [...common, '--feature-gates=MachinePool=true,ClusterResourceSet=true,ClusterTopology=false,RuntimeSDK=false,MachineSetPreflightChecks=true,MachineWaitForVolumeDetachConsiderVolumeAttachments=true,PriorityQueue=false'],
-        after: [
-          ...common,
-          '--feature-gates=MachinePool=true,ClusterTopology=false,RuntimeSDK=false,MachineSetPreflightChecks=true,MachineWaitForVolumeDetachConsiderVolumeAttachments=true,PriorityQueue=false,ReconcilerRateLimiting=false,InPlaceUpdates=false,MachineTaintPropagation=false',
-        ],
+        before: '--feature-gates=MachinePool=true,ClusterResourceSet=true,ClusterTopology=false,RuntimeSDK=false,MachineSetPreflightChecks=true,MachineWaitForVolumeDetachConsiderVolumeAttachments=true,PriorityQueue=false',
+        after: '--feature-gates=MachinePool=true,ClusterTopology=false,RuntimeSDK=false,MachineSetPreflightChecks=true,MachineWaitForVolumeDetachConsiderVolumeAttachments=true,PriorityQueue=false,ReconcilerRateLimiting=false,InPlaceUpdates=false,MachineTaintPropagation=false',
       },
       {
         path: 'spec.template.spec.containers[name=manager].image',

@@ -61,7 +61,7 @@ function featureGates(args: readonly string[]): Map<string, string> {
 }
 
 /** Flags keyed by name (`--name` of `--name=value`); positional arguments keyed by themselves. */
-function argsByKey(args: readonly string[]): Map<string, string[]> {
+export function argsByKey(args: readonly string[]): Map<string, string[]> {
   const byKey = new Map<string, string[]>();
   for (const arg of args) {
     const key = arg.startsWith('-') && arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
