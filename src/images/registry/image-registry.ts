@@ -22,6 +22,10 @@
  * refused (and which credential source was tried — never a value), not found, not reachable, or
  * a plain-HTTP registry that is not listed as insecure.
  *
+ * Signatures (issue 25) are read, never copied: `manifest` (a tag or digest that may be absent),
+ * `referrers` (the OCI 1.1 referrers API, or its `sha256-<hex>` fallback tag when the registry
+ * answers 404) and `blob` (small, verified blobs) are what images/verify/ needs.
+ *
  * Left out: streaming blobs (each blob is held in memory while it is copied, at most
  * {@link BLOB_CONCURRENCY} at a time), chunked uploads, copying signatures and referrers (`.sig`
  * tags, the referrers API), foreign (non-distributable) layers, and self-signed TLS registries
@@ -92,6 +96,48 @@ export interface ImageRegistry {
   copy(from: ImageLocation & { digest: string }, to: ImageLocation & { tag: string }): Promise<string>;
   /** How many HTTP requests went to each registry host so far (for tests and the bench). */
   requestCount(host: string): number;
+  /**
+   * A manifest (image manifest or index) by tag or digest, verified against the digest asked for
+   * or announced; undefined when the registry has no such manifest (404). For reading signatures:
+   * the `sha256-<hex>.sig` tag, the referrers fallback tag, a referrer by digest.
+   */
+  manifest(image: ImageLocation & { reference: string }): Promise<ImageManifest | undefined>;
+  /**
+   * The referrers of a manifest (OCI 1.1): `GET /v2/<repo>/referrers/<digest>` (with `artifactType`
+   * as a filter, applied here too whether or not the registry did, and `Link` pages followed on the
+   * registry's origin); a registry without the referrers API answers 404 (some 400, 405 or 501), and then the
+   * `sha256-<hex>` fallback tag's index is read instead (absent: no referrers).
+   */
+  referrers(image: ImageLocation & { digest: string }, options?: { artifactType?: string }): Promise<ImageReferrers>;
+  /** A blob's bytes, verified against digest (and size); refused unread when its size is over `maxBytes` (default 4 MiB). */
+  blob(image: ImageLocation & { digest: string; size?: number }, options?: { maxBytes?: number }): Promise<Uint8Array>;
+}
+
+/** A manifest read by {@link ImageRegistry.manifest}: bytes verified against `digest`. */
+export interface ImageManifest {
+  digest: string;
+  mediaType: string;
+  bytes: Uint8Array;
+  json: Record<string, unknown>;
+}
+
+/** One entry of a referrers list (an OCI index's `manifests`). */
+export interface ReferrerDescriptor {
+  mediaType: string;
+  digest: string;
+  size: number;
+  artifactType?: string;
+  annotations?: Record<string, string>;
+}
+
+/** What {@link ImageRegistry.referrers} found, and where. */
+export interface ImageReferrers {
+  /** `api`: the referrers API answered; `fallback-tag`: it is missing (404) and the `sha256-<hex>` tag was read; `none`: neither exists. */
+  source: 'api' | 'fallback-tag' | 'none';
+  /** The tag read for `fallback-tag` and `none` (`sha256-<hex>`). */
+  fallbackTag: string;
+  /** In the registry's order; only those of the asked `artifactType` when one was given. */
+  manifests: ReferrerDescriptor[];
 }
 
 /** What {@link ImageRegistry.resolve} reads beyond the digest. */
@@ -115,6 +161,12 @@ const MAX_INDEX_DEPTH = 4;
 /** Blobs copied at once (each is held in memory while it is copied). */
 const BLOB_CONCURRENCY = 3;
 const MANIFEST_CONCURRENCY = 4;
+/** Signature payloads and Sigstore bundles are a few kilobytes; larger blobs are not read for them. */
+const MAX_SIGNATURE_BLOB_BYTES = 4 * 1024 * 1024;
+/** Pages of a referrers list followed (`Link`), each up to the registry's page size. */
+const MAX_REFERRER_PAGES = 20;
+/** What a registry without the referrers API answers `GET /v2/<repo>/referrers/<digest>` with: 404 per the spec, the others seen in the wild. */
+const NO_REFERRERS_API = new Set([400, 404, 405, 501]);
 const ACCEPT = IMAGE_MANIFEST_TYPES.join(', ');
 const INDEX_TYPES = new Set([MEDIA_TYPE_OCI_INDEX, MEDIA_TYPE_DOCKER_MANIFEST_LIST]);
 /** Layers that registries do not serve (Windows base layers): their `urls` point elsewhere; copied manifests keep pointing there. */
@@ -294,9 +346,16 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
   }
 
   /** GET a manifest (by tag or digest); verified against the digest asked for or announced. */
-  async function getManifest(conn: Connection, repository: string, reference: string, image: string): Promise<FetchedImageManifest> {
+  async function getManifest(conn: Connection, repository: string, reference: string, image: string): Promise<FetchedImageManifest>;
+  /** The same; `missing: 'undefined'` answers undefined for a 404 instead of throwing. */
+  async function getManifest(conn: Connection, repository: string, reference: string, image: string, missing: 'undefined'): Promise<FetchedImageManifest | undefined>;
+  async function getManifest(conn: Connection, repository: string, reference: string, image: string, missing: 'throw' | 'undefined' = 'throw'): Promise<FetchedImageManifest | undefined> {
     const target = `/v2/${repository}/manifests/${reference}`;
     const response = await conn.http.send({ method: 'GET', target, scope: pullScope(repository), headers: { accept: ACCEPT } });
+    if (response.status === 404 && missing === 'undefined') {
+      await response.body?.cancel();
+      return undefined;
+    }
     if (response.status === 404) throw await notFound(conn, response, repository, reference, image);
     if (response.status === 429) throw rateLimited(conn, response, image);
     if (response.status !== 200) throw translate(await conn.http.unexpected(response, `GET ${target}`), image, conn, 'pull');
@@ -506,6 +565,69 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
     return written;
   }
 
+  async function readManifest(image: ImageLocation & { reference: string }): Promise<ImageManifest | undefined> {
+    const name = isOciDigest(image.reference) ? `${image.registry}/${image.repository}@${image.reference}` : `${image.registry}/${image.repository}:${image.reference}`;
+    checkLocation(image, name);
+    if (!isOciDigest(image.reference) && !TAG.test(image.reference)) throw mine('image', `image ${name}: ${JSON.stringify(image.reference)} is not a valid tag or digest`);
+    const conn = await connect(image.registry, name);
+    return guarded(conn, name, 'pull', () => getManifest(conn, image.repository, image.reference, name, 'undefined'));
+  }
+
+  async function listReferrers(image: ImageLocation & { digest: string }, options: { artifactType?: string } = {}): Promise<ImageReferrers> {
+    const name = `${image.registry}/${image.repository}@${image.digest}`;
+    checkLocation(image, name);
+    if (!isOciDigest(image.digest)) throw mine('image', `image ${name}: ${JSON.stringify(image.digest)} is not a sha256 or sha512 digest`);
+    const fallbackTag = image.digest.replace(':', '-');
+    const conn = await connect(image.registry, name);
+    const wanted = (d: ReferrerDescriptor) => options.artifactType === undefined || d.artifactType === options.artifactType;
+    return guarded(conn, name, 'pull', async () => {
+      const manifests: ReferrerDescriptor[] = [];
+      const query = options.artifactType === undefined ? '' : `?${new URLSearchParams({ artifactType: options.artifactType }).toString()}`;
+      let target: string | URL = `/v2/${image.repository}/referrers/${image.digest}${query}`;
+      for (let page = 0; page < MAX_REFERRER_PAGES; page++) {
+        const response = await conn.http.send({ method: 'GET', target, scope: pullScope(image.repository), headers: { accept: MEDIA_TYPE_OCI_INDEX } });
+        if (NO_REFERRERS_API.has(response.status) && page === 0) {
+          // distribution-spec: a registry with the referrers API never answers 404 here, so this one has none
+          // (registries that predate the API also answer 400, 405 or 501 to the unknown route).
+          await response.body?.cancel();
+          const index = await getManifest(conn, image.repository, fallbackTag, name, 'undefined');
+          if (!index) return { source: 'none', fallbackTag, manifests: [] };
+          if (!INDEX_TYPES.has(index.mediaType)) throw mine('fetch', `image ${name}: the referrers fallback tag ${fallbackTag} on registry ${conn.registry} is a ${index.mediaType}, not an index`);
+          return { source: 'fallback-tag', fallbackTag, manifests: referrerDescriptors(index.json, `image ${name}: referrers fallback tag ${fallbackTag}`).filter(wanted) };
+        }
+        if (response.status === 429) throw rateLimited(conn, response, name);
+        if (response.status !== 200) throw translate(await conn.http.unexpected(response, `GET /v2/${image.repository}/referrers/${image.digest}`), name, conn, 'pull');
+        const bytes = new Uint8Array(await response.arrayBuffer());
+        if (bytes.length > MAX_MANIFEST_BYTES) throw mine('fetch', `image ${name}: the referrers list on registry ${conn.registry} is larger than 4 MiB`);
+        let json: unknown;
+        try {
+          json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+        } catch {
+          throw mine('fetch', `image ${name}: the referrers list on registry ${conn.registry} is not JSON`);
+        }
+        if (!isRecord(json)) throw mine('fetch', `image ${name}: the referrers list on registry ${conn.registry} is not a JSON object`);
+        manifests.push(...referrerDescriptors(json, `image ${name}: the referrers list on registry ${conn.registry}`).filter(wanted));
+        const next = nextPage(response.headers.get('link'), new URL(target, conn.http.baseUrl));
+        // A Link to another origin is not followed: any credentials belong to this registry.
+        if (next === undefined || next.origin !== conn.http.baseUrl.origin) break;
+        target = next;
+      }
+      return { source: 'api', fallbackTag, manifests };
+    });
+  }
+
+  async function readBlob(image: ImageLocation & { digest: string; size?: number }, options: { maxBytes?: number } = {}): Promise<Uint8Array> {
+    const name = `${image.registry}/${image.repository}@${image.digest}`;
+    checkLocation(image, name);
+    if (!isOciDigest(image.digest)) throw mine('image', `image ${name}: ${JSON.stringify(image.digest)} is not a sha256 or sha512 digest`);
+    const limit = options.maxBytes ?? MAX_SIGNATURE_BLOB_BYTES;
+    if (image.size !== undefined && image.size > limit) throw mine('fetch', `image ${name}: blob ${image.digest} is ${image.size} bytes, more than the ${limit} read here`);
+    const conn = await connect(image.registry, name);
+    const bytes = await guarded(conn, name, 'pull', () => conn.client.getBlob(image.repository, image.digest, image.size));
+    if (bytes.length > limit) throw mine('fetch', `image ${name}: blob ${image.digest} is ${bytes.length} bytes, more than the ${limit} read here`);
+    return bytes;
+  }
+
   return {
     resolve: resolveImage,
     copy: copyImage,
@@ -514,6 +636,9 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
       const urlHost = key === DOCKER_HUB ? DOCKER_HUB_API_HOST : host.toLowerCase();
       return counts.get(urlHost) ?? counts.get(urlHost.replace(/:(?:443|80)$/, '')) ?? 0;
     },
+    manifest: readManifest,
+    referrers: listReferrers,
+    blob: readBlob,
   };
 
   function checkLocation(location: ImageLocation, name: string): void {
@@ -609,6 +734,38 @@ async function forEachLimit<T>(items: readonly T[], limit: number, run: (item: T
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   if (failure) throw failure.error;
+}
+
+/** The checked entries of a referrers index; annotations that are not strings are dropped. */
+function referrerDescriptors(index: Record<string, unknown>, what: string): ReferrerDescriptor[] {
+  const fail = (code: DiagnosticCode, message: string) => new FetchError(error(code, message));
+  const list = index.manifests === undefined || index.manifests === null ? [] : index.manifests;
+  return descriptors(list, what, fail).map((d) => {
+    const out: ReferrerDescriptor = { mediaType: d.mediaType, digest: d.digest, size: d.size };
+    const raw = d as unknown as Record<string, unknown>;
+    if (typeof raw.artifactType === 'string') out.artifactType = raw.artifactType;
+    if (isRecord(raw.annotations)) {
+      const annotations = Object.fromEntries(Object.entries(raw.annotations).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      if (Object.keys(annotations).length > 0) out.annotations = annotations;
+    }
+    return out;
+  });
+}
+
+/** The `rel="next"` URL of a `Link` header, resolved against the request's URL. */
+function nextPage(link: string | null, base: URL): URL | undefined {
+  if (!link) return undefined;
+  for (const part of link.split(',')) {
+    const match = /<([^>]*)>\s*;\s*rel="?next"?/i.exec(part.trim());
+    if (match?.[1] !== undefined) {
+      try {
+        return new URL(match[1], base);
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
