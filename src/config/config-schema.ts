@@ -1,3 +1,5 @@
+import { VERIFY_RULES_SCHEMA } from '../images/verify/verify-rules-schema.js';
+
 /** capi-render.yaml `certManager:` and the same block in overlay.yaml. */
 export const CERT_MANAGER_SCHEMA = {
   type: 'object',
@@ -77,6 +79,31 @@ export const GITOPS_SCHEMA = {
             insecure: { type: 'boolean' },
             secretRef: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: str } },
             interval: str,
+            // Exactly one of key and keyless, and keyless an issuer and an identity (exact or regexp):
+            // checked where the OCIRepository is made (gitops/flux.ts), with messages that say so.
+            verify: {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                key: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['secretRef'],
+                  properties: { secretRef: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: str } } },
+                },
+                keyless: {
+                  type: 'object',
+                  additionalProperties: false,
+                  properties: {
+                    issuer: str,
+                    issuerRegExp: str,
+                    identity: str,
+                    identityRegExp: str,
+                    trustedRootSecretRef: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: str } },
+                  },
+                },
+              },
+            },
           },
         },
       },
@@ -145,6 +172,8 @@ export const IMAGE_POLICY_SCHEMA = {
     pinDigests: { type: 'boolean' },
     insecureRegistries: { type: 'array', items: { type: 'string', pattern: '^[^/\\s]+$' } },
     pullSecret: { type: 'object', additionalProperties: false, required: ['name', 'namespace'], properties: { name: str, namespace: str } },
+    verify: VERIFY_RULES_SCHEMA,
+    trustedRoot: str,
   },
 } as const;
 

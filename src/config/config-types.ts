@@ -9,6 +9,8 @@ export const CONFIG_API_VERSION = 'capi-render/v1alpha1';
 export const CONFIG_FILE = 'capi-render.yaml';
 
 /** A variable's value: a literal, or an explicit mapping to an environment variable. */
+import type { VerifyRule } from '../images/verify/verify-rules-schema.js';
+
 export type VariableValue = string | { fromEnv: string };
 
 export interface ImageOverrideConfig {
@@ -25,6 +27,10 @@ export interface ImagePolicyConfig {
   insecureRegistries?: string[];
   /** A `kubernetes.io/dockerconfigjson` Secret among the inputs with registry credentials. Default: none (docker config and anonymous). */
   pullSecret?: { name: string; namespace: string };
+  /** Signature rules: the first whose `images` glob matches an image must be satisfied (cosign keyless or key). Needs pinDigests. Default: none. */
+  verify?: VerifyRule[];
+  /** A Sigstore trusted_root.json (repository-relative) instead of the public-good root shipped with capi-render. */
+  trustedRoot?: string;
 }
 
 /** Software bill of materials (README "SBOM"). */

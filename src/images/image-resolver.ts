@@ -3,7 +3,11 @@
  * records is used as it is (the registry is never asked again); any other image is resolved once
  * per build, however many environments use it; `--offline` resolves nothing.
  */
+import path from 'node:path';
 import { FetchError, SpecError, error } from '../errors.js';
+import type { LockedVerification } from '../lock/lock-types.js';
+import type { TrustMaterialSource } from './verify/trusted-root.js';
+import type { VerifyRule } from './verify/verify-rules-schema.js';
 import type { DigestLookup } from './pin-images.js';
 import { parseImageLocation, type ImageRegistry, type ResolvedImage } from './registry/image-registry.js';
 
@@ -15,8 +19,10 @@ export interface RegistryPolicy {
 }
 
 export interface ImageResolverOptions {
-  /** image reference → digest, from the lock. */
-  locked: ReadonlyMap<string, string>;
+  /** image reference → digest (and what it was verified against), from the lock. */
+  locked: ReadonlyMap<string, { digest: string; verified?: LockedVerification }>;
+  /** Key rules' key files are read from here. */
+  repoRoot: string;
   offline: boolean;
   /** Images to resolve again although the lock has them (`upgrade --images`). Default: none. */
   refresh?: (image: string) => boolean;
@@ -27,6 +33,12 @@ export interface ImageResolverOptions {
 export interface ImageResolver {
   /** The lookup for environments with `policy`. */
   lookup(policy: RegistryPolicy): DigestLookup;
+  /**
+   * Checks `image@digest` against the rule that matched it (`imagePolicy.verify[index]`): the lock's
+   * record when it is for this digest and this rule (no registry), else the registry's signatures,
+   * once per build for each image and rule. `trustedRoot`: a repository-relative file, or the shipped root.
+   */
+  verify(image: string, digest: string, match: { rule: VerifyRule; index: number }, policy: RegistryPolicy, trustedRoot: string | undefined): Promise<LockedVerification>;
   /** What this build asked registries, by image (for `plan` and the report). */
   resolved(): ReadonlyMap<string, ResolvedImage>;
 }
@@ -46,10 +58,44 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
   const asked = new Map<string, Promise<ResolvedImage>>();
   const answers = new Map<string, ResolvedImage>();
   const registryFor = registryPool(options.registry);
+  const verified = new Map<string, Promise<LockedVerification>>();
+  const roots = new Map<string, Promise<TrustMaterialSource>>();
+  const trustedRootFor = (file: string | undefined) => {
+    const key = file ?? '';
+    let root = roots.get(key);
+    if (!root) roots.set(key, (root = import('./verify/trusted-root.js').then((m) => m.loadTrustedRoot(file === undefined ? undefined : path.join(options.repoRoot, file)))));
+    return root;
+  };
   return {
+    async verify(image, digest, match, policy, trustedRoot) {
+      const { ruleIdIn } = await import('./verify/verify-key.js');
+      const rule = ruleIdIn(options.repoRoot, match.rule);
+      const locked = options.locked.get(image);
+      if (locked?.digest === digest && locked.verified?.rule === rule && !options.refresh?.(image)) return locked.verified;
+      if (options.offline) {
+        throw new FetchError(
+          error('offline', `--offline: image ${image}@${digest} has no verification against imagePolicy.verify[${match.index}] (rule ${rule}) in capi-render.lock`, {
+            hint: 'build once online: the signature is checked and the result locked (a new or changed rule must be verified again)',
+          }),
+        );
+      }
+      const key = `${image}\u0000${digest}\u0000${rule}`;
+      let pending = verified.get(key);
+      if (!pending) {
+        const location = parseImageLocation(image);
+        if (!location) throw new SpecError(error('image', `cannot verify image ${JSON.stringify(image)}: it is not a registry/repository:tag reference`));
+        pending = (async () => {
+          const [{ verifyImage }, root] = await Promise.all([import('./verify/verify-image.js'), trustedRootFor(trustedRoot)]);
+          const v = await verifyImage({ reference: image, registry: location.registry, repository: location.repository, digest }, match, { registry: registryFor(policy), repoRoot: options.repoRoot, trustedRoot: root });
+          return { rule: v.rule, method: v.method, format: v.format, ...(v.identity !== undefined ? { identity: v.identity } : {}), ...(v.issuer !== undefined ? { issuer: v.issuer } : {}), signature: v.signature };
+        })();
+        verified.set(key, pending);
+      }
+      return pending;
+    },
     lookup(policy) {
       return async (image) => {
-        const locked = options.locked.get(image);
+        const locked = options.locked.get(image)?.digest;
         if (locked !== undefined && !options.refresh?.(image)) return locked;
         if (options.offline) {
           throw new FetchError(

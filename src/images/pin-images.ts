@@ -3,9 +3,11 @@
  * `repository:tag@sha256:…`, with the digest from the lock or, once per build for each distinct
  * image, from its registry (image-resolver.ts). An image already written with a digest is left as
  * it is. Runs after every processing step (image overrides included), so the digest is that of the
- * image the cluster will pull.
+ * image the cluster will pull. With `imagePolicy.verify`, each pinned digest's signature is then
+ * checked against the first rule whose glob matches it (image-resolver.ts, verify/).
  */
-import { FetchError, RenderError, type Diagnostic } from '../errors.js';
+import { FetchError, RenderError, SpecError, type Diagnostic } from '../errors.js';
+import type { LockedVerification } from '../lock/lock-types.js';
 import type { RenderedComponent } from '../output/plan.js';
 import { describeObject } from '../manifest/object.js';
 import { imageSites, mapImages } from './image-sites.js';
@@ -13,12 +15,17 @@ import { imageSites, mapImages } from './image-sites.js';
 /** Answers the digest of one image reference (as written, without a digest). */
 export type DigestLookup = (image: string) => Promise<string>;
 
+/** Checks the signature of a pinned image against the rule that applies to it; undefined when none applies. */
+export type SignatureCheck = (image: string, digest: string) => Promise<LockedVerification | undefined>;
+
 export interface PinnedImages {
   components: RenderedComponent[];
   /** The images this environment's output runs that were pinned here, sorted (their digests are in `digests`). */
   images: string[];
   /** image → digest, for every image in `images`. */
   digests: Map<string, string>;
+  /** image → what its signature passed, for the images a rule applies to. */
+  verifications: Map<string, LockedVerification>;
 }
 
 /** The reference with its digest: `repo:tag` → `repo:tag@sha256:…`. */
@@ -35,7 +42,7 @@ export function hasDigest(image: string): boolean {
  * Pins every image of `components`. Every image that cannot be resolved is reported, each once,
  * naming the objects that use it; nothing is returned then.
  */
-export async function pinImages(components: readonly RenderedComponent[], lookup: DigestLookup): Promise<PinnedImages> {
+export async function pinImages(components: readonly RenderedComponent[], lookup: DigestLookup, check?: SignatureCheck): Promise<PinnedImages> {
   const users = new Map<string, string[]>();
   for (const component of components) {
     for (const object of component.objects) {
@@ -49,11 +56,15 @@ export async function pinImages(components: readonly RenderedComponent[], lookup
   }
   const images = [...users.keys()].sort();
   const digests = new Map<string, string>();
+  const verifications = new Map<string, LockedVerification>();
   const problems: Diagnostic[] = [];
   await Promise.all(
     images.map(async (image) => {
       try {
-        digests.set(image, await lookup(image));
+        const digest = await lookup(image);
+        digests.set(image, digest);
+        const verified = await check?.(image, digest);
+        if (verified) verifications.set(image, verified);
       } catch (e) {
         if (!(e instanceof RenderError)) throw e;
         const used = users.get(image)!;
@@ -61,7 +72,11 @@ export async function pinImages(components: readonly RenderedComponent[], lookup
       }
     }),
   );
-  if (problems.length > 0) throw new FetchError(problems.sort((a, b) => (a.message < b.message ? -1 : 1)));
+  if (problems.length > 0) {
+    const sorted = problems.sort((a, b) => (a.message < b.message ? -1 : 1));
+    // A signature that fails a rule is the inputs' problem (exit 1 all the same), not the network's.
+    throw problems.every((d) => d.code === 'image') ? new SpecError(sorted) : new FetchError(sorted);
+  }
   const pin = (image: string) => {
     const digest = digests.get(image);
     return digest === undefined ? image : pinnedReference(image, digest);
@@ -70,5 +85,6 @@ export async function pinImages(components: readonly RenderedComponent[], lookup
     components: components.map((c) => ({ ...c, objects: c.objects.map((o) => mapImages(o, (site) => pin(site.image))) })),
     images,
     digests,
+    verifications,
   };
 }

@@ -53,6 +53,22 @@ export interface LockedImage {
   image: string;
   /** sha256 of the manifest the tag pointed to (the index of a multi-platform image). */
   digest: string;
+  /** The signature check this digest passed (imagePolicy.verify), when a rule applies to it. */
+  verified?: LockedVerification;
+}
+
+/** What an image's signature was verified against, and what passed. */
+export interface LockedVerification {
+  /** The rule's id (its fields, and its key's bytes for a key rule): a changed rule must be verified again. */
+  rule: string;
+  method: 'keyless' | 'key';
+  /** Where the signature that passed was: a Sigstore bundle referrer, or cosign's `.sig` tag. */
+  format: 'bundle' | 'legacy-tag';
+  /** Keyless: the certificate's identity and OIDC issuer. */
+  identity?: string;
+  issuer?: string;
+  /** Digest of the signature's manifest. */
+  signature: string;
 }
 
 /** sha256 of one input file (line endings and BOM normalised), so a changed input can be named. */

@@ -71,6 +71,7 @@ export type LockChange =
   | { kind: 'inputs'; env: string }
   | { kind: 'artifact-digest'; artifact: LockedArtifact; before: string }
   | { kind: 'image-digest'; image: string; before: string; after: string }
+  | { kind: 'image-verification'; image: string; before: string | undefined; after: string | undefined }
   | { kind: 'image-added' | 'image-removed'; env: string; image: string }
   | { kind: 'input-file'; file: string; change: 'edited' | 'added' | 'removed' };
 
@@ -108,10 +109,11 @@ export function lockChanges(before: LockFile, after: LockFile): LockChange[] {
     for (const image of [...hadImages].filter((i) => !hasImages.has(i)).sort()) out.push({ kind: 'image-removed', env, image });
     if (b.inputs !== a.inputs) out.push({ kind: 'inputs', env });
   }
-  const digestBefore = new Map((before.images ?? []).map((i) => [i.image, i.digest]));
+  const imagesBefore = new Map((before.images ?? []).map((i) => [i.image, i]));
   for (const i of after.images ?? []) {
-    const was = digestBefore.get(i.image);
-    if (was !== undefined && was !== i.digest) out.push({ kind: 'image-digest', image: i.image, before: was, after: i.digest });
+    const was = imagesBefore.get(i.image);
+    if (was !== undefined && was.digest !== i.digest) out.push({ kind: 'image-digest', image: i.image, before: was.digest, after: i.digest });
+    else if (was !== undefined && was.verified?.rule !== i.verified?.rule) out.push({ kind: 'image-verification', image: i.image, before: was.verified?.rule, after: i.verified?.rule });
   }
   const key = (x: LockedArtifact) => artifactKey(x.source, x.version, x.file);
   const beforeArtifacts = new Map(before.artifacts.map((x) => [key(x), x]));
@@ -174,6 +176,8 @@ export function describeLockChanges(before: LockFile, after: LockFile): string[]
         return [`${c.env}: image ${c.image} no longer pinned`];
       case 'image-digest':
         return [`image ${c.image}: digest ${c.before} → ${c.after}`];
+      case 'image-verification':
+        return [`image ${c.image}: ${c.after === undefined ? `no longer verified (was rule ${c.before})` : c.before === undefined ? `verified against rule ${c.after}` : `verified against rule ${c.before} → ${c.after} (the rule changed)`}`];
       case 'input-file':
         return [];
     }

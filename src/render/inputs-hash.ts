@@ -35,6 +35,8 @@ export function environmentInputsHash(
   lockedProviders: readonly LockedProvider[] | undefined,
   artifacts: readonly LockedArtifact[],
   images: readonly LockedImage[] = [],
+  /** What else the output depends on that no input file holds: the verify rules' ids with their keys' bytes. */
+  extra = '',
 ): string | undefined {
   if (!buildHash || Object.values(composed.variables).some((v) => typeof v === 'object')) return undefined;
   const used = new Set((lockedProviders ?? []).map((p) => `${p.source}\u0000${p.version}`));
@@ -42,7 +44,8 @@ export function environmentInputsHash(
   const lockPart = lockedProviders ? canonicalJson([...lockedProviders].sort((a, b) => (a.provider < b.provider ? -1 : 1))) : '';
   const hash = createHash('sha256').update(buildHash).update('\n').update(composed.inputsHash).update('\n').update(lockPart).update('\n').update(digests.join('\n'));
   // Pinned image digests (absent without pinning, so hashes of earlier locks stay the same).
-  if (images.length > 0) hash.update('\nimages\n').update(images.map((i) => `${i.image} ${i.digest}`).sort().join('\n'));
+  if (images.length > 0) hash.update('\nimages\n').update(images.map((i) => `${i.image} ${i.digest}${i.verified ? ` ${i.verified.rule}` : ''}`).sort().join('\n'));
+  if (extra !== '') hash.update('\nextra\n').update(extra);
   return hash.digest('hex');
 }
 

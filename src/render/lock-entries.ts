@@ -24,6 +24,6 @@ export function lockEntriesOf(r: EnvironmentResult): RenderedLockEntries {
         ? [{ source: r.certManager.sourceId, version: r.certManager.version, file: r.certManager.artifact.file, url: r.certManager.artifact.url, sha256: r.certManager.artifact.sha256 }]
         : []),
     ],
-    images: r.pinnedImages.map(([image, digest]) => ({ image, digest })),
+    images: r.pinnedImages.map(([image, digest]) => ({ image, digest, ...(r.imageVerifications[image] ? { verified: r.imageVerifications[image] } : {}) })),
   };
 }

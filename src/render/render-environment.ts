@@ -25,7 +25,8 @@ import { readConfigSecret, variableLookup, type ResolvedVariable } from './varia
 import type { ReleaseSource } from '../source/release-source.js';
 import jsYaml from 'js-yaml';
 import { resolveProvider, type ResolvedArtifacts } from './resolve-provider.js';
-import { pinImages } from '../images/pin-images.js';
+import { pinImages, type SignatureCheck } from '../images/pin-images.js';
+import type { LockedVerification } from '../lock/lock-types.js';
 import { registryPolicy } from '../images/registry-policy.js';
 import type { RegistryPolicy } from '../images/image-resolver.js';
 import { reconcileInstances } from './multi-namespace.js';
@@ -85,6 +86,8 @@ export interface EnvironmentResult {
   requiredSecrets: RequiredSecret[];
   /** Images pinned to a digest (imagePolicy.pinDigests), sorted by reference: [image, digest]. Empty when pinning is off. */
   pinnedImages: [string, string][];
+  /** What each pinned image's signature passed (imagePolicy.verify), by image reference. */
+  imageVerifications: Record<string, LockedVerification>;
   /** How its registries are reached, when it pins (for `plan`'s moved-tag check). Holds credentials: never printed. */
   imageRegistries?: RegistryPolicy;
   warnings: Diagnostic[];
@@ -219,16 +222,39 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
   if (!certManager) warnings.push(...bringYourOwnCertManagerWarnings(components));
   const all = certManager ? [certManager.component, ...components] : components;
   // Last: the digests are those of the images as every earlier step left them (overrides included).
-  const registries = envInputs.imagePolicy.pinDigests ? registryPolicy(envInputs.imagePolicy, envInputs.inputs.secrets, envInputs.file ? { file: envInputs.file } : {}) : undefined;
-  const pinned = registries ? await pinImages(all, session.images.lookup(registries)) : undefined;
+  const policy = envInputs.imagePolicy;
+  const registries = policy.pinDigests ? registryPolicy(policy, envInputs.inputs.secrets, envInputs.file ? { file: envInputs.file } : {}) : undefined;
+  const check = await signatureCheck(policy, registries, session, envInputs.file, warnings);
+  const pinned = registries ? await pinImages(all, session.images.lookup(registries), check) : undefined;
   return {
     environment: { name: envInputs.name, components: pinned?.components ?? all },
     pinnedImages: pinned ? pinned.images.map((i): [string, string] => [i, pinned.digests.get(i)!]) : [],
+    imageVerifications: pinned ? Object.fromEntries(pinned.verifications) : {},
     ...(registries ? { imageRegistries: registries } : {}),
     providers: resolvedProviders,
     certManager,
     requiredSecrets,
     warnings,
+  };
+}
+
+/**
+ * The signature check of an environment with `imagePolicy.verify`: the rules are checked first
+ * (errors at the setting, warnings kept), and need pinning — a signature is of a digest. The
+ * verification code (and the Sigstore libraries) load only here.
+ */
+async function signatureCheck(policy: ImagePolicyConfig, registries: RegistryPolicy | undefined, session: RenderSession, file: string | undefined, warnings: Diagnostic[]): Promise<SignatureCheck | undefined> {
+  const rules = policy.verify ?? [];
+  if (rules.length === 0) return undefined;
+  const where = file ?? 'capi-render.yaml';
+  if (!registries) {
+    throw new SpecError(error('config', 'imagePolicy.verify needs imagePolicy.pinDigests: true (a signature is checked against the digest the output pins)', { file: where, field: 'imagePolicy.verify', hint: 'set imagePolicy.pinDigests: true beside verify' }));
+  }
+  const { checkRules, ruleFor } = await import('../images/verify/verify-rules.js');
+  warnings.push(...throwIfErrors(checkRules(rules, { repoRoot: session.repoRoot, file: where })));
+  return async (image, digest) => {
+    const match = ruleFor(rules, image);
+    return match ? session.images.verify(image, digest, match, registries, policy.trustedRoot) : undefined;
   };
 }
 

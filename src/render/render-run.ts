@@ -7,6 +7,8 @@
  *      which writes or compares them and lets them go; then the lock the build leaves.
  * `render()` (render.ts) collects a run into one result for callers that want everything.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RenderError, throwIfErrors, type Diagnostic } from '../errors.js';
 import { planEnvironment, type OutputFiles } from '../output/plan.js';
@@ -23,7 +25,7 @@ import { createSession } from './session.js';
 import { createImageResolver } from '../images/image-resolver.js';
 import { registryForPolicy } from '../images/registry-policy.js';
 import type { LockFile, LockedInputFile } from '../lock/lock-types.js';
-import type { GitopsConfig, RenderConfig } from '../config/config-types.js';
+import type { GitopsConfig, ImagePolicyConfig, RenderConfig } from '../config/config-types.js';
 import { emptyLock } from '../lock/lock-types.js';
 import { artifactKey } from '../lock/lock-file.js';
 import { nextLock, type RenderedLockEntries } from '../lock/next-lock.js';
@@ -130,7 +132,8 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     lock,
     lockEvidence: { text: options.lockText, rule: options.lockContradictions ?? 'repair' },
     images: createImageResolver({
-      locked: new Map((lock.images ?? []).map((i) => [i.image, i.digest])),
+      locked: new Map((lock.images ?? []).map((i) => [i.image, i])),
+      repoRoot,
       offline: options.offline ?? false,
       ...(options.refreshImages ? { refresh: options.refreshImages } : {}),
       registry: (policy) => registryForPolicy(policy, { env: options.env ?? {}, fetch: options.fetch as typeof fetch | undefined }),
@@ -158,6 +161,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   const planned: { name: string; composed?: ComposedEnvironment; problem?: unknown }[] = [];
   const skipped: string[] = [];
   const unchangedInputs: string[] = [];
+  const extras = new Map<string, string>();
   const reads = new Set<string>();
   const composedByName = new Map<string, ComposedEnvironment>();
   let skippable = buildHash !== '';
@@ -165,7 +169,9 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   for (const entry of wanted) {
     try {
       const composed = await compose(entry);
-      const inputsHash = environmentInputsHash(buildHash, composed, lockedEnvironments.get(entry.name)?.providers, lock.artifacts, lockedImagesOf(lock, entry.name));
+      const extra = await verificationInputs(repoRoot, { ...repo.config.imagePolicy, ...composed.imagePolicy });
+      extras.set(entry.name, extra);
+      const inputsHash = environmentInputsHash(buildHash, composed, lockedEnvironments.get(entry.name)?.providers, lock.artifacts, lockedImagesOf(lock, entry.name), extra);
       for (const r of composed.reads) reads.add(r);
       composedByName.set(entry.name, composed);
       if (Object.values(composed.variables).some((v) => typeof v === 'object')) skippable = false;
@@ -237,7 +243,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     inputsHashFor(env, against) {
       const composed = composedByName.get(env);
       const providers = against.environments.find((e) => e.name === env)?.providers;
-      return composed && providers ? environmentInputsHash(buildHash, composed, providers, against.artifacts, lockedImagesOf(against, env)) : undefined;
+      return composed && providers ? environmentInputsHash(buildHash, composed, providers, against.artifacts, lockedImagesOf(against, env), extras.get(env)) : undefined;
     },
     async run(onEnvironment) {
       const problems: EnvironmentProblem[] = [];
@@ -257,7 +263,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
         warnings.push(...output.result.warnings);
         // The stored hash covers the lock entries this build leaves, so an unchanged next build matches it.
         const e = lockEntriesOf(output.result);
-        entries.push({ ...e, inputs: environmentInputsHash(buildHash, composed!, e.providers, e.artifacts, e.images) });
+        entries.push({ ...e, inputs: environmentInputsHash(buildHash, composed!, e.providers, e.artifacts, e.images, extras.get(name)) });
         // A failure of the caller (a write) ends the run at once.
         if (problems.length === 0) await onEnvironment(output);
       }
@@ -279,4 +285,25 @@ async function fleetMember(entry: { name: string; overlayDir?: string }, compose
   if (!entry.overlayDir) return { name: entry.name, settings: base };
   const own = await composeGitopsSettings(entry.overlayDir, ctx);
   return { name: entry.name, settings: mergeGitopsConfig(base, own.gitops), file: own.file };
+}
+
+/**
+ * What an environment's output depends on that no input file holds: the ids of its verify rules,
+ * which cover their key files' bytes (a replaced key must be verified again), and the trusted root
+ * it names. '' without verify rules (then nothing is loaded).
+ */
+async function verificationInputs(repoRoot: string, policy: ImagePolicyConfig): Promise<string> {
+  const rules = policy.verify ?? [];
+  if (rules.length === 0) return '';
+  const { ruleIdIn } = await import('../images/verify/verify-key.js');
+  let root = 'public-good';
+  if (policy.trustedRoot) {
+    try {
+      root = createHash('sha256').update(readFileSync(path.join(repoRoot, policy.trustedRoot))).digest('hex');
+    } catch {
+      // Unreadable: the verification itself reports it, naming the file.
+      root = 'unreadable';
+    }
+  }
+  return `${rules.map((r) => ruleIdIn(repoRoot, r)).join(',')} root ${root}`;
 }

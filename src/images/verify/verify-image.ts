@@ -30,8 +30,6 @@
  * registry client's FetchErrors.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { bundleFromJSON, type Bundle } from '@sigstore/bundle';
 import { VerificationError, Verifier, toSignedEntity, type SignedEntity, type Signer } from '@sigstore/verify';
 import { SpecError, error } from '../../errors.js';
@@ -39,7 +37,8 @@ import type { ImageRegistry } from '../registry/image-registry.js';
 import { COSIGN_SIGN_PREDICATE_TYPE, findBundleSignatures, findLegacySignatures, legacySignatureTag, type BundleCandidate, type LegacyCandidate } from './find-signatures.js';
 import { hasCertificate, legacyBundle, UnreadableSignature } from './legacy-bundle.js';
 import type { TrustMaterialSource } from './trusted-root.js';
-import { describeRule, keyPathProblem, ruleId, type VerifyRule } from './verify-rules.js';
+import { describeRule, ruleId, type VerifyRule } from './verify-rules.js';
+import { readVerifyKey } from './verify-key.js';
 
 /** What was verified, for the lock. */
 export interface ImageVerification {
@@ -153,14 +152,9 @@ export async function verifyImage(image: ImageToVerify, rule: VerifyRule | { rul
   const check: Check = { rule: matched.rule, digest: image.digest, trust: ctx.trustedRoot, now: ctx.now ?? new Date() };
   let keyPem: string | undefined;
   if (matched.rule.key !== undefined) {
-    const problem = keyPathProblem(matched.rule.key);
-    if (problem) throw fail('key-file', `the key path ${matched.rule.key} ${problem}`);
-    const file = path.join(ctx.repoRoot, matched.rule.key);
-    try {
-      keyPem = readFileSync(file, 'utf8');
-    } catch {
-      throw fail('key-file', `the key file ${matched.rule.key} does not exist in the repository`);
-    }
+    const read = readVerifyKey(ctx.repoRoot, matched.rule.key);
+    if ('problem' in read) throw fail('key-file', `the key ${read.problem}`);
+    keyPem = read.pem;
     try {
       check.key = { object: createPublicKey(keyPem), file: matched.rule.key };
     } catch {
