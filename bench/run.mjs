@@ -169,6 +169,43 @@ function folderBytes(dir) {
   return total;
 }
 
+// ---- the Argo CD plugin (issue 26) ----------------------------------------------------------------
+// `cmp-generate` for one environment of a 100-environment Argo CD repository with the lock committed
+// and the cache warm — its stream stored by an earlier run (an unchanged environment after a new
+// commit), and not stored (a changed one) — against `build --stdout --env` of the same environment;
+// and cold (an empty cache volume: a new repo-server Pod) for one environment of a 500-environment
+// repository, against Argo CD's 90 s.
+
+/** A `capiRepo` fleet prepared for Argo CD, built once: the committed lock the plugin renders from. */
+function argocdRepo(name, envs, cacheDir) {
+  const repo = capiRepo(name, envs);
+  const config = path.join(repo, 'capi-render.yaml');
+  writeFileSync(config, `${readFileSync(config, 'utf8')}gitops:\n  flavour: argocd\n`);
+  timed(process.execPath, [CLI, 'build'], repo, cacheDir);
+  return repo;
+}
+
+/**
+ * `cmp-generate --env <env>` (the plugin's argv; the env flag stands for ARGOCD_ENV_CAPI_ENV).
+ * `before(r)` runs ahead of each sample, unmeasured: it empties what the case must find empty.
+ */
+function cmpGenerate(repo, env, cacheDir, { runs = RUNS, before = () => undefined, label = '' } = {}) {
+  const samples = [];
+  for (let r = 0; r < runs; r++) {
+    before(r);
+    samples.push(timed(process.execPath, [CLI, 'cmp-generate', '--env', env], repo, cacheDir));
+  }
+  commands.push(`(cd ${repo} && CAPI_RENDER_CACHE_DIR=${cacheDir} node ${CLI} cmp-generate --env ${env})${label ? `   # ${label}` : ''}`);
+  return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)) };
+}
+
+function buildStdout(repo, env, cacheDir) {
+  const samples = [];
+  for (let r = 0; r < RUNS; r++) samples.push(timed(process.execPath, [CLI, 'build', '--stdout', '--env', env], repo, cacheDir));
+  commands.push(`(cd ${repo} && CAPI_RENDER_CACHE_DIR=${cacheDir} node ${CLI} build --stdout --env ${env})`);
+  return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)) };
+}
+
 // ---- measurements -----------------------------------------------------------------------------
 
 function capiCold(repo, cacheDir = path.join(work, 'cache'), runs = RUNS) {
@@ -336,6 +373,26 @@ const importStream = capiImport(dumps.dir, dumps.stream);
 const importList = capiImport(dumps.dir, dumps.list);
 rows.push([`import, 20k-object --- stream (${size(importStream.bytes)})`, fmt(importStream.ms), `as one List ${fmt(importList.ms)}`, ratio(importStream.ms, importList.ms), '≤ 2 s; ≈ 1× of List', mib(importStream.rss), '', '']);
 
+// The Argo CD plugin (issue 26). The 100-environment repository's cache is warm from its build; the
+// stream store (plugin-streams/, plugin-documents/) is emptied before each "not stored" sample.
+const pluginCache = path.join(work, 'cache-plugin');
+const plugin100 = argocdRepo('argocd-100', 100, pluginCache);
+const pluginEnv = 'env-0042';
+const stdout100 = buildStdout(plugin100, pluginEnv, pluginCache);
+const dropStreams = () => {
+  for (const f of ['plugin-streams', 'plugin-documents']) rmSync(path.join(pluginCache, f), { recursive: true, force: true });
+};
+const notStored = cmpGenerate(plugin100, pluginEnv, pluginCache, { before: dropStreams, label: 'stream store emptied before each run' });
+timed(process.execPath, [CLI, 'cmp-generate', '--env', pluginEnv], plugin100, pluginCache);
+const stored = cmpGenerate(plugin100, pluginEnv, pluginCache, { label: 'stream stored by the run before' });
+rows.push([`cmp-generate, 1 of 100 environments, warm (stream stored)`, fmt(stored.ms), `build --stdout ${fmt(stdout100.ms)}`, ratio(stored.ms, stdout100.ms), '≤ 0.3 s', mib(stored.rss), '', '']);
+rows.push([`cmp-generate, 1 of 100 environments, warm (stream not stored)`, fmt(notStored.ms), `build --stdout ${fmt(stdout100.ms)}`, ratio(notStored.ms, stdout100.ms), '', mib(notStored.rss), '', '']);
+// Cold: an empty cache volume every run (the first generate after the repo-server Pod starts), 500 environments.
+const plugin500 = argocdRepo('argocd-500', 500, path.join(work, 'cache-plugin-500'));
+const coldCache = path.join(work, 'cache-plugin-cold');
+const cold500 = cmpGenerate(plugin500, 'env-0250', coldCache, { runs: Math.min(RUNS, 2), before: () => rmSync(coldCache, { recursive: true, force: true }), label: 'empty cache folder before each run' });
+rows.push([`cmp-generate, 1 of 500 environments, empty cache`, fmt(cold500.ms), `Argo CD's limit 90 s`, ratio(cold500.ms, 90_000), '< 90 s', mib(cold500.rss), '', size(folderBytes(coldCache))]);
+
 const header = ['case', 'capi-render', 'compared with', 'ratio', 'target', 'capi-render peak', 'kustomize peak', 'cache after'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
 const line = (r) => r.map((c, i) => String(c).padEnd(widths[i])).join('  ');
@@ -344,6 +401,7 @@ console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 for (const r of rows) console.log(line(r));
 console.log('\ncapi-render figures are cold builds (no rendered/, no lock) sharing one cache folder — parsed artifacts, validated inputs, the parsed lock — that is warm after the first run, as on a laptop or a CI runner that keeps ~/.cache/capi-render; "empty cache" starts from nothing every time.');
 console.log(`"cache after": the cache folder's size after the case; the artifacts the builds read are ${size(ARTIFACT_BYTES)} (cache growth target: ≤ 2× that per build). Distinct values: each environment sets its own CAPI_DIAGNOSTICS_ADDRESS (capi-render) or patches its own --diagnostics-address into the provider Deployments (kustomize).`);
+console.log('cmp-generate rows (the Argo CD plugin): repositories prepared for Argo CD and built once, so capi-render.lock is committed. "Stream stored": an earlier run stored this environment\'s stream under its inputs hash, as after a commit that left it unchanged; "not stored": only the artifacts are cached, as after a commit that changed it; "empty cache": nothing cached at all (a new repo-server Pod), measured, not projected.');
 console.log('\nCommands (kustomize figures are the sum of sequential builds; peak memory is the largest single process):');
 for (const c of commands) console.log(`  ${c}`);
 if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });

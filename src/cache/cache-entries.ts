@@ -10,13 +10,15 @@
  *   release-files/<sha256>.json         where those files came from
  *   stamps/<sha256>.json                what the last full build of a repository read (build-stamp.ts)
  *   outputs/<sha256>.json               what the last build left in a repository's output folders (output-fingerprint.ts)
+ *   plugin-streams/<sha256>.json        the Argo CD plugin's stored streams, and the documents they are
+ *   plugin-documents/<sha256>           made of (plugin/stream-cache.ts)
  * plus temporary files of writes that were killed (`<entry>.<pid>.<hex>.tmp`, a day old). Links are
  * never followed: a linked folder or file is not capi-render's, whatever its name.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 
-export type CacheEntryKind = 'artifact' | 'parsed' | 'lock' | 'validated' | 'release-index' | 'stamp' | 'temporary';
+export type CacheEntryKind = 'artifact' | 'parsed' | 'lock' | 'validated' | 'release-index' | 'stamp' | 'plugin' | 'temporary';
 
 export interface CacheEntry {
   /** Absolute path. */
@@ -37,6 +39,8 @@ const FOLDERS: { folder: RegExp; file: RegExp; kind: CacheEntryKind }[] = [
   { folder: /^release-(?:lists|files)$/, file: new RegExp(`^${SHA}\\.json$`), kind: 'release-index' },
   { folder: /^stamps$/, file: new RegExp(`^${SHA}\\.json$`), kind: 'stamp' },
   { folder: /^outputs$/, file: new RegExp(`^${SHA}\\.json$`), kind: 'stamp' },
+  { folder: /^plugin-streams$/, file: new RegExp(`^${SHA}\\.json$`), kind: 'plugin' },
+  { folder: /^plugin-documents$/, file: new RegExp(`^${SHA}$`), kind: 'plugin' },
 ];
 const TEMPORARY = /\.\d+\.[0-9a-f]+\.tmp$/;
 /** A temporary file younger than this may belong to a write in progress. */

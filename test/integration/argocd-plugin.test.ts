@@ -7,7 +7,7 @@
  * any non-zero exit as a failed generation.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import jsYaml from 'js-yaml';
@@ -15,6 +15,7 @@ import { REPO_ROOT, FIXTURES } from '../helpers/fixtures.js';
 import { copyExample, snapshotTree } from '../helpers/repo.js';
 import { tempDir } from '../helpers/tmp.js';
 import { runCli } from '../helpers/cli.js';
+import { restrictedViolations } from '../helpers/pod-security-restricted.js';
 
 const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
 const PLUGIN = jsYaml.load(readFileSync(path.join(REPO_ROOT, 'deploy/argocd-cmp/plugin.yaml'), 'utf8')) as {
@@ -70,7 +71,8 @@ function generate(appPath: string, env: Record<string, string>, extraArgs: strin
   });
 }
 
-const EMPTY_OVERLAY = 'apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: []\n';
+// Still an Argo CD environment (capi-render.yaml's flavour is flux): what is tested is the removal guard.
+const EMPTY_OVERLAY = 'apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: []\ngitops:\n  flavour: argocd\n';
 const REVISION = '4a46692e1f0b6a3b9b0f2c7f1d4e5a6b7c8d9e0f';
 /** The variables the repo-server sets for manifest generation (reposerver/repository.go newEnv), and the sidecar's own. */
 function repoServerEnv(work: string, cache: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -195,6 +197,32 @@ describe('the plugin run as argocd-repo-server runs it', () => {
       code: 1,
       stderr: /error\[removal\].*environment empty renders no objects/,
     },
+    // The plugin renders Argo CD environments only (dev is prepared for Flux by capi-render.yaml).
+    { name: 'a Flux environment (CAPI_ENV=dev) → usage error naming its overlay', env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'dev' }), code: 2, stderr: /overlays\/dev\/overlay\.yaml: environment dev is prepared for Flux \(gitops\.flavour from capi-render\.yaml\), not for Argo CD[^]*CAPI_ALLOW_FLAVOUR=flux/ },
+    {
+      name: 'a Flux environment allowed a different flavour than its own → still refused',
+      env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'dev', ARGOCD_ENV_CAPI_ALLOW_FLAVOUR: 'kustomize' }),
+      code: 2,
+      stderr: /overlays\/dev\/overlay\.yaml: environment dev is prepared for Flux/,
+    },
+    { name: 'an allowance that names no flavour', env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'dev', ARGOCD_ENV_CAPI_ALLOW_FLAVOUR: 'true' }), code: 2, stderr: /CAPI_ALLOW_FLAVOUR\) is "true"; it names the one flavour to accept besides argocd: flux or kustomize/ },
+    {
+      name: 'a Flux environment with no lock at all: refused for its flavour before anything is rendered',
+      env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'dev' }),
+      prepare: (w) => rmSync(path.join(w, 'capi-render.lock')),
+      code: 2,
+      stderr: /overlays\/dev\/overlay\.yaml: environment dev is prepared for Flux/,
+    },
+    {
+      name: 'an overlay that sets another flavour itself is named as where it is set',
+      env: repoServerEnv,
+      prepare: (w) => {
+        const file = path.join(w, 'overlays/prod/overlay.yaml');
+        writeFileSync(file, readFileSync(file, 'utf8').replace('flavour: argocd', 'flavour: kustomize'));
+      },
+      code: 2,
+      stderr: /overlays\/prod\/overlay\.yaml: environment prod is prepared for plain kustomize \(no GitOps flavour\) \(its gitops\.flavour\)/,
+    },
   ];
   // The first case runs as its own process like the rest of this file; the others through the same
   // CLI function in-process (same argv, working directory, environment and exit code), to save time.
@@ -208,16 +236,110 @@ describe('the plugin run as argocd-repo-server runs it', () => {
     expect(r.stderr).toMatch(stderr);
     expect(snapshotTree(w)).toEqual(before);
   });
+
+  it('an environment of another flavour is rendered when the Application allows that flavour by name (plugin env or flag)', async () => {
+    const { work, cache } = setup();
+    const expected = streamOfFolder(path.join(work, 'rendered/dev'));
+    const viaEnv = await generate(work, repoServerEnv(work, cache, { ARGOCD_ENV_CAPI_ENV: 'dev', ARGOCD_ENV_CAPI_ALLOW_FLAVOUR: 'flux' }));
+    expect(viaEnv.code, viaEnv.stderr).toBe(0);
+    expect(viaEnv.stdout).toBe(expected);
+    const viaFlag = await runCli(['cmp-generate', '--allow-flavour', 'flux'], { cwd: work, env: repoServerEnv(work, cache, { ARGOCD_ENV_CAPI_ENV: 'dev' }) });
+    expect(viaFlag.code, viaFlag.stderr).toBe(0);
+    expect(viaFlag.stdout).toBe(expected);
+  });
+
+  it('writes only to its cache volume: nothing under TMPDIR or HOME, nothing in the checkout', async () => {
+    const { work, cache } = setup();
+    const tmp = tempDir();
+    const home = path.join(tempDir(), 'home');
+    const before = snapshotTree(work);
+    for (let i = 0; i < 2; i++) {
+      const r = await generate(work, repoServerEnv(work, cache, { TMPDIR: tmp, HOME: home }));
+      expect(r.code, r.stderr).toBe(0);
+    }
+    expect(readdirSync(tmp)).toEqual([]);
+    expect(existsSync(home)).toBe(false);
+    expect(snapshotTree(work)).toEqual(before);
+    expect(readdirSync(cache).sort()).toEqual(expect.arrayContaining(['plugin-documents', 'plugin-streams']));
+  });
+
+  describe('the stream store (answers from the committed lock and the cache)', () => {
+    const stored = async () => {
+      const { work, cache } = setup();
+      const first = await generate(work, repoServerEnv(work, cache));
+      expect(first.code, first.stderr).toBe(0);
+      return { work, cache, expected: first.stdout };
+    };
+    const filesUnder = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name)) : []);
+
+    it('a second run prints the stored stream — the same bytes — without reading a release artifact', async () => {
+      const { work, cache, expected } = await stored();
+      expect(expected).toBe(streamOfFolder(path.join(work, 'rendered/prod')));
+      const old = new Date('2001-01-01T00:00:00Z');
+      const artifacts = readdirSync(cache).filter((d) => !d.startsWith('plugin-') && d !== 'validated' && !d.startsWith('lock-')).flatMap((d) => filesUnder(path.join(cache, d)));
+      expect(artifacts.length).toBeGreaterThan(0);
+      for (const f of [...artifacts, ...filesUnder(path.join(cache, 'plugin-streams'))]) utimesSync(f, old, old);
+      const second = await generate(work, repoServerEnv(work, cache));
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toBe(expected);
+      // Every read marks an entry used (its mtime): the stream was, no artifact was.
+      for (const f of artifacts) expect(statSync(f).mtimeMs, f).toBe(old.getTime());
+      for (const f of filesUnder(path.join(cache, 'plugin-streams'))) expect(statSync(f).mtimeMs).toBeGreaterThan(old.getTime());
+    });
+
+    it.each([
+      ['its own overlay changed', 'overlays/prod/overlay.yaml', /error\[frozen\][^]*prod: inputs changed \(changed input files: overlays\/prod\/overlay\.yaml \(edited\)\)/],
+      ['another environment’s overlay changed', 'overlays/dev/overlay.yaml', /error\[frozen\][^]*input files changed: overlays\/dev\/overlay\.yaml \(edited\)/],
+      ['capi-render.yaml changed', 'capi-render.yaml', /error\[frozen\][^]*capi-render\.yaml \(edited\)/],
+    ])('is never printed once the lock no longer matches the files (%s): the frozen render fails as before', async (_what, file, stderr) => {
+      const { work, cache } = await stored();
+      writeFileSync(path.join(work, file), `${readFileSync(path.join(work, file), 'utf8')}# edited after the lock was written\n`);
+      const r = await generate(work, repoServerEnv(work, cache));
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(stderr);
+    });
+
+    it('a damaged or missing document is a miss: the environment is rendered again, in full, and the store repaired', async () => {
+      const { work, cache, expected } = await stored();
+      const documents = readdirSync(path.join(cache, 'plugin-documents')).sort();
+      writeFileSync(path.join(cache, 'plugin-documents', documents[0]!), 'kind: Truncated\n');
+      rmSync(path.join(cache, 'plugin-documents', documents[1]!));
+      const r = await generate(work, repoServerEnv(work, cache));
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(expected);
+      expect(readdirSync(path.join(cache, 'plugin-documents')).sort()).toEqual(documents);
+      const again = await generate(work, repoServerEnv(work, cache));
+      expect(again.stdout).toBe(expected);
+    });
+
+    it('is listed and pruned with the rest of the cache (cache info)', async () => {
+      const { work, cache } = await stored();
+      const info = await runCli(['cache', 'info', '--json', '--cache-dir', cache], { cwd: work });
+      expect(info.code, info.stderr).toBe(0);
+      const kinds = (JSON.parse(info.stdout) as { kinds: Record<string, { entries: number }> }).kinds;
+      // The index and one file per distinct document.
+      expect(kinds.plugin!.entries).toBe(1 + readdirSync(path.join(cache, 'plugin-documents')).length);
+      const pruned = await runCli(['cache', 'prune', '--max-size', '0', '--cache-dir', cache], { cwd: work });
+      expect(pruned.code, pruned.stderr).toBe(0);
+      expect(filesUnder(path.join(cache, 'plugin-streams'))).toEqual([]);
+    });
+  });
 });
+
+/** The objects `kubectl kustomize` makes of Argo CD's own repo-server Deployment with deploy/argocd-cmp as a component. */
+function kustomizeSidecar(component = path.join(REPO_ROOT, 'deploy/argocd-cmp')): { kind: string; metadata: { name: string }; data?: Record<string, string>; spec?: any }[] {
+  const dir = tempDir();
+  cpSync(path.join(FIXTURES, 'argo-cd/argocd-repo-server-deployment.yaml'), path.join(dir, 'repo-server.yaml'));
+  writeFileSync(path.join(dir, 'kustomization.yaml'), `resources:\n- repo-server.yaml\ncomponents:\n- ${path.relative(dir, component)}\n`);
+  const out = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
+  expect(out.status, out.stderr).toBe(0);
+  return jsYaml.loadAll(out.stdout) as ReturnType<typeof kustomizeSidecar>;
+}
 
 describe('the sidecar component (deploy/argocd-cmp) on Argo CD v3.5.1’s repo-server', () => {
   it('kustomizes onto the upstream Deployment: the plugin ConfigMap and a sidecar whose every mount has a volume', () => {
-    const dir = tempDir();
-    cpSync(path.join(FIXTURES, 'argo-cd/argocd-repo-server-deployment.yaml'), path.join(dir, 'repo-server.yaml'));
-    writeFileSync(path.join(dir, 'kustomization.yaml'), `resources:\n- repo-server.yaml\ncomponents:\n- ${path.relative(dir, path.join(REPO_ROOT, 'deploy/argocd-cmp'))}\n`);
-    const out = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
-    expect(out.status, out.stderr).toBe(0);
-    const objects = jsYaml.loadAll(out.stdout) as { kind: string; metadata: { name: string }; data?: Record<string, string>; spec?: any }[];
+    const objects = kustomizeSidecar();
     const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'capi-render-cmp')!;
     expect(jsYaml.load(configMap.data!['plugin.yaml']!)).toEqual(PLUGIN);
     const pod = objects.find((o) => o.kind === 'Deployment')!.spec.template.spec;
@@ -230,5 +352,65 @@ describe('the sidecar component (deploy/argocd-cmp) on Argo CD v3.5.1’s repo-s
       expect.arrayContaining(['/var/run/argocd', '/home/argocd/cmp-server/plugins', '/home/argocd/cmp-server/config/plugin.yaml', '/tmp', '/cache']),
     );
     expect(sidecar.env).toContainEqual({ name: 'CAPI_RENDER_CACHE_DIR', value: '/cache' });
+  });
+
+  it('the patched repo-server Deployment passes Pod Security "restricted" (every container and init container, pod and container fields, volume types)', () => {
+    const deployment = kustomizeSidecar().find((o) => o.kind === 'Deployment')!;
+    expect(restrictedViolations(deployment.spec.template)).toEqual([]);
+    // Argo CD's own Deployment passes too (the sidecar is what the component adds).
+    const upstream = jsYaml.load(readFileSync(path.join(FIXTURES, 'argo-cd/argocd-repo-server-deployment.yaml'), 'utf8')) as { spec: { template: { spec: any } } };
+    expect(restrictedViolations(upstream.spec.template)).toEqual([]);
+  });
+
+  it('the sidecar has the restricted settings of Argo CD’s own containers, a read-only root, and writes only to a cache volume and a scratch TMPDIR', () => {
+    const pod = kustomizeSidecar().find((o) => o.kind === 'Deployment')!.spec.template.spec;
+    const sidecar = pod.containers.find((c: { name: string }) => c.name === 'capi-render');
+    expect(sidecar.securityContext).toEqual({
+      runAsNonRoot: true,
+      runAsUser: 999,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    // The same five fields as the repo-server's own containers (SUPPLY-CHAIN-REFERENCE §7).
+    const own = pod.containers.find((c: { name: string }) => c.name === 'argocd-repo-server').securityContext;
+    for (const field of ['runAsNonRoot', 'readOnlyRootFilesystem', 'allowPrivilegeEscalation', 'capabilities', 'seccompProfile']) expect(sidecar.securityContext[field], field).toEqual(own[field]);
+    const env = Object.fromEntries(sidecar.env.map((e: { name: string; value: string }) => [e.name, e.value]));
+    const volumeAt = (dir: string) => {
+      const mount = sidecar.volumeMounts.find((m: { mountPath: string; subPath?: string }) => !m.subPath && (dir === m.mountPath || dir.startsWith(`${m.mountPath}/`)));
+      return mount && pod.volumes.find((v: { name: string }) => v.name === mount.name);
+    };
+    // A read-only root: every folder it writes is a volume of its own, never shared with the repo-server.
+    const cache = volumeAt(env.CAPI_RENDER_CACHE_DIR);
+    const scratch = volumeAt(env.TMPDIR);
+    expect(cache?.emptyDir ?? cache?.persistentVolumeClaim).toBeDefined();
+    expect(scratch?.emptyDir).toBeDefined();
+    expect(cache.name).not.toBe(scratch.name);
+    expect(volumeAt(env.NODE_COMPILE_CACHE)?.name).toBe(cache.name);
+    const repoServerMounts = pod.containers.find((c: { name: string }) => c.name === 'argocd-repo-server').volumeMounts.map((m: { name: string }) => m.name);
+    expect(repoServerMounts).not.toContain(cache.name);
+    expect(repoServerMounts).not.toContain(scratch.name);
+    expect(env.CAPI_RENDER_CACHE_MAX_SIZE).toMatch(/^\d+[MG]$/);
+    // README shows these settings as they are.
+    const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Argo CD plugin and source hydrator'), readme.indexOf('### Flux OCI artifacts'));
+    const shown = [...section.matchAll(/```yaml\n([^]*?)```/g)].map((m) => jsYaml.load(m[1]!) as { securityContext?: unknown }).find((d) => d?.securityContext);
+    expect(shown?.securityContext).toEqual(sidecar.securityContext);
+  });
+
+  it.each<[string, (pod: any, sidecar: any) => void, RegExp]>([
+    ['the CMP docs’ sidecar example (runAsNonRoot and runAsUser only)', (_pod, c) => (c.securityContext = { runAsNonRoot: true, runAsUser: 999 }), /allowPrivilegeEscalation: containers\[capi-render\][^]*capabilities: containers\[capi-render\] does not drop ALL[^]*seccompProfile: containers\[capi-render\] has none/],
+    ['no runAsNonRoot on a container of a pod that does not set it', (_pod, c) => delete c.securityContext.runAsNonRoot, /runAsNonRoot: neither containers\[capi-render\] nor the pod/],
+    ['uid 0', (_pod, c) => (c.securityContext.runAsUser = 0), /runAsUser: containers\[capi-render\] runs as uid 0/],
+    ['an added capability', (_pod, c) => (c.securityContext.capabilities.add = ['SYS_ADMIN']), /capabilities \(baseline\): containers\[capi-render\] adds SYS_ADMIN/],
+    ['a hostPath cache', (pod) => Object.assign(pod.volumes.find((v: { name: string }) => v.name === 'capi-render-cache'), { emptyDir: undefined, hostPath: { path: '/var/cache' } }), /hostPathVolumes: volume capi-render-cache[^]*restrictedVolumes: volume capi-render-cache is hostPath/],
+    ['an init container without the settings', (pod) => pod.initContainers.push({ name: 'warm', image: 'x' }), /allowPrivilegeEscalation: initContainers\[warm\][^]*runAsNonRoot: neither initContainers\[warm\]/],
+    ['an Unconfined seccomp profile on the pod', (pod) => (pod.securityContext = { seccompProfile: { type: 'Unconfined' } }), /seccompProfile \(baseline\): pod is Unconfined/],
+    ['a privileged container with a host port', (_pod, c) => ((c.securityContext.privileged = true), (c.ports = [{ containerPort: 80, hostPort: 80 }])), /privileged: containers\[capi-render\][^]*hostPorts: containers\[capi-render\] uses hostPort 80/],
+  ])('the check has teeth: %s is refused', (_name, mutate, message) => {
+    const template = kustomizeSidecar().find((o) => o.kind === 'Deployment')!.spec.template;
+    mutate(template.spec, template.spec.containers.find((c: { name: string }) => c.name === 'capi-render'));
+    expect(restrictedViolations(template).join('\n')).toMatch(message);
   });
 });

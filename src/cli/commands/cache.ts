@@ -107,6 +107,7 @@ const KIND_NAMES: Record<CacheEntryKind, string> = {
   validated: 'validated inputs',
   'release-index': 'release-list records',
   stamp: 'build stamps',
+  plugin: 'Argo CD plugin outputs',
   temporary: 'leftovers of interrupted writes',
 };
 

@@ -12,18 +12,39 @@
  *     on the network; with `--offline` (or ARGOCD_ENV_CAPI_OFFLINE=true) it never connects at all;
  *   - writes nothing into the checkout (the artifact cache must live elsewhere);
  *   - never prints an empty or shrunken stream: exit 1 instead (Argo CD would prune);
- *   - prints exactly what `build --stdout` prints, which is what rendered/<env> holds.
+ *   - prints exactly what `build --stdout` prints, which is what rendered/<env> holds;
+ *   - refuses an environment that is not prepared for Argo CD (exit 2, naming its overlay) unless
+ *     the Application allows that flavour by name (plugin/flavour-rule.ts);
+ *   - answers from the committed lock and the cache when it can: the repo-server runs it for every
+ *     Application on every new commit, and most commits leave most environments as they were. It
+ *     first composes only the asked environment (plugin/probe.ts: no other overlay, no provider
+ *     schema, no release); when the lock is current for it, the stream a previous run stored under
+ *     that environment's inputs (plugin/stream-cache.ts) is printed as it is. Otherwise it renders
+ *     that one environment, frozen, and stores the stream for the next commit.
  * Logs go to stderr, which Argo CD shows on failure. The repo-server's deadline ends it with
- * SIGTERM; it installs no handler, writes nothing and starts no child process, so it simply stops.
+ * SIGTERM; it installs no handler, writes nothing but cache entries (each written to a temporary
+ * file, then renamed) and starts no child process, so it simply stops.
  */
 import path from 'node:path';
-import { DriftError, SpecError, error } from '../../errors.js';
+import { DriftError, InternalError, SpecError, error, type Diagnostic } from '../../errors.js';
 import { PLUGIN_ENV_VARIABLE } from '../../gitops/argocd-applications.js';
+import type { LockFile } from '../../lock/lock-types.js';
+import { artifactKey } from '../../lock/lock-file.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
+import { canonicalJson } from '../../manifest/canonical-json.js';
+import { sortObjects } from '../../manifest/order.js';
+import { OVERLAY_FILE } from '../../overlay/overlay-types.js';
+import type { OutputFiles } from '../../output/plan.js';
+import { assignFileNames } from '../../output/paths.js';
+import { removalProblems } from '../../output/removal-guard.js';
+import { allowedFlavour, refuseOtherFlavour } from '../../plugin/flavour-rule.js';
+import { probeEnvironment } from '../../plugin/probe.js';
+import { readStream, writeStream } from '../../plugin/stream-cache.js';
 import { render } from '../../render/render.js';
-import { defaultCacheDir } from '../../source/artifact-cache.js';
+import type { EnvironmentResult } from '../../render/render-environment.js';
+import { createCacheUse } from '../../cache/cache-use.js';
 import type { Command } from '../command.js';
-import { streamEnvironment } from '../environment-stream.js';
+import { cacheSettings } from '../cache-settings.js';
 import { formatDiagnostics } from '../format.js';
 import { onlyEnvironment } from '../only-environment.js';
 import { RENDER_FLAGS, prepareRender } from '../render-options.js';
@@ -35,35 +56,112 @@ const OFFLINE_VARIABLE = 'ARGOCD_ENV_CAPI_OFFLINE';
 export const cmpGenerateCommand: Command = {
   name: 'cmp-generate',
   summary: "the Argo CD Config Management Plugin's generate command: print one environment's objects from the committed inputs and lock",
-  usage: '[--env NAME] [--offline] [--cache-dir DIR]',
+  usage: '[--env NAME] [--offline] [--cache-dir DIR] [--allow-flavour flux|kustomize]',
   help: [
     ['--env NAME', `the environment (default $${ENV_VARIABLE}, the Application's plugin env CAPI_ENV; may be left out when there is only one)`],
     ['--offline', `never use the network: every artifact must be in the cache (also $${OFFLINE_VARIABLE}=true)`],
     ['--cache-dir DIR', 'artifact cache, outside the checkout (default $CAPI_RENDER_CACHE_DIR, …); mount a volume there'],
+    ['--allow-flavour F', 'render an environment prepared for F (flux or kustomize) too; refused by default (also $ARGOCD_ENV_CAPI_ALLOW_FLAVOUR=F, the plugin env CAPI_ALLOW_FLAVOUR)'],
   ],
-  options: { env: { type: 'string' }, offline: RENDER_FLAGS.offline!, 'cache-dir': RENDER_FLAGS['cache-dir']! },
+  options: { env: { type: 'string' }, offline: RENDER_FLAGS.offline!, 'cache-dir': RENDER_FLAGS['cache-dir']!, 'allow-flavour': { type: 'string' } },
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
     const env = await onlyEnvironment(repoRoot, (values.env as string | undefined) ?? (io.env[ENV_VARIABLE] || undefined), (names) => `set the Application's plugin env ${PLUGIN_ENV_VARIABLE} to one of ${names} (${ENV_VARIABLE} is not set)`);
     const offline = Boolean(values.offline) || io.env[OFFLINE_VARIABLE] === 'true';
+    const allowed = allowedFlavour(values['allow-flavour'] as string | undefined, io.env);
+    const { dir: cacheDir } = cacheSettings(ctx);
     // Before anything reads through the cache (the lock's parse is cached there too).
-    refuseCacheInCheckout(values['cache-dir'] ? path.resolve(io.cwd, String(values['cache-dir'])) : defaultCacheDir(io.env), repoRoot);
+    refuseCacheInCheckout(cacheDir, repoRoot);
+
+    // The asked environment alone: its flavour, and whether the committed lock is current for it.
+    const use = createCacheUse();
+    const probe = await probeEnvironment(repoRoot, env, cacheDir, use);
+    if (probe) refuseOtherFlavour({ environment: env, ...probe }, allowed);
+    const cached = probe?.streamKey ? readStream(cacheDir, probe.streamKey, use) : undefined;
+    if (cached) {
+      if (cached.warnings.length > 0) io.stderr.write(formatDiagnostics(cached.warnings, { color }));
+      io.stdout.write(cached.text);
+      return 0;
+    }
+
     const prepared = await prepareRender({ ...ctx, values: { ...values, env: [env], offline } });
     const result = await render(prepared.options);
+    const rendered = result.environments[0]!;
+    if (!probe) {
+      const overlayFile = `${result.config.overlaysDir.replace(/\/+$/, '')}/${env}/${OVERLAY_FILE}`;
+      refuseOtherFlavour({ environment: env, flavour: rendered.gitopsFlavour ?? 'kustomize', overlayFile: result.allEnvironments.length === 1 && env === 'default' ? undefined : overlayFile, flavourFile: undefined }, allowed);
+    }
     if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
-    const changes = describeLockChanges(prepared.lock, result.lock);
+    // The probe found the lock current for every other environment, so the render can only have
+    // changed this environment's part of it; when that part is the same, nothing changed at all.
+    const unchanged = probe?.streamKey !== undefined && lockPart(prepared.lock, env) === lockPart(result.lock, env);
+    const changes = unchanged ? [] : describeLockChanges(prepared.lock, result.lock);
     if (changes.length > 0) {
       throw new DriftError(
-        error('frozen', `capi-render.lock does not pin what environment ${result.environments[0]!.environment.name} renders:\n  ${changes.join('\n  ')}`, {
+        error('frozen', `capi-render.lock does not pin what environment ${rendered.environment.name} renders:\n  ${changes.join('\n  ')}`, {
           file: 'capi-render.lock',
           hint: 'run capi-render build and commit the lock: the plugin renders from git alone, and Argo CD caches its output per commit',
         }),
       );
     }
-    io.stdout.write(streamEnvironment({ environment: result.environments[0]!, previousLock: prepared.lock, nextLock: result.lock }));
+    const documents = streamDocuments(rendered, result.files, unchanged ? undefined : { previous: prepared.lock, next: result.lock });
+    if (probe?.streamKey) await writeStream(cacheDir, probe.streamKey, documents, result.warnings, prepared.options.cache?.use ?? use);
+    io.stdout.write(documents.join('---\n'));
+    await prepared.settleCache();
     return 0;
   },
 };
+
+/**
+ * The environment's objects as the documents of `build --stdout` (components in install order,
+ * objects in apply order: rendered/<env>'s order), taken from the files the render serialised.
+ * Refused when the stream would make Argo CD prune: the environment lost providers or CRDs since
+ * the lock (the removal guard), or renders nothing at all — a plugin that prints nothing and exits
+ * 0 has "succeeded", and Argo CD then prunes the whole app.
+ */
+function streamDocuments(result: EnvironmentResult, files: OutputFiles, locks: { previous: LockFile; next: LockFile } | undefined): string[] {
+  const env = result.environment;
+  // Without `locks` the environment's lock entries did not change: nothing was removed.
+  const problems: Diagnostic[] = locks ? removalProblems({ ...locks, rendered: [env.name], retired: [], outputOf: () => 'the printed stream' }) : [];
+  if (problems.length > 0) throw new SpecError(problems);
+  if (env.components.every((c) => c.objects.length === 0)) {
+    throw new SpecError(
+      error('removal', `environment ${env.name} renders no objects: printing an empty stream would make Argo CD prune everything it applied`, {
+        hint: 'declare its providers (providers/ or its overlay); an environment is retired by deleting its overlay, not by emptying it',
+      }),
+    );
+  }
+  const documents: string[] = [];
+  for (const component of env.components) {
+    const folder = `${env.name}/${component.name}`;
+    const sorted = sortObjects(component.objects.map((object) => ({ object }))).map((x) => x.object);
+    for (const name of assignFileNames(sorted, folder)) {
+      const text = files.get(`${folder}/${name}`);
+      if (text === undefined) throw new InternalError(`the render planned no file ${folder}/${name}`);
+      documents.push(text);
+    }
+  }
+  return documents;
+}
+
+/**
+ * What `lock` records for environment `env`, as a build would write it: its entry, the artifacts of
+ * the provider versions it uses and the digests of its pinned images.
+ */
+function lockPart(lock: LockFile, env: string): string {
+  const entry = lock.environments.find((e) => e.name === env);
+  if (!entry) return '';
+  const versions = new Set(entry.providers.map((p) => `${p.source}\u0000${p.version}`));
+  const images = new Set(entry.images ?? []);
+  return canonicalJson({
+    entry: { ...entry, providers: [...entry.providers].sort((a, b) => (a.provider < b.provider ? -1 : 1)), crds: [...(entry.crds ?? [])].sort(), images: [...images].sort() },
+    artifacts: lock.artifacts
+      .filter((a) => versions.has(`${a.source}\u0000${a.version}`))
+      .map((a) => ({ source: a.source, version: a.version, file: a.file, url: a.url, sha256: a.sha256 }))
+      .sort((a, b) => (artifactKey(a.source, a.version, a.file) < artifactKey(b.source, b.version, b.file) ? -1 : 1)),
+    images: (lock.images ?? []).filter((i) => images.has(i.image)).map((i) => ({ image: i.image, digest: i.digest })).sort((a, b) => (a.image < b.image ? -1 : 1)),
+  });
+}
 
 /** The checkout is a fresh copy per generate, so a cache there is lost — and the plugin must not write into it. */
 function refuseCacheInCheckout(cacheDir: string, repoRoot: string): void {
