@@ -12,7 +12,7 @@ import { joinDocuments, serializeObject } from '../manifest/serialize.js';
 import { kustomizationText } from '../output/plan.js';
 import { DISABLED, FLUX_PRUNE, withAnnotation } from './annotations.js';
 import { FLUX_KUSTOMIZATIONS_FILE, FLUX_OCI_REPOSITORY_FILE, fluxFolder, joinRepoPath, objectNameFrom } from './layout.js';
-import { componentRole, type ResolvedGitopsOptions } from './options.js';
+import { componentRole, type FluxOciVerifyOptions, type ResolvedGitopsOptions } from './options.js';
 
 /** The GA Flux Kustomization API (kustomize-controller v1.0+). */
 export const FLUX_KUSTOMIZATION_API_VERSION = 'kustomize.toolkit.fluxcd.io/v1';
@@ -114,7 +114,59 @@ export function fluxOciRepository(env: string, options: ResolvedGitopsOptions): 
   };
   if (oci.insecure) spec.insecure = true;
   if (oci.secretRef) spec.secretRef = { name: oci.secretRef.name };
+  if (oci.verify) spec.verify = fluxOciVerify(oci.verify);
   return { apiVersion: FLUX_OCI_API_VERSION, kind: 'OCIRepository', metadata: { name: fluxOciRepositoryName(env), namespace: f.namespace }, spec };
+}
+
+const VERIFY_FIELD = 'gitops.flux.oci.verify';
+
+/**
+ * `spec.verify` for a signed artifact (`capi-render publish --sign-key` / `--sign-keyless`),
+ * provider cosign: the Secret with the public key (Flux tries every key ending `.pub`), or one
+ * `matchOIDCIdentity` entry. Exact issuer and identity values become anchored, escaped regular
+ * expressions (Flux matches with Go's unanchored MatchString, so `…/repo` would also accept
+ * `…/repo-evil`); the `…RegExp` forms are passed as written. Throws SpecError `config` for a
+ * verify block that is not exactly one of the two, or a keyless one without issuer or identity.
+ */
+export function fluxOciVerify(verify: FluxOciVerifyOptions): JsonObject {
+  const fail = (message: string, hint: string, field = VERIFY_FIELD) => new SpecError(error('config', message, { field, hint }));
+  if (verify.key && verify.keyless) throw fail(`${VERIFY_FIELD} has both key and keyless`, 'keep the one that matches how capi-render publish signs (--sign-key or --sign-keyless)');
+  if (verify.key) return { provider: 'cosign', secretRef: { name: verify.key.secretRef.name } };
+  const k = verify.keyless;
+  if (!k) throw fail(`${VERIFY_FIELD} names neither key nor keyless`, 'add key: {secretRef: {name: <Secret with cosign.pub>}} or keyless: {issuer: …, identity: …}');
+  const pattern = (exact: string | undefined, regexp: string | undefined, name: string, example: string): string => {
+    const field = `${VERIFY_FIELD}.keyless`;
+    if (exact !== undefined && regexp !== undefined) throw fail(`${field} has both ${name} and ${name}RegExp`, `keep one: ${name} is matched exactly, ${name}RegExp as a Go regular expression`, field);
+    if (exact !== undefined) return `^${quoteGoRegExp(exact)}$`;
+    if (regexp !== undefined) return regexp;
+    throw fail(`${field} has no ${name}`, `add ${name} (exact) or ${name}RegExp, e.g. ${name}: ${example}`, field);
+  };
+  const issuer = pattern(k.issuer, k.issuerRegExp, 'issuer', 'https://token.actions.githubusercontent.com');
+  const subject = pattern(k.identity, k.identityRegExp, 'identity', 'https://github.com/acme/fleet/.github/workflows/publish.yaml@refs/heads/main');
+  const spec: JsonObject = { provider: 'cosign', matchOIDCIdentity: [{ issuer, subject }] };
+  if (k.trustedRootSecretRef) spec.trustedRootSecretRef = { name: k.trustedRootSecretRef.name };
+  return spec;
+}
+
+/** Warnings for `…RegExp` values Flux would match as substrings (trap 10: anchor with ^…$). */
+export function fluxOciVerifyWarnings(verify: FluxOciVerifyOptions | undefined): Diagnostic[] {
+  const k = verify?.keyless;
+  if (!k) return [];
+  return (['issuerRegExp', 'identityRegExp'] as const).flatMap((name) => {
+    const value = k[name];
+    if (value === undefined || (value.startsWith('^') && value.endsWith('$'))) return [];
+    return [
+      warning('gitops', `${VERIFY_FIELD}.keyless.${name} ${JSON.stringify(value)} is not anchored: Flux accepts any ${name === 'issuerRegExp' ? 'issuer' : 'identity'} that merely contains a match`, {
+        field: `${VERIFY_FIELD}.keyless.${name}`,
+        hint: `write it as ^…$ (escape the dots), or use ${name === 'issuerRegExp' ? 'issuer' : 'identity'} for an exact value`,
+      }),
+    ];
+  });
+}
+
+/** Go's regexp.QuoteMeta: every metacharacter of RE2 syntax escaped. */
+function quoteGoRegExp(text: string): string {
+  return text.replace(/[\\.+*?()|[\]{}^$]/g, (c) => `\\${c}`);
 }
 
 /**
@@ -126,7 +178,10 @@ export function fluxExtraFiles(env: RenderedEnvironment, options: ResolvedGitops
   if (objects.length === 0) return { files: [], warnings };
   const folder = fluxFolder(env.name);
   const files: [string, string][] = [[`${folder}/${FLUX_KUSTOMIZATIONS_FILE}`, joinDocuments(objects.map((o) => serializeObject(o)))]];
-  if (options.flux.oci) files.push([`${folder}/${FLUX_OCI_REPOSITORY_FILE}`, serializeObject(fluxOciRepository(env.name, options))]);
+  if (options.flux.oci) {
+    files.push([`${folder}/${FLUX_OCI_REPOSITORY_FILE}`, serializeObject(fluxOciRepository(env.name, options))]);
+    warnings.push(...fluxOciVerifyWarnings(options.flux.oci.verify));
+  }
   files.push([`${folder}/kustomization.yaml`, kustomizationText(files.map(([p]) => p.slice(folder.length + 1)).sort())]);
   return { files, warnings };
 }

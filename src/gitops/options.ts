@@ -123,6 +123,29 @@ export interface FluxOciOptions {
   secretRef?: { name: string };
   /** How often source-controller checks the tag. Default the Kustomizations' interval. */
   interval?: string;
+  /**
+   * The artifact is signed (`capi-render publish --sign-key` or `--sign-keyless`): the OCIRepository
+   * gets `spec.verify` (provider cosign) and Flux applies only what verifies. Default: no verification.
+   */
+  verify?: FluxOciVerifyOptions;
+}
+
+/**
+ * How Flux verifies the artifact's cosign signature: exactly one of `key` (the public key in a
+ * Secret, keys ending `.pub`) and `keyless` (the signer's OIDC issuer and identity in its Fulcio
+ * certificate). Exact values are matched whole; the `…RegExp` forms are Go regular expressions
+ * passed to Flux as they are (anchor them: Flux matches substrings).
+ */
+export interface FluxOciVerifyOptions {
+  key?: { secretRef: { name: string } };
+  keyless?: {
+    issuer?: string;
+    issuerRegExp?: string;
+    identity?: string;
+    identityRegExp?: string;
+    /** A Secret with `trusted_root.json`, for a private Sigstore. Default: Sigstore's public-good instance. */
+    trustedRootSecretRef?: { name: string };
+  };
 }
 
 /** Options of {@link applyGitopsFlavour}; everything but `flavour` has a default. */

@@ -10,6 +10,8 @@ import type { OciCredentials } from '../source/oci/oci-credentials.js';
 import { MEDIA_TYPE_OCI_MANIFEST } from '../source/oci/oci-media-types.js';
 import { formatOciReference, parseOciReference, type OciReference } from '../source/oci/oci-reference.js';
 import type { FluxArtifact } from './flux-artifact.js';
+import { attachSignatures, type ArtifactSigner, type PreparedSignatures, type SignTarget, type SignedArtifact } from './sign-artifact.js';
+import { createSignatureRegistry } from './sign-registry.js';
 
 /** Parses `--oci`: a tag is required (Flux follows it, or the digest printed after the push). */
 export function parsePublishReference(text: string): OciReference & { tag: string } {
@@ -32,4 +34,24 @@ export async function pushFluxArtifact(ref: OciReference & { tag: string }, arti
   await client.pushBlob(ref.repository, artifact.config);
   await client.pushBlob(ref.repository, artifact.layer);
   return client.pushManifest(ref.repository, ref.tag, artifact.manifest, MEDIA_TYPE_OCI_MANIFEST);
+}
+
+/** Where `artifact` is signed: its repository (the payload's docker-reference), digest and size. */
+export function signTarget(ref: OciReference, artifact: FluxArtifact): SignTarget {
+  return { repositoryName: `${ref.registry}/${ref.repository}`, digest: artifact.manifestDigest, size: artifact.manifest.length };
+}
+
+/**
+ * Pushes the signatures {@link prepareSignatures} made for an artifact {@link pushFluxArtifact}
+ * pushed (sign-artifact.ts: the `.sig` signature and the bundle referrer), through the same
+ * credentials and transport.
+ */
+export async function attachArtifactSignatures(
+  ref: OciReference,
+  prepared: PreparedSignatures,
+  signer: ArtifactSigner,
+  credentials: OciCredentials | undefined,
+  fetchImpl?: typeof fetch,
+): Promise<SignedArtifact> {
+  return attachSignatures(prepared, signer, createSignatureRegistry(ref, credentials, fetchImpl));
 }

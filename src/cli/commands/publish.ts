@@ -8,11 +8,14 @@
 import path from 'node:path';
 import { DriftError, UsageError, error } from '../../errors.js';
 import { compareTrees } from '../../check/compare-output.js';
+import { FLUX_OCI_REPOSITORY_FILE } from '../../gitops/layout.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
 import { listFiles } from '../../output/list-files.js';
 import { artifactMetadata, checkCreatedFlag } from '../../publish/artifact-metadata.js';
 import { packFluxArtifact } from '../../publish/flux-artifact.js';
-import { parsePublishReference, pushFluxArtifact } from '../../publish/push-flux-artifact.js';
+import { attachArtifactSignatures, parsePublishReference, pushFluxArtifact, signTarget } from '../../publish/push-flux-artifact.js';
+import { prepareSignatures } from '../../publish/sign-artifact.js';
+import { SIGN_HELP, SIGN_OPTIONS, describeSignatures, prepareSigner, signaturesJson, verifyMismatch } from '../../publish/sign-options.js';
 import { render } from '../../render/render.js';
 import { asFetch } from '../../source/http/network-fetch.js';
 import { readOciCredentials } from '../../source/oci/oci-credentials.js';
@@ -28,13 +31,14 @@ import { promises as fs } from 'node:fs';
 export const publishCommand: Command = {
   name: 'publish',
   summary: 'push one rendered environment to an OCI registry as a Flux artifact and print its digest',
-  usage: '--env NAME --oci REGISTRY/REPO:TAG [--source URL] [--revision REV] [--created commit|TIME] [--json] [--offline]',
+  usage: '--env NAME --oci REGISTRY/REPO:TAG [--source URL] [--revision REV] [--created commit|TIME] [--sign-key FILE | --sign-keyless] [--json] [--offline]',
   help: [
     ['--env NAME', 'the environment (required when there are several)'],
     ['--oci REF', 'where to push: registry/repository:tag (oci:// accepted; http:// for a plain-HTTP registry); credentials from OCI_USERNAME/OCI_PASSWORD/OCI_ACCESS_TOKEN/OCI_REFRESH_TOKEN'],
     ['--source URL', 'org.opencontainers.image.source (default: the origin remote, credentials removed)'],
     ['--revision REV', 'org.opencontainers.image.revision (default <branch>@sha1:<HEAD>, refused with uncommitted output)'],
     ['--created commit|TIME', 'add org.opencontainers.image.created: the commit time, or an RFC 3339 time (default none, so the digest depends on the content alone)'],
+    ...SIGN_HELP,
     ['--json', 'print {reference, url, digest, …} instead of the digest'],
     ['--offline', 'never use the network for release artifacts (the registry push still does)'],
     ['--cache-dir DIR', 'artifact cache (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render)'],
@@ -45,6 +49,7 @@ export const publishCommand: Command = {
     source: { type: 'string' },
     revision: { type: 'string' },
     created: { type: 'string' },
+    ...SIGN_OPTIONS,
     json: { type: 'boolean' },
     offline: RENDER_FLAGS.offline!,
     'cache-dir': RENDER_FLAGS['cache-dir']!,
@@ -54,6 +59,8 @@ export const publishCommand: Command = {
     if (!values.oci) throw new UsageError('--oci REGISTRY/REPO:TAG is required');
     const ref = parsePublishReference(String(values.oci));
     checkCreatedFlag(values.created === undefined ? undefined : String(values.created));
+    // Before anything is rendered or pushed: a bad key, password or missing OIDC token fails here.
+    const signer = prepareSigner(values, io);
     const only = await onlyEnvironment(repoRoot, values.env === undefined ? undefined : String(values.env), (names) => `choose one environment with --env (${names})`);
     const prepared = await prepareRender({ ...ctx, values: { ...values, env: [only] } });
     const result = await render(prepared.options);
@@ -63,6 +70,11 @@ export const publishCommand: Command = {
     const shown = path.relative(repoRoot, folder).split(path.sep).join('/');
     const planned = new Map([...result.files].filter(([p]) => p.startsWith(`${env}/`)).map(([p, text]) => [p.slice(env.length + 1), text]));
     await refuseStale(planned, folder, shown, describeLockChanges(prepared.lock, result.lock));
+    // Would the environment's own OCIRepository accept what this run signs (or does not)?
+    const [sourceFile, sourceText] = [...result.gitopsFiles].find(([p]) => p.endsWith(`flux/${env}/${FLUX_OCI_REPOSITORY_FILE}`)) ?? [];
+    const sourceShown = sourceFile && path.relative(repoRoot, path.join(result.gitopsDir, sourceFile)).split(path.sep).join('/');
+    const mismatch = verifyMismatch(sourceText, sourceShown ?? '', signer?.mode);
+    if (mismatch.length > 0) io.stderr.write(formatDiagnostics(mismatch, { color }));
     const metadata = await artifactMetadata(
       { ...(values.source ? { source: String(values.source) } : {}), ...(values.revision ? { revision: String(values.revision) } : {}), ...(values.created ? { created: String(values.created) } : {}) },
       createGitRunner({ cwd: repoRoot, env: io.env }),
@@ -70,13 +82,20 @@ export const publishCommand: Command = {
     );
     const encoder = new TextEncoder();
     const artifact = packFluxArtifact({ files: [...planned].map(([p, text]) => ({ path: p, bytes: encoder.encode(text) })), ...metadata });
+    // Signed before the push (the digest is known), so a Fulcio or Rekor failure pushes nothing.
+    const signatures = signer && (await prepareSignatures(signTarget(ref, artifact), signer));
     // The render's transport (proxy-aware, or the test's fetch): the push honours the proxy variables as build and mirror do.
-    const digest = await pushFluxArtifact(ref, artifact, readOciCredentials(io.env), prepared.options.fetch && asFetch(prepared.options.fetch));
+    const credentials = readOciCredentials(io.env);
+    const transport = prepared.options.fetch && asFetch(prepared.options.fetch);
+    const digest = await pushFluxArtifact(ref, artifact, credentials, transport);
     const reference = formatOciReference(ref);
     io.stderr.write(`pushed ${shown} (${planned.size} files) to ${reference}@${digest}\n`);
+    // Signatures are manifests of their own beside the artifact: its digest stays what it is.
+    const signed = signer && signatures && (await attachArtifactSignatures(ref, signatures, signer, credentials, transport));
+    if (signed) io.stderr.write(`signed ${reference}@${digest} ${describeSignatures(signed)}\n`);
     if (values.json) {
       const url = `oci://${ref.registry}/${ref.repository}`;
-      io.stdout.write(`${JSON.stringify({ reference, url, tag: ref.tag, digest, layerDigest: artifact.layerDigest, diffId: artifact.diffId, annotations: artifact.annotations }, null, 2)}\n`);
+      io.stdout.write(`${JSON.stringify({ reference, url, tag: ref.tag, digest, layerDigest: artifact.layerDigest, diffId: artifact.diffId, annotations: artifact.annotations, ...(signed ? { signatures: signaturesJson(signed) } : {}) }, null, 2)}\n`);
     } else io.stdout.write(`${digest}\n`);
     return 0;
   },
