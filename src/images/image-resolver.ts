@@ -86,8 +86,7 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
         if (!location) throw new SpecError(error('image', `cannot verify image ${JSON.stringify(image)}: it is not a registry/repository:tag reference`));
         pending = (async () => {
           const [{ verifyImage }, root] = await Promise.all([import('./verify/verify-image.js'), trustedRootFor(trustedRoot)]);
-          const v = await verifyImage({ reference: image, registry: location.registry, repository: location.repository, digest }, match, { registry: registryFor(policy), repoRoot: options.repoRoot, trustedRoot: root });
-          return { rule: v.rule, method: v.method, format: v.format, ...(v.identity !== undefined ? { identity: v.identity } : {}), ...(v.issuer !== undefined ? { issuer: v.issuer } : {}), signature: v.signature };
+          return verifyImage({ reference: image, registry: location.registry, repository: location.repository, digest }, match, { registry: registryFor(policy), repoRoot: options.repoRoot, trustedRoot: root });
         })();
         verified.set(key, pending);
       }

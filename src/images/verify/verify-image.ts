@@ -33,6 +33,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import { bundleFromJSON, type Bundle } from '@sigstore/bundle';
 import { VerificationError, Verifier, toSignedEntity, type SignedEntity, type Signer } from '@sigstore/verify';
 import { SpecError, error } from '../../errors.js';
+import type { LockedVerification } from '../../lock/lock-types.js';
 import type { ImageRegistry } from '../registry/image-registry.js';
 import { COSIGN_SIGN_PREDICATE_TYPE, findBundleSignatures, findLegacySignatures, legacySignatureTag, type BundleCandidate, type LegacyCandidate } from './find-signatures.js';
 import { hasCertificate, legacyBundle, UnreadableSignature } from './legacy-bundle.js';
@@ -40,20 +41,8 @@ import type { TrustMaterialSource } from './trusted-root.js';
 import { describeRule, ruleId, type VerifyRule } from './verify-rules.js';
 import { readVerifyKey } from './verify-key.js';
 
-/** What was verified, for the lock. */
-export interface ImageVerification {
-  /** {@link ruleId} of the rule (with its key's bytes for a key rule). */
-  rule: string;
-  method: 'keyless' | 'key';
-  /** Where the signature that passed was found. */
-  format: 'bundle' | 'legacy-tag';
-  /** Keyless: the certificate's identity (SAN). */
-  identity?: string;
-  /** Keyless: the certificate's OIDC issuer. */
-  issuer?: string;
-  /** Digest of the signature's manifest: the bundle referrer, or the `.sig` manifest. */
-  signature: string;
-}
+/** What was verified: what the lock records for the image (images[].verified). */
+export type ImageVerification = LockedVerification;
 
 /** What verification needs besides the image and the rule; shared by every image of a build. */
 export interface VerifyContext {
