@@ -34,7 +34,17 @@ export const GITOPS_SCHEMA = {
         destinationServer: str,
         namespace: str,
         pathPrefix: str,
-        source: { enum: ['path', 'plugin', 'hydrator'] },
+        source: { enum: ['path', 'plugin', 'hydrator', 'oci'] },
+        oci: {
+          type: 'object',
+          additionalProperties: false,
+          // As gitops.flux.oci: `repository` from capi-render.yaml, `digest` from the overlay; required-ness checked after merging.
+          properties: {
+            repository: { type: 'string', pattern: '^[A-Za-z0-9.-]+(:[0-9]+)?(/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)+$' },
+            digest: { type: 'string', pattern: '^sha256:[a-f0-9]{64}$' },
+            tag: { type: 'string', pattern: '^[\\w][\\w.-]{0,127}$' },
+          },
+        },
         plugin: { type: 'object', additionalProperties: false, properties: { name: str } },
         hydrator: {
           type: 'object',

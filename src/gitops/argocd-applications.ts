@@ -13,7 +13,9 @@
  *
  * Where the manifests come from (`argocd.source`): `path` the committed `<pathPrefix>/<env>`;
  * `plugin` capi-render as a Config Management Plugin (`source.plugin`, environment in `CAPI_ENV`);
- * `hydrator` the Source Hydrator running that plugin on the dry source and committing to a branch.
+ * `hydrator` the Source Hydrator running that plugin on the dry source and committing to a branch;
+ * `oci` the artifact `capi-render publish --for argocd` pushed (`oci://<oci.repository>/<env>`,
+ * path `.`), at the digest the environment's overlay pins (`oci.digest`), else at `oci.tag`.
  */
 import { SpecError, error, throwIfErrors, warning, type Diagnostic, type Location } from '../errors.js';
 import type { JsonObject } from '../manifest/object.js';
@@ -31,8 +33,12 @@ const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'capi-render' };
 
 type ResolvedArgocd = ResolvedGitopsOptions['argocd'];
 
-/** `spec.source` or `spec.sourceHydrator` of an environment's Application (the other is null). */
-export function argocdSource(env: string, a: ResolvedArgocd): { source: JsonObject | null; sourceHydrator: JsonObject | null } {
+/**
+ * `spec.source` or `spec.sourceHydrator` of an environment's Application (the other is null).
+ * `ociRevision` replaces the OCI source's targetRevision (the ApplicationSet's per-element template).
+ */
+export function argocdSource(env: string, a: ResolvedArgocd, ociRevision?: string): { source: JsonObject | null; sourceHydrator: JsonObject | null } {
+  if (a.source === 'oci') return { source: { repoURL: `oci://${a.oci?.repository ?? ''}/${env}`, targetRevision: ociRevision ?? argocdOciRevision(a), path: '.' }, sourceHydrator: null };
   const plugin: JsonObject = { name: a.plugin.name, env: [{ name: PLUGIN_ENV_VARIABLE, value: env }] };
   const git = { repoURL: a.repoURL ?? '', targetRevision: a.targetRevision };
   if (a.source === 'plugin') return { source: { ...git, path: a.repoPath, plugin }, sourceHydrator: null };
@@ -47,6 +53,11 @@ export function argocdSource(env: string, a: ResolvedArgocd): { source: JsonObje
   return { source: { ...git, path: joinRepoPath(a.pathPrefix, env) }, sourceHydrator: null };
 }
 
+/** The OCI source's targetRevision: the pinned digest, else the tag (default `latest`). */
+export function argocdOciRevision(a: ResolvedArgocd): string {
+  return a.oci?.digest ?? a.oci?.tag ?? 'latest';
+}
+
 function templateArgocd(a: ResolvedArgocd): JsonObject {
   return {
     namespace: a.namespace,
@@ -59,11 +70,14 @@ function templateArgocd(a: ResolvedArgocd): JsonObject {
   };
 }
 
-/** The Application of one environment (`argocd/application.yaml.hbs`), when asked for. */
+/**
+ * The Application of one environment (`argocd/application.yaml.hbs`), when asked for; and, for an
+ * environment of the ApplicationSet too, the warning when its OCI source is not pinned by digest.
+ */
 export function argocdApplicationFiles(env: RenderedEnvironment, options: ResolvedGitopsOptions, templates: TemplateSource): { files: [string, string][]; warnings: Diagnostic[] } {
   const a = options.argocd;
-  if (!a.application) return { files: [], warnings: [] };
-  requireRepoURL(a, {});
+  if (!a.application) return { files: [], warnings: a.applicationSet ? unpinnedOciWarnings(env.name, a, {}) : [] };
+  requireSource(a, {});
   throwIfErrors(oneClusterProblems(env.name, a, {}));
   const context: JsonObject = {
     argocd: templateArgocd(a),
@@ -71,7 +85,7 @@ export function argocdApplicationFiles(env: RenderedEnvironment, options: Resolv
     application: { name: argocdApplicationName(env.name), labels: MANAGED_BY, destination: { ...a.destination }, ...argocdSource(env.name, a) },
     components: env.components.map((c) => ({ name: c.name, role: componentRole(c.name), wave: ARGOCD_WAVES[componentRole(c.name)] })),
   };
-  const warnings: Diagnostic[] = [];
+  const warnings: Diagnostic[] = [...unpinnedOciWarnings(env.name, a, {})];
   if (a.applicationSet) {
     warnings.push(
       warning('gitops', `both an Application and an ApplicationSet manage environment ${env.name} (both create Application ${argocdApplicationName(env.name)})`, {
@@ -107,10 +121,18 @@ export function argocdFleetFiles(environments: readonly ArgocdEnvironment[], tem
   const members = managed.filter((e) => e.options.argocd.applicationSet);
   if (members.length === 0) return [];
   const first = members[0]!;
-  for (const m of members) requireRepoURL(m.options.argocd, at(m, 'gitops.argocd.repoURL'));
+  for (const m of members) requireSource(m.options.argocd, at(m, m.options.argocd.source === 'oci' ? 'gitops.argocd.oci.repository' : 'gitops.argocd.repoURL'));
   throwIfErrors(members.slice(1).flatMap((m) => settingProblems(first, m)));
   const a = first.options.argocd;
-  const elements = members.map((m): JsonObject => ({ env: m.name, name: argocdApplicationName(m.name), project: m.options.argocd.project, destination: { ...m.options.argocd.destination } }));
+  const oci = a.source === 'oci';
+  // An OCI source's revision is each environment's own pinned digest: an element value, reviewed in the ApplicationSet.
+  const elements = members.map((m): JsonObject => ({
+    env: m.name,
+    name: argocdApplicationName(m.name),
+    project: m.options.argocd.project,
+    ...(oci ? { targetRevision: argocdOciRevision(m.options.argocd) } : {}),
+    destination: { ...m.options.argocd.destination },
+  }));
   const context: JsonObject = {
     argocd: templateArgocd(a),
     applicationSet: {
@@ -120,11 +142,23 @@ export function argocdFleetFiles(environments: readonly ArgocdEnvironment[], tem
       // Argo CD fills these per element (Go templates; goTemplate: true).
       applicationName: '{{.name}}',
       project: '{{.project}}',
-      ...argocdSource('{{.env}}', a),
+      ...argocdSource('{{.env}}', a, oci ? '{{.targetRevision}}' : undefined),
       templatePatch: 'spec:\n  destination: {{ toJson .destination }}\n',
     },
   };
   return [[applicationSetPath(), renderTemplate('argocd/applicationset.yaml.hbs', context, templates).text]];
+}
+
+/** An OCI source that follows a tag: Argo CD syncs whatever is pushed under it next. */
+function unpinnedOciWarnings(env: string, a: ResolvedArgocd, where: Location): Diagnostic[] {
+  if (a.source !== 'oci' || a.oci?.digest !== undefined) return [];
+  return [
+    warning('gitops', `environment ${env}: the Argo CD OCI source follows the tag ${argocdOciRevision(a)}, not a digest; whatever is pushed under it next is synced`, {
+      ...where,
+      field: 'gitops.argocd.oci.digest',
+      hint: `run capi-render publish --for argocd --env ${env} --oci ${a.oci?.repository ?? '<repository>'}/${env}:<tag> and set gitops.argocd.oci.digest to the digest it prints`,
+    }),
+  ];
 }
 
 function destinationProblems(managed: readonly ArgocdEnvironment[]): Diagnostic[] {
@@ -180,7 +214,9 @@ function clusterKey(d: ResolvedArgocd['destination']): string {
 }
 
 function settingProblems(first: ArgocdEnvironment, other: ArgocdEnvironment): Diagnostic[] {
-  const differing = SET_LEVEL.filter((k) => canonicalJson(first.options.argocd[k] ?? null) !== canonicalJson(other.options.argocd[k] ?? null));
+  const differing: string[] = SET_LEVEL.filter((k) => canonicalJson(first.options.argocd[k] ?? null) !== canonicalJson(other.options.argocd[k] ?? null));
+  // The registry is the ApplicationSet's; the digest (or tag) each environment's own element.
+  if ((first.options.argocd.oci?.repository ?? null) !== (other.options.argocd.oci?.repository ?? null)) differing.push('oci.repository');
   return differing.map((k) =>
     error('config', `the ApplicationSet lists environments ${first.name} and ${other.name}, which set gitops.argocd.${k} differently`, {
       ...at(other, `gitops.argocd.${k}`),
@@ -189,7 +225,18 @@ function settingProblems(first: ArgocdEnvironment, other: ArgocdEnvironment): Di
   );
 }
 
-function requireRepoURL(a: ResolvedArgocd, where: Location): void {
+/** The Git repoURL, or for an OCI source the registry repository. */
+function requireSource(a: ResolvedArgocd, where: Location): void {
+  if (a.source === 'oci') {
+    if (a.oci?.repository !== undefined) return;
+    throw new SpecError(
+      error('config', 'gitops.argocd.oci.repository is required to take an Argo CD Application from an OCI artifact (gitops.argocd.source: oci)', {
+        field: 'gitops.argocd.oci.repository',
+        ...where,
+        hint: 'set it to the registry and repository prefix publish pushes to, e.g. ghcr.io/acme/capi-render (the environment\'s artifact is <repository>/<env>)',
+      }),
+    );
+  }
   if (a.repoURL !== undefined && a.repoURL !== '') return;
   throw new SpecError(
     error('config', 'gitops.argocd.repoURL is required to generate an Argo CD Application or ApplicationSet', {

@@ -19,6 +19,8 @@ function mergeArgocd(base: ArgocdOptions, over: ArgocdOptions): ArgocdOptions {
   const merged: ArgocdOptions = { ...inherited, ...over };
   if (base.plugin || over.plugin) merged.plugin = { ...base.plugin, ...over.plugin };
   if (base.hydrator || over.hydrator) merged.hydrator = { ...base.hydrator, ...over.hydrator };
+  // As for Flux: the registry in capi-render.yaml, each environment's pinned digest in its overlay.
+  if (base.oci || over.oci) merged.oci = { ...base.oci, ...over.oci };
   return dropUndefined(merged);
 }
 

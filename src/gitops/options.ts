@@ -35,9 +35,12 @@ export interface ArgocdOptions {
    * `<pathPrefix>/<env>` folder; `plugin` capi-render itself as a Config Management Plugin
    * (`spec.source.plugin`), rendering from the inputs and the lock at sync time; `hydrator` Argo CD's
    * Source Hydrator (`spec.sourceHydrator`, beta since Argo CD 3.5) running the plugin and committing
-   * the result to `hydrator.targetBranch`.
+   * the result to `hydrator.targetBranch`; `oci` the artifact `capi-render publish --for argocd`
+   * pushed to `<oci.repository>/<env>` (an OCI Application source, Argo CD 3.1+), pinned by `oci.digest`.
    */
   source?: ArgocdSourceMode;
+  /** The OCI artifact settings (source: oci). */
+  oci?: ArgocdOciOptions;
   /** The Config Management Plugin's name (plugin.yaml metadata.name). Default `capi-render`. */
   plugin?: { name?: string };
   /** Source Hydrator settings (source: hydrator). */
@@ -57,7 +60,23 @@ export interface ArgocdDestination {
   namespace?: string;
 }
 
-export type ArgocdSourceMode = 'path' | 'plugin' | 'hydrator';
+export type ArgocdSourceMode = 'path' | 'plugin' | 'hydrator' | 'oci';
+
+/**
+ * The OCI source of an Application (`source: oci`): `oci://<repository>/<env>` at path `.`, the
+ * artifact `capi-render publish --for argocd --env <env> --oci <repository>/<env>:<tag>` pushed.
+ * `targetRevision` is `digest` when set (Argo CD uses a digest as it is: the source never moves until
+ * this line changes in a reviewed commit), else `tag`. Registry credentials are an Argo CD repository
+ * credential of type `oci`, outside the Application.
+ */
+export interface ArgocdOciOptions {
+  /** Registry and repository prefix, e.g. `ghcr.io/acme/capi-render`; the environment's artifact is `<repository>/<env>`. Required. */
+  repository?: string;
+  /** `sha256:…` as `publish --for argocd` printed it. Default: follow `tag` (with a warning). */
+  digest?: string;
+  /** Tag to follow when no digest is pinned. Default `latest`. */
+  tag?: string;
+}
 
 /** Where the Source Hydrator commits: `syncSource` (and an optional staging branch, `hydrateTo`). */
 export interface ArgocdHydratorOptions {
@@ -201,13 +220,14 @@ export const IN_CLUSTER = 'https://kubernetes.default.svc';
 /** Options with every default filled in. */
 export interface ResolvedGitopsOptions {
   flavour: GitopsFlavour;
-  argocd: Required<Omit<ArgocdOptions, 'repoURL' | 'destination' | 'plugin' | 'hydrator'>> & {
+  argocd: Required<Omit<ArgocdOptions, 'repoURL' | 'destination' | 'plugin' | 'hydrator' | 'oci'>> & {
     repoURL: string | undefined;
     destination: ArgocdDestination;
     /** Whether an overlay or capi-render.yaml named the destination (else it is the in-cluster default). */
     destinationSet: boolean;
     plugin: { name: string };
     hydrator: Required<Omit<ArgocdHydratorOptions, 'hydrateToBranch'>> & { hydrateToBranch: string | undefined };
+    oci: ArgocdOciOptions | undefined;
   };
   flux: Required<Omit<FluxOptions, 'sourceRef' | 'kubeConfig' | 'serviceAccountName' | 'oci'>> & {
     sourceRef: FluxSourceRef;
@@ -242,6 +262,7 @@ export function resolveGitopsOptions(options: GitopsOptions): ResolvedGitopsOpti
         pathPrefix: trimSlashes(a.hydrator?.pathPrefix ?? 'rendered'),
         hydrateToBranch: a.hydrator?.hydrateToBranch,
       },
+      oci: a.oci,
       repoPath: trimSlashes(a.repoPath ?? '.'),
       namespace: a.namespace ?? 'argocd',
       pathPrefix: trimSlashes(a.pathPrefix ?? 'rendered'),

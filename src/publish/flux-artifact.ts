@@ -1,5 +1,7 @@
 /**
- * A rendered environment as a Flux OCI artifact, in the shape `flux push artifact` gives it
+ * A rendered environment as an OCI artifact for Flux or Argo CD (`publish --for flux|argocd`).
+ *
+ * Flux: the shape `flux push artifact` gives it
  * (fluxcd/pkg oci/push.go, DELIVERY-REFERENCE §4.2–4.5) so source-controller's OCIRepository reads
  * it: an OCI image manifest with the Flux config media type, exactly one
  * `application/vnd.cncf.flux.content.v1.tar+gzip` layer holding the folder's contents at the
@@ -11,6 +13,14 @@
  * (trap 7) — is written only when the caller passes one (e.g. the commit time). One caveat: the
  * compressed bytes come from the zlib Node bundles, so a Node release with another zlib build can
  * compress differently; the uncompressed tar digest (the config's diff_id) never changes.
+ *
+ * Argo CD (OCI Application sources, v3.1+; SUPPLY-CHAIN-REFERENCE §5, argo-cd util/oci): the same
+ * manifest, tar, gzip, config fields and annotations, with the types Argo CD's repo-server accepts
+ * by default — the one content layer `application/vnd.oci.image.layer.v1.tar+gzip` (a Flux
+ * `…flux.content.v1.tar+gzip` layer is refused unless allow-listed) and the plain OCI image config
+ * type `application/vnd.oci.image.config.v1+json` (the repo-server checks the config type only to
+ * detect Helm charts; the blob already is an image config: rootfs diff_ids of the one layer). Such
+ * an artifact is also one Flux reads (it takes `layers[0]`, any tar+gzip).
  */
 import { gzipSync } from 'node:zlib';
 import { computeOciDigest } from '../source/oci/oci-digest.js';
@@ -21,6 +31,21 @@ import { deterministicTar, type TarFile } from './deterministic-tar.js';
 export const FLUX_CONFIG_MEDIA_TYPE = 'application/vnd.cncf.flux.config.v1+json';
 /** Flux's content layer media type (`CanonicalContentMediaType`). */
 export const FLUX_CONTENT_MEDIA_TYPE = 'application/vnd.cncf.flux.content.v1.tar+gzip';
+
+/** The OCI image config type, used for the Argo CD artifact. */
+export const OCI_IMAGE_CONFIG_MEDIA_TYPE = 'application/vnd.oci.image.config.v1+json';
+/** The OCI gzip layer type: the first of the layer types Argo CD's repo-server accepts by default. */
+export const OCI_LAYER_TAR_GZIP_MEDIA_TYPE = 'application/vnd.oci.image.layer.v1.tar+gzip';
+
+/** Which controller an artifact is written for (`publish --for`). */
+export type ArtifactTarget = 'flux' | 'argocd';
+export const ARTIFACT_TARGETS: readonly ArtifactTarget[] = ['flux', 'argocd'];
+
+/** The config and layer media types each controller reads. */
+export const ARTIFACT_MEDIA_TYPES: Readonly<Record<ArtifactTarget, { config: string; layer: string }>> = {
+  flux: { config: FLUX_CONFIG_MEDIA_TYPE, layer: FLUX_CONTENT_MEDIA_TYPE },
+  argocd: { config: OCI_IMAGE_CONFIG_MEDIA_TYPE, layer: OCI_LAYER_TAR_GZIP_MEDIA_TYPE },
+};
 
 export const ANNOTATION_SOURCE = 'org.opencontainers.image.source';
 export const ANNOTATION_REVISION = 'org.opencontainers.image.revision';
@@ -38,7 +63,7 @@ export interface FluxArtifactInput {
   created?: string;
 }
 
-/** The blobs and manifest of an artifact, ready to push. */
+/** The blobs and manifest of an artifact (Flux's or Argo CD's), ready to push. */
 export interface FluxArtifact {
   layer: Uint8Array;
   layerDigest: string;
@@ -50,8 +75,14 @@ export interface FluxArtifact {
   annotations: Record<string, string>;
 }
 
-/** Packs the artifact. Pure. */
+/** Packs the Flux artifact. Pure. */
 export function packFluxArtifact(input: FluxArtifactInput): FluxArtifact {
+  return packArtifact(input, 'flux');
+}
+
+/** Packs the artifact for `target`: only the config and layer media types differ. Pure. */
+export function packArtifact(input: FluxArtifactInput, target: ArtifactTarget): FluxArtifact {
+  const types = ARTIFACT_MEDIA_TYPES[target];
   const tar = deterministicTar(input.files);
   const diffId = computeOciDigest(tar);
   // Fixed level and no header name/time, so the bytes depend on the input and Node's zlib alone.
@@ -74,8 +105,8 @@ export function packFluxArtifact(input: FluxArtifactInput): FluxArtifact {
   const manifest = jsonBytes({
     schemaVersion: 2,
     mediaType: MEDIA_TYPE_OCI_MANIFEST,
-    config: { mediaType: FLUX_CONFIG_MEDIA_TYPE, size: config.length, digest: computeOciDigest(config) },
-    layers: [{ mediaType: FLUX_CONTENT_MEDIA_TYPE, size: layer.length, digest: layerDigest }],
+    config: { mediaType: types.config, size: config.length, digest: computeOciDigest(config) },
+    layers: [{ mediaType: types.layer, size: layer.length, digest: layerDigest }],
     // Go marshals a map with sorted keys.
     annotations: Object.fromEntries(Object.entries(annotations).sort(([a], [b]) => (a < b ? -1 : 1))),
   });

@@ -76,17 +76,31 @@ function argocdDelivery(env: string, a: ResolvedGitopsOptions['argocd']): Delive
       ? fact('destination', destination, `${a.destination.server !== undefined ? 'API server' : "the cluster's name in Argo CD"}${where}`)
       : fact('destination', destination, 'the cluster Argo CD runs in (gitops.argocd.destination is not set)'),
     fact('source', a.source, SOURCE_NOTES[a.source] ?? ''),
-    fact('repository', a.repoURL ?? 'not set', a.repoURL === undefined ? 'gitops.argocd.repoURL' : `at ${a.targetRevision}`, a.repoURL !== undefined),
   ];
+  let digest = '';
+  let note: DeliveryModel['note'] = [];
+  if (a.source === 'oci') {
+    // What argocdSource writes: oci://<repository>/<env>, path `.`, targetRevision the digest (or the tag).
+    const repository = a.oci?.repository ?? '(gitops.argocd.oci.repository is not set)';
+    digest = a.oci?.digest ?? '';
+    facts.push(fact('artifact', `oci://${repository}/${env}`, 'path . of the artifact `capi-render publish --for argocd` pushes'));
+    if (digest !== '') facts.push(fact('pinned digest', digest, 'the Application\'s targetRevision: Argo CD syncs exactly this artifact'));
+    else {
+      facts.push(fact('pinned digest', 'none', `follows the tag ${a.oci?.tag ?? 'latest'}`, false));
+      note = toRichText('The source moves whenever the tag does: set `gitops.argocd.oci.digest` to the digest `capi-render publish --for argocd` printed to pin it.');
+    }
+  } else {
+    facts.push(fact('repository', a.repoURL ?? 'not set', a.repoURL === undefined ? 'gitops.argocd.repoURL' : `at ${a.targetRevision}`, a.repoURL !== undefined));
+  }
   if (a.source === 'plugin' || a.source === 'hydrator') facts.push(fact('plugin', a.plugin.name, `run in ${a.repoPath === '.' ? 'the repository root' : a.repoPath} with CAPI_ENV=${env}`));
   if (a.source === 'hydrator') {
     facts.push(fact('hydrated to', `${a.hydrator.targetBranch}:${joinRepoPath(a.hydrator.pathPrefix, env)}`, a.hydrator.hydrateToBranch === undefined ? 'Argo CD commits there and syncs from it' : `through the staging branch ${a.hydrator.hydrateToBranch}`));
-  } else if (a.source !== 'plugin') facts.push(fact('path', joinRepoPath(a.pathPrefix, env)));
+  } else if (a.source === 'path') facts.push(fact('path', joinRepoPath(a.pathPrefix, env)));
   const name = argocdApplicationName(env);
   if (a.application) facts.push(fact('Application', name, `namespace ${a.namespace}, project ${a.project}`));
   else if (a.applicationSet) facts.push(fact('Application', name, `from the ApplicationSet, namespace ${a.namespace}, project ${a.project}`));
   else facts.push(fact('Application', 'not generated', 'point your own at the source above (gitops.argocd.application or applicationSet writes one)', false));
-  return { controller: 'Argo CD', mode: a.source, destination, digest: '', facts, note: [] };
+  return { controller: 'Argo CD', mode: a.source, destination, digest, facts, note };
 }
 
 /** What each Argo CD source mode means, in a few words. */
@@ -94,6 +108,7 @@ const SOURCE_NOTES: Readonly<Record<string, string>> = {
   path: 'the committed output, as a directory of manifests',
   plugin: 'capi-render renders at sync time, as a Config Management Plugin, from the inputs and the lock',
   hydrator: "Argo CD's Source Hydrator runs the plugin and commits the result",
+  oci: 'an OCI artifact (Argo CD 3.1+ OCI source)',
 };
 
 function fluxDelivery(env: string, f: ResolvedGitopsOptions['flux']): DeliveryModel {

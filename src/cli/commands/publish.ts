@@ -1,6 +1,8 @@
 /**
- * `capi-render publish`: push one rendered environment to an OCI registry as a Flux artifact
- * (gitless GitOps: an OCIRepository + Kustomization pull it, pinned by the printed digest). The
+ * `capi-render publish`: push one rendered environment to an OCI registry as an artifact for Flux
+ * (`--for flux`, the default: an OCIRepository + Kustomization pull it) or Argo CD (`--for argocd`:
+ * an Application with an `oci://` source), pinned by the printed digest — recorded in the
+ * environment's overlay as `gitops.flux.oci.digest` / `gitops.argocd.oci.digest`. The
  * environment is rendered in memory from the committed inputs and lock (frozen) and must equal
  * what rendered/<env> holds, so the artifact is exactly the committed output of the revision it
  * names. Prints the manifest digest on stdout (or JSON with --json); nothing is written locally.
@@ -12,7 +14,7 @@ import { FLUX_OCI_REPOSITORY_FILE } from '../../gitops/layout.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
 import { listFiles } from '../../output/list-files.js';
 import { artifactMetadata, checkCreatedFlag } from '../../publish/artifact-metadata.js';
-import { packFluxArtifact } from '../../publish/flux-artifact.js';
+import { ARTIFACT_MEDIA_TYPES, ARTIFACT_TARGETS, packArtifact, type ArtifactTarget } from '../../publish/flux-artifact.js';
 import { attachArtifactSignatures, parsePublishReference, pushFluxArtifact, signTarget } from '../../publish/push-flux-artifact.js';
 import { prepareSignatures } from '../../publish/sign-artifact.js';
 import { SIGN_HELP, SIGN_OPTIONS, describeSignatures, prepareSigner, signaturesJson, verifyMismatch } from '../../publish/sign-options.js';
@@ -30,11 +32,12 @@ import { promises as fs } from 'node:fs';
 
 export const publishCommand: Command = {
   name: 'publish',
-  summary: 'push one rendered environment to an OCI registry as a Flux artifact and print its digest',
-  usage: '--env NAME --oci REGISTRY/REPO:TAG [--source URL] [--revision REV] [--created commit|TIME] [--sign-key FILE | --sign-keyless] [--json] [--offline]',
+  summary: 'push one rendered environment to an OCI registry as a Flux or Argo CD artifact and print its digest',
+  usage: '--env NAME --oci REGISTRY/REPO:TAG [--for flux|argocd] [--source URL] [--revision REV] [--created commit|TIME] [--sign-key FILE | --sign-keyless] [--json] [--offline]',
   help: [
     ['--env NAME', 'the environment (required when there are several)'],
     ['--oci REF', 'where to push: registry/repository:tag (oci:// accepted; http:// for a plain-HTTP registry); credentials from OCI_USERNAME/OCI_PASSWORD/OCI_ACCESS_TOKEN/OCI_REFRESH_TOKEN'],
+    ['--for flux|argocd', 'the media types of the controller that reads it: flux (default) Flux\'s config and content layer; argocd the OCI image config and one application/vnd.oci.image.layer.v1.tar+gzip layer (Argo CD 3.1+ OCI sources; Flux reads it too)'],
     ['--source URL', 'org.opencontainers.image.source (default: the origin remote, credentials removed)'],
     ['--revision REV', 'org.opencontainers.image.revision (default <branch>@sha1:<HEAD>, refused with uncommitted output)'],
     ['--created commit|TIME', 'add org.opencontainers.image.created: the commit time, or an RFC 3339 time (default none, so the digest depends on the content alone)'],
@@ -46,6 +49,7 @@ export const publishCommand: Command = {
   options: {
     env: { type: 'string' },
     oci: { type: 'string' },
+    for: { type: 'string' },
     source: { type: 'string' },
     revision: { type: 'string' },
     created: { type: 'string' },
@@ -57,6 +61,7 @@ export const publishCommand: Command = {
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
     if (!values.oci) throw new UsageError('--oci REGISTRY/REPO:TAG is required');
+    const target = publishTarget(values.for);
     const ref = parsePublishReference(String(values.oci));
     checkCreatedFlag(values.created === undefined ? undefined : String(values.created));
     // Before anything is rendered or pushed: a bad key, password or missing OIDC token fails here.
@@ -70,18 +75,20 @@ export const publishCommand: Command = {
     const shown = path.relative(repoRoot, folder).split(path.sep).join('/');
     const planned = new Map([...result.files].filter(([p]) => p.startsWith(`${env}/`)).map(([p, text]) => [p.slice(env.length + 1), text]));
     await refuseStale(planned, folder, shown, describeLockChanges(prepared.lock, result.lock));
-    // Would the environment's own OCIRepository accept what this run signs (or does not)?
-    const [sourceFile, sourceText] = [...result.gitopsFiles].find(([p]) => p.endsWith(`flux/${env}/${FLUX_OCI_REPOSITORY_FILE}`)) ?? [];
-    const sourceShown = sourceFile && path.relative(repoRoot, path.join(result.gitopsDir, sourceFile)).split(path.sep).join('/');
-    const mismatch = verifyMismatch(sourceText, sourceShown ?? '', signer?.mode);
-    if (mismatch.length > 0) io.stderr.write(formatDiagnostics(mismatch, { color }));
+    // Would the environment's own OCIRepository accept what this run signs (or does not)? Argo CD verifies no signature.
+    if (target === 'flux') {
+      const [sourceFile, sourceText] = [...result.gitopsFiles].find(([p]) => p.endsWith(`flux/${env}/${FLUX_OCI_REPOSITORY_FILE}`)) ?? [];
+      const sourceShown = sourceFile && path.relative(repoRoot, path.join(result.gitopsDir, sourceFile)).split(path.sep).join('/');
+      const mismatch = verifyMismatch(sourceText, sourceShown ?? '', signer?.mode);
+      if (mismatch.length > 0) io.stderr.write(formatDiagnostics(mismatch, { color }));
+    }
     const metadata = await artifactMetadata(
       { ...(values.source ? { source: String(values.source) } : {}), ...(values.revision ? { revision: String(values.revision) } : {}), ...(values.created ? { created: String(values.created) } : {}) },
       createGitRunner({ cwd: repoRoot, env: io.env }),
       shown,
     );
     const encoder = new TextEncoder();
-    const artifact = packFluxArtifact({ files: [...planned].map(([p, text]) => ({ path: p, bytes: encoder.encode(text) })), ...metadata });
+    const artifact = packArtifact({ files: [...planned].map(([p, text]) => ({ path: p, bytes: encoder.encode(text) })), ...metadata }, target);
     // Signed before the push (the digest is known), so a Fulcio or Rekor failure pushes nothing.
     const signatures = signer && (await prepareSignatures(signTarget(ref, artifact), signer));
     // The render's transport (proxy-aware, or the test's fetch): the push honours the proxy variables as build and mirror do.
@@ -90,16 +97,26 @@ export const publishCommand: Command = {
     const digest = await pushFluxArtifact(ref, artifact, credentials, transport);
     const reference = formatOciReference(ref);
     io.stderr.write(`pushed ${shown} (${planned.size} files) to ${reference}@${digest}\n`);
+    // The digest reaches the OCIRepository / Application through a reviewed commit of the overlay, never by itself.
+    io.stderr.write(`${target === 'flux' ? 'Flux' : 'Argo CD'} artifact; pin it: set gitops.${target}.oci.digest: ${digest} in ${env}'s overlay.yaml (capi-render.yaml when it has none), then build and commit\n`);
     // Signatures are manifests of their own beside the artifact: its digest stays what it is.
     const signed = signer && signatures && (await attachArtifactSignatures(ref, signatures, signer, credentials, transport));
     if (signed) io.stderr.write(`signed ${reference}@${digest} ${describeSignatures(signed)}\n`);
     if (values.json) {
       const url = `oci://${ref.registry}/${ref.repository}`;
-      io.stdout.write(`${JSON.stringify({ reference, url, tag: ref.tag, digest, layerDigest: artifact.layerDigest, diffId: artifact.diffId, annotations: artifact.annotations, ...(signed ? { signatures: signaturesJson(signed) } : {}) }, null, 2)}\n`);
+      io.stdout.write(`${JSON.stringify({ reference, url, tag: ref.tag, for: target, digest, mediaTypes: ARTIFACT_MEDIA_TYPES[target], layerDigest: artifact.layerDigest, diffId: artifact.diffId, annotations: artifact.annotations, ...(signed ? { signatures: signaturesJson(signed) } : {}) }, null, 2)}\n`);
     } else io.stdout.write(`${digest}\n`);
     return 0;
   },
 };
+
+/** `--for`: flux (default) or argocd; anything else is a usage error before any work. */
+function publishTarget(value: unknown): ArtifactTarget {
+  if (value === undefined) return 'flux';
+  const text = String(value);
+  if ((ARTIFACT_TARGETS as readonly string[]).includes(text)) return text as ArtifactTarget;
+  throw new UsageError(`--for must be ${ARTIFACT_TARGETS.join(' or ')}, not ${JSON.stringify(text)}`);
+}
 
 /** The artifact must be the committed output: refuse when rendered/<env> or the lock is not what the inputs render. */
 async function refuseStale(planned: ReadonlyMap<string, string>, folder: string, shown: string, lockChanges: string[]): Promise<void> {
