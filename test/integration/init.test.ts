@@ -19,11 +19,16 @@ describe('init', () => {
     expect(steps[0]).toMatchObject({ uses: 'actions/checkout@v4', with: { 'fetch-depth': 0 } });
     expect(steps.find((st) => st.name === 'HTML report')?.run).toMatch(/^npx --yes capi-render@\S+ report --base "origin\/\$\{\{ github\.base_ref \}\}" --out "\$RUNNER_TEMP\/capi-render-report\.html"$/);
     expect(steps.find((st) => st.uses === 'actions/upload-artifact@v4')?.with).toMatchObject({ name: 'capi-render-report', path: '${{ runner.temp }}/capi-render-report.html' });
-    const renovate = JSON.parse(readFileSync(path.join(repo, 'renovate.json'), 'utf8')) as { customManagers: { matchStrings: string[] }[] };
+    const renovate = JSON.parse(readFileSync(path.join(repo, 'renovate.json'), 'utf8')) as { customManagers: { matchStrings: string[]; managerFilePatterns: string[] }[] };
     const core = readFileSync(path.join(repo, 'providers/core.yaml'), 'utf8');
     // The Renovate regex really matches the scaffolded version lines.
     const match = new RegExp(renovate.customManagers[0]!.matchStrings[0]!).exec(core);
     expect(match?.groups).toMatchObject({ datasource: 'github-releases', depName: 'kubernetes-sigs/cluster-api', currentValue: 'v1.12.0' });
+    // …and certManager.version in capi-render.yaml, which the file patterns cover (issue 26).
+    const config = readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8');
+    expect(config).toContain('certManager:\n  # renovate: datasource=github-releases depName=cert-manager/cert-manager\n  version: "v1.19.4"\n');
+    expect(new RegExp(renovate.customManagers[0]!.matchStrings[0]!).exec(config)?.groups).toMatchObject({ datasource: 'github-releases', depName: 'cert-manager/cert-manager', currentValue: 'v1.19.4' });
+    expect(renovate.customManagers[0]!.managerFilePatterns.map((p) => new RegExp(p.slice(1, -1)).test('capi-render.yaml'))).toContain(true);
 
     const build = await runCli(['build'], { cwd: repo });
     expect(build.code, build.stderr).toBe(0);

@@ -2,10 +2,11 @@
  * The renovate.json that `init` writes, checked with the real Renovate (version in
  * test/renovate-tools.json, installed by scripts/install-renovate.sh, which .ci/run runs): the
  * config validates; `--platform=local --dry-run=extract` finds every `# renovate:` version of
- * init's output and of this repository's example — overlay patches included — with its whole value
- * (ranges with spaces, quotes, trailing comments), and never the next line; and a lookup against the
- * local fake GitHub proposes `~1.12` → `~1.13.0` (the range ~1.13, as npm versioning writes it):
- * a range stays a range, the lock pins.
+ * init's output and of this repository's example — overlay patches and capi-render.yaml's
+ * certManager.version included — with its whole value (ranges with spaces, quotes, trailing
+ * comments), and never the next line; and a lookup against the local fake GitHub proposes `~1.12` →
+ * `~1.13.0` (the range ~1.13, as npm versioning writes it): a range stays a range, the lock pins;
+ * cert-manager moves to its newest release.
  * Without the install the tests skip loudly; in CI they fail, as the registry tests do.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -17,6 +18,7 @@ import tools from '../renovate-tools.json' with { type: 'json' };
 import { runCli } from '../helpers/cli.js';
 import { startFakeGitHub } from '../helpers/fake-github.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
+import { CERT_MANAGER_DEFAULT_VERSION } from '../../src/render/cert-manager.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const DIR = process.env.CAPI_RENDER_RENOVATE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'capi-render-ci', `renovate-${tools.renovate}-node-${tools.node}`);
@@ -101,7 +103,7 @@ describe.skipIf(missing !== undefined)(`Renovate ${tools.renovate} on what init 
 
   // One Renovate run (each costs seconds of start-up): init's output at the top, this repository's
   // example under example/, and every value form in providers/forms.yaml.
-  it('extracts every version of init output and of the example, whole, overlay patches included, and never the next line', async () => {
+  it('extracts every version of init output and of the example, whole, overlay patches and certManager.version included, and never the next line', async () => {
     const repo = await initRepository(['--version', '~1.12', '--infrastructure', 'aws']);
     for (const part of ['providers', 'overlays', 'capi-render.yaml']) cpSync(path.join(REPO_ROOT, part), path.join(repo, 'example', part), { recursive: true });
     const comment = '  # renovate: datasource=github-releases depName=kubernetes-sigs/cluster-api\n';
@@ -111,11 +113,13 @@ describe.skipIf(missing !== undefined)(`Renovate ${tools.renovate} on what init 
     const deps = regexDeps((await renovate(RENOVATE, repo, ['--platform=local', '--dry-run=extract'])).log, 'Extracted dependencies');
     const values = Object.fromEntries(Object.entries(deps).map(([file, list]) => [file, list.map((d) => d.currentValue)]));
     expect(values).toEqual({
-      // init's output
+      // init's output: certManager.version (clusterctl's default without --cert-manager-version) and the providers
+      'capi-render.yaml': [CERT_MANAGER_DEFAULT_VERSION],
       'providers/aws.yaml': ['latest'],
       'providers/core.yaml': ['~1.12'],
       'providers/kubeadm.yaml': ['~1.12', '~1.12'],
-      // the example, the overlay patch's pin included
+      // the example, the overlay patch's pin and certManager.version included
+      'example/capi-render.yaml': ['v1.19.4'],
       'example/overlays/prod/overlay.yaml': ['v1.11.0'],
       'example/providers/core.yaml': ['v1.12.0'],
       'example/providers/docker.yaml': ['v1.12.0'],
@@ -125,12 +129,14 @@ describe.skipIf(missing !== undefined)(`Renovate ${tools.renovate} on what init 
     });
     expect(deps['providers/aws.yaml']![0]).toMatchObject({ depName: 'kubernetes-sigs/cluster-api-provider-aws', datasource: 'github-releases' });
     expect(deps['providers/core.yaml']![0]).toMatchObject({ depName: 'kubernetes-sigs/cluster-api', versioning: 'npm' });
+    for (const file of ['capi-render.yaml', 'example/capi-render.yaml']) expect(deps[file]).toEqual([expect.objectContaining({ depName: 'cert-manager/cert-manager', datasource: 'github-releases', versioning: 'npm' })]);
   });
 
-  it('proposes ~1.12 → ~1.13(.0) against a GitHub with v1.13.0: ranges stay ranges, an exact pin moves to the exact version', async () => {
+  it('proposes ~1.12 → ~1.13(.0) against a GitHub with v1.13.0: ranges stay ranges, an exact pin moves to the exact version, cert-manager to its newest release', async () => {
     const gh = await startFakeGitHub({ extraReleases: { 'kubernetes-sigs/cluster-api': [{ tag: 'v1.13.0' }] } });
     onTestFinished(() => gh.close());
-    const repo = await initRepository(['--version', '~1.12', '--infrastructure-version', 'v1.12.0']);
+    // The fake's cert-manager releases are test/fixtures/repository/cert-manager's: v1.13.2 … v1.19.4.
+    const repo = await initRepository(['--version', '~1.12', '--infrastructure-version', 'v1.12.0', '--cert-manager-version', 'v1.16.1']);
     const comment = '  # renovate: datasource=github-releases depName=kubernetes-sigs/cluster-api\n';
     writeFileSync(path.join(repo, 'providers/range.yaml'), ['">=1.11 <1.13"', '1.12.x', "'1.12'"].map((v) => `spec:\n${comment}  version: ${v}\n---\n`).join(''));
     commitAll(repo);
@@ -156,6 +162,7 @@ describe.skipIf(missing !== undefined)(`Renovate ${tools.renovate} on what init 
     // `~1.13.0` is the range `~1.13` (>=1.13.0 <1.14.0), written as npm versioning writes it.
     expect(proposed('providers/core.yaml')).toEqual([['~1.12', ['~1.13.0']]]);
     expect(proposed('providers/docker.yaml')).toEqual([['v1.12.0', ['v1.13.0']]]);
+    expect(proposed('capi-render.yaml')).toEqual([['v1.16.1', ['v1.19.4']]]);
     // Renovate 44 ignores rangeStrategy for custom managers, so a bounded range loses its floor
     // (still a range; capi-render resolves it to v1.13.x). README says so.
     expect(proposed('providers/range.yaml')).toEqual([
