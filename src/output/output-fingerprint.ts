@@ -10,8 +10,8 @@
  * not this; a fresh clone has no record and renders everything.
  *
  * Checking is git's index trick: a file whose size and times are as recorded is taken as unchanged
- * without reading it; any other, and any modified within {@link RACY_MS} of the record being taken
- * (where a same-size edit could keep the time on a coarse clock), is hashed.
+ * without reading it; any other, and any modified just before the record was taken (where a
+ * same-size edit could keep the time on a coarse clock, see {@link RACY_MS}), is hashed.
  */
 import { createHash } from 'node:crypto';
 import { lstatSync, readFileSync, readdirSync } from 'node:fs';
@@ -39,8 +39,14 @@ export interface OutputFingerprint {
   gitops: Marks;
 }
 
-/** A file modified this close to the record being taken is always hashed (coarse file-system clocks). */
-const RACY_MS = 2000;
+/**
+ * A file modified this close before the record was taken is always hashed: a later edit of the same
+ * size could carry the same times on a coarse file-system clock. Linux stamps files from a clock of a
+ * few milliseconds' resolution; a time with no sub-second part may come from a file system that keeps
+ * whole seconds (FAT keeps two).
+ */
+const RACY_MS = 20;
+const RACY_MS_WHOLE_SECONDS = 2000;
 
 /** Where the fingerprint of `repoRoot`'s configured output folders lives in the cache. */
 export function fingerprintFile(cacheDir: string, repoRoot: string): string {
@@ -192,7 +198,7 @@ function sameTimes(mark: FileMark, times: readonly [number, number, number]): bo
 }
 
 function racy(fp: OutputFingerprint, mark: FileMark): boolean {
-  return mark[1] >= fp.takenAt - RACY_MS;
+  return mark[1] >= fp.takenAt - (mark[1] % 1000 === 0 ? RACY_MS_WHOLE_SECONDS : RACY_MS);
 }
 
 /**
