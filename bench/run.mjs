@@ -15,11 +15,15 @@
  *     against 10× its own 100-environment time;
  *  6. peak memory (max RSS) of each, and the cache folder's size after each capi-render case;
  *  7. `import --from` of a cluster dump of 20k objects as a `---` stream (one document per object)
- *     against the same objects as one `kind: List` (issue 23: the stream was quadratic).
+ *     against the same objects as one `kind: List` (issue 23: the stream was quadratic);
+ *  8. image pinning (issue 24): 100 environments with imagePolicy.pinDigests and a warm lock (every
+ *     digest locked: no registry) against the same build without pinning; and a cold lock against
+ *     a local registry (Debian's docker-registry, when installed), each distinct image resolved once.
  * Prints medians, ratios and the exact commands. Set BENCH_RUNS (default 3) for more samples,
  * BENCH_SKIP_1000=1 to leave out the 1000-environment row.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -167,6 +171,122 @@ function folderBytes(dir) {
   };
   if (existsSync(dir)) walk(dir);
   return total;
+}
+
+// ---- image pinning (issue 24) -------------------------------------------------------------------
+
+/** Every image reference of a rendered tree (containers and cert-manager's solver argument). */
+function renderedImages(dir) {
+  const out = new Set();
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.yaml')) for (const m of readFileSync(p, 'utf8').matchAll(/(?:image: |--acme-http01-solver-image=)["']?([^\s"'@]+)["']?$/gm)) out.add(m[1]);
+    }
+  };
+  walk(dir);
+  return [...out].sort();
+}
+
+/**
+ * The 100-environment fleet with pinning on and every digest already in the lock (made-up digests
+ * written into the lock of an unpinned build): the build pins from the lock alone, --offline.
+ */
+function pinnedWarmLock(unpinnedRepo) {
+  const repo = path.join(work, 'pinned-warm-100');
+  rmSync(repo, { recursive: true, force: true });
+  execFileSync('cp', ['-r', unpinnedRepo, repo]);
+  timed(process.execPath, [CLI, 'build'], repo);
+  const lock = jsYaml.load(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8'));
+  const digest = (ref) => `sha256:${createHash('sha256').update(ref).digest('hex')}`;
+  const all = new Set();
+  for (const env of lock.environments) {
+    env.images = renderedImages(path.join(repo, 'rendered', env.name));
+    for (const i of env.images) all.add(i);
+  }
+  lock.images = [...all].sort().map((image) => ({ image, digest: digest(image) }));
+  writeFileSync(path.join(repo, 'capi-render.lock'), jsYaml.dump(lock, { lineWidth: -1, noArrayIndent: true }));
+  const config = path.join(repo, 'capi-render.yaml');
+  writeFileSync(config, `${readFileSync(config, 'utf8')}imagePolicy:\n  pinDigests: true\n`);
+  const samples = [];
+  for (let r = 0; r < RUNS; r++) {
+    for (const p of ['rendered', 'gitops']) rmSync(path.join(repo, p), { recursive: true, force: true });
+    samples.push(timed(process.execPath, [CLI, 'build', '--offline', '--force'], repo));
+  }
+  commands.push(`(cd ${repo} && rm -rf rendered gitops && node ${CLI} build --offline --force)   # pinDigests, every digest in capi-render.lock`);
+  return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)) };
+}
+
+/** Pushes a one-layer image (a config blob and a manifest) under `repository:tag`. */
+async function pushImage(host, repository, tag) {
+  const blob = async (bytes) => {
+    const digest = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+    const start = await fetch(`http://${host}/v2/${repository}/blobs/uploads/`, { method: 'POST' });
+    const location = new URL(start.headers.get('location'), `http://${host}`);
+    location.searchParams.set('digest', digest);
+    const put = await fetch(location, { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } });
+    if (put.status !== 201) throw new Error(`blob upload to ${host}/${repository}: HTTP ${put.status}`);
+    return { digest, size: bytes.length };
+  };
+  const config = await blob(Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers', diff_ids: [] }, tag })));
+  const layer = await blob(Buffer.from(`${repository}:${tag}`));
+  const manifest = JSON.stringify({ schemaVersion: 2, mediaType: 'application/vnd.oci.image.manifest.v1+json', config: { mediaType: 'application/vnd.oci.image.config.v1+json', ...config }, layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar', ...layer }] });
+  const put = await fetch(`http://${host}/v2/${repository}/manifests/${tag}`, { method: 'PUT', body: manifest, headers: { 'content-type': 'application/vnd.oci.image.manifest.v1+json' } });
+  if (put.status !== 201) throw new Error(`manifest push to ${host}/${repository}:${tag}: HTTP ${put.status}`);
+}
+
+/**
+ * 100 environments pinned against a local registry with an empty lock: every distinct image is
+ * resolved once (one HEAD), however many environments run it. The registry's access log counts the
+ * requests. cert-manager is left out: its solver image is an argument no image override redirects,
+ * so it would need quay.io.
+ */
+async function pinnedColdLock() {
+  if (!existsSync('/usr/bin/docker-registry')) {
+    console.warn('(no /usr/bin/docker-registry: the cold-lock pinning row is left out)');
+    return undefined;
+  }
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const host = `127.0.0.1:${port}`;
+  const storage = mkdtempSync(path.join(work, 'registry-'));
+  const configFile = path.join(storage, 'config.yml');
+  writeFileSync(configFile, `version: 0.1\nlog:\n  level: info\nstorage:\n  filesystem:\n    rootdirectory: ${storage}/data\nhttp:\n  addr: ${host}\n`);
+  const log = [];
+  const registry = spawn('/usr/bin/docker-registry', ['serve', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  registry.stdout.on('data', (d) => log.push(String(d)));
+  registry.stderr.on('data', (d) => log.push(String(d)));
+  try {
+    for (let i = 0; i < 100; i++) {
+      try {
+        if ((await fetch(`http://${host}/v2/`)).ok) break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    const repo = capiRepo('pinned-cold-100', 100);
+    const config = path.join(repo, 'capi-render.yaml');
+    writeFileSync(config, readFileSync(config, 'utf8').replace('certManager:\n  version: v1.19.4\n', 'certManager:\n  install: false\n'));
+    // One registry for every environment: the overlays' own image overrides go.
+    for (const env of readdirSync(path.join(repo, 'overlays'))) {
+      const f = path.join(repo, 'overlays', env, 'overlay.yaml');
+      writeFileSync(f, readFileSync(f, 'utf8').replace(/images:\n {2}all:\n {4}repository: .*\n/, ''));
+    }
+    writeFileSync(config, `${readFileSync(config, 'utf8')}images:\n  all: {repository: ${host}/capi}\n`);
+    const unpinned = capiCold(repo);
+    const images = renderedImages(path.join(repo, 'rendered'));
+    for (const image of images) {
+      const [name, tag] = image.slice(host.length + 1).split(':');
+      await pushImage(host, name, tag);
+    }
+    writeFileSync(config, `${readFileSync(config, 'utf8')}imagePolicy:\n  pinDigests: true\n  insecureRegistries: [${host}]\n`);
+    const before = log.join('').split('\n').filter((l) => /"(?:HEAD|GET) \/v2\/[^ ]*\/manifests\//.test(l)).length;
+    const pinned = capiCold(repo, path.join(work, 'cache'), 1);
+    const requests = log.join('').split('\n').filter((l) => /"(?:HEAD|GET) \/v2\/[^ ]*\/manifests\//.test(l)).length - before;
+    return { ms: pinned.ms, rss: pinned.rss, unpinned: unpinned.ms, images: images.length, requests };
+  } finally {
+    registry.kill();
+  }
 }
 
 // ---- the Argo CD plugin (issue 26) ----------------------------------------------------------------
@@ -372,6 +492,14 @@ const dumps = importDumps(20_000);
 const importStream = capiImport(dumps.dir, dumps.stream);
 const importList = capiImport(dumps.dir, dumps.list);
 rows.push([`import, 20k-object --- stream (${size(importStream.bytes)})`, fmt(importStream.ms), `as one List ${fmt(importList.ms)}`, ratio(importStream.ms, importList.ms), '≤ 2 s; ≈ 1× of List', mib(importStream.rss), '', '']);
+
+// Image pinning (issue 24).
+const pinnedWarm = pinnedWarmLock(repo100.repo);
+rows.push(['100 environments, pinDigests, warm lock', fmt(pinnedWarm.ms), `unpinned ${fmt(repo100.cold.ms)}`, ratio(pinnedWarm.ms, repo100.cold.ms), '≤ 1.1× of unpinned', mib(pinnedWarm.rss), '', '']);
+const pinnedCold = await pinnedColdLock();
+if (pinnedCold) {
+  rows.push([`100 environments, pinDigests, cold lock (${pinnedCold.images} images, ${pinnedCold.requests} registry requests)`, fmt(pinnedCold.ms), `unpinned ${fmt(pinnedCold.unpinned)}`, ratio(pinnedCold.ms, pinnedCold.unpinned), 'each image once', mib(pinnedCold.rss), '', '']);
+}
 
 // The Argo CD plugin (issue 26). The 100-environment repository's cache is warm from its build; the
 // stream store (plugin-streams/, plugin-documents/) is emptied before each "not stored" sample.
