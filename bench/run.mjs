@@ -20,7 +20,7 @@
  *     digest locked: no registry) against the same build without pinning; and a cold lock against
  *     a local registry (Debian's docker-registry, when installed), each distinct image resolved once.
  * Prints medians, ratios and the exact commands. Set BENCH_RUNS (default 3) for more samples,
- * BENCH_SKIP_1000=1 to leave out the 1000-environment row.
+ * BENCH_SKIP_1000=1 to leave out the 1000-environment row, BENCH_ONLY=pinning for the rows of 8 alone.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -173,6 +173,15 @@ function folderBytes(dir) {
   return total;
 }
 
+function printTable() {
+  const header = ['case', 'capi-render', 'compared with', 'ratio', 'target', 'capi-render peak', 'kustomize peak', 'cache after'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (r) => r.map((c, i) => String(c).padEnd(widths[i])).join('  ');
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(line(r));
+}
+
 // ---- image pinning (issue 24) -------------------------------------------------------------------
 
 /** Every image reference of a rendered tree (containers and cert-manager's solver argument). */
@@ -206,16 +215,23 @@ function pinnedWarmLock(unpinnedRepo) {
     for (const i of env.images) all.add(i);
   }
   lock.images = [...all].sort().map((image) => ({ image, digest: digest(image) }));
-  writeFileSync(path.join(repo, 'capi-render.lock'), jsYaml.dump(lock, { lineWidth: -1, noArrayIndent: true }));
+  const lockText = jsYaml.dump(lock, { lineWidth: -1, noArrayIndent: true });
+  // The same build side by side, without and with pinning: the lock's digests stay unused without it.
   const config = path.join(repo, 'capi-render.yaml');
-  writeFileSync(config, `${readFileSync(config, 'utf8')}imagePolicy:\n  pinDigests: true\n`);
+  const plain = readFileSync(config, 'utf8');
+  const pinnedConfig = `${plain}imagePolicy:\n  pinDigests: true\n`;
+  const unpinnedSamples = [];
   const samples = [];
   for (let r = 0; r < RUNS; r++) {
-    for (const p of ['rendered', 'gitops']) rmSync(path.join(repo, p), { recursive: true, force: true });
-    samples.push(timed(process.execPath, [CLI, 'build', '--offline', '--force'], repo));
+    for (const [text, into] of [[plain, unpinnedSamples], [pinnedConfig, samples]]) {
+      writeFileSync(config, text);
+      for (const p of ['rendered', 'gitops']) rmSync(path.join(repo, p), { recursive: true, force: true });
+      writeFileSync(path.join(repo, 'capi-render.lock'), lockText);
+      into.push(timed(process.execPath, [CLI, 'build', '--offline', '--force'], repo));
+    }
   }
-  commands.push(`(cd ${repo} && rm -rf rendered gitops && node ${CLI} build --offline --force)   # pinDigests, every digest in capi-render.lock`);
-  return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)) };
+  commands.push(`(cd ${repo} && rm -rf rendered gitops && node ${CLI} build --offline --force)   # with and without imagePolicy.pinDigests, every digest in capi-render.lock`);
+  return { ms: median(samples.map((s) => s.ms)), unpinned: median(unpinnedSamples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)) };
 }
 
 /** Pushes a one-layer image (a config blob and a manifest) under `repository:tag`. */
@@ -280,8 +296,11 @@ async function pinnedColdLock() {
       await pushImage(host, name, tag);
     }
     writeFileSync(config, `${readFileSync(config, 'utf8')}imagePolicy:\n  pinDigests: true\n  insecureRegistries: [${host}]\n`);
+    await new Promise((r) => setTimeout(r, 500));
     const before = log.join('').split('\n').filter((l) => /"(?:HEAD|GET) \/v2\/[^ ]*\/manifests\//.test(l)).length;
     const pinned = capiCold(repo, path.join(work, 'cache'), 1);
+    // The builds run synchronously: the registry's log lines are read once the event loop turns.
+    await new Promise((r) => setTimeout(r, 500));
     const requests = log.join('').split('\n').filter((l) => /"(?:HEAD|GET) \/v2\/[^ ]*\/manifests\//.test(l)).length - before;
     return { ms: pinned.ms, rss: pinned.rss, unpinned: unpinned.ms, images: images.length, requests };
   } finally {
@@ -441,6 +460,17 @@ if (!existsSync(CLI)) {
 }
 console.log(`capi-render bench — ${RUNS} run(s) per capi-render figure (median), node ${process.version}, ${os.cpus().length} CPUs\n`);
 
+const ONLY_PINNING = process.env.BENCH_ONLY === 'pinning';
+if (ONLY_PINNING) {
+  const repo = capiRepo('envs-100', 100);
+  timed(process.execPath, [CLI, 'build'], repo);
+  const pinnedWarm = pinnedWarmLock(repo);
+  rows.push(['100 environments, pinDigests, warm lock', fmt(pinnedWarm.ms), `unpinned ${fmt(pinnedWarm.unpinned)}`, ratio(pinnedWarm.ms, pinnedWarm.unpinned), '≤ 1.1× of unpinned', mib(pinnedWarm.rss), '', '']);
+  const pinnedCold = await pinnedColdLock();
+  if (pinnedCold) rows.push([`100 environments, pinDigests, cold lock (${pinnedCold.images} images, ${pinnedCold.requests} registry requests)`, fmt(pinnedCold.ms), `unpinned ${fmt(pinnedCold.unpinned)}`, ratio(pinnedCold.ms, pinnedCold.unpinned), 'each image once', mib(pinnedCold.rss), '', '']);
+  printTable();
+  process.exit(0);
+}
 const one = capiRepo('one', 1);
 const oneK = kustomizeTrees('one-kustomize', 1);
 const c1 = capiCold(one);
@@ -495,7 +525,7 @@ rows.push([`import, 20k-object --- stream (${size(importStream.bytes)})`, fmt(im
 
 // Image pinning (issue 24).
 const pinnedWarm = pinnedWarmLock(repo100.repo);
-rows.push(['100 environments, pinDigests, warm lock', fmt(pinnedWarm.ms), `unpinned ${fmt(repo100.cold.ms)}`, ratio(pinnedWarm.ms, repo100.cold.ms), '≤ 1.1× of unpinned', mib(pinnedWarm.rss), '', '']);
+rows.push(['100 environments, pinDigests, warm lock', fmt(pinnedWarm.ms), `unpinned ${fmt(pinnedWarm.unpinned)}`, ratio(pinnedWarm.ms, pinnedWarm.unpinned), '≤ 1.1× of unpinned', mib(pinnedWarm.rss), '', '']);
 const pinnedCold = await pinnedColdLock();
 if (pinnedCold) {
   rows.push([`100 environments, pinDigests, cold lock (${pinnedCold.images} images, ${pinnedCold.requests} registry requests)`, fmt(pinnedCold.ms), `unpinned ${fmt(pinnedCold.unpinned)}`, ratio(pinnedCold.ms, pinnedCold.unpinned), 'each image once', mib(pinnedCold.rss), '', '']);
@@ -521,12 +551,7 @@ const coldCache = path.join(work, 'cache-plugin-cold');
 const cold500 = cmpGenerate(plugin500, 'env-0250', coldCache, { runs: Math.min(RUNS, 2), before: () => rmSync(coldCache, { recursive: true, force: true }), label: 'empty cache folder before each run' });
 rows.push([`cmp-generate, 1 of 500 environments, empty cache`, fmt(cold500.ms), `Argo CD's limit 90 s`, ratio(cold500.ms, 90_000), '< 90 s', mib(cold500.rss), '', size(folderBytes(coldCache))]);
 
-const header = ['case', 'capi-render', 'compared with', 'ratio', 'target', 'capi-render peak', 'kustomize peak', 'cache after'];
-const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-const line = (r) => r.map((c, i) => String(c).padEnd(widths[i])).join('  ');
-console.log(line(header));
-console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-for (const r of rows) console.log(line(r));
+printTable();
 console.log('\ncapi-render figures are cold builds (no rendered/, no lock) sharing one cache folder — parsed artifacts, validated inputs, the parsed lock — that is warm after the first run, as on a laptop or a CI runner that keeps ~/.cache/capi-render; "empty cache" starts from nothing every time.');
 console.log(`"cache after": the cache folder's size after the case; the artifacts the builds read are ${size(ARTIFACT_BYTES)} (cache growth target: ≤ 2× that per build). Distinct values: each environment sets its own CAPI_DIAGNOSTICS_ADDRESS (capi-render) or patches its own --diagnostics-address into the provider Deployments (kustomize).`);
 console.log('cmp-generate rows (the Argo CD plugin): repositories prepared for Argo CD and built once, so capi-render.lock is committed. "Stream stored": an earlier run stored this environment\'s stream under its inputs hash, as after a commit that left it unchanged; "not stored": only the artifacts are cached, as after a commit that changed it; "empty cache": nothing cached at all (a new repo-server Pod), measured, not projected.');
