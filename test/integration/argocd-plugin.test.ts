@@ -80,6 +80,9 @@ function repoServerEnv(work: string, cache: string, extra: Record<string, string
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: path.join(work, '..', 'home'),
     CAPI_RENDER_CACHE_DIR: cache,
+    // As the sidecar sets it (deploy/argocd-cmp/repo-server-patch.yaml): on Node >= 22.1 the launcher's
+    // compile cache goes to the cache volume, not under TMPDIR.
+    NODE_COMPILE_CACHE: path.join(cache, 'node-compile-cache'),
     ARGOCD_APP_NAME: 'capi-prod',
     // The destination namespace, not the Application's own (trap): never read by the plugin.
     ARGOCD_APP_NAMESPACE: 'capi-system',
@@ -276,7 +279,7 @@ describe('the plugin run as argocd-repo-server runs it', () => {
       const { work, cache, expected } = await stored();
       expect(expected).toBe(streamOfFolder(path.join(work, 'rendered/prod')));
       const old = new Date('2001-01-01T00:00:00Z');
-      const artifacts = readdirSync(cache).filter((d) => !d.startsWith('plugin-') && d !== 'validated' && !d.startsWith('lock-')).flatMap((d) => filesUnder(path.join(cache, d)));
+      const artifacts = readdirSync(cache).filter((d) => !d.startsWith('plugin-') && d !== 'validated' && d !== 'node-compile-cache' && !d.startsWith('lock-')).flatMap((d) => filesUnder(path.join(cache, d)));
       expect(artifacts.length).toBeGreaterThan(0);
       for (const f of [...artifacts, ...filesUnder(path.join(cache, 'plugin-streams'))]) utimesSync(f, old, old);
       const second = await generate(work, repoServerEnv(work, cache));
