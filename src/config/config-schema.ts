@@ -9,6 +9,14 @@ export const CERT_MANAGER_SCHEMA = {
 
 const str = { type: 'string', minLength: 1 } as const;
 
+/** Where an environment's OCI artifact is, for Argo CD's and Flux's OCI sources alike. */
+const OCI_ARTIFACT_PROPERTIES = {
+  // registry/repository without scheme, tag or digest: the environment's name is appended.
+  repository: { type: 'string', pattern: '^[A-Za-z0-9.-]+(:[0-9]+)?(/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)+$' },
+  digest: { type: 'string', pattern: '^sha256:[a-f0-9]{64}$' },
+  tag: { type: 'string', pattern: '^[\\w][\\w.-]{0,127}$' },
+} as const;
+
 /** capi-render.yaml `gitops:` and the same block in overlay.yaml (per-environment override). */
 export const GITOPS_SCHEMA = {
   type: 'object',
@@ -39,11 +47,7 @@ export const GITOPS_SCHEMA = {
           type: 'object',
           additionalProperties: false,
           // As gitops.flux.oci: `repository` from capi-render.yaml, `digest` from the overlay; required-ness checked after merging.
-          properties: {
-            repository: { type: 'string', pattern: '^[A-Za-z0-9.-]+(:[0-9]+)?(/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)+$' },
-            digest: { type: 'string', pattern: '^sha256:[a-f0-9]{64}$' },
-            tag: { type: 'string', pattern: '^[\\w][\\w.-]{0,127}$' },
-          },
+          properties: OCI_ARTIFACT_PROPERTIES,
         },
         plugin: { type: 'object', additionalProperties: false, properties: { name: str } },
         hydrator: {
@@ -82,10 +86,7 @@ export const GITOPS_SCHEMA = {
           additionalProperties: false,
           // `repository` may come from capi-render.yaml and `digest` from the overlay: checked after merging.
           properties: {
-            // registry/repository without scheme, tag or digest: the environment's name is appended.
-            repository: { type: 'string', pattern: '^[A-Za-z0-9.-]+(:[0-9]+)?(/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)+$' },
-            digest: { type: 'string', pattern: '^sha256:[a-f0-9]{64}$' },
-            tag: { type: 'string', pattern: '^[\\w][\\w.-]{0,127}$' },
+            ...OCI_ARTIFACT_PROPERTIES,
             insecure: { type: 'boolean' },
             secretRef: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: str } },
             interval: str,
