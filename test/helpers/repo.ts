@@ -62,3 +62,14 @@ export function snapshotTree(dir: string): Record<string, string> {
   walk('');
   return out;
 }
+
+/** path → text of every file under dir, paths relative and `/`-separated, in name order. */
+export function filesUnder(dir: string, rel = ''): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const name of readdirSync(path.join(dir, rel)).sort()) {
+    const child = rel ? `${rel}/${name}` : name;
+    if (statSync(path.join(dir, child)).isDirectory()) for (const [k, v] of filesUnder(dir, child)) out.set(k, v);
+    else out.set(child, readFileSync(path.join(dir, child), 'utf8'));
+  }
+  return out;
+}

@@ -5,6 +5,28 @@ import type { KubeObject } from '../../src/manifest/object.js';
 import type { SbomSource } from '../../src/sbom/sbom-subject.js';
 import { FIXTURES } from './fixtures.js';
 
+/** The parts of a CycloneDX 1.6 JSON document the tests read. */
+export interface CdxComponent {
+  type: string;
+  name: string;
+  version?: string;
+  'bom-ref': string;
+  purl?: string;
+  hashes?: { alg: string; content: string }[];
+  externalReferences?: { type: string; url: string }[];
+  properties?: { name: string; value: string }[];
+  components?: CdxComponent[];
+}
+export interface CdxDocument {
+  bomFormat: string;
+  specVersion: string;
+  serialNumber: string;
+  version: number;
+  metadata: { timestamp?: string; tools: { components: CdxComponent[] }; component: CdxComponent; lifecycles: { phase: string }[] };
+  components: CdxComponent[];
+  dependencies: { ref: string; dependsOn?: string[] }[];
+}
+
 export const hex = (c: string) => c.repeat(64);
 export const DIGEST_CORE = `sha256:${hex('1')}`;
 export const DIGEST_CM = `sha256:${hex('2')}`;

@@ -4,11 +4,12 @@
  * with rendered/dev byte for byte; the digest must not depend on the run, the checkout, TZ or umask.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import jsYaml from 'js-yaml';
+import { filesUnder } from '../helpers/repo.js';
 import { createOciClient } from '../../src/source/oci/oci-client.js';
 import { FLUX_CONFIG_MEDIA_TYPE, FLUX_CONTENT_MEDIA_TYPE } from '../../src/publish/flux-artifact.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
@@ -52,15 +53,6 @@ function checkout(home: string): { repo: string; env: Record<string, string> } {
   return { repo, env };
 }
 
-function filesUnder(dir: string, rel = ''): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const name of readdirSync(path.join(dir, rel)).sort()) {
-    const child = rel ? `${rel}/${name}` : name;
-    if (statSync(path.join(dir, child)).isDirectory()) for (const [k, v] of filesUnder(dir, child)) out.set(k, v);
-    else out.set(child, readFileSync(path.join(dir, child), 'utf8'));
-  }
-  return out;
-}
 
 describe.skipIf(unavailable !== undefined)('Flux OCI artifacts through a real registry', () => {
   let registry: TestRegistry;

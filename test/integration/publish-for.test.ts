@@ -6,11 +6,12 @@
  * source at that digest, and publishing the commit that pins it gives the same digest again.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import jsYaml from 'js-yaml';
+import { filesUnder } from '../helpers/repo.js';
 import { ARTIFACT_MEDIA_TYPES, type ArtifactTarget } from '../../src/publish/flux-artifact.js';
 import { buildDelivery } from '../../src/report/delivery.js';
 import { argocdFleetFiles, argocdSource } from '../../src/gitops/argocd-applications.js';
@@ -45,15 +46,6 @@ function skopeo(...args: string[]): string {
   return r.stdout;
 }
 
-function filesUnder(dir: string, rel = ''): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const name of readdirSync(path.join(dir, rel)).sort()) {
-    const child = rel ? `${rel}/${name}` : name;
-    if (statSync(path.join(dir, child)).isDirectory()) for (const [k, v] of filesUnder(dir, child)) out.set(k, v);
-    else out.set(child, readFileSync(path.join(dir, child), 'utf8'));
-  }
-  return out;
-}
 
 /** Reads the artifact back with skopeo alone: its manifest (digest recomputed here), config and the unpacked layer. */
 function readBack(host: string, repository: string, tag: string): { digest: string; manifest: any; config: any; files: Map<string, string> } {

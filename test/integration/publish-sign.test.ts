@@ -16,6 +16,7 @@ import { bundleFromJSON } from '@sigstore/bundle';
 import { Verifier, toSignedEntity, type TrustMaterial } from '@sigstore/verify';
 import jsYaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COSIGN_KEY } from '../helpers/cosign-test-key.js';
 import { createOciClient } from '../../src/source/oci/oci-client.js';
 import { runCli } from '../helpers/cli.js';
 import { registryUnavailableReason, startRegistry, type TestRegistry } from '../helpers/registry.js';
@@ -31,23 +32,6 @@ const INDEX = 'application/vnd.oci.image.index.v1+json';
 const MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
 const BUNDLE_TYPE = 'application/vnd.dev.sigstore.bundle.v0.3+json';
 
-/**
- * A key cosign itself generated and encrypted (sigstore/cosign pkg/cosign/keys_test.go
- * `pemsigstorekey`, password "hello"): an ECDSA P-256 key in cosign's own format, so the test reads
- * what `cosign generate-key-pair` writes, not what capi-render's own code would write.
- */
-const COSIGN_KEY = `-----BEGIN ENCRYPTED SIGSTORE PRIVATE KEY-----
-eyJrZGYiOnsibmFtZSI6InNjcnlwdCIsInBhcmFtcyI6eyJOIjozMjc2OCwiciI6
-OCwicCI6MX0sInNhbHQiOiI3T3VGd2VsbWZZNXVId2NoaURSc210anNwZ2ZlZjFG
-Mk5lOGFDTjVLYVpZPSJ9LCJjaXBoZXIiOnsibmFtZSI6Im5hY2wvc2VjcmV0Ym94
-Iiwibm9uY2UiOiJQNHk4OGhCb3ZTa09MbXN0bFVBaGJwdDJ0K2xTNUxQSCJ9LCJj
-aXBoZXJ0ZXh0IjoiMnB1QzdyZldJOWh3bnJlQ2s4aUZDRlVwQlRrSzRJNlIvbFBF
-cnBDekpXUGpJWXl4eGVIL1A2VW52cFJHdVhla1NNb3JMdGhLamdoQ1JlNy82NDVH
-QWtoVm1LRC92eEF0S2EvbE1abENSQ3FlekJGUFd1dzNpeFRtZ2xhb2J1ZFVSbUVs
-bmNGOGlZbzBTMVl6Y1ZOMVFwY2J2c0dNcUlYRzVlbmdteGp5dCtBcXlyZTF0Q0Y0
-V01tU1BlaEljNlBqd2h1Q2xHaVpJUWRvTGc9PSJ9
------END ENCRYPTED SIGSTORE PRIVATE KEY-----
-`;
 const COSIGN_PASSWORD = 'hello';
 /** Its public key: what cosign.pub holds, and the Flux Secret. */
 const COSIGN_PUB = `-----BEGIN PUBLIC KEY-----

@@ -15,26 +15,12 @@ import path from 'node:path';
 import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
 import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
+import type { CdxComponent, CdxDocument } from '../helpers/sbom-fixture.js';
 import { runCli } from '../helpers/cli.js';
 import { copyExample } from '../helpers/repo.js';
 import { spdxProblems } from '../helpers/sbom-fixture.js';
 import { tempDir } from '../helpers/tmp.js';
 
-interface CdxComponent {
-  type: string;
-  name: string;
-  version?: string;
-  purl?: string;
-  hashes?: { alg: string; content: string }[];
-  externalReferences?: { type: string; url: string }[];
-  properties?: { name: string; value: string }[];
-  components?: CdxComponent[];
-}
-interface CdxDocument {
-  serialNumber: string;
-  metadata: { tools: { components: CdxComponent[] }; component: CdxComponent };
-  components: CdxComponent[];
-}
 interface Lock {
   environments: { name: string; providers: { provider: string; source: string; version: string }[]; images?: string[] }[];
   artifacts: { source: string; version: string; file: string; url: string; sha256: string }[];

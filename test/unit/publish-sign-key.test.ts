@@ -6,25 +6,13 @@
 import { createPublicKey, generateKeyPairSync, randomBytes, scryptSync, sign, verify } from 'node:crypto';
 import { secretbox } from '@noble/ciphers/salsa';
 import { describe, expect, it } from 'vitest';
+import { COSIGN_KEY } from '../helpers/cosign-test-key.js';
 import { SpecError } from '../../src/errors.js';
 import { createKeySigner, loadSigningKey } from '../../src/publish/sign-key.js';
 import { ANNOTATION_SIGNATURE } from '../../src/publish/sign-formats.js';
 
 const SOURCE = { file: 'keys/cosign.key', passwordEnv: 'COSIGN_PASSWORD' };
 
-/** Written by cosign (sigstore/cosign pkg/cosign/keys_test.go `pemsigstorekey`, password "hello", scrypt N 32768). */
-const COSIGN_KEY = `-----BEGIN ENCRYPTED SIGSTORE PRIVATE KEY-----
-eyJrZGYiOnsibmFtZSI6InNjcnlwdCIsInBhcmFtcyI6eyJOIjozMjc2OCwiciI6
-OCwicCI6MX0sInNhbHQiOiI3T3VGd2VsbWZZNXVId2NoaURSc210anNwZ2ZlZjFG
-Mk5lOGFDTjVLYVpZPSJ9LCJjaXBoZXIiOnsibmFtZSI6Im5hY2wvc2VjcmV0Ym94
-Iiwibm9uY2UiOiJQNHk4OGhCb3ZTa09MbXN0bFVBaGJwdDJ0K2xTNUxQSCJ9LCJj
-aXBoZXJ0ZXh0IjoiMnB1QzdyZldJOWh3bnJlQ2s4aUZDRlVwQlRrSzRJNlIvbFBF
-cnBDekpXUGpJWXl4eGVIL1A2VW52cFJHdVhla1NNb3JMdGhLamdoQ1JlNy82NDVH
-QWtoVm1LRC92eEF0S2EvbE1abENSQ3FlekJGUFd1dzNpeFRtZ2xhb2J1ZFVSbUVs
-bmNGOGlZbzBTMVl6Y1ZOMVFwY2J2c0dNcUlYRzVlbmdteGp5dCtBcXlyZTF0Q0Y0
-V01tU1BlaEljNlBqd2h1Q2xHaVpJUWRvTGc9PSJ9
------END ENCRYPTED SIGSTORE PRIVATE KEY-----
-`;
 
 /** Seals a PKCS#8 key as go-securesystemslib `encrypted.Encrypt` does (cosign generate-key-pair), for other parameters than the vector's. */
 function sealCosignKey(der: Buffer, password: string, options: { N?: number; label?: string; cipher?: string } = {}): string {

@@ -6,6 +6,7 @@
  */
 import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
 import { describe, expect, it } from 'vitest';
+import type { CdxComponent, CdxDocument } from '../helpers/sbom-fixture.js';
 import { contentUuid, cyclonedxText } from '../../src/sbom/cyclonedx.js';
 import { environmentSbom } from '../../src/sbom/environment-sbom.js';
 import { githubPurl, ociPurl } from '../../src/sbom/purl.js';
@@ -13,26 +14,6 @@ import { withSbomFile } from '../../src/sbom/sbom-output.js';
 import { sbomSubject } from '../../src/sbom/sbom-subject.js';
 import { DIGEST_CM, DIGEST_CORE, DIGEST_SHIPPED, hex, sbomFixture as fixture } from '../helpers/sbom-fixture.js';
 
-interface CdxComponent {
-  type: string;
-  name: string;
-  version?: string;
-  'bom-ref': string;
-  purl?: string;
-  hashes?: { alg: string; content: string }[];
-  externalReferences?: { type: string; url: string }[];
-  properties?: { name: string; value: string }[];
-  components?: CdxComponent[];
-}
-interface CdxDocument {
-  bomFormat: string;
-  specVersion: string;
-  serialNumber: string;
-  version: number;
-  metadata: { timestamp?: string; tools: { components: CdxComponent[] }; component: CdxComponent; lifecycles: { phase: string }[] };
-  components: CdxComponent[];
-  dependencies: { ref: string; dependsOn?: string[] }[];
-}
 
 const props = (c: CdxComponent, name: string) => (c.properties ?? []).filter((p) => p.name === name).map((p) => p.value);
 
