@@ -162,6 +162,14 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   const skipped: string[] = [];
   const unchangedInputs: string[] = [];
   const extras = new Map<string, string>();
+  // Environments mostly share their verify rules: each distinct set's key files and trusted root are read once.
+  const verificationParts = new Map<string, Promise<string>>();
+  const verificationPart = (policy: ImagePolicyConfig) => {
+    const key = JSON.stringify([policy.verify ?? [], policy.trustedRoot ?? '']);
+    let part = verificationParts.get(key);
+    if (!part) verificationParts.set(key, (part = verificationInputs(repoRoot, policy)));
+    return part;
+  };
   const reads = new Set<string>();
   const composedByName = new Map<string, ComposedEnvironment>();
   let skippable = buildHash !== '';
@@ -169,7 +177,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   for (const entry of wanted) {
     try {
       const composed = await compose(entry);
-      const extra = await verificationInputs(repoRoot, { ...repo.config.imagePolicy, ...composed.imagePolicy });
+      const extra = await verificationPart({ ...repo.config.imagePolicy, ...composed.imagePolicy });
       extras.set(entry.name, extra);
       const inputsHash = environmentInputsHash(buildHash, composed, lockedEnvironments.get(entry.name)?.providers, lock.artifacts, lockedImagesOf(lock, entry.name), extra);
       for (const r of composed.reads) reads.add(r);
