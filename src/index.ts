@@ -4,8 +4,8 @@
  */
 export * from './errors.js';
 export type { KubeObject, JsonObject, JsonValue, ObjectId } from './manifest/object.js';
-export type { ProviderKind } from './spec/provider-kinds.js';
-export type * from './spec/provider-spec.js';
+export type { ProviderKind } from './declarations/provider-kinds.js';
+export type * from './declarations/provider-spec.js';
 export { diffRendered } from './diff/diff-rendered.js';
 export { safetyFindings } from './diff/safety-findings.js';
 export { formatDiffText, type DiffTextOptions } from './diff/format-text.js';

@@ -5,7 +5,7 @@
  * them differences) use this one list.
  */
 import { apiGroup, isJsonObject, type JsonObject, type KubeObject } from '../manifest/object.js';
-import { OPERATOR_GROUP } from '../spec/provider-kinds.js';
+import { OPERATOR_GROUP } from '../declarations/provider-kinds.js';
 
 /** kubectl's client-side apply record; a copy of what was last applied, not state. */
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { UsageError } from '../errors.js';
-import { suggestField } from '../spec/schema/suggest-field.js';
+import { suggestField } from '../declarations/schema/suggest-field.js';
 import type { OptionSpec } from './command.js';
 
 export interface ParsedArgv {

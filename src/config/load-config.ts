@@ -6,13 +6,13 @@ import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { SpecError, error } from '../errors.js';
-import { schemaDiagnostics } from '../spec/schema-diagnostics.js';
+import { schemaDiagnostics } from '../declarations/schema-diagnostics.js';
 import { isJsonObject } from '../manifest/object.js';
-import { parseSourceDocuments } from '../spec/yaml-document.js';
+import { parseSourceDocuments } from '../declarations/yaml-document.js';
 import { CONFIG_SCHEMA } from './config-schema.js';
-import { normalizeInputText } from '../spec/input-text.js';
+import { normalizeInputText } from '../declarations/input-text.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
-import { NO_VALIDATION_MEMO, type ValidationMemo } from '../spec/schema/validation-memo.js';
+import { NO_VALIDATION_MEMO, type ValidationMemo } from '../declarations/schema/validation-memo.js';
 import { CONFIG_FILE, DEFAULT_CONFIG, type RenderConfig } from './config-types.js';
 
 /** Loads `<repoRoot>/capi-render.yaml`, or returns the defaults when it does not exist. */

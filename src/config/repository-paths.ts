@@ -14,7 +14,7 @@
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { error, warning, type Diagnostic } from '../errors.js';
-import { suggestField } from '../spec/schema/suggest-field.js';
+import { suggestField } from '../declarations/schema/suggest-field.js';
 import type { LocalRepositoryConfig } from './config-types.js';
 import { locateConfigSetting } from './load-config.js';
 import { isInside } from '../output/output-location.js';

@@ -7,7 +7,7 @@
  * an explicit `tolerations: []` clears the manifest's tolerations.
  */
 import { cloneObject, getIn, isJsonObject, setIn, type JsonObject, type JsonValue, type KubeObject } from '../manifest/object.js';
-import type { ContainerSpec, DeploymentSpec } from '../spec/provider-spec.js';
+import type { ContainerSpec, DeploymentSpec } from '../declarations/provider-spec.js';
 import { compareCodeUnits, setArg } from './container-args.js';
 import { failCustomize, type CustomizeContext } from './customize-context.js';
 

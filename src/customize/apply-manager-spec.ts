@@ -4,7 +4,7 @@
  * its code order. Where the operator ranges over a Go map (random order) the keys are sorted.
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../manifest/object.js';
-import type { LeaderElectionConfiguration, ManagerSpec } from '../spec/provider-spec.js';
+import type { LeaderElectionConfiguration, ManagerSpec } from '../declarations/provider-spec.js';
 import { compareCodeUnits, formatFeatureGates, hasArg, parseFeatureGates, setArg } from './container-args.js';
 import { failCustomize, type CustomizeContext } from './customize-context.js';
 import { parseGoDuration, roundToWholeSeconds } from './go-duration.js';

@@ -4,7 +4,7 @@
  * is that a field set in a provider CR is either rendered or rejected, never silently dropped.
  */
 import type { Diagnostic } from '../errors.js';
-import type { ManagerSpec } from '../spec/provider-spec.js';
+import type { ManagerSpec } from '../declarations/provider-spec.js';
 import { customizeDiagnostic } from './customize-context.js';
 import { parseGoDuration, roundToWholeSeconds } from './go-duration.js';
 

@@ -12,7 +12,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { throwIfErrors, type Diagnostic } from '../errors.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import { describeObject, getIn, isJsonObject, nameOf, setIn, type KubeObject } from '../manifest/object.js';
-import type { AdditionalDeployment, DeploymentSpec, ManagerSpec } from '../spec/provider-spec.js';
+import type { AdditionalDeployment, DeploymentSpec, ManagerSpec } from '../declarations/provider-spec.js';
 import { applyDeploymentSpec, isDeployment, POD_SPEC_PATH } from './apply-deployment-spec.js';
 import { applyManagerSpec, findManagerContainer } from './apply-manager-spec.js';
 import { checkManagerSpec } from './check-manager-spec.js';

@@ -7,7 +7,7 @@
  */
 import { warning, type Diagnostic } from '../errors.js';
 import { describeObject, getIn, setIn, type JsonValue, type KubeObject } from '../manifest/object.js';
-import { formatFieldPath } from '../spec/schema/schema-issue.js';
+import { formatFieldPath } from '../declarations/schema/schema-issue.js';
 import { isCaInjected } from './annotations.js';
 
 const WEBHOOK_CONFIGURATION_KINDS = new Set(['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);

@@ -8,7 +8,7 @@
  */
 import { warning, type Diagnostic } from '../errors.js';
 import { describeObject, type JsonValue, type KubeObject } from '../manifest/object.js';
-import { formatFieldPath } from '../spec/schema/schema-issue.js';
+import { formatFieldPath } from '../declarations/schema/schema-issue.js';
 import { DISABLED, FLUX_SUBSTITUTE, withAnnotation } from './annotations.js';
 
 const MARKER = '${';

@@ -14,7 +14,7 @@ import { createHandlebars } from '../handlebars-instance.js';
 import { RenderError, SpecError, error, type Diagnostic } from '../errors.js';
 import { isJsonObject, type JsonValue, type KubeObject } from '../manifest/object.js';
 import { joinDocuments, serializeObject } from '../manifest/serialize.js';
-import { parseSourceDocuments } from '../spec/yaml-document.js';
+import { parseSourceDocuments } from '../declarations/yaml-document.js';
 import { loadTemplate, templateFailure, type TemplateSource } from '../template-files.js';
 
 export { readTextFileSync, type ReadTextFile, type TemplateSource } from '../template-files.js';

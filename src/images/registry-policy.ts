@@ -7,7 +7,7 @@
 import { SpecError, error } from '../errors.js';
 import type { ImagePolicyConfig } from '../config/config-types.js';
 import { isJsonObject } from '../manifest/object.js';
-import { findInput, type InputObject } from '../spec/inputs.js';
+import { findInput, type InputObject } from '../declarations/inputs.js';
 import { secretValues } from '../render/variables.js';
 import type { RegistryPolicy } from './image-resolver.js';
 import { createImageRegistry, type ImageRegistry } from './registry/image-registry.js';

@@ -13,7 +13,7 @@ import { LOCK_FILE, type LockFile } from '../lock/lock-types.js';
 import { OWNERSHIP_FILE } from '../output/ownership.js';
 import type { OutputFiles } from '../output/plan.js';
 import { scanOutputFolder, type OutputFolderScan } from '../output/scan-output-folder.js';
-import { MAX_INPUT_FILE_BYTES } from '../spec/read-input-files.js';
+import { MAX_INPUT_FILE_BYTES } from '../declarations/read-input-files.js';
 
 export interface Shard {
   /** As given on the command line (for messages). */

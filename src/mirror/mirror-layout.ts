@@ -11,7 +11,7 @@ import type { KubeObject } from '../manifest/object.js';
 import { serializeObject } from '../manifest/serialize.js';
 import { COMPRESSED_ANNOTATION, VERSION_LABEL } from '../source/configmap-source.js';
 import { METADATA_FILE } from '../source/metadata.js';
-import { kindInfo } from '../spec/provider-kinds.js';
+import { kindInfo } from '../declarations/provider-kinds.js';
 import type { ResolvedProvider } from '../render/render-environment.js';
 
 export type MirrorFormat = 'repository' | 'configmaps';

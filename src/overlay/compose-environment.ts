@@ -6,15 +6,15 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { normalizeInputText } from '../spec/input-text.js';
+import { normalizeInputText } from '../declarations/input-text.js';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { RenderError, SpecError, error, type Diagnostic } from '../errors.js';
 import { isJsonObject, nameOf, namespaceOf } from '../manifest/object.js';
 import type { CertManagerConfig, GitopsConfig, ImageOverrideConfig, ImagePolicyConfig, VariableValue } from '../config/config-types.js';
 import { mergeGitopsConfig } from '../gitops/merge-config.js';
-import { classifyInputs, type InputObject, type InputSet } from '../spec/inputs.js';
-import type { SourceDocument } from '../spec/yaml-document.js';
+import { classifyInputs, type InputObject, type InputSet } from '../declarations/inputs.js';
+import type { SourceDocument } from '../declarations/yaml-document.js';
 import { loadOverlay, type OverlayLoader } from './load-overlay.js';
 import { applyOverlayPatch } from './overlay-patch.js';
 import { OVERLAY_FILE } from './overlay-types.js';

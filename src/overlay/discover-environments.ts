@@ -7,7 +7,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { UsageError, error, throwIfErrors, type Diagnostic } from '../errors.js';
 import { objectNameFrom } from '../gitops/layout.js';
-import { suggestField } from '../spec/schema/suggest-field.js';
+import { suggestField } from '../declarations/schema/suggest-field.js';
 import { loadOverlay, type LoadedOverlay, type OverlayLoader } from './load-overlay.js';
 import { OVERLAY_FILE } from './overlay-types.js';
 

@@ -3,12 +3,12 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { SpecError, error } from '../errors.js';
-import { schemaDiagnostics } from '../spec/schema-diagnostics.js';
-import { parseSourceDocuments, type SourceDocument } from '../spec/yaml-document.js';
+import { schemaDiagnostics } from '../declarations/schema-diagnostics.js';
+import { parseSourceDocuments, type SourceDocument } from '../declarations/yaml-document.js';
 import { OVERLAY_SCHEMA } from './overlay-schema.js';
-import { normalizeInputText } from '../spec/input-text.js';
+import { normalizeInputText } from '../declarations/input-text.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
-import { NO_VALIDATION_MEMO, type ValidationMemo } from '../spec/schema/validation-memo.js';
+import { NO_VALIDATION_MEMO, type ValidationMemo } from '../declarations/schema/validation-memo.js';
 import type { OverlaySpec } from './overlay-types.js';
 
 export interface LoadedOverlay {

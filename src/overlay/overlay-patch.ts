@@ -14,7 +14,7 @@ import { applyJsonPatch, JsonPatchError } from '../customize/patches/json-patch.
 import { applyMergePatch } from '../customize/patches/merge-patch.js';
 import { parseLabelSelector } from '../customize/patches/label-selector.js';
 import { readPatchDocument } from '../customize/patches/patch-document.js';
-import type { InputObject } from '../spec/inputs.js';
+import type { InputObject } from '../declarations/inputs.js';
 import type { OverlayPatchTarget } from './overlay-types.js';
 
 export interface LocatedPatch {

@@ -4,7 +4,7 @@
  * the rest are capi-render's.
  */
 import type { CertManagerConfig, GitopsConfig, ImageOverrideConfig, ImagePolicyConfig, VariableValue } from '../config/config-types.js';
-import type { PatchTarget } from '../spec/provider-spec.js';
+import type { PatchTarget } from '../declarations/provider-spec.js';
 
 export const OVERLAY_API_VERSION = 'capi-render/v1alpha1';
 export const OVERLAY_FILE = 'overlay.yaml';

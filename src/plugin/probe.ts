@@ -31,7 +31,7 @@ import { composer } from '../render/compose-environments.js';
 import { inputFileDigests } from '../render/input-file-digests.js';
 import { buildInputsHash, environmentInputsHash, lockedImagesOf } from '../render/inputs-hash.js';
 import { loadRepository } from '../render/load-repository.js';
-import { createValidationMemo } from '../spec/schema/validation-memo.js';
+import { createValidationMemo } from '../declarations/schema/validation-memo.js';
 import { createValueCache } from '../v8-value-cache.js';
 import { streamKey } from './stream-cache.js';
 

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import jsYaml from 'js-yaml';
 import { setIn, type KubeObject } from '../manifest/object.js';
-import { kindInfo, manifestLabel, type ProviderKind } from '../spec/provider-kinds.js';
+import { kindInfo, manifestLabel, type ProviderKind } from '../declarations/provider-kinds.js';
 import { CLUSTERCTL_CORE_LABEL, commonLabels } from './common-labels.js';
 import { packagePath } from '../package-files.js';
 

@@ -7,7 +7,7 @@
  */
 import { getIn, isJsonObject, labelsOf, nameOf, type JsonValue, type KubeObject } from '../manifest/object.js';
 import { matchesLabelSelector } from '../source/label-selector.js';
-import type { LabelSelector } from '../spec/provider-spec.js';
+import type { LabelSelector } from '../declarations/provider-spec.js';
 import type { RbacComponent } from './rbac-types.js';
 
 /** The label selectors of a ClusterRole's aggregationRule, or undefined when it has none. */

@@ -26,9 +26,9 @@ import type { RecordCount } from '../output/unchanged-summary.js';
 import { fingerprintFile, outputUnchanged, readFingerprint } from '../output/output-fingerprint.js';
 import { packageVersion } from '../package-files.js';
 import { makePrivateDir, writePrivateFile } from '../private-files.js';
-import { normalizeInputText } from '../spec/input-text.js';
+import { normalizeInputText } from '../declarations/input-text.js';
 import { inputFileDigests } from './input-file-digests.js';
-import { inputTreeDigest } from '../spec/read-input-files.js';
+import { inputTreeDigest } from '../declarations/read-input-files.js';
 
 export interface BuildStamp {
   version: string;

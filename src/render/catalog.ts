@@ -19,9 +19,9 @@ import { createLocalRepositorySource } from '../source/local-repository.js';
 import { readOciCredentials } from '../source/oci/oci-credentials.js';
 import { createOciSource } from '../source/oci/oci-source.js';
 import { asFetch } from '../source/http/network-fetch.js';
-import { kindInfo, manifestLabel } from '../spec/provider-kinds.js';
-import type { ProviderCR } from '../spec/provider-spec.js';
-import { ref } from '../spec/preflight.js';
+import { kindInfo, manifestLabel } from '../declarations/provider-kinds.js';
+import type { ProviderCR } from '../declarations/provider-spec.js';
+import { ref } from '../declarations/preflight.js';
 import type { ProviderCatalog, ProviderSource } from './provider-source.js';
 
 export interface CatalogOptions {

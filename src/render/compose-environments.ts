@@ -7,8 +7,8 @@ import { throwIfErrors } from '../errors.js';
 import { composeEnvironment, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
 import { discoverEnvironments, selectShard, unknownEnvironments, type EnvironmentEntry } from '../overlay/discover-environments.js';
 import type { OverlayLoader } from '../overlay/load-overlay.js';
-import { classifyInputs } from '../spec/inputs.js';
-import type { SourceDocument } from '../spec/yaml-document.js';
+import { classifyInputs } from '../declarations/inputs.js';
+import type { SourceDocument } from '../declarations/yaml-document.js';
 import { readInputTree, type LoadedRepository } from './load-repository.js';
 import type { RenderOptions } from './render.js';
 

@@ -5,9 +5,9 @@
  */
 import { error, peerWording, type Diagnostic } from '../errors.js';
 import { compatibleContracts } from '../source/metadata.js';
-import { ref } from '../spec/preflight.js';
-import { manifestLabel } from '../spec/provider-kinds.js';
-import type { ProviderCR } from '../spec/provider-spec.js';
+import { ref } from '../declarations/preflight.js';
+import { manifestLabel } from '../declarations/provider-kinds.js';
+import type { ProviderCR } from '../declarations/provider-spec.js';
 import { CLUSTERCTL_CONTRACT } from '../resolve/select-version.js';
 
 export interface ProviderContract {

@@ -2,7 +2,7 @@
 import { throwIfErrors } from '../errors.js';
 import { composeEnvironment } from '../overlay/compose-environment.js';
 import { discoverEnvironments, unknownEnvironments } from '../overlay/discover-environments.js';
-import { classifyInputs, type InputSet } from '../spec/inputs.js';
+import { classifyInputs, type InputSet } from '../declarations/inputs.js';
 import { loadRepository, readDocuments, readInputTree } from './load-repository.js';
 
 export interface EffectiveInputs {

@@ -11,7 +11,7 @@ import { readFileSync, readdirSync, realpathSync, statSync, type Dirent, type St
 import path from 'node:path';
 import { CONFIG_FILE, type RenderConfig } from '../config/config-types.js';
 import type { LockedInputFile } from '../lock/lock-types.js';
-import { INPUT_FILE } from '../spec/read-input-files.js';
+import { INPUT_FILE } from '../declarations/read-input-files.js';
 
 
 /**

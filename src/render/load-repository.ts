@@ -8,14 +8,14 @@ import { repositoryPathDiagnostics } from '../config/repository-paths.js';
 import { controllerFolderDiagnostics } from './controller-folders.js';
 import { loadConfig } from '../config/load-config.js';
 import type { RenderConfig } from '../config/config-types.js';
-import { inputTreeDigestOf, readInputFiles } from '../spec/read-input-files.js';
+import { inputTreeDigestOf, readInputFiles } from '../declarations/read-input-files.js';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { CONFIG_FILE } from '../config/config-types.js';
-import { normalizeInputText } from '../spec/input-text.js';
-import { parseSourceDocuments, type SourceDocument } from '../spec/yaml-document.js';
-import { NO_VALIDATION_MEMO, type ValidationMemo } from '../spec/schema/validation-memo.js';
+import { normalizeInputText } from '../declarations/input-text.js';
+import { parseSourceDocuments, type SourceDocument } from '../declarations/yaml-document.js';
+import { NO_VALIDATION_MEMO, type ValidationMemo } from '../declarations/schema/validation-memo.js';
 
 export interface LoadedRepository {
   repoRoot: string;

@@ -14,7 +14,7 @@ import { SpecError, error, type Diagnostic } from '../errors.js';
 import { isClusterScoped } from '../manifest/cluster-scoped.js';
 import { nameOf, setIn, type KubeObject } from '../manifest/object.js';
 import type { RenderedComponent } from '../output/plan.js';
-import { ref } from '../spec/preflight.js';
+import { ref } from '../declarations/preflight.js';
 import type { ResolvedProvider } from './render-environment.js';
 
 export interface Instance {

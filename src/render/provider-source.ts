@@ -10,10 +10,10 @@ import { SpecError, error } from '../errors.js';
 import { createConfigMapSource } from '../source/configmap-source.js';
 import { createLocalRepositorySource } from '../source/local-repository.js';
 import type { ReleaseSource } from '../source/release-source.js';
-import type { InputObject } from '../spec/inputs.js';
-import { manifestLabel } from '../spec/provider-kinds.js';
-import { notPredefinedProvider } from '../spec/preflight.js';
-import type { ProviderCR } from '../spec/provider-spec.js';
+import type { InputObject } from '../declarations/inputs.js';
+import { manifestLabel } from '../declarations/provider-kinds.js';
+import { notPredefinedProvider } from '../declarations/preflight.js';
+import type { ProviderCR } from '../declarations/provider-spec.js';
 import { existsSync } from 'node:fs';
 import { readConfigSecret } from './variables.js';
 

@@ -5,7 +5,7 @@
  */
 import type { Diagnostic } from '../errors.js';
 import type { OutputFiles } from '../output/plan.js';
-import type { ProviderValidator } from '../spec/validate-providers.js';
+import type { ProviderValidator } from '../declarations/validate-providers.js';
 import type { ProviderCatalog } from './provider-source.js';
 import type { EnvironmentResult } from './render-environment.js';
 import type { LockFile } from '../lock/lock-types.js';

@@ -7,15 +7,15 @@ import { FetchError, RenderError, SpecError, error, peerWording, type Diagnostic
 import type { LockedProvider } from '../lock/lock-types.js';
 import { parseVersionRequest, selectVersion } from '../resolve/select-version.js';
 import { METADATA_FILE, compatibleContracts, parseMetadata, releaseSeriesFor, type ReleaseSeries } from '../source/metadata.js';
-import { ref } from '../spec/preflight.js';
-import type { ProviderCR } from '../spec/provider-spec.js';
+import { ref } from '../declarations/preflight.js';
+import type { ProviderCR } from '../declarations/provider-spec.js';
 import type { FetchedArtifact } from './artifact-store.js';
 import { pinSource } from './pinned-source.js';
 import { providerSource, type ProviderSource, type SourceContext } from './provider-source.js';
 import type { RenderSession } from './session.js';
 import { CLUSTERCTL_CONTRACT } from '../resolve/select-version.js';
 import { parseVersion } from '../source/versions.js';
-import { manifestLabel } from '../spec/provider-kinds.js';
+import { manifestLabel } from '../declarations/provider-kinds.js';
 import { usableLockEntry } from '../lock/lock-evidence.js';
 
 export interface ResolvedArtifacts {

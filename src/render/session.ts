@@ -9,7 +9,7 @@ import { createCachedSerializer, type CachedSerializer } from '../manifest/seria
 import { createObjectMemo, type ObjectMemo } from '../manifest/object-memo.js';
 import { BoundedMap } from '../bounded-map.js';
 import { createDocumentParser, type DocumentParser } from './document-parser.js';
-import type { ProviderValidator } from '../spec/validate-providers.js';
+import type { ProviderValidator } from '../declarations/validate-providers.js';
 import type { LockFile } from '../lock/lock-types.js';
 import type { LockContradictionRule } from '../lock/lock-evidence.js';
 import type { ImageResolver } from '../images/image-resolver.js';

@@ -10,8 +10,8 @@
  */
 import { SpecError, error } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../manifest/object.js';
-import { findInput, type InputObject } from '../spec/inputs.js';
-import type { ProviderCR } from '../spec/provider-spec.js';
+import { findInput, type InputObject } from '../declarations/inputs.js';
+import type { ProviderCR } from '../declarations/provider-spec.js';
 import type { VariableValue } from '../config/config-types.js';
 
 export type VariableOrigin = 'overlay' | 'configSecret' | 'config' | 'env';

@@ -9,8 +9,8 @@
 import { gunzipSync } from 'node:zlib';
 import { FetchError, SpecError, error, type Diagnostic } from '../errors.js';
 import { isJsonObject, labelsOf, annotationsOf, nameOf, namespaceOf } from '../manifest/object.js';
-import type { InputObject } from '../spec/inputs.js';
-import type { LabelSelector } from '../spec/provider-spec.js';
+import type { InputObject } from '../declarations/inputs.js';
+import type { LabelSelector } from '../declarations/provider-spec.js';
 import { formatLabelSelector, matchesLabelSelector } from './label-selector.js';
 import { METADATA_FILE } from './metadata.js';
 import type { Artifact, ReleaseSource } from './release-source.js';

@@ -2,7 +2,7 @@
  * Kubernetes `metav1.LabelSelector` matching (matchLabels AND every matchExpression), as the
  * operator's ConfigMap lookup uses it. An empty selector matches everything, like the API server.
  */
-import type { LabelSelector } from '../spec/provider-spec.js';
+import type { LabelSelector } from '../declarations/provider-spec.js';
 
 export function matchesLabelSelector(selector: LabelSelector, labels: Record<string, string>): boolean {
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {

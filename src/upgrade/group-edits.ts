@@ -5,7 +5,7 @@
  * version, so an upgrade never changes a provider it was not asked to move. Pure.
  */
 import { error, type Diagnostic } from '../errors.js';
-import { isProviderKind, manifestLabel } from '../spec/provider-kinds.js';
+import { isProviderKind, manifestLabel } from '../declarations/provider-kinds.js';
 import type { PlannedEdit } from './edit-version.js';
 import type { VersionSite, VersionSites } from './locate-version.js';
 import type { UpgradeTarget } from './select-targets.js';

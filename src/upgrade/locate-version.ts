@@ -12,8 +12,8 @@ import { SpecError, error, type Diagnostic } from '../errors.js';
 import { isJsonObject } from '../manifest/object.js';
 import { OVERLAY_FILE } from '../overlay/overlay-types.js';
 import { effectiveInputs } from '../render/effective-inputs.js';
-import type { InputObject } from '../spec/inputs.js';
-import { parseSourceDocuments } from '../spec/yaml-document.js';
+import type { InputObject } from '../declarations/inputs.js';
+import { parseSourceDocuments } from '../declarations/yaml-document.js';
 import { mapInlineRange, shiftEdit, versionInObject, versionInPatch, type SiteLookup, type VersionEdit } from './version-site.js';
 
 /** The place that sets one provider's version in one environment. */

@@ -7,7 +7,7 @@ import { diffRendered } from '../diff/diff-rendered.js';
 import { safetyFindings } from '../diff/safety-findings.js';
 import type { ContractChange, Finding, FindingCode, ObjectChange } from '../diff/types.js';
 import type { LockFile } from '../lock/lock-types.js';
-import { isProviderKind, manifestLabel } from '../spec/provider-kinds.js';
+import { isProviderKind, manifestLabel } from '../declarations/provider-kinds.js';
 import type { FileTree } from './git-rendered.js';
 import { renderedSide } from './rendered-side.js';
 

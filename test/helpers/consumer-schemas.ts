@@ -7,8 +7,8 @@
  */
 import { Ajv } from 'ajv';
 import jsYaml from 'js-yaml';
-import { convertStructuralSchema } from '../../src/spec/schema/convert-structural-schema.js';
-import { addKubernetesFormats } from '../../src/spec/schema/k8s-formats.js';
+import { convertStructuralSchema } from '../../src/declarations/schema/convert-structural-schema.js';
+import { addKubernetesFormats } from '../../src/declarations/schema/k8s-formats.js';
 import { isJsonObject, type JsonObject } from '../../src/manifest/object.js';
 import { fixtureText } from './fixtures.js';
 

@@ -8,7 +8,7 @@ import { isClusterScoped } from '../../src/manifest/cluster-scoped.js';
 import { nameOf, namespaceOf, setIn, type KubeObject } from '../../src/manifest/object.js';
 import { inventoryCrd, inventoryObject } from '../../src/process/inventory.js';
 import type { RbacComponent } from '../../src/rbac/rbac-types.js';
-import type { ProviderKind } from '../../src/spec/provider-kinds.js';
+import type { ProviderKind } from '../../src/declarations/provider-kinds.js';
 import { deepFreeze } from './fixtures.js';
 import { fixtureObjects } from './fixtures.js';
 

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/manifest/object.js';
-import { parseSourceDocuments } from '../../src/spec/yaml-document.js';
+import { parseSourceDocuments } from '../../src/declarations/yaml-document.js';
 import { expandApplicationSet } from '../helpers/applicationset.js';
 import { runCli } from '../helpers/cli.js';
 import { consumerSchemaProblems } from '../helpers/consumer-schemas.js';

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { formatDiagnostics } from '../../src/cli/format.js';
 import type { Diagnostic } from '../../src/errors.js';
 import { parseMetadata, type ReleaseMetadata } from '../../src/source/metadata.js';
-import type { ProviderKind } from '../../src/spec/provider-kinds.js';
+import type { ProviderKind } from '../../src/declarations/provider-kinds.js';
 import { planEnvironmentUpgrade } from '../../src/upgrade/plan.js';
 import { selectTargets, type UpgradeRequest } from '../../src/upgrade/select-targets.js';
 import { upgradeInfo, type PlanProvider } from '../../src/upgrade/upgrade-info.js';

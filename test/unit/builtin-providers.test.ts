@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kindInfo, PROVIDER_KINDS, type ProviderKind } from '../../src/spec/provider-kinds.js';
+import { kindInfo, PROVIDER_KINDS, type ProviderKind } from '../../src/declarations/provider-kinds.js';
 import {
   BUILTIN_PROVIDERS,
   BUILTIN_PROVIDERS_HEADER,

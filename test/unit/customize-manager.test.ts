@@ -3,7 +3,7 @@ import { SpecError } from '../../src/errors.js';
 import { customizeDeployments } from '../../src/customize/customize-deployments.js';
 import { parseGoDuration, roundToWholeSeconds } from '../../src/customize/go-duration.js';
 import { getIn, setIn, type JsonValue, type KubeObject } from '../../src/manifest/object.js';
-import type { DeploymentSpec, ManagerSpec } from '../../src/spec/provider-spec.js';
+import type { DeploymentSpec, ManagerSpec } from '../../src/declarations/provider-spec.js';
 import { deepFreeze } from '../helpers/fixtures.js';
 import { CORE_COMPONENTS, findObject, fixtureObjects } from '../helpers/fixtures.js';
 import { thrownBy } from '../helpers/errors.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.js';
-import type { ProviderKind } from '../../src/spec/provider-kinds.js';
+import type { ProviderKind } from '../../src/declarations/provider-kinds.js';
 import { isGitHubUrl, parseGitHubReleaseUrl, type GitHubEnterpriseHost } from '../../src/source/github/github-url.js';
 
 const GHE: GitHubEnterpriseHost[] = [{ origin: 'https://ghe.example.com' }];

@@ -6,7 +6,7 @@ import { mergeGitopsConfig } from '../../src/gitops/merge-config.js';
 import type { GitopsConfig } from '../../src/config/config-types.js';
 import { readTextFileSync } from '../../src/gitops/templates.js';
 import type { JsonObject } from '../../src/manifest/object.js';
-import { parseSourceDocuments } from '../../src/spec/yaml-document.js';
+import { parseSourceDocuments } from '../../src/declarations/yaml-document.js';
 import { expandApplicationSet } from '../helpers/applicationset.js';
 import { consumerSchemaProblems } from '../helpers/consumer-schemas.js';
 import { thrownBy } from '../helpers/errors.js';

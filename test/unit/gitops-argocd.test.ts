@@ -150,7 +150,7 @@ describe('Argo CD Application and ApplicationSet', () => {
   });
 
   it('the Application parses and has what §1.6/§1.7 require', async () => {
-    const { parseSourceDocuments } = await import('../../src/spec/yaml-document.js');
+    const { parseSourceDocuments } = await import('../../src/declarations/yaml-document.js');
     const text = applyGitopsFlavour(env, options).extraFiles.get('../gitops/argocd/applications/Prod_EU.yaml')!;
     const [doc] = parseSourceDocuments(text, 'app.yaml');
     const app = doc!.value as any;

@@ -3,7 +3,7 @@ import { applyGitopsFlavour, type GitopsOptions } from '../../src/gitops/index.j
 import { annotationsOf, nameOf, type KubeObject } from '../../src/manifest/object.js';
 import type { RenderedEnvironment } from '../../src/output/plan.js';
 import { planEnvironment } from '../../src/output/plan.js';
-import { parseSourceDocuments } from '../../src/spec/yaml-document.js';
+import { parseSourceDocuments } from '../../src/declarations/yaml-document.js';
 import { fixtureEnvironment } from '../helpers/gitops-environment.js';
 
 const PRUNE = 'kustomize.toolkit.fluxcd.io/prune';

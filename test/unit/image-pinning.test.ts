@@ -9,7 +9,7 @@ import { parseLock, serializeLock } from '../../src/lock/lock-file.js';
 import { lockChanges, nextLock } from '../../src/lock/next-lock.js';
 import { emptyLock } from '../../src/lock/lock-types.js';
 import type { JsonObject, KubeObject } from '../../src/manifest/object.js';
-import type { InputObject } from '../../src/spec/inputs.js';
+import type { InputObject } from '../../src/declarations/inputs.js';
 
 const D1 = `sha256:${'1'.repeat(64)}`;
 const D2 = `sha256:${'2'.repeat(64)}`;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.js';
 import { parseConfig } from '../../src/config/load-config.js';
-import { classifyInputs } from '../../src/spec/inputs.js';
-import { parseSourceDocuments } from '../../src/spec/yaml-document.js';
+import { classifyInputs } from '../../src/declarations/inputs.js';
+import { parseSourceDocuments } from '../../src/declarations/yaml-document.js';
 
 function codesOf(fn: () => unknown): { code: string; line?: number; col?: number; field?: string }[] {
   try {

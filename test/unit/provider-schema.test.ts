@@ -6,12 +6,12 @@ import jsYaml from 'js-yaml';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { InternalError } from '../../src/errors.js';
 import { isJsonObject, type JsonObject } from '../../src/manifest/object.js';
-import { isProviderKind, kindInfo, PROVIDER_KINDS, type ProviderKind } from '../../src/spec/provider-kinds.js';
-import { createProviderSchemaValidator, formatFieldPath, recogniseCelRule, type SchemaIssue } from '../../src/spec/schema/index.js';
-import { loadCrdSchema } from '../../src/spec/schema/load-crd-schema.js';
-import { buildProviderJsonSchema } from '../../src/spec/schema/object-envelope.js';
+import { isProviderKind, kindInfo, PROVIDER_KINDS, type ProviderKind } from '../../src/declarations/provider-kinds.js';
+import { createProviderSchemaValidator, formatFieldPath, recogniseCelRule, type SchemaIssue } from '../../src/declarations/schema/index.js';
+import { loadCrdSchema } from '../../src/declarations/schema/load-crd-schema.js';
+import { buildProviderJsonSchema } from '../../src/declarations/schema/object-envelope.js';
 import { canonicalJson } from '../../src/manifest/canonical-json.js';
-import { createValidationMemo } from '../../src/spec/schema/validation-memo.js';
+import { createValidationMemo } from '../../src/declarations/schema/validation-memo.js';
 
 const SCHEMA_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/provider-declarations/operator-helm-e2e/', import.meta.url));

@@ -10,7 +10,7 @@ import type { KubeObject } from '../../src/manifest/object.js';
 import { renderProviderComponents, type ProviderComponentsInput } from '../../src/process/provider-components.js';
 import { compileTemplate } from '../../src/process/variables/index.js';
 import { createDocumentParser } from '../../src/render/document-parser.js';
-import type { ProviderSpecFields } from '../../src/spec/provider-spec.js';
+import type { ProviderSpecFields } from '../../src/declarations/provider-spec.js';
 import { CORE_COMPONENTS, fixtureText } from '../helpers/fixtures.js';
 
 const TEXT = fixtureText(CORE_COMPONENTS);

@@ -7,7 +7,7 @@ import type { JsonObject } from '../../src/manifest/object.js';
 import { createConfigMapSource } from '../../src/source/configmap-source.js';
 import { createLocalRepositorySource } from '../../src/source/local-repository.js';
 import { parseMetadata, releaseSeriesFor, newestSeriesForContract } from '../../src/source/metadata.js';
-import type { InputObject } from '../../src/spec/inputs.js';
+import type { InputObject } from '../../src/declarations/inputs.js';
 import { FIXTURES, fixtureText } from '../helpers/fixtures.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');

@@ -1,6 +1,6 @@
 /** The "did you mean" rule (suggestField): typos by edit distance, else a word the candidate abbreviates or completes — and nothing for unrelated words. */
 import { describe, expect, it } from 'vitest';
-import { suggestField } from '../../src/spec/schema/suggest-field.js';
+import { suggestField } from '../../src/declarations/schema/suggest-field.js';
 
 const BUILD_OPTIONS = ['env', 'shard', 'out', 'stdout', 'offline', 'frozen', 'force', 'allow-removal', 'allow-downgrade', 'cache-dir', 'repo', 'debug', 'help'];
 const COMMANDS = ['build', 'cache', 'check', 'cmp-generate', 'diff', 'import', 'init', 'inputs', 'merge', 'mirror', 'plan', 'publish', 'rbac', 'report', 'upgrade'];

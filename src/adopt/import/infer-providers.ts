@@ -7,7 +7,7 @@
  */
 import { error, warning, type Diagnostic } from '../../errors.js';
 import { apiGroup, apiVersionOnly, isJsonObject, labelsOf, annotationsOf, type JsonObject, type KubeObject } from '../../manifest/object.js';
-import { isProviderKind, manifestLabel, kindInfo, OPERATOR_GROUP, type ProviderKind } from '../../spec/provider-kinds.js';
+import { isProviderKind, manifestLabel, kindInfo, OPERATOR_GROUP, type ProviderKind } from '../../declarations/provider-kinds.js';
 import { CLUSTERCTL_CORE_LABEL } from '../../process/common-labels.js';
 import { CERT_MANAGER_VERSION_ANNOTATION } from '../../render/cert-manager.js';
 import type { LiveDump } from '../live-dump.js';

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { DriftError, UsageError, error, warning, type Diagnostic } from '../../errors.js';
 import { OWNERSHIP_FILE, ownershipText, parseOwnership } from '../../output/ownership.js';
-import { normalizeInputText } from '../../spec/input-text.js';
+import { normalizeInputText } from '../../declarations/input-text.js';
 import { compareTrees, type FileDrift } from '../../check/compare-output.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
 import { readRegularFile, refuseIrregularRepositoryFiles, regularOutputFolder, type RegularOutputFolder } from '../../output/regular-files.js';

@@ -14,7 +14,7 @@ import { inputFolderProblem, writeInputFiles, type ForbiddenFolders } from '../.
 import { readLiveDump, type DumpItemHead } from '../../adopt/live-dump.js';
 import { readDocuments } from '../../render/load-repository.js';
 import { BUILTIN_PROVIDERS, mergeProviderList } from '../../source/github/builtin-providers.js';
-import { manifestLabel } from '../../spec/provider-kinds.js';
+import { manifestLabel } from '../../declarations/provider-kinds.js';
 import type { Command } from '../command.js';
 import { failpointFromEnv } from '../failpoint.js';
 import { formatDiagnostics } from '../format.js';

@@ -22,7 +22,7 @@ import { render } from '../../render/render.js';
 import { asFetch } from '../../source/http/network-fetch.js';
 import { readOciCredentials } from '../../source/oci/oci-credentials.js';
 import { formatOciReference } from '../../source/oci/oci-reference.js';
-import { normalizeInputText } from '../../spec/input-text.js';
+import { normalizeInputText } from '../../declarations/input-text.js';
 import { createGitRunner } from '../../upgrade/git-command.js';
 import type { Command } from '../command.js';
 import { formatDiagnostics } from '../format.js';

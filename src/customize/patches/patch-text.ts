@@ -7,7 +7,7 @@
 import { LineCounter, parseAllDocuments } from 'yaml';
 import { SpecError, error } from '../../errors.js';
 import type { JsonValue } from '../../manifest/object.js';
-import { readYamlFast } from '../../spec/yaml-document.js';
+import { readYamlFast } from '../../declarations/yaml-document.js';
 
 /** Where a patch is declared, for messages: the provider CR and the field (`spec.patches[2].patch`). */
 export interface PatchSite {

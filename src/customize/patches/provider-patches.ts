@@ -4,7 +4,7 @@
  * applied as an RFC 7396 merge patch — and an optional target.
  */
 import { describeObject, type KubeObject } from '../../manifest/object.js';
-import type { Patch } from '../../spec/provider-spec.js';
+import type { Patch } from '../../declarations/provider-spec.js';
 import { applyJsonPatch, JsonPatchError, type JsonPatchOperation } from './json-patch.js';
 import { applyMergePatch } from './merge-patch.js';
 import { describeAvailableObjects, versionHint } from './no-match-hint.js';

@@ -5,7 +5,7 @@
 import { canonicalJson } from '../../manifest/canonical-json.js';
 import type { KubeObject } from '../../manifest/object.js';
 import type { ObjectMemo } from '../../manifest/object-memo.js';
-import type { ProviderSpecFields } from '../../spec/provider-spec.js';
+import type { ProviderSpecFields } from '../../declarations/provider-spec.js';
 import { applyManifestPatches, compileManifestPatch } from './manifest-patches.js';
 import type { PatchContext, PatchStep } from './patch-context.js';
 import { patchError } from './patch-text.js';

@@ -4,7 +4,7 @@
  * or empty target matches every object.
  */
 import { apiGroup, apiVersionOnly, labelsOf, nameOf, namespaceOf, type KubeObject } from '../../manifest/object.js';
-import type { PatchTarget } from '../../spec/provider-spec.js';
+import type { PatchTarget } from '../../declarations/provider-spec.js';
 import { parseLabelSelector } from './label-selector.js';
 import type { PatchSite } from './patch-text.js';
 

@@ -10,7 +10,7 @@
  */
 import { labelsOf, nameOf, namespaceOf, type KubeObject } from '../../manifest/object.js';
 import { formatLabelSelector, matchesLabelSelector } from '../../source/label-selector.js';
-import type { LabelSelector } from '../../spec/provider-spec.js';
+import type { LabelSelector } from '../../declarations/provider-spec.js';
 import type { ObjectPair } from '../pair-objects.js';
 import type { Finding } from '../types.js';
 import { compareText, isDeepEqual } from '../util-compare.js';

@@ -23,7 +23,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { json } from '@sigstore/core';
 import { error, warning, type Diagnostic } from '../../errors.js';
-import { suggestField } from '../../spec/schema/suggest-field.js';
+import { suggestField } from '../../declarations/schema/suggest-field.js';
 import type { VerifyRule } from './verify-rules-schema.js';
 
 export type { VerifyRule } from './verify-rules-schema.js';

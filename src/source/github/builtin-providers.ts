@@ -6,7 +6,7 @@
  */
 import list from './builtin-providers.json' with { type: 'json' };
 import type { Diagnostic, Location } from '../../errors.js';
-import { isProviderKind, kindInfo, type ProviderKind } from '../../spec/provider-kinds.js';
+import { isProviderKind, kindInfo, type ProviderKind } from '../../declarations/provider-kinds.js';
 import { validateProviderEntry, type ProviderEntryInput } from './validate-provider.js';
 
 export type { ProviderEntryInput } from './validate-provider.js';

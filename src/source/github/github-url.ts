@@ -14,7 +14,7 @@
  * Pure: no network, no environment.
  */
 import { SpecError, error, peerWording, type Location } from '../../errors.js';
-import { kindInfo, type ProviderKind } from '../../spec/provider-kinds.js';
+import { kindInfo, type ProviderKind } from '../../declarations/provider-kinds.js';
 
 /** The public GitHub web host and its REST API. */
 export const GITHUB_HOST = 'github.com';

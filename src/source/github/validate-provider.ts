@@ -4,7 +4,7 @@
  * (clusterctl stops at the first). Pure.
  */
 import { error, type Diagnostic, type Location } from '../../errors.js';
-import { PROVIDER_KINDS } from '../../spec/provider-kinds.js';
+import { PROVIDER_KINDS } from '../../declarations/provider-kinds.js';
 
 /** A provider entry as a user writes it (clusterctl.yaml `providers:`), before validation. */
 export interface ProviderEntryInput {
