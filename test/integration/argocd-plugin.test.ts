@@ -395,9 +395,9 @@ describe('the sidecar component (deploy/argocd-cmp) on Argo CD v3.5.1’s repo-s
     expect(repoServerMounts).not.toContain(cache.name);
     expect(repoServerMounts).not.toContain(scratch.name);
     expect(env.CAPI_RENDER_CACHE_MAX_SIZE).toMatch(/^\d+[MG]$/);
-    // README shows these settings as they are.
-    const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### Argo CD plugin and source hydrator'), readme.indexOf('### Flux OCI artifacts'));
+    // docs/argocd.md shows these settings as they are.
+    const guide = readFileSync(path.join(REPO_ROOT, 'docs/argocd.md'), 'utf8');
+    const section = guide.slice(guide.indexOf('## Argo CD plugin and source hydrator'), guide.indexOf('## OCI artifacts for Argo CD'));
     const shown = [...section.matchAll(/```yaml\n([^]*?)```/g)].map((m) => jsYaml.load(m[1]!) as { securityContext?: unknown }).find((d) => d?.securityContext);
     expect(shown?.securityContext).toEqual(sidecar.securityContext);
   });

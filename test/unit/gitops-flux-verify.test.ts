@@ -14,7 +14,7 @@ import { applyGitopsFlavour, type GitopsOptions } from '../../src/gitops/index.j
 import { mergeGitopsConfig } from '../../src/gitops/merge-config.js';
 import type { FluxOciVerifyOptions } from '../../src/gitops/options.js';
 import type { JsonObject } from '../../src/manifest/object.js';
-import type { RenderedEnvironment } from '../../src/output/plan.js';
+import type { RenderedEnvironment } from '../../src/plan/output-plan.js';
 import { consumerSchemaProblems } from '../helpers/consumer-schemas.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 
@@ -117,9 +117,9 @@ describe('the setting', () => {
   });
 });
 
-describe('README "Signing what publish pushes"', () => {
-  const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### Signing what publish pushes'), readme.indexOf('\n## Commands'));
+describe('docs/flux.md "Signing what publish pushes"', () => {
+  const guide = readFileSync(path.join(REPO_ROOT, 'docs/flux.md'), 'utf8');
+  const section = guide.slice(guide.indexOf('## Signing what publish pushes'));
   const documents = [...section.matchAll(/```yaml\n([^]*?)```/g)].flatMap((m) => jsYaml.loadAll(m[1]!) as JsonObject[]);
 
   it('shows the OCIRepository capi-render generates from the keyless settings it shows, and a key setting', () => {

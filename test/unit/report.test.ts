@@ -2,7 +2,7 @@
  * The HTML report's pieces without a browser: the version matrix and its marks, findings merged
  * across environments, container args diffed flag by flag (the report's and `diff`'s model), where
  * paths and values may wrap, each environment's delivery, every value escaped, templates that would
- * load anything refused, and the README's table of finding codes in step with the report's.
+ * load anything refused, and the table of finding codes in docs/upgrades-and-report.md in step with the report's.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -434,8 +434,8 @@ describe('delivery: where each environment goes and where its controller reads',
 });
 
 describe('finding codes', () => {
-  it('every code has its one line "why it matters" in the README table, word for word', () => {
-    const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  it('every code has its one line "why it matters" in the table of docs/upgrades-and-report.md, word for word', () => {
+    const readme = readFileSync(path.join(REPO_ROOT, 'docs/upgrades-and-report.md'), 'utf8');
     for (const [code, why] of Object.entries(FINDING_WHY)) expect(readme, code).toContain(`| \`${code}\` | ${why.replace(/\|/g, '\\|')} |`);
   });
 });
