@@ -16,6 +16,7 @@ import { copyExample, snapshotTree } from '../helpers/repo.js';
 import { tempDir } from '../helpers/tmp.js';
 import { runCli } from '../helpers/cli.js';
 import { restrictedViolations } from '../helpers/pod-security-restricted.js';
+import { describeTimes, timeSideBySide } from '../helpers/timing.js';
 
 const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
 const PLUGIN = jsYaml.load(readFileSync(path.join(REPO_ROOT, 'deploy/argocd-cmp/plugin.yaml'), 'utf8')) as {
@@ -51,23 +52,25 @@ interface Generated {
   code: number | null;
   stdout: string;
   stderr: string;
-  ms: number;
 }
 
 /** Runs plugin.yaml's generate argv (capi-render → this build of the CLI) like the cmp-server. */
 function generate(appPath: string, env: Record<string, string>, extraArgs: string[] = []): Promise<Generated> {
   const [command, ...rest] = PLUGIN.spec.generate.command;
   expect(command).toBe('capi-render');
-  const argv = [CLI, ...rest, ...PLUGIN.spec.generate.args, ...extraArgs];
-  const started = Date.now();
+  return spawnCli([...rest, ...PLUGIN.spec.generate.args, ...extraArgs], appPath, env);
+}
+
+/** Runs this build of the CLI with `args` in its own process. */
+function spawnCli(args: string[], cwd: string, env: Record<string, string>): Promise<Generated> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, argv, { cwd: appPath, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => void (stdout += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => void (stderr += d.toString('utf8')));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
@@ -123,7 +126,7 @@ describe('the plugin run as argocd-repo-server runs it', () => {
     expect(PLUGIN.spec.generate.command.length).toBeGreaterThan(0);
   });
 
-  it('prints exactly rendered/<env>, writes nothing into the checkout, and is fast (cold and warm cache)', async () => {
+  it('prints exactly rendered/<env>, writes nothing into the checkout, and costs no more than build --stdout of it (cold and warm cache)', async () => {
     const { work, cache } = setup();
     const before = snapshotTree(work);
     const cold = await generate(work, repoServerEnv(work, cache));
@@ -132,9 +135,26 @@ describe('the plugin run as argocd-repo-server runs it', () => {
     const warm = await generate(work, repoServerEnv(work, cache));
     expect(warm.stdout).toBe(cold.stdout);
     expect(snapshotTree(work)).toEqual(before);
-    // Argo CD kills generate at the repo-server RPC deadline (60 s by default).
-    console.info(`plugin generate of prod: ${cold.ms} ms cold, ${warm.ms} ms warm, ${cold.stdout.length} bytes`);
-    expect(Math.max(cold.ms, warm.ms)).toBeLessThan(20_000);
+    // Argo CD kills generate at the repo-server RPC deadline (60 s by default), so the plugin must
+    // cost what a build of that one environment costs (the bench tracks the absolute figures). As
+    // ratios of medians of alternating runs with the same cache state: one wall-clock sample on a
+    // loaded runner measured the other workers.
+    const stdoutBuild = (cacheDir: string) => spawnCli(['build', '--stdout', '--env', 'prod'], work, repoServerEnv(work, cacheDir));
+    const ok = (r: Generated) => expect(r.code, r.stderr).toBe(0);
+    const fresh = () => path.join(tempDir(), 'cache');
+    const times = await timeSideBySide(
+      {
+        'generate, empty cache': async () => ok(await generate(work, repoServerEnv(work, fresh()))),
+        'build --stdout, empty cache': async () => ok(await stdoutBuild(fresh())),
+        'generate, warm cache': async () => ok(await generate(work, repoServerEnv(work, cache))),
+        'build --stdout, warm cache': async () => ok(await stdoutBuild(cache)),
+      },
+      3,
+    );
+    expect(times['generate, empty cache'].median / times['build --stdout, empty cache'].median, describeTimes(times)).toBeLessThan(1.5);
+    // Warm, the stream stored by the run before is printed as it is: well under a build (about 0.2×).
+    expect(times['generate, warm cache'].median / times['build --stdout, warm cache'].median, describeTimes(times)).toBeLessThan(1);
+    expect(snapshotTree(work)).toEqual(before);
   });
 
   it('reads nothing but its own variables: another destination namespace, offline, or the reduced repo-query environment give the same output', async () => {
@@ -166,14 +186,20 @@ describe('the plugin run as argocd-repo-server runs it', () => {
   it('a SIGTERM at the deadline ends it at once, with nothing written', async () => {
     const { work } = setup();
     const before = snapshotTree(work);
-    const child = spawn(process.execPath, [CLI, 'cmp-generate'], { cwd: work, env: repoServerEnv(work, path.join(tempDir(), 'cold-cache')), stdio: ['ignore', 'pipe', 'pipe'] });
-    await new Promise((r) => setTimeout(r, 150));
-    const started = Date.now();
-    child.kill('SIGTERM');
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) => child.on('close', (c, s) => r([c, s])));
-    expect(Date.now() - started).toBeLessThan(5000);
-    expect(code === 0 || signal === 'SIGTERM').toBe(true);
-    expect(snapshotTree(work)).toEqual(before);
+    const coldEnv = () => repoServerEnv(work, path.join(tempDir(), 'cold-cache'));
+    const interrupted = async () => {
+      const child = spawn(process.execPath, [CLI, 'cmp-generate'], { cwd: work, env: coldEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      await new Promise((r) => setTimeout(r, 150));
+      child.kill('SIGTERM');
+      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) => child.on('close', (c, s) => r([c, s])));
+      expect(code === 0 || signal === 'SIGTERM').toBe(true);
+      expect(snapshotTree(work)).toEqual(before);
+    };
+    // "At once" against the same run left alone, as medians of alternating runs: a handler that
+    // waited for the work to finish would take about as long; one that stops takes the 150 ms
+    // before the signal and little more. No absolute bound, which a loaded runner breaks.
+    const times = await timeSideBySide({ 'SIGTERM after 150 ms': interrupted, uninterrupted: async () => expect((await spawnCli(['cmp-generate'], work, coldEnv())).code).toBe(0) }, 3);
+    expect(times['SIGTERM after 150 ms'].median / times.uninterrupted.median, describeTimes(times)).toBeLessThan(0.5);
   });
 
   const failures: { name: string; env: (work: string, cache: string) => Record<string, string>; prepare?: (work: string) => unknown; code: number; stderr: RegExp }[] = [

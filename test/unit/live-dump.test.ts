@@ -5,6 +5,7 @@ import { chunkDump } from '../../src/adopt/dump-chunks.js';
 import { parseLiveDump, type DumpItemHead, type LiveDump } from '../../src/adopt/live-dump.js';
 import { fixtureText } from '../helpers/fixtures.js';
 import { thrownBy } from '../helpers/errors.js';
+import { describeTimes, timeSideBySide } from '../helpers/timing.js';
 import { SpecError } from '../../src/errors.js';
 
 const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { k: 'v' } });
@@ -84,20 +85,20 @@ describe('large --- streams (issue 23)', () => {
   const stream = (n: number, at = n - 10, secret = SECRET) => objects(n, at, secret).map((o) => `---\n${o}`).join('');
   const list = (n: number, at = n - 10, secret = SECRET) => `apiVersion: v1\nitems:\n${objects(n, at, secret).map((o) => o.replace(/^(?=.)/gm, '  ').replace(/^ {2}/, '- ')).join('')}kind: List\n`;
   const secrets = (h: DumpItemHead) => h.kind === 'Secret';
-  /** The fastest of a few runs, in ms: the least disturbed by the other work on the machine. */
-  const fastest = (fn: () => unknown) => Math.min(...[0, 1, 2].map(() => { const t = performance.now(); fn(); return performance.now() - t; }));
 
-  it('cutting is linear: 4× the objects cost about 4× the time (quadratic would be 16×), and a stream costs what a List does', () => {
+  it('cutting is linear: 4× the objects cost about 4× the time (quadratic would be 16×), and a stream costs what a List does', async () => {
     const [small, large, largeList] = [stream(10_000), stream(40_000), list(40_000)];
     const run = (text: string) => {
       const dump = parseLiveDump(text, 'dump.yaml', secrets);
       expect(dump.objects.map((o) => (o.object.metadata as { name: string }).name)).toEqual(['deep']);
     };
     run(small); // warm up
-    const [t10, t40, tList] = [fastest(() => run(small)), fastest(() => run(large)), fastest(() => run(largeList))];
+    // Medians of runs that alternate between the three inputs, so a busy second slows each alike.
+    const times = await timeSideBySide({ '10k stream': () => run(small), '40k stream': () => run(large), '40k List': () => run(largeList) }, 5);
+    const [t10, t40, tList] = [times['10k stream'].median, times['40k stream'].median, times['40k List'].median];
     // Halfway (on a log scale) between linear (4×) and quadratic (16×): robust against a busy machine.
-    expect(t40 / t10, `10k objects ${t10.toFixed(1)} ms, 40k ${t40.toFixed(1)} ms`).toBeLessThan(8);
-    expect(t40, `40k objects as a stream ${t40.toFixed(1)} ms, as a List ${tList.toFixed(1)} ms`).toBeLessThan(3 * tList + 20);
+    expect(t40 / t10, describeTimes(times)).toBeLessThan(8);
+    expect(t40 / tList, describeTimes(times)).toBeLessThan(3);
     expect(chunkDump(large)).toHaveLength(40_000);
   });
 
