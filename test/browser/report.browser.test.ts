@@ -19,21 +19,12 @@ import { runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 import { git, gitEnv, initRepo } from '../helpers/git.js';
 import { copyExample } from '../helpers/repo.js';
+import { skipWithout } from '../helpers/requirements.js';
 
 const CHROMIUM = process.env.CAPI_RENDER_CHROMIUM ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
+const skipBrowser = skipWithout(existsSync(CHROMIUM) ? undefined : `Debian's chromium is not at ${CHROMIUM} (apt-get install chromium)`, 'the report browser tests');
 const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-if (!hasChromium && !process.env.CI) {
-  console.warn(`\n*** SKIPPED: the report browser tests need Debian's chromium at ${CHROMIUM} (apt-get install chromium) ***\n`);
-}
-
-describe('the report in a browser: the guard', () => {
-  it('chromium is installed in CI', () => {
-    if (process.env.CI) expect(hasChromium, `${CHROMIUM} (installed by .ci/run)`).toBe(true);
-  });
-});
 
 /** The pages, made once: the example as committed, and the example after upgrading prod to v1.12.0. */
 interface Pages {
@@ -41,7 +32,7 @@ interface Pages {
   upgrade: string;
 }
 
-describe.skipIf(!hasChromium)('the report in a browser', () => {
+describe.skipIf(skipBrowser)('the report in a browser', () => {
   const work = mkdtempSync(path.join(os.tmpdir(), 'capi-render-browser-'));
   let pages: Pages;
   let context: BrowserContext;

@@ -10,11 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 import { CORE, makeRepo, snapshotTree } from '../helpers/repo.js';
+import { dropPrivilegesMissing, skipWithout } from '../helpers/requirements.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
-const isRoot = process.getuid?.() === 0;
-const canDropPrivileges = isRoot && spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true']).status === 0;
 
 /** A repository of `envs` environments, each with its own value (one distinct variable). */
 function fleet(envs: number, coreVersion = 'v1.12.0', dir?: string): string {
@@ -212,7 +211,7 @@ describe('capi-render cache', () => {
     for (const word of ['info', 'prune', '--max-size S', '--cache-dir DIR', '--json']) expect(r.stdout).toContain(word);
   });
 
-  it.skipIf(!canDropPrivileges)('entries it may not remove: error[write] with the path and the reason, the others removed (exit 1)', async () => {
+  it.skipIf(skipWithout(dropPrivilegesMissing(), 'the cache prune EACCES test'))('entries it may not remove: error[write] with the path and the reason, the others removed (exit 1)', async () => {
     const cache = await filledCache();
     // Another user may read the cache but not change the folder of parsed entries.
     for (const dir of [cache, ...readdirSync(cache).map((d) => path.join(cache, d))]) chmodSync(dir, 0o755);

@@ -12,15 +12,17 @@ import { runCli } from '../helpers/cli.js';
 import { createTestSigstore, signImageLegacy, attachBundleReferrer, type KeySigner, type KeylessSigner, type TestSigstore } from '../helpers/cosign-signatures.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 import { registryUnavailableReason, startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { skipWithout } from '../helpers/requirements.js';
 import { CORE, makeRepo, snapshotTree } from '../helpers/repo.js';
 import { pushTestImage } from '../helpers/test-images.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const unavailable = registryUnavailableReason();
+const skipRegistry = skipWithout(unavailable, 'the imagePolicy.verify build tests');
 const K8S = { identity: 'krel-trust@k8s-releng-prod.iam.gserviceaccount.com', issuer: 'https://accounts.google.com' };
 const DEPLOYMENT = 'rendered/default/cluster-api/deployment-capi-controller-manager.yaml';
 
-describe.skipIf(unavailable !== undefined)('imagePolicy.verify in a build', () => {
+describe.skipIf(skipRegistry)('imagePolicy.verify in a build', () => {
   let registry: TestRegistry;
   let sigstore: TestSigstore;
   let k8s: KeylessSigner;

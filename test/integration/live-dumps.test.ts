@@ -1,11 +1,11 @@
 /**
  * The dump fixtures under test/fixtures/live/ are exactly what test/live-dumps/generate.ts builds
- * from the real release artifacts. UPDATE_LIVE_DUMPS=1 rewrites them (review the diff).
+ * from the real release artifacts. UPDATE_LIVE_DUMPS=1 rewrites them (review the diff; never under CI=1).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES } from '../helpers/fixtures.js';
+import { goldenText } from '../helpers/golden.js';
 import { generateLiveDumps } from '../live-dumps/generate.js';
 
 const DIR = `${FIXTURES}live/`;
@@ -16,8 +16,8 @@ describe('live dump fixtures', () => {
     expect([...dumps.keys()]).toHaveLength(6);
     for (const [name, text] of dumps) {
       const file = `${DIR}${name}.gz`;
-      if (process.env.UPDATE_LIVE_DUMPS === '1' || !existsSync(file)) writeFileSync(file, gzipSync(text, { level: 9 }));
-      expect(gunzipSync(readFileSync(file)).toString('utf8'), name).toBe(text);
+      const committed = goldenText(file, text, { flag: 'UPDATE_LIVE_DUMPS', command: 'npm run fixtures:live-dumps', encode: (t) => gzipSync(t, { level: 9 }), decode: (bytes) => gunzipSync(bytes).toString('utf8') });
+      expect(committed, name).toBe(text);
     }
   });
 });

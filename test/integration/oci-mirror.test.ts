@@ -7,20 +7,21 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { registryUnavailableReason, startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { skipWithout } from '../helpers/requirements.js';
 import { CORE, makeRepo, snapshotTree } from '../helpers/repo.js';
 import { tempDir } from '../helpers/tmp.js';
 import { fixtureText } from '../helpers/fixtures.js';
 
 const USER = { username: 'mirror', password: 'S3cret-mirror-pw' };
 const unavailable = registryUnavailableReason({ user: USER });
-if (unavailable && !process.env.CI) console.warn(`\n!!! SKIPPING the OCI mirror tests: ${unavailable}\n`);
+const skipRegistry = skipWithout(unavailable, 'the OCI mirror tests');
 
 const infra = (extra: string) =>
   `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: docker\n  namespace: capd-system\nspec:\n  version: v1.12.0\n${extra}`;
 const secret = (user?: { username: string; password: string }) =>
   `apiVersion: v1\nkind: Secret\nmetadata:\n  name: oci-creds\n  namespace: capd-system\nstringData:\n${user ? `  OCI_USERNAME: ${user.username}\n  OCI_PASSWORD: ${user.password}\n` : '  unrelated: x\n'}`;
 
-describe.skipIf(unavailable !== undefined && !process.env.CI)('mirror --format oci → fetchConfig.oci', () => {
+describe.skipIf(skipRegistry)('mirror --format oci → fetchConfig.oci', () => {
   let open: TestRegistry;
   let secured: TestRegistry;
   beforeAll(async () => {

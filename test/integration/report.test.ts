@@ -6,20 +6,21 @@
  * test/browser/report.browser.test.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 import { git, gitEnv, initRepo } from '../helpers/git.js';
+import { goldenText } from '../helpers/golden.js';
 import { copyExample, snapshotTree } from '../helpers/repo.js';
+import { dropPrivilegesMissing, IS_ROOT, skipWithout } from '../helpers/requirements.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const GOLDEN = fileURLToPath(new URL('../golden/report/example.html', import.meta.url));
 const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
-const isRoot = process.getuid?.() === 0;
-const canDropPrivileges = isRoot && spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true']).status === 0;
+const isRoot = IS_ROOT;
 
 const report = (repo: string, ...argv: string[]) => runCli(['report', '--offline', ...argv], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
 
@@ -29,11 +30,7 @@ describe('capi-render report: the example', () => {
     const first = await report(repo);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toBe('2 environments (Argo CD: prod; Flux: dev); 3 providers can move within their contract (prod); none to a next contract\n');
-    if (process.env.UPDATE_GOLDEN === '1' || !existsSync(GOLDEN)) {
-      mkdirSync(path.dirname(GOLDEN), { recursive: true });
-      writeFileSync(GOLDEN, first.stdout);
-    }
-    expect(first.stdout).toBe(readFileSync(GOLDEN, 'utf8'));
+    expect(first.stdout).toBe(goldenText(GOLDEN, first.stdout, { flag: 'UPDATE_GOLDEN', command: 'UPDATE_GOLDEN=1 npx vitest run test/integration/report.test.ts' }));
     const out = path.join(tempDir(), 'capi-render-report.html');
     const second = await report(repo, '--out', out);
     expect(second.code, second.stderr).toBe(0);
@@ -105,7 +102,8 @@ describe('capi-render report --out', () => {
     expect(r.stderr.split('\n')[0]).toBe(`${out}: error[write]: cannot write ${out}: the folder does not exist (ENOENT)`);
   });
 
-  it.skipIf(isRoot && !canDropPrivileges)('a folder the user may not write in is error[write] with the path and EACCES', () => {
+  // As root it runs as nobody (root may write anywhere); as another user the folder is made read-only.
+  it.skipIf(skipWithout(isRoot ? dropPrivilegesMissing() : undefined, 'the report EACCES test'))('a folder the user may not write in is error[write] with the path and EACCES', () => {
     const repo = copyExample({ committed: true });
     const dir = tempDir();
     chmodSync(dir, 0o755);

@@ -14,14 +14,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 import { copyExample, snapshotTree } from '../helpers/repo.js';
+import { dropPrivilegesMissing, IS_ROOT, mountMissing, skipWithout, UNSHARE_MOUNT } from '../helpers/requirements.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
 const RUNNER = path.join(REPO_ROOT, 'test/helpers/mounted-build.mjs');
-const isRoot = process.getuid?.() === 0;
-const UNSHARE = isRoot ? ['-m', '--propagation', 'private'] : ['-r', '-m', '--propagation', 'private'];
-const canMount = spawnSync('unshare', [...UNSHARE, 'sh', '-c', 'mount -t tmpfs tmpfs /mnt'], { encoding: 'utf8' }).status === 0;
-const canDropPrivileges = isRoot && spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true']).status === 0;
+const isRoot = IS_ROOT;
 
 /** A built example whose next build rewrites prod (core v1.11.0 → v1.12.0, ~30 files). */
 function changedExample(): string {
@@ -36,7 +34,7 @@ function mountedBuild(repo: string, kind: 'full' | 'read-only' | 'own-fs' | 'nes
     renameSync(path.join(repo, 'rendered'), path.join(repo, 'rendered.saved'));
     mkdirSync(path.join(repo, 'rendered'));
   }
-  const r = spawnSync('unshare', [...UNSHARE, process.execPath, RUNNER, repo, kind, CLI, ...(kind === 'full' ? ['--env', 'dev2'] : [])], {
+  const r = spawnSync('unshare', [...UNSHARE_MOUNT, process.execPath, RUNNER, repo, kind, CLI, ...(kind === 'full' ? ['--env', 'dev2'] : [])], {
     encoding: 'utf8',
     env: { PATH: process.env.PATH, CAPI_RENDER_CACHE_DIR: tempDir(), ...extraEnv },
   });
@@ -45,14 +43,12 @@ function mountedBuild(repo: string, kind: 'full' | 'read-only' | 'own-fs' | 'nes
 }
 
 describe('write failures, for real', () => {
-  it('the guards have what they need in CI', () => {
-    if (process.env.CI) {
-      expect(canMount, 'unshare with mount rights (CI runs as root)').toBe(true);
-      expect(canDropPrivileges || !isRoot, 'setpriv to run as nobody').toBe(true);
-    }
-  });
+  // As root the EACCES case runs the build as nobody (root may write anywhere); as another user it
+  // makes the folder read-only itself.
+  const skipEacces = skipWithout(isRoot ? dropPrivilegesMissing() : undefined, 'the EACCES write-failure test');
+  const skipMounts = skipWithout(mountMissing(), 'the mount-based write-failure tests (EROFS, ENOSPC, EXDEV)');
 
-  it.skipIf(!canDropPrivileges && isRoot)('a read-only output folder (EACCES, as a user who may not write there)', () => {
+  it.skipIf(skipEacces)('a read-only output folder (EACCES, as a user who may not write there)', () => {
     const repo = changedExample();
     const cache = tempDir();
     const run = (...args: string[]) => {
@@ -75,7 +71,7 @@ describe('write failures, for real', () => {
     expect(run('check').status).toBe(0);
   });
 
-  it.skipIf(!canMount)('a read-only mount (EROFS)', () => {
+  it.skipIf(skipMounts)('a read-only mount (EROFS)', () => {
     const repo = changedExample();
     const r = mountedBuild(repo, 'read-only');
     expect(r.first.code).toBe(1);
@@ -86,7 +82,7 @@ describe('write failures, for real', () => {
     expect(r.check.code, r.check.stderr).toBe(0);
   });
 
-  it.skipIf(!canMount)('a full disk (ENOSPC on a small tmpfs)', () => {
+  it.skipIf(skipMounts)('a full disk (ENOSPC on a small tmpfs)', () => {
     const repo = copyExample({ committed: true });
     // A new environment: ~4 MB of new files on a file system with less than 1 MB free.
     mkdirSync(path.join(repo, 'overlays/dev2'));
@@ -101,7 +97,7 @@ describe('write failures, for real', () => {
     expect(r.check.code, r.check.stderr).toBe(0);
   });
 
-  it.skipIf(!canMount)('an output folder on its own file system (renames from elsewhere would fail with EXDEV) builds normally', () => {
+  it.skipIf(skipMounts)('an output folder on its own file system (renames from elsewhere would fail with EXDEV) builds normally', () => {
     const repo = changedExample();
     const r = mountedBuild(repo, 'own-fs');
     expect(r.first.code, r.first.stderr).toBe(0);
@@ -110,7 +106,7 @@ describe('write failures, for real', () => {
     expect(r.check.code, r.check.stderr).toBe(0);
   });
 
-  it.skipIf(!canMount)('an environment folder on another file system than the staging (EXDEV on rename): files are copied in, then renamed', () => {
+  it.skipIf(skipMounts)('an environment folder on another file system than the staging (EXDEV on rename): files are copied in, then renamed', () => {
     const repo = changedExample();
     const r = mountedBuild(repo, 'nested-fs');
     expect(r.first.code, r.first.stderr).toBe(0);

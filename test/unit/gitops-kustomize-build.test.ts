@@ -10,11 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { applyGitopsFlavour, lastAppliedSize, type GitopsOptions } from '../../src/gitops/index.js';
 import { annotationsOf, describeObject, labelsOf, nameOf, type KubeObject } from '../../src/manifest/object.js';
 import { serializeObject } from '../../src/manifest/serialize.js';
-import { planEnvironment } from '../../src/output/plan.js';
+import { planEnvironment } from '../../src/plan/output-plan.js';
 import { fixtureEnvironment } from '../helpers/gitops-environment.js';
+import { skipWithout } from '../helpers/requirements.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const hasKubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
+const skipKustomize = skipWithout(spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0 ? undefined : 'kubectl is not installed (https://kubernetes.io/docs/tasks/tools/)', 'the kubectl kustomize builds of each flavour');
 
 function kubectl(...args: string[]): string {
   return execFileSync('kubectl', args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
@@ -37,7 +38,7 @@ function writeRepo(files: Map<string, string>, extra: Map<string, string>): stri
   return repo;
 }
 
-describe.skipIf(!hasKubectl)('kubectl kustomize over the planned output of each flavour', () => {
+describe.skipIf(skipKustomize)('kubectl kustomize over the planned output of each flavour', () => {
   const input = fixtureEnvironment('mgmt', { certManager: true });
   const flavours: { flavour: GitopsOptions['flavour']; options: GitopsOptions; check: (o: KubeObject) => void }[] = [
     { flavour: 'kustomize', options: { flavour: 'kustomize' }, check: () => undefined },
