@@ -20,10 +20,11 @@ export { verifyApplierRbac, listGrantedPermissions, isApplierAllowed } from './r
 export { summarizeProviderGrants } from './rbac/provider-grants.js';
 export { formatGrants } from './rbac/format-grants.js';
 export type * from './rbac/rbac-types.js';
-export { render, type RenderOptions, type RenderResult } from './render/render.js';
+export { render } from './render/render.js';
+export type { RenderOptions, RenderResult } from './render/render-options.js';
 export { startRender, type RenderRun, type RenderRunResult, type RenderedOutput } from './render/render-run.js';
-export type { EnvironmentResult, ResolvedProvider } from './render/render-environment.js';
-export { writeRenderResult, writeRenderRun, type WriteRenderResultOptions, type WrittenRenderResult, type WrittenRenderRun } from './output/write-render-result.js';
+export type { EnvironmentResult, ResolvedProvider } from './render/environment-result.js';
+export { writeRenderResult, writeRenderRun, type WriteRenderResultOptions, type WrittenRenderResult, type WrittenRenderRun } from './build/write-render-result.js';
 export { pruneCache, DEFAULT_CACHE_MAX_BYTES, type PruneOptions, type PruneResult } from './cache/prune-cache.js';
 export type { CacheEntry, CacheEntryKind } from './cache/cache-entries.js';
 export { readLockFile, parseLock, serializeLock } from './lock/lock-file.js';

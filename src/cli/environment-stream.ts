@@ -7,9 +7,9 @@
  */
 import { SpecError, error } from '../errors.js';
 import type { LockFile } from '../lock/lock-types.js';
-import { environmentStream } from '../output/plan.js';
+import { environmentStream } from '../plan/output-plan.js';
 import { removalProblems } from '../output/removal-guard.js';
-import type { EnvironmentResult } from '../render/render-environment.js';
+import type { EnvironmentResult } from '../render/environment-result.js';
 
 export interface StreamInput {
   environment: EnvironmentResult;

@@ -12,7 +12,7 @@ import { createCacheUse, type CacheUse } from '../cache/cache-use.js';
 import { LOCK_FILE } from '../lock/lock-types.js';
 import { WORK_DIR } from '../output/scan-output-folder.js';
 import { unchangedSummary } from '../output/unchanged-summary.js';
-import { matchingStamp } from '../render/build-stamp.js';
+import { matchingStamp } from '../build/build-stamp.js';
 import { cacheSettings } from './cache-settings.js';
 import { splitCommandLine } from './global-options.js';
 import { useColor, type CliIo } from './io.js';

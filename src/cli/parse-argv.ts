@@ -6,18 +6,12 @@
  */
 import { parseArgs } from 'node:util';
 import { UsageError } from '../errors.js';
-import { suggestField } from '../declarations/schema/suggest-field.js';
+import { didYouMean } from '../declarations/schema/suggest-field.js';
 import type { OptionSpec } from './command.js';
 
 export interface ParsedArgv {
   values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   positionals: string[];
-}
-
-/** ` did you mean "x"?` or nothing: the closest candidate by edit distance, else by prefix (see suggestField). */
-export function didYouMean(word: string, candidates: readonly string[], format: (candidate: string) => string = (c) => `"${c}"`): string {
-  const best = suggestField(word, candidates);
-  return best === undefined ? '' : `; did you mean ${format(best)}?`;
 }
 
 /**

@@ -4,7 +4,7 @@ import { SpecError, error } from '../errors.js';
 import { finishInterruptedWrite, hasInterruptedWrite } from '../output/transaction.js';
 import { WORK_DIR } from '../output/scan-output-folder.js';
 import type { LockFile } from '../lock/lock-types.js';
-import type { RenderOptions } from '../render/render.js';
+import type { RenderOptions } from '../render/render-options.js';
 import { createArtifactCache } from '../source/artifact-cache.js';
 import { createCacheUse } from '../cache/cache-use.js';
 import { cacheLocationProblem, pruneCache } from '../cache/prune-cache.js';

@@ -1,7 +1,7 @@
 /** The closing lines of a command that wrote the output (build, upgrade, the no-op fast path). */
 import path from 'node:path';
 import { warning } from '../errors.js';
-import type { WrittenRenderResult } from '../output/write-render-result.js';
+import type { WrittenRenderResult } from '../build/write-render-result.js';
 import { displayPath } from '../output/write-errors.js';
 import type { CommandContext } from './command.js';
 import { formatDiagnostics } from './format.js';

@@ -8,7 +8,8 @@ import { RenderError, UsageError, error, type Diagnostic } from '../errors.js';
 import type { Command, OptionSpec } from './command.js';
 import { formatDiagnostics } from './format.js';
 import { GLOBAL_OPTIONS, splitCommandLine } from './global-options.js';
-import { didYouMean, parseCommandArgs } from './parse-argv.js';
+import { didYouMean } from '../declarations/schema/suggest-field.js';
+import { parseCommandArgs } from './parse-argv.js';
 import { useColor, type CliIo } from './io.js';
 
 /**

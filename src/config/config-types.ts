@@ -3,34 +3,20 @@
  * renders with the defaults below.
  */
 
-import type { ArgocdOptions, FluxOptions, GitopsFlavour } from '../gitops/options.js';
+import type { GitopsConfig } from '../gitops/options.js';
+import type { ImagePolicyConfig } from '../images/image-policy-config.js';
+import type { SecretsConfig } from '../secrets/secrets-config.js';
 
 export const CONFIG_API_VERSION = 'capi-render/v1alpha1';
 export const CONFIG_FILE = 'capi-render.yaml';
 
 /** A variable's value: a literal, or an explicit mapping to an environment variable. */
-import type { VerifyRule } from '../images/verify/verify-rules-schema.js';
-
 export type VariableValue = string | { fromEnv: string };
 
 export interface ImageOverrideConfig {
   repository?: string;
   name?: string;
   tag?: string;
-}
-
-/** What the build does with container images (README "Supply chain"). */
-export interface ImagePolicyConfig {
-  /** Resolve every image of the output to its digest and render `repo:tag@sha256:…`, locked. Default false. */
-  pinDigests?: boolean;
-  /** `host:port` of registries reached over plain HTTP (never with credentials). Default: none. */
-  insecureRegistries?: string[];
-  /** A `kubernetes.io/dockerconfigjson` Secret among the inputs with registry credentials. Default: none (docker config and anonymous). */
-  pullSecret?: { name: string; namespace: string };
-  /** Signature rules: the first whose `images` glob matches an image must be satisfied (cosign keyless or key). Needs pinDigests. Default: none. */
-  verify?: VerifyRule[];
-  /** A Sigstore trusted_root.json (repository-relative) instead of the public-good root shipped with capi-render. */
-  trustedRoot?: string;
 }
 
 /** Software bill of materials (README "SBOM"). */
@@ -76,28 +62,6 @@ export interface CertManagerConfig {
   version?: string;
   /** Where releases come from (clusterctl's cert-manager `url`): a GitHub release URL or file:// local repository. */
   url?: string;
-}
-
-/** How the output is prepared for its GitOps consumer (see README "Argo CD and Flux"). */
-export interface GitopsConfig {
-  flavour?: GitopsFlavour;
-  protect?: { crds?: boolean; namespaces?: boolean };
-  argocd?: ArgocdOptions;
-  flux?: FluxOptions;
-}
-
-export type SecretMode = 'fail' | 'omit' | 'external-secrets' | 'plaintext';
-
-/** The secret guard: what happens to values from secret sources (configSecret, `fromEnv`) that would reach git. */
-export interface SecretsConfig {
-  /** Default `fail`. */
-  mode?: SecretMode;
-  /** Per provider (manifest label, e.g. `infrastructure-aws`), overriding `mode`. */
-  providers?: Record<string, SecretMode>;
-  /** Variables from secret sources that are not sensitive (feature gates, addresses) and may be rendered. */
-  notSecret?: string[];
-  /** For `external-secrets`: the store the ExternalSecrets read from. */
-  externalSecrets?: { storeRef: { name: string; kind?: 'SecretStore' | 'ClusterSecretStore' }; keyPrefix?: string; refreshInterval?: string };
 }
 
 export interface RenderConfig {

@@ -17,7 +17,7 @@ import { error, warning, type Diagnostic } from '../errors.js';
 import { suggestField } from '../declarations/schema/suggest-field.js';
 import type { LocalRepositoryConfig } from './config-types.js';
 import { locateConfigSetting } from './load-config.js';
-import { isInside } from '../output/output-location.js';
+import { isInside } from './output-location.js';
 
 const LAYOUT = 'a clusterctl local repository: <root>/<provider-label>/<version>/<file>';
 

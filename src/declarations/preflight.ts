@@ -5,7 +5,7 @@
  * time equivalents elsewhere (the lock, GitOps ordering).
  */
 import { error, peerWording, type Diagnostic } from '../errors.js';
-import { parseVersion } from '../source/versions.js';
+import { parseVersion } from './versions.js';
 import type { ProviderCR } from './provider-spec.js';
 
 export interface PreflightContext {

@@ -15,7 +15,7 @@
  */
 import type { Diagnostic } from '../errors.js';
 import type { KubeObject } from '../manifest/object.js';
-import type { RenderedComponent, RenderedEnvironment } from '../output/plan.js';
+import type { RenderedComponent, RenderedEnvironment } from '../plan/output-plan.js';
 import { annotateForArgocd } from './argocd.js';
 import { argocdApplicationFiles } from './argocd-applications.js';
 import { stripPlaceholderCaBundles } from './ca-bundle.js';

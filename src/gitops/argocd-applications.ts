@@ -20,7 +20,7 @@
 import { SpecError, error, throwIfErrors, warning, type Diagnostic, type Location } from '../errors.js';
 import type { JsonObject } from '../manifest/object.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
-import type { RenderedEnvironment } from '../output/plan.js';
+import type { RenderedEnvironment } from '../plan/output-plan.js';
 import { ARGOCD_WAVES, argocdApplicationName } from './argocd.js';
 import { applicationPath, applicationSetPath, joinRepoPath } from './layout.js';
 import { IN_CLUSTER, componentRole, type ResolvedGitopsOptions } from './options.js';

@@ -7,9 +7,9 @@
  */
 import { SpecError, error, warning, type Diagnostic } from '../errors.js';
 import type { JsonObject, KubeObject } from '../manifest/object.js';
-import type { RenderedEnvironment } from '../output/plan.js';
+import type { RenderedEnvironment } from '../plan/output-plan.js';
 import { joinDocuments, serializeObject } from '../manifest/serialize.js';
-import { kustomizationText } from '../output/plan.js';
+import { kustomizationText } from '../plan/output-plan.js';
 import { DISABLED, FLUX_PRUNE, withAnnotation } from './annotations.js';
 import { FLUX_KUSTOMIZATIONS_FILE, FLUX_OCI_REPOSITORY_FILE, fluxFolder, joinRepoPath, objectNameFrom } from './layout.js';
 import { componentRole, type FluxOciVerifyOptions, type ResolvedGitopsOptions } from './options.js';

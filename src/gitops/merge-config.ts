@@ -1,5 +1,5 @@
 /** Layers gitops settings: later values win, nested blocks (protect, argocd, flux) field by field. */
-import type { GitopsConfig } from '../config/config-types.js';
+import type { GitopsConfig } from './options.js';
 import type { ArgocdOptions, FluxOptions } from './options.js';
 
 export function mergeGitopsConfig(base: GitopsConfig, over: GitopsConfig): GitopsConfig {

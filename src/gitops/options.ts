@@ -4,7 +4,7 @@
  * kustomize) and may add consumer files (Applications, Flux Kustomizations) beside the output.
  */
 import type { Diagnostic } from '../errors.js';
-import type { RenderedEnvironment } from '../output/plan.js';
+import type { RenderedEnvironment } from '../plan/output-plan.js';
 
 /** Which consumer the output is prepared for; `kustomize` applies only the rules every consumer needs. */
 export type GitopsFlavour = 'kustomize' | 'argocd' | 'flux';
@@ -165,6 +165,14 @@ export interface FluxOciVerifyOptions {
     /** A Secret with `trusted_root.json`, for a private Sigstore. Default: Sigstore's public-good instance. */
     trustedRootSecretRef?: { name: string };
   };
+}
+
+/** How the output is prepared for its GitOps consumer (see README "Argo CD and Flux"). */
+export interface GitopsConfig {
+  flavour?: GitopsFlavour;
+  protect?: { crds?: boolean; namespaces?: boolean };
+  argocd?: ArgocdOptions;
+  flux?: FluxOptions;
 }
 
 /** Options of {@link applyGitopsFlavour}; everything but `flavour` has a default. */

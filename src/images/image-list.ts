@@ -4,7 +4,7 @@
  * `clusterctl init list-images`, but with digests, so a copy script moves exactly what will run.
  */
 import { describeObject } from '../manifest/object.js';
-import type { RenderedEnvironment } from '../output/plan.js';
+import type { RenderedEnvironment } from '../plan/output-plan.js';
 import { imageSites } from './image-sites.js';
 
 export interface ListedImage {

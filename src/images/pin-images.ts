@@ -8,7 +8,7 @@
  */
 import { FetchError, RenderError, SpecError, type Diagnostic } from '../errors.js';
 import type { LockedVerification } from '../lock/lock-types.js';
-import type { RenderedComponent } from '../output/plan.js';
+import type { RenderedComponent } from '../plan/output-plan.js';
 import { describeObject } from '../manifest/object.js';
 import { imageSites, mapImages } from './image-sites.js';
 

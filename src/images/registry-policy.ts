@@ -5,10 +5,10 @@
  * only ever reach the registry client, never a message.
  */
 import { SpecError, error } from '../errors.js';
-import type { ImagePolicyConfig } from '../config/config-types.js';
+import type { ImagePolicyConfig } from './image-policy-config.js';
 import { isJsonObject } from '../manifest/object.js';
 import { findInput, type InputObject } from '../declarations/inputs.js';
-import { secretValues } from '../render/variables.js';
+import { secretValues } from '../declarations/secret-values.js';
 import type { RegistryPolicy } from './image-resolver.js';
 import { createImageRegistry, type ImageRegistry } from './registry/image-registry.js';
 

@@ -12,9 +12,9 @@ import path from 'node:path';
 import semver from 'semver';
 import { UsageError } from '../errors.js';
 import { BUILTIN_PROVIDERS } from '../source/github/builtin-providers.js';
-import { canonicalVersion, parseVersion, sortVersions } from '../source/versions.js';
+import { canonicalVersion, parseVersion, sortVersions } from '../declarations/versions.js';
 import { parseVersionRequest, type VersionRequest } from '../resolve/select-version.js';
-import { didYouMean } from '../cli/parse-argv.js';
+import { didYouMean } from '../declarations/schema/suggest-field.js';
 
 export interface InitFlags {
   version?: string;

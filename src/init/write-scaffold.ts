@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { SpecError, UsageError, error } from '../errors.js';
 import { guarded } from '../output/write-errors.js';
-import { realPath } from '../output/output-location.js';
+import { realPath } from '../config/output-location.js';
 
 /** Files to write, relative to `root`. `force` allows replacing existing regular files. */
 export async function writeScaffold(root: string, files: ReadonlyMap<string, string>, force: boolean): Promise<void> {

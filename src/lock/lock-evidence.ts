@@ -8,7 +8,7 @@
 import semver from 'semver';
 import { SpecError, error, warning, type Diagnostic } from '../errors.js';
 import { parseVersionRequest } from '../resolve/select-version.js';
-import { parseVersion } from '../source/versions.js';
+import { parseVersion } from '../declarations/versions.js';
 import { LOCK_FILE, type LockedProvider } from './lock-types.js';
 
 /** What a build does with a lock entry the inputs contradict. */

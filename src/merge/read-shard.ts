@@ -11,7 +11,7 @@ import { SpecError, error } from '../errors.js';
 import { parseLock } from '../lock/lock-file.js';
 import { LOCK_FILE, type LockFile } from '../lock/lock-types.js';
 import { OWNERSHIP_FILE } from '../output/ownership.js';
-import type { OutputFiles } from '../output/plan.js';
+import type { OutputFiles } from '../plan/output-plan.js';
 import { scanOutputFolder, type OutputFolderScan } from '../output/scan-output-folder.js';
 import { MAX_INPUT_FILE_BYTES } from '../declarations/read-input-files.js';
 

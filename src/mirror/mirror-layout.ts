@@ -12,7 +12,7 @@ import { serializeObject } from '../manifest/serialize.js';
 import { COMPRESSED_ANNOTATION, VERSION_LABEL } from '../source/configmap-source.js';
 import { METADATA_FILE } from '../source/metadata.js';
 import { kindInfo } from '../declarations/provider-kinds.js';
-import type { ResolvedProvider } from '../render/render-environment.js';
+import type { ResolvedProvider } from '../render/environment-result.js';
 
 export type MirrorFormat = 'repository' | 'configmaps';
 

@@ -7,7 +7,7 @@
 import { publishOciArtifact } from '../source/oci/oci-publish.js';
 import type { OciCredentials } from '../source/oci/oci-credentials.js';
 import { kindInfo } from '../declarations/provider-kinds.js';
-import type { ResolvedProvider } from '../render/render-environment.js';
+import type { ResolvedProvider } from '../render/environment-result.js';
 
 export interface PushedArtifact {
   reference: string;

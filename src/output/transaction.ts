@@ -26,7 +26,7 @@ import { cleanLegacyStaging } from './legacy-staging.js';
 import { OWNERSHIP_FILE, ownershipText } from './ownership.js';
 import { WORK_DIR, scanOutputFolder, type OutputFolderScan } from './scan-output-folder.js';
 import { displayPath, guarded, withOutcome, writeError } from './write-errors.js';
-import type { OutputFiles } from './plan.js';
+import type { OutputFiles } from '../plan/output-plan.js';
 
 /** One output folder a write replaces files in. */
 export interface TreeTarget {

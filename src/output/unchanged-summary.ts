@@ -4,7 +4,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { OWNERSHIP_FILE, parseOwnership } from './ownership.js';
 import type { TreeSummary } from './transaction.js';
-import type { WrittenRenderResult } from './write-render-result.js';
+import type { WrittenRenderResult } from './write-summary.js';
 
 /** An ownership record's digest and how many files it lists (so a later count needs no parse). */
 export interface RecordCount {

@@ -6,7 +6,7 @@ import { isJsonObject, type KubeObject } from '../manifest/object.js';
 import { SpecError, UsageError, error, type Diagnostic } from '../errors.js';
 import type { RenderConfig } from '../config/config-types.js';
 import { locateConfigSetting } from '../config/load-config.js';
-import { inputLocations, isOutsideRepository, outputLocationProblems, type LocationProblem } from './output-location.js';
+import { inputLocations, isOutsideRepository, outputLocationProblems, type LocationProblem } from '../config/output-location.js';
 import { displayPath } from './write-errors.js';
 
 /** Refuses output folders that a build would damage; a flag's mistake is a usage error, the config's a spec error. */

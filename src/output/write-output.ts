@@ -15,11 +15,12 @@ import { serializeLock } from '../lock/lock-file.js';
 import { LOCK_FILE, type LockFile } from '../lock/lock-types.js';
 import { isGitopsFileOf } from '../gitops/layout.js';
 import type { RenderConfig } from '../config/config-types.js';
-import type { OutputFiles } from './plan.js';
+import type { OutputFiles } from '../plan/output-plan.js';
 import type { Failpoint } from './apply-staged.js';
 import { removalProblems } from './removal-guard.js';
 import { unchangedSummary } from './unchanged-summary.js';
-import { beginTransaction, type TreeSummary } from './transaction.js';
+import { beginTransaction } from './transaction.js';
+import type { WrittenRenderResult } from './write-summary.js';
 import { displayPath } from './write-errors.js';
 import { assertSafeLocations, crdsOnDisk, readPreviousCrd, scanProblems, topFolder, topFolders } from './write-checks.js';
 
@@ -47,18 +48,6 @@ export interface WriteRenderResultOptions {
   allowRemoval?: boolean;
   /** Test hook: called before each step of the write. */
   failpoint?: Failpoint;
-}
-
-/** What was written. `written`/`unchanged`/`removed` are about the output folder. */
-export interface WrittenRenderResult extends Omit<TreeSummary, 'root'> {
-  /** Absolute output folder written. */
-  outDir: string;
-  /** The GitOps consumer folder's part of the write. */
-  gitops: TreeSummary;
-  /** Whether capi-render.lock was (re)written. */
-  lockWritten: boolean;
-  /** Environments whose output was removed. */
-  retired: string[];
 }
 
 /** A build as the writer sees it: what it will touch, then its files environment by environment. */

@@ -3,7 +3,9 @@
  * bases. Field names follow kustomize where the meaning is the same (`resources`, `patches`, `target`);
  * the rest are capi-render's.
  */
-import type { CertManagerConfig, GitopsConfig, ImageOverrideConfig, ImagePolicyConfig, VariableValue } from '../config/config-types.js';
+import type { CertManagerConfig, ImageOverrideConfig, VariableValue } from '../config/config-types.js';
+import type { GitopsConfig } from '../gitops/options.js';
+import type { ImagePolicyConfig } from '../images/image-policy-config.js';
 import type { PatchTarget } from '../declarations/provider-spec.js';
 
 export const OVERLAY_API_VERSION = 'capi-render/v1alpha1';

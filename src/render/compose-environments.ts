@@ -10,7 +10,7 @@ import type { OverlayLoader } from '../overlay/load-overlay.js';
 import { classifyInputs } from '../declarations/inputs.js';
 import type { SourceDocument } from '../declarations/yaml-document.js';
 import { readInputTree, type LoadedRepository } from './load-repository.js';
-import type { RenderOptions } from './render.js';
+import type { RenderOptions } from './render-options.js';
 
 /** Every environment (sorted, with its overlay), and those `options` ask for (`environments`, then `shard`). */
 export async function selectEnvironments(

@@ -8,7 +8,7 @@
 import { RenderError, error, type Diagnostic } from '../errors.js';
 import type { RenderConfig } from '../config/config-types.js';
 import { locateConfigSetting } from '../config/load-config.js';
-import { controllerFolderProblems, type ControllerFolder } from '../output/output-location.js';
+import { controllerFolderProblems, type ControllerFolder } from '../config/output-location.js';
 import { discoverEnvironments } from '../overlay/discover-environments.js';
 import { composeGitopsSettings } from '../overlay/compose-environment.js';
 import { loadOverlay, type OverlayLoader } from '../overlay/load-overlay.js';

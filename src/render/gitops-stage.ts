@@ -7,13 +7,13 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { GitopsConfig } from '../config/config-types.js';
+import type { GitopsConfig } from '../gitops/options.js';
 import { applyGitopsFlavour, type GitopsMemo } from '../gitops/apply-gitops-flavour.js';
 import { argocdFleetFiles } from '../gitops/argocd-applications.js';
 import { resolveGitopsOptions, type GitopsOptions } from '../gitops/options.js';
 import { readTextFileSync } from '../gitops/templates.js';
 import type { Diagnostic } from '../errors.js';
-import type { RenderedEnvironment } from '../output/plan.js';
+import type { RenderedEnvironment } from '../plan/output-plan.js';
 import { packagePath } from '../package-files.js';
 
 const EXTRA_PREFIX = '../gitops/';

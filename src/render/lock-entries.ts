@@ -1,7 +1,7 @@
 /** The lock entries one rendered environment contributes: its providers, cert-manager and their artifacts. */
 import type { RenderedLockEntries } from '../lock/next-lock.js';
 import { nameOf } from '../manifest/object.js';
-import type { EnvironmentResult } from './render-environment.js';
+import type { EnvironmentResult } from './environment-result.js';
 
 export function lockEntriesOf(r: EnvironmentResult): RenderedLockEntries {
   return {

@@ -13,9 +13,9 @@
 import { SpecError, error, type Diagnostic } from '../errors.js';
 import { isClusterScoped } from '../manifest/cluster-scoped.js';
 import { nameOf, setIn, type KubeObject } from '../manifest/object.js';
-import type { RenderedComponent } from '../output/plan.js';
+import type { RenderedComponent } from '../plan/output-plan.js';
 import { ref } from '../declarations/preflight.js';
-import type { ResolvedProvider } from './render-environment.js';
+import type { ResolvedProvider } from './environment-result.js';
 
 export interface Instance {
   provider: ResolvedProvider;

@@ -15,18 +15,16 @@ import { runPreflightChecks, ref } from '../declarations/preflight.js';
 import { kindInfo } from '../declarations/provider-kinds.js';
 import type { ProviderCR } from '../declarations/provider-spec.js';
 import { validateProviders } from '../declarations/validate-providers.js';
-import type { CertManagerConfig, ImagePolicyConfig, VariableValue } from '../config/config-types.js';
-import { bringYourOwnCertManagerWarnings, renderCertManager, type RenderedCertManager } from './cert-manager.js';
-import type { RenderedComponent, RenderedEnvironment } from '../output/plan.js';
+import type { ImagePolicyConfig } from '../images/image-policy-config.js';
+import { bringYourOwnCertManagerWarnings, renderCertManager } from './cert-manager.js';
+import type { RenderedComponent } from '../plan/output-plan.js';
 import { checkContracts } from './contracts.js';
 import { providerSource, type SourceContext } from './provider-source.js';
 import type { RenderSession } from './session.js';
 import { readConfigSecret, variableLookup, type ResolvedVariable } from './variables.js';
-import type { ReleaseSource } from '../source/release-source.js';
 import jsYaml from 'js-yaml';
 import { resolveProvider, type ResolvedArtifacts } from './resolve-provider.js';
 import { pinImages, type SignatureCheck } from '../images/pin-images.js';
-import type { LockedVerification } from '../lock/lock-types.js';
 import { registryPolicy } from '../images/registry-policy.js';
 import type { RegistryPolicy } from '../images/image-resolver.js';
 import { reconcileInstances } from './multi-namespace.js';
@@ -34,65 +32,10 @@ import { canonicalJson } from '../manifest/canonical-json.js';
 import { createHash } from 'node:crypto';
 
 const sha256Text = (text: string) => createHash('sha256').update(text).digest('hex');
-import type { GitopsFlavour } from '../gitops/options.js';
 import { guardSecrets, sensitiveValues, type RequiredSecret } from '../secrets/secret-guard.js';
+import type { EnvironmentInputs, EnvironmentResult, ResolvedProvider } from './environment-result.js';
 
-export interface EnvironmentInputs {
-  name: string;
-  inputs: InputSet;
-  /** The overlay's `variables:` (empty without overlays). */
-  variables: Record<string, VariableValue>;
-  /** Effective cert-manager settings (capi-render.yaml, then the overlays). */
-  certManager: CertManagerConfig;
-  /** The overlay's `images:` on top of capi-render.yaml's. */
-  images: ImageOverrides;
-  /** Effective imagePolicy (capi-render.yaml, then the overlays, field by field). */
-  imagePolicy: ImagePolicyConfig;
-  /** Free metadata about the environment (overlay `labels:`), for templates. */
-  labels?: Record<string, string>;
-  /** The overlay file, for messages. */
-  file?: string;
-}
-
-/** What was resolved for one provider: the lock and reports are built from this. */
-export interface ResolvedProvider {
-  cr: ProviderCR;
-  label: string;
-  version: string;
-  contract: string;
-  sourceId: string;
-  /**
-   * The source the provider was resolved from, wrapped by the build's lock, cache and offline rules
-   * (so `plan` lists versions and reads metadata the way the build fetched).
-   */
-  source: ReleaseSource;
-  artifacts: { file: string; url: string; sha256: string }[];
-  /** The release files as fetched (shared with the build's artifact store), for `mirror`. */
-  files: { componentsFile: string; components: string; metadata: string };
-  variables: string[];
-  secretVariables: string[];
-}
-
-export interface EnvironmentResult {
-  environment: RenderedEnvironment;
-  /** The GitOps flavour its output is prepared for (set by render() after the GitOps stage). */
-  gitopsFlavour?: GitopsFlavour;
-  /** Its overlay's free `labels:` metadata (set by render()). */
-  labels?: Record<string, string>;
-  providers: ResolvedProvider[];
-  /** Present unless certManager.install is false. */
-  certManager?: RenderedCertManager;
-  /** Secrets the secret guard left out (mode omit), to be created out-of-band. */
-  requiredSecrets: RequiredSecret[];
-  /** Images pinned to a digest (imagePolicy.pinDigests), sorted by reference: [image, digest]. Empty when pinning is off. */
-  pinnedImages: [string, string][];
-  /** What each pinned image's signature passed (imagePolicy.verify), by image reference. */
-  imageVerifications: Record<string, LockedVerification>;
-  /** How its registries are reached, when it pins (for `plan`'s moved-tag check). Holds credentials: never printed. */
-  imageRegistries?: RegistryPolicy;
-  warnings: Diagnostic[];
-}
-
+/** Renders one environment (see the module comment); problems of all its providers are thrown together. */
 export async function renderEnvironment(envInputs: EnvironmentInputs, session: RenderSession): Promise<EnvironmentResult> {
   const { inputs } = envInputs;
   const locate = (cr: ProviderCR, path: readonly (string | number)[]) => {

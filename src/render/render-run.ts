@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RenderError, throwIfErrors, type Diagnostic } from '../errors.js';
-import { planEnvironment, type OutputFiles } from '../output/plan.js';
+import { planEnvironment, type OutputFiles } from '../plan/output-plan.js';
 import { createProviderSchemaValidator } from '../declarations/schema/index.js';
 import { createDefaultCatalog } from './catalog.js';
 import { loadRepository } from './load-repository.js';
@@ -20,12 +20,15 @@ import { inputFileDigests } from './input-file-digests.js';
 import { composeGitopsSettings, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
 import { DEFAULT_ENVIRONMENT } from '../overlay/discover-environments.js';
 import { memoizedOverlayLoader } from '../overlay/load-overlay.js';
-import { renderEnvironment, type EnvironmentResult } from './render-environment.js';
+import { renderEnvironment } from './render-environment.js';
+import type { EnvironmentResult } from './environment-result.js';
 import { createSession } from './session.js';
 import { createImageResolver } from '../images/image-resolver.js';
 import { registryForPolicy } from '../images/registry-policy.js';
 import type { LockFile, LockedInputFile } from '../lock/lock-types.js';
-import type { GitopsConfig, ImagePolicyConfig, RenderConfig } from '../config/config-types.js';
+import type { RenderConfig } from '../config/config-types.js';
+import type { GitopsConfig } from '../gitops/options.js';
+import type { ImagePolicyConfig } from '../images/image-policy-config.js';
 import { emptyLock } from '../lock/lock-types.js';
 import { artifactKey } from '../lock/lock-file.js';
 import { nextLock, type RenderedLockEntries } from '../lock/next-lock.js';
@@ -38,12 +41,23 @@ import { mergeProblems, type EnvironmentProblem } from './merge-problems.js';
 import { mergeGitopsConfig } from '../gitops/merge-config.js';
 import type { GitopsMemo } from '../gitops/apply-gitops-flavour.js';
 import { createReleaseIndexCache } from '../source/release-index-cache.js';
-import type { RenderOptions } from './render.js';
-import type { BuildStamp } from './build-stamp.js';
+import type { RenderOptions } from './render-options.js';
 import { composer, selectEnvironments } from './compose-environments.js';
 import { withSbomFile } from '../sbom/sbom-output.js';
 
 /** One rendered environment, as {@link RenderRun.run} hands it over. */
+/**
+ * What a run read, for a build stamp (build/build-stamp.ts): a later build whose every input is
+ * still as read here can be skipped without loading anything.
+ */
+export interface RunStamp {
+  dirs: Pick<RenderConfig, 'providersDir' | 'overlaysDir' | 'templatesDir'>;
+  inputFiles: LockedInputFile[];
+  /** ComposedEnvironment.reads of every environment, unique, sorted. */
+  reads: string[];
+  environments: string[];
+}
+
 export interface RenderedOutput {
   result: EnvironmentResult;
   /** Its files in the output folder (`<env>/…`). */
@@ -84,11 +98,11 @@ export interface RenderRun {
    */
   unchangedInputs: string[];
   /**
-   * What a build stamp (build-stamp.ts) records of this run, or undefined when a later build could
+   * What a build stamp (build/build-stamp.ts) records of this run, or undefined when a later build could
    * not be skipped even with every input unchanged (values from the process environment, plaintext
    * secrets, an environment that failed to compose).
    */
-  stamp: Pick<BuildStamp, 'dirs' | 'inputFiles' | 'reads' | 'environments'> | undefined;
+  stamp: RunStamp | undefined;
   /** sha256 of every input file, as read when the run started (what the lock records as inputFiles). */
   inputFiles: LockedInputFile[];
   /**

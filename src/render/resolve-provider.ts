@@ -14,7 +14,7 @@ import { pinSource } from './pinned-source.js';
 import { providerSource, type ProviderSource, type SourceContext } from './provider-source.js';
 import type { RenderSession } from './session.js';
 import { CLUSTERCTL_CONTRACT } from '../resolve/select-version.js';
-import { parseVersion } from '../source/versions.js';
+import { parseVersion } from '../declarations/versions.js';
 import { manifestLabel } from '../declarations/provider-kinds.js';
 import { usableLockEntry } from '../lock/lock-evidence.js';
 

@@ -3,7 +3,7 @@
  * `--base`) the comparison with a revision, and words the one summary line at the top. Pure.
  */
 import { FINDING_WHY } from '../diff/finding-why.js';
-import type { EnvironmentResult } from '../render/render-environment.js';
+import type { EnvironmentResult } from '../render/environment-result.js';
 import type { RevisionComparison } from '../upgrade/compare-revision.js';
 import type { EnvironmentUpgradePlan } from '../upgrade/plan.js';
 import type { DeliverySettings } from './delivery.js';

@@ -12,7 +12,7 @@ import { nameOf } from '../manifest/object.js';
 import { listImages } from '../process/image-overrides.js';
 import { computeApplierRbac } from '../rbac/compute-applier-rbac.js';
 import type { PolicyRule } from '../rbac/rbac-types.js';
-import type { EnvironmentResult } from '../render/render-environment.js';
+import type { EnvironmentResult } from '../render/environment-result.js';
 import type { EnvironmentUpgradePlan } from '../upgrade/plan.js';
 import { DEFAULT_ENVIRONMENT } from '../overlay/discover-environments.js';
 import { buildDelivery, type DeliverySettings } from './delivery.js';

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { Diagnostic } from '../errors.js';
 import { packagePath } from '../package-files.js';
-import type { RenderOptions } from '../render/render.js';
+import type { RenderOptions } from '../render/render-options.js';
 import { readTextFileSync, type ReadTextFile } from '../template-files.js';
 import { compareWithRevision } from '../upgrade/compare-revision.js';
 import { planRepository } from '../upgrade/plan-repository.js';

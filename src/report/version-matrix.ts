@@ -8,7 +8,7 @@ import semver from 'semver';
 import { compareText } from '../diff/util-compare.js';
 import { CERT_MANAGER_COMPONENT } from '../render/cert-manager.js';
 import { kindInfo, isProviderKind } from '../declarations/provider-kinds.js';
-import { parseVersion } from '../source/versions.js';
+import { parseVersion } from '../declarations/versions.js';
 import type { CertManagerPlanRow } from '../upgrade/cert-manager-plan.js';
 import type { EnvironmentUpgradePlan, ProviderPlanRow } from '../upgrade/plan.js';
 import type { ListingProvenance } from '../upgrade/upgrade-info.js';

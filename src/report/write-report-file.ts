@@ -11,7 +11,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import type { RenderConfig } from '../config/config-types.js';
-import { inputLocations, isInside, realPath } from '../output/output-location.js';
+import { inputLocations, isInside, realPath } from '../config/output-location.js';
 import { displayPath, guarded } from '../output/write-errors.js';
 import { REPORT_MARKER } from './render-report-html.js';
 

@@ -16,7 +16,7 @@ import semver from 'semver';
 import { FetchError, SpecError, error } from '../errors.js';
 import { METADATA_FILE, newestSeriesForContract, parseMetadata } from '../source/metadata.js';
 import type { ReleaseSource } from '../source/release-source.js';
-import { parseVersion } from '../source/versions.js';
+import { parseVersion } from '../declarations/versions.js';
 
 /** The contract clusterctl v1.12+ implements (internal/contract/version.go). */
 export const CLUSTERCTL_CONTRACT = 'v1beta2';

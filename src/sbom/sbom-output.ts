@@ -4,7 +4,7 @@
  * every rendered manifest.
  */
 import { InternalError } from '../errors.js';
-import type { OutputFiles } from '../output/plan.js';
+import type { OutputFiles } from '../plan/output-plan.js';
 import { SBOM_FILE, environmentSbom } from './environment-sbom.js';
 import type { SbomSource } from './sbom-subject.js';
 

@@ -6,7 +6,7 @@
  */
 import { listEnvironmentImages } from '../images/image-list.js';
 import { parseImageReference } from '../process/image-reference.js';
-import type { RenderedEnvironment } from '../output/plan.js';
+import type { RenderedEnvironment } from '../plan/output-plan.js';
 import type { ProviderKind } from '../declarations/provider-kinds.js';
 
 /** One release file, as the lock records it. */

@@ -11,7 +11,7 @@
  * No value is ever put in a message, the lock or any output other than a plaintext Secret.
  */
 import { SpecError, error, warning, type Diagnostic } from '../errors.js';
-import type { SecretMode, SecretsConfig } from '../config/config-types.js';
+import type { SecretMode, SecretsConfig } from './secrets-config.js';
 import { describeObject, isJsonObject, nameOf, namespaceOf, type JsonValue, type KubeObject } from '../manifest/object.js';
 
 export interface SensitiveValue {

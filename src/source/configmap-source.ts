@@ -14,7 +14,7 @@ import type { LabelSelector } from '../declarations/provider-spec.js';
 import { formatLabelSelector, matchesLabelSelector } from './label-selector.js';
 import { METADATA_FILE } from './metadata.js';
 import type { Artifact, ReleaseSource } from './release-source.js';
-import { canonicalVersion, parseVersion, sortVersions } from './versions.js';
+import { canonicalVersion, parseVersion, sortVersions } from '../declarations/versions.js';
 
 export const VERSION_LABEL = 'provider.cluster.x-k8s.io/version';
 export const COMPRESSED_ANNOTATION = 'provider.cluster.x-k8s.io/compressed';

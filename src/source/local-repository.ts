@@ -8,7 +8,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { FetchError, error } from '../errors.js';
 import type { Artifact, ReleaseSource } from './release-source.js';
-import { parseVersion, sortVersions } from './versions.js';
+import { parseVersion, sortVersions } from '../declarations/versions.js';
 
 export interface LocalRepositoryOptions {
   /** Absolute path of the repository root. */

@@ -6,7 +6,7 @@
 import jsYaml from 'js-yaml';
 import { SpecError, error } from '../errors.js';
 import { isJsonObject } from '../manifest/object.js';
-import { parseVersion } from './versions.js';
+import { parseVersion } from '../declarations/versions.js';
 
 export const METADATA_FILE = 'metadata.yaml';
 const METADATA_API_VERSION = 'clusterctl.cluster.x-k8s.io/v1alpha3';

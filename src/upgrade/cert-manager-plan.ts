@@ -6,7 +6,7 @@
  * beyond that: the newest patch of the locked minor and the newest release. Pure.
  */
 import semver from 'semver';
-import { parseVersion } from '../source/versions.js';
+import { parseVersion } from '../declarations/versions.js';
 import { versionsOf, type ListingProvenance, type VersionListing } from './upgrade-info.js';
 
 /** What the planner knows about an environment's cert-manager. */

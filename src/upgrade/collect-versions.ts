@@ -11,10 +11,10 @@
  */
 import semver from 'semver';
 import { FetchError, error } from '../errors.js';
-import type { EnvironmentResult } from '../render/render-environment.js';
+import type { EnvironmentResult } from '../render/environment-result.js';
 import { METADATA_FILE, parseMetadata, type ReleaseMetadata } from '../source/metadata.js';
 import type { ReleaseList, ReleaseSource } from '../source/release-source.js';
-import { parseVersion } from '../source/versions.js';
+import { parseVersion } from '../declarations/versions.js';
 import { CERT_MANAGER_DEFAULT_VERSION } from '../render/cert-manager.js';
 import type { CertManagerListing } from './cert-manager-plan.js';
 import type { PlanProvider, VersionListing } from './upgrade-info.js';

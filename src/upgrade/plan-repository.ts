@@ -4,7 +4,8 @@
  * rendered environment. Nothing is written.
  */
 import { throwIfErrors, type Diagnostic } from '../errors.js';
-import { render, type RenderOptions, type RenderResult } from '../render/render.js';
+import { render } from '../render/render.js';
+import type { RenderOptions, RenderResult } from '../render/render-options.js';
 import { CLUSTERCTL_CONTRACT } from '../resolve/select-version.js';
 import { compatibleContracts } from '../source/metadata.js';
 import { collectPlanProviders, type EnvironmentProviders } from './collect-versions.js';

@@ -10,7 +10,7 @@
 import semver from 'semver';
 import { error, peerWording, type Diagnostic } from '../errors.js';
 import { compatibleContracts } from '../source/metadata.js';
-import { parseVersion } from '../source/versions.js';
+import { parseVersion } from '../declarations/versions.js';
 import type { EnvironmentProviders } from './collect-versions.js';
 import type { EnvironmentUpgradePlan } from './plan.js';
 import { MAX_MINOR_SKIP, contractOf, exceedsSkipLimit, instanceName, latestNextVersion, latestPatch, upgradeInfo, type PlanProvider, type UpgradeInfo } from './upgrade-info.js';

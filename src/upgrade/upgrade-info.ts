@@ -9,7 +9,7 @@
 import semver from 'semver';
 import { error, peerWording, type Diagnostic } from '../errors.js';
 import { releaseSeriesFor, type ReleaseMetadata } from '../source/metadata.js';
-import { parseVersion } from '../source/versions.js';
+import { parseVersion } from '../declarations/versions.js';
 import type { ProviderKind } from '../declarations/provider-kinds.js';
 
 /** A provider as the planner sees it: identity, the locked version and what its source offers. */

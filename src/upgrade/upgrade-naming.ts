@@ -7,7 +7,7 @@
 import semver from 'semver';
 import { countFindings } from '../diff/util-format.js';
 import type { Finding } from '../diff/types.js';
-import { parseVersion } from '../source/versions.js';
+import { parseVersion } from '../declarations/versions.js';
 import type { UpgradeRequest, UpgradeTarget } from './select-targets.js';
 
 /** What the names are made of. */

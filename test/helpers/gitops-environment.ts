@@ -7,7 +7,7 @@
  */
 import type { KubeObject } from '../../src/manifest/object.js';
 import { labelsOf, setIn } from '../../src/manifest/object.js';
-import type { RenderedComponent, RenderedEnvironment } from '../../src/output/plan.js';
+import type { RenderedComponent, RenderedEnvironment } from '../../src/plan/output-plan.js';
 import { cleanObjects } from '../../src/process/clean-objects.js';
 import { deepFreeze } from './core-components.js';
 import { CERT_MANAGER, CORE_COMPONENTS, DOCKER_COMPONENTS, fixtureObjects } from './fixtures.js';

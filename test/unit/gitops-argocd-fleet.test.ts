@@ -3,7 +3,7 @@ import { RenderError } from '../../src/errors.js';
 import { argocdApplicationFiles, argocdFleetFiles, type ArgocdEnvironment } from '../../src/gitops/argocd-applications.js';
 import { resolveGitopsOptions, type GitopsOptions } from '../../src/gitops/options.js';
 import { mergeGitopsConfig } from '../../src/gitops/merge-config.js';
-import type { GitopsConfig } from '../../src/config/config-types.js';
+import type { GitopsConfig } from '../../src/gitops/options.js';
 import { readTextFileSync } from '../../src/gitops/templates.js';
 import type { JsonObject } from '../../src/manifest/object.js';
 import { parseSourceDocuments } from '../../src/declarations/yaml-document.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RenderError, SpecError } from '../../src/errors.js';
 import { applyGitopsFlavour, ARGOCD_WAVES, lastAppliedSize, SSA_SIZE_THRESHOLD, type GitopsOptions } from '../../src/gitops/index.js';
 import { annotationsOf, nameOf, type KubeObject } from '../../src/manifest/object.js';
-import type { RenderedEnvironment } from '../../src/output/plan.js';
+import type { RenderedEnvironment } from '../../src/plan/output-plan.js';
 import { fixtureEnvironment } from '../helpers/gitops-environment.js';
 import { deepFreeze } from '../helpers/core-components.js';
 import { consumerSchemaProblems } from '../helpers/consumer-schemas.js';

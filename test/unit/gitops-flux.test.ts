@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { applyGitopsFlavour, type GitopsOptions } from '../../src/gitops/index.js';
 import { annotationsOf, nameOf, type KubeObject } from '../../src/manifest/object.js';
-import type { RenderedEnvironment } from '../../src/output/plan.js';
-import { planEnvironment } from '../../src/output/plan.js';
+import type { RenderedEnvironment } from '../../src/plan/output-plan.js';
+import { planEnvironment } from '../../src/plan/output-plan.js';
 import { parseSourceDocuments } from '../../src/declarations/yaml-document.js';
 import { fixtureEnvironment } from '../helpers/gitops-environment.js';
 

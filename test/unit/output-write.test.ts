@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync, statSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assignFileNames } from '../../src/output/paths.js';
-import { kustomizationText, planEnvironment } from '../../src/output/plan.js';
+import { assignFileNames } from '../../src/plan/file-names.js';
+import { kustomizationText, planEnvironment } from '../../src/plan/output-plan.js';
 import { listFiles } from '../../src/output/list-files.js';
 import { beginTransaction, type TreeTarget } from '../../src/output/transaction.js';
 import { OWNERSHIP_FILE, ownershipText, parseOwnership } from '../../src/output/ownership.js';

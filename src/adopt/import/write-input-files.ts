@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { WriteError, error } from '../../errors.js';
-import { realPath } from '../../output/output-location.js';
+import { realPath } from '../../config/output-location.js';
 import type { Failpoint } from '../../output/apply-staged.js';
 import { guarded } from '../../output/write-errors.js';
 

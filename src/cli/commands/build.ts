@@ -2,12 +2,12 @@
 import path from 'node:path';
 import { DriftError, UsageError, error } from '../../errors.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
-import { writeRenderRun, type WrittenRenderResult, type WrittenRenderRun } from '../../output/write-render-result.js';
+import { writeRenderRun, type WrittenRenderResult, type WrittenRenderRun } from '../../build/write-render-result.js';
 import { environmentUnchanged, fingerprintFile, readFingerprint, takeFingerprint, writeFingerprint } from '../../output/output-fingerprint.js';
 import { isGitopsFileOf } from '../../gitops/layout.js';
 import { packageVersion } from '../../package-files.js';
 import { countRecord } from '../../output/unchanged-summary.js';
-import { lockDigest, stampFile, writeStamp } from '../../render/build-stamp.js';
+import { lockDigest, stampFile, writeStamp } from '../../build/build-stamp.js';
 import { reportStampedNoop } from '../no-op-build.js';
 import { reportWrite, summarizeNames } from '../report-write.js';
 import type { LockFile } from '../../lock/lock-types.js';

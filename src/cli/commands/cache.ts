@@ -12,7 +12,7 @@ import { writeError } from '../../output/write-errors.js';
 import { CACHE_MAX_SIZE_VARIABLE, cacheSettings, type CacheSettings } from '../cache-settings.js';
 import type { Command, CommandContext } from '../command.js';
 import { formatDiagnostics } from '../format.js';
-import { didYouMean } from '../parse-argv.js';
+import { didYouMean } from '../../declarations/schema/suggest-field.js';
 
 const ACTIONS = ['info', 'prune'] as const;
 

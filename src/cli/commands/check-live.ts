@@ -9,7 +9,7 @@ import { UsageError, warning } from '../../errors.js';
 import { readLiveDump } from '../../adopt/live-dump.js';
 import { buildLiveReport, type LiveCheckComponent } from '../../adopt/live/live-report.js';
 import { sortObjects } from '../../manifest/order.js';
-import { assignFileNames } from '../../output/paths.js';
+import { assignFileNames } from '../../plan/file-names.js';
 import { refuseIrregularRepositoryFiles } from '../../output/regular-files.js';
 import { render } from '../../render/render.js';
 import type { CommandContext } from '../command.js';

@@ -12,7 +12,7 @@ import { describeLockChanges } from '../../lock/next-lock.js';
 import { readRegularFile, refuseIrregularRepositoryFiles, regularOutputFolder, type RegularOutputFolder } from '../../output/regular-files.js';
 import { isGitopsFileOf } from '../../gitops/layout.js';
 import { startRender } from '../../render/render-run.js';
-import type { OutputFiles } from '../../output/plan.js';
+import type { OutputFiles } from '../../plan/output-plan.js';
 import type { Command } from '../command.js';
 import { formatDiagnostics } from '../format.js';
 import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';

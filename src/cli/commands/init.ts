@@ -3,7 +3,7 @@ import { UsageError } from '../../errors.js';
 import { chooseInitVersions } from '../../init/init-choices.js';
 import { scaffoldFiles, type ScaffoldOptions } from '../../init/scaffold.js';
 import { writeScaffold } from '../../init/write-scaffold.js';
-import { didYouMean } from '../parse-argv.js';
+import { didYouMean } from '../../declarations/schema/suggest-field.js';
 import type { Command } from '../command.js';
 import { packageVersion } from '../../package-files.js';
 

@@ -12,7 +12,7 @@ import { publishMirror } from '../../mirror/mirror-oci.js';
 import { asFetch } from '../../source/http/network-fetch.js';
 import { readOciCredentials } from '../../source/oci/oci-credentials.js';
 import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
-import { inputLocations, outputLocationProblems } from '../../output/output-location.js';
+import { inputLocations, outputLocationProblems } from '../../config/output-location.js';
 import type { RenderConfig } from '../../config/config-types.js';
 
 const FORMATS = ['repository', 'configmaps', 'oci'] as const;

@@ -16,7 +16,7 @@ import { SBOM_FORMATS, environmentSbom, type SbomFormat } from '../../sbom/envir
 import { sbomSubject } from '../../sbom/sbom-subject.js';
 import type { Command } from '../command.js';
 import { formatDiagnostics } from '../format.js';
-import { didYouMean } from '../parse-argv.js';
+import { didYouMean } from '../../declarations/schema/suggest-field.js';
 import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
 
 /** An SBOM capi-render wrote: the tool it names, within the first 4 KiB (where the serializer puts metadata). */

@@ -7,7 +7,7 @@
 import { SpecError, UsageError, error } from '../../errors.js';
 import { formatDiffText } from '../../diff/format-text.js';
 import { loadConfig } from '../../config/load-config.js';
-import { parseVersion } from '../../source/versions.js';
+import { parseVersion } from '../../declarations/versions.js';
 import { applyUpgrade, type UpgradeOutcome } from '../../upgrade/apply-upgrade.js';
 import { refreshPinnedImages } from '../../upgrade/refresh-images.js';
 import { createGitRunner } from '../../upgrade/git-command.js';

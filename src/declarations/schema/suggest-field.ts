@@ -51,3 +51,9 @@ function editDistance(a: string, b: string): number {
   }
   return d[a.length]![b.length]!;
 }
+
+/** ` did you mean "x"?` or nothing: the closest candidate by edit distance, else by prefix (see suggestField). */
+export function didYouMean(word: string, candidates: readonly string[], format: (candidate: string) => string = (c) => `"${c}"`): string {
+  const best = suggestField(word, candidates);
+  return best === undefined ? '' : `; did you mean ${format(best)}?`;
+}

@@ -4,7 +4,7 @@
  * token only to the API origin and scrubbed from every message). Each client owns its state.
  */
 import { FetchError, error } from '../../errors.js';
-import type { GitHubClientOptions } from './github-client.js';
+import type { GitHubClientOptions } from './github-client-options.js';
 import { createGitHubTransport, type RawResponse } from './github-transport.js';
 
 /** What capi-render reads of a pull request. */

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Octokit } from '@octokit/core';
 import { SpecError, error } from '../../errors.js';
 import type { FetchProgress } from '../fetch-progress.js';
-import type { GitHubClientOptions } from './github-client.js';
+import type { GitHubClientOptions } from './github-client-options.js';
 import { createEtagCache, etagKey } from './github-etag.js';
 import { isPermanentNetworkFailure } from '../network-failure.js';
 import { failureStatus, redactSecret, toFetchError } from './github-errors.js';

@@ -12,7 +12,7 @@ import { createOciHttp, type OciHttp } from './oci-http.js';
 import { ACCEPTED_MANIFEST_TYPES, MEDIA_TYPE_DOCKER_MANIFEST_LIST, MEDIA_TYPE_OCI_INDEX } from './oci-media-types.js';
 import { parseOciManifest, type OciManifest } from './oci-manifest.js';
 import { registryHostPort } from './oci-reference.js';
-import { sortVersions } from '../versions.js';
+import { sortVersions } from '../../declarations/versions.js';
 
 /** One registry to talk to, and how. */
 export interface OciClientOptions {

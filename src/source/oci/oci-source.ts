@@ -11,7 +11,7 @@
 import type { FetchProgressListener } from '../fetch-progress.js';
 import { FetchError, error, type Location } from '../../errors.js';
 import type { Artifact, ReleaseSource } from '../release-source.js';
-import { sortVersions } from '../versions.js';
+import { sortVersions } from '../../declarations/versions.js';
 import { createOciClient, type FetchedManifest } from './oci-client.js';
 import type { OciCredentials } from './oci-credentials.js';
 import { computeOciDigest } from './oci-digest.js';

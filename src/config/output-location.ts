@@ -5,7 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { CONFIG_FILE, type RenderConfig } from '../config/config-types.js';
+import { CONFIG_FILE, type RenderConfig } from './config-types.js';
 import { LOCK_FILE } from '../lock/lock-types.js';
 
 /** An output folder to check, with the setting that chose it (for messages). */

@@ -6,7 +6,7 @@
 import type { KubeObject } from '../manifest/object.js';
 import { sortObjects } from '../manifest/order.js';
 import { createCachedSerializer, serializeObject, type CachedSerializer } from '../manifest/serialize.js';
-import { assertSafeSegment, assignFileNames } from './paths.js';
+import { assertSafeSegment, assignFileNames } from './file-names.js';
 
 /** The objects of one deployable folder (cert-manager, cluster-api, bootstrap-kubeadm, …). */
 export interface RenderedComponent {

@@ -5,14 +5,16 @@
  */
 import type { Diagnostic } from '../errors.js';
 import type { LockFile } from '../lock/lock-types.js';
-import type { RenderResult } from '../render/render.js';
+import type { RenderResult } from '../render/render-options.js';
 import type { RenderRun } from '../render/render-run.js';
-import type { EnvironmentResult } from '../render/render-environment.js';
-import { sha256Of, type ProducedDigests } from './output-fingerprint.js';
-import type { OutputFiles } from './plan.js';
-import { writeOutput, type OutputSource, type WriteRenderResultOptions, type WrittenRenderResult } from './write-output.js';
+import type { EnvironmentResult } from '../render/environment-result.js';
+import { sha256Of, type ProducedDigests } from '../output/output-fingerprint.js';
+import type { OutputFiles } from '../plan/output-plan.js';
+import { writeOutput, type OutputSource, type WriteRenderResultOptions } from '../output/write-output.js';
+import type { WrittenRenderResult } from '../output/write-summary.js';
 
-export type { WriteRenderResultOptions, WrittenRenderResult } from './write-output.js';
+export type { WriteRenderResultOptions } from '../output/write-output.js';
+export type { WrittenRenderResult } from '../output/write-summary.js';
 
 /** Writes a collected render result: the output trees and the lock in one transaction. */
 export async function writeRenderResult(result: RenderResult, options: WriteRenderResultOptions): Promise<WrittenRenderResult> {

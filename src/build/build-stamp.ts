@@ -20,27 +20,22 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { CacheUse } from '../cache/cache-use.js';
-import type { RenderConfig } from '../config/config-types.js';
-import type { LockedInputFile } from '../lock/lock-types.js';
 import type { RecordCount } from '../output/unchanged-summary.js';
 import { fingerprintFile, outputUnchanged, readFingerprint } from '../output/output-fingerprint.js';
 import { packageVersion } from '../package-files.js';
 import { makePrivateDir, writePrivateFile } from '../private-files.js';
 import { normalizeInputText } from '../declarations/input-text.js';
-import { inputFileDigests } from './input-file-digests.js';
+import { inputFileDigests } from '../render/input-file-digests.js';
+import type { RunStamp } from '../render/render-run.js';
 import { inputTreeDigest } from '../declarations/read-input-files.js';
 
-export interface BuildStamp {
+/** A stamp: what the render run read (RunStamp), and what the build wrote from it. */
+export interface BuildStamp extends RunStamp {
   version: string;
   outDir: string;
   gitopsDir: string;
   /** sha256 of capi-render.lock's bytes as the build left it. */
   lock: string;
-  dirs: Pick<RenderConfig, 'providersDir' | 'overlaysDir' | 'templatesDir'>;
-  inputFiles: LockedInputFile[];
-  /** ComposedEnvironment.reads of every environment, unique, sorted. */
-  reads: string[];
-  environments: string[];
   /** The ownership records the build left, counted (for the no-op report). */
   records?: RecordCount[];
 }
