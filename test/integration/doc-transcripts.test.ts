@@ -1,0 +1,104 @@
+/**
+ * The manual cannot drift (issue 27): every `console` block in README.md and docs/**\/*.md is run
+ * against a fresh copy of this repository's example and must show exactly what the tool prints.
+ * The convention is docs/README.md "Transcripts: the manual is tested"; each document is one bash
+ * process (state carries through its blocks), with the built CLI (dist/) and no network.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/fixtures.js';
+import { gitEnv, initRepo } from '../helpers/git.js';
+import { fencedBlocks, manualFiles, readManual } from '../helpers/markdown.js';
+import { copyExample } from '../helpers/repo.js';
+import { alignElisions, normalise, parseTranscripts, splitOutputs, transcriptScript, type Transcript } from '../helpers/transcript.js';
+
+const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
+const documents = manualFiles(REPO_ROOT).map((file) => ({ file, transcripts: parseTranscripts(file, fencedBlocks(readManual(REPO_ROOT, file))) }));
+const withTranscripts = documents.filter((d) => d.transcripts.length > 0);
+
+/**
+ * A fresh copy of the example under `root`, committed in a new git repository, with `capi-render`
+ * on its PATH.
+ */
+function exampleCopy(root: string): { repo: string; env: Record<string, string> } {
+  const repo = path.join(root, 'example');
+  copyExample({ committed: true, dir: repo });
+  cpSync(path.join(REPO_ROOT, 'test/fixtures/live'), path.join(repo, 'test/fixtures/live'), { recursive: true });
+  const bin = path.join(root, 'bin');
+  mkdirSync(bin);
+  writeFileSync(path.join(bin, 'capi-render'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+  chmodSync(path.join(bin, 'capi-render'), 0o755);
+  const env = {
+    ...gitEnv(path.join(root, 'home')),
+    PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    TZ: 'UTC',
+    LANG: 'C.UTF-8',
+    CAPI_RENDER_CACHE_DIR: path.join(root, 'cache'),
+    // No network: a proxy on a closed port makes every attempt fail at once (loopback is never proxied).
+    HTTPS_PROXY: 'http://127.0.0.1:9',
+    HTTP_PROXY: 'http://127.0.0.1:9',
+  };
+  // The copy's .gitignore keeps what a real checkout ignores (init writes the same line).
+  writeFileSync(path.join(repo, '.gitignore'), '.capi-render-write/\n');
+  initRepo(repo, env);
+  return { repo, env };
+}
+
+/**
+ * Runs a document's transcripts; returns the expected and the actual transcript text. Asynchronous,
+ * so the documents' shells run side by side.
+ */
+async function runDocument(root: string, transcripts: Transcript[]): Promise<{ expected: string; actual: string }> {
+  const { repo, env } = exampleCopy(root);
+  const commands = transcripts.flatMap((t) => t.commands);
+  // The script's own status is the last command's; a failing command is part of what it shows.
+  const stdout = await promisify(execFile)('bash', ['--noprofile', '--norc', '-c', transcriptScript(transcripts)], { cwd: repo, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).then(
+    (r) => r.stdout,
+    (e: { stdout?: string }) => {
+      if (typeof e.stdout !== 'string') throw e;
+      return e.stdout;
+    },
+  );
+  const outputs = splitOutputs(stdout, commands.length);
+  const show = (lines: (c: (typeof commands)[number], i: number) => string[]) => commands.map((c, i) => [`# ${c.where}`, `$ ${c.command}`, ...lines(c, i)].join('\n')).join('\n');
+  return {
+    expected: show((c) => c.expected),
+    actual: show((c, i) => alignElisions(c.expected, outputs[i]!.map((l) => normalise(l, repo)))),
+  };
+}
+
+beforeAll(() => {
+  // One build of dist/ for the whole file, only when it is missing or older than src/.
+  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/ensure-built.mjs')], { stdio: 'inherit' });
+}, 180_000);
+
+describe('the manual', () => {
+  it('README.md is at most 250 lines', () => {
+    const lines = readManual(REPO_ROOT, 'README.md').split('\n').length - 1;
+    expect(lines).toBeGreaterThan(50);
+    expect(lines).toBeLessThanOrEqual(250);
+  });
+
+  it('has transcripts, and a "$ " line only in console blocks (or text blocks, which are not run)', () => {
+    expect(withTranscripts.map((d) => d.file)).toContain('README.md');
+    const stray = documents.flatMap(({ file }) =>
+      fencedBlocks(readManual(REPO_ROOT, file))
+        .filter((b) => b.lang !== 'console' && b.lang !== 'text' && b.lines.some((l) => l.startsWith('$ ')))
+        .map((b) => `${file}:${b.line} (${b.lang || 'no language'})`),
+    );
+    expect(stray).toEqual([]);
+  });
+
+  it.concurrent.for(withTranscripts.map((d) => [d.file, d.transcripts] as const))('%s: every transcript prints what it shows', async ([, transcripts], { expect, onTestFinished }) => {
+    // Concurrent tests: the folder is removed by this test's own hook (helpers/tmp.ts's tempDir
+    // registers on whichever test is current).
+    const root = mkdtempSync(path.join(os.tmpdir(), 'capi-render-doc-'));
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const { expected, actual } = await runDocument(root, transcripts);
+    expect(actual).toBe(expected);
+  });
+});
