@@ -29,6 +29,14 @@ export interface Command {
   positionals?: boolean;
   /** True when the command creates the repository (init), so `--repo` need not exist yet. */
   createsRepo?: boolean;
+  /**
+   * Option name → the fixed set of values it takes (`--format`: repository, configmaps, oci), where
+   * it has one: the command checks against the same list, shell completion offers it and the
+   * reference lists it. Options without an entry take any value (or none).
+   */
+  choices?: Record<string, readonly string[]>;
+  /** The words the command takes as positionals when they are a fixed set (`cache info|prune`). */
+  words?: readonly string[];
   /** Returns the exit code. */
   run(ctx: CommandContext): Promise<number>;
 }

@@ -11,6 +11,13 @@ export const GLOBAL_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** Help pairs of the global options (flag text → description), for every help page, the reference and completion. */
+export const GLOBAL_HELP_PAIRS: [string, string][] = [
+  ['--repo DIR', 'the repository to work on (default: the current directory)'],
+  ['--debug', 'print stack traces of unexpected errors'],
+  ['-h, --help', 'show help'],
+];
+
 export interface CommandLine {
   /** The command word (or `--version`, `--help`, an unknown option…); undefined when there is none. */
   name: string | undefined;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { RenderError, UsageError, error, type Diagnostic } from '../errors.js';
 import type { Command, OptionSpec } from './command.js';
 import { formatDiagnostics } from './format.js';
-import { GLOBAL_OPTIONS, splitCommandLine } from './global-options.js';
+import { GLOBAL_HELP_PAIRS, GLOBAL_OPTIONS, splitCommandLine } from './global-options.js';
 import { didYouMean } from '../declarations/schema/suggest-field.js';
 import { parseCommandArgs } from './parse-argv.js';
 import { useColor, type CliIo } from './io.js';
@@ -21,6 +21,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   cache: async () => (await import('./commands/cache.js')).cacheCommand,
   check: async () => (await import('./commands/check.js')).checkCommand,
   'cmp-generate': async () => (await import('./commands/cmp-generate.js')).cmpGenerateCommand,
+  completion: async () => (await import('./commands/completion.js')).completionCommand,
   diff: async () => (await import('./commands/diff.js')).diffCommand,
   images: async () => (await import('./commands/images.js')).imagesCommand,
   import: async () => (await import('./commands/import.js')).importCommand,
@@ -36,6 +37,21 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   upgrade: async () => (await import('./commands/upgrade.js')).upgradeCommand,
 };
 
+/** Every command, in the order of {@link COMMANDS} (by name): for the help, the reference and completion. */
+export function loadCommands(): Promise<Command[]> {
+  return Promise.all(Object.values(COMMANDS).map((load) => load()));
+}
+
+/** The exit codes, mapped in {@link run} alone: the code, the help's word for it, and what it means. */
+export const EXIT_CODES: { code: number; brief: string; meaning: string }[] = [
+  { code: 0, brief: 'success', meaning: 'success' },
+  { code: 1, brief: 'render/validation/drift failure', meaning: 'a render, validation, fetch or drift failure; the message on stderr says what, where and how to fix it' },
+  { code: 2, brief: 'bad usage', meaning: 'bad usage: an unknown command or option, or a missing or malformed value' },
+];
+
+/** The hidden command the shell completion scripts call (`capi-render __complete WORD…`): see completion/complete-words.ts. */
+export const COMPLETE_COMMAND = '__complete';
+
 const loadCommand = (name: string | undefined): Promise<Command> | undefined => (name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name]!() : undefined);
 
 /** Every command's parser table: its own options plus the global ones. */
@@ -43,11 +59,8 @@ export function commandOptions(command: Command): OptionSpec {
   return { ...command.options, ...GLOBAL_OPTIONS };
 }
 
-export const GLOBAL_HELP: [string, string][] = [
-  ['--repo DIR', 'the repository to work on (default: the current directory)'],
-  ['--debug', 'print stack traces of unexpected errors'],
-  ['-h, --help', 'show help'],
-];
+/** Help pairs of the global options (global-options.ts holds them beside their parser specs). */
+export const GLOBAL_HELP = GLOBAL_HELP_PAIRS;
 
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const color = useColor(io);
@@ -60,6 +73,12 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
     const target = name === 'help' ? await loadCommand(rest[leading.length]) : undefined;
     io.stdout.write(target ? commandHelp(target) : await mainHelp());
+    return 0;
+  }
+  if (name === COMPLETE_COMMAND) {
+    // The words as the shell split them, options included: nothing is parsed or checked here.
+    const { completeWords } = await import('./completion/complete-words.js');
+    io.stdout.write(await completeWords(argv.slice(1), { commands: await loadCommands(), cwd: io.cwd }));
     return 0;
   }
   if (name === '--version') {
@@ -146,7 +165,7 @@ function table(rows: [string, string][]): string {
 }
 
 async function mainHelp(): Promise<string> {
-  const commands = await Promise.all(Object.values(COMMANDS).map((load) => load()));
+  const commands = await loadCommands();
   return (
     'capi-render — render Cluster API provider installs for GitOps\n\n' +
     'Usage: capi-render [global options] <command> [options]\n\nCommands:\n' +
@@ -154,7 +173,7 @@ async function mainHelp(): Promise<string> {
     '\nGlobal options (before or after the command):\n' +
     table(GLOBAL_HELP) +
     '\nRun "capi-render <command> --help" for a command\'s options.\n' +
-    'Exit codes: 0 success, 1 render/validation/drift failure, 2 bad usage.\n'
+    `Exit codes: ${EXIT_CODES.map((e) => `${e.code} ${e.brief}`).join(', ')}.\n`
   );
 }
 

@@ -12,7 +12,8 @@ import type { GitopsFlavour } from '../gitops/options.js';
 
 /** The Application's plugin env entry that allows another flavour, as the repo-server passes it. */
 export const ALLOW_FLAVOUR_VARIABLE = 'ARGOCD_ENV_CAPI_ALLOW_FLAVOUR';
-const OTHER_FLAVOURS = ['flux', 'kustomize'] as const;
+/** The flavours `--allow-flavour` may name: every one besides argocd. */
+export const OTHER_FLAVOURS = ['flux', 'kustomize'] as const;
 
 const NAMES: Record<GitopsFlavour, string> = { argocd: 'Argo CD', flux: 'Flux', kustomize: 'plain kustomize (no GitOps flavour)' };
 

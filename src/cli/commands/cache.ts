@@ -20,6 +20,7 @@ export const cacheCommand: Command = {
   name: 'cache',
   positionals: true,
   summary: 'show what the cache folder holds (info), or trim it to a size, least recently used first (prune)',
+  words: ACTIONS,
   usage: '(info | prune [--max-size S]) [--cache-dir DIR] [--json]',
   help: [
     ['info', 'size, entries by kind, oldest and newest use, and the limit'],

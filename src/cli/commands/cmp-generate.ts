@@ -37,7 +37,7 @@ import { OVERLAY_FILE } from '../../overlay/overlay-types.js';
 import type { OutputFiles } from '../../plan/output-plan.js';
 import { assignFileNames } from '../../plan/file-names.js';
 import { removalProblems } from '../../output/removal-guard.js';
-import { allowedFlavour, refuseOtherFlavour } from '../../plugin/flavour-rule.js';
+import { OTHER_FLAVOURS, allowedFlavour, refuseOtherFlavour } from '../../plugin/flavour-rule.js';
 import { probeEnvironment } from '../../plugin/probe.js';
 import { readStream, writeStream } from '../../plugin/stream-cache.js';
 import { render } from '../../render/render.js';
@@ -56,6 +56,7 @@ const OFFLINE_VARIABLE = 'ARGOCD_ENV_CAPI_OFFLINE';
 export const cmpGenerateCommand: Command = {
   name: 'cmp-generate',
   summary: "the Argo CD Config Management Plugin's generate command: print one environment's objects from the committed inputs and lock",
+  choices: { 'allow-flavour': OTHER_FLAVOURS },
   usage: '[--env NAME] [--offline] [--cache-dir DIR] [--allow-flavour flux|kustomize]',
   help: [
     ['--env NAME', `the environment (default $${ENV_VARIABLE}, the Application's plugin env CAPI_ENV; may be left out when there is only one)`],

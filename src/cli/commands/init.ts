@@ -12,6 +12,7 @@ const FLAVOURS = ['kustomize', 'argocd', 'flux'] as const;
 export const initCommand: Command = {
   name: 'init',
   createsRepo: true,
+  choices: { flavour: FLAVOURS },
   summary: 'scaffold a new repository: capi-render.yaml, providers/, overlays/<env>, CI workflow and Renovate config',
   usage: '[--version V] [--infrastructure NAME] [--env NAME] [--flavour kustomize|argocd|flux] [--local-repository DIR] [--shards N] [--force]',
   help: [

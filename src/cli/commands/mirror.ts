@@ -20,6 +20,7 @@ const FORMATS = ['repository', 'configmaps', 'oci'] as const;
 export const mirrorCommand: Command = {
   name: 'mirror',
   summary: 'write every release the lock pins as a clusterctl local repository or operator ConfigMaps',
+  choices: { format: FORMATS },
   usage: '--to DIR|REGISTRY/REPO [--format repository|configmaps|oci] [--compress] [--env NAME]... [--offline] | --images REGISTRY/PREFIX [--write-overrides FILE] [--env NAME]...',
   help: [
     ['--to DIR', 'the folder to write (created; existing files of the same names are replaced), or for oci a registry/repository prefix'],

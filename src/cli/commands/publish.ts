@@ -33,6 +33,7 @@ import { promises as fs } from 'node:fs';
 export const publishCommand: Command = {
   name: 'publish',
   summary: 'push one rendered environment to an OCI registry as a Flux or Argo CD artifact and print its digest',
+  choices: { for: ARTIFACT_TARGETS },
   usage: '--env NAME --oci REGISTRY/REPO:TAG [--for flux|argocd] [--source URL] [--revision REV] [--created commit|TIME] [--sign-key FILE | --sign-keyless] [--json] [--offline]',
   help: [
     ['--env NAME', 'the environment (required when there are several)'],

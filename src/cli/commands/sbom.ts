@@ -31,6 +31,7 @@ const SBOM_KIND: ReportFileKind = {
 export const sbomCommand: Command = {
   name: 'sbom',
   summary: "print an environment's SBOM (CycloneDX 1.6 or SPDX 2.3 JSON): provider and cert-manager release artifacts with URL and sha256, images with digests, capi-render as the tool",
+  choices: { format: SBOM_FORMATS },
   usage: `--env NAME [--format ${SBOM_FORMATS.join('|')}] [--out FILE] [--offline]`,
   help: [
     ['--env NAME', 'the environment (required when there are several)'],
