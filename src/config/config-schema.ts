@@ -1,10 +1,11 @@
 import { VERIFY_RULES_SCHEMA } from '../images/verify/verify-rules-schema.js';
+import { BASELINE_IDS } from '../baseline/baseline.js';
 
 /** capi-render.yaml `certManager:` and the same block in overlay.yaml. */
 export const CERT_MANAGER_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  properties: { install: { type: 'boolean' }, version: { type: 'string', minLength: 1 }, url: { type: 'string', minLength: 1 } },
+  properties: { install: { type: 'boolean' }, version: { type: 'string', minLength: 1 }, url: { type: 'string', minLength: 1 }, externallyProvisioned: { type: 'boolean' } },
 } as const;
 
 const str = { type: 'string', minLength: 1 } as const;
@@ -196,6 +197,8 @@ export const CONFIG_SCHEMA = {
   properties: {
     apiVersion: { const: 'capi-render/v1alpha1' },
     kind: { const: 'Config' },
+    // An enum, so a wrong value is answered with the closest one (schema-diagnostics.ts).
+    emulate: { enum: BASELINE_IDS },
     repositories: {
       type: 'array',
       items: {

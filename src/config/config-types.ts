@@ -6,6 +6,7 @@
 import type { GitopsConfig } from '../gitops/options.js';
 import type { ImagePolicyConfig } from '../images/image-policy-config.js';
 import type { SecretsConfig } from '../secrets/secrets-config.js';
+import type { BaselineId } from '../baseline/baseline.js';
 
 export const CONFIG_API_VERSION = 'capi-render/v1alpha1';
 export const CONFIG_FILE = 'capi-render.yaml';
@@ -62,9 +63,20 @@ export interface CertManagerConfig {
   version?: string;
   /** Where releases come from (clusterctl's cert-manager `url`): a GitHub release URL or file:// local repository. */
   url?: string;
+  /**
+   * clusterctl v1.14's `cert-manager.externallyProvisioned` (#13739): cert-manager is installed by
+   * something else, so it is not rendered (as `install: false`). Only with `emulate: clusterctl-v1.14`.
+   */
+  externallyProvisioned?: boolean;
 }
 
 export interface RenderConfig {
+  /**
+   * Which behaviour is reproduced where clusterctl v1.14 and cluster-api-operator v0.28 (clusterctl
+   * v1.12.10) differ (src/baseline/baseline.ts). Default `clusterctl-v1.14`. Repository-wide: the
+   * lock records one, and the provider list it selects is the whole build's.
+   */
+  emulate?: BaselineId;
   /** Local repositories searched, in order, for providers without a fetchConfig. Default: none. */
   repositories: LocalRepositoryConfig[];
   /** Variables for `${VAR}` substitution, lowest precedence (see README "Variables"). Default: none. */

@@ -31,6 +31,12 @@ export function schemaDiagnostics(errors: readonly ErrorObject[], doc: SourceDoc
       message = `needs ${(e.params as { missingProperty: string }).missingProperty}`;
     } else if (e.keyword === 'const') {
       message = `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
+    } else if (e.keyword === 'enum') {
+      // A misspelt choice is answered like a misspelt key: with the closest allowed value.
+      const allowed = ((e.params as { allowedValues: unknown[] }).allowedValues ?? []).map(String);
+      const given = valueAt(doc.value, path);
+      const guess = typeof given === 'string' ? suggestField(given, allowed) : undefined;
+      message = `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}${guess ? `; did you mean "${guess}"?` : ''}`;
     } else if (e.keyword === 'anyOf') {
       message = 'must be a string or {fromEnv: NAME}';
     } else if (e.keyword === 'oneOf') {
@@ -45,6 +51,13 @@ export function schemaDiagnostics(errors: readonly ErrorObject[], doc: SourceDoc
     out.push(error(code, `${field} ${message}`, { file: doc.file, field, ...doc.locate(path, target) }));
   }
   return out;
+}
+
+/** The value at `path` of a parsed document (ajv reports the path only, unless verbose). */
+function valueAt(root: unknown, path: readonly string[]): unknown {
+  let node = root;
+  for (const key of path) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
+  return node;
 }
 
 /** The `properties` of the schema object that holds the failing `additionalProperties` (found by its schema path). */

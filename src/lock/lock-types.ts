@@ -78,11 +78,23 @@ export interface LockedInputFile {
   sha256: string;
 }
 
+/**
+ * The baseline a lock was made under: the clusterctl whose code and provider list are reproduced,
+ * the operator release when the operator is emulated (absent for clusterctl), the contract and the
+ * operator API of the provider CRs.
+ */
+export interface LockEmulates {
+  clusterctl: string;
+  operator?: string;
+  contract: string;
+  operatorApi: string;
+}
+
 export interface LockFile {
   apiVersion: typeof LOCK_API_VERSION;
   kind: 'Lock';
-  /** What capi-render reproduces: clusterctl's provider list release, its contract, the operator API. Informational. */
-  emulates?: { clusterctl: string; contract: string; operatorApi: string };
+  /** What capi-render reproduces (capi-render.yaml `emulate:`); written by every build. */
+  emulates?: LockEmulates;
   environments: LockedEnvironment[];
   artifacts: LockedArtifact[];
   /** Pinned images, listed once however many environments run them. Absent when nothing is pinned. */

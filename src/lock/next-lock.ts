@@ -3,7 +3,7 @@
  * `--frozen`, `check` and the removal guard). Environments that were not rendered this time keep
  * their entries, and the artifacts those entries use; environments that no longer exist are dropped.
  */
-import type { LockFile, LockedArtifact, LockedEnvironment, LockedImage, LockedInputFile, LockedProvider } from './lock-types.js';
+import type { LockEmulates, LockFile, LockedArtifact, LockedEnvironment, LockedImage, LockedInputFile, LockedProvider } from './lock-types.js';
 import { LOCK_API_VERSION } from './lock-types.js';
 import { artifactKey, serializeLock } from './lock-file.js';
 
@@ -18,10 +18,15 @@ export interface RenderedLockEntries {
   images: LockedImage[];
 }
 
-export function nextLock(previous: LockFile, rendered: readonly RenderedLockEntries[], allEnvironments: readonly string[], inputFiles?: readonly LockedInputFile[]): LockFile {
+/**
+ * `emulates` is the build's baseline (capi-render.yaml `emulate:`); without it the previous lock's
+ * record is kept.
+ */
+export function nextLock(previous: LockFile, rendered: readonly RenderedLockEntries[], allEnvironments: readonly string[], inputFiles?: readonly LockedInputFile[], emulates?: LockEmulates): LockFile {
   const sameFiles = inputFiles === undefined || sameInputFiles(previous.inputFiles, inputFiles);
-  // Nothing rendered, no environment gone and no input file changed: the lock stays as it is (the same object).
-  if (rendered.length === 0 && sameFiles && previous.environments.every((e) => allEnvironments.includes(e.name))) return previous;
+  const sameBaseline = emulates === undefined || sameEmulates(previous.emulates, emulates);
+  // Nothing rendered, no environment gone, no input file changed, the same baseline: the lock stays as it is (the same object).
+  if (rendered.length === 0 && sameFiles && sameBaseline && previous.environments.every((e) => allEnvironments.includes(e.name))) return previous;
   const renderedNames = new Set(rendered.map((r) => r.environment));
   const kept = previous.environments.filter((e) => !renderedNames.has(e.name) && allEnvironments.includes(e.name));
   const environments: LockedEnvironment[] = [
@@ -44,14 +49,20 @@ export function nextLock(previous: LockFile, rendered: readonly RenderedLockEntr
   for (const i of previous.images ?? []) if (keptImages.has(i.image)) images.set(i.image, i);
   for (const r of rendered) for (const i of r.images) images.set(i.image, i);
   const files = inputFiles ?? previous.inputFiles;
+  const recorded = emulates ?? previous.emulates;
   return {
     apiVersion: LOCK_API_VERSION,
     kind: 'Lock',
+    ...(recorded ? { emulates: recorded } : {}),
     environments,
     artifacts: [...artifacts.values()],
     ...(images.size > 0 ? { images: [...images.values()] } : {}),
     ...(files ? { inputFiles: [...files] } : {}),
   };
+}
+
+function sameEmulates(a: LockEmulates | undefined, b: LockEmulates): boolean {
+  return a !== undefined && a.clusterctl === b.clusterctl && a.operator === b.operator && a.contract === b.contract && a.operatorApi === b.operatorApi;
 }
 
 function sameInputFiles(a: readonly LockedInputFile[] | undefined, b: readonly LockedInputFile[]): boolean {
@@ -144,6 +155,7 @@ function inputFileChanges(before: readonly LockedInputFile[] | undefined, after:
 export function describeLockChanges(before: LockFile, after: LockFile): string[] {
   if (before === after || serializeLock(before) === serializeLock(after)) return [];
   const changes = lockChanges(before, after);
+  const baseline = emulatesText(before.emulates) === emulatesText(after.emulates) ? [] : [`emulates ${emulatesText(before.emulates)} → ${emulatesText(after.emulates)} (capi-render.yaml emulate:)`];
   const files = changes.filter((c) => c.kind === 'input-file');
   const named = files.map((c) => `${c.file} (${c.change})`).join(', ');
   const out = changes.flatMap((c): string[] => {
@@ -182,7 +194,14 @@ export function describeLockChanges(before: LockFile, after: LockFile): string[]
         return [];
     }
   });
+  out.unshift(...baseline);
   if (out.length === 0 && files.length > 0) out.push(`input files changed: ${named}`);
   if (out.length === 0) out.push('artifact list changed');
   return out;
+}
+
+/** `clusterctl v1.14.0` or `cluster-api-operator v0.28.0 (clusterctl v1.12.10)`, as a lock records it. */
+function emulatesText(e: LockEmulates | undefined): string {
+  if (!e) return '(not recorded)';
+  return e.operator ? `cluster-api-operator ${e.operator} (clusterctl ${e.clusterctl})` : `clusterctl ${e.clusterctl}`;
 }

@@ -15,6 +15,8 @@ import path from 'node:path';
 import { error, throwIfErrors, type Diagnostic } from '../errors.js';
 import type { LockFile, LockedInputFile } from '../lock/lock-types.js';
 import { nextLock, type RenderedLockEntries } from '../lock/next-lock.js';
+import { lockEmulates } from '../lock/lock-file.js';
+import { baselineOf } from '../baseline/baseline.js';
 import { selectShard } from '../overlay/discover-environments.js';
 import { isGitopsFileOf } from '../gitops/layout.js';
 import type { RenderRun } from '../render/render-run.js';
@@ -70,7 +72,7 @@ export async function readShardSet(dirs: readonly { shown: string; dir: string }
     }
   }
   throwIfErrors(problems);
-  const lock = nextLock(base, entries, run.allEnvironments, run.inputFiles);
+  const lock = nextLock(base, entries, run.allEnvironments, run.inputFiles, lockEmulates(baselineOf(run.config.emulate)));
   for (const { shard, environments } of shards) {
     for (const env of environments) {
       const expected = run.inputsHashFor(env, lock);

@@ -25,7 +25,7 @@ import { formatImageReference, parseImageReference } from './image-reference.js'
 export interface ImageOverride {
   /** Registry and path that replace everything before the image's last segment; one trailing `/` is trimmed. */
   repository?: string;
-  /** Replaces the image's last path segment (clusterctl v1.14+; the operator's clusterctl v1.12 ignores it). */
+  /** Replaces the image's last path segment (clusterctl v1.13+, #13014; the operator's clusterctl v1.12.10 drops it: see imageNameProblems). */
   name?: string;
   /** Replaces the tag; a digest in the image is kept next to it. */
   tag?: string;
@@ -137,6 +137,24 @@ function alterImage(text: string, component: string, overrides: ImageOverrides, 
     tag: override.tag ?? parsed.image.tag,
     digest: parsed.image.digest,
   });
+}
+
+/**
+ * `images.<key>.name` where the emulated clusterctl cannot rename images: the field arrived in
+ * cluster-api v1.13 (#13014, imagemeta_client.go `Name`), and the clusterctl v1.12.10 the operator
+ * runs drops it while decoding, so the operator would pull the original name. An error for each such
+ * entry (code `image`), at `where`; a rename the output could not honour is never silently dropped.
+ */
+export function imageNameProblems(overrides: ImageOverrides, where: { file: string; object?: string }, baselineTitle: string): Diagnostic[] {
+  return Object.entries(overrides)
+    .filter(([, entry]) => isJsonObject(entry as JsonValue) && typeof entry.name === 'string' && entry.name !== '')
+    .map(([key]) =>
+      error('image', `images.${key}.name renames an image, which ${baselineTitle} does not do (the field came with clusterctl v1.13, cluster-api #13014)`, {
+        ...where,
+        field: `images.${key}.name`,
+        hint: 'mirror the image under its own name and override only repository and tag, or set emulate: clusterctl-v1.14 in capi-render.yaml',
+      }),
+    );
 }
 
 /**

@@ -11,11 +11,18 @@ import { kindInfo, manifestLabel, type ProviderKind } from '../declarations/prov
 import { CLUSTERCTL_CORE_LABEL, commonLabels } from './common-labels.js';
 import { packagePath } from '../package-files.js';
 
-/** The inventory CRD, labelled `clusterctl.cluster.x-k8s.io/core: inventory` as clusterctl creates it. */
-export function inventoryCrd(): KubeObject {
+/**
+ * The inventory CRD, labelled `clusterctl.cluster.x-k8s.io/core: inventory` as clusterctl creates it.
+ * `generator` is the controller-gen version the emulated clusterctl's copy names: the file is
+ * v1.14.0's, and v1.12.10's differs from it in that annotation only (v0.19.0 against v0.21.0).
+ */
+export function inventoryCrd(generator?: string): KubeObject {
   const crd = jsYaml.load(readFileSync(packagePath('schemas', 'clusterctl-api.yaml'), 'utf8'), { schema: jsYaml.CORE_SCHEMA }) as KubeObject;
-  return setIn(crd, ['metadata', 'labels', CLUSTERCTL_CORE_LABEL], 'inventory');
+  const labelled = setIn(crd, ['metadata', 'labels', CLUSTERCTL_CORE_LABEL], 'inventory');
+  return generator === undefined ? labelled : setIn(labelled, ['metadata', 'annotations', CONTROLLER_GEN_ANNOTATION], generator);
 }
+
+const CONTROLLER_GEN_ANNOTATION = 'controller-gen.kubebuilder.io/version';
 
 /** The inventory `Provider` object clusterctl writes for an installed provider. */
 export function inventoryObject(kind: ProviderKind, name: string, namespace: string, version: string): KubeObject {

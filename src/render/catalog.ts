@@ -11,7 +11,8 @@ import path from 'node:path';
 import { SpecError, error, peerWording } from '../errors.js';
 import type { RenderConfig } from '../config/config-types.js';
 import type { FetchProgressListener } from '../source/fetch-progress.js';
-import { BUILTIN_PROVIDERS, mergeProviderList, type BuiltinProvider } from '../source/github/builtin-providers.js';
+import { builtinProvidersOf, mergeProviderList, type BuiltinProvider } from '../source/github/builtin-providers.js';
+import { baselineOf } from '../baseline/baseline.js';
 import { createGitHubClient, createGitHubSource, type GitHubClient } from '../source/github/github-source.js';
 import { GITHUB_API_BASE_URL, isGitHubUrl, parseGitHubReleaseUrl } from '../source/github/github-url.js';
 import { GITLAB_TOKEN_VARIABLE, createGitLabClient, createGitLabSource, isGitLabUrl, parseGitLabPackageUrl, type FetchLike } from '../source/gitlab/gitlab-source.js';
@@ -25,7 +26,8 @@ import { ref } from '../declarations/preflight.js';
 import type { ProviderCatalog, ProviderSource } from './provider-source.js';
 
 export interface CatalogOptions {
-  config?: Pick<RenderConfig, 'github' | 'providers'>;
+  /** `emulate` picks the built-in provider list: clusterctl v1.14.0's, or v1.12.10's for the operator. */
+  config?: Pick<RenderConfig, 'github' | 'providers'> & Partial<Pick<RenderConfig, 'emulate'>>;
   /** Token for GitHub (the CLI reads GITHUB_TOKEN / GH_TOKEN). Never printed. */
   githubToken?: string;
   /**
@@ -41,7 +43,7 @@ export interface CatalogOptions {
 }
 
 export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCatalog {
-  const merged = mergeProviderList(BUILTIN_PROVIDERS, options.config?.providers ?? []);
+  const merged = mergeProviderList(builtinProvidersOf(baselineOf(options.config?.emulate).clusterctl), options.config?.providers ?? []);
   if (merged.diagnostics.length > 0) throw new SpecError(merged.diagnostics.map((d) => ({ ...d, file: d.file ?? 'capi-render.yaml' })));
   const list = merged.providers;
   const find = (cr: ProviderCR): BuiltinProvider | undefined => list.find((p) => p.type === cr.kind && p.name === cr.name);

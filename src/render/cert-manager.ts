@@ -30,8 +30,9 @@ import { locateConfigSetting } from '../config/load-config.js';
 import type { ProviderSource } from './provider-source.js';
 import type { ReleaseSource } from '../source/release-source.js';
 import type { RenderSession } from './session.js';
+import { baselineOf } from '../baseline/baseline.js';
 
-/** clusterctl v1.14.0's CertManagerDefaultVersion. */
+/** clusterctl v1.14.0's CertManagerDefaultVersion (the default baseline's; see baseline.ts for the operator's). */
 export const CERT_MANAGER_DEFAULT_VERSION = 'v1.21.1';
 export const CERT_MANAGER_COMPONENT = 'cert-manager';
 export const CERT_MANAGER_VERSION_ANNOTATION = 'cert-manager.clusterctl.cluster.x-k8s.io/version';
@@ -48,6 +49,8 @@ export interface RenderedCertManager {
   version: string;
   /** `certManager.version` as written; empty when clusterctl's default applies. */
   requested: string;
+  /** That default: CertManagerDefaultVersion of the emulated clusterctl (v1.21.1 for v1.14.0, v1.20.3 for v1.12.10). */
+  defaultVersion: string;
   /** The source it came from, wrapped by the build's lock, cache and offline rules (so `plan` can list its releases). */
   source: ReleaseSource;
 }
@@ -59,17 +62,21 @@ export async function renderCertManager(
   session: RenderSession,
   lockCtx: { note: (d: Diagnostic) => void; overlayFile?: string | undefined },
 ): Promise<RenderedCertManager | undefined> {
-  if (settings.install === false) return undefined;
-  const requested = settings.version ?? CERT_MANAGER_DEFAULT_VERSION;
+  const baseline = baselineOf(session.config.emulate);
+  if (!rendersCertManager(settings, baseline, lockCtx.overlayFile ?? 'capi-render.yaml')) return undefined;
+  const defaultVersion = baseline.certManagerDefaultVersion;
+  const requested = settings.version ?? defaultVersion;
   const ps = certManagerSource(settings, session);
   const source = pinSource(ps.source, session.pin);
   const locked = session.lock.environments.find((e) => e.name === env)?.providers.find((p) => p.provider === CERT_MANAGER_LOCK_NAME);
-  // The lock stores certManager.version as written: '' stands for clusterctl's default, an exact version.
-  const recorded = locked && locked.requested === '' && settings.version === undefined ? { ...locked, requested } : locked;
+  // The lock stores certManager.version as written: '' stands for the baseline's default, an exact
+  // version. Made under another baseline (emulates:), that default was another one: resolve afresh.
+  const lockedBaseline = session.lock.emulates?.clusterctl ?? baselineOf(undefined).clusterctl;
+  const recorded = locked && locked.requested === '' && settings.version === undefined && lockedBaseline === baseline.clusterctl ? { ...locked, requested } : locked;
   const reusable = usableLockEntry(recorded, requested, source.id, {
     env,
     site: () => ({
-      what: `certManager.version ${settings.version ?? `(unset: clusterctl's default ${CERT_MANAGER_DEFAULT_VERSION})`}`,
+      what: `certManager.version ${settings.version ?? `(unset: the default of ${baseline.title}, ${defaultVersion})`}`,
       ...(lockCtx.overlayFile && session.config.certManager.version !== settings.version ? { file: lockCtx.overlayFile } : locateConfigSetting(session.repoRoot, ['certManager', 'version'])),
     }),
     lockText: session.lockEvidence.text,
@@ -95,8 +102,37 @@ export async function renderCertManager(
     sourceId: source.id,
     version,
     requested: settings.version ?? '',
+    defaultVersion,
     source,
   };
+}
+
+/**
+ * Whether cert-manager is rendered: not with `install: false`, nor with clusterctl v1.14's
+ * `externallyProvisioned: true` (cluster-api #13739: cert-manager comes from elsewhere and clusterctl
+ * only waits for it). The operator's clusterctl v1.12.10 has no such setting, so under that baseline
+ * it is refused rather than silently meaning something it cannot mean there.
+ */
+function rendersCertManager(settings: CertManagerConfig, baseline: ReturnType<typeof baselineOf>, file: string): boolean {
+  if (settings.externallyProvisioned !== undefined && !baseline.certManagerExternallyProvisioned) {
+    throw new SpecError(
+      error('config', `certManager.externallyProvisioned is clusterctl v1.14's setting (cluster-api #13739); ${baseline.title} has no such setting`, {
+        file,
+        field: 'certManager.externallyProvisioned',
+        hint: 'write certManager.install: false instead (the same: cert-manager is not rendered), or set emulate: clusterctl-v1.14',
+      }),
+    );
+  }
+  if (settings.externallyProvisioned === true && settings.install === true) {
+    throw new SpecError(
+      error('config', 'certManager.externallyProvisioned: true and install: true contradict each other (an externally provisioned cert-manager is not installed)', {
+        file,
+        field: 'certManager.externallyProvisioned',
+        hint: 'keep one of them',
+      }),
+    );
+  }
+  return settings.install !== false && settings.externallyProvisioned !== true;
 }
 
 function processCertManager(parsed: KubeObject[], version: string, images: ImageOverrides, where: string): KubeObject[] {

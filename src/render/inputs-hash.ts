@@ -1,6 +1,6 @@
 /**
  * Whether an environment can be skipped: its inputs hash covers everything its output depends on —
- * capi-render's version (the code), capi-render.yaml, the user templates, the environment's overlay
+ * capi-render's version (the code), capi-render.yaml (its `emulate:` baseline named too), the user templates, the environment's overlay
  * chain and bases (file contents), and its lock entries (versions and, through the artifacts'
  * digests, the release contents). Values read from the process environment (`fromEnv`) are never
  * hashed; an environment that uses them is always rendered.
@@ -19,6 +19,9 @@ import { packageVersion } from '../package-files.js';
  */
 export function buildInputsHash(repo: LoadedRepository, inputFiles: readonly LockedInputFile[]): string {
   const hash = createHash('sha256').update(`capi-render ${packageVersion()}\n`).update(`config ${repo.configHash}\n`);
+  // The baseline decides defaults no file spells out (provider list, cert-manager version): named
+  // here so that changing it re-renders even where the config hash would not tell.
+  if (repo.config.emulate !== undefined) hash.update(`emulate ${repo.config.emulate}\n`);
   const templates = `${repo.config.templatesDir.replace(/\/+$/, '')}/`;
   for (const f of inputFiles) if (f.file.startsWith(templates)) hash.update(`template ${f.file} ${f.sha256}\n`);
   // Variables mapped from the environment make the output depend on something no file records, and

@@ -7,7 +7,8 @@ import { RenderError, SpecError, error, throwIfErrors, type Diagnostic } from '.
 import type { KubeObject } from '../manifest/object.js';
 import { isJsonObject } from '../manifest/object.js';
 import { renderProviderComponents } from '../process/provider-components.js';
-import type { ImageOverrides } from '../process/image-overrides.js';
+import { imageNameProblems, type ImageOverrides } from '../process/image-overrides.js';
+import { baselineOf } from '../baseline/baseline.js';
 import { parseVersionRequest } from '../resolve/select-version.js';
 import { METADATA_FILE } from '../source/metadata.js';
 import { findInput, type InputSet } from '../declarations/inputs.js';
@@ -63,7 +64,12 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
       }),
     );
   }
+  // Image renames exist only from clusterctl v1.13 on: refused at once under an older baseline.
+  const baseline = baselineOf(session.config.emulate);
+  const imageNames = (images: ImageOverrides, where: { file: string; object?: string }) => (baseline.imageNameOverride ? [] : imageNameProblems(images, where, baseline.title));
+  diagnostics.push(...imageNames(session.config.images, { file: 'capi-render.yaml' }), ...imageNames(envInputs.images, { file: envInputs.file ?? 'capi-render.yaml' }));
   const warnings = throwIfErrors(diagnostics);
+  throwIfErrors(providers.flatMap((cr) => imageNames(imagesFromConfigSecret(cr, inputs), { file: cr.file, object: ref(cr) })));
 
   // Resolve sources, versions and metadata; the core provider first, because its contract decides
   // which releases of the others fit. Every failure is collected before giving up.

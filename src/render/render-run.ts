@@ -30,7 +30,8 @@ import type { RenderConfig } from '../config/config-types.js';
 import type { GitopsConfig } from '../gitops/options.js';
 import type { ImagePolicyConfig } from '../images/image-policy-config.js';
 import { emptyLock } from '../lock/lock-types.js';
-import { artifactKey } from '../lock/lock-file.js';
+import { artifactKey, lockEmulates } from '../lock/lock-file.js';
+import { baselineOf } from '../baseline/baseline.js';
 import { nextLock, type RenderedLockEntries } from '../lock/next-lock.js';
 import { lockEntriesOf } from './lock-entries.js';
 import { createParseCache } from '../manifest/parse-cache.js';
@@ -292,7 +293,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       throwIfErrors(mergeProblems(problems, allEnvironments.length > 1 || allEnvironments[0] !== DEFAULT_ENVIRONMENT));
       const fleet = await Promise.all(discovered.map((entry) => fleetMember(entry, composedByName.get(entry.name), repo.config.gitops, composeCtx)));
       const fleetGitopsFiles = runFleetStage(fleet, { repoRoot, outputDir: repo.config.outputDir, templatesDir: repo.config.templatesDir });
-      return { lock: nextLock(lock, entries, allEnvironments, inputFiles), warnings, fleetGitopsFiles };
+      return { lock: nextLock(lock, entries, allEnvironments, inputFiles, lockEmulates(baselineOf(repo.config.emulate))), warnings, fleetGitopsFiles };
     },
   };
 }

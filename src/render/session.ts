@@ -18,6 +18,7 @@ import { ArtifactStore } from './artifact-store.js';
 import type { ProviderCatalog } from './provider-source.js';
 import type { ProviderComponents } from '../process/provider-components.js';
 import { inventoryCrd } from '../process/inventory.js';
+import { baselineOf } from '../baseline/baseline.js';
 import { compileTemplate, type CompiledTemplate } from '../process/variables/index.js';
 
 export interface RenderSession {
@@ -49,7 +50,7 @@ export interface RenderSession {
   components: BoundedMap<string, ProviderComponents>;
   /** A components text's template, parsed once per content key. */
   compile(key: string, text: string, source: string): CompiledTemplate;
-  /** clusterctl's inventory CRD, read once per build (one object shared by every environment). */
+  /** clusterctl's inventory CRD of the emulated clusterctl, read once per build (one object shared by every environment). */
   inventoryCrd(): KubeObject;
 }
 
@@ -81,7 +82,7 @@ export function createSession(
       return template;
     },
     inventoryCrd() {
-      crd ??= inventoryCrd();
+      crd ??= inventoryCrd(baselineOf(init.config.emulate).inventoryCrdGenerator);
       return crd;
     },
   };

@@ -15,7 +15,6 @@ import type { EnvironmentResult } from '../render/environment-result.js';
 import { METADATA_FILE, parseMetadata, type ReleaseMetadata } from '../source/metadata.js';
 import type { ReleaseList, ReleaseSource } from '../source/release-source.js';
 import { parseVersion } from '../declarations/versions.js';
-import { CERT_MANAGER_DEFAULT_VERSION } from '../render/cert-manager.js';
 import type { CertManagerListing } from './cert-manager-plan.js';
 import type { PlanProvider, VersionListing } from './upgrade-info.js';
 
@@ -55,7 +54,7 @@ export async function collectPlanProviders(results: readonly EnvironmentResult[]
   const certManagerOf = async (r: EnvironmentResult): Promise<CertManagerListing | undefined> => {
     const cm = r.certManager;
     if (!cm) return undefined;
-    const facts = { version: cm.version, requested: cm.requested, clusterctlDefault: CERT_MANAGER_DEFAULT_VERSION };
+    const facts = { version: cm.version, requested: cm.requested, clusterctlDefault: cm.defaultVersion };
     if (cm.source.unlisted) return { ...facts, available: [cm.version], listing: { kind: 'unlisted', reason: cm.source.unlisted.reason } };
     const list = await listed(cm.source);
     return { ...facts, available: list.versions, listing: list.cachedAt ? { kind: 'cached', fetchedAt: list.cachedAt } : { kind: 'live' } };

@@ -13,7 +13,8 @@ import { planImport, type ImportPlan } from '../../adopt/import/plan-import.js';
 import { inputFolderProblem, writeInputFiles, type ForbiddenFolders } from '../../adopt/import/write-input-files.js';
 import { readLiveDump, type DumpItemHead } from '../../adopt/live-dump.js';
 import { readDocuments } from '../../render/load-repository.js';
-import { BUILTIN_PROVIDERS, mergeProviderList } from '../../source/github/builtin-providers.js';
+import { builtinProvidersOf, mergeProviderList } from '../../source/github/builtin-providers.js';
+import { baselineOf } from '../../baseline/baseline.js';
 import { manifestLabel } from '../../declarations/provider-kinds.js';
 import type { Command } from '../command.js';
 import { failpointFromEnv } from '../failpoint.js';
@@ -56,7 +57,7 @@ export const importCommand: Command = {
     if (overlayProblem) throw new UsageError(`--env ${env}: ${overlayDir} ${overlayProblem}`);
 
     const dump = await readLiveDump(values.from, io.cwd, readByImport);
-    const merged = mergeProviderList(BUILTIN_PROVIDERS, config.providers).providers;
+    const merged = mergeProviderList(builtinProvidersOf(baselineOf(config.emulate).clusterctl), config.providers).providers;
     const installation = inferInstallation(dump, {
       fetchUrls,
       isKnown: (kind, name) => merged.some((p) => p.type === kind && p.name === name) || config.repositories.some((r) => existsSync(path.resolve(repoRoot, r.path, manifestLabel(kind, name)))),

@@ -1,8 +1,11 @@
 /**
  * The exact steps an operator takes before a GitOps sync that drops or stops serving a CRD
- * version. clusterctl upgrade (before v1.14) migrated stored objects itself
- * (cmd/clusterctl/client/cluster/crd_migration.go) and CAPI controllers since v1.10 run a CRD
- * migrator (controllers/crdmigrator); Argo CD and Flux only apply the new CRD, and the API server
+ * version. clusterctl upgrade migrated stored provider objects itself
+ * (cmd/clusterctl/client/cluster/crd_migration.go) until v1.10 made it opt-in
+ * (`--enable-crd-storage-version-migration`, deprecated) and v1.13 removed it (cluster-api #13290);
+ * the operator v0.28's upgrade (clusterctl v1.12.10 ApplyCustomPlan with default options) does not
+ * run it either. CAPI controllers since v1.10 run a CRD migrator (controllers/crdmigrator) instead;
+ * Argo CD and Flux only apply the new CRD, and the API server
  * rejects a CRD whose spec.versions lacks a version still listed in status.storedVersions.
  */
 
@@ -40,7 +43,7 @@ function storageMigrationCommands(crd: string, keep: string): string[] {
   return [
     `Before syncing, with the current release still installed, list the versions objects are stored in: \`kubectl get crd ${crd} -o jsonpath='{.status.storedVersions}'\``,
     `If it prints exactly \`["${keep}"]\`, nothing needs migrating (CAPI controllers v1.10+ usually did it already through their CRD migrator).`,
-    `Otherwise re-write every object so the API server stores it in ${keep}: a no-op update such as \`kubectl get ${crd} -A -o json | kubectl replace -f -\` (repeat for objects that report a conflict), or let the provider's CRD migrator do it. clusterctl upgrade did this before v1.14; Argo CD and Flux never do.`,
+    `Otherwise re-write every object so the API server stores it in ${keep}: a no-op update such as \`kubectl get ${crd} -A -o json | kubectl replace -f -\` (repeat for objects that report a conflict), or let the provider's CRD migrator do it. clusterctl upgrade stopped doing this by default in v1.10 and dropped it in v1.13 (cluster-api #13290); Argo CD and Flux never do.`,
     `Then drop the old versions from the stored list: \`kubectl patch crd ${crd} --subresource=status --type=merge -p '{"status":{"storedVersions":["${keep}"]}}'\` (kubectl 1.24+), and check with the first command that only ${keep} is listed.`,
   ];
 }

@@ -1,10 +1,13 @@
 /**
  * clusterctl's built-in provider list, embedded as data (`builtin-providers.json`, extracted from
  * the `defaults()` list of cluster-api v1.14.0 `cmd/clusterctl/client/config/providers_client.go`;
- * its header records the tag and commit), and clusterctl's rules for merging user-defined entries
+ * its header records the tag and commit; `builtin-providers-v1.12.10.json` the same list of v1.12.10,
+ * the clusterctl cluster-api-operator v0.28 runs: 61 entries, without cloudscale-ch-cloudscale, oxide
+ * and kubeswift-io), and clusterctl's rules for merging user-defined entries
  * into it (`providersClient.List`). The list is immutable; merging returns new arrays.
  */
 import list from './builtin-providers.json' with { type: 'json' };
+import listV1_12 from './builtin-providers-v1.12.10.json' with { type: 'json' };
 import type { Diagnostic, Location } from '../../errors.js';
 import { isProviderKind, kindInfo, type ProviderKind } from '../../declarations/provider-kinds.js';
 import { validateProviderEntry, type ProviderEntryInput } from './validate-provider.js';
@@ -47,6 +50,23 @@ export const BUILTIN_PROVIDERS: readonly BuiltinProvider[] = Object.freeze(
     return Object.freeze({ name: entry.name, type: entry.type, url: entry.url });
   }),
 );
+
+const V1_12_10: readonly BuiltinProvider[] = Object.freeze(
+  listV1_12.providers.map((entry) => {
+    if (!isProviderKind(entry.type)) throw new Error(`builtin-providers-v1.12.10.json: unknown type ${entry.type}`);
+    return Object.freeze({ name: entry.name, type: entry.type, url: entry.url });
+  }),
+);
+
+/** The built-in list of clusterctl `clusterctl` (`v1.14.0`, the default, or `v1.12.10`, the operator's). */
+export function builtinProvidersOf(clusterctl: string): readonly BuiltinProvider[] {
+  return clusterctl === listV1_12.header.clusterctl ? V1_12_10 : BUILTIN_PROVIDERS;
+}
+
+/** Where the list of clusterctl `clusterctl` comes from (see {@link builtinProvidersOf}). */
+export function builtinProvidersHeaderOf(clusterctl: string): BuiltinProvidersHeader {
+  return clusterctl === listV1_12.header.clusterctl ? Object.freeze({ ...listV1_12.header }) : BUILTIN_PROVIDERS_HEADER;
+}
 
 /** The built-in configuration of provider `name` of `kind`, or undefined (exact, case-sensitive match). */
 export function findBuiltinProvider(kind: ProviderKind, name: string): BuiltinProvider | undefined {
