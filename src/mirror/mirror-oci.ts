@@ -1,29 +1,68 @@
 /**
- * `mirror --format oci`: each pinned provider release becomes one OCI artifact
- * `<prefix>/<manifest label>:<version>` in the layout the operator's `publish` command produces,
- * with the file names the operator looks for first (`{type}-{name}-{version}-components.yaml`,
- * `…-metadata.yaml`). Either tool can then read it through `spec.fetchConfig.oci`.
+ * `mirror --format oci`: each pinned provider release becomes one OCI artifact, in either layout:
+ *
+ * - `operator` (the default): `<prefix>/<manifest label>:<version>` in the layout the operator's
+ *   `publish` command produces, with the file names the operator looks for first
+ *   (`{type}-{name}-{version}-components.yaml`, `…-metadata.yaml`). Both the operator v0.28 and
+ *   capi-render read it through `spec.fetchConfig.oci` — the one layout every released consumer reads.
+ * - `cluster-api`: `<prefix>/{type}-{name}:<version>` in the layout of cluster-api's OCI proposal
+ *   (PR #14033, not merged; source/oci/oci-capi-layout.ts): one tar+gzip layer with `metadata.yaml`
+ *   and the components file as the release names it, and the proposal's annotations. Pass the
+ *   proposal's `…/manifests` path as the prefix to follow its naming. capi-render reads it through an
+ *   `oci://<prefix>/{type}-{name}` provider URL or `fetchConfig.oci`; the operator v0.28 does not.
  */
 import { publishOciArtifact } from '../source/oci/oci-publish.js';
 import type { OciCredentials } from '../source/oci/oci-credentials.js';
+import { parseOciReference } from '../source/oci/oci-reference.js';
+import { METADATA_FILE } from '../source/metadata.js';
+import { findBuiltinProvider } from '../source/github/builtin-providers.js';
 import { kindInfo } from '../declarations/provider-kinds.js';
+import { packProviderArtifact, pushProviderArtifact } from '../publish/provider-artifact.js';
 import type { ResolvedProvider } from '../render/environment-result.js';
 
+/** The artifact layouts `mirror --format oci` writes (`--oci-layout`). */
+export const MIRROR_OCI_LAYOUTS = ['operator', 'cluster-api'] as const;
+export type MirrorOciLayout = (typeof MIRROR_OCI_LAYOUTS)[number];
+
+/** One pushed artifact: the reference pushed and the manifest digest the registry confirmed. */
 export interface PushedArtifact {
   reference: string;
   manifestDigest: string;
 }
 
-export async function publishMirror(providers: readonly ResolvedProvider[], prefix: string, credentials: OciCredentials | undefined, fetchImpl?: typeof fetch): Promise<PushedArtifact[]> {
+/** Pushes every distinct (provider, version) once, sorted by label then version. */
+export async function publishMirror(
+  providers: readonly ResolvedProvider[],
+  prefix: string,
+  credentials: OciCredentials | undefined,
+  fetchImpl?: typeof fetch,
+  layout: MirrorOciLayout = 'operator',
+): Promise<PushedArtifact[]> {
   const seen = new Set<string>();
   const pushed: PushedArtifact[] = [];
   const sorted = [...providers].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : a.version < b.version ? -1 : 1));
+  const encoder = new TextEncoder();
   for (const p of sorted) {
-    const reference = `${prefix.replace(/\/+$/, '')}/${p.label}:${p.version}`;
+    const type = kindInfo(p.cr.kind).operatorType;
+    const repository = layout === 'operator' ? p.label : `${type}-${p.cr.name}`;
+    const reference = `${prefix.replace(/\/+$/, '')}/${repository}:${p.version}`;
     if (seen.has(reference)) continue;
     seen.add(reference);
-    const base = `${kindInfo(p.cr.kind).operatorType}-${p.cr.name}-${p.version}`;
-    const encoder = new TextEncoder();
+    if (layout === 'cluster-api') {
+      const artifact = packProviderArtifact({
+        identity: { type, name: p.cr.name, version: p.version },
+        source: sourceRepository(p),
+        files: [
+          { name: METADATA_FILE, bytes: encoder.encode(p.files.metadata) },
+          { name: p.files.componentsFile, bytes: encoder.encode(p.files.components) },
+        ],
+      });
+      const ref = parseOciReference(reference, { field: '--to' });
+      const manifestDigest = await pushProviderArtifact({ ...ref, tag: p.version }, artifact, credentials, fetchImpl);
+      pushed.push({ reference, manifestDigest });
+      continue;
+    }
+    const base = `${type}-${p.cr.name}-${p.version}`;
     const { manifestDigest } = await publishOciArtifact({
       reference,
       files: [
@@ -36,4 +75,16 @@ export async function publishMirror(providers: readonly ResolvedProvider[], pref
     pushed.push({ reference, manifestDigest });
   }
   return pushed;
+}
+
+/**
+ * `org.opencontainers.image.source`: the GitHub repository of a built-in provider or of a GitHub
+ * source, else the source's id (`local:…`, `oci:…`) — never a path of this machine, so the
+ * artifact is the same wherever it is mirrored from.
+ */
+function sourceRepository(p: ResolvedProvider): string {
+  const github = /^https:\/\/github\.com\/([^/]+)\/([^/]+)\//.exec(findBuiltinProvider(p.cr.kind, p.cr.name)?.url ?? '');
+  if (github) return `https://github.com/${github[1]}/${github[2]}`;
+  if (p.sourceId.startsWith('github:')) return `https://github.com/${p.sourceId.slice('github:'.length)}`;
+  return p.sourceId;
 }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { SpecError, error, peerWording } from '../errors.js';
 import type { RenderConfig } from '../config/config-types.js';
 import type { FetchProgressListener } from '../source/fetch-progress.js';
-import { builtinProvidersOf, mergeProviderList, type BuiltinProvider } from '../source/github/builtin-providers.js';
+import { builtinProvidersOf, findBuiltinProvider, mergeProviderList, type BuiltinProvider } from '../source/github/builtin-providers.js';
 import { baselineOf } from '../baseline/baseline.js';
 import { createGitHubClient, createGitHubSource, type GitHubClient } from '../source/github/github-source.js';
 import { GITHUB_API_BASE_URL, isGitHubUrl, parseGitHubReleaseUrl } from '../source/github/github-url.js';
@@ -19,6 +19,9 @@ import { GITLAB_TOKEN_VARIABLE, createGitLabClient, createGitLabSource, isGitLab
 import { createLocalRepositorySource } from '../source/local-repository.js';
 import { readOciCredentials } from '../source/oci/oci-credentials.js';
 import { createOciSource } from '../source/oci/oci-source.js';
+import { isOciUrl } from '../source/oci/oci-url.js';
+import { createOciUrlSource } from '../source/oci/oci-url-source.js';
+import { createDockerCredentials } from '../images/registry/docker-credentials.js';
 import { asFetch } from '../source/http/network-fetch.js';
 import { kindInfo, manifestLabel } from '../declarations/provider-kinds.js';
 import type { ProviderCR } from '../declarations/provider-spec.js';
@@ -40,6 +43,8 @@ export interface CatalogOptions {
   onProgress?: FetchProgressListener;
   /** Retry tuning, for tests. */
   githubRetry?: { retries?: number; retryAfterBaseMs?: number };
+  /** The process environment, for the Docker credential chain of `oci://` URLs (HOME, DOCKER_CONFIG, …). Default: none (anonymous). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCatalog {
@@ -59,10 +64,11 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
   };
 
   const fromUrl = (cr: ProviderCR, url: string, field: string, secretValues?: () => Record<string, string>): ProviderSource =>
-    sourceFromUrl(url, { label: manifestLabel(cr.kind, cr.name), kind: cr.kind, ref: ref(cr), file: cr.file, line: cr.line, field }, secretValues);
+    sourceFromUrl(url, { label: manifestLabel(cr.kind, cr.name), kind: cr.kind, name: cr.name, ref: ref(cr), file: cr.file, line: cr.line, field }, secretValues);
 
   const sourceFromUrl = (url: string, at: UrlSite, secretValues?: () => Record<string, string>): ProviderSource => {
     if (url.startsWith('file://')) return fileSource(url, at);
+    if (isOciUrl(url) && at.kind && at.name) return ociUrlSource(url, { ...at, kind: at.kind, name: at.name }, secretValues);
     if (isGitLabUrl(url)) return gitLabSource(url, at, secretValues);
     if (!isGitHubUrl(url, enterpriseHosts)) throw unsupportedUrl(url, at);
     const parsed = parseGitHubReleaseUrl(url, { kind: at.kind, enterpriseHosts, where: { file: at.file, line: at.line, field: at.field, object: at.ref } });
@@ -73,6 +79,23 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
       latestRule: 'clusterctl',
       defaultVersion: parsed.version && parsed.version !== 'latest' ? parsed.version : undefined,
     };
+  };
+
+  // cluster-api's proposed oci:// scheme (source/oci/oci-url.ts). Credentials: the provider's
+  // configSecret OCI_* keys (the operator's), else the Docker credential chain (the proposal's).
+  const ociUrlSource = (url: string, at: UrlSite & { kind: ProviderCR['kind']; name: string }, secretValues?: () => Record<string, string>): ProviderSource => {
+    const componentsFile = ociComponentsFile(at.kind, at.name);
+    const created = createOciUrlSource({
+      url,
+      providerType: kindInfo(at.kind).operatorType,
+      providerName: at.name,
+      componentsFile,
+      credentials: async (registry) => readOciCredentials(secretValues?.() ?? {}) ?? (options.env ? (await createDockerCredentials({ env: options.env }).lookup(registry)).credentials : undefined),
+      where: { file: at.file, line: at.line, field: at.field, object: at.ref },
+      onProgress: options.onProgress,
+      ...(options.fetch ? { fetchImpl: asFetch(options.fetch) } : {}),
+    });
+    return { source: created.source, componentsFile, latestRule: 'clusterctl', defaultVersion: created.defaultVersion };
   };
 
   const gitLabSource = (url: string, at: UrlSite, secretValues?: () => Record<string, string>): ProviderSource => {
@@ -92,6 +115,7 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
   return {
     componentsFile(cr) {
       const entry = find(cr);
+      if (entry && isOciUrl(entry.url)) return ociComponentsFile(cr.kind, cr.name);
       return entry ? entry.url.slice(entry.url.lastIndexOf('/') + 1) : kindInfo(cr.kind).componentsAsset;
     },
     isPredefined(cr) {
@@ -162,10 +186,21 @@ function unsupportedUrl(url: string, at: UrlSite): SpecError {
   );
 }
 
+/**
+ * The components file an `oci://` artifact is read for: the release asset of clusterctl's built-in
+ * entry (an oci:// URL names no file), else the kind's default (`infrastructure-components.yaml`).
+ */
+function ociComponentsFile(kind: ProviderCR['kind'], name: string): string {
+  const builtin = findBuiltinProvider(kind, name);
+  return builtin ? builtin.url.slice(builtin.url.lastIndexOf('/') + 1) : kindInfo(kind).componentsAsset;
+}
+
 /** Where a URL was written, for messages; `label` is the folder a file:// URL must name. */
 export interface UrlSite {
   label: string;
   kind?: ProviderCR['kind'];
+  /** The provider's name, when the URL is a provider's (an `oci://` artifact names it). */
+  name?: string;
   ref: string;
   file: string;
   line: number;

@@ -143,6 +143,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
         gitlabToken: repo.config.gitlab.accessToken ? options.env?.[repo.config.gitlab.accessToken.fromEnv] || undefined : undefined,
         fetch: options.fetch,
         onProgress: options.onProgress,
+        ...(options.env ? { env: options.env } : {}),
       }),
     lock,
     lockEvidence: { text: options.lockText, rule: options.lockContradictions ?? 'repair' },

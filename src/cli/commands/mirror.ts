@@ -8,7 +8,7 @@ import { listEnvironmentImages } from '../../images/image-list.js';
 import { mirrorFiles, type MirrorFormat } from '../../mirror/mirror-layout.js';
 import { render } from '../../render/render.js';
 import type { Command, CommandContext } from '../command.js';
-import { publishMirror } from '../../mirror/mirror-oci.js';
+import { MIRROR_OCI_LAYOUTS, publishMirror, type MirrorOciLayout } from '../../mirror/mirror-oci.js';
 import { asFetch } from '../../source/http/network-fetch.js';
 import { readOciCredentials } from '../../source/oci/oci-credentials.js';
 import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
@@ -21,16 +21,17 @@ export const mirrorCommand: Command = {
   name: 'mirror',
   summary: 'write every release the lock pins as a clusterctl local repository or operator ConfigMaps',
   choices: { format: FORMATS },
-  usage: '--to DIR|REGISTRY/REPO [--format repository|configmaps|oci] [--compress] [--env NAME]... [--offline] | --images REGISTRY/PREFIX [--write-overrides FILE] [--env NAME]...',
+  usage: '--to DIR|REGISTRY/REPO [--format repository|configmaps|oci [--oci-layout operator|cluster-api]] [--compress] [--env NAME]... [--offline] | --images REGISTRY/PREFIX [--write-overrides FILE] [--env NAME]...',
   help: [
     ['--to DIR', 'the folder to write (created; existing files of the same names are replaced), or for oci a registry/repository prefix'],
     ['--format F', 'repository (default): <label>/<version>/<file>; configmaps: the operator\'s air-gapped ConfigMaps; oci: push <prefix>/<label>:<version> as the operator\'s publish does (credentials from OCI_USERNAME/OCI_PASSWORD/OCI_ACCESS_TOKEN/OCI_REFRESH_TOKEN)'],
+    ['--oci-layout L', 'oci: operator (default; what the operator v0.28 reads: one titled layer per file) or cluster-api (the layout of cluster-api\'s unmerged OCI proposal PR #14033: <prefix>/{type}-{name}:<version>, one tar+gzip layer, its annotations; read back through an oci:// provider URL)'],
     ['--compress', 'configmaps: gzip components into binaryData (automatic above the 1 MiB ConfigMap limit)'],
     ['--images R/P', 'instead: copy every pinned image (imagePolicy.pinDigests) by digest to R/P/<name>:<tag> — index, platform manifests and blobs; existing blobs are skipped, so an interrupted copy resumes — and print the images: override that points the environments at it (list R in imagePolicy.insecureRegistries for plain HTTP)'],
     ['--write-overrides FILE', 'with --images: also write that override to FILE (merge it into capi-render.yaml or an overlay)'],
     ...RENDER_FLAG_HELP,
   ],
-  options: { ...RENDER_FLAGS, to: { type: 'string' }, format: { type: 'string' }, compress: { type: 'boolean' }, images: { type: 'string' }, 'write-overrides': { type: 'string' } },
+  options: { ...RENDER_FLAGS, to: { type: 'string' }, format: { type: 'string' }, compress: { type: 'boolean' }, 'oci-layout': { type: 'string' }, images: { type: 'string' }, 'write-overrides': { type: 'string' } },
   async run(ctx) {
     const { io, values } = ctx;
     if (values.images !== undefined) return mirrorPinnedImages(ctx);
@@ -38,12 +39,15 @@ export const mirrorCommand: Command = {
     if (!values.to) throw new UsageError('--to DIR is required (or --images REGISTRY/PREFIX)');
     const format = String(values.format ?? 'repository');
     if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
+    const layout = String(values['oci-layout'] ?? 'operator');
+    if (values['oci-layout'] !== undefined && format !== 'oci') throw new UsageError('--oci-layout goes with --format oci');
+    if (!(MIRROR_OCI_LAYOUTS as readonly string[]).includes(layout)) throw new UsageError(`--oci-layout must be one of ${MIRROR_OCI_LAYOUTS.join(', ')}`);
     const prepared = await prepareRender(ctx);
     // A `repositories:` entry may name the folder this mirror creates: that is how one is vendored.
     const filling = format === 'repository' ? { fillingRepository: path.resolve(io.cwd, String(values.to)) } : {};
     const result = await render({ ...prepared.options, ...filling }).finally(() => prepared.settleCache());
     if (format === 'oci') {
-      const pushed = await publishMirror(result.environments.flatMap((e) => e.providers), String(values.to), readOciCredentials(io.env), prepared.options.fetch && asFetch(prepared.options.fetch));
+      const pushed = await publishMirror(result.environments.flatMap((e) => e.providers), String(values.to), readOciCredentials(io.env), prepared.options.fetch && asFetch(prepared.options.fetch), layout as MirrorOciLayout);
       for (const p of pushed) io.stderr.write(`pushed ${p.reference} (${p.manifestDigest})\n`);
       return 0;
     }
@@ -66,7 +70,7 @@ export const mirrorCommand: Command = {
 /** `mirror --images`: see images/mirror-images.ts. */
 async function mirrorPinnedImages(ctx: CommandContext): Promise<number> {
   const { io, values } = ctx;
-  if (values.to !== undefined || values.format !== undefined || values.compress) throw new UsageError('--images goes without --to, --format and --compress');
+  if (values.to !== undefined || values.format !== undefined || values.compress || values['oci-layout'] !== undefined) throw new UsageError('--images goes without --to, --format, --oci-layout and --compress');
   const prefix = String(values.images);
   const prepared = await prepareRender(ctx);
   const result = await render(prepared.options).finally(() => prepared.settleCache());

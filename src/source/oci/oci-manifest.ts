@@ -21,6 +21,8 @@ export interface OciManifest {
   artifactType?: string;
   /** The layers (`layers`, or `blobs` of an artifact manifest), in manifest order. */
   layers: OciDescriptor[];
+  /** The manifest's own annotations (the cluster-api layout identifies the provider there). */
+  annotations?: Record<string, string>;
 }
 
 /** Parses manifest bytes; throws FetchError `source-unsupported` naming `what` when they are not a manifest. */
@@ -44,6 +46,11 @@ export function parseOciManifest(bytes: Uint8Array, what: string): OciManifest {
   const manifest: OciManifest = { layers };
   if (typeof parsed.mediaType === 'string') manifest.mediaType = parsed.mediaType;
   if (typeof parsed.artifactType === 'string') manifest.artifactType = parsed.artifactType;
+  const annotations = parsed.annotations;
+  if (annotations !== undefined) {
+    if (!isRecord(annotations) || Object.values(annotations).some((v) => typeof v !== 'string')) throw bad('its annotations are not a string map');
+    manifest.annotations = annotations as Record<string, string>;
+  }
   return manifest;
 }
 

@@ -3,7 +3,10 @@
  * (internal/controller/oci_source.go, manifests_downloader.go OCIConfigMap) over the distribution
  * API. Versions are the repository's tags. A file of a version comes from the manifest of the
  * reference's own tag when it has one (it overrides spec.version: `pinnedVersion`), else of the tag
- * named by the version, and from the layer chosen by {@link ociFileCandidates}.
+ * named by the version, and by the operator's file-name precedence ({@link ociFileCandidates}):
+ * from the layer so titled in the operator's layout, or — capi-render reading what the operator v0.28
+ * does not — from the one tar+gzip layer of cluster-api's proposed layout (oci-capi-layout.ts), whose
+ * annotations are not checked here, as the operator checks none.
  *
  * Artifact URLs are `oci://<registry>/<repository>@<manifest digest>#<layer title>`: the manifest
  * digest, not the tag, so a tag moved to new content gives a new URL and the lock notices.
@@ -15,7 +18,8 @@ import { sortVersions } from '../../declarations/versions.js';
 import { createOciClient, type FetchedManifest } from './oci-client.js';
 import type { OciCredentials } from './oci-credentials.js';
 import { computeOciDigest } from './oci-digest.js';
-import { ociFileCandidates, selectOciLayer, titleOf } from './oci-file-names.js';
+import { createOciArtifactFileReader } from './oci-artifact-files.js';
+import { ociFileCandidates } from './oci-file-names.js';
 import { formatOciReference, parseOciReference } from './oci-reference.js';
 
 /** What the OCI source of one provider needs. */
@@ -57,6 +61,7 @@ export function createOciSource(input: OciSourceInput): OciSource {
   const client = createOciClient({ registry: ref.registry, plainHttp: ref.plainHttp, credentials: input.credentials, fetchImpl: input.fetchImpl, timeoutMs: input.timeoutMs, onProgress: input.onProgress });
   const shown = formatOciReference({ ...ref, tag: undefined });
   const manifests = new Map<string, Promise<FetchedManifest>>();
+  const reader = createOciArtifactFileReader(client, ref.repository);
 
   function manifestOf(tag: string): Promise<FetchedManifest> {
     let pending = manifests.get(tag);
@@ -80,10 +85,10 @@ export function createOciSource(input: OciSourceInput): OciSource {
       const tag = ref.tag ?? version;
       const fetched = await manifestOf(tag);
       const wanted = ociFileCandidates(input.providerType, input.providerName, version, fileName);
-      const chosen = selectOciLayer(fetched.manifest.layers, wanted.titles);
-      if (!chosen) throw missingLayer(`${shown}:${tag}`, fetched, wanted.role, wanted.titles);
-      const bytes = await client.getBlob(ref.repository, chosen.layer.digest, chosen.layer.size);
-      const url = `oci://${ref.registry}/${ref.repository}@${fetched.digest}#${chosen.title}`;
+      const chosen = await reader.read(fetched, wanted.titles);
+      if (!chosen) throw missingLayer(`${shown}:${tag}`, fetched, wanted.role, wanted.titles, await reader.names(fetched));
+      const bytes = chosen.bytes;
+      const url = `oci://${ref.registry}/${ref.repository}@${fetched.digest}#${chosen.name}`;
       try {
         input.onProgress?.({ type: 'download', url, bytes: bytes.length });
       } catch {
@@ -100,7 +105,7 @@ export interface OciArtifactDescription {
   registry: string;
   repository: string;
   manifestDigest: string;
-  /** The layer's digest: the sha256 of the artifact's bytes (the source verified it). */
+  /** The file's digest: in the operator's layout the layer's (the source verified it), in cluster-api's the archive entry's. */
   layerDigest: string;
   title: string;
 }
@@ -113,12 +118,11 @@ export function describeOciArtifact(artifact: Artifact): OciArtifactDescription 
   return { registry, repository, manifestDigest, layerDigest: computeOciDigest(artifact.bytes), title };
 }
 
-function missingLayer(shown: string, fetched: FetchedManifest, role: string, titles: readonly string[]): FetchError {
-  const present = [...new Set(fetched.manifest.layers.filter((l) => l.size > 0).map(titleOf).filter((t): t is string => !!t))].sort();
+function missingLayer(shown: string, fetched: FetchedManifest, role: string, titles: readonly string[], present: readonly string[]): FetchError {
   // The operator's wording (oci_source.go): "collected artifact needs to provide <role> as A or B file".
   return new FetchError(
     error('source-not-found', `collected artifact needs to provide ${role} as ${titles.join(' or ')} file (artifact ${shown}@${fetched.digest})`, {
-      hint: present.length > 0 ? `the artifact has: ${present.join(', ')}` : 'the artifact has no titled, non-empty layers',
+      hint: present.length > 0 ? `the artifact has: ${present.join(', ')}` : 'the artifact has no titled, non-empty layers (nor an archive holding such files)',
     }),
   );
 }

@@ -1,0 +1,110 @@
+/**
+ * An `oci://` provider URL (oci-url.ts) as a ReleaseSource, the way the clusterctl repository client
+ * of cluster-api's OCI proposal is described (PR #14033 "clusterctl support", not merged):
+ * versions are the repository's tags; a file of a version comes from the artifact tagged with the
+ * version — or the one the URL pins with `@sha256:…` — and is the file of exactly the name asked for
+ * (`metadata.yaml`, the provider's components file). Artifacts in the cluster-api layout must carry
+ * the proposal's annotations for this provider and version (checkCapiAnnotations); artifacts in the
+ * operator's layout are read too, with the operator's file-name precedence after the exact name.
+ *
+ * Artifact URLs are `oci://<registry>/<repository>@<manifest digest>#<file>`, as for
+ * `fetchConfig.oci`, so the lock records the manifest digest with each file's sha256, and a moved
+ * tag is a digest mismatch, never a silent update.
+ */
+import { FetchError, error, type Location } from '../../errors.js';
+import type { FetchProgressListener } from '../fetch-progress.js';
+import type { Artifact, ReleaseSource } from '../release-source.js';
+import { sortVersions } from '../../declarations/versions.js';
+import { createOciArtifactFileReader, type OciArtifactFileReader } from './oci-artifact-files.js';
+import { ANNOTATION_VERSION, checkCapiAnnotations, ociArtifactLayout } from './oci-capi-layout.js';
+import { createOciClient, type FetchedManifest, type OciClient } from './oci-client.js';
+import type { OciCredentials } from './oci-credentials.js';
+import { ociFileCandidates } from './oci-file-names.js';
+import { formatOciUrl, parseOciUrl } from './oci-url.js';
+
+/** What the source of one `oci://` provider URL needs. */
+export interface OciUrlSourceInput {
+  url: string;
+  /** The operator's GetType() of the provider (`core`, `control-plane`, …). */
+  providerType: string;
+  providerName: string;
+  /** The components file to read (clusterctl's components path for this provider). */
+  componentsFile: string;
+  /** Resolved once for the URL's registry, on the first request (the CLI: configSecret OCI_* keys, else the Docker credential chain). */
+  credentials?: (registry: string) => Promise<OciCredentials | undefined>;
+  /** Default: the global `fetch` (the CLI passes its proxy-aware one). */
+  fetchImpl?: typeof fetch;
+  timeoutMs?: number;
+  /** Where the URL is written, for a parse error. */
+  where?: Location;
+  onProgress?: FetchProgressListener;
+}
+
+/** The source, and the version the URL's tag names (used when the CR gives none). */
+export interface OciUrlSource {
+  source: ReleaseSource;
+  defaultVersion?: string;
+}
+
+/** Builds the source; parses the URL now (SpecError when invalid), makes no request until used. */
+export function createOciUrlSource(input: OciUrlSourceInput): OciUrlSource {
+  const url = parseOciUrl(input.url, input.where ?? {});
+  const shown = formatOciUrl({ ...url, tag: undefined, digest: undefined });
+  let connected: Promise<{ client: OciClient; reader: OciArtifactFileReader }> | undefined;
+  const connect = () =>
+    (connected ??= (async () => {
+      const credentials = await input.credentials?.(url.registry);
+      const client = createOciClient({ registry: url.registry, plainHttp: url.plainHttp, credentials, fetchImpl: input.fetchImpl, timeoutMs: input.timeoutMs, onProgress: input.onProgress });
+      return { client, reader: createOciArtifactFileReader(client, url.repository) };
+    })());
+  const manifests = new Map<string, Promise<FetchedManifest>>();
+  const manifestOf = (reference: string): Promise<FetchedManifest> => {
+    let pending = manifests.get(reference);
+    if (!pending) {
+      pending = connect().then(({ client }) => client.getManifest(url.repository, reference));
+      pending.catch(() => manifests.delete(reference));
+      manifests.set(reference, pending);
+    }
+    return pending;
+  };
+
+  const source: ReleaseSource = {
+    id: `oci:${url.registry}/${url.repository}${url.digest ? `@${url.digest}` : ''}`,
+    description: `OCI repository ${url.digest ? `${shown}@${url.digest}` : shown}`,
+    remote: true,
+    async listVersions() {
+      if (url.digest) {
+        // A pinned artifact offers the one version it says it is, when it says so.
+        const pinned = (await manifestOf(url.digest)).manifest.annotations?.[ANNOTATION_VERSION];
+        if (pinned) return [pinned];
+      }
+      const { client } = await connect();
+      return sortVersions(await client.listTags(url.repository));
+    },
+    async readFile(version, fileName): Promise<Artifact> {
+      const fetched = await manifestOf(url.digest ?? version);
+      const what = `artifact ${shown}@${fetched.digest} (${version})`;
+      const layout = ociArtifactLayout(fetched.manifest);
+      if (layout === 'cluster-api') checkCapiAnnotations(fetched.manifest, { type: input.providerType, name: input.providerName, version }, what);
+      const names = layout === 'cluster-api' ? [fileName] : [...new Set([fileName, ...ociFileCandidates(input.providerType, input.providerName, version, fileName).titles])];
+      const { reader } = await connect();
+      const found = await reader.read(fetched, names);
+      if (!found) {
+        const present = await reader.names(fetched);
+        throw new FetchError(
+          error('source-not-found', `${what} has no ${names.join(' or ')}`, {
+            hint: present.length > 0 ? `the artifact has: ${present.join(', ')}` : 'the artifact holds no non-empty files',
+          }),
+        );
+      }
+      const artifactUrl = `oci://${url.registry}/${url.repository}@${fetched.digest}#${found.name}`;
+      try {
+        input.onProgress?.({ type: 'download', url: artifactUrl, bytes: found.bytes.length });
+      } catch {
+        // A broken listener must not break a fetch.
+      }
+      return { bytes: found.bytes, url: artifactUrl };
+    },
+  };
+  return url.tag === undefined ? { source } : { source, defaultVersion: url.tag };
+}
