@@ -55,7 +55,7 @@ export async function readLiveDump(file: string, cwd: string, select?: (head: Du
     throw new SpecError(
       error('live-dump', `cannot read the dump ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code}`, {
         file,
-        hint: 'write the dump with kubectl first (README: "Adopting an existing management cluster"), then pass its path',
+        hint: 'write the dump with kubectl first (docs/adoption.md "1. Dump the cluster (read-only)"), then pass its path',
       }),
     );
   }

@@ -30,7 +30,7 @@ export function formatLiveReport(report: LiveReport, options: { color: boolean }
   for (const o of report.missingFromDump) {
     const d = warning('live-dump', `${o.object} is not in the dump, but objects of its group are: it exists in the cluster, and the dump is incomplete`, {
       file: report.dump,
-      hint: 'dump the CRDs too (kubectl get crd -l cluster.x-k8s.io/provider, and providers.clusterctl.cluster.x-k8s.io by name; README: "Adopting an existing management cluster")',
+      hint: 'dump the CRDs too (kubectl get crd -l cluster.x-k8s.io/provider, and providers.clusterctl.cluster.x-k8s.io by name; docs/adoption.md "1. Dump the cluster (read-only)")',
     });
     parts.push(formatDiagnostic(d, options));
   }

@@ -20,7 +20,7 @@ export interface ImageOverrideConfig {
   tag?: string;
 }
 
-/** Software bill of materials (README "SBOM"). */
+/** Software bill of materials (docs/images.md "SBOM"). */
 export interface SbomConfig {
   /** `build` writes `<env>/sbom.cdx.json` (CycloneDX 1.6) beside each environment's output; `check` compares it. Default false. */
   write?: boolean;
@@ -79,7 +79,7 @@ export interface RenderConfig {
   emulate?: BaselineId;
   /** Local repositories searched, in order, for providers without a fetchConfig. Default: none. */
   repositories: LocalRepositoryConfig[];
-  /** Variables for `${VAR}` substitution, lowest precedence (see README "Variables"). Default: none. */
+  /** Variables for `${VAR}` substitution, lowest precedence (see docs/inputs-and-overlays.md "Variables"). Default: none. */
   variables: Record<string, VariableValue>;
   /** clusterctl `images:` overrides, keyed `all`, `<component>` or `<component>/<image>`. Default: none. */
   images: Record<string, ImageOverrideConfig>;

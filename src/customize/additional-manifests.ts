@@ -42,7 +42,7 @@ export function appendAdditionalManifests(componentsText: string, configMap: Jso
   return `${componentsText}\n---\n${manifests as string}`;
 }
 
-/** Where `appendAdditionalManifests` deliberately differs from the operator, for the README. */
+/** Where `appendAdditionalManifests` deliberately differs from the operator, for docs/fidelity.md. */
 export const ADDITIONAL_MANIFESTS_DEVIATIONS: readonly Deviation[] = [
   {
     field: 'spec.additionalManifests',

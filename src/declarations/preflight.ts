@@ -91,7 +91,7 @@ export function runPreflightChecks(providers: readonly ProviderCR[], ctx: Prefli
       out.push(
         error('multi-namespace', peerWording('cluster-api-operator', phrase, `${ref(p)} and ${others}: several instances need each to watch only its own namespace`), {
           ...at(p, ['spec'], 'spec.manager.cacheNamespace'),
-          hint: 'set spec.manager.cacheNamespace on every instance (the operator allows one instance per cluster; see README "Multi-namespace installs")',
+          hint: 'set spec.manager.cacheNamespace on every instance (the operator allows one instance per cluster; see docs/safety.md "Multi-namespace installs")',
         }),
       );
     }

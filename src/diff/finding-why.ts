@@ -1,6 +1,6 @@
 /**
  * Why each kind of finding matters, in one line a reviewer can act on. The HTML report prints it
- * under every finding and the README's table of finding codes repeats it word for word (a test
+ * under every finding and the table in docs/upgrades-and-report.md "Finding codes" repeats it word for word (a test
  * keeps the two in step). A `Record` over the closed code union, so a new code cannot ship without one.
  */
 import type { FindingCode } from './types.js';

@@ -167,7 +167,7 @@ export interface FluxOciVerifyOptions {
   };
 }
 
-/** How the output is prepared for its GitOps consumer (see README "Argo CD and Flux"). */
+/** How the output is prepared for its GitOps consumer (see docs/rendering.md "Prepared for a GitOps consumer", docs/argocd.md and docs/flux.md). */
 export interface GitopsConfig {
   flavour?: GitopsFlavour;
   protect?: { crds?: boolean; namespaces?: boolean };

@@ -4,7 +4,7 @@
  */
 import type { VerifyRule } from './verify/verify-rules-schema.js';
 
-/** What the build does with container images (README "Supply chain"). */
+/** What the build does with container images (docs/images.md "Images: pinning, signatures, SBOM"). */
 export interface ImagePolicyConfig {
   /** Resolve every image of the output to its digest and render `repo:tag@sha256:…`, locked. Default false. */
   pinDigests?: boolean;

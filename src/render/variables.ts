@@ -73,7 +73,7 @@ export function readConfigSecret(cr: ProviderCR, secrets: readonly InputObject[]
         file: cr.file,
         line: cr.line,
         field: 'spec.configSecret',
-        hint: 'add the Secret manifest under providers/ (values can come from the environment instead: see README "Variables")',
+        hint: 'add the Secret manifest under providers/ (values can come from the environment instead: see docs/inputs-and-overlays.md "Variables")',
       }),
     );
   }

@@ -1,6 +1,6 @@
 /**
  * An environment's SBOM as CycloneDX 1.6 JSON, built with the CycloneDX project's own library
- * (models and JSON serializer). The shape (README "SBOM"):
+ * (models and JSON serializer). The shape (docs/images.md "SBOM"):
  *
  * - `metadata.component`: the environment (`application`, bom-ref `environment:<env>`), depending on
  *   every release it installs; `metadata.tools.components`: capi-render itself; lifecycle `build`.

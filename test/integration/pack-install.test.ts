@@ -30,7 +30,7 @@ describe('npm pack → npm install -g → first run', () => {
     expect(install.stderr).not.toMatch(/install-scripts|allow-scripts/);
     const installed = path.join(prefix, 'lib', 'node_modules', pkg.name);
     // Only runtime dependencies were installed, and none of this repository's development files.
-    expect(readdirSync(installed).sort()).toEqual(expect.arrayContaining(['README.md', 'bundled-templates', 'dist', 'package.json', 'schemas']));
+    expect(readdirSync(installed).sort()).toEqual(expect.arrayContaining(['README.md', 'bundled-templates', 'dist', 'docs', 'package.json', 'schemas']));
     expect(readdirSync(installed).filter((f) => ['src', 'test', 'scripts', 'bench'].includes(f))).toEqual([]);
     expect(readdirSync(path.join(installed, 'node_modules')).filter((d) => ['vitest', 'typescript', 'esbuild', 'vite'].includes(d))).toEqual([]);
 
@@ -45,6 +45,8 @@ describe('npm pack → npm install -g → first run', () => {
     const init = run(['init', '--repo', repo, '--local-repository', `${FIXTURES}repository`, '--flavour', 'flux'], work);
     expect(init.status, init.stderr).toBe(0);
     expect(readFileSync(path.join(repo, '.github/workflows/capi-render.yaml'), 'utf8')).toContain(`npx --yes capi-render@${pkg.version} `);
+    // The manual ships with the package: the hints and init's files name docs/ guides.
+    expect(readdirSync(path.join(installed, 'docs'))).toEqual(expect.arrayContaining(['README.md', 'adoption.md', 'inputs-and-overlays.md', 'safety.md']));
     // The README's Install section names the same command and version.
     const readme = readFileSync(path.join(installed, 'README.md'), 'utf8');
     expect(readme).toContain('npm install -g capi-render');

@@ -114,7 +114,7 @@ export function inferInstallation(dump: LiveDump, options: InferOptions): Inferr
     errors.push(
       error('import', `${dump.file} holds neither clusterctl's inventory (Provider objects) nor the operator's provider CRs`, {
         file: dump.file,
-        hint: 'dump them with kubectl get providers.clusterctl.cluster.x-k8s.io,coreproviders.operator.cluster.x-k8s.io,… -A -o yaml (README: "Adopting an existing management cluster")',
+        hint: 'dump them with kubectl get providers.clusterctl.cluster.x-k8s.io,coreproviders.operator.cluster.x-k8s.io,… -A -o yaml (docs/adoption.md "1. Dump the cluster (read-only)")',
       }),
     );
   } else if (cores.length !== 1 && errors.length === 0) {

@@ -1,6 +1,6 @@
 /**
  * `capi-render cmp-generate`: the `generate` command of the Argo CD Config Management Plugin (CMP
- * v2 sidecar of argocd-repo-server; README "Argo CD plugin and source hydrator"). The repo-server
+ * v2 sidecar of argocd-repo-server; docs/argocd.md "Argo CD plugin and source hydrator"). The repo-server
  * runs it in the Application's source path inside a fresh copy of the repository, with the
  * sidecar's environment plus ARGOCD_APP_* and ARGOCD_ENV_* variables and no TTY, and applies
  * whatever it prints. So it:

@@ -1,12 +1,12 @@
 /**
  * Every place where capi-render's `spec.patches` / `spec.manifestPatches` deliberately differ
  * from the cluster-api-operator (internal/patch at 46918b65, evanphx/json-patch v5.9.11,
- * sigs.k8s.io/yaml v1.6.0), for the README. Behaviour kept on purpose is not listed: RFC 7396
+ * sigs.k8s.io/yaml v1.6.0), for docs/fidelity.md. Behaviour kept on purpose is not listed: RFC 7396
  * list replacement, evanphx's negative array indices, `test` treating missing like `null`.
  */
 import type { Deviation } from '../deviation.js';
 
-/** The deviations of the patch step, in the order the README should list them. */
+/** The deviations of the patch step, in the order docs/fidelity.md should list them. */
 export const MANIFEST_PATCH_DEVIATIONS: readonly Deviation[] = [
   {
     field: 'spec.manifestPatches',
