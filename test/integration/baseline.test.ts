@@ -11,6 +11,7 @@ import { RenderError, SpecError } from '../../src/errors.js';
 import { render } from '../../src/render/render.js';
 import { runCli } from '../helpers/cli.js';
 import { CORE, configYaml, makeRepo } from '../helpers/repo.js';
+import { dumpItems, writeDump } from '../helpers/live-dump-files.js';
 
 const OPERATOR = 'emulate: operator-v0.28\n';
 const INVENTORY_CRD = /customresourcedefinition-providers\.clusterctl\.cluster\.x-k8s\.io\.yaml$/;
@@ -69,6 +70,18 @@ describe('emulate: which peer is reproduced', () => {
     expect(e.diagnostics).toEqual([
       expect.objectContaining({ code: 'image', file: 'capi-render.yaml', field: 'images.cluster-api.name', message: expect.stringContaining('cluster-api #13014') }),
     ]);
+  });
+
+  it("import compares the cluster's cert-manager with the baseline's default", async () => {
+    const small = dumpItems('clusterctl-v1.12.0').filter((o) => o.kind === 'Provider' || (o.kind === 'Deployment' && o.metadata.namespace === 'cert-manager'));
+    const warningOf = async (extra: string) => {
+      const repo = makeRepo({ 'capi-render.yaml': configYaml(extra).replace('certManager:\n  version: v1.19.4\n', '') });
+      const r = await runCli(['import', '--from', writeDump(repo, 'dump.yaml', small), '--repo', repo], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: path.join(repo, '.cache') } });
+      expect(r.code, r.stderr).toBe(0);
+      return r.stderr;
+    };
+    expect(await warningOf('')).toContain('the cluster runs cert-manager v1.19.4 (cert-manager.clusterctl.cluster.x-k8s.io/version on Deployment cert-manager/cert-manager); capi-render.yaml renders the default v1.21.1');
+    expect(await warningOf(OPERATOR)).toContain('capi-render.yaml renders the default v1.20.3');
   });
 
   it('changing the baseline re-renders a built repository and the lock says so; check then passes', async () => {

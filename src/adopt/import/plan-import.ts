@@ -32,6 +32,8 @@ export interface ImportPlanInput {
   base: readonly SourceDocument[];
   /** capi-render.yaml's certManager settings; undefined when there is no capi-render.yaml. */
   configCertManager: CertManagerConfig | undefined;
+  /** The cert-manager version rendered when certManager.version is unset (the baseline's; default clusterctl v1.14's). */
+  certManagerDefaultVersion?: string;
   /** The text of a repository-relative file, or undefined when there is none. */
   read(relative: string): string | undefined;
   force: boolean;
@@ -103,9 +105,9 @@ function planBase(input: ImportPlanInput, plan: ImportPlan): void {
       text: commentedYaml({ value, header: [`capi-render settings. ${GENERATED_BY} from ${input.dumpName}.`], comments: cm ? { 'certManager.version': `from ${cm.from}` } : {} }),
       replaces: false,
     });
-  } else if (cm && (input.configCertManager.version ?? CERT_MANAGER_DEFAULT_VERSION) !== cm.version) {
+  } else if (cm && (input.configCertManager.version ?? defaultVersion(input)) !== cm.version) {
     plan.warnings.push(
-      warning('import', `the cluster runs cert-manager ${cm.version} (${cm.from}); capi-render.yaml renders ${input.configCertManager.version ?? `the default ${CERT_MANAGER_DEFAULT_VERSION}`}`, {
+      warning('import', `the cluster runs cert-manager ${cm.version} (${cm.from}); capi-render.yaml renders ${input.configCertManager.version ?? `the default ${defaultVersion(input)}`}`, {
         file: 'capi-render.yaml',
         hint: `set certManager: {version: ${cm.version}} in capi-render.yaml (import does not edit it), or import into an environment with --env NAME, whose overlay pins it`,
       }),
@@ -148,7 +150,7 @@ function planOverlay(input: ImportPlanInput, env: string, plan: ImportPlan): voi
   const overlay: JsonObject = { apiVersion: 'capi-render/v1alpha1', kind: 'Overlay', resources };
   const comments: Record<string, string> = { ...patchComments };
   const cm = installation.certManager;
-  if (cm && (input.configCertManager?.version ?? CERT_MANAGER_DEFAULT_VERSION) !== cm.version) {
+  if (cm && (input.configCertManager?.version ?? defaultVersion(input)) !== cm.version) {
     overlay.certManager = { version: cm.version };
     comments['certManager.version'] = `from ${cm.from}`;
   }
@@ -223,4 +225,8 @@ function prefixed(sources: Record<string, string>, paths: readonly string[]): Re
 function relativeFrom(dir: string, target: string): string {
   const up = dir.split('/').filter(Boolean).map(() => '..');
   return [...up, target].join('/');
+}
+
+function defaultVersion(input: ImportPlanInput): string {
+  return input.certManagerDefaultVersion ?? CERT_MANAGER_DEFAULT_VERSION;
 }

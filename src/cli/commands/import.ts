@@ -73,6 +73,7 @@ export const importCommand: Command = {
       ...(env !== undefined ? { env } : {}),
       base,
       configCertManager: configExists ? config.certManager : undefined,
+      certManagerDefaultVersion: baselineOf(config.emulate).certManagerDefaultVersion,
       read: (rel) => readExisting(path.join(repoRoot, rel)),
       force: Boolean(values.force),
     });
