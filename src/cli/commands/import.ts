@@ -28,7 +28,7 @@ export const importCommand: Command = {
   summary: 'declare what a running management cluster has installed (from a kubectl dump) as provider CRs or a new overlay',
   usage: '--from FILE [--env NAME] [--fetch-url LABEL=URL]... [--force] [--dry-run] [--json]',
   help: [
-    ['--from FILE', 'the dump: kubectl get … -o yaml output (a List, a --- stream, or -o json); see the README for the read-only commands'],
+    ['--from FILE', 'the dump: kubectl get … -o yaml output (a List, a --- stream, or -o json); the read-only commands that write it: docs/adoption.md "1. Dump the cluster (read-only)"'],
     ['--env NAME', 'write a new overlay overlays/NAME whose differences from providers/ are patches (default: write into providers/)'],
     ['--fetch-url LABEL=URL', 'fetchConfig.url for a provider capi-render does not know, by manifest label (e.g. infrastructure-acme=https://github.com/acme/cluster-api-provider-acme/releases/v1.2.0/infrastructure-components.yaml); repeatable'],
     ['--force', 'replace files that already exist (atomically)'],
