@@ -63,7 +63,10 @@ export async function renderCertManager(
   lockCtx: { note: (d: Diagnostic) => void; overlayFile?: string | undefined },
 ): Promise<RenderedCertManager | undefined> {
   const baseline = baselineOf(session.config.emulate);
-  if (!rendersCertManager(settings, baseline, lockCtx.overlayFile ?? 'capi-render.yaml')) return undefined;
+  // The setting's place: the overlay when it sets a value capi-render.yaml does not, else capi-render.yaml.
+  const fromOverlay = lockCtx.overlayFile !== undefined && session.config.certManager.externallyProvisioned !== settings.externallyProvisioned;
+  const site = () => (fromOverlay ? { file: lockCtx.overlayFile! } : locateConfigSetting(session.repoRoot, ['certManager', 'externallyProvisioned']));
+  if (!rendersCertManager(settings, baseline, site)) return undefined;
   const defaultVersion = baseline.certManagerDefaultVersion;
   const requested = settings.version ?? defaultVersion;
   const ps = certManagerSource(settings, session);
@@ -113,11 +116,11 @@ export async function renderCertManager(
  * only waits for it). The operator's clusterctl v1.12.10 has no such setting, so under that baseline
  * it is refused rather than silently meaning something it cannot mean there.
  */
-function rendersCertManager(settings: CertManagerConfig, baseline: ReturnType<typeof baselineOf>, file: string): boolean {
+function rendersCertManager(settings: CertManagerConfig, baseline: ReturnType<typeof baselineOf>, site: () => { file: string; line?: number; col?: number }): boolean {
   if (settings.externallyProvisioned !== undefined && !baseline.certManagerExternallyProvisioned) {
     throw new SpecError(
       error('config', `certManager.externallyProvisioned is clusterctl v1.14's setting (cluster-api #13739); ${baseline.title} has no such setting`, {
-        file,
+        ...site(),
         field: 'certManager.externallyProvisioned',
         hint: 'write certManager.install: false instead (the same: cert-manager is not rendered), or set emulate: clusterctl-v1.14',
       }),
@@ -126,7 +129,7 @@ function rendersCertManager(settings: CertManagerConfig, baseline: ReturnType<ty
   if (settings.externallyProvisioned === true && settings.install === true) {
     throw new SpecError(
       error('config', 'certManager.externallyProvisioned: true and install: true contradict each other (an externally provisioned cert-manager is not installed)', {
-        file,
+        ...site(),
         field: 'certManager.externallyProvisioned',
         hint: 'keep one of them',
       }),

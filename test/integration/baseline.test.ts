@@ -57,8 +57,12 @@ describe('emulate: which peer is reproduced', () => {
     expect(r.lock.environments[0]!.providers.map((p) => p.provider)).not.toContain('cert-manager');
     const e = await failure(makeRepo({ 'capi-render.yaml': setting(OPERATOR), 'providers/core.yaml': CORE() }));
     expect(e).toBeInstanceOf(SpecError);
-    expect(e.diagnostics[0]).toMatchObject({ code: 'config', field: 'certManager.externallyProvisioned', message: expect.stringContaining("clusterctl v1.14's setting (cluster-api #13739)") });
+    expect(e.diagnostics[0]).toMatchObject({ code: 'config', file: 'capi-render.yaml', line: 4, field: 'certManager.externallyProvisioned', message: expect.stringContaining("clusterctl v1.14's setting (cluster-api #13739)") });
     expect(e.diagnostics[0]!.hint).toContain('certManager.install: false');
+    // Set per environment, the error names the overlay.
+    const overlay = 'apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: [../../providers]\ncertManager:\n  externallyProvisioned: true\n';
+    const inOverlay = await failure(makeRepo({ 'capi-render.yaml': configYaml(OPERATOR), 'providers/core.yaml': CORE(), 'overlays/mgmt/overlay.yaml': overlay }));
+    expect(inOverlay.diagnostics[0]).toMatchObject({ code: 'config', file: 'overlays/mgmt/overlay.yaml', field: 'certManager.externallyProvisioned' });
   });
 
   it('images.<x>.name renames under clusterctl v1.14 (#13014) and is an error under the operator, whose clusterctl v1.12.10 would drop it', async () => {
