@@ -1,7 +1,9 @@
 /**
  * Contract checks at build time, clusterctl's installer rules (cluster/installer.go Validate) with the
  * operator's acceptance set: every provider's contract (from its own metadata.yaml release series)
- * must be one the operator accepts (v1beta1, v1beta2) and compatible with the core provider's.
+ * must be one the operator accepts (v1beta1, v1beta2) and compatible with the core provider's. Both
+ * peers accept the same set; the first line quotes the emulated one (installer.go
+ * getProviderContract, or the operator's preflight_checks.go).
  */
 import { error, peerWording, type Diagnostic } from '../errors.js';
 import { compatibleContracts } from '../source/metadata.js';
@@ -9,6 +11,7 @@ import { ref } from '../declarations/preflight.js';
 import { manifestLabel } from '../declarations/provider-kinds.js';
 import type { ProviderCR } from '../declarations/provider-spec.js';
 import { CLUSTERCTL_CONTRACT } from '../resolve/select-version.js';
+import { baselineOf, type Baseline } from '../baseline/baseline.js';
 
 export interface ProviderContract {
   cr: ProviderCR;
@@ -17,19 +20,28 @@ export interface ProviderContract {
   at: { file: string; line: number; col: number };
 }
 
-export function checkContracts(list: readonly ProviderContract[]): Diagnostic[] {
+/** `baseline` picks whose words the first check quotes (default: clusterctl v1.14's). */
+export function checkContracts(list: readonly ProviderContract[], baseline: Baseline = baselineOf(undefined)): Diagnostic[] {
   const out: Diagnostic[] = [];
   const supported = compatibleContracts(CLUSTERCTL_CONTRACT);
   for (const p of list) {
     if (!supported.includes(p.contract)) {
+      const details = `${ref(p.cr)} ${p.version}; accepted: ${supported.join(', ')}`;
       out.push(
-        // The operator names only its own API version in this message, though it accepts v1beta1 too.
-        error('contract', peerWording('cluster-api-operator', `CAPI operator is only compatible with ${CLUSTERCTL_CONTRACT} providers, detected ${p.contract} for provider ${p.cr.name}.`, `${ref(p.cr)} ${p.version}; accepted: ${supported.join(', ')}`), {
-          ...p.at,
-          field: 'spec.version',
-          object: ref(p.cr),
-          hint: `choose a release of ${p.cr.name} that implements ${CLUSTERCTL_CONTRACT} or v1beta1`,
-        }),
+        error(
+          'contract',
+          baseline.operator
+            ? // The operator names only its own API version in this message, though it accepts v1beta1 too.
+              peerWording('cluster-api-operator', `CAPI operator is only compatible with ${CLUSTERCTL_CONTRACT} providers, detected ${p.contract} for provider ${p.cr.name}.`, details)
+            : // clusterctl prints a Go set here, in no fixed order: the order is fixed to the compatible list's.
+              peerWording('clusterctl', `current version of clusterctl is only compatible with providers implementing the ${supported.join(', ')} contract versions, detected contract version ${p.contract} for provider ${manifestLabel(p.cr.kind, p.cr.name)}`, details),
+          {
+            ...p.at,
+            field: 'spec.version',
+            object: ref(p.cr),
+            hint: `choose a release of ${p.cr.name} that implements ${CLUSTERCTL_CONTRACT} or v1beta1`,
+          },
+        ),
       );
     }
   }

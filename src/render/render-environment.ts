@@ -88,7 +88,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
   const others = await Promise.all(providers.filter((p) => p !== coreCr).map((cr) => resolveOne(cr, core?.series.contract)));
   throwIfErrors(problems);
   const ready = [core, ...others].filter((r): r is ResolvedArtifacts => r !== undefined);
-  throwIfErrors(checkContracts(ready.map((r) => ({ cr: r.cr, contract: r.series.contract, version: r.version, at: locate(r.cr, ['spec', 'version']) }))));
+  throwIfErrors(checkContracts(ready.map((r) => ({ cr: r.cr, contract: r.series.contract, version: r.version, at: locate(r.cr, ['spec', 'version']) })), baseline));
 
   const components: RenderedComponent[] = [];
   const resolvedProviders: ResolvedProvider[] = [];

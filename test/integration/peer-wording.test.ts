@@ -66,8 +66,18 @@ const buildCases: BuildCase[] = [
     files: { 'providers/core.yaml': CORE('v1.11.0') },
     first: 'cluster-api-operator: "Downgrade is not supported for provider cluster-api"; CoreProvider/capi-system/cluster-api: capi-render.lock has v1.12.0',
   },
-  // cluster-api-operator, internal/controller/phase_load.go
-  { name: 'a contract the operator does not accept', files: evil({ components: NS, metadata: META('v1alpha4') }), first: 'cluster-api-operator: "CAPI operator is only compatible with v1beta2 providers, detected v1alpha4 for provider evil."' },
+  // clusterctl, client/cluster/installer.go getProviderContract (the default baseline, emulate: clusterctl-v1.14)
+  {
+    name: 'a contract clusterctl does not accept',
+    files: evil({ components: NS, metadata: META('v1alpha4') }),
+    first: 'clusterctl: "current version of clusterctl is only compatible with providers implementing the v1beta2, v1beta1 contract versions, detected contract version v1alpha4 for provider infrastructure-evil"',
+  },
+  // cluster-api-operator, internal/controller/phase_load.go (emulate: operator-v0.28)
+  {
+    name: 'a contract the operator does not accept',
+    files: { 'capi-render.yaml': configYaml('  - path: artifacts\nemulate: operator-v0.28\n'), ...evil({ components: NS, metadata: META('v1alpha4') }) },
+    first: 'cluster-api-operator: "CAPI operator is only compatible with v1beta2 providers, detected v1alpha4 for provider evil."',
+  },
   // clusterctl, client/cluster/installer.go
   { name: 'no core provider', files: { 'providers/core.yaml': BOOTSTRAP('v1.12.0') }, first: 'clusterctl: "invalid management cluster: there must be one core provider, found 0"' },
   {

@@ -19,6 +19,7 @@ import { inventoryCrd } from '../../src/process/inventory.js';
 import { lockEmulates, parseLock, serializeLock } from '../../src/lock/lock-file.js';
 import { emptyLock } from '../../src/lock/lock-types.js';
 import { removedVersionSteps } from '../../src/diff/findings/crd-migration-steps.js';
+import { findCrdFindings } from '../../src/diff/findings/crd-findings.js';
 import { checkContracts } from '../../src/render/contracts.js';
 import { compatibleContracts, parseMetadata } from '../../src/source/metadata.js';
 import { exceedsSkipLimit } from '../../src/upgrade/upgrade-info.js';
@@ -153,14 +154,24 @@ const rows: Row[] = [
     item: 'v1alpha3 and v1alpha4 types removed',
     upstream: 'cluster-api #13199 (v1.13)',
     baselines: BOTH,
-    capiRender: 'a provider of the v1alpha3/v1alpha4 contract is refused (both peers accept only v1beta1 and v1beta2)',
+    capiRender: 'a provider of the v1alpha3/v1alpha4 contract is refused (both peers accept only v1beta1 and v1beta2), in the emulated peer’s words; the upgrade report flags the versions v1.13 drops from the core CRDs',
     check: () => {
-      const problems = checkContracts([
+      // v1.12.0's Machine CRD still lists v1alpha3 and v1alpha4 (unserved); v1.13 removes them from spec.versions.
+      const machines = findObject(core, 'CustomResourceDefinition', 'machines.cluster.x-k8s.io');
+      const versions = getIn(machines, ['spec', 'versions']) as { name: string }[];
+      expect(versions.map((v) => v.name)).toEqual(['v1alpha3', 'v1alpha4', 'v1beta1', 'v1beta2']);
+      const v113 = { ...machines, spec: { ...(machines.spec as object), versions: versions.filter((v) => v.name.startsWith('v1beta')) } } as KubeObject;
+      const removed = findCrdFindings({ env: 'prod', component: 'cluster-api', id: 'machines', before: machines, after: v113 }).find((f) => f.code === 'crd-version-removed');
+      expect([removed?.severity, removed?.subjects]).toEqual(['danger', ['v1alpha3', 'v1alpha4']]);
+      const pair = [
         { cr: cr('CoreProvider', 'cluster-api'), contract: 'v1beta2', version: 'v1.12.0', at },
         { cr: cr('InfrastructureProvider', 'legacy'), contract: 'v1alpha4', version: 'v0.4.0', at },
-      ]);
-      expect(problems.map((d) => d.code)).toEqual(['contract']);
-      expect(problems[0]!.message).toContain('detected v1alpha4 for provider legacy');
+      ];
+      // Refused under both baselines, each in its peer's words.
+      const [clusterctl, operator] = BOTH.map((id) => checkContracts(pair, baselineOf(id)));
+      expect([clusterctl!.map((d) => d.code), operator!.map((d) => d.code)]).toEqual([['contract'], ['contract']]);
+      expect(clusterctl![0]!.message).toContain('clusterctl: "current version of clusterctl is only compatible with providers implementing the v1beta2, v1beta1 contract versions, detected contract version v1alpha4 for provider infrastructure-legacy"');
+      expect(operator![0]!.message).toContain('cluster-api-operator: "CAPI operator is only compatible with v1beta2 providers, detected v1alpha4 for provider legacy."');
     },
   },
   {
