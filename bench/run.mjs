@@ -4,7 +4,8 @@
  * on the real v1.12.0 fixtures (core, kubeadm bootstrap + control plane, CAPD, cert-manager v1.19.4).
  *
  *  1. one environment: `capi-render build` vs `kubectl kustomize` over an equivalent kustomize tree
- *     (the same release files, the same Deployment patch and image override), built by this script;
+ *     (the same release files, the same Deployment patch and image override), built by this script,
+ *     that yields the same objects;
  *  2. 10, 50 and 100 generated environments: one build vs as many kustomize builds;
  *  3. a no-op rebuild of 100 environments;
  *  4. the floor: parsing every input artifact once and serialising every output object (no reuse)
@@ -19,8 +20,14 @@
  *  8. image pinning (issue 24): 100 environments with imagePolicy.pinDigests and a warm lock (every
  *     digest locked: no registry) against the same build without pinning; and a cold lock against
  *     a local registry (Debian's docker-registry, when installed), each distinct image resolved once.
- * Prints medians, ratios and the exact commands. Set BENCH_RUNS (default 3) for more samples,
- * BENCH_SKIP_1000=1 to leave out the 1000-environment row, BENCH_ONLY=pinning for the rows of 8 alone.
+ * Every case timed against kustomize first checks that both produced the same objects (parsed,
+ * canonical JSON, sorted by apiVersion/kind/namespace/name: ./same-objects.mjs); the kustomize tree
+ * does clusterctl's work too — labels, the cert-manager annotation, `$$` escapes, the inventory
+ * (./kustomize-base.mjs). A case whose objects differ prints no ratio and fails the run.
+ * Prints medians, ratios, each row's target and the exact commands, then the targets missed;
+ * `--check` (npm run bench -- --check) exits 1 when one is. Set BENCH_RUNS (default 3) for more
+ * samples, BENCH_SKIP_1000=1 to leave out the 1000-environment row, BENCH_ONLY=pinning for the rows
+ * of 8 alone.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -30,6 +37,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import jsYaml from 'js-yaml';
+import { writeKustomizeBase } from './kustomize-base.mjs';
+import { differenceBetween } from './same-objects.mjs';
+import { atMost, benchTable, target } from './bench-table.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = path.join(ROOT, 'dist/bin/capi-render.js');
@@ -96,19 +106,37 @@ function capiRepo(name, envs, { distinct = false } = {}) {
   return dir;
 }
 
-/** The same work for kustomize: the release files (variables at their defaults), a patch and image overrides. */
+/**
+ * The clusterctl inventory capi-render writes (the Provider CRD and one Provider per provider), which
+ * a kustomize user commits as files: taken from one unmeasured build of a one-environment repository.
+ */
+let inventoryText;
+function kustomizeInventory() {
+  if (inventoryText === undefined) {
+    const repo = capiRepo('inventory-source', 1);
+    timed(process.execPath, [CLI, 'build'], repo, path.join(work, 'cache-inventory'));
+    const env = path.join(repo, 'rendered', 'env-0000');
+    const docs = [];
+    for (const component of readdirSync(env, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
+      for (const f of readdirSync(path.join(env, component)).sort()) {
+        if (f.startsWith('provider-') || f === 'customresourcedefinition-providers.clusterctl.cluster.x-k8s.io.yaml') docs.push(readFileSync(path.join(env, component, f), 'utf8'));
+      }
+    }
+    inventoryText = docs.map((d) => `---\n${d}`).join('');
+  }
+  return inventoryText;
+}
+
+/** The release files as the kustomize base of the bench (./kustomize-base.mjs): one folder per release. */
+function kustomizeBase(base) {
+  return writeKustomizeBase(base, ARTIFACTS.map(([label, version, file]) => [label, artifactText(label, version, file)]), kustomizeInventory(), 'v1.19.4');
+}
+
+/** The same work for kustomize: the base (kustomizeBase), a patch and image overrides per environment. */
 function kustomizeTrees(name, envs) {
   const base = path.join(work, name, 'base');
-  mkdirSync(base, { recursive: true });
-  const files = [];
   const images = new Set();
-  for (const [label, version, file] of ARTIFACTS) {
-    const text = artifactText(label, version, file).replace(/\$\{([A-Za-z0-9_]+)(?::?[=-])([^}]*)\}/g, (_m, _n, d) => d);
-    writeFileSync(path.join(base, `${label}.yaml`), text);
-    files.push(`${label}.yaml`);
-    for (const m of text.matchAll(/^\s*image: "?([^\s:@"]+)/gm)) images.add(m[1]);
-  }
-  writeFileSync(path.join(base, 'kustomization.yaml'), `resources:\n${files.map((f) => `- ${f}\n`).join('')}`);
+  for (const text of kustomizeBase(base).values()) for (const m of text.matchAll(/^\s*image: "?([^\s:@"]+)/gm)) images.add(m[1]);
   const dirs = [];
   for (let i = 0; i < envs; i++) {
     const dir = path.join(work, name, `env-${String(i).padStart(3, '0')}`);
@@ -124,19 +152,13 @@ function kustomizeTrees(name, envs) {
 }
 
 /**
- * The distinct-values fleet for kustomize: the same release files (variables at their defaults) and,
- * per environment, a JSON patch that sets that environment's --diagnostics-address on each provider
+ * The distinct-values fleet for kustomize: the same base (kustomizeBase) and, per environment, a JSON patch that sets that environment's --diagnostics-address on each provider
  * Deployment — the value capi-render substitutes.
  */
 function kustomizeDistinctTrees(name, envs) {
   const base = path.join(work, name, 'base');
-  mkdirSync(base, { recursive: true });
-  const files = [];
   const targets = [];
-  for (const [label, version, file] of ARTIFACTS) {
-    const text = artifactText(label, version, file).replace(/\$\{([A-Za-z0-9_]+)(?::?[=-])([^}]*)\}/g, (_m, _n, d) => d);
-    writeFileSync(path.join(base, `${label}.yaml`), text);
-    files.push(`${label}.yaml`);
+  for (const text of kustomizeBase(base).values()) {
     for (const doc of jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA })) {
       if (doc?.kind !== 'Deployment') continue;
       doc.spec.template.spec.containers.forEach((c, ci) => {
@@ -145,7 +167,6 @@ function kustomizeDistinctTrees(name, envs) {
       });
     }
   }
-  writeFileSync(path.join(base, 'kustomization.yaml'), `resources:\n${files.map((f) => `- ${f}\n`).join('')}`);
   const dirs = [];
   for (let i = 0; i < envs; i++) {
     const dir = path.join(work, name, `env-${String(i).padStart(4, '0')}`);
@@ -171,15 +192,6 @@ function folderBytes(dir) {
   };
   if (existsSync(dir)) walk(dir);
   return total;
-}
-
-function printTable() {
-  const header = ['case', 'capi-render', 'compared with', 'ratio', 'target', 'capi-render peak', 'kustomize peak', 'cache after'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (r) => r.map((c, i) => String(c).padEnd(widths[i])).join('  ');
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const r of rows) console.log(line(r));
 }
 
 // ---- image pinning (issue 24) -------------------------------------------------------------------
@@ -451,8 +463,15 @@ const fmt = (ms) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.roun
 const mib = (kib) => (Number.isFinite(kib) ? `${(kib / 1024).toFixed(0)} MiB` : 'n/a');
 const size = (bytes) => (bytes === undefined ? '' : `${(bytes / 1024 / 1024).toFixed(1)} MiB`);
 const ratio = (a, b) => `${(a / b).toFixed(3)}×`;
-const rows = [];
+const table = benchTable();
+const CHECK = process.argv.includes('--check');
 const ARTIFACT_BYTES = ARTIFACTS.reduce((sum, [l, v, f]) => sum + Buffer.byteLength(artifactText(l, v, f)), 0);
+/** Targets shared by many rows: a ratio bound, peak memory, and the cache-growth bound (≤ 2× the artifacts). */
+const ratioAtMost = (a, b, bound) => atMost('ratio', a / b, bound, '×');
+const peakUnder = (kib, mibBound) => atMost('peak', kib / 1024, mibBound, ' MiB');
+const cacheBound = (bytes) => atMost('cache after', bytes / 1024 / 1024, Number(((2 * ARTIFACT_BYTES) / 1024 / 1024).toFixed(1)), ' MiB');
+/** How capi-render's environments (rendered/env-NNNN) differ from the kustomize builds of `dirs` (their out.yaml), if at all. */
+const differenceFromKustomize = (repo, dirs) => differenceBetween(dirs.map((d, i) => [path.join(repo, 'rendered', `env-${String(i).padStart(4, '0')}`), path.join(d, 'out.yaml')]));
 
 if (!existsSync(CLI)) {
   console.error('build first: npm run build');
@@ -460,24 +479,34 @@ if (!existsSync(CLI)) {
 }
 console.log(`capi-render bench — ${RUNS} run(s) per capi-render figure (median), node ${process.version}, ${os.cpus().length} CPUs\n`);
 
-const ONLY_PINNING = process.env.BENCH_ONLY === 'pinning';
-if (ONLY_PINNING) {
+function pinningRows(repo) {
+  const pinnedWarm = pinnedWarmLock(repo);
+  table.add(['100 environments, pinDigests, warm lock', fmt(pinnedWarm.ms), `unpinned ${fmt(pinnedWarm.unpinned)}`, ratio(pinnedWarm.ms, pinnedWarm.unpinned), '≤ 1.1× of unpinned', mib(pinnedWarm.rss), '', ''], {
+    targets: [ratioAtMost(pinnedWarm.ms, pinnedWarm.unpinned, 1.1)],
+  });
+  return pinnedColdLock().then((pinnedCold) => {
+    if (!pinnedCold) return;
+    table.add([`100 environments, pinDigests, cold lock (${pinnedCold.images} images, ${pinnedCold.requests} registry requests)`, fmt(pinnedCold.ms), `unpinned ${fmt(pinnedCold.unpinned)}`, ratio(pinnedCold.ms, pinnedCold.unpinned), 'each image once', mib(pinnedCold.rss), '', ''], {
+      targets: [target(`${pinnedCold.requests} manifest requests for ${pinnedCold.images} images`, pinnedCold.requests === pinnedCold.images)],
+    });
+  });
+}
+
+if (process.env.BENCH_ONLY === 'pinning') {
   const repo = capiRepo('envs-100', 100);
   timed(process.execPath, [CLI, 'build'], repo);
-  const pinnedWarm = pinnedWarmLock(repo);
-  rows.push(['100 environments, pinDigests, warm lock', fmt(pinnedWarm.ms), `unpinned ${fmt(pinnedWarm.unpinned)}`, ratio(pinnedWarm.ms, pinnedWarm.unpinned), '≤ 1.1× of unpinned', mib(pinnedWarm.rss), '', '']);
-  const pinnedCold = await pinnedColdLock();
-  if (pinnedCold) rows.push([`100 environments, pinDigests, cold lock (${pinnedCold.images} images, ${pinnedCold.requests} registry requests)`, fmt(pinnedCold.ms), `unpinned ${fmt(pinnedCold.unpinned)}`, ratio(pinnedCold.ms, pinnedCold.unpinned), 'each image once', mib(pinnedCold.rss), '', '']);
-  printTable();
-  process.exit(0);
+  await pinningRows(repo);
+  process.exit(table.verdict(CHECK));
 }
 const one = capiRepo('one', 1);
 const oneK = kustomizeTrees('one-kustomize', 1);
 const c1 = capiCold(one);
 const k1 = kustomizeAll(oneK, RUNS);
+const same1 = differenceFromKustomize(one, oneK);
 const e1 = capiEmptyCache(one);
-rows.push(['1 environment', fmt(c1.ms), fmt(k1.ms), ratio(c1.ms, k1.ms), '≤ 0.5×', mib(c1.rss), mib(k1.rss), size(c1.cache)]);
-rows.push(['1 environment, empty cache', fmt(e1.ms), fmt(k1.ms), ratio(e1.ms, k1.ms), '≤ 0.5×', mib(e1.rss), mib(k1.rss), size(e1.cache)]);
+const same1e = differenceFromKustomize(one, oneK);
+table.add(['1 environment', fmt(c1.ms), fmt(k1.ms), ratio(c1.ms, k1.ms), '≤ 0.5×', mib(c1.rss), mib(k1.rss), size(c1.cache)], { compared: true, difference: same1, targets: [ratioAtMost(c1.ms, k1.ms, 0.5), cacheBound(c1.cache)] });
+table.add(['1 environment, empty cache', fmt(e1.ms), fmt(k1.ms), ratio(e1.ms, k1.ms), '≤ 0.5×', mib(e1.rss), mib(k1.rss), size(e1.cache)], { compared: true, difference: same1e, targets: [ratioAtMost(e1.ms, k1.ms, 0.5), cacheBound(e1.cache)] });
 
 let repo100;
 for (const n of [10, 50, 100]) {
@@ -485,13 +514,17 @@ for (const n of [10, 50, 100]) {
   const dirs = kustomizeTrees(`envs-${n}-kustomize`, n);
   const c = capiCold(repo);
   const k = kustomizeAll(dirs, n >= 50 ? 1 : RUNS);
-  rows.push([`${n} environments`, fmt(c.ms), fmt(k.ms), ratio(c.ms, k.ms), n === 100 ? '≤ 0.05× (20× faster)' : '', mib(c.rss), mib(k.rss), size(c.cache)]);
+  table.add([`${n} environments`, fmt(c.ms), fmt(k.ms), ratio(c.ms, k.ms), n === 100 ? '≤ 0.05× (20× faster)' : '', mib(c.rss), mib(k.rss), size(c.cache)], {
+    compared: true,
+    difference: differenceFromKustomize(repo, dirs),
+    targets: [...(n === 100 ? [ratioAtMost(c.ms, k.ms, 0.05)] : []), cacheBound(c.cache)],
+  });
   if (n === 100) repo100 = { repo, cold: c };
 }
 const noop = capiNoop(repo100.repo);
-rows.push(['no-op rebuild, 100 environments', fmt(noop.ms), `cold ${fmt(repo100.cold.ms)}`, ratio(noop.ms, repo100.cold.ms), '≤ 0.1× of cold', mib(noop.rss), '', '']);
+table.add(['no-op rebuild, 100 environments', fmt(noop.ms), `cold ${fmt(repo100.cold.ms)}`, ratio(noop.ms, repo100.cold.ms), '≤ 0.1× of cold', mib(noop.rss), '', ''], { targets: [ratioAtMost(noop.ms, repo100.cold.ms, 0.1)] });
 const fl = await floor(repo100.repo);
-rows.push([`floor, 100 environments (${fl.objects} objects)`, fmt(repo100.cold.ms), `floor ${fmt(fl.ms)}`, ratio(repo100.cold.ms, fl.ms), '≤ 2× of floor', '', '', '']);
+table.add([`floor, 100 environments (${fl.objects} objects)`, fmt(repo100.cold.ms), `floor ${fmt(fl.ms)}`, ratio(repo100.cold.ms, fl.ms), '≤ 2× of floor', '', '', ''], { targets: [ratioAtMost(repo100.cold.ms, fl.ms, 2)] });
 
 // Fleets whose environments really differ (issue 17). Each row's cache starts empty, so its size
 // is what that case leaves; the warm row's cache is filled by a first, unmeasured build.
@@ -501,11 +534,19 @@ const warmCache = path.join(work, 'cache-distinct');
 timed(process.execPath, [CLI, 'build'], distinct100, warmCache);
 const d100 = capiCold(distinct100, warmCache);
 const dk = kustomizeAll(distinctK.dirs, 1);
-rows.push(['100 environments, distinct values', fmt(d100.ms), fmt(dk.ms), ratio(d100.ms, dk.ms), '≤ 0.02×; < 512 MiB', mib(d100.rss), mib(dk.rss), size(d100.cache)]);
+table.add(['100 environments, distinct values', fmt(d100.ms), fmt(dk.ms), ratio(d100.ms, dk.ms), '≤ 0.02×; < 512 MiB', mib(d100.rss), mib(dk.rss), size(d100.cache)], {
+  compared: true,
+  difference: differenceFromKustomize(distinct100, distinctK.dirs),
+  targets: [ratioAtMost(d100.ms, dk.ms, 0.02), peakUnder(d100.rss, 512), cacheBound(d100.cache)],
+});
 const d100e = capiEmptyCache(distinct100);
-rows.push(['100 environments, distinct values, empty cache', fmt(d100e.ms), fmt(dk.ms), ratio(d100e.ms, dk.ms), '≤ 0.05×; < 512 MiB', mib(d100e.rss), mib(dk.rss), size(d100e.cache)]);
+table.add(['100 environments, distinct values, empty cache', fmt(d100e.ms), fmt(dk.ms), ratio(d100e.ms, dk.ms), '≤ 0.05×; < 512 MiB', mib(d100e.rss), mib(dk.rss), size(d100e.cache)], {
+  compared: true,
+  difference: differenceFromKustomize(distinct100, distinctK.dirs),
+  targets: [ratioAtMost(d100e.ms, dk.ms, 0.05), peakUnder(d100e.rss, 512), cacheBound(d100e.cache)],
+});
 const dfl = await floor(distinct100);
-rows.push([`floor, 100 environments, distinct values (${dfl.objects} objects)`, fmt(d100.ms), `floor ${fmt(dfl.ms)}`, ratio(d100.ms, dfl.ms), '≤ 2× of floor', '', '', '']);
+table.add([`floor, 100 environments, distinct values (${dfl.objects} objects)`, fmt(d100.ms), `floor ${fmt(dfl.ms)}`, ratio(d100.ms, dfl.ms), '≤ 2× of floor', '', '', ''], { targets: [ratioAtMost(d100.ms, dfl.ms, 2)] });
 if (!process.env.BENCH_SKIP_1000) {
   const distinct1000 = capiRepo('distinct-1000', 1000, { distinct: true });
   const cache1000 = path.join(work, 'cache-distinct-1000');
@@ -513,23 +554,23 @@ if (!process.env.BENCH_SKIP_1000) {
   // Its cache is warm from the same artifacts (the 100-environment fleet's), as on a developer's machine.
   timed(process.execPath, [CLI, 'build'], distinct100, cache1000);
   const d1000 = capiCold(distinct1000, cache1000, Math.min(RUNS, 2));
-  rows.push(['1000 environments, distinct values', fmt(d1000.ms), `10 × 100: ${fmt(10 * d100.ms)}`, ratio(d1000.ms, 10 * d100.ms), '≤ 1× (linear); < 1 GiB', mib(d1000.rss), '', size(d1000.cache)]);
-  rows.push(['1000 environments, distinct values, vs floor', fmt(d1000.ms), `floor ${fmt(10 * dfl.ms)}`, ratio(d1000.ms, 10 * dfl.ms), '≤ 2× of floor', '', '', '']);
+  table.add(['1000 environments, distinct values', fmt(d1000.ms), `10 × 100: ${fmt(10 * d100.ms)}`, ratio(d1000.ms, 10 * d100.ms), '≤ 1× (linear); < 1 GiB', mib(d1000.rss), '', size(d1000.cache)], {
+    targets: [ratioAtMost(d1000.ms, 10 * d100.ms, 1), peakUnder(d1000.rss, 1024), cacheBound(d1000.cache)],
+  });
+  table.add(['1000 environments, distinct values, vs floor', fmt(d1000.ms), `floor ${fmt(10 * dfl.ms)}`, ratio(d1000.ms, 10 * dfl.ms), '≤ 2× of floor', '', '', ''], { targets: [ratioAtMost(d1000.ms, 10 * dfl.ms, 2)] });
   commands.push(`floor of 1000 environments: the 100-environment floor's dump time × 10 (linear by construction)`);
 }
 
 const dumps = importDumps(20_000);
 const importStream = capiImport(dumps.dir, dumps.stream);
 const importList = capiImport(dumps.dir, dumps.list);
-rows.push([`import, 20k-object --- stream (${size(importStream.bytes)})`, fmt(importStream.ms), `as one List ${fmt(importList.ms)}`, ratio(importStream.ms, importList.ms), '≤ 2 s; ≈ 1× of List', mib(importStream.rss), '', '']);
+// "≈ 1× of List" as a bound: within 1.5× (the two medians of ~0.2 s move by a tenth between runs).
+table.add([`import, 20k-object --- stream (${size(importStream.bytes)})`, fmt(importStream.ms), `as one List ${fmt(importList.ms)}`, ratio(importStream.ms, importList.ms), '≤ 2 s; ≈ 1× of List (≤ 1.5×)', mib(importStream.rss), '', ''], {
+  targets: [atMost('time', importStream.ms, 2000, ' ms'), ratioAtMost(importStream.ms, importList.ms, 1.5)],
+});
 
 // Image pinning (issue 24).
-const pinnedWarm = pinnedWarmLock(repo100.repo);
-rows.push(['100 environments, pinDigests, warm lock', fmt(pinnedWarm.ms), `unpinned ${fmt(pinnedWarm.unpinned)}`, ratio(pinnedWarm.ms, pinnedWarm.unpinned), '≤ 1.1× of unpinned', mib(pinnedWarm.rss), '', '']);
-const pinnedCold = await pinnedColdLock();
-if (pinnedCold) {
-  rows.push([`100 environments, pinDigests, cold lock (${pinnedCold.images} images, ${pinnedCold.requests} registry requests)`, fmt(pinnedCold.ms), `unpinned ${fmt(pinnedCold.unpinned)}`, ratio(pinnedCold.ms, pinnedCold.unpinned), 'each image once', mib(pinnedCold.rss), '', '']);
-}
+await pinningRows(repo100.repo);
 
 // The Argo CD plugin (issue 26). The 100-environment repository's cache is warm from its build; the
 // stream store (plugin-streams/, plugin-documents/) is emptied before each "not stored" sample.
@@ -543,15 +584,18 @@ const dropStreams = () => {
 const notStored = cmpGenerate(plugin100, pluginEnv, pluginCache, { before: dropStreams, label: 'stream store emptied before each run' });
 timed(process.execPath, [CLI, 'cmp-generate', '--env', pluginEnv], plugin100, pluginCache);
 const stored = cmpGenerate(plugin100, pluginEnv, pluginCache, { label: 'stream stored by the run before' });
-rows.push([`cmp-generate, 1 of 100 environments, warm (stream stored)`, fmt(stored.ms), `build --stdout ${fmt(stdout100.ms)}`, ratio(stored.ms, stdout100.ms), '≤ 0.3 s', mib(stored.rss), '', '']);
-rows.push([`cmp-generate, 1 of 100 environments, warm (stream not stored)`, fmt(notStored.ms), `build --stdout ${fmt(stdout100.ms)}`, ratio(notStored.ms, stdout100.ms), '', mib(notStored.rss), '', '']);
+table.add([`cmp-generate, 1 of 100 environments, warm (stream stored)`, fmt(stored.ms), `build --stdout ${fmt(stdout100.ms)}`, ratio(stored.ms, stdout100.ms), '≤ 0.3 s', mib(stored.rss), '', ''], { targets: [atMost('time', stored.ms, 300, ' ms')] });
+table.add([`cmp-generate, 1 of 100 environments, warm (stream not stored)`, fmt(notStored.ms), `build --stdout ${fmt(stdout100.ms)}`, ratio(notStored.ms, stdout100.ms), '', mib(notStored.rss), '', '']);
 // Cold: an empty cache volume every run (the first generate after the repo-server Pod starts), 500 environments.
 const plugin500 = argocdRepo('argocd-500', 500, path.join(work, 'cache-plugin-500'));
 const coldCache = path.join(work, 'cache-plugin-cold');
 const cold500 = cmpGenerate(plugin500, 'env-0250', coldCache, { runs: Math.min(RUNS, 2), before: () => rmSync(coldCache, { recursive: true, force: true }), label: 'empty cache folder before each run' });
-rows.push([`cmp-generate, 1 of 500 environments, empty cache`, fmt(cold500.ms), `Argo CD's limit 90 s`, ratio(cold500.ms, 90_000), '< 90 s', mib(cold500.rss), '', size(folderBytes(coldCache))]);
+const cold500Cache = folderBytes(coldCache);
+table.add([`cmp-generate, 1 of 500 environments, empty cache`, fmt(cold500.ms), `Argo CD's limit 90 s`, ratio(cold500.ms, 90_000), '< 90 s', mib(cold500.rss), '', size(cold500Cache)], {
+  targets: [atMost('time', cold500.ms, 90_000, ' ms'), cacheBound(cold500Cache)],
+});
 
-printTable();
+const exitCode = table.verdict(CHECK);
 console.log('\ncapi-render figures are cold builds (no rendered/, no lock) sharing one cache folder — parsed artifacts, validated inputs, the parsed lock — that is warm after the first run, as on a laptop or a CI runner that keeps ~/.cache/capi-render; "empty cache" starts from nothing every time.');
 console.log(`"cache after": the cache folder's size after the case; the artifacts the builds read are ${size(ARTIFACT_BYTES)} (cache growth target: ≤ 2× that per build). Distinct values: each environment sets its own CAPI_DIAGNOSTICS_ADDRESS (capi-render) or patches its own --diagnostics-address into the provider Deployments (kustomize).`);
 console.log('cmp-generate rows (the Argo CD plugin): repositories prepared for Argo CD and built once, so capi-render.lock is committed. "Stream stored": an earlier run stored this environment\'s stream under its inputs hash, as after a commit that left it unchanged; "not stored": only the artifacts are cached, as after a commit that changed it; "empty cache": nothing cached at all (a new repo-server Pod), measured, not projected.');
@@ -559,3 +603,4 @@ console.log('\nCommands (kustomize figures are the sum of sequential builds; pea
 for (const c of commands) console.log(`  ${c}`);
 if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
 else console.log(`\nkept ${work}`);
+process.exit(exitCode);
