@@ -25,6 +25,7 @@ export type { RenderOptions, RenderResult } from './render/render-options.js';
 export { startRender, type RenderRun, type RenderRunResult, type RenderedOutput } from './render/render-run.js';
 export type { EnvironmentResult, ResolvedProvider } from './render/environment-result.js';
 export { writeRenderResult, writeRenderRun, type WriteRenderResultOptions, type WrittenRenderResult, type WrittenRenderRun } from './build/write-render-result.js';
+export { runBuild, repairedFiles, type BuildRunOptions, type BuildRun } from './build/run-build.js';
 export { pruneCache, DEFAULT_CACHE_MAX_BYTES, type PruneOptions, type PruneResult } from './cache/prune-cache.js';
 export type { CacheEntry, CacheEntryKind } from './cache/cache-entries.js';
 export { readLockFile, parseLock, serializeLock } from './lock/lock-file.js';

@@ -8,7 +8,7 @@
  *   validated/<sha256>                  inputs that passed validation
  *   release-lists/<sha256>.json         release lists of the last online run (plan --offline)
  *   release-files/<sha256>.json         where those files came from
- *   stamps/<sha256>.json                what the last full build of a repository read (build-stamp.ts)
+ *   stamps/<sha256>.json                what the last full build of a repository read (build/build-stamp.ts)
  *   outputs/<sha256>.json               what the last build left in a repository's output folders (output-fingerprint.ts)
  *   plugin-streams/<sha256>.json        the Argo CD plugin's stored streams, and the documents they are
  *   plugin-documents/<sha256>           made of (plugin/stream-cache.ts)

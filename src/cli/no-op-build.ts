@@ -1,5 +1,5 @@
 /**
- * The no-op rebuild: `capi-render build` when a build stamp (render/build-stamp.ts) says nothing
+ * The no-op rebuild: `capi-render build` when a build stamp (build/build-stamp.ts) says nothing
  * changed. It is its own small bundle (dist/bin/no-op-build.js) that the launcher tries before loading the
  * CLI: on Node 20 (no compile cache) compiling the whole CLI takes longer than checking the stamp.
  * Anything it is not sure about — another command or flag, an interrupted write, no stamp or one that

@@ -49,7 +49,7 @@ export function joinRepoPath(...parts: string[]): string {
 /**
  * A Kubernetes object name derived from an environment or component folder name: lower case,
  * characters outside `[a-z0-9-]` replaced by `-`, no leading or trailing `-`. Folder names are
- * already `[A-Za-z0-9._-]` (output/paths.ts), so this only changes case, `.` and `_`.
+ * already `[A-Za-z0-9._-]` (plan/file-names.ts), so this only changes case, `.` and `_`.
  */
 export function objectNameFrom(name: string): string {
   return name

@@ -45,7 +45,7 @@ export async function scanOutputFolder(root: string, descend: (folder: string) =
     git: [],
     listed: (relative) => !skipped.has(relative.split('/')[0]!) || !relative.includes('/'),
   };
-  // The folder itself may be a link (checked by output-location.ts on its real path); nothing inside it may.
+  // The folder itself may be a link (checked by config/output-location.ts on its real path); nothing inside it may.
   const top = await fs.stat(root).catch(() => undefined);
   if (!top) return scan;
   scan.exists = true;

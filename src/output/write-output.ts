@@ -3,7 +3,7 @@
  * capi-render.lock — as one transaction (transaction.ts): afterwards they are all old or all new.
  * Shared by `build`, `upgrade` and `merge`, so they leave the repository in exactly the same state
  * for the same output. Before anything is written:
- *   - the output folders must be safe places (output-location.ts);
+ *   - the output folders must be safe places (config/output-location.ts);
  *   - only files capi-render wrote are replaced or removed (ownership.ts);
  *   - a build that would remove providers, CRDs or environments needs the user's say-so
  *     (removal-guard.ts).

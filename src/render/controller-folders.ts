@@ -1,7 +1,7 @@
 /**
  * An outputDir or gitopsDir outside the repository (or written as an absolute path) is refused when
  * an environment's GitOps flavour — in capi-render.yaml or any overlay — points Argo CD or Flux at it:
- * the rule is output/output-location.ts's, which flavour reads which folder gitops-stage.ts's. Checked
+ * the rule is config/output-location.ts's, which flavour reads which folder gitops-stage.ts's. Checked
  * when the repository is loaded, before any release is fetched; the environments' flavours are read
  * only when a folder could be refused at all, so the usual repository pays nothing for it.
  */

@@ -2,17 +2,11 @@
 import path from 'node:path';
 import { DriftError, UsageError, error } from '../../errors.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
-import { writeRenderRun, type WrittenRenderResult, type WrittenRenderRun } from '../../build/write-render-result.js';
-import { environmentUnchanged, fingerprintFile, readFingerprint, takeFingerprint, writeFingerprint } from '../../output/output-fingerprint.js';
-import { isGitopsFileOf } from '../../gitops/layout.js';
-import { packageVersion } from '../../package-files.js';
-import { countRecord } from '../../output/unchanged-summary.js';
-import { lockDigest, stampFile, writeStamp } from '../../build/build-stamp.js';
+import { repairedFiles, runBuild, type BuildRun } from '../../build/run-build.js';
 import { reportStampedNoop } from '../no-op-build.js';
 import { reportWrite, summarizeNames } from '../report-write.js';
 import type { LockFile } from '../../lock/lock-types.js';
 import { render } from '../../render/render.js';
-import { startRender, type RenderRun } from '../../render/render-run.js';
 import type { Command, CommandContext } from '../command.js';
 import { failpointFromEnv } from '../failpoint.js';
 import { formatDiagnostics } from '../format.js';
@@ -41,26 +35,20 @@ export const buildCommand: Command = {
     const failpoint = failpointFromEnv(io.env);
     const use = prepared.options.cache?.use;
     // A full build whose inputs, lock and output files are exactly as a stamped build left them is
-    // a no-op: nothing is loaded or composed (see render/build-stamp.ts). An export always writes.
+    // a no-op: nothing is loaded or composed (see build/build-stamp.ts). An export always writes.
     if (!exportDir && !values.force && !partial && (await reportStampedNoop({ io, repoRoot, cacheDir: prepared.cacheDir, lockText: prepared.lockText, ...(use ? { use } : {}), color }))) return 0;
-    // Environments are skipped only where the output is confirmed to be what the last build wrote
-    // (output-fingerprint.ts): anything edited, deleted or added by hand is rendered and repaired.
-    const fingerprintAt = fingerprintFile(prepared.cacheDir, repoRoot);
-    const previous = exportDir || values.force ? undefined : readFingerprint(fingerprintAt, undefined, use);
     const lines: string[] = [];
-    let written: WrittenRenderRun;
-    let run: RenderRun;
+    let build: BuildRun;
     try {
-      run = await startRender({ ...prepared.options, ...(previous ? { skipUnchanged: (env: string, hash: string) => environmentUnchanged(previous, env, hash) } : {}) });
-      const out = exportDir && exportDir !== run.outputDir ? exportDir : undefined;
-      written = await writeRenderRun(run, {
-        repoRoot,
-        ...(out ? { outDir: out, outDirFlag: '--out', exporting: true } : {}),
+      build = await runBuild({
+        render: prepared.options,
+        cacheDir: prepared.cacheDir,
+        ...(exportDir ? { exportDir } : {}),
         partial,
-        previousLockText: prepared.lockText,
+        force: Boolean(values.force),
         previousLock: prepared.lock,
-        // An export changes nothing the lock describes: there is nothing to guard.
-        allowRemoval: Boolean(values['allow-removal']) || out !== undefined,
+        previousLockText: prepared.lockText,
+        allowRemoval: Boolean(values['allow-removal']),
         ...(failpoint ? { failpoint } : {}),
         onEnvironment: (e) => {
           const parts = [...(e.certManager ? [`cert-manager ${e.certManager.version}`] : []), ...e.providers.map((p) => `${p.label} ${p.version}`)];
@@ -68,19 +56,10 @@ export const buildCommand: Command = {
         },
         beforeCommit: (lock) => refuseLockChange(values, prepared.lock, lock),
       });
-      if (!out) {
-        const rendered = new Set(run.rendering);
-        const environments = Object.fromEntries(written.lock.environments.filter((e) => rendered.has(e.name) && e.inputs).map((e) => [e.name, e.inputs!]));
-        const { outDir: outputDir, gitops } = written.written;
-        writeFingerprint(fingerprintAt, takeFingerprint({ previous, outDir: outputDir, gitopsDir: gitops.root, produced: written.produced, environments }), use);
-        if (!partial && run.stamp && written.lockText !== undefined) {
-          const records = [await countRecord(outputDir), await countRecord(gitops.root)];
-          await writeStamp(stampFile(prepared.cacheDir, repoRoot), { version: packageVersion(), outDir: outputDir, gitopsDir: gitops.root, lock: lockDigest(written.lockText), ...run.stamp, records }, use);
-        }
-      }
     } finally {
       await prepared.settleCache();
     }
+    const { run, written } = build;
     if (written.warnings.length > 0) io.stderr.write(formatDiagnostics(written.warnings, { color }));
     for (const line of lines) io.stderr.write(line);
     if (run.skipped.length > 0) io.stderr.write(`unchanged since the last build (inputs hash in capi-render.lock): ${summarizeNames(run.skipped)}\n`);
@@ -90,18 +69,6 @@ export const buildCommand: Command = {
     return 0;
   },
 };
-
-/**
- * Files a build changed in environments whose inputs hash equals the lock's: the inputs did not
- * change, so whatever was written or removed there had been edited, deleted or added by hand.
- */
-function repairedFiles(run: RenderRun, written: WrittenRenderResult, repoRoot: string): string[] {
-  const same = new Set(run.unchangedInputs);
-  const shown = (root: string, rel: string) => path.relative(repoRoot, path.join(root, rel)).split(path.sep).join('/');
-  const out = [...written.written, ...written.removed].filter((rel) => same.has(rel.split('/')[0]!)).map((rel) => shown(written.outDir, rel));
-  const gitops = [...written.gitops.written, ...written.gitops.removed].filter((rel) => run.unchangedInputs.some((env) => isGitopsFileOf(rel, env)) && rel !== 'argocd/applicationset.yaml');
-  return [...out, ...gitops.map((rel) => shown(written.gitops.root, rel))].sort();
-}
 
 /** `--stdout`: one environment as a multi-document stream; nothing is written. */
 async function printEnvironment(ctx: CommandContext, prepared: PreparedRender): Promise<number> {

@@ -1,0 +1,102 @@
+/**
+ * A build run, composed from its two halves: start the render run (render/render-run.ts), stream
+ * each environment's files into the write transaction (write-render-result.ts → output/), then
+ * record what the next build needs to skip work — the output fingerprint (which environments'
+ * files are still exactly what this build wrote) and, after a full build, the build stamp (the
+ * no-op fast path, build-stamp.ts). The CLI's `build` turns flags into these options and the result
+ * into messages; it decides nothing here.
+ */
+import path from 'node:path';
+import type { LockFile } from '../lock/lock-types.js';
+import type { Failpoint } from '../output/apply-staged.js';
+import { environmentUnchanged, fingerprintFile, readFingerprint, takeFingerprint, writeFingerprint } from '../output/output-fingerprint.js';
+import { countRecord } from '../output/unchanged-summary.js';
+import type { WrittenRenderResult } from '../output/write-summary.js';
+import { isGitopsFileOf } from '../gitops/layout.js';
+import { packageVersion } from '../package-files.js';
+import type { EnvironmentResult } from '../render/environment-result.js';
+import type { RenderOptions } from '../render/render-options.js';
+import { startRender, type RenderRun } from '../render/render-run.js';
+import { lockDigest, stampFile, writeStamp } from './build-stamp.js';
+import { writeRenderRun, type WrittenRenderRun } from './write-render-result.js';
+
+/** What a build run is asked: what to render, where the output goes, and what the write may do. */
+export interface BuildRunOptions {
+  /** The render (repoRoot, environments, lock, cache, network); `skipUnchanged` is set here. */
+  render: RenderOptions;
+  /** The cache folder: the output fingerprint and the build stamp live there. */
+  cacheDir: string;
+  /** `build --out`: write the complete output there instead; no fingerprint, no stamp. Default: the configured folders. */
+  exportDir?: string;
+  /** Only some environments were asked for (--env, --shard): the others are kept, and no stamp is written. */
+  partial: boolean;
+  /** Render every environment, even those the fingerprint confirms unchanged. Default false. */
+  force?: boolean;
+  /** The lock the build starts from, and its text (undefined without a lock file). */
+  previousLock: LockFile;
+  previousLockText: string | undefined;
+  /** Accept removals the guard would refuse. Default false (an export always accepts: it changes no lock). */
+  allowRemoval?: boolean;
+  /** Test hook: called before each step of the write. */
+  failpoint?: Failpoint;
+  /** Sees each rendered environment (progress lines). */
+  onEnvironment?: (result: EnvironmentResult) => void;
+  /** May still refuse the next lock (`--frozen`); then nothing is changed. */
+  beforeCommit?: (lock: LockFile) => void;
+}
+
+/** What a build run did: the render run (what it rendered and skipped) and the write. */
+export interface BuildRun {
+  run: RenderRun;
+  written: WrittenRenderRun;
+}
+
+/**
+ * Renders and writes as one build. Environments are skipped only where the output is confirmed to
+ * be what the last build wrote (output-fingerprint.ts): anything edited, deleted or added by hand is
+ * rendered and repaired.
+ */
+export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
+  const repoRoot = path.resolve(options.render.repoRoot);
+  const use = options.render.cache?.use;
+  const fingerprintAt = fingerprintFile(options.cacheDir, repoRoot);
+  const previous = options.exportDir || options.force ? undefined : readFingerprint(fingerprintAt, undefined, use);
+  const run = await startRender({ ...options.render, ...(previous ? { skipUnchanged: (env: string, hash: string) => environmentUnchanged(previous, env, hash) } : {}) });
+  const out = options.exportDir && options.exportDir !== run.outputDir ? options.exportDir : undefined;
+  const written = await writeRenderRun(run, {
+    repoRoot,
+    ...(out ? { outDir: out, outDirFlag: '--out', exporting: true } : {}),
+    partial: options.partial,
+    previousLockText: options.previousLockText,
+    previousLock: options.previousLock,
+    // An export changes nothing the lock describes: there is nothing to guard.
+    allowRemoval: Boolean(options.allowRemoval) || out !== undefined,
+    ...(options.failpoint ? { failpoint: options.failpoint } : {}),
+    ...(options.onEnvironment ? { onEnvironment: options.onEnvironment } : {}),
+    ...(options.beforeCommit ? { beforeCommit: options.beforeCommit } : {}),
+  });
+  if (!out) {
+    const rendered = new Set(run.rendering);
+    const environments = Object.fromEntries(written.lock.environments.filter((e) => rendered.has(e.name) && e.inputs).map((e) => [e.name, e.inputs!]));
+    const { outDir, gitops } = written.written;
+    writeFingerprint(fingerprintAt, takeFingerprint({ previous, outDir, gitopsDir: gitops.root, produced: written.produced, environments }), use);
+    if (!options.partial && run.stamp && written.lockText !== undefined) {
+      const records = [await countRecord(outDir), await countRecord(gitops.root)];
+      await writeStamp(stampFile(options.cacheDir, repoRoot), { version: packageVersion(), outDir, gitopsDir: gitops.root, lock: lockDigest(written.lockText), ...run.stamp, records }, use);
+    }
+  }
+  return { run, written };
+}
+
+/**
+ * Files a build changed in environments whose inputs hash equals the lock's: the inputs did not
+ * change, so whatever was written or removed there had been edited, deleted or added by hand.
+ * Repository-relative, sorted.
+ */
+export function repairedFiles(run: Pick<RenderRun, 'unchangedInputs'>, written: WrittenRenderResult, repoRoot: string): string[] {
+  const same = new Set(run.unchangedInputs);
+  const shown = (root: string, rel: string) => path.relative(repoRoot, path.join(root, rel)).split(path.sep).join('/');
+  const out = [...written.written, ...written.removed].filter((rel) => same.has(rel.split('/')[0]!)).map((rel) => shown(written.outDir, rel));
+  const gitops = [...written.gitops.written, ...written.gitops.removed].filter((rel) => run.unchangedInputs.some((env) => isGitopsFileOf(rel, env)) && rel !== 'argocd/applicationset.yaml');
+  return [...out, ...gitops.map((rel) => shown(written.gitops.root, rel))].sort();
+}
