@@ -7,7 +7,8 @@
  * renders, the lock records manifest digests and file sha256s, `--offline` re-renders from the cache
  * with the registry gone, and a re-pushed (tampered) tag fails the lock check.
  */
-import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +16,8 @@ import { runCli } from '../helpers/cli.js';
 import { registryUnavailableReason, startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { CORE, makeRepo, snapshotTree } from '../helpers/repo.js';
 import { skopeoReadBack, skopeoUnavailableReason } from '../helpers/skopeo.js';
-import { FIXTURES, fixtureText } from '../helpers/fixtures.js';
+import { FIXTURES, REPO_ROOT, fixtureText } from '../helpers/fixtures.js';
+import { startForwardProxy, startTlsFront } from '../helpers/forward-proxy.js';
 import { suiteTempDir, tempDir } from '../helpers/tmp.js';
 import { packProviderArtifact, pushProviderArtifact } from '../../src/publish/provider-artifact.js';
 
@@ -128,12 +130,33 @@ describe.skipIf(unavailable !== undefined && !process.env.CI)('cluster-api OCI l
     expect(snapshotTree(path.join(viaOperatorField, 'rendered'))).toEqual(snapshotTree(path.join(local, 'rendered')));
   });
 
+  it('reads the operator\'s layout through oci:// too, and resolves a range from the tags', async () => {
+    const env = { CAPI_RENDER_CACHE_DIR: path.join(suite, 'cache') };
+    const mirrored = await runCli(['mirror', '--format', 'oci', '--to', `http://${registry.host}/capi/operator`], { cwd: local, env });
+    expect(mirrored.code, mirrored.stderr).toBe(0);
+    const repo = ociRepo(registry.host, `oci://${registry.host}/capi/operator/cluster-api`);
+    const ranged = path.join(repo, 'providers/core.yaml');
+    writeFileSync(ranged, readFileSync(ranged, 'utf8').replace('version: v1.12.0', 'version: ~1.12'));
+    const built = await runCli(['build'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
+    expect(built.code, built.stderr).toBe(0);
+    expect(snapshotTree(path.join(repo, 'rendered'))).toEqual(snapshotTree(path.join(local, 'rendered')));
+    expect(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')).toContain(`/capi/operator/cluster-api@`);
+    expect(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')).toContain('#core-cluster-api-v1.12.0-components.yaml');
+  });
+
   it('refuses an artifact whose annotations name another provider (the proposal\'s consumer check)', async () => {
     const wrong = ociRepo(registry.host, `oci://${registry.host}/capi/manifests/infrastructure-docker`);
     const built = await runCli(['build'], { cwd: wrong, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
     expect(built.code).toBe(1);
     expect(built.stderr).toContain('does not conform to the cluster-api artifact contract');
     expect(built.stderr).toContain('org.opencontainers.image.title is "infrastructure-docker", expected "core-cluster-api"');
+
+    // Through fetchConfig.oci the operator's file names apply: the release's development file is none of them.
+    const viaOperatorField = makeRepo({ 'providers/core.yaml': CORE(), 'providers/docker.yaml': DOCKER(`  fetchConfig:\n    oci: http://${registry.host}/capi/manifests/infrastructure-docker:v1.12.0\n`) });
+    const missing = await runCli(['build'], { cwd: viaOperatorField, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('collected artifact needs to provide components as infrastructure-docker-v1.12.0-components.yaml or infrastructure-components.yaml or components.yaml file');
+    expect(missing.stderr).toContain('the artifact has: infrastructure-components-development.yaml, metadata.yaml');
   });
 
   it('fails the lock check when the tag is re-pushed with other content', async () => {
@@ -176,5 +199,49 @@ describe.skipIf(unavailable !== undefined && !process.env.CI)('cluster-api OCI l
     const cold = await runCli(['build', '--offline'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
     expect(cold.code).toBe(1);
     expect(cold.stderr).toContain('error[offline]');
+  });
+});
+
+describe.skipIf(unavailable !== undefined && !process.env.CI)('cluster-api OCI layout: oci:// through HTTPS_PROXY', () => {
+  const HOST = 'manifests.registry.test';
+  it('reaches an https:// registry through the proxy (CONNECT), as every other source does', async () => {
+    const registry = await startRegistry();
+    const front = await startTlsFront({ [HOST]: `http://${registry.host}` });
+    const proxy = await startForwardProxy((host, port) => (host === HOST && port === 443 ? { host: '127.0.0.1', port: front.port } : undefined));
+    try {
+      const [host, port] = registry.host.split(':');
+      const artifact = packProviderArtifact({
+        identity: { type: 'core', name: 'cluster-api', version: 'v1.12.0' },
+        source: 'https://github.com/kubernetes-sigs/cluster-api',
+        files: [
+          { name: 'metadata.yaml', bytes: new TextEncoder().encode(fixtureText('repository/cluster-api/v1.12.0/metadata.yaml')) },
+          { name: 'core-components.yaml', bytes: new TextEncoder().encode(CORE_FILE) },
+        ],
+      });
+      await pushProviderArtifact({ registry: `${host}:${port}`, repository: 'capi/manifests/core-cluster-api', tag: 'v1.12.0', plainHttp: true }, artifact, undefined);
+      const repo = makeRepo({
+        'capi-render.yaml': 'apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  install: false\n',
+        'providers/core.yaml': CORE('v1.12.0', 'capi-system', `  fetchConfig:\n    url: oci://${HOST}/capi/manifests/core-cluster-api\n`),
+      });
+      // Its own process: NODE_EXTRA_CA_CERTS is read at start-up (the built CLI, as proxy.test.ts runs it).
+      const cli = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
+      expect(existsSync(cli), `${cli} is missing: npm run build first`).toBe(true);
+      // Asynchronously: the registry, the TLS front and the proxy answer from this process.
+      const child = spawn(process.execPath, [cli, 'build'], {
+        cwd: repo,
+        env: { PATH: process.env.PATH, HOME: tempDir(), CAPI_RENDER_CACHE_DIR: tempDir(), NODE_EXTRA_CA_CERTS: front.certFile, HTTPS_PROXY: proxy.url },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+      const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(status, stderr).toBe(0);
+      expect(stderr).toContain('rendered default: cluster-api v1.12.0');
+      expect(proxy.requests.length).toBeGreaterThan(0);
+      expect(proxy.requests.every((q) => q.method === 'CONNECT' && q.target === `${HOST}:443`)).toBe(true);
+      expect(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')).toContain(`url: oci://${HOST}/capi/manifests/core-cluster-api@${artifact.manifestDigest}#core-components.yaml`);
+    } finally {
+      await Promise.all([proxy.close(), front.close(), registry.stop()]);
+    }
   });
 });
