@@ -52,8 +52,11 @@ export function parseLock(text: string, parsed?: ValueCache): LockFile {
     throw bad(`is not valid YAML: ${(e as { reason?: string }).reason ?? (e as Error).message}`, mark?.line !== undefined ? { line: mark.line + 1, col: (mark.column ?? 0) + 1 } : {});
   }
   checkLock(doc);
-  parsed?.put(sha256, doc);
-  return doc;
+  // A lock without environments or artifacts (emptied by hand, or a merge that kept only the header)
+  // pins nothing there, like a missing lock: the build re-resolves and writes them.
+  const lock: LockFile = { ...doc, environments: doc.environments ?? [], artifacts: doc.artifacts ?? [] };
+  parsed?.put(sha256, lock);
+  return lock;
 }
 
 function isLock(doc: unknown): doc is LockFile {
@@ -90,8 +93,8 @@ function checkLock(doc: unknown): asserts doc is LockFile {
       throw bad(`has a verified entry of image ${String((i as { image?: unknown }).image)} without rule, method and signature`);
     }
   }
-  const artifacts = Array.isArray(doc.artifacts) ? doc.artifacts : [];
-  for (const a of artifacts) {
+  if (doc.artifacts !== undefined && !Array.isArray(doc.artifacts)) throw bad('has artifacts that are not a list');
+  for (const a of Array.isArray(doc.artifacts) ? doc.artifacts : []) {
     if (!isJsonObject(a) || typeof a.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(a.sha256) || typeof a.source !== 'string' || typeof a.file !== 'string') {
       throw bad('has an artifact entry without source, file and a sha256');
     }

@@ -1,0 +1,176 @@
+/**
+ * A fuzz target per parser the CLI exposes to outside data: the lock, overlays, the live dump
+ * reader, the variable syntax, label selectors, image references, OCI references and the GitHub /
+ * GitLab URL parsers. Each property: the parser returns or throws a RenderError whose diagnostics
+ * have a code and a message (and the file, where the parser knows it) — never another exception —
+ * within a time limit, and what it accepts survives a round trip through its formatter.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import fc from 'fast-check';
+import { RenderError } from '../../src/errors.js';
+import { parseLock, serializeLock } from '../../src/lock/lock-file.js';
+import { loadOverlay } from '../../src/overlay/load-overlay.js';
+import { parseLiveDump } from '../../src/adopt/live-dump.js';
+import { inspectVariables, substituteVariables, MissingVariablesError } from '../../src/process/variables/index.js';
+import { parseLabelSelector } from '../../src/customize/patches/label-selector.js';
+import { formatImageReference, parseImageReference } from '../../src/process/image-reference.js';
+import { formatOciReference, parseOciReference } from '../../src/source/oci/oci-reference.js';
+import { parseGitHubReleaseUrl } from '../../src/source/github/github-url.js';
+import { parseGitLabPackageUrl } from '../../src/source/gitlab/gitlab-url.js';
+import type { FuzzTarget } from './campaign.js';
+import { PropertyViolation } from './repo-case.js';
+import { parserInput } from './text-mutation.js';
+import { REPO_ROOT } from './fuzz-paths.js';
+
+/** A single parse slower than this is a violation (catches quadratic and exponential paths). */
+const SLOW_MS = 2_000;
+
+/** Calls fn; a throw must be a RenderError with well-formed diagnostics (and `file`, when given). */
+function parsed<T>(name: string, input: string, fn: () => T, file?: string): T | undefined {
+  const started = performance.now();
+  try {
+    return fn();
+  } catch (e) {
+    if (!(e instanceof RenderError)) throw new PropertyViolation(`${name}(${JSON.stringify(input).slice(0, 200)}) threw ${(e as Error)?.stack ?? String(e)}`);
+    if (e.diagnostics.length === 0) throw new PropertyViolation(`${name}: a RenderError without diagnostics`);
+    for (const d of e.diagnostics) {
+      if (typeof d.code !== 'string' || typeof d.message !== 'string' || d.message === '') throw new PropertyViolation(`${name}: a diagnostic without code or message: ${JSON.stringify(d)}`);
+      if (file !== undefined && d.file !== file) throw new PropertyViolation(`${name}: an error that does not name ${file}: ${d.message}`);
+    }
+    return undefined;
+  } finally {
+    const ms = performance.now() - started;
+    if (ms > SLOW_MS) throw new PropertyViolation(`${name} took ${Math.round(ms)} ms on an input of ${input.length} characters`);
+  }
+}
+
+const literal = (value: string) => JSON.stringify(value);
+
+function target(name: string, arbitrary: fc.Arbitrary<string>, property: (input: string) => void | Promise<void>): FuzzTarget<string> {
+  return {
+    name,
+    level: 'parser',
+    arbitrary,
+    property,
+    regression: (input) => [`import { parserTargets } from './parser-targets.js';`, `await parserTargets().find((t) => t.name === ${literal(name)})!.property(${literal(input)});`].join('\n'),
+  };
+}
+
+// Seeds: the repository's own lock and overlays, small live dumps, and typical values of each field.
+const LOCK = readFileSync(path.join(REPO_ROOT, 'capi-render.lock'), 'utf8');
+const OVERLAYS = ['overlays/dev/overlay.yaml', 'overlays/prod/overlay.yaml'].map((f) => readFileSync(path.join(REPO_ROOT, f), 'utf8'));
+const YAML_WORDS = [': ', '- ', '---\n', '...\n', '&a ', '*a', '!!str ', '!!binary ', '<<: ', '? ', '{', '}', '[', ']', '"', "'", '|\n', '>-\n', '#', '\n  ', 'null', '~', 'true', '0x1F', '1e9', '.inf', 'apiVersion', 'kind', 'name', 'providers', 'environments', 'sha256', 'version', 'v1.12.0'];
+const DUMPS = [
+  'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: capi-system\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n    namespace: capi-system\n  data:\n    token: c2VjcmV0\n',
+  'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: capi-controller-manager\n  namespace: capi-system\n  managedFields:\n  - manager: kubectl\nspec:\n  replicas: 1\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: capi-system\ndata: {a: b}\n',
+  '{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"sa","namespace":"capi-system"}}]}',
+];
+const TEMPLATES = ['image: ${REG:=registry.k8s.io}/capi:${TAG}', 'a: ${A:=${B:=x}}', '${A:-d} ${B=e} ${C:+f} $D $$E ${#F} ${G:1:2} ${H/x/y} ${I^^} ${J,} ${K%%.*} ${L##*/}', 'args: ["--v=${V:=2}"]\n---\nkind: ${KIND}'];
+const TEMPLATE_WORDS = ['${', '}', '$', '$$', ':=', ':-', '=', '-', ':+', '+', ':', '#', '##', '%', '%%', '/', '//', '^', '^^', ',', ',,', 'A', 'B_1', '0', '1', '-1', '\n---\n', '\\', '"'];
+const SELECTORS = ['a=b,c!=d', 'env in (prod, dev),!legacy', 'tier notin (a,),x', 'x.io/y-z==v', 'n>3,m<10', 'a,b,c', ''];
+const SELECTOR_WORDS = ['=', '==', '!=', 'in', 'notin', '(', ')', ',', '!', '>', '<', ' ', 'a', 'b.io/c', '-', '_', '.', '0', 'x'.repeat(64)];
+const IMAGES = ['registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0', 'docker.io/library/nginx:1.0@sha256:' + 'a'.repeat(64), 'localhost:5000/x/y', 'nginx', '[::1]:5000/a/b:c', 'gcr.io/a_b/c__d/e--f:t.1-2'];
+const REF_WORDS = [':', '/', '@', 'sha256:', 'a'.repeat(64), '[', ']', '::1', 'localhost', '5000', '.', '_', '__', '-', '--', 'A', 'latest', 'http://', 'https://', 'oci://'];
+const OCI = ['ghcr.io/kubernetes-sigs/cluster-api:v1.12.0', 'http://localhost:5000/capi/core', 'https://registry.example.com:8443/a/b/c:tag', 'oci://ghcr.io/x/y:z', 'reg/x@sha256:' + 'b'.repeat(64)];
+const GITHUB = ['https://github.com/kubernetes-sigs/cluster-api/releases/v1.12.0/core-components.yaml', 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/core-components.yaml', 'https://github.com/o/r/releases/download/v1.0.0/a/b.yaml', 'https://github.com/o/r/releases/tag/v2.0.0', 'https://github.com/o/r/releases', 'https://ghe.example.com/o/r/releases/v1/x.yaml'];
+const GITLAB = ['https://gitlab.example.com/api/v4/projects/group%2Fproject/packages/generic/cluster-api/v1.12.0/core-components.yaml', 'https://gitlab.com/api/v4/projects/123/packages/generic/p/latest/f.yaml'];
+const URL_WORDS = ['/', '//', '%2F', '%2e%2e', '..', '.', '?', '#', '@', ':', ':443', 'user:pass@', 'http://', 'https://', 'releases', 'download', 'tag', 'latest', 'v1.0.0', 'api', 'v4', 'projects', 'packages', 'generic', '\\', ' ', '%', '%zz'];
+
+let overlayDir: string | undefined;
+
+/** The parser-level targets. */
+export function parserTargets(): FuzzTarget<string>[] {
+  return [
+    target('lock', parserInput([LOCK, LOCK.slice(0, 2000), 'apiVersion: capi-render/v1alpha1\nkind: Lock\n'], YAML_WORDS, 400), (text) => {
+      const lock = parsed('parseLock', text, () => parseLock(text), 'capi-render.lock');
+      if (!lock) return;
+      const once = serializeLock(lock);
+      const again = parsed('parseLock', once, () => parseLock(once), 'capi-render.lock');
+      if (!again) throw new PropertyViolation(`a lock that parses serializes to one that does not: ${JSON.stringify(text).slice(0, 300)}`);
+      if (serializeLock(again) !== once) throw new PropertyViolation('serializeLock(parseLock(x)) is not stable');
+    }),
+    target('overlay', parserInput(OVERLAYS, YAML_WORDS, 400), async (text) => {
+      overlayDir ??= mkdtempSync(path.join(os.tmpdir(), 'capi-render-fuzz-overlay-'));
+      writeFileSync(path.join(overlayDir, 'overlay.yaml'), text);
+      const started = performance.now();
+      try {
+        await loadOverlay(overlayDir, 'overlay.yaml');
+      } catch (e) {
+        parsed('loadOverlay', text, () => {
+          throw e;
+        }, 'overlay.yaml');
+      }
+      if (performance.now() - started > SLOW_MS) throw new PropertyViolation(`loadOverlay took over ${SLOW_MS} ms`);
+    }),
+    target('live-dump', parserInput(DUMPS, YAML_WORDS, 400), (text) => {
+      // The selective path (chunked block YAML) must agree with the whole parse.
+      const whole = parsed('parseLiveDump', text, () => parseLiveDump(text, 'dump.yaml'), 'dump.yaml');
+      const some = parsed('parseLiveDump(select)', text, () => parseLiveDump(text, 'dump.yaml', () => true), 'dump.yaml');
+      if (whole && some && !isDeepStrictEqual(whole.objects.map((o) => o.object), some.objects.map((o) => o.object))) {
+        throw new PropertyViolation('parseLiveDump with a selector that keeps everything read other objects than without');
+      }
+    }),
+    target('variables', parserInput(TEMPLATES, TEMPLATE_WORDS), (text) => {
+      const vars = parsed('inspectVariables', text, () => inspectVariables(text, 'components.yaml'), 'components.yaml');
+      let missing: string[] | undefined;
+      const out = parsed('substituteVariables', text, () => {
+        try {
+          return substituteVariables(text, () => undefined, 'components.yaml');
+        } catch (e) {
+          if (e instanceof MissingVariablesError) missing = [...e.missing].sort();
+          throw e;
+        }
+      }, 'components.yaml');
+      if ((vars === undefined) !== (out === undefined && missing === undefined)) throw new PropertyViolation('inspectVariables and substituteVariables disagree on whether the template is valid');
+      if (vars && missing) {
+        const required = vars.filter((v) => !v.hasDefault).map((v) => v.name).sort();
+        if (!isDeepStrictEqual(required, missing)) throw new PropertyViolation(`missing ${missing.join(',')} but inspect says required ${required.join(',')}`);
+      }
+      if (vars && out && vars.some((v) => !v.hasDefault)) throw new PropertyViolation('a template with a required variable substituted with no values');
+    }),
+    target('label-selector', parserInput(SELECTORS, SELECTOR_WORDS), (text) => {
+      const m = parsed('parseLabelSelector', text, () => parseLabelSelector(text));
+      if (!m) return;
+      const again = parsed('parseLabelSelector', m.text, () => parseLabelSelector(m.text));
+      if (!again || !isDeepStrictEqual(again.requirements, m.requirements)) throw new PropertyViolation(`selector ${JSON.stringify(text)} prints as ${JSON.stringify(m.text)}, which parses otherwise`);
+    }),
+    target('image-reference', parserInput(IMAGES, REF_WORDS), (text) => {
+      const started = performance.now();
+      let r;
+      try {
+        r = parseImageReference(text);
+      } catch (e) {
+        throw new PropertyViolation(`parseImageReference threw ${(e as Error)?.stack}`);
+      }
+      if (performance.now() - started > SLOW_MS) throw new PropertyViolation('parseImageReference is slow');
+      if (r.kind === 'ok' && formatImageReference(r.image) !== text) throw new PropertyViolation(`image ${text} formats as ${formatImageReference(r.image)}`);
+      if (r.kind === 'not-canonical') {
+        const n = parseImageReference(r.normalized);
+        if (n.kind !== 'ok') throw new PropertyViolation(`the canonical form ${r.normalized} of ${text} does not parse (${n.kind})`);
+      }
+    }),
+    target('oci-reference', parserInput(OCI, REF_WORDS), (text) => {
+      const ref = parsed('parseOciReference', text, () => parseOciReference(text));
+      if (!ref) return;
+      const again = parsed('parseOciReference', formatOciReference(ref), () => parseOciReference(formatOciReference(ref)));
+      if (!again || !isDeepStrictEqual(again, ref)) throw new PropertyViolation(`OCI reference ${text} formats as ${formatOciReference(ref)}, which parses otherwise`);
+    }),
+    target('github-url', parserInput(GITHUB, URL_WORDS), (text) => {
+      const u = parsed('parseGitHubReleaseUrl', text, () => parseGitHubReleaseUrl(text, { kind: 'CoreProvider', enterpriseHosts: [{ origin: 'https://ghe.example.com' }] }));
+      if (!u) return;
+      for (const [k, v] of Object.entries({ owner: u.owner, repo: u.repo, componentsFile: u.componentsFile })) {
+        if (v === '' || v.includes('/') || v === '.' || v === '..') throw new PropertyViolation(`${text}: ${k} ${JSON.stringify(v)} is not one path segment`);
+      }
+    }),
+    target('gitlab-url', parserInput(GITLAB, URL_WORDS), (text) => {
+      const u = parsed('parseGitLabPackageUrl', text, () => parseGitLabPackageUrl(text));
+      if (!u) return;
+      for (const [k, v] of Object.entries({ projectSlug: u.projectSlug, packageName: u.packageName, version: u.version, componentsFile: u.componentsFile })) {
+        if (v === '' || v.includes('/')) throw new PropertyViolation(`${text}: ${k} ${JSON.stringify(v)} is not one path segment`);
+      }
+    }),
+  ];
+}

@@ -1,0 +1,50 @@
+/**
+ * The whole-repository fuzz target: generated repositories (repo-model.ts), valid most of the time,
+ * then mutated (mutations.ts), each run through runRepoCase's properties.
+ */
+import fc from 'fast-check';
+import { mutationArb, type Mutation } from './mutations.js';
+import { plaintextAllowed, repoEnv, repoFiles, repoModel } from './repo-model.js';
+import { FIXTURES_TOKEN, runRepoCase, type RepoCase } from './repo-case.js';
+import type { FuzzTarget } from './campaign.js';
+import { FIXTURES_REPOSITORY } from './fuzz-paths.js';
+
+/**
+ * Cases: about half unmutated (the valid path, where idempotence, determinism, check and --stdout
+ * are exercised), the rest with one to three mutations, a third of all built once first so the lock
+ * and the output can be edited too. `real` weighs cases over the real fixtures (percent).
+ */
+export function repoCaseArb(real = 2): fc.Arbitrary<RepoCase> {
+  const mutations = fc.oneof({ weight: 5, arbitrary: fc.constant<Mutation[]>([]) }, { weight: 5, arbitrary: fc.array(mutationArb, { minLength: 1, maxLength: 3 }) });
+  return fc
+    .record({ model: repoModel(real), mutations, prebuild: fc.boolean(), after: fc.array(mutationArb, { maxLength: 3 }) })
+    .map(({ model, mutations: pre, prebuild, after }) => {
+      const env = repoEnv(model);
+      return {
+        files: repoFiles(model, FIXTURES_TOKEN),
+        env,
+        secrets: [model.secret, ...Object.values(env)],
+        plaintext: plaintextAllowed(model),
+        mutations: pre.filter((m) => m.level !== 'lock'),
+        prebuild,
+        after: prebuild ? after : [],
+      };
+    });
+}
+
+/** The whole-repository target; `real` as for repoCaseArb. */
+export function repositoryTarget(real = 2, timeoutMs = 60_000): FuzzTarget<RepoCase> {
+  return {
+    name: 'repository',
+    level: 'repository',
+    arbitrary: repoCaseArb(real),
+    property: async (c) => void (await runRepoCase(c, { fixturesRepository: FIXTURES_REPOSITORY, timeoutMs })),
+    data: (c) => c,
+    regression: (c) =>
+      [
+        "import { runRepoCase } from './repo-case.js';",
+        "import { FIXTURES_REPOSITORY } from './fuzz-paths.js';",
+        `await runRepoCase(${JSON.stringify(c, null, 2)}, { fixturesRepository: FIXTURES_REPOSITORY });`,
+      ].join('\n'),
+  };
+}
