@@ -9,6 +9,7 @@ import YAML from 'yaml';
 import { InternalError } from '../errors.js';
 import { CERT_MANAGER_DEFAULT_VERSION } from '../render/cert-manager.js';
 import { packagePath } from '../package-files.js';
+import { schemaModeline } from '../config/editor-schema-url.js';
 
 export interface ScaffoldOptions {
   /** spec.version of core and kubeadm: exact, a range or `latest`. Default `latest` (pinned by the first build). */
@@ -68,11 +69,12 @@ export function scaffoldFiles(options: ScaffoldOptions): Map<string, string> {
   const handlebars = createHandlebars();
   const render = (template: string) => handlebars.compile(readFileSync(packagePath('bundled-templates', 'init', template), 'utf8'), { strict: true, noEscape: true })(context);
   const files: [string, string][] = [
-    ['capi-render.yaml', render('capi-render.yaml.hbs')],
+    // First lines naming their JSON Schema, for editors with the YAML language server (config/editor-schema-url.ts).
+    ['capi-render.yaml', `${schemaModeline('config', options.toolVersion)}\n${render('capi-render.yaml.hbs')}`],
     ['providers/core.yaml', render('core.yaml.hbs')],
     ['providers/kubeadm.yaml', render('kubeadm.yaml.hbs')],
     [`providers/${infrastructure}.yaml`, render('infrastructure.yaml.hbs')],
-    [`overlays/${environment}/overlay.yaml`, render('overlay.yaml.hbs')],
+    [`overlays/${environment}/overlay.yaml`, `${schemaModeline('overlay', options.toolVersion)}\n${render('overlay.yaml.hbs')}`],
     ['.gitignore', render('gitignore.hbs')],
     ['.github/workflows/capi-render.yaml', render((options.shards ?? 1) > 1 ? 'workflow-sharded.yaml.hbs' : 'workflow.yaml.hbs')],
     ['renovate.json', render('renovate.json.hbs')],

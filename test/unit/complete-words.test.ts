@@ -108,4 +108,16 @@ describe('__complete', () => {
     }
     expect((await COMMANDS.sbom!()).choices?.format?.length).toBeGreaterThan(0);
   });
+
+  it('completion --help says how to install each script; --help lists completion; a wrong shell is a usage error', async () => {
+    const help = await runCli(['completion', '--help'], { cwd: REPO_ROOT });
+    expect(help.code).toBe(0);
+    for (const line of ['source <(capi-render completion bash)', 'source <(capi-render completion zsh)', '"${fpath[1]}/_capi-render"', 'capi-render completion fish > ~/.config/fish/completions/capi-render.fish']) expect(help.stdout).toContain(line);
+    expect((await runCli(['--help'], { cwd: REPO_ROOT })).stdout).toMatch(/^ {2}completion +print the shell completion script/m);
+    const wrong = await runCli(['completion', 'fsh'], { cwd: REPO_ROOT });
+    expect(wrong).toMatchObject({ code: 2, stdout: '' });
+    expect(wrong.stderr).toContain('did you mean "fish"?');
+    const script = await runCli(['completion', 'bash'], { cwd: REPO_ROOT });
+    expect(script.stdout).toContain('complete -F _capi_render capi-render\n');
+  });
 });
