@@ -29,7 +29,8 @@ export { runBuild, repairedFiles, type BuildRunOptions, type BuildRun } from './
 export { pruneCache, DEFAULT_CACHE_MAX_BYTES, type PruneOptions, type PruneResult } from './cache/prune-cache.js';
 export type { CacheEntry, CacheEntryKind } from './cache/cache-entries.js';
 export { readLockFile, parseLock, serializeLock } from './lock/lock-file.js';
-export type { LockFile, LockedArtifact, LockedEnvironment, LockedProvider } from './lock/lock-types.js';
+export type { LockFile, LockEmulates, LockedArtifact, LockedEnvironment, LockedProvider } from './lock/lock-types.js';
+export { BASELINE_IDS, DEFAULT_BASELINE, baselineOf, type Baseline, type BaselineId } from './baseline/baseline.js';
 export { createArtifactCache, defaultCacheDir, type ArtifactCache } from './source/artifact-cache.js';
 export type { ReleaseSource, Artifact, ReleaseList, UnlistedVersions } from './source/release-source.js';
 export type { FetchLike } from './source/gitlab/gitlab-source.js';
