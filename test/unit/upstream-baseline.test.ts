@@ -236,7 +236,7 @@ const rows: Row[] = [
   },
   {
     item: 'a v1beta2 core accepts v1beta1 providers',
-    upstream: 'cluster-api #12018 (v1.10), cmd/clusterctl/api/v1alpha3/metadata_type.go GetCompatibleVersions',
+    upstream: 'cluster-api #12018 (v1.11), cmd/clusterctl/api/v1alpha3/metadata_type.go GetCompatibleVersions',
     baselines: BOTH,
     capiRender: 'the same compatible set at build time (render/contracts.ts) and in plan/upgrade',
     check: () => {
@@ -262,7 +262,7 @@ const rows: Row[] = [
   },
   {
     item: 'core and kubeadm upgrades may not skip more than 3 minors',
-    upstream: 'cluster-api #12017 (v1.10), cmd/clusterctl/client/cluster/upgrader.go',
+    upstream: 'cluster-api #12017 (v1.11), cmd/clusterctl/client/cluster/upgrader.go',
     baselines: BOTH,
     capiRender: 'plan and upgrade apply the same rule (from 1.10.0 on, core and kubeadm only)',
     check: () => {
@@ -319,7 +319,7 @@ const rows: Row[] = [
   },
   {
     item: 'operator manager.additionalArgs: added, never overriding an argument',
-    upstream: 'cluster-api-operator api/v1alpha2/provider_types.go AdditionalArgs, component_customizer.go ("arg %q already exists")',
+    upstream: 'cluster-api-operator #782 (v0.19), api/v1alpha2/provider_types.go AdditionalArgs, component_customizer.go ("arg %q already exists")',
     baselines: BOTH,
     capiRender: 'appended in key order; a key the container already has is an error',
     check: () => {
