@@ -112,7 +112,7 @@ describe.skipIf(unavailable !== undefined && !process.env.CI)('cluster-api OCI l
     expect(snapshotTree(path.join(repo, 'rendered'))).toEqual(snapshotTree(path.join(local, 'rendered')));
     const lock = readFileSync(path.join(repo, 'capi-render.lock'), 'utf8');
     const core = skopeoReadBack(registry.host, 'capi/manifests/core-cluster-api', 'v1.12.0').digest;
-    expect(lock).toContain(`source: oci:${registry.host}/capi/manifests/core-cluster-api\n`);
+    expect(lock).toContain(`source: oci:${registry.host}/capi/manifests/core-cluster-api#core-cluster-api\n`);
     expect(lock).toContain(`url: oci://${registry.host}/capi/manifests/core-cluster-api@${core}#core-components.yaml\n  sha256: ${sha256(CORE_FILE)}`);
     expect(lock).toMatch(new RegExp(`url: oci://${registry.host}/capi/manifests/infrastructure-docker@sha256:[0-9a-f]{64}#infrastructure-components-development.yaml\\n  sha256: ${sha256(DOCKER_FILE)}`));
   });
@@ -150,6 +150,8 @@ describe.skipIf(unavailable !== undefined && !process.env.CI)('cluster-api OCI l
     expect(built.code).toBe(1);
     expect(built.stderr).toContain('does not conform to the cluster-api artifact contract');
     expect(built.stderr).toContain('org.opencontainers.image.title is "infrastructure-docker", expected "core-cluster-api"');
+    // Only the provider whose URL is wrong fails: docker reads the same repository as its own.
+    expect(built.stderr).not.toContain('providers/docker.yaml');
 
     // Through fetchConfig.oci the operator's file names apply: the release's development file is none of them.
     const viaOperatorField = makeRepo({ 'providers/core.yaml': CORE(), 'providers/docker.yaml': DOCKER(`  fetchConfig:\n    oci: http://${registry.host}/capi/manifests/infrastructure-docker:v1.12.0\n`) });

@@ -69,7 +69,9 @@ export function createOciUrlSource(input: OciUrlSourceInput): OciUrlSource {
   };
 
   const source: ReleaseSource = {
-    id: `oci:${url.registry}/${url.repository}${url.digest ? `@${url.digest}` : ''}`,
+    // The provider is part of the identity: what is read (and checked) depends on it, and the build
+    // shares a source's files by id — two providers naming one repository must not share them.
+    id: `oci:${url.registry}/${url.repository}${url.digest ? `@${url.digest}` : ''}#${input.providerType}-${input.providerName}`,
     description: `OCI repository ${url.digest ? `${shown}@${url.digest}` : shown}`,
     remote: true,
     async listVersions() {
