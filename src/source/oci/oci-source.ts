@@ -75,7 +75,9 @@ export function createOciSource(input: OciSourceInput): OciSource {
   }
 
   const source: ReleaseSource = {
-    id: `oci:${ref.registry}/${ref.repository}`,
+    // The provider is part of the identity: one image may hold several providers' files (the
+    // operator's `{type}-{name}-{version}-…` names), and the build shares a source's files by id.
+    id: `oci:${ref.registry}/${ref.repository}#${input.providerType}-${input.providerName}`,
     description: `OCI repository ${shown}`,
     remote: true,
     async listVersions() {
