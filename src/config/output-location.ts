@@ -8,6 +8,9 @@ import path from 'node:path';
 import { CONFIG_FILE, type RenderConfig } from './config-types.js';
 import { LOCK_FILE } from '../lock/lock-types.js';
 
+/** The settings that say where a repository's inputs are: what no output folder may overlap. */
+export type InputFolders = Pick<RenderConfig, 'providersDir' | 'overlaysDir' | 'templatesDir' | 'repositories'>;
+
 /** An output folder to check, with the setting that chose it (for messages). */
 export interface OutputFolderSetting {
   /** `outputDir`, `gitopsDir`, or the flag, e.g. `--out`. */
@@ -23,7 +26,7 @@ export interface LocationProblem {
 }
 
 /** The inputs a build reads, which no output folder may overlap: description → absolute path. */
-export function inputLocations(repoRoot: string, config: Pick<RenderConfig, 'providersDir' | 'overlaysDir' | 'templatesDir' | 'repositories'>): [string, string][] {
+export function inputLocations(repoRoot: string, config: InputFolders): [string, string][] {
   return [
     ['the providersDir input', path.resolve(repoRoot, config.providersDir)],
     ['the overlaysDir input', path.resolve(repoRoot, config.overlaysDir)],

@@ -4,13 +4,12 @@ import path from 'node:path';
 import jsYaml from 'js-yaml';
 import { isJsonObject, type KubeObject } from '../manifest/object.js';
 import { SpecError, UsageError, error, type Diagnostic } from '../errors.js';
-import type { RenderConfig } from '../config/config-types.js';
 import { locateConfigSetting } from '../config/load-config.js';
-import { inputLocations, isOutsideRepository, outputLocationProblems, type LocationProblem } from '../config/output-location.js';
+import { inputLocations, isOutsideRepository, outputLocationProblems, type InputFolders, type LocationProblem } from '../config/output-location.js';
 import { displayPath } from './write-errors.js';
 
 /** Refuses output folders that a build would damage; a flag's mistake is a usage error, the config's a spec error. */
-export async function assertSafeLocations(config: RenderConfig, outDir: string, gitopsDir: string, options: { repoRoot: string; outDirFlag?: string }): Promise<void> {
+export async function assertSafeLocations(config: InputFolders, outDir: string, gitopsDir: string, options: { repoRoot: string; outDirFlag?: string }): Promise<void> {
   const flag = options.outDirFlag;
   const folders = [
     { setting: flag ?? 'outputDir', folder: outDir },

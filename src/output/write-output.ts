@@ -14,7 +14,7 @@ import { SpecError, UsageError } from '../errors.js';
 import { serializeLock } from '../lock/lock-file.js';
 import { LOCK_FILE, type LockFile } from '../lock/lock-types.js';
 import { isGitopsFileOf } from '../gitops/layout.js';
-import type { RenderConfig } from '../config/config-types.js';
+import type { InputFolders } from '../config/output-location.js';
 import type { OutputFiles } from '../plan/output-plan.js';
 import type { Failpoint } from './apply-staged.js';
 import { removalProblems } from './removal-guard.js';
@@ -52,7 +52,8 @@ export interface WriteRenderResultOptions {
 
 /** A build as the writer sees it: what it will touch, then its files environment by environment. */
 export interface OutputSource {
-  config: RenderConfig;
+  /** Where the inputs are (no output folder may overlap them). */
+  config: InputFolders;
   outputDir: string;
   gitopsDir: string;
   allEnvironments: readonly string[];

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import semver from 'semver';
 import { SpecError, error, warning, type Diagnostic } from '../errors.js';
-import type { CertManagerConfig } from '../config/config-types.js';
+import type { CertManagerConfig, LocalRepositoryConfig } from '../config/config-types.js';
 import { setIn, type KubeObject } from '../manifest/object.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import { addLabels, CLUSTERCTL_CORE_LABEL, CLUSTERCTL_LABEL } from '../process/common-labels.js';
@@ -55,11 +55,18 @@ export interface RenderedCertManager {
   source: ReleaseSource;
 }
 
+/**
+ * The parts of the build cert-manager's render reads: the settings it is compared with, where the
+ * repository is, the lock it started from, and the build's source, store and parse caches.
+ */
+export type CertManagerDeps = Pick<RenderSession, 'repoRoot' | 'config' | 'catalog' | 'pin' | 'lock' | 'lockEvidence' | 'store' | 'parser' | 'certManager'>;
+
+/** cert-manager as its own component, as `clusterctl init` installs it; undefined when not installed (bring your own). */
 export async function renderCertManager(
   settings: CertManagerConfig,
   env: string,
   images: ImageOverrides,
-  session: RenderSession,
+  session: CertManagerDeps,
   lockCtx: { note: (d: Diagnostic) => void; overlayFile?: string | undefined },
 ): Promise<RenderedCertManager | undefined> {
   const baseline = baselineOf(session.config.emulate);
@@ -69,7 +76,7 @@ export async function renderCertManager(
   if (!rendersCertManager(settings, baseline, site)) return undefined;
   const defaultVersion = baseline.certManagerDefaultVersion;
   const requested = settings.version ?? defaultVersion;
-  const ps = certManagerSource(settings, session);
+  const ps = certManagerSource(settings, { repoRoot: session.repoRoot, repositories: session.config.repositories, catalog: session.catalog });
   const source = pinSource(ps.source, session.pin);
   const locked = session.lock.environments.find((e) => e.name === env)?.providers.find((p) => p.provider === CERT_MANAGER_LOCK_NAME);
   // The lock stores certManager.version as written: '' stands for the baseline's default, an exact
@@ -145,12 +152,12 @@ function processCertManager(parsed: KubeObject[], version: string, images: Image
   return cleanObjects(resources).map((r) => setIn(r.object, ['metadata', 'annotations', CERT_MANAGER_VERSION_ANNOTATION], version) as KubeObject);
 }
 
-function certManagerSource(settings: CertManagerConfig, session: RenderSession): ProviderSource {
+function certManagerSource(settings: CertManagerConfig, where: { repoRoot: string; repositories: readonly LocalRepositoryConfig[]; catalog: RenderSession['catalog'] }): ProviderSource {
   const at = { label: CERT_MANAGER_COMPONENT, ref: 'certManager', file: 'capi-render.yaml', line: 1, field: 'certManager.url' };
   if (!settings.url) {
     // Like clusterctl's overrides folder: a local repository with cert-manager/ wins over GitHub.
-    for (const repo of session.config.repositories) {
-      const root = path.resolve(session.repoRoot, repo.path);
+    for (const repo of where.repositories) {
+      const root = path.resolve(where.repoRoot, repo.path);
       if (existsSync(path.join(root, CERT_MANAGER_COMPONENT))) {
         return {
           source: createLocalRepositorySource({ root, displayRoot: repo.path.replace(/\/+$/, ''), label: CERT_MANAGER_COMPONENT }),
@@ -160,7 +167,7 @@ function certManagerSource(settings: CertManagerConfig, session: RenderSession):
       }
     }
   }
-  const fromUrl = session.catalog.sourceForUrl?.(settings.url ?? DEFAULT_URL, at);
+  const fromUrl = where.catalog.sourceForUrl?.(settings.url ?? DEFAULT_URL, at);
   if (!fromUrl) throw new SpecError(error('source-not-found', 'no source for cert-manager', { file: 'capi-render.yaml', field: 'certManager' }));
   return fromUrl;
 }

@@ -18,7 +18,8 @@ import { controllerReads } from './gitops-stage.js';
 const SETTINGS = ['outputDir', 'gitopsDir'] as const;
 const CONTROLLERS = { argocd: 'Argo CD', flux: 'Flux' } as const;
 
-export async function controllerFolderDiagnostics(repoRoot: string, config: RenderConfig, load: OverlayLoader = loadOverlay): Promise<Diagnostic[]> {
+/** Warnings for an output or gitops folder an Argo CD or Flux controller would read in a way that breaks it, naming the environments that read it. */
+export async function controllerFolderDiagnostics(repoRoot: string, config: Pick<RenderConfig, 'outputDir' | 'gitopsDir' | 'overlaysDir' | 'gitops'>, load: OverlayLoader = loadOverlay): Promise<Diagnostic[]> {
   const suspect = await controllerFolderProblems(
     repoRoot,
     SETTINGS.map((setting) => ({ setting, value: config[setting], readers: '' })),

@@ -74,9 +74,17 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
   // Resolve sources, versions and metadata; the core provider first, because its contract decides
   // which releases of the others fit. Every failure is collected before giving up.
   const problems: Diagnostic[] = [];
+  // Resolving reads these values of the build, and only these (resolve-provider.ts ResolveContext).
+  const resolveDeps = {
+    pin: session.pin,
+    store: session.store,
+    locked: session.lock.environments.find((e) => e.name === envInputs.name)?.providers ?? [],
+    lockEvidence: session.lockEvidence,
+    allowDowngrade: session.allowDowngrade ?? false,
+  };
   const resolveOne = async (cr: ProviderCR, coreContract: string | undefined) => {
     try {
-      return await resolveProvider(cr, { session, sourceCtx, env: envInputs.name, coreContract, at: locate(cr, ['spec', 'version']), note: (d) => warnings.push(d) });
+      return await resolveProvider(cr, { ...resolveDeps, sourceCtx, env: envInputs.name, coreContract, at: locate(cr, ['spec', 'version']), note: (d) => warnings.push(d) });
     } catch (e) {
       if (e instanceof RenderError) problems.push(...e.diagnostics);
       else throw e;
@@ -173,7 +181,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
   // Last: the digests are those of the images as every earlier step left them (overrides included).
   const policy = envInputs.imagePolicy;
   const registries = policy.pinDigests ? registryPolicy(policy, envInputs.inputs.secrets, envInputs.file ? { file: envInputs.file } : {}) : undefined;
-  const check = await signatureCheck(policy, registries, session, envInputs.file, warnings);
+  const check = await signatureCheck(policy, registries, { repoRoot: session.repoRoot, images: session.images }, envInputs.file, warnings);
   const pinned = registries ? await pinImages(all, session.images.lookup(registries), check) : undefined;
   return {
     environment: { name: envInputs.name, components: pinned?.components ?? all },
@@ -192,7 +200,13 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
  * (errors at the setting, warnings kept), and need pinning — a signature is of a digest. The
  * verification code (and the Sigstore libraries) load only here.
  */
-async function signatureCheck(policy: ImagePolicyConfig, registries: RegistryPolicy | undefined, session: RenderSession, file: string | undefined, warnings: Diagnostic[]): Promise<SignatureCheck | undefined> {
+async function signatureCheck(
+  policy: ImagePolicyConfig,
+  registries: RegistryPolicy | undefined,
+  build: Pick<RenderSession, 'repoRoot' | 'images'>,
+  file: string | undefined,
+  warnings: Diagnostic[],
+): Promise<SignatureCheck | undefined> {
   const rules = policy.verify ?? [];
   if (rules.length === 0) return undefined;
   const where = file ?? 'capi-render.yaml';
@@ -200,10 +214,10 @@ async function signatureCheck(policy: ImagePolicyConfig, registries: RegistryPol
     throw new SpecError(error('config', 'imagePolicy.verify needs imagePolicy.pinDigests: true (a signature is checked against the digest the output pins)', { file: where, field: 'imagePolicy.verify', hint: 'set imagePolicy.pinDigests: true beside verify' }));
   }
   const { checkRules, ruleFor } = await import('../images/verify/verify-rules.js');
-  warnings.push(...throwIfErrors(checkRules(rules, { repoRoot: session.repoRoot, file: where })));
+  warnings.push(...throwIfErrors(checkRules(rules, { repoRoot: build.repoRoot, file: where })));
   return async (image, digest) => {
     const match = ruleFor(rules, image);
-    return match ? session.images.verify(image, digest, match, registries, policy.trustedRoot) : undefined;
+    return match ? build.images.verify(image, digest, match, registries, policy.trustedRoot) : undefined;
   };
 }
 

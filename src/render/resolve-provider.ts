@@ -9,14 +9,13 @@ import { parseVersionRequest, selectVersion } from '../resolve/select-version.js
 import { METADATA_FILE, compatibleContracts, parseMetadata, releaseSeriesFor, type ReleaseSeries } from '../source/metadata.js';
 import { ref } from '../declarations/preflight.js';
 import type { ProviderCR } from '../declarations/provider-spec.js';
-import type { FetchedArtifact } from './artifact-store.js';
-import { pinSource } from './pinned-source.js';
+import type { ArtifactStore, FetchedArtifact } from './artifact-store.js';
+import { pinSource, type PinContext } from './pinned-source.js';
 import { providerSource, type ProviderSource, type SourceContext } from './provider-source.js';
-import type { RenderSession } from './session.js';
 import { CLUSTERCTL_CONTRACT } from '../resolve/select-version.js';
 import { parseVersion } from '../declarations/versions.js';
 import { manifestLabel } from '../declarations/provider-kinds.js';
-import { usableLockEntry } from '../lock/lock-evidence.js';
+import { usableLockEntry, type LockContradictionRule } from '../lock/lock-evidence.js';
 
 export interface ResolvedArtifacts {
   cr: ProviderCR;
@@ -27,8 +26,21 @@ export interface ResolvedArtifacts {
   components: FetchedArtifact;
 }
 
+/**
+ * What resolving one provider reads, and nothing more of the build: the values are handed over by
+ * the environment's render, so this stage never sees the run's options or its whole session.
+ */
 export interface ResolveContext {
-  session: RenderSession;
+  /** Lock, cache and offline rules wrapped around the provider's source. */
+  pin: PinContext;
+  /** The build's release files, each read once. */
+  store: ArtifactStore;
+  /** This environment's providers in the lock the build started from. */
+  locked: readonly LockedProvider[];
+  /** The lock's text (for line numbers) and what to do with an entry the inputs contradict. */
+  lockEvidence: { text: string | undefined; rule: LockContradictionRule };
+  /** Accept a lower minor version than the lock's. */
+  allowDowngrade: boolean;
   sourceCtx: SourceContext;
   env: string;
   /** The core provider's contract, once known (undefined while resolving the core provider itself). */
@@ -41,22 +53,21 @@ export interface ResolveContext {
 const SUPPORTED = compatibleContracts(CLUSTERCTL_CONTRACT);
 
 export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Promise<ResolvedArtifacts> {
-  const { session } = ctx;
   const found = providerSource(cr, ctx.sourceCtx);
-  const ps: ProviderSource = { ...found, source: pinSource(found.source, session.pin) };
+  const ps: ProviderSource = { ...found, source: pinSource(found.source, ctx.pin) };
   const requested = cr.spec.version ?? '';
-  const locked = lockedProvider(session, ctx.env, cr);
+  const locked = ctx.locked.find((p) => p.provider === ref(cr));
   const reusable = usableLockEntry(locked, requested, ps.source.id, {
     env: ctx.env,
     site: { what: `spec.version ${requested === '' ? '(empty)' : requested}`, ...ctx.at },
-    lockText: session.lockEvidence.text,
-    rule: session.lockEvidence.rule,
+    lockText: ctx.lockEvidence.text,
+    rule: ctx.lockEvidence.rule,
     note: ctx.note,
   });
   const label = manifestLabel(cr.kind, cr.name);
   const where = { ...ctx.at, object: ref(cr) };
   const seriesOf = async (version: string) => {
-    const file = await readReleaseFile(session, ps, version, METADATA_FILE, `failed to read "${METADATA_FILE}" from the repository for provider "${label}"`, where);
+    const file = await readReleaseFile(ctx.store, ps, version, METADATA_FILE, `failed to read "${METADATA_FILE}" from the repository for provider "${label}"`, where);
     const metadata = parseMetadata(file.text, `${ps.source.description} ${version}/${METADATA_FILE}`);
     return { file, metadata, series: releaseSeriesFor(metadata, version) };
   };
@@ -91,7 +102,7 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
       }),
     );
   }
-  const components = await readReleaseFile(session, ps, version, ps.componentsFile, `failed to read "${ps.componentsFile}" from provider's repository "${label}"`, where);
+  const components = await readReleaseFile(ctx.store, ps, version, ps.componentsFile, `failed to read "${ps.componentsFile}" from provider's repository "${label}"`, where);
   return { cr, ps, version, series, metadataFile, components };
 }
 
@@ -108,9 +119,9 @@ interface ProviderSite {
  * release or file also gets clusterctl's wrapping phrase (`failed to read "metadata.yaml" from the
  * repository for provider "cluster-api"`) in front of the source's own explanation.
  */
-async function readReleaseFile(session: RenderSession, ps: ProviderSource, version: string, file: string, phrase: string, where: ProviderSite): Promise<FetchedArtifact> {
+async function readReleaseFile(store: ArtifactStore, ps: ProviderSource, version: string, file: string, phrase: string, where: ProviderSite): Promise<FetchedArtifact> {
   try {
-    return await session.store.read(ps.source, version, file);
+    return await store.read(ps.source, version, file);
   } catch (e) {
     if (!(e instanceof FetchError)) throw e;
     const missing = e.code === 'source-not-found' || e.code === 'version-not-found';
@@ -145,7 +156,7 @@ function located(e: RenderError, where: ProviderSite, message: (d: Diagnostic) =
  * conversion webhooks only move forward.
  */
 function refuseDowngrade(cr: ProviderCR, version: string, locked: LockedProvider | undefined, ctx: ResolveContext): void {
-  if (!locked || ctx.session.allowDowngrade) return;
+  if (!locked || ctx.allowDowngrade) return;
   const from = parseVersion(locked.version);
   const to = parseVersion(version);
   if (!from || !to) return;
@@ -159,8 +170,4 @@ function refuseDowngrade(cr: ProviderCR, version: string, locked: LockedProvider
       }),
     );
   }
-}
-
-function lockedProvider(session: RenderSession, env: string, cr: ProviderCR): LockedProvider | undefined {
-  return session.lock.environments.find((e) => e.name === env)?.providers.find((p) => p.provider === ref(cr));
 }

@@ -21,9 +21,16 @@ import { inventoryCrd } from '../process/inventory.js';
 import { baselineOf } from '../baseline/baseline.js';
 import { compileTemplate, type CompiledTemplate } from '../process/variables/index.js';
 
+/**
+ * The settings an environment's render reads from capi-render.yaml; the rest (folders, gitops,
+ * sources) is read by the run once, before any environment.
+ */
+export type SessionSettings = Pick<RenderConfig, 'repositories' | 'variables' | 'images' | 'secrets' | 'certManager' | 'emulate'>;
+
+/** What every environment of one build shares: the settings it reads, the sources, the lock, and the per-build caches. */
 export interface RenderSession {
   repoRoot: string;
-  config: RenderConfig;
+  config: SessionSettings;
   env: Readonly<Record<string, string | undefined>>;
   validator: ProviderValidator;
   catalog: ProviderCatalog;

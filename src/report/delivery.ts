@@ -30,7 +30,7 @@ export interface DeliverySettings {
  * overlay chain (the overlays were validated by the render that came first). The controllers'
  * path prefix defaults to the output folder, as the build's GitOps stage sets it.
  */
-export async function readDeliverySettings(repoRoot: string, config: RenderConfig, environments: readonly string[]): Promise<Map<string, DeliverySettings>> {
+export async function readDeliverySettings(repoRoot: string, config: Pick<RenderConfig, 'overlaysDir' | 'gitops' | 'outputDir'>, environments: readonly string[]): Promise<Map<string, DeliverySettings>> {
   const wanted = new Set(environments);
   const out = new Map<string, DeliverySettings>();
   for (const entry of await discoverEnvironments(repoRoot, config.overlaysDir)) {
