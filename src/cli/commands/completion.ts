@@ -9,6 +9,7 @@ const guess = (shell: string): string => {
   return best === undefined ? '' : `; did you mean "${best}"?`;
 };
 
+/** The `completion` command: one positional word, the shell; its help says where each script goes. */
 export const completionCommand: Command = {
   name: 'completion',
   summary: 'print the shell completion script for bash, zsh or fish (commands, flags, their fixed values, --env names from overlays/)',

@@ -9,6 +9,7 @@
 
 /** The shells `capi-render completion` writes a script for. */
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+/** One of {@link SHELLS}. */
 export type Shell = (typeof SHELLS)[number];
 
 /** The completion script for `shell`, completing the command `program` (default capi-render). */
