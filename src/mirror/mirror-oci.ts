@@ -14,6 +14,7 @@
 import { publishOciArtifact } from '../source/oci/oci-publish.js';
 import type { OciCredentials } from '../source/oci/oci-credentials.js';
 import { parseOciReference } from '../source/oci/oci-reference.js';
+import { capiRepositoryName } from '../source/oci/oci-capi-layout.js';
 import { METADATA_FILE } from '../source/metadata.js';
 import { findBuiltinProvider } from '../source/github/builtin-providers.js';
 import { kindInfo } from '../declarations/provider-kinds.js';
@@ -22,6 +23,7 @@ import type { ResolvedProvider } from '../render/environment-result.js';
 
 /** The artifact layouts `mirror --format oci` writes (`--oci-layout`). */
 export const MIRROR_OCI_LAYOUTS = ['operator', 'cluster-api'] as const;
+/** One of {@link MIRROR_OCI_LAYOUTS}. */
 export type MirrorOciLayout = (typeof MIRROR_OCI_LAYOUTS)[number];
 
 /** One pushed artifact: the reference pushed and the manifest digest the registry confirmed. */
@@ -44,7 +46,7 @@ export async function publishMirror(
   const encoder = new TextEncoder();
   for (const p of sorted) {
     const type = kindInfo(p.cr.kind).operatorType;
-    const repository = layout === 'operator' ? p.label : `${type}-${p.cr.name}`;
+    const repository = layout === 'operator' ? p.label : capiRepositoryName({ type, name: p.cr.name });
     const reference = `${prefix.replace(/\/+$/, '')}/${repository}:${p.version}`;
     if (seen.has(reference)) continue;
     seen.add(reference);

@@ -41,9 +41,13 @@ export const CAPI_LAYER_MEDIA_TYPE = 'application/vnd.oci.image.layer.v1.tar+gzi
 /** Docker's gzip'd layer type, which a registry copy converting to schema 2 would give the layer. */
 const DOCKER_LAYER_TAR_GZIP = 'application/vnd.docker.image.rootfs.diff.tar.gzip';
 
+/** The provider version (== the tag). */
 export const ANNOTATION_VERSION = 'org.opencontainers.image.version';
+/** The provider's source repository. */
 export const ANNOTATION_SOURCE = 'org.opencontainers.image.source';
+/** `core`, `bootstrap`, `controlPlane`, `infrastructure`, `ipam`, `runtimeextension` or `addon`. */
 export const ANNOTATION_PROVIDER_TYPE = 'cluster-api.sigs.k8s.io/provider-type';
+/** The provider's name as clusterctl knows it. */
 export const ANNOTATION_PROVIDER_NAME = 'cluster-api.sigs.k8s.io/provider-name';
 
 /** The proposal's provider-type annotation value, by the operator's GetType(). */
