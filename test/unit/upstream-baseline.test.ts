@@ -329,6 +329,21 @@ const rows: Row[] = [
       expect(messages(e)).toContain('already exists');
     },
   },
+  {
+    item: 'provider manifests as OCI artifacts and the oci:// provider URL (proposal, not merged)',
+    upstream: 'cluster-api #13729, PR #14033 docs/proposals/20260804-provider-manifests-as-oci-artifacts.md',
+    baselines: BOTH,
+    capiRender: 'oci:// in fetchConfig.url and providers:, both artifact layouts read, mirror --oci-layout cluster-api (test/integration/oci-capi-layout.test.ts)',
+    check: () => {
+      const url = 'oci://registry.k8s.io/cluster-api/manifests/core-cluster-api';
+      const source = createDefaultCatalog().remoteSource!(cr('CoreProvider', 'cluster-api', { version: 'v1.12.0', fetchConfig: { url } }), { configSecret: () => ({}) })!;
+      expect(source.source.id).toBe('oci:registry.k8s.io/cluster-api/manifests/core-cluster-api#core-cluster-api');
+      expect(source.componentsFile).toBe('core-components.yaml');
+      const bad = thrownBy(SpecError, () => createDefaultCatalog().remoteSource!(cr('CoreProvider', 'cluster-api', { fetchConfig: { url: `${url}@sha256:abc` } }), { configSecret: () => ({}) }));
+      expect(messages(bad)).toContain('is not a sha256 or sha512 digest');
+      expect(FIDELITY).toContain('#14033');
+    },
+  },
 ];
 
 describe('upstream changes of clusterctl v1.11–v1.14 and cluster-api-operator v0.25–v0.28, per baseline', () => {
