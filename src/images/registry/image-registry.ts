@@ -42,117 +42,16 @@ import {
   IMAGE_MANIFEST_TYPES,
   MEDIA_TYPE_DOCKER_MANIFEST_LIST,
   MEDIA_TYPE_OCI_INDEX,
-  MEDIA_TYPE_OCI_MANIFEST,
 } from '../../source/oci/oci-media-types.js';
 import { registryHostPort } from '../../source/oci/oci-reference.js';
-import { convertToHostname, createDockerCredentials } from './docker-credentials.js';
+import { createDockerCredentials } from './docker-credentials.js';
+import type { ImageLocation, ResolvedImage, CopyProgress, ImageRegistryOptions, ImageRegistry, ImageManifest, ReferrerDescriptor, ImageReferrers, ResolveOptions } from './registry-types.js';
+import { DOCKER_HUB, causeCode, descriptors, errorCodes, forEachLimit, guessMediaType, isRecord, mediaTypeOf, nextPage, platformsOf, pullScope, pushScope, referrerDescriptors, registryKey, type Descriptor } from './registry-responses.js';
 
-/** Where an image lives. */
-export interface ImageLocation {
-  /** `host[:port]` as written in the image reference; `docker.io` is talked to at its API host. */
-  registry: string;
-  /** The path inside the registry, e.g. `cluster-api/cluster-api-controller`, `library/nginx`. */
-  repository: string;
-}
-
-/** What a tag points to. */
-export interface ResolvedImage {
-  /** `sha256:…` of the index (manifest list) for a multi-platform image, of the manifest otherwise. */
-  digest: string;
-  mediaType: string;
-  /** `os/architecture[/variant]` of an index's entries, attestations (`unknown/unknown`) left out; `[]` for a single manifest. */
-  platforms: string[];
-}
-
-/** How far a copy is; sent after the manifests are read and after each blob. */
-export interface CopyProgress {
-  /** The source, `registry/repository@sha256:…`. */
-  image: string;
-  /** Bytes of the blobs done so far — copied, mounted, or already in the target. */
-  copiedBytes: number;
-  totalBytes: number;
-  blobsDone: number;
-  blobsTotal: number;
-}
-
-export interface ImageRegistryOptions {
-  /** HOME, DOCKER_CONFIG, DOCKER_AUTH_CONFIG and PATH are read from here only, never from process.env. */
-  env: Readonly<Record<string, string | undefined>>;
-  /** The proxy-aware fetch (source/http/network-fetch.ts). Default: the global fetch. */
-  fetch?: typeof fetch;
-  /** `host[:port]` entries talked to over plain HTTP; they never get credentials. */
-  insecureRegistries?: readonly string[];
-  /** Per registry host (from a pull secret the user references); wins over the docker config. Secret. */
-  credentials?: Readonly<Record<string, { username: string; password: string }>>;
-  onProgress?: (p: CopyProgress) => void;
-  /** Per request (and per credential helper run). Default: 30 000 ms. */
-  timeoutMs?: number;
-}
-
-export interface ImageRegistry {
-  /** HEAD (GET only when the registry omits Docker-Content-Digest) /v2/<repo>/manifests/<tag> with all four manifest types in Accept. */
-  resolve(image: ImageLocation & { tag: string }, options?: ResolveOptions): Promise<ResolvedImage>;
-  /** Copies index + every child manifest (attestation manifests included) + every blob by digest into `to`, tagging the result with `tag`; skips blobs the target has (so an interrupted copy resumes), mounts across repositories of the same registry; returns the digest written (must equal `from.digest`). */
-  copy(from: ImageLocation & { digest: string }, to: ImageLocation & { tag: string }): Promise<string>;
-  /** How many HTTP requests went to each registry host so far (for tests and the bench). */
-  requestCount(host: string): number;
-  /**
-   * A manifest (image manifest or index) by tag or digest, verified against the digest asked for
-   * or announced; undefined when the registry has no such manifest (404). For reading signatures:
-   * the `sha256-<hex>.sig` tag, the referrers fallback tag, a referrer by digest.
-   */
-  manifest(image: ImageLocation & { reference: string }): Promise<ImageManifest | undefined>;
-  /**
-   * The referrers of a manifest (OCI 1.1): `GET /v2/<repo>/referrers/<digest>` (with `artifactType`
-   * as a filter, applied here too whether or not the registry did, and `Link` pages followed on the
-   * registry's origin); a registry without the referrers API answers 404 (some 400, 405 or 501), and then the
-   * `sha256-<hex>` fallback tag's index is read instead (absent: no referrers).
-   */
-  referrers(image: ImageLocation & { digest: string }, options?: { artifactType?: string }): Promise<ImageReferrers>;
-  /** A blob's bytes, verified against digest (and size); refused unread when its size is over `maxBytes` (default 4 MiB). */
-  blob(image: ImageLocation & { digest: string; size?: number }, options?: { maxBytes?: number }): Promise<Uint8Array>;
-}
-
-/** A manifest read by {@link ImageRegistry.manifest}: bytes verified against `digest`. */
-export interface ImageManifest {
-  digest: string;
-  mediaType: string;
-  bytes: Uint8Array;
-  json: Record<string, unknown>;
-}
-
-/** One entry of a referrers list (an OCI index's `manifests`). */
-export interface ReferrerDescriptor {
-  mediaType: string;
-  digest: string;
-  size: number;
-  artifactType?: string;
-  annotations?: Record<string, string>;
-}
-
-/** What {@link ImageRegistry.referrers} found, and where. */
-export interface ImageReferrers {
-  /** `api`: the referrers API answered; `fallback-tag`: it is missing (404) and the `sha256-<hex>` tag was read; `none`: neither exists. */
-  source: 'api' | 'fallback-tag' | 'none';
-  /** The tag read for `fallback-tag` and `none` (`sha256-<hex>`). */
-  fallbackTag: string;
-  /** In the registry's order; only those of the asked `artifactType` when one was given. */
-  manifests: ReferrerDescriptor[];
-}
-
-/** What {@link ImageRegistry.resolve} reads beyond the digest. */
-export interface ResolveOptions {
-  /**
-   * Also GET an index to list its platforms. Default false: pinning needs only the HEAD, and a GET
-   * counts as a pull against Docker Hub's rate limit (a HEAD does not); `platforms` is then [].
-   */
-  platforms?: boolean;
-}
+export type { ImageLocation, ResolvedImage, CopyProgress, ImageRegistryOptions, ImageRegistry, ImageManifest, ReferrerDescriptor, ImageReferrers, ResolveOptions } from './registry-types.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-/** Docker Hub's names, and the host its API answers on. */
-const DOCKER_HUB = 'docker.io';
-const DOCKER_HUB_ALIASES = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io']);
+/** The host Docker Hub's API answers on. */
 const DOCKER_HUB_API_HOST = 'registry-1.docker.io';
 /** The distribution spec's minimum a registry must accept; larger manifests are refused unread. */
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
@@ -216,14 +115,6 @@ interface FetchedImageManifest {
   json: Record<string, unknown>;
 }
 
-interface Descriptor {
-  mediaType: string;
-  digest: string;
-  size: number;
-  platform?: { os?: unknown; architecture?: unknown; variant?: unknown };
-  annotations?: Record<string, unknown>;
-  urls?: unknown;
-}
 
 /** Creates a client; it keeps its connections, token caches and request counts to itself. */
 export function createImageRegistry(options: ImageRegistryOptions): ImageRegistry {
@@ -645,129 +536,4 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
     if (!REGISTRY.test(location.registry)) throw mine('image', `image ${name}: registry ${JSON.stringify(location.registry)} is not a host or host:port`);
     if (!REPOSITORY.test(location.repository)) throw mine('image', `image ${name}: ${JSON.stringify(location.repository)} is not a valid repository path`);
   }
-}
-
-/** The key registries are compared by: host[:port], lower case, a scheme dropped; Docker Hub's names are `docker.io`. */
-function registryKey(registry: string): string {
-  const host = convertToHostname(registry.trim()).toLowerCase();
-  return DOCKER_HUB_ALIASES.has(host) ? DOCKER_HUB : host;
-}
-
-const pullScope = (repository: string) => `repository:${repository}:pull`;
-const pushScope = (repository: string) => `repository:${repository}:pull,push`;
-
-/** Content-Type without parameters. */
-function mediaTypeOf(response: Response): string {
-  return (response.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? '';
-}
-
-/** What a manifest without `mediaType` (allowed for OCI) is, from its shape. */
-function guessMediaType(json: Record<string, unknown>): string {
-  if (json.schemaVersion !== 2) return '';
-  if (Array.isArray(json.manifests)) return MEDIA_TYPE_OCI_INDEX;
-  if (isRecord(json.config) && Array.isArray(json.layers)) return MEDIA_TYPE_OCI_MANIFEST;
-  return '';
-}
-
-/** `os/architecture[/variant]` of an index's platform entries, attestation manifests left out, each once. */
-function platformsOf(index: Record<string, unknown>): string[] {
-  const out: string[] = [];
-  for (const entry of Array.isArray(index.manifests) ? index.manifests : []) {
-    if (!isRecord(entry) || !isRecord(entry.platform)) continue;
-    const { os, architecture, variant } = entry.platform;
-    if (typeof os !== 'string' || typeof architecture !== 'string') continue;
-    const annotations = isRecord(entry.annotations) ? entry.annotations : {};
-    if ((os === 'unknown' && architecture === 'unknown') || annotations['vnd.docker.reference.type'] === 'attestation-manifest') continue;
-    const platform = `${os}/${architecture}${typeof variant === 'string' && variant !== '' ? `/${variant}` : ''}`;
-    if (!out.includes(platform)) out.push(platform);
-  }
-  return out;
-}
-
-/** Checked descriptors of a manifest list, so digests and sizes can be trusted. */
-function descriptors(value: unknown, what: string, fail: (code: DiagnosticCode, message: string) => FetchError): Descriptor[] {
-  if (!Array.isArray(value)) throw fail('fetch', `${what} has no descriptor list`);
-  return value.map((entry, i) => {
-    if (!isRecord(entry) || typeof entry.mediaType !== 'string' || typeof entry.digest !== 'string' || !isOciDigest(entry.digest)) {
-      throw fail('fetch', `${what}: entry ${i} is not a descriptor with a sha256/sha512 digest`);
-    }
-    if (typeof entry.size !== 'number' || !Number.isSafeInteger(entry.size) || entry.size < 0) throw fail('fetch', `${what}: entry ${i} has no valid size`);
-    return entry as unknown as Descriptor;
-  });
-}
-
-/** The distribution error codes of a response body (`{"errors":[{"code":…}]}`). */
-async function errorCodes(response: Response): Promise<string[]> {
-  const text = await response.text().catch(() => '');
-  try {
-    const parsed = JSON.parse(text) as { errors?: { code?: unknown }[] };
-    return (parsed.errors ?? []).map((e) => e.code).filter((c): c is string => typeof c === 'string');
-  } catch {
-    return [];
-  }
-}
-
-/** The first system error code in a cause chain. */
-function causeCode(cause: unknown): string | undefined {
-  let current: unknown = cause;
-  for (let depth = 0; depth < 6 && typeof current === 'object' && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-/** Runs `run` over `items`, at most `limit` at once; the first failure is thrown once all have stopped. */
-async function forEachLimit<T>(items: readonly T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async () => {
-    while (failure === undefined && next < items.length) {
-      const item = items[next++] as T;
-      try {
-        await run(item);
-      } catch (e) {
-        failure ??= { error: e };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure) throw failure.error;
-}
-
-/** The checked entries of a referrers index; annotations that are not strings are dropped. */
-function referrerDescriptors(index: Record<string, unknown>, what: string): ReferrerDescriptor[] {
-  const fail = (code: DiagnosticCode, message: string) => new FetchError(error(code, message));
-  const list = index.manifests === undefined || index.manifests === null ? [] : index.manifests;
-  return descriptors(list, what, fail).map((d) => {
-    const out: ReferrerDescriptor = { mediaType: d.mediaType, digest: d.digest, size: d.size };
-    const raw = d as unknown as Record<string, unknown>;
-    if (typeof raw.artifactType === 'string') out.artifactType = raw.artifactType;
-    if (isRecord(raw.annotations)) {
-      const annotations = Object.fromEntries(Object.entries(raw.annotations).filter((e): e is [string, string] => typeof e[1] === 'string'));
-      if (Object.keys(annotations).length > 0) out.annotations = annotations;
-    }
-    return out;
-  });
-}
-
-/** The `rel="next"` URL of a `Link` header, resolved against the request's URL. */
-function nextPage(link: string | null, base: URL): URL | undefined {
-  if (!link) return undefined;
-  for (const part of link.split(',')) {
-    const match = /<([^>]*)>\s*;\s*rel="?next"?/i.exec(part.trim());
-    if (match?.[1] !== undefined) {
-      try {
-        return new URL(match[1], base);
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
