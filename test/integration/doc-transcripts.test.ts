@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/run.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 import { gitEnv, initRepo } from '../helpers/git.js';
 import { fencedBlocks, manualFiles, readManual } from '../helpers/markdown.js';
@@ -81,6 +82,13 @@ describe('the manual', () => {
     const lines = readManual(REPO_ROOT, 'README.md').split('\n').length - 1;
     expect(lines).toBeGreaterThan(50);
     expect(lines).toBeLessThanOrEqual(250);
+  });
+
+  it("README.md's command list names exactly the CLI's commands, one line each", () => {
+    const readme = readManual(REPO_ROOT, 'README.md');
+    const section = readme.slice(readme.indexOf('\n## Commands\n'), readme.indexOf('\n## ', readme.indexOf('\n## Commands\n') + 1));
+    const listed = [...section.matchAll(/^- `([a-z-]+)` — /gm)].map((m) => m[1]);
+    expect(listed.sort()).toEqual(Object.keys(COMMANDS).sort());
   });
 
   it('has transcripts, and a "$ " line only in console blocks (or text blocks, which are not run)', () => {
