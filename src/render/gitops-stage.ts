@@ -8,6 +8,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { GitopsConfig } from '../gitops/options.js';
+import { mergeGitopsConfig } from '../gitops/merge-config.js';
+import { composeGitopsSettings, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
 import { applyGitopsFlavour, type GitopsMemo } from '../gitops/apply-gitops-flavour.js';
 import { argocdFleetFiles } from '../gitops/argocd-applications.js';
 import { resolveGitopsOptions, type GitopsOptions } from '../gitops/options.js';
@@ -102,3 +104,14 @@ function gitopsRelative(extra: ReadonlyMap<string, string>): Map<string, string>
   return files;
 }
 
+/**
+ * An environment's effective gitops settings for the fleet stage: from its composition when this
+ * build composed it, else from its overlay files alone (environments not asked for still belong in
+ * the ApplicationSet and in the destination checks).
+ */
+export async function fleetMember(entry: { name: string; overlayDir?: string }, composed: ComposedEnvironment | undefined, base: GitopsConfig, ctx: ComposeContext): Promise<FleetMember> {
+  if (composed) return { name: entry.name, settings: mergeGitopsConfig(base, composed.gitops), ...(composed.chain.length > 0 ? { file: composed.chain.at(-1)! } : {}) };
+  if (!entry.overlayDir) return { name: entry.name, settings: base };
+  const own = await composeGitopsSettings(entry.overlayDir, ctx);
+  return { name: entry.name, settings: mergeGitopsConfig(base, own.gitops), file: own.file };
+}

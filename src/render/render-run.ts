@@ -7,8 +7,6 @@
  *      which writes or compares them and lets them go; then the lock the build leaves.
  * `render()` (render.ts) collects a run into one result for callers that want everything.
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RenderError, throwIfErrors, type Diagnostic } from '../errors.js';
 import { planEnvironment, type OutputFiles } from '../plan/output-plan.js';
@@ -17,7 +15,7 @@ import { createDefaultCatalog } from './catalog.js';
 import { loadRepository } from './load-repository.js';
 import { buildInputsHash, environmentInputsHash, lockedImagesOf } from './inputs-hash.js';
 import { inputFileDigests } from './input-file-digests.js';
-import { composeGitopsSettings, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
+import type { ComposedEnvironment } from '../overlay/compose-environment.js';
 import { DEFAULT_ENVIRONMENT } from '../overlay/discover-environments.js';
 import { memoizedOverlayLoader } from '../overlay/load-overlay.js';
 import { renderEnvironment } from './render-environment.js';
@@ -27,7 +25,6 @@ import { createImageResolver } from '../images/image-resolver.js';
 import { registryForPolicy } from '../images/registry-policy.js';
 import type { LockFile, LockedInputFile } from '../lock/lock-types.js';
 import type { RenderConfig } from '../config/config-types.js';
-import type { GitopsConfig } from '../gitops/options.js';
 import type { ImagePolicyConfig } from '../images/image-policy-config.js';
 import { emptyLock } from '../lock/lock-types.js';
 import { artifactKey, lockEmulates } from '../lock/lock-file.js';
@@ -37,7 +34,8 @@ import { lockEntriesOf } from './lock-entries.js';
 import { createParseCache } from '../manifest/parse-cache.js';
 import { createValidationMemo, NO_VALIDATION_MEMO } from '../declarations/schema/validation-memo.js';
 import { requiredSecretsText } from '../secrets/required-secrets.js';
-import { runFleetStage, runGitopsStage, type FleetMember } from './gitops-stage.js';
+import { fleetMember, runFleetStage, runGitopsStage } from './gitops-stage.js';
+import { verificationInputs } from './verification-inputs.js';
 import { mergeProblems, type EnvironmentProblem } from './merge-problems.js';
 import { mergeGitopsConfig } from '../gitops/merge-config.js';
 import type { GitopsMemo } from '../gitops/apply-gitops-flavour.js';
@@ -46,7 +44,6 @@ import type { RenderOptions } from './render-options.js';
 import { composer, selectEnvironments } from './compose-environments.js';
 import { withSbomFile } from '../sbom/sbom-output.js';
 
-/** One rendered environment, as {@link RenderRun.run} hands it over. */
 /**
  * What a run read, for a build stamp (build/build-stamp.ts): a later build whose every input is
  * still as read here can be skipped without loading anything.
@@ -59,6 +56,7 @@ export interface RunStamp {
   environments: string[];
 }
 
+/** One rendered environment, as {@link RenderRun.run} hands it over. */
 export interface RenderedOutput {
   result: EnvironmentResult;
   /** Its files in the output folder (`<env>/…`). */
@@ -297,37 +295,4 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       return { lock: nextLock(lock, entries, allEnvironments, inputFiles, lockEmulates(baselineOf(repo.config.emulate))), warnings, fleetGitopsFiles };
     },
   };
-}
-
-/**
- * An environment's effective gitops settings for the fleet stage: from its composition when this
- * build composed it, else from its overlay files alone (environments not asked for still belong in
- * the ApplicationSet and in the destination checks).
- */
-async function fleetMember(entry: { name: string; overlayDir?: string }, composed: ComposedEnvironment | undefined, base: GitopsConfig, ctx: ComposeContext): Promise<FleetMember> {
-  if (composed) return { name: entry.name, settings: mergeGitopsConfig(base, composed.gitops), ...(composed.chain.length > 0 ? { file: composed.chain.at(-1)! } : {}) };
-  if (!entry.overlayDir) return { name: entry.name, settings: base };
-  const own = await composeGitopsSettings(entry.overlayDir, ctx);
-  return { name: entry.name, settings: mergeGitopsConfig(base, own.gitops), file: own.file };
-}
-
-/**
- * What an environment's output depends on that no input file holds: the ids of its verify rules,
- * which cover their key files' bytes (a replaced key must be verified again), and the trusted root
- * it names. '' without verify rules (then nothing is loaded).
- */
-async function verificationInputs(repoRoot: string, policy: ImagePolicyConfig): Promise<string> {
-  const rules = policy.verify ?? [];
-  if (rules.length === 0) return '';
-  const { ruleIdIn } = await import('../images/verify/verify-key.js');
-  let root = 'public-good';
-  if (policy.trustedRoot) {
-    try {
-      root = createHash('sha256').update(readFileSync(path.join(repoRoot, policy.trustedRoot))).digest('hex');
-    } catch {
-      // Unreadable: the verification itself reports it, naming the file.
-      root = 'unreadable';
-    }
-  }
-  return `${rules.map((r) => ruleIdIn(repoRoot, r)).join(',')} root ${root}`;
 }
