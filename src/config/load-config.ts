@@ -2,7 +2,7 @@
  * Reads and validates capi-render.yaml. A missing file means the defaults; a present one must be
  * valid in full (every problem reported at once, each with file:line:col).
  */
-import { promises as fs, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { SpecError, error } from '../errors.js';
@@ -11,17 +11,14 @@ import { isJsonObject } from '../manifest/object.js';
 import { parseSourceDocuments } from '../declarations/yaml-document.js';
 import { CONFIG_SCHEMA } from './config-schema.js';
 import { normalizeInputText } from '../declarations/input-text.js';
+import { readRepositoryFile } from '../declarations/read-repository-file.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import { NO_VALIDATION_MEMO, type ValidationMemo } from '../declarations/schema/validation-memo.js';
 import { CONFIG_FILE, DEFAULT_CONFIG, type RenderConfig } from './config-types.js';
 
 /** Loads `<repoRoot>/capi-render.yaml`, or returns the defaults when it does not exist. */
 export async function loadConfig(repoRoot: string, memo: ValidationMemo = NO_VALIDATION_MEMO): Promise<RenderConfig> {
-  const file = path.join(repoRoot, CONFIG_FILE);
-  const text = await fs.readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
-    if (e.code === 'ENOENT') return undefined;
-    throw e;
-  });
+  const text = await readRepositoryFile(repoRoot, CONFIG_FILE);
   return text === undefined ? { ...DEFAULT_CONFIG } : parseConfig(normalizeInputText(text), CONFIG_FILE, memo);
 }
 

@@ -1,12 +1,11 @@
 /** Reads and validates one overlay.yaml (every problem at once, with positions). */
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { SpecError, error } from '../errors.js';
 import { schemaDiagnostics } from '../declarations/schema-diagnostics.js';
 import { parseSourceDocuments, type SourceDocument } from '../declarations/yaml-document.js';
 import { OVERLAY_SCHEMA } from './overlay-schema.js';
 import { normalizeInputText } from '../declarations/input-text.js';
+import { readRepositoryFile } from '../declarations/read-repository-file.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import { NO_VALIDATION_MEMO, type ValidationMemo } from '../declarations/schema/validation-memo.js';
 import type { OverlaySpec } from './overlay-types.js';
@@ -41,7 +40,9 @@ export function memoizedOverlayLoader(memo: ValidationMemo = NO_VALIDATION_MEMO)
 }
 
 export async function loadOverlay(repoRoot: string, file: string, memo: ValidationMemo = NO_VALIDATION_MEMO): Promise<LoadedOverlay> {
-  const text = normalizeInputText(await fs.readFile(path.join(repoRoot, file), 'utf8'));
+  const raw = await readRepositoryFile(repoRoot, file);
+  if (raw === undefined) throw new SpecError(error('input-path', `${file} does not exist`, { file }));
+  const text = normalizeInputText(raw);
   const docs = parseSourceDocuments(text, file);
   if (docs.length !== 1) throw new SpecError(error('overlay', `${file} must hold exactly one YAML document, found ${docs.length}`, { file, line: 1, col: 1 }));
   const doc = docs[0]!;

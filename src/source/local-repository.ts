@@ -3,7 +3,7 @@
  * As a capi-render extension a file may also be stored gzip-compressed as `<file>.gz`; its content
  * (and so its digest) is the decompressed file.
  */
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { FetchError, error } from '../errors.js';
@@ -42,13 +42,29 @@ export function createLocalRepositorySource(options: LocalRepositoryOptions): Re
       }
       const plain = path.join(providerDir, version, fileName);
       const url = `${shown}/${version}/${fileName}`;
-      const bytes = await fs.readFile(plain).catch(() => undefined);
+      const bytes = await readRegular(plain);
       if (bytes) return { bytes: new Uint8Array(bytes), url };
-      const compressed = await fs.readFile(`${plain}.gz`).catch(() => undefined);
+      const compressed = await readRegular(`${plain}.gz`);
       if (compressed) return { bytes: new Uint8Array(gunzipSync(compressed)), url };
       throw notFound(shown, version, fileName);
     },
   };
+}
+
+/**
+ * A release file's bytes, or undefined when it is missing or not a regular file. Opened without
+ * blocking: a FIFO in the repository is passed over at once instead of hanging the build.
+ */
+async function readRegular(file: string): Promise<Buffer | undefined> {
+  const handle = await fs.open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    return (await handle.stat()).isFile() ? await handle.readFile() : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
 }
 
 function notFound(shown: string, version: string, fileName: string, why?: string): FetchError {
