@@ -156,10 +156,17 @@ function splitPath(pathname: string): string[] | undefined {
   const segments: string[] = [];
   for (const raw of trimmed.split('/')) {
     if (raw === '') return undefined;
+    let decoded: string;
     try {
-      segments.push(decodeURIComponent(raw));
+      decoded = decodeURIComponent(raw);
     } catch {
       return undefined;
+    }
+    // Go decodes the path before clusterctl splits it, so an escaped `/` separates segments too; an
+    // escaped dot segment would walk up the API path the owner and repo are put into.
+    for (const part of decoded.split('/')) {
+      if (part === '' || part === '.' || part === '..') return undefined;
+      segments.push(part);
     }
   }
   return segments;
