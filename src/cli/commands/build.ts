@@ -3,6 +3,7 @@ import path from 'node:path';
 import { DriftError, UsageError, error } from '../../errors.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
 import { repairedFiles, runBuild, type BuildRun } from '../../build/run-build.js';
+import { refuseIrregularRepositoryFiles } from '../../output/regular-files.js';
 import { reportStampedNoop } from '../no-op-build.js';
 import { reportWrite, summarizeNames } from '../report-write.js';
 import type { LockFile } from '../../lock/lock-types.js';
@@ -32,6 +33,9 @@ export const buildCommand: Command = {
     if (values.stdout) return printEnvironment(ctx, prepared);
     const exportDir = values.out ? path.resolve(io.cwd, String(values.out)) : undefined;
     const partial = ((values.env as string[] | undefined) ?? []).length > 0 || values.shard !== undefined;
+    // What `check` refuses to read (a link, a FIFO, a device in rendered/ or gitops/) a build refuses
+    // too, before it writes: else a build would succeed and the check after it fail on the same tree.
+    if (!exportDir) await refuseIrregularRepositoryFiles(repoRoot);
     const failpoint = failpointFromEnv(io.env);
     const use = prepared.options.cache?.use;
     // A full build whose inputs, lock and output files are exactly as a stamped build left them is

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { DriftError, UsageError, error, warning, type Diagnostic } from '../../errors.js';
-import { OWNERSHIP_FILE, ownershipText, parseOwnership } from '../../output/ownership.js';
+import { OWNERSHIP_FILE, parseOwnership } from '../../output/ownership.js';
 import { normalizeInputText } from '../../declarations/input-text.js';
 import { compareTrees, type FileDrift } from '../../check/compare-output.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
@@ -153,8 +153,11 @@ function recordDrift(planned: ReadonlySet<string>, committed: CommittedFolder, p
   if (planned.size === 0 && committed.recordText === undefined) return [];
   const file = `${prefix}/${OWNERSHIP_FILE}`;
   if (committed.recordText === undefined) return [{ file, kind: 'missing', details: [] }];
-  const expected = ownershipText(planned);
-  return normalizeInputText(committed.recordText) === expected || (planned.size === 0 && parseOwnership(committed.recordText).files.size === 0)
+  // The list as a set, as build compares it (output/commit-plan.ts): a record build would leave as
+  // it is (a comment added, CRLF line ends) is not drift, one with merge conflict markers is.
+  const record = parseOwnership(committed.recordText);
+  const same = !record.conflicted && record.files.size === planned.size && [...planned].every((f) => record.files.has(f));
+  return same
     ? []
     : [{ file, kind: 'edited', details: ['the list of files capi-render wrote differs from what the inputs render'] }];
 }
