@@ -6,8 +6,11 @@
  * no-op fast path, build-stamp.ts). The CLI's `build` turns flags into these options and the result
  * into messages; it decides nothing here.
  */
+import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { LockFile } from '../lock/lock-types.js';
+import { parseLock } from '../lock/lock-file.js';
+import type { LockFile, LockedEnvironment } from '../lock/lock-types.js';
+import { canonicalJson } from '../manifest/canonical-json.js';
 import type { Failpoint } from '../output/apply-staged.js';
 import { environmentUnchanged, fingerprintFile, readFingerprint, takeFingerprint, writeFingerprint } from '../output/output-fingerprint.js';
 import { countRecord } from '../output/unchanged-summary.js';
@@ -61,7 +64,13 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
   const use = options.render.cache?.use;
   const fingerprintAt = fingerprintFile(options.cacheDir, repoRoot);
   const previous = options.exportDir || options.force ? undefined : readFingerprint(fingerprintAt, undefined, use);
-  const run = await startRender({ ...options.render, ...(previous ? { skipUnchanged: (env: string, hash: string) => environmentUnchanged(previous, env, hash) } : {}) });
+  // An environment is skipped only while its lock entry is also what the last build wrote: an entry
+  // edited by hand (its CRDs, say, which the inputs hash does not cover) is rendered and repaired.
+  const lockedNow = new Map(options.previousLock.environments.map((e) => [e.name, e]));
+  const run = await startRender({
+    ...options.render,
+    ...(previous ? { skipUnchanged: (env: string, hash: string) => environmentUnchanged(previous, env, skipKey(hash, lockedNow.get(env))) } : {}),
+  });
   const out = options.exportDir && options.exportDir !== run.outputDir ? options.exportDir : undefined;
   const written = await writeRenderRun(run, {
     repoRoot,
@@ -77,7 +86,9 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
   });
   if (!out) {
     const rendered = new Set(run.rendering);
-    const environments = Object.fromEntries(written.lock.environments.filter((e) => rendered.has(e.name) && e.inputs).map((e) => [e.name, e.inputs!]));
+    // As the next build will read it: the lock file's text, parsed.
+    const nextLock = written.lockText !== undefined ? parseLock(written.lockText) : written.lock;
+    const environments = Object.fromEntries(nextLock.environments.filter((e) => rendered.has(e.name) && e.inputs).map((e) => [e.name, skipKey(e.inputs!, e)]));
     const { outDir, gitops } = written.written;
     writeFingerprint(fingerprintAt, takeFingerprint({ previous, outDir, gitopsDir: gitops.root, produced: written.produced, environments }), use);
     if (!options.partial && run.stamp && written.lockText !== undefined) {
@@ -86,6 +97,11 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
     }
   }
   return { run, written };
+}
+
+/** What the fingerprint records per environment: its inputs hash and a digest of its whole lock entry. */
+function skipKey(inputsHash: string, entry: LockedEnvironment | undefined): string {
+  return `${inputsHash} ${createHash('sha256').update(canonicalJson(entry ?? null)).digest('hex')}`;
 }
 
 /**
