@@ -67,14 +67,23 @@ const TAGS = ['!!str', '!!int', '!!binary', '!custom', '!!map', '!!timestamp', '
 
 /** Applies one mutation to the repository folder; `outside` is a folder outside it for links out. */
 export function applyMutation(dir: string, outside: string, m: Mutation, stage: Stage): void {
-  if (m.level === 'lock') return mutateLock(dir, m);
+  if (m.level === 'lock') return safely(() => mutateLock(dir, m), undefined);
   const files = candidates(dir, stage);
   if (files.length === 0) return;
   const file = files[m.file % files.length]!;
   const abs = path.join(dir, file);
   if (m.level === 'yaml') writeFileSync(abs, mutateText(readFileSync(abs), m));
-  else if (m.level === 'structure') writeFileSync(abs, mutateStructure(readFileSync(abs, 'utf8'), m));
+  else if (m.level === 'structure') writeFileSync(abs, safely(() => mutateStructure(readFileSync(abs, 'utf8'), m), readFileSync(abs, 'utf8')));
   else mutateFs(dir, outside, file, m);
+}
+
+/** A document the yaml package cannot rewrite (an unresolved alias, say) stays as it is. */
+function safely<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
 }
 
 function lineStarts(text: string): number[] {
