@@ -5,11 +5,11 @@
  * process (state carries through its blocks), with the built CLI (dist/) and no network.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/run.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 import { gitEnv, initRepo } from '../helpers/git.js';
@@ -17,7 +17,8 @@ import { fencedBlocks, manualFiles, readManual } from '../helpers/markdown.js';
 import { copyExample } from '../helpers/repo.js';
 import { alignElisions, normalise, parseTranscripts, splitOutputs, transcriptScript, type Transcript } from '../helpers/transcript.js';
 
-const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
+/** The built CLI the transcripts run: a private copy (see beforeAll). */
+let CLI = '';
 const documents = manualFiles(REPO_ROOT).map((file) => ({ file, transcripts: parseTranscripts(file, fencedBlocks(readManual(REPO_ROOT, file))) }));
 const withTranscripts = documents.filter((d) => d.transcripts.length > 0);
 
@@ -72,10 +73,39 @@ async function runDocument(root: string, transcripts: Transcript[]): Promise<{ e
   };
 }
 
+/**
+ * A private copy of the built CLI and the package files it reads (it finds them by walking up to
+ * capi-render's package.json), so a rebuild of dist/ during the run — the bundler empties dist/bin/
+ * first — cannot pull the CLI away from under the transcripts. Checked by running it.
+ */
+function snapshotCli(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-render-cli-'));
+  snapshots.push(dir);
+  for (const entry of ['package.json', 'dist/bin', 'schemas', 'bundled-templates', 'trust']) cpSync(path.join(REPO_ROOT, entry), path.join(dir, entry), { recursive: true });
+  symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  const cli = path.join(dir, 'dist/bin/capi-render.js');
+  execFileSync(process.execPath, [cli, '--version'], { encoding: 'utf8' });
+  return cli;
+}
+
+const snapshots: string[] = [];
+afterAll(() => {
+  for (const dir of snapshots) rmSync(dir, { recursive: true, force: true });
+});
+
 beforeAll(() => {
-  // One build of dist/ for the whole file, only when it is missing or older than src/.
-  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/ensure-built.mjs')], { stdio: 'inherit' });
-}, 180_000);
+  // One build of dist/ for the whole file, only when it is missing or older than src/; a copy
+  // caught half-way by someone else's rebuild is taken again.
+  for (let attempt = 1; ; attempt++) {
+    execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/ensure-built.mjs')], { stdio: 'inherit' });
+    try {
+      CLI = snapshotCli();
+      return;
+    } catch (e) {
+      if (attempt === 3) throw e;
+    }
+  }
+}, 300_000);
 
 describe('the manual', () => {
   it('README.md is at most 250 lines', () => {
@@ -101,7 +131,7 @@ describe('the manual', () => {
     expect(stray).toEqual([]);
   });
 
-  it.concurrent.for(withTranscripts.map((d) => [d.file, d.transcripts] as const))('%s: every transcript prints what it shows', async ([, transcripts], { expect, onTestFinished }) => {
+  it.concurrent.for(withTranscripts.map((d) => [d.file, d.transcripts] as const))('%s: every transcript prints what it shows', { timeout: 180_000 }, async ([, transcripts], { expect, onTestFinished }) => {
     // Concurrent tests: the folder is removed by this test's own hook (helpers/tmp.ts's tempDir
     // registers on whichever test is current).
     const root = mkdtempSync(path.join(os.tmpdir(), 'capi-render-doc-'));
