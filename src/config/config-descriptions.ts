@@ -133,7 +133,7 @@ export const CONFIG_DESCRIPTIONS: Record<string, string> = {
   'github.enterpriseHosts[].origin': 'The server\'s origin, e.g. https://ghe.example.com.',
   'github.enterpriseHosts[].apiBaseUrl': 'Its REST API base URL. Default <origin>/api/v3.',
   gitlab: 'GitLab generic-package sources (clusterctl\'s gitlab-access-token).',
-  'gitlab.accessToken': 'The token for every GitLab provider URL, from the environment only (a token in a file would end up in git); a provider\'s configSecret key gitlab-access-token wins. Default: none (public projects).',
+  'gitlab.accessToken': 'The token for every GitLab provider URL, from the environment only (a token in a file would end up in git); a provider\'s configSecret key gitlab-access-token wins. Default: GITLAB_ACCESS_TOKEN, the variable clusterctl reads (unset: public projects only).',
   'gitlab.accessToken.fromEnv': 'The environment variable holding the token.',
   providers: 'Entries added to clusterctl\'s built-in provider list, or replacing one by name and type (as clusterctl.yaml providers:). Default none.',
   'providers[].name': 'The provider\'s name, e.g. aws.',

@@ -15,7 +15,7 @@ import { builtinProvidersOf, findBuiltinProvider, mergeProviderList, type Builti
 import { baselineOf } from '../baseline/baseline.js';
 import { createGitHubClient, createGitHubSource, type GitHubClient } from '../source/github/github-source.js';
 import { GITHUB_API_BASE_URL, isGitHubUrl, parseGitHubReleaseUrl } from '../source/github/github-url.js';
-import { GITLAB_TOKEN_VARIABLE, createGitLabClient, createGitLabSource, isGitLabUrl, parseGitLabPackageUrl, type FetchLike } from '../source/gitlab/gitlab-source.js';
+import { GITLAB_TOKEN_VARIABLE, createGitLabClient, createGitLabSource, isGitLabUrl, parseGitLabPackageUrl, type FetchLike, type GitLabClient } from '../source/gitlab/gitlab-source.js';
 import { createLocalRepositorySource } from '../source/local-repository.js';
 import { readOciCredentials } from '../source/oci/oci-credentials.js';
 import { createOciSource } from '../source/oci/oci-source.js';
@@ -54,6 +54,7 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
   const find = (cr: ProviderCR): BuiltinProvider | undefined => list.find((p) => p.type === cr.kind && p.name === cr.name);
   const enterpriseHosts = options.config?.github?.enterpriseHosts ?? [];
   const clients = new Map<string, GitHubClient>();
+  const gitLabClients = new Map<string, GitLabClient>();
   const clientFor = (apiBaseUrl: string): GitHubClient => {
     let client = clients.get(apiBaseUrl);
     if (!client) {
@@ -103,7 +104,13 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
     // The operator reads clusterctl's `gitlab-access-token` from the provider's configSecret; the
     // repository-wide token is clusterctl's config equivalent.
     const token = secretValues?.()[GITLAB_TOKEN_VARIABLE] || options.gitlabToken;
-    const client = createGitLabClient({ token, fetch: options.fetch, onProgress: options.onProgress });
+    // One client per origin and token, so providers and environments share its listings and ETags.
+    const key = `${parsed.origin}\u0000${token ?? ''}`;
+    let client = gitLabClients.get(key);
+    if (!client) {
+      client = createGitLabClient({ token, fetch: options.fetch, onProgress: options.onProgress });
+      gitLabClients.set(key, client);
+    }
     return {
       source: createGitLabSource(client, parsed),
       componentsFile: parsed.componentsFile,

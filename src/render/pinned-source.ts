@@ -26,7 +26,7 @@ export interface PinContext {
 }
 
 export function pinSource(source: ReleaseSource, ctx: PinContext): ReleaseSource {
-  // A source that cannot list (GitLab) answers from its URL: no network, nothing worth saving.
+  // A source that cannot list answers from what it was given: no network, nothing worth saving.
   const listsOnline = Boolean(source.remote) && !source.unlisted;
   // Writing the index is best effort: a cache that cannot be written costs `plan --offline` only.
   const remember = (write: Promise<void> | undefined): Promise<void> => (write ?? Promise.resolve()).catch(() => undefined);

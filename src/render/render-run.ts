@@ -40,6 +40,7 @@ import { mergeProblems, type EnvironmentProblem } from './merge-problems.js';
 import { mergeGitopsConfig } from '../gitops/merge-config.js';
 import type { GitopsMemo } from '../gitops/apply-gitops-flavour.js';
 import { createReleaseIndexCache } from '../source/release-index-cache.js';
+import { GITLAB_TOKEN_ENV } from '../source/gitlab/gitlab-http.js';
 import type { RenderOptions } from './render-options.js';
 import { composer, selectEnvironments } from './compose-environments.js';
 import { withSbomFile } from '../sbom/sbom-output.js';
@@ -137,8 +138,8 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       createDefaultCatalog({
         config: repo.config,
         githubToken: options.githubToken,
-        // Read from the environment only through the name capi-render.yaml gives; never stored.
-        gitlabToken: repo.config.gitlab.accessToken ? options.env?.[repo.config.gitlab.accessToken.fromEnv] || undefined : undefined,
+        // From the variable capi-render.yaml names, else clusterctl's GITLAB_ACCESS_TOKEN; never stored.
+        gitlabToken: options.env?.[repo.config.gitlab.accessToken?.fromEnv ?? GITLAB_TOKEN_ENV] || undefined,
         fetch: options.fetch,
         onProgress: options.onProgress,
         ...(options.env ? { env: options.env } : {}),

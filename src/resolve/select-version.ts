@@ -9,7 +9,7 @@
  * - a semver range (`~1.12`, `>=1.11 <1.13`, `1.12.x`) — a capi-render extension: the highest
  *   matching stable release (pre-releases only when the range names one).
  * Never depends on the order the source lists versions in. A source that cannot list its releases
- * (GitLab generic packages) takes exact versions only: `latest` and ranges are refused with the
+ * ({@link ReleaseSource.unlisted}) takes exact versions only: `latest` and ranges are refused with the
  * reason, instead of choosing from the one version its URL names.
  */
 import semver from 'semver';

@@ -24,9 +24,9 @@ export interface ReleaseList {
 }
 
 /**
- * Why a source cannot enumerate its releases. GitLab generic packages have no listing clusterctl
- * uses: its GitLab repository returns only the version in the URL. `latest`, ranges and `plan` then
- * say so instead of choosing from a list of one.
+ * Why a source cannot enumerate its releases (a library caller's source: capi-render's own sources
+ * all list, GitLab through its Packages API where clusterctl knows only the URL's version).
+ * `latest`, ranges and `plan` then say so instead of choosing from a list of one.
  */
 export interface UnlistedVersions {
   /** One sentence naming the source and why, for messages. */

@@ -182,46 +182,120 @@ describe('GitLab generic-package sources', () => {
   });
 
   it.each([
-    { name: 'spec.version latest', version: 'latest', urlVersion: 'v1.12.0', asked: 'latest (or empty)' },
-    { name: 'a range', version: '~1.12', urlVersion: 'v1.12.0', asked: '>=1.12.0 <1.13.0-0' },
-    { name: 'an empty spec.version with latest in the URL', version: '', urlVersion: 'latest', asked: 'latest (or empty)' },
-  ])('$name is a clear error: GitLab cannot list versions', async ({ version, urlVersion, asked }) => {
-    const gl = await fake();
+    { name: 'spec.version latest', version: 'latest', urlVersion: 'v1.12.0', requested: 'latest', expected: 'v1.12.0' },
+    { name: 'a range', version: '~1.11', urlVersion: 'v1.12.0', requested: '~1.11', expected: 'v1.11.0' },
+    { name: 'a range with an x', version: '1.10.x', urlVersion: 'v1.12.0', requested: '1.10.x', expected: 'v1.10.4' },
+    { name: 'an empty spec.version with latest in the URL', version: '', urlVersion: 'latest', requested: '', expected: 'v1.12.0' },
+  ])('$name resolves from the Packages API listing, and the lock records the resolved version', async ({ version, urlVersion, requested, expected }) => {
+    // Pages of 2 entries: cluster-api's nine fixture versions take five pages.
+    const gl = await fake({ maxPerPage: 2 });
     const repo = gitLabRepo({ version, urlVersion });
     const r = await runCli(['build'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() }, fetch: gl.fetch });
-    expect(r.code).toBe(1);
-    expect(firstLine(r.stderr)).toContain(`providers/cluster-api.yaml:7:12: error[versions-unlisted]: spec.version "${asked}" of CoreProvider/capi-system/cluster-api needs the list of releases`);
-    expect(firstLine(r.stderr)).toContain('like clusterctl, capi-render knows only the version in the provider URL');
-    expect(r.stderr).toContain('hint: pin an exact spec.version');
-    expect(gl.requests).toEqual([]);
+    expect(r.code, r.stderr).toBe(0);
+    const providers = lockOf(repo).environments[0]!.providers.filter((p) => p.provider !== 'cert-manager');
+    expect(providers.map((p) => [p.requested, p.version])).toEqual(KUBEADM.map(() => [requested, expected]));
+    const listed = gl.requests.filter((q) => q.url.startsWith('/api/v4/projects/capi%2Freleases/packages?'));
+    // Every page of each package's listing, following Link rel="next" to the last page.
+    expect(listed.filter((q) => q.url.includes('package_name=cluster-api&')).map((q) => new URLSearchParams(q.url.split('?')[1]).get('page'))).toEqual([null, '2', '3', '4', '5']);
+    expect(listed.every((q) => q.status === 200 && q.url.includes('package_type=generic'))).toBe(true);
+    // The rendered files are those of the resolved release.
+    expect(lockOf(repo).artifacts.filter((a) => a.file === 'core-components.yaml').map((a) => a.url)).toEqual([gitLabUrl('cluster-api', expected, 'core-components.yaml')]);
   });
 
-  it("an empty spec.version takes the URL's version, as clusterctl's default version", async () => {
+  it("an empty spec.version takes the URL's version, as clusterctl's default version, without listing", async () => {
     const gl = await fake();
     const repo = gitLabRepo({ version: '', urlVersion: 'v1.11.0' });
     const r = await runCli(['build'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() }, fetch: gl.fetch });
     expect(r.code, r.stderr).toBe(0);
     const versions = lockOf(repo).environments[0]!.providers.filter((p) => p.provider !== 'cert-manager').map((p) => p.version);
     expect(versions).toEqual(['v1.11.0', 'v1.11.0', 'v1.11.0']);
+    expect(gl.requests.some((q) => q.url.includes('/packages?'))).toBe(false);
   });
 
-  it('plan says that GitLab lists no versions instead of guessing, and upgrade refuses to pick one', async () => {
+  it('plan lists newer GitLab versions, and upgrade moves to them', async () => {
     const gl = await fake();
-    const repo = gitLabRepo();
+    const repo = gitLabRepo({ version: 'v1.11.0' });
     const env = { CAPI_RENDER_CACHE_DIR: tempDir() };
     expect((await runCli(['build'], { cwd: repo, env, fetch: gl.fetch })).code).toBe(0);
-    const plan = await runCli(['plan'], { cwd: repo, env, fetch: gl.fetch });
-    expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.stdout).toContain(
-      'note: cluster-api: GitLab package cluster-api of capi/releases on gitlab.example.com cannot be listed: like clusterctl, capi-render knows only the version in the provider URL (v1.12.0); newer releases are unknown here, set spec.version yourself',
-    );
     const json = await runCli(['plan', '--json'], { cwd: repo, env, fetch: gl.fetch });
-    const rows = (JSON.parse(json.stdout) as { environments: { providers: { versions: { source: string } }[] }[] }).environments[0]!.providers;
-    expect(rows.map((p) => p.versions.source)).toEqual(['unlisted', 'unlisted', 'unlisted']);
+    expect(json.code, json.stderr).toBe(0);
+    const rows = (JSON.parse(json.stdout) as { environments: { providers: { label: string; version: string; sameContract: string | null; versions: { source: string } }[] }[] }).environments[0]!.providers;
+    expect(rows.map((p) => [p.label, p.version, p.sameContract, p.versions.source])).toEqual(KUBEADM.map((p) => [p.label, 'v1.11.0', 'v1.12.0', 'live']));
+    const text = await runCli(['plan'], { cwd: repo, env, fetch: gl.fetch });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).not.toContain('cannot be listed');
 
-    const upgrade = await runCli(['upgrade', '--provider', 'cluster-api', '--latest-patch'], { cwd: repo, env, fetch: gl.fetch });
-    expect(upgrade.code).toBe(1);
-    expect(firstLine(upgrade.stderr)).toContain('cannot upgrade CoreProvider/capi-system/cluster-api: GitLab package cluster-api of capi/releases on gitlab.example.com cannot be listed');
+    const upgrade = await runCli(['upgrade', '--provider', 'cluster-api', '--to', 'v1.12.0'], { cwd: repo, env, fetch: gl.fetch });
+    expect(upgrade.code, upgrade.stderr).toBe(0);
+    expect(readFileSync(path.join(repo, 'providers/cluster-api.yaml'), 'utf8')).toContain('version: "v1.12.0"');
+  });
+
+  it('--offline with a warm cache: build from the lock, plan from the list saved online, no connection', async () => {
+    const gl = await fake();
+    const cache = tempDir();
+    const repo = gitLabRepo({ version: 'latest' });
+    expect((await runCli(['build'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: cache }, fetch: gl.fetch })).code).toBe(0);
+    expect((await runCli(['plan'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: cache }, fetch: gl.fetch })).code).toBe(0);
+    const rendered = snapshotTree(path.join(repo, 'rendered'));
+    await gl.close();
+    const refuse = async (): Promise<Response> => {
+      throw new Error('--offline opened a connection');
+    };
+    rmSync(path.join(repo, 'rendered'), { recursive: true });
+    const build = await runCli(['build', '--offline'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: cache }, fetch: refuse });
+    expect(build.code, build.stderr).toBe(0);
+    expect(snapshotTree(path.join(repo, 'rendered'))).toEqual(rendered);
+    expect(lockOf(repo).environments[0]!.providers.find((p) => p.provider === 'CoreProvider/capi-system/cluster-api')).toMatchObject({ requested: 'latest', version: 'v1.12.0' });
+
+    const plan = await runCli(['plan', '--offline', '--json'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: cache }, fetch: refuse });
+    expect(plan.code, plan.stderr).toBe(0);
+    const rows = (JSON.parse(plan.stdout) as { environments: { providers: { versions: { source: string; fetchedAt: string | null } }[] }[] }).environments[0]!.providers;
+    expect(rows.map((p) => p.versions.source)).toEqual(['cached', 'cached', 'cached']);
+
+    // A cold cache: --offline says what is missing instead of connecting.
+    const cold = await runCli(['plan', '--offline'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() }, fetch: refuse });
+    expect(cold.code).toBe(1);
+    expect(firstLine(cold.stderr)).toMatch(/error\[offline\]: --offline: .*GitLab package cluster-api of capi\/releases on gitlab\.example\.com.* (is not in the cache|was saved by an earlier online run)/);
+  });
+
+  it.each([
+    {
+      name: 'a 401 on the listing (wrong token)',
+      options: { validTokens: ['glpat-right'] },
+      url: gitLabUrl('cluster-api', 'v1.12.0', 'core-components.yaml'),
+      code: 'auth',
+      message: 'failed to list the versions of GitLab package cluster-api of capi/releases on gitlab.example.com: 401 Unauthorized (GitLab rejected the token)',
+      hint: 'GITLAB_ACCESS_TOKEN in the environment',
+    },
+    {
+      name: 'a 404 on the listing (no such project)',
+      options: {},
+      url: gitLabUrl('cluster-api', 'v1.12.0', 'core-components.yaml', 'capi%2Fmissing'),
+      code: 'source-not-found',
+      message: 'failed to list the versions of GitLab package cluster-api of capi/missing on gitlab.example.com: 404 Not Found: no such project, or the package registry is disabled',
+      hint: 'check the project in the provider URL',
+    },
+  ])('$name: a clear error at the provider, the token never shown', async ({ options, url, code, message, hint }) => {
+    const gl = await fake(options);
+    const p = KUBEADM[0];
+    const repo = makeRepo({
+      'capi-render.yaml': configYaml(),
+      'providers/cluster-api.yaml': providerCr(p, 'latest', { url, secret: 'gitlab-credentials' }) + tokenSecret(p.namespace, TOKEN),
+    });
+    const r = await runCli(['build'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() }, fetch: gl.fetch });
+    expect(r.code).toBe(1);
+    expect(firstLine(r.stderr)).toContain(`providers/cluster-api.yaml:7:12: error[${code}]: ${message}`);
+    expect(r.stderr).toContain(hint);
+    expect(r.stderr).not.toContain(TOKEN);
+  });
+
+  it("GITLAB_ACCESS_TOKEN, the variable clusterctl reads, is the token when capi-render.yaml names none", async () => {
+    const gl = await fake({ validTokens: [TOKEN] });
+    const repo = gitLabRepo({ version: 'latest' });
+    const r = await runCli(['build'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir(), GITLAB_ACCESS_TOKEN: TOKEN }, fetch: gl.fetch });
+    expect(r.code, r.stderr).toBe(0);
+    expect(gl.requests.every((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    expect(r.stdout + r.stderr + readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')).not.toContain(TOKEN);
   });
 });
 

@@ -111,6 +111,17 @@ describe('proxy variables', () => {
     expect(unusable.stderr).toContain('through proxy http://127.0.0.1:1 (ECONNREFUSED)');
   });
 
+  it("GitLab's Packages API listing (spec.version latest) goes through the proxy too", async () => {
+    const url = gitLabUrl('cluster-api', 'v1.12.0', 'core-components.yaml');
+    const repo = makeRepo({ 'capi-render.yaml': config(), 'providers/core.yaml': core(`  fetchConfig:\n    url: ${url}\n`).replace('version: v1.12.0', 'version: latest') });
+    const before = { proxy: proxy.requests.length, gitlab: gitlab.requests.length };
+    const r = await build(repo, { HTTPS_PROXY: proxy.url });
+    expect(r.code, r.stderr).toBe(0);
+    expect(newRequests(before.proxy).every((q) => q.method === 'CONNECT' && q.target === `${GITLAB_HOST}:443`)).toBe(true);
+    expect(gitlab.requests.slice(before.gitlab).map((q) => q.url)).toContain('/api/v4/projects/capi%2Freleases/packages?package_type=generic&package_name=cluster-api&per_page=100');
+    expect(r.stderr).toContain('rendered default: cluster-api v1.12.0');
+  });
+
   it.skipIf(skipOci)('OCI registry traffic over http:// goes through HTTP_PROXY as absolute-form requests', async () => {
     const port = registry!.host.split(':')[1];
     const repo = makeRepo({ 'capi-render.yaml': config(), 'providers/core.yaml': core(`  fetchConfig:\n    oci: http://${REGISTRY_HOST}:${port}/capi/cluster-api:v1.12.0\n`) });

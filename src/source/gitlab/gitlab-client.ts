@@ -2,7 +2,8 @@
  * Downloads files of GitLab generic packages with Node's fetch, as clusterctl's GitLab repository
  * does (`repository_gitlab.go` GetFile): one GET per file, the token (clusterctl's
  * `gitlab-access-token`) as `Authorization: Bearer`, a 30-second timeout, no retries, and
- * clusterctl's messages — its own one for a 401.
+ * clusterctl's messages — its own one for a 401. It also lists a package's versions through the
+ * Packages API (gitlab-packages.ts), which clusterctl does not.
  *
  * The HTTP transport is injectable: requests always carry the URL the user wrote (so messages, the
  * lock and the cache show clusterctl's form), and tests route that URL to a local server instead of
@@ -12,17 +13,21 @@
 import { FetchError, error, peerWording, type DiagnosticCode } from '../../errors.js';
 import type { FetchProgress, FetchProgressListener } from '../fetch-progress.js';
 import { networkReason, unreachableHint, unreachableTarget } from '../network-failure.js';
-
+import { createEtagCache } from '../github/github-etag.js';
 import type { FetchLike } from '../http/network-fetch.js';
+import { TOKEN_HINT, gitLabHeaders, redactSecret as redact, shownUrl as shown } from './gitlab-http.js';
+import { listPackageVersions, type GitLabPackageRef } from './gitlab-packages.js';
 
 export type { FetchLike };
+export type { GitLabPackageRef };
+export { GITLAB_TOKEN_ENV, GITLAB_TOKEN_VARIABLE } from './gitlab-http.js';
 
 export interface GitLabClientOptions {
   /** A personal, project or deploy token with read access to the package registry. Default: none (public projects). */
   token?: string;
   /** Sends one HTTP request. Default: `globalThis.fetch`. */
   fetch?: FetchLike;
-  /** How long one file may take, redirects and body included. Default: 30 000 ms (clusterctl's). */
+  /** How long one file (or one listing, all pages) may take, redirects and body included. Default: 30 000 ms (clusterctl's). */
   timeoutMs?: number;
   /** Progress listener (CLI output, tests). Default: none. */
   onProgress?: FetchProgressListener;
@@ -40,18 +45,16 @@ export interface GitLabFileRequest {
 export interface GitLabClient {
   /** The file's bytes; FetchError `auth` (401/403), `source-not-found` (404) or `fetch` otherwise. */
   getFile(request: GitLabFileRequest): Promise<Uint8Array>;
+  /**
+   * The package's versions from the Packages API (every page), sorted as strings. A listing in
+   * flight is shared; each page is asked again with its last ETag. Same FetchError codes as getFile.
+   */
+  listVersions(pkg: GitLabPackageRef): Promise<string[]>;
 }
-
-/** clusterctl's variable for the token, and the operator's configSecret key (`config.GitLabAccessTokenVariable`). */
-export const GITLAB_TOKEN_VARIABLE = 'gitlab-access-token';
 
 /** Redirect hops followed at most (GitLab may redirect a package download to object storage). */
 const MAX_REDIRECTS = 5;
 const DEFAULT_TIMEOUT_MS = 30_000;
-
-const TOKEN_HINT =
-  `set ${GITLAB_TOKEN_VARIABLE} in the provider's spec.configSecret, or gitlab.accessToken: {fromEnv: GITLAB_ACCESS_TOKEN} in capi-render.yaml; ` +
-  "the token needs read access to the project's package registry (read_api)";
 
 /** Creates a client; nothing is sent until getFile is called. */
 export function createGitLabClient(options: GitLabClientOptions = {}): GitLabClient {
@@ -64,8 +67,21 @@ export function createGitLabClient(options: GitLabClientOptions = {}): GitLabCli
       // A broken listener must not break a fetch.
     }
   };
+  const etags = createEtagCache();
+  const listings = new Map<string, Promise<string[]>>();
 
   return {
+    listVersions(pkg) {
+      const key = `${pkg.host}/${pkg.projectSlug}/${pkg.packageName}`;
+      let pending = listings.get(key);
+      if (!pending) {
+        pending = listPackageVersions(pkg, { send, token: options.token, timeoutMs, emit, etags });
+        listings.set(key, pending);
+        // A failure is kept (the build meets it once); a success is asked again next time.
+        pending.then(() => listings.delete(key), () => undefined);
+      }
+      return pending;
+    },
     async getFile(request) {
       // clusterctl's prefix for every failure of this file; users search for it.
       const prefix = `failed to get file ${JSON.stringify(request.file)} with version ${JSON.stringify(request.version)} from ${JSON.stringify(request.url)}`;
@@ -77,8 +93,7 @@ export function createGitLabClient(options: GitLabClientOptions = {}): GitLabCli
       let response: Response;
       try {
         for (let hop = 0; ; hop++) {
-          const headers: Record<string, string> = { 'user-agent': 'capi-render' };
-          if (options.token && new URL(url).origin === origin) headers.authorization = `Bearer ${options.token}`;
+          const headers = gitLabHeaders(url, origin, options.token);
           emit({ type: 'request', method: 'GET', url: shown(url), attempt: 0 });
           response = await send(url, { method: 'GET', headers, redirect: 'manual', signal });
           emit({ type: 'response', method: 'GET', url: shown(url), status: response.status, cached: false });
@@ -139,15 +154,4 @@ export function createGitLabClient(options: GitLabClientOptions = {}): GitLabCli
       }
     },
   };
-}
-
-/** A URL for progress output: without its query, which may carry a signed download grant. */
-function shown(url: string): string {
-  const parsed = new URL(url);
-  parsed.search = '';
-  return parsed.toString();
-}
-
-function redact(text: string, secret: string | undefined): string {
-  return secret ? text.split(secret).join('***') : text;
 }
