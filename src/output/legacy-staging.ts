@@ -6,15 +6,21 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { nodeTransactionFs, type TransactionFs } from './durable-fs.js';
 
-export async function cleanLegacyStaging(outputFolder: string): Promise<void> {
+/** Puts a lost `outputFolder` back from its old copy and removes the old writer's staging beside it. */
+export async function cleanLegacyStaging(outputFolder: string, tfs: TransactionFs = nodeTransactionFs): Promise<void> {
   const parent = path.dirname(outputFolder);
   const base = path.basename(outputFolder);
   const old = path.join(parent, `.${base}.capi-render-old`);
   const exists = (p: string) => fs.lstat(p).then(() => true, () => false);
   // Killed between its two renames: the previous tree is intact there.
-  if (!(await exists(outputFolder)) && (await exists(old))) await fs.rename(old, outputFolder);
+  if (!(await exists(outputFolder)) && (await exists(old))) {
+    await tfs.rename(old, outputFolder);
+    // On disk before anything else changes: this is the only copy of the previous output.
+    await tfs.syncFolder(parent);
+  }
   for (const leftover of [old, path.join(parent, `.${base}.capi-render-new`), path.join(parent, `.${base}.capi-render-lock`)]) {
-    await fs.rm(leftover, { recursive: true, force: true });
+    await tfs.rm(leftover, { recursive: true, force: true });
   }
 }

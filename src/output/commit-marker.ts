@@ -1,0 +1,87 @@
+/**
+ * The commit marker of the output transaction (transaction.ts): `.capi-render-write/commit.json`
+ * names the stages and single files of a write; once it is on disk the write is decided and is
+ * rolled forward, by this process or by the next command that finds it (transaction-recovery.ts).
+ *
+ * The order, each step on disk (fsynced, durable-fs.ts) before the next begins:
+ *   1. every staged file and every folder that holds a new name (commit-plan.ts);
+ *   2. the marker: written under a temporary name, fsynced, renamed, its folder fsynced;
+ *   3. the renames that install the new files (apply-staged.ts), then every output folder they
+ *      changed is fsynced;
+ *   4. the stages are removed, then the marker, and its folder is fsynced — so a marker can never
+ *      come back after a power loss and replay an old write over stages a later write reuses.
+ * A power loss before 2 leaves the old tree (the marker is absent or was never durable); after 2,
+ * every staged byte it names is on disk and the next command finishes the renames; after 3 the new
+ * tree is on disk.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { applyCommit, removeEmptyFolders, readPlan, type AppliedCommit, type CommitRecord, type Failpoint } from './apply-staged.js';
+import type { TransactionFs } from './durable-fs.js';
+import { syncAll } from './durable-fs.js';
+import { WORK_DIR } from './scan-output-folder.js';
+import { guarded } from './write-errors.js';
+
+/** The marker's name in the work folder. */
+export const COMMIT_FILE = 'commit.json';
+/** The write lock's name in the work folder (busy-lock.ts). */
+export const BUSY_FILE = 'busy';
+
+/** Step 2: the marker, durable before this returns — the point of no return. */
+export async function writeCommitMarker(tfs: TransactionFs, work: string, commit: CommitRecord, repoRoot: string): Promise<void> {
+  const marker = path.join(work, COMMIT_FILE);
+  const temp = `${marker}.tmp`;
+  await guarded('write', marker, repoRoot, async () => {
+    await tfs.writeFile(temp, JSON.stringify(commit));
+    // A marker renamed into place before its bytes are on disk could be found empty after a power loss.
+    await tfs.syncFile(temp);
+    await tfs.rename(temp, marker);
+    await tfs.syncFolder(work);
+  });
+}
+
+/**
+ * Step 3 for a committed write: installs what is not installed yet, then fsyncs every output folder
+ * the renames changed. `undo` records the renames for putting them back (the writing process only).
+ */
+export async function installCommitted(tfs: TransactionFs, commit: CommitRecord, undo: Parameters<typeof applyCommit>[2], failpoint: Failpoint): Promise<AppliedCommit> {
+  const applied = await applyCommit(tfs, commit, undo, failpoint);
+  await syncAll(tfs, [], applied.touched);
+  return applied;
+}
+
+/** Step 4: removes stages, backups, folders emptied by removals, then the marker (durably). */
+export async function tidyCommitted(tfs: TransactionFs, commit: CommitRecord, work: string, emptied: readonly string[]): Promise<void> {
+  const roots: string[] = [];
+  for (const stage of commit.stages) {
+    const plan = await readPlan(stage).catch(() => undefined);
+    if (plan) roots.push(plan.root);
+    // Renamed first (atomic), so a kill while deleting never leaves a half-deleted stage that a
+    // recovery would try to install again.
+    const done = `${stage}.done`;
+    await tfs.rename(stage, done).catch(() => undefined);
+    await tfs.rm(done, { recursive: true, force: true });
+    await removeOutOfRepoWorkDir(tfs, stage);
+  }
+  for (const f of commit.files) await tfs.rm(f.backup, { force: true });
+  await removeEmptyFolders(tfs, emptied, roots);
+  await removeCommitMarker(tfs, work);
+}
+
+/** Removes the marker for good: after the folder's fsync, no power loss brings it back. */
+export async function removeCommitMarker(tfs: TransactionFs, work: string): Promise<void> {
+  await tfs.rm(path.join(work, COMMIT_FILE), { force: true });
+  await tfs.syncFolder(work);
+}
+
+/** Removes an uncommitted (or finished) stage folder. */
+export async function discardStage(tfs: TransactionFs, dir: string, repoRoot: string): Promise<void> {
+  await guarded('remove', dir, repoRoot, () => tfs.rm(dir, { recursive: true, force: true }));
+  await removeOutOfRepoWorkDir(tfs, dir);
+}
+
+/** A stage inside an output folder on another file system lives in `<folder>/.capi-render-write/`: drop that too once empty. */
+async function removeOutOfRepoWorkDir(tfs: TransactionFs, stageDir: string): Promise<void> {
+  const parent = path.dirname(stageDir);
+  if (path.basename(parent) === WORK_DIR && !(await fs.stat(path.join(parent, BUSY_FILE)).catch(() => undefined))) await tfs.rmdir(parent).catch(() => undefined);
+}
