@@ -1,7 +1,7 @@
 /**
  * Adoption against an outside reference: what a real `clusterctl init --infrastructure docker`
  * (clusterctl v1.12.3, kind, CLUSTER_TOPOLOGY=true) left in a cluster, as its user printed it
- * (test/fixtures/live/real/, provenance in test/fixtures/PROVENANCE.md). The other dumps under
+ * (test/fixtures/live/real/, provenance in its PROVENANCE.md). The other dumps under
  * test/fixtures/live/ are capi-render's own render put through a simulated API server; these are
  * not. The release has no artifacts here, but the sources of every manifest (config/ trees of
  * core, kubeadm and CAPD) are unchanged from the v1.12.0 tag to v1.12.3, so a v1.12.0 render with
