@@ -37,7 +37,8 @@ export function parseTranscripts(file: string, blocks: FencedBlock[]): Transcrip
         }
         const where = `${file}:${b.line + 1 + i}`;
         let command = line.slice(2);
-        while (command.endsWith('\\') && i + 1 < b.lines.length) command = `${command.slice(0, -1)}\n${b.lines[++i]}`;
+        // bash reads a backslash before the newline as a continuation, so both stay in the command.
+        while (command.endsWith('\\') && i + 1 < b.lines.length) command = `${command}\n${b.lines[++i]}`;
         commands.push({ where, command, expected: [] });
       }
       return { where: `${file}:${b.line}`, commands };

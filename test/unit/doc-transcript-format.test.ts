@@ -17,7 +17,7 @@ describe('transcripts', () => {
       where: 'x.md:2',
       commands: [
         { where: 'x.md:3', command: 'capi-render check', expected: ['check: ok'] },
-        { where: 'x.md:5', command: "printf 'a\\n' \n  >> f", expected: [] },
+        { where: 'x.md:5', command: "printf 'a\\n' \\\n  >> f", expected: [] },
       ],
     });
   });
