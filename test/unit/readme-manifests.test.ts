@@ -17,10 +17,11 @@ import { REPO_ROOT } from '../helpers/fixtures.js';
 
 // The delivery guides (split out of README.md, issue 27) hold every delivery manifest.
 const section = ['docs/argocd.md', 'docs/flux.md'].map((f) => readFileSync(path.join(REPO_ROOT, f), 'utf8')).join('\n');
-// YAML blocks, and what console transcripts show of a YAML file (`$ cat gitops/….yaml`): the
-// generated files the guides show as they are (the transcript test keeps those equal to the files).
+// YAML blocks, and what console transcripts show of a YAML file (`$ cat gitops/….yaml`, or its
+// first documents with `$ head -n N`): the generated files the guides show as they are (the
+// transcript test keeps those equal to the files).
 const catOutputs = [...section.matchAll(/```console\n([^]*?)```/g)].flatMap((m) =>
-  m[1]!.split(/^(?=\$ )/m).filter((c) => /^\$ cat \S+\.yaml\n/.test(c)).map((c) => c.slice(c.indexOf('\n') + 1)),
+  m[1]!.split(/^(?=\$ )/m).filter((c) => /^\$ (cat|head -n \d+) \S+\.yaml\n/.test(c)).map((c) => c.slice(c.indexOf('\n') + 1)),
 );
 const blocks = [...[...section.matchAll(/```yaml\n([^]*?)```/g)].map((m) => m[1]!), ...catOutputs];
 const documents = blocks.flatMap((b) => (jsYaml.loadAll(b) as unknown[]).filter((d): d is JsonObject => typeof d === 'object' && d !== null));
