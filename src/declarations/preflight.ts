@@ -7,6 +7,8 @@
 import { error, peerWording, type Diagnostic } from '../errors.js';
 import { parseVersion } from './versions.js';
 import type { ProviderCR } from './provider-spec.js';
+import { manifestLabel } from './provider-kinds.js';
+import type { Baseline } from '../baseline/baseline.js';
 
 export interface PreflightContext {
   /** Where each CR is declared, for diagnostics. */
@@ -15,6 +17,8 @@ export interface PreflightContext {
   isKnownProvider(cr: ProviderCR): boolean;
   /** Whether a spec.version value is acceptable (exact semver; ranges and `latest` where supported). */
   isAcceptedVersion(version: string): boolean;
+  /** Whose words a check that both peers make quotes (src/baseline). Default: clusterctl v1.14's. */
+  baseline?: Baseline;
 }
 
 /** The operator's phrase for a provider that is neither predefined nor given a fetchConfig source. */
@@ -84,15 +88,22 @@ export function runPreflightChecks(providers: readonly ProviderCR[], ctx: Prefli
     if (group.length < 2) continue;
     for (const p of group) {
       if (p.spec.manager?.cacheNamespace) continue;
-      // The operator's format string takes (kind, name) but is given (name, namespace); the phrase is
-      // quoted with the arguments it was meant to have, which is what the message says to users.
-      const phrase = `There is already a ${p.kind} with name ${p.name} in the cluster. Only one is allowed.`;
-      const others = group.filter((o) => o !== p).map(ref).join(', ');
+      const others = group.filter((o) => o !== p);
+      const detail = `${ref(p)} and ${others.map(ref).join(', ')}: several instances need each to watch only its own namespace`;
       out.push(
-        error('multi-namespace', peerWording('cluster-api-operator', phrase, `${ref(p)} and ${others}: several instances need each to watch only its own namespace`), {
+        error(
+          'multi-namespace',
+          ctx.baseline?.operator
+            ? // The operator's format string takes (kind, name) but is given (name, namespace); the phrase is
+              // quoted with the arguments it was meant to have, which is what the message says to users.
+              peerWording('cluster-api-operator', `There is already a ${p.kind} with name ${p.name} in the cluster. Only one is allowed.`, detail)
+            : // clusterctl's installer.go simulateInstall: the instances already there, by namespace.
+              peerWording('clusterctl', `there is already an instance of the "${manifestLabel(p.kind, p.name)}" provider installed in the "${others.map((o) => o.namespace).join(', ')}" namespace`, detail),
+          {
           ...at(p, ['spec'], 'spec.manager.cacheNamespace'),
           hint: 'set spec.manager.cacheNamespace on every instance (the operator allows one instance per cluster; see docs/safety.md "Multi-namespace installs")',
-        }),
+          },
+        ),
       );
     }
   }

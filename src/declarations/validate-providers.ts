@@ -42,7 +42,7 @@ export function validateProviders(
           ...input.locate(p.path, target),
           field: p.path.map((s) => (typeof s === 'number' ? `[${s}]` : s)).join('.').replace(/\.\[/g, '['),
           object: ref,
-          hint: p.rule === 'unknown-field' ? 'the operator CRD (v1alpha2) has no such field; check the spelling' : undefined,
+          hint: p.rule === 'unknown-field' ? 'the operator CRD (v1alpha2) has no such field; check the spelling' : bothSources(p, obj) ? 'keep either spec.fetchConfig.url or spec.fetchConfig.selector' : undefined,
         }),
       );
     }
@@ -65,11 +65,13 @@ export function validateProviders(
  * of Selector and URL …" — the message users know (from older CRDs) and search for.
  */
 function messageOf(problem: SchemaProblem, obj: Record<string, unknown>): string {
+  return bothSources(problem, obj) ? peerWording('cluster-api-operator', ONLY_ONE_OF_SELECTOR_AND_URL, problem.message) : problem.message;
+}
+
+/** The CRD's CEL rule refusing a fetchConfig with both url and selector. */
+function bothSources(problem: SchemaProblem, obj: Record<string, unknown>): boolean {
   const spec = isJsonObject(obj.spec) ? obj.spec : {};
   const fetchConfig = isJsonObject(spec.fetchConfig) ? spec.fetchConfig : {};
   const atFetchConfig = problem.path.length === 2 && problem.path[0] === 'spec' && problem.path[1] === 'fetchConfig';
-  if (problem.rule === 'cel' && atFetchConfig && fetchConfig.url !== undefined && fetchConfig.selector !== undefined) {
-    return peerWording('cluster-api-operator', ONLY_ONE_OF_SELECTOR_AND_URL, problem.message);
-  }
-  return problem.message;
+  return problem.rule === 'cel' && atFetchConfig && fetchConfig.url !== undefined && fetchConfig.selector !== undefined;
 }

@@ -61,6 +61,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
         locate,
         isKnownProvider: (cr) => safely(() => providerSource(cr, sourceCtx)) !== undefined,
         isAcceptedVersion: (v) => parseVersionRequest(v) !== null,
+        baseline: baselineOf(session.config.emulate),
       }),
     );
   }

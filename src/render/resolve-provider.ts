@@ -68,7 +68,7 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
   const where = { ...ctx.at, object: ref(cr) };
   const seriesOf = async (version: string) => {
     const file = await readReleaseFile(ctx.store, ps, version, METADATA_FILE, `failed to read "${METADATA_FILE}" from the repository for provider "${label}"`, where);
-    const metadata = parseMetadata(file.text, `${ps.source.description} ${version}/${METADATA_FILE}`);
+    const metadata = parseMetadata(file.text, `${ps.source.description} ${version}/${METADATA_FILE}`, label);
     return { file, metadata, series: releaseSeriesFor(metadata, version) };
   };
   const allowed = ctx.coreContract ? compatibleContracts(ctx.coreContract) : SUPPORTED;

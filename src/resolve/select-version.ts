@@ -13,7 +13,7 @@
  * reason, instead of choosing from the one version its URL names.
  */
 import semver from 'semver';
-import { FetchError, SpecError, error } from '../errors.js';
+import { FetchError, SpecError, error, peerWording } from '../errors.js';
 import { METADATA_FILE, newestSeriesForContract, parseMetadata } from '../source/metadata.js';
 import type { ReleaseSource } from '../source/release-source.js';
 import { parseVersion } from '../declarations/versions.js';
@@ -78,8 +78,9 @@ export async function selectVersion(source: ReleaseSource, request: VersionReque
   }
   if (versions.length === 0) {
     throw new FetchError(
-      error('version-not-found', `failed to find releases tagged with a valid semantic version number in ${source.description}`, {
+      error('version-not-found', peerWording('clusterctl', 'failed to find releases tagged with a valid semantic version number', `${source.description} has none, so spec.version "latest" (or empty) has nothing to choose from`), {
         object: ctx.providerRef,
+        hint: 'publish a release tagged with a semantic version (v1.2.3), or pin spec.version',
       }),
     );
   }

@@ -7,7 +7,7 @@
  * so the source is pure data; every matched ConfigMap is checked up front, as the operator does.
  */
 import { gunzipSync } from 'node:zlib';
-import { FetchError, SpecError, error, type Diagnostic } from '../errors.js';
+import { FetchError, SpecError, error, peerWording, type Diagnostic } from '../errors.js';
 import { isJsonObject, labelsOf, annotationsOf, nameOf, namespaceOf } from '../manifest/object.js';
 import type { InputObject } from '../declarations/inputs.js';
 import type { LabelSelector } from '../declarations/provider-spec.js';
@@ -43,7 +43,7 @@ export function createConfigMapSource(input: ConfigMapSourceInput): ReleaseSourc
   if (inNamespace.length === 0) {
     const elsewhere = matching.map((cm) => `${cm.file} (${namespaceOf(cm.object) || 'no namespace'})`);
     throw new SpecError(
-      error('selector-no-match', `spec.fetchConfig.selector ${selectorText} matches no ConfigMap in namespace ${input.namespace}`, {
+      error('selector-no-match', peerWording('cluster-api-operator', `no ConfigMaps found with selector ${selectorText}`, `spec.fetchConfig.selector matches no ConfigMap in namespace ${input.namespace}`), {
         ...input.declaredAt,
         field: 'spec.fetchConfig.selector',
         hint:
@@ -99,6 +99,10 @@ export function createConfigMapSource(input: ConfigMapSourceInput): ReleaseSourc
   };
 }
 
+/** How to write a ConfigMap the operator reads (its docs' air-gapped format). */
+const FORMAT_HINT =
+  `one ConfigMap per version: data.metadata (the release's metadata.yaml) and data.components, or binaryData.components (base64 of gzip) with the annotation ${COMPRESSED_ANNOTATION}: "true"; \`capi-render mirror --format configmaps\` writes them`;
+
 function readEntry(cm: InputObject, problems: Diagnostic[]): VersionEntry | undefined {
   const labels = labelsOf(cm.object);
   const fromLabel = Object.prototype.hasOwnProperty.call(labels, VERSION_LABEL);
@@ -106,7 +110,7 @@ function readEntry(cm: InputObject, problems: Diagnostic[]): VersionEntry | unde
   const where = { file: cm.file, object: describe(cm) };
   if (!parseVersion(version)) {
     problems.push(
-      error('configmap-invalid', `ConfigMap ${describeRef(cm)} has invalid version "${version}" (from the ${fromLabel ? `label ${VERSION_LABEL}` : 'name'})`, {
+      error('configmap-invalid', peerWording('cluster-api-operator', `ConfigMap ${describeRef(cm)} has invalid version:${version} (from the ${fromLabel ? `Label ${VERSION_LABEL}` : 'Name'})`, 'not a semantic version'), {
         ...where,
         ...cm.locate(fromLabel ? ['metadata', 'labels', VERSION_LABEL] : ['metadata', 'name']),
         hint: 'a version is a semantic version such as v1.12.0',
@@ -117,27 +121,27 @@ function readEntry(cm: InputObject, problems: Diagnostic[]): VersionEntry | unde
   const data = isJsonObject(cm.object.data) ? cm.object.data : {};
   const binaryData = isJsonObject(cm.object.binaryData) ? cm.object.binaryData : {};
   if (typeof data.metadata !== 'string') {
-    problems.push(error('configmap-invalid', `ConfigMap ${describeRef(cm)} has no metadata (data.metadata)`, { ...where, ...cm.locate(['data']), field: 'data.metadata' }));
+    problems.push(error('configmap-invalid', peerWording('cluster-api-operator', `ConfigMap ${describeRef(cm)} has no metadata`, 'data.metadata is missing'), { ...where, ...cm.locate(['data']), field: 'data.metadata', hint: FORMAT_HINT }));
     return undefined;
   }
   const compressed = annotationsOf(cm.object)[COMPRESSED_ANNOTATION] === 'true';
   if (compressed) {
     const payload = binaryData.components;
     if (typeof payload !== 'string') {
-      problems.push(error('configmap-invalid', `ConfigMap ${describeRef(cm)} is annotated ${COMPRESSED_ANNOTATION}: "true" but BinaryData has no components`, { ...where, ...cm.locate(['binaryData']), field: 'binaryData.components' }));
+      problems.push(error('configmap-invalid', peerWording('cluster-api-operator', `ConfigMap ${describeRef(cm)} BinaryData has no components`, `it is annotated ${COMPRESSED_ANNOTATION}: "true"`), { ...where, ...cm.locate(['binaryData']), field: 'binaryData.components', hint: FORMAT_HINT }));
       return undefined;
     }
     let text: string;
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(gunzipSync(Buffer.from(payload, 'base64')));
     } catch {
-      problems.push(error('configmap-invalid', `cannot decompress binaryData.components of ConfigMap ${describeRef(cm)} (expected base64 of gzip'd UTF-8 YAML)`, { ...where, ...cm.locate(['binaryData', 'components']), field: 'binaryData.components' }));
+      problems.push(error('configmap-invalid', peerWording('cluster-api-operator', `cannot decompress data from ConfigMap ${describeRef(cm)}`, "binaryData.components must be base64 of gzip'd UTF-8 YAML"), { ...where, ...cm.locate(['binaryData', 'components']), field: 'binaryData.components', hint: FORMAT_HINT }));
       return undefined;
     }
     return { version, metadata: data.metadata, components: () => text, from: cm };
   }
   if (typeof data.components !== 'string') {
-    problems.push(error('configmap-invalid', `ConfigMap ${describeRef(cm)} Data has no components`, { ...where, ...cm.locate(['data']), field: 'data.components' }));
+    problems.push(error('configmap-invalid', peerWording('cluster-api-operator', `ConfigMap ${describeRef(cm)} Data has no components`, 'data.components is missing'), { ...where, ...cm.locate(['data']), field: 'data.components', hint: FORMAT_HINT }));
     return undefined;
   }
   const components = data.components;

@@ -4,7 +4,7 @@
  * (api/v1alpha3/metadata_type.go, repository/metadata_client.go validateMetadata).
  */
 import jsYaml from 'js-yaml';
-import { SpecError, error } from '../errors.js';
+import { SpecError, error, peerWording } from '../errors.js';
 import { isJsonObject } from '../manifest/object.js';
 import { parseVersion } from '../declarations/versions.js';
 
@@ -24,35 +24,41 @@ export interface ReleaseMetadata {
 /**
  * Parses and validates metadata.yaml. Like clusterctl: the apiVersion must be
  * clusterctl.cluster.x-k8s.io/v1alpha3, kind must be `Metadata` or absent (several providers never
- * serialised it), and releaseSeries must not be empty.
+ * serialised it), and releaseSeries must not be empty. Errors carry clusterctl's words
+ * (metadata_client.go: validateMetadata, and "error decoding" for what does not decode), naming the
+ * provider by `provider`, its manifest label (default: `where`, the file's description).
  */
-export function parseMetadata(text: string, where: string): ReleaseMetadata {
+export function parseMetadata(text: string, where: string, provider: string = where): ReleaseMetadata {
+  const undecodable = (why: string): SpecError => invalid(where, peerWording('clusterctl', `error decoding "${METADATA_FILE}" for provider "${provider}"`, `${where} ${why}`));
   let doc: unknown;
   try {
     doc = jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA });
   } catch (e) {
-    throw invalid(where, `is not valid YAML: ${(e as { reason?: string }).reason ?? (e as Error).message}`);
+    throw undecodable(`is not valid YAML: ${(e as { reason?: string }).reason ?? (e as Error).message}`);
   }
-  if (!isJsonObject(doc)) throw invalid(where, 'is not a YAML mapping');
+  if (!isJsonObject(doc)) throw undecodable('is not a YAML mapping');
   if (doc.apiVersion !== METADATA_API_VERSION) {
-    throw invalid(where, `has apiVersion ${JSON.stringify(doc.apiVersion ?? null)} (expected ${METADATA_API_VERSION})`);
+    const found = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
+    throw invalid(where, peerWording('clusterctl', `invalid provider metadata: unexpected apiVersion "${found}" for provider ${provider} (expected "${METADATA_API_VERSION}")`, where));
   }
   if (doc.kind !== undefined && doc.kind !== 'Metadata' && doc.kind !== '') {
-    throw invalid(where, `has kind ${JSON.stringify(doc.kind)} (expected Metadata)`);
+    throw invalid(where, peerWording('clusterctl', `invalid provider metadata: unexpected kind "${String(doc.kind)}" for provider ${provider} (expected "Metadata")`, where));
   }
   const series = doc.releaseSeries;
-  if (!Array.isArray(series) || series.length === 0) throw invalid(where, 'has an empty releaseSeries');
+  if (!Array.isArray(series) || series.length === 0) {
+    throw invalid(where, peerWording('clusterctl', `invalid provider metadata: releaseSeries is empty in ${METADATA_FILE} for provider ${provider}`, where));
+  }
   const releaseSeries = series.map((s, i) => {
     if (!isJsonObject(s) || !Number.isInteger(s.major) || !Number.isInteger(s.minor) || typeof s.contract !== 'string') {
-      throw invalid(where, `releaseSeries[${i}] needs integer major and minor and a string contract`);
+      throw undecodable(`releaseSeries[${i}] needs integer major and minor and a string contract`);
     }
     return { major: s.major as number, minor: s.minor as number, contract: s.contract };
   });
   return { releaseSeries };
 }
 
-function invalid(where: string, what: string): SpecError {
-  return new SpecError(error('metadata-invalid', `invalid provider metadata: ${where} ${what}`, { file: where }));
+function invalid(where: string, message: string): SpecError {
+  return new SpecError(error('metadata-invalid', message, { file: where, hint: `a ${METADATA_FILE} has apiVersion ${METADATA_API_VERSION}, kind Metadata and at least one releaseSeries entry {major, minor, contract}` }));
 }
 
 /** The series of a version, matched on major.minor only (first match, as clusterctl). */

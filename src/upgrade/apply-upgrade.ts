@@ -13,7 +13,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { SpecError, error, throwIfErrors, type Diagnostic } from '../errors.js';
+import { SpecError, error, peerWording, throwIfErrors, type Diagnostic } from '../errors.js';
 import { unknownEnvironments } from '../overlay/discover-environments.js';
 import type { Finding } from '../diff/types.js';
 import type { LockFile } from '../lock/lock-types.js';
@@ -87,7 +87,9 @@ export async function applyUpgrade(options: ApplyUpgradeOptions): Promise<Upgrad
   const unmatched = options.selection.providers.filter((m) => !considered.some((p) => matchesProvider(p, m)));
   if (unmatched.length > 0) {
     const known = [...new Set(considered.map((p) => `${p.label} (${p.kind}/${p.name})`))].join(', ');
-    throw new SpecError(error('upgrade', `--provider ${unmatched.join(', ')} matches no provider of ${selected.join(', ')}`, { hint: `providers: ${known}` }));
+    // clusterctl's upgrader.go words it for one provider (its grammar kept: users search for it).
+    const phrase = `unable to perform upgrade: the provider ${unmatched[0]} in not part of the management cluster`;
+    throw new SpecError(error('upgrade', peerWording('clusterctl', phrase, `--provider ${unmatched.join(', ')} matches no provider of ${selected.join(', ')}`), { hint: `providers: ${known}` }));
   }
 
   const problems: Diagnostic[] = [];

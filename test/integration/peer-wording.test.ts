@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { formatDiagnostics } from '../../src/cli/format.js';
 import type { Diagnostic } from '../../src/errors.js';
 import { parseMetadata, type ReleaseMetadata } from '../../src/source/metadata.js';
@@ -15,6 +15,8 @@ import { planEnvironmentUpgrade } from '../../src/upgrade/plan.js';
 import { selectTargets, type UpgradeRequest } from '../../src/upgrade/select-targets.js';
 import { upgradeInfo, type PlanProvider } from '../../src/upgrade/upgrade-info.js';
 import { runCli } from '../helpers/cli.js';
+import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js';
+import { gitLabUrl, startFakeGitLab, type FakeGitLab, type FakeGitLabOptions } from '../helpers/fake-gitlab.js';
 import { fixtureText } from '../helpers/fixtures.js';
 import { CORE, configYaml, makeRepo } from '../helpers/repo.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -35,97 +37,271 @@ const evil = (files: { components?: string; metadata?: string }) => ({
 const url = (u: string) => ({ 'providers/evil.yaml': EVIL(`  fetchConfig:\n    url: ${u}\n`) });
 const BOOTSTRAP = (version: string) => cr('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', version);
 
-interface BuildCase {
-  name: string;
-  files: Record<string, string>;
-  /** A first build (with these files instead), whose lock the checked build starts from. */
+const CAPI = 'kubernetes-sigs/cluster-api@v1.14.0:cmd/clusterctl/client';
+const OPERATOR = 'kubernetes-sigs/cluster-api-operator@v0.28.0:internal/controller';
+const OPERATOR_BASELINE = { 'capi-render.yaml': configYaml('  - path: artifacts\nemulate: operator-v0.28\n') };
+const metadataWith = (apiVersion: string, kind: string, series: string) => `apiVersion: ${apiVersion}\nkind: ${kind}\nreleaseSeries:${series}\n`;
+const SERIES = '\n- major: 1\n  minor: 0\n  contract: v1beta2';
+/** The operator's air-gapped format: `evil` from ConfigMaps in its namespace chosen by a selector. */
+const SELECTOR = '  fetchConfig:\n    selector:\n      matchLabels:\n        provider.cluster.x-k8s.io/name: evil\n';
+const configMap = (name: string, body: string, extra = '') =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: evil-system\n  labels:\n    provider.cluster.x-k8s.io/name: evil\n${extra}${body}`;
+const fromConfigMaps = (cm: string) => ({ 'providers/evil.yaml': EVIL(SELECTOR), 'providers/evil-v1.yaml': cm });
+const META_DATA = `data:\n  metadata: |\n${META().trimEnd().replace(/^/gm, '    ')}\n`;
+/** A release served by the fake GitHub with only these assets. */
+const githubConfig = (gh: FakeGitHub) => `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  install: false\ngithub:\n  apiUrl: ${gh.baseUrl}\n`;
+
+/**
+ * One row per peer message: the condition, the peer and its phrase (what the first line must
+ * contain), the upstream file it comes from, and how capi-render's CLI is driven into it.
+ */
+interface PeerRow {
+  condition: string;
+  /** repo@tag:path of the peer's message. */
+  upstream: string;
+  /** The command run (in a repository made of `files`). Default: build. */
+  argv?: string[];
+  files: Record<string, string> | ((servers: Servers) => Record<string, string>);
+  /** A first build (with these files instead), whose lock the checked command starts from. */
   before?: Record<string, string>;
-  /** What the first line of stderr must contain. */
+  /** Local fake servers the row needs, and what to script on them first. */
+  servers?: { github?: (gh: FakeGitHub) => void; gitlab?: FakeGitLabOptions };
+  /** What the first line of stderr must contain: `<peer>: "<phrase>` (the phrase may be cut short). */
   first: string;
+  /** Where the first line starts. Default: a file the user edits, `providers/…` or `artifacts/…` with line and column. */
+  at?: RegExp;
 }
 
-const buildCases: BuildCase[] = [
-  // cluster-api-operator, internal/controller/preflight_checks.go
-  { name: 'a CoreProvider not named cluster-api', files: { 'providers/core.yaml': CORE().replace('name: cluster-api', 'name: capi') }, first: 'cluster-api-operator: "Incorrect CoreProvider name: capi. It should be cluster-api"' },
-  { name: 'two CoreProviders', files: { 'providers/core2.yaml': CORE('v1.12.0', 'capi-other') }, first: 'cluster-api-operator: "CoreProvider already exists in the cluster. Only one is allowed."' },
+interface Servers {
+  gh?: FakeGitHub;
+  gl?: FakeGitLab;
+}
+
+const rows: PeerRow[] = [
+  // ── preflight ──
+  { condition: 'a CoreProvider not named cluster-api', upstream: `${OPERATOR}/preflight_checks.go`, files: { 'providers/core.yaml': CORE().replace('name: cluster-api', 'name: capi') }, first: 'cluster-api-operator: "Incorrect CoreProvider name: capi. It should be cluster-api"' },
+  { condition: 'two CoreProviders', upstream: `${OPERATOR}/preflight_checks.go`, files: { 'providers/core2.yaml': CORE('v1.12.0', 'capi-other') }, first: 'cluster-api-operator: "CoreProvider already exists in the cluster. Only one is allowed."' },
   {
-    name: 'fetchConfig with both url and selector',
+    condition: 'fetchConfig with both url and selector',
+    upstream: `${OPERATOR}/preflight_checks.go`,
     files: { 'providers/evil.yaml': EVIL('  fetchConfig:\n    url: https://github.com/o/r/releases/v1.0.0/infrastructure-components.yaml\n    selector:\n      matchLabels: {a: b}\n') },
     first: 'cluster-api-operator: "Only one of Selector and URL must be provided, not both"',
   },
-  { name: 'an unknown provider without fetchConfig', files: { 'providers/evil.yaml': EVIL() }, first: 'cluster-api-operator: "Either Selector, OCI URL or provider URL must be provided for a not predefined provider"; InfrastructureProvider/evil-system/evil: it has no spec.fetchConfig' },
-  { name: 'an unknown provider with an empty fetchConfig.url', files: { 'providers/evil.yaml': EVIL('  fetchConfig:\n    url: ""\n') }, first: 'cluster-api-operator: "Either Selector, OCI URL or provider URL must be provided for a not predefined provider"; InfrastructureProvider/evil-system/evil: its spec.fetchConfig names no source' },
+  { condition: 'an unknown provider without fetchConfig', upstream: `${OPERATOR}/preflight_checks.go`, files: { 'providers/evil.yaml': EVIL() }, first: 'cluster-api-operator: "Either Selector, OCI URL or provider URL must be provided for a not predefined provider"; InfrastructureProvider/evil-system/evil: it has no spec.fetchConfig' },
+  { condition: 'an unknown provider with an empty fetchConfig.url', upstream: `${OPERATOR}/preflight_checks.go`, files: { 'providers/evil.yaml': EVIL('  fetchConfig:\n    url: ""\n') }, first: 'cluster-api-operator: "Either Selector, OCI URL or provider URL must be provided for a not predefined provider"; InfrastructureProvider/evil-system/evil: its spec.fetchConfig names no source' },
   {
-    name: 'a second provider of a kind and name in another namespace',
-    files: { 'providers/docker.yaml': `${cr('InfrastructureProvider', 'docker', 'capd-system', 'v1.12.0')}---\n${cr('InfrastructureProvider', 'docker', 'capd-other', 'v1.12.0')}` },
+    condition: 'a second provider of a kind and name in another namespace (emulate: operator-v0.28)',
+    upstream: `${OPERATOR}/preflight_checks.go`,
+    files: { ...OPERATOR_BASELINE, 'providers/docker.yaml': `${cr('InfrastructureProvider', 'docker', 'capd-system', 'v1.12.0')}---\n${cr('InfrastructureProvider', 'docker', 'capd-other', 'v1.12.0')}` },
     first: 'cluster-api-operator: "There is already a InfrastructureProvider with name docker in the cluster. Only one is allowed."',
   },
   {
-    name: 'a minor downgrade against the lock',
+    condition: 'a second provider of a kind and name in another namespace (the default baseline, clusterctl v1.14)',
+    upstream: `${CAPI}/cluster/installer.go`,
+    files: { 'providers/docker.yaml': `${cr('InfrastructureProvider', 'docker', 'capd-system', 'v1.12.0')}---\n${cr('InfrastructureProvider', 'docker', 'capd-other', 'v1.12.0')}` },
+    first: 'clusterctl: "there is already an instance of the "infrastructure-docker" provider installed in the "capd-other" namespace"',
+  },
+  {
+    condition: 'a minor downgrade against the lock',
+    upstream: `${OPERATOR}/preflight_checks.go`,
     before: { 'providers/core.yaml': CORE('v1.12.0') },
     files: { 'providers/core.yaml': CORE('v1.11.0') },
     first: 'cluster-api-operator: "Downgrade is not supported for provider cluster-api"; CoreProvider/capi-system/cluster-api: capi-render.lock has v1.12.0',
   },
-  // clusterctl, client/cluster/installer.go getProviderContract (the default baseline, emulate: clusterctl-v1.14)
+  { condition: 'no core provider', upstream: `${CAPI}/cluster/installer.go`, files: { 'providers/core.yaml': BOOTSTRAP('v1.12.0') }, first: 'clusterctl: "invalid management cluster: there must be one core provider, found 0"' },
+
+  // ── contracts and version selection ──
   {
-    name: 'a contract clusterctl does not accept',
+    condition: 'a contract clusterctl does not accept (the default baseline)',
+    upstream: `${CAPI}/cluster/installer.go`,
     files: evil({ components: NS, metadata: META('v1alpha4') }),
     first: 'clusterctl: "current version of clusterctl is only compatible with providers implementing the v1beta2, v1beta1 contract versions, detected contract version v1alpha4 for provider infrastructure-evil"',
   },
-  // cluster-api-operator, internal/controller/phase_load.go (emulate: operator-v0.28)
   {
-    name: 'a contract the operator does not accept',
-    files: { 'capi-render.yaml': configYaml('  - path: artifacts\nemulate: operator-v0.28\n'), ...evil({ components: NS, metadata: META('v1alpha4') }) },
+    condition: 'a contract the operator does not accept (emulate: operator-v0.28)',
+    upstream: `${OPERATOR}/phase_load.go`,
+    files: { ...OPERATOR_BASELINE, ...evil({ components: NS, metadata: META('v1alpha4') }) },
     first: 'cluster-api-operator: "CAPI operator is only compatible with v1beta2 providers, detected v1alpha4 for provider evil."',
   },
-  // clusterctl, client/cluster/installer.go
-  { name: 'no core provider', files: { 'providers/core.yaml': BOOTSTRAP('v1.12.0') }, first: 'clusterctl: "invalid management cluster: there must be one core provider, found 0"' },
   {
-    name: 'a provider whose contract the core provider does not accept',
+    condition: 'a provider whose contract the core provider does not accept',
+    upstream: `${CAPI}/cluster/installer.go`,
     files: { 'providers/core.yaml': CORE('v1.10.4'), 'providers/bootstrap.yaml': BOOTSTRAP('v1.12.0') },
     first: 'clusterctl: "installing provider "bootstrap-kubeadm" could lead to a non functioning management cluster: the target version for the provider implements the v1beta2 contract version, while the core provider is compatible with v1beta1 contract versions"',
   },
-  { name: 'a version no release series covers', files: evil({ components: NS, metadata: META('v1beta2', 9) }), first: 'clusterctl: "invalid provider metadata: version v1.0.0 for the provider evil-system/infrastructure-evil does not match any release series"' },
-  // clusterctl, client/repository/{metadata,components}_client.go
-  { name: 'a release without metadata.yaml', files: evil({ components: NS }), first: 'clusterctl: "failed to read "metadata.yaml" from the repository for provider "infrastructure-evil""' },
-  { name: 'a release without its components file', files: evil({ metadata: META() }), first: 'clusterctl: "failed to read "infrastructure-components.yaml" from provider\'s repository "infrastructure-evil""' },
-  // clusterctl, client/repository/client.go repositoryFactory and repository_github.go
-  { name: 'an https URL that is neither GitHub nor GitLab', files: url('https://example.com/releases/v1.0.0/infrastructure-components.yaml'), first: 'clusterctl: "invalid provider url. Only GitHub and GitLab are supported for "https" schema"' },
-  { name: 'an http URL', files: url('http://github.com/o/r/releases/v1.0.0/infrastructure-components.yaml'), first: 'clusterctl: "invalid provider url. there are no provider implementation for "http" schema"' },
-  { name: 'a GitHub URL of the wrong form', files: url('https://github.com/kubernetes-sigs'), first: 'clusterctl: "invalid url: a GitHub repository url should be in the form https://github.com/{owner}/{Repository}/releases/{latest|version-tag}/{componentsClient.yaml}"' },
-  // clusterctl, client/yamlprocessor/simple_processor.go
-  { name: 'a variable nobody set', files: evil({ components: `${NS}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: "\${EVIL_B} \${EVIL_A}"}\n`, metadata: META() }), first: 'clusterctl: "value for variables [EVIL_A, EVIL_B] is not set"' },
-  { name: 'a variable syntax error', files: evil({ components: `${NS}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: "\${BA$R}"}\n`, metadata: META() }), first: 'clusterctl: "failed to perform variable substitution: ' },
-  // clusterctl, util/container/image.go (through its image overrides)
-  { name: 'an image that is not a canonical reference', files: evil({ components: `${NS}---\n${deployment('nginx:1.0')}`, metadata: META() }), first: 'clusterctl: "couldn\'t parse image name: repository name must be canonical"' },
-  // clusterctl, client/repository/components.go
-  { name: 'two Namespace objects', files: evil({ components: `${NS}---\n${NS.replace('evil-system', 'other')}`, metadata: META() }), first: 'clusterctl: "Invalid manifest. There should be no more than one resource with Kind Namespace in the provider components yaml"' },
+  { condition: 'a version no release series covers', upstream: `${CAPI}/cluster/installer.go`, files: evil({ components: NS, metadata: META('v1beta2', 9) }), first: 'clusterctl: "invalid provider metadata: version v1.0.0 for the provider evil-system/infrastructure-evil does not match any release series"' },
   {
-    name: 'a CRD clusterctl would refuse',
+    condition: 'spec.version latest where no release has a semantic-version tag',
+    upstream: `${CAPI}/repository/repository_versions.go`,
+    servers: { gitlab: { extraPackages: [{ name: 'infrastructure-evil', version: 'nightly' }] } },
+    files: { 'providers/evil.yaml': EVIL(`  fetchConfig:\n    url: ${gitLabUrl('infrastructure-evil', 'latest', 'infrastructure-components.yaml')}\n`).replace('version: v1.0.0', 'version: latest') },
+    first: 'clusterctl: "failed to find releases tagged with a valid semantic version number"',
+  },
+
+  // ── metadata.yaml ──
+  { condition: 'a release without metadata.yaml', upstream: `${CAPI}/repository/metadata_client.go`, files: evil({ components: NS }), first: 'clusterctl: "failed to read "metadata.yaml" from the repository for provider "infrastructure-evil""' },
+  {
+    condition: 'metadata.yaml of another apiVersion',
+    upstream: `${CAPI}/repository/metadata_client.go`,
+    files: evil({ components: NS, metadata: metadataWith('clusterctl.cluster.x-k8s.io/v1alpha2', 'Metadata', SERIES) }),
+    first: 'clusterctl: "invalid provider metadata: unexpected apiVersion "clusterctl.cluster.x-k8s.io/v1alpha2" for provider infrastructure-evil (expected "clusterctl.cluster.x-k8s.io/v1alpha3")"',
+    at: /^local repository .*: error\[metadata-invalid\]: /,
+  },
+  {
+    condition: 'metadata.yaml of another kind',
+    upstream: `${CAPI}/repository/metadata_client.go`,
+    files: evil({ components: NS, metadata: metadataWith('clusterctl.cluster.x-k8s.io/v1alpha3', 'Release', SERIES) }),
+    first: 'clusterctl: "invalid provider metadata: unexpected kind "Release" for provider infrastructure-evil (expected "Metadata")"',
+    at: /^local repository .*: error\[metadata-invalid\]: /,
+  },
+  {
+    condition: 'metadata.yaml with no release series',
+    upstream: `${CAPI}/repository/metadata_client.go`,
+    files: evil({ components: NS, metadata: metadataWith('clusterctl.cluster.x-k8s.io/v1alpha3', 'Metadata', ' []') }),
+    first: 'clusterctl: "invalid provider metadata: releaseSeries is empty in metadata.yaml for provider infrastructure-evil"',
+    at: /^local repository .*: error\[metadata-invalid\]: /,
+  },
+  {
+    condition: 'metadata.yaml that does not decode',
+    upstream: `${CAPI}/repository/metadata_client.go`,
+    files: evil({ components: NS, metadata: 'releaseSeries: [\n' }),
+    first: 'clusterctl: "error decoding "metadata.yaml" for provider "infrastructure-evil""',
+    at: /^local repository .*: error\[metadata-invalid\]: /,
+  },
+
+  // ── the operator's ConfigMap source (fetchConfig.selector) ──
+  { condition: 'a selector no ConfigMap matches', upstream: `${OPERATOR}/phase_load.go`, files: { 'providers/evil.yaml': EVIL(SELECTOR) }, first: 'cluster-api-operator: "no ConfigMaps found with selector provider.cluster.x-k8s.io/name=evil"' },
+  { condition: 'a ConfigMap whose name is not a version', upstream: `${OPERATOR}/phase_load.go`, files: fromConfigMaps(configMap('nightly', META_DATA)), first: 'cluster-api-operator: "ConfigMap evil-system/nightly has invalid version:nightly (from the Name)"' },
+  { condition: 'a ConfigMap without metadata', upstream: `${OPERATOR}/phase_load.go`, files: fromConfigMaps(configMap('v1.0.0', 'data:\n  components: ""\n')), first: 'cluster-api-operator: "ConfigMap evil-system/v1.0.0 has no metadata"' },
+  { condition: 'a ConfigMap without components', upstream: `${OPERATOR}/phase_load.go`, files: fromConfigMaps(configMap('v1.0.0', META_DATA)), first: 'cluster-api-operator: "ConfigMap evil-system/v1.0.0 Data has no components"' },
+  {
+    condition: 'a compressed ConfigMap without binaryData.components',
+    upstream: `${OPERATOR}/phase_load.go`,
+    files: fromConfigMaps(configMap('v1.0.0', META_DATA, '  annotations:\n    provider.cluster.x-k8s.io/compressed: "true"\n')),
+    first: 'cluster-api-operator: "ConfigMap evil-system/v1.0.0 BinaryData has no components"',
+  },
+  {
+    condition: 'a compressed ConfigMap whose components are not gzip',
+    upstream: `${OPERATOR}/phase_load.go`,
+    files: fromConfigMaps(configMap('v1.0.0', `${META_DATA}binaryData:\n  components: bm90IGd6aXA=\n`, '  annotations:\n    provider.cluster.x-k8s.io/compressed: "true"\n')),
+    first: 'cluster-api-operator: "cannot decompress data from ConfigMap evil-system/v1.0.0"',
+  },
+
+  // ── release files and fetch errors ──
+  { condition: 'a release without its components file', upstream: `${CAPI}/repository/components_client.go`, files: evil({ metadata: META() }), first: 'clusterctl: "failed to read "infrastructure-components.yaml" from provider\'s repository "infrastructure-evil""' },
+  { condition: 'an https URL that is neither GitHub nor GitLab', upstream: `${CAPI}/repository/client.go`, files: url('https://example.com/releases/v1.0.0/infrastructure-components.yaml'), first: 'clusterctl: "invalid provider url. Only GitHub and GitLab are supported for "https" schema"' },
+  { condition: 'an http URL', upstream: `${CAPI}/repository/client.go`, files: url('http://github.com/o/r/releases/v1.0.0/infrastructure-components.yaml'), first: 'clusterctl: "invalid provider url. there are no provider implementation for "http" schema"' },
+  { condition: 'a GitHub URL of the wrong form', upstream: `${CAPI}/repository/repository_github.go`, files: url('https://github.com/kubernetes-sigs'), first: 'clusterctl: "invalid url: a GitHub repository url should be in the form https://github.com/{owner}/{Repository}/releases/{latest|version-tag}/{componentsClient.yaml}"' },
+  {
+    condition: 'a GitHub release that does not exist',
+    upstream: `${CAPI}/repository/repository_github.go`,
+    servers: { github: () => undefined },
+    files: ({ gh }) => ({ 'capi-render.yaml': githubConfig(gh!), 'providers/core.yaml': CORE('v1.99.0') }),
+    first: 'clusterctl: "release not found for version v1.99.0"',
+  },
+  {
+    condition: 'a GitHub release without the file',
+    upstream: `${CAPI}/repository/repository_github.go`,
+    servers: { github: () => undefined },
+    files: ({ gh }) => ({ 'capi-render.yaml': githubConfig(gh!), 'providers/core.yaml': CORE('v1.12.0', 'capi-system', `  fetchConfig:\n    url: https://github.com/kubernetes-sigs/cluster-api/releases/v1.12.0/no-such-components.yaml\n`) }),
+    first: 'clusterctl: "failed to get file "no-such-components.yaml" from "v1.12.0" release"',
+  },
+  {
+    condition: 'the GitHub API rate limit',
+    upstream: `${CAPI}/repository/repository_github.go`,
+    servers: { github: (gh) => gh.failNext('rate-limit', 1000, { resetInSeconds: 3600 }) },
+    files: ({ gh }) => ({ 'capi-render.yaml': githubConfig(gh!), 'providers/core.yaml': CORE('v1.12.0') }),
+    first: 'clusterctl: "rate limit for github api has been reached. Please wait one hour or get a personal API token and assign it to the GITHUB_TOKEN environment variable"',
+  },
+  {
+    condition: 'a GitLab URL of the wrong form',
+    upstream: `${CAPI}/repository/repository_gitlab.go`,
+    files: url(`${gitLabUrl('infrastructure-evil', 'v1.0.0', 'infrastructure-components.yaml')}/extra`),
+    first: 'clusterctl: "invalid url: a GitLab repository url should be in the form https://{host}/api/v4/projects/{projectSlug}/packages/generic/{packageName}/{defaultVersion}/{componentsPath}"',
+  },
+  {
+    condition: 'GitLab refusing the token (401)',
+    upstream: `${CAPI}/repository/repository_gitlab.go`,
+    servers: { gitlab: { validTokens: ['glpat-right'] } },
+    files: { 'providers/core.yaml': CORE('v1.12.0', 'capi-system', `  fetchConfig:\n    url: ${gitLabUrl('cluster-api', 'v1.12.0', 'core-components.yaml')}\n`) },
+    first: `clusterctl: "failed to get file "metadata.yaml" with version "v1.12.0" from "${gitLabUrl('cluster-api', 'v1.12.0', 'metadata.yaml')}": unauthorized access, please check your credentials"`,
+  },
+  {
+    condition: 'a GitLab package version that does not exist (404)',
+    upstream: `${CAPI}/repository/repository_gitlab.go`,
+    servers: { gitlab: {} },
+    files: { 'providers/core.yaml': CORE('v1.99.0', 'capi-system', `  fetchConfig:\n    url: ${gitLabUrl('cluster-api', 'v1.12.0', 'core-components.yaml')}\n`) },
+    first: `clusterctl: "failed to get file "metadata.yaml" with version "v1.99.0" from "${gitLabUrl('cluster-api', 'v1.99.0', 'metadata.yaml')}", got 404"`,
+  },
+
+  // ── variables ──
+  { condition: 'a variable nobody set', upstream: `${CAPI}/yamlprocessor/simple_processor.go`, files: evil({ components: `${NS}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: "\${EVIL_B} \${EVIL_A}"}\n`, metadata: META() }), first: 'clusterctl: "value for variables [EVIL_A, EVIL_B] is not set"' },
+  { condition: 'a variable syntax error', upstream: `${CAPI}/repository/components.go`, files: evil({ components: `${NS}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: "\${BA$R}"}\n`, metadata: META() }), first: 'clusterctl: "failed to perform variable substitution: ' },
+
+  // ── image overrides ──
+  { condition: 'an image that is not a canonical reference', upstream: 'kubernetes-sigs/cluster-api@v1.14.0:util/container/image.go', files: evil({ components: `${NS}---\n${deployment('nginx:1.0')}`, metadata: META() }), first: 'clusterctl: "couldn\'t parse image name: repository name must be canonical"' },
+
+  // ── the components clusterctl refuses ──
+  { condition: 'two Namespace objects', upstream: `${CAPI}/repository/components.go`, files: evil({ components: `${NS}---\n${NS.replace('evil-system', 'other')}`, metadata: META() }), first: 'clusterctl: "Invalid manifest. There should be no more than one resource with Kind Namespace in the provider components yaml"' },
+  {
+    condition: 'a CRD clusterctl would refuse',
+    upstream: `${CAPI}/cluster/installer.go`,
     files: evil({
       components: `${NS}---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: evilcluster.infrastructure.cluster.x-k8s.io}\nspec:\n  group: infrastructure.cluster.x-k8s.io\n  names: {kind: EvilCluster, plural: evilcluster}\n  scope: Namespaced\n  versions: []\n`,
       metadata: META(),
     }),
     first: 'clusterctl: "CRD name "evilcluster.infrastructure.cluster.x-k8s.io" is invalid for a CRD referenced in a core Cluster API CRD,it should be "evilclusters.infrastructure.cluster.x-k8s.io""',
   },
+
+  // ── upgrade ──
+  {
+    condition: 'upgrading a provider the installation does not have',
+    upstream: `${CAPI}/cluster/upgrader.go`,
+    argv: ['upgrade', '--provider', 'infrastructure-nope', '--latest-patch'],
+    before: {},
+    files: {},
+    first: 'clusterctl: "unable to perform upgrade: the provider infrastructure-nope in not part of the management cluster"',
+    at: /^error\[upgrade\]: /,
+  },
 ];
 
-describe("peer wording on build: the peer's phrase on the first line", () => {
-  it.each(buildCases)('$name', async ({ files, before, first }) => {
-    // artifacts/ exists also where a case carries no artifact (a repositories: path must exist).
+describe("peer wording through the CLI: the peer's phrase on the first line", () => {
+  it.each(rows)('$condition ($upstream)', async (row) => {
+    const servers: Servers = {};
+    if (row.servers?.github) {
+      servers.gh = await startFakeGitHub();
+      onTestFinished(() => servers.gh!.close().catch(() => undefined));
+      row.servers.github(servers.gh);
+    }
+    if (row.servers?.gitlab) {
+      servers.gl = await startFakeGitLab(row.servers.gitlab);
+      onTestFinished(() => servers.gl!.close().catch(() => undefined));
+    }
+    const files = typeof row.files === 'function' ? row.files(servers) : row.files;
+    // artifacts/ exists also where a row carries no artifact (a repositories: path must exist).
     const base = { 'capi-render.yaml': configYaml('  - path: artifacts\n'), 'artifacts/.gitkeep': '', 'providers/core.yaml': CORE() };
     const env = { CAPI_RENDER_CACHE_DIR: tempDir() };
-    const repo = makeRepo({ ...base, ...(before ?? files) });
-    if (before) {
-      expect((await runCli(['build'], { cwd: repo, env })).code).toBe(0);
+    const options = { env, ...(servers.gl ? { fetch: servers.gl.fetch } : {}) };
+    const repo = makeRepo({ ...base, ...(row.before ?? files) });
+    if (row.before) {
+      const first = await runCli(['build'], { cwd: repo, ...options });
+      expect(first.code, first.stderr).toBe(0);
       for (const [rel, text] of Object.entries(files)) writeFileSync(path.join(repo, rel), text);
     }
-    const r = await runCli(['build'], { cwd: repo, env });
+    const r = await runCli(row.argv ?? ['build'], { cwd: repo, ...options });
     expect(r.code).toBe(1);
-    const line = r.stderr.split('\n')[0]!;
-    expect(line).toContain(first);
+    // Progress lines (what was fetched) may come first; the error's first line is what users read.
+    const line = r.stderr.split('\n').find((l) => l.includes('error['))!;
+    expect(line).toContain(row.first);
     // Location first (file:line:col) where the mistake is in a file the user edits.
-    expect(line).toMatch(/^(providers|artifacts)\/[\w./-]+\.yaml(:\d+(:\d+)?)?: error\[[a-z-]+\]: /);
+    expect(line).toMatch(row.at ?? /^(providers|artifacts)\/[\w./-]+\.yaml(:\d+(:\d+)?)?: error\[[a-z-]+\]: /);
+    // House style: how to fix it follows.
+    expect(r.stderr).toMatch(/\n\s*hint: \S/);
+  });
+
+  it('every row names an upstream file at a tag, and each peer message once', () => {
+    for (const row of rows) expect(row.upstream).toMatch(/^kubernetes-sigs\/cluster-api(-operator)?@v\d+\.\d+\.\d+:[\w/.-]+\.go$/);
+    expect(new Set(rows.map((row) => row.first)).size).toBe(rows.length);
   });
 
   it('an empty fetchConfig.url and a missing fetchConfig give the same message', async () => {
@@ -138,7 +314,13 @@ describe("peer wording on build: the peer's phrase on the first line", () => {
   });
 });
 
-/** Upgrade-plan errors, which name providers as clusterctl does: `<namespace>/<label>`. */
+/**
+ * Upgrade-plan errors, which name providers as clusterctl does: `<namespace>/<label>`. These run
+ * the planner behind `capi-render plan` / `upgrade` on release data the fixture repositories do not
+ * have (1.10 → 1.14, a release newer than its metadata), formatted as the CLI prints them.
+ * Upstream: kubernetes-sigs/cluster-api@v1.14.0 cmd/clusterctl/client/cluster/upgrader.go (skip rule,
+ * contract of a provider left behind, one core provider) and upgrader_info.go (release series).
+ */
 describe('peer wording of upgrade planning: providers named namespace/label', () => {
   const CAPI_METADATA = parseMetadata(fixtureText('repository/cluster-api/v1.12.0/metadata.yaml'), 'v1.12.0 metadata');
   const KINDS: Record<string, [ProviderKind, string, string, string]> = {

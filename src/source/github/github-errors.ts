@@ -3,7 +3,7 @@
  * (never by message text). Every message and hint passes through {@link redactSecret}, so a token
  * can never reach the terminal or a log even if some layer echoed it back.
  */
-import { FetchError, error, type DiagnosticCode } from '../../errors.js';
+import { FetchError, error, peerWording, type DiagnosticCode } from '../../errors.js';
 import { isPermanentNetworkFailure, networkReason, unreachableHint, unreachableTarget } from '../network-failure.js';
 
 /** What the mapping needs from a failed request (the shape of octokit's RequestError, duck-typed). */
@@ -37,6 +37,10 @@ export function failureStatus(cause: unknown): number | undefined {
   const failure = cause as HttpFailure | undefined;
   return typeof failure?.response?.status === 'number' ? failure.response.status : undefined;
 }
+
+/** clusterctl's message for a rate-limited GitHub API (repository_github.go errRateLimit). */
+const CLUSTERCTL_RATE_LIMIT =
+  'rate limit for github api has been reached. Please wait one hour or get a personal API token and assign it to the GITHUB_TOKEN environment variable';
 
 /**
  * Classifies a failure: 401 → `auth`; 403/429 carrying rate-limit headers (or any 429) →
@@ -77,7 +81,7 @@ export function toFetchError(cause: unknown, request: FailedRequest): FetchError
     const until = resetAt ? ` until ${resetAt}` : '';
     return make(
       'rate-limit',
-      `rate limit for the GitHub API has been reached${until} (${status} for ${what})`,
+      peerWording('clusterctl', CLUSTERCTL_RATE_LIMIT, `${status} for ${what}${until ? `; the limit resets at ${until.slice(' until '.length)}` : ''}`),
       `wait${until || ' an hour'} or ${TOKEN_HINT} (authenticated requests get a much higher limit)`,
     );
   }

@@ -5,7 +5,7 @@
  * path only — a goproxy listing is a separate source to compose in front of it.
  */
 import semver from 'semver';
-import { FetchError, error } from '../../errors.js';
+import { FetchError, error, peerWording } from '../../errors.js';
 import type { Artifact, ReleaseSource } from '../release-source.js';
 import { GITHUB_API_BASE_URL } from './github-url.js';
 import type { GitHubClient } from './github-client.js';
@@ -60,7 +60,7 @@ export function createGitHubSource(client: GitHubClient, ref: GitHubRepositoryRe
         // The hint is best effort: if listing fails too, the missing release is still the news.
         const available = await listVersions().catch(() => undefined);
         throw new FetchError(
-          error('version-not-found', `release ${version} not found in ${slug}`, {
+          error('version-not-found', peerWording('clusterctl', `release not found for version ${version}`, `${slug} has no release tagged ${version}`), {
             hint: versionHint(available),
           }),
         );
@@ -70,7 +70,7 @@ export function createGitHubSource(client: GitHubClient, ref: GitHubRepositoryRe
       if (!asset) {
         const names = release.assets.map((candidate) => candidate.name).sort();
         throw new FetchError(
-          error('source-not-found', `file ${JSON.stringify(assetName)} not found in release ${version} of ${slug}`, {
+          error('source-not-found', peerWording('clusterctl', `failed to get file ${JSON.stringify(assetName)} from ${JSON.stringify(version)} release`, `release ${version} of ${slug} has no asset ${assetName}`), {
             hint: names.length > 0 ? `the release has: ${names.join(', ')}` : 'the release has no assets (yet)',
           }),
         );
