@@ -31,7 +31,7 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,11 +42,29 @@ import { differenceBetween } from './same-objects.mjs';
 import { atMost, benchTable, target } from './bench-table.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = path.join(ROOT, 'dist/bin/capi-render.js');
 const FIXTURES = path.join(ROOT, 'test/fixtures/repository');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 const work = mkdtempSync(path.join(os.tmpdir(), 'capi-render-bench-'));
+
+/**
+ * The package as npm ships it (package.json `files`), copied into the work folder with node_modules
+ * linked: the bench measures the build it started with, and a rebuild of dist/ in the same checkout
+ * during the run (another build, a test run) cannot remove or swap the CLI under it.
+ */
+function snapshotPackage() {
+  if (!existsSync(path.join(ROOT, 'dist/bin/capi-render.js'))) {
+    console.error('build first: npm run build');
+    process.exit(1);
+  }
+  const pkg = path.join(work, 'package');
+  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  for (const entry of ['package.json', ...manifest.files]) cpSync(path.join(ROOT, entry), path.join(pkg, entry), { recursive: true });
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(pkg, 'node_modules'));
+  return pkg;
+}
+const PACKAGE = snapshotPackage();
+const CLI = path.join(PACKAGE, 'dist/bin/capi-render.js');
 const commands = [];
 
 const ARTIFACTS = [
@@ -410,7 +428,7 @@ function kustomizeAll(dirs, runs) {
 async function floor(repo, scale = 1) {
   // Parse each input artifact once, and dump every output object of every environment (no reuse).
   // `scale`: the fleet is `scale` times this repository's (the dumping part grows linearly).
-  const { render } = await import(path.join(ROOT, 'dist/index.js'));
+  const { render } = await import(path.join(PACKAGE, 'dist/index.js'));
   const result = await render({ repoRoot: repo });
   const objects = result.environments.flatMap((e) => e.environment.components.flatMap((c) => c.objects));
   const texts = ARTIFACTS.map(([l, v, f]) => artifactText(l, v, f));
@@ -473,10 +491,6 @@ const cacheBound = (bytes) => atMost('cache after', bytes / 1024 / 1024, Number(
 /** How capi-render's environments (rendered/env-NNNN) differ from the kustomize builds of `dirs` (their out.yaml), if at all. */
 const differenceFromKustomize = (repo, dirs) => differenceBetween(dirs.map((d, i) => [path.join(repo, 'rendered', `env-${String(i).padStart(4, '0')}`), path.join(d, 'out.yaml')]));
 
-if (!existsSync(CLI)) {
-  console.error('build first: npm run build');
-  process.exit(1);
-}
 console.log(`capi-render bench — ${RUNS} run(s) per capi-render figure (median), node ${process.version}, ${os.cpus().length} CPUs\n`);
 
 function pinningRows(repo) {
