@@ -9,6 +9,7 @@
  */
 import path from 'node:path';
 import { SpecError, error, peerWording } from '../errors.js';
+import { parseVersion } from '../declarations/versions.js';
 import type { RenderConfig } from '../config/config-types.js';
 import type { FetchProgressListener } from '../source/fetch-progress.js';
 import { builtinProvidersOf, findBuiltinProvider, mergeProviderList, type BuiltinProvider } from '../source/github/builtin-providers.js';
@@ -220,13 +221,23 @@ function fileSource(url: string, at: UrlSite): ProviderSource {
   const filePath = decodeURIComponent(new URL(url).pathname);
   const parts = filePath.split('/');
   const [file, version, labelPart] = [parts.at(-1)!, parts.at(-2)!, parts.at(-3)!];
-  if (!path.isAbsolute(filePath) || parts.length < 4 || labelPart !== label) {
+  // clusterctl's newLocalRepository checks, in its order and words (repository_local.go).
+  const phrase =
+    !path.isAbsolute(filePath) || parts.length < 4
+      ? 'invalid path: path should be in the form {basepath}/{provider-name}/{version}/{components.yaml}'
+      : version !== 'latest' && !parseVersion(version)
+        ? `invalid version: ${JSON.stringify(version)}. Version must obey the syntax and semantics of the "Semantic Versioning" specification`
+        : labelPart !== label
+          ? `invalid path: path ${JSON.stringify(url)} must contain provider ${JSON.stringify(label)} in the format {basepath}/{provider-label}/{version}/{components.yaml}`
+          : undefined;
+  if (phrase) {
     throw new SpecError(
-      error('source-unsupported', `${at.field} of ${at.ref} must be file:///<root>/${label}/<version>/<file> (clusterctl's local repository layout), got ${url}`, {
+      error('source-unsupported', peerWording('clusterctl', phrase, `${at.field} of ${at.ref} is ${url}`), {
         file: at.file,
         line: at.line,
         field: at.field,
         object: at.ref,
+        hint: `write file:///<root>/${label}/<version>/<file> (clusterctl's local repository layout), <version> a semantic version or latest`,
       }),
     );
   }

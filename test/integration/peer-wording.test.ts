@@ -193,6 +193,24 @@ const rows: PeerRow[] = [
   { condition: 'an http URL', upstream: `${CAPI}/repository/client.go`, files: url('http://github.com/o/r/releases/v1.0.0/infrastructure-components.yaml'), first: 'clusterctl: "invalid provider url. there are no provider implementation for "http" schema"' },
   { condition: 'a GitHub URL of the wrong form', upstream: `${CAPI}/repository/repository_github.go`, files: url('https://github.com/kubernetes-sigs'), first: 'clusterctl: "invalid url: a GitHub repository url should be in the form https://github.com/{owner}/{Repository}/releases/{latest|version-tag}/{componentsClient.yaml}"' },
   {
+    condition: 'a file:// URL too short for the local repository layout',
+    upstream: `${CAPI}/repository/repository_local.go`,
+    files: url('file:///infrastructure-components.yaml'),
+    first: 'clusterctl: "invalid path: path should be in the form {basepath}/{provider-name}/{version}/{components.yaml}"',
+  },
+  {
+    condition: 'a file:// URL whose version is not semantic',
+    upstream: `${CAPI}/repository/repository_local.go`,
+    files: url('file:///repo/infrastructure-evil/nightly/infrastructure-components.yaml'),
+    first: 'clusterctl: "invalid version: "nightly". Version must obey the syntax and semantics of the "Semantic Versioning" specification"',
+  },
+  {
+    condition: 'a file:// URL naming another provider',
+    upstream: `${CAPI}/repository/repository_local.go`,
+    files: url('file:///repo/infrastructure-other/v1.0.0/infrastructure-components.yaml'),
+    first: 'clusterctl: "invalid path: path "file:///repo/infrastructure-other/v1.0.0/infrastructure-components.yaml" must contain provider "infrastructure-evil" in the format {basepath}/{provider-label}/{version}/{components.yaml}"',
+  },
+  {
     condition: 'a GitHub release that does not exist',
     upstream: `${CAPI}/repository/repository_github.go`,
     servers: { github: () => undefined },
