@@ -3,24 +3,29 @@
  * that a test can record their order and cut the power after any of them. Reads stay plain `fs`:
  * they change nothing a crash could lose.
  *
- * Durability is drawn where SQLite draws it (unixSync with its directory sync) and not where git's
- * default does: fsync(2) of a file makes its bytes durable, and only an fsync(2) of the folder makes
- * the name that points at them durable (a new file, a rename, a removal). A rename is one change of
- * the file system that either folder's fsync makes durable (every journaling file system commits it
- * as one transaction).
+ * Durability is drawn where SQLite draws it (unixSync, with its directory sync for a new file), not
+ * where git does (git fsyncs a file — in batch mode only its write-back, then one flush — but never
+ * the folder, trusting the file system to order a rename after the data it names): fsync(2) of a
+ * file makes its bytes durable, and only an fsync(2) of the folder makes the name that points at
+ * them durable (a new file, a rename, a removal). A rename is one change that either folder's fsync
+ * makes durable (journaling file systems commit it as one transaction).
  *
- * How: every file a write staged and every folder it touched is fsynced by itself, 32 calls in flight
- * on libuv's thread pool. Measured side by side on a 2-core ext4 VM (same run, alternating, staging
- * a 100-environment tree, 13,701 files, 601 folders; medians of 5):
- *   - files as the build stages them (167 distinct inodes; the rest are hard links, see output-stage.ts):
- *     no sync 426 ms; fsync one at a time +271 ms; 32 in flight +63 ms; one syncfs (`sync -f`) +19 ms;
+ * How: every file a write staged (once per inode) and every folder it gave a name is fsynced by
+ * itself, 32 calls in flight on libuv's thread pool. Measured side by side on this project's 2-core
+ * ext4 VM (same run, alternating, medians of 5–7 rounds):
+ *   - staging a 100-environment tree as the build does (13,701 files, 167 distinct inodes — the rest
+ *     are hard links — and 601 folders): no sync 391 ms; fsync one at a time +246 ms of syncing;
+ *     32 in flight +67 ms (the same as files and folders in one batch, +68 ms); one syncfs
+ *     (`sync -f DIR`) +21 ms;
  *   - every file distinct (13,701 inodes, the worst case): one at a time +5.4 s; 32 in flight +2.0 s;
- *     syncfs +0.3 s.
- * syncfs is faster, but it flushes every dirty page of that file system (anyone's: a CI runner's
+ *     syncfs +0.3 s;
+ *   - a whole 100-environment build (median of 7, before/after): see docs/performance.md.
+ * syncfs is the fastest, but it flushes every dirty page of that file system (anyone's: a CI runner's
  * image build), so its cost is not ours to bound; Node has no binding, so it would be a child process
  * of GNU coreutils (Linux only; BSD and macOS `sync` take no folder); and before Linux 5.8 it does
  * not report write-back errors. Per-file fsync flushes exactly what this write wrote, reports its
- * errors, and libuv maps it to F_FULLFSYNC on macOS. A no-op build stages nothing and syncs nothing.
+ * errors, and libuv maps it to F_FULLFSYNC on macOS. Only files whose bytes changed are staged, so
+ * only they are synced; a no-op build stages nothing and syncs nothing.
  */
 import { promises as fs } from 'node:fs';
 
@@ -47,7 +52,8 @@ const FOLDER_SYNC_UNSUPPORTED = new Set(['EISDIR', 'EPERM', 'EINVAL', 'ENOTSUP',
 async function fsyncPath(p: string, folder: boolean): Promise<void> {
   let handle: fs.FileHandle;
   try {
-    handle = await fs.open(p, 'r');
+    // A file is opened for writing: Windows flushes only a handle that may write (FlushFileBuffers).
+    handle = await fs.open(p, folder ? 'r' : 'r+');
   } catch (e) {
     if (folder && FOLDER_SYNC_UNSUPPORTED.has((e as NodeJS.ErrnoException).code ?? '')) return;
     throw e;
@@ -75,8 +81,9 @@ export const nodeTransactionFs: TransactionFs = {
 };
 
 /**
- * fsyncs `files`, then `folders` (each once, 32 in flight): files first, so that a folder's names
- * never become durable before the bytes they name (the order SQLite keeps for a new journal).
+ * fsyncs `files`, then `folders` (each once, 32 in flight). Before the marker their order does not
+ * matter (nothing is installed yet, so a name whose bytes were lost is discarded with its stage);
+ * files first reads as SQLite's file-then-directory and cost the same as one batch.
  */
 export async function syncAll(tfs: TransactionFs, files: Iterable<string>, folders: Iterable<string>): Promise<void> {
   await forEachLimited([...new Set(files)], (f) => tfs.syncFile(f));
