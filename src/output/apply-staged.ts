@@ -48,8 +48,10 @@ type Undo = { target: string; backup?: string; folder?: boolean };
 /** Called before each step; tests use it to kill the process at a chosen point. */
 export type Failpoint = (name: string) => void;
 
+/** A stage's plan, beside its `new/` folder. */
 export const PLAN_FILE = 'plan.json';
 
+/** Reads the plan of the stage folder `stage`. */
 export async function readPlan(stage: string): Promise<StagePlan> {
   return JSON.parse(await fs.readFile(path.join(stage, PLAN_FILE), 'utf8')) as StagePlan;
 }

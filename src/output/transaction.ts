@@ -32,10 +32,12 @@ import { recoverInterruptedWrite } from './transaction-recovery.js';
 import { guarded, withOutcome, writeError } from './write-errors.js';
 import type { OutputFiles } from '../plan/output-plan.js';
 
+// The transaction's public face stays this file: its importers need not know how it is split.
 export type { TreeSummary } from './commit-plan.js';
 export type { TreeTarget } from './output-stage.js';
 export { finishInterruptedWrite, hasInterruptedWrite, recoverInterruptedWrite } from './transaction-recovery.js';
 
+/** Where a write goes and how it is carried out. */
 export interface TransactionOptions {
   repoRoot: string;
   /** The lock file to replace on commit (absolute). */
