@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { formatDiagnostics } from '../../src/cli/format.js';
 import type { Diagnostic } from '../../src/errors.js';
 import { parseMetadata, type ReleaseMetadata } from '../../src/source/metadata.js';
@@ -15,6 +15,9 @@ import { planEnvironmentUpgrade } from '../../src/upgrade/plan.js';
 import { selectTargets, type UpgradeRequest } from '../../src/upgrade/select-targets.js';
 import { upgradeInfo, type PlanProvider } from '../../src/upgrade/upgrade-info.js';
 import { runCli } from '../helpers/cli.js';
+import { registryUnavailableReason, startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { skipWithout } from '../helpers/requirements.js';
+import { publishOciArtifact } from '../../src/source/oci/oci-publish.js';
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js';
 import { gitLabUrl, startFakeGitLab, type FakeGitLab, type FakeGitLabOptions } from '../helpers/fake-gitlab.js';
 import { fixtureText } from '../helpers/fixtures.js';
@@ -75,6 +78,8 @@ interface PeerRow {
 interface Servers {
   gh?: FakeGitHub;
   gl?: FakeGitLab;
+  /** `host:port` of the real registry the OCI rows push to. */
+  registry?: string;
 }
 
 const rows: PeerRow[] = [
@@ -283,43 +288,45 @@ const rows: PeerRow[] = [
   },
 ];
 
+/** Runs one row: its servers, its repository, the command; then checks the error's first line. */
+async function checkRow(row: PeerRow, servers: Servers = {}): Promise<void> {
+  if (row.servers?.github) {
+    servers.gh = await startFakeGitHub();
+    onTestFinished(() => servers.gh!.close().catch(() => undefined));
+    row.servers.github(servers.gh);
+  }
+  if (row.servers?.gitlab) {
+    servers.gl = await startFakeGitLab(row.servers.gitlab);
+    onTestFinished(() => servers.gl!.close().catch(() => undefined));
+  }
+  const files = typeof row.files === 'function' ? row.files(servers) : row.files;
+  // artifacts/ exists also where a row carries no artifact (a repositories: path must exist).
+  const base = { 'capi-render.yaml': configYaml('  - path: artifacts\n'), 'artifacts/.gitkeep': '', 'providers/core.yaml': CORE() };
+  const env = { CAPI_RENDER_CACHE_DIR: tempDir() };
+  const options = { env, ...(servers.gl ? { fetch: servers.gl.fetch } : {}) };
+  const repo = makeRepo({ ...base, ...(row.before ?? files) });
+  if (row.before) {
+    const first = await runCli(['build'], { cwd: repo, ...options });
+    expect(first.code, first.stderr).toBe(0);
+    for (const [rel, text] of Object.entries(files)) writeFileSync(path.join(repo, rel), text);
+  }
+  const r = await runCli(row.argv ?? ['build'], { cwd: repo, ...options });
+  expect(r.code).toBe(1);
+  // Progress lines (what was fetched) may come first; the error's first line is what users read.
+  const line = r.stderr.split('\n').find((l) => l.includes('error['))!;
+  expect(line).toContain(row.first);
+  // Location first (file:line:col) where the mistake is in a file the user edits.
+  expect(line).toMatch(row.at ?? /^(providers|artifacts)\/[\w./-]+\.yaml(:\d+(:\d+)?)?: error\[[a-z-]+\]: /);
+  // House style: how to fix it follows.
+  expect(r.stderr).toMatch(/\n\s*hint: \S/);
+}
+
 describe("peer wording through the CLI: the peer's phrase on the first line", () => {
-  it.each(rows)('$condition ($upstream)', async (row) => {
-    const servers: Servers = {};
-    if (row.servers?.github) {
-      servers.gh = await startFakeGitHub();
-      onTestFinished(() => servers.gh!.close().catch(() => undefined));
-      row.servers.github(servers.gh);
-    }
-    if (row.servers?.gitlab) {
-      servers.gl = await startFakeGitLab(row.servers.gitlab);
-      onTestFinished(() => servers.gl!.close().catch(() => undefined));
-    }
-    const files = typeof row.files === 'function' ? row.files(servers) : row.files;
-    // artifacts/ exists also where a row carries no artifact (a repositories: path must exist).
-    const base = { 'capi-render.yaml': configYaml('  - path: artifacts\n'), 'artifacts/.gitkeep': '', 'providers/core.yaml': CORE() };
-    const env = { CAPI_RENDER_CACHE_DIR: tempDir() };
-    const options = { env, ...(servers.gl ? { fetch: servers.gl.fetch } : {}) };
-    const repo = makeRepo({ ...base, ...(row.before ?? files) });
-    if (row.before) {
-      const first = await runCli(['build'], { cwd: repo, ...options });
-      expect(first.code, first.stderr).toBe(0);
-      for (const [rel, text] of Object.entries(files)) writeFileSync(path.join(repo, rel), text);
-    }
-    const r = await runCli(row.argv ?? ['build'], { cwd: repo, ...options });
-    expect(r.code).toBe(1);
-    // Progress lines (what was fetched) may come first; the error's first line is what users read.
-    const line = r.stderr.split('\n').find((l) => l.includes('error['))!;
-    expect(line).toContain(row.first);
-    // Location first (file:line:col) where the mistake is in a file the user edits.
-    expect(line).toMatch(row.at ?? /^(providers|artifacts)\/[\w./-]+\.yaml(:\d+(:\d+)?)?: error\[[a-z-]+\]: /);
-    // House style: how to fix it follows.
-    expect(r.stderr).toMatch(/\n\s*hint: \S/);
-  });
+  it.each(rows)('$condition ($upstream)', (row) => checkRow(row));
 
   it('every row names an upstream file at a tag, and each peer message once', () => {
-    for (const row of rows) expect(row.upstream).toMatch(/^kubernetes-sigs\/cluster-api(-operator)?@v\d+\.\d+\.\d+:[\w/.-]+\.go$/);
-    expect(new Set(rows.map((row) => row.first)).size).toBe(rows.length);
+    for (const row of [...rows, ...ociRows]) expect(row.upstream).toMatch(/^kubernetes-sigs\/cluster-api(-operator)?@v\d+\.\d+\.\d+:[\w/.-]+\.go$/);
+    expect(new Set([...rows, ...ociRows].map((row) => row.first)).size).toBe(rows.length + ociRows.length);
   });
 
   it('an empty fetchConfig.url and a missing fetchConfig give the same message', async () => {
@@ -330,6 +337,35 @@ describe("peer wording through the CLI: the peer's phrase on the first line", ()
     };
     expect(await message('  fetchConfig:\n    url: ""\n')).toBe(await message(''));
   });
+});
+
+/** Artifacts the OCI rows read through fetchConfig.oci: each lacks one of the two files. */
+const ociRows: PeerRow[] = [
+  {
+    condition: 'an OCI artifact without metadata.yaml',
+    upstream: `${OPERATOR}/oci_source.go`,
+    files: ({ registry }) => ({ 'providers/evil.yaml': EVIL(`  fetchConfig:\n    oci: http://${registry}/peer/no-metadata:v1.0.0\n`) }),
+    first: 'cluster-api-operator: "collected artifact needs to provide metadata as infrastructure-evil-v1.0.0-metadata.yaml or metadata.yaml file"',
+  },
+  {
+    condition: 'an OCI artifact without a components file',
+    upstream: `${OPERATOR}/oci_source.go`,
+    files: ({ registry }) => ({ 'providers/evil.yaml': EVIL(`  fetchConfig:\n    oci: http://${registry}/peer/no-components:v1.0.0\n`) }),
+    first: 'cluster-api-operator: "collected artifact needs to provide components as infrastructure-evil-v1.0.0-components.yaml or infrastructure-components.yaml or components.yaml file"',
+  },
+];
+
+describe.skipIf(skipWithout(registryUnavailableReason(), 'the OCI rows of the peer-wording table'))('peer wording of OCI sources, against a real registry', () => {
+  let registry: TestRegistry;
+  beforeAll(async () => {
+    registry = await startRegistry();
+    const file = (name: string, text: string) => ({ name, bytes: new TextEncoder().encode(text) });
+    await publishOciArtifact({ reference: `http://${registry.host}/peer/no-metadata:v1.0.0`, files: [file('infrastructure-components.yaml', NS)] });
+    await publishOciArtifact({ reference: `http://${registry.host}/peer/no-components:v1.0.0`, files: [file('metadata.yaml', META())] });
+  }, 60_000);
+  afterAll(() => registry?.stop());
+
+  it.each(ociRows)('$condition ($upstream)', (row) => checkRow(row, { registry: registry.host }));
 });
 
 /**

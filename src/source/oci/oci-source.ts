@@ -12,7 +12,7 @@
  * digest, not the tag, so a tag moved to new content gives a new URL and the lock notices.
  */
 import type { FetchProgressListener } from '../fetch-progress.js';
-import { FetchError, error, type Location } from '../../errors.js';
+import { FetchError, error, peerWording, type Location } from '../../errors.js';
 import type { Artifact, ReleaseSource } from '../release-source.js';
 import { sortVersions } from '../../declarations/versions.js';
 import { createOciClient, type FetchedManifest } from './oci-client.js';
@@ -123,7 +123,7 @@ export function describeOciArtifact(artifact: Artifact): OciArtifactDescription 
 function missingLayer(shown: string, fetched: FetchedManifest, role: string, titles: readonly string[], present: readonly string[]): FetchError {
   // The operator's wording (oci_source.go): "collected artifact needs to provide <role> as A or B file".
   return new FetchError(
-    error('source-not-found', `collected artifact needs to provide ${role} as ${titles.join(' or ')} file (artifact ${shown}@${fetched.digest})`, {
+    error('source-not-found', peerWording('cluster-api-operator', `collected artifact needs to provide ${role} as ${titles.join(' or ')} file`, `artifact ${shown}@${fetched.digest}`), {
       hint: present.length > 0 ? `the artifact has: ${present.join(', ')}` : 'the artifact has no titled, non-empty layers (nor an archive holding such files)',
     }),
   );
