@@ -28,6 +28,7 @@ import { normalizeInputText } from '../declarations/input-text.js';
 import { inputFileDigests } from '../render/input-file-digests.js';
 import type { RunStamp } from '../render/render-run.js';
 import { inputTreeDigest } from '../declarations/read-input-files.js';
+import { localFilesUnchanged, type LocalFileStat } from './local-artifacts.js';
 
 /** A stamp: what the render run read (RunStamp), and what the build wrote from it. */
 export interface BuildStamp extends RunStamp {
@@ -38,6 +39,8 @@ export interface BuildStamp extends RunStamp {
   lock: string;
   /** The ownership records the build left, counted (for the no-op report). */
   records?: RecordCount[];
+  /** The local repositories' release files the lock pins, with their sizes and times (local-artifacts.ts). */
+  localFiles?: LocalFileStat[];
 }
 
 /** Where the stamp of `repoRoot` (built into its configured folders; exports leave none) lives. */
@@ -67,6 +70,7 @@ export async function matchingStamp(cacheDir: string, repoRoot: string, lockText
     if (stamp.version !== packageVersion() || stamp.lock !== lockDigest(lockText)) return undefined;
     const output = readFingerprint(fingerprintFile(cacheDir, repoRoot), { outDir: stamp.outDir, gitopsDir: stamp.gitopsDir });
     if (!output || !outputUnchanged(output)) return undefined;
+    if (!localFilesUnchanged(stamp.localFiles ?? [])) return undefined;
     if (JSON.stringify(await inputFileDigests(repoRoot, stamp.dirs)) !== JSON.stringify(stamp.inputFiles)) return undefined;
     for (const read of stamp.reads) if (!(await readUnchanged(repoRoot, read, stamp))) return undefined;
   } catch {

@@ -21,6 +21,7 @@ import type { EnvironmentResult } from '../render/environment-result.js';
 import type { RenderOptions } from '../render/render-options.js';
 import { startRender, type RenderRun } from '../render/render-run.js';
 import { lockDigest, stampFile, writeStamp } from './build-stamp.js';
+import { localArtifactStats, localArtifactsIntact } from './local-artifacts.js';
 import { writeRenderRun, type WrittenRenderRun } from './write-render-result.js';
 
 /** What a build run is asked: what to render, where the output goes, and what the write may do. */
@@ -66,10 +67,12 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
   const previous = options.exportDir || options.force ? undefined : readFingerprint(fingerprintAt, undefined, use);
   // An environment is skipped only while its lock entry is also what the last build wrote: an entry
   // edited by hand (its CRDs, say, which the inputs hash does not cover) is rendered and repaired.
+  // And only while the local release files it pins are the ones pinned (local-artifacts.ts).
   const lockedNow = new Map(options.previousLock.environments.map((e) => [e.name, e]));
+  const intact = localArtifactsIntact(repoRoot, options.previousLock);
   const run = await startRender({
     ...options.render,
-    ...(previous ? { skipUnchanged: (env: string, hash: string) => environmentUnchanged(previous, env, skipKey(hash, lockedNow.get(env))) } : {}),
+    ...(previous ? { skipUnchanged: (env: string, hash: string) => environmentUnchanged(previous, env, skipKey(hash, lockedNow.get(env))) && intact(env) } : {}),
   });
   const out = options.exportDir && options.exportDir !== run.outputDir ? options.exportDir : undefined;
   const written = await writeRenderRun(run, {
@@ -93,7 +96,8 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
     writeFingerprint(fingerprintAt, takeFingerprint({ previous, outDir, gitopsDir: gitops.root, produced: written.produced, environments }), use);
     if (!options.partial && run.stamp && written.lockText !== undefined) {
       const records = [await countRecord(outDir), await countRecord(gitops.root)];
-      await writeStamp(stampFile(options.cacheDir, repoRoot), { version: packageVersion(), outDir, gitopsDir: gitops.root, lock: lockDigest(written.lockText), ...run.stamp, records }, use);
+      const localFiles = localArtifactStats(repoRoot, nextLock);
+      await writeStamp(stampFile(options.cacheDir, repoRoot), { version: packageVersion(), outDir, gitopsDir: gitops.root, lock: lockDigest(written.lockText), ...run.stamp, records, localFiles }, use);
     }
   }
   return { run, written };

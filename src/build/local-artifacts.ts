@@ -1,0 +1,84 @@
+/**
+ * Whether the release files the lock pins from local repositories are still the files that were
+ * pinned. A local repository is files on disk (often inside the repository, edited like any other
+ * file), not an immutable release: a build that skipped an environment (or the whole build, as a
+ * stamped no-op) because the inputs hash is unchanged would keep output rendered from the old files,
+ * while `check` renders from the new ones and fails on the digest. So an environment is skipped
+ * only while every local artifact it uses still has the sha256 in the lock (read and hashed once per
+ * build; `.gz` decompressed, as the local repository reads it), and a stamp holds only while those
+ * files keep the size and times they had (a cheap stat; any change means a full build, which hashes).
+ */
+import { createHash } from 'node:crypto';
+import { lstatSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import type { LockFile, LockedArtifact } from '../lock/lock-types.js';
+
+const LOCAL = 'local:';
+
+/** A file as a stamp records it: absolute path, size, mtime and ctime (ms). */
+export type LocalFileStat = [file: string, size: number, mtimeMs: number, ctimeMs: number];
+
+/** A predicate over environment names; it reads files, so it is built once per build. */
+export function localArtifactsIntact(repoRoot: string, lock: LockFile): (env: string) => boolean {
+  const digests = new Map<string, string | undefined>();
+  const digestOf = (file: string): string | undefined => {
+    if (!digests.has(file)) digests.set(file, readDigest(file));
+    return digests.get(file);
+  };
+  return (env) => {
+    const entry = lock.environments.find((e) => e.name === env);
+    if (!entry) return false;
+    const used = new Set(entry.providers.filter((p) => p.source.startsWith(LOCAL)).map((p) => `${p.source}\u0000${p.version}`));
+    return lock.artifacts.filter((a) => used.has(`${a.source}\u0000${a.version}`)).every((a) => digestOf(artifactPath(repoRoot, a)) === a.sha256);
+  };
+}
+
+/** Stats of every local artifact file of the lock (plain or `.gz`, whichever is there), sorted. */
+export function localArtifactStats(repoRoot: string, lock: LockFile): LocalFileStat[] {
+  const files = new Set<string>();
+  for (const a of lock.artifacts) if (a.source.startsWith(LOCAL)) files.add(artifactPath(repoRoot, a));
+  const out: LocalFileStat[] = [];
+  for (const file of [...files].sort()) {
+    for (const candidate of [file, `${file}.gz`]) {
+      const stat = statOf(candidate);
+      if (stat) {
+        out.push(stat);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** Whether every recorded file still has its recorded size and times. */
+export function localFilesUnchanged(recorded: readonly LocalFileStat[]): boolean {
+  return recorded.every((r) => {
+    const now = statOf(r[0]);
+    return now !== undefined && now[1] === r[1] && now[2] === r[2] && now[3] === r[3];
+  });
+}
+
+function artifactPath(repoRoot: string, a: LockedArtifact): string {
+  return path.resolve(repoRoot, a.source.slice(LOCAL.length), a.version, a.file);
+}
+
+function statOf(file: string): LocalFileStat | undefined {
+  const stat = lstatSync(file, { throwIfNoEntry: false });
+  return stat?.isFile() ? [file, stat.size, stat.mtimeMs, stat.ctimeMs] : undefined;
+}
+
+/** sha256 of a regular file (or of `<file>.gz` decompressed), undefined when neither can be read. */
+function readDigest(file: string): string | undefined {
+  for (const [candidate, gz] of [[file, false], [`${file}.gz`, true]] as const) {
+    try {
+      // A link or anything but a regular file is not what the lock pinned: render, and let the source say so.
+      if (!lstatSync(candidate).isFile()) return undefined;
+      const bytes = readFileSync(candidate);
+      return createHash('sha256').update(gz ? gunzipSync(bytes) : bytes).digest('hex');
+    } catch {
+      continue;
+    }
+  }
+  return undefined;
+}
