@@ -52,9 +52,10 @@ export function parseSourceDocuments(text: string, file: string): SourceDocument
  * it uses aliases — then the caller takes the `yaml` path, which reports problems with positions.
  */
 export function readYamlFast(text: string): JsonValue[] | undefined {
-  // js-yaml ends a line at a lone CR, the `yaml` package does not: they would read different
-  // documents (and positions would point into the other reading), so such text takes the `yaml` path.
-  if (/\r(?!\n)/.test(text)) return undefined;
+  // js-yaml ends a line at a lone CR and reads a byte-order mark after the start, the `yaml` package
+  // does neither: they would read different documents (and positions would point into the other
+  // reading), so such text takes the `yaml` path.
+  if (/\r(?!\n)|\ufeff/.test(text)) return undefined;
   let docs: unknown[];
   try {
     docs = jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA });

@@ -225,8 +225,13 @@ function settingProblems(first: ArgocdEnvironment, other: ArgocdEnvironment): Di
   );
 }
 
-/** The Git repoURL, or for an OCI source the registry repository. */
-function requireSource(a: ResolvedArgocd, where: Location): void {
+/**
+ * The Git repoURL, or for an OCI source the registry repository. A missing setting is pointed at
+ * capi-render.yaml (where a repository-wide setting goes) unless `where` names the overlay.
+ */
+function requireSource(a: ResolvedArgocd, at: Location): void {
+  // CONFIG_FILE's value, spelled out: config/ imports gitops/ types, so gitops/ does not import config/.
+  const where: Location = { file: 'capi-render.yaml', ...at };
   if (a.source === 'oci') {
     if (a.oci?.repository !== undefined) return;
     throw new SpecError(
