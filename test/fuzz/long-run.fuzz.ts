@@ -29,7 +29,7 @@ interface Totals {
 }
 
 it(`fuzz campaign (${minutes} min)`, async () => {
-  const all: FuzzTarget<unknown>[] = [repositoryTarget(2) as FuzzTarget<unknown>, ...(parserTargets() as FuzzTarget<unknown>[])];
+  const all: FuzzTarget<unknown>[] = [repositoryTarget(1) as FuzzTarget<unknown>, ...(parserTargets() as FuzzTarget<unknown>[])];
   const targets = names.length > 0 ? all.filter((t) => names.includes(t.name)) : all;
   expect(targets.length, `FUZZ_TARGETS ${names.join(',')} names no target`).toBeGreaterThan(0);
   const deadline = Date.now() + minutes * 60_000;

@@ -17,6 +17,7 @@ const PARSER_CASES: { target: string; input: string; found: string }[] = [
     input: 'apiVersion: capi-render/v1alpha1\nkind: Lock\nenvironments:\n- name: dev\n  providers:\n  -\n  - provider: CoreProvider/capi-system/cluster-api\n    version: v1.12.0\n    source: local:x\n',
     found: 'an empty provider entry in an environment: parsed, then serializeLock threw "Cannot read properties of null (reading \'provider\')"',
   },
+  { target: 'overlay', input: '\n\ufeff', found: 'a byte-order mark after the start: js-yaml read a document the yaml package did not (as with a lone CR)' },
   { target: 'overlay', input: '#\rtrue', found: 'a lone CR: js-yaml read a document the yaml package did not, and the schema error threw a TypeError locating it' },
   { target: 'github-url', input: 'https://github.com/%2Fkubernetes-sigs/cluster-api/releases/v1.12.0/core-components.yaml', found: 'an escaped / in the owner: parsed as owner "/kubernetes-sigs" (clusterctl splits the decoded path and rejects it)' },
   { target: 'github-url', input: 'https://github.com/%2e%2e/cluster-api/releases/v1.12.0/core-components.yaml', found: 'an escaped dot segment as owner: parsed as owner ".." (the API path /repos/../cluster-api walks up)' },

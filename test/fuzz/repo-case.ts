@@ -156,12 +156,16 @@ function owned(snap: Snapshot): Record<string, string> {
   return out;
 }
 
+/** Wall time per command line (for tuning the campaign's budget). */
+export const PROFILE = new Map<string, number>();
+
 /** Runs the CLI in-process; a command that does not finish in time is a violation (a hang). */
 async function invoke(argv: string[], cwd: string, env: Record<string, string>, timeoutMs: number): Promise<Call> {
   let stdout = '';
   let stderr = '';
   const io = { stdout: { write: (t: string) => void (stdout += t) }, stderr: { write: (t: string) => void (stderr += t) }, env, cwd };
   let timer: NodeJS.Timeout | undefined;
+  const started = performance.now();
   const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
   let code: number | 'timeout';
   try {
@@ -175,6 +179,7 @@ async function invoke(argv: string[], cwd: string, env: Record<string, string>, 
     clearTimeout(timer);
     releaseFifos(cwd);
   }
+  PROFILE.set(argv.join(' ').replace(/--env \S+/, '--env E'), (PROFILE.get(argv.join(' ').replace(/--env \S+/, '--env E')) ?? 0) + (performance.now() - started));
   if (code === 'timeout') throw new PropertyViolation(`capi-render ${argv.join(' ')} did not finish in ${timeoutMs} ms (a hang); stderr so far: ${stderr.slice(0, 400)}`);
   return { argv, code, stdout, stderr };
 }
