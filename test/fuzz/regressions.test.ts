@@ -3,9 +3,12 @@
  * cases as JSON under regressions/ (what `npm run fuzz` writes to fuzz-failures/ as `<target>-<seed>.json`).
  * Each runs the same properties as the campaign, so the test fails again if the bug comes back.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { makeRepo } from '../helpers/repo.js';
+import { tempDir } from '../helpers/tmp.js';
 import { FIXTURES_REPOSITORY } from './fuzz-paths.js';
 import { parserTargets } from './parser-targets.js';
 import { runRepoCase, type RepoCase } from './repo-case.js';
@@ -39,5 +42,22 @@ const REPO_CASES = readdirSync(DIR)
 describe('fuzz regressions: whole repositories', () => {
   it.each(REPO_CASES)('$name: $found', async ({ case: c }) => {
     await runRepoCase(c, { fixturesRepository: FIXTURES_REPOSITORY });
+  });
+});
+
+describe('fuzz regressions: a local release file edited after a build', () => {
+  // Found with local-release-edited.json: a stamped no-op (nothing else changed) kept the output of
+  // the old file, and check then failed on its digest. Build and check must agree.
+  it('the next build does not answer "unchanged": it fails on the digest, as check does', async () => {
+    const { case: c } = JSON.parse(readFileSync(new URL('./regressions/lock-without-environments.json', import.meta.url), 'utf8')) as { case: RepoCase };
+    const repo = makeRepo(c.files as Record<string, string>);
+    const env = { CAPI_RENDER_CACHE_DIR: tempDir() };
+    expect((await runCli(['build', '--offline'], { cwd: repo, env })).code).toBe(0);
+    const release = path.join(repo, 'releases/cluster-api/v0.1.0/core-components.yaml');
+    writeFileSync(release, readFileSync(release, 'utf8').replace('release: v0.1.0', 'release: edited'));
+    const build = await runCli(['build', '--offline'], { cwd: repo, env });
+    const check = await runCli(['check', '--offline'], { cwd: repo, env });
+    expect(build.stderr).toMatch(/error\[digest-mismatch\].*core-components\.yaml of local repository releases\/cluster-api v0\.1\.0/);
+    expect([build.code, check.code]).toEqual([1, 1]);
   });
 });
