@@ -220,18 +220,18 @@ export function powerLossFs(root: string, options: { cutAfter?: number; exdev?: 
   const real = nodeTransactionFs;
   const run = async <T>(call: FsCall, act: () => Promise<T>, data?: string): Promise<T> => {
     if (options.cutAfter !== undefined && calls.length >= options.cutAfter) throw new PowerCut();
-    const before = call.op === 'mkdir' ? missingChain(call.path) : [];
-    const result = await act();
     if (call.op === 'mkdir') {
-      // Two recursive mkdirs in flight can share a missing parent: the first one recorded made it.
-      for (const dir of before.filter((d) => !model.has(d))) {
+      // Recorded as it starts, one call per folder it makes: a write into a folder that another
+      // mkdir -p in flight made must find that folder in the model.
+      for (const dir of missingChain(call.path)) {
         calls.push({ op: 'mkdir', path: dir });
         model.apply({ op: 'mkdir', path: dir });
       }
-    } else {
-      calls.push(call);
-      model.apply(call, data);
+      return act();
     }
+    const result = await act();
+    calls.push(call);
+    model.apply(call, data);
     return result;
   };
   const exists = (p: string) => {
@@ -242,7 +242,7 @@ export function powerLossFs(root: string, options: { cutAfter?: number; exdev?: 
       return false;
     }
   };
-  const missingChain = (dir: string): string[] => (exists(dir) ? [] : [...missingChain(path.dirname(dir)), dir]);
+  const missingChain = (dir: string): string[] => (model.has(dir) || !dir.startsWith(root) ? [] : [...missingChain(path.dirname(dir)), dir]);
   const tfs: TransactionFs = {
     writeFile: (file, text) => run({ op: 'writeFile', path: file }, () => real.writeFile(file, text), text),
     link: (existing, created) => run({ op: 'link', path: existing, to: created }, () => real.link(existing, created)),
