@@ -135,7 +135,9 @@ function lineAt(text: string, line: number): string {
 
 function firstLine(message: string): string {
   const nl = message.indexOf('\n');
-  return (nl < 0 ? message : message.slice(0, nl)).replace(/ at line \d+, column \d+:?$/, '');
+  // The yaml package quotes the offending source text at the end ('… in YAML stream: "…"'); in a
+  // broken Secret manifest that text is a secret value, and the position already says where.
+  return (nl < 0 ? message : message.slice(0, nl)).replace(/ at line \d+, column \d+:?$/, '').replace(/: "(?:[^"\\]|\\.)*"$/, '');
 }
 
 function locateIn(
