@@ -23,7 +23,7 @@ async function bounded<T>(target: FuzzTarget<T>, numRuns: number, timeMs: number
 
 describe('bounded fuzz campaign', () => {
   it('whole repositories: generated, mutated, built through the CLI, every property holds', async () => {
-    await bounded(repositoryTarget(2, 30_000), 400, 20_000, 20);
+    await bounded(repositoryTarget(2, 30_000), 400, 20_000, 10);
   }, 120_000);
 
   it.each(parserTargets().map((t) => [t.name, t] as const))('parser %s: errors are diagnostics, round trips hold', async (_name, target) => {
