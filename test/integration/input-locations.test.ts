@@ -94,7 +94,7 @@ const rows: Row[] = [
     setup: (repo) => edit(path.join(repo, 'capi-render.yaml'), 'path: test/fixtures/repository', 'path: test/fixtures/repositry'),
     argv: ['build', '--offline'],
     code: 1,
-    first: /^capi-render\.yaml:7:11: error\[input-path\]: repositories\[0\]\.path test\/fixtures\/repositry does not exist; did you mean test\/fixtures\/repository\?$/,
+    first: /^capi-render\.yaml:8:11: error\[input-path\]: repositories\[0\]\.path test\/fixtures\/repositry does not exist; did you mean test\/fixtures\/repository\?$/,
   },
   {
     name: 'repositories path mistyped in two folders',
@@ -102,7 +102,7 @@ const rows: Row[] = [
     setup: (repo) => edit(path.join(repo, 'capi-render.yaml'), 'path: test/fixtures/repository', 'path: tset/fixture/repository'),
     argv: ['check', '--offline'],
     code: 1,
-    first: /^capi-render\.yaml:7:11: error\[input-path\]: repositories\[0\]\.path tset\/fixture\/repository does not exist; did you mean test\/fixtures\/repository\?$/,
+    first: /^capi-render\.yaml:8:11: error\[input-path\]: repositories\[0\]\.path tset\/fixture\/repository does not exist; did you mean test\/fixtures\/repository\?$/,
   },
   {
     name: 'repositories path written on Windows',
@@ -110,7 +110,7 @@ const rows: Row[] = [
     setup: (repo) => edit(path.join(repo, 'capi-render.yaml'), 'path: test/fixtures/repository', 'path: "C:\\\\mirror"'),
     argv: ['build', '--offline'],
     code: 1,
-    first: /^capi-render\.yaml:7:11: error\[input-path\]: repositories\[0\]\.path C:\\mirror does not exist \(a Windows path: paths are read relative to the repository, with \/ between folders\)$/,
+    first: /^capi-render\.yaml:8:11: error\[input-path\]: repositories\[0\]\.path C:\\mirror does not exist \(a Windows path: paths are read relative to the repository, with \/ between folders\)$/,
   },
   {
     name: 'repositories path absolute, from another machine',
@@ -118,7 +118,7 @@ const rows: Row[] = [
     setup: (repo) => edit(path.join(repo, 'capi-render.yaml'), 'path: test/fixtures/repository', 'path: /home/someone-else/capi-mirror'),
     argv: ['build', '--offline'],
     code: 1,
-    first: /^capi-render\.yaml:7:11: error\[input-path\]: repositories\[0\]\.path \/home\/someone-else\/capi-mirror does not exist on this machine/,
+    first: /^capi-render\.yaml:8:11: error\[input-path\]: repositories\[0\]\.path \/home\/someone-else\/capi-mirror does not exist on this machine/,
   },
   {
     name: 'repositories path absolute into the repository: a warning, and the build goes on',
@@ -126,7 +126,7 @@ const rows: Row[] = [
     setup: (repo) => edit(path.join(repo, 'capi-render.yaml'), 'path: test/fixtures/repository', `path: ${path.join(repo, 'test/fixtures/repository')}`),
     argv: ['build', '--offline'],
     code: 0,
-    first: /^capi-render\.yaml:7:11: warning\[input-path\]: repositories\[0\]\.path \/\S+\/test\/fixtures\/repository is an absolute path: it ties the repository to this machine/,
+    first: /^capi-render\.yaml:8:11: warning\[input-path\]: repositories\[0\]\.path \/\S+\/test\/fixtures\/repository is an absolute path: it ties the repository to this machine/,
     writes: ['rendered/', 'gitops/', 'capi-render.lock'],
   },
   {

@@ -78,7 +78,7 @@ describe('the lock never overrides the inputs', () => {
     { name: 'requested and version together (another request: stale, re-resolved)', edit: (t) => editEntry(editEntry(t, KUBEADM, 'requested', 'v1.11.0'), KUBEADM, 'version', 'v1.11.0'), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
     { name: 'source (another source: stale, re-resolved from the spec\'s)', edit: (t) => editEntry(t, KUBEADM, 'source', 'github:evil/cluster-api'), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
     { name: 'contract', edit: (t) => editEntry(t, KUBEADM, 'contract', 'v1beta1'), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
-    { name: 'an environment\'s inputs hash', edit: (t) => t.replace(/^( {2}inputs: )[0-9a-f]{64}$/m, `$1${'0'.repeat(64)}`), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
+    { name: 'an environment\'s inputs hash', edit: (t) => t.replace(/^( {2}inputs: )[0-9a-f]{64}$/m, `$1${'a'.repeat(64)}`), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
     { name: 'an extra environment entry', edit: (t) => t.replace(/^environments:\n/m, 'environments:\n- name: aaa\n  providers: []\n'), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
     {
       name: 'a missing provider entry',

@@ -209,11 +209,11 @@ describe('capi-render upgrade with overlays', () => {
     const devBefore = snapshotTree(path.join(repo, 'rendered/dev'));
     const r = await cli(repo, 'upgrade', '--env', 'prod', '--to', 'v1.12.0');
     expect(r.code, r.stderr).toBe(0);
-    expect(changedLines(overlayBefore, read(repo, 'overlays/prod/overlay.yaml'))).toEqual([[15, '        value: v1.12.0']]);
+    expect(changedLines(overlayBefore, read(repo, 'overlays/prod/overlay.yaml'))).toEqual([[16, '        value: v1.12.0']]);
     expect(snapshotTree(path.join(repo, 'providers'))).toEqual(base);
     expect(snapshotTree(path.join(repo, 'rendered/dev'))).toEqual(devBefore);
     expect(Object.values(lockVersions(repo, 'prod'))).toEqual(['v1.12.0 v1beta2', 'v1.12.0 v1beta2', 'v1.12.0 v1beta2']);
-    expect(r.stderr).toContain('edited overlays/prod/overlay.yaml:16 (patches[0], replace /spec/version): v1.11.0 → v1.12.0 (prod: cluster-api, bootstrap-kubeadm, control-plane-kubeadm)');
+    expect(r.stderr).toContain('edited overlays/prod/overlay.yaml:17 (patches[0], replace /spec/version): v1.11.0 → v1.12.0 (prod: cluster-api, bootstrap-kubeadm, control-plane-kubeadm)');
   });
 
   it('refuses to move one provider through a patch that pins three', async () => {
@@ -224,7 +224,7 @@ describe('capi-render upgrade with overlays', () => {
     expect(r.code).toBe(1);
     // One error for the shared patch, naming it and every provider it also pins, with both ways out.
     expect(r.stderr.split('\n')[0]).toBe(
-      'overlays/prod/overlay.yaml:16: error[upgrade]: overlays/prod/overlay.yaml:16 (patches[0], replace /spec/version) also sets the version of BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm, ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm in prod, which this upgrade does not move to v1.12.0; nothing was changed',
+      'overlays/prod/overlay.yaml:17: error[upgrade]: overlays/prod/overlay.yaml:17 (patches[0], replace /spec/version) also sets the version of BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm, ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm in prod, which this upgrade does not move to v1.12.0; nothing was changed',
     );
     expect(r.stderr).toContain(
       "hint: move them together: `capi-render upgrade --env prod --to v1.12.0 --provider cluster-api --provider bootstrap-kubeadm --provider control-plane-kubeadm`; or, to move only cluster-api, add a patch after it in overlays/prod/overlay.yaml that sets only cluster-api's /spec/version (e.g. target: {kind: CoreProvider}), then run this command again",
@@ -238,7 +238,7 @@ describe('capi-render upgrade with overlays', () => {
     expect((await cli(repo, 'build')).code).toBe(0);
     const again = await cli(repo, 'upgrade', '--env', 'prod', '--provider', 'cluster-api', '--to', 'v1.12.0');
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toContain('edited overlays/prod/overlay.yaml:21 (patches[1], replace /spec/version): v1.11.0 → v1.12.0 (prod: cluster-api)');
+    expect(again.stderr).toContain('edited overlays/prod/overlay.yaml:22 (patches[1], replace /spec/version): v1.11.0 → v1.12.0 (prod: cluster-api)');
     expect(lockVersions(repo, 'prod')).toEqual({
       'CoreProvider/capi-system/cluster-api': 'v1.12.0 v1beta2',
       'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm': 'v1.11.0 v1beta2',
