@@ -58,6 +58,9 @@ function listUnder(root: string, dir: string, name: RegExp): string[] {
       if (entry.name.startsWith('.')) continue;
       const child = path.join(absolute, entry.name);
       const stat = entry.isSymbolicLink() ? linkTarget(root, child) : entry;
+      // A link to a folder this one is inside of (`..`, the repository root) would list everything
+      // there, rendered/ included, as inputs: the next build's output would change the lock again.
+      if (stat?.isDirectory() && entry.isSymbolicLink() && encloses(realpathOrUndefined(child), real)) continue;
       if (stat?.isDirectory()) walk(child);
       else if (stat?.isFile() && name.test(entry.name)) out.push(relative(root, child));
     }
@@ -65,6 +68,13 @@ function listUnder(root: string, dir: string, name: RegExp): string[] {
   const start = path.resolve(root, dir);
   if (!path.relative(root, start).startsWith('..')) walk(start);
   return out;
+}
+
+/** Whether folder `outer` is `inner` or one of its parents. */
+function encloses(outer: string | undefined, inner: string): boolean {
+  if (outer === undefined) return false;
+  const rel = path.relative(outer, inner);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 function realpathOrUndefined(file: string): string | undefined {
