@@ -19,25 +19,12 @@ import path from 'node:path';
 import type { CacheUse } from '../cache/cache-use.js';
 import { makePrivateDirSync, writePrivateFileSync } from '../private-files.js';
 import { isGitopsFileOf } from '../gitops/layout.js';
+import { decodeFingerprint, encodeFingerprint, type FileMark, type FingerprintData, type FolderMarks } from './fingerprint-record.js';
 import { OWNERSHIP_FILE, parseOwnership } from './ownership.js';
 import { WORK_DIR } from './scan-output-folder.js';
 
-/** A file as recorded: size, mtime and ctime (ms), sha256. */
-type FileMark = [size: number, mtimeMs: number, ctimeMs: number, sha256: string];
-type Marks = Record<string, FileMark>;
-
-export interface OutputFingerprint {
-  version: 1;
-  /** Absolute output and GitOps folders the record describes. */
-  outDir: string;
-  gitopsDir: string;
-  /** When the record was taken (ms since the epoch). */
-  takenAt: number;
-  /** Environment → the inputs hash its files were rendered from. */
-  environments: Record<string, string>;
-  out: Marks;
-  gitops: Marks;
-}
+/** What the last build left: both folders' files, and every environment's inputs hash (fingerprint-record.ts). */
+export type OutputFingerprint = FingerprintData;
 
 /**
  * A file modified this close before the record was taken is always hashed: a later edit of the same
@@ -54,26 +41,28 @@ export function fingerprintFile(cacheDir: string, repoRoot: string): string {
 }
 
 /**
- * The recorded fingerprint; undefined when there is none, or (with `folders`) it is of other folders.
- * Without `folders` it describes the folders capi-render.yaml named then: an environment whose
- * inputs hash matches was built with the same capi-render.yaml, so with the same folders.
+ * The recorded fingerprint; undefined when there is none, it does not decode (fingerprint-record.ts),
+ * or (with `folders`) it is of other folders. Without `folders` it describes the folders
+ * capi-render.yaml named then: an environment whose inputs hash matches was built with the same
+ * capi-render.yaml, so with the same folders.
  */
 export function readFingerprint(file: string, folders?: { outDir: string; gitopsDir: string }, use?: CacheUse): OutputFingerprint | undefined {
+  let text: string;
   try {
-    const fp = JSON.parse(readFileSync(file, 'utf8')) as OutputFingerprint;
-    use?.read(file);
-    const same = !folders || (fp.outDir === folders.outDir && fp.gitopsDir === folders.gitopsDir);
-    return fp.version === 1 && same && typeof fp.takenAt === 'number' && fp.out && fp.gitops && fp.environments ? fp : undefined;
+    text = readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
+  use?.read(file);
+  const fp = decodeFingerprint(text);
+  return fp && (!folders || (fp.outDir === folders.outDir && fp.gitopsDir === folders.gitopsDir)) ? fp : undefined;
 }
 
 /** Best effort: without a record the next build renders everything, which only takes longer. */
 export function writeFingerprint(file: string, fp: OutputFingerprint, use?: CacheUse): void {
   try {
     makePrivateDirSync(path.dirname(file));
-    writePrivateFileSync(file, `${JSON.stringify(fp)}\n`);
+    writePrivateFileSync(file, encodeFingerprint(fp));
     use?.wrote(file);
   } catch {
     // Only time is lost.
@@ -87,24 +76,19 @@ export function writeFingerprint(file: string, fp: OutputFingerprint, use?: Cach
 export function environmentUnchanged(fp: OutputFingerprint, env: string, inputsHash: string): boolean {
   if (fp.environments[env] !== inputsHash) return false;
   if (!recordMatches(fp, fp.outDir, fp.out) || !recordMatches(fp, fp.gitopsDir, fp.gitops)) return false;
-  const inFolder = Object.keys(fp.out).filter((rel) => rel.startsWith(`${env}/`));
-  const onDisk = listRegularFiles(fp.outDir, env);
-  if (!onDisk || !sameSet(onDisk, inFolder)) return false;
-  if (!inFolder.every((rel) => fileMatches(fp, fp.outDir, rel, fp.out))) return false;
-  return Object.keys(fp.gitops).every((rel) => !isGitopsFileOf(rel, env) || fileMatches(fp, fp.gitopsDir, rel, fp.gitops));
+  if (!treeMatches(fp, fp.outDir, fp.out, env)) return false;
+  for (const [dir, files] of fp.gitops) {
+    for (const [name, mark] of files) {
+      const rel = dir ? `${dir}/${name}` : name;
+      if (isGitopsFileOf(rel, env) && !fileMatches(fp, path.join(fp.gitopsDir, ...rel.split('/')), mark)) return false;
+    }
+  }
+  return true;
 }
 
 /** Whether both folders hold exactly the recorded files, byte for byte (a no-op build). */
 export function outputUnchanged(fp: OutputFingerprint): boolean {
-  return (
-    [
-      [fp.outDir, fp.out],
-      [fp.gitopsDir, fp.gitops],
-    ] as const
-  ).every(([root, marks]) => {
-    const onDisk = listRegularFiles(root, '');
-    return onDisk !== undefined && sameSet(onDisk, Object.keys(marks)) && Object.keys(marks).every((rel) => fileMatches(fp, root, rel, marks));
-  });
+  return treeMatches(fp, fp.outDir, fp.out, '') && treeMatches(fp, fp.gitopsDir, fp.gitops, '');
 }
 
 /** What a build produced, for {@link takeFingerprint}: sha256 of every file it staged, by folder. */
@@ -122,8 +106,15 @@ export interface ProducedDigests {
  */
 export function takeFingerprint(init: { previous: OutputFingerprint | undefined; outDir: string; gitopsDir: string; produced: ProducedDigests; environments: Record<string, string> }): OutputFingerprint {
   const { previous } = init;
-  const mark = (root: string, produced: Map<string, string>, earlier: Marks | undefined): Marks => {
-    const marks: Marks = {};
+  const mark = (root: string, produced: Map<string, string>, earlier: FolderMarks | undefined): FolderMarks => {
+    const marks: FolderMarks = new Map();
+    const put = (rel: string, m: FileMark) => {
+      const at = rel.lastIndexOf('/');
+      const dir = at < 0 ? '' : rel.slice(0, at);
+      let files = marks.get(dir);
+      if (!files) marks.set(dir, (files = new Map()));
+      files.set(rel.slice(at + 1), m);
+    };
     let recordText: string;
     try {
       recordText = readFileSync(path.join(root, OWNERSHIP_FILE), 'utf8');
@@ -132,7 +123,7 @@ export function takeFingerprint(init: { previous: OutputFingerprint | undefined;
     }
     const owned = new Set([OWNERSHIP_FILE, ...parseOwnership(recordText).files]);
     const untouched = (rel: string, times: readonly [number, number, number]) => {
-      const old = earlier?.[rel];
+      const old = markAt(earlier, rel);
       return old && previous && sameTimes(old, times) && !racy(previous, old) ? old : undefined;
     };
     for (const rel of owned) {
@@ -141,24 +132,23 @@ export function takeFingerprint(init: { previous: OutputFingerprint | undefined;
       const times: [number, number, number] = [stat.size, stat.mtimeMs, stat.ctimeMs];
       const sha256 = rel === OWNERSHIP_FILE ? sha256Of(recordText) : produced.get(rel);
       const known = sha256 !== undefined ? ([...times, sha256] as FileMark) : untouched(rel, times);
-      if (known) marks[rel] = known;
+      if (known) put(rel, known);
     }
     // Files someone else put there are left alone by every build; recorded as they are, so that
     // only a new one (which a full build reports) makes the folder differ.
-    for (const rel of listRegularFiles(root, '') ?? []) {
+    for (const rel of listRegularFiles(root) ?? []) {
       if (owned.has(rel)) continue;
       const file = path.join(root, ...rel.split('/'));
       const stat = lstatSync(file, { throwIfNoEntry: false });
       if (!stat?.isFile()) continue;
       const times: [number, number, number] = [stat.size, stat.mtimeMs, stat.ctimeMs];
-      const known = untouched(rel, times) ?? ([...times, createHash('sha256').update(readFileSync(file)).digest('hex')] as FileMark);
-      marks[rel] = known;
+      put(rel, untouched(rel, times) ?? ([...times, createHash('sha256').update(readFileSync(file)).digest('hex')] as FileMark));
     }
     return marks;
   };
   const sameFolders = previous?.outDir === init.outDir && previous.gitopsDir === init.gitopsDir;
   return {
-    version: 1,
+    version: 2,
     outDir: init.outDir,
     gitopsDir: init.gitopsDir,
     takenAt: Date.now(),
@@ -173,16 +163,56 @@ export function sha256Of(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** An ownership record as recorded — or absent, as it was (a folder capi-render never wrote, such as gitops/ of the kustomize flavour). */
-function recordMatches(fp: OutputFingerprint, root: string, marks: Marks): boolean {
-  if (marks[OWNERSHIP_FILE]) return fileMatches(fp, root, OWNERSHIP_FILE, marks);
-  return lstatSync(path.join(root, OWNERSHIP_FILE), { throwIfNoEntry: false }) === undefined;
+function markAt(folder: FolderMarks | undefined, rel: string): FileMark | undefined {
+  const at = rel.lastIndexOf('/');
+  return folder?.get(at < 0 ? '' : rel.slice(0, at))?.get(rel.slice(at + 1));
 }
 
-function fileMatches(fp: OutputFingerprint, root: string, rel: string, marks: Marks): boolean {
-  const recorded = marks[rel];
-  if (!recorded) return false;
-  const file = path.join(root, ...rel.split('/'));
+/** An ownership record as recorded — or absent, as it was (a folder capi-render never wrote, such as gitops/ of the kustomize flavour). */
+function recordMatches(fp: OutputFingerprint, root: string, marks: FolderMarks): boolean {
+  const recorded = markAt(marks, OWNERSHIP_FILE);
+  const file = path.join(root, OWNERSHIP_FILE);
+  return recorded ? fileMatches(fp, file, recorded) : lstatSync(file, { throwIfNoEntry: false }) === undefined;
+}
+
+/**
+ * Whether the files below `root/sub` ('' for the whole folder, its work folder aside) are exactly
+ * the recorded ones there, each unchanged: one readdir per folder and one lstat per file. Anything
+ * but regular files and folders (a link, a FIFO, a device) never matches.
+ */
+function treeMatches(fp: OutputFingerprint, root: string, folder: FolderMarks, sub: string): boolean {
+  let expected = 0;
+  for (const [dir, files] of folder) if (sub === '' || dir === sub || dir.startsWith(`${sub}/`)) expected += files.size;
+  let seen = 0;
+  const walk = (rel: string): boolean => {
+    const abs = rel ? path.join(root, ...rel.split('/')) : root;
+    let entries;
+    try {
+      entries = readdirSync(abs, { withFileTypes: true });
+    } catch (e) {
+      // A folder that does not exist holds nothing (gitops/ of the kustomize flavour, a deleted
+      // environment); the count below then says whether files were recorded there.
+      return (e as NodeJS.ErrnoException).code === 'ENOENT';
+    }
+    const recorded = folder.get(rel);
+    const prefix = abs.endsWith(path.sep) ? abs : `${abs}${path.sep}`;
+    for (const e of entries) {
+      if (!rel && e.name === WORK_DIR) continue;
+      if (e.isDirectory()) {
+        if (!walk(rel ? `${rel}/${e.name}` : e.name)) return false;
+      } else if (e.isFile()) {
+        const mark = recorded?.get(e.name);
+        if (!mark || !fileMatches(fp, `${prefix}${e.name}`, mark)) return false;
+        seen++;
+      } else return false;
+    }
+    return true;
+  };
+  return walk(sub) && seen === expected;
+}
+
+/** Whether `file` is still the recorded bytes: by its size and times (git's racy rule aside), else by its sha256. */
+function fileMatches(fp: OutputFingerprint, file: string, recorded: FileMark): boolean {
   const stat = lstatSync(file, { throwIfNoEntry: false });
   if (!stat?.isFile() || stat.size !== recorded[0]) return false;
   if (sameTimes(recorded, [stat.size, stat.mtimeMs, stat.ctimeMs]) && !racy(fp, recorded)) return true;
@@ -202,17 +232,16 @@ function racy(fp: OutputFingerprint, mark: FileMark): boolean {
 }
 
 /**
- * Regular files below `root/sub`, relative to root (the work folder aside; none where it does not
- * exist); undefined when anything else is there (a link, a FIFO, a device) or it cannot be read.
+ * Regular files below `root`, relative to it (the work folder aside; none where it does not exist);
+ * undefined when anything else is there (a link, a FIFO, a device) or it cannot be read.
  */
-function listRegularFiles(root: string, sub: string): string[] | undefined {
+function listRegularFiles(root: string): string[] | undefined {
   const out: string[] = [];
   const walk = (rel: string): boolean => {
     let entries;
     try {
       entries = readdirSync(rel ? path.join(root, rel) : root, { withFileTypes: true });
     } catch (e) {
-      // A folder that does not exist holds nothing (gitops/ of the kustomize flavour, a deleted environment).
       return (e as NodeJS.ErrnoException).code === 'ENOENT';
     }
     for (const e of entries) {
@@ -225,11 +254,5 @@ function listRegularFiles(root: string, sub: string): string[] | undefined {
     }
     return true;
   };
-  return walk(sub) ? out : undefined;
-}
-
-function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  const set = new Set(a);
-  return b.every((x) => set.has(x));
+  return walk('') ? out : undefined;
 }

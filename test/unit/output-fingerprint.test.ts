@@ -1,0 +1,133 @@
+/**
+ * The output fingerprint (issue 23) in its compact record: what a build left in rendered/ and
+ * gitops/ is recorded exactly, any hand edit, addition, deletion or planted non-file makes the
+ * folder differ, git's racy rule holds, and a record that is not exactly one a build wrote is no
+ * record (the next build renders everything, never a skip).
+ */
+import { execFileSync } from 'node:child_process';
+import { linkSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { decodeFingerprint, encodeFingerprint } from '../../src/output/fingerprint-record.js';
+import { environmentUnchanged, outputUnchanged, readFingerprint, sha256Of, takeFingerprint, writeFingerprint, type OutputFingerprint } from '../../src/output/output-fingerprint.js';
+import { OWNERSHIP_FILE } from '../../src/output/ownership.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const FILES: Record<string, string> = {
+  'dev/core/deployment.yaml': 'kind: Deployment\nreplicas: 1\n',
+  'dev/core/service.yaml': 'kind: Service\n',
+  'dev/kustomization.yaml': 'resources: [core]\n',
+  'prod/core/deployment.yaml': 'kind: Deployment\nreplicas: 2\n',
+  'prod/core/service.yaml': 'kind: Service\n',
+  'prod/kustomization.yaml': 'resources: [core]\n',
+};
+
+/** A rendered/ folder as a build leaves it (its ownership record listing every file), and its fingerprint taken well after the write. */
+function built(): { out: string; gitops: string; fp: OutputFingerprint } {
+  const root = tempDir();
+  const out = path.join(root, 'rendered');
+  const gitops = path.join(root, 'gitops');
+  const produced = new Map<string, string>();
+  for (const [rel, text] of Object.entries(FILES)) {
+    mkdirSync(path.dirname(path.join(out, rel)), { recursive: true });
+    // As a build writes them: files of identical content once, hard-linked.
+    const same = Object.keys(FILES).find((other) => FILES[other] === text && produced.has(other));
+    if (same) linkSync(path.join(out, same), path.join(out, rel));
+    else writeFileSync(path.join(out, rel), text);
+    produced.set(rel, sha256Of(text));
+  }
+  writeFileSync(path.join(out, OWNERSHIP_FILE), `${Object.keys(FILES).sort().join('\n')}\n`);
+  const fp = takeFingerprint({ previous: undefined, outDir: out, gitopsDir: gitops, produced: { out: produced, gitops: new Map() }, environments: { dev: 'h-dev', prod: 'h-prod' } });
+  // Out of the racy window: as a record taken seconds after the write.
+  return { out, gitops, fp: { ...fp, takenAt: fp.takenAt + 10_000 } };
+}
+
+describe('the output fingerprint', () => {
+  const changes: { name: string; change: (out: string) => void; unchanged: boolean; dev: boolean; prod: boolean }[] = [
+    { name: 'nothing', change: () => {}, unchanged: true, dev: true, prod: true },
+    { name: 'a same-size edit, times put back', change: (out) => sameSizeEdit(path.join(out, 'dev/core/deployment.yaml')), unchanged: false, dev: false, prod: true },
+    { name: 'a deleted file', change: (out) => rmSync(path.join(out, 'prod/core/service.yaml')), unchanged: false, dev: true, prod: false },
+    { name: 'an added file', change: (out) => writeFileSync(path.join(out, 'dev/core/extra.yaml'), 'x\n'), unchanged: false, dev: false, prod: true },
+    { name: 'a FIFO planted', change: (out) => execFileSync('mkfifo', [path.join(out, 'prod/fifo.yaml')]), unchanged: false, dev: true, prod: false },
+    { name: 'a symlink planted', change: (out) => symlinkSync('/etc/hostname', path.join(out, 'dev/link.yaml')), unchanged: false, dev: false, prod: true },
+    {
+      name: 'a file replaced by a folder',
+      change: (out) => {
+        rmSync(path.join(out, 'prod/kustomization.yaml'));
+        mkdirSync(path.join(out, 'prod/kustomization.yaml'));
+      },
+      unchanged: false,
+      dev: true,
+      prod: false,
+    },
+    { name: 'an edited ownership record', change: (out) => writeFileSync(path.join(out, OWNERSHIP_FILE), 'dev/kustomization.yaml\n'), unchanged: false, dev: false, prod: false },
+  ];
+  for (const c of changes) {
+    it(`after ${c.name}: the output is ${c.unchanged ? 'unchanged' : 'changed'}, dev ${c.dev ? 'skippable' : 'rendered'}, prod ${c.prod ? 'skippable' : 'rendered'}`, () => {
+      const { out, fp } = built();
+      c.change(out);
+      expect(outputUnchanged(fp)).toBe(c.unchanged);
+      expect(environmentUnchanged(fp, 'dev', 'h-dev')).toBe(c.dev);
+      expect(environmentUnchanged(fp, 'prod', 'h-prod')).toBe(c.prod);
+    });
+  }
+
+  it('takes a file whose times match as unchanged only outside the racy window', () => {
+    const { out, fp } = built();
+    const file = path.join(out, 'dev/core/deployment.yaml');
+    writeFileSync(file, FILES['dev/core/deployment.yaml']!.replace('1', '7'));
+    // As a coarse clock would have it: the edit kept the recorded times.
+    const stat = lstatSync(file);
+    const mark = fp.out.get('dev/core')!.get('deployment.yaml')!;
+    fp.out.get('dev/core')!.set('deployment.yaml', [stat.size, stat.mtimeMs, stat.ctimeMs, mark[3]]);
+    expect(outputUnchanged({ ...fp, takenAt: stat.mtimeMs + 5 })).toBe(false);
+    expect(outputUnchanged({ ...fp, takenAt: stat.mtimeMs + 60_000 })).toBe(true);
+  });
+
+  it('keeps every mark and inputs hash exactly through its record, and shares names and marks', () => {
+    const { fp } = built();
+    const text = encodeFingerprint(fp);
+    expect(decodeFingerprint(text)).toEqual(fp);
+    const record = JSON.parse(text) as { names: string[]; marks: unknown[] };
+    // service.yaml and kustomization.yaml are the same file (hard-linked) in both environments: one name, one mark each.
+    expect(record.names.filter((n) => n === 'service.yaml')).toHaveLength(1);
+    expect(record.marks).toHaveLength(Object.keys(FILES).length + 1 - 2);
+  });
+});
+
+describe('a record that is not exactly one a build wrote is no record', () => {
+  const edits: { name: string; edit: (text: string) => string }[] = [
+    { name: 'truncated', edit: (t) => t.slice(0, Math.floor(t.length / 2)) },
+    { name: 'empty', edit: () => '' },
+    { name: 'not JSON', edit: (t) => t.replace('{', '[') },
+    { name: 'of the earlier format', edit: (t) => t.replace('"version":2', '"version":1') },
+    { name: 'with a name index out of range', edit: (t) => t.replace(/"dev\/core":\[\d+/, '"dev/core":[999') },
+    { name: 'with a mark index out of range', edit: (t) => t.replace(/"dev\/core":\[(\d+),\d+/, '"dev/core":[$1,999') },
+    { name: 'with a fractional index', edit: (t) => t.replace(/"dev\/core":\[(\d+)/, '"dev/core":[$1.5') },
+    { name: 'with an odd pair list', edit: (t) => t.replace(/"dev\/core":\[(\d+),/, '"dev/core":[') },
+    { name: 'with a damaged digest', edit: (t) => t.replace(/"([0-9a-f]{64})"/, '"$1x"') },
+    { name: 'with a negative size', edit: (t) => t.replace(/"marks":\[\[\d+/, '"marks":[[-1') },
+    { name: 'with a path for a name', edit: (t) => t.replace('"service.yaml"', '"../service.yaml"') },
+    { name: 'with a name twice in one folder', edit: (t) => t.replace(/"dev\/core":\[(\d+),(\d+),\d+/, '"dev/core":[$1,$2,$1') },
+  ];
+  for (const c of edits) {
+    it(`${c.name}: read as none`, () => {
+      const { fp } = built();
+      const file = path.join(tempDir(), 'outputs', 'record.json');
+      writeFingerprint(file, fp);
+      expect(readFingerprint(file)).toEqual(fp);
+      const edited = c.edit(readFileSync(file, 'utf8'));
+      expect(edited).not.toBe(readFileSync(file, 'utf8'));
+      writeFileSync(file, edited);
+      expect(readFingerprint(file)).toBeUndefined();
+    });
+  }
+});
+
+/** Rewrites `file` with other bytes of the same size and puts its modification time back (its change time moves on). */
+function sameSizeEdit(file: string): void {
+  const { atime, mtime } = lstatSync(file);
+  const text = readFileSync(file, 'utf8');
+  writeFileSync(file, text.replace('1', '9'));
+  utimesSync(file, atime, mtime);
+}
