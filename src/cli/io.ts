@@ -1,3 +1,4 @@
+import type { DurableFs } from '../durable-replace.js';
 import type { FetchLike } from '../source/gitlab/gitlab-source.js';
 
 /** What a command may touch of the outside world; tests pass fakes. */
@@ -17,6 +18,11 @@ export interface CliIo {
    * to a local server with it.
    */
   fetch?: FetchLike;
+  /**
+   * The disk-changing calls of `import`'s writes into the repository. Default: the real file system
+   * (durable-replace.ts). Power-loss tests record them and cut the power after any one.
+   */
+  durableFs?: DurableFs;
 }
 
 /**

@@ -1,12 +1,13 @@
 /**
  * Writing `init`'s files into the folder the user named, with the care `build` takes: never into a
  * .git folder, never through a symbolic link (a planted link could point anywhere), each file written
- * under a temporary name and renamed into place (a killed init leaves whole files or none), and
+ * under a temporary name, fsynced and renamed into place (durable-replace.ts: a kill or a power loss
+ * leaves whole files or none), and
  * failures reported as error[write] with the path and the reason.
  */
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { replaceFileDurably } from '../durable-replace.js';
 import { SpecError, UsageError, error } from '../errors.js';
 import { guarded } from '../output/write-errors.js';
 import { realPath } from '../config/output-location.js';
@@ -32,15 +33,6 @@ export async function writeScaffold(root: string, files: ReadonlyMap<string, str
   if (existing.length > 0 && !force) throw new SpecError(error('input-path', `init would overwrite ${existing.join(', ')}`, { hint: 'run it in an empty folder, or pass --force' }));
   for (const [rel, text] of files) {
     const target = path.join(root, ...rel.split('/'));
-    await guarded('write', target, root, async () => {
-      await fs.mkdir(path.dirname(target), { recursive: true });
-      const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(4).toString('hex')}.capi-render-tmp`);
-      try {
-        await fs.writeFile(tmp, text);
-        await fs.rename(tmp, target);
-      } finally {
-        await fs.rm(tmp, { force: true });
-      }
-    });
+    await guarded('write', target, root, () => replaceFileDurably(target, text));
   }
 }

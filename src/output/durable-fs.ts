@@ -28,6 +28,7 @@
  * only they are synced; a no-op build stages nothing and syncs nothing.
  */
 import { promises as fs } from 'node:fs';
+import { forEachLimited, fsyncPath } from '../durable-replace.js';
 
 /** The changing calls the output write makes (paths absolute). */
 export interface TransactionFs {
@@ -44,27 +45,6 @@ export interface TransactionFs {
   syncFile(file: string): Promise<void>;
   /** fsync(2) of a folder: its entries (names created, renamed or removed) are on disk. */
   syncFolder(dir: string): Promise<void>;
-}
-
-/** Errors of an fsync of a folder that mean "this file system does not sync folders" (Windows cannot open one, some FUSE and network file systems refuse). */
-const FOLDER_SYNC_UNSUPPORTED = new Set(['EISDIR', 'EPERM', 'EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EBADF']);
-
-async function fsyncPath(p: string, folder: boolean): Promise<void> {
-  let handle: fs.FileHandle;
-  try {
-    // A file is opened for writing: Windows flushes only a handle that may write (FlushFileBuffers).
-    handle = await fs.open(p, folder ? 'r' : 'r+');
-  } catch (e) {
-    if (folder && FOLDER_SYNC_UNSUPPORTED.has((e as NodeJS.ErrnoException).code ?? '')) return;
-    throw e;
-  }
-  try {
-    await handle.sync();
-  } catch (e) {
-    if (!folder || !FOLDER_SYNC_UNSUPPORTED.has((e as NodeJS.ErrnoException).code ?? '')) throw e;
-  } finally {
-    await handle.close();
-  }
 }
 
 /** The real file system. */
@@ -88,13 +68,4 @@ export const nodeTransactionFs: TransactionFs = {
 export async function syncAll(tfs: TransactionFs, files: Iterable<string>, folders: Iterable<string>): Promise<void> {
   await forEachLimited([...new Set(files)], (f) => tfs.syncFile(f));
   await forEachLimited([...new Set(folders)], (d) => tfs.syncFolder(d));
-}
-
-/** Runs `fn` over `items` with at most `limit` calls in flight. */
-export async function forEachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void>, limit = 32): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { SpecError, error } from '../errors.js';
 import type { TransactionFs } from './durable-fs.js';
-import { forEachLimited } from './durable-fs.js';
+import { forEachLimited } from '../durable-replace.js';
 import { OWNERSHIP_FILE } from './ownership.js';
 import { WORK_DIR, type OutputFolderScan } from './scan-output-folder.js';
 import { displayPath, guarded, writeError } from './write-errors.js';

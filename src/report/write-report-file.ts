@@ -2,13 +2,14 @@
  * Writes the report to the file `--out` names, with the care of every other write into a place the
  * user chose: refused before anything is written when the path is a folder, a symbolic link, a
  * file capi-render did not write, inside `.git`, an input (or inside one), or inside the output
- * folders (their files are owned by the build); written atomically (a temporary file created
- * exclusively beside it, then renamed over it), so a reader never sees half a report and a planted
- * link is never followed; a file-system failure is one `error[write]` line with the path and reason.
+ * folders (their files are owned by the build); written atomically and durably (a temporary file
+ * created exclusively beside it, fsynced, then renamed over it), so a reader never sees half a report
+ * and a planted link is never followed; a file-system failure is one `error[write]` line with the
+ * path and reason.
  */
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { replaceFileDurably } from '../durable-replace.js';
 import { UsageError } from '../errors.js';
 import type { RenderConfig } from '../config/config-types.js';
 import { inputLocations, isInside, realPath } from '../config/output-location.js';
@@ -45,27 +46,9 @@ const REPORT_KIND: ReportFileKind = { noun: 'the report', one: 'a report', examp
 /** Refuses a dangerous target (UsageError, exit 2) or writes `html` to it atomically (WriteError on failure). */
 export async function writeReportFile(target: ReportFileTarget, html: string): Promise<void> {
   await assertReportTarget(target);
-  const dir = path.dirname(target.file);
-  const temp = path.join(dir, `.${path.basename(target.file)}.capi-render-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
-  await guarded('write', target.file, target.repoRoot, async () => {
-    // 'wx': created here or not at all, so a link planted at the temporary name is never followed.
-    const handle = await fs.open(temp, 'wx', 0o644);
-    try {
-      await handle.writeFile(html, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await fs.rename(temp, target.file);
-    } catch (e) {
-      await fs.rm(temp, { force: true });
-      throw e;
-    }
-  }).catch(async (e: unknown) => {
-    await fs.rm(temp, { force: true }).catch(() => undefined);
-    throw e;
-  });
+  // durable-replace.ts: a temporary file created exclusively beside it (a planted link is never
+  // followed), fsynced, renamed over it, the folder fsynced — whole after a kill or a power loss.
+  await guarded('write', target.file, target.repoRoot, () => replaceFileDurably(target.file, html, { createFolders: false }));
 }
 
 /** The checks of {@link writeReportFile}, without writing. */

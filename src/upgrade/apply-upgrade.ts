@@ -13,6 +13,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { replaceFileDurably } from '../durable-replace.js';
 import { SpecError, error, peerWording, throwIfErrors, type Diagnostic } from '../errors.js';
 import { unknownEnvironments } from '../overlay/discover-environments.js';
 import type { Finding } from '../diff/types.js';
@@ -114,13 +115,13 @@ export async function applyUpgrade(options: ApplyUpgradeOptions): Promise<Upgrad
   const originals = new Map<string, string>();
   const edited: EditedFile[] = [];
   const restore = async () => {
-    for (const [file, text] of originals) await writeAtomically(path.join(repoRoot, file), text);
+    for (const [file, text] of originals) await replaceFileDurably(path.join(repoRoot, file), text);
   };
   try {
     for (const [file, edits] of grouped.files) {
       const text = await fs.readFile(path.join(repoRoot, file), 'utf8');
       originals.set(file, text);
-      await writeAtomically(path.join(repoRoot, file), applyVersionEdits(text, edits));
+      await replaceFileDurably(path.join(repoRoot, file), applyVersionEdits(text, edits));
       edited.push({
         file,
         edits: edits.map((e) => ({ line: e.site.line, what: e.site.what, from: e.edit.type === 'replace' ? e.edit.current : '', to: e.version, targets: e.targets })),
@@ -147,10 +148,4 @@ export async function applyUpgrade(options: ApplyUpgradeOptions): Promise<Upgrad
     await restore();
     throw e;
   }
-}
-
-async function writeAtomically(file: string, text: string): Promise<void> {
-  const tmp = `${file}.${process.pid}.capi-render-tmp`;
-  await fs.writeFile(tmp, text);
-  await fs.rename(tmp, file);
 }

@@ -5,10 +5,16 @@
  * beside its target and then moved into place, a file that appeared meanwhile is never overwritten,
  * and a failure undoes what was already moved (replaced files come back). File-system failures are
  * `error[write]` with the path and the operating system's reason.
+ *
+ * Durable as durable-replace.ts describes: new folders' parents and every staged file are fsynced
+ * before the first file is placed, and every target folder after the last, so a power loss at any
+ * point leaves each file exactly as it was or exactly as planned (plus hidden staging files, which
+ * the next import removes).
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { forEachLimited, nodeDurableFs, type DurableFs } from '../../durable-replace.js';
 import { WriteError, error } from '../../errors.js';
 import { realPath } from '../../config/output-location.js';
 import type { Failpoint } from '../../output/apply-staged.js';
@@ -20,6 +26,8 @@ export interface InputFileWrite {
   text: string;
   /** True to replace an existing file; otherwise an existing file is an error. */
   replaces: boolean;
+  /** True when the file already holds `text`: not written, but its folder is still cleaned of a killed import's staging files. */
+  unchanged?: boolean;
 }
 
 /** Places the repository's inputs must not be written to: output folders (absolute). */
@@ -53,69 +61,76 @@ export async function inputFolderProblem(repoRoot: string, folder: string, forbi
  * Writes every file or none (as far as the file system allows: see the module comment). A process
  * killed midway leaves only complete files and hidden staging files, which the next import removes;
  * files it already placed hold exactly what the next import plans, so that one writes the rest.
- * `failpoint` is the interruption tests' hook (steps `stage` and `apply`).
+ * `failpoint` is the interruption tests' hook (steps `stage` and `apply`); `dfs` the power-loss tests'.
  */
-export async function writeInputFiles(repoRoot: string, files: readonly InputFileWrite[], failpoint: Failpoint = () => undefined): Promise<void> {
-  await removeLeftovers(repoRoot, files);
+export async function writeInputFiles(repoRoot: string, planned: readonly InputFileWrite[], failpoint: Failpoint = () => undefined, dfs: DurableFs = nodeDurableFs): Promise<void> {
+  // Also where every file is already in place: a run killed after its last placement left staging files.
+  await removeLeftovers(dfs, repoRoot, planned);
+  const files = planned.filter((f) => !f.unchanged);
   const createdDirs: string[] = [];
   const staged: { target: string; temp: string; file: InputFileWrite }[] = [];
   const done: { target: string; backup?: string }[] = [];
   try {
     for (const file of files) {
       const target = path.join(repoRoot, ...file.path.split('/'));
-      await ensureFolder(repoRoot, path.dirname(target), createdDirs);
+      await ensureFolder(dfs, repoRoot, path.dirname(target), createdDirs);
       const temp = siblingName(target, 'new');
       // Listed before writing, so a write that fails halfway (a full disk) is removed too.
       staged.push({ target, temp, file });
-      await guarded('write', target, repoRoot, () => fs.writeFile(temp, file.text, { flag: 'wx', mode: 0o644 }), HINT);
+      await guarded('write', target, repoRoot, () => dfs.writeFile(temp, file.text), HINT);
       failpoint('stage');
     }
+    // Placed files must never point at bytes or folders a power loss could take back.
+    await forEachLimited(staged, ({ target, temp }) => guarded('write', target, repoRoot, () => dfs.syncFile(temp), HINT));
+    await forEachLimited([...new Set(createdDirs.map((d) => path.dirname(d)))], (d) => guarded('write', d, repoRoot, () => dfs.syncFolder(d), HINT));
     for (const { target, temp, file } of staged) {
       const existing = await fs.lstat(target).catch(() => undefined);
       if (existing && !file.replaces) throw new WriteError(error('write', `${file.path} appeared while importing; it was not overwritten`, { file: file.path, hint: 'run the import again' }));
       if (existing && !existing.isFile()) throw new WriteError(error('write', `${file.path} is not a regular file; it was not replaced`, { file: file.path, hint: 'move it away and run the import again' }));
       if (existing) {
         const backup = siblingName(target, 'old');
-        await guarded('replace', target, repoRoot, () => fs.link(target, backup), HINT);
-        await guarded('replace', target, repoRoot, () => fs.rename(temp, target), HINT);
+        await guarded('replace', target, repoRoot, () => dfs.link(target, backup), HINT);
+        await guarded('replace', target, repoRoot, () => dfs.rename(temp, target), HINT);
         done.push({ target, backup });
       } else {
         // link() creates the name only if it does not exist: a file that appeared meanwhile is kept.
-        await guarded('write', target, repoRoot, () => fs.link(temp, target), HINT);
-        await fs.unlink(temp);
+        await guarded('write', target, repoRoot, () => dfs.link(temp, target), HINT);
+        await dfs.rm(temp);
         done.push({ target });
       }
       failpoint('apply');
     }
+    // The new names on disk before the backups (the old files) go.
+    await forEachLimited([...new Set(staged.map((s) => path.dirname(s.target)))], (d) => guarded('write', d, repoRoot, () => dfs.syncFolder(d), HINT));
   } catch (e) {
-    await undo(done, staged, createdDirs);
+    await undo(dfs, done, staged, createdDirs);
     throw e;
   }
-  await Promise.all(done.map((d) => (d.backup ? fs.unlink(d.backup).catch(() => undefined) : undefined)));
+  await Promise.all(done.map((d) => (d.backup ? dfs.rm(d.backup).catch(() => undefined) : undefined)));
 }
 
 const LEFTOVER = /^\..+\.capi-render-import-(new|old)-\d+-[0-9a-f]{8}$/;
 
 /** Staging files of an import that was killed, in the folders this one writes to. */
-async function removeLeftovers(repoRoot: string, files: readonly InputFileWrite[]): Promise<void> {
+async function removeLeftovers(dfs: DurableFs, repoRoot: string, files: readonly InputFileWrite[]): Promise<void> {
   const dirs = [...new Set(files.map((f) => path.join(repoRoot, ...f.path.split('/').slice(0, -1))))];
   for (const dir of dirs) {
     const names = await fs.readdir(dir).catch(() => [] as string[]);
-    for (const name of names) if (LEFTOVER.test(name)) await fs.unlink(path.join(dir, name)).catch(() => undefined);
+    for (const name of names) if (LEFTOVER.test(name)) await dfs.rm(path.join(dir, name)).catch(() => undefined);
   }
 }
 
-async function undo(done: readonly { target: string; backup?: string }[], staged: readonly { temp: string }[], createdDirs: readonly string[]): Promise<void> {
+async function undo(dfs: DurableFs, done: readonly { target: string; backup?: string }[], staged: readonly { temp: string }[], createdDirs: readonly string[]): Promise<void> {
   for (const d of [...done].reverse()) {
-    if (d.backup) await fs.rename(d.backup, d.target).catch(() => undefined);
-    else await fs.unlink(d.target).catch(() => undefined);
+    if (d.backup) await dfs.rename(d.backup, d.target).catch(() => undefined);
+    else await dfs.rm(d.target).catch(() => undefined);
   }
-  for (const s of staged) await fs.unlink(s.temp).catch(() => undefined);
-  for (const dir of [...createdDirs].reverse()) await fs.rmdir(dir).catch(() => undefined);
+  for (const s of staged) await dfs.rm(s.temp, { force: true }).catch(() => undefined);
+  for (const dir of [...createdDirs].reverse()) await dfs.rmdir(dir).catch(() => undefined);
 }
 
 /** Creates the missing folders of `dir` one by one, never through a symbolic link. */
-async function ensureFolder(repoRoot: string, dir: string, created: string[]): Promise<void> {
+async function ensureFolder(dfs: DurableFs, repoRoot: string, dir: string, created: string[]): Promise<void> {
   const parts = path.relative(repoRoot, dir).split(path.sep).filter(Boolean);
   let current = repoRoot;
   for (const part of parts) {
@@ -125,7 +140,7 @@ async function ensureFolder(repoRoot: string, dir: string, created: string[]): P
     if (stat && !stat.isDirectory()) throw new WriteError(error('write', `${path.relative(repoRoot, current)} is a file where a folder is needed`, { file: path.relative(repoRoot, current), hint: 'move that file away' }));
     if (!stat) {
       const at = current;
-      await guarded('create folder', at, repoRoot, () => fs.mkdir(at), HINT);
+      await guarded('create folder', at, repoRoot, () => dfs.mkdir(at), HINT);
       created.push(at);
     }
   }

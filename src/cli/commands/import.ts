@@ -83,7 +83,7 @@ export const importCommand: Command = {
     if (warnings.length > 0) io.stderr.write(formatDiagnostics(warnings, { color }));
     if (values['dry-run']) {
       if (!values.json) io.stdout.write(plan.files.map((f) => `# ${f.path}${f.replaces ? ' (replaces the existing file)' : ''}\n${f.text}`).join('---\n'));
-    } else await writeInputFiles(repoRoot, plan.files.filter((f) => !f.unchanged), failpointFromEnv(io.env));
+    } else await writeInputFiles(repoRoot, plan.files, failpointFromEnv(io.env), io.durableFs);
     if (values.json) io.stdout.write(`${JSON.stringify(importReport(installation, plan, Boolean(values['dry-run'])), null, 2)}\n`);
     else io.stderr.write(textReport(installation, plan, { dryRun: Boolean(values['dry-run']), dumpName: values.from, env }));
     return 0;

@@ -1,6 +1,6 @@
 /** `capi-render mirror`: copy every pinned release into a folder for air-gapped sites. */
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { replaceFileDurably, replaceFilesDurably } from '../../durable-replace.js';
 import { SpecError, UsageError, error } from '../../errors.js';
 import { copyImages, mirrorOverrideText, planImageCopies } from '../../images/mirror-images.js';
 import { createImageRegistry } from '../../images/registry/image-registry.js';
@@ -55,13 +55,8 @@ export const mirrorCommand: Command = {
     const files = mirrorFiles(result.environments.flatMap((e) => e.providers), format as MirrorFormat, { compress: Boolean(values.compress), certManager });
     const target = path.resolve(io.cwd, String(values.to));
     await assertMirrorTarget(ctx.repoRoot, target, result.config, result.outputDir, result.gitopsDir);
-    for (const [rel, content] of files) {
-      const file = path.join(target, rel);
-      await fs.mkdir(path.dirname(file), { recursive: true });
-      const tmp = `${file}.${process.pid}.tmp`;
-      await fs.writeFile(tmp, content);
-      await fs.rename(tmp, file);
-    }
+    // Each file ends whole, old or new, even after a power loss: an air-gapped site copies this folder.
+    await replaceFilesDurably(new Map([...files].map(([rel, content]) => [path.join(target, rel), content])));
     io.stderr.write(`mirrored ${files.size} files (${format}) to ${path.relative(io.cwd, target) || '.'}\n`);
     return 0;
   },
@@ -95,9 +90,7 @@ async function mirrorPinnedImages(ctx: CommandContext): Promise<number> {
   if (byFlag.length > 0) io.stderr.write(`note: passed as a controller argument, not redirected by images: (patch the argument to the mirror): ${[...new Set(byFlag)].sort().join(', ')}\n`);
   if (values['write-overrides']) {
     const file = path.resolve(io.cwd, String(values['write-overrides']));
-    const tmp = `${file}.${process.pid}.tmp`;
-    await fs.writeFile(tmp, overrides);
-    await fs.rename(tmp, file);
+    await replaceFileDurably(file, overrides, { createFolders: false });
     io.stderr.write(`wrote the images: override to ${path.relative(io.cwd, file) || file}\n`);
   }
   io.stdout.write(overrides);
