@@ -19,8 +19,9 @@ import path from 'node:path';
 import { applyCommit, removeEmptyFolders, readPlan, type AppliedCommit, type CommitRecord, type Failpoint } from './apply-staged.js';
 import type { TransactionFs } from './durable-fs.js';
 import { syncAll } from './durable-fs.js';
+import { WriteError, error } from '../errors.js';
 import { WORK_DIR } from './scan-output-folder.js';
-import { guarded } from './write-errors.js';
+import { displayPath, guarded } from './write-errors.js';
 
 /** The marker's name in the work folder. */
 export const COMMIT_FILE = 'commit.json';
@@ -38,6 +39,40 @@ export async function writeCommitMarker(tfs: TransactionFs, work: string, commit
     await tfs.rename(temp, marker);
     await tfs.syncFolder(work);
   });
+}
+
+/**
+ * The marker's record, or undefined when there is none. A damaged one (a hand edit; a file system
+ * that lost its bytes despite the fsync) is a WriteError naming it: the write it records was decided
+ * and may be half installed, so guessing is unsafe — the fix is a rebuild of every environment,
+ * which rewrites whatever that write left, after the user has looked at what is in place.
+ */
+export async function readCommitMarker(work: string, repoRoot: string): Promise<CommitRecord | undefined> {
+  const marker = path.join(work, COMMIT_FILE);
+  const text = await fs.readFile(marker, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  let record: unknown;
+  let problem: string | undefined;
+  try {
+    record = JSON.parse(text);
+  } catch (e) {
+    problem = (e as Error).message;
+  }
+  problem ??= isCommitRecord(record) ? undefined : 'not the record capi-render writes';
+  if (problem === undefined) return record as CommitRecord;
+  throw new WriteError(
+    error('write', `the record of an interrupted write is damaged (${problem}), so capi-render cannot finish that write: the output and capi-render.lock may be partly new`, {
+      file: displayPath(marker, repoRoot),
+      hint: `look at what is in place (git status), then remove the folder ${displayPath(work, repoRoot)} and run capi-render build --force, which renders every environment and rewrites any file left half-way`,
+    }),
+  );
+}
+
+function isCommitRecord(v: unknown): v is CommitRecord {
+  const r = v as Partial<CommitRecord> | null;
+  const strings = (o: unknown, keys: readonly string[]) => typeof o === 'object' && o !== null && keys.every((k) => typeof (o as Record<string, unknown>)[k] === 'string');
+  if (typeof r !== 'object' || r === null || r.version !== 1) return false;
+  return Array.isArray(r.stages) && r.stages.every((s) => typeof s === 'string' && path.isAbsolute(s)) && Array.isArray(r.files) && r.files.every((f) => strings(f, ['target', 'staged', 'backup']));
 }
 
 /**

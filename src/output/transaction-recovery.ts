@@ -6,9 +6,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { SpecError } from '../errors.js';
-import type { CommitRecord, Failpoint } from './apply-staged.js';
+import type { Failpoint } from './apply-staged.js';
 import { acquireBusyLock, isLockAttempt } from './busy-lock.js';
-import { BUSY_FILE, COMMIT_FILE, discardStage, installCommitted, tidyCommitted } from './commit-marker.js';
+import { BUSY_FILE, COMMIT_FILE, discardStage, installCommitted, readCommitMarker, tidyCommitted } from './commit-marker.js';
 import { nodeTransactionFs, type TransactionFs } from './durable-fs.js';
 import { WORK_DIR } from './scan-output-folder.js';
 import { guarded } from './write-errors.js';
@@ -47,17 +47,15 @@ export async function recoverInterruptedWrite(
   tfs: TransactionFs = nodeTransactionFs,
 ): Promise<'none' | 'finished' | 'discarded'> {
   const work = path.join(repoRoot, WORK_DIR);
-  const marker = path.join(work, COMMIT_FILE);
-  const text = await fs.readFile(marker, 'utf8').catch(() => undefined);
-  if (text !== undefined) {
-    const commit = JSON.parse(text) as CommitRecord;
+  const commit = await readCommitMarker(work, repoRoot);
+  if (commit !== undefined) {
     const applied = await guarded('finish the interrupted write in', work, repoRoot, () => installCommitted(tfs, commit, undefined, failpoint));
     await tidyCommitted(tfs, commit, work, applied.emptied);
   }
   // Whatever else is there (stages that were never committed, a half-written marker) is dropped.
   const leftovers = (await fs.readdir(work).catch(() => [])).filter((n) => n !== BUSY_FILE && !isLockAttempt(n, BUSY_FILE));
   for (const name of leftovers) await discardStage(tfs, path.join(work, name), repoRoot);
-  return text !== undefined ? 'finished' : leftovers.length > 0 ? 'discarded' : 'none';
+  return commit !== undefined ? 'finished' : leftovers.length > 0 ? 'discarded' : 'none';
 }
 
 /** Whether a committed write is waiting to be finished (read-only commands refuse to read a half-installed tree). */
