@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { parseLock } from '../lock/lock-file.js';
+import { parseLock, serializeLock } from '../lock/lock-file.js';
 import type { LockFile, LockedEnvironment } from '../lock/lock-types.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import type { Failpoint } from '../output/apply-staged.js';
@@ -64,7 +64,11 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
   const repoRoot = path.resolve(options.render.repoRoot);
   const use = options.render.cache?.use;
   const fingerprintAt = fingerprintFile(options.cacheDir, repoRoot);
-  const previous = options.exportDir || options.force ? undefined : readFingerprint(fingerprintAt, undefined, use);
+  // A lock whose text is not what capi-render writes (edited by hand: reformatted, a field added, an
+  // entry duplicated) is rewritten by a full render; skipping would keep it, so the output would
+  // depend on what the cache remembers.
+  const canonicalLock = options.previousLockText === undefined || serializeLock(options.previousLock) === options.previousLockText;
+  const previous = options.exportDir || options.force || !canonicalLock ? undefined : readFingerprint(fingerprintAt, undefined, use);
   // An environment is skipped only while its lock entry is also what the last build wrote: an entry
   // edited by hand (its CRDs, say, which the inputs hash does not cover) is rendered and repaired.
   // And only while the local release files it pins are the ones pinned (local-artifacts.ts).
@@ -72,7 +76,7 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
   const intact = localArtifactsIntact(repoRoot, options.previousLock);
   const run = await startRender({
     ...options.render,
-    ...(previous ? { skipUnchanged: (env: string, hash: string) => environmentUnchanged(previous, env, skipKey(hash, lockedNow.get(env))) && intact(env) } : {}),
+    ...(previous ? { skipUnchanged: (env: string, hash: string) => environmentUnchanged(previous, env, skipKey(hash, lockedNow.get(env), options.previousLock)) && intact(env) } : {}),
   });
   const out = options.exportDir && options.exportDir !== run.outputDir ? options.exportDir : undefined;
   const written = await writeRenderRun(run, {
@@ -91,7 +95,7 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
     const rendered = new Set(run.rendering);
     // As the next build will read it: the lock file's text, parsed.
     const nextLock = written.lockText !== undefined ? parseLock(written.lockText) : written.lock;
-    const environments = Object.fromEntries(nextLock.environments.filter((e) => rendered.has(e.name) && e.inputs).map((e) => [e.name, skipKey(e.inputs!, e)]));
+    const environments = Object.fromEntries(nextLock.environments.filter((e) => rendered.has(e.name) && e.inputs).map((e) => [e.name, skipKey(e.inputs!, e, nextLock)]));
     const { outDir, gitops } = written.written;
     writeFingerprint(fingerprintAt, takeFingerprint({ previous, outDir, gitopsDir: gitops.root, produced: written.produced, environments }), use);
     if (!options.partial && run.stamp && written.lockText !== undefined) {
@@ -103,9 +107,15 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
   return { run, written };
 }
 
-/** What the fingerprint records per environment: its inputs hash and a digest of its whole lock entry. */
-function skipKey(inputsHash: string, entry: LockedEnvironment | undefined): string {
-  return `${inputsHash} ${createHash('sha256').update(canonicalJson(entry ?? null)).digest('hex')}`;
+/**
+ * What the fingerprint records per environment: its inputs hash and a digest of its whole lock
+ * entry and of the artifact entries its providers use (a url or a duplicate edited in by hand is
+ * not in the inputs hash either).
+ */
+function skipKey(inputsHash: string, entry: LockedEnvironment | undefined, lock: LockFile): string {
+  const used = new Set((entry?.providers ?? []).map((p) => `${p.source}\u0000${p.version}`));
+  const artifacts = lock.artifacts.filter((a) => used.has(`${a.source}\u0000${a.version}`));
+  return `${inputsHash} ${createHash('sha256').update(canonicalJson({ entry: entry ?? null, artifacts })).digest('hex')}`;
 }
 
 /**
