@@ -21,7 +21,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { CacheUse } from '../cache/cache-use.js';
 import type { RecordCount } from '../output/unchanged-summary.js';
-import { fingerprintFile, outputUnchanged, readFingerprint } from '../output/output-fingerprint.js';
+import { fingerprintFile, outputUnchanged, readFingerprint, recordDigests } from '../output/output-fingerprint.js';
 import { packageVersion } from '../package-files.js';
 import { makePrivateDir, writePrivateFile } from '../private-files.js';
 import { normalizeInputText } from '../declarations/input-text.js';
@@ -43,6 +43,11 @@ export interface BuildStamp extends RunStamp {
   localFiles?: LocalFileStat[];
 }
 
+/** A stamp that matched, with the digests of the ownership records the output fingerprint confirmed on disk. */
+export interface MatchedStamp extends BuildStamp {
+  confirmedRecords: { out: string | undefined; gitops: string | undefined };
+}
+
 /** Where the stamp of `repoRoot` (built into its configured folders; exports leave none) lives. */
 export function stampFile(cacheDir: string, repoRoot: string): string {
   const key = createHash('sha256').update(`${path.resolve(repoRoot)}\u0000`).digest('hex');
@@ -57,10 +62,11 @@ export function lockDigest(text: string): string {
  * The stamp of `repoRoot` when the repository is still exactly as it records — inputs, lock, and
  * every output file byte for byte (output/output-fingerprint.ts); undefined otherwise.
  */
-export async function matchingStamp(cacheDir: string, repoRoot: string, lockText: string | undefined, use?: CacheUse): Promise<BuildStamp | undefined> {
+export async function matchingStamp(cacheDir: string, repoRoot: string, lockText: string | undefined, use?: CacheUse): Promise<MatchedStamp | undefined> {
   const file = stampFile(cacheDir, repoRoot);
   if (lockText === undefined) return undefined;
   let stamp: BuildStamp;
+  let output: ReturnType<typeof readFingerprint>;
   try {
     stamp = JSON.parse(await fs.readFile(file, 'utf8')) as BuildStamp;
   } catch {
@@ -68,7 +74,7 @@ export async function matchingStamp(cacheDir: string, repoRoot: string, lockText
   }
   try {
     if (stamp.version !== packageVersion() || stamp.lock !== lockDigest(lockText)) return undefined;
-    const output = readFingerprint(fingerprintFile(cacheDir, repoRoot), { outDir: stamp.outDir, gitopsDir: stamp.gitopsDir });
+    output = readFingerprint(fingerprintFile(cacheDir, repoRoot), { outDir: stamp.outDir, gitopsDir: stamp.gitopsDir });
     if (!output || !outputUnchanged(output)) return undefined;
     if (!localFilesUnchanged(stamp.localFiles ?? [])) return undefined;
     if (JSON.stringify(await inputFileDigests(repoRoot, stamp.dirs)) !== JSON.stringify(stamp.inputFiles)) return undefined;
@@ -77,7 +83,7 @@ export async function matchingStamp(cacheDir: string, repoRoot: string, lockText
     return undefined;
   }
   use?.read(file);
-  return stamp;
+  return { ...stamp, confirmedRecords: recordDigests(output) };
 }
 
 /** Writes the stamp (best effort: without one the next build only takes longer). */

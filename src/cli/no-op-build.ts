@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { createCacheUse, type CacheUse } from '../cache/cache-use.js';
 import { LOCK_FILE } from '../lock/lock-types.js';
 import { WORK_DIR } from '../output/scan-output-folder.js';
-import { unchangedSummary } from '../output/unchanged-summary.js';
+import { confirmedSummary } from '../output/unchanged-summary.js';
 import { matchingStamp } from '../build/build-stamp.js';
 import { cacheSettings } from './cache-settings.js';
 import { splitCommandLine } from './global-options.js';
@@ -33,7 +33,7 @@ export async function reportStampedNoop(ctx: NoopContext): Promise<boolean> {
   const stamp = await matchingStamp(ctx.cacheDir, ctx.repoRoot, ctx.lockText, ctx.use);
   if (!stamp) return false;
   ctx.io.stderr.write(`unchanged since the last build (inputs hash in capi-render.lock): ${summarizeNames(stamp.environments)}\n`);
-  reportWrite(ctx, await unchangedSummary(stamp.outDir, stamp.gitopsDir, stamp.records));
+  reportWrite(ctx, await confirmedSummary(stamp.outDir, stamp.gitopsDir, stamp.records ?? [], stamp.confirmedRecords));
   return true;
 }
 

@@ -163,6 +163,11 @@ export function sha256Of(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/** sha256 of the ownership records as recorded, per folder (undefined: the folder had none). */
+export function recordDigests(fp: OutputFingerprint): { out: string | undefined; gitops: string | undefined } {
+  return { out: markAt(fp.out, OWNERSHIP_FILE)?.[3], gitops: markAt(fp.gitops, OWNERSHIP_FILE)?.[3] };
+}
+
 function markAt(folder: FolderMarks | undefined, rel: string): FileMark | undefined {
   const at = rel.lastIndexOf('/');
   return folder?.get(at < 0 ? '' : rel.slice(0, at))?.get(rel.slice(at + 1));
