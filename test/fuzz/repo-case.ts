@@ -271,7 +271,9 @@ function checkSecrets(c: RepoCase, repo: string, caches: string[], calls: Call[]
   scan(repo, (rel) => inputs.has(rel) || /^(providers|overlays|releases)\//.test(rel) || (c.plaintext && rel.startsWith('rendered/')));
   // The cache keeps parsed release files: a value a mutation put into one (a release linked to the
   // Secret manifest) is release text by then, held in the repository already, not a secret's leak.
-  const inRelease = [...snapshot(path.join(repo, 'releases')).keys()].some((rel) => {
+  const inRelease = [...snapshot(path.join(repo, 'releases'))].some(([rel, e]) => {
+    // Regular files only: reading a FIFO here would block the campaign itself.
+    if (e.type !== 'file') return false;
     try {
       return list.some((s) => readFileSync(path.join(repo, 'releases', rel)).toString('latin1').includes(s));
     } catch {
