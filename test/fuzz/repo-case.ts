@@ -13,7 +13,7 @@
  * 6. a secret value appears nowhere but its input file — and, in plaintext mode, rendered/ and
  *    --stdout — not in stderr, the lock, gitops/ or the cache.
  */
-import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, constants, readFileSync, rmSync, writeFileSync, chmodSync, lstatSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, constants, readFileSync, rmSync, writeFileSync, chmodSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import jsYaml from 'js-yaml';
@@ -271,11 +271,12 @@ function checkSecrets(c: RepoCase, repo: string, caches: string[], calls: Call[]
   scan(repo, (rel) => inputs.has(rel) || /^(providers|overlays|releases)\//.test(rel) || (c.plaintext && rel.startsWith('rendered/')));
   // The cache keeps parsed release files: a value a mutation put into one (a release linked to the
   // Secret manifest) is release text by then, held in the repository already, not a secret's leak.
-  const inRelease = [...snapshot(path.join(repo, 'releases'))].some(([rel, e]) => {
-    // Regular files only: reading a FIFO here would block the campaign itself.
-    if (e.type !== 'file') return false;
+  const inRelease = [...snapshot(path.join(repo, 'releases')).keys()].some((rel) => {
     try {
-      return list.some((s) => readFileSync(path.join(repo, 'releases', rel)).toString('latin1').includes(s));
+      // Through links (the release read them so), regular files only: a FIFO would block the campaign.
+      const file = path.join(repo, 'releases', rel);
+      if (!statSync(file).isFile()) return false;
+      return list.some((s) => readFileSync(file).toString('latin1').includes(s));
     } catch {
       return false;
     }
