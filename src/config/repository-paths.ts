@@ -31,6 +31,11 @@ export function repositoryPathDiagnostics(repoRoot: string, repositories: readon
   repositories.forEach((repo, i) => {
     const setting = `repositories[${i}].path`;
     const at = () => ({ ...locateConfigSetting(repoRoot, ['repositories', i, 'path']), field: setting });
+    // No file system takes a NUL in a path (Node throws on it): say so instead of an internal error.
+    if (repo.path.includes('\0')) {
+      out.push(error('input-path', `${setting} contains a NUL character, which no path may hold`, { ...at(), hint: 'write the folder of the local repository as a plain path' }));
+      return;
+    }
     const folder = path.resolve(repoRoot, repo.path);
     const stat = statSync(folder, { throwIfNoEntry: false });
     if (stat?.isDirectory()) {
