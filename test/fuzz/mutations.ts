@@ -215,8 +215,10 @@ function mutateFs(dir: string, outside: string, file: string, m: Extract<Mutatio
     }
     case 'symlink-out': {
       const target = [path.join(outside, 'outside.yaml'), '/etc/hostname', '/nonexistent/x.yaml', path.join(outside, 'dir')][m.at % 4]!;
-      if (m.at % 8 < 4) rmSync(abs, { force: true });
-      symlinkSync(target, m.at % 8 < 4 ? abs : path.join(folder, 'fz-link.yaml'));
+      const at = m.at % 8 < 4 ? abs : path.join(folder, 'fz-link.yaml');
+      // A second link mutation may pick the same place: replace, as a hand edit would.
+      rmSync(at, { force: true });
+      symlinkSync(target, at);
       return;
     }
     case 'symlink-dir': {
