@@ -28,7 +28,7 @@
  * only they are synced; a no-op build stages nothing and syncs nothing.
  */
 import { promises as fs } from 'node:fs';
-import { forEachLimited, fsyncPath } from '../durable-replace.js';
+import { forEachLimited, nodeDurableFs } from '../durable-replace.js';
 
 /** The changing calls the output write makes (paths absolute). */
 export interface TransactionFs {
@@ -47,17 +47,11 @@ export interface TransactionFs {
   syncFolder(dir: string): Promise<void>;
 }
 
-/** The real file system. */
+/** The real file system: the durable-replace calls, but a staged file may be written over (a stage is private) and a file may be copied (EXDEV). */
 export const nodeTransactionFs: TransactionFs = {
+  ...nodeDurableFs,
   writeFile: (file, text) => fs.writeFile(file, text),
-  link: (existing, created) => fs.link(existing, created),
-  mkdir: (dir, options) => fs.mkdir(dir, options),
-  rename: (from, to) => fs.rename(from, to),
   copyFile: (from, to) => fs.copyFile(from, to),
-  rm: (target, options) => fs.rm(target, options),
-  rmdir: (dir) => fs.rmdir(dir),
-  syncFile: (file) => fsyncPath(file, false),
-  syncFolder: (dir) => fsyncPath(dir, true),
 };
 
 /**
