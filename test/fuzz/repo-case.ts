@@ -13,7 +13,7 @@
  * 6. a secret value appears nowhere but its input file — and, in plaintext mode, rendered/ and
  *    --stdout — not in stderr, the lock, gitops/ or the cache.
  */
-import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, constants, readFileSync, rmSync, writeFileSync, chmodSync, lstatSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, constants, readFileSync, rmSync, writeFileSync, chmodSync, lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import jsYaml from 'js-yaml';
@@ -186,7 +186,23 @@ async function invoke(argv: string[], cwd: string, env: Record<string, string>, 
 
 /** A reader blocked on a FIFO gets end-of-file, so a hung command cannot hold a thread forever. */
 function releaseFifos(dir: string): void {
+  walkTree(dir, () => true, (abs, st) => {
+    if (!st.isFIFO()) return;
+    try {
+      closeSync(openSync(abs, constants.O_WRONLY | constants.O_NONBLOCK));
+    } catch {
+      // No reader: nothing to release.
+    }
+  });
+}
+
+/**
+ * Visits every folder under root, links not followed: `enterFolder` runs before a folder is listed
+ * and returns false to leave it unlisted; `visitEntry` sees every entry that is not a folder.
+ */
+function walkTree(root: string, enterFolder: (dir: string) => boolean, visitEntry: (abs: string, st: Stats) => void): void {
   const walk = (d: string) => {
+    if (!enterFolder(d)) return;
     let names: string[];
     try {
       names = readdirSync(d);
@@ -196,16 +212,11 @@ function releaseFifos(dir: string): void {
     for (const n of names) {
       const abs = path.join(d, n);
       const st = lstatSync(abs);
-      if (st.isFIFO()) {
-        try {
-          closeSync(openSync(abs, constants.O_WRONLY | constants.O_NONBLOCK));
-        } catch {
-          // No reader: nothing to release.
-        }
-      } else if (st.isDirectory()) walk(abs);
+      if (st.isDirectory()) walk(abs);
+      else visitEntry(abs, st);
     }
   };
-  walk(dir);
+  walk(root);
 }
 
 function violation(call: Call, what: string): never {
@@ -305,23 +316,16 @@ function streamOfFolder(folder: string): string | undefined {
 
 /** Gives back write and read permission everywhere under root, so it can be removed. */
 function unlockModes(root: string): void {
-  const walk = (d: string) => {
-    try {
-      chmodSync(d, 0o755);
-    } catch {
-      return;
-    }
-    let names: string[];
-    try {
-      names = readdirSync(d);
-    } catch {
-      return;
-    }
-    for (const n of names) {
-      const abs = path.join(d, n);
-      const st = lstatSync(abs);
-      if (st.isDirectory()) walk(abs);
-    }
-  };
-  walk(root);
+  walkTree(
+    root,
+    (d) => {
+      try {
+        chmodSync(d, 0o755);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    () => {},
+  );
 }
