@@ -1,5 +1,6 @@
 import jsYaml from 'js-yaml';
 import { SpecError, error } from '../errors.js';
+import { measureExpansion } from './alias-expansion.js';
 import { isJsonObject, type JsonValue, type KubeObject } from './object.js';
 import type { Resource } from './resource.js';
 
@@ -138,10 +139,22 @@ function nameProblem(doc: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-/** Throws a `yaml-limit` error when `value` (aliases expanded) holds more values than the budget left. */
+/**
+ * Throws a `yaml-limit` error when one document (`value`, aliases expanded) holds more values than the
+ * budget left, or more of them through aliases than clusterctl's YAML decoder allows (alias-expansion.ts).
+ */
 export function countNodes(value: JsonValue, budget: { remaining: number }, source: string): void {
   // Aliases make shared sub-trees; counting the expanded size bounds what later steps will walk.
-  if (!countWithin(value, budget)) {
+  const problem = measureExpansion(value, budget);
+  if (problem === 'excessive-aliasing') {
+    throw new SpecError(
+      error('yaml-limit', `${source} has a document that contains excessive aliasing (a YAML alias bomb?): most of what it expands to comes from aliases`, {
+        file: source,
+        hint: "clusterctl and the operator refuse it too (go-yaml's alias-ratio rule); write the repeated content out, or remove the aliases",
+      }),
+    );
+  }
+  if (problem === 'too-many-values') {
     throw new SpecError(
       error('yaml-limit', `${source} expands to more than ${DEFAULT_PARSE_LIMITS.maxNodes} values (YAML alias bomb?)`, {
         file: source,
@@ -150,14 +163,7 @@ export function countNodes(value: JsonValue, budget: { remaining: number }, sour
   }
 }
 
-/** Counts values against the budget: false once it is spent. */
+/** Whether one document stays within the budget and the aliasing rule. */
 function countWithin(value: JsonValue, budget: { remaining: number }): boolean {
-  const stack: JsonValue[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop() as JsonValue;
-    if (--budget.remaining < 0) return false;
-    if (Array.isArray(v)) for (const item of v) stack.push(item);
-    else if (v !== null && typeof v === 'object') for (const key in v) stack.push(v[key] as JsonValue);
-  }
-  return true;
+  return measureExpansion(value, budget) === undefined;
 }
