@@ -6,5 +6,7 @@ export default defineConfig({
     include: ['test/fuzz/long-run.fuzz.ts'],
     testTimeout: 0,
     hookTimeout: 60_000,
+    // The cases' repositories on a memory file system, as in npm test (test/helpers/memory-tmp.ts).
+    globalSetup: ['test/helpers/memory-tmp.ts'],
   },
 });
