@@ -28,8 +28,9 @@ export type ExpansionProblem = 'excessive-aliasing' | 'too-many-values';
 
 /**
  * Walks one document in document order (as a decoder meets its nodes), spending one unit of `budget`
- * per value (map keys count towards the aliasing share only, as go-yaml decodes them); returns the first problem met, or undefined. A container met a second time
- * is an alias: it and everything under it count as aliased.
+ * per value (map keys count towards the aliasing share only, as go-yaml decodes them too); returns the
+ * first problem met, or undefined. A container met a second time is an alias: it and everything under
+ * it count as aliased.
  */
 export function measureExpansion(document: unknown, budget: { remaining: number }): ExpansionProblem | undefined {
   const seen = new Set<object>();
