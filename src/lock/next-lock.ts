@@ -151,6 +151,25 @@ function inputFileChanges(before: readonly LockedInputFile[] | undefined, after:
   return out;
 }
 
+/**
+ * Whether capi-render.lock's text is the one capi-render writes for its content: a comment, a
+ * reformatting or a field capi-render does not write is not, and a build rewrites it (the content is
+ * compared by {@link describeLockChanges}), so `check` and `--frozen` cannot call it unchanged. Line
+ * endings and a byte-order mark are not a change (a Windows checkout of the same commit), as for every
+ * committed file `check` reads. `committed` is that text parsed.
+ */
+export function describeLockTextChange(committedText: string | undefined, committed: LockFile): string | undefined {
+  if (committedText === undefined) return undefined;
+  const unmarked = committedText.charCodeAt(0) === 0xfeff ? committedText.slice(1) : committedText;
+  const text = unmarked.replace(/\r\n/g, '\n');
+  const canonical = serializeLock(committed);
+  if (text === canonical) return undefined;
+  const [have, want] = [text.split('\n'), canonical.split('\n')];
+  let line = 0;
+  while (line < have.length && have[line] === want[line]) line++;
+  return `from line ${line + 1}: not what capi-render writes for this lock (a comment, a reformatting or a field added by hand); a build rewrites it`;
+}
+
 /** Human-readable differences between two locks (empty when they serialise identically). */
 export function describeLockChanges(before: LockFile, after: LockFile): string[] {
   if (before === after || serializeLock(before) === serializeLock(after)) return [];

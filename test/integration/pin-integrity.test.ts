@@ -79,6 +79,10 @@ describe('the lock never overrides the inputs', () => {
     { name: 'source (another source: stale, re-resolved from the spec\'s)', edit: (t) => editEntry(t, KUBEADM, 'source', 'github:evil/cluster-api'), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
     { name: 'contract', edit: (t) => editEntry(t, KUBEADM, 'contract', 'v1beta1'), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
     { name: 'an environment\'s inputs hash', edit: (t) => t.replace(/^( {2}inputs: )[0-9a-f]{64}$/m, `$1${'a'.repeat(64)}`), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
+    // The content is what the inputs say; only the text is not what a build writes (a build rewrites it).
+    { name: 'a comment added by hand', edit: (t) => t.replace(/^environments:\n/m, '# pinned by hand\nenvironments:\n'), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
+    { name: 'a field capi-render does not write', edit: (t) => `${t}reviewedBy: someone\n`, check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
+    { name: 'the same content reformatted (a version quoted)', edit: (t) => t.replace(/^( {4}version: )(v[\d.]+)$/m, '$1"$2"'), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
     { name: 'an extra environment entry', edit: (t) => t.replace(/^environments:\n/m, 'environments:\n- name: aaa\n  providers: []\n'), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
     {
       name: 'a missing provider entry',
@@ -131,6 +135,25 @@ describe('the lock never overrides the inputs', () => {
       }
     });
   }
+
+  it('a lock whose text is not what a build writes: check and --frozen name the first line that differs; CRLF and a BOM are not a change', async () => {
+    const repo = copyExample({ committed: true });
+    const cache = tempDir();
+    const committed = readFileSync(path.join(repo, LOCK), 'utf8');
+    const lines = committed.split('\n');
+    const at = lines.indexOf('environments:');
+    writeFileSync(path.join(repo, LOCK), [...lines.slice(0, at), '# pinned by hand', ...lines.slice(at)].join('\n'));
+    for (const argv of [['check'], ['build', '--frozen']]) {
+      const r = await cli(repo, cache, ...argv, '--offline');
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`from line ${at + 1}: not what capi-render writes for this lock (a comment, a reformatting or a field added by hand); a build rewrites it`);
+    }
+    writeFileSync(path.join(repo, LOCK), `\ufeff${committed.replace(/\n/g, '\r\n')}`);
+    for (const argv of [['check'], ['build', '--frozen']]) {
+      const r = await cli(repo, cache, ...argv, '--offline');
+      expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(0);
+    }
+  });
 
   it('names the exact lock line of the contradicted entry', async () => {
     const repo = copyExample({ committed: true });

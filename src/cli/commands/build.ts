@@ -1,7 +1,7 @@
 /** `capi-render build`: render environments, write rendered/, gitops/ and capi-render.lock as one transaction (or print with --stdout). */
 import path from 'node:path';
 import { DriftError, UsageError, error } from '../../errors.js';
-import { describeLockChanges } from '../../lock/next-lock.js';
+import { describeLockChanges, describeLockTextChange } from '../../lock/next-lock.js';
 import { repairedFiles, runBuild, type BuildRun } from '../../build/run-build.js';
 import { refuseIrregularRepositoryFiles } from '../../output/regular-files.js';
 import { reportStampedNoop } from '../no-op-build.js';
@@ -58,7 +58,7 @@ export const buildCommand: Command = {
           const parts = [...(e.certManager ? [`cert-manager ${e.certManager.version}`] : []), ...e.providers.map((p) => `${p.label} ${p.version}`)];
           lines.push(`rendered ${e.environment.name}: ${parts.length > 0 ? parts.join(', ') : 'no providers'}\n`);
         },
-        beforeCommit: (lock) => refuseLockChange(values, prepared.lock, lock),
+        beforeCommit: (lock) => refuseLockChange(values, prepared.lock, lock, prepared.lockText),
       });
     } finally {
       await prepared.settleCache();
@@ -80,7 +80,7 @@ async function printEnvironment(ctx: CommandContext, prepared: PreparedRender): 
   const result = await render(prepared.options);
   await prepared.settleCache();
   if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
-  refuseLockChange(values, prepared.lock, result.lock);
+  refuseLockChange(values, prepared.lock, result.lock, prepared.lockText);
   if (result.environments.length !== 1) {
     throw new UsageError(`--stdout prints one environment; choose one with --env (${result.allEnvironments.join(', ')})`);
   }
@@ -89,9 +89,10 @@ async function printEnvironment(ctx: CommandContext, prepared: PreparedRender): 
 }
 
 /** `--frozen`: a build that would change the lock fails (before anything is written). */
-function refuseLockChange(values: CommandContext['values'], before: LockFile, after: LockFile): void {
+function refuseLockChange(values: CommandContext['values'], before: LockFile, after: LockFile, committedText: string | undefined): void {
   if (!values.frozen) return;
-  const changes = describeLockChanges(before, after);
+  const textChange = describeLockTextChange(committedText, before);
+  const changes = [...describeLockChanges(before, after), ...(textChange ? [textChange] : [])];
   if (changes.length === 0) return;
   throw new DriftError(
     error('frozen', `--frozen: the build would change capi-render.lock:\n  ${changes.join('\n  ')}`, {

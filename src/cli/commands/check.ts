@@ -8,7 +8,7 @@ import { DriftError, UsageError, error, warning, type Diagnostic } from '../../e
 import { OWNERSHIP_FILE, parseOwnership } from '../../output/ownership.js';
 import { normalizeInputText } from '../../declarations/input-text.js';
 import { compareTrees, type FileDrift } from '../../check/compare-output.js';
-import { describeLockChanges } from '../../lock/next-lock.js';
+import { describeLockChanges, describeLockTextChange } from '../../lock/next-lock.js';
 import { readRegularFile, refuseIrregularRepositoryFiles, regularOutputFolder, type RegularOutputFolder } from '../../output/regular-files.js';
 import { isGitopsFileOf } from '../../gitops/layout.js';
 import { startRender } from '../../render/render-run.js';
@@ -84,7 +84,8 @@ export const checkCommand: Command = {
     drift.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     const foreign = [...rendered.foreign.map((f) => `${outRel}/${f}`), ...gitops.foreign.map((f) => `${rel(run.gitopsDir)}/${f}`)];
     if (foreign.length > 0) io.stderr.write(formatDiagnostics([warning('output-location', `not written by capi-render (ignored): ${foreign.join(', ')}`)], { color }));
-    const lockChanges = describeLockChanges(prepared.lock, lock);
+    const lockTextChange = describeLockTextChange(prepared.lockText, prepared.lock);
+    const lockChanges = [...describeLockChanges(prepared.lock, lock), ...(lockTextChange ? [lockTextChange] : [])];
     if (drift.length === 0 && lockChanges.length === 0) {
       io.stderr.write(`check: ${names.length} environment${names.length === 1 ? '' : 's'} up to date (${planned.size + gitopsPlanned.size} files, capi-render.lock)\n`);
       return 0;
