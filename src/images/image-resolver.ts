@@ -4,8 +4,8 @@
  * per build, however many environments use it; `--offline` resolves nothing.
  */
 import path from 'node:path';
-import { FetchError, SpecError, error } from '../errors.js';
-import type { LockedVerification } from '../lock/lock-types.js';
+import { FetchError, SpecError, error, warning, type Diagnostic } from '../errors.js';
+import { LOCK_FILE, type LockedVerification } from '../lock/lock-types.js';
 import type { TrustMaterialSource } from './verify/trusted-root.js';
 import type { VerifyRule } from './verify/verify-rules-schema.js';
 import type { DigestLookup } from './pin-images.js';
@@ -24,6 +24,13 @@ export interface ImageResolverOptions {
   /** Key rules' key files are read from here. */
   repoRoot: string;
   offline: boolean;
+  /**
+   * What to do with a locked verification whose evidence does not verify (or is missing):
+   * 'repair' verifies the image again from its registry and says so (build); 'refuse' fails naming
+   * the lock line (check, --frozen). Default 'repair'. `lockText` gives the line numbers.
+   */
+  evidenceRule?: 'repair' | 'refuse';
+  lockText?: string;
   /** Images to resolve again although the lock has them (`upgrade --images`). Default: none. */
   refresh?: (image: string) => boolean;
   /** A registry client for a policy (created once per distinct policy). */
@@ -34,11 +41,14 @@ export interface ImageResolver {
   /** The lookup for environments with `policy`. */
   lookup(policy: RegistryPolicy): DigestLookup;
   /**
-   * Checks `image@digest` against the rule that matched it (`imagePolicy.verify[index]`): the lock's
-   * record when it is for this digest and this rule (no registry), else the registry's signatures,
-   * once per build for each image and rule. `trustedRoot`: a repository-relative file, or the shipped root.
+   * Checks `image@digest` against the rule that matched it (`imagePolicy.verify[index]`), once per
+   * build for each image, digest and rule: from the signature evidence the lock keeps for this
+   * digest, verified offline (no registry); else — no evidence, or evidence that no longer verifies
+   * — from the registry's signatures (`evidenceRule` decides whether that is allowed, and `note`
+   * hears the one line saying it happened). `trustedRoot`: a repository-relative file, or the
+   * shipped root. `pulledFrom`: where the image is pulled from, when that differs from `image`.
    */
-  verify(image: string, digest: string, match: { rule: VerifyRule; index: number }, policy: RegistryPolicy, trustedRoot: string | undefined): Promise<LockedVerification>;
+  verify(image: string, digest: string, match: { rule: VerifyRule; index: number }, policy: RegistryPolicy, trustedRoot: string | undefined, note?: (d: Diagnostic) => void): Promise<LockedVerification>;
   /** What this build asked registries, by image (for `plan` and the report). */
   resolved(): ReadonlyMap<string, ResolvedImage>;
 }
@@ -67,26 +77,55 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
     return root;
   };
   return {
-    async verify(image, digest, match, policy, trustedRoot) {
+    async verify(image, digest, match, policy, trustedRoot, note) {
       const { ruleIdIn } = await import('./verify/verify-key.js');
       const rule = ruleIdIn(options.repoRoot, match.rule);
-      const locked = options.locked.get(image);
-      if (locked?.digest === digest && locked.verified?.rule === rule && !options.refresh?.(image)) return locked.verified;
-      if (options.offline) {
-        throw new FetchError(
-          error('offline', `--offline: image ${image}@${digest} has no verification against imagePolicy.verify[${match.index}] (rule ${rule}) in capi-render.lock`, {
-            hint: 'build once online: the signature is checked and the result locked (a new or changed rule must be verified again)',
-          }),
-        );
-      }
       const key = `${image}\u0000${digest}\u0000${rule}`;
       let pending = verified.get(key);
       if (!pending) {
         const location = parseImageLocation(image);
         if (!location) throw new SpecError(error('image', `cannot verify image ${JSON.stringify(image)}: it is not a registry/repository:tag reference`));
+        const subject = { reference: image, registry: location.registry, repository: location.repository, digest };
+        const locked = options.locked.get(image);
+        const evidenceFor = locked?.digest === digest && !options.refresh?.(image) ? locked.verified : undefined;
         pending = (async () => {
-          const [{ verifyImage }, root] = await Promise.all([import('./verify/verify-image.js'), trustedRootFor(trustedRoot)]);
-          return verifyImage({ reference: image, registry: location.registry, repository: location.repository, digest }, match, { registry: registryFor(policy), repoRoot: options.repoRoot, trustedRoot: root });
+          const [verifyModule, root] = await Promise.all([import('./verify/verify-image.js'), trustedRootFor(trustedRoot)]);
+          // The lock's evidence for this very digest, checked offline against the rule as it is now.
+          let why: string | undefined;
+          if (locked?.digest === digest && !options.refresh?.(image)) {
+            if (!evidenceFor) why = 'has no verification record';
+            else if (evidenceFor.evidence === undefined) why = 'has no signature evidence';
+            else {
+              try {
+                return verifyModule.verifyEvidence(subject, match, evidenceFor, { repoRoot: options.repoRoot, trustedRoot: root });
+              } catch (e) {
+                if (!(e instanceof verifyModule.SignatureVerificationError)) throw e;
+                if (e.reason === 'key-file') throw e;
+                why = `keeps signature evidence that does not verify (${e.detail})`;
+              }
+            }
+          }
+          const line = why === undefined || options.lockText === undefined ? undefined : lockImageLine(options.lockText, image);
+          const at = { file: LOCK_FILE, ...(line ? { line, col: 1 } : {}) };
+          const what = `image ${image}@${digest}: capi-render.lock ${why ?? ''} for imagePolicy.verify[${match.index}] (rule ${rule})`;
+          if (why !== undefined && options.evidenceRule === 'refuse') {
+            throw new SpecError(
+              error('lock', what, {
+                ...at,
+                hint: 'run `capi-render build` (online) to verify the image from its registry and lock the signature that passes, and commit the result; capi-render.lock records verification only with evidence that proves it',
+              }),
+            );
+          }
+          if (options.offline) {
+            throw new FetchError(
+              error('offline', `--offline: image ${image}@${digest} has no signature evidence that verifies against imagePolicy.verify[${match.index}] (rule ${rule}) in capi-render.lock`, {
+                ...(why !== undefined ? at : {}),
+                hint: 'build once online: the signature is checked in the registry and locked with its evidence',
+              }),
+            );
+          }
+          if (why !== undefined) note?.(warning('lock', `${what}: verified again from the registry`, at));
+          return verifyModule.verifyImage(subject, match, { registry: registryFor(policy), repoRoot: options.repoRoot, trustedRoot: root });
         })();
         verified.set(key, pending);
       }
@@ -122,4 +161,18 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
     },
     resolved: () => answers,
   };
+}
+
+/** 1-based line of the `- image:` entry for `image` in a lock text as serializeLock writes it. */
+function lockImageLine(text: string, image: string): number | undefined {
+  const lines = text.split('\n');
+  let inImages = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.replace(/\r$/, '');
+    if (/^[^\s-]/.test(line)) inImages = line === 'images:';
+    if (!inImages) continue;
+    const m = /^- image: (.*)$/.exec(line);
+    if (m && m[1]!.trim().replace(/^(['"])(.*)\1$/, '$2') === image) return i + 1;
+  }
+  return undefined;
 }

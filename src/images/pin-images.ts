@@ -22,10 +22,12 @@ export interface PinnedImages {
   components: RenderedComponent[];
   /** The images this environment's output runs that were pinned here, sorted (their digests are in `digests`). */
   images: string[];
-  /** image → digest, for every image in `images`. */
+  /** image → digest, for every image in `images`, and for every image written with a digest that a rule verified. */
   digests: Map<string, string>;
-  /** image → what its signature passed, for the images a rule applies to. */
+  /** image (without its digest) → what its signature passed, for the images a rule applies to. */
   verifications: Map<string, LockedVerification>;
+  /** Every image the output runs, as rendered (with a digest where it was written with one), sorted. */
+  all: string[];
 }
 
 /** The reference with its digest: `repo:tag` → `repo:tag@sha256:…`. */
@@ -40,34 +42,41 @@ export function hasDigest(image: string): boolean {
 
 /**
  * Pins every image of `components`. Every image that cannot be resolved is reported, each once,
- * naming the objects that use it; nothing is returned then.
+ * naming the objects that use it; nothing is returned then. An image written with a digest already
+ * is left as it is, and its signature is checked all the same (a rule covers every image it names).
  */
 export async function pinImages(components: readonly RenderedComponent[], lookup: DigestLookup, check?: SignatureCheck): Promise<PinnedImages> {
   const users = new Map<string, string[]>();
   for (const component of components) {
     for (const object of component.objects) {
       for (const site of imageSites(object)) {
-        if (hasDigest(site.image)) continue;
         const list = users.get(site.image) ?? [];
         list.push(`${describeObject(object)} container ${JSON.stringify(site.container)}`);
         users.set(site.image, list);
       }
     }
   }
-  const images = [...users.keys()].sort();
+  const all = [...users.keys()].sort();
+  const images = all.filter((image) => !hasDigest(image));
   const digests = new Map<string, string>();
   const verifications = new Map<string, LockedVerification>();
   const problems: Diagnostic[] = [];
   await Promise.all(
-    images.map(async (image) => {
+    all.map(async (reference) => {
+      const written = hasDigest(reference);
+      const image = written ? reference.slice(0, reference.lastIndexOf('@')) : reference;
       try {
-        const digest = await lookup(image);
-        digests.set(image, digest);
+        const digest = written ? reference.slice(reference.lastIndexOf('@') + 1) : await lookup(image);
+        if (!written) digests.set(image, digest);
         const verified = await check?.(image, digest);
-        if (verified) verifications.set(image, verified);
+        if (verified) {
+          verifications.set(image, verified);
+          // Written with its digest, it is pinned all the same: the lock keeps its evidence too.
+          if (written) digests.set(image, digest);
+        }
       } catch (e) {
         if (!(e instanceof RenderError)) throw e;
-        const used = users.get(image)!;
+        const used = users.get(reference)!;
         problems.push(...e.diagnostics.map((d) => ({ ...d, object: d.object ?? used[0]!, message: `${d.message} (used by ${used.slice(0, 3).join(', ')}${used.length > 3 ? ` and ${used.length - 3} more` : ''})` })));
       }
     }),
@@ -86,5 +95,6 @@ export async function pinImages(components: readonly RenderedComponent[], lookup
     images,
     digests,
     verifications,
+    all,
   };
 }

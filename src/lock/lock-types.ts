@@ -67,8 +67,15 @@ export interface LockedVerification {
   /** Keyless: the certificate's identity and OIDC issuer. */
   identity?: string;
   issuer?: string;
-  /** Digest of the signature's manifest. */
+  /** Digest of the signature's manifest (where it was found; for the reader). */
   signature: string;
+  /**
+   * The signature that passed, as found (images/verify/verification-evidence.ts): every build,
+   * `check` and `--frozen` verify it again offline against the rule and the trusted root, so this
+   * record proves itself. Absent in locks written before capi-render kept it: `build` then verifies
+   * the image again from its registry, `check` and `--frozen` refuse.
+   */
+  evidence?: string;
 }
 
 /** sha256 of one input file (line endings and BOM normalised), so a changed input can be named. */

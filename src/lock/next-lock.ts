@@ -83,6 +83,7 @@ export type LockChange =
   | { kind: 'artifact-digest'; artifact: LockedArtifact; before: string }
   | { kind: 'image-digest'; image: string; before: string; after: string }
   | { kind: 'image-verification'; image: string; before: string | undefined; after: string | undefined }
+  | { kind: 'image-evidence'; image: string }
   | { kind: 'image-added' | 'image-removed'; env: string; image: string }
   | { kind: 'input-file'; file: string; change: 'edited' | 'added' | 'removed' };
 
@@ -125,6 +126,7 @@ export function lockChanges(before: LockFile, after: LockFile): LockChange[] {
     const was = imagesBefore.get(i.image);
     if (was !== undefined && was.digest !== i.digest) out.push({ kind: 'image-digest', image: i.image, before: was.digest, after: i.digest });
     else if (was !== undefined && was.verified?.rule !== i.verified?.rule) out.push({ kind: 'image-verification', image: i.image, before: was.verified?.rule, after: i.verified?.rule });
+    else if (was !== undefined && JSON.stringify(was.verified) !== JSON.stringify(i.verified)) out.push({ kind: 'image-evidence', image: i.image });
   }
   const key = (x: LockedArtifact) => artifactKey(x.source, x.version, x.file);
   const beforeArtifacts = new Map(before.artifacts.map((x) => [key(x), x]));
@@ -207,6 +209,8 @@ export function describeLockChanges(before: LockFile, after: LockFile): string[]
         return [`${c.env}: image ${c.image} no longer pinned`];
       case 'image-digest':
         return [`image ${c.image}: digest ${c.before} → ${c.after}`];
+      case 'image-evidence':
+        return [`image ${c.image}: the signature evidence of its verification changed`];
       case 'image-verification':
         return [`image ${c.image}: ${c.after === undefined ? `no longer verified (was rule ${c.before})` : c.before === undefined ? `verified against rule ${c.after}` : `verified against rule ${c.before} → ${c.after} (the rule changed)`}`];
       case 'input-file':

@@ -109,6 +109,28 @@ export function listImages(objects: readonly KubeObject[]): string[] {
   return [...images].sort();
 }
 
+/**
+ * Where `images:` sends each of `released` (the images an artifact itself names): the rendered
+ * reference → the released references that became it. An image no override touches maps to itself;
+ * one that does not parse is left out (the override steps report it). What a verify rule matches
+ * against, so a rule written for the names a provider releases still applies to its mirror. Pure.
+ */
+export function imageOrigins(released: readonly string[], component: string, overrides: ImageOverrides): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const image of released) {
+    let rendered: string;
+    try {
+      rendered = alterImage(image, component, overrides, 'tolerant', () => ({ object: { apiVersion: 'v1', kind: 'Pod', metadata: {} }, field: '', container: undefined }));
+    } catch {
+      continue;
+    }
+    const list = out.get(rendered) ?? [];
+    if (!list.includes(image)) list.push(image);
+    out.set(rendered, list);
+  }
+  return out;
+}
+
 interface ImageSite {
   object: KubeObject;
   field: string;

@@ -33,7 +33,7 @@ import { manifestLabel } from '../declarations/provider-kinds.js';
 import { addLabels, commonLabels } from './common-labels.js';
 import { cleanObjects } from './clean-objects.js';
 import { checkCrdNames } from './crd-names.js';
-import { applyImageOverrides, type ImageOverrides } from './image-overrides.js';
+import { applyImageOverrides, imageOrigins, listImages, type ImageOverrides } from './image-overrides.js';
 import { inventoryObject } from './inventory.js';
 import { addNamespaceIfMissing, fixTargetNamespace, inspectTargetNamespace } from './target-namespace.js';
 import { compileTemplate, type CompiledTemplate, type DocumentPart, type VariableUse } from './variables/index.js';
@@ -85,6 +85,8 @@ export interface ProviderComponents {
   /** Variables whose value came from a lookup (not a default), sorted. */
   usedVariables: string[];
   targetNamespace: string;
+  /** Each workload image as rendered → the images of the artifact that `images:` turned into it (image-overrides.ts imageOrigins). */
+  releasedImages: Map<string, string[]>;
 }
 
 /** Runs steps 1–13 for one provider. */
@@ -137,6 +139,7 @@ export function renderProviderComponents(input: ProviderComponentsInput): Provid
     variables: substituted.variables,
     usedVariables: substituted.used,
     targetNamespace: target,
+    releasedImages: imageOrigins(listImages(resources.map((r) => r.object)), label, input.images),
   };
   if (key !== undefined) input.memo!.set(key, result);
   return result;

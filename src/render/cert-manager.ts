@@ -17,7 +17,7 @@ import { setIn, type KubeObject } from '../manifest/object.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import { addLabels, CLUSTERCTL_CORE_LABEL, CLUSTERCTL_LABEL } from '../process/common-labels.js';
 import { cleanObjects } from '../process/clean-objects.js';
-import { applyImageOverrides, type ImageOverrides } from '../process/image-overrides.js';
+import { applyImageOverrides, imageOrigins, listImages, type ImageOverrides } from '../process/image-overrides.js';
 import { parseVersionRequest } from '../resolve/select-version.js';
 import { createLocalRepositorySource } from '../source/local-repository.js';
 import { parseVersion } from '../declarations/versions.js';
@@ -43,6 +43,8 @@ export const CERT_MANAGER_LOCK_NAME = 'cert-manager';
 
 export interface RenderedCertManager {
   component: RenderedComponent;
+  /** Each workload image as rendered → the images of the release that `images:` turned into it. */
+  releasedImages: Map<string, string[]>;
   lock: LockedProvider;
   artifact: { file: string; url: string; sha256: string; text: string };
   sourceId: string;
@@ -102,11 +104,13 @@ export async function renderCertManager(
   if (!processed) {
     // cert-manager is installed as published (clusterctl substitutes no variables in it), so its
     // text holds no secret value and its parse may be cached.
-    processed = processCertManager(session.parser.parseText(artifact.text, where).map((r) => r.object), version, images, where);
+    const parsed = session.parser.parseText(artifact.text, where).map((r) => r.object);
+    processed = { objects: processCertManager(parsed, version, images, where), releasedImages: imageOrigins(listImages(parsed), CERT_MANAGER_COMPONENT, images) };
     session.certManager.set(key, processed);
   }
   return {
-    component: { name: CERT_MANAGER_COMPONENT, objects: [...processed] },
+    component: { name: CERT_MANAGER_COMPONENT, objects: [...processed.objects] },
+    releasedImages: processed.releasedImages,
     lock: { provider: CERT_MANAGER_LOCK_NAME, requested: settings.version ?? '', version, contract: '', source: source.id, variables: [] },
     artifact: { file: ps.componentsFile, url: artifact.url, sha256: artifact.sha256, text: artifact.text },
     sourceId: source.id,

@@ -32,6 +32,8 @@ export interface EnvironmentInputs {
   labels?: Record<string, string>;
   /** The overlay file, for messages. */
   file?: string;
+  /** The overlay chain, base first (where a setting such as imagePolicy.verify may come from). */
+  overlays?: readonly string[];
 }
 
 /** What was resolved for one provider: the lock and reports are built from this. */

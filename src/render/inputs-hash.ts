@@ -46,8 +46,9 @@ export function environmentInputsHash(
   const digests = artifacts.filter((a) => used.has(`${a.source}\u0000${a.version}`)).map((a) => `${a.source} ${a.version} ${a.file} ${a.sha256}`).sort();
   const lockPart = lockedProviders ? canonicalJson([...lockedProviders].sort((a, b) => (a.provider < b.provider ? -1 : 1))) : '';
   const hash = createHash('sha256').update(buildHash).update('\n').update(composed.inputsHash).update('\n').update(lockPart).update('\n').update(digests.join('\n'));
-  // Pinned image digests (absent without pinning, so hashes of earlier locks stay the same).
-  if (images.length > 0) hash.update('\nimages\n').update(images.map((i) => `${i.image} ${i.digest}${i.verified ? ` ${i.verified.rule}` : ''}`).sort().join('\n'));
+  // Pinned image digests (absent without pinning, so hashes of earlier locks stay the same), with the
+  // whole verification record: evidence edited in the lock must be verified again, not skipped.
+  if (images.length > 0) hash.update('\nimages\n').update(images.map((i) => `${i.image} ${i.digest}${i.verified ? ` ${createHash('sha256').update(canonicalJson(i.verified)).digest('hex')}` : ''}`).sort().join('\n'));
   if (extra !== '') hash.update('\nextra\n').update(extra);
   return hash.digest('hex');
 }

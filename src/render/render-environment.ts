@@ -35,6 +35,8 @@ import { createHash } from 'node:crypto';
 const sha256Text = (text: string) => createHash('sha256').update(text).digest('hex');
 import { guardSecrets, sensitiveValues, type RequiredSecret } from '../secrets/secret-guard.js';
 import type { EnvironmentInputs, EnvironmentResult, ResolvedProvider } from './environment-result.js';
+import { locateVerifyRule } from './locate-verify-rule.js';
+import { imageName } from '../images/image-name.js';
 
 /** Renders one environment (see the module comment); problems of all its providers are thrown together. */
 export async function renderEnvironment(envInputs: EnvironmentInputs, session: RenderSession): Promise<EnvironmentResult> {
@@ -100,6 +102,11 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
   throwIfErrors(checkContracts(ready.map((r) => ({ cr: r.cr, contract: r.series.contract, version: r.version, at: locate(r.cr, ['spec', 'version']) })), baseline));
 
   const components: RenderedComponent[] = [];
+  // Each rendered image → the names its release gave it (before `images:` overrides), for verify rules.
+  const releasedImages = new Map<string, string[]>();
+  const addReleased = (origins: ReadonlyMap<string, readonly string[]>) => {
+    for (const [rendered, released] of origins) releasedImages.set(imageName(rendered), [...new Set([...(releasedImages.get(imageName(rendered)) ?? []), ...released])]);
+  };
   const resolvedProviders: ResolvedProvider[] = [];
   const requiredSecrets: RequiredSecret[] = [];
   const instanceOf = new Map<RenderedComponent, number>();
@@ -145,6 +152,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
         [...seen.entries()].map(([variable, v]) => ({ variable, value: v.value, secret: v.secret, from: v.from })),
         session.config.secrets,
       );
+      addReleased(rendered.releasedImages);
       const guarded = guardSecrets(rendered.label, rendered.objects, sensitive, session.config.secrets);
       warnings.push(...guarded.diagnostics);
       requiredSecrets.push(...guarded.required);
@@ -178,15 +186,18 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
   const images = { ...session.config.images, ...envInputs.images };
   const certManager = await renderCertManager(envInputs.certManager, envInputs.name, images, session, { note: (d) => warnings.push(d), overlayFile: envInputs.file });
   if (!certManager) warnings.push(...bringYourOwnCertManagerWarnings(components));
+  if (certManager) addReleased(certManager.releasedImages);
   const all = certManager ? [certManager.component, ...components] : components;
   // Last: the digests are those of the images as every earlier step left them (overrides included).
   const policy = envInputs.imagePolicy;
   const registries = policy.pinDigests ? registryPolicy(policy, envInputs.inputs.secrets, envInputs.file ? { file: envInputs.file } : {}) : undefined;
-  const check = await signatureCheck(policy, registries, { repoRoot: session.repoRoot, images: session.images }, envInputs.file, warnings);
-  const pinned = registries ? await pinImages(all, session.images.lookup(registries), check) : undefined;
+  const released = (image: string) => releasedImages.get(imageName(image)) ?? [];
+  const check = await signatureCheck(policy, registries, { repoRoot: session.repoRoot, images: session.images }, envInputs, released, warnings);
+  const pinned = registries ? await pinImages(all, session.images.lookup(registries), check?.check) : undefined;
+  if (check && pinned) await check.coverage(pinned.all);
   return {
     environment: { name: envInputs.name, components: pinned?.components ?? all },
-    pinnedImages: pinned ? pinned.images.map((i): [string, string] => [i, pinned.digests.get(i)!]) : [],
+    pinnedImages: pinned ? [...pinned.digests].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)) : [],
     imageVerifications: pinned ? Object.fromEntries(pinned.verifications) : {},
     ...(registries ? { imageRegistries: registries } : {}),
     providers: resolvedProviders,
@@ -198,27 +209,51 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
 
 /**
  * The signature check of an environment with `imagePolicy.verify`: the rules are checked first
- * (errors at the setting, warnings kept), and need pinning — a signature is of a digest. The
- * verification code (and the Sigstore libraries) load only here.
+ * (errors at the setting, warnings kept), and need pinning — a signature is of a digest. A rule is
+ * matched against each image as rendered and as its provider released it (`released`), so it
+ * survives `images:` overrides to a mirror; `coverage` then refuses a rule that matched no image of
+ * the environment (it would verify nothing, silently). The verification code (and the Sigstore
+ * libraries) load only here.
  */
 async function signatureCheck(
   policy: ImagePolicyConfig,
   registries: RegistryPolicy | undefined,
   build: Pick<RenderSession, 'repoRoot' | 'images'>,
-  file: string | undefined,
+  envInputs: Pick<EnvironmentInputs, 'file' | 'overlays'>,
+  released: (image: string) => readonly string[],
   warnings: Diagnostic[],
-): Promise<SignatureCheck | undefined> {
+): Promise<{ check: SignatureCheck; coverage: (images: readonly string[]) => Promise<void> } | undefined> {
   const rules = policy.verify ?? [];
   if (rules.length === 0) return undefined;
-  const where = file ?? 'capi-render.yaml';
+  const where = envInputs.file ?? 'capi-render.yaml';
   if (!registries) {
     throw new SpecError(error('config', 'imagePolicy.verify needs imagePolicy.pinDigests: true (a signature is checked against the digest the output pins)', { file: where, field: 'imagePolicy.verify', hint: 'set imagePolicy.pinDigests: true beside verify' }));
   }
-  const { checkRules, ruleFor } = await import('../images/verify/verify-rules.js');
+  const { checkRules, ruleFor, rulesMatchingNothing } = await import('../images/verify/verify-rules.js');
   warnings.push(...throwIfErrors(checkRules(rules, { repoRoot: build.repoRoot, file: where })));
-  return async (image, digest) => {
-    const match = ruleFor(rules, image);
-    return match ? build.images.verify(image, digest, match, registries, policy.trustedRoot) : undefined;
+  return {
+    check: async (image, digest) => {
+      const match = ruleFor(rules, image, released(image));
+      return match ? build.images.verify(image, digest, match, registries, policy.trustedRoot, (d) => warnings.push(d)) : undefined;
+    },
+    coverage: async (images) => {
+      const unmatched = rulesMatchingNothing(
+        rules,
+        images.map((image) => ({ image, released: released(image) })),
+      );
+      if (unmatched.length === 0) return;
+      const problems = await Promise.all(
+        unmatched.map(async (index) => {
+          const at = await locateVerifyRule(build.repoRoot, envInputs.overlays ?? [], index);
+          return error('config', `imagePolicy.verify[${index}] (images ${JSON.stringify(rules[index]!.images)}) matches no image this environment runs, so it verifies nothing`, {
+            ...at,
+            field: `imagePolicy.verify[${index}].images`,
+            hint: `a rule names images as their provider releases them (${images.length > 0 ? `e.g. ${[...new Set(images.flatMap((i) => released(i)))].slice(0, 2).join(', ') || images[0]}` : 'this environment runs none'}); fix the glob, or remove the rule from the settings this environment reads`,
+          });
+        }),
+      );
+      throw new SpecError(problems);
+    },
   };
 }
 

@@ -150,6 +150,8 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       locked: new Map((lock.images ?? []).map((i) => [i.image, i])),
       repoRoot,
       offline: options.offline ?? false,
+      evidenceRule: options.lockContradictions ?? 'repair',
+      ...(options.lockText !== undefined ? { lockText: options.lockText } : {}),
       ...(options.refreshImages ? { refresh: options.refreshImages } : {}),
       registry: (policy) => registryForPolicy(policy, { env: options.env ?? {}, fetch: options.fetch as typeof fetch | undefined }),
     }),
@@ -224,6 +226,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
         imagePolicy: { ...repo.config.imagePolicy, ...composed.imagePolicy },
         labels: composed.labels,
         file: composed.chain.at(-1),
+        overlays: composed.chain,
       },
       session,
     );

@@ -51,8 +51,8 @@ export interface RenderSession {
   objects: ObjectMemo;
   /** Serialisation shared by every environment's plan. */
   serializer: CachedSerializer;
-  /** cert-manager's processed objects by artifact, version and images. */
-  certManager: Map<string, KubeObject[]>;
+  /** cert-manager's processed objects (and where `images:` sent its images) by artifact, version and images. */
+  certManager: Map<string, { objects: KubeObject[]; releasedImages: Map<string, string[]> }>;
   /** Processed provider components by content (see ProviderComponentsInput.memo); the most recent only. */
   components: BoundedMap<string, ProviderComponents>;
   /** A components text's template, parsed once per content key. */

@@ -65,16 +65,25 @@ describe.skipIf(skipRegistry)('imagePolicy.verify in a build', () => {
     const lock = readFileSync(path.join(repo, 'capi-render.lock'), 'utf8');
     expect(lock).toMatch(new RegExp(`digest: ${pushed.digest}\\n {2}verified:\\n {4}rule: sha256:[0-9a-f]{12}\\n {4}method: keyless\\n {4}format: legacy-tag\\n {4}identity: ${K8S.identity.replace(/\./g, '\\.')}\\n {4}issuer: https://accounts\\.google\\.com\\n {4}signature: sha256:[0-9a-f]{64}`));
 
-    // Offline (no connection is ever opened), from a fresh cache: the lock's record is enough.
+    // Offline (no connection is ever opened), from a fresh cache: the lock's evidence is verified again, offline.
     {
       const offline = await runCli(['build', '--offline', '--force'], { cwd: repo, env: env(tempDir()) });
       expect(offline.code, offline.stderr).toBe(0);
       expect((await runCli(['check', '--offline'], { cwd: repo, env: env(tempDir()) })).code).toBe(0);
-      // A changed rule must be verified again: offline, that is an error naming it, and check notices.
-      writeFileSync(path.join(repo, 'capi-render.yaml'), readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8').replace(`identity: ${K8S.identity}`, 'identityRegExp: "^krel-trust@"'));
+      // A changed rule is checked against the same evidence, still offline: the lock then records the
+      // new rule, so check says the lock is stale and a build (offline) brings it up to date.
+      writeFileSync(path.join(repo, 'capi-render.yaml'), readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8').replace(`identity: ${K8S.identity}`, () => `identityRegExp: '^krel-trust@k8s-releng-prod\\.iam\\.gserviceaccount\\.com$'`));
       const changed = await runCli(['check', '--offline'], { cwd: repo, env: env(tempDir()) });
       expect(changed.code).toBe(1);
-      expect(changed.stderr).toMatch(/has no verification against imagePolicy\.verify\[0\] \(rule sha256:[0-9a-f]{12}\) in capi-render\.lock/);
+      expect(changed.stderr).toMatch(/verified against rule sha256:[0-9a-f]{12} → sha256:[0-9a-f]{12} \(the rule changed\)/);
+      const rebuilt = await runCli(['build', '--offline'], { cwd: repo, env: env(tempDir()) });
+      expect(rebuilt.code, rebuilt.stderr).toBe(0);
+      expect((await runCli(['check', '--offline'], { cwd: repo, env: env(tempDir()) })).code).toBe(0);
+      // A rule the evidence does not satisfy: offline there is nothing else to verify with.
+      writeFileSync(path.join(repo, 'capi-render.yaml'), readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8').replace(/identityRegExp: .*/, 'identity: someone-else@example.com'));
+      const other = await runCli(['check', '--offline'], { cwd: repo, env: env(tempDir()) });
+      expect(other.code).toBe(1);
+      expect(other.stderr).toMatch(/^capi-render\.lock:\d+:1: error\[lock\]: image .*: capi-render\.lock keeps signature evidence that does not verify \(wrong identity/m);
     }
   });
 
@@ -85,6 +94,8 @@ describe.skipIf(skipRegistry)('imagePolicy.verify in a build', () => {
     const build = await runCli(['build'], { cwd: repo, env: env(tempDir()) });
     expect(build.code, build.stderr).toBe(0);
     expect(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')).toMatch(/method: key\n {4}format: bundle\n/);
+    // The bundle kept as evidence verifies again with no registry.
+    expect((await runCli(['check', '--offline'], { cwd: repo, env: env(tempDir()) })).code).toBe(0);
   });
 
   it('failures name the image and the rule, exit 1, and change nothing', async () => {
@@ -102,6 +113,69 @@ describe.skipIf(skipRegistry)('imagePolicy.verify in a build', () => {
       expect(r.code, `${c.group}: ${r.stderr}`).toBe(1);
       expect(r.stderr).toContain(`image ${registry.host}/${c.group}/cluster-api-controller:v1.12.0@${c.digest}: imagePolicy.verify[0]`);
       expect(r.stderr).toMatch(c.says);
+      expect(snapshotTree(repo)).toEqual(before);
+    }
+  });
+
+  it('a locked digest edited to an unsigned image of the same repository: build, check, --frozen, --force and sbom all refuse it', async () => {
+    const signed = await pushTestImage(registry.host, 'edited/cluster-api-controller', 'v1.12.0');
+    await signImageLegacy(registry.host, 'edited/cluster-api-controller', signed.digest, key);
+    const unsigned = await pushTestImage(registry.host, 'edited/cluster-api-controller', 'unsigned', { layers: 3 });
+    expect(unsigned.digest).not.toBe(signed.digest);
+    const repo = repoFor('edited', keyRule('edited'));
+    const cache = tempDir();
+    expect((await runCli(['build'], { cwd: repo, env: env(cache) })).code).toBe(0);
+    const lockFile = path.join(repo, 'capi-render.lock');
+    const lock = readFileSync(lockFile, 'utf8');
+    expect(lock).toContain(`digest: ${signed.digest}`);
+    writeFileSync(lockFile, lock.replace(`digest: ${signed.digest}`, `digest: ${unsigned.digest}`));
+    const before = snapshotTree(repo);
+    const line = lock.split('\n').findIndex((l) => l.startsWith(`- image: ${registry.host}/edited/`)) + 1;
+    // check and --frozen: offline, from the lock alone (the registry is not asked).
+    for (const args of [['check', '--offline'], ['build', '--frozen', '--offline'], ['check'], ['build', '--frozen']]) {
+      const r = await runCli(args, { cwd: repo, env: env(cache) });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(1);
+      expect(r.stderr.split('\n')[0], args.join(' ')).toMatch(new RegExp(`^capi-render\\.lock:${line}:1: error\\[lock\\]: image .*@${unsigned.digest}: capi-render\\.lock keeps signature evidence that does not verify \\(signature is for another digest`));
+      expect(snapshotTree(repo)).toEqual(before);
+    }
+    // build (warm cache, and a fresh clone's empty cache with --force) verifies the digest it pins again: it is unsigned.
+    for (const [args, cacheDir] of [[['build'], cache], [['build', '--force'], tempDir()], [['sbom'], tempDir()]] as const) {
+      const r = await runCli([...args], { cwd: repo, env: env(cacheDir) });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(1);
+      expect(r.stderr).toContain(`image ${registry.host}/edited/cluster-api-controller:v1.12.0@${unsigned.digest}: imagePolicy.verify[0] (key keys/cosign.pub): no signature found`);
+      expect(r.stdout).not.toContain('verified-by');
+      expect(snapshotTree(repo)).toEqual(before);
+    }
+    // The right digest back, its evidence deleted: build verifies it from the registry again, says so in one line, and the lock proves itself again.
+    writeFileSync(lockFile, lock.replace(/\n {4}evidence: .*/, ''));
+    const repaired = await runCli(['build'], { cwd: repo, env: env(cache) });
+    expect(repaired.code, repaired.stderr).toBe(0);
+    expect(repaired.stderr).toMatch(/^capi-render\.lock:\d+:1: warning\[lock\]: image .*: capi-render\.lock has no signature evidence for imagePolicy\.verify\[0\] \(rule sha256:[0-9a-f]{12}\): verified again from the registry$/m);
+    expect(readFileSync(lockFile, 'utf8')).toBe(lock);
+    expect((await runCli(['check', '--offline'], { cwd: repo, env: env(cache) })).code).toBe(0);
+  });
+
+  it('a rule written for the names a provider releases applies after images: moves them to a mirror; a rule that matches nothing is an error at its line', async () => {
+    const pushed = await pushTestImage(registry.host, 'mirror/cluster-api-controller', 'v1.12.0');
+    // The fixture releases registry.k8s.io/cluster-api/cluster-api-controller; the override pulls it from the mirror, where it is unsigned.
+    const released = `    - images: "registry.k8s.io/cluster-api/*"\n      key: keys/cosign.pub\n`;
+    const repo = repoFor('mirror', released);
+    const unsigned = await runCli(['build'], { cwd: repo, env: env(tempDir()) });
+    expect(unsigned.code, unsigned.stderr).toBe(1);
+    expect(unsigned.stderr).toContain(`image ${registry.host}/mirror/cluster-api-controller:v1.12.0@${pushed.digest}: imagePolicy.verify[0] (key keys/cosign.pub): no signature found`);
+    // Signed where it is pulled from: it passes, and the lock keeps the evidence.
+    await signImageLegacy(registry.host, 'mirror/cluster-api-controller', pushed.digest, key);
+    const signedBuild = await runCli(['build'], { cwd: repo, env: env(tempDir()) });
+    expect(signedBuild.code, signedBuild.stderr).toBe(0);
+    expect(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')).toMatch(/method: key\n {4}format: legacy-tag\n {4}signature: sha256:[0-9a-f]{64}\n {4}evidence: [A-Za-z0-9+/=]+\n/);
+    // A second rule no image of the environment matches: it would verify nothing.
+    writeFileSync(path.join(repo, 'capi-render.yaml'), `${readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8')}    - images: "quay.io/jetstack/cert-manager-*"\n      key: keys/cosign.pub\n`);
+    const before = snapshotTree(repo);
+    const line = readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8').split('\n').findIndex((l) => l.includes('quay.io/jetstack')) + 1;
+    for (const args of [['build'], ['check']]) {
+      const r = await runCli(args, { cwd: repo, env: env(tempDir()) });
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr.split('\n')[0]).toMatch(new RegExp(`^capi-render\\.yaml:${line}:\\d+: error\\[config\\]: imagePolicy\\.verify\\[1\\] \\(images "quay\\.io/jetstack/cert-manager-\\*"\\) matches no image this environment runs`));
       expect(snapshotTree(repo)).toEqual(before);
     }
   });

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createImageRegistry, type ImageRegistry } from '../../src/images/registry/image-registry.js';
 import { loadTrustedRoot, type TrustMaterialSource } from '../../src/images/verify/trusted-root.js';
-import { SignatureVerificationError, verifyImage, type VerifyContext } from '../../src/images/verify/verify-image.js';
+import { SignatureVerificationError, verifyEvidence, verifyImage, type ImageVerification, type VerifyContext } from '../../src/images/verify/verify-image.js';
 import { ruleFor, ruleId, type VerifyRule } from '../../src/images/verify/verify-rules.js';
 import { attachBundleReferrer, createTestSigstore, signImageLegacy, type KeySigner, type KeylessSigner, type TestSigstore } from '../helpers/cosign-signatures.js';
 import { rejectionOf } from '../helpers/errors.js';
@@ -71,14 +71,19 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
     const pushed = await pushTestImage(registry.host, repository, 'v1.0.0', options);
     return { reference: `${registry.host}/${repository}:v1.0.0`, registry: registry.host, repository, digest: pushed.digest };
   }
-  const verify = (img: Awaited<ReturnType<typeof image>>) => verifyImage(img, ruleFor(rules, img.reference)!, ctx);
+  /** Verifies from the registry, then proves the evidence it returns verifies again with no registry at all. */
+  const verify = async (img: Awaited<ReturnType<typeof image>>): Promise<ImageVerification> => {
+    const result = await verifyImage(img, ruleFor(rules, img.reference)!, ctx);
+    expect(verifyEvidence(img, ruleFor(rules, img.reference)!, result, { repoRoot, trustedRoot: trust })).toEqual(result);
+    return result;
+  };
   const failure = async (img: Awaited<ReturnType<typeof image>>) => rejectionOf(SignatureVerificationError, verify(img));
 
   it('passes a keyless legacy signature (.sig tag, Rekor bundle annotation) on a multi-platform index', async () => {
     const img = await image('cluster-api', { platforms: ['linux/amd64', 'linux/arm64'] });
     const signed = await signImageLegacy(registry.host, img.repository, img.digest, k8s);
     const result = await verify(img);
-    expect(result).toEqual({ rule: ruleId(rules[0]!), method: 'keyless', format: 'legacy-tag', identity: K8S.identity, issuer: K8S.issuer, signature: signed.manifestDigest });
+    expect(result).toEqual({ rule: ruleId(rules[0]!), method: 'keyless', format: 'legacy-tag', identity: K8S.identity, issuer: K8S.issuer, signature: signed.manifestDigest, evidence: expect.any(String) });
     expect(result.rule).toMatch(/^sha256:[0-9a-f]{12}$/);
   });
 
@@ -88,14 +93,14 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
     const found = await client.referrers(img);
     expect(found.source).toBe('fallback-tag');
     expect(found.manifests.map((m) => m.digest)).toEqual([attached.manifestDigest]);
-    expect(await verify(img)).toEqual({ rule: ruleId(rules[1]!), method: 'keyless', format: 'bundle', identity: GITHUB.identity, issuer: GITHUB.issuer, signature: attached.manifestDigest });
+    expect(await verify(img)).toEqual({ rule: ruleId(rules[1]!), method: 'keyless', format: 'bundle', identity: GITHUB.identity, issuer: GITHUB.issuer, signature: attached.manifestDigest, evidence: expect.any(String) });
   });
 
   it('passes a key signature without a transparency-log entry, legacy (SHA-256 and SHA-512) and as a bundle', async () => {
     const legacy = await image('internal');
     const signed = await signImageLegacy(registry.host, legacy.repository, legacy.digest, key);
     const keyPem = key.publicKeyPem;
-    expect(await verify(legacy)).toEqual({ rule: ruleId(rules[2]!, keyPem), method: 'key', format: 'legacy-tag', signature: signed.manifestDigest });
+    expect(await verify(legacy)).toEqual({ rule: ruleId(rules[2]!, keyPem), method: 'key', format: 'legacy-tag', signature: signed.manifestDigest, evidence: expect.any(String) });
     expect(ruleId(rules[2]!, keyPem)).not.toBe(ruleId(rules[2]!));
 
     const sha512 = await image('internal');
@@ -306,5 +311,36 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
     const err = await rejectionOf(SignatureVerificationError, verifyImage(img, ruleFor(rules, img.reference)!, { ...ctx, trustedRoot: shipped }));
     expect(err.reason).toBe('untrusted-certificate');
     expect(err.message).toContain('the Sigstore public-good trusted root shipped with capi-render');
+  });
+
+  it('evidence kept in a lock proves only what it signs: another digest, an edited byte, another rule or garbage fail offline', async () => {
+    const offline = { repoRoot, trustedRoot: trust };
+    const a = await image('cluster-api');
+    const b = await image('cluster-api');
+    await signImageLegacy(registry.host, a.repository, a.digest, k8s);
+    const proved = await verify(a);
+    const evidenceFailure = (img: typeof a, record: ImageVerification, rule = ruleFor(rules, img.reference)!) => {
+      try {
+        verifyEvidence(img, rule, record, offline);
+      } catch (e) {
+        expect(e).toBeInstanceOf(SignatureVerificationError);
+        return e as SignatureVerificationError;
+      }
+      throw new Error('the evidence verified');
+    };
+    // The digest beside the record edited: the evidence signs the other one.
+    expect(evidenceFailure(b, proved).reason).toBe('other-digest');
+    // One character of the signed payload changed.
+    const body = JSON.parse(Buffer.from(proved.evidence!, 'base64').toString('utf8')) as { payload: string };
+    const payload = Buffer.from(body.payload, 'base64');
+    payload[payload.length - 3] ^= 1;
+    const edited = Buffer.from(JSON.stringify({ ...body, payload: payload.toString('base64') })).toString('base64');
+    expect(['bad-signature', 'unreadable']).toContain(evidenceFailure(a, { ...proved, evidence: edited }).reason);
+    // The rule now wants another identity: the same evidence no longer passes.
+    expect(evidenceFailure(a, proved, { rule: { images: `${registry.host}/cluster-api/*`, keyless: { ...K8S, identity: 'someone@example.com' } }, index: 0 }).reason).toBe('wrong-identity');
+    // Not evidence at all, evidence of the other format, none.
+    for (const evidence of ['not base64!', Buffer.from('{"bundle":{}}').toString('base64'), Buffer.from('[]').toString('base64'), undefined]) {
+      expect(evidenceFailure(a, { ...proved, ...(evidence === undefined ? { evidence: undefined } : { evidence }) }).reason).toBe('unreadable');
+    }
   });
 });

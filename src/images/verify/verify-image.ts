@@ -40,6 +40,7 @@ import { hasCertificate, legacyBundle, UnreadableSignature } from './legacy-bund
 import type { TrustMaterialSource } from './trusted-root.js';
 import { describeRule, ruleId, type VerifyRule } from './verify-rules.js';
 import { readVerifyKey } from './verify-key.js';
+import { candidateFromEvidence, evidenceOf } from './verification-evidence.js';
 
 /** What was verified: what the lock records for the image (images[].verified). */
 export type ImageVerification = LockedVerification;
@@ -86,6 +87,8 @@ export type VerifyFailureReason =
 export class SignatureVerificationError extends SpecError {
   constructor(
     readonly reason: VerifyFailureReason,
+    /** Why, without the image and rule the message starts with. */
+    readonly detail: string,
     message: string,
     where: { field: string; hint: string },
   ) {
@@ -127,16 +130,23 @@ const HINTS: Record<VerifyFailureReason, string> = {
   'key-file': 'commit the PEM public key (cosign.pub) at the path the rule names, relative to the repository root',
 };
 
-/**
- * Verifies `image` against `rule` (or the `{ rule, index }` ruleFor returns, so messages name
- * `imagePolicy.verify[index]`). Resolves to what was verified; rejects with a
- * {@link SignatureVerificationError}, or the registry client's FetchError when a registry fails.
- */
-export async function verifyImage(image: ImageToVerify, rule: VerifyRule | { rule: VerifyRule; index: number }, ctx: VerifyContext): Promise<ImageVerification> {
+/** A rule as given: bare, or with its index in `imagePolicy.verify` (messages then name it). */
+export type RuleToApply = VerifyRule | { rule: VerifyRule; index: number };
+
+/** What checking candidates against one rule for one image needs, made once per verification. */
+interface Prepared {
+  check: Check;
+  /** The record's fields that do not depend on the candidate. */
+  base: Pick<ImageVerification, 'rule' | 'method'>;
+  fail: (reason: VerifyFailureReason, detail: string) => SignatureVerificationError;
+}
+
+/** Reads the rule's key (key rules) and fixes the message subject; throws `key-file` when the key cannot be used. */
+function prepare(image: ImageToVerify, rule: RuleToApply, ctx: Pick<VerifyContext, 'repoRoot' | 'trustedRoot' | 'now'>): Prepared {
   const matched = 'images' in rule ? { rule, index: undefined } : rule;
   const field = matched.index === undefined ? 'imagePolicy.verify' : `imagePolicy.verify[${matched.index}]`;
   const subject = `image ${image.reference}@${image.digest}: ${field} (${describeRule(matched.rule)})`;
-  const fail = (reason: VerifyFailureReason, detail: string) => new SignatureVerificationError(reason, `${subject}: ${detail}`, { field, hint: HINTS[reason] });
+  const fail = (reason: VerifyFailureReason, detail: string) => new SignatureVerificationError(reason, detail, `${subject}: ${detail}`, { field, hint: HINTS[reason] });
 
   const check: Check = { rule: matched.rule, digest: image.digest, trust: ctx.trustedRoot, now: ctx.now ?? new Date() };
   let keyPem: string | undefined;
@@ -150,26 +160,59 @@ export async function verifyImage(image: ImageToVerify, rule: VerifyRule | { rul
       throw fail('key-file', `the key file ${matched.rule.key} is not a PEM public key`);
     }
   }
-  const base = { rule: ruleId(matched.rule, keyPem), method: matched.rule.key !== undefined ? ('key' as const) : ('keyless' as const) };
+  return { check, base: { rule: ruleId(matched.rule, keyPem), method: matched.rule.key !== undefined ? 'key' : 'keyless' }, fail };
+}
+
+/** One candidate checked against the prepared rule: the record (with the candidate as its evidence), or why not. */
+function checkCandidate(candidate: BundleCandidate | LegacyCandidate, prepared: Prepared): { ok: true; verification: ImageVerification } | { ok: false; reason: VerifyFailureReason; detail: string } {
+  const outcome = candidate.format === 'bundle' ? checkBundle(candidate, prepared.check) : checkLegacy(candidate, prepared.check);
+  if (!outcome.ok) return outcome;
+  return { ok: true, verification: { ...prepared.base, format: candidate.format, ...identityOf(outcome), signature: candidate.manifestDigest, evidence: evidenceOf(candidate) } };
+}
+
+/**
+ * Verifies `image` against `rule` (or the `{ rule, index }` ruleFor returns, so messages name
+ * `imagePolicy.verify[index]`), reading its signatures from the registry. Resolves to what was
+ * verified, with the signature that passed as evidence; rejects with a
+ * {@link SignatureVerificationError}, or the registry client's FetchError when a registry fails.
+ */
+export async function verifyImage(image: ImageToVerify, rule: RuleToApply, ctx: VerifyContext): Promise<ImageVerification> {
+  const prepared = prepare(image, rule, ctx);
   const location = { registry: image.registry, repository: image.repository, digest: image.digest };
 
   const failures: { where: string; reason: VerifyFailureReason; detail: string }[] = [];
   const bundles = await findBundleSignatures(ctx.registry, location);
   for (const candidate of bundles.candidates) {
-    const outcome = checkBundle(candidate, check);
-    if (outcome.ok) return { ...base, format: 'bundle', ...identityOf(outcome), signature: candidate.manifestDigest };
+    const outcome = checkCandidate(candidate, prepared);
+    if (outcome.ok) return outcome.verification;
     failures.push({ where: `bundle ${candidate.manifestDigest}`, reason: outcome.reason, detail: outcome.detail });
   }
   const legacy = await findLegacySignatures(ctx.registry, location);
   for (const candidate of legacy.candidates) {
-    const outcome = checkLegacy(candidate, check);
-    if (outcome.ok) return { ...base, format: 'legacy-tag', ...identityOf(outcome), signature: candidate.manifestDigest };
+    const outcome = checkCandidate(candidate, prepared);
+    if (outcome.ok) return outcome.verification;
     failures.push({ where: `${legacySignatureTag(image.digest)} layer ${candidate.layer}`, reason: outcome.reason, detail: outcome.detail });
   }
-  if (failures.length === 0) throw fail('no-signature', `no signature found: looked for Sigstore bundles among ${bundles.looked}, and at ${legacy.looked}`);
+  if (failures.length === 0) throw prepared.fail('no-signature', `no signature found: looked for Sigstore bundles among ${bundles.looked}, and at ${legacy.looked}`);
   const first = failures[0]!;
-  if (failures.length === 1) throw fail(first.reason, first.detail);
-  throw fail(first.reason, `none of ${failures.length} signatures satisfies the rule: ${failures.map((f) => `${f.where}: ${f.detail}`).join('; ')}`);
+  if (failures.length === 1) throw prepared.fail(first.reason, first.detail);
+  throw prepared.fail(first.reason, `none of ${failures.length} signatures satisfies the rule: ${failures.map((f) => `${f.where}: ${f.detail}`).join('; ')}`);
+}
+
+/**
+ * Verifies `image` against `rule` from the evidence a lock kept (verification-evidence.ts), with no
+ * registry: the same checks as {@link verifyImage} — signature, certificate and log entry or
+ * timestamp against the trusted root, identity and issuer, and that the signed digest is the pinned
+ * one. Returns the record as this rule gives it now; throws a {@link SignatureVerificationError}
+ * (`unreadable` for evidence that is not evidence of its format).
+ */
+export function verifyEvidence(image: ImageToVerify, rule: RuleToApply, locked: Pick<ImageVerification, 'format' | 'signature' | 'evidence'>, ctx: Pick<VerifyContext, 'repoRoot' | 'trustedRoot' | 'now'>): ImageVerification {
+  const prepared = prepare(image, rule, ctx);
+  const candidate = locked.evidence === undefined ? undefined : candidateFromEvidence(locked.evidence, locked.format, locked.signature);
+  if (!candidate) throw prepared.fail('unreadable', `the signature evidence capi-render.lock keeps is not a ${locked.format === 'bundle' ? 'Sigstore bundle' : 'cosign signature layer'}`);
+  const outcome = checkCandidate(candidate, prepared);
+  if (!outcome.ok) throw prepared.fail(outcome.reason, outcome.detail);
+  return outcome.verification;
 }
 
 function identityOf(outcome: { identity?: string; issuer?: string }): { identity?: string; issuer?: string } {

@@ -25,6 +25,9 @@ import { json } from '@sigstore/core';
 import { error, warning, type Diagnostic } from '../../errors.js';
 import { suggestField } from '../../declarations/schema/suggest-field.js';
 import type { VerifyRule } from './verify-rules-schema.js';
+import { imageName } from '../image-name.js';
+
+export { imageName } from '../image-name.js';
 
 export type { VerifyRule } from './verify-rules-schema.js';
 export { VERIFY_RULES_SCHEMA } from './verify-rules-schema.js';
@@ -34,14 +37,6 @@ const RULE_KEYS = ['images', 'keyless', 'key'] as const;
 const KEYLESS_KEYS = ['issuer', 'issuerRegExp', 'identity', 'identityRegExp'] as const;
 /** What an image name may hold (distribution/reference, host names in any case), plus the glob characters. */
 const GLOB_CHARACTERS = /^[A-Za-z0-9._\-/:[\]*?]+$/;
-
-/** The name of an image reference before its tag and digest: `registry.k8s.io/capi/x:v1@sha256:…` → `registry.k8s.io/capi/x`. */
-export function imageName(reference: string): string {
-  const at = reference.indexOf('@');
-  const withoutDigest = at >= 0 ? reference.slice(0, at) : reference;
-  const colon = withoutDigest.lastIndexOf(':');
-  return colon > withoutDigest.lastIndexOf('/') ? withoutDigest.slice(0, colon) : withoutDigest;
-}
 
 /** The regular expression a glob stands for (whole-name match). */
 export function globToRegExp(glob: string): RegExp {
@@ -65,14 +60,30 @@ export function imageMatches(glob: string, image: string): boolean {
   return globToRegExp(glob).test(imageName(image));
 }
 
-/** The first rule whose glob matches `image`, with its index in the list; undefined when none does. */
-export function ruleFor(rules: readonly VerifyRule[], image: string): { rule: VerifyRule; index: number } | undefined {
-  const name = imageName(image);
+/**
+ * The first rule whose glob matches `image` — or one of `released`, the names the provider released
+ * it under before `images:` overrides moved it (a rule for `registry.k8s.io/cluster-api/*` still
+ * covers the mirror the images are pulled from) — with its index in the list; undefined when none does.
+ */
+export function ruleFor(rules: readonly VerifyRule[], image: string, released: readonly string[] = []): { rule: VerifyRule; index: number } | undefined {
+  const names = [imageName(image), ...released.map(imageName)];
   for (let index = 0; index < rules.length; index++) {
-    const rule = rules[index]!;
-    if (globToRegExp(rule.images).test(name)) return { rule, index };
+    const pattern = globToRegExp(rules[index]!.images);
+    if (names.some((name) => pattern.test(name))) return { rule: rules[index]!, index };
   }
   return undefined;
+}
+
+/**
+ * The indexes of the rules whose glob matches none of `images` (as rendered, each with the names
+ * it was released under): such a rule verifies nothing, which a user who wrote it would never know.
+ */
+export function rulesMatchingNothing(rules: readonly VerifyRule[], images: readonly { image: string; released: readonly string[] }[]): number[] {
+  const names = images.flatMap((i) => [imageName(i.image), ...i.released.map(imageName)]);
+  return rules.flatMap((rule, index) => {
+    const pattern = globToRegExp(rule.images);
+    return names.some((name) => pattern.test(name)) ? [] : [index];
+  });
 }
 
 /**
