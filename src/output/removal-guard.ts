@@ -5,20 +5,24 @@
  * Such a build fails, naming what would go, unless the removal is deliberate (`--allow-removal`, or
  * an environment retired by deleting its overlay and its output folder together).
  *
- * What changed is read from the lock comparison `check` and `--frozen` use (lockChanges), and a CRD
- * removal is described by the diff report's own finding, so the guard and the report agree.
+ * What goes is what the environment's committed output holds (plan/committed-output.ts: its
+ * inventory providers and CRDs, what Argo CD / Flux applies) and the build would no longer render —
+ * never a lock field alone, which a pull request can edit beside the inputs. Only where an
+ * environment has no committed output (rendered by a plugin, never committed) does the lock stand in
+ * for it ({@link committedFromLock}). A CRD removal is described by the diff report's own finding,
+ * so the guard and the report agree.
  */
 import { error, type Diagnostic } from '../errors.js';
 import { findRemovalFindings } from '../diff/findings/removal-findings.js';
-import { lockChanges } from '../lock/next-lock.js';
 import type { LockFile, LockedEnvironment } from '../lock/lock-types.js';
+import type { CommittedEnvironment } from '../plan/committed-output.js';
 import { isLeftBehind, pruneProtection } from '../diff/findings/prune-protection.js';
 import type { KubeObject } from '../manifest/object.js';
 
 export interface RemovalGuardInput {
-  /** The lock before the build. */
-  previous: LockFile;
-  /** The lock the build would leave. */
+  /** What each environment's committed output holds now; undefined when it has none. */
+  committed: (env: string) => CommittedEnvironment | undefined;
+  /** The lock the build would leave (what it renders, derived from the inputs). */
   next: LockFile;
   /** Environments rendered by this build. */
   rendered: readonly string[];
@@ -26,9 +30,7 @@ export interface RemovalGuardInput {
   retired: readonly string[];
   /** The folder each environment's output is in, for messages (e.g. `rendered/dev`). */
   outputOf: (env: string) => string;
-  /** For environments the previous lock lists without CRDs (older capi-render): the CRDs on disk. */
-  crdsOnDisk?: (env: string) => string[] | undefined;
-  /** The CRD as the previous build rendered it, when it is on disk: its annotations say whether Argo CD / Flux would prune it. */
+  /** The CRD as the committed output holds it, when it is on disk: its annotations say whether Argo CD / Flux would prune it. */
   previousCrd?: (env: string, name: string) => KubeObject | undefined;
 }
 
@@ -36,7 +38,6 @@ const HINT = 'if this is what you want, run again with --allow-removal (and revi
 
 /** Every removal that needs the user's say-so; empty when the build removes nothing that matters. */
 export function removalProblems(input: RemovalGuardInput): Diagnostic[] {
-  const { previous, next } = input;
   const out: Diagnostic[] = [];
   const rendered = new Set(input.rendered);
   for (const env of input.retired) {
@@ -46,29 +47,41 @@ export function removalProblems(input: RemovalGuardInput): Diagnostic[] {
       }),
     );
   }
-  const emptied = new Set<string>();
-  for (const env of next.environments.filter((e) => rendered.has(e.name))) {
-    const before = previous.environments.find((e) => e.name === env.name);
-    if (providerCount(env) === 0 && (!before || providerCount(before) > 0)) {
-      emptied.add(env.name);
-      out.push(
-        error('removal', `environment ${env.name} has no providers: its output (${input.outputOf(env.name)}) would be empty${before ? ', and Argo CD / Flux would uninstall Cluster API from that cluster' : ''}`, {
-          hint: `check the resources and patches of its overlay and providers/; ${HINT}`,
-        }),
-      );
+  for (const env of input.next.environments.filter((e) => rendered.has(e.name))) {
+    const before = input.committed(env.name);
+    if (providerCount(env) === 0) {
+      // An emptied environment loses everything; this one error says it.
+      if (!before || before.providers.length > 0) {
+        out.push(
+          error('removal', `environment ${env.name} has no providers: its output (${input.outputOf(env.name)}) would be empty${before ? ', and Argo CD / Flux would uninstall Cluster API from that cluster' : ''}`, {
+            hint: `check the resources and patches of its overlay and providers/; ${HINT}`,
+          }),
+        );
+      }
+      continue;
     }
-  }
-  const crdsGone = new Map<string, string[]>();
-  for (const change of lockChanges(withCrdsOnDisk(previous, input), next)) {
-    // An emptied environment loses everything; that one error says it.
-    if (!('env' in change) || !rendered.has(change.env) || emptied.has(change.env)) continue;
-    if (change.kind === 'provider-removed' && change.provider.startsWith('CoreProvider/')) {
-      out.push(error('removal', `the build would remove ${change.provider} (${change.version}) from environment ${change.env}: without the core provider nothing of Cluster API keeps running there`, { hint: HINT }));
+    if (!before) continue;
+    const staying = new Set(env.providers.map((p) => p.provider));
+    for (const gone of before.providers.filter((p) => p.provider.startsWith('CoreProvider/') && !staying.has(p.provider))) {
+      out.push(error('removal', `the build would remove ${gone.provider} (${gone.version}) from environment ${env.name}: without the core provider nothing of Cluster API keeps running there`, { hint: HINT }));
     }
-    if (change.kind === 'crd-removed') crdsGone.set(change.env, [...(crdsGone.get(change.env) ?? []), change.crd]);
+    const kept = new Set(env.crds ?? []);
+    const crdsGone = before.crds.filter((crd) => !kept.has(crd));
+    if (crdsGone.length > 0) out.push(crdRemoval(env.name, crdsGone.map((name) => input.previousCrd?.(env.name, name) ?? crdStub(name))));
   }
-  for (const [env, crds] of crdsGone) out.push(crdRemoval(env, crds.map((name) => input.previousCrd?.(env, name) ?? crdStub(name))));
   return out;
+}
+
+/**
+ * A lock's record of an environment as its committed output, for an environment that has none on
+ * disk (a plugin renders it, nothing is committed): there the lock is the only record of what runs.
+ */
+export function committedFromLock(lock: LockFile): (env: string) => CommittedEnvironment | undefined {
+  return (env) => {
+    const entry = lock.environments.find((e) => e.name === env);
+    if (!entry) return undefined;
+    return { name: env, providers: entry.providers.filter((p) => p.provider.includes('/')).map((p) => ({ provider: p.provider, version: p.version, file: 'capi-render.lock' })), crds: [...(entry.crds ?? [])] };
+  };
 }
 
 /**
@@ -96,19 +109,6 @@ function crdRemoval(env: string, crds: readonly KubeObject[]): Diagnostic {
 /** Provider CRs in a locked environment (cert-manager is not a provider). */
 function providerCount(env: LockedEnvironment): number {
   return env.providers.filter((p) => p.provider.includes('/')).length;
-}
-
-/** The previous lock with CRDs filled in from disk where it did not record them. */
-function withCrdsOnDisk(previous: LockFile, input: RemovalGuardInput): LockFile {
-  if (!input.crdsOnDisk) return previous;
-  return {
-    ...previous,
-    environments: previous.environments.map((e) => {
-      if (e.crds) return e;
-      const crds = input.crdsOnDisk!(e.name);
-      return crds ? { ...e, crds } : e;
-    }),
-  };
 }
 
 function crdStub(name: string) {

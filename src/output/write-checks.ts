@@ -1,6 +1,5 @@
 /** The checks of output folders a write runs before it changes anything (see write-output.ts). */
-import { promises as fs, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { promises as fs } from 'node:fs';
 import jsYaml from 'js-yaml';
 import { isJsonObject, type KubeObject } from '../manifest/object.js';
 import { SpecError, UsageError, error, type Diagnostic } from '../errors.js';
@@ -50,25 +49,17 @@ export async function scanProblems(scans: readonly { root: string; exists: boole
   return out;
 }
 
-/** The CRD file an environment's previous output holds for `name`, parsed; undefined when absent or unreadable. */
-export function readPreviousCrd(outDir: string, files: readonly string[], env: string, name: string): KubeObject | undefined {
+/** The CRD file an environment's committed output holds for `name`, parsed; undefined when absent or unreadable. */
+export function readPreviousCrd(files: readonly string[], env: string, name: string, read: (rel: string) => string | undefined): KubeObject | undefined {
   const file = files.find((f) => f.startsWith(`${env}/`) && f.endsWith(`/customresourcedefinition-${name}.yaml`));
   if (!file) return undefined;
   try {
-    const object = jsYaml.load(readFileSync(path.join(outDir, file), 'utf8'), { schema: jsYaml.CORE_SCHEMA });
+    const text = read(file);
+    const object = text === undefined ? undefined : jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA });
     return isJsonObject(object) && object.kind === 'CustomResourceDefinition' ? (object as KubeObject) : undefined;
   } catch {
     return undefined;
   }
-}
-
-/** CRD names an environment's output holds on disk, from the file names capi-render gives CRDs. */
-export function crdsOnDisk(files: readonly string[], env: string): string[] | undefined {
-  const names = files.flatMap((f) => {
-    const m = /^([^/]+)\/[^/]+\/customresourcedefinition-(.+)\.yaml$/.exec(f);
-    return m && m[1] === env ? [m[2]!] : [];
-  });
-  return names.length > 0 ? names : undefined;
 }
 
 export function topFolder(rel: string): string {

@@ -22,7 +22,9 @@ import { unchangedSummary } from './unchanged-summary.js';
 import { beginTransaction } from './transaction.js';
 import type { WrittenRenderResult } from './write-summary.js';
 import { displayPath } from './write-errors.js';
-import { assertSafeLocations, crdsOnDisk, readPreviousCrd, scanProblems, topFolder, topFolders } from './write-checks.js';
+import { assertSafeLocations, readPreviousCrd, scanProblems, topFolder, topFolders } from './write-checks.js';
+import { committedEnvironment } from '../plan/committed-output.js';
+import { readRecordFileSync } from '../repository-files.js';
 
 /** Where and how the output is written. */
 export interface WriteRenderResultOptions {
@@ -169,14 +171,17 @@ async function writeTransaction(
     const ownedEnvs = new Set([...out!.entries.keys()].filter((f) => !out!.record || out!.record.files.has(f)).map(topFolder));
     const retired = gone.filter((env) => ownedEnvs.has(env));
     if (!options.allowRemoval) {
+      // What the rendered environments have committed: the files the record lists (all of them
+      // without a record, as written before records existed) that are on disk.
+      const committedFiles = [...out!.entries].filter(([rel, type]) => type === 'file' && (!out!.record || out!.record.files.has(rel))).map(([rel]) => rel);
+      const read = (rel: string) => readRecordFileSync(repoRoot, path.join(outDir, ...rel.split('/')), 'output', { listed: true })?.toString('utf8');
       const problems = removalProblems({
-        previous: options.previousLock,
+        committed: (env) => committedEnvironment(env, committedFiles, read),
         next: lock,
         rendered: [...rendered],
         retired,
         outputOf: (env) => displayPath(path.join(outDir, env), repoRoot),
-        crdsOnDisk: (env) => crdsOnDisk([...out!.entries.keys()], env),
-        previousCrd: (env, name) => readPreviousCrd(outDir, [...out!.entries.keys()], env, name),
+        previousCrd: (env, name) => readPreviousCrd(committedFiles, env, name, read),
       });
       if (problems.length > 0) throw new SpecError(problems);
     }

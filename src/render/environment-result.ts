@@ -15,6 +15,7 @@ import type { RegistryPolicy } from '../images/image-resolver.js';
 import type { GitopsFlavour } from '../gitops/options.js';
 import type { RequiredSecret } from '../secrets/secret-guard.js';
 import type { RenderedCertManager } from './cert-manager.js';
+import type { CommittedEnvironment } from '../plan/committed-output.js';
 
 /** One environment's composed inputs and effective settings, as renderEnvironment takes them. */
 export interface EnvironmentInputs {
@@ -34,6 +35,8 @@ export interface EnvironmentInputs {
   file?: string;
   /** The overlay chain, base first (where a setting such as imagePolicy.verify may come from). */
   overlays?: readonly string[];
+  /** Its committed output, what Argo CD / Flux applies (the guards read it); undefined when it has none. */
+  committed?: CommittedEnvironment | undefined;
 }
 
 /** What was resolved for one provider: the lock and reports are built from this. */
@@ -65,6 +68,8 @@ export interface EnvironmentResult {
   providers: ResolvedProvider[];
   /** Present unless certManager.install is false. */
   certManager?: RenderedCertManager;
+  /** Its committed output as the render read it (EnvironmentInputs.committed), for the guards of a printed stream. */
+  committed?: CommittedEnvironment | undefined;
   /** Secrets the secret guard left out (mode omit), to be created out-of-band. */
   requiredSecrets: RequiredSecret[];
   /** Images pinned to a digest (imagePolicy.pinDigests), sorted by reference: [image, digest]. Empty when pinning is off. */

@@ -84,6 +84,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
     locked: session.lock.environments.find((e) => e.name === envInputs.name)?.providers ?? [],
     lockEvidence: session.lockEvidence,
     allowDowngrade: session.allowDowngrade ?? false,
+    committed: envInputs.committed,
   };
   const resolveOne = async (cr: ProviderCR, coreContract: string | undefined) => {
     try {
@@ -202,6 +203,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
     ...(registries ? { imageRegistries: registries } : {}),
     providers: resolvedProviders,
     certManager,
+    committed: envInputs.committed,
     requiredSecrets,
     warnings,
   };

@@ -36,6 +36,7 @@ import { createValidationMemo, NO_VALIDATION_MEMO } from '../declarations/schema
 import { requiredSecretsText } from '../secrets/required-secrets.js';
 import { fleetMember, runFleetStage, runGitopsStage } from './gitops-stage.js';
 import { verificationInputs } from './verification-inputs.js';
+import { committedOutputReader } from './committed-environments.js';
 import { mergeProblems, type EnvironmentProblem } from './merge-problems.js';
 import { mergeGitopsConfig } from '../gitops/merge-config.js';
 import type { GitopsMemo } from '../gitops/apply-gitops-flavour.js';
@@ -169,6 +170,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   const { allEnvironments, discovered, wanted } = await selectEnvironments(repoRoot, repo.config.overlaysDir, overlays, options);
   const { compose, context: composeCtx } = composer(repoRoot, repo, overlays);
   const outputDir = path.resolve(repoRoot, repo.config.outputDir);
+  const committed = committedOutputReader(repoRoot, outputDir);
   const inputFiles = await inputFileDigests(repoRoot, repo.config);
   const buildHash = buildInputsHash(repo, inputFiles);
   const tag = (name: string, d: Diagnostic): Diagnostic => (allEnvironments.length > 1 || name !== DEFAULT_ENVIRONMENT ? { ...d, message: `[${name}] ${d.message}` } : d);
@@ -227,6 +229,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
         labels: composed.labels,
         file: composed.chain.at(-1),
         overlays: composed.chain,
+        committed: committed(name),
       },
       session,
     );

@@ -15,7 +15,8 @@ import { providerSource, type ProviderSource, type SourceContext } from './provi
 import { CLUSTERCTL_CONTRACT } from '../resolve/select-version.js';
 import { parseVersion } from '../declarations/versions.js';
 import { manifestLabel } from '../declarations/provider-kinds.js';
-import { usableLockEntry, type LockContradictionRule } from '../lock/lock-evidence.js';
+import { usableLockEntry, versionAllowed, type LockContradictionRule } from '../lock/lock-evidence.js';
+import type { CommittedEnvironment } from '../plan/committed-output.js';
 
 export interface ResolvedArtifacts {
   cr: ProviderCR;
@@ -39,8 +40,14 @@ export interface ResolveContext {
   locked: readonly LockedProvider[];
   /** The lock's text (for line numbers) and what to do with an entry the inputs contradict. */
   lockEvidence: { text: string | undefined; rule: LockContradictionRule };
-  /** Accept a lower minor version than the lock's. */
+  /** Accept a lower minor version than the installed one. */
   allowDowngrade: boolean;
+  /**
+   * The environment's committed output (what Argo CD / Flux applies), undefined when it has none.
+   * The downgrade refusal compares with the versions installed there; only an environment with no
+   * committed output (never built, or rendered by a plugin) is compared with the lock instead.
+   */
+  committed: CommittedEnvironment | undefined;
   sourceCtx: SourceContext;
   env: string;
   /** The core provider's contract, once known (undefined while resolving the core provider itself). */
@@ -90,7 +97,7 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
               : { ok: false, why: `contract ${series.contract}, needs ${allowed.join(' or ')}` };
           },
         })));
-  refuseDowngrade(cr, version, locked, ctx);
+  refuseDowngrade(cr, version, installedVersion(cr, locked, ctx), ctx);
   const { file: metadataFile, metadata, series } = await seriesOf(version);
   if (!series) {
     const phrase = `invalid provider metadata: version ${version} for the provider ${cr.namespace}/${label} does not match any release series`;
@@ -151,18 +158,32 @@ function located(e: RenderError, where: ProviderSite, message: (d: Diagnostic) =
 }
 
 /**
- * The operator's preflight rule, against what the lock says is installed: a lower major.minor than
- * the locked version is refused (patch downgrades are allowed), since CRD storage versions and
- * conversion webhooks only move forward.
+ * What is installed of `cr`, for the downgrade refusal: the version of its inventory object in the
+ * committed output; where the environment has no committed output, the lock's entry — but only one
+ * its own request allows (an entry edited to contradict it decides nothing; lock-evidence.ts).
  */
-function refuseDowngrade(cr: ProviderCR, version: string, locked: LockedProvider | undefined, ctx: ResolveContext): void {
-  if (!locked || ctx.allowDowngrade) return;
-  const from = parseVersion(locked.version);
+function installedVersion(cr: ProviderCR, locked: LockedProvider | undefined, ctx: ResolveContext): { version: string; where: string } | undefined {
+  if (ctx.committed) {
+    const found = ctx.committed.providers.find((p) => p.provider === ref(cr));
+    return found ? { version: found.version, where: `the committed output (${found.file}) has` } : undefined;
+  }
+  if (!locked || !versionAllowed(locked.requested, locked.version)) return undefined;
+  return { version: locked.version, where: 'capi-render.lock has' };
+}
+
+/**
+ * The operator's preflight rule, against what is installed: a lower major.minor than the installed
+ * version is refused (patch downgrades are allowed), since CRD storage versions and conversion
+ * webhooks only move forward.
+ */
+function refuseDowngrade(cr: ProviderCR, version: string, installed: { version: string; where: string } | undefined, ctx: ResolveContext): void {
+  if (!installed || ctx.allowDowngrade) return;
+  const from = parseVersion(installed.version);
   const to = parseVersion(version);
   if (!from || !to) return;
   if (to.major < from.major || (to.major === from.major && to.minor < from.minor)) {
     throw new SpecError(
-      error('preflight', peerWording('cluster-api-operator', `Downgrade is not supported for provider ${cr.name}`, `${ref(cr)}: capi-render.lock has ${locked.version}, the spec now resolves to ${version}`), {
+      error('preflight', peerWording('cluster-api-operator', `Downgrade is not supported for provider ${cr.name}`, `${ref(cr)}: ${installed.where} ${installed.version}, the spec now resolves to ${version}`), {
         ...ctx.at,
         object: ref(cr),
         field: 'spec.version',

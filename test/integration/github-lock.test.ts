@@ -100,7 +100,24 @@ describe('the lock and the cache', () => {
     writeFileSync(path.join(repo, 'providers/core.yaml'), provider('CoreProvider', 'cluster-api', 'capi-system', 'v1.10.4'));
     const r = await runCli(['build'], { cwd: repo, env });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/error\[preflight\]: cluster-api-operator: "Downgrade is not supported for provider cluster-api"; CoreProvider\/capi-system\/cluster-api: capi-render.lock has v1\.11\.0/);
+    const refusal = /error\[preflight\]: cluster-api-operator: "Downgrade is not supported for provider cluster-api"; CoreProvider\/capi-system\/cluster-api: the committed output \(rendered\/default\/cluster-api\/provider-cluster-api\.yaml\) has v1\.11\.0, the spec now resolves to v1\.10\.4/;
+    expect(r.stderr).toMatch(refusal);
+    // The installed version is read from what is committed, not from a lock field: deleting the
+    // environment's lock entry (or the whole lock) does not turn the refusal into a downgrade.
+    const lock = readFileSync(path.join(repo, 'capi-render.lock'), 'utf8');
+    for (const edited of [lock.replace(/environments:\n[\s\S]*?\nartifacts:/, 'environments: []\nartifacts:'), undefined]) {
+      if (edited === undefined) rmSync(path.join(repo, 'capi-render.lock'));
+      else writeFileSync(path.join(repo, 'capi-render.lock'), edited);
+      const again = await runCli(['build'], { cwd: repo, env });
+      expect(again.code, again.stderr).toBe(1);
+      expect(again.stderr).toMatch(refusal);
+    }
+    writeFileSync(path.join(repo, 'capi-render.lock'), lock);
+    // Where nothing is committed, the lock is the only record of what runs.
+    rmSync(path.join(repo, 'rendered'), { recursive: true });
+    const fromLock = await runCli(['build'], { cwd: repo, env });
+    expect(fromLock.code).toBe(1);
+    expect(fromLock.stderr).toMatch(/CoreProvider\/capi-system\/cluster-api: capi-render\.lock has v1\.11\.0, the spec now resolves to v1\.10\.4/);
     expect((await runCli(['build', '--allow-downgrade'], { cwd: repo, env })).code).toBe(0);
   });
 

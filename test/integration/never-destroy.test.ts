@@ -204,6 +204,37 @@ const rows: Row[] = [
     // dev is Flux's: its CRDs carry `prune: disabled`, so they would be orphaned rather than deleted.
     says: [/error\[removal\]: environment dev: 10 CRDs are no longer rendered \(devclusters\.infrastructure\.cluster\.x-k8s\.io, .*\): they carry prune protection, so Flux leaves them and their objects in the cluster, unmanaged from then on/, /--allow-removal/],
   },
+  // The guard reads what is committed in rendered/, never a lock field alone: an edit of the lock in
+  // the same change cannot turn the refusal into a removal.
+  ...[
+    { what: "dev's whole block deleted from the lock", lock: (text: string) => text.replace(/^- name: dev\n[\s\S]*?(?=^- name: prod$)/m, '') },
+    { what: "the CAPD lines deleted from dev's crds:", lock: (text: string) => text.replace(/^ {2}- (?:dev|docker)\S*\.infrastructure\.cluster\.x-k8s\.io\n/gm, '') },
+    { what: 'the whole lock deleted', lock: undefined },
+  ].flatMap(({ what, lock }) =>
+    [['build', '--env', 'dev'], ['build', '--stdout', '--env', 'dev']].map((argv) => ({
+      name: `providers/docker.yaml removed and ${what}: ${argv.join(' ')}`,
+      setup: (repo: string) => {
+        rmSync(path.join(repo, 'providers/docker.yaml'));
+        const file = path.join(repo, 'capi-render.lock');
+        if (lock) writeFileSync(file, lock(readFileSync(file, 'utf8')));
+        else rmSync(file);
+      },
+      argv,
+      code: 1,
+      says: [/error\[removal\]: environment dev: 10 CRDs are no longer rendered \(devclusters\.infrastructure\.cluster\.x-k8s\.io, /],
+    })),
+  ),
+  {
+    name: "the core provider moved to another namespace (the old one removed) and its lock entry deleted: still refused",
+    setup: (repo) => {
+      edit(path.join(repo, 'providers/core.yaml'), /namespace: capi-system/g, 'namespace: capi-core');
+      const file = path.join(repo, 'capi-render.lock');
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/^ {2}- provider: CoreProvider\/capi-system\/cluster-api\n(?: {4}.*\n)+/m, ''));
+    },
+    argv: ['build', '--env', 'dev', '--allow-downgrade'],
+    code: 1,
+    says: [/error\[removal\]: the build would remove CoreProvider\/capi-system\/cluster-api \(v1\.12\.0\) from environment dev/],
+  },
   {
     name: '--allow-removal: the same removal, on purpose',
     setup: (repo) => appendFileSync(path.join(repo, 'overlays/dev/overlay.yaml'), `patches:\n${deletePatch('InfrastructureProvider', 'docker', 'capd-system')}`),

@@ -36,7 +36,7 @@ import { sortObjects } from '../../manifest/order.js';
 import { OVERLAY_FILE } from '../../overlay/overlay-types.js';
 import type { OutputFiles } from '../../plan/output-plan.js';
 import { assignFileNames } from '../../plan/file-names.js';
-import { removalProblems } from '../../output/removal-guard.js';
+import { committedFromLock, removalProblems } from '../../output/removal-guard.js';
 import { OTHER_FLAVOURS, allowedFlavour, refuseOtherFlavour } from '../../plugin/flavour-rule.js';
 import { probeEnvironment } from '../../plugin/probe.js';
 import { readStream, writeStream } from '../../plugin/stream-cache.js';
@@ -123,7 +123,8 @@ export const cmpGenerateCommand: Command = {
 function streamDocuments(result: EnvironmentResult, files: OutputFiles, locks: { previous: LockFile; next: LockFile } | undefined): string[] {
   const env = result.environment;
   // Without `locks` the environment's lock entries did not change: nothing was removed.
-  const problems: Diagnostic[] = locks ? removalProblems({ ...locks, rendered: [env.name], retired: [], outputOf: () => 'the printed stream' }) : [];
+  const committed = result.committed;
+  const problems: Diagnostic[] = locks ? removalProblems({ committed: committed ? () => committed : committedFromLock(locks.previous), next: locks.next, rendered: [env.name], retired: [], outputOf: () => 'the printed stream' }) : [];
   if (problems.length > 0) throw new SpecError(problems);
   if (env.components.every((c) => c.objects.length === 0)) {
     throw new SpecError(
