@@ -96,9 +96,9 @@ function checkLock(doc: unknown): asserts doc is LockFile {
     const v = isJsonObject(i) ? i.verified : undefined;
     if (
       v !== undefined &&
-      (!isJsonObject(v) || typeof v.rule !== 'string' || (v.method !== 'keyless' && v.method !== 'key') || (v.format !== 'bundle' && v.format !== 'legacy-tag') || typeof v.signature !== 'string' || (v.evidence !== undefined && typeof v.evidence !== 'string'))
+      (!isJsonObject(v) || typeof v.rule !== 'string' || (v.method !== 'keyless' && v.method !== 'key') || (v.format !== 'bundle' && v.format !== 'legacy-tag') || (v.evidence !== undefined && typeof v.evidence !== 'string'))
     ) {
-      throw bad(`has a verified entry of image ${String((i as { image?: unknown }).image)} without rule, method, format and signature`);
+      throw bad(`has a verified entry of image ${String((i as { image?: unknown }).image)} without rule, method and format`);
     }
   }
   if (doc.artifacts !== undefined && !Array.isArray(doc.artifacts)) throw bad('has artifacts that are not a list');
@@ -154,13 +154,13 @@ export function serializeLock(lock: LockFile): string {
   return HEADER + serializeWithKeyOrder(sorted as unknown as Parameters<typeof serializeWithKeyOrder>[0], KEY_ORDER);
 }
 
-const KEY_ORDER = ['apiVersion', 'kind', 'emulates', 'environments', 'artifacts', 'inputFiles', 'name', 'inputs', 'providers', 'crds', 'images', 'provider', 'requested', 'version', 'contract', 'source', 'variables', 'file', 'url', 'sha256', 'image', 'digest', 'verified', 'rule', 'method', 'format', 'identity', 'issuer', 'signature', 'evidence'];
+const KEY_ORDER = ['apiVersion', 'kind', 'emulates', 'environments', 'artifacts', 'inputFiles', 'name', 'inputs', 'providers', 'crds', 'images', 'provider', 'requested', 'version', 'contract', 'source', 'variables', 'file', 'url', 'sha256', 'image', 'digest', 'verified', 'rule', 'method', 'format', 'identity', 'issuer', 'evidence'];
 
 /** An image entry with only the fields the lock defines (in their order). */
 function lockedImageFields(i: LockedImage): LockedImage {
   if (!i.verified) return { image: i.image, digest: i.digest };
   const v = i.verified;
-  const verified: LockedVerification = { rule: v.rule, method: v.method, format: v.format, ...(v.identity !== undefined ? { identity: v.identity } : {}), ...(v.issuer !== undefined ? { issuer: v.issuer } : {}), signature: v.signature, ...(v.evidence !== undefined ? { evidence: v.evidence } : {}) };
+  const verified: LockedVerification = { rule: v.rule, method: v.method, format: v.format, ...(v.identity !== undefined ? { identity: v.identity } : {}), ...(v.issuer !== undefined ? { issuer: v.issuer } : {}), ...(v.evidence !== undefined ? { evidence: v.evidence } : {}) };
   return { image: i.image, digest: i.digest, verified };
 }
 

@@ -67,8 +67,6 @@ export interface LockedVerification {
   /** Keyless: the certificate's identity and OIDC issuer. */
   identity?: string;
   issuer?: string;
-  /** Digest of the signature's manifest (where it was found; for the reader). */
-  signature: string;
   /**
    * The signature that passed, as found (images/verify/verification-evidence.ts): every build,
    * `check` and `--frozen` verify it again offline against the rule and the trusted root, so this

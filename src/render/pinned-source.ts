@@ -67,9 +67,14 @@ export function pinSource(source: ReleaseSource, ctx: PinContext): ReleaseSource
       const locked = ctx.locked(source.id, version, fileName);
       if (source.remote && ctx.cache) {
         // The lock's digest first; offline, also what an earlier online run read (a plan's newest metadata.yaml).
-        const known = locked ?? (ctx.offline ? await ctx.index?.getFile(source.id, version, fileName) : undefined);
+        const fetched = await ctx.index?.getFile(source.id, version, fileName);
+        const known = locked ?? (ctx.offline ? fetched : undefined);
         const cached = known ? await ctx.cache.get(known.sha256) : undefined;
-        if (known && cached) return { bytes: cached, url: known.url };
+        // The bytes are the locked ones (the cache is content-addressed); where they came from is what
+        // this machine saw when it fetched them, never the lock's claim — else it is fetched again.
+        // Offline there is nothing to fetch from: the lock's url is kept, as the cache has no other.
+        if (known && cached && fetched?.sha256 === known.sha256) return { bytes: cached, url: fetched.url };
+        if (known && cached && ctx.offline) return { bytes: cached, url: known.url };
       }
       if (source.remote && ctx.offline) {
         throw new FetchError(

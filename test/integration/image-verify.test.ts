@@ -81,9 +81,9 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
 
   it('passes a keyless legacy signature (.sig tag, Rekor bundle annotation) on a multi-platform index', async () => {
     const img = await image('cluster-api', { platforms: ['linux/amd64', 'linux/arm64'] });
-    const signed = await signImageLegacy(registry.host, img.repository, img.digest, k8s);
+    await signImageLegacy(registry.host, img.repository, img.digest, k8s);
     const result = await verify(img);
-    expect(result).toEqual({ rule: ruleId(rules[0]!), method: 'keyless', format: 'legacy-tag', identity: K8S.identity, issuer: K8S.issuer, signature: signed.manifestDigest, evidence: expect.any(String) });
+    expect(result).toEqual({ rule: ruleId(rules[0]!), method: 'keyless', format: 'legacy-tag', identity: K8S.identity, issuer: K8S.issuer, evidence: expect.any(String) });
     expect(result.rule).toMatch(/^sha256:[0-9a-f]{12}$/);
   });
 
@@ -93,14 +93,14 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
     const found = await client.referrers(img);
     expect(found.source).toBe('fallback-tag');
     expect(found.manifests.map((m) => m.digest)).toEqual([attached.manifestDigest]);
-    expect(await verify(img)).toEqual({ rule: ruleId(rules[1]!), method: 'keyless', format: 'bundle', identity: GITHUB.identity, issuer: GITHUB.issuer, signature: attached.manifestDigest, evidence: expect.any(String) });
+    expect(await verify(img)).toEqual({ rule: ruleId(rules[1]!), method: 'keyless', format: 'bundle', identity: GITHUB.identity, issuer: GITHUB.issuer, evidence: expect.any(String) });
   });
 
   it('passes a key signature without a transparency-log entry, legacy (SHA-256 and SHA-512) and as a bundle', async () => {
     const legacy = await image('internal');
-    const signed = await signImageLegacy(registry.host, legacy.repository, legacy.digest, key);
+    await signImageLegacy(registry.host, legacy.repository, legacy.digest, key);
     const keyPem = key.publicKeyPem;
-    expect(await verify(legacy)).toEqual({ rule: ruleId(rules[2]!, keyPem), method: 'key', format: 'legacy-tag', signature: signed.manifestDigest, evidence: expect.any(String) });
+    expect(await verify(legacy)).toEqual({ rule: ruleId(rules[2]!, keyPem), method: 'key', format: 'legacy-tag', evidence: expect.any(String) });
     expect(ruleId(rules[2]!, keyPem)).not.toBe(ruleId(rules[2]!));
 
     const sha512 = await image('internal');
@@ -108,8 +108,8 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
     expect((await verify(sha512)).format).toBe('legacy-tag');
 
     const bundled = await image('internal');
-    const attached = await attachBundleReferrer(registry.host, bundled.repository, bundled.digest, key);
-    expect(await verify(bundled)).toMatchObject({ method: 'key', format: 'bundle', signature: attached.manifestDigest });
+    await attachBundleReferrer(registry.host, bundled.repository, bundled.digest, key);
+    expect(await verify(bundled)).toMatchObject({ method: 'key', format: 'bundle' });
   });
 
   it('passes a keyless signature whose time comes from an RFC 3161 timestamp instead of the log', async () => {
@@ -230,8 +230,9 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
   it('passes when any signature satisfies the rule, and lists every reason when none does', async () => {
     const img = await image('cluster-api');
     await signImageLegacy(registry.host, img.repository, img.digest, metal3);
-    const good = await signImageLegacy(registry.host, img.repository, img.digest, k8s);
-    expect((await verify(img)).signature).toBe(good.manifestDigest);
+    await signImageLegacy(registry.host, img.repository, img.digest, k8s);
+    // The second signature is the one that satisfies the rule: its identity is the one recorded.
+    expect((await verify(img)).identity).toBe(K8S.identity);
 
     const bad = await image('cluster-api');
     await signImageLegacy(registry.host, bad.repository, bad.digest, metal3);
@@ -268,7 +269,7 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
   it('reads the referrers API when the registry has one (filtered by artifact type, pages followed)', async () => {
     const img = await image('metal3-io');
     await attachBundleReferrer(registry.host, img.repository, img.digest, metal3, { predicateType: 'https://spdx.dev/Document' });
-    const attached = await attachBundleReferrer(registry.host, img.repository, img.digest, metal3);
+    await attachBundleReferrer(registry.host, img.repository, img.digest, metal3);
     const fallback = (await client.manifest({ ...img, reference: img.digest.replace(':', '-') }))!.json as { manifests: unknown[] };
     const unrelated = { mediaType: 'application/vnd.oci.image.manifest.v1+json', digest: `sha256:${'0'.repeat(64)}`, size: 10, artifactType: 'application/spdx+json' };
     const pages = [[unrelated, fallback.manifests[0]], [fallback.manifests[1]]];
@@ -290,7 +291,7 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
     expect(all.source).toBe('api');
     expect(all.manifests).toHaveLength(3);
     expect((await apiClient.referrers(img, { artifactType: 'application/vnd.dev.sigstore.bundle.v0.3+json' })).manifests).toHaveLength(2);
-    expect(await verifyImage(img, ruleFor(rules, img.reference)!, { ...ctx, registry: apiClient })).toMatchObject({ format: 'bundle', signature: attached.manifestDigest });
+    expect(await verifyImage(img, ruleFor(rules, img.reference)!, { ...ctx, registry: apiClient })).toMatchObject({ format: 'bundle' });
     expect(asked).toContain('?page=1');
   });
 

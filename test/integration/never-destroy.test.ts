@@ -220,7 +220,7 @@ const rows: Row[] = [
         else rmSync(file);
       },
       argv,
-      code: 1,
+      code: 1 as const,
       says: [/error\[removal\]: environment dev: 10 CRDs are no longer rendered \(devclusters\.infrastructure\.cluster\.x-k8s\.io, /],
     })),
   ),

@@ -45,9 +45,8 @@ export function evidenceOf(candidate: BundleCandidate | LegacyCandidate): string
 /**
  * The candidate an evidence text stands for, to be verified like one read from a registry;
  * undefined when the text is not evidence of that format (edited, truncated, another format).
- * `signature` is the digest of the signature manifest it was found in (for messages).
  */
-export function candidateFromEvidence(evidence: string, format: 'bundle' | 'legacy-tag', signature: string): BundleCandidate | LegacyCandidate | undefined {
+export function candidateFromEvidence(evidence: string, format: 'bundle' | 'legacy-tag'): BundleCandidate | LegacyCandidate | undefined {
   if (evidence.length > (MAX_EVIDENCE_BYTES * 4) / 3 + 4 || !/^[A-Za-z0-9+/]*={0,2}$/.test(evidence)) return undefined;
   let body: unknown;
   try {
@@ -59,7 +58,7 @@ export function candidateFromEvidence(evidence: string, format: 'bundle' | 'lega
   const fields = body as Record<string, unknown>;
   if (format === 'bundle') {
     if (Object.keys(fields).join() !== 'bundle' || typeof fields.bundle !== 'object' || fields.bundle === null) return undefined;
-    return { format: 'bundle', manifestDigest: signature, bundle: fields.bundle };
+    return { format: 'bundle', manifestDigest: 'capi-render.lock', bundle: fields.bundle };
   }
   const { payload, annotations } = fields;
   if (Object.keys(fields).sort().join() !== 'annotations,payload' || typeof payload !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(payload)) return undefined;
@@ -69,5 +68,5 @@ export function candidateFromEvidence(evidence: string, format: 'bundle' | 'lega
     if (!(LEGACY_ANNOTATIONS as readonly string[]).includes(key) || typeof value !== 'string') return undefined;
     kept[key] = value;
   }
-  return { format: 'legacy-tag', manifestDigest: signature, layer: 0, payload: new Uint8Array(Buffer.from(payload, 'base64')), annotations: kept };
+  return { format: 'legacy-tag', manifestDigest: 'capi-render.lock', layer: 0, payload: new Uint8Array(Buffer.from(payload, 'base64')), annotations: kept };
 }

@@ -167,7 +167,7 @@ function prepare(image: ImageToVerify, rule: RuleToApply, ctx: Pick<VerifyContex
 function checkCandidate(candidate: BundleCandidate | LegacyCandidate, prepared: Prepared): { ok: true; verification: ImageVerification } | { ok: false; reason: VerifyFailureReason; detail: string } {
   const outcome = candidate.format === 'bundle' ? checkBundle(candidate, prepared.check) : checkLegacy(candidate, prepared.check);
   if (!outcome.ok) return outcome;
-  return { ok: true, verification: { ...prepared.base, format: candidate.format, ...identityOf(outcome), signature: candidate.manifestDigest, evidence: evidenceOf(candidate) } };
+  return { ok: true, verification: { ...prepared.base, format: candidate.format, ...identityOf(outcome), evidence: evidenceOf(candidate) } };
 }
 
 /**
@@ -206,9 +206,9 @@ export async function verifyImage(image: ImageToVerify, rule: RuleToApply, ctx: 
  * one. Returns the record as this rule gives it now; throws a {@link SignatureVerificationError}
  * (`unreadable` for evidence that is not evidence of its format).
  */
-export function verifyEvidence(image: ImageToVerify, rule: RuleToApply, locked: Pick<ImageVerification, 'format' | 'signature' | 'evidence'>, ctx: Pick<VerifyContext, 'repoRoot' | 'trustedRoot' | 'now'>): ImageVerification {
+export function verifyEvidence(image: ImageToVerify, rule: RuleToApply, locked: Pick<ImageVerification, 'format' | 'evidence'>, ctx: Pick<VerifyContext, 'repoRoot' | 'trustedRoot' | 'now'>): ImageVerification {
   const prepared = prepare(image, rule, ctx);
-  const candidate = locked.evidence === undefined ? undefined : candidateFromEvidence(locked.evidence, locked.format, locked.signature);
+  const candidate = locked.evidence === undefined ? undefined : candidateFromEvidence(locked.evidence, locked.format);
   if (!candidate) throw prepared.fail('unreadable', `the signature evidence capi-render.lock keeps is not a ${locked.format === 'bundle' ? 'Sigstore bundle' : 'cosign signature layer'}`);
   const outcome = checkCandidate(candidate, prepared);
   if (!outcome.ok) throw prepared.fail(outcome.reason, outcome.detail);
