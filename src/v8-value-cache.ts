@@ -27,19 +27,22 @@ export function createValueCache(cacheDir: string, kind: string, use?: CacheUse)
   return {
     get(sha256) {
       const file = fileOf(sha256);
-      let value: unknown;
+      let entry: unknown;
       try {
-        value = deserialize(readFileSync(file));
+        entry = deserialize(readFileSync(file));
       } catch {
         return undefined;
       }
+      // The entry names the text it was derived from: one moved or copied under another name (or
+      // written by an earlier format) is a miss, never another text's value.
+      if (typeof entry !== 'object' || entry === null || (entry as { key?: unknown }).key !== sha256 || !('value' in entry)) return undefined;
       use?.read(file);
-      return value;
+      return (entry as { value: unknown }).value;
     },
     put(sha256, value) {
       try {
         makePrivateDirSync(dir);
-        writePrivateFileSync(fileOf(sha256), serialize(value));
+        writePrivateFileSync(fileOf(sha256), serialize({ key: sha256, value }));
         use?.wrote(fileOf(sha256));
       } catch {
         // A cache that cannot be written only costs time next build.

@@ -35,6 +35,8 @@ export const DOCUMENTS_FOLDER = 'plugin-documents';
 const SEPARATOR = '---\n';
 
 interface StreamEntry {
+  /** The key it is stored under: an entry copied under another key is a miss. */
+  key: string;
   documents: string[];
   warnings: Diagnostic[];
 }
@@ -57,7 +59,7 @@ export function readStream(cacheDir: string, key: string, use?: CacheUse): { tex
   let entry: StreamEntry;
   try {
     entry = JSON.parse(readFileSync(file, 'utf8')) as StreamEntry;
-    if (!Array.isArray(entry.documents) || entry.documents.length === 0 || !Array.isArray(entry.warnings)) return undefined;
+    if (entry.key !== key || !Array.isArray(entry.documents) || entry.documents.length === 0 || !Array.isArray(entry.warnings)) return undefined;
   } catch {
     return undefined;
   }
@@ -100,7 +102,7 @@ export async function writeStream(cacheDir: string, key: string, documents: read
     await makePrivateDir(streamsDir);
     const file = path.join(streamsDir, `${key}.json`);
     // The index last: until it exists, the entry is a miss.
-    await writePrivateFile(file, `${JSON.stringify({ documents: digests, warnings: [...warnings] } satisfies StreamEntry)}\n`);
+    await writePrivateFile(file, `${JSON.stringify({ key, documents: digests, warnings: [...warnings] } satisfies StreamEntry)}\n`);
     use?.wrote(file);
   } catch {
     // Only time is lost next run.

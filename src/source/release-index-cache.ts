@@ -71,11 +71,12 @@ export function createReleaseIndexCache(dir: string, use?: CacheUse): ReleaseInd
     },
     async getFile(source, version, file) {
       const value = await readJson(entry('release-files', source, version, file));
-      const valid = isRecord(value) && typeof value.url === 'string' && typeof value.sha256 === 'string' && /^[0-9a-f]{64}$/.test(value.sha256);
+      // The entry names what it is about: one copied under another entry's name is a miss.
+      const valid = isRecord(value) && value.source === source && value.version === version && value.file === file && typeof value.url === 'string' && typeof value.sha256 === 'string' && /^[0-9a-f]{64}$/.test(value.sha256);
       return valid ? { url: value.url as string, sha256: value.sha256 as string } : undefined;
     },
     async putFile(source, version, file, digest) {
-      await writeJson(entry('release-files', source, version, file), { url: digest.url, sha256: digest.sha256 });
+      await writeJson(entry('release-files', source, version, file), { source, version, file, url: digest.url, sha256: digest.sha256 });
     },
   };
 }

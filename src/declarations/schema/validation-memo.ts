@@ -1,16 +1,16 @@
 /**
  * Remembers inputs that passed schema validation, so a later build with the same inputs skips
  * compiling schemas — for a small build, compiling is most of what validation costs. Entries are
- * empty files in the cache folder named by the sha256 of what was validated, the schema it was
- * validated against and capi-render's version: existence is the whole record, so a torn write
- * cannot mislead. Only success is remembered; input with problems is validated afresh each time,
+ * files in the cache folder named by the sha256 of what was validated, the schema it was validated
+ * against and capi-render's version, holding that name: one copied or moved under another name,
+ * or torn, is not a record of anything. Only success is remembered; input with problems is validated afresh each time,
  * so its diagnostics are always current. What is validated this way — provider CRs, capi-render.yaml
  * and overlays — never holds a secret value (a configSecret is a separate Secret input, and a
  * `fromEnv` variable is only its name), and a file name is a hash, never the input itself.
  * Files are owner-only (see private-files.ts).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageVersion } from '../../package-files.js';
 import type { CacheUse } from '../../cache/cache-use.js';
@@ -27,18 +27,25 @@ export const NO_VALIDATION_MEMO: ValidationMemo = { passed: () => false, remembe
 
 export function createValidationMemo(dir: string, use?: CacheUse): ValidationMemo {
   const version = packageVersion();
-  const fileOf = (subject: string) => path.join(dir, createHash('sha256').update(`capi-render ${version}\n${subject}`).digest('hex'));
+  const nameOf = (subject: string) => createHash('sha256').update(`capi-render ${version}\n${subject}`).digest('hex');
+  const fileOf = (subject: string) => path.join(dir, nameOf(subject));
   return {
     passed(subject) {
       const file = fileOf(subject);
-      if (!existsSync(file)) return false;
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        return false;
+      }
+      if (text !== nameOf(subject)) return false;
       use?.read(file);
       return true;
     },
     remember(subject) {
       try {
         makePrivateDirSync(dir);
-        writeFileSync(fileOf(subject), '', { mode: PRIVATE_FILE_MODE });
+        writeFileSync(fileOf(subject), nameOf(subject), { mode: PRIVATE_FILE_MODE });
         use?.wrote(fileOf(subject));
       } catch {
         // A memo that cannot be written only costs time next build.
