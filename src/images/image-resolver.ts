@@ -125,7 +125,13 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
             );
           }
           if (why !== undefined) note?.(warning('lock', `${what}: verified again from the registry`, at));
-          return verifyModule.verifyImage(subject, match, { registry: registryFor(policy), repoRoot: options.repoRoot, trustedRoot: root });
+          try {
+            return await verifyModule.verifyImage(subject, match, { registry: registryFor(policy), repoRoot: options.repoRoot, trustedRoot: root });
+          } catch (e) {
+            // A digest the lock pins that fails its rule: the lock line is where it was decided.
+            if (why === undefined || !(e instanceof verifyModule.SignatureVerificationError)) throw e;
+            throw new SpecError(e.diagnostics.map((d) => ({ ...d, ...at, hint: `capi-render.lock pins this digest; ${d.hint ?? ''}`.replace(/; $/, '') })));
+          }
         })();
         verified.set(key, pending);
       }
