@@ -40,7 +40,7 @@ export async function readBody(response: Response, what: string, limit: BodyLimi
   const declared = declaredLength(response);
   if (declared !== undefined && declared > limit.maxBytes) {
     await discard(response);
-    throw new BodyLimitError(error('fetch', `${what}: the answer declares ${describeSize(declared)} (Content-Length), over ${limit.phrase}; not read`, { hint: limit.hint }));
+    throw new BodyLimitError(error('fetch', `${what}: the answer declares ${formatBytes(declared)} (Content-Length), over ${limit.phrase}; not read`, { hint: limit.hint }));
   }
   const read = await collect(response, limit.maxBytes, what);
   if (read.over) throw new BodyLimitError(error('fetch', `${what}: the answer is larger than ${limit.phrase}; capi-render stopped reading there`, { hint: limit.hint }));
@@ -104,7 +104,7 @@ async function collect(response: Response, maxBytes: number, what: string): Prom
   } catch (cause) {
     await reader.cancel().catch(() => undefined);
     throw new BodyReadError(
-      error('fetch', `${what}: the answer broke off after ${describeSize(total)} (${networkReason(cause)})`, {
+      error('fetch', `${what}: the answer broke off after ${formatBytes(total)} (${networkReason(cause)})`, {
         hint: 'retry; if it persists, check the server and any proxy between here and it',
       }),
       cause,
@@ -134,9 +134,4 @@ function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
     at += chunk.byteLength;
   }
   return out;
-}
-
-function describeSize(bytes: number): string {
-  const shown = formatBytes(bytes);
-  return shown.endsWith('bytes') && bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : shown;
 }
