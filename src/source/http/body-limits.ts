@@ -21,7 +21,7 @@ function limit(maxBytes: number, kind: string, hint: string): BodyLimit {
   return { maxBytes, phrase: `the ${formatBytes(maxBytes)} limit for ${kind}`, hint };
 }
 
-/** Image manifests and indexes, OCI referrers lists (an index): containerd's limit, and the smallest a registry must accept. */
+/** Image manifests and indexes, OCI referrers lists (an index): what the distribution spec asks every registry to accept (containerd caps manifests near it). */
 export const MANIFEST_LIMIT = limit(4 * MiB, 'manifests and indexes', 'a manifest is a few kilobytes: check the registry, and any proxy between here and it');
 
 /** A registry's JSON answers besides manifests: tag-list pages (1000 tags are ~50 KiB) and token answers (a token is a few KiB). */
