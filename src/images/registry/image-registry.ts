@@ -64,7 +64,6 @@ const MAX_INDEX_DEPTH = 4;
 /** Blobs copied at once (each is held in memory while it is copied). */
 const BLOB_CONCURRENCY = 3;
 const MANIFEST_CONCURRENCY = 4;
-
 /** Pages of a referrers list followed (`Link`), each up to the registry's page size. */
 const MAX_REFERRER_PAGES = 20;
 /** What a registry without the referrers API answers `GET /v2/<repo>/referrers/<digest>` with: 404 per the spec, the others seen in the wild. */

@@ -3,8 +3,9 @@
  * network errors, (n+1)² back-off units) and `@octokit/plugin-throttling` (primary and secondary
  * rate limits, waiting what GitHub asks up to a cap), plus two hooks of our own — attempt
  * reporting, and credentials + ETag revalidation — and a fetch that reads every answer under a
- * limit before octokit sees it (source/http/bounded-body.ts). Everything lives in the returned object; the only
- * shared state is plugin-throttling's limiter groups, isolated per transport by a random id.
+ * limit before octokit sees it (source/http/bounded-body.ts). Everything lives in the returned
+ * object; the only shared state is plugin-throttling's limiter groups, isolated per transport by a
+ * random id.
  */
 import { randomUUID } from 'node:crypto';
 import type { Octokit } from '@octokit/core';

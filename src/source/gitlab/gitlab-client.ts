@@ -3,8 +3,8 @@
  * does (`repository_gitlab.go` GetFile): one GET per file, the token (clusterctl's
  * `gitlab-access-token`) as `Authorization: Bearer`, a 30-second timeout, no retries, and
  * clusterctl's messages — its own one for a 401. A file is read up to the release-file limit
- * (128 MiB, source/http/body-limits.ts) and no further. It also lists a package's versions through the
- * Packages API (gitlab-packages.ts), which clusterctl does not.
+ * (128 MiB, source/http/body-limits.ts) and no further; error answers are not read. It also lists
+ * a package's versions through the Packages API (gitlab-packages.ts), which clusterctl does not.
  *
  * The HTTP transport is injectable: requests always carry the URL the user wrote (so messages, the
  * lock and the cache show clusterctl's form), and tests route that URL to a local server instead of
