@@ -16,6 +16,7 @@
  * Signatures are separate manifests: the artifact's manifest, and so its digest, is untouched.
  */
 import { SpecError, error } from '../errors.js';
+import { signatureLimit } from '../source/http/body-limits.js';
 import { MEDIA_TYPE_OCI_INDEX, MEDIA_TYPE_OCI_MANIFEST } from '../source/oci/oci-media-types.js';
 import { computeOciDigest } from '../source/oci/oci-digest.js';
 import {
@@ -156,7 +157,7 @@ async function readBundle(registry: SignatureRegistry, digest: string): Promise<
   const manifest = await registry.find(digest);
   const layer = manifest && manifestLayers(manifest.bytes)?.find((l) => l.mediaType === BUNDLE_V03_MEDIA_TYPE);
   if (!layer) return undefined;
-  const bytes = await registry.client.getBlob(registry.repository, layer.digest, layer.size);
+  const bytes = await registry.client.getBlob(registry.repository, layer.digest, layer.size, { limit: signatureLimit() });
   try {
     return JSON.parse(new TextDecoder().decode(bytes));
   } catch {

@@ -8,14 +8,15 @@
 import { FetchError, error } from '../errors.js';
 import { createOciClient, type OciClient } from '../source/oci/oci-client.js';
 import type { OciCredentials } from '../source/oci/oci-credentials.js';
-import { computeOciDigest, isOciDigest, verifyOciDigest } from '../source/oci/oci-digest.js';
+import { MANIFEST_LIMIT } from '../source/http/body-limits.js';
+import { readBody } from '../source/http/bounded-body.js';
+import { computeOciDigest, isOciDigest, verifyOciDigest, verifyStatedDigest } from '../source/oci/oci-digest.js';
 import { createOciHttp, type OciHttp } from '../source/oci/oci-http.js';
 import { MEDIA_TYPE_OCI_INDEX, MEDIA_TYPE_OCI_MANIFEST } from '../source/oci/oci-media-types.js';
 import { registryHostPort, type OciReference } from '../source/oci/oci-reference.js';
 import { indexDescriptors, referrersTag, type Descriptor } from './sign-formats.js';
 
 const TIMEOUT_MS = 30_000;
-const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 
 /** A manifest or index as the registry stores it. */
 export interface StoredManifest {
@@ -59,12 +60,11 @@ export function createSignatureRegistry(
       return undefined;
     }
     if (response.status !== 200) throw await http.unexpected(response, `fetching ${repository}:${reference}`);
-    const bytes = new Uint8Array(await response.arrayBuffer());
     const what = `manifest ${repository}:${reference} from ${hostPort}`;
-    if (bytes.length > MAX_MANIFEST_BYTES) throw new FetchError(error('fetch', `${what} is larger than 4 MiB`));
+    const bytes = await readBody(response, what, MANIFEST_LIMIT);
     const announced = response.headers.get('docker-content-digest');
     if (isOciDigest(reference)) verifyOciDigest(bytes, reference, what);
-    else if (announced && isOciDigest(announced)) verifyOciDigest(bytes, announced, what);
+    if (announced && isOciDigest(announced)) verifyStatedDigest(bytes, announced, what);
     const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
     return { bytes, digest: computeOciDigest(bytes), mediaType };
   }
@@ -88,7 +88,8 @@ export function createSignatureRegistry(
       const response = await http.send({ method: 'GET', target: `/v2/${repository}/referrers/${digest}`, scope, headers: { accept: MEDIA_TYPE_OCI_INDEX } });
       const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
       if (response.status === 200 && type === MEDIA_TYPE_OCI_INDEX) {
-        const descriptors = indexDescriptors(new Uint8Array(await response.arrayBuffer()));
+        // A referrers list is an image index: the manifest limit applies.
+        const descriptors = indexDescriptors(await readBody(response, `the referrers list of ${digest} in ${repository} on ${hostPort}`, MANIFEST_LIMIT));
         if (descriptors) return { descriptors, api: true };
       } else {
         await response.body?.cancel();

@@ -142,7 +142,7 @@ describe.skipIf(skipRegistry)('images pinned by digest', () => {
     expect(r.stdout).toBe(`images:\n  all:\n    repository: ${target}\n`);
     expect(readFileSync(overrides, 'utf8')).toBe(r.stdout);
     // An independent look at the copy: the same digest under the new name.
-    const copy = await createImageRegistry({ env: {}, insecureRegistries: [second.host] }).resolve({ registry: second.host, repository: 'airgap/cluster-api-controller', tag: 'v1.12.0' }, { platforms: true });
+    const copy = await createImageRegistry({ env: {}, insecureRegistries: [second.host] }).resolve({ registry: second.host, repository: 'airgap/cluster-api-controller', tag: 'v1.12.0' });
     expect(copy.digest).toBe(pushed.digest);
     expect(copy.platforms.sort()).toEqual(['linux/amd64', 'linux/arm64']);
 

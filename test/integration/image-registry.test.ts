@@ -6,6 +6,7 @@
  * proxy, and copying between registries (resume, cross-repository mount). Also the docker
  * credential lookup on its own.
  */
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
@@ -93,18 +94,14 @@ describe.skipIf(skipRegistry)('image registry: resolve and copy against real reg
 
   it('resolves a multi-platform tag to the index digest, which a narrow Accept would not give', async () => {
     const client = registry();
-    const resolved = await client.resolve({ registry: a.host, repository: 'cluster-api/cluster-api-controller', tag: 'v1.12.0' }, { platforms: true });
+    const resolved = await client.resolve({ registry: a.host, repository: 'cluster-api/cluster-api-controller', tag: 'v1.12.0' });
     expect(resolved).toEqual({ digest: index.digest, mediaType: MEDIA_TYPE_OCI_INDEX, platforms: ['linux/amd64', 'linux/arm64'] });
     // Three children: two platforms and BuildKit's attestation manifest, which is no platform.
     expect(index.childDigests).toHaveLength(3);
-    // HEAD, then GET of the index by digest for its platforms.
-    expect(client.requestCount(a.host)).toBe(2);
-    // Pinning needs the digest only: one HEAD (a GET would count as a pull against Docker Hub's limit).
-    const pinning = registry();
-    expect(await pinning.resolve({ registry: a.host, repository: 'cluster-api/cluster-api-controller', tag: 'v1.12.0' })).toEqual({ digest: index.digest, mediaType: MEDIA_TYPE_OCI_INDEX, platforms: [] });
-    expect(pinning.requestCount(a.host)).toBe(1);
+    // One GET by tag: the pinned digest is that of the bytes read, and the platforms come with them.
+    expect(client.requestCount(a.host)).toBe(1);
 
-    const docker = await client.resolve({ registry: a.host, repository: 'jetstack/cert-manager-controller', tag: 'v1.19.4' }, { platforms: true });
+    const docker = await client.resolve({ registry: a.host, repository: 'jetstack/cert-manager-controller', tag: 'v1.19.4' });
     expect(docker).toEqual({ digest: list.digest, mediaType: MEDIA_TYPE_DOCKER_MANIFEST_LIST, platforms: ['linux/amd64', 'linux/arm64', 'linux/arm/v7'] });
 
     // The trap: without the list type in Accept, distribution answers with the linux/amd64 child and its digest…
@@ -117,7 +114,7 @@ describe.skipIf(skipRegistry)('image registry: resolve and copy against real reg
     expect((await headManifest(a.host, 'cluster-api/cluster-api-controller', 'v1.12.0', IMAGE_MANIFEST_TYPES.join(', '))).digest).toBe(index.digest);
   });
 
-  it('resolves a single-platform image to its manifest digest with one HEAD', async () => {
+  it('resolves a single-platform image to its manifest digest with one GET', async () => {
     const client = registry();
     expect(await client.resolve({ registry: a.host, repository: 'cluster-api/single', tag: 'v1.0.0' })).toEqual({ digest: single.digest, mediaType: MEDIA_TYPE_OCI_MANIFEST, platforms: [] });
     expect(client.requestCount(a.host)).toBe(1);
@@ -125,16 +122,27 @@ describe.skipIf(skipRegistry)('image registry: resolve and copy against real reg
     expect(await client.resolve({ registry: a.host, repository: 'cluster-api/single-docker', tag: 'v1' })).toEqual({ digest: docker.digest, mediaType: MEDIA_TYPE_DOCKER_MANIFEST, platforms: [] });
   });
 
-  it('GETs and hashes the manifest when the registry omits Docker-Content-Digest', async () => {
-    const rec = recording((async (input: string | URL | Request, init?: RequestInit) => {
-      const response = await fetch(input, init);
-      const headers = new Headers(response.headers);
-      headers.delete('docker-content-digest');
-      return new Response(init?.method === 'HEAD' ? null : await response.arrayBuffer(), { status: response.status, headers });
-    }) as typeof fetch);
-    const resolved = await registry({ fetch: rec.fetch }).resolve({ registry: a.host, repository: 'cluster-api/cluster-api-controller', tag: 'v1.12.0' }, { platforms: true });
+  it('hashes the manifest when the registry omits Docker-Content-Digest, and refuses one that disagrees with the bytes', async () => {
+    const withDigest = (digest: string | undefined) =>
+      recording((async (input: string | URL | Request, init?: RequestInit) => {
+        const response = await fetch(input, init);
+        const headers = new Headers(response.headers);
+        if (digest === undefined) headers.delete('docker-content-digest');
+        else headers.set('docker-content-digest', digest);
+        return new Response(new Uint8Array(await response.arrayBuffer()), { status: response.status, headers });
+      }) as typeof fetch);
+    const omitted = withDigest(undefined);
+    const resolved = await registry({ fetch: omitted.fetch }).resolve({ registry: a.host, repository: 'cluster-api/cluster-api-controller', tag: 'v1.12.0' });
     expect(resolved).toEqual({ digest: index.digest, mediaType: MEDIA_TYPE_OCI_INDEX, platforms: ['linux/amd64', 'linux/arm64'] });
-    expect(rec.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual(['HEAD /v2/cluster-api/cluster-api-controller/manifests/v1.12.0', 'GET /v2/cluster-api/cluster-api-controller/manifests/v1.12.0']);
+    expect(omitted.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual(['GET /v2/cluster-api/cluster-api-controller/manifests/v1.12.0']);
+
+    // A header digest is pinned only once the bytes hash to it: another digest is refused, naming both.
+    const other = single.digest;
+    const lying = await rejectionOf(FetchError, registry({ fetch: withDigest(other).fetch }).resolve({ registry: a.host, repository: 'cluster-api/cluster-api-controller', tag: 'v1.12.0' }));
+    expect(lying.code).toBe('digest-mismatch');
+    expect(lying.message).toBe(
+      `image ${a.host}/cluster-api/cluster-api-controller:v1.12.0: manifest v1.12.0 from registry ${a.host}: the registry states Docker-Content-Digest ${other}, but the manifest's bytes hash to ${index.digest}; not trusted`,
+    );
   });
 
   it('reports HTTP 429 as a rate limit, with the limit the registry announced', async () => {
@@ -183,13 +191,10 @@ describe.skipIf(skipRegistry)('image registry: resolve and copy against real reg
     it('sends every request through HTTP_PROXY (the proxy-aware fetch the CLI passes)', async () => {
       const host = `registry.test:${a.host.split(':')[1]}`;
       const client = createImageRegistry({ env: {}, fetch: createNetworkFetch({ HTTP_PROXY: proxy.url }), insecureRegistries: [host] });
-      const resolved = await client.resolve({ registry: host, repository: 'cluster-api/cluster-api-controller', tag: 'v1.12.0' }, { platforms: true });
+      const resolved = await client.resolve({ registry: host, repository: 'cluster-api/cluster-api-controller', tag: 'v1.12.0' });
       expect(resolved.digest).toBe(index.digest);
-      expect(proxy.requests.map((r) => `${r.method} ${r.target}`)).toEqual([
-        `HEAD http://${host}/v2/cluster-api/cluster-api-controller/manifests/v1.12.0`,
-        `GET http://${host}/v2/cluster-api/cluster-api-controller/manifests/${index.digest}`,
-      ]);
-      expect(client.requestCount(host)).toBe(2);
+      expect(proxy.requests.map((r) => `${r.method} ${r.target}`)).toEqual([`GET http://${host}/v2/cluster-api/cluster-api-controller/manifests/v1.12.0`]);
+      expect(client.requestCount(host)).toBe(1);
       // Without the proxy the name does not resolve, and the message says so.
       const direct = await rejectionOf(FetchError, createImageRegistry({ env: {}, insecureRegistries: [host] }).resolve({ registry: host, repository: 'cluster-api/single', tag: 'v1.0.0' }));
       expect(direct.message).toMatch(/cannot reach registry registry\.test:\d+ \((ENOTFOUND|EAI_AGAIN)\)/);
@@ -254,7 +259,7 @@ describe.skipIf(skipRegistry)('image registry: resolve and copy against real reg
       expect(mounts.every((r) => r.status === 201 && r.url.searchParams.get('from') === 'jetstack/cert-manager-controller')).toBe(true);
       expect(rec.requests.filter((r) => r.url.pathname.includes('/blobs/') && r.method === 'GET')).toEqual([]);
       expect(rec.requests.filter((r) => r.method === 'PUT' && r.url.pathname.includes('/blobs/uploads/'))).toEqual([]);
-      expect(await registry().resolve(to, { platforms: true })).toEqual({ digest: list.digest, mediaType: MEDIA_TYPE_DOCKER_MANIFEST_LIST, platforms: ['linux/amd64', 'linux/arm64', 'linux/arm/v7'] });
+      expect(await registry().resolve(to)).toEqual({ digest: list.digest, mediaType: MEDIA_TYPE_DOCKER_MANIFEST_LIST, platforms: ['linux/amd64', 'linux/arm64', 'linux/arm/v7'] });
     });
 
     it('copies a single-platform image, and refuses a digest the source does not have', async () => {
@@ -331,7 +336,7 @@ describe.skipIf(skipRegistry)('image registry: credentials against a token-auth 
     const folder = dockerConfig({ auths: { [host]: { auth: authOf(USER.username, USER.password) } } });
     const before = tokens.counts.password;
     const resolved = await resolveWith({ env: { DOCKER_CONFIG: folder, HOME: '/nonexistent' } });
-    expect(resolved).toEqual({ digest: image.digest, mediaType: MEDIA_TYPE_OCI_INDEX, platforms: [] });
+    expect(resolved).toEqual({ digest: image.digest, mediaType: MEDIA_TYPE_OCI_INDEX, platforms: ['linux/amd64', 'linux/arm64'] });
     expect(tokens.counts.password).toBe(before + 1);
   });
 
@@ -409,20 +414,21 @@ describe('image registry: Docker Hub', () => {
   it('talks to registry-1.docker.io with the credentials docker keeps under https://index.docker.io/v1/', async () => {
     const folder = tempDir('capi-render-docker-config-');
     writeFileSync(path.join(folder, 'config.json'), JSON.stringify({ auths: { 'https://index.docker.io/v1/': { auth: Buffer.from(`hub-user:${USER.password}`).toString('base64') } } }));
-    const digest = `sha256:${'b'.repeat(64)}`;
+    const manifest = JSON.stringify({ schemaVersion: 2, mediaType: MEDIA_TYPE_OCI_MANIFEST, config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: `sha256:${'b'.repeat(64)}`, size: 2 }, layers: [] });
+    const digest = `sha256:${createHash('sha256').update(manifest).digest('hex')}`;
     const seen: string[] = [];
     const hub = (async (input: string | URL | Request, init?: RequestInit) => {
       const url = new URL(String(input));
       const authorization = new Headers(init?.headers).get('authorization');
       seen.push(`${init?.method ?? 'GET'} ${url.href} ${authorization ? 'with' : 'without'} authorization`);
       if (authorization !== `Basic ${Buffer.from(`hub-user:${USER.password}`).toString('base64')}`) return new Response(null, { status: 401, headers: { 'www-authenticate': 'Basic realm="hub"' } });
-      return new Response(null, { status: 200, headers: { 'docker-content-digest': digest, 'content-type': MEDIA_TYPE_OCI_MANIFEST } });
+      return new Response(manifest, { status: 200, headers: { 'docker-content-digest': digest, 'content-type': MEDIA_TYPE_OCI_MANIFEST } });
     }) as typeof fetch;
     const client = createImageRegistry({ env: { DOCKER_CONFIG: folder }, fetch: hub });
     expect(await client.resolve({ registry: 'docker.io', repository: 'library/nginx', tag: '1' })).toEqual({ digest, mediaType: MEDIA_TYPE_OCI_MANIFEST, platforms: [] });
     expect(seen).toEqual([
-      'HEAD https://registry-1.docker.io/v2/library/nginx/manifests/1 without authorization',
-      'HEAD https://registry-1.docker.io/v2/library/nginx/manifests/1 with authorization',
+      'GET https://registry-1.docker.io/v2/library/nginx/manifests/1 without authorization',
+      'GET https://registry-1.docker.io/v2/library/nginx/manifests/1 with authorization',
     ]);
     expect(client.requestCount('docker.io')).toBe(2);
     expect(client.requestCount('registry-1.docker.io')).toBe(2);

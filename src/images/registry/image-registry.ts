@@ -10,17 +10,21 @@
  * `insecureRegistries` is spoken to over plain HTTP and never gets credentials; every other one over
  * TLS, 127.0.0.0/8 included.
  *
- * Requests: `resolve` sends one HEAD with all four manifest types in `Accept`; for an index it
- * then GETs the index by digest (verified) to list its platforms; a registry that omits
- * `Docker-Content-Digest` is asked with GET and the bytes are hashed. `copy` GETs each manifest by
+ * Requests: `resolve` sends one GET with all four manifest types in `Accept` and pins the digest
+ * of the bytes it read: a `Docker-Content-Digest` that disagrees with them is refused, never
+ * pinned (a HEAD would only give the header). An index's platforms come with the same answer. A
+ * GET counts as a pull against Docker Hub's rate limit; the lock keeps every digest, so each image
+ * is asked for once, not on every build. `copy` GETs each manifest by
  * digest, HEADs each blob in the target (present: skipped, which is what makes an interrupted
  * copy resume), mounts it from the source repository when both are on one registry (`201`), and
  * otherwise uploads it (POST, then one PUT with the verified bytes; a `202` answer to a mount is
  * such an upload session). Manifests are PUT children first, by digest, then the top one by tag.
  *
  * Every failure is a FetchError whose message names the image and the registry, and says why:
- * refused (and which credential source was tried — never a value), not found, not reachable, or
- * a plain-HTTP registry that is not listed as insecure.
+ * refused (and which credential source was tried — never a value), not found, not reachable, a
+ * plain-HTTP registry that is not listed as insecure, or an answer over its limit. Every body is
+ * read through source/http/bounded-body.ts: manifests, indexes and referrers lists at most 4 MiB,
+ * blobs exactly their descriptor's size, error answers their first 64 KiB.
  *
  * Signatures (issue 25) are read, never copied: `manifest` (a tag or digest that may be absent),
  * `referrers` (the OCI 1.1 referrers API, or its `sha256-<hex>` fallback tag when the registry
@@ -36,7 +40,9 @@ import { parseImageReference } from '../../process/image-reference.js';
 import { networkReason } from '../../source/network-failure.js';
 import { createOciClient, type OciClient } from '../../source/oci/oci-client.js';
 import { credentialSecrets, type OciCredentials } from '../../source/oci/oci-credentials.js';
-import { computeOciDigest, isOciDigest, verifyOciDigest } from '../../source/oci/oci-digest.js';
+import { MANIFEST_LIMIT, signatureLimit } from '../../source/http/body-limits.js';
+import { BodyLimitError, readBody } from '../../source/http/bounded-body.js';
+import { computeOciDigest, isOciDigest, verifyOciDigest, verifyStatedDigest } from '../../source/oci/oci-digest.js';
 import { createOciHttp, type OciHttp } from '../../source/oci/oci-http.js';
 import {
   IMAGE_MANIFEST_TYPES,
@@ -45,23 +51,19 @@ import {
 } from '../../source/oci/oci-media-types.js';
 import { registryHostPort } from '../../source/oci/oci-reference.js';
 import { createDockerCredentials } from './docker-credentials.js';
-import type { ImageLocation, ResolvedImage, CopyProgress, ImageRegistryOptions, ImageRegistry, ImageManifest, ReferrerDescriptor, ImageReferrers, ResolveOptions } from './registry-types.js';
+import type { ImageLocation, ResolvedImage, CopyProgress, ImageRegistryOptions, ImageRegistry, ImageManifest, ReferrerDescriptor, ImageReferrers } from './registry-types.js';
 import { DOCKER_HUB, causeCode, descriptors, errorCodes, forEachLimit, guessMediaType, isRecord, mediaTypeOf, nextPage, platformsOf, pullScope, pushScope, referrerDescriptors, registryKey, type Descriptor } from './registry-responses.js';
 
-export type { ImageLocation, ResolvedImage, CopyProgress, ImageRegistryOptions, ImageRegistry, ImageManifest, ReferrerDescriptor, ImageReferrers, ResolveOptions } from './registry-types.js';
+export type { ImageLocation, ResolvedImage, CopyProgress, ImageRegistryOptions, ImageRegistry, ImageManifest, ReferrerDescriptor, ImageReferrers } from './registry-types.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** The host Docker Hub's API answers on. */
 const DOCKER_HUB_API_HOST = 'registry-1.docker.io';
-/** The distribution spec's minimum a registry must accept; larger manifests are refused unread. */
-const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 /** An index inside an index inside an index is already unusual. */
 const MAX_INDEX_DEPTH = 4;
 /** Blobs copied at once (each is held in memory while it is copied). */
 const BLOB_CONCURRENCY = 3;
 const MANIFEST_CONCURRENCY = 4;
-/** Signature payloads and Sigstore bundles are a few kilobytes; larger blobs are not read for them. */
-const MAX_SIGNATURE_BLOB_BYTES = 4 * 1024 * 1024;
 /** Pages of a referrers list followed (`Link`), each up to the registry's page size. */
 const MAX_REFERRER_PAGES = 20;
 /** What a registry without the referrers API answers `GET /v2/<repo>/referrers/<digest>` with: 404 per the spec, the others seen in the wild. */
@@ -207,6 +209,8 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
           : `log in (\`docker login ${conn.registry}\`), configure a credential helper, or reference a pull secret with imagePolicy.pullSecret`;
       return mine('auth', redact(`image ${image}: ${d.message}; ${tried}`), hint);
     }
+    // Too large: the message says which limit, the hint what to check; no network advice.
+    if (e instanceof BodyLimitError) return mine(d.code, redact(`image ${image}: ${d.message}`), d.hint === undefined ? undefined : redact(d.hint));
     if (d.code === 'fetch' && conn && plainOnly.has(conn.urlHost)) {
       return mine(
         'fetch',
@@ -250,19 +254,14 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
     if (response.status === 404) throw await notFound(conn, response, repository, reference, image);
     if (response.status === 429) throw rateLimited(conn, response, image);
     if (response.status !== 200) throw translate(await conn.http.unexpected(response, `GET ${target}`), image, conn, 'pull');
-    const declared = Number(response.headers.get('content-length') ?? '0');
-    if (declared > MAX_MANIFEST_BYTES) {
-      await response.body?.cancel();
-      throw mine('fetch', `image ${image}: the manifest ${reference} on registry ${conn.registry} is larger than 4 MiB`);
-    }
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    if (bytes.length > MAX_MANIFEST_BYTES) throw mine('fetch', `image ${image}: the manifest ${reference} on registry ${conn.registry} is larger than 4 MiB`);
-    // verifyOciDigest's message gets the image name when guarded() translates it.
+    // These messages get the image name when guarded() translates them.
     const where = `manifest ${reference} from registry ${conn.registry}`;
     const what = `image ${image}: ${where}`;
+    const bytes = await readBody(response, where, MANIFEST_LIMIT);
+    // A digest is trusted only once the bytes hash to it: the one asked for, and the one the registry states.
     const announced = response.headers.get('docker-content-digest') ?? '';
     if (isOciDigest(reference)) verifyOciDigest(bytes, reference, where);
-    else if (isOciDigest(announced)) verifyOciDigest(bytes, announced, where);
+    if (isOciDigest(announced)) verifyStatedDigest(bytes, announced, where);
     const digest = isOciDigest(reference) ? reference : isOciDigest(announced) ? announced : computeOciDigest(bytes);
     let json: unknown;
     try {
@@ -322,25 +321,14 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
     return mine('rate-limit', `image ${image}: registry ${conn.registry} answered HTTP 429 Too Many Requests${detail}`, 'wait and build again, or log in for a higher limit; digests capi-render.lock records are not asked for again');
   }
 
-  async function resolveImage(image: ImageLocation & { tag: string }, options: ResolveOptions = {}): Promise<ResolvedImage> {
+  async function resolveImage(image: ImageLocation & { tag: string }): Promise<ResolvedImage> {
     const name = `${image.registry}/${image.repository}:${image.tag}`;
     checkLocation(image, name);
     if (!TAG.test(image.tag)) throw mine('image', `image ${name}: ${JSON.stringify(image.tag)} is not a valid tag`);
     const conn = await connect(image.registry, name);
+    // One GET by tag: the digest pinned is that of the bytes read (a Docker-Content-Digest that
+    // disagrees is refused), never a header taken on trust; an index's platforms come with it.
     return guarded(conn, name, 'pull', async () => {
-      const target = `/v2/${image.repository}/manifests/${image.tag}`;
-      const head = await conn.http.send({ method: 'HEAD', target, scope: pullScope(image.repository), headers: { accept: ACCEPT } });
-      await head.body?.cancel();
-      if (head.status === 429) throw rateLimited(conn, head, name);
-      const announced = head.headers.get('docker-content-digest') ?? '';
-      const type = mediaTypeOf(head);
-      if (head.status === 200 && isOciDigest(announced) && IMAGE_MANIFEST_TYPES.includes(type)) {
-        if (!INDEX_TYPES.has(type) || !options.platforms) return { digest: announced, mediaType: type, platforms: [] };
-        const index = await getManifest(conn, image.repository, announced, name);
-        return { digest: announced, mediaType: index.mediaType, platforms: platformsOf(index.json) };
-      }
-      // No usable digest or type on the HEAD (or a 404, whose reason only a GET's body tells): GET and hash.
-      if (head.status !== 200 && head.status !== 404) throw translate(await conn.http.unexpected(head, `HEAD ${target}`), name, conn, 'pull');
       const manifest = await getManifest(conn, image.repository, image.tag, name);
       return { digest: manifest.digest, mediaType: manifest.mediaType, platforms: INDEX_TYPES.has(manifest.mediaType) ? platformsOf(manifest.json) : [] };
     });
@@ -488,8 +476,8 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
         }
         if (response.status === 429) throw rateLimited(conn, response, name);
         if (response.status !== 200) throw translate(await conn.http.unexpected(response, `GET /v2/${image.repository}/referrers/${image.digest}`), name, conn, 'pull');
-        const bytes = new Uint8Array(await response.arrayBuffer());
-        if (bytes.length > MAX_MANIFEST_BYTES) throw mine('fetch', `image ${name}: the referrers list on registry ${conn.registry} is larger than 4 MiB`);
+        // A referrers list is an image index: the manifest limit applies.
+        const bytes = await readBody(response, `the referrers list of ${image.digest} on registry ${conn.registry}`, MANIFEST_LIMIT);
         let json: unknown;
         try {
           json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
@@ -511,12 +499,10 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
     const name = `${image.registry}/${image.repository}@${image.digest}`;
     checkLocation(image, name);
     if (!isOciDigest(image.digest)) throw mine('image', `image ${name}: ${JSON.stringify(image.digest)} is not a sha256 or sha512 digest`);
-    const limit = options.maxBytes ?? MAX_SIGNATURE_BLOB_BYTES;
-    if (image.size !== undefined && image.size > limit) throw mine('fetch', `image ${name}: blob ${image.digest} is ${image.size} bytes, more than the ${limit} read here`);
+    // Signature payloads and Sigstore bundles are a few kilobytes; larger blobs are not read for them.
+    const limit = signatureLimit(options.maxBytes);
     const conn = await connect(image.registry, name);
-    const bytes = await guarded(conn, name, 'pull', () => conn.client.getBlob(image.repository, image.digest, image.size));
-    if (bytes.length > limit) throw mine('fetch', `image ${name}: blob ${image.digest} is ${bytes.length} bytes, more than the ${limit} read here`);
-    return bytes;
+    return guarded(conn, name, 'pull', () => conn.client.getBlob(image.repository, image.digest, image.size, { limit }));
   }
 
   return {

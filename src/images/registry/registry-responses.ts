@@ -4,6 +4,7 @@
  * distribution error codes, `Link` pagination, bounded concurrency. Pure functions, no state.
  */
 import { FetchError, error, type DiagnosticCode } from '../../errors.js';
+import { readMessage } from '../../source/http/bounded-body.js';
 import { isOciDigest } from '../../source/oci/oci-digest.js';
 import { MEDIA_TYPE_OCI_INDEX, MEDIA_TYPE_OCI_MANIFEST } from '../../source/oci/oci-media-types.js';
 import { convertToHostname } from './docker-credentials.js';
@@ -75,9 +76,9 @@ export function descriptors(value: unknown, what: string, fail: (code: Diagnosti
   });
 }
 
-/** The distribution error codes of a response body (`{"errors":[{"code":…}]}`). */
+/** The distribution error codes of a response body (`{"errors":[{"code":…}]}`); only its first 64 KiB are read. */
 export async function errorCodes(response: Response): Promise<string[]> {
-  const text = await response.text().catch(() => '');
+  const text = await readMessage(response);
   try {
     const parsed = JSON.parse(text) as { errors?: { code?: unknown }[] };
     return (parsed.errors ?? []).map((e) => e.code).filter((c): c is string => typeof c === 'string');

@@ -45,8 +45,12 @@ export interface ImageRegistryOptions {
 }
 
 export interface ImageRegistry {
-  /** HEAD (GET only when the registry omits Docker-Content-Digest) /v2/<repo>/manifests/<tag> with all four manifest types in Accept. */
-  resolve(image: ImageLocation & { tag: string }, options?: ResolveOptions): Promise<ResolvedImage>;
+  /**
+   * One GET of /v2/<repo>/manifests/<tag> with all four manifest types in Accept (at most 4 MiB
+   * read): the digest is that of the bytes, and a Docker-Content-Digest that disagrees is refused
+   * (`digest-mismatch`). An index's platforms come with the same answer.
+   */
+  resolve(image: ImageLocation & { tag: string }): Promise<ResolvedImage>;
   /** Copies index + every child manifest (attestation manifests included) + every blob by digest into `to`, tagging the result with `tag`; skips blobs the target has (so an interrupted copy resumes), mounts across repositories of the same registry; returns the digest written (must equal `from.digest`). */
   copy(from: ImageLocation & { digest: string }, to: ImageLocation & { tag: string }): Promise<string>;
   /** How many HTTP requests went to each registry host so far (for tests and the bench). */
@@ -64,7 +68,7 @@ export interface ImageRegistry {
    * `sha256-<hex>` fallback tag's index is read instead (absent: no referrers).
    */
   referrers(image: ImageLocation & { digest: string }, options?: { artifactType?: string }): Promise<ImageReferrers>;
-  /** A blob's bytes, verified against digest (and size); refused unread when its size is over `maxBytes` (default 4 MiB). */
+  /** A blob's bytes, verified against digest (and size); never more than its size is read, and a size (or, without one, a body) over `maxBytes` (default 4 MiB) is refused. */
   blob(image: ImageLocation & { digest: string; size?: number }, options?: { maxBytes?: number }): Promise<Uint8Array>;
 }
 
@@ -93,13 +97,4 @@ export interface ImageReferrers {
   fallbackTag: string;
   /** In the registry's order; only those of the asked `artifactType` when one was given. */
   manifests: ReferrerDescriptor[];
-}
-
-/** What {@link ImageRegistry.resolve} reads beyond the digest. */
-export interface ResolveOptions {
-  /**
-   * Also GET an index to list its platforms. Default false: pinning needs only the HEAD, and a GET
-   * counts as a pull against Docker Hub's rate limit (a HEAD does not); `platforms` is then [].
-   */
-  platforms?: boolean;
 }

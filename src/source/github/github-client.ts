@@ -4,11 +4,16 @@
  * instance, an ETag cache and a throttling group id — so two clients never share anything and
  * tests need no resets (unlike clusterctl's package-level caches).
  *
+ * Bodies: API answers are read up to 32 MiB, an asset up to the size its release lists (at most
+ * 128 MiB), error answers their first 64 KiB (source/http/body-limits.ts), in the transport.
+ *
  * Credentials: the token comes from the options only (the CLI reads GITHUB_TOKEN / GH_TOKEN). It is
  * sent only to the API origin, never to the host an asset download redirects to, and it is scrubbed
  * from every error and progress message.
  */
 import { FetchError, error } from '../../errors.js';
+import { RELEASE_ASSET_LIMIT, type BodyLimit } from '../http/body-limits.js';
+import { BodyLimitError, readBody } from '../http/bounded-body.js';
 import type { GitHubClientOptions } from './github-client-options.js';
 import { toGitHubRelease, toGitHubReleases, type GitHubAsset, type GitHubRelease } from './github-release.js';
 import { createGitHubTransport } from './github-transport.js';
@@ -76,6 +81,7 @@ export function createGitHubClient(options: GitHubClientOptions = {}): GitHubCli
     async downloadAsset(owner, repo, asset) {
       const url = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/releases/assets/${asset.id}`;
       const octetStream = { accept: 'application/octet-stream' };
+      const limit = assetLimit(asset, `asset ${asset.name} of ${owner}/${repo}`);
       // Manual redirect: fetch would follow a same-origin redirect with the Authorization header
       // still attached; the download host is given no credentials at all, as clusterctl does.
       const apiSpec = {
@@ -83,6 +89,7 @@ export function createGitHubClient(options: GitHubClientOptions = {}): GitHubCli
         url,
         headers: octetStream,
         request: { redirect: 'manual', parseSuccessResponseBody: false },
+        limit,
       } as const;
       let shown = display(apiSpec);
       const gone = (): FetchError => notFound(`asset ${asset.name} (id ${asset.id}) of ${owner}/${repo} is gone from ${shown}`);
@@ -98,13 +105,14 @@ export function createGitHubClient(options: GitHubClientOptions = {}): GitHubCli
           url: new URL(location, display(apiSpec)).toString(),
           headers: octetStream,
           request: { parseSuccessResponseBody: false, anonymous: true },
+          limit,
         } as const;
         shown = display(blobSpec);
         const blob = await send(blobSpec);
         if (!blob) throw gone();
         body = blob.data;
       }
-      const bytes = await readBody(body, shown);
+      const bytes = await assetBytes(body, shown, limit);
       if (asset.size > 0 && bytes.length !== asset.size) {
         throw unexpected(`${shown} delivered ${bytes.length} bytes, the asset has ${asset.size}`);
       }
@@ -140,13 +148,22 @@ async function cancelBody(body: unknown): Promise<void> {
   if (body instanceof ReadableStream) await body.cancel().catch(() => undefined);
 }
 
-async function readBody(body: unknown, from: string): Promise<Uint8Array> {
-  try {
-    if (body instanceof ReadableStream) return new Uint8Array(await new Response(body).arrayBuffer());
-    if (body instanceof ArrayBuffer) return new Uint8Array(body);
-    if (typeof body === 'string') return new TextEncoder().encode(body);
-    return new Uint8Array(0);
-  } catch (cause) {
-    throw unexpected(`reading the download from ${from} failed (${cause instanceof Error ? cause.name : 'error'})`);
+/**
+ * How much of an asset is read: the size the release lists for it (never more), refused before
+ * any request when that is over the release-file limit; without a listed size, that limit.
+ */
+function assetLimit(asset: GitHubAsset, what: string): BodyLimit {
+  if (asset.size > RELEASE_ASSET_LIMIT.maxBytes) {
+    throw new BodyLimitError(error('fetch', `${what}: the release lists ${asset.size} bytes, over ${RELEASE_ASSET_LIMIT.phrase}; not downloaded`, { hint: RELEASE_ASSET_LIMIT.hint }));
   }
+  if (asset.size <= 0) return RELEASE_ASSET_LIMIT;
+  return { maxBytes: asset.size, phrase: `the ${asset.size} bytes the release lists for it`, hint: 'the download host sent more than the release lists; retry, and check any proxy between here and it' };
+}
+
+/** The asset's bytes from octokit's unparsed body (the transport already read it under `limit`). */
+async function assetBytes(body: unknown, from: string, limit: BodyLimit): Promise<Uint8Array> {
+  if (body instanceof ReadableStream) return readBody(new Response(body), from, limit);
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  if (typeof body === 'string') return new TextEncoder().encode(body);
+  return new Uint8Array(0);
 }

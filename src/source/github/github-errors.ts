@@ -45,10 +45,12 @@ const CLUSTERCTL_RATE_LIMIT =
 /**
  * Classifies a failure: 401 → `auth`; 403/429 carrying rate-limit headers (or any 429) →
  * `rate-limit` with the reset time; other 403 → `auth`; 5xx and other statuses → `fetch`;
- * no response at all (refused, reset, DNS, timeout) → `fetch` naming the host. FetchErrors pass through.
+ * no response at all (refused, reset, DNS, timeout) → `fetch` naming the host. FetchErrors pass
+ * through, also when octokit wrapped one (its fetch throws them for an answer over its limit).
  */
 export function toFetchError(cause: unknown, request: FailedRequest): FetchError {
-  if (cause instanceof FetchError) return cause;
+  const own = ownFailure(cause);
+  if (own) return own;
   const failure = (typeof cause === 'object' && cause !== null ? cause : {}) as HttpFailure;
   const what = `${request.method} ${request.url}`;
   const make = (code: DiagnosticCode, message: string, hint: string): FetchError =>
@@ -100,6 +102,19 @@ export function toFetchError(cause: unknown, request: FailedRequest): FetchError
     );
   }
   return make('fetch', `GitHub answered ${status} for ${what}`, 'check the provider URL and version');
+}
+
+/**
+ * A FetchError capi-render made, as thrown or as the cause octokit wrapped it in (an answer over
+ * its limit, or one that broke off, fails inside octokit's fetch): it already says what and why.
+ */
+function ownFailure(cause: unknown): FetchError | undefined {
+  let current: unknown = cause;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    if (current instanceof FetchError) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 /** The reset moment as an ISO UTC time: `x-ratelimit-reset` (epoch seconds) first, else now + `retry-after`. */

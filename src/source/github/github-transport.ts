@@ -2,8 +2,10 @@
  * The HTTP layer under {@link GitHubClient}: `@octokit/core` with `@octokit/plugin-retry` (5xx and
  * network errors, (n+1)² back-off units) and `@octokit/plugin-throttling` (primary and secondary
  * rate limits, waiting what GitHub asks up to a cap), plus two hooks of our own — attempt
- * reporting, and credentials + ETag revalidation. Everything lives in the returned object; the only
- * shared state is plugin-throttling's limiter groups, isolated per transport by a random id.
+ * reporting, and credentials + ETag revalidation — and a fetch that reads every answer under a
+ * limit before octokit sees it (source/http/bounded-body.ts). Everything lives in the returned
+ * object; the only shared state is plugin-throttling's limiter groups, isolated per transport by a
+ * random id.
  */
 import { randomUUID } from 'node:crypto';
 import type { Octokit } from '@octokit/core';
@@ -11,6 +13,8 @@ import { SpecError, error } from '../../errors.js';
 import type { FetchProgress } from '../fetch-progress.js';
 import type { GitHubClientOptions } from './github-client-options.js';
 import { createEtagCache, etagKey } from './github-etag.js';
+import { API_PAGE_LIMIT, type BodyLimit } from '../http/body-limits.js';
+import { BodyLimitError, bufferResponse } from '../http/bounded-body.js';
 import { isPermanentNetworkFailure } from '../network-failure.js';
 import { failureStatus, redactSecret, toFetchError } from './github-errors.js';
 import { GITHUB_API_BASE_URL } from './github-url.js';
@@ -41,6 +45,8 @@ export interface RequestSpec {
   headers?: Record<string, string>;
   /** `anonymous`: never attach the token (download hosts). */
   request?: { redirect?: 'manual' | 'follow'; parseSuccessResponseBody?: boolean; anonymous?: boolean };
+  /** How much of a success body is read (source/http/body-limits.ts). Default: the API-answer limit (32 MiB). */
+  limit?: BodyLimit;
   [parameter: string]: unknown;
 }
 
@@ -90,6 +96,23 @@ export function createGitHubTransport(options: GitHubClientOptions): GitHubTrans
     return url.toString();
   };
 
+  // octokit reads every body itself, whole: each answer reaches it already read under a limit (a
+  // success body under the request's limit, an error or redirect body cut at 64 KiB), so no answer
+  // can make it hold more. Over the limit, the fetch fails with a BodyLimitError, never retried.
+  const boundedFetch =
+    (limit: BodyLimit) =>
+    async (input: string | URL, init?: RequestInit): Promise<Response> => {
+      const url = String(input);
+      const response = await (options.fetch ?? fetch)(url, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) });
+      return bufferResponse(response, shownUrl(url), limit);
+    };
+  /** A URL for messages: without its query off the API origin (a download's query is a signed grant). */
+  const shownUrl = (url: string): string => {
+    const parsed = new URL(url);
+    if (parsed.origin !== apiOrigin) parsed.search = '';
+    return parsed.toString();
+  };
+
   // Octokit is loaded on the first request: a build that needs no GitHub never pays for it.
   const build = async (): Promise<Octokit> => {
     // Innermost hook: sees every attempt the retry and throttling plugins make.
@@ -109,7 +132,8 @@ export function createGitHubTransport(options: GitHubClientOptions): GitHubTrans
           if (status !== undefined && status !== 304) emit({ type: 'response', method, url, status, cached: false });
           // A name that does not resolve or a refused connection fails alike on every try: tell
           // plugin-retry (which reads the options' `retries`) not to retry it.
-          const permanent = status === undefined && isPermanentNetworkFailure(cause);
+          // Nor one whose answer is over its limit: the same server would send it again.
+          const permanent = status === undefined && (isPermanentNetworkFailure(cause) || findBodyLimitError(cause) !== undefined);
           if (permanent && endpoint.request) endpoint.request.retries = 0;
           // Mirror plugin-retry's schedule ((n+1)² units) so the CLI can say why it is waiting.
           const retryable = !permanent && (status === undefined || status >= 500);
@@ -144,8 +168,7 @@ export function createGitHubTransport(options: GitHubClientOptions): GitHubTrans
       userAgent: options.userAgent ?? 'capi-render',
       log: { debug: () => undefined, info: () => undefined, warn, error: warn },
       request: {
-        fetch: (input: string | URL, init?: RequestInit) =>
-          (options.fetch ?? fetch)(String(input), { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) }),
+        fetch: boundedFetch(API_PAGE_LIMIT),
         log: { debug: () => undefined, info: () => undefined, warn, error: warn },
       },
       retry: { retries, retryAfterBaseValue: unitMs, doNotRetry: DO_NOT_RETRY },
@@ -196,7 +219,8 @@ export function createGitHubTransport(options: GitHubClientOptions): GitHubTrans
   const send = async (spec: RequestSpec): Promise<RawResponse | undefined> => {
     try {
       const octokit = await (pending ??= build());
-      const response = await octokit.request(spec);
+      const { limit = API_PAGE_LIMIT, ...rest } = spec;
+      const response = await octokit.request({ ...rest, request: { ...rest.request, fetch: boundedFetch(limit) } });
       return { status: response.status, url: response.url, headers: response.headers as ResponseHeaders, data: response.data as unknown };
     } catch (cause) {
       if (failureStatus(cause) === 404) return undefined;
@@ -205,6 +229,16 @@ export function createGitHubTransport(options: GitHubClientOptions): GitHubTrans
   };
 
   return { baseUrl, send, display, emit };
+}
+
+/** The BodyLimitError in an error's cause chain (octokit wraps what its fetch throws), if any. */
+function findBodyLimitError(cause: unknown): BodyLimitError | undefined {
+  let current: unknown = cause;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    if (current instanceof BodyLimitError) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 /** The origin of the API base URL; a SpecError `config` when it is not an absolute URL. */

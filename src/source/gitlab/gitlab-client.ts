@@ -2,8 +2,9 @@
  * Downloads files of GitLab generic packages with Node's fetch, as clusterctl's GitLab repository
  * does (`repository_gitlab.go` GetFile): one GET per file, the token (clusterctl's
  * `gitlab-access-token`) as `Authorization: Bearer`, a 30-second timeout, no retries, and
- * clusterctl's messages — its own one for a 401. It also lists a package's versions through the
- * Packages API (gitlab-packages.ts), which clusterctl does not.
+ * clusterctl's messages — its own one for a 401. A file is read up to the release-file limit
+ * (128 MiB, source/http/body-limits.ts) and no further; error answers are not read. It also lists
+ * a package's versions through the Packages API (gitlab-packages.ts), which clusterctl does not.
  *
  * The HTTP transport is injectable: requests always carry the URL the user wrote (so messages, the
  * lock and the cache show clusterctl's form), and tests route that URL to a local server instead of
@@ -14,6 +15,8 @@ import { FetchError, error, peerWording, type DiagnosticCode } from '../../error
 import type { FetchProgress, FetchProgressListener } from '../fetch-progress.js';
 import { networkReason, unreachableHint, unreachableTarget } from '../network-failure.js';
 import { createEtagCache } from '../github/github-etag.js';
+import { RELEASE_ASSET_LIMIT } from '../http/body-limits.js';
+import { BodyLimitError, readBody } from '../http/bounded-body.js';
 import type { FetchLike } from '../http/network-fetch.js';
 import { TOKEN_HINT, gitLabHeaders, redactSecret as redact, shownUrl as shown } from './gitlab-http.js';
 import { listPackageVersions, type GitLabPackageRef } from './gitlab-packages.js';
@@ -113,8 +116,10 @@ export function createGitLabClient(options: GitLabClientOptions = {}): GitLabCli
       }
       let bytes: Uint8Array;
       try {
-        bytes = new Uint8Array(await response.arrayBuffer());
+        bytes = await readBody(response, shown(url), RELEASE_ASSET_LIMIT);
       } catch (cause) {
+        // Over the limit: its own message. Broken off or timed out: clusterctl's prefix and why.
+        if (cause instanceof BodyLimitError) throw cause;
         throw unreachable(cause);
       }
       emit({ type: 'download', url: request.url, bytes: bytes.length });

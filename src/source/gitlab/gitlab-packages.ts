@@ -6,8 +6,9 @@
  *
  * - `package_name` is a fuzzy search, so only entries named exactly like the package count; only
  *   generic packages, not in an unfinished or failed state, with a semantic-version version.
- * - Pages: 100 entries each, followed through the `Link: rel="next"` header, else `X-Next-Page`
- *   (GitLab sends both for offset pagination); never to another origin; at most 100 pages.
+ * - Pages: 100 entries each (each read up to the API-answer limit, 32 MiB, source/http/body-limits.ts),
+ *   followed through the `Link: rel="next"` header, else `X-Next-Page` (GitLab sends both for offset
+ *   pagination); never to another origin; at most 100 pages.
  * - Conditional requests: GitLab's API answers carry a weak ETag, but its API docs promise no 304,
  *   and gitlab-org/gitlab#14357 reports `If-None-Match` ignored on API calls. The lister sends the
  *   last ETag back (a 304, where an instance gives one, reuses the stored page) and never depends
@@ -17,6 +18,8 @@ import { FetchError, error, type DiagnosticCode } from '../../errors.js';
 import type { EtagCache } from '../github/github-etag.js';
 import { isSemverTag } from '../github/github-source.js';
 import type { FetchProgress } from '../fetch-progress.js';
+import { API_PAGE_LIMIT } from '../http/body-limits.js';
+import { BodyLimitError, readText } from '../http/bounded-body.js';
 import type { FetchLike } from '../http/network-fetch.js';
 import { networkReason, unreachableHint, unreachableTarget } from '../network-failure.js';
 import { TOKEN_HINT, gitLabHeaders, redactSecret, shownUrl } from './gitlab-http.js';
@@ -92,11 +95,17 @@ export async function listPackageVersions(pkg: GitLabPackageRef, deps: PackageLi
       await response.body?.cancel().catch(() => undefined);
       throw statusError(response.status);
     }
+    let text: string;
+    try {
+      text = await readText(response, shownUrl(url), API_PAGE_LIMIT);
+    } catch (cause) {
+      if (cause instanceof BodyLimitError) throw cause;
+      throw unreachable(url, cause);
+    }
     let body: unknown;
     try {
-      body = JSON.parse(await response.text());
-    } catch (cause) {
-      if (signal.aborted) throw unreachable(url, cause);
+      body = JSON.parse(text);
+    } catch {
       throw fail('fetch', 'GitLab answered something that is not JSON', 'check the provider URL: it must name a GitLab instance (and any proxy must pass its answers through)');
     }
     const entries = toEntries(body);

@@ -3,8 +3,10 @@
  * media type, oci-capi-layout.ts): the operator's, where the file is the layer titled by its name,
  * or cluster-api's proposal, where the file sits at the root of the one gzip'd tar layer. Names are
  * tried in the caller's precedence order and, as in the operator, an empty file counts as absent.
- * Each layer is downloaded (and its digest verified) once per reader however many files it serves.
+ * Each layer is downloaded (and its digest verified) once per reader however many files it serves,
+ * and none over the release-file limit (128 MiB) is asked for.
  */
+import { RELEASE_ASSET_LIMIT } from '../http/body-limits.js';
 import { readArchiveFiles } from './oci-archive.js';
 import { ociArtifactLayout, type OciArtifactLayout } from './oci-capi-layout.js';
 import type { FetchedManifest, OciClient } from './oci-client.js';
@@ -35,7 +37,7 @@ export function createOciArtifactFileReader(client: OciClient, repository: strin
     let pending = archives.get(layer.digest);
     if (!pending) {
       const what = `layer ${layer.digest} of ${repository}@${fetched.digest}`;
-      pending = client.getBlob(repository, layer.digest, layer.size).then((bytes) => readArchiveFiles(bytes, what));
+      pending = client.getBlob(repository, layer.digest, layer.size, { limit: RELEASE_ASSET_LIMIT }).then((bytes) => readArchiveFiles(bytes, what));
       // A failure is not kept: the next read asks the registry again.
       pending.catch(() => archives.delete(layer.digest));
       archives.set(layer.digest, pending);
@@ -56,7 +58,7 @@ export function createOciArtifactFileReader(client: OciClient, repository: strin
       }
       const chosen = selectOciLayer(fetched.manifest.layers, names);
       if (!chosen) return undefined;
-      const bytes = await client.getBlob(repository, chosen.layer.digest, chosen.layer.size);
+      const bytes = await client.getBlob(repository, chosen.layer.digest, chosen.layer.size, { limit: RELEASE_ASSET_LIMIT });
       return { bytes, name: chosen.title, layout };
     },
     async names(fetched) {

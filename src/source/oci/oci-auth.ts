@@ -7,6 +7,8 @@
  */
 import { isIP } from 'node:net';
 import { FetchError, error } from '../../errors.js';
+import { REGISTRY_JSON_LIMIT } from '../http/body-limits.js';
+import { readText } from '../http/bounded-body.js';
 import type { OciCredentials } from './oci-credentials.js';
 
 /** A parsed `WWW-Authenticate` header. Scheme is lowercase; parameter names too. */
@@ -119,7 +121,13 @@ async function fetchBearerToken(
       creds.username || creds.refreshToken ? 'check the OCI_* credentials in the configSecret' : CREDENTIAL_HINT,
     );
   }
-  const body = (await response.json().catch(() => ({}))) as { token?: unknown; access_token?: unknown };
+  let body: { token?: unknown; access_token?: unknown } = {};
+  try {
+    body = JSON.parse(await readText(response, `registry ${options.hostPort}: the answer of its token service ${realmForMessage(realm)}`, REGISTRY_JSON_LIMIT)) ?? {};
+  } catch (cause) {
+    // Over the limit or broken off: say so. Not JSON: no token, said below.
+    if (cause instanceof FetchError) throw cause;
+  }
   // The token spec allows either field; when both are present they are the same token.
   const token = typeof body.access_token === 'string' && body.access_token ? body.access_token : body.token;
   if (typeof token !== 'string' || token === '') throw fail(`its token service ${realmForMessage(realm)} returned no token`);

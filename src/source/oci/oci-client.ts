@@ -6,8 +6,10 @@
  */
 import type { FetchProgressListener } from '../fetch-progress.js';
 import { FetchError, error } from '../../errors.js';
+import { MANIFEST_LIMIT, REGISTRY_JSON_LIMIT, UNSIZED_BLOB_LIMIT, blobLimit, type BodyLimit } from '../http/body-limits.js';
+import { BodyLimitError, readBody, readText } from '../http/bounded-body.js';
 import type { OciCredentials } from './oci-credentials.js';
-import { computeOciDigest, isOciDigest, verifyOciDigest } from './oci-digest.js';
+import { computeOciDigest, isOciDigest, verifyOciDigest, verifyStatedDigest } from './oci-digest.js';
 import { createOciHttp, type OciHttp } from './oci-http.js';
 import { ACCEPTED_MANIFEST_TYPES, MEDIA_TYPE_DOCKER_MANIFEST_LIST, MEDIA_TYPE_OCI_INDEX } from './oci-media-types.js';
 import { parseOciManifest, type OciManifest } from './oci-manifest.js';
@@ -51,8 +53,12 @@ export interface OciClient {
   listTags(repository: string): Promise<string[]>;
   /** The manifest a tag or digest points to. Unknown tag → `version-not-found` listing the tags. */
   getManifest(repository: string, reference: string): Promise<FetchedManifest>;
-  /** A blob's bytes, verified against `digest` (and `size` when given): `digest-mismatch` otherwise. */
-  getBlob(repository: string, digest: string, size?: number): Promise<Uint8Array>;
+  /**
+   * A blob's bytes, verified against `digest` and `size`: `digest-mismatch` otherwise. Never reads
+   * more than `size`, and refuses a `size` over `options.limit` before asking. Without a size, at
+   * most `options.limit` is read (default: 4 MiB).
+   */
+  getBlob(repository: string, digest: string, size?: number, options?: { limit?: BodyLimit }): Promise<Uint8Array>;
   /** True when the repository already has the blob (HEAD). */
   hasBlob(repository: string, digest: string): Promise<boolean>;
   /** Uploads a blob (POST then PUT, monolithic) unless it exists; returns its digest. */
@@ -62,8 +68,6 @@ export interface OciClient {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-/** oras' limit for manifests; a provider artifact's manifest is a few hundred bytes. */
-const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 const TAG_PAGE_SIZE = 1000;
 const MAX_TAG_PAGES = 100;
 /** How many tags a version-not-found hint shows. */
@@ -98,7 +102,8 @@ export function createOciClient(options: OciClientOptions): OciClient {
         );
       }
       if (response.status !== 200) throw await http.unexpected(response, `listing the tags of ${repository}`);
-      const body = (await response.json().catch(() => ({}))) as { tags?: unknown };
+      const text = await readText(response, `registry ${hostPort}: the tag list of ${repository}`, REGISTRY_JSON_LIMIT);
+      const body = parseJsonObject(text) as { tags?: unknown };
       if (Array.isArray(body.tags)) tags.push(...body.tags.filter((t): t is string => typeof t === 'string'));
       const next = nextLink(response.headers.get('link'), response.url || new URL(target, http.baseUrl).toString());
       // A Link to another origin is not followed: the credentials belong to this registry.
@@ -141,14 +146,13 @@ export function createOciClient(options: OciClientOptions): OciClient {
         );
       }
       if (response.status !== 200) throw await http.unexpected(response, `fetching manifest ${repository}:${reference}`);
-      const bytes = new Uint8Array(await response.arrayBuffer());
       const what = `manifest ${repository}:${reference} from ${hostPort}`;
-      if (bytes.length > MAX_MANIFEST_BYTES) throw new FetchError(error('fetch', `${what} is larger than 4 MiB`));
+      const bytes = await readBody(response, what, MANIFEST_LIMIT);
       const digest = computeOciDigest(bytes);
       const announced = response.headers.get('docker-content-digest');
-      // Verify against the digest we asked for, else the one the registry announced (when it is one we can compute).
+      // Verify against the digest we asked for, and the one the registry states (when it is one we can compute).
       if (isOciDigest(reference)) verifyOciDigest(bytes, reference, what);
-      else if (announced && isOciDigest(announced)) verifyOciDigest(bytes, announced, what);
+      if (announced && isOciDigest(announced)) verifyStatedDigest(bytes, announced, what);
       const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? '';
       if (mediaType === MEDIA_TYPE_OCI_INDEX || mediaType === MEDIA_TYPE_DOCKER_MANIFEST_LIST) {
         throw new FetchError(
@@ -162,11 +166,16 @@ export function createOciClient(options: OciClientOptions): OciClient {
       const resolved = isOciDigest(reference) ? reference : announced && isOciDigest(announced) ? announced : digest;
       return { digest: resolved, mediaType: mediaType || manifest.mediaType || '', bytes, manifest };
     },
-    async getBlob(repository, digest, size) {
+    async getBlob(repository, digest, size, limits = {}) {
+      const what = `blob ${digest} of ${repository} from ${hostPort}`;
+      const cap = limits.limit;
+      if (size !== undefined && cap !== undefined && size > cap.maxBytes) {
+        throw new BodyLimitError(error('fetch', `${what}: its descriptor declares ${size} bytes, over ${cap.phrase}; not read`, { hint: cap.hint }));
+      }
       const response = await http.send({ method: 'GET', target: `/v2/${repository}/blobs/${digest}`, scope: pull(repository) });
       if (response.status !== 200) throw await http.unexpected(response, `fetching blob ${digest} of ${repository}`);
-      const bytes = new Uint8Array(await response.arrayBuffer());
-      verifyOciDigest(bytes, digest, `blob ${digest} of ${repository} from ${hostPort}`, size);
+      const bytes = await readBody(response, what, size === undefined ? (cap ?? UNSIZED_BLOB_LIMIT) : blobLimit(size));
+      verifyOciDigest(bytes, digest, what, size);
       return bytes;
     },
     hasBlob,
@@ -218,6 +227,16 @@ function nextLink(header: string | null, base: string): URL | undefined {
     if (match && /(?:^|;)\s*rel="?next"?\s*(?:;|$)/i.test(match[2] ?? '')) return new URL(match[1] ?? '', base);
   }
   return undefined;
+}
+
+/** The JSON object `text` holds, or `{}` when it holds something else (a registry's quirk, not an error). */
+function parseJsonObject(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
 
 /** Tags for a hint: newest version first, capped, with the count left off. */

@@ -18,6 +18,21 @@ export function computeOciDigest(bytes: Uint8Array, algorithm: 'sha256' | 'sha51
 }
 
 /**
+ * Checks the digest a registry states in a header (`Docker-Content-Digest`) against the bytes it
+ * sent: a digest is pinned, or trusted, only once the bytes hash to it. Throws a FetchError
+ * `digest-mismatch` naming `what` and both digests otherwise.
+ */
+export function verifyStatedDigest(bytes: Uint8Array, stated: string, what: string): void {
+  const actual = computeOciDigest(bytes, stated.startsWith('sha512:') ? 'sha512' : 'sha256');
+  if (actual === stated) return;
+  throw new FetchError(
+    error('digest-mismatch', `${what}: the registry states Docker-Content-Digest ${stated}, but the manifest's bytes hash to ${actual}; not trusted`, {
+      hint: 'the registry, or a proxy or cache between here and it, serves a manifest other than the one it names; check them, and retry once it is fixed',
+    }),
+  );
+}
+
+/**
  * Checks that `bytes` have the digest `expected` (and `size`, when given). Throws a FetchError
  * with code `digest-mismatch` naming `what` otherwise — the registry or something on the way
  * delivered other content than the manifest promised.

@@ -6,6 +6,7 @@
  * that name the registry's host:port.
  */
 import { FetchError, error } from '../../errors.js';
+import { readMessage } from '../http/bounded-body.js';
 import type { FetchProgress, FetchProgressListener } from '../fetch-progress.js';
 import { isPermanentNetworkFailure, networkReason, unreachableHint, unreachableTarget } from '../network-failure.js';
 import { CREDENTIAL_HINT, createOciAuthorizer } from './oci-auth.js';
@@ -149,9 +150,9 @@ export function createOciHttp(options: OciHttpOptions): OciHttp {
   };
 }
 
-/** The distribution error codes of a response body (`{"errors":[{"code":…}]}`), as ` (CODE: message)`. */
+/** The distribution error codes of a response body (`{"errors":[{"code":…}]}`), as ` (CODE: message)`; only its first 64 KiB are read. */
 async function errorCodes(response: Response): Promise<string> {
-  const text = await response.text().catch(() => '');
+  const text = await readMessage(response);
   try {
     const parsed = JSON.parse(text) as { errors?: { code?: unknown; message?: unknown }[] };
     const parts = (parsed.errors ?? [])
