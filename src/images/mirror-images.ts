@@ -4,10 +4,14 @@
  * image `registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0@sha256:…` lands at
  * `REGISTRY/PREFIX/cluster-api-controller:v1.12.0` with the same digest (the copy is byte for byte),
  * so the one override `all: {repository: REGISTRY/PREFIX}` — clusterctl replaces the part before the
- * image name — redirects every container and the pins still hold.
+ * image name — redirects every container and the pins still hold. Each image's signatures go with
+ * it, where cosign keeps them (the `.sig` tag, and the referrers: Sigstore bundles, attestations),
+ * so verify rules still pass where the site pulls from.
  */
 import { SpecError, UsageError, error } from '../errors.js';
 import { parseImageLocation, type ImageRegistry } from './registry/image-registry.js';
+import type { ImageLocation, ReferrerDescriptor } from './registry/registry-types.js';
+import { legacySignatureTag } from './verify/find-signatures.js';
 
 export interface ImageCopy {
   /** The pinned source: `repo:tag`. */
@@ -40,16 +44,56 @@ export function planImageCopies(images: readonly { image: string; digest: string
   return [...byTarget.values()];
 }
 
-/** Copies each image (index, manifests and blobs, by digest); returns what was copied. */
-export async function copyImages(copies: readonly ImageCopy[], registry: ImageRegistry, onCopied: (c: ImageCopy) => void = () => undefined): Promise<ImageCopy[]> {
+/** What was copied of one image besides itself. */
+export interface CopiedSignatures {
+  /** cosign's `sha256-<hex>.sig` tag was there and was copied. */
+  legacy: boolean;
+  /** Referrers copied (signature bundles and attestations). */
+  referrers: number;
+}
+
+/** Copies each image (index, manifests and blobs, by digest) and its signatures; returns what was copied. */
+export async function copyImages(copies: readonly ImageCopy[], registry: ImageRegistry, onCopied: (c: ImageCopy, signatures: CopiedSignatures) => void = () => undefined): Promise<ImageCopy[]> {
   for (const c of copies) {
     const from = parseImageLocation(c.image)!;
     const to = parseImageLocation(c.target)!;
-    const written = await registry.copy({ registry: from.registry, repository: from.repository, digest: c.digest }, { registry: to.registry, repository: to.repository, tag: to.tag });
+    const source = { registry: from.registry, repository: from.repository, digest: c.digest };
+    const target = { registry: to.registry, repository: to.repository };
+    const written = await registry.copy(source, { ...target, tag: to.tag });
     if (written !== c.digest) throw new SpecError(error('digest-mismatch', `mirroring ${c.image} wrote ${written} to ${c.target}, not the pinned ${c.digest}`));
-    onCopied(c);
+    onCopied(c, await copySignatures(registry, source, target));
   }
   return [...copies];
+}
+
+/**
+ * The signatures of `from` copied to `to`: the legacy `.sig` tag under the same tag, and every
+ * referrer by digest. Where the target does not list them (a registry without the referrers API,
+ * such as distribution 2.8), its `sha256-<hex>` fallback index is written with them added, as cosign
+ * does, so they are found the way they were found at the source.
+ */
+export async function copySignatures(registry: ImageRegistry, from: ImageLocation & { digest: string }, to: ImageLocation): Promise<CopiedSignatures> {
+  const tag = legacySignatureTag(from.digest);
+  const legacy = await registry.manifest({ ...from, reference: tag });
+  if (legacy) await registry.copy({ ...from, digest: legacy.digest }, { ...to, tag });
+  const referrers = (await registry.referrers(from)).manifests;
+  for (const referrer of referrers) await registry.copy({ ...from, digest: referrer.digest }, to);
+  if (referrers.length > 0) {
+    const there = await registry.referrers({ ...to, digest: from.digest });
+    const listed = new Set(there.manifests.map((d) => d.digest));
+    const missing = referrers.filter((d) => !listed.has(d.digest));
+    if (missing.length > 0) {
+      const index = { schemaVersion: 2, mediaType: OCI_INDEX, manifests: [...there.manifests, ...missing].map(descriptorOf) };
+      await registry.pushManifest({ ...to, reference: there.fallbackTag }, new TextEncoder().encode(JSON.stringify(index)), OCI_INDEX);
+    }
+  }
+  return { legacy: legacy !== undefined, referrers: referrers.length };
+}
+
+const OCI_INDEX = 'application/vnd.oci.image.index.v1+json';
+
+function descriptorOf(d: ReferrerDescriptor): ReferrerDescriptor {
+  return { mediaType: d.mediaType, digest: d.digest, size: d.size, ...(d.artifactType !== undefined ? { artifactType: d.artifactType } : {}), ...(d.annotations ? { annotations: d.annotations } : {}) };
 }
 
 /** The `images:` override (capi-render.yaml or an overlay) that points the output at the mirror. */

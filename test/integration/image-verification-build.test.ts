@@ -180,6 +180,35 @@ describe.skipIf(skipRegistry)('imagePolicy.verify in a build', () => {
     }
   });
 
+  it('mirror --images carries the signatures (the .sig tag and the referrers) with each image: a rule for the released names passes at the mirror', async () => {
+    const mirror = await startRegistry();
+    try {
+      const pushed = await pushTestImage(registry.host, 'airgap-src/cluster-api-controller', 'v1.12.0', { platforms: ['linux/amd64', 'linux/arm64'] });
+      await signImageLegacy(registry.host, 'airgap-src/cluster-api-controller', pushed.digest, key);
+      await attachBundleReferrer(registry.host, 'airgap-src/cluster-api-controller', pushed.digest, key);
+      const released = `    - images: "registry.k8s.io/cluster-api/*"\n      key: keys/cosign.pub\n`;
+      const repo = repoFor('airgap-src', released);
+      writeFileSync(path.join(repo, 'capi-render.yaml'), readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8').replace(`insecureRegistries: [${registry.host}]`, `insecureRegistries: [${registry.host}, ${mirror.host}]`));
+      const cache = tempDir();
+      expect((await runCli(['build'], { cwd: repo, env: env(cache) })).code).toBe(0);
+      const copied = await runCli(['mirror', '--images', `${mirror.host}/airgap`], { cwd: repo, env: env(cache) });
+      expect(copied.code, copied.stderr).toBe(0);
+      expect(copied.stderr).toContain(`with its .sig signatures and 1 referrer to ${mirror.host}/airgap/cluster-api-controller:v1.12.0`);
+      // The site pulls from the mirror: the same rule, the same pin, the signatures found there.
+      writeFileSync(path.join(repo, 'capi-render.yaml'), readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8').replace(`all: {repository: ${registry.host}/airgap-src}`, `all: {repository: ${mirror.host}/airgap}`));
+      rmSync(path.join(repo, 'capi-render.lock'));
+      const atMirror = await runCli(['build'], { cwd: repo, env: env(tempDir()) });
+      expect(atMirror.code, atMirror.stderr).toBe(0);
+      expect(readFileSync(path.join(repo, DEPLOYMENT), 'utf8')).toContain(`image: ${mirror.host}/airgap/cluster-api-controller:v1.12.0@${pushed.digest}`);
+      expect(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')).toMatch(/method: key\n {4}format: bundle\n/);
+      // The legacy signature made the trip too: without the bundle, it is the one that passes.
+      const tags = await fetch(`http://${mirror.host}/v2/airgap/cluster-api-controller/tags/list`).then((r) => r.json() as Promise<{ tags: string[] }>);
+      expect(tags.tags.sort()).toEqual([pushed.digest.replace(':', '-'), `${pushed.digest.replace(':', '-')}.sig`, 'v1.12.0'].sort());
+    } finally {
+      await mirror.stop();
+    }
+  });
+
   it('verify without pinDigests is a configuration error', async () => {
     const repo = repoFor('signed', keylessRule('signed'));
     writeFileSync(path.join(repo, 'capi-render.yaml'), readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8').replace('pinDigests: true', 'pinDigests: false'));

@@ -27,7 +27,7 @@ export const mirrorCommand: Command = {
     ['--format F', 'repository (default): <label>/<version>/<file>; configmaps: the operator\'s air-gapped ConfigMaps; oci: push <prefix>/<label>:<version> as the operator\'s publish does (credentials from OCI_USERNAME/OCI_PASSWORD/OCI_ACCESS_TOKEN/OCI_REFRESH_TOKEN)'],
     ['--oci-layout L', 'oci: operator (default; what the operator v0.28 reads: one titled layer per file) or cluster-api (the layout of cluster-api\'s unmerged OCI proposal PR #14033: <prefix>/{type}-{name}:<version>, one tar+gzip layer, its annotations; read back through an oci:// provider URL)'],
     ['--compress', 'configmaps: gzip components into binaryData (automatic above the 1 MiB ConfigMap limit)'],
-    ['--images R/P', 'instead: copy every pinned image (imagePolicy.pinDigests) by digest to R/P/<name>:<tag> — index, platform manifests and blobs; existing blobs are skipped, so an interrupted copy resumes — and print the images: override that points the environments at it (list R in imagePolicy.insecureRegistries for plain HTTP)'],
+    ['--images R/P', 'instead: copy every pinned image (imagePolicy.pinDigests) by digest to R/P/<name>:<tag> — index, platform manifests and blobs, with its cosign signatures (the .sig tag and the referrers); existing blobs are skipped, so an interrupted copy resumes — and print the images: override that points the environments at it (list R in imagePolicy.insecureRegistries for plain HTTP)'],
     ['--write-overrides FILE', 'with --images: also write that override to FILE (merge it into capi-render.yaml or an overlay)'],
     ...RENDER_FLAG_HELP,
   ],
@@ -84,7 +84,10 @@ async function mirrorPinnedImages(ctx: CommandContext): Promise<number> {
     onProgress: (p) => io.stderr.write(`  ${p.image}: ${p.blobsDone}/${p.blobsTotal} blobs, ${p.copiedBytes}/${p.totalBytes} bytes\n`),
   });
   let done = 0;
-  await copyImages(copies, registry, (c) => io.stderr.write(`[${++done}/${copies.length}] mirrored ${c.image}@${c.digest} to ${c.target}\n`));
+  await copyImages(copies, registry, (c, signatures) => {
+    const withSignatures = [signatures.legacy ? 'its .sig signatures' : '', signatures.referrers > 0 ? `${signatures.referrers} referrer${signatures.referrers === 1 ? '' : 's'}` : ''].filter(Boolean).join(' and ');
+    io.stderr.write(`[${++done}/${copies.length}] mirrored ${c.image}@${c.digest}${withSignatures ? ` with ${withSignatures}` : ''} to ${c.target}\n`);
+  });
   const overrides = mirrorOverrideText(prefix);
   const byFlag = result.environments.flatMap((e) => listEnvironmentImages(e.environment, new Set()).filter((i) => i.usedBy.some((u) => u.endsWith('(argument)'))).map((i) => i.image));
   if (byFlag.length > 0) io.stderr.write(`note: passed as a controller argument, not redirected by images: (patch the argument to the mirror): ${[...new Set(byFlag)].sort().join(', ')}\n`);

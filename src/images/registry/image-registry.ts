@@ -334,13 +334,13 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
     });
   }
 
-  async function copyImage(from: ImageLocation & { digest: string }, to: ImageLocation & { tag: string }): Promise<string> {
+  async function copyImage(from: ImageLocation & { digest: string }, to: ImageLocation & { tag?: string }): Promise<string> {
     const source = `${from.registry}/${from.repository}@${from.digest}`;
-    const target = `${to.registry}/${to.repository}:${to.tag}`;
+    const target = to.tag === undefined ? `${to.registry}/${to.repository}@${from.digest}` : `${to.registry}/${to.repository}:${to.tag}`;
     checkLocation(from, source);
     checkLocation(to, target);
     if (!isOciDigest(from.digest)) throw mine('image', `image ${source}: ${JSON.stringify(from.digest)} is not a sha256 or sha512 digest`);
-    if (!TAG.test(to.tag)) throw mine('image', `image ${target}: ${JSON.stringify(to.tag)} is not a valid tag`);
+    if (to.tag !== undefined && !TAG.test(to.tag)) throw mine('image', `image ${target}: ${JSON.stringify(to.tag)} is not a valid tag`);
     const src = await connect(from.registry, source);
     const dst = await connect(to.registry, target);
     const sameRegistry = src.key === dst.key;
@@ -435,13 +435,21 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
     let written = '';
     for (const manifest of manifests) {
       const top = manifest.digest === from.digest;
-      const stored = await guarded(dst, target, 'push', () => dst.client.pushManifest(to.repository, top ? to.tag : manifest.digest, manifest.bytes, manifest.mediaType));
+      const stored = await guarded(dst, target, 'push', () => dst.client.pushManifest(to.repository, top && to.tag !== undefined ? to.tag : manifest.digest, manifest.bytes, manifest.mediaType));
       if (top) written = stored;
     }
     if (written !== from.digest) {
       throw mine('digest-mismatch', `image ${target}: the copy of ${source} was stored as ${written || 'nothing'}`, 'the target registry changed the manifest; mirror into a registry that stores manifests byte for byte');
     }
     return written;
+  }
+
+  async function putManifest(image: ImageLocation & { reference: string }, bytes: Uint8Array, mediaType: string): Promise<string> {
+    const name = isOciDigest(image.reference) ? `${image.registry}/${image.repository}@${image.reference}` : `${image.registry}/${image.repository}:${image.reference}`;
+    checkLocation(image, name);
+    if (!isOciDigest(image.reference) && !TAG.test(image.reference)) throw mine('image', `image ${name}: ${JSON.stringify(image.reference)} is not a valid tag or digest`);
+    const conn = await connect(image.registry, name);
+    return guarded(conn, name, 'push', () => conn.client.pushManifest(image.repository, image.reference, bytes, mediaType));
   }
 
   async function readManifest(image: ImageLocation & { reference: string }): Promise<ImageManifest | undefined> {
@@ -508,6 +516,7 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
   return {
     resolve: resolveImage,
     copy: copyImage,
+    pushManifest: putManifest,
     requestCount(host) {
       const key = registryKey(host);
       const urlHost = key === DOCKER_HUB ? DOCKER_HUB_API_HOST : host.toLowerCase();

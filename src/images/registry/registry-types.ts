@@ -51,8 +51,15 @@ export interface ImageRegistry {
    * (`digest-mismatch`). An index's platforms come with the same answer.
    */
   resolve(image: ImageLocation & { tag: string }): Promise<ResolvedImage>;
-  /** Copies index + every child manifest (attestation manifests included) + every blob by digest into `to`, tagging the result with `tag`; skips blobs the target has (so an interrupted copy resumes), mounts across repositories of the same registry; returns the digest written (must equal `from.digest`). */
-  copy(from: ImageLocation & { digest: string }, to: ImageLocation & { tag: string }): Promise<string>;
+  /**
+   * Copies index + every child manifest (attestation manifests included) + every blob by digest into
+   * `to`, tagging the result with `tag` (without one, the top manifest is pushed by its digest: a
+   * referrer); skips blobs the target has (so an interrupted copy resumes), mounts across repositories
+   * of the same registry; returns the digest written (must equal `from.digest`).
+   */
+  copy(from: ImageLocation & { digest: string }, to: ImageLocation & { tag?: string }): Promise<string>;
+  /** Pushes a manifest (an index capi-render made, such as a referrers fallback index) under a tag or its digest; returns the digest the registry stored. */
+  pushManifest(image: ImageLocation & { reference: string }, bytes: Uint8Array, mediaType: string): Promise<string>;
   /** How many HTTP requests went to each registry host so far (for tests and the bench). */
   requestCount(host: string): number;
   /**
