@@ -1,6 +1,7 @@
 /** Reading, writing and querying capi-render.lock. */
 import { createHash } from 'node:crypto';
 import jsYaml from 'js-yaml';
+import YAML from 'yaml';
 import { SpecError, error } from '../errors.js';
 import { isJsonObject } from '../manifest/object.js';
 import { serializeWithKeyOrder } from '../manifest/serialize.js';
@@ -47,7 +48,7 @@ export function parseLock(text: string, parsed?: ValueCache): LockFile {
     const mark = (e as { mark?: { line?: number; column?: number } }).mark;
     throw bad(`is not valid YAML: ${(e as { reason?: string }).reason ?? (e as Error).message}`, mark?.line !== undefined ? { line: mark.line + 1, col: (mark.column ?? 0) + 1 } : {});
   }
-  checkLock(doc);
+  checkLock(doc, (path) => lineOf(text, path));
   // A lock without environments or artifacts (emptied by hand, or a merge that kept only the header)
   // pins nothing there, like a missing lock: the build re-resolves and writes them.
   const lock: LockFile = { ...doc, environments: doc.environments ?? [], artifacts: doc.artifacts ?? [] };
@@ -57,56 +58,61 @@ export function parseLock(text: string, parsed?: ValueCache): LockFile {
 
 function isLock(doc: unknown): doc is LockFile {
   try {
-    checkLock(doc);
+    checkLock(doc, () => ({}));
     return true;
   } catch {
     return false;
   }
 }
 
-function checkLock(doc: unknown): asserts doc is LockFile {
-  if (!isJsonObject(doc) || doc.apiVersion !== LOCK_API_VERSION || doc.kind !== 'Lock') throw bad(`must have apiVersion ${LOCK_API_VERSION} and kind Lock`);
-  if (doc.emulates !== undefined && (!isJsonObject(doc.emulates) || typeof doc.emulates.clusterctl !== 'string' || (doc.emulates.operator !== undefined && typeof doc.emulates.operator !== 'string'))) {
-    throw bad('has an emulates entry without a clusterctl version');
-  }
-  if (doc.environments !== undefined && !Array.isArray(doc.environments)) throw bad('has environments that are not a list');
-  for (const e of Array.isArray(doc.environments) ? doc.environments : []) {
-    if (!isJsonObject(e) || typeof e.name !== 'string' || !Array.isArray(e.providers)) throw bad('has an environment entry without a name and providers');
-    if (e.crds !== undefined && (!Array.isArray(e.crds) || e.crds.some((c) => typeof c !== 'string'))) throw bad(`has crds of environment ${e.name} that are not a list of names`);
-    if (e.inputs !== undefined && typeof e.inputs !== 'string') throw bad(`has inputs of environment ${e.name} that are not a hash`);
-    // Every reader of an entry takes these as strings (sorting, version comparison, source ids).
-    const text = (v: unknown) => v === undefined || typeof v === 'string';
-    for (const p of e.providers) {
+type Path = (string | number)[];
+
+/** Throws SpecError `lock` naming the first entry that is not of the lock's shape, at its line (`at`). */
+function checkLock(doc: unknown, at: (path: Path) => { line?: number; col?: number }): asserts doc is LockFile {
+  const fail = (what: string, path: Path = []): never => {
+    throw bad(what, path.length > 0 ? at(path) : {});
+  };
+  const firstBad = (list: unknown[], ok: (item: unknown) => boolean): number => list.findIndex((item) => !ok(item));
+  const strings = (v: unknown) => v === undefined || (Array.isArray(v) && v.every((x) => typeof x === 'string'));
+  // Every reader of an entry takes these as strings (sorting, version comparison, source ids).
+  const text = (v: unknown) => v === undefined || typeof v === 'string';
+  if (!isJsonObject(doc) || doc.apiVersion !== LOCK_API_VERSION || doc.kind !== 'Lock') fail(`must have apiVersion ${LOCK_API_VERSION} and kind Lock`);
+  const lock = doc as Record<string, unknown>;
+  const emulates = lock.emulates;
+  if (emulates !== undefined && (!isJsonObject(emulates) || typeof emulates.clusterctl !== 'string' || !text(emulates.operator))) fail('has an emulates entry without a clusterctl version', ['emulates']);
+  if (lock.environments !== undefined && !Array.isArray(lock.environments)) fail('has environments that are not a list', ['environments']);
+  const environments = Array.isArray(lock.environments) ? (lock.environments as unknown[]) : [];
+  environments.forEach((e, i) => {
+    if (!isJsonObject(e) || typeof e.name !== 'string' || !Array.isArray(e.providers)) return fail('has an environment entry without a name and providers', ['environments', i]);
+    if (!strings(e.crds)) fail(`has crds of environment ${e.name} that are not a list of names`, ['environments', i, 'crds']);
+    if (!text(e.inputs)) fail(`has inputs of environment ${e.name} that are not a hash`, ['environments', i, 'inputs']);
+    if (!strings(e.images)) fail(`has images of environment ${e.name} that are not a list of references`, ['environments', i, 'images']);
+    (e.providers as unknown[]).forEach((p, j) => {
       if (!isJsonObject(p) || typeof p.provider !== 'string' || typeof p.version !== 'string' || typeof p.source !== 'string' || !text(p.requested) || !text(p.contract)) {
-        throw bad(`has a provider entry of environment ${e.name} without provider, version and source`);
+        return fail(`has a provider entry of environment ${e.name} without provider, version and source`, ['environments', i, 'providers', j]);
       }
-      if (p.variables !== undefined && (!Array.isArray(p.variables) || p.variables.some((v) => typeof v !== 'string'))) throw bad(`has variables of ${p.provider} in environment ${e.name} that are not a list of names`);
-    }
+      if (!strings(p.variables)) fail(`has variables of ${p.provider} in environment ${e.name} that are not a list of names`, ['environments', i, 'providers', j, 'variables']);
+    });
+  });
+  if (lock.inputFiles !== undefined) {
+    if (!Array.isArray(lock.inputFiles)) fail('has inputFiles entries without file and sha256', ['inputFiles']);
+    const index = firstBad(lock.inputFiles as unknown[], (f) => isJsonObject(f) && typeof f.file === 'string' && typeof f.sha256 === 'string');
+    if (index >= 0) fail('has inputFiles entries without file and sha256', ['inputFiles', index]);
   }
-  if (doc.inputFiles !== undefined && (!Array.isArray(doc.inputFiles) || doc.inputFiles.some((f) => !isJsonObject(f) || typeof f.file !== 'string' || typeof f.sha256 !== 'string'))) {
-    throw bad('has inputFiles entries without file and sha256');
+  if (lock.images !== undefined) {
+    if (!Array.isArray(lock.images)) fail('has an images entry without an image and a sha256 digest', ['images']);
+    (lock.images as unknown[]).forEach((i, n) => {
+      if (!isJsonObject(i) || typeof i.image !== 'string' || typeof i.digest !== 'string' || !/^sha256:[0-9a-f]{64}$/.test(i.digest)) return fail('has an images entry without an image and a sha256 digest', ['images', n]);
+      const v = i.verified;
+      if (v !== undefined && (!isJsonObject(v) || typeof v.rule !== 'string' || (v.method !== 'keyless' && v.method !== 'key') || (v.format !== 'bundle' && v.format !== 'legacy-tag') || !text(v.evidence))) {
+        fail(`has a verified entry of image ${i.image} without rule, method and format`, ['images', n, 'verified']);
+      }
+    });
   }
-  for (const e of Array.isArray(doc.environments) ? doc.environments : []) {
-    if (isJsonObject(e) && e.images !== undefined && (!Array.isArray(e.images) || e.images.some((i) => typeof i !== 'string'))) throw bad(`has images of environment ${e.name} that are not a list of references`);
-  }
-  if (doc.images !== undefined && (!Array.isArray(doc.images) || doc.images.some((i) => !isJsonObject(i) || typeof i.image !== 'string' || typeof i.digest !== 'string' || !/^sha256:[0-9a-f]{64}$/.test(i.digest)))) {
-    throw bad('has an images entry without an image and a sha256 digest');
-  }
-  for (const i of Array.isArray(doc.images) ? doc.images : []) {
-    const v = isJsonObject(i) ? i.verified : undefined;
-    if (
-      v !== undefined &&
-      (!isJsonObject(v) || typeof v.rule !== 'string' || (v.method !== 'keyless' && v.method !== 'key') || (v.format !== 'bundle' && v.format !== 'legacy-tag') || (v.evidence !== undefined && typeof v.evidence !== 'string'))
-    ) {
-      throw bad(`has a verified entry of image ${String((i as { image?: unknown }).image)} without rule, method and format`);
-    }
-  }
-  if (doc.artifacts !== undefined && !Array.isArray(doc.artifacts)) throw bad('has artifacts that are not a list');
-  for (const a of Array.isArray(doc.artifacts) ? doc.artifacts : []) {
-    if (!isJsonObject(a) || typeof a.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(a.sha256) || typeof a.source !== 'string' || typeof a.file !== 'string' || typeof a.version !== 'string' || (a.url !== undefined && typeof a.url !== 'string')) {
-      throw bad('has an artifact entry without source, version, file and a sha256');
-    }
-  }
+  if (lock.artifacts !== undefined && !Array.isArray(lock.artifacts)) fail('has artifacts that are not a list', ['artifacts']);
+  const artifacts = Array.isArray(lock.artifacts) ? (lock.artifacts as unknown[]) : [];
+  const index = firstBad(artifacts, (a) => isJsonObject(a) && typeof a.sha256 === 'string' && /^[0-9a-f]{64}$/.test(a.sha256) && typeof a.source === 'string' && typeof a.file === 'string' && typeof a.version === 'string' && text(a.url));
+  if (index >= 0) fail('has an artifact entry without source, version, file and a sha256', ['artifacts', index]);
 }
 
 function bad(what: string, where: { line?: number; col?: number } = {}): SpecError {
@@ -176,4 +182,18 @@ export function artifactKey(source: string, version: string, file: string): stri
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Line and column of the entry at `path` in a lock's text (read with positions only when one is refused). */
+function lineOf(text: string, path: (string | number)[]): { line?: number; col?: number } {
+  try {
+    const doc = YAML.parseDocument(text, { uniqueKeys: false });
+    const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
+    if (!node?.range) return {};
+    const before = text.slice(0, node.range[0]);
+    const line = before.split('\n').length;
+    return { line, col: node.range[0] - before.lastIndexOf('\n') };
+  } catch {
+    return {};
+  }
 }

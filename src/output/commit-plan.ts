@@ -63,8 +63,9 @@ export async function planCommit(ctx: PlanContext, stages: readonly Stage[], loc
     const written = [...stage.written].sort();
     summaries.push({ root: scan.root, written, unchanged: stage.unchanged, removed: remove, foreign: [...scan.entries.keys()].filter((f) => !stage.owned.has(f)) });
     const recordText = ownershipText(owned);
-    // A folder that never held capi-render output gets no record until it does.
-    const recordChanged = scan.record ? scan.record.conflicted || recordText !== ownershipText(scan.record.files) : owned.size > 0;
+    // A folder that never held capi-render output gets no record until it does; a record whose text is
+    // not what capi-render writes for its list (a line duplicated or added by hand) is rewritten.
+    const recordChanged = scan.record ? !scan.record.canonical || recordText !== ownershipText(scan.record.files) : owned.size > 0;
     if (written.length === 0 && remove.length === 0 && !recordChanged) continue;
     // A folder new to the output moves in whole; files elsewhere one by one.
     const folders = [...stage.newTops].sort();

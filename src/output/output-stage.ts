@@ -96,7 +96,7 @@ export async function openStage(ctx: StageContext, target: TreeTarget, scan: Out
 /** Stages `files` (relative to the stage's folder): the changed ones are written under `new/`. */
 export async function stageFiles(ctx: StageContext, stage: Stage, files: OutputFiles): Promise<void> {
   const { scan } = stage;
-  refuseBlockedPaths(stage, [...files.keys()], ctx.repoRoot);
+  await refuseBlockedPaths(stage, files, ctx.repoRoot);
   await forEachLimited([...files], async ([rel, text]) => {
     stage.produced.add(rel);
     const target = path.join(scan.root, ...rel.split('/'));
@@ -130,19 +130,26 @@ export async function stageFiles(ctx: StageContext, stage: Stage, files: OutputF
 
 /**
  * A produced path must not replace a file someone else wrote, run through a link (which could
- * point anywhere), or need a folder where a file is.
+ * point anywhere), or need a folder where a file is. A file the record does not list that already
+ * holds exactly the bytes the build writes there is capi-render's output (its line was lost from the
+ * record, by an edit or a merge): it is taken back, nothing being overwritten.
  */
-function refuseBlockedPaths(stage: Stage, paths: readonly string[], repoRoot: string): void {
+async function refuseBlockedPaths(stage: Stage, files: OutputFiles, repoRoot: string): Promise<void> {
   const { scan } = stage;
   const shown = displayPath(scan.root, repoRoot);
   const links = new Set<string>();
   const inTheWay = new Set<string>();
-  const foreign: string[] = [];
-  for (const rel of paths) {
+  const unlisted: string[] = [];
+  for (const rel of files.keys()) {
     const blocker = blockingEntry(rel, scan);
     if (blocker !== undefined) (scan.entries.get(blocker) === 'link' ? links : inTheWay).add(blocker);
     else if (scan.entries.get(rel) === 'link') links.add(rel);
-    else if (scan.entries.has(rel) && !stage.owned.has(rel)) foreign.push(rel);
+    else if (scan.entries.has(rel) && !stage.owned.has(rel)) unlisted.push(rel);
+  }
+  const foreign: string[] = [];
+  for (const rel of unlisted) {
+    if (scan.entries.get(rel) === 'file' && (await sameContent(path.join(scan.root, ...rel.split('/')), files.get(rel)!))) stage.owned.add(rel);
+    else foreign.push(rel);
   }
   if (inTheWay.size > 0) {
     const [first] = inTheWay;
@@ -160,7 +167,7 @@ function refuseBlockedPaths(stage: Stage, paths: readonly string[], repoRoot: st
     throw new SpecError(
       error('output-location', `the build would overwrite files in ${shown} that capi-render did not write: ${list(foreign)}`, {
         file: `${shown}/${foreign[0]}`,
-        hint: 'move those files away; capi-render only replaces files listed in its ownership record',
+        hint: `move those files away; capi-render only replaces files listed in its ownership record (${shown}/${OWNERSHIP_FILE})`,
       }),
     );
   }

@@ -18,6 +18,12 @@ export interface OwnershipRecord {
   files: Set<string>;
   /** The record had git conflict markers: the files of both sides are taken as owned. */
   conflicted: boolean;
+  /**
+   * Its text is what capi-render writes for its list (line endings and a byte-order mark aside):
+   * one with a line duplicated, reordered, commented or added by hand is rewritten by a build and
+   * is drift for `check`, as the lock is.
+   */
+  canonical: boolean;
 }
 
 /** The record's text for `files` (sorted, one per line). */
@@ -43,7 +49,8 @@ export function parseOwnership(text: string): OwnershipRecord {
     }
     if (isSafeRelativePath(line)) files.add(line);
   }
-  return { files, conflicted };
+  const normalised = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
+  return { files, conflicted, canonical: !conflicted && normalised === ownershipText(files) };
 }
 
 /**

@@ -70,7 +70,7 @@ function lineOf(text: string, at: readonly (string | number)[]): number | undefi
 /** The scalar of line `line` (after `key: ` or `- `) replaced by `value`, written as the lock writes scalars. */
 function replaceValue(text: string, line: number, value: Leaf['value']): string {
   const lines = text.split('\n');
-  const m = /^(\s*(?:- )?(?:[A-Za-z]+: )?)(.*)$/.exec(lines[line]!)!;
+  const m = /^(\s*(?:- )?(?:[A-Za-z0-9]+: )?)(.*)$/.exec(lines[line]!)!;
   lines[line] = `${m[1]}${jsYaml.dump(value, { lineWidth: -1 }).trimEnd()}`;
   return lines.join('\n');
 }
@@ -79,7 +79,7 @@ function replaceValue(text: string, line: number, value: Leaf['value']): string 
 function deleteLine(text: string, line: number): string {
   const lines = text.split('\n');
   const current = lines[line]!;
-  const dash = /^(\s*)- [A-Za-z]+: /.exec(current);
+  const dash = /^(\s*)- [A-Za-z0-9]+: /.exec(current);
   if (dash) {
     const inner = `${dash[1]}  `;
     const next = lines[line + 1];

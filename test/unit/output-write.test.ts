@@ -155,7 +155,7 @@ describe('the output transaction', () => {
 
   it('reads a record with merge conflict markers as both sides', () => {
     const text = `${ownershipText(['a/x.yaml'])}<<<<<<< HEAD\na/y.yaml\n=======\na/z.yaml\n>>>>>>> other\n../../etc/passwd\n`;
-    expect(parseOwnership(text)).toEqual({ files: new Set(['a/x.yaml', 'a/y.yaml', 'a/z.yaml']), conflicted: true });
+    expect(parseOwnership(text)).toEqual({ files: new Set(['a/x.yaml', 'a/y.yaml', 'a/z.yaml']), conflicted: true, canonical: false });
   });
 
   it('writes the lock in the same transaction, and puts everything back when installing fails half-way', async () => {
