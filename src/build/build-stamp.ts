@@ -8,7 +8,8 @@
  * input file's digest (the lock's `inputFiles` set: capi-render.yaml, providers/, overlays/,
  * templates/) and every other file a composition read (bases and patch files elsewhere) are what
  * they were, and every output file is still the bytes that build wrote (the output fingerprint in
- * the cache, output/output-fingerprint.ts), the build would change nothing. The
+ * the cache, output/output-fingerprint.ts — the very record that build took, with an entry for every
+ * environment), the build would change nothing. The
  * stamp records exactly those, as they were read by the build that wrote the output (a file
  * edited during that build therefore never matches). Builds whose output depends on the process
  * environment (`fromEnv` values) or that always warn (plaintext secrets) leave no stamp.
@@ -21,7 +22,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { CacheUse } from '../cache/cache-use.js';
 import type { RecordCount } from '../output/unchanged-summary.js';
-import { fingerprintFile, outputUnchanged, readFingerprint, recordDigests } from '../output/output-fingerprint.js';
+import { fingerprintDigest, fingerprintFile, outputUnchanged, readFingerprint, recordDigests } from '../output/output-fingerprint.js';
 import { packageVersion } from '../package-files.js';
 import { makePrivateDir, writePrivateFile } from '../private-files.js';
 import { normalizeInputText } from '../declarations/input-text.js';
@@ -37,6 +38,12 @@ export interface BuildStamp extends RunStamp {
   gitopsDir: string;
   /** sha256 of capi-render.lock's bytes as the build left it. */
   lock: string;
+  /**
+   * sha256 of the output fingerprint the build recorded (output-fingerprint.ts fingerprintDigest).
+   * Any later build records another, so a stamp confirms only the output of the full build that
+   * wrote it: never a tree a partial build (--env, --shard) changed since.
+   */
+  fingerprint: string;
   /** The ownership records the build left, counted (for the no-op report). */
   records?: RecordCount[];
   /** The local repositories' release files the lock pins, with their sizes and times (local-artifacts.ts). */
@@ -54,6 +61,7 @@ export function stampFile(cacheDir: string, repoRoot: string): string {
   return path.join(cacheDir, 'stamps', `${key}.json`);
 }
 
+/** sha256 (hex) of capi-render.lock's text, as a stamp records it. */
 export function lockDigest(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
@@ -75,7 +83,7 @@ export async function matchingStamp(cacheDir: string, repoRoot: string, lockText
   try {
     if (stamp.version !== packageVersion() || stamp.lock !== lockDigest(lockText)) return undefined;
     output = readFingerprint(fingerprintFile(cacheDir, repoRoot), { outDir: stamp.outDir, gitopsDir: stamp.gitopsDir });
-    if (!output || !outputUnchanged(output)) return undefined;
+    if (!output || fingerprintDigest(output) !== stamp.fingerprint || !outputUnchanged(output, stamp.environments)) return undefined;
     if (!localFilesUnchanged(stamp.localFiles ?? [])) return undefined;
     if (JSON.stringify(await inputFileDigests(repoRoot, stamp.dirs)) !== JSON.stringify(stamp.inputFiles)) return undefined;
     for (const read of stamp.reads) if (!(await readUnchanged(repoRoot, read, stamp))) return undefined;

@@ -12,7 +12,7 @@ import { parseLock, serializeLock } from '../lock/lock-file.js';
 import type { LockFile, LockedEnvironment } from '../lock/lock-types.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import type { Failpoint } from '../output/apply-staged.js';
-import { environmentUnchanged, fingerprintFile, readFingerprint, takeFingerprint, writeFingerprint } from '../output/output-fingerprint.js';
+import { environmentUnchanged, fingerprintDigest, fingerprintFile, readFingerprint, takeFingerprint, writeFingerprint } from '../output/output-fingerprint.js';
 import { countRecord } from '../output/unchanged-summary.js';
 import type { WrittenRenderResult } from '../output/write-summary.js';
 import { isGitopsFileOf } from '../gitops/layout.js';
@@ -95,13 +95,17 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
     const rendered = new Set(run.rendering);
     // As the next build will read it: the lock file's text, parsed.
     const nextLock = written.lockText !== undefined ? parseLock(written.lockText) : written.lock;
-    const environments = Object.fromEntries(nextLock.environments.filter((e) => rendered.has(e.name) && e.inputs).map((e) => [e.name, skipKey(e.inputs!, e, nextLock)]));
+    const keys = Object.fromEntries(nextLock.environments.filter((e) => rendered.has(e.name) && e.inputs).map((e) => [e.name, skipKey(e.inputs!, e, nextLock)]));
     const { outDir, gitops } = written.written;
-    writeFingerprint(fingerprintAt, takeFingerprint({ previous, outDir, gitopsDir: gitops.root, produced: written.produced, environments }), use);
+    // Only what this build checked is recorded: the environments it rendered and those the record
+    // confirmed unchanged. Those a partial build left alone lose their entry (output-fingerprint.ts).
+    const fingerprint = takeFingerprint({ previous, outDir, gitopsDir: gitops.root, produced: written.produced, rendered: keys, confirmed: run.skipped, allEnvironments: run.allEnvironments });
+    writeFingerprint(fingerprintAt, fingerprint, use);
     if (!options.partial && run.stamp && written.lockText !== undefined) {
       const records = [await countRecord(outDir), await countRecord(gitops.root)];
       const localFiles = localArtifactStats(repoRoot, nextLock);
-      await writeStamp(stampFile(options.cacheDir, repoRoot), { version: packageVersion(), outDir, gitopsDir: gitops.root, lock: lockDigest(written.lockText), ...run.stamp, records, localFiles }, use);
+      const stamp = { version: packageVersion(), outDir, gitopsDir: gitops.root, lock: lockDigest(written.lockText), fingerprint: fingerprintDigest(fingerprint), ...run.stamp, records, localFiles };
+      await writeStamp(stampFile(options.cacheDir, repoRoot), stamp, use);
     }
   }
   return { run, written };

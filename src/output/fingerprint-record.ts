@@ -6,10 +6,16 @@
  * fleet of 1000 environments (137 000 files) is ~1.4 MB instead of ~26 MB when every file carried its
  * own path and digest, and a no-op rebuild reads and parses a tenth of the bytes.
  *
+ * The record is kept per environment: each environment a build checked has its own entry (what its
+ * files were rendered from, and its files in both folders), so a build that did not check an
+ * environment drops that entry whole and nothing of it can vouch for files it never looked at. The
+ * rest — the ownership records, the fleet's files, folders that are no environment — is shared.
+ *
  * Nothing is lost: decoding gives every file its exact mark back. A record that does not decode —
- * truncated, corrupted, an index out of range, an earlier version — is no record at all (undefined),
- * and a build without a record renders everything.
+ * truncated, corrupted, an index out of range, a file filed under the wrong environment, an earlier
+ * version — is no record at all (undefined), and a build without a record renders everything.
  */
+import { isGitopsFileOf } from '../gitops/layout.js';
 
 /** A file as recorded: size, mtime and ctime (ms, exactly as lstat gives them), sha256 (hex). */
 export type FileMark = readonly [size: number, mtimeMs: number, ctimeMs: number, sha256: string];
@@ -17,31 +23,58 @@ export type FileMark = readonly [size: number, mtimeMs: number, ctimeMs: number,
 /** One output folder as recorded: folder ('' for the top, `a/b` below it) → file name → mark. */
 export type FolderMarks = Map<string, Map<string, FileMark>>;
 
+/** One environment's entry: what its files were rendered from, and those files in both folders. */
+export interface EnvironmentRecord {
+  /** What the environment was rendered from (build/run-build.ts: its inputs hash and lock entries). */
+  key: string;
+  /** Its files in the output folder (all below `<env>/`), foreign ones included. */
+  out: FolderMarks;
+  /** Its files in the GitOps folder (gitopsEnvironmentOf). */
+  gitops: FolderMarks;
+}
+
 /** The fingerprint as the code uses it. */
 export interface FingerprintData {
-  version: 2;
+  version: 3;
   /** Absolute output and GitOps folders the record describes. */
   outDir: string;
   gitopsDir: string;
   /** When the record was taken (ms since the epoch). */
   takenAt: number;
-  /** Environment → the inputs hash its files were rendered from. */
-  environments: Record<string, string>;
-  out: FolderMarks;
-  gitops: FolderMarks;
+  /** Environment → its entry; only environments the build that took the record checked. */
+  environments: Map<string, EnvironmentRecord>;
+  /** Files of no environment: the ownership records, the fleet's files, folders that are no environment. */
+  shared: { out: FolderMarks; gitops: FolderMarks };
 }
 
-/** As stored: `out`/`gitops` map a folder to [name index, mark index, …] pairs. */
+/** The environment an output-folder file (`<env>/…`) belongs to; undefined for a file at the top. */
+export function outEnvironmentOf(rel: string): string | undefined {
+  const at = rel.indexOf('/');
+  return at < 0 ? undefined : rel.slice(0, at);
+}
+
+/**
+ * The environment a GitOps-folder file belongs to — the one gitops/layout.ts's isGitopsFileOf names
+ * for it, the fleet's ApplicationSet aside (every environment's at once, so none's alone).
+ */
+export function gitopsEnvironmentOf(rel: string): string | undefined {
+  const m = /^flux\/([^/]+)\/|^argocd\/applications\/([^/]+)\.yaml$|^secrets\/([^/]+)\.required\.yaml$/.exec(rel);
+  const env = m?.[1] ?? m?.[2] ?? m?.[3];
+  return env !== undefined && isGitopsFileOf(rel, env) ? env : undefined;
+}
+
+type StoredFolder = Record<string, number[]>;
+
+/** As stored: folders map a folder to [name index, mark index, …] pairs; environments are [name, key, out, gitops], sorted. */
 interface StoredRecord {
-  version: 2;
+  version: 3;
   outDir: string;
   gitopsDir: string;
   takenAt: number;
-  environments: Record<string, string>;
   names: string[];
   marks: [number, number, number, string][];
-  out: Record<string, number[]>;
-  gitops: Record<string, number[]>;
+  environments: [string, string, StoredFolder, StoredFolder][];
+  shared: { out: StoredFolder; gitops: StoredFolder };
 }
 
 /** The record's text (one line of JSON). Folders and files are in sorted order, so equal records are equal bytes. */
@@ -69,9 +102,12 @@ export function encodeFingerprint(fp: FingerprintData): string {
     }
     return stored;
   };
-  const out = folder(fp.out);
-  const gitops = folder(fp.gitops);
-  const record: StoredRecord = { version: 2, outDir: fp.outDir, gitopsDir: fp.gitopsDir, takenAt: fp.takenAt, environments: fp.environments, names, marks, out, gitops };
+  const environments = [...fp.environments.keys()].sort().map((env): StoredRecord['environments'][number] => {
+    const e = fp.environments.get(env)!;
+    return [env, e.key, folder(e.out), folder(e.gitops)];
+  });
+  const shared = { out: folder(fp.shared.out), gitops: folder(fp.shared.gitops) };
+  const record: StoredRecord = { version: 3, outDir: fp.outDir, gitopsDir: fp.gitopsDir, takenAt: fp.takenAt, names, marks, environments, shared };
   return `${JSON.stringify(record)}\n`;
 }
 
@@ -83,16 +119,27 @@ export function decodeFingerprint(text: string): FingerprintData | undefined {
   } catch {
     return undefined;
   }
-  if (!isObject(r) || r.version !== 2 || typeof r.outDir !== 'string' || typeof r.gitopsDir !== 'string' || !Number.isFinite(r.takenAt)) return undefined;
-  if (!isObject(r.environments) || !Object.values(r.environments).every((v) => typeof v === 'string')) return undefined;
+  if (!isObject(r) || r.version !== 3 || typeof r.outDir !== 'string' || typeof r.gitopsDir !== 'string' || !Number.isFinite(r.takenAt)) return undefined;
   if (!Array.isArray(r.names) || !r.names.every(isFileName) || !Array.isArray(r.marks) || !r.marks.every(isMark)) return undefined;
-  const out = decodeFolder(r.out, r.names, r.marks);
-  const gitops = decodeFolder(r.gitops, r.names, r.marks);
+  if (!Array.isArray(r.environments) || !isObject(r.shared)) return undefined;
+  const environments = new Map<string, EnvironmentRecord>();
+  for (const entry of r.environments as unknown[]) {
+    if (!Array.isArray(entry) || entry.length !== 4 || !isFileName(entry[0]) || typeof entry[1] !== 'string' || environments.has(entry[0] as string)) return undefined;
+    const env = entry[0] as string;
+    const out = decodeFolder(entry[2], r.names, r.marks, (rel) => outEnvironmentOf(rel) === env);
+    const gitops = decodeFolder(entry[3], r.names, r.marks, (rel) => gitopsEnvironmentOf(rel) === env);
+    if (!out || !gitops) return undefined;
+    environments.set(env, { key: entry[1] as string, out, gitops });
+  }
+  // A shared file of a recorded environment cannot come from a build: each file is filed once, by its path.
+  const out = decodeFolder(r.shared.out, r.names, r.marks, (rel) => !environments.has(outEnvironmentOf(rel) ?? ''));
+  const gitops = decodeFolder(r.shared.gitops, r.names, r.marks, (rel) => !environments.has(gitopsEnvironmentOf(rel) ?? ''));
   if (!out || !gitops) return undefined;
-  return { version: 2, outDir: r.outDir, gitopsDir: r.gitopsDir, takenAt: r.takenAt, environments: r.environments, out, gitops };
+  return { version: 3, outDir: r.outDir, gitopsDir: r.gitopsDir, takenAt: r.takenAt, environments, shared: { out, gitops } };
 }
 
-function decodeFolder(stored: unknown, names: readonly string[], marks: readonly FileMark[]): FolderMarks | undefined {
+/** A stored folder's marks; undefined when malformed or a file is not one `belongs` accepts. */
+function decodeFolder(stored: unknown, names: readonly string[], marks: readonly FileMark[], belongs: (rel: string) => boolean): FolderMarks | undefined {
   if (!isObject(stored)) return undefined;
   const folder: FolderMarks = new Map();
   for (const [dir, pairs] of Object.entries(stored)) {
@@ -103,6 +150,7 @@ function decodeFolder(stored: unknown, names: readonly string[], marks: readonly
       const mark = marks[pairs[i + 1] as number];
       // A name twice in one folder cannot come from a listing: the record is not one a build wrote.
       if (!Number.isInteger(pairs[i]) || !Number.isInteger(pairs[i + 1]) || name === undefined || mark === undefined || files.has(name)) return undefined;
+      if (!belongs(dir ? `${dir}/${name}` : name)) return undefined;
       files.set(name, mark);
     }
     folder.set(dir, files);

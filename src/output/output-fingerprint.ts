@@ -1,29 +1,32 @@
 /**
  * What the last build left in the output folders, file by file, kept in the cache folder and never
- * committed: every owned file's size, modification and change times and sha256 (the ownership
- * records included), and for every environment the inputs hash its files were rendered from.
+ * committed: every file's size, modification and change times and sha256 (the ownership records
+ * included), kept per environment with what its files were rendered from (fingerprint-record.ts).
  *
  * A build may skip an environment, and a no-op build may skip everything, only when this record
  * says that the files on disk are still the bytes a build wrote: a hand-edited, deleted or added
- * file means "render it again", and the transaction then repairs it. The record lives outside the
- * repository on purpose: a pull request can edit the lock's inputs hash and rendered/ together, but
- * not this; a fresh clone has no record and renders everything.
+ * file means "render it again", and the transaction then repairs it. It is a hint and nothing more:
+ * it may only let a build skip work it can prove unchanged, never make one write or remove a file.
+ * An environment's entry is kept only by a build that checked that environment (rendered it, or
+ * found it unchanged here), so a partial build (--env, --shard) cannot leave behind a record that
+ * vouches for files it never looked at. The record lives outside the repository on purpose: a pull
+ * request can edit the lock's inputs hash and rendered/ together, but not this; a fresh clone has
+ * no record and renders everything.
  *
  * Checking is git's index trick: a file whose size and times are as recorded is taken as unchanged
  * without reading it; any other, and any modified just before the record was taken (where a
  * same-size edit could keep the time on a coarse clock, see {@link RACY_MS}), is hashed.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, readFileSync, readdirSync } from 'node:fs';
+import { lstatSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { CacheUse } from '../cache/cache-use.js';
 import { makePrivateDirSync, writePrivateFileSync } from '../private-files.js';
-import { isGitopsFileOf } from '../gitops/layout.js';
-import { decodeFingerprint, encodeFingerprint, type FileMark, type FingerprintData, type FolderMarks } from './fingerprint-record.js';
+import { decodeFingerprint, encodeFingerprint, gitopsEnvironmentOf, outEnvironmentOf, type EnvironmentRecord, type FileMark, type FingerprintData, type FolderMarks } from './fingerprint-record.js';
 import { OWNERSHIP_FILE, parseOwnership } from './ownership.js';
 import { WORK_DIR } from './scan-output-folder.js';
 
-/** What the last build left: both folders' files, and every environment's inputs hash (fingerprint-record.ts). */
+/** What the last build left: each checked environment's entry and the shared files (fingerprint-record.ts). */
 export type OutputFingerprint = FingerprintData;
 
 /**
@@ -65,30 +68,49 @@ export function writeFingerprint(file: string, fp: OutputFingerprint, use?: Cach
     writePrivateFileSync(file, encodeFingerprint(fp));
     use?.wrote(file);
   } catch {
-    // Only time is lost.
+    // Only time is lost — once the earlier record is gone too: it describes the output before this
+    // build, and a build stamp names it (every file is checked against it, but the less it can
+    // vouch for the better).
+    rmSync(file, { force: true });
   }
 }
 
 /**
- * Whether environment `env`'s files (its output folder, exactly, and its GitOps files) and both
- * ownership records are as recorded, and were rendered from `inputsHash`.
+ * Whether environment `env`'s files are as its entry records them and were rendered from `key`:
+ * its output folder exactly (an added file too makes it differ), each of its GitOps files, and both
+ * ownership records. An environment without an entry, with no files recorded, or whose folder is
+ * gone is never unchanged: only what this record has seen may be skipped.
  */
-export function environmentUnchanged(fp: OutputFingerprint, env: string, inputsHash: string): boolean {
-  if (fp.environments[env] !== inputsHash) return false;
-  if (!recordMatches(fp, fp.outDir, fp.out) || !recordMatches(fp, fp.gitopsDir, fp.gitops)) return false;
-  if (!treeMatches(fp, fp.outDir, fp.out, env)) return false;
-  for (const [dir, files] of fp.gitops) {
-    for (const [name, mark] of files) {
-      const rel = dir ? `${dir}/${name}` : name;
-      if (isGitopsFileOf(rel, env) && !fileMatches(fp, path.join(fp.gitopsDir, ...rel.split('/')), mark)) return false;
-    }
+export function environmentUnchanged(fp: OutputFingerprint, env: string, key: string): boolean {
+  const entry = fp.environments.get(env);
+  if (!entry || entry.key !== key || countMarks(entry.out) === 0) return false;
+  if (!recordMatches(fp, fp.outDir, fp.shared.out) || !recordMatches(fp, fp.gitopsDir, fp.shared.gitops)) return false;
+  if (!treeMatches(fp, fp.outDir, entry.out, env)) return false;
+  for (const [dir, files] of entry.gitops) {
+    for (const [name, mark] of files) if (!fileMatches(fp, path.join(fp.gitopsDir, ...dir.split('/').filter(Boolean), name), mark)) return false;
   }
   return true;
 }
 
-/** Whether both folders hold exactly the recorded files, byte for byte (a no-op build). */
-export function outputUnchanged(fp: OutputFingerprint): boolean {
-  return treeMatches(fp, fp.outDir, fp.out, '') && treeMatches(fp, fp.gitopsDir, fp.gitops, '');
+/**
+ * Whether both folders hold exactly the recorded files, byte for byte, and every one of
+ * `environments` has an entry with files (a no-op build): a build that left some environment
+ * unchecked (--env, --shard) dropped its entry, so its files, present or not, confirm nothing.
+ */
+export function outputUnchanged(fp: OutputFingerprint, environments: readonly string[]): boolean {
+  for (const env of environments) {
+    const entry = fp.environments.get(env);
+    if (!entry || countMarks(entry.out) === 0) return false;
+  }
+  const entries = [...fp.environments.values()];
+  const out = mergeMarks([fp.shared.out, ...entries.map((e) => e.out)]);
+  const gitops = mergeMarks([fp.shared.gitops, ...entries.map((e) => e.gitops)]);
+  return treeMatches(fp, fp.outDir, out, '') && treeMatches(fp, fp.gitopsDir, gitops, '');
+}
+
+/** sha256 of the record as stored: what a build stamp names to be of this record and no other. */
+export function fingerprintDigest(fp: OutputFingerprint): string {
+  return sha256Of(encodeFingerprint(fp));
 }
 
 /** What a build produced, for {@link takeFingerprint}: sha256 of every file it staged, by folder. */
@@ -97,65 +119,111 @@ export interface ProducedDigests {
   gitops: Map<string, string>;
 }
 
+/** What {@link takeFingerprint} is told of the build. */
+export interface TakeFingerprintInit {
+  /** The record the build started from (undefined: none, or --force). */
+  previous: OutputFingerprint | undefined;
+  outDir: string;
+  gitopsDir: string;
+  produced: ProducedDigests;
+  /** Environments this build rendered → what they were rendered from (their skip key). */
+  rendered: Record<string, string>;
+  /** Environments this build skipped because `previous` confirmed their files unchanged. */
+  confirmed: readonly string[];
+  /** Every environment of the repository: a file of one of these belongs to it, any other file is shared. */
+  allEnvironments: readonly string[];
+}
+
 /**
- * The fingerprint after a successful write. Every owned file is recorded with the digest of what
- * this build produced for it; a file this build did not produce (an environment it skipped or was
- * not asked for) keeps its earlier mark only when it is untouched since, and is otherwise left out —
- * so its environment is rendered next time. `environments` are the inputs hashes of the environments
- * this build rendered; the others keep theirs.
+ * The fingerprint after a successful write, per environment. Only the environments this build
+ * checked get an entry — those it rendered (their files marked with the digests it produced) and
+ * those `previous` confirmed unchanged (their marks carried when untouched since, else hashed again
+ * against them). Every other environment's entry and files are dropped, whatever `previous` said:
+ * a partial build (--env, --shard) never looked at them, so the next build renders them. An entry is
+ * also dropped when any file of its environment that the ownership record lists cannot be marked
+ * (missing, or not the bytes it should be), so an entry always covers all of its environment's files.
+ * Shared files (the ownership records, the fleet's files, what someone else put in a folder that is
+ * no environment) are recorded as they are.
  */
-export function takeFingerprint(init: { previous: OutputFingerprint | undefined; outDir: string; gitopsDir: string; produced: ProducedDigests; environments: Record<string, string> }): OutputFingerprint {
-  const { previous } = init;
-  const mark = (root: string, produced: Map<string, string>, earlier: FolderMarks | undefined): FolderMarks => {
-    const marks: FolderMarks = new Map();
-    const put = (rel: string, m: FileMark) => {
-      const at = rel.lastIndexOf('/');
-      const dir = at < 0 ? '' : rel.slice(0, at);
-      let files = marks.get(dir);
-      if (!files) marks.set(dir, (files = new Map()));
-      files.set(rel.slice(at + 1), m);
+export function takeFingerprint(init: TakeFingerprintInit): OutputFingerprint {
+  const sameFolders = init.previous?.outDir === init.outDir && init.previous.gitopsDir === init.gitopsDir;
+  const previous = sameFolders ? init.previous : undefined;
+  const keys = new Map<string, string>();
+  for (const env of init.confirmed) {
+    const key = previous?.environments.get(env)?.key;
+    if (key !== undefined) keys.set(env, key);
+  }
+  for (const [env, key] of Object.entries(init.rendered)) keys.set(env, key);
+  const all = new Set(init.allEnvironments);
+  const incomplete = new Set<string>();
+  const owners = { out: outEnvironmentOf, gitops: gitopsEnvironmentOf };
+  const folders = { out: init.outDir, gitops: init.gitopsDir };
+  const marked = { out: new Map<string, FolderMarks>(), gitops: new Map<string, FolderMarks>() };
+  const shared: { out: FolderMarks; gitops: FolderMarks } = { out: new Map(), gitops: new Map() };
+  for (const kind of ['out', 'gitops'] as const) {
+    const root = folders[kind];
+    const produced = init.produced[kind];
+    const ownerOf = (rel: string) => {
+      const env = owners[kind](rel);
+      return env !== undefined && all.has(env) ? env : undefined;
+    };
+    const earlier = (rel: string) => markAt((previous && previous.environments.get(ownerOf(rel) ?? '')?.[kind]) ?? previous?.shared[kind], rel);
+    const put = (owner: string | undefined, rel: string, m: FileMark) => {
+      let marks = owner === undefined ? shared[kind] : marked[kind].get(owner);
+      if (!marks) marked[kind].set(owner!, (marks = new Map()));
+      putMark(marks, rel, m);
+    };
+    // A file not produced by this build keeps its earlier mark while untouched; a touched one (or one
+    // in the racy window) is hashed, and recorded only when it is still the recorded bytes.
+    const carried = (rel: string, file: string, times: readonly [number, number, number]): FileMark | undefined => {
+      const old = earlier(rel);
+      if (!old || !previous || old[0] !== times[0]) return undefined;
+      if (sameTimes(old, times) && !racy(previous, old)) return old;
+      return hashOf(file) === old[3] ? [times[0], times[1], times[2], old[3]] : undefined;
     };
     let recordText: string;
     try {
       recordText = readFileSync(path.join(root, OWNERSHIP_FILE), 'utf8');
     } catch {
-      return marks;
+      // A folder capi-render never wrote (gitops/ of the kustomize flavour): nothing of it is recorded.
+      continue;
     }
     const owned = new Set([OWNERSHIP_FILE, ...parseOwnership(recordText).files]);
-    const untouched = (rel: string, times: readonly [number, number, number]) => {
-      const old = markAt(earlier, rel);
-      return old && previous && sameTimes(old, times) && !racy(previous, old) ? old : undefined;
-    };
     for (const rel of owned) {
-      const stat = lstatSync(path.join(root, ...rel.split('/')), { throwIfNoEntry: false });
-      if (!stat?.isFile()) continue;
-      const times: [number, number, number] = [stat.size, stat.mtimeMs, stat.ctimeMs];
+      const owner = ownerOf(rel);
+      if (owner !== undefined && !keys.has(owner)) continue;
+      const file = path.join(root, ...rel.split('/'));
+      const stat = lstatSync(file, { throwIfNoEntry: false });
+      const times: [number, number, number] | undefined = stat?.isFile() ? [stat.size, stat.mtimeMs, stat.ctimeMs] : undefined;
       const sha256 = rel === OWNERSHIP_FILE ? sha256Of(recordText) : produced.get(rel);
-      const known = sha256 !== undefined ? ([...times, sha256] as FileMark) : untouched(rel, times);
-      if (known) put(rel, known);
+      const known = times && (sha256 !== undefined ? ([...times, sha256] as FileMark) : carried(rel, file, times));
+      if (known) put(owner, rel, known);
+      else if (owner !== undefined) incomplete.add(owner);
     }
     // Files someone else put there are left alone by every build; recorded as they are, so that
     // only a new one (which a full build reports) makes the folder differ.
     for (const rel of listRegularFiles(root) ?? []) {
       if (owned.has(rel)) continue;
+      const owner = ownerOf(rel);
+      if (owner !== undefined && !keys.has(owner)) continue;
       const file = path.join(root, ...rel.split('/'));
       const stat = lstatSync(file, { throwIfNoEntry: false });
       if (!stat?.isFile()) continue;
       const times: [number, number, number] = [stat.size, stat.mtimeMs, stat.ctimeMs];
-      put(rel, untouched(rel, times) ?? ([...times, createHash('sha256').update(readFileSync(file)).digest('hex')] as FileMark));
+      const old = earlier(rel);
+      const sha256 = old && previous && sameTimes(old, times) && !racy(previous, old) ? old[3] : hashOf(file);
+      if (sha256 !== undefined) put(owner, rel, [...times, sha256]);
+      else if (owner !== undefined) incomplete.add(owner);
     }
-    return marks;
-  };
-  const sameFolders = previous?.outDir === init.outDir && previous.gitopsDir === init.gitopsDir;
-  return {
-    version: 2,
-    outDir: init.outDir,
-    gitopsDir: init.gitopsDir,
-    takenAt: Date.now(),
-    environments: { ...(sameFolders ? previous.environments : {}), ...init.environments },
-    out: mark(init.outDir, init.produced.out, sameFolders ? previous.out : undefined),
-    gitops: mark(init.gitopsDir, init.produced.gitops, sameFolders ? previous.gitops : undefined),
-  };
+  }
+  const environments = new Map<string, EnvironmentRecord>();
+  for (const [env, key] of [...keys].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const out = marked.out.get(env) ?? new Map();
+    // Every environment has files (its kustomization.yaml at least): an entry of none would vouch for nothing.
+    if (incomplete.has(env) || countMarks(out) === 0) continue;
+    environments.set(env, { key, out, gitops: marked.gitops.get(env) ?? new Map() });
+  }
+  return { version: 3, outDir: init.outDir, gitopsDir: init.gitopsDir, takenAt: Date.now(), environments, shared };
 }
 
 /** sha256 (hex) of a text as written to disk (UTF-8). */
@@ -165,7 +233,43 @@ export function sha256Of(text: string): string {
 
 /** sha256 of the ownership records as recorded, per folder (undefined: the folder had none). */
 export function recordDigests(fp: OutputFingerprint): { out: string | undefined; gitops: string | undefined } {
-  return { out: markAt(fp.out, OWNERSHIP_FILE)?.[3], gitops: markAt(fp.gitops, OWNERSHIP_FILE)?.[3] };
+  return { out: markAt(fp.shared.out, OWNERSHIP_FILE)?.[3], gitops: markAt(fp.shared.gitops, OWNERSHIP_FILE)?.[3] };
+}
+
+function putMark(marks: FolderMarks, rel: string, m: FileMark): void {
+  const at = rel.lastIndexOf('/');
+  const dir = at < 0 ? '' : rel.slice(0, at);
+  let files = marks.get(dir);
+  if (!files) marks.set(dir, (files = new Map()));
+  files.set(rel.slice(at + 1), m);
+}
+
+function countMarks(marks: FolderMarks): number {
+  let n = 0;
+  for (const files of marks.values()) n += files.size;
+  return n;
+}
+
+/** One folder's marks from its parts (each file is in exactly one part). */
+function mergeMarks(parts: readonly FolderMarks[]): FolderMarks {
+  const merged: FolderMarks = new Map();
+  for (const part of parts) {
+    for (const [dir, files] of part) {
+      const into = merged.get(dir);
+      if (!into) merged.set(dir, new Map(files));
+      else for (const [name, m] of files) into.set(name, m);
+    }
+  }
+  return merged;
+}
+
+/** sha256 of a file's bytes; undefined when it cannot be read. */
+function hashOf(file: string): string | undefined {
+  try {
+    return createHash('sha256').update(readFileSync(file)).digest('hex');
+  } catch {
+    return undefined;
+  }
 }
 
 function markAt(folder: FolderMarks | undefined, rel: string): FileMark | undefined {
@@ -195,9 +299,10 @@ function treeMatches(fp: OutputFingerprint, root: string, folder: FolderMarks, s
     try {
       entries = readdirSync(abs, { withFileTypes: true });
     } catch (e) {
-      // A folder that does not exist holds nothing (gitops/ of the kustomize flavour, a deleted
-      // environment); the count below then says whether files were recorded there.
-      return (e as NodeJS.ErrnoException).code === 'ENOENT';
+      // A whole output folder that does not exist holds nothing (gitops/ of the kustomize flavour):
+      // the count below then says whether files were recorded there. The folder asked about (an
+      // environment's) must exist: a deleted environment is never its record.
+      return rel === '' && (e as NodeJS.ErrnoException).code === 'ENOENT';
     }
     const recorded = folder.get(rel);
     const prefix = abs.endsWith(path.sep) ? abs : `${abs}${path.sep}`;
@@ -221,11 +326,7 @@ function fileMatches(fp: OutputFingerprint, file: string, recorded: FileMark): b
   const stat = lstatSync(file, { throwIfNoEntry: false });
   if (!stat?.isFile() || stat.size !== recorded[0]) return false;
   if (sameTimes(recorded, [stat.size, stat.mtimeMs, stat.ctimeMs]) && !racy(fp, recorded)) return true;
-  try {
-    return createHash('sha256').update(readFileSync(file)).digest('hex') === recorded[3];
-  } catch {
-    return false;
-  }
+  return hashOf(file) === recorded[3];
 }
 
 function sameTimes(mark: FileMark, times: readonly [number, number, number]): boolean {

@@ -1,7 +1,8 @@
 /**
- * Runs fuzz targets with fast-check under a budget (cases and wall time), shrinks the first
- * failure of each target, and writes it as a ready-to-add regression test. Shared by the bounded
- * campaign inside `npm test` (fixed seeds, small budget) and `npm run fuzz` (random seeds, minutes).
+ * Runs fuzz targets with fast-check, shrinks the first failure of each target, and writes it as a
+ * ready-to-add regression test. Shared by the bounded campaign inside `npm test` (fixed seeds and a
+ * fixed number of cases: what it runs, and so whether it passes, never depends on the machine's
+ * speed) and `npm run fuzz` (random seeds, a time budget of minutes).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -35,33 +36,40 @@ export interface TargetFigures {
 
 export interface BudgetOptions {
   seed: number;
-  /** Upper bound of cases. */
+  /** How many cases: exactly these when there is no `timeMs`. */
   numRuns: number;
-  /** Stop generating new cases after this long (shrinking gets its own limit). */
-  timeMs: number;
+  /**
+   * The long campaign's budget: stop generating new cases after this long (fewer cases on a slower
+   * machine). Without it, every one of `numRuns` cases runs, however long they take.
+   */
+  timeMs?: number;
+  /** How long shrinking a failure may take (default 60 s): a longer one reports a larger case, never another verdict. */
+  shrinkMs?: number;
   /** Folder for failing cases as regression test files; none = do not write. */
   failuresDir?: string;
 }
 
-/** Runs one target; returns its figures (failures 0 or 1: fast-check stops at the first and shrinks it). */
+/**
+ * Runs one target; returns its figures (failures 0 or 1: fast-check stops at the first). Two
+ * phases, so that the verdict never depends on time: the cases run to the first failure without
+ * shrinking, then that failure alone is replayed (by its seed and path) and shrunk under
+ * `shrinkMs`, which can only leave the reported case larger.
+ */
 export async function runTarget<T>(target: FuzzTarget<T>, options: BudgetOptions): Promise<TargetFigures> {
   const started = Date.now();
-  let cases = 0;
   const property = fc.asyncProperty(target.arbitrary, async (value) => {
-    cases++;
     await target.property(value);
   });
-  const details = await fc.check(property, {
-    seed: options.seed,
-    numRuns: options.numRuns,
-    interruptAfterTimeLimit: options.timeMs,
-    markInterruptAsFailure: false,
-    // Shrinking a whole-repository case runs many builds: bounded so a run ends near its budget.
-    skipAllAfterTimeLimit: Math.max(options.timeMs, 60_000),
-  });
-  const figures: TargetFigures = { target: target.name, level: target.level, cases: details.numRuns, failures: details.failed ? 1 : 0, ms: Date.now() - started, seed: options.seed };
-  // fast-check counts the shrinking runs in `cases`; numRuns is the count of distinct generated cases.
-  void cases;
+  const budget = options.timeMs === undefined ? {} : { interruptAfterTimeLimit: options.timeMs, markInterruptAsFailure: false };
+  const found = await fc.check(property, { seed: options.seed, numRuns: options.numRuns, endOnFailure: true, ...budget });
+  let details = found;
+  if (found.failed && found.counterexamplePath) {
+    const shrunk = await fc.check(property, { seed: options.seed, path: found.counterexamplePath, interruptAfterTimeLimit: options.shrinkMs ?? 60_000, markInterruptAsFailure: false });
+    // Replayed, the case fails again (fast-check keeps the smallest failing value it reached).
+    if (shrunk.failed && shrunk.counterexample) details = shrunk;
+  }
+  // numRuns of the first phase: the distinct generated cases (shrinking runs are not counted).
+  const figures: TargetFigures = { target: target.name, level: target.level, cases: found.numRuns, failures: found.failed ? 1 : 0, ms: Date.now() - started, seed: options.seed };
   if (details.failed && details.counterexample) {
     const value = details.counterexample[0] as T;
     const error = details.errorInstance as Error | undefined;

@@ -6,8 +6,11 @@
  * named *.yaml, read-only folders, empty files, case collisions) and lock-level (a field edited,
  * entries added or removed, conflict markers). Every choice is an index taken modulo what exists,
  * so any mutation applies to any repository and shrinks toward the first file, line or field.
+ * Output damage (applyOutputDamage) is what a user or a script does to rendered/ and gitops/
+ * between builds: both folders removed, an environment's folder removed, a GitOps file removed, an
+ * output file edited in place.
  */
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -36,6 +39,50 @@ export const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
 );
 
 const OUTPUT = /^(rendered|gitops)\//;
+
+export const OUTPUT_DAMAGE_OPS = ['rm-output-folders', 'rm-environment', 'rm-gitops-file', 'edit-output-file'] as const;
+
+/** One damage to the output between builds; `at` picks the folder or file (modulo what exists). */
+export interface OutputDamage {
+  op: (typeof OUTPUT_DAMAGE_OPS)[number];
+  at: number;
+}
+
+export const outputDamageArb: fc.Arbitrary<OutputDamage> = fc.record({ op: fc.constantFrom(...OUTPUT_DAMAGE_OPS), at: fc.nat(1_000_000) });
+
+/**
+ * Applies one output damage to the repository folder. An edit is in place: a file hard-linked
+ * with other environments' (same bytes) changes in all of them, as with an editor that writes in
+ * place; half the edits keep the size and put the modification time back (only the change time
+ * tells). The ownership records are left alone (removing whole folders removes them too).
+ */
+export function applyOutputDamage(dir: string, d: OutputDamage): void {
+  const files = (root: string) => regularFiles(path.join(dir, root)).filter((f) => path.basename(f) !== '.capi-render-owned').map((f) => `${root}/${f}`);
+  const pickOf = <T>(list: T[]): T | undefined => (list.length > 0 ? list[d.at % list.length] : undefined);
+  safely(() => {
+    if (d.op === 'rm-output-folders') for (const root of ['rendered', 'gitops']) rmSync(path.join(dir, root), { recursive: true, force: true });
+    else if (d.op === 'rm-environment') {
+      const envs = existsSync(path.join(dir, 'rendered')) ? readdirSync(path.join(dir, 'rendered')).filter((e) => lstatSync(path.join(dir, 'rendered', e)).isDirectory()).sort() : [];
+      const env = pickOf(envs);
+      if (env) rmSync(path.join(dir, 'rendered', env), { recursive: true, force: true });
+    } else if (d.op === 'rm-gitops-file') {
+      const file = pickOf(files('gitops'));
+      if (file) rmSync(path.join(dir, file), { force: true });
+    } else {
+      const file = pickOf([...files('rendered'), ...files('gitops')]);
+      if (!file) return;
+      const abs = path.join(dir, file);
+      const { atime, mtime } = lstatSync(abs);
+      const text = readFileSync(abs, 'utf8');
+      if (d.at % 2 === 0 || !/[a-z]/.test(text)) writeFileSync(abs, `${text}# edited by hand\n`);
+      else {
+        const i = text.search(/[a-z]/);
+        writeFileSync(abs, `${text.slice(0, i)}${text[i] === 'x' ? 'y' : 'x'}${text.slice(i + 1)}`);
+        utimesSync(abs, atime, mtime);
+      }
+    }
+  }, undefined);
+}
 
 /** Regular files under dir (relative, sorted), symlinks and special files left out. */
 export function regularFiles(dir: string, rel = ''): string[] {

@@ -11,7 +11,9 @@
  *    copy of the case built from an empty cache gives the same bytes);
  * 5. `check` is clean right after `build`; `build --stdout --env E` prints exactly rendered/E;
  * 6. a secret value appears nowhere but its input file — and, in plaintext mode, rendered/ and
- *    --stdout — not in stderr, the lock, gitops/ or the cache.
+ *    --stdout — not in stderr, the lock, gitops/ or the cache;
+ * 7–8. with `partial`, after a successful build: partial builds (--shard, --env) on damaged output,
+ *    then a build, leave capi-render's files as the full build did (partial-sequence.ts).
  */
 import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, constants, readFileSync, rmSync, writeFileSync, chmodSync, lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
 import os from 'node:os';
@@ -19,6 +21,7 @@ import path from 'node:path';
 import jsYaml from 'js-yaml';
 import { run } from '../../src/cli/run.js';
 import { applyMutation, type Mutation } from './mutations.js';
+import { runPartialSequence, type PartialStep } from './partial-sequence.js';
 import { changedPaths, snapshot, touchedPaths, type Snapshot } from './tree-snapshot.js';
 
 /** Stand-in for the absolute path of test/fixtures/repository in stored cases. */
@@ -38,6 +41,8 @@ export interface RepoCase {
   /** Build once first (it may fail), then apply `after` (lock and output edits included). */
   prebuild: boolean;
   after: Mutation[];
+  /** After a successful build: partial builds on damaged output, then a build (none when absent). */
+  partial?: PartialStep[];
 }
 
 export interface CaseOptions {
@@ -144,6 +149,9 @@ async function runIn(root: string, c: RepoCase, options: CaseOptions): Promise<C
       const diff = [...new Set([...Object.keys(mine), ...Object.keys(theirs)])].filter((k) => mine[k] !== theirs[k]);
       violation(fresh, `not deterministic: ${diff.slice(0, 5).join(', ')} differ between two builds of the same case`);
     }
+  }
+  if (build.code === 0 && c.partial && c.partial.length > 0) {
+    await runPartialSequence(c.partial, { repo, environments: environments(repo), cli: (argv) => cli(argv), changes: checkChanges, violation });
   }
   if (changedPaths(outsideBefore, snapshot(outside)).length > 0) violation(build, 'a file outside the repository changed');
   checkSecrets(c, repo, [cache, path.join(root, 'cache2')], calls);

@@ -98,8 +98,11 @@ const overlayArb: fc.Arbitrary<OverlayModel> = fc.record({
   flavour: flavourArb,
 });
 
-/** A repository model; `real` is the weight of cases that also use the real fixtures (0 = never). */
-export function repoModel(real = 1): fc.Arbitrary<RepoModel> {
+/**
+ * A repository model; `real` is the weight of cases that also use the real fixtures (0 = never),
+ * `minOverlays` the fewest overlays (environments) it has: partial builds need two to leave one alone.
+ */
+export function repoModel(real = 1, minOverlays = 0): fc.Arbitrary<RepoModel> {
   return fc.record({
     // One core provider (as the operator requires) in eleven cases of twelve, then up to five others.
     providers: fc
@@ -110,7 +113,7 @@ export function repoModel(real = 1): fc.Arbitrary<RepoModel> {
       .map(([core, others]) => [...core, ...others])
       .filter((list) => list.length > 0),
     setRequired: fc.oneof({ weight: 6, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
-    overlays: fc.uniqueArray(overlayArb, { maxLength: 3, selector: (o) => o.name }),
+    overlays: fc.uniqueArray(overlayArb, { minLength: minOverlays, maxLength: 3, selector: (o) => o.name }),
     base: fc.boolean(),
     certManager: fc.constantFrom('none' as const, 'synthetic' as const, 'none' as const),
     realCore: real > 0 ? fc.oneof({ weight: 100 - real, arbitrary: fc.constant(false) }, { weight: real, arbitrary: fc.constant(true) }) : fc.constant(false),

@@ -38,12 +38,11 @@ describe('measureExpansion', () => {
     { name: 'a 10^7 bomb (the fuzz finding: under the 20-million budget)', text: bomb(7) },
     { name: 'a 10^30 bomb', text: bomb(30) },
     { name: 'a bomb of maps', text: `m0: &m0 {a: x, b: x, c: x, d: x}\n${Array.from({ length: 20 }, (_, i) => `m${i + 1}: &m${i + 1} {a: *m${i}, b: *m${i}, c: *m${i}, d: *m${i}}`).join('\n')}\n` },
-  ])('refuses $name quickly, before walking it', ({ text }) => {
+  ])('refuses $name within its first 20 000 nodes, before walking it', ({ text }) => {
+    // Fixed work, not time: the nodes visited (what the budget counts) are what the rule bounds.
     const b = budget();
-    const started = performance.now();
     expect(measureExpansion(load(text), b)).toBe('excessive-aliasing');
     expect(20_000_000 - b.remaining).toBeLessThan(20_000);
-    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it.each([

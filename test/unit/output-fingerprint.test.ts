@@ -1,8 +1,8 @@
 /**
  * The output fingerprint (issue 23) in its compact record: what a build left in rendered/ and
- * gitops/ is recorded exactly, any hand edit, addition, deletion or planted non-file makes the
- * folder differ, git's racy rule holds, and a record that is not exactly one a build wrote is no
- * record (the next build renders everything, never a skip).
+ * gitops/ is recorded exactly, per environment; any hand edit, addition, deletion or planted
+ * non-file makes the folder differ, git's racy rule holds, and a record that is not exactly one a
+ * build wrote is no record (the next build renders everything, never a skip).
  */
 import { execFileSync } from 'node:child_process';
 import { linkSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
@@ -37,7 +37,7 @@ function built(): { out: string; gitops: string; fp: OutputFingerprint } {
     produced.set(rel, sha256Of(text));
   }
   writeFileSync(path.join(out, OWNERSHIP_FILE), `${Object.keys(FILES).sort().join('\n')}\n`);
-  const fp = takeFingerprint({ previous: undefined, outDir: out, gitopsDir: gitops, produced: { out: produced, gitops: new Map() }, environments: { dev: 'h-dev', prod: 'h-prod' } });
+  const fp = takeFingerprint({ previous: undefined, outDir: out, gitopsDir: gitops, produced: { out: produced, gitops: new Map() }, rendered: { dev: 'h-dev', prod: 'h-prod' }, confirmed: [], allEnvironments: ['dev', 'prod'] });
   // Out of the racy window: as a record taken seconds after the write.
   return { out, gitops, fp: { ...fp, takenAt: fp.takenAt + 10_000 } };
 }
@@ -66,7 +66,7 @@ describe('the output fingerprint', () => {
     it(`after ${c.name}: the output is ${c.unchanged ? 'unchanged' : 'changed'}, dev ${c.dev ? 'skippable' : 'rendered'}, prod ${c.prod ? 'skippable' : 'rendered'}`, () => {
       const { out, fp } = built();
       c.change(out);
-      expect(outputUnchanged(fp)).toBe(c.unchanged);
+      expect(outputUnchanged(fp, ['dev', 'prod'])).toBe(c.unchanged);
       expect(environmentUnchanged(fp, 'dev', 'h-dev')).toBe(c.dev);
       expect(environmentUnchanged(fp, 'prod', 'h-prod')).toBe(c.prod);
     });
@@ -78,10 +78,10 @@ describe('the output fingerprint', () => {
     writeFileSync(file, FILES['dev/core/deployment.yaml']!.replace('1', '7'));
     // As a coarse clock would have it: the edit kept the recorded times.
     const stat = lstatSync(file);
-    const mark = fp.out.get('dev/core')!.get('deployment.yaml')!;
-    fp.out.get('dev/core')!.set('deployment.yaml', [stat.size, stat.mtimeMs, stat.ctimeMs, mark[3]]);
-    expect(outputUnchanged({ ...fp, takenAt: stat.mtimeMs + 5 })).toBe(false);
-    expect(outputUnchanged({ ...fp, takenAt: stat.mtimeMs + 60_000 })).toBe(true);
+    const folder = fp.environments.get('dev')!.out.get('dev/core')!;
+    folder.set('deployment.yaml', [stat.size, stat.mtimeMs, stat.ctimeMs, folder.get('deployment.yaml')![3]]);
+    expect(outputUnchanged({ ...fp, takenAt: stat.mtimeMs + 5 }, ['dev', 'prod'])).toBe(false);
+    expect(outputUnchanged({ ...fp, takenAt: stat.mtimeMs + 60_000 }, ['dev', 'prod'])).toBe(true);
   });
 
   it('keeps every mark and inputs hash exactly through its record, and shares names and marks', () => {
@@ -100,7 +100,11 @@ describe('a record that is not exactly one a build wrote is no record', () => {
     { name: 'truncated', edit: (t) => t.slice(0, Math.floor(t.length / 2)) },
     { name: 'empty', edit: () => '' },
     { name: 'not JSON', edit: (t) => t.replace('{', '[') },
-    { name: 'of the earlier format', edit: (t) => t.replace('"version":2', '"version":1') },
+    { name: 'of the earlier format', edit: (t) => t.replace('"version":3', '"version":2') },
+    { name: 'with a file filed under another environment', edit: (t) => t.replace('"dev/core":', '"prod/extra":') },
+    { name: 'with an environment twice', edit: (t) => json(t, (r) => r.environments.push(r.environments[0])) },
+    { name: 'with a shared file of a recorded environment', edit: (t) => json(t, (r) => (r.shared.out.dev = [0, 0])) },
+    { name: 'with an environment entry of the wrong shape', edit: (t) => t.replace('"h-dev",', '') },
     { name: 'with a name index out of range', edit: (t) => t.replace(/"dev\/core":\[\d+/, '"dev/core":[999') },
     { name: 'with a mark index out of range', edit: (t) => t.replace(/"dev\/core":\[(\d+),\d+/, '"dev/core":[$1,999') },
     { name: 'with a fractional index', edit: (t) => t.replace(/"dev\/core":\[(\d+)/, '"dev/core":[$1.5') },
@@ -123,6 +127,13 @@ describe('a record that is not exactly one a build wrote is no record', () => {
     });
   }
 });
+
+/** A record's text edited as JSON (the stored shape: environments are [name, key, out, gitops]). */
+function json(text: string, edit: (record: { environments: unknown[]; shared: { out: Record<string, number[]> } }) => unknown): string {
+  const record = JSON.parse(text) as Parameters<typeof edit>[0];
+  edit(record);
+  return `${JSON.stringify(record)}\n`;
+}
 
 /** Rewrites `file` with other bytes of the same size and puts its modification time back (its change time moves on). */
 function sameSizeEdit(file: string): void {
