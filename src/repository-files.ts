@@ -264,13 +264,15 @@ function inputTooLarge(rel: string, size: number, limit: number): SpecError {
 // ---------------------------------------------------------------------------------------------
 // Records
 
-/** What capi-render wrote and reads back. */
-export type RecordKind = 'lock' | 'ownership' | 'output';
+/** What capi-render wrote and reads back; `transaction`: the files of its write folder (.capi-render-write/). */
+export type RecordKind = 'lock' | 'ownership' | 'output' | 'transaction';
 
 const RECORDS: Record<RecordKind, { limit: number; what: string }> = {
   lock: { limit: MAX_LOCK_FILE_BYTES, what: 'capi-render.lock' },
   ownership: { limit: MAX_OWNERSHIP_RECORD_BYTES, what: 'an ownership record' },
   output: { limit: MAX_OUTPUT_FILE_BYTES, what: 'a file of the output' },
+  // A write's plan and commit record list the paths it changes: no larger than the records it rewrites.
+  transaction: { limit: MAX_OWNERSHIP_RECORD_BYTES, what: "a record of capi-render's write transaction" },
 };
 
 export interface RecordReadOptions {

@@ -21,6 +21,7 @@ import type { TransactionFs } from './durable-fs.js';
 import { syncAll } from './durable-fs.js';
 import { WriteError, error } from '../errors.js';
 import { WORK_DIR } from './scan-output-folder.js';
+import { readRecordFile } from '../repository-files.js';
 import { displayPath, guarded } from './write-errors.js';
 
 /** The marker's name in the work folder. */
@@ -49,7 +50,8 @@ export async function writeCommitMarker(tfs: TransactionFs, work: string, commit
  */
 export async function readCommitMarker(work: string, repoRoot: string): Promise<CommitRecord | undefined> {
   const marker = path.join(work, COMMIT_FILE);
-  const text = await fs.readFile(marker, 'utf8').catch(() => undefined);
+  // Every command looks for the marker: a FIFO, a link or a huge file there must not hang or fill it.
+  const text = (await readRecordFile(repoRoot, marker, 'transaction').catch(() => undefined))?.toString('utf8');
   if (text === undefined) return undefined;
   let record: unknown;
   let problem: string | undefined;
