@@ -196,7 +196,7 @@ function inputOutcome(target: InputTarget, read: BoundedRead, limit: number): In
     case 'irregular':
       throw notRegularInput(target.file, read.kind);
     case 'too-large':
-      throw inputTooLarge(target.file, read.size, limit);
+      throw inputTooLarge(target.file, read.grew ? `more than ${limit}` : read.size, limit);
   }
 }
 
@@ -257,7 +257,7 @@ function notRegularInput(rel: string, kind: FileKind): SpecError {
   return new SpecError(error('input-path', `${rel} is ${what}`, { file: rel, hint: "replace it with the file itself (capi-render reads only the repository's regular files)" }));
 }
 
-function inputTooLarge(rel: string, size: number, limit: number): SpecError {
+function inputTooLarge(rel: string, size: number | string, limit: number): SpecError {
   return new SpecError(error('yaml-limit', `${rel} is ${size} bytes, over the ${limit}-byte limit for an input file`, { file: rel }));
 }
 
@@ -355,7 +355,7 @@ function recordOutcome(read: BoundedRead, file: string, repoRoot: string, kind: 
       const shown = displayPath(file, repoRoot);
       const { limit, what } = RECORDS[kind];
       throw new SpecError(
-        error('yaml-limit', `${shown} is ${read.size === limit + 1 ? `more than ${limit}` : read.size} bytes, over the ${limit}-byte limit for ${what}`, {
+        error('yaml-limit', `${shown} is ${read.grew ? `more than ${limit}` : read.size} bytes, over the ${limit}-byte limit for ${what}`, {
           file: shown,
           hint: 'capi-render never writes a file this large: restore it from git, or remove it and run capi-render build',
         }),
