@@ -122,10 +122,12 @@ export function readListedInputSync(repoRoot: string, entry: InputPath, limit: n
  * `dir` itself when it is a file (whatever its name); undefined when `dir` does not exist. Entries
  * whose names start with `.` are skipped. Links inside the repository are followed (to files and to
  * folders); a link out of it, a dangling one, or one to a folder that holds it (`..`, `.`: the walk
- * would never end) is refused, whatever its name. A FIFO, socket or device with a matching name is
- * refused. Sorted by `file` (code-unit order).
+ * would never end) is refused, whatever its name. An entry named like an input file is one: a FIFO,
+ * socket or device with a matching name is refused, and so is a folder whose name matches
+ * `fileNames` (default `name`; a folder `core.yaml` stands where a file was meant). Sorted by `file`
+ * (code-unit order).
  */
-export function listInputFiles(repoRoot: string, dir: string, name: RegExp): InputPath[] | undefined {
+export function listInputFiles(repoRoot: string, dir: string, name: RegExp, fileNames: RegExp = name): InputPath[] | undefined {
   const start = resolveInput(repoRoot, dir);
   if (!start) return undefined;
   if (start.kind === 'file') return [{ file: start.file, real: start.real }];
@@ -139,13 +141,16 @@ export function listInputFiles(repoRoot: string, dir: string, name: RegExp): Inp
       if (entry.name.startsWith('.')) continue;
       const childRel = join(rel, entry.name);
       const childReal = join(real, entry.name);
-      if (entry.isDirectory()) walk(childRel, childReal, [...stack, childReal]);
-      else if (entry.isFile()) {
+      if (entry.isDirectory()) {
+        if (fileNames.test(entry.name)) throw notRegularInput(childRel, 'folder');
+        walk(childRel, childReal, [...stack, childReal]);
+      } else if (entry.isFile()) {
         if (name.test(entry.name)) out.push({ file: childRel, real: childReal });
       } else if (entry.isSymbolicLink()) {
         const target = resolveInput(repoRoot, childRel);
         if (!target) continue; // removed meanwhile
         if (target.kind === 'folder') {
+          if (fileNames.test(entry.name)) throw notRegularInput(childRel, 'folder');
           if (stack.some((folder) => encloses(target.real, folder))) {
             throw new SpecError(
               error('input-path', `${childRel} is a symbolic link to ${target.real === '.' ? 'the repository root' : target.real}, a folder that holds it: reading it would never end`, {

@@ -26,7 +26,8 @@ export async function inputFileDigests(repoRoot: string, config: Pick<RenderConf
   // A capi-render.yaml that is not a file is the config loader's to report (it names what it is).
   if (configFile?.kind === 'file') entries.push(configFile);
   for (const dir of [config.providersDir, config.overlaysDir]) entries.push(...(listInputFiles(repoRoot, dir, INPUT_FILE) ?? []));
-  entries.push(...(listInputFiles(repoRoot, config.templatesDir, /./) ?? []));
+  // Every file under templates/ counts; a folder there is one unless it is named like a template.
+  entries.push(...(listInputFiles(repoRoot, config.templatesDir, /./, /\.hbs$/) ?? []));
   const digests = new Map<string, string>();
   for (const entry of entries) {
     if (digests.has(entry.file) && digests.has(entry.real)) continue;

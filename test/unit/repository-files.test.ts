@@ -186,6 +186,17 @@ describe('inputs: one rule for links', () => {
     expect(refusal(() => listInputFiles(repo, 'providers', YAML))).toBe('input-path: providers/socket.yaml is a socket, not a regular file');
   });
 
+  it('refuses a folder named like an input file (a folder in place of a file), plain or through a link; other folders are walked', () => {
+    const { repo } = repository();
+    mkdirSync(path.join(repo, 'providers/core-extra.yaml'));
+    expect(refusal(() => listInputFiles(repo, 'providers', YAML))).toBe('input-path: providers/core-extra.yaml is a folder, not a regular file');
+    rmSync(path.join(repo, 'providers/core-extra.yaml'), { recursive: true });
+    symlinkSync('../shared', path.join(repo, 'providers/linked.yaml'));
+    expect(refusal(() => listInputFiles(repo, 'providers', YAML))).toBe('input-path: providers/linked.yaml is a folder, not a regular file');
+    // Every file is an input (templates/): folders are refused only when named like the files, here *.hbs.
+    expect(listInputFiles(repo, 'shared', /./, /\.hbs$/)?.map((e) => e.file)).toEqual(['shared/base.yaml', 'shared/sub/deep.yaml']);
+  });
+
   it('refuses a FIFO, folder, socket or device in place of an input file, naming it and what it is', async () => {
     const { repo } = repository();
     execFileSync('mkfifo', [path.join(repo, 'fifo.yaml')]);
