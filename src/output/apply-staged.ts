@@ -56,7 +56,8 @@ export const PLAN_FILE = 'plan.json';
 export async function readPlan(stage: string): Promise<StagePlan> {
   const file = path.join(stage, PLAN_FILE);
   const bytes = await readRecordFile(stage, file, 'transaction');
-  if (bytes === undefined) throw Object.assign(new Error(`ENOENT: no such file, open '${file}'`), { code: 'ENOENT' });
+  // Missing: the error fs.readFile gave, which the callers treat as "no plan".
+  if (bytes === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${file}'`), { code: 'ENOENT', errno: -2, syscall: 'open', path: file });
   return JSON.parse(bytes.toString('utf8')) as StagePlan;
 }
 
