@@ -62,7 +62,7 @@ export interface InputBytes extends InputPath {
  * inside the repository are followed; a link out of it, a dangling link or a loop is refused.
  */
 export function resolveInput(repoRoot: string, file: string): InputTarget | undefined {
-  const rel = inputRelative(file);
+  const rel = inputRelative(repoRoot, file);
   const root = realRoot(repoRoot);
   const abs = rel === '.' ? root : path.join(root, rel);
   let real: string;
@@ -205,10 +205,14 @@ function inputOutcome(target: InputTarget, read: BoundedRead, limit: number): In
   }
 }
 
-/** `file` as a normalised repository-relative path; refused when it leaves the repository by its own `..`. */
-function inputRelative(file: string): string {
-  const rel = path.posix.normalize(file.split(path.sep).join('/')).replace(/\/+$/, '') || '.';
-  if (rel === '..' || rel.startsWith('../') || path.posix.isAbsolute(rel)) {
+/**
+ * `file` as a normalised repository-relative path (an absolute one taken relative to the repository);
+ * refused when it leaves the repository by its own `..` or is absolute elsewhere.
+ */
+function inputRelative(repoRoot: string, file: string): string {
+  const given = path.isAbsolute(file) ? path.relative(path.resolve(repoRoot), file) : file;
+  const rel = path.posix.normalize(given.split(path.sep).join('/')).replace(/\/+$/, '') || '.';
+  if (rel === '..' || rel.startsWith('../') || path.isAbsolute(given)) {
     throw new SpecError(error('input-path', `${file} is outside the repository`, { file, hint: 'inputs must live inside the repository' }));
   }
   return rel;

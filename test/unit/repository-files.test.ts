@@ -123,6 +123,13 @@ describe('inputs: one rule for links', () => {
     expect(readInputFileSync(repo, 'providers/base.yaml')?.real).toBe('shared/base.yaml');
   });
 
+  it('takes an absolute path inside the repository as relative to it, and refuses one outside', () => {
+    const { repo, outside } = repository();
+    expect(resolveInput(repo, path.join(repo, 'providers/core.yaml'))).toMatchObject({ file: 'providers/core.yaml', real: 'providers/core.yaml', kind: 'file' });
+    const elsewhere = path.join(outside, 'secret.yaml');
+    expect(refusal(() => resolveInput(repo, elsewhere))).toBe(`input-path: ${elsewhere} is outside the repository`);
+  });
+
   it('follows a folder link inside the repository at any component of the path', () => {
     const { repo } = repository();
     symlinkSync('../shared', path.join(repo, 'providers/linked'));
