@@ -28,8 +28,8 @@ export type BoundedRead =
   | { outcome: 'missing' }
   /** Not a regular file (with `follow: false`, a final link is `link`). */
   | { outcome: 'irregular'; kind: FileKind }
-  /** Over the limit: `size` is the size fstat gave, or the bytes read when the file grew past it. */
-  | { outcome: 'too-large'; size: number };
+  /** Over the limit: `size` is the size fstat gave, or (`grew`) the limit + 1 bytes read when the file grew past it. */
+  | { outcome: 'too-large'; size: number; grew?: true };
 
 export interface BoundedReadOptions {
   /** Most bytes accepted. */
@@ -57,14 +57,14 @@ export async function readBounded(file: string, options: BoundedReadOptions): Pr
     let length = 0;
     for (;;) {
       if (length === buffer.length) {
-        if (length > options.limit) return { outcome: 'too-large', size: length };
+        if (length > options.limit) return { outcome: 'too-large', size: length, grew: true };
         buffer = grown(buffer, options.limit);
       }
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
       if (bytesRead === 0) break;
       length += bytesRead;
     }
-    return length > options.limit ? { outcome: 'too-large', size: length } : { outcome: 'read', bytes: buffer.subarray(0, length) };
+    return length > options.limit ? { outcome: 'too-large', size: length, grew: true } : { outcome: 'read', bytes: buffer.subarray(0, length) };
   } finally {
     await handle.close();
   }
@@ -86,14 +86,14 @@ export function readBoundedSync(file: string, options: BoundedReadOptions): Boun
     let length = 0;
     for (;;) {
       if (length === buffer.length) {
-        if (length > options.limit) return { outcome: 'too-large', size: length };
+        if (length > options.limit) return { outcome: 'too-large', size: length, grew: true };
         buffer = grown(buffer, options.limit);
       }
       const bytesRead = readSync(fd, buffer, length, buffer.length - length, null);
       if (bytesRead === 0) break;
       length += bytesRead;
     }
-    return length > options.limit ? { outcome: 'too-large', size: length } : { outcome: 'read', bytes: buffer.subarray(0, length) };
+    return length > options.limit ? { outcome: 'too-large', size: length, grew: true } : { outcome: 'read', bytes: buffer.subarray(0, length) };
   } finally {
     closeSync(fd);
   }

@@ -62,7 +62,7 @@ export interface InputBytes extends InputPath {
  * inside the repository are followed; a link out of it, a dangling link or a loop is refused.
  */
 export function resolveInput(repoRoot: string, file: string): InputTarget | undefined {
-  const rel = inputRelative(file);
+  const rel = inputRelative(repoRoot, file);
   const root = realRoot(repoRoot);
   const abs = rel === '.' ? root : path.join(root, rel);
   let real: string;
@@ -122,10 +122,12 @@ export function readListedInputSync(repoRoot: string, entry: InputPath, limit: n
  * `dir` itself when it is a file (whatever its name); undefined when `dir` does not exist. Entries
  * whose names start with `.` are skipped. Links inside the repository are followed (to files and to
  * folders); a link out of it, a dangling one, or one to a folder that holds it (`..`, `.`: the walk
- * would never end) is refused, whatever its name. A FIFO, socket or device with a matching name is
- * refused. Sorted by `file` (code-unit order).
+ * would never end) is refused, whatever its name. An entry named like an input file is one: a FIFO,
+ * socket or device with a matching name is refused, and so is a folder whose name matches
+ * `fileNames` (default `name`; a folder `core.yaml` stands where a file was meant). Sorted by `file`
+ * (code-unit order).
  */
-export function listInputFiles(repoRoot: string, dir: string, name: RegExp): InputPath[] | undefined {
+export function listInputFiles(repoRoot: string, dir: string, name: RegExp, fileNames: RegExp = name): InputPath[] | undefined {
   const start = resolveInput(repoRoot, dir);
   if (!start) return undefined;
   if (start.kind === 'file') return [{ file: start.file, real: start.real }];
@@ -139,13 +141,16 @@ export function listInputFiles(repoRoot: string, dir: string, name: RegExp): Inp
       if (entry.name.startsWith('.')) continue;
       const childRel = join(rel, entry.name);
       const childReal = join(real, entry.name);
-      if (entry.isDirectory()) walk(childRel, childReal, [...stack, childReal]);
-      else if (entry.isFile()) {
+      if (entry.isDirectory()) {
+        if (fileNames.test(entry.name)) throw notRegularInput(childRel, 'folder');
+        walk(childRel, childReal, [...stack, childReal]);
+      } else if (entry.isFile()) {
         if (name.test(entry.name)) out.push({ file: childRel, real: childReal });
       } else if (entry.isSymbolicLink()) {
         const target = resolveInput(repoRoot, childRel);
         if (!target) continue; // removed meanwhile
         if (target.kind === 'folder') {
+          if (fileNames.test(entry.name)) throw notRegularInput(childRel, 'folder');
           if (stack.some((folder) => encloses(target.real, folder))) {
             throw new SpecError(
               error('input-path', `${childRel} is a symbolic link to ${target.real === '.' ? 'the repository root' : target.real}, a folder that holds it: reading it would never end`, {
@@ -196,14 +201,18 @@ function inputOutcome(target: InputTarget, read: BoundedRead, limit: number): In
     case 'irregular':
       throw notRegularInput(target.file, read.kind);
     case 'too-large':
-      throw inputTooLarge(target.file, read.size, limit);
+      throw inputTooLarge(target.file, read.grew ? `more than ${limit}` : read.size, limit);
   }
 }
 
-/** `file` as a normalised repository-relative path; refused when it leaves the repository by its own `..`. */
-function inputRelative(file: string): string {
-  const rel = path.posix.normalize(file.split(path.sep).join('/')).replace(/\/+$/, '') || '.';
-  if (rel === '..' || rel.startsWith('../') || path.posix.isAbsolute(rel)) {
+/**
+ * `file` as a normalised repository-relative path (an absolute one taken relative to the repository);
+ * refused when it leaves the repository by its own `..` or is absolute elsewhere.
+ */
+function inputRelative(repoRoot: string, file: string): string {
+  const given = path.isAbsolute(file) ? path.relative(path.resolve(repoRoot), file) : file;
+  const rel = path.posix.normalize(given.split(path.sep).join('/')).replace(/\/+$/, '') || '.';
+  if (rel === '..' || rel.startsWith('../') || path.isAbsolute(given)) {
     throw new SpecError(error('input-path', `${file} is outside the repository`, { file, hint: 'inputs must live inside the repository' }));
   }
   return rel;
@@ -257,20 +266,22 @@ function notRegularInput(rel: string, kind: FileKind): SpecError {
   return new SpecError(error('input-path', `${rel} is ${what}`, { file: rel, hint: "replace it with the file itself (capi-render reads only the repository's regular files)" }));
 }
 
-function inputTooLarge(rel: string, size: number, limit: number): SpecError {
+function inputTooLarge(rel: string, size: number | string, limit: number): SpecError {
   return new SpecError(error('yaml-limit', `${rel} is ${size} bytes, over the ${limit}-byte limit for an input file`, { file: rel }));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Records
 
-/** What capi-render wrote and reads back. */
-export type RecordKind = 'lock' | 'ownership' | 'output';
+/** What capi-render wrote and reads back; `transaction`: the files of its write folder (.capi-render-write/). */
+export type RecordKind = 'lock' | 'ownership' | 'output' | 'transaction';
 
 const RECORDS: Record<RecordKind, { limit: number; what: string }> = {
   lock: { limit: MAX_LOCK_FILE_BYTES, what: 'capi-render.lock' },
   ownership: { limit: MAX_OWNERSHIP_RECORD_BYTES, what: 'an ownership record' },
   output: { limit: MAX_OUTPUT_FILE_BYTES, what: 'a file of the output' },
+  // A write's plan and commit record list the paths it changes: no larger than the records it rewrites.
+  transaction: { limit: MAX_OWNERSHIP_RECORD_BYTES, what: "a record of capi-render's write transaction" },
 };
 
 export interface RecordReadOptions {
@@ -353,7 +364,7 @@ function recordOutcome(read: BoundedRead, file: string, repoRoot: string, kind: 
       const shown = displayPath(file, repoRoot);
       const { limit, what } = RECORDS[kind];
       throw new SpecError(
-        error('yaml-limit', `${shown} is ${read.size === limit + 1 ? `more than ${limit}` : read.size} bytes, over the ${limit}-byte limit for ${what}`, {
+        error('yaml-limit', `${shown} is ${read.grew ? `more than ${limit}` : read.size} bytes, over the ${limit}-byte limit for ${what}`, {
           file: shown,
           hint: 'capi-render never writes a file this large: restore it from git, or remove it and run capi-render build',
         }),

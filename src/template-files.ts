@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SpecError, error } from './errors.js';
+import { readInputFileSync } from './repository-files.js';
 
 /** Reads a file's text, or returns undefined when it does not exist. */
 export type ReadTextFile = (file: string) => string | undefined;
@@ -27,6 +28,19 @@ export const readTextFileSync: ReadTextFile = (file) => {
     throw e;
   }
 };
+
+/**
+ * Reads templates for the repository `repoRoot`: a file inside it (the user's templates folder) is
+ * an input, read by the repository reader (links inside followed, out refused, regular files only,
+ * size limited); any other (the bundled templates) with {@link readTextFileSync}.
+ */
+export function templateReader(repoRoot: string): ReadTextFile {
+  return (file) => {
+    const rel = path.relative(repoRoot, file);
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return readTextFileSync(file);
+    return readInputFileSync(repoRoot, rel)?.bytes.toString('utf8');
+  };
+}
 
 /** A located template: its text and the file it came from (for messages). */
 export interface LoadedTemplate {

@@ -29,6 +29,7 @@ import { normalizeInputText } from '../declarations/input-text.js';
 import { inputFileDigests } from '../render/input-file-digests.js';
 import type { RunStamp } from '../render/render-run.js';
 import { inputTreeDigest } from '../declarations/read-input-files.js';
+import { readInputFile } from '../repository-files.js';
 import { localFilesUnchanged, type LocalFileStat } from './local-artifacts.js';
 
 /** A stamp: what the render run read (RunStamp), and what the build wrote from it. */
@@ -113,8 +114,8 @@ async function readUnchanged(repoRoot: string, read: string, stamp: BuildStamp):
   // Files under providers/ and overlays/ were compared through inputFiles already.
   if (kind !== 'resource' && covered(file, stamp)) return true;
   if (kind === 'resource') return (await inputTreeDigest(repoRoot, file)) === sha256;
-  const text = normalizeInputText(await fs.readFile(path.join(repoRoot, file), 'utf8'));
-  return createHash('sha256').update(text).digest('hex') === sha256;
+  const found = await readInputFile(repoRoot, file);
+  return found !== undefined && createHash('sha256').update(normalizeInputText(found.bytes.toString('utf8'))).digest('hex') === sha256;
 }
 
 function covered(file: string, stamp: BuildStamp): boolean {

@@ -5,11 +5,12 @@
  * Anything it is not sure about — another command or flag, an interrupted write, no stamp or one that
  * does not match — it leaves to the full CLI, which runs the same check (build.ts) and then builds.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createCacheUse, type CacheUse } from '../cache/cache-use.js';
 import { LOCK_FILE } from '../lock/lock-types.js';
+import { readRecordFile } from '../repository-files.js';
 import { WORK_DIR } from '../output/scan-output-folder.js';
 import { confirmedSummary } from '../output/unchanged-summary.js';
 import { matchingStamp } from '../build/build-stamp.js';
@@ -57,7 +58,10 @@ export async function tryNoopBuild(argv: readonly string[], io: CliIo): Promise<
     if (positionals.length > 0) return undefined;
     const repoRoot = path.resolve(io.cwd, values.repo ?? '.');
     if (!statSync(repoRoot, { throwIfNoEntry: false })?.isDirectory() || existsSync(path.join(repoRoot, WORK_DIR))) return undefined;
-    const lockText = readFileSync(path.join(repoRoot, LOCK_FILE), 'utf8');
+    // The lock is a record: read as `check` reads it (a link, a FIFO, a device or an oversized file is
+    // refused before a byte is read); a refusal goes to the full CLI below, which reports it.
+    const lockText = (await readRecordFile(repoRoot, path.join(repoRoot, LOCK_FILE), 'lock'))?.toString('utf8');
+    if (lockText === undefined) return undefined;
     const { dir } = cacheSettings({ io, values });
     return (await reportStampedNoop({ io, repoRoot, cacheDir: dir, lockText, use: createCacheUse(), color: useColor(io) })) ? 0 : undefined;
   } catch {

@@ -3,6 +3,7 @@ import { readLockFile } from '../lock/lock-file.js';
 import { SpecError, error } from '../errors.js';
 import { finishInterruptedWrite, hasInterruptedWrite } from '../output/transaction.js';
 import { WORK_DIR } from '../output/scan-output-folder.js';
+import { refuseIrregularRepositoryFiles, type RegularOutputFolder } from '../output/regular-files.js';
 import type { LockFile } from '../lock/lock-types.js';
 import type { RenderOptions } from '../render/render-options.js';
 import { createArtifactCache } from '../source/artifact-cache.js';
@@ -34,8 +35,16 @@ export const RENDER_FLAG_HELP: [string, string][] = [
 export const UNSHARDED_RENDER_FLAGS: OptionSpec = Object.fromEntries(Object.entries(RENDER_FLAGS).filter(([name]) => name !== 'shard'));
 export const UNSHARDED_RENDER_FLAG_HELP: [string, string][] = RENDER_FLAG_HELP.filter(([flag]) => !flag.startsWith('--shard'));
 
+/** The repository's output folders as the gate listed them (regular files only). */
+export interface RegularRepository {
+  output: RegularOutputFolder;
+  gitops: RegularOutputFolder;
+}
+
 export interface PreparedRender {
   options: RenderOptions;
+  /** The output folders, listed by the gate every command passes (regular files only, no link). */
+  regular: RegularRepository;
   lock: LockFile;
   lockText: string | undefined;
   /** The cache folder. */
@@ -50,9 +59,13 @@ export interface PreparedRender {
 /**
  * Reads the lock and turns flags into render options. A build killed while installing its output
  * leaves a commit marker: a command that writes (`writes`) finishes that write first, so it starts
- * from the complete new state; a read-only command refuses to read the half-installed tree.
+ * from the complete new state; a read-only command refuses to read the half-installed tree. Then
+ * every command passes the same gate `check` does (output/regular-files.ts): the lock, the output
+ * folders and their ownership records must be regular files, reached through no link — refused
+ * before any of them is read, with the same message whatever the command. `gated` is the gate's
+ * listing when the caller passed it already.
  */
-export async function prepareRender(ctx: CommandContext, { writes = false }: { writes?: boolean } = {}): Promise<PreparedRender> {
+export async function prepareRender(ctx: CommandContext, { writes = false, gated }: { writes?: boolean; gated?: RegularRepository } = {}): Promise<PreparedRender> {
   const { io, values, repoRoot } = ctx;
   if (writes) {
     if (await finishInterruptedWrite(repoRoot)) io.stderr.write('finished the write of an interrupted build (rendered/, gitops/ and capi-render.lock are now its complete output)\n');
@@ -64,12 +77,14 @@ export async function prepareRender(ctx: CommandContext, { writes = false }: { w
       }),
     );
   }
+  const regular = gated ?? (await refuseIrregularRepositoryFiles(repoRoot));
   const progress = progressReporter(io);
   ctx.defer(progress.close);
   const { dir: cacheDir, maxBytes } = cacheSettings(ctx);
   const use = createCacheUse();
   const { lock, text } = await readLockFile(repoRoot, createValueCache(cacheDir, 'lock', use));
   return {
+    regular,
     lock,
     lockText: text,
     cacheDir,

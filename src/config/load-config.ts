@@ -2,8 +2,6 @@
  * Reads and validates capi-render.yaml. A missing file means the defaults; a present one must be
  * valid in full (every problem reported at once, each with file:line:col).
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { SpecError, error } from '../errors.js';
 import { schemaDiagnostics } from '../declarations/schema-diagnostics.js';
@@ -11,15 +9,15 @@ import { isJsonObject } from '../manifest/object.js';
 import { parseSourceDocuments } from '../declarations/yaml-document.js';
 import { CONFIG_SCHEMA } from './config-schema.js';
 import { normalizeInputText } from '../declarations/input-text.js';
-import { readRepositoryFile } from '../declarations/read-repository-file.js';
+import { readInputFile, readInputFileSync } from '../repository-files.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import { NO_VALIDATION_MEMO, type ValidationMemo } from '../declarations/schema/validation-memo.js';
 import { CONFIG_FILE, DEFAULT_CONFIG, type RenderConfig } from './config-types.js';
 
 /** Loads `<repoRoot>/capi-render.yaml`, or returns the defaults when it does not exist. */
 export async function loadConfig(repoRoot: string, memo: ValidationMemo = NO_VALIDATION_MEMO): Promise<RenderConfig> {
-  const text = await readRepositoryFile(repoRoot, CONFIG_FILE);
-  return text === undefined ? { ...DEFAULT_CONFIG } : parseConfig(normalizeInputText(text), CONFIG_FILE, memo);
+  const read = await readInputFile(repoRoot, CONFIG_FILE);
+  return read === undefined ? { ...DEFAULT_CONFIG } : parseConfig(normalizeInputText(read.bytes.toString('utf8')), CONFIG_FILE, memo);
 }
 
 // Compiled once on first use: the schema is a constant, so the validator is too.
@@ -61,8 +59,11 @@ export function parseConfig(text: string, file: string, memo: ValidationMemo = N
 export function locateConfigSetting(repoRoot: string, field: readonly (string | number)[]): { file: string; line?: number; col?: number } {
   let text: string;
   try {
-    text = normalizeInputText(readFileSync(path.join(repoRoot, CONFIG_FILE), 'utf8'));
+    const read = readInputFileSync(repoRoot, CONFIG_FILE);
+    if (!read) return { file: CONFIG_FILE };
+    text = normalizeInputText(read.bytes.toString('utf8'));
   } catch {
+    // Whatever is wrong with the file itself is reported where it is loaded.
     return { file: CONFIG_FILE };
   }
   const doc = parseSourceDocuments(text, CONFIG_FILE)[0];

@@ -13,7 +13,7 @@ import { LOCK_FILE, type LockFile } from '../lock/lock-types.js';
 import { OWNERSHIP_FILE } from '../output/ownership.js';
 import type { OutputFiles } from '../plan/output-plan.js';
 import { scanOutputFolder, type OutputFolderScan } from '../output/scan-output-folder.js';
-import { MAX_INPUT_FILE_BYTES } from '../declarations/read-input-files.js';
+import { MAX_INPUT_FILE_BYTES, readRecordFile } from '../repository-files.js';
 
 export interface Shard {
   /** As given on the command line (for messages). */
@@ -41,7 +41,10 @@ export async function readShard(shown: string, dir: string, shard: string, folde
   if (!lockStat?.isFile()) fail(`has no ${LOCK_FILE}${lockStat ? ' (a link or folder is there)' : ''}`);
   let lock: LockFile;
   try {
-    lock = parseLock(await fs.readFile(lockFile, 'utf8'));
+    // Opened without following a link swapped in since the lstat, without blocking, bounded (src/repository-files.ts).
+    const text = (await readRecordFile(real, lockFile, 'lock', { listed: true }))?.toString('utf8');
+    if (text === undefined) return fail(`has no ${LOCK_FILE}`);
+    lock = parseLock(text);
   } catch (e) {
     const reason = e instanceof SpecError ? e.diagnostics[0]!.message : (e as Error).message;
     return fail(`its ${LOCK_FILE} cannot be read: ${reason}`, 'the shard job must upload the capi-render.lock its build left');
@@ -74,7 +77,16 @@ export async function readShardFiles(shard: Shard, scan: OutputFolderScan, selec
     if (stat.size > MAX_INPUT_FILE_BYTES) {
       throw new SpecError(error('shard', `shard ${shard.shard} (${shard.shown}): ${path.relative(shard.dir, file)} is ${stat.size} bytes, over the ${MAX_INPUT_FILE_BYTES}-byte limit`, { file: shard.shown }));
     }
-    files.set(rel, await fs.readFile(file, 'utf8'));
+    let bytes: Buffer | undefined;
+    try {
+      bytes = await readRecordFile(shard.dir, file, 'output', { listed: true });
+    } catch (e) {
+      if (!(e instanceof SpecError)) throw e;
+      // Replaced since it was listed (a link, a FIFO, a file grown past the limit).
+      throw new SpecError(error('shard', `shard ${shard.shard} (${shard.shown}): ${e.diagnostics[0]!.message}`, { file: shard.shown, hint: `${UPLOAD_HINT}; capi-render never follows links in a shard` }));
+    }
+    if (bytes === undefined) throw new SpecError(error('shard', `shard ${shard.shard} (${shard.shown}): ${path.relative(shard.dir, file)} is listed in its ownership record but is missing`, { file: shard.shown, hint: UPLOAD_HINT }));
+    files.set(rel, bytes.toString('utf8'));
   }
   return files;
 }

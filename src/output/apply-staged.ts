@@ -12,6 +12,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { readRecordFile } from '../repository-files.js';
 import type { TransactionFs } from './durable-fs.js';
 
 /** What a stage installs under `root`. */
@@ -51,9 +52,13 @@ export type Failpoint = (name: string) => void;
 /** A stage's plan, beside its `new/` folder. */
 export const PLAN_FILE = 'plan.json';
 
-/** Reads the plan of the stage folder `stage`. */
+/** Reads the plan of the stage folder `stage` (regular file, no link, bounded; missing: ENOENT, as before). */
 export async function readPlan(stage: string): Promise<StagePlan> {
-  return JSON.parse(await fs.readFile(path.join(stage, PLAN_FILE), 'utf8')) as StagePlan;
+  const file = path.join(stage, PLAN_FILE);
+  const bytes = await readRecordFile(stage, file, 'transaction');
+  // Missing: the error fs.readFile gave, which the callers treat as "no plan".
+  if (bytes === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${file}'`), { code: 'ENOENT', errno: -2, syscall: 'open', path: file });
+  return JSON.parse(bytes.toString('utf8')) as StagePlan;
 }
 
 /** What installing changed: the folders that lost a file (for tidying) and every output folder whose entries changed (to fsync). */

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { readRecordFile } from '../repository-files.js';
 import { SpecError, error } from '../errors.js';
 
 /** Takes the lock at `file`; returns the function that releases it. */
@@ -27,7 +28,9 @@ export async function acquireBusyLock(file: string, what: string): Promise<() =>
         continue;
       }
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const holder = Number((await fs.readFile(file, 'utf8').catch(() => '')).trim());
+      // A pid, read without blocking or following a link (a FIFO planted there must not hang the build).
+      const read = await readRecordFile(path.dirname(file), file, 'transaction').catch(() => undefined);
+      const holder = Number(read?.toString('utf8').trim() ?? '');
       if (holder && holder !== process.pid && isAlive(holder)) {
         throw new SpecError(
           error('busy', `another capi-render${holder ? ` (pid ${holder})` : ''} is writing ${what}`, {

@@ -19,8 +19,9 @@ import path from 'node:path';
 import { applyCommit, removeEmptyFolders, readPlan, type AppliedCommit, type CommitRecord, type Failpoint } from './apply-staged.js';
 import type { TransactionFs } from './durable-fs.js';
 import { syncAll } from './durable-fs.js';
-import { WriteError, error } from '../errors.js';
+import { SpecError, WriteError, error } from '../errors.js';
 import { WORK_DIR } from './scan-output-folder.js';
+import { readRecordFile } from '../repository-files.js';
 import { displayPath, guarded } from './write-errors.js';
 
 /** The marker's name in the work folder. */
@@ -49,14 +50,24 @@ export async function writeCommitMarker(tfs: TransactionFs, work: string, commit
  */
 export async function readCommitMarker(work: string, repoRoot: string): Promise<CommitRecord | undefined> {
   const marker = path.join(work, COMMIT_FILE);
-  const text = await fs.readFile(marker, 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined;
-  let record: unknown;
+  // A FIFO, a link or a huge file there must not hang a command or fill its memory: such a marker
+  // is damaged (refused by the repository reader before a byte is read); an unreadable one is none.
+  let text: string | undefined;
   let problem: string | undefined;
   try {
-    record = JSON.parse(text);
+    text = (await readRecordFile(repoRoot, marker, 'transaction'))?.toString('utf8');
   } catch (e) {
-    problem = (e as Error).message;
+    if (!(e instanceof SpecError)) return undefined;
+    problem = e.diagnostics[0]!.message;
+  }
+  if (text === undefined && problem === undefined) return undefined;
+  let record: unknown;
+  if (text !== undefined) {
+    try {
+      record = JSON.parse(text);
+    } catch (e) {
+      problem = (e as Error).message;
+    }
   }
   problem ??= isCommitRecord(record) ? undefined : 'not the record capi-render writes';
   if (problem === undefined) return record as CommitRecord;

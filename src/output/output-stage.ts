@@ -10,6 +10,7 @@ import path from 'node:path';
 import { SpecError, error } from '../errors.js';
 import type { TransactionFs } from './durable-fs.js';
 import { forEachLimited } from '../durable-replace.js';
+import { readRecordFile } from '../repository-files.js';
 import { OWNERSHIP_FILE } from './ownership.js';
 import { WORK_DIR, type OutputFolderScan } from './scan-output-folder.js';
 import { displayPath, guarded, writeError } from './write-errors.js';
@@ -227,7 +228,9 @@ async function deviceOf(p: string): Promise<number> {
 async function sameContent(file: string, text: string): Promise<boolean> {
   const stat = await fs.lstat(file).catch(() => undefined);
   if (!stat?.isFile() || stat.size !== Buffer.byteLength(text)) return false;
-  return (await fs.readFile(file, 'utf8')) === text;
+  // Bounded and without following a link swapped in since the lstat (src/repository-files.ts).
+  const bytes = await readRecordFile(path.dirname(file), file, 'output', { listed: true }).catch(() => undefined);
+  return bytes !== undefined && bytes.toString('utf8') === text;
 }
 
 /** Up to five paths, then how many more. */

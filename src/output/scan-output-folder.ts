@@ -5,6 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { readRecordFile } from '../repository-files.js';
 import { OWNERSHIP_FILE, parseOwnership, type OwnershipRecord } from './ownership.js';
 
 /** The transient folder a write stages in (see transaction.ts); never part of the output. */
@@ -24,8 +25,10 @@ export interface OutputFolderScan {
   folders: Set<string>;
   /** Relative paths of `.git` entries found inside (a repository or a submodule). */
   git: string[];
-  /** The ownership record, when the folder has one. */
+  /** The ownership record, when the folder has one (and it is a regular file). */
   record?: OwnershipRecord;
+  /** What is at the ownership record's path, when anything is (`file`, `link`, `other`). */
+  recordType?: EntryType;
   /** Whether the scan listed the folder `relative` lies in (top-level folders outside `descend` are not listed). */
   listed(relative: string): boolean;
 }
@@ -33,8 +36,9 @@ export interface OutputFolderScan {
 /**
  * Scans `root`. `descend` limits which folders are listed below the top level (a build that writes
  * two environments of a thousand need not list the other 998); the top level is always listed.
+ * `repoRoot` is what paths in errors are shown relative to (default: the folder holding `root`).
  */
-export async function scanOutputFolder(root: string, descend: (folder: string) => boolean = () => true): Promise<OutputFolderScan> {
+export async function scanOutputFolder(root: string, descend: (folder: string) => boolean = () => true, repoRoot: string = path.dirname(root)): Promise<OutputFolderScan> {
   const skipped = new Set<string>();
   const scan: OutputFolderScan = {
     root,
@@ -69,7 +73,11 @@ export async function scanOutputFolder(root: string, descend: (folder: string) =
     }
   };
   await walk('');
-  const record = await fs.lstat(path.join(root, OWNERSHIP_FILE)).catch(() => undefined);
-  if (record?.isFile()) scan.record = parseOwnership(await fs.readFile(path.join(root, OWNERSHIP_FILE), 'utf8'));
+  const recordFile = path.join(root, OWNERSHIP_FILE);
+  const record = await fs.lstat(recordFile).catch(() => undefined);
+  if (record) scan.recordType = record.isFile() ? 'file' : record.isSymbolicLink() ? 'link' : 'other';
+  // Read by the repository reader: never through a link swapped in since the lstat, never past its size limit.
+  const text = record?.isFile() ? await readRecordFile(repoRoot, recordFile, 'ownership', { listed: true }) : undefined;
+  if (text !== undefined) scan.record = parseOwnership(text.toString('utf8'));
   return scan;
 }

@@ -1,7 +1,7 @@
 /** What a build that changed nothing reports: how much is in place, counted from the ownership records. */
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { readRecordFile } from '../repository-files.js';
 import { OWNERSHIP_FILE, parseOwnership } from './ownership.js';
 import type { TreeSummary } from './transaction.js';
 import type { WrittenRenderResult } from './write-summary.js';
@@ -54,7 +54,11 @@ export async function countRecord(dir: string, known: readonly RecordCount[] = [
   return known.find((k) => k.sha256 === sha256) ?? { sha256, files: parseOwnership(text).files.size };
 }
 
-/** The ownership record's text; empty when the folder has none (nothing counted). */
+/**
+ * The ownership record's text; empty when the folder has none, or none that is a regular file
+ * (nothing counted: the build that wrote it, or the no-op that confirmed it, has refused such a one already).
+ */
 async function recordText(dir: string): Promise<string> {
-  return fs.readFile(path.join(dir, OWNERSHIP_FILE), 'utf8').catch(() => '');
+  const bytes = await readRecordFile(path.dirname(dir), path.join(dir, OWNERSHIP_FILE), 'ownership').catch(() => undefined);
+  return bytes?.toString('utf8') ?? '';
 }

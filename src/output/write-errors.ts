@@ -2,8 +2,8 @@
  * File-system failures while writing output, as one-line errors that name the path, the operating
  * system's reason and what to do — never a bare `ENOSPC` or a stack trace.
  */
-import path from 'node:path';
 import { WriteError, error } from '../errors.js';
+import { displayPath } from '../repository-files.js';
 
 const REASONS: Record<string, [reason: string, hint: string]> = {
   EACCES: ['permission denied', 'make the folder writable for this user (ls -ld shows who owns it), or write elsewhere with --out'],
@@ -49,8 +49,5 @@ export async function guarded<T>(action: string, file: string, repoRoot: string,
   }
 }
 
-/** Repository-relative when inside the repository, absolute otherwise. */
-export function displayPath(file: string, repoRoot: string): string {
-  const rel = path.relative(repoRoot, file);
-  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : rel === '' ? '.' : file;
-}
+/** Repository-relative when inside the repository, absolute otherwise (the repository reader's own, so that both name paths alike). */
+export { displayPath };

@@ -4,8 +4,7 @@
  * declared twice, apply the overlay's patches in order, and merge the settings (a child's
  * variables, images and labels override its bases', key by key). Files are read once per build.
  */
-import { existsSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readInputFile, resolveInput } from '../repository-files.js';
 import { normalizeInputText } from '../declarations/input-text.js';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -82,17 +81,18 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
     // Positions are only computed when a problem is reported (locating re-parses the file).
     const at = () => ({ file, ...overlay.doc.locate(['resources', index]), field: `resources[${index}]` });
     const target = path.posix.normalize(path.posix.join(overlayDir, entry));
-    const absolute = path.join(ctx.repoRoot, target);
     if (target.startsWith('..') || path.isAbsolute(entry)) {
       problems.push(error('overlay', `resource "${entry}" is outside the repository`, { ...at(), hint: 'bases must live inside the repository' }));
       continue;
     }
-    if (!existsSync(absolute)) {
-      problems.push(error('overlay', `resource "${entry}" does not exist (${target})`, { ...at(), hint: 'paths are relative to the overlay folder' }));
-      continue;
-    }
     try {
-      if (statSync(absolute).isDirectory() && existsSync(path.join(absolute, OVERLAY_FILE))) {
+      // Links on the way are followed inside the repository and refused out of it, as for every input.
+      const found = resolveInput(ctx.repoRoot, target);
+      if (!found) {
+        problems.push(error('overlay', `resource "${entry}" does not exist (${target})`, { ...at(), hint: 'paths are relative to the overlay folder' }));
+        continue;
+      }
+      if (found.kind === 'folder' && resolveInput(ctx.repoRoot, `${target}/${OVERLAY_FILE}`) !== undefined) {
         const base = await compose(target, ctx, [...stack, overlayDir]);
         result.objects.push(...base.objects);
         result.hashes.push(...base.hashes);
@@ -121,10 +121,13 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
   for (const [index, entry] of (overlay.spec.patches ?? []).entries()) {
     const at = () => overlay.doc.locate(['patches', index]);
     const patchFile = entry.path ? path.posix.normalize(path.posix.join(overlayDir, entry.path)) : undefined;
-    if (patchFile && (patchFile.startsWith('..') || !existsSync(path.join(ctx.repoRoot, patchFile)))) {
+    // The schema takes exactly one of `patch` and `path`. A patch file is an input like any other,
+    // read by the repository reader (links, file kinds, size).
+    const read = patchFile === undefined || patchFile.startsWith('..') ? undefined : await readInputFile(ctx.repoRoot, patchFile);
+    if (patchFile !== undefined && !read) {
       throw new SpecError(error('overlay', `patches[${index}].path "${entry.path}" does not exist inside the repository`, { file, ...at(), field: `patches[${index}].path` }));
     }
-    const text = entry.patch ?? normalizeInputText(await readFile(path.join(ctx.repoRoot, patchFile!), 'utf8'));
+    const text = read ? normalizeInputText(read.bytes.toString('utf8')) : (entry.patch ?? '');
     if (patchFile) result.hashes.push(`patch ${patchFile} ${createHash('sha256').update(text).digest('hex')}`);
     result.objects = applyOverlayPatch(result.objects, {
       text,
@@ -155,7 +158,7 @@ export async function composeGitopsSettings(overlayDir: string, ctx: Pick<Compos
   let gitops: GitopsConfig = {};
   for (const entry of overlay.spec.resources ?? []) {
     const target = path.posix.normalize(path.posix.join(overlayDir, entry));
-    if (target.startsWith('..') || path.isAbsolute(entry) || stack.includes(target) || !existsSync(path.join(ctx.repoRoot, target, OVERLAY_FILE))) continue;
+    if (target.startsWith('..') || path.isAbsolute(entry) || stack.includes(target) || resolveInput(ctx.repoRoot, `${target}/${OVERLAY_FILE}`) === undefined) continue;
     gitops = mergeGitopsConfig(gitops, (await composeGitopsSettings(target, ctx, [...stack, overlayDir])).gitops);
   }
   return { gitops: mergeGitopsConfig(gitops, overlay.spec.gitops ?? {}), file };

@@ -3,10 +3,11 @@
  * `abstract: true`, sorted by name. Without any, the repository has one environment, `default`,
  * made of providers/ alone.
  */
-import { existsSync, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { UsageError, error, throwIfErrors, type Diagnostic } from '../errors.js';
 import { objectNameFrom } from '../gitops/layout.js';
+import { resolveInput } from '../repository-files.js';
 import { suggestField } from '../declarations/schema/suggest-field.js';
 import { loadOverlay, type LoadedOverlay, type OverlayLoader } from './load-overlay.js';
 import { OVERLAY_FILE } from './overlay-types.js';
@@ -20,13 +21,15 @@ export interface EnvironmentEntry {
 export const DEFAULT_ENVIRONMENT = 'default';
 
 export async function discoverEnvironments(repoRoot: string, overlaysDir: string, load: OverlayLoader = loadOverlay): Promise<EnvironmentEntry[]> {
-  const root = path.join(repoRoot, overlaysDir);
-  const entries = existsSync(root) ? await fs.readdir(root, { withFileTypes: true }) : [];
+  // overlays/ and its folders are inputs: a link among them is followed inside the repository and
+  // refused out of it (src/repository-files.ts), never skipped without a word.
+  const top = resolveInput(repoRoot, overlaysDir);
+  const entries = top?.kind === 'folder' ? await fs.readdir(path.join(repoRoot, overlaysDir), { withFileTypes: true }) : [];
   const dirs = entries
-    .filter((x) => x.isDirectory())
+    .filter((x) => x.isDirectory() || (x.isSymbolicLink() && !x.name.startsWith('.') && resolveInput(repoRoot, `${overlaysDir}/${x.name}`)?.kind === 'folder'))
     .map((x) => x.name)
     .sort((a, b) => (a < b ? -1 : 1))
-    .filter((name) => existsSync(path.join(root, name, OVERLAY_FILE)));
+    .filter((name) => resolveInput(repoRoot, `${overlaysDir}/${name}/${OVERLAY_FILE}`) !== undefined);
   // Read in parallel (a hundred environments are a hundred files), but fail on the first bad
   // overlay in name order, so the error does not depend on which read finished first.
   const loaded = await Promise.allSettled(dirs.map((name) => load(repoRoot, `${overlaysDir}/${name}/${OVERLAY_FILE}`)));

@@ -5,7 +5,7 @@ import { schemaDiagnostics } from '../declarations/schema-diagnostics.js';
 import { parseSourceDocuments, type SourceDocument } from '../declarations/yaml-document.js';
 import { OVERLAY_SCHEMA } from './overlay-schema.js';
 import { normalizeInputText } from '../declarations/input-text.js';
-import { readRepositoryFile } from '../declarations/read-repository-file.js';
+import { readInputFile } from '../repository-files.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import { NO_VALIDATION_MEMO, type ValidationMemo } from '../declarations/schema/validation-memo.js';
 import type { OverlaySpec } from './overlay-types.js';
@@ -40,9 +40,9 @@ export function memoizedOverlayLoader(memo: ValidationMemo = NO_VALIDATION_MEMO)
 }
 
 export async function loadOverlay(repoRoot: string, file: string, memo: ValidationMemo = NO_VALIDATION_MEMO): Promise<LoadedOverlay> {
-  const raw = await readRepositoryFile(repoRoot, file);
-  if (raw === undefined) throw new SpecError(error('input-path', `${file} does not exist`, { file }));
-  const text = normalizeInputText(raw);
+  const read = await readInputFile(repoRoot, file);
+  if (read === undefined) throw new SpecError(error('input-path', `${file} does not exist`, { file }));
+  const text = normalizeInputText(read.bytes.toString('utf8'));
   const docs = parseSourceDocuments(text, file);
   if (docs.length !== 1) throw new SpecError(error('overlay', `${file} must hold exactly one YAML document, found ${docs.length}`, { file, line: 1, col: 1 }));
   const doc = docs[0]!;

@@ -13,7 +13,7 @@ import { composeGitopsSettings, type ComposeContext, type ComposedEnvironment } 
 import { applyGitopsFlavour, type GitopsMemo } from '../gitops/apply-gitops-flavour.js';
 import { argocdFleetFiles } from '../gitops/argocd-applications.js';
 import { resolveGitopsOptions, type GitopsOptions } from '../gitops/options.js';
-import { readTextFileSync } from '../gitops/templates.js';
+import { templateReader } from '../template-files.js';
 import type { Diagnostic } from '../errors.js';
 import type { RenderedEnvironment } from '../plan/output-plan.js';
 import { packagePath } from '../package-files.js';
@@ -75,7 +75,7 @@ export function controllerReads(settings: GitopsConfig): { outputDir: boolean; g
 }
 
 export function runGitopsStage(input: GitopsStageInput): GitopsStageOutput {
-  const result = applyGitopsFlavour(input.environment, stageOptions(input.settings, input.labels, input), { memo: input.memo });
+  const result = applyGitopsFlavour(input.environment, stageOptions(input.settings, input.labels, input), { memo: input.memo, read: templateReader(input.repoRoot) });
   return { environment: result.environment, files: gitopsRelative(result.extraFiles), warnings: result.warnings };
 }
 
@@ -94,7 +94,7 @@ export interface FleetMember {
 export function runFleetStage(members: readonly FleetMember[], ctx: GitopsStageContext): Map<string, string> {
   const environments = members.map((m) => ({ name: m.name, options: resolveGitopsOptions(stageOptions(m.settings, {}, ctx)), ...(m.file ? { file: m.file } : {}) }));
   const templatesDir = path.resolve(ctx.repoRoot, ctx.templatesDir);
-  const templates = { userDir: existsSync(templatesDir) ? templatesDir : undefined, bundledDir: packagePath('bundled-templates'), read: readTextFileSync };
+  const templates = { userDir: existsSync(templatesDir) ? templatesDir : undefined, bundledDir: packagePath('bundled-templates'), read: templateReader(ctx.repoRoot) };
   return gitopsRelative(new Map(argocdFleetFiles(environments, templates)));
 }
 

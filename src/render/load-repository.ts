@@ -10,8 +10,7 @@ import { loadConfig } from '../config/load-config.js';
 import type { RenderConfig } from '../config/config-types.js';
 import { inputTreeDigestOf, readInputFiles } from '../declarations/read-input-files.js';
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
+import { readInputFile } from '../repository-files.js';
 import { CONFIG_FILE } from '../config/config-types.js';
 import { normalizeInputText } from '../declarations/input-text.js';
 import { parseSourceDocuments, type SourceDocument } from '../declarations/yaml-document.js';
@@ -48,7 +47,7 @@ export async function loadRepository(repoRoot: string, memo: ValidationMemo = NO
     ...(await controllerFolderDiagnostics(repoRoot, config)),
   ];
   const warnings = throwIfErrors(settings);
-  const configText = normalizeInputText(await fs.readFile(path.join(repoRoot, CONFIG_FILE), 'utf8').catch(() => ''));
+  const configText = normalizeInputText((await readInputFile(repoRoot, CONFIG_FILE))?.bytes.toString('utf8') ?? '');
   const base = await readInputTree(repoRoot, config.providersDir);
   return { repoRoot, config, configHash: sha256(configText), base: base.documents, baseHash: base.sha256, warnings };
 }

@@ -4,8 +4,8 @@
  * distinct set once.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { SpecError } from '../errors.js';
+import { readInputFileSync } from '../repository-files.js';
 import type { ImagePolicyConfig } from '../images/image-policy-config.js';
 
 /**
@@ -20,8 +20,11 @@ export async function verificationInputs(repoRoot: string, policy: ImagePolicyCo
   let root = 'public-good';
   if (policy.trustedRoot) {
     try {
-      root = createHash('sha256').update(readFileSync(path.join(repoRoot, policy.trustedRoot))).digest('hex');
-    } catch {
+      // An input of the repository: what no input may be (a link out of it, a FIFO, too large) is refused here.
+      const read = readInputFileSync(repoRoot, policy.trustedRoot);
+      root = read ? createHash('sha256').update(read.bytes).digest('hex') : 'unreadable';
+    } catch (e) {
+      if (e instanceof SpecError) throw e;
       // Unreadable: the verification itself reports it, naming the file.
       root = 'unreadable';
     }

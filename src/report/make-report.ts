@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Diagnostic } from '../errors.js';
 import { packagePath } from '../package-files.js';
 import type { RenderOptions } from '../render/render-options.js';
-import { readTextFileSync, type ReadTextFile } from '../template-files.js';
+import { templateReader, type ReadTextFile } from '../template-files.js';
 import { compareWithRevision } from '../upgrade/compare-revision.js';
 import { planRepository } from '../upgrade/plan-repository.js';
 import { buildReportModel } from './build-report-model.js';
@@ -50,7 +50,7 @@ export async function makeReport(options: MakeReportOptions): Promise<MadeReport
   const html = renderReportHtml(model, {
     userDir: path.resolve(options.render.repoRoot, config.templatesDir),
     bundledDir: packagePath('bundled-templates'),
-    read: options.read ?? readTextFileSync,
+    read: options.read ?? templateReader(options.render.repoRoot),
   });
   return { html, model, warnings: planned.current.warnings };
 }

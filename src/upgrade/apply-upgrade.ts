@@ -11,9 +11,9 @@
  * 6. otherwise write rendered/ and capi-render.lock with the build's own write path.
  * A failure after step 4 started restores the input files as they were.
  */
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { replaceFileDurably } from '../durable-replace.js';
+import { readInputFile } from '../repository-files.js';
 import { SpecError, error, peerWording, throwIfErrors, type Diagnostic } from '../errors.js';
 import { unknownEnvironments } from '../overlay/discover-environments.js';
 import type { Finding } from '../diff/types.js';
@@ -112,16 +112,22 @@ export async function applyUpgrade(options: ApplyUpgradeOptions): Promise<Upgrad
   const grouped = groupEdits(targets, sites, versions);
   throwIfErrors(grouped.problems);
 
+  // Real path → original text: an input reached through a link inside the repository is edited
+  // where it really is, so the link stays a link.
   const originals = new Map<string, string>();
   const edited: EditedFile[] = [];
+  const linkTargets: string[] = [];
   const restore = async () => {
-    for (const [file, text] of originals) await replaceFileDurably(path.join(repoRoot, file), text);
+    for (const [real, text] of originals) await replaceFileDurably(path.join(repoRoot, real), text);
   };
   try {
     for (const [file, edits] of grouped.files) {
-      const text = await fs.readFile(path.join(repoRoot, file), 'utf8');
-      originals.set(file, text);
-      await replaceFileDurably(path.join(repoRoot, file), applyVersionEdits(text, edits));
+      const read = await readInputFile(repoRoot, file);
+      if (!read) throw new SpecError(error('upgrade', `${file} was removed while the upgrade ran`, { file }));
+      const text = read.bytes.toString('utf8');
+      originals.set(read.real, text);
+      if (read.real !== file) linkTargets.push(read.real);
+      await replaceFileDurably(path.join(repoRoot, read.real), applyVersionEdits(text, edits));
       edited.push({
         file,
         edits: edits.map((e) => ({ line: e.site.line, what: e.site.what, from: e.edit.type === 'replace' ? e.edit.current : '', to: e.version, targets: e.targets })),
@@ -139,6 +145,8 @@ export async function applyUpgrade(options: ApplyUpgradeOptions): Promise<Upgrad
     const gitopsRel = path.relative(repoRoot, written.gitops.root).split(path.sep).join('/') || '.';
     const changedPaths = [
       ...edited.map((e) => e.file),
+      // A file edited through a link changed where the link points: that is what git commits.
+      ...linkTargets,
       ...(written.lockWritten ? ['capi-render.lock'] : []),
       ...(written.written.length + written.removed.length > 0 ? [outRel] : []),
       ...(written.gitops.written.length + written.gitops.removed.length > 0 ? [gitopsRel] : []),

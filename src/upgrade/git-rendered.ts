@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { SpecError, error } from '../errors.js';
-import { readRegularFile, regularOutputFolder } from '../output/regular-files.js';
+import { readListedOutputFile, regularOutputFolder } from '../output/regular-files.js';
 import type { GitRunner } from './git-command.js';
 
 /** Paths relative to the folder read (`/`-separated) → file text. */
@@ -67,7 +67,7 @@ export async function readFileAtRef(git: GitRunner, ref: string, file: string): 
  */
 export async function readTreeFromDisk(dir: string, repoRoot: string = path.dirname(dir)): Promise<FileTree> {
   const out: FileTree = new Map();
-  for (const rel of (await regularOutputFolder(repoRoot, dir)).files) out.set(rel, await readRegularFile(path.join(dir, rel), repoRoot));
+  for (const rel of (await regularOutputFolder(repoRoot, dir)).files) out.set(rel, await readListedOutputFile(dir, rel, repoRoot));
   return out;
 }
 

@@ -5,11 +5,11 @@
  * document or at the patch — inline in an overlay.yaml (`patches[i]`, matched by its position) or a
  * patch file. That file is then read with the `yaml` Document API to find the exact scalar.
  */
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import YAML, { isMap, isScalar, isSeq, type Scalar } from 'yaml';
 import { SpecError, error, type Diagnostic } from '../errors.js';
 import { isJsonObject } from '../manifest/object.js';
+import { readInputFile } from '../repository-files.js';
 import { OVERLAY_FILE } from '../overlay/overlay-types.js';
 import { effectiveInputs } from '../render/effective-inputs.js';
 import type { InputObject } from '../declarations/inputs.js';
@@ -38,7 +38,10 @@ export async function locateVersionSites(repoRoot: string, environments: readonl
   const read = (file: string): Promise<string> => {
     let pending = texts.get(file);
     if (!pending) {
-      pending = fs.readFile(path.join(repoRoot, file), 'utf8');
+      pending = readInputFile(repoRoot, file).then((read) => {
+        if (!read) throw new SpecError(error('input-path', `${file} does not exist`, { file }));
+        return read.bytes.toString('utf8');
+      });
       texts.set(file, pending);
     }
     return pending;

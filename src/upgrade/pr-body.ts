@@ -5,8 +5,8 @@
  * (a field the context lacks is an error, not an empty string), only the built-in block helpers,
  * and no HTML escaping (the body is markdown; the report is already escaped for it).
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readTextFileSync, templateReader } from '../template-files.js';
 import { createHandlebars } from '../handlebars-instance.js';
 import { SpecError, error } from '../errors.js';
 import { packagePath } from '../package-files.js';
@@ -52,6 +52,8 @@ export interface TemplateFolders {
   userDir?: string;
   /** Default: the package's templates/. */
   bundledDir?: string;
+  /** The repository `userDir` belongs to: its template is then an input, read by the repository reader. */
+  repoRoot?: string;
 }
 
 /** Renders the body; SpecError `template` naming the template file when it is missing or fails. */
@@ -76,12 +78,10 @@ export function renderPrBody(context: PrBodyContext, folders: TemplateFolders = 
 
 function loadTemplate(folders: TemplateFolders): { file: string; text: string } {
   const candidates = [...(folders.userDir ? [path.join(folders.userDir, PR_BODY_TEMPLATE)] : []), path.join(folders.bundledDir ?? packagePath('bundled-templates'), PR_BODY_TEMPLATE)];
+  const read = folders.repoRoot === undefined ? readTextFileSync : templateReader(folders.repoRoot);
   for (const file of candidates) {
-    try {
-      return { file, text: readFileSync(file, 'utf8') };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    }
+    const text = read(file);
+    if (text !== undefined) return { file, text };
   }
   throw new SpecError(error('template', `template ${PR_BODY_TEMPLATE} was not found`, { file: candidates.at(-1), hint: 'reinstall capi-render, or add the template to your templates folder' }));
 }

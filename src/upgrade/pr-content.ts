@@ -58,7 +58,7 @@ export function buildPrBody(input: PrBodyInput): string {
       runsUrl: input.webUrl ? `${input.webUrl}/actions?query=${encodeURIComponent(`branch:${input.branches.head}`)}` : '',
     },
   });
-  const folders = { userDir: path.join(input.repoRoot, 'templates') };
+  const folders = { userDir: path.join(input.repoRoot, 'templates'), repoRoot: input.repoRoot };
   const full = renderPrBody(context(formatReportMarkdown(outcome.report.changes, findings)), folders);
   if (full.length <= MAX_BODY_CHARS) return full;
   const short = `${formatReportMarkdown([], findings)}\n_${outcome.report.changes.length} object changes are left out to fit GitHub's size limit; \`capi-render diff --base <base branch> --markdown\` prints them._\n`;

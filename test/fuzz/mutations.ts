@@ -2,9 +2,10 @@
  * Mutations of a generated repository, as plain data (so a failing case can be written out and
  * replayed) applied to the folder on disk: YAML-level (duplicate keys, anchors and aliases, tags,
  * deep nesting, huge scalars, invalid UTF-8, NUL, CRLF, BOM, tabs), structure-level (wrong types,
- * unknown and missing fields, odd names), file-system-level (symlinks in and out, FIFOs, folders
- * named *.yaml, read-only folders, empty files, case collisions) and lock-level (a field edited,
- * entries added or removed, conflict markers). Every choice is an index taken modulo what exists,
+ * unknown and missing fields, odd names), file-system-level (symlinks in and out — an overlay file
+ * or patch linked to its own bytes outside the repository among them —, FIFOs, folders named *.yaml,
+ * read-only folders, empty files, case collisions) and lock-level (a field edited, entries added or
+ * removed, conflict markers, the lock replaced by a link to /dev/zero). Every choice is an index taken modulo what exists,
  * so any mutation applies to any repository and shrinks toward the first file, line or field.
  * Output damage (applyOutputDamage) is what a user or a script does to rendered/ and gitops/
  * between builds: both folders removed, an environment's folder removed, a GitOps file removed, an
@@ -18,8 +19,15 @@ import { isMap, isScalar, isSeq, parseAllDocuments, type Document } from 'yaml';
 
 export const YAML_OPS = ['dup-key', 'anchor', 'alias-bomb', 'tag', 'deep', 'huge', 'bad-utf8', 'nul', 'crlf', 'bom', 'tab', 'separator', 'truncate'] as const;
 export const STRUCT_OPS = ['wrong-type', 'unknown-field', 'delete-field', 'odd-name', 'duplicate-doc'] as const;
-export const FS_OPS = ['symlink-in', 'symlink-out', 'symlink-dir', 'fifo', 'dir-yaml', 'readonly', 'empty', 'case-collision', 'odd-file-name', 'delete', 'copy'] as const;
-export const LOCK_OPS = ['edit-field', 'add-entry', 'remove-entry', 'conflict'] as const;
+export const FS_OPS = ['symlink-in', 'symlink-out', 'symlink-dir', 'fifo', 'dir-yaml', 'readonly', 'empty', 'case-collision', 'odd-file-name', 'delete', 'copy', 'overlay-linked-out'] as const;
+export const LOCK_OPS = ['edit-field', 'add-entry', 'remove-entry', 'conflict', 'dev-zero'] as const;
+
+/**
+ * Where the runner keeps, outside the repository, a copy of every file of a case as it was written
+ * (repo-case.ts materialize): `overlay-linked-out` links an input to its own bytes there, so a build
+ * that read through the link would render exactly as before — only the link rule can refuse it.
+ */
+export const OUTSIDE_COPIES = 'copies';
 
 export type Mutation =
   | { level: 'yaml'; op: (typeof YAML_OPS)[number]; file: number; at: number; size: number }
@@ -314,11 +322,26 @@ function mutateFs(dir: string, outside: string, file: string, m: Extract<Mutatio
     case 'copy':
       copyFileSync(abs, path.join(m.at % 2 === 0 ? folder : path.join(dir, 'providers'), `fz-copy-${m.at % 3}.yaml`));
       return;
+    case 'overlay-linked-out': {
+      // An overlay.yaml, a patch file or a base under overlays/, replaced by a link to its copy outside.
+      const overlayFiles = regularFiles(dir).filter((f) => /^overlays\/.+\.ya?ml$/.test(f) && existsSync(path.join(outside, OUTSIDE_COPIES, f)));
+      if (overlayFiles.length === 0) return;
+      const chosen = overlayFiles[m.at % overlayFiles.length]!;
+      rmSync(path.join(dir, chosen));
+      symlinkSync(path.join(outside, OUTSIDE_COPIES, chosen), path.join(dir, chosen));
+      return;
+    }
   }
 }
 
 function mutateLock(dir: string, m: Extract<Mutation, { level: 'lock' }>): void {
   const file = path.join(dir, 'capi-render.lock');
+  if (m.op === 'dev-zero') {
+    // A read through it never ends: a command must refuse it before reading a byte.
+    rmSync(file, { force: true });
+    symlinkSync('/dev/zero', file);
+    return;
+  }
   if (!existsSync(file) || !lstatSync(file).isFile()) return;
   const text = readFileSync(file, 'utf8');
   if (m.op === 'conflict') {

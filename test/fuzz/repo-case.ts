@@ -12,15 +12,18 @@
  * 5. `check` is clean right after `build`; `build --stdout --env E` prints exactly rendered/E;
  * 6. a secret value appears nowhere but its input file — and, in plaintext mode, rendered/ and
  *    --stdout — not in stderr, the lock, gitops/ or the cache;
- * 7–8. with `partial`, after a successful build: partial builds (--shard, --env) on damaged output,
+ * 7. a build never succeeds while an input (capi-render.yaml, a file or folder under providers/ or
+ *    overlays/) is a link leading out of the repository or nowhere, or while capi-render.lock is not
+ *    a regular file (src/repository-files.ts);
+ * 8–9. with `partial`, after a successful build: partial builds (--shard, --env) on damaged output,
  *    then a build, leave capi-render's files as the full build did (partial-sequence.ts).
  */
-import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, constants, readFileSync, rmSync, writeFileSync, chmodSync, lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, constants, readFileSync, realpathSync, rmSync, writeFileSync, chmodSync, lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import jsYaml from 'js-yaml';
 import { run } from '../../src/cli/run.js';
-import { applyMutation, type Mutation } from './mutations.js';
+import { OUTSIDE_COPIES, applyMutation, type Mutation } from './mutations.js';
 import { runPartialSequence, type PartialStep } from './partial-sequence.js';
 import { changedPaths, snapshot, touchedPaths, type Snapshot } from './tree-snapshot.js';
 
@@ -90,9 +93,11 @@ function materialize(root: string, name: string, c: RepoCase, options: CaseOptio
   mkdirSync(path.join(outside, 'dir'), { recursive: true });
   writeFileSync(path.join(outside, 'outside.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: outside\n  namespace: default\n');
   for (const [rel, content] of Object.entries(c.files)) {
-    const abs = path.join(repo, rel);
-    mkdirSync(path.dirname(abs), { recursive: true });
-    writeFileSync(abs, typeof content === 'string' ? content.replaceAll(FIXTURES_TOKEN, options.fixturesRepository) : Buffer.from(content.base64, 'base64'));
+    const bytes = typeof content === 'string' ? content.replaceAll(FIXTURES_TOKEN, options.fixturesRepository) : Buffer.from(content.base64, 'base64');
+    for (const abs of [path.join(repo, rel), path.join(outside, OUTSIDE_COPIES, rel)]) {
+      mkdirSync(path.dirname(abs), { recursive: true });
+      writeFileSync(abs, bytes);
+    }
   }
   for (const m of c.mutations) applyMutation(repo, outside, m, 'inputs');
   return { repo, outside };
@@ -116,9 +121,11 @@ async function runIn(root: string, c: RepoCase, options: CaseOptions): Promise<C
     for (const m of c.after) applyMutation(repo, outside, m, 'all');
   }
   const before = snapshot(repo);
+  const refusable = refusableFile(repo);
   const build = await cli(['build', '--offline']);
   const after = snapshot(repo);
   checkChanges(build, before, after);
+  if (build.code === 0 && refusable) violation(build, `a build succeeded while ${refusable}`);
   if (build.code === 0) {
     const again = await cli(['build', '--offline']);
     if (again.code !== 0) violation(again, 'a second build of the same inputs failed');
@@ -156,6 +163,64 @@ async function runIn(root: string, c: RepoCase, options: CaseOptions): Promise<C
   if (changedPaths(outsideBefore, snapshot(outside)).length > 0) violation(build, 'a file outside the repository changed');
   checkSecrets(c, repo, [cache, path.join(root, 'cache2')], calls);
   return { code: build.code, error: build.stderr.split('\n').find((l) => l.includes('error[')) };
+}
+
+/**
+ * What property 7 says no build may succeed with, if the repository holds it: an input linked out of
+ * the repository or to nothing, or a lock that is not a regular file. Inputs are looked for where
+ * the default settings put them (a case whose capi-render.yaml names other folders is not judged),
+ * entries whose names start with `.` aside (no input walk reads them).
+ */
+function refusableFile(repo: string): string | undefined {
+  const lock = lstatOrUndefined(path.join(repo, 'capi-render.lock'));
+  if (lock && !lock.isFile()) return 'capi-render.lock is not a regular file';
+  const config = (() => {
+    try {
+      return readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8');
+    } catch {
+      return '';
+    }
+  })();
+  if (/providersDir|overlaysDir/.test(config)) return undefined;
+  const real = realpathSync(repo);
+  const leaves = (abs: string) => {
+    try {
+      const rel = path.relative(real, realpathSync(abs));
+      return rel.startsWith('..') || path.isAbsolute(rel);
+    } catch {
+      return true; // dangling, or a loop
+    }
+  };
+  const found: string[] = [];
+  const visit = (rel: string) => {
+    const abs = path.join(repo, rel);
+    const st = lstatOrUndefined(abs);
+    if (!st) return;
+    if (st.isSymbolicLink()) {
+      if (leaves(abs)) found.push(rel);
+      return;
+    }
+    if (!st.isDirectory()) return;
+    let names: string[];
+    try {
+      names = readdirSync(abs);
+    } catch {
+      return; // unreadable (a 'readonly' mutation): the build reports it
+    }
+    for (const name of names) if (!name.startsWith('.')) visit(`${rel}/${name}`);
+  };
+  const configEntry = lstatOrUndefined(path.join(repo, 'capi-render.yaml'));
+  if (configEntry?.isSymbolicLink() && leaves(path.join(repo, 'capi-render.yaml'))) found.push('capi-render.yaml');
+  for (const top of ['providers', 'overlays']) visit(top);
+  return found.length > 0 ? `${found[0]} is a link out of the repository or to nothing` : undefined;
+}
+
+function lstatOrUndefined(file: string): Stats | undefined {
+  try {
+    return lstatSync(file);
+  } catch {
+    return undefined;
+  }
 }
 
 function owned(snap: Snapshot): Record<string, string> {

@@ -39,7 +39,8 @@ export interface OverlayModel {
   /** Builds on the abstract base overlay instead of providers/ directly. */
   useBase: boolean;
   versionPatch: { provider: number; versionAt: number } | undefined;
-  mergePatch: { provider: number; replicas: number } | undefined;
+  /** `inFile`: written to overlays/<name>/patches/replicas.yaml and named by `path:`, else inline. */
+  mergePatch: { provider: number; replicas: number; inFile: boolean } | undefined;
   deletePatch: number | undefined;
   variables: Record<string, string>;
   imageTag: string | undefined;
@@ -91,7 +92,7 @@ const overlayArb: fc.Arbitrary<OverlayModel> = fc.record({
   name: fc.constantFrom('dev', 'prod', 'staging', 'eu-1'),
   useBase: fc.boolean(),
   versionPatch: fc.option(fc.record({ provider: fc.nat(5), versionAt }), { nil: undefined }),
-  mergePatch: fc.option(fc.record({ provider: fc.nat(5), replicas: fc.nat(4) }), { nil: undefined }),
+  mergePatch: fc.option(fc.record({ provider: fc.nat(5), replicas: fc.nat(4), inFile: fc.boolean() }), { nil: undefined }),
   deletePatch: fc.option(fc.nat(5), { nil: undefined, freq: 4 }),
   variables: fc.dictionary(variableName, variableValue, { maxKeys: 3 }),
   imageTag: fc.option(fc.constantFrom('v9.9.9', 'latest', 'sha-1'), { nil: undefined, freq: 3 }),
@@ -210,10 +211,7 @@ function overlayYaml(o: OverlayModel, m: RepoModel): string {
     const p = at(o.versionPatch.provider);
     patches.push(`  - target:\n      group: operator.cluster.x-k8s.io\n      kind: ${p.kind}\n      name: ${providerName(p)}\n    patch: |-\n      - op: replace\n        path: /spec/version\n        value: "${specVersion(p, o.versionPatch.versionAt)}"`);
   }
-  if (o.mergePatch) {
-    const p = at(o.mergePatch.provider);
-    patches.push(`  - patch: |-\n      apiVersion: operator.cluster.x-k8s.io/v1alpha2\n      kind: ${p.kind}\n      metadata:\n        name: ${providerName(p)}\n        namespace: ${providerNamespace(p)}\n      spec:\n        deployment:\n          replicas: ${o.mergePatch.replicas}`);
-  }
+  if (o.mergePatch) patches.push(o.mergePatch.inFile ? `  - path: ${MERGE_PATCH_FILE}` : `  - patch: |-\n${mergePatchYaml(o, m).replace(/^/gm, '      ').trimEnd()}`);
   const deletable = m.providers.filter((p) => p.kind !== 'CoreProvider');
   if (o.deletePatch !== undefined && deletable.length > 0) {
     const p = deletable[o.deletePatch % deletable.length]!;
@@ -225,6 +223,15 @@ function overlayYaml(o: OverlayModel, m: RepoModel): string {
   if (o.imageTag) out.push('images:', '  all:', `    tag: ${o.imageTag}`);
   out.push('labels:', `  cluster: mgmt-${o.name}`);
   return `${out.join('\n')}\n${gitopsYaml(o.flavour, `mgmt-${o.name}`)}`;
+}
+
+/** Where an overlay's merge patch is written when it is a file (relative to the overlay folder). */
+const MERGE_PATCH_FILE = 'patches/replicas.yaml';
+
+/** An overlay's strategic-merge patch of one provider's replicas. */
+function mergePatchYaml(o: OverlayModel, m: RepoModel): string {
+  const p = m.providers[o.mergePatch!.provider % m.providers.length]!;
+  return `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ${p.kind}\nmetadata:\n  name: ${providerName(p)}\n  namespace: ${providerNamespace(p)}\nspec:\n  deployment:\n    replicas: ${o.mergePatch!.replicas}\n`;
 }
 
 /** The repository's files (relative path → text) for a model. */
@@ -250,7 +257,10 @@ export function repoFiles(m: RepoModel, fixturesRepository: string): Record<stri
   if (m.base && m.overlays.some((o) => o.useBase)) {
     files['overlays/base/overlay.yaml'] = 'apiVersion: capi-render/v1alpha1\nkind: Overlay\nabstract: true\nresources:\n  - ../../providers\nvariables:\n  FZ_OUTER: "from-base"\n';
   }
-  for (const o of m.overlays) files[`overlays/${o.name}/overlay.yaml`] = overlayYaml(o, m);
+  for (const o of m.overlays) {
+    files[`overlays/${o.name}/overlay.yaml`] = overlayYaml(o, m);
+    if (o.mergePatch?.inFile) files[`overlays/${o.name}/${MERGE_PATCH_FILE}`] = mergePatchYaml(o, m);
+  }
   return files;
 }
 

@@ -1,9 +1,11 @@
 /**
- * A damaged commit marker (`.capi-render-write/commit.json`: a hand edit, a truncated file) stops
+ * A damaged commit marker (`.capi-render-write/commit.json`: a hand edit, a truncated file, a FIFO
+ * or a link to /dev/zero in its place, neither waited on nor read) stops
  * `build` (every command that would finish the interrupted write) with one located error and a hint, exit 1,
  * no stack trace, nothing changed; and following the hint gets the repository back to a clean build.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -12,11 +14,13 @@ import { CORE, makeRepo, snapshotTree } from '../helpers/repo.js';
 const MARKER = '.capi-render-write/commit.json';
 
 describe('a damaged commit marker', () => {
-  it.each([
+  it.each<[string, string | ((file: string) => void), RegExp]>([
     ['truncated', '{"version":1,"stages":["/tmp/stage-0', /Unterminated string in JSON|Unexpected end of JSON input/],
     ['empty', '', /Unexpected end of JSON input/],
     ['edited into another shape', '{"version":1,"stages":"all"}', /not the record capi-render writes/],
     ['a stage that is not an absolute path', '{"version":1,"stages":["stage-0"],"files":[]}', /not the record capi-render writes/],
+    ['a FIFO', (file) => void execFileSync('mkfifo', [file]), /\.capi-render-write\/commit\.json is a FIFO \(named pipe\)/],
+    ['a link to /dev/zero', (file) => symlinkSync('/dev/zero', file), /\.capi-render-write\/commit\.json is a symbolic link \(to \/dev\/zero\)/],
   ])('%s: build refuses in one line naming the file and the fix (check sends the user to build); the hint works', async (_name, text, reason) => {
     const repo = makeRepo({ 'providers/core.yaml': CORE('v1.12.0') });
     const build = () => runCli(['build', '--repo', repo], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: path.join(repo, '.cache') } });
@@ -24,7 +28,8 @@ describe('a damaged commit marker', () => {
     expect(first.code, first.stderr).toBe(0);
     const built = snapshotTree(path.join(repo, 'rendered'));
     mkdirSync(path.join(repo, '.capi-render-write'), { recursive: true });
-    writeFileSync(path.join(repo, MARKER), text);
+    if (typeof text === 'string') writeFileSync(path.join(repo, MARKER), text);
+    else text(path.join(repo, MARKER));
 
     // A read-only command sends the user to build, which is where the marker is read.
     const check = await runCli(['check', '--repo', repo], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: path.join(repo, '.cache') } });

@@ -20,7 +20,11 @@ async function complete(words: string[], cwd = REPO_ROOT): Promise<{ values: str
   return { values: lines.map((l) => l.split('\t')[0]!), mode, lines };
 }
 
-/** A repository with environments, an abstract base, a stray file, a linked folder and an overlay that does not parse. */
+/**
+ * A repository with environments, an abstract base, a stray file, an overlay that does not parse,
+ * and links: an environment folder and an overlay.yaml linked inside the repository (environments,
+ * as for every command), an environment folder linked outside it and a dangling one (not).
+ */
 function fixtureRepo(): string {
   const repo = tempTree({
     'capi-render.yaml': 'apiVersion: capi-render/v1alpha1\nkind: Config\noverlaysDir: envs\n',
@@ -35,6 +39,9 @@ function fixtureRepo(): string {
   symlinkSync(path.join(repo, 'elsewhere/linked'), path.join(repo, 'envs/linked'));
   mkdirSync(path.join(repo, 'envs/linked-file'));
   symlinkSync(path.join(repo, 'elsewhere/linked/overlay.yaml'), path.join(repo, 'envs/linked-file/overlay.yaml'));
+  const outside = tempTree({ 'out/overlay.yaml': 'apiVersion: capi-render/v1alpha1\nkind: Overlay\n' });
+  symlinkSync(path.join(outside, 'out'), path.join(repo, 'envs/outside'));
+  symlinkSync(path.join(repo, 'nowhere'), path.join(repo, 'envs/dangling'));
   return repo;
 }
 
@@ -80,23 +87,27 @@ describe('__complete', () => {
     expect(await complete(words)).toMatchObject({ values, mode });
   });
 
-  it('--env reads overlaysDir, skips abstract overlays, stray files, folders without overlay.yaml and links', async () => {
+  it('--env reads overlaysDir, skips abstract overlays, stray files, folders without overlay.yaml and links out of the repository', async () => {
     const repo = fixtureRepo();
-    expect((await complete(['build', '--env', ''], repo)).values).toEqual(['broken', 'prod-eu', 'staging']);
+    expect((await complete(['build', '--env', ''], repo)).values).toEqual(['broken', 'linked', 'linked-file', 'prod-eu', 'staging']);
     expect((await complete(['check', '--env=p'], repo)).values).toEqual(['--env=prod-eu']);
     // --repo given on the command line, before or after the command, names the repository read.
     expect((await complete(['--repo', repo, 'plan', '--env', 's'])).values).toEqual(['staging']);
-    expect((await complete(['plan', `--repo=${repo}`, '--env', ''])).values).toEqual(['broken', 'prod-eu', 'staging']);
-    expect((await complete(['plan', '--repo', '=', repo, '--env', ''])).values).toEqual(['broken', 'prod-eu', 'staging']);
+    expect((await complete(['plan', `--repo=${repo}`, '--env', ''])).values).toEqual(['broken', 'linked', 'linked-file', 'prod-eu', 'staging']);
+    expect((await complete(['plan', '--repo', '=', repo, '--env', ''])).values).toEqual(['broken', 'linked', 'linked-file', 'prod-eu', 'staging']);
   });
 
-  it('--env offers default in a repository without overlays, and nothing for a linked overlays folder', async () => {
+  it('--env offers default in a repository without overlays, the environments of an overlays folder linked inside it, nothing for one linked outside', async () => {
     const plain = tempTree({ 'providers/core.yaml': 'kind: CoreProvider\n' });
     expect((await complete(['build', '--env', ''], plain)).values).toEqual(['default']);
     const linked = fixtureRepo();
     writeFileSync(path.join(linked, 'capi-render.yaml'), 'overlaysDir: through-link\n');
     symlinkSync(path.join(linked, 'envs'), path.join(linked, 'through-link'));
-    expect(await complete(['build', '--env', ''], linked)).toMatchObject({ values: [], mode: ':none' });
+    expect((await complete(['build', '--env', ''], linked)).values).toEqual(['broken', 'linked', 'linked-file', 'prod-eu', 'staging']);
+    const out = fixtureRepo();
+    writeFileSync(path.join(out, 'capi-render.yaml'), 'overlaysDir: through-link\n');
+    symlinkSync(path.join(linked, 'envs'), path.join(out, 'through-link'));
+    expect(await complete(['build', '--env', ''], out)).toMatchObject({ values: [], mode: ':none' });
   });
 
   it('offers the fixed values of every option that has them (sbom --format: the library\'s SBOM_FORMATS)', async () => {

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { DriftError, UsageError, error } from '../../errors.js';
 import { describeLockChanges, describeLockTextChange } from '../../lock/next-lock.js';
 import { repairedFiles, runBuild, type BuildRun } from '../../build/run-build.js';
-import { refuseIrregularRepositoryFiles } from '../../output/regular-files.js';
 import { reportStampedNoop } from '../no-op-build.js';
 import { reportWrite, summarizeNames } from '../report-write.js';
 import type { LockFile } from '../../lock/lock-types.js';
@@ -29,13 +28,12 @@ export const buildCommand: Command = {
   options: { ...RENDER_FLAGS, out: { type: 'string' }, stdout: { type: 'boolean' }, frozen: { type: 'boolean' }, force: { type: 'boolean' }, 'allow-removal': { type: 'boolean' } },
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
+    // What `check` refuses to read (a link, a FIFO, a device in place of the lock, in rendered/ or
+    // gitops/) a build refuses too, in prepareRender, before it reads or writes anything of it.
     const prepared = await prepareRender(ctx, { writes: !values.stdout });
     if (values.stdout) return printEnvironment(ctx, prepared);
     const exportDir = values.out ? path.resolve(io.cwd, String(values.out)) : undefined;
     const partial = ((values.env as string[] | undefined) ?? []).length > 0 || values.shard !== undefined;
-    // What `check` refuses to read (a link, a FIFO, a device in rendered/ or gitops/) a build refuses
-    // too, before it writes: else a build would succeed and the check after it fail on the same tree.
-    if (!exportDir) await refuseIrregularRepositoryFiles(repoRoot);
     const failpoint = failpointFromEnv(io.env);
     const use = prepared.options.cache?.use;
     // A full build whose inputs, lock and output files are exactly as a stamped build left them is

@@ -10,7 +10,6 @@ import { readLiveDump } from '../../adopt/live-dump.js';
 import { buildLiveReport, type LiveCheckComponent } from '../../adopt/live/live-report.js';
 import { sortObjects } from '../../manifest/order.js';
 import { assignFileNames } from '../../plan/file-names.js';
-import { refuseIrregularRepositoryFiles } from '../../output/regular-files.js';
 import { render } from '../../render/render.js';
 import type { CommandContext } from '../command.js';
 import { formatDiagnostics } from '../format.js';
@@ -22,8 +21,7 @@ const GITOPS_MANAGERS = ['argocd-controller', 'kustomize-controller'];
 
 export async function runLiveCheck(ctx: CommandContext): Promise<number> {
   const { io, values, repoRoot, color } = ctx;
-  // Like every check, it reads nothing through a link: a link planted in rendered/ or gitops/ is refused.
-  await refuseIrregularRepositoryFiles(repoRoot);
+  // Like every check, it reads nothing through a link: a link planted in rendered/ or gitops/ is refused (prepareRender's gate).
   const prepared = await prepareRender(ctx);
   const result = await render(prepared.options);
   if (result.environments.length !== 1) {

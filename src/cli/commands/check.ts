@@ -9,7 +9,8 @@ import { OWNERSHIP_FILE, parseOwnership } from '../../output/ownership.js';
 import { normalizeInputText } from '../../declarations/input-text.js';
 import { compareTrees, type FileDrift } from '../../check/compare-output.js';
 import { describeLockChanges, describeLockTextChange } from '../../lock/next-lock.js';
-import { readRegularFile, refuseIrregularRepositoryFiles, regularOutputFolder, type RegularOutputFolder } from '../../output/regular-files.js';
+import { readListedOutputFile, regularOutputFolder, type RegularOutputFolder } from '../../output/regular-files.js';
+import { readRecordFile } from '../../repository-files.js';
 import { isGitopsFileOf } from '../../gitops/layout.js';
 import { startRender } from '../../render/render-run.js';
 import type { OutputFiles } from '../../plan/output-plan.js';
@@ -34,10 +35,10 @@ export const checkCommand: Command = {
     const { io, repoRoot, color, values } = ctx;
     if (values.live !== undefined) return (await import('./check-live.js')).runLiveCheck(ctx);
     if (values.json || values['field-manager'] !== undefined) throw new UsageError('--json and --field-manager go with --live FILE');
-    // Nothing but the repository's own regular files is read: a link planted in rendered/ is refused, not followed.
-    const regular = await refuseIrregularRepositoryFiles(repoRoot);
-    const listed = async (dir: string) => (regular.output.root === dir ? regular.output : regular.gitops.root === dir ? regular.gitops : regularOutputFolder(repoRoot, dir));
+    // Nothing but the repository's own regular files is read: a link planted in rendered/ is refused, not followed (prepareRender's gate).
     const prepared = await prepareRender(ctx);
+    const { regular } = prepared;
+    const listed = async (dir: string) => (regular.output.root === dir ? regular.output : regular.gitops.root === dir ? regular.gitops : regularOutputFolder(repoRoot, dir));
     // A lock entry the inputs contradict is an error here, never quietly re-resolved (lock-evidence.ts).
     const run = await startRender({ ...prepared.options, lockContradictions: 'refuse' });
     const names = run.rendering;
@@ -120,14 +121,14 @@ interface CommittedFolder {
 /** A folder `regularOutputFolder` listed (regular files only), read without following links. */
 async function readOutputFolder({ root: dir, files: list }: RegularOutputFolder, repoRoot: string, { contents }: { contents: boolean }): Promise<CommittedFolder> {
   const files = contents ? await readFiles(dir, list, repoRoot) : new Map<string, string>();
-  const recordText = await readRegularFile(path.join(dir, OWNERSHIP_FILE), repoRoot, { missing: undefined });
+  const recordText = (await readRecordFile(repoRoot, path.join(dir, OWNERSHIP_FILE), 'ownership', { listed: true }))?.toString('utf8');
   const record = recordText === undefined ? undefined : parseOwnership(recordText);
   const owned = (f: string) => !record || record.files.has(f);
   return { list, files, recordText, owned, foreign: list.filter((f) => !owned(f)) };
 }
 
 async function readFiles(dir: string, list: readonly string[], repoRoot: string): Promise<Map<string, string>> {
-  return new Map(await Promise.all(list.map(async (f) => [f, normalizeInputText(await readRegularFile(path.join(dir, f), repoRoot))] as [string, string])));
+  return new Map(await Promise.all(list.map(async (f) => [f, normalizeInputText(await readListedOutputFile(dir, f, repoRoot))] as [string, string])));
 }
 
 function groupByTopFolder(files: readonly string[]): Map<string, string[]> {

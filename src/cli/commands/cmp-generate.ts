@@ -48,6 +48,7 @@ import { cacheSettings } from '../cache-settings.js';
 import { formatDiagnostics } from '../format.js';
 import { onlyEnvironment } from '../only-environment.js';
 import { RENDER_FLAGS, prepareRender } from '../render-options.js';
+import { refuseIrregularRepositoryFiles } from '../../output/regular-files.js';
 
 /** The Application's `plugin.env` entry CAPI_ENV, as the repo-server passes it. */
 const ENV_VARIABLE = `ARGOCD_ENV_${PLUGIN_ENV_VARIABLE}`;
@@ -74,6 +75,8 @@ export const cmpGenerateCommand: Command = {
     // Before anything reads through the cache (the lock's parse is cached there too).
     refuseCacheInCheckout(cacheDir, repoRoot);
 
+    // The gate every command passes, before the probe reads the lock (and a cached stream could answer).
+    const regular = await refuseIrregularRepositoryFiles(repoRoot);
     // The asked environment alone: its flavour, and whether the committed lock is current for it.
     const use = createCacheUse();
     const probe = await probeEnvironment(repoRoot, env, cacheDir, use);
@@ -85,7 +88,7 @@ export const cmpGenerateCommand: Command = {
       return 0;
     }
 
-    const prepared = await prepareRender({ ...ctx, values: { ...values, env: [env], offline } });
+    const prepared = await prepareRender({ ...ctx, values: { ...values, env: [env], offline } }, { gated: regular });
     const result = await render(prepared.options);
     const rendered = result.environments[0]!;
     if (!probe) {

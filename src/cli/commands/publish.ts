@@ -12,7 +12,7 @@ import { DriftError, UsageError, error } from '../../errors.js';
 import { compareTrees } from '../../check/compare-output.js';
 import { FLUX_OCI_REPOSITORY_FILE } from '../../gitops/layout.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
-import { listFiles } from '../../output/list-files.js';
+import { readListedOutputFile, regularOutputFolder } from '../../output/regular-files.js';
 import { artifactMetadata, checkCreatedFlag } from '../../publish/artifact-metadata.js';
 import { ARTIFACT_MEDIA_TYPES, ARTIFACT_TARGETS, packArtifact, type ArtifactTarget } from '../../publish/flux-artifact.js';
 import { attachArtifactSignatures, parsePublishReference, pushFluxArtifact, signTarget } from '../../publish/push-flux-artifact.js';
@@ -28,7 +28,6 @@ import type { Command } from '../command.js';
 import { formatDiagnostics } from '../format.js';
 import { onlyEnvironment } from '../only-environment.js';
 import { RENDER_FLAGS, prepareRender } from '../render-options.js';
-import { promises as fs } from 'node:fs';
 
 export const publishCommand: Command = {
   name: 'publish',
@@ -75,7 +74,7 @@ export const publishCommand: Command = {
     const folder = path.join(result.outputDir, env);
     const shown = path.relative(repoRoot, folder).split(path.sep).join('/');
     const planned = new Map([...result.files].filter(([p]) => p.startsWith(`${env}/`)).map(([p, text]) => [p.slice(env.length + 1), text]));
-    await refuseStale(planned, folder, shown, describeLockChanges(prepared.lock, result.lock));
+    await refuseStale(planned, folder, shown, describeLockChanges(prepared.lock, result.lock), repoRoot);
     // Would the environment's own OCIRepository accept what this run signs (or does not)? Argo CD verifies no signature.
     if (target === 'flux') {
       const [sourceFile, sourceText] = [...result.gitopsFiles].find(([p]) => p.endsWith(`flux/${env}/${FLUX_OCI_REPOSITORY_FILE}`)) ?? [];
@@ -120,9 +119,10 @@ function publishTarget(value: unknown): ArtifactTarget {
 }
 
 /** The artifact must be the committed output: refuse when rendered/<env> or the lock is not what the inputs render. */
-async function refuseStale(planned: ReadonlyMap<string, string>, folder: string, shown: string, lockChanges: string[]): Promise<void> {
+async function refuseStale(planned: ReadonlyMap<string, string>, folder: string, shown: string, lockChanges: string[], repoRoot: string): Promise<void> {
   const onDisk = new Map<string, string>();
-  for (const f of await listFiles(folder).catch(() => [] as string[])) onDisk.set(f, normalizeInputText(await fs.readFile(path.join(folder, f), 'utf8')));
+  // Listed and read as check reads the output: regular files only, no link, bounded (prepareRender's gate refused the rest).
+  for (const f of (await regularOutputFolder(repoRoot, folder)).files) onDisk.set(f, normalizeInputText(await readListedOutputFile(folder, f, repoRoot)));
   const drift = compareTrees(planned, onDisk, shown);
   for (const f of onDisk.keys()) if (!planned.has(f)) drift.push({ file: `${shown}/${f}`, kind: 'stale', details: [] });
   const problems = drift.map((d) => error('drift', `${d.kind === 'missing' ? 'missing' : d.kind === 'stale' ? 'stale' : 'differs from what the inputs render'}`, { file: d.file }));

@@ -30,11 +30,11 @@ export const reportCommand: Command = {
     const { io, values, repoRoot, color } = ctx;
     if (values.json && values.out !== undefined) throw new UsageError('--json prints to stdout; it does not go with --out');
     // The page is made from the repository's own regular files only: a link in rendered/ is refused, not followed.
-    await refuseIrregularRepositoryFiles(repoRoot);
+    const regular = await refuseIrregularRepositoryFiles(repoRoot);
     // A target --out must refuse is refused before the work, not after it.
     const target = values.out === undefined ? undefined : { file: path.resolve(io.cwd, String(values.out)), flag: '--out', repoRoot, config: await loadConfig(repoRoot) };
     if (target) await assertReportTarget(target);
-    const prepared = await prepareRender(ctx);
+    const prepared = await prepareRender(ctx, { gated: regular });
     const report = await makeReport({ render: prepared.options, ...(values.base !== undefined ? { base: String(values.base) } : {}), processEnv: io.env });
     if (report.warnings.length > 0) io.stderr.write(formatDiagnostics(report.warnings, { color }));
     if (values.json) {

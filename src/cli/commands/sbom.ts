@@ -44,11 +44,11 @@ export const sbomCommand: Command = {
     const { io, values, repoRoot, color } = ctx;
     const format = String(values.format ?? 'cyclonedx');
     if (!(SBOM_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format is ${SBOM_FORMATS.join(' or ')}, not "${format}"${didYouMean(format, SBOM_FORMATS)}`);
-    await refuseIrregularRepositoryFiles(repoRoot);
+    const regular = await refuseIrregularRepositoryFiles(repoRoot);
     // A target --out must refuse is refused before the work, not after it.
     const target = values.out === undefined ? undefined : { file: path.resolve(io.cwd, String(values.out)), flag: '--out', repoRoot, config: await loadConfig(repoRoot), kind: SBOM_KIND };
     if (target) await assertReportTarget(target);
-    const prepared = await prepareRender(ctx);
+    const prepared = await prepareRender(ctx, { gated: regular });
     const result = await render(prepared.options).finally(() => prepared.settleCache());
     if (result.environments.length !== 1) throw new UsageError(`choose one environment with --env (${result.allEnvironments.join(', ')})`);
     if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
