@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { FetchError, SpecError, error, warning, type Diagnostic } from '../errors.js';
+import { readInputFileSync } from '../repository-files.js';
 import { LOCK_FILE, type LockedVerification } from '../lock/lock-types.js';
 import type { TrustMaterialSource } from './verify/trusted-root.js';
 import type { VerifyRule } from './verify/verify-rules-schema.js';
@@ -73,12 +74,18 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
   const trustedRootFor = (file: string | undefined) => {
     const key = file ?? '';
     let root = roots.get(key);
-    if (!root) roots.set(key, (root = import('./verify/trusted-root.js').then((m) => m.loadTrustedRoot(file === undefined ? undefined : path.join(options.repoRoot, file)))));
+    // A user's root is a repository input: read as every input is (a link leaving the repository refused).
+    const read = (absolute: string) => {
+      const found = readInputFileSync(options.repoRoot, path.relative(options.repoRoot, absolute).split(path.sep).join('/'));
+      if (!found) throw Object.assign(new Error('no such file'), { code: 'ENOENT' });
+      return found.bytes;
+    };
+    if (!root) roots.set(key, (root = import('./verify/trusted-root.js').then((m) => m.loadTrustedRoot(file === undefined ? undefined : path.join(options.repoRoot, file), read))));
     return root;
   };
   return {
     async verify(image, digest, match, policy, trustedRoot, note) {
-      const { ruleIdIn } = await import('./verify/verify-key.js');
+      const { ruleIdIn } = await import('./verify/verify-rules.js');
       const rule = ruleIdIn(options.repoRoot, match.rule);
       const key = `${image}\u0000${digest}\u0000${rule}`;
       let pending = verified.get(key);

@@ -19,6 +19,8 @@
  */
 import { createHash } from 'node:crypto';
 import { lstatSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { readBoundedSync } from '../bounded-read.js';
+import { MAX_OUTPUT_FILE_BYTES, MAX_OWNERSHIP_RECORD_BYTES } from '../repository-files.js';
 import path from 'node:path';
 import type { CacheUse } from '../cache/cache-use.js';
 import { makePrivateDirSync, writePrivateFileSync } from '../private-files.js';
@@ -181,13 +183,11 @@ export function takeFingerprint(init: TakeFingerprintInit): OutputFingerprint {
       if (sameTimes(old, times) && !racy(previous, old)) return old;
       return hashOf(file) === old[3] ? [times[0], times[1], times[2], old[3]] : undefined;
     };
-    let recordText: string;
-    try {
-      recordText = readFileSync(path.join(root, OWNERSHIP_FILE), 'utf8');
-    } catch {
-      // A folder capi-render never wrote (gitops/ of the kustomize flavour): nothing of it is recorded.
-      continue;
-    }
+    // The record as written: a regular file, never through a link, bounded (a folder capi-render
+    // never wrote, gitops/ of the kustomize flavour, has none: nothing of it is recorded).
+    const record = readBoundedSync(path.join(root, OWNERSHIP_FILE), { limit: MAX_OWNERSHIP_RECORD_BYTES, follow: false });
+    if (record.outcome !== 'read') continue;
+    const recordText = record.bytes.toString('utf8');
     const owned = new Set([OWNERSHIP_FILE, ...parseOwnership(recordText).files]);
     for (const rel of owned) {
       const owner = ownerOf(rel);
@@ -263,10 +263,11 @@ function mergeMarks(parts: readonly FolderMarks[]): FolderMarks {
   return merged;
 }
 
-/** sha256 of a file's bytes; undefined when it cannot be read. */
+/** sha256 of an output file's bytes; undefined when it is not a regular file (or not there) or cannot be read. */
 function hashOf(file: string): string | undefined {
   try {
-    return createHash('sha256').update(readFileSync(file)).digest('hex');
+    const read = readBoundedSync(file, { limit: MAX_OUTPUT_FILE_BYTES, follow: false });
+    return read.outcome === 'read' ? createHash('sha256').update(read.bytes).digest('hex') : undefined;
   } catch {
     return undefined;
   }

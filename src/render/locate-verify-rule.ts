@@ -3,8 +3,7 @@
  * chain that sets `imagePolicy.verify` (overlays override capi-render.yaml field by field), else
  * capi-render.yaml. Read only when a rule is reported, so finding the line costs nothing otherwise.
  */
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
+import { readInputFile } from '../repository-files.js';
 import { CONFIG_FILE } from '../config/config-types.js';
 import { locateConfigSetting } from '../config/load-config.js';
 import { normalizeInputText } from '../declarations/input-text.js';
@@ -17,7 +16,9 @@ export async function locateVerifyRule(repoRoot: string, overlays: readonly stri
   for (const file of [...overlays].reverse()) {
     let text: string;
     try {
-      text = normalizeInputText(await fs.readFile(path.join(repoRoot, file), 'utf8'));
+      const read = await readInputFile(repoRoot, file);
+      if (!read) continue;
+      text = normalizeInputText(read.bytes.toString('utf8'));
     } catch {
       continue;
     }

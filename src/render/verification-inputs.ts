@@ -16,7 +16,7 @@ import type { ImagePolicyConfig } from '../images/image-policy-config.js';
 export async function verificationInputs(repoRoot: string, policy: ImagePolicyConfig): Promise<string> {
   const rules = policy.verify ?? [];
   if (rules.length === 0) return '';
-  const { ruleIdIn } = await import('../images/verify/verify-key.js');
+  const { ruleIdIn } = await import('../images/verify/verify-rules.js');
   let root = 'public-good';
   if (policy.trustedRoot) {
     try {

@@ -40,10 +40,11 @@ export interface TrustMaterialSource {
 /**
  * Reads a trusted root: `file` (an absolute path, or relative to the working directory — resolve a
  * repository-relative setting first), or the shipped public-good root when `file` is undefined.
- * Throws SpecError (`config`) naming the file when it is missing, not JSON, not a trusted root, or
- * holds a key or certificate that does not parse.
+ * `read` reads a user's file (default: a plain read; a build reads it as a repository input, through
+ * repository-files.ts). Throws SpecError (`config`) naming the file when it is missing, not JSON, not
+ * a trusted root, or holds a key or certificate that does not parse.
  */
-export function loadTrustedRoot(file: string | undefined): TrustMaterialSource {
+export function loadTrustedRoot(file: string | undefined, read: (file: string) => Buffer = (f) => readFileSync(f)): TrustMaterialSource {
   const kind = file === undefined ? 'public-good' : 'file';
   const where = file ?? packagePath(PUBLIC_GOOD_TRUSTED_ROOT);
   const description = kind === 'public-good' ? 'the Sigstore public-good trusted root shipped with capi-render' : `the trusted root ${where}`;
@@ -54,7 +55,7 @@ export function loadTrustedRoot(file: string | undefined): TrustMaterialSource {
       : 'it must be a Sigstore trusted_root.json (application/vnd.dev.sigstore.trustedroot+json), e.g. the target `trusted_root.json` of a Sigstore TUF repository';
   let bytes: Buffer;
   try {
-    bytes = readFileSync(where);
+    bytes = kind === 'public-good' ? readFileSync(where) : read(where);
   } catch (cause) {
     throw fail(`cannot be read (${(cause as NodeJS.ErrnoException).code ?? String(cause)})`, hint);
   }

@@ -1,31 +1,31 @@
 /**
- * The public key of a key rule, read as every repository input is read: a regular file inside the
- * repository, reached without following a symbolic link (a link could point the rule at a key
- * outside the reviewed tree).
+ * The public key of a key rule, read as every repository input is read (repository-files.ts): a
+ * regular file of the repository, within the input size limit; a link is followed only while it
+ * stays inside the repository (a link out could point the rule at a key outside the reviewed tree).
  */
-import { lstatSync, readFileSync } from 'node:fs';
+import { RenderError } from '../../errors.js';
+import { readInputFileSync } from '../../repository-files.js';
 import path from 'node:path';
-import { keyPathProblem, ruleId, type VerifyRule } from './verify-rules.js';
 
 /** The key's PEM text, or why it cannot be read (phrased to follow "the key path/file <key> "). */
 export function readVerifyKey(repoRoot: string, key: string): { pem: string } | { problem: string; missing?: boolean } {
   const problem = keyPathProblem(key);
   if (problem) return { problem: `path ${key} ${problem}` };
-  let at = repoRoot;
-  const parts = key.split('/').filter((p) => p !== '' && p !== '.');
-  for (let i = 0; i < parts.length; i++) {
-    at = path.join(at, parts[i]!);
-    const stat = lstatSync(at, { throwIfNoEntry: false });
-    if (!stat) return { problem: `file ${key} does not exist in the repository`, missing: true };
-    if (stat.isSymbolicLink()) return { problem: `file ${key} runs through a symbolic link (${parts.slice(0, i + 1).join('/')}): capi-render reads only the repository's own regular files` };
-    if (i < parts.length - 1 ? !stat.isDirectory() : !stat.isFile()) return { problem: `file ${key} is not a regular file` };
+  let read;
+  try {
+    read = readInputFileSync(repoRoot, key);
+  } catch (e) {
+    if (e instanceof RenderError) return { problem: `file ${key} cannot be used: ${e.diagnostics[0]!.message}` };
+    throw e;
   }
-  return { pem: readFileSync(at, 'utf8') };
+  if (!read) return { problem: `file ${key} does not exist in the repository`, missing: true };
+  return { pem: read.bytes.toString('utf8') };
 }
 
-/** {@link ruleId} with the key's bytes for a key rule whose key can be read (as verification computes it). */
-export function ruleIdIn(repoRoot: string, rule: VerifyRule): string {
-  if (rule.key === undefined) return ruleId(rule);
-  const read = readVerifyKey(repoRoot, rule.key);
-  return ruleId(rule, 'pem' in read ? read.pem : undefined);
+/** Why a `key` path is not a repository-relative path, or undefined when it is one. */
+export function keyPathProblem(key: string): string | undefined {
+  if (path.isAbsolute(key) || /^[A-Za-z]:[\\/]/.test(key)) return 'is an absolute path';
+  const normal = path.posix.normalize(key.replace(/\\/g, '/'));
+  if (normal === '..' || normal.startsWith('../')) return 'leaves the repository';
+  return undefined;
 }

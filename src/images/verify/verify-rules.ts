@@ -19,13 +19,14 @@
  * accepted with a warning.
  */
 import { createHash, createPublicKey } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { json } from '@sigstore/core';
 import { error, warning, type Diagnostic } from '../../errors.js';
 import { suggestField } from '../../declarations/schema/suggest-field.js';
 import type { VerifyRule } from './verify-rules-schema.js';
 import { imageName } from '../image-name.js';
+import { keyPathProblem, readVerifyKey } from './verify-key.js';
+
+export { keyPathProblem } from './verify-key.js';
 
 export { imageName } from '../image-name.js';
 
@@ -229,13 +230,12 @@ function checkKey(key: unknown, field: string, out: Diagnostic[], at: At, repoRo
     return;
   }
   if (repoRoot === undefined) return;
-  let pem: string;
-  try {
-    pem = readFileSync(path.join(repoRoot, key), 'utf8');
-  } catch {
-    out.push(error('config', `${field} ${key} does not exist`, at(field, 'commit the public key (cosign.pub, from `cosign generate-key-pair` or the image publisher) at that path')));
+  const read = readVerifyKey(repoRoot, key);
+  if ('problem' in read) {
+    out.push(error('config', `${field} ${key} ${read.missing ? 'does not exist' : read.problem.replace(/^file \S+ /, '')}`, at(field, 'commit the public key (cosign.pub, from `cosign generate-key-pair` or the image publisher) at that path')));
     return;
   }
+  const pem = read.pem;
   try {
     createPublicKey(pem);
   } catch {
@@ -243,10 +243,9 @@ function checkKey(key: unknown, field: string, out: Diagnostic[], at: At, repoRo
   }
 }
 
-/** Why a `key` path is not a repository-relative path, or undefined when it is one. */
-export function keyPathProblem(key: string): string | undefined {
-  if (path.isAbsolute(key) || /^[A-Za-z]:[\\/]/.test(key)) return 'is an absolute path';
-  const normal = path.posix.normalize(key.replace(/\\/g, '/'));
-  if (normal === '..' || normal.startsWith('../')) return 'leaves the repository';
-  return undefined;
+/** {@link ruleId} with the key's bytes for a key rule whose key can be read (as verification computes it). */
+export function ruleIdIn(repoRoot: string, rule: VerifyRule): string {
+  if (rule.key === undefined) return ruleId(rule);
+  const read = readVerifyKey(repoRoot, rule.key);
+  return ruleId(rule, 'pem' in read ? read.pem : undefined);
 }
