@@ -92,7 +92,7 @@ describe('fetchConfig.url forms', () => {
 });
 
 describe('the lock and the cache', () => {
-  it('refuses a minor downgrade against the lock (patch downgrades and --allow-downgrade pass)', async () => {
+  it('refuses a minor downgrade against the installed version: the committed output, the lock where nothing is committed (patch downgrades and --allow-downgrade pass)', async () => {
     const gh = await fake();
     const env = { CAPI_RENDER_CACHE_DIR: tempDir() };
     const repo = githubRepo(gh, { core: 'v1.11.0' });

@@ -107,11 +107,11 @@ const rows: PeerRow[] = [
     first: 'clusterctl: "there is already an instance of the "infrastructure-docker" provider installed in the "capd-other" namespace"',
   },
   {
-    condition: 'a minor downgrade against the lock',
+    condition: 'a minor downgrade against what is committed',
     upstream: `${OPERATOR}/preflight_checks.go`,
     before: { 'providers/core.yaml': CORE('v1.12.0') },
     files: { 'providers/core.yaml': CORE('v1.11.0') },
-    first: 'cluster-api-operator: "Downgrade is not supported for provider cluster-api"; CoreProvider/capi-system/cluster-api: capi-render.lock has v1.12.0',
+    first: 'cluster-api-operator: "Downgrade is not supported for provider cluster-api"; CoreProvider/capi-system/cluster-api: the committed output (rendered/default/cluster-api/provider-cluster-api.yaml) has v1.12.0',
   },
   { condition: 'no core provider', upstream: `${CAPI}/cluster/installer.go`, files: { 'providers/core.yaml': BOOTSTRAP('v1.12.0') }, first: 'clusterctl: "invalid management cluster: there must be one core provider, found 0"' },
 

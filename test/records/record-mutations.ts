@@ -119,6 +119,20 @@ export function ownershipMutations(record: string, text: string, otherPath: (lin
   return out;
 }
 
+/**
+ * One representative mutation per pattern, the kind taking turns from pattern to pattern (a lighter
+ * sample than {@link representatives}, for a repository whose builds are slow).
+ */
+export function onePerPattern(mutations: readonly RecordMutation[]): RecordMutation[] {
+  const kinds = ['other-value', 'deleted', 'duplicated'] as const;
+  const patterns = [...new Set(mutations.map((m) => `${m.record} ${m.pattern}`))];
+  return patterns.flatMap((key, i) => {
+    const wanted = kinds[i % kinds.length];
+    const found = mutations.find((m) => `${m.record} ${m.pattern}` === key && m.kind === wanted) ?? mutations.find((m) => `${m.record} ${m.pattern}` === key);
+    return found ? [found] : [];
+  });
+}
+
 /** One representative mutation per (pattern, kind): the first leaf of each pattern. */
 export function representatives(mutations: readonly RecordMutation[]): RecordMutation[] {
   const seen = new Set<string>();
