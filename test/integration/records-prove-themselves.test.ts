@@ -13,7 +13,8 @@ import { runCli } from '../helpers/cli.js';
 import { startBodyServer, type BodyServer } from '../helpers/body-server.js';
 import { createTestSigstore, signImageLegacy, type KeySigner } from '../helpers/cosign-signatures.js';
 import { FIXTURES } from '../helpers/fixtures.js';
-import { git, gitEnv, initRepo } from '../helpers/git.js';
+import { gitEnv, initRepo } from '../helpers/git.js';
+import { execFileSync } from 'node:child_process';
 import { registryUnavailableReason, startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { skipWithout } from '../helpers/requirements.js';
 import { CORE, copyExample, makeRepo } from '../helpers/repo.js';
@@ -55,7 +56,7 @@ async function runRow(row: Row, env: Record<string, string>): Promise<void> {
   if (row.code === 1) expect(r.stderr.split('\n')[0]).toMatch(row.first);
   else expect(r.stderr).toMatch(row.first);
   expect(r.stderr).not.toContain('internal error');
-  const status = git(repo, gitenv, 'status', '--porcelain', '--untracked-files=all').split('\n').filter(Boolean).sort();
+  const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: repo, env: gitenv, encoding: 'utf8' }).split('\n').filter(Boolean).sort();
   expect(status).toEqual([...row.status].sort());
 }
 
@@ -249,7 +250,7 @@ describe.skipIf(skipRegistry)('every record proves itself, through the CLI: imag
   it('a rule that matches no image the environment runs: an error at its line', async () => {
     const rules = `${keyRule}    - images: "quay.io/jetstack/cert-manager-*"\n      key: keys/cosign.pub\n`;
     await runRow(
-      { name: 'unmatched', repo: pinned('capi', rules), argv: ['build'], code: 1, first: /^capi-render\.yaml:17:\d+: error\[config\]: imagePolicy\.verify\[1\] \(images "quay\.io\/jetstack\/cert-manager-\*"\) matches no image this environment runs/, status: [] },
+      { name: 'unmatched', repo: pinned('capi', rules), argv: ['build'], code: 1, first: /^capi-render\.yaml:15:\d+: error\[config\]: imagePolicy\.verify\[1\] \(images "quay\.io\/jetstack\/cert-manager-\*"\) matches no image this environment runs/, status: [] },
       { CAPI_RENDER_CACHE_DIR: tempDir() },
     );
   });
