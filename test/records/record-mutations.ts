@@ -3,6 +3,8 @@
  * cache) could make to it: another valid value of its kind, the leaf deleted, its entry duplicated.
  * Pure: a mutation is a function from the record's text to the edited text.
  */
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import jsYaml from 'js-yaml';
 import YAML from 'yaml';
 
@@ -155,3 +157,46 @@ function madeUp(value: Leaf['value']): Leaf['value'] {
   return 'x';
 }
 
+
+/**
+ * The edits of every file of a cache folder, as `latin1` text (so binary entries survive): deleted
+ * (emptied), corrupted (a byte in its middle changed), truncated to half, swapped for another entry
+ * of the same folder, and for the JSON records (output fingerprint, build stamp, release index,
+ * plugin streams) every leaf given a made-up value of its shape. `record` is relative to the cache.
+ */
+export function cacheMutations(cacheDir: string): RecordMutation[] {
+  const out: RecordMutation[] = [];
+  for (const folder of readdirSync(cacheDir, { withFileTypes: true })) {
+    if (!folder.isDirectory()) continue;
+    const files = readdirSync(path.join(cacheDir, folder.name)).sort();
+    const pattern = folder.name.replace(/-v8-.*$/, '');
+    files.forEach((name, i) => {
+      const record = `${folder.name}/${name}`;
+      const text = readFileSync(path.join(cacheDir, record), 'latin1');
+      const other = files.length > 1 ? readFileSync(path.join(cacheDir, folder.name, files[(i + 1) % files.length]!), 'latin1') : undefined;
+      const mid = Math.floor(text.length / 2);
+      out.push({ record, leaf: 'file', pattern, kind: 'deleted', apply: () => '' });
+      out.push({ record, leaf: 'file', pattern, kind: 'other-value', apply: (t) => (t.length === 0 ? 'x' : `${t.slice(0, mid)}${String.fromCharCode(t.charCodeAt(mid) ^ 1)}${t.slice(mid + 1)}`) });
+      out.push({ record, leaf: 'half', pattern, kind: 'other-value', apply: (t) => t.slice(0, mid) });
+      if (other !== undefined) out.push({ record, leaf: 'swapped', pattern, kind: 'duplicated', apply: () => other });
+      if (!name.endsWith('.json')) return;
+      let doc: unknown;
+      try {
+        doc = JSON.parse(text);
+      } catch {
+        return;
+      }
+      for (const leaf of leavesOf(doc)) {
+        out.push({ record, leaf: pathText(leaf.path), pattern: `${pattern} ${leaf.pattern}`, kind: 'other-value', apply: (t) => JSON.stringify(setLeaf(JSON.parse(t), leaf.path, madeUp(leaf.value))) });
+      }
+    });
+  }
+  return out;
+}
+
+function setLeaf(root: unknown, at: readonly (string | number)[], value: unknown): unknown {
+  let node = root as Record<string | number, unknown>;
+  for (const p of at.slice(0, -1)) node = node[p] as Record<string | number, unknown>;
+  node[at.at(-1)!] = value;
+  return root;
+}

@@ -6,7 +6,7 @@
  * each pattern (and, for the pinned lock, each kind); RECORDS_ALL=1 runs every leaf and every kind
  * and prints the count per outcome.
  */
-import { mkdirSync, readFileSync, writeFileSync, cpSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -147,3 +147,4 @@ describe('every record proves itself', () => {
     }, ALL ? 3_600_000 : 600_000);
   });
 });
+
