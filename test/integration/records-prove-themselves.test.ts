@@ -5,7 +5,7 @@
  * first stderr line (the file and line, or the object, it names) and `git status` afterwards, which
  * shows exactly what the command may change and nothing else.
  */
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -187,6 +187,31 @@ const rows: Row[] = [
 describe('every record proves itself, through the CLI', () => {
   it.each(rows)('$name', async (row) => {
     await runRow(row, { CAPI_RENDER_CACHE_DIR: tempDir() });
+  });
+});
+
+describe('every record proves itself, through the CLI: the cache', () => {
+  it('a byte changed in every parsed-artifact and parsed-lock entry of the cache: the build renders from the texts, repairs a hand edit, and check passes', async () => {
+    const repo = example();
+    const cache = tempDir();
+    const env = { ...gitEnv(tempDir()), CAPI_RENDER_CACHE_DIR: cache };
+    initRepo(repo, env);
+    expect((await runCli(['build', '--force'], { cwd: repo, env })).code).toBe(0);
+    for (const folder of readdirSync(cache).filter((f) => /^(parsed2|lock)-v8-/.test(f))) {
+      for (const name of readdirSync(path.join(cache, folder))) {
+        const file = path.join(cache, folder, name);
+        const bytes = readFileSync(file);
+        bytes[Math.floor(bytes.length / 2)] ^= 1;
+        writeFileSync(file, bytes);
+      }
+    }
+    const edited = 'rendered/prod/cluster-api/deployment-capi-controller-manager.yaml';
+    editFile(path.join(repo, edited), /replicas: \d+/, 'replicas: 7');
+    const build = await runCli(['build'], { cwd: repo, env });
+    expect(build.code, build.stderr).toBe(0);
+    expect(build.stderr).toContain(`repaired (edited by hand since the last build; the inputs render otherwise): ${edited}`);
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: repo, env, encoding: 'utf8' })).toBe('');
+    expect((await runCli(['check'], { cwd: repo, env })).code).toBe(0);
   });
 });
 
