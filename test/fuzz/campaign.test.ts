@@ -1,5 +1,5 @@
 /**
- * The bounded fuzz campaign inside `npm test` (issue 28): fixed seeds and a fixed number of cases
+ * The bounded fuzz campaign inside `npm test`: fixed seeds and a fixed number of cases
  * per target, so every run replays the same cases in the same order and passes or fails on them
  * alone — a loaded machine takes longer, never runs fewer. The counts are chosen for about 35 s on
  * a 2-core machine (whole repositories ~25 s, the parsers ~1 s each). A violation fails the test
