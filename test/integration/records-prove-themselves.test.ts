@@ -41,6 +41,13 @@ interface Row {
 const lock = (repo: string) => path.join(repo, 'capi-render.lock');
 const editFile = (file: string, from: string | RegExp, to: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(from, () => to));
 const example = () => copyExample({ committed: true });
+/** `rm -rf rendered gitops`. */
+const dropOutput = (repo: string) => {
+  rmSync(path.join(repo, 'rendered'), { recursive: true });
+  rmSync(path.join(repo, 'gitops'), { recursive: true });
+};
+/** An artifact's url edited in the lock. */
+const editUrl = (repo: string) => editFile(lock(repo), 'url: test/fixtures/repository/cluster-api/v1.12.0/core-components.yaml', 'url: https://evil.example.com/core-components.yaml');
 
 async function runRow(row: Row, env: Record<string, string>): Promise<void> {
   const repo = row.repo();
@@ -88,10 +95,7 @@ const rows: Row[] = [
   {
     name: 'a partial build left an environment unrepaired: rm -rf rendered gitops, build --shard 1/2, then a plain build repairs everything',
     repo: example,
-    edit: (repo) => {
-      rmSync(path.join(repo, 'rendered'), { recursive: true });
-      rmSync(path.join(repo, 'gitops'), { recursive: true });
-    },
+    edit: dropOutput,
     before: [['build', '--shard', '1/2']],
     argv: ['build'],
     code: 0,
@@ -101,10 +105,7 @@ const rows: Row[] = [
   {
     name: 'the same, then --env prod',
     repo: example,
-    edit: (repo) => {
-      rmSync(path.join(repo, 'rendered'), { recursive: true });
-      rmSync(path.join(repo, 'gitops'), { recursive: true });
-    },
+    edit: dropOutput,
     before: [['build', '--shard', '1/2']],
     argv: ['build', '--env', 'prod'],
     code: 0,
@@ -167,7 +168,7 @@ const rows: Row[] = [
   {
     name: 'an artifact’s url edited: check says the lock is stale',
     repo: example,
-    edit: (repo) => editFile(lock(repo), 'url: test/fixtures/repository/cluster-api/v1.12.0/core-components.yaml', 'url: https://evil.example.com/core-components.yaml'),
+    edit: editUrl,
     argv: ['check'],
     code: 1,
     first: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale:/,
@@ -176,7 +177,7 @@ const rows: Row[] = [
   {
     name: 'the same, then build: the url is derived again',
     repo: example,
-    edit: (repo) => editFile(lock(repo), 'url: test/fixtures/repository/cluster-api/v1.12.0/core-components.yaml', 'url: https://evil.example.com/core-components.yaml'),
+    edit: editUrl,
     argv: ['build'],
     code: 0,
     first: /capi-render\.lock updated/,
