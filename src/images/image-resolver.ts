@@ -8,6 +8,7 @@ import { FetchError, SpecError, error, warning, type Diagnostic } from '../error
 import { readInputFileSync } from '../repository-files.js';
 import { LOCK_FILE, type LockedVerification } from '../lock/lock-types.js';
 import type { TrustMaterialSource } from './verify/trusted-root.js';
+import type { ImageToVerify } from './verify/verify-image.js';
 import type { VerifyRule } from './verify/verify-rules-schema.js';
 import type { DigestLookup } from './pin-images.js';
 import { parseImageLocation, type ImageRegistry, type ResolvedImage } from './registry/image-registry.js';
@@ -71,16 +72,16 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
   const registryFor = registryPool(options.registry);
   const verified = new Map<string, Promise<LockedVerification>>();
   const roots = new Map<string, Promise<TrustMaterialSource>>();
+  // A user's trusted root is a repository input: read as every input is (a link leaving the repository refused).
+  const readInput = (absolute: string) => {
+    const found = readInputFileSync(options.repoRoot, path.relative(options.repoRoot, absolute).split(path.sep).join('/'));
+    if (!found) throw Object.assign(new Error('no such file'), { code: 'ENOENT' });
+    return found.bytes;
+  };
   const trustedRootFor = (file: string | undefined) => {
     const key = file ?? '';
     let root = roots.get(key);
-    // A user's root is a repository input: read as every input is (a link leaving the repository refused).
-    const read = (absolute: string) => {
-      const found = readInputFileSync(options.repoRoot, path.relative(options.repoRoot, absolute).split(path.sep).join('/'));
-      if (!found) throw Object.assign(new Error('no such file'), { code: 'ENOENT' });
-      return found.bytes;
-    };
-    if (!root) roots.set(key, (root = import('./verify/trusted-root.js').then((m) => m.loadTrustedRoot(file === undefined ? undefined : path.join(options.repoRoot, file), read))));
+    if (!root) roots.set(key, (root = import('./verify/trusted-root.js').then((m) => m.loadTrustedRoot(file === undefined ? undefined : path.join(options.repoRoot, file), readInput))));
     return root;
   };
   return {
@@ -93,25 +94,15 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
         const location = parseImageLocation(image);
         if (!location) throw new SpecError(error('image', `cannot verify image ${JSON.stringify(image)}: it is not a registry/repository:tag reference`));
         const subject = { reference: image, registry: location.registry, repository: location.repository, digest };
+        // The lock's record counts only for the digest it was made for (and not when asked to refresh).
         const locked = options.locked.get(image);
-        const evidenceFor = locked?.digest === digest && !options.refresh?.(image) ? locked.verified : undefined;
+        const record = locked?.digest === digest && !options.refresh?.(image) ? { verified: locked.verified } : undefined;
         pending = (async () => {
           const [verifyModule, root] = await Promise.all([import('./verify/verify-image.js'), trustedRootFor(trustedRoot)]);
-          // The lock's evidence for this very digest, checked offline against the rule as it is now.
-          let why: string | undefined;
-          if (locked?.digest === digest && !options.refresh?.(image)) {
-            if (!evidenceFor) why = 'has no verification record';
-            else if (evidenceFor.evidence === undefined) why = 'has no signature evidence';
-            else {
-              try {
-                return verifyModule.verifyEvidence(subject, match, evidenceFor, { repoRoot: options.repoRoot, trustedRoot: root });
-              } catch (e) {
-                if (!(e instanceof verifyModule.SignatureVerificationError)) throw e;
-                if (e.reason === 'key-file') throw e;
-                why = `keeps signature evidence that does not verify (${e.detail})`;
-              }
-            }
-          }
+          const ctx = { repoRoot: options.repoRoot, trustedRoot: root };
+          const proved = record ? fromEvidence(verifyModule, subject, match, record.verified, ctx) : undefined;
+          if (proved && 'verification' in proved) return proved.verification;
+          const why = proved?.why;
           const line = why === undefined || options.lockText === undefined ? undefined : lockImageLine(options.lockText, image);
           const at = { file: LOCK_FILE, ...(line ? { line, col: 1 } : {}) };
           const what = `image ${image}@${digest}: capi-render.lock ${why ?? ''} for imagePolicy.verify[${match.index}] (rule ${rule})`;
@@ -133,7 +124,7 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
           }
           if (why !== undefined) note?.(warning('lock', `${what}: verified again from the registry`, at));
           try {
-            return await verifyModule.verifyImage(subject, match, { registry: registryFor(policy), repoRoot: options.repoRoot, trustedRoot: root });
+            return await verifyModule.verifyImage(subject, match, { ...ctx, registry: registryFor(policy) });
           } catch (e) {
             // A digest the lock pins that fails its rule: the lock line is where it was decided.
             if (why === undefined || !(e instanceof verifyModule.SignatureVerificationError)) throw e;
@@ -174,6 +165,28 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
     },
     resolved: () => answers,
   };
+}
+
+/**
+ * The lock's verification record of an image, for the digest it pins, verified from its evidence
+ * offline against the rule as it is now: the record this run proves, or why it proves nothing. A
+ * key that cannot be read is the inputs' problem, thrown as it is.
+ */
+function fromEvidence(
+  verify: typeof import('./verify/verify-image.js'),
+  subject: ImageToVerify,
+  match: { rule: VerifyRule; index: number },
+  verified: LockedVerification | undefined,
+  ctx: { repoRoot: string; trustedRoot: TrustMaterialSource },
+): { verification: LockedVerification } | { why: string } {
+  if (!verified) return { why: 'has no verification record' };
+  if (verified.evidence === undefined) return { why: 'has no signature evidence' };
+  try {
+    return { verification: verify.verifyEvidence(subject, match, verified, ctx) };
+  } catch (e) {
+    if (!(e instanceof verify.SignatureVerificationError) || e.reason === 'key-file') throw e;
+    return { why: `keeps signature evidence that does not verify (${e.detail})` };
+  }
 }
 
 /** 1-based line of the `- image:` entry for `image` in a lock text as serializeLock writes it. */
