@@ -40,7 +40,7 @@ import { parseImageReference } from '../../process/image-reference.js';
 import { networkReason } from '../../source/network-failure.js';
 import { createOciClient, type OciClient } from '../../source/oci/oci-client.js';
 import { credentialSecrets, type OciCredentials } from '../../source/oci/oci-credentials.js';
-import { MANIFEST_LIMIT, signatureLimit } from '../../source/http/body-limits.js';
+import { MANIFEST_LIMIT, MIRRORED_BLOB_LIMIT, signatureLimit } from '../../source/http/body-limits.js';
 import { BodyLimitError, readBody } from '../../source/http/bounded-body.js';
 import { computeOciDigest, isOciDigest, verifyOciDigest, verifyStatedDigest } from '../../source/oci/oci-digest.js';
 import { createOciHttp, type OciHttp } from '../../source/oci/oci-http.js';
@@ -395,7 +395,7 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
         if (mounted === true) return;
         session = mounted;
       }
-      const bytes = await guarded(src, source, 'pull', () => src.client.getBlob(from.repository, blob.digest, blob.size));
+      const bytes = await guarded(src, source, 'pull', () => src.client.getBlob(from.repository, blob.digest, blob.size, { limit: MIRRORED_BLOB_LIMIT }));
       await guarded(dst, target, 'push', async () => {
         session ??= await startUpload();
         session.searchParams.set('digest', blob.digest);

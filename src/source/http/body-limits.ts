@@ -46,6 +46,13 @@ export function signatureLimit(maxBytes = 4 * MiB): BodyLimit {
   return limit(maxBytes, 'signatures and Sigstore bundles', 'a signature or bundle is a few KiB: check what the signature manifest points to');
 }
 
+/**
+ * A layer `mirror --images` copies: read into memory, then uploaded (never more than its declared
+ * size, and its digest checked). The layers of provider and cert-manager images are tens of MiB; a
+ * manifest declaring more than this is refused before anything is read.
+ */
+export const MIRRORED_BLOB_LIMIT = limit(1024 * MiB, 'image layers mirror --images copies', 'copy an image with larger layers with skopeo or crane; mirror --images copies each layer through memory');
+
 /** A blob whose descriptor gives no size (only a caller's own reads; a manifest's descriptors always have one). */
 export const UNSIZED_BLOB_LIMIT = limit(4 * MiB, 'blobs without a declared size', 'check the registry, and any proxy between here and it');
 
