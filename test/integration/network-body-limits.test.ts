@@ -500,6 +500,23 @@ describe('limits checked before asking', () => {
     expect(server.served).toEqual([]);
   });
 
+  it('mirror --images: a layer whose descriptor declares more than 1 GiB is not asked for (the copy goes through memory)', async () => {
+    const layer = sha256('huge layer');
+    const manifest = new TextEncoder().encode(JSON.stringify({ schemaVersion: 2, mediaType: MEDIA_TYPE_OCI_MANIFEST, config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: sha256('{}'), size: 2 }, layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: layer, size: 1024 * MiB + 1 }] }));
+    const digest = sha256(manifest);
+    server.handle((request): Answer => {
+      const url = request.url ?? '';
+      if (url.endsWith(`/manifests/${digest}`)) return { headers: { 'content-type': MEDIA_TYPE_OCI_MANIFEST, 'docker-content-digest': digest }, body: { kind: 'bytes', bytes: manifest } };
+      if (request.method === 'HEAD' && url.includes('/blobs/')) return { status: 404 };
+      if (url.includes(`/blobs/${layer}`)) return { status: 500 };
+      if (url.includes('/blobs/')) return { body: { kind: 'bytes', bytes: '{}' } };
+      return { status: 202, headers: { location: '/v2/mirror/x/blobs/uploads/1' } };
+    });
+    const err = await rejectionOf(RenderError, registry(server).copy({ registry: server.host, repository: 'capi/x', digest }, { registry: server.host, repository: 'mirror/x', tag: 'v1' }));
+    expect(err.message).toContain(`its descriptor declares ${1024 * MiB + 1} bytes, over the 1024 MiB limit for image layers mirror --images copies; not read`);
+    expect(server.served.some((s) => s.method === 'GET' && s.url.includes(`/blobs/${layer}`))).toBe(false);
+  });
+
   it('a push whose registry states another digest than the manifest pushed: digest-mismatch naming both', async () => {
     const manifest = manifestOfSize(512);
     server.handle(() => ({ status: 201, headers: { 'docker-content-digest': OTHER } }));
