@@ -81,6 +81,7 @@ export type LockChange =
   | { kind: 'crd-removed' | 'crd-added'; env: string; crd: string }
   | { kind: 'inputs'; env: string }
   | { kind: 'artifact-digest'; artifact: LockedArtifact; before: string }
+  | { kind: 'artifact-url'; artifact: LockedArtifact; before: string }
   | { kind: 'image-digest'; image: string; before: string; after: string }
   | { kind: 'image-verification'; image: string; before: string | undefined; after: string | undefined }
   | { kind: 'image-evidence'; image: string }
@@ -133,6 +134,7 @@ export function lockChanges(before: LockFile, after: LockFile): LockChange[] {
   for (const x of after.artifacts) {
     const old = beforeArtifacts.get(key(x));
     if (old && old.sha256 !== x.sha256) out.push({ kind: 'artifact-digest', artifact: x, before: old.sha256 });
+    else if (old && old.url !== x.url) out.push({ kind: 'artifact-url', artifact: x, before: old.url });
   }
   out.push(...inputFileChanges(before.inputFiles, after.inputFiles));
   return out;
@@ -162,14 +164,35 @@ function inputFileChanges(before: readonly LockedInputFile[] | undefined, after:
  */
 export function describeLockTextChange(committedText: string | undefined, committed: LockFile): string | undefined {
   if (committedText === undefined) return undefined;
-  const unmarked = committedText.charCodeAt(0) === 0xfeff ? committedText.slice(1) : committedText;
-  const text = unmarked.replace(/\r\n/g, '\n');
+  const text = normalizedText(committedText);
   const canonical = serializeLock(committed);
   if (text === canonical) return undefined;
   const [have, want] = [text.split('\n'), canonical.split('\n')];
   let line = 0;
   while (line < have.length && have[line] === want[line]) line++;
   return `from line ${line + 1}: not what capi-render writes for this lock (a comment, a reformatting or a field added by hand); a build rewrites it`;
+}
+
+/**
+ * What `check` and `--frozen` report about the committed lock against the one the inputs give: the
+ * differences, one line each (content, then text), and the first line of the committed text that
+ * differs from what a build would write — where a reader of the error looks. Empty when the build
+ * would leave the lock as it is.
+ */
+export function describeLockDifferences(committedText: string | undefined, committed: LockFile, next: LockFile): { changes: string[]; line?: number } {
+  const textChange = describeLockTextChange(committedText, committed);
+  const changes = [...describeLockChanges(committed, next), ...(textChange ? [textChange] : [])];
+  if (changes.length === 0 || committedText === undefined) return { changes };
+  const have = normalizedText(committedText).split('\n');
+  const want = serializeLock(next).split('\n');
+  let line = 0;
+  while (line < have.length && have[line] === want[line]) line++;
+  return { changes, line: line + 1 };
+}
+
+/** A lock's text as compared: a byte-order mark and CRLF line ends (a Windows checkout) are not changes. */
+function normalizedText(text: string): string {
+  return (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n/g, '\n');
 }
 
 /** Human-readable differences between two locks (empty when they serialise identically). */
@@ -203,6 +226,8 @@ export function describeLockChanges(before: LockFile, after: LockFile): string[]
         ];
       case 'artifact-digest':
         return [`artifact ${c.artifact.file} of ${c.artifact.source} ${c.artifact.version}: sha256 ${c.before.slice(0, 12)}… → ${c.artifact.sha256.slice(0, 12)}…`];
+      case 'artifact-url':
+        return [`artifact ${c.artifact.file} of ${c.artifact.source} ${c.artifact.version}: url ${c.before} → ${c.artifact.url}`];
       case 'image-added':
         return [`${c.env}: image ${c.image} pinned`];
       case 'image-removed':

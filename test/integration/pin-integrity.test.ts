@@ -75,15 +75,15 @@ describe('the lock never overrides the inputs', () => {
       build: 'repairs',
       buildSays: /warning\[lock\]: cert-manager in environment dev is locked at v1\.16\.1/,
     },
-    { name: 'requested and version together (another request: stale, re-resolved)', edit: (t) => editEntry(editEntry(t, KUBEADM, 'requested', 'v1.11.0'), KUBEADM, 'version', 'v1.11.0'), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
-    { name: 'source (another source: stale, re-resolved from the spec\'s)', edit: (t) => editEntry(t, KUBEADM, 'source', 'github:evil/cluster-api'), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
-    { name: 'contract', edit: (t) => editEntry(t, KUBEADM, 'contract', 'v1beta1'), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
-    { name: 'an environment\'s inputs hash', edit: (t) => t.replace(/^( {2}inputs: )[0-9a-f]{64}$/m, `$1${'a'.repeat(64)}`), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
+    { name: 'requested and version together (another request: stale, re-resolved)', edit: (t) => editEntry(editEntry(t, KUBEADM, 'requested', 'v1.11.0'), KUBEADM, 'version', 'v1.11.0'), check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
+    { name: 'source (another source: stale, re-resolved from the spec\'s)', edit: (t) => editEntry(t, KUBEADM, 'source', 'github:evil/cluster-api'), check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
+    { name: 'contract', edit: (t) => editEntry(t, KUBEADM, 'contract', 'v1beta1'), check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
+    { name: 'an environment\'s inputs hash', edit: (t) => t.replace(/^( {2}inputs: )[0-9a-f]{64}$/m, `$1${'a'.repeat(64)}`), check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
     // The content is what the inputs say; only the text is not what a build writes (a build rewrites it).
-    { name: 'a comment added by hand', edit: (t) => t.replace(/^environments:\n/m, '# pinned by hand\nenvironments:\n'), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
-    { name: 'a field capi-render does not write', edit: (t) => `${t}reviewedBy: someone\n`, check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
-    { name: 'the same content reformatted (a version quoted)', edit: (t) => t.replace(/^( {4}version: )(v[\d.]+)$/m, '$1"$2"'), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
-    { name: 'an extra environment entry', edit: (t) => t.replace(/^environments:\n/m, 'environments:\n- name: aaa\n  providers: []\n'), check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
+    { name: 'a comment added by hand', edit: (t) => t.replace(/^environments:\n/m, '# pinned by hand\nenvironments:\n'), check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
+    { name: 'a field capi-render does not write', edit: (t) => `${t}reviewedBy: someone\n`, check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
+    { name: 'the same content reformatted (a version quoted)', edit: (t) => t.replace(/^( {4}version: )(v[\d.]+)$/m, '$1"$2"'), check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
+    { name: 'an extra environment entry', edit: (t) => t.replace(/^environments:\n/m, 'environments:\n- name: aaa\n  providers: []\n'), check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
     {
       name: 'a missing provider entry',
       edit: (t) => {
@@ -94,7 +94,7 @@ describe('the lock never overrides the inputs', () => {
         lines.splice(i, end - i);
         return lines.join('\n');
       },
-      check: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale/,
+      check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/,
       build: 'repairs',
     },
     {

@@ -171,7 +171,7 @@ const rows: Row[] = [
     edit: editUrl,
     argv: ['check'],
     code: 1,
-    first: /^capi-render\.lock: error\[drift\]: capi-render\.lock is stale:/,
+    first: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale:/,
     status: [' M capi-render.lock'],
   },
   {

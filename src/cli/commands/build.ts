@@ -1,7 +1,7 @@
 /** `capi-render build`: render environments, write rendered/, gitops/ and capi-render.lock as one transaction (or print with --stdout). */
 import path from 'node:path';
 import { DriftError, UsageError, error } from '../../errors.js';
-import { describeLockChanges, describeLockTextChange } from '../../lock/next-lock.js';
+import { describeLockDifferences } from '../../lock/next-lock.js';
 import { repairedFiles, runBuild, type BuildRun } from '../../build/run-build.js';
 import { reportStampedNoop } from '../no-op-build.js';
 import { reportWrite, summarizeNames } from '../report-write.js';
@@ -89,12 +89,12 @@ async function printEnvironment(ctx: CommandContext, prepared: PreparedRender): 
 /** `--frozen`: a build that would change the lock fails (before anything is written). */
 function refuseLockChange(values: CommandContext['values'], before: LockFile, after: LockFile, committedText: string | undefined): void {
   if (!values.frozen) return;
-  const textChange = describeLockTextChange(committedText, before);
-  const changes = [...describeLockChanges(before, after), ...(textChange ? [textChange] : [])];
+  const { changes, line } = describeLockDifferences(committedText, before, after);
   if (changes.length === 0) return;
   throw new DriftError(
     error('frozen', `--frozen: the build would change capi-render.lock:\n  ${changes.join('\n  ')}`, {
       file: 'capi-render.lock',
+      ...(line ? { line, col: 1 } : {}),
       hint: 'run capi-render build without --frozen and commit the updated lock',
     }),
   );

@@ -8,7 +8,7 @@ import { DriftError, UsageError, error, warning, type Diagnostic } from '../../e
 import { OWNERSHIP_FILE, parseOwnership } from '../../output/ownership.js';
 import { normalizeInputText } from '../../declarations/input-text.js';
 import { compareTrees, type FileDrift } from '../../check/compare-output.js';
-import { describeLockChanges, describeLockTextChange } from '../../lock/next-lock.js';
+import { describeLockDifferences } from '../../lock/next-lock.js';
 import { readListedOutputFile, regularOutputFolder, type RegularOutputFolder } from '../../output/regular-files.js';
 import { readRecordFile } from '../../repository-files.js';
 import { isGitopsFileOf } from '../../gitops/layout.js';
@@ -85,8 +85,7 @@ export const checkCommand: Command = {
     drift.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     const foreign = [...rendered.foreign.map((f) => `${outRel}/${f}`), ...gitops.foreign.map((f) => `${rel(run.gitopsDir)}/${f}`)];
     if (foreign.length > 0) io.stderr.write(formatDiagnostics([warning('output-location', `not written by capi-render (ignored): ${foreign.join(', ')}`)], { color }));
-    const lockTextChange = describeLockTextChange(prepared.lockText, prepared.lock);
-    const lockChanges = [...describeLockChanges(prepared.lock, lock), ...(lockTextChange ? [lockTextChange] : [])];
+    const { changes: lockChanges, line: lockLine } = describeLockDifferences(prepared.lockText, prepared.lock, lock);
     if (drift.length === 0 && lockChanges.length === 0) {
       io.stderr.write(`check: ${names.length} environment${names.length === 1 ? '' : 's'} up to date (${planned.size + gitopsPlanned.size} files, capi-render.lock)\n`);
       return 0;
@@ -97,7 +96,7 @@ export const checkCommand: Command = {
       }),
     );
     if (lockChanges.length > 0) {
-      diagnostics.push(error('drift', `capi-render.lock is stale:\n    ${lockChanges.join('\n    ')}`, { file: 'capi-render.lock' }));
+      diagnostics.push(error('drift', `capi-render.lock is stale:\n    ${lockChanges.join('\n    ')}`, { file: 'capi-render.lock', ...(lockLine ? { line: lockLine, col: 1 } : {}) }));
     }
     throw new DriftError(
       diagnostics.map((d, i) => (i === diagnostics.length - 1 ? { ...d, hint: 'run `capi-render build` and commit the result; hand edits belong in providers/ or overlays/' } : d)),
