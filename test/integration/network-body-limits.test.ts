@@ -507,10 +507,11 @@ describe('limits checked before asking', () => {
     server.handle((request): Answer => {
       const url = request.url ?? '';
       if (url.endsWith(`/manifests/${digest}`)) return { headers: { 'content-type': MEDIA_TYPE_OCI_MANIFEST, 'docker-content-digest': digest }, body: { kind: 'bytes', bytes: manifest } };
+      if (request.method === 'POST') return { status: 202, headers: { location: '/v2/mirror/x/blobs/uploads/1' } };
       if (request.method === 'HEAD' && url.includes('/blobs/')) return { status: 404 };
       if (url.includes(`/blobs/${layer}`)) return { status: 500 };
-      if (url.includes('/blobs/')) return { body: { kind: 'bytes', bytes: '{}' } };
-      return { status: 202, headers: { location: '/v2/mirror/x/blobs/uploads/1' } };
+      if (request.method === 'PUT') return { status: 201 };
+      return { body: { kind: 'bytes', bytes: '{}' } };
     });
     const err = await rejectionOf(RenderError, registry(server).copy({ registry: server.host, repository: 'capi/x', digest }, { registry: server.host, repository: 'mirror/x', tag: 'v1' }));
     expect(err.message).toContain(`its descriptor declares ${1024 * MiB + 1} bytes, over the 1024 MiB limit for image layers mirror --images copies; not read`);

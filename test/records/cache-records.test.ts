@@ -32,8 +32,10 @@ describe('every cache record a build trusts', () => {
     const mutations = cacheMutations(cache);
     // npm test: each way of damaging each kind of entry once, and a few edited leaves of the JSON records.
     const seen = new Set<string>();
+    // Every damage of every entry; of a JSON record's leaves (an output fingerprint has four per file), the first 60.
+    const perRecord = new Map<string, number>();
     const sample = ALL
-      ? mutations
+      ? mutations.filter((m) => ['file', 'half', 'swapped'].includes(m.leaf) || (perRecord.set(m.record, (perRecord.get(m.record) ?? 0) + 1).get(m.record) ?? 0) <= 60)
       : mutations.filter((m) => {
           const key = m.leaf === 'file' || m.leaf === 'half' || m.leaf === 'swapped' ? `${m.pattern} ${m.leaf} ${m.kind}` : `${m.pattern.split(' ')[0]} json ${seen.size % 4}`;
           if (seen.has(key)) return false;
