@@ -48,7 +48,6 @@ import { cacheSettings } from '../cache-settings.js';
 import { formatDiagnostics } from '../format.js';
 import { onlyEnvironment } from '../only-environment.js';
 import { RENDER_FLAGS, prepareRender } from '../render-options.js';
-import { refuseIrregularRepositoryFiles } from '../../output/regular-files.js';
 
 /** The Application's `plugin.env` entry CAPI_ENV, as the repo-server passes it. */
 const ENV_VARIABLE = `ARGOCD_ENV_${PLUGIN_ENV_VARIABLE}`;
@@ -75,9 +74,10 @@ export const cmpGenerateCommand: Command = {
     // Before anything reads through the cache (the lock's parse is cached there too).
     refuseCacheInCheckout(cacheDir, repoRoot);
 
-    // The gate every command passes, before the probe reads the lock (and a cached stream could answer).
-    const regular = await refuseIrregularRepositoryFiles(repoRoot);
-    // The asked environment alone: its flavour, and whether the committed lock is current for it.
+    // The asked environment alone: its flavour, and whether the committed lock is current for it. The
+    // probe reads the lock through the repository reader (a lock that is not a regular file is refused
+    // as check refuses it); a stored stream reads nothing of rendered/, so the whole gate waits for a
+    // render — on the repo-server's hot path it would list every output file of the fleet.
     const use = createCacheUse();
     const probe = await probeEnvironment(repoRoot, env, cacheDir, use);
     if (probe) refuseOtherFlavour({ environment: env, ...probe }, allowed);
@@ -88,7 +88,7 @@ export const cmpGenerateCommand: Command = {
       return 0;
     }
 
-    const prepared = await prepareRender({ ...ctx, values: { ...values, env: [env], offline } }, { gated: regular });
+    const prepared = await prepareRender({ ...ctx, values: { ...values, env: [env], offline } });
     const result = await render(prepared.options);
     const rendered = result.environments[0]!;
     if (!probe) {
