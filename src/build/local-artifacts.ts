@@ -9,7 +9,9 @@
  * files keep the size and times they had (a cheap stat; any change means a full build, which hashes).
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, readFileSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
+import { readBoundedSync } from '../bounded-read.js';
+import { RELEASE_ASSET_LIMIT } from '../source/http/body-limits.js';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { LockFile, LockedArtifact } from '../lock/lock-types.js';
@@ -72,10 +74,12 @@ function statOf(file: string): LocalFileStat | undefined {
 function readDigest(file: string): string | undefined {
   for (const [candidate, gz] of [[file, false], [`${file}.gz`, true]] as const) {
     try {
-      // A link or anything but a regular file is not what the lock pinned: render, and let the source say so.
-      if (!lstatSync(candidate).isFile()) return undefined;
-      const bytes = readFileSync(candidate);
-      return createHash('sha256').update(gz ? gunzipSync(bytes) : bytes).digest('hex');
+      // A link or anything but a regular file is not what the lock pinned: render, and let the source
+      // say so; so is one past the release-file limit (bounded, as the source reads it).
+      const read = readBoundedSync(candidate, { limit: RELEASE_ASSET_LIMIT.maxBytes, follow: false });
+      if (read.outcome === 'missing') continue;
+      if (read.outcome !== 'read') return undefined;
+      return createHash('sha256').update(gz ? gunzipSync(read.bytes, { maxOutputLength: RELEASE_ASSET_LIMIT.maxBytes }) : read.bytes).digest('hex');
     } catch {
       continue;
     }

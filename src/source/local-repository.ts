@@ -3,8 +3,10 @@
  * As a capi-render extension a file may also be stored gzip-compressed as `<file>.gz`; its content
  * (and so its digest) is the decompressed file.
  */
-import { constants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { readBounded } from '../bounded-read.js';
+import { RELEASE_ASSET_LIMIT } from './http/body-limits.js';
 import { gunzipSync } from 'node:zlib';
 import { FetchError, error } from '../errors.js';
 import type { Artifact, ReleaseSource } from './release-source.js';
@@ -42,29 +44,43 @@ export function createLocalRepositorySource(options: LocalRepositoryOptions): Re
       }
       const plain = path.join(providerDir, version, fileName);
       const url = `${shown}/${version}/${fileName}`;
-      const bytes = await readRegular(plain);
+      const bytes = await readRegular(plain, url);
       if (bytes) return { bytes: new Uint8Array(bytes), url };
-      const compressed = await readRegular(`${plain}.gz`);
-      if (compressed) return { bytes: new Uint8Array(gunzipSync(compressed)), url };
+      const compressed = await readRegular(`${plain}.gz`, `${url}.gz`);
+      if (compressed) return { bytes: new Uint8Array(gunzipBounded(compressed, `${url}.gz`)), url };
       throw notFound(shown, version, fileName);
     },
   };
 }
 
 /**
- * A release file's bytes, or undefined when it is missing or not a regular file. Opened without
- * blocking: a FIFO in the repository is passed over at once instead of hanging the build.
+ * A release file's bytes, or undefined when it is missing or not a regular file. Read as every file
+ * read back is (bounded-read.ts): opened without blocking, so a FIFO in the repository is passed
+ * over at once instead of hanging the build, and never past the release-file limit a download has.
  */
-async function readRegular(file: string): Promise<Buffer | undefined> {
-  const handle = await fs.open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch(() => undefined);
-  if (!handle) return undefined;
+async function readRegular(file: string, shown: string): Promise<Buffer | undefined> {
+  let read;
   try {
-    return (await handle.stat()).isFile() ? await handle.readFile() : undefined;
+    read = await readBounded(file, { limit: RELEASE_ASSET_LIMIT.maxBytes, follow: true });
   } catch {
     return undefined;
-  } finally {
-    await handle.close();
   }
+  if (read.outcome === 'too-large') throw tooLarge(shown, read.grew ? `more than ${RELEASE_ASSET_LIMIT.maxBytes} bytes` : `${read.size} bytes`);
+  return read.outcome === 'read' ? read.bytes : undefined;
+}
+
+/** A compressed release file unpacked, never past the release-file limit (a gzip bomb stops there). */
+function gunzipBounded(compressed: Buffer, shown: string): Buffer {
+  try {
+    return gunzipSync(compressed, { maxOutputLength: RELEASE_ASSET_LIMIT.maxBytes });
+  } catch (cause) {
+    if (cause instanceof RangeError) throw tooLarge(shown, `more than ${RELEASE_ASSET_LIMIT.maxBytes} bytes once unpacked`);
+    throw new FetchError(error('fetch', `${shown} is not gzip data`, { hint: 'store the file as published, or gzip-compressed with a .gz ending' }));
+  }
+}
+
+function tooLarge(shown: string, size: string): FetchError {
+  return new FetchError(error('fetch', `${shown} is ${size}, over ${RELEASE_ASSET_LIMIT.phrase}`, { hint: RELEASE_ASSET_LIMIT.hint }));
 }
 
 function notFound(shown: string, version: string, fileName: string, why?: string): FetchError {

@@ -3,7 +3,8 @@
  * as it was. A provider `infrastructure-evil` served from a local repository inside the test repo
  * carries the crafted artifacts.
  */
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -66,6 +67,24 @@ const cases: Case[] = [
   { name: 'an overlay base outside the repository', files: { 'overlays/a/overlay.yaml': 'apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: [../../../../etc]\n' }, code: 'overlay' },
   { name: 'an unsupported webhook apiVersion in an artifact', files: artifact(`${ns}---\napiVersion: admissionregistration.k8s.io/v2\nkind: ValidatingWebhookConfiguration\nmetadata: {name: w}\nwebhooks: []\n`), code: 'namespace' },
   { name: 'a provider CR carrying status', files: { 'providers/evil.yaml': `${EVIL()}status:\n  installedVersion: v1.0.0\n` }, code: 'schema' },
+  {
+    name: 'a local repository release file over the release-file limit (never read whole)',
+    files: artifact(`${ns}---\n${deployment}`),
+    setup: (repo) => truncateSync(path.join(repo, 'artifacts/infrastructure-evil/v1.0.0/infrastructure-components.yaml'), 128 * 1024 * 1024 + 1),
+    code: 'fetch',
+    text: /infrastructure-components\.yaml is 134217729 bytes, over the 128 MiB limit for release files/,
+  },
+  {
+    name: 'a gzip bomb as a local repository release file (.gz)',
+    files: { ...artifact(''), 'artifacts/infrastructure-evil/v1.0.0/infrastructure-components.yaml': '' },
+    setup: (repo) => {
+      const dir = path.join(repo, 'artifacts/infrastructure-evil/v1.0.0');
+      rmSync(path.join(dir, 'infrastructure-components.yaml'));
+      writeFileSync(path.join(dir, 'infrastructure-components.yaml.gz'), gzipSync(Buffer.alloc(129 * 1024 * 1024)));
+    },
+    code: 'fetch',
+    text: /infrastructure-components\.yaml\.gz is more than 134217728 bytes once unpacked/,
+  },
 ];
 
 describe('hostile and broken input', () => {
