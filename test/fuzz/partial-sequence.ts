@@ -9,7 +9,7 @@
  * 8. the plain build at the end leaves exactly those files (and so a clean `check`), whatever the
  *    partial builds before it skipped, rendered or left alone.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { lstatSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -99,13 +99,16 @@ function capiRenderFiles(repo: string): Record<string, string> {
   const out: Record<string, string> = {};
   const digest = (rel: string) => {
     const abs = path.join(repo, rel);
-    return existsSync(abs) ? createHash('sha256').update(readFileSync(abs)).digest('hex') : 'missing';
+    const stat = lstatSync(abs, { throwIfNoEntry: false });
+    if (!stat) return 'missing';
+    // Only a regular file is read: a FIFO or a link to a device would block or never end.
+    return stat.isFile() ? createHash('sha256').update(readFileSync(abs)).digest('hex') : 'not a regular file';
   };
   out['capi-render.lock'] = digest('capi-render.lock');
   for (const root of ['rendered', 'gitops']) {
     const record = `${root}/${OWNERSHIP_FILE}`;
     out[record] = digest(record);
-    if (out[record] === 'missing') continue;
+    if (out[record] === 'missing' || out[record] === 'not a regular file') continue;
     for (const rel of parseOwnership(readFileSync(path.join(repo, record), 'utf8')).files) out[`${root}/${rel}`] = digest(`${root}/${rel}`);
   }
   return out;

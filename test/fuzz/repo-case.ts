@@ -175,6 +175,8 @@ function refusableFile(repo: string): string | undefined {
   const lock = lstatOrUndefined(path.join(repo, 'capi-render.lock'));
   if (lock && !lock.isFile()) return 'capi-render.lock is not a regular file';
   const config = (() => {
+    // Only a regular file is read here: a FIFO put in its place would block the harness itself.
+    if (!lstatOrUndefined(path.join(repo, 'capi-render.yaml'))?.isFile()) return '';
     try {
       return readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8');
     } catch {
