@@ -7,7 +7,7 @@
 import { appendAdditionalManifests } from '../customize/additional-manifests.js';
 import { findInput } from '../declarations/inputs.js';
 import { manifestLabel } from '../declarations/provider-kinds.js';
-import type { Diagnostic } from '../errors.js';
+import { RenderError, type Diagnostic } from '../errors.js';
 import { describeComponentVariables, type DescribedComponents } from '../process/variables/index.js';
 import { findAdditionalManifests } from './render-environment.js';
 import type { RenderOptions } from './render-options.js';
@@ -53,7 +53,7 @@ function providerInput(r: ResolvedInputs['providers'][number], resolvedEnv: Reso
   const source = `${r.ps.source.description} ${r.version}/${r.ps.componentsFile}`;
   let components = described.get(text);
   if (!components) {
-    components = describeComponentVariables(text, source);
+    components = describeTemplate(text, source, cr.file, cr.line, object);
     described.set(text, components);
   }
   const lookup = variableLookup(cr, {
@@ -80,4 +80,19 @@ function providerInput(r: ResolvedInputs['providers'][number], resolvedEnv: Reso
     };
   }
   return { provider: manifestLabel(cr.kind, cr.name), object, version: r.version, described: components, origins, ...(configSecret ? { configSecret } : {}) };
+}
+
+/** Describes a components text; a template error points at the provider CR and names the artifact, as a build's does. */
+function describeTemplate(text: string, source: string, file: string, line: number, object: string): DescribedComponents {
+  try {
+    return describeComponentVariables(text, source);
+  } catch (e) {
+    if (!(e instanceof RenderError)) throw e;
+    for (const d of e.diagnostics) {
+      if (d.file !== source) continue;
+      d.message = `${d.message} (in ${source}${d.line ? ` line ${d.line}` : ''})`;
+      Object.assign(d, { file, line, col: 1, object });
+    }
+    throw e;
+  }
 }

@@ -232,6 +232,38 @@ describe('capi-render variables', () => {
     expect(r.stderr).toMatch(/error\[config-secret\]: spec\.configSecret of InfrastructureProvider\/widget-system\/widget names Secret widget-system\/widget-vars, which is not among the inputs/);
   });
 
+  it('a components file that is not a valid template is an error (exit 1) naming the artifact', async () => {
+    const repo = makeRepo({
+      'capi-render.yaml': configYaml('  - path: artifacts\n'),
+      'providers/core.yaml': CORE(),
+      'providers/widget.yaml': WIDGET.replace(/ {2}configSecret:\n {4}name: widget-vars\n/, ''),
+      'artifacts/infrastructure-widget/v1.0.0/infrastructure-components.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: "${BA$R}"}\n',
+      'artifacts/infrastructure-widget/v1.0.0/metadata.yaml': META,
+    });
+    const r = await variables(repo);
+    expect(r.code).toBe(1);
+    expect(r.stderr.split('\n').filter((l) => l.includes('error['))).toHaveLength(1);
+    expect(r.stderr).toMatch(/^providers\/widget\.yaml:1:1: error\[variables-syntax\]: .*\(in local repository artifacts\/infrastructure-widget v1\.0\.0\/infrastructure-components\.yaml line 4\)/);
+  });
+
+  it('an alias bomb in a Secret that references a variable is refused by the parser, not expanded: listed, not secret, in bounded time', async () => {
+    const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 9; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
+    const bomb = `apiVersion: v1\nkind: Secret\nmetadata: {name: bomb}\nstringData:\n  v: \${BOMB_VALUE}\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
+    const repo = makeRepo({
+      'capi-render.yaml': configYaml('  - path: artifacts\n'),
+      'providers/core.yaml': CORE(),
+      'providers/widget.yaml': WIDGET.replace(/ {2}configSecret:\n {4}name: widget-vars\n/, ''),
+      'artifacts/infrastructure-widget/v1.0.0/infrastructure-components.yaml': `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: widget-system\n---\n${bomb}`,
+      'artifacts/infrastructure-widget/v1.0.0/metadata.yaml': META,
+    });
+    const started = Date.now();
+    const r = await variables(repo, ['--provider', 'infrastructure-widget', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(JSON.parse(r.stdout).environments[0].providers[0].variables).toEqual([variable('BOMB_VALUE', { source: 'missing' })]);
+  });
+
   it('--help lists the options', async () => {
     const r = await variables(widgetRepo(), ['--help']);
     expect(r.code).toBe(0);
