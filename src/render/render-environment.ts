@@ -38,8 +38,20 @@ import type { EnvironmentInputs, EnvironmentResult, ResolvedProvider } from './e
 import { locateVerifyRule } from './locate-verify-rule.js';
 import { imageName } from '../images/image-name.js';
 
-/** Renders one environment (see the module comment); problems of all its providers are thrown together. */
-export async function renderEnvironment(envInputs: EnvironmentInputs, session: RenderSession): Promise<EnvironmentResult> {
+/** An environment's providers resolved, before anything is substituted or processed. */
+export interface ResolvedEnvironment {
+  /** The resolved providers, the core provider first. */
+  ready: ResolvedArtifacts[];
+  /** Warnings so far (validation, resolution). */
+  warnings: Diagnostic[];
+}
+
+/**
+ * The first half of an environment's render: validate its provider CRs, run the preflight checks,
+ * resolve each provider's source, version and release files, and check contracts. Problems of all
+ * its providers are thrown together. Read-only reports on the inputs (`variables`) stop here.
+ */
+export async function resolveEnvironment(envInputs: EnvironmentInputs, session: RenderSession): Promise<ResolvedEnvironment> {
   const { inputs } = envInputs;
   const locate = (cr: ProviderCR, path: readonly (string | number)[]) => {
     const input = inputs.providers.find((p) => isJsonObject(p.object.metadata) && p.object.kind === cr.kind && p.object.metadata.name === cr.name && p.object.metadata.namespace === cr.namespace);
@@ -101,7 +113,14 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
   throwIfErrors(problems);
   const ready = [core, ...others].filter((r): r is ResolvedArtifacts => r !== undefined);
   throwIfErrors(checkContracts(ready.map((r) => ({ cr: r.cr, contract: r.series.contract, version: r.version, at: locate(r.cr, ['spec', 'version']) })), baseline));
+  return { ready, warnings };
+}
 
+/** Renders one environment (see the module comment); problems of all its providers are thrown together. */
+export async function renderEnvironment(envInputs: EnvironmentInputs, session: RenderSession): Promise<EnvironmentResult> {
+  const { inputs } = envInputs;
+  const { ready, warnings } = await resolveEnvironment(envInputs, session);
+  const problems: Diagnostic[] = [];
   const components: RenderedComponent[] = [];
   // Each rendered image → the names its release gave it (before `images:` overrides), for verify rules.
   const releasedImages = new Map<string, string[]>();
@@ -259,7 +278,8 @@ async function signatureCheck(
   };
 }
 
-function findAdditionalManifests(cr: ProviderCR, inputs: InputSet) {
+/** The ConfigMap `spec.additionalManifests` names; throws SpecError when it is not among the inputs. */
+export function findAdditionalManifests(cr: ProviderCR, inputs: InputSet) {
   const refSpec = cr.spec.additionalManifests!;
   const namespace = refSpec.namespace || cr.namespace;
   const found = findInput(inputs.configMaps, namespace, refSpec.name);

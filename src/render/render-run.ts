@@ -18,8 +18,9 @@ import { inputFileDigests } from './input-file-digests.js';
 import type { ComposedEnvironment } from '../overlay/compose-environment.js';
 import { DEFAULT_ENVIRONMENT } from '../overlay/discover-environments.js';
 import { memoizedOverlayLoader } from '../overlay/load-overlay.js';
-import { renderEnvironment } from './render-environment.js';
-import type { EnvironmentResult } from './environment-result.js';
+import { renderEnvironment, resolveEnvironment } from './render-environment.js';
+import type { EnvironmentInputs, EnvironmentResult } from './environment-result.js';
+import type { ResolvedArtifacts } from './resolve-provider.js';
 import { createSession } from './session.js';
 import { createImageResolver } from '../images/image-resolver.js';
 import { registryForPolicy } from '../images/registry-policy.js';
@@ -119,6 +120,24 @@ export interface RenderRun {
    * rendered for their diagnostics but no longer handed over.
    */
   run(onEnvironment: (output: RenderedOutput) => Promise<void> | void): Promise<RenderRunResult>;
+  /**
+   * Phase 2 without processing, for read-only reports on the inputs (`variables`): resolves each
+   * environment's providers (validation, versions, release files, contracts) and hands over their
+   * inputs and resolved artifacts; nothing is substituted, rendered or locked. Failures are
+   * reported together at the end, as {@link run} does.
+   */
+  resolve(onEnvironment: (resolved: ResolvedInputs) => void): Promise<{ warnings: Diagnostic[] }>;
+}
+
+/** One environment as {@link RenderRun.resolve} hands it over. */
+export interface ResolvedInputs {
+  inputs: EnvironmentInputs;
+  /** Its providers' resolved release files, the core provider first. */
+  providers: ResolvedArtifacts[];
+  /** capi-render.yaml's `variables:`. */
+  variables: RenderConfig['variables'];
+  /** The process environment the run reads `{fromEnv}` values from. */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 /** Phase 1: see the module comment. Throws for problems of the repository as a whole. */
@@ -217,22 +236,20 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     }
   }
 
+  const environmentInputs = (name: string, composed: ComposedEnvironment): EnvironmentInputs => ({
+    name,
+    inputs: composed.inputs,
+    certManager: { ...repo.config.certManager, ...composed.certManager },
+    variables: composed.variables,
+    images: composed.images,
+    imagePolicy: { ...repo.config.imagePolicy, ...composed.imagePolicy },
+    labels: composed.labels,
+    file: composed.chain.at(-1),
+    overlays: composed.chain,
+    committed: committed(name),
+  });
   const renderOne = async (name: string, composed: ComposedEnvironment, gitopsMemo: GitopsMemo): Promise<RenderedOutput> => {
-    const rendered = await renderEnvironment(
-      {
-        name,
-        inputs: composed.inputs,
-        certManager: { ...repo.config.certManager, ...composed.certManager },
-        variables: composed.variables,
-        images: composed.images,
-        imagePolicy: { ...repo.config.imagePolicy, ...composed.imagePolicy },
-        labels: composed.labels,
-        file: composed.chain.at(-1),
-        overlays: composed.chain,
-        committed: committed(name),
-      },
-      session,
-    );
+    const rendered = await renderEnvironment(environmentInputs(name, composed), session);
     const gitopsSettings = mergeGitopsConfig(repo.config.gitops, composed.gitops);
     const gitops = runGitopsStage({
       environment: rendered.environment,
@@ -273,6 +290,24 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       const composed = composedByName.get(env);
       const providers = against.environments.find((e) => e.name === env)?.providers;
       return composed && providers ? environmentInputsHash(buildHash, composed, providers, against.artifacts, lockedImagesOf(against, env), extras.get(env)) : undefined;
+    },
+    async resolve(onEnvironment) {
+      const problems: EnvironmentProblem[] = [];
+      const warnings: Diagnostic[] = [...repo.warnings];
+      for (const { name, composed, problem } of planned) {
+        try {
+          if (problem) throw problem;
+          const inputs = environmentInputs(name, composed!);
+          const resolved = await resolveEnvironment(inputs, session);
+          warnings.push(...resolved.warnings);
+          if (problems.length === 0) onEnvironment({ inputs, providers: resolved.ready, variables: session.config.variables, env: session.env });
+        } catch (e) {
+          if (!(e instanceof RenderError)) throw e;
+          problems.push(...e.diagnostics.map((diagnostic) => ({ environment: name, diagnostic })));
+        }
+      }
+      throwIfErrors(mergeProblems(problems, allEnvironments.length > 1 || allEnvironments[0] !== DEFAULT_ENVIRONMENT));
+      return { warnings };
     },
     async run(onEnvironment) {
       const problems: EnvironmentProblem[] = [];

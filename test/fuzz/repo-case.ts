@@ -17,6 +17,8 @@
  *    a regular file (src/repository-files.ts);
  * 8–9. with `partial`, after a successful build: partial builds (--shard, --env) on damaged output,
  *    then a build, leave capi-render's files as the full build did (partial-sequence.ts).
+ * 10. `variables --offline` writes nothing in the repository, and exits 0 wherever the build
+ *    succeeded (its output, like every command's, is held to property 6).
  */
 import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, constants, readFileSync, realpathSync, rmSync, writeFileSync, chmodSync, lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
 import os from 'node:os';
@@ -126,6 +128,11 @@ async function runIn(root: string, c: RepoCase, options: CaseOptions): Promise<C
   const after = snapshot(repo);
   checkChanges(build, before, after);
   if (build.code === 0 && refusable) violation(build, `a build succeeded while ${refusable}`);
+  // Property 10: `variables` reads what a build reads and writes nothing in the repository; a
+  // repository that builds can be described.
+  const described = await cli(['variables', '--offline']);
+  if (touchedPaths(after, snapshot(repo)).length > 0) violation(described, 'variables wrote into the repository');
+  if (build.code === 0 && described.code !== 0) violation(described, 'variables failed on a repository that builds');
   if (build.code === 0) {
     const again = await cli(['build', '--offline']);
     if (again.code !== 0) violation(again, 'a second build of the same inputs failed');

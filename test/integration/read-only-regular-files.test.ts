@@ -1,5 +1,5 @@
 /**
- * The commands that only read — check, check --live, diff, report, inputs — read nothing but the
+ * The commands that only read — check, check --live, diff, report, inputs, variables — read nothing but the
  * repository's own regular files: a symbolic link (to a file or a folder), a FIFO in rendered/ or
  * gitops/ is refused with one error naming it, and what such a link points at never reaches stdout
  * or stderr. Secret values are shown as digests in every diff, report and check, even in plaintext mode.
@@ -84,7 +84,7 @@ const ROWS: { name: string; plant: (repo: string, outside: string) => Planted }[
   },
 ];
 
-const COMMANDS: string[][] = [['check'], ['check', '--live', 'DUMP', '--env', 'dev'], ['diff'], ['report', '--offline'], ['inputs', '--env', 'dev']];
+const COMMANDS: string[][] = [['check'], ['check', '--live', 'DUMP', '--env', 'dev'], ['diff'], ['report', '--offline'], ['inputs', '--env', 'dev'], ['variables', '--offline']];
 
 describe('read-only commands read only regular files', () => {
   it.each(ROWS)('$name: every read-only command refuses it, names it, prints nothing of it, changes nothing', async ({ plant }) => {
