@@ -288,7 +288,7 @@ const rows: PeerRow[] = [
   { condition: 'a variable syntax error', upstream: `${CAPI}/repository/components.go`, files: evil({ components: `${NS}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: "\${BA$R}"}\n`, metadata: META() }), first: 'clusterctl: "missing closing brace"' },
 
   // ── image overrides ──
-  { condition: 'an image that is not a canonical reference', upstream: 'kubernetes-sigs/cluster-api@v1.14.0:util/container/image.go', files: evil({ components: `${NS}---\n${deployment('nginx:1.0')}`, metadata: META() }), first: 'clusterctl: "couldn\'t parse image name: repository name must be canonical"' },
+  { condition: 'an image that is not a canonical reference', upstream: `${CAPI}/repository/components.go`, files: evil({ components: `${NS}---\n${deployment('nginx:1.0')}`, metadata: META() }), first: 'clusterctl: "failed to apply image overrides: failed to fix containers in deployment evil-controller-manager: failed to fix containers: failed to fix image for container manager: couldn\'t parse image name: repository name must be canonical"' },
 
   // ── the components clusterctl refuses ──
   { condition: 'components that are not YAML', upstream: `${CAPI}/repository/components.go`, files: evil({ components: `${NS}---\nkind: [\n`, metadata: META() }), first: 'clusterctl: "failed to parse yaml"' },
