@@ -97,8 +97,12 @@ export function runPreflightChecks(providers: readonly ProviderCR[], ctx: Prefli
             ? // The operator's format string takes (kind, name) but is given (name, namespace); the phrase is
               // quoted with the arguments it was meant to have, which is what the message says to users.
               peerWording('cluster-api-operator', `There is already a ${p.kind} with name ${p.name} in the cluster. Only one is allowed.`, detail)
-            : // clusterctl's installer.go simulateInstall: the instances already there, by namespace.
-              peerWording('clusterctl', `there is already an instance of the "${manifestLabel(p.kind, p.name)}" provider installed in the "${others.map((o) => o.namespace).join(', ')}" namespace`, detail),
+            : // clusterctl's installer.go simulateInstall (the instances already there, by namespace), as its validate wraps it.
+              peerWording(
+                'clusterctl',
+                `installing provider "${manifestLabel(p.kind, p.name)}" can lead to a non functioning management cluster: there is already an instance of the "${manifestLabel(p.kind, p.name)}" provider installed in the "${others.map((o) => o.namespace).join(', ')}" namespace`,
+                detail,
+              ),
           {
           ...at(p, ['spec'], 'spec.manager.cacheNamespace'),
           hint: 'set spec.manager.cacheNamespace on every instance (the operator allows one instance per cluster; see docs/safety.md "Multi-namespace installs")',

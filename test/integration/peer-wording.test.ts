@@ -110,7 +110,7 @@ const rows: PeerRow[] = [
     condition: 'a second provider of a kind and name in another namespace (the default baseline, clusterctl v1.14)',
     upstream: `${CAPI}/cluster/installer.go`,
     files: { 'providers/docker.yaml': `${cr('InfrastructureProvider', 'docker', 'capd-system', 'v1.12.0')}---\n${cr('InfrastructureProvider', 'docker', 'capd-other', 'v1.12.0')}` },
-    first: 'clusterctl: "there is already an instance of the "infrastructure-docker" provider installed in the "capd-other" namespace"',
+    first: 'clusterctl: "installing provider "infrastructure-docker" can lead to a non functioning management cluster: there is already an instance of the "infrastructure-docker" provider installed in the "capd-other" namespace"',
   },
   {
     condition: 'a minor downgrade against what is committed',
