@@ -121,7 +121,7 @@ function fixInjectCaFrom(obj: KubeObject, target: string): KubeObject {
         {
           object: describeObject(obj),
           field: `metadata.annotations.${INJECT_CA_FROM}`,
-          hint: `write the annotation as <namespace>/<certificate name>, e.g. ${namespaceOf(obj) || 'capi-system'}/serving-cert`,
+          hint: `write the annotation as <namespace>/<certificate name>, e.g. ${target}/serving-cert`,
         },
       ),
     );
