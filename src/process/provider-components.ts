@@ -20,7 +20,7 @@
  *
  * Each step takes and returns plain data; a failure names the step, the provider and the object.
  */
-import { RenderError, SpecError, error } from '../errors.js';
+import { RenderError, SpecError, error, peerWording } from '../errors.js';
 import type { KubeObject } from '../manifest/object.js';
 import { parseManifests } from '../manifest/parse.js';
 import { withObject, type Resource } from '../manifest/resource.js';
@@ -131,7 +131,22 @@ export function renderProviderComponents(input: ProviderComponentsInput): Provid
   const remembered = key === undefined ? undefined : input.memo!.get(key);
   if (remembered) return remembered;
   const substituted = step('variable substitution', () => template.substituteParts((name) => (values.has(name) ? values.get(name) : input.lookupVariable(name))));
-  const resources = step('parse', () => (input.parse ?? parseJoined)({ parts: template.parts, texts: substituted.texts }, input.componentsSource));
+  const resources = step('parse', () => {
+    try {
+      return (input.parse ?? parseJoined)({ parts: template.parts, texts: substituted.texts }, input.componentsSource);
+    } catch (e) {
+      // Text that is not YAML, or a document that is not an object: clusterctl's NewComponents
+      // reports both as its parse step failing.
+      if (e instanceof RenderError) {
+        for (const d of e.diagnostics) {
+          if (!PARSE_FAILURES.has(d.code)) continue;
+          d.message = peerWording('clusterctl', 'failed to parse yaml', d.message);
+          d.hint ??= `the components of ${label} ${input.version} are not Kubernetes YAML: pin another release in spec.version, or fix the artifact where it is published`;
+        }
+      }
+      throw e;
+    }
+  });
   const { objects, target } = processObjects(resources, input, label, step);
   const result: ProviderComponents = {
     label,
@@ -161,6 +176,9 @@ function memoKey(input: ProviderComponentsInput, values: ReadonlyMap<string, str
 }
 
 type Step = <T>(name: string, fn: () => T) => T;
+
+/** The parse problems clusterctl's yaml reader also fails on (the size limits are capi-render's own). */
+const PARSE_FAILURES: ReadonlySet<string> = new Set(['yaml-syntax', 'yaml-duplicate-key', 'components-invalid']);
 
 const NO_ORIGIN = { source: '', document: -1 };
 

@@ -3,7 +3,7 @@
  * provider's source and version, check contracts, and process every provider's components.
  * Problems are collected across providers and reported together.
  */
-import { RenderError, SpecError, error, throwIfErrors, type Diagnostic } from '../errors.js';
+import { RenderError, SpecError, error, peerWording, throwIfErrors, type Diagnostic } from '../errors.js';
 import type { KubeObject } from '../manifest/object.js';
 import { isJsonObject } from '../manifest/object.js';
 import { renderProviderComponents } from '../process/provider-components.js';
@@ -285,12 +285,20 @@ export function findAdditionalManifests(cr: ProviderCR, inputs: InputSet) {
   const found = findInput(inputs.configMaps, namespace, refSpec.name);
   if (!found) {
     throw new SpecError(
-      error('additional-manifests', `spec.additionalManifests of ${ref(cr)} names ConfigMap ${namespace}/${refSpec.name}, which is not among the inputs`, {
-        file: cr.file,
-        line: cr.line,
-        field: 'spec.additionalManifests',
-        hint: 'add the ConfigMap (data key "manifests") under providers/',
-      }),
+      error(
+        'additional-manifests',
+        peerWording(
+          'cluster-api-operator',
+          `failed to get ConfigMap ${namespace}/${refSpec.name}: configmaps ${JSON.stringify(refSpec.name)} not found`,
+          `spec.additionalManifests of ${ref(cr)} names ConfigMap ${namespace}/${refSpec.name}, which is not among the inputs`,
+        ),
+        {
+          file: cr.file,
+          line: cr.line,
+          field: 'spec.additionalManifests',
+          hint: 'add the ConfigMap (data key "manifests") under providers/',
+        },
+      ),
     );
   }
   return found.object;

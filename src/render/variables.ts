@@ -8,7 +8,7 @@
  * environment reaches a render, so an unrelated shell variable can never change the output.
  * Values from a configSecret or the environment are marked secret, for the secret guard.
  */
-import { SpecError, error } from '../errors.js';
+import { SpecError, error, peerWording } from '../errors.js';
 import { findInput, type InputObject } from '../declarations/inputs.js';
 import { secretValues } from '../declarations/secret-values.js';
 import type { ProviderCR } from '../declarations/provider-spec.js';
@@ -69,7 +69,7 @@ export function readConfigSecret(cr: ProviderCR, secrets: readonly InputObject[]
   const input = findInput(secrets, namespace, ref.name);
   if (!input) {
     throw new SpecError(
-      error('config-secret', `spec.configSecret of ${cr.kind}/${cr.namespace}/${cr.name} names Secret ${namespace}/${ref.name}, which is not among the inputs`, {
+      error('config-secret', peerWording('cluster-api-operator', `failed to get providers secret: secrets ${JSON.stringify(ref.name)} not found`, `spec.configSecret of ${cr.kind}/${cr.namespace}/${cr.name} names Secret ${namespace}/${ref.name}, which is not among the inputs`), {
         file: cr.file,
         line: cr.line,
         field: 'spec.configSecret',

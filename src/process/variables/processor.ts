@@ -163,11 +163,15 @@ function syntaxError(e: TemplateError, normalised: NormalisedText, original: str
   );
 }
 
-/** envsubst's own parse errors, which clusterctl reports wrapped; the other reasons are capi-render's. */
+/**
+ * envsubst's own parse errors, which clusterctl reports as they are (NewComponents lists the
+ * variables before it substitutes, and returns that parse error unwrapped); the other reasons are
+ * capi-render's.
+ */
 const ENVSUBST_REASONS: ReadonlySet<TemplateError['reason']> = new Set(['bad-substitution', 'missing-closing-brace', 'variable-name', 'function-argument', 'default-function']);
 
 function syntaxMessage(e: TemplateError, where: string): string {
-  return ENVSUBST_REASONS.has(e.reason) ? peerWording('clusterctl', `failed to perform variable substitution: ${e.message}`, where) : `${e.message} ${where}`;
+  return ENVSUBST_REASONS.has(e.reason) ? peerWording('clusterctl', e.message, where) : `${e.message} ${where}`;
 }
 
 /** 1-based line and column (UTF-16 units) of an offset. */
