@@ -141,7 +141,8 @@ const AWS = `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: Infrastructur
 const VARIABLES = (credential: string) =>
   `apiVersion: v1\nkind: Secret\nmetadata:\n  name: aws-variables\n  namespace: capa-system\nstringData:\n  AWS_B64ENCODED_CREDENTIALS: "${credential}"\n`;
 const PLAINTEXT_CONFIG = configYaml(
-  `  - path: ${FIXTURES}derived/tanzu-framework\nvariables:\n  CAPA_CONTROLLER_IMAGE_TAG: v2.0.2\n  TKG_NO_PROXY: ""\n  TKG_HTTPS_PROXY: ""\n  TKG_HTTP_PROXY: ""\nsecrets:\n  mode: plaintext\n`,
+  `variables:\n  CAPA_CONTROLLER_IMAGE_TAG: v2.0.2\n  TKG_NO_PROXY: ""\n  TKG_HTTPS_PROXY: ""\n  TKG_HTTP_PROXY: ""\nsecrets:\n  mode: plaintext\n`,
+  [`${FIXTURES}derived/tanzu-framework`],
 );
 /** The digest a Secret's `data` value is shown as: of the bytes its base64 stands for. */
 const digest = (credential: string) => `sha256:${createHash('sha256').update(Buffer.from(credential, 'base64')).digest('hex').slice(0, 12)}`;
