@@ -12,8 +12,10 @@
  *  7. add clusterctl's common labels;
  *  8. apply `spec.deployment` / `spec.manager` / `spec.additionalDeployments`;
  *  9. apply `spec.patches` or `spec.manifestPatches`;
- * 10. check CRD names as `clusterctl init` does (`<plural>.<group>`, unless annotated to skip) — after
- *     the patches, so a patch can add the skip annotation;
+ * 10. check CRD names as `clusterctl init` does (`<plural>.<group>`, unless annotated to skip), and
+ *     that labels, annotations and ConfigMap/Secret data are strings as the API server requires (an
+ *     unquoted `${VAR}` can make a boolean there) — after the patches, so a patch can add the skip
+ *     annotation or fix a value;
  * 11. apply `images:` again, tolerantly — the operator's last pass, so it overrides `imageUrl`;
  * 12. add the clusterctl inventory `Provider` object;
  * 13. drop `status` and `creationTimestamp: null`.
@@ -33,6 +35,7 @@ import { manifestLabel } from '../declarations/provider-kinds.js';
 import { addLabels, commonLabels } from './common-labels.js';
 import { cleanObjects } from './clean-objects.js';
 import { checkCrdNames } from './crd-names.js';
+import { checkStringMaps } from './string-maps.js';
 import { applyImageOverrides, imageOrigins, listImages, type ImageOverrides } from './image-overrides.js';
 import { inventoryObject } from './inventory.js';
 import { addNamespaceIfMissing, fixTargetNamespace, inspectTargetNamespace } from './target-namespace.js';
@@ -218,6 +221,8 @@ function processObjects(parsed: readonly Resource[], input: ProviderComponentsIn
   }
   const crdNames = checkCrdNames(objects, { providerRef, file: cr.file, line: cr.line });
   if (crdNames.length > 0) throw new SpecError(crdNames);
+  const stringMaps = checkStringMaps(objects, { providerRef, file: cr.file, line: cr.line });
+  if (stringMaps.length > 0) throw new SpecError(stringMaps);
   objects = step('image overrides', () => memo.map(objects, `images-tolerant\u0000${imagesKey}`, (o) => applyImageOverrides([o], label, input.images, 'tolerant')[0]!));
   objects.push(memo.value(`inventory\u0000${canonicalJson([cr.kind, cr.name, target, input.version])}`, () => inventoryObject(cr.kind, cr.name, target, input.version)));
   objects = memo.map(objects, 'clean', (object) => cleanObjects([{ object, origin: NO_ORIGIN }])[0]!.object);

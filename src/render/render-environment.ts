@@ -29,6 +29,7 @@ import { pinImages, type SignatureCheck } from '../images/pin-images.js';
 import { registryPolicy } from '../images/registry-policy.js';
 import type { RegistryPolicy } from '../images/image-resolver.js';
 import { reconcileInstances } from './multi-namespace.js';
+import { shareNamespaces } from '../plan/shared-namespaces.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import { createHash } from 'node:crypto';
 
@@ -207,7 +208,8 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
   const certManager = await renderCertManager(envInputs.certManager, envInputs.name, images, session, { note: (d) => warnings.push(d), overlayFile: envInputs.file });
   if (!certManager) warnings.push(...bringYourOwnCertManagerWarnings(components));
   if (certManager) addReleased(certManager.releasedImages);
-  const all = certManager ? [certManager.component, ...components] : components;
+  // Providers sharing a namespace (k0smotron's three) declare it once: in the first that carries it.
+  const all = shareNamespaces(certManager ? [certManager.component, ...components] : components);
   // Last: the digests are those of the images as every earlier step left them (overrides included).
   const policy = envInputs.imagePolicy;
   const registries = policy.pinDigests ? registryPolicy(policy, envInputs.inputs.secrets, envInputs.file ? { file: envInputs.file } : {}) : undefined;
