@@ -45,6 +45,8 @@ import { GITLAB_TOKEN_ENV } from '../source/gitlab/gitlab-http.js';
 import type { RenderOptions } from './render-options.js';
 import { composer, selectEnvironments } from './compose-environments.js';
 import { withSbomFile } from '../sbom/sbom-output.js';
+import { createReferenceReader } from '../secrets/secret-references.js';
+import { hasSecretReferences } from '../declarations/secret-values.js';
 
 /**
  * What a run read, for a build stamp (build/build-stamp.ts): a later build whose every input is
@@ -201,7 +203,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       const inputsHash = environmentInputsHash(buildHash, composed, lockedEnvironments.get(entry.name)?.providers, lock.artifacts, lockedImagesOf(lock, entry.name), extra);
       for (const r of composed.reads) reads.add(r);
       composedByName.set(entry.name, composed);
-      if (Object.values(composed.variables).some((v) => typeof v === 'object')) skippable = false;
+      if (Object.values(composed.variables).some((v) => typeof v === 'object') || hasSecretReferences(composed.inputs.secrets)) skippable = false;
       if (inputsHash && lockedEnvironments.get(entry.name)?.inputs === inputsHash) {
         if (options.skipUnchanged?.(entry.name, inputsHash)) {
           skipped.push(entry.name);
@@ -217,11 +219,13 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     }
   }
 
+  // The loading edge of values given by reference in Secret inputs (secrets/secret-references.ts).
+  const references = createReferenceReader({ repoRoot, env: options.env ?? {} });
   const renderOne = async (name: string, composed: ComposedEnvironment, gitopsMemo: GitopsMemo): Promise<RenderedOutput> => {
     const rendered = await renderEnvironment(
       {
         name,
-        inputs: composed.inputs,
+        inputs: { ...composed.inputs, secrets: await references.resolve(composed.inputs.secrets) },
         certManager: { ...repo.config.certManager, ...composed.certManager },
         variables: composed.variables,
         images: composed.images,
