@@ -38,6 +38,7 @@ const sha256Text = (text: string) => createHash('sha256').update(text).digest('h
 import { guardSecrets, sensitiveValues, type RequiredSecret } from '../secrets/secret-guard.js';
 import type { EnvironmentInputs, EnvironmentResult, ResolvedProvider } from './environment-result.js';
 import { locateVerifyRule } from './locate-verify-rule.js';
+import { locateVariable } from './locate-variable.js';
 import { imageName } from '../images/image-name.js';
 
 /** Renders one environment (see the module comment); problems of all its providers are thrown together. */
@@ -191,6 +192,12 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
       else throw e;
     }
   }
+  // A variable needed but unset names its `variables:` entry: find its line (only when reported).
+  await Promise.all(
+    problems
+      .filter((d) => d.code === 'variables-missing' && d.line === undefined && d.file !== undefined && /^variables\.[^.]+\.fromEnv$/.test(d.field ?? ''))
+      .map(async (d) => Object.assign(d, await locateVariable(session.repoRoot, envInputs.overlays ?? [], d.field!.split('.')[1]!, d.file !== 'capi-render.yaml'))),
+  );
   throwIfErrors(problems);
   const reconciled = reconcileInstances(components.map((component) => ({ component, provider: resolvedProviders[instanceOf.get(component)!]! })));
   components.splice(0, components.length, ...reconciled);

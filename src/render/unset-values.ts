@@ -128,7 +128,8 @@ function neededError(name: string, needed: Needed, input: UnsetRenderInput): Dia
         ? 'a value may be left unset only when it reaches a Secret\'s data unchanged and secrets.mode omits or replaces that Secret'
         : `a value may be left unset only when it fills nothing but a Secret's data that secrets.mode omit or external-secrets leaves out or replaces`;
   return error('variables-missing', `${name} is needed for ${where}: ${set}${via ? ` (${via})` : ''}`, {
-    ...(v?.site ? { file: v.site.file, ...(v.site.line !== undefined ? { line: v.site.line, col: v.site.col ?? 1 } : {}) } : {}),
+    // Without a line (a `variables:` entry), render-environment.ts finds it in the file.
+    ...(v?.site ? { file: v.site.file, field: v.site.field, ...(v.site.line !== undefined ? { line: v.site.line, col: v.site.col ?? 1 } : {}) } : {}),
     hint,
   });
 }

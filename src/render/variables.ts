@@ -30,6 +30,8 @@ export interface ReferenceSite {
   file: string;
   line?: number;
   col?: number;
+  /** The field that holds the reference, e.g. `variables.NAME.fromEnv`, `stringData.KEY`. */
+  field: string;
 }
 
 export interface ResolvedVariable {
@@ -82,7 +84,7 @@ export function variableLookup(cr: ProviderCR, sources: VariableSources): (name:
       const entry: SecretEntry = secret[name]!;
       const from = `${secretName} key ${name}`;
       const via = `${secretName} stringData.${name}`;
-      const site = secretInput ? { file: secretInput.file, ...lineOf(secretInput, name) } : undefined;
+      const site = secretInput ? { file: secretInput.file, ...lineOf(secretInput, name), field: `stringData.${name}` } : undefined;
       const found = consider(
         entry.value !== undefined
           ? { value: entry.value, origin: 'configSecret', secret: true, from, ...(entry.reference ? { reference: describeReference(entry.reference), via, ...(site ? { site } : {}) } : {}) }
@@ -113,8 +115,8 @@ function resolveValue(
   // An unset environment variable leaves the variable unset, so a lower source, its default or the
   // missing-variable error applies — unless only a left-out Secret needs it (see the module comment);
   // a variable set to "" counts as set, as in clusterctl.
-  if (envValue === undefined) return { value: unsetMarker(name), origin: 'env', secret: true, from: described, reference, via: from, site: { file }, unset: true };
-  return { value: envValue, origin: 'env', secret: true, from: described, reference, via: from, site: { file } };
+  if (envValue === undefined) return { value: unsetMarker(name), origin: 'env', secret: true, from: described, reference, via: from, site: { file, field: `variables.${name}.fromEnv` }, unset: true };
+  return { value: envValue, origin: 'env', secret: true, from: described, reference, via: from, site: { file, field: `variables.${name}.fromEnv` } };
 }
 
 /** The configSecret's key → value map (references without a value left out). */

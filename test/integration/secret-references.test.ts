@@ -146,6 +146,10 @@ describe('secret references with no value', () => {
       const reference = kind === 'configSecret fromFile' ? /create file \S+widget-password \(Secret\/widget-system\/widget-variables stringData\.WIDGET_PASSWORD\)/ : /set environment variable WP \(/;
       expect(unset.stderr).toMatch(/WIDGET_PASSWORD is needed for Secret\/widget-system\/widget-credentials stringData\.password: /);
       expect(unset.stderr).toMatch(reference);
+      // At the reference: file, line and column.
+      const site = { 'overlay fromEnv': 'overlays/dev/overlay.yaml:5', 'config fromEnv': 'capi-render.yaml:10', 'configSecret fromEnv': 'providers/widget-variables.yaml:7', 'configSecret fromFile': 'providers/widget-variables.yaml:7' }[kind];
+      expect(unset.stderr).toContain(`${site}:`);
+      expect(unset.stderr.split('\n').find((l) => l.includes('is needed for'))).toMatch(/^\S+:\d+:\d+: error\[variables-missing\]/);
     }
   });
 
@@ -156,7 +160,7 @@ describe('secret references with no value', () => {
     expect(r.code).toBe(1);
     const lines = r.stderr.split('\n').filter((l) => l.includes('error['));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^capi-render\.yaml: error\[variables-missing\]: \[dev\] WIDGET_ENDPOINT is needed for Deployment\/widget-system\/widget-controller-manager spec\.template\.spec\.containers\[0\]\.args\[0\]: set environment variable ENDPOINT \(capi-render\.yaml variables\)/);
+    expect(lines[0]).toMatch(/^capi-render\.yaml:9:\d+: error\[variables-missing\]: \[dev\] WIDGET_ENDPOINT is needed for Deployment\/widget-system\/widget-controller-manager spec\.template\.spec\.containers\[0\]\.args\[0\]: set environment variable ENDPOINT \(capi-render\.yaml variables\)/);
     expectClean(repo, r);
   });
 
