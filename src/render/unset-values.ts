@@ -44,12 +44,16 @@ interface Needed {
 /** Steps 1–3 of the module comment; returns the rendered components (their markers only in Secrets the guard removes). */
 export function renderWithUnsetValues(input: UnsetRenderInput): ProviderComponents {
   const needed = new Map<string, Needed>();
+  // Every stand-in handed out, to scrub from what a message says (an object named after one).
+  const standIns = new Map<string, string>();
   const lookupVariable = (name: string) => {
     const v = input.lookup(name);
     if (!v || (v.unset && needed.has(name))) return undefined;
+    if (v.unset) standIns.set(name, v.value);
     input.seen.set(name, v);
     return v.value;
   };
+  const scrub = (text: string) => [...standIns].reduce((t, [name, marker]) => t.split(marker).join(`\${${name}}`), text);
   // Each round makes at least one more variable unset, so this ends.
   for (;;) {
     input.seen.clear();
@@ -60,13 +64,13 @@ export function renderWithUnsetValues(input: UnsetRenderInput): ProviderComponen
       if (!(e instanceof RenderError)) throw e;
       const failedOn = unsetSeen(input.seen).filter(([name, v]) => !needed.has(name) && e.diagnostics.some((d) => mentions(d, v.value)));
       if (failedOn.length > 0) {
-        for (const [name, v] of failedOn) needed.set(name, { where: e.diagnostics.find((d) => mentions(d, v.value))?.object ?? input.providerRef, why: 'step' });
+        for (const [name, v] of failedOn) needed.set(name, { where: scrub(e.diagnostics.find((d) => mentions(d, v.value))?.object ?? input.providerRef), why: 'step' });
         continue;
       }
       if (e instanceof MissingVariablesError && e.missing.length > 0 && e.missing.every((n) => needed.has(n))) {
         throw new SpecError(e.missing.map((n) => neededError(n, needed.get(n)!, input)));
       }
-      throw scrubbed(e, input.seen);
+      throw scrubbed(e, scrub);
     }
     const unset = unsetSeen(input.seen);
     const outside: [string, Needed][] = [];
@@ -74,7 +78,7 @@ export function renderWithUnsetValues(input: UnsetRenderInput): ProviderComponen
     const tracked = unset.filter(([name]) => !rendered.transformedVariables.includes(name)).map(([variable, v]) => ({ variable, value: v.value, from: v.from }));
     for (const n of unsetValuesOutside(input.component, rendered.objects, tracked, input.secrets)) outside.push([n.variable, { where: n.where, why: n.inSecretData ? 'secret-data' : 'output' }]);
     if (outside.length === 0) return rendered;
-    for (const [name, n] of outside) needed.set(name, n);
+    for (const [name, n] of outside) needed.set(name, { ...n, where: scrub(n.where) });
   }
 }
 
@@ -95,15 +99,12 @@ function mentions(d: Diagnostic, marker: string): boolean {
   return [d.message, d.hint, d.field, d.object, d.file].some((t) => typeof t === 'string' && t.includes(marker));
 }
 
-/** The error with every marker replaced by the `${NAME}` it stands for. */
-function scrubbed(e: RenderError, seen: ReadonlyMap<string, ResolvedVariable>): RenderError {
-  const unset = unsetSeen(seen);
-  if (unset.length === 0) return e;
-  const scrub = (t: string | undefined) => (t === undefined ? t : unset.reduce((s, [name, v]) => s.split(v.value).join(`\${${name}}`), t));
+/** The error with every stand-in replaced by the `${NAME}` it stands for. */
+function scrubbed(e: RenderError, scrub: (text: string) => string): RenderError {
   for (const d of e.diagnostics) {
     for (const k of ['message', 'hint', 'field', 'object', 'file'] as const) {
-      const t = scrub(d[k]);
-      if (t !== undefined) d[k] = t;
+      const t = d[k];
+      if (t !== undefined) d[k] = scrub(t);
     }
   }
   return e;

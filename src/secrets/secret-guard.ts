@@ -123,6 +123,11 @@ export function unsetValuesOutside(component: string, objects: readonly KubeObje
   const needed = new Map<string, NeededValue>();
   for (const obj of objects) {
     const hits = findValues(obj, markers);
+    // A stand-in where no value is searched (a map key) is needed there too.
+    const text = JSON.stringify(obj);
+    for (const m of markers) {
+      if (text.includes(m.value) && !hits.some((h) => h.variable === m.variable) && !needed.has(m.variable)) needed.set(m.variable, { variable: m.variable, where: describeObject(obj), inSecretData: false });
+    }
     if (hits.length === 0) continue;
     const inSecretData = obj.kind === 'Secret' && obj.apiVersion === 'v1' && hits.every((h) => h.path[0] === 'data' || h.path[0] === 'stringData');
     if (inSecretData && (mode === 'omit' || mode === 'external-secrets')) continue;

@@ -187,6 +187,16 @@ describe('secret references with no value', () => {
     expectClean(repo, r);
   });
 
+  it('a value a step checks (a CRD name) is needed, and the stand-in is in no message', async () => {
+    const crd = 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: ${WIDGET_PASSWORD}.widget.example.com\nspec:\n  group: widget.example.com\n  names:\n    kind: Widget\n    listKind: WidgetList\n    plural: widgets\n    singular: widget\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n';
+    const { repo, env } = setup('config fromEnv', 'omit', { components: `${components()}---\n${crd}` });
+    const r = await runCli(['build'], { cwd: repo, env: env(false) });
+    expect(r.code).toBe(1);
+    expect(errorCodes(r.stderr)).toEqual(['variables-missing']);
+    expect(r.stderr).toMatch(/WIDGET_PASSWORD is needed for CustomResourceDefinition\/\$\{WIDGET_PASSWORD\}\.widget\.example\.com, which is checked while rendering InfrastructureProvider\/widget-system\/widget: set environment variable WP/);
+    expectClean(repo, r);
+  });
+
   it.each([
     { name: 'a substring', value: '${WIDGET_PASSWORD:0:8}', rendered: '' },
     { name: 'a replacement', value: 'x${WIDGET_PASSWORD/a/b}', rendered: 'x' },

@@ -79,6 +79,7 @@ describe('where a stand-in needs the real value', () => {
     ['Secret stringData, plaintext', secretObj, 'plaintext', 'Secret/n/s stringData.k'],
     ['Secret data and an annotation, omit', secretAnnotated, 'omit', 'Secret/n/s metadata.annotations.a'],
     ['Deployment argument, omit', deployment, 'omit', 'Deployment/n/d spec.args[0]'],
+    ['a key of Secret stringData, omit', { ...secretObj, stringData: { [m]: 'x' } }, 'omit', 'Secret/n/s'],
   ])('%s', (_name, obj, mode, where) => {
     const needed = unsetValuesOutside('infrastructure-w', [obj], values, { mode });
     expect(needed.map((n) => n.where)).toEqual(where ? [where] : []);
