@@ -45,6 +45,7 @@ export type DiagnosticCode =
   | 'rate-limit'
   | 'auth'
   | 'secret-guard'
+  | 'sops'
   | 'output'
   | 'drift'
   | 'template'
