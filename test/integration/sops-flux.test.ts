@@ -13,6 +13,8 @@ import path from 'node:path';
 import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { consumerSchemaProblems } from '../helpers/consumer-schemas.js';
+import type { JsonObject } from '../../src/manifest/object.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 import { CORE, configYaml, makeRepo, snapshotTree } from '../helpers/repo.js';
 
@@ -100,6 +102,8 @@ describe('secrets.mode sops (Flux)', () => {
       ['capi-default-cluster-api', null],
       ['capi-default-infrastructure-aws', { provider: 'sops', secretRef: { name: 'sops-age' } }],
     ]);
+    // Valid against kustomize-controller's own CRD.
+    for (const k of kustomizations) expect(consumerSchemaProblems(k as unknown as JsonObject)).toEqual([]);
     // .sops.yaml is an input: the lock records it.
     expect(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')).toMatch(/file: \.sops\.yaml\n/);
 
