@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { consumerSchemaProblems } from '../helpers/consumer-schemas.js';
 import type { JsonObject } from '../../src/manifest/object.js';
+import { encryptDocument } from '../../src/secrets/sops/sops-document.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 import { CORE, configYaml, makeRepo, snapshotTree } from '../helpers/repo.js';
 
@@ -291,5 +292,32 @@ describe('secrets.mode sops: hostile input', () => {
       expect(placesOf(repo, r, CREDENTIAL)).toEqual([INPUT]);
     }
     expect(snap()).toEqual(before);
+  });
+});
+
+describe('SOPS-encrypted configSecrets under providers/', () => {
+  const encryptedVars = () => encryptDocument(vars(CREDENTIAL), { recipients: [RECIPIENT], encryptedRegex: '^(data|stringData)$' }, new Date('2026-01-01T00:00:00Z'));
+
+  itTools('are decrypted with the identity, and their values encrypted again into the output', async () => {
+    const { repo, keyFile } = repoWith({ [INPUT]: await encryptedVars() });
+    expect(readFileSync(path.join(repo, INPUT), 'utf8')).not.toContain(CREDENTIAL);
+    const r = await runCli(['build'], { cwd: repo, env: withKey(keyFile) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(Buffer.from(verify(repo, keyFile).plaintext.data.credentials!, 'base64').toString()).toContain(KEY_ID);
+    // The value is nowhere in plain text: not the input, not the output, not a message.
+    expect(placesOf(repo, r, CREDENTIAL)).toEqual([]);
+    expect((await runCli(['check'], { cwd: repo, env: withKey(keyFile) })).code).toBe(0);
+  });
+
+  it('without an identity the build fails in one line naming the file and the variables to set', async () => {
+    const { repo } = repoWith({ [INPUT]: await encryptedVars() });
+    const r = await runCli(['build'], { cwd: repo });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/providers\/vars\.yaml:\d+:\d+: error\[sops\]: providers\/vars\.yaml holds a SOPS-encrypted Secret capa-system\/aws-variables, and no age identity is set to decrypt it/);
+    expect(r.stderr).toMatch(/hint: set SOPS_AGE_KEY or SOPS_AGE_KEY_FILE/);
+    // An identity of another recipient: named as such.
+    const wrong = await runCli(['build'], { cwd: repo, env: { SOPS_AGE_KEY: readFileSync(path.join(KEYS, 'keys-age-global.txt'), 'utf8') } });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/Secret capa-system\/aws-variables: providers\/vars\.yaml is encrypted to age1l44x[a-z0-9]+, and no identity given opens it/);
   });
 });

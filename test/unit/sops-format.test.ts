@@ -11,6 +11,8 @@ import { SpecError } from '../../src/errors.js';
 import { identitiesIn } from '../../src/secrets/sops/age-keys.js';
 import { decryptSopsDocument, decryptSopsSecret, encryptDocument, readSopsDocument } from '../../src/secrets/sops/sops-document.js';
 import { parseSopsRules } from '../../src/secrets/sops/sops-rules.js';
+import { decryptSopsInputs } from '../../src/secrets/sops/decrypt-inputs.js';
+import { parse } from 'yaml';
 import { additionalDataOf, decryptValue, encryptValue, macAdditionalData, shouldEncrypt } from '../../src/secrets/sops/sops-values.js';
 
 const DIR = path.join(import.meta.dirname, '../fixtures/sops/kustomize-controller');
@@ -40,6 +42,15 @@ describe('files written by sops', () => {
   it('decrypts global/secret.yaml (sops 3.10.2)', async () => {
     const plain = await decryptSopsSecret(fixture('global-secret.yaml'), key('keys-age-global.txt'), 'global-secret.yaml');
     expect(plain).toMatchObject({ kind: 'Secret', metadata: { name: 'global-age-secret', namespace: 'default' }, type: 'Opaque' });
+  });
+
+  it('decrypts a sops-written Secret among the inputs, as the parsed object the loader holds', async () => {
+    const input = { object: parse(fixture('global-secret.yaml')), file: 'providers/global.yaml', locate: () => ({ line: 9, col: 1 }) };
+    const plain = { object: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'p', namespace: 'x' } }, file: 'providers/p.yaml', locate: () => ({ line: 1, col: 1 }) };
+    const out = await decryptSopsInputs({ providers: [], configMaps: [], secrets: [input, plain] }, { SOPS_AGE_KEY: fixture('keys-age-global.txt') });
+    expect(out.secrets[0]!.object).toMatchObject({ metadata: { name: 'global-age-secret' }, type: 'Opaque' });
+    expect(out.secrets[0]!.object.sops).toBeUndefined();
+    expect(out.secrets[1]).toBe(plain);
   });
 
   it('names the recipients when no identity opens the file', async () => {
