@@ -69,6 +69,12 @@ describe('seal', () => {
     expect(second.text).not.toBe(first);
     // check without a key keeps what proves its structure and recipients; build without one encrypts anew, saying so.
     expect((await seal(markForSops(secret, 'sops-age'), false, true)).text).toBe(first);
+    // Without a key, keys and unencrypted values still tell: a key added is seen by check.
+    const more = await seal(markForSops({ ...secret, data: { ...(secret.data as object), extra: 'eHh4eA==' } }, 'sops-age'), false, true);
+    expect(more.text).not.toBe(first);
+    expect(more.warnings.map((w) => w.message)).toEqual([`rendered/${FILE} holds other keys or unencrypted values than the inputs render; it needs rebuilding`]);
+    const relabelled = await seal(markForSops({ ...secret, type: 'kubernetes.io/basic-auth' }, 'sops-age'), false, true);
+    expect(relabelled.text).not.toBe(first);
     const blind = await seal(markForSops(secret, 'sops-age'), false);
     expect(blind.text).not.toBe(first);
     expect(blind.warnings.map((w) => w.message)).toEqual([`rendered/${FILE}: encrypted anew (no SOPS_AGE_KEY or SOPS_AGE_KEY_FILE to compare the committed ciphertext with)`]);

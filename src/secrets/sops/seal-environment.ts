@@ -7,8 +7,8 @@
  * Random data keys and IVs make every encryption different, so the committed ciphertext is kept
  * while it still says the same thing — the committed file is a record and must prove itself first:
  * - it is read from the committed output (a regular file, through the repository reader), and must
- *   be well-formed (values, MAC, metadata) and encrypted to exactly the recipients, with the same
- *   selection, the rule names now;
+ *   be well-formed (values, MAC, metadata), encrypted to exactly the recipients, with the same
+ *   selection, the rule names now, and hold the same keys and unencrypted values as the inputs render;
  * - with an age identity (SOPS_AGE_KEY / SOPS_AGE_KEY_FILE) it is decrypted, its MAC verified, and
  *   kept only when its plaintext equals what the inputs render; otherwise it is encrypted anew;
  * - without one, `check` keeps it (structure and recipients are all it can prove), and `build`
@@ -30,7 +30,7 @@ import type { OutputFiles, RenderedEnvironment } from '../../plan/output-plan.js
 import { displayPath, readInputFileSync, readRecordFileSync, resolveInput } from '../../repository-files.js';
 import { SOPS_AGE_KEY, SOPS_AGE_KEY_FILE, ageIdentitiesFrom, type AgeIdentities } from './age-keys.js';
 import { isMarkedForSops, valuesUnavailable, withoutMark } from './pending.js';
-import { decryptSopsDocument, encryptDocument, looksEncrypted, readSopsDocument, recordError } from './sops-document.js';
+import { decryptSopsDocument, encryptDocument, looksEncrypted, readSopsDocument, recordError, shapeOf } from './sops-document.js';
 import { parseSopsRules, type SopsRule, type SopsRules } from './sops-rules.js';
 import { SOPS_CONFIG_FILES } from './sops-config-file.js';
 import type { SopsSelection } from './sops-values.js';
@@ -121,6 +121,11 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
       warnings.push(
         warning('sops', `${repoRel} is encrypted to other recipients or values than creation_rules[${rule.index}] of .sops.yaml names; ${ctx.check ? 'it needs rebuilding' : 'encrypted anew'}`, { file: repoRel }),
       );
+      return fresh();
+    }
+    // Keys and unencrypted values (names, labels, type) are readable without a key: they must match.
+    if (shapeOf(committedText, rule) !== shapeOf(plainText, rule)) {
+      warnings.push(warning('sops', `${repoRel} holds other keys or unencrypted values than the inputs render; ${ctx.check ? 'it needs rebuilding' : 'encrypted anew'}`, { file: repoRel }));
       return fresh();
     }
     const identity = keys();
