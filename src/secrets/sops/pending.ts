@@ -13,9 +13,18 @@ const PENDING = 'capi-render/pending';
 /** The default name of the Secret holding the age identity Flux decrypts with. */
 export const DEFAULT_DECRYPTION_SECRET = 'sops-age';
 
-/** `secret` marked for encryption; `decryptionSecret` is what the Flux Kustomization will name. */
-export function markForSops(secret: KubeObject, decryptionSecret: string): KubeObject {
-  return { ...secret, sops: { [PENDING]: true, decryptionSecret } };
+/**
+ * `secret` marked for encryption; `decryptionSecret` is what the Flux Kustomization will name.
+ * `valuesUnavailable`: its values could not be rendered (secret references left unset on purpose):
+ * the committed ciphertext is kept once it proves itself, and nothing else can stand in for it.
+ */
+export function markForSops(secret: KubeObject, decryptionSecret: string, options: { valuesUnavailable?: boolean } = {}): KubeObject {
+  return { ...secret, sops: { [PENDING]: true, decryptionSecret, ...(options.valuesUnavailable ? { valuesUnavailable: true } : {}) } };
+}
+
+/** Whether a marked Secret's values are unavailable (see {@link markForSops}). */
+export function valuesUnavailable(obj: KubeObject): boolean {
+  return isMarkedForSops(obj) && (obj.sops as Record<string, unknown>).valuesUnavailable === true;
 }
 
 /** Whether `obj` is a Secret marked for encryption. */

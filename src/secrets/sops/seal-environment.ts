@@ -7,14 +7,16 @@
  * Random data keys and IVs make every encryption different, so the committed ciphertext is kept
  * while it still says the same thing — the committed file is a record and must prove itself first:
  * - it is read from the committed output (a regular file, through the repository reader), and must
- *   be well-formed (values, MAC, metadata) and encrypted to exactly the recipients, with the same
- *   selection, the rule names now;
+ *   be well-formed (values, MAC, metadata), encrypted to exactly the recipients, with the same
+ *   selection, the rule names now, and hold the same keys and unencrypted values as the inputs render;
  * - with an age identity (SOPS_AGE_KEY / SOPS_AGE_KEY_FILE) it is decrypted, its MAC verified, and
  *   kept only when its plaintext equals what the inputs render; otherwise it is encrypted anew;
  * - without one, `check` keeps it (structure and recipients are all it can prove), and `build`
  *   encrypts anew, saying so in one line, since the values may have changed.
  * In `check`, a record that does not prove itself is an error naming its file and line; in `build`
- * it is replaced, with a warning. Argo CD cannot decrypt SOPS: marked Secrets there are refused.
+ * it is replaced, with a warning. A Secret marked with its values unavailable (secret references
+ * left unset on purpose) can only keep its committed ciphertext, once that proves itself; without
+ * one it is an error. Argo CD cannot decrypt SOPS: marked Secrets there are refused.
  */
 import path from 'node:path';
 import jsYaml from 'js-yaml';
@@ -27,8 +29,8 @@ import { assignFileNames } from '../../plan/file-names.js';
 import type { OutputFiles, RenderedEnvironment } from '../../plan/output-plan.js';
 import { displayPath, readInputFileSync, readRecordFileSync, resolveInput } from '../../repository-files.js';
 import { SOPS_AGE_KEY, SOPS_AGE_KEY_FILE, ageIdentitiesFrom, type AgeIdentities } from './age-keys.js';
-import { isMarkedForSops, withoutMark } from './pending.js';
-import { decryptSopsDocument, encryptDocument, looksEncrypted, readSopsDocument, recordError } from './sops-document.js';
+import { isMarkedForSops, valuesUnavailable, withoutMark } from './pending.js';
+import { decryptSopsDocument, encryptDocument, looksEncrypted, readSopsDocument, recordError, shapeOf } from './sops-document.js';
 import { parseSopsRules, type SopsRule, type SopsRules } from './sops-rules.js';
 import { SOPS_CONFIG_FILES } from './sops-config-file.js';
 import type { SopsSelection } from './sops-values.js';
@@ -102,8 +104,11 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
     const repoRel = displayPath(abs, ctx.repoRoot);
     const rule = rulesFor(repoRel);
     const plainText = serializeObject(withoutMark(secret));
-    const fresh = () => encryptDocument(plainText, rule, now());
+    // Written as every output file is (serializeObject: sops: at its sorted place, which sops reads
+    // as well as its own last place), so `build --stdout` prints exactly what rendered/ holds.
+    const fresh = async () => serializeObject(jsYaml.load(await encryptDocument(plainText, rule, now()), { schema: jsYaml.CORE_SCHEMA }) as KubeObject);
     const committedText = readRecordFileSync(ctx.repoRoot, abs, 'output')?.toString('utf8').replace(/\r\n/g, '\n');
+    if (valuesUnavailable(secret)) return keepUnavailable(committedText, repoRel, rule);
     if (committedText === undefined || !looksEncrypted(committedText)) return fresh();
     const record = readSopsDocument(committedText, repoRel);
     if (record.problems.length > 0) {
@@ -116,6 +121,11 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
       warnings.push(
         warning('sops', `${repoRel} is encrypted to other recipients or values than creation_rules[${rule.index}] of .sops.yaml names; ${ctx.check ? 'it needs rebuilding' : 'encrypted anew'}`, { file: repoRel }),
       );
+      return fresh();
+    }
+    // Keys and unencrypted values (names, labels, type) are readable without a key: they must match.
+    if (shapeOf(committedText, rule) !== shapeOf(plainText, rule)) {
+      warnings.push(warning('sops', `${repoRel} holds other keys or unencrypted values than the inputs render; ${ctx.check ? 'it needs rebuilding' : 'encrypted anew'}`, { file: repoRel }));
       return fresh();
     }
     const identity = keys();
@@ -141,6 +151,31 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
     if (ctx.check) return committedText;
     warnings.push(warning('sops', `${repoRel}: encrypted anew (no ${SOPS_AGE_KEY} or ${SOPS_AGE_KEY_FILE} to compare the committed ciphertext with)`, { file: repoRel, hint: KEY_HINT }));
     return fresh();
+  };
+
+  /**
+   * A Secret whose values are unavailable: only the committed ciphertext can be written, once it is
+   * well-formed, for the rule's recipients, and (with an identity) verified. Anything less is an error.
+   */
+  const keepUnavailable = async (committedText: string | undefined, repoRel: string, rule: SopsRule): Promise<string> => {
+    const refuse = (why: string, line?: number) =>
+      new SpecError(
+        error('sops', `${repoRel}: its values are not set in this build, and ${why}`, {
+          file: repoRel,
+          ...(line ? { line } : {}),
+          hint: 'set the variables it is rendered from and build, so it is encrypted anew',
+        }),
+      );
+    if (committedText === undefined || !looksEncrypted(committedText)) throw refuse('there is no committed encrypted file to keep');
+    const record = readSopsDocument(committedText, repoRel);
+    if (record.problems.length > 0) throw refuse(`the committed file ${record.problems[0]!.message}`, record.problems[0]!.line);
+    if (!sameSet(record.age.map((a) => a.recipient), rule.recipients) || !sameSelection(record.selection, rule)) {
+      throw refuse(`the committed file is encrypted to other recipients or values than creation_rules[${rule.index}] of .sops.yaml names`);
+    }
+    const identity = keys();
+    // With an identity the record must decrypt and verify; the values cannot be compared with anything.
+    if (identity.keys.length > 0) await decryptSopsDocument(record, identity.keys);
+    return committedText;
   };
 
   return {

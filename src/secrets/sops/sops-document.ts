@@ -238,6 +238,20 @@ export function readSopsDocument(text: string, file: string): SopsRecord {
   return record;
 }
 
+/**
+ * What can be compared without a key: the document (without `sops:`) with every value the selection
+ * encrypts masked — its keys, its unencrypted values and which encrypted values are empty. Two
+ * documents with the same shape differ, if at all, only in encrypted values.
+ */
+export function shapeOf(text: string, selection: SopsSelection): string {
+  const doc = parseDocument(text);
+  if (isMap(doc.contents)) doc.contents.delete(SOPS_KEY);
+  for (const leaf of leavesOf(doc.contents, [], [], false)) {
+    if (shouldEncrypt(leaf.path, selection) && leaf.node.value !== '') leaf.node.value = 'ENC';
+  }
+  return JSON.stringify(doc.toJS({ maxAliasCount: 0 }));
+}
+
 /** A problem of a record as a one-line SpecError naming its file and line. */
 export function recordError(record: Pick<SopsRecord, 'file'>, problem: { line: number; message: string }, hint?: string): SpecError {
   return new SpecError(error('sops', `${record.file} ${problem.message}`, { file: record.file, line: problem.line, ...(hint ? { hint } : {}) }));
