@@ -87,6 +87,8 @@ export interface ProviderComponents {
   variables: VariableUse[];
   /** Variables whose value came from a lookup (not a default), sorted. */
   usedVariables: string[];
+  /** Variables the text uses through an operator that transforms the value (CompiledTemplate.transformed). */
+  transformedVariables: readonly string[];
   targetNamespace: string;
   /** Each workload image as rendered → the images of the artifact that `images:` turned into it (image-overrides.ts imageOrigins). */
   releasedImages: Map<string, string[]>;
@@ -156,6 +158,7 @@ export function renderProviderComponents(input: ProviderComponentsInput): Provid
     objects,
     variables: substituted.variables,
     usedVariables: substituted.used,
+    transformedVariables: template.transformed,
     targetNamespace: target,
     releasedImages: imageOrigins(listImages(resources.map((r) => r.object)), label, input.images),
   };

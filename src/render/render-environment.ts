@@ -13,7 +13,7 @@ import { parseVersionRequest } from '../resolve/select-version.js';
 import { METADATA_FILE } from '../source/metadata.js';
 import { findInput, type InputSet } from '../declarations/inputs.js';
 import { runPreflightChecks, ref } from '../declarations/preflight.js';
-import { kindInfo } from '../declarations/provider-kinds.js';
+import { kindInfo, manifestLabel } from '../declarations/provider-kinds.js';
 import type { ProviderCR } from '../declarations/provider-spec.js';
 import { validateProviders } from '../declarations/validate-providers.js';
 import type { ImagePolicyConfig } from '../images/image-policy-config.js';
@@ -22,7 +22,9 @@ import type { RenderedComponent } from '../plan/output-plan.js';
 import { checkContracts } from './contracts.js';
 import { providerSource, type SourceContext } from './provider-source.js';
 import type { RenderSession } from './session.js';
-import { readConfigSecret, variableLookup, type ResolvedVariable } from './variables.js';
+import { readConfigSecretEntries, variableLookup, type ResolvedVariable } from './variables.js';
+import { assertNoUnsetMarker, renderWithUnsetValues } from './unset-values.js';
+import { describeReference } from '../declarations/secret-values.js';
 import jsYaml from 'js-yaml';
 import { resolveProvider, type ResolvedArtifacts } from './resolve-provider.js';
 import { pinImages, type SignatureCheck } from '../images/pin-images.js';
@@ -37,6 +39,7 @@ const sha256Text = (text: string) => createHash('sha256').update(text).digest('h
 import { guardSecrets, sensitiveValues, type RequiredSecret } from '../secrets/secret-guard.js';
 import type { EnvironmentInputs, EnvironmentResult, ResolvedProvider } from './environment-result.js';
 import { locateVerifyRule } from './locate-verify-rule.js';
+import { locateVariable } from './locate-variable.js';
 import { imageName } from '../images/image-name.js';
 
 /** An environment's providers resolved, before anything is substituted or processed. */
@@ -139,35 +142,42 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
         config: session.config.variables,
         secrets: inputs.secrets,
         env: session.env,
+        notSecret: session.config.secrets.notSecret ?? [],
       });
       const seen = new Map<string, ResolvedVariable>();
       const additionalManifests = r.cr.spec.additionalManifests ? findAdditionalManifests(r.cr, inputs) : undefined;
       const textKey = additionalManifests ? `${r.components.sha256}+${sha256Text(canonicalJson(additionalManifests.data ?? null))}` : r.components.sha256;
-      const rendered = renderProviderComponents({
-        cr: r.cr,
-        version: r.version,
-        componentsText: r.components.text,
-        componentsSource: `${r.ps.source.description} ${r.version}/${r.ps.componentsFile}`,
-        additionalManifests,
-        lookupVariable: (name) => {
-          const v = lookup(name);
-          if (v) seen.set(name, v);
-          return v?.value;
-        },
-        images: { ...session.config.images, ...imagesFromConfigSecret(r.cr, inputs), ...envInputs.images },
-        // Parsing follows substitution, so by then every value in a part has come through
-        // lookupVariable and is in `seen`: a part is secret when a name it references has a value
-        // from a secret source (see document-parser.ts for why that, and not a search of the text, decides).
-        parse: (substituted, source) =>
-          session.parser.parseParts(
+      // A secret reference with no value is rendered as its unset marker, and needed only where that
+      // lands outside a Secret the guard leaves out or replaces (unset-values.ts).
+      const rendered = renderWithUnsetValues({
+        providerRef: ref(r.cr),
+        component: manifestLabel(r.cr.kind, r.cr.name),
+        lookup,
+        seen,
+        secrets: session.config.secrets,
+        render: (lookupVariable) =>
+          renderProviderComponents({
+            cr: r.cr,
+            version: r.version,
+            componentsText: r.components.text,
+            componentsSource: `${r.ps.source.description} ${r.version}/${r.ps.componentsFile}`,
+            additionalManifests,
+            lookupVariable,
+            images: { ...session.config.images, ...imagesFromConfigSecret(r.cr, inputs), ...envInputs.images },
+            // Parsing follows substitution, so by then every value in a part has come through
+            // lookupVariable and is in `seen`: a part is secret when a name it references has a value
+            // from a secret source (see document-parser.ts for why that, and not a search of the text, decides).
+            parse: (substituted, source) =>
+              session.parser.parseParts(
+                textKey,
+                substituted.parts.map((part, i) => ({ text: substituted.texts[i]!, constant: part.constant !== undefined, secret: part.names.some((n) => seen.get(n)?.secret) })),
+                source,
+              ),
+            objectMemo: session.objects,
+            memo: session.components,
             textKey,
-            substituted.parts.map((part, i) => ({ text: substituted.texts[i]!, constant: part.constant !== undefined, secret: part.names.some((n) => seen.get(n)?.secret) })),
-            source,
-          ),
-        objectMemo: session.objects,
-        memo: session.components,
-        textKey,
-        compile: (text, source) => session.compile(textKey, text, source),
+            compile: (text, source) => session.compile(textKey, text, source),
+          }),
       });
       const sensitive = sensitiveValues(
         [...seen.entries()].map(([variable, v]) => ({ variable, value: v.value, secret: v.secret, from: v.from })),
@@ -175,6 +185,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
       );
       addReleased(rendered.releasedImages);
       const guarded = guardSecrets(rendered.label, rendered.objects, sensitive, session.config.secrets);
+      assertNoUnsetMarker(guarded.objects, seen);
       warnings.push(...guarded.diagnostics);
       requiredSecrets.push(...guarded.required);
       const objects: KubeObject[] = guarded.objects;
@@ -201,6 +212,12 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
       else throw e;
     }
   }
+  // A variable needed but unset names its `variables:` entry: find its line (only when reported).
+  await Promise.all(
+    problems
+      .filter((d) => d.code === 'variables-missing' && d.line === undefined && d.file !== undefined && /^variables\.[^.]+\.fromEnv$/.test(d.field ?? ''))
+      .map(async (d) => Object.assign(d, await locateVariable(session.repoRoot, envInputs.overlays ?? [], d.field!.split('.')[1]!, d.file !== 'capi-render.yaml'))),
+  );
   throwIfErrors(problems);
   const reconciled = reconcileInstances(components.map((component) => ({ component, provider: resolvedProviders[instanceOf.get(component)!]! })));
   components.splice(0, components.length, ...reconciled);
@@ -309,9 +326,20 @@ export function findAdditionalManifests(cr: ProviderCR, inputs: InputSet) {
 /** The operator (through clusterctl) reads a configSecret key `images` as an image-override map. */
 function imagesFromConfigSecret(cr: ProviderCR, inputs: InputSet): ImageOverrides {
   if (!cr.spec.configSecret) return {};
-  const values = readConfigSecret(cr, inputs.secrets);
-  if (values.images === undefined) return {};
-  const parsed = safely(() => jsYaml.load(values.images!, { schema: jsYaml.CORE_SCHEMA }));
+  const entry = readConfigSecretEntries(cr, inputs.secrets).images;
+  if (entry === undefined) return {};
+  if (entry.value === undefined) {
+    // Image overrides shape every build's output: never optional.
+    throw new SpecError(
+      error('config-secret', `key "images" of the configSecret of ${ref(cr)} is needed for its image overrides: set ${describeReference(entry.reference!)}`, {
+        file: cr.file,
+        line: cr.line,
+        field: 'spec.configSecret',
+        hint: 'image overrides change every image the provider runs; give them as a plain string in the Secret',
+      }),
+    );
+  }
+  const parsed = safely(() => jsYaml.load(entry.value!, { schema: jsYaml.CORE_SCHEMA }));
   if (!isJsonObject(parsed)) {
     throw new SpecError(
       error('config-secret', `key "images" of the configSecret of ${ref(cr)} is not a YAML map of image overrides`, { file: cr.file, line: cr.line, field: 'spec.configSecret' }),

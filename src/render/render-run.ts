@@ -46,6 +46,8 @@ import { GITLAB_TOKEN_ENV } from '../source/gitlab/gitlab-http.js';
 import type { RenderOptions } from './render-options.js';
 import { composer, selectEnvironments } from './compose-environments.js';
 import { withSbomFile } from '../sbom/sbom-output.js';
+import { createReferenceReader } from '../secrets/secret-references.js';
+import { hasSecretReferences } from '../declarations/secret-values.js';
 
 /**
  * What a run read, for a build stamp (build/build-stamp.ts): a later build whose every input is
@@ -220,7 +222,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       const inputsHash = environmentInputsHash(buildHash, composed, lockedEnvironments.get(entry.name)?.providers, lock.artifacts, lockedImagesOf(lock, entry.name), extra);
       for (const r of composed.reads) reads.add(r);
       composedByName.set(entry.name, composed);
-      if (Object.values(composed.variables).some((v) => typeof v === 'object')) skippable = false;
+      if (Object.values(composed.variables).some((v) => typeof v === 'object') || hasSecretReferences(composed.inputs.secrets)) skippable = false;
       if (inputsHash && lockedEnvironments.get(entry.name)?.inputs === inputsHash) {
         if (options.skipUnchanged?.(entry.name, inputsHash)) {
           skipped.push(entry.name);
@@ -236,9 +238,11 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     }
   }
 
-  const environmentInputs = (name: string, composed: ComposedEnvironment): EnvironmentInputs => ({
+  // The loading edge of values given by reference in Secret inputs (secrets/secret-references.ts).
+  const references = createReferenceReader({ repoRoot, env: options.env ?? {} });
+  const environmentInputs = async (name: string, composed: ComposedEnvironment): Promise<EnvironmentInputs> => ({
     name,
-    inputs: composed.inputs,
+    inputs: { ...composed.inputs, secrets: await references.resolve(composed.inputs.secrets) },
     certManager: { ...repo.config.certManager, ...composed.certManager },
     variables: composed.variables,
     images: composed.images,
@@ -249,7 +253,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     committed: committed(name),
   });
   const renderOne = async (name: string, composed: ComposedEnvironment, gitopsMemo: GitopsMemo): Promise<RenderedOutput> => {
-    const rendered = await renderEnvironment(environmentInputs(name, composed), session);
+    const rendered = await renderEnvironment(await environmentInputs(name, composed), session);
     const gitopsSettings = mergeGitopsConfig(repo.config.gitops, composed.gitops);
     const gitops = runGitopsStage({
       environment: rendered.environment,
@@ -297,7 +301,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       for (const { name, composed, problem } of planned) {
         try {
           if (problem) throw problem;
-          const inputs = environmentInputs(name, composed!);
+          const inputs = await environmentInputs(name, composed!);
           const resolved = await resolveEnvironment(inputs, session);
           warnings.push(...resolved.warnings);
           if (problems.length === 0) onEnvironment({ inputs, providers: resolved.ready, variables: session.config.variables, env: session.env });

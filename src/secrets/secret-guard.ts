@@ -9,6 +9,10 @@
  * Not sensitive, and never searched: empty values, booleans, numbers, values under 4 characters and
  * the variables listed in `secrets.notSecret` (operator users keep feature gates in configSecrets).
  * No value is ever put in a message, the lock or any output other than a plaintext Secret.
+ *
+ * A secret reference with no value is searched for by its unset marker (secrets/unset-marker.ts),
+ * always as a sensitive value: {@link unsetValuesOutside} tells where a marker lands that the mode
+ * does not leave out or replace — there the value is needed.
  */
 import { SpecError, error, warning, type Diagnostic } from '../errors.js';
 import type { SecretMode, SecretsConfig } from './secrets-config.js';
@@ -97,6 +101,39 @@ export function guardSecrets(component: string, objects: readonly KubeObject[], 
   }
   if (diagnostics.some((d) => d.severity === 'error')) throw new SpecError(diagnostics.filter((d) => d.severity === 'error'));
   return { objects: out, required, diagnostics };
+}
+
+/** An unset value that lands where the guard would keep it: the value is needed there. */
+export interface NeededValue {
+  variable: string;
+  /** `Kind/namespace/name field.path`, never the marker. */
+  where: string;
+  /** The object is a Secret and every landing is in its data: another mode would not need the value. */
+  inSecretData: boolean;
+}
+
+/**
+ * Where the markers of unset values (`markers`: each variable's unset marker as its value) land
+ * outside a Secret's data/stringData that this component's mode leaves out (`omit`) or replaces
+ * (`external-secrets`), one entry per variable (its first landing, in object order).
+ */
+export function unsetValuesOutside(component: string, objects: readonly KubeObject[], markers: readonly SensitiveValue[], config: SecretsConfig): NeededValue[] {
+  if (markers.length === 0) return [];
+  const mode = modeFor(component, config);
+  const needed = new Map<string, NeededValue>();
+  for (const obj of objects) {
+    const hits = findValues(obj, markers);
+    // A stand-in where no value is searched (a map key) is needed there too.
+    const text = JSON.stringify(obj);
+    for (const m of markers) {
+      if (text.includes(m.value) && !hits.some((h) => h.variable === m.variable) && !needed.has(m.variable)) needed.set(m.variable, { variable: m.variable, where: describeObject(obj), inSecretData: false });
+    }
+    if (hits.length === 0) continue;
+    const inSecretData = obj.kind === 'Secret' && obj.apiVersion === 'v1' && hits.every((h) => h.path[0] === 'data' || h.path[0] === 'stringData');
+    if (inSecretData && (mode === 'omit' || mode === 'external-secrets')) continue;
+    for (const h of hits) if (!needed.has(h.variable)) needed.set(h.variable, { variable: h.variable, where: `${describeObject(obj)} ${fieldPath(h.path)}`, inSecretData });
+  }
+  return [...needed.values()];
 }
 
 function fieldPath(path: readonly (string | number)[]): string {

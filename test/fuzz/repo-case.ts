@@ -37,6 +37,8 @@ export interface RepoCase {
   files: Record<string, string | { base64: string }>;
   /** Environment the CLI sees (besides its cache folder). */
   env: Record<string, string>;
+  /** Files written beside the repository (in the `outside` folder), e.g. a `{fromFile}` secret. Default none. */
+  outsideFiles?: Record<string, string>;
   /** Values that are secret: never printed, never written outside what their mode allows. */
   secrets: string[];
   /** Some secret mode is plaintext: rendered/ and --stdout may hold them. */
@@ -94,6 +96,11 @@ function materialize(root: string, name: string, c: RepoCase, options: CaseOptio
   const outside = path.join(root, 'outside');
   mkdirSync(path.join(outside, 'dir'), { recursive: true });
   writeFileSync(path.join(outside, 'outside.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: outside\n  namespace: default\n');
+  for (const [rel, text] of Object.entries(c.outsideFiles ?? {})) {
+    // A mutation of the first copy may have left a FIFO or a folder there.
+    rmSync(path.join(outside, rel), { force: true, recursive: true });
+    writeFileSync(path.join(outside, rel), text);
+  }
   for (const [rel, content] of Object.entries(c.files)) {
     const bytes = typeof content === 'string' ? content.replaceAll(FIXTURES_TOKEN, options.fixturesRepository) : Buffer.from(content.base64, 'base64');
     for (const abs of [path.join(repo, rel), path.join(outside, OUTSIDE_COPIES, rel)]) {
