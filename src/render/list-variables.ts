@@ -66,7 +66,9 @@ function providerInput(r: ResolvedInputs['providers'][number], resolvedEnv: Reso
   const origins: VariablesProviderInput['origins'] = {};
   for (const name of components.names) {
     const value = lookup(name);
-    if (value) origins[name] = { origin: value.origin, from: value.from };
+    // An unset secret reference stands for a value a build needs only where it would show: listed as
+    // unset with its reference, never as the marker that holds its place.
+    if (value) origins[name] = value.unset ? { origin: 'unset', from: value.from } : { origin: value.origin, from: value.from };
   }
   const ref = cr.spec.configSecret;
   let configSecret: VariablesProviderInput['configSecret'];

@@ -12,8 +12,14 @@ import { compareGoStrings } from '../process/variables/inspect.js';
 import type { VariableOrigin } from './variables.js';
 import { DEFAULT_ENVIRONMENT } from '../overlay/discover-environments.js';
 
-/** Where an environment's value of a variable comes from: a source of values, its default, or nowhere. */
-export type VariableSourceKind = VariableOrigin | 'default' | 'missing';
+/**
+ * Where an environment's value of a variable comes from: a source of values, its default, nowhere, or a
+ * secret reference that has no value here (`unset`: a build needs it only where it would show, not in a
+ * Secret that secrets.mode leaves out or replaces).
+ */
+export type VariableSourceKind = VariableOrigin | 'default' | 'missing' | 'unset';
+/** A variable's source as the listing gets it: an origin of values, or an unset secret reference. */
+export type ListedOrigin = { origin: VariableOrigin | 'unset'; from: string };
 
 /** One variable of one provider in one environment (`capi-render variables --json`). */
 export interface ListedVariable {
@@ -24,7 +30,7 @@ export interface ListedVariable {
   required: boolean;
   /** True when the variable occurs in a v1 Secret's data or stringData in the components. */
   secret: boolean;
-  /** overlay, configSecret, config, env, default, or missing (required and no value). */
+  /** overlay, configSecret, config, env, default, missing (required and no value), or unset (a secret reference with no value). */
   source: VariableSourceKind;
   /** Where the value is read, e.g. `Secret/capa-system/capa-vars key K`; null for default and missing. */
   from: string | null;
@@ -49,7 +55,7 @@ export interface VariablesProviderInput {
   version: string;
   described: DescribedComponents;
   /** For each name of `described.names` that has a value in this environment: its source (never the value). */
-  origins: Record<string, { origin: VariableOrigin; from: string }>;
+  origins: Record<string, ListedOrigin>;
   /** Its configSecret's keys, when it has one. */
   configSecret?: { secret: string; keys: readonly string[]; file?: string; line?: number };
 }
@@ -102,7 +108,9 @@ export function variablesReport(input: VariablesReportInput): { document: Variab
   return { document, warnings: inputWarnings(input, environments) };
 }
 
-function listed(v: DescribedComponents['variables'][number], origin: { origin: VariableOrigin; from: string } | undefined): ListedVariable {
+function listed(v: DescribedComponents['variables'][number], found: ListedOrigin | undefined): ListedVariable {
+  // An unset reference can only be spared in a Secret's data; elsewhere it is no value at all.
+  const origin = found?.origin === 'unset' && !v.secret ? undefined : found;
   const source: VariableSourceKind = origin ? origin.origin : v.required ? 'missing' : 'default';
   return { name: v.name, default: v.default, required: v.required, secret: v.secret, source, from: origin ? origin.from : null };
 }

@@ -13,7 +13,6 @@ import path from 'node:path';
 import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { FIXTURES } from '../helpers/fixtures.js';
 import { CORE, configYaml, filesUnder, makeRepo, snapshotTree } from '../helpers/repo.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -213,10 +212,10 @@ describe('secret references with no value', () => {
     const CREDENTIAL = Buffer.from('[default]\naws_access_key_id = AKIAEXAMPLESECRET\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG\n').toString('base64');
     const repo = makeRepo({
       'capi-render.yaml': configYaml(
-        `  - path: ${FIXTURES}derived/tanzu-framework\nvariables:\n  CAPA_CONTROLLER_IMAGE_TAG: v2.0.2\n  TKG_NO_PROXY: ""\n  TKG_HTTPS_PROXY: ""\n  TKG_HTTP_PROXY: ""\n  AWS_B64ENCODED_CREDENTIALS: {fromEnv: AWS_B64ENCODED_CREDENTIALS}\nsecrets:\n  mode: omit\n`,
+        'variables:\n  AWS_B64ENCODED_CREDENTIALS: {fromEnv: AWS_B64ENCODED_CREDENTIALS}\nsecrets:\n  mode: omit\n',
       ),
       'providers/core.yaml': CORE(),
-      'providers/aws.yaml': 'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: aws\n  namespace: capa-system\nspec:\n  version: v2.0.2\n',
+      'providers/aws.yaml': 'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: aws\n  namespace: capa-system\nspec:\n  version: v2.11.1\n',
     });
     const cache = tempDir();
     const built = await runCli(['build'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: cache, AWS_B64ENCODED_CREDENTIALS: CREDENTIAL } });

@@ -2,11 +2,11 @@
  * `capi-render variables`: every variable a provider's components use, per environment — default,
  * required, secret, and where the value comes from — over a synthetic provider `infrastructure-widget`
  * served from a local repository inside the test repository, and over the real CAPA components
- * (TKG's v2.0.2 copy). Values are distinctive and must never reach stdout or stderr.
+ * (v2.11.1, built from its tag). Values are distinctive and must never reach stdout or stderr.
  */
+import { unsetMarker } from '../../src/secrets/unset-marker.js';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { FIXTURES } from '../helpers/fixtures.js';
 import { CORE, configYaml, makeRepo, snapshotTree } from '../helpers/repo.js';
 
 const META = 'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 0\n  contract: v1beta2\n';
@@ -273,10 +273,10 @@ describe('capi-render variables', () => {
   it('the real CAPA components: AWS_B64ENCODED_CREDENTIALS is required and secret', async () => {
     const credential = b64(`[default]\naws_access_key_id = ${MARK}\n`);
     const repo = makeRepo({
-      'capi-render.yaml': configYaml(`  - path: ${FIXTURES}derived/tanzu-framework\n`),
+      'capi-render.yaml': configYaml(),
       'providers/core.yaml': CORE(),
       'providers/aws.yaml':
-        'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: aws\n  namespace: capa-system\nspec:\n  version: v2.0.2\n  configSecret:\n    name: aws-variables\n',
+        'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: aws\n  namespace: capa-system\nspec:\n  version: v2.11.1\n  configSecret:\n    name: aws-variables\n',
       'providers/vars.yaml': `apiVersion: v1\nkind: Secret\nmetadata:\n  name: aws-variables\n  namespace: capa-system\nstringData:\n  AWS_B64ENCODED_CREDENTIALS: "${credential}"\n`,
     });
     const r = await variables(repo, ['--provider', 'infrastructure-aws', '--json']);
@@ -294,5 +294,29 @@ describe('capi-render variables', () => {
     expect(listed.filter((v) => v.secret).map((v) => v.name)).toEqual(['AWS_B64ENCODED_CREDENTIALS']);
     expectNoValue(r.stdout, r.stderr);
     expect(r.stdout + r.stderr).not.toContain(credential);
+  });
+
+  it('the real CAPA components with the credential from an unset environment variable: listed UNSET with its reference, never MISSING', async () => {
+    const repo = makeRepo({
+      'capi-render.yaml': configYaml('variables:\n  AWS_B64ENCODED_CREDENTIALS: {fromEnv: AWS_B64ENCODED_CREDENTIALS}\nsecrets:\n  mode: omit\n'),
+      'providers/core.yaml': CORE(),
+      'providers/aws.yaml': 'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: aws\n  namespace: capa-system\nspec:\n  version: v2.11.1\n',
+    });
+    const r = await variables(repo, ['--provider', 'infrastructure-aws', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const listed = JSON.parse(r.stdout).environments[0].providers[0].variables as { name: string }[];
+    expect(listed.find((v) => v.name === 'AWS_B64ENCODED_CREDENTIALS')).toEqual({
+      name: 'AWS_B64ENCODED_CREDENTIALS',
+      default: null,
+      required: true,
+      secret: true,
+      source: 'unset',
+      from: 'environment variable AWS_B64ENCODED_CREDENTIALS (via capi-render.yaml variables)',
+    });
+    expect(r.stderr).toContain('1 secret reference has no value (a build needs one only where it would show, not in a Secret that secrets.mode leaves out or replaces): default/infrastructure-aws AWS_B64ENCODED_CREDENTIALS');
+    expect(r.stderr).not.toContain('(a build fails)');
+    const text = await variables(repo, ['--provider', 'infrastructure-aws']);
+    expect(text.stdout).toMatch(/AWS_B64ENCODED_CREDENTIALS +yes +yes +- +UNSET environment variable AWS_B64ENCODED_CREDENTIALS \(via capi-render.yaml variables\)\n/);
+    expect(`${r.stdout}${r.stderr}${text.stdout}${text.stderr}`).not.toContain(unsetMarker('AWS_B64ENCODED_CREDENTIALS'));
   });
 });

@@ -34,6 +34,11 @@ export const variablesCommand: Command = {
     if (missing.length > 0) {
       io.stderr.write(`${missing.length} required variable${missing.length === 1 ? ' has' : 's have'} no value (a build fails): ${missing.join(', ')}\n`);
     }
+    const unset = listed.document.environments.flatMap((e) => e.providers.flatMap((p) => p.variables.filter((v) => v.source === 'unset').map((v) => `${e.environment}/${p.provider} ${v.name}`)));
+    if (unset.length > 0) {
+      const what = `${unset.length} secret reference${unset.length === 1 ? ' has' : 's have'} no value`;
+      io.stderr.write(`${what} (a build needs one only where it would show, not in a Secret that secrets.mode leaves out or replaces): ${unset.join(', ')}\n`);
+    }
     return 0;
   },
 };
@@ -59,6 +64,7 @@ export function formatVariablesText(document: VariableListDocument): string {
 }
 
 function row(v: ListedVariable): string[] {
-  const source = v.source === 'missing' ? 'MISSING' : v.source === 'default' ? 'default' : v.source === 'configSecret' ? `configSecret ${v.from}` : String(v.from);
+  const source =
+    v.source === 'missing' ? 'MISSING' : v.source === 'default' ? 'default' : v.source === 'configSecret' ? `configSecret ${v.from}` : v.source === 'unset' ? `UNSET ${v.from}` : String(v.from);
   return [v.name, v.required ? 'yes' : 'no', v.secret ? 'yes' : 'no', v.default ?? '-', source];
 }
