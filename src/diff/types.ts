@@ -118,6 +118,12 @@ export interface ContractChange {
   provider: string;
   before?: string;
   after?: string;
+  /**
+   * The environment's core provider (its manifest label) and its contract before and after, when
+   * `provider` is not the core itself: a provider moving to the contract the core already implements
+   * is not a move of the whole installation.
+   */
+  core?: { provider: string; before?: string; after?: string };
 }
 
 /** Extra facts the objects alone do not carry. */

@@ -46,10 +46,14 @@ export function contractChanges(before: LockFile, after: LockFile, environments?
   for (const env of after.environments) {
     if (environments && environments.length > 0 && !environments.includes(env.name)) continue;
     const old = before.environments.find((e) => e.name === env.name);
+    const core = env.providers.find((p) => p.provider.startsWith('CoreProvider/'));
+    const coreWas = core && old?.providers.find((x) => x.provider === core.provider);
     for (const p of env.providers) {
       const was = old?.providers.find((x) => x.provider === p.provider);
       if (!was) continue;
-      out.push({ env: env.name, provider: labelOf(p.provider), before: was.contract, after: p.contract });
+      const change: ContractChange = { env: env.name, provider: labelOf(p.provider), before: was.contract, after: p.contract };
+      if (core && core !== p) change.core = { provider: labelOf(core.provider), ...(coreWas?.contract ? { before: coreWas.contract } : {}), ...(core.contract ? { after: core.contract } : {}) };
+      out.push(change);
     }
   }
   return out.sort((x, y) => (x.env < y.env ? -1 : x.env > y.env ? 1 : x.provider < y.provider ? -1 : x.provider > y.provider ? 1 : 0));

@@ -489,6 +489,20 @@ describe('safetyFindings: contracts', () => {
       ['warning', 'contract-changed', 'cluster-api', undefined, 'v1beta1', 'v1beta2'],
     ]);
   });
+
+  it.each([
+    { name: 'a provider moving to the contract the core implements already moves alone', core: { before: 'v1beta2', after: 'v1beta2' }, alone: true },
+    { name: 'a provider moving with the core moves with everything', core: { before: 'v1beta1', after: 'v1beta2' }, alone: false },
+    { name: 'a provider moving past the core moves with everything', core: { before: 'v1beta1', after: 'v1beta1' }, alone: false },
+  ])('$name', ({ core, alone }) => {
+    const contracts: ContractChange[] = [{ env: 'prod', provider: 'infrastructure-metal3', before: 'v1beta1', after: 'v1beta2', core: { provider: 'cluster-api', ...core } }];
+    const [finding] = safetyFindings(side({}), side({}), { contracts });
+    expect(finding!.details![0]).toBe(
+      alone
+        ? "The core provider cluster-api implements v1beta2 already: infrastructure-metal3 moves to the core's contract, and no other provider has to move with it."
+        : 'clusterctl moves all providers to a new contract together: every other provider in prod needs a release for v1beta2 in the same upgrade.',
+    );
+  });
 });
 
 describe('safetyFindings: order', () => {
