@@ -8,6 +8,7 @@ import { findCrdFindings } from './findings/crd-findings.js';
 import { findRbacBindingFindings, type BoundRoles } from './findings/rbac-binding-findings.js';
 import { findRbacFindings, type RoleContext } from './findings/rbac-findings.js';
 import { findRemovalFindings } from './findings/removal-findings.js';
+import { findVariableFindings } from './findings/variable-findings.js';
 import { findWebhookFindings } from './findings/webhook-findings.js';
 import { findWorkloadFindings } from './findings/workload-findings.js';
 import { pairObjects, type ObjectPair } from './pair-objects.js';
@@ -17,7 +18,8 @@ import { compareText, isDeepEqual } from './util-compare.js';
 const SEVERITY_RANK: Record<FindingSeverity, number> = { danger: 0, warning: 1, info: 2 };
 
 /**
- * Every finding for the change from `before` to `after`: contract changes (from `context`), CRD
+ * Every finding for the change from `before` to `after`: contract changes and the variables a
+ * provider stops or starts reading (from `context`), CRD
  * versions added/removed/unserved/deprecated and storage-version changes, webhooks added/removed/
  * changed, RBAC permissions gained/lost and aggregation, (Cluster)RoleBindings granting a role to
  * new subjects or changing their roleRef, images, arguments and feature gates, and objects that
@@ -30,7 +32,7 @@ export function safetyFindings(before: RenderedSide, after: RenderedSide, contex
   const roles = clusterRolesPerEnv(pairs);
   const bound = boundRolesPerEnv(pairs, roles);
   const owners = componentsPerEnv(pairs);
-  const out: Finding[] = [...findContractFindings(context.contracts ?? [])];
+  const out: Finding[] = [...findContractFindings(context.contracts ?? []), ...findVariableFindings(context.variables ?? [])];
   for (const pair of pairs) {
     if (pair.before !== undefined && pair.after !== undefined && isDeepEqual(pair.before, pair.after)) {
       // Unchanged, but an aggregating ClusterRole can still change through the roles it selects.

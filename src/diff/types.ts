@@ -81,6 +81,7 @@ export type FindingCode =
   | 'image-changed'
   | 'args-changed'
   | 'feature-gates-changed'
+  | 'variables-changed'
   | 'object-removed'
   | 'object-moved'
   | 'namespace-removed';
@@ -126,7 +127,23 @@ export interface ContractChange {
   core?: { provider: string; before?: string; after?: string };
 }
 
+/**
+ * The variables a provider read a value for (names only, as the lock records them) before and after
+ * its version changed, per environment.
+ */
+export interface VariableUseChange {
+  env: string;
+  /** Manifest label, e.g. `infrastructure-metal3`. */
+  provider: string;
+  from: string;
+  to: string;
+  /** Sorted names. */
+  before: readonly string[];
+  after: readonly string[];
+}
+
 /** Extra facts the objects alone do not carry. */
 export interface SafetyContext {
   contracts?: readonly ContractChange[];
+  variables?: readonly VariableUseChange[];
 }

@@ -267,6 +267,7 @@ const DERIVED_CODES = [
   'rbac-permissions-lost',
   'webhook-added',
   'webhook-removed',
+  'variables-changed',
 ] as const;
 
 // --- the pairs --------------------------------------------------------------------------------
@@ -337,6 +338,20 @@ describe.each(PAIRS.map((pair) => ({ id: `${pair.labels.join(' + ')} ${pair.from
     const olds = pair.labels.map((l) => loadRelease(l, pair.from));
     const news = pair.labels.map((l) => loadRelease(l, pair.to));
     const expected = pair.labels.map((label, i) => ({ label, ...expectedBetween(label, olds[i]!, news[i]!) }));
+    // The variables set in the repository (capi-render.yaml, shared by the providers) that a release
+    // reads: one the newer release stops reading no longer applies, one it starts reading now does.
+    const set = new Set(olds.flatMap((r) => Object.keys(r.corpus.variables)));
+    for (const [i, e] of expected.entries()) {
+      const read = (r: Release) => [...variablesOf(r.text).keys()].filter((n) => set.has(n)).sort();
+      const gone = read(olds[i]!).filter((n) => !read(news[i]!).includes(n));
+      const come = read(news[i]!).filter((n) => !read(olds[i]!).includes(n));
+      const messages = [
+        ...(gone.length ? [`${e.label} ${pair.to} no longer reads ${s(gone.length, 'variable')} ${gone.join(', ')}, set in default`] : []),
+        ...(come.length ? [`${e.label} ${pair.to} now reads ${s(come.length, 'variable')} ${come.join(', ')}, already set in default`] : []),
+      ];
+      if (messages.length) e.messages.set('variables-changed', messages.sort());
+      expect(gone, e.label).toEqual(e.variables.removed.filter((n) => set.has(n)));
+    }
     const { repo, env } = await installedRepo(pair, olds);
     const argv = ['upgrade', '--to', pair.to, ...pair.labels.flatMap((l) => ['--provider', l])];
 

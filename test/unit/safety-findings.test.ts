@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { safetyFindings, type ContractChange, type Finding, type KubeObject, type RenderedSide } from '../../src/index.js';
+import { safetyFindings, type ContractChange, type VariableUseChange, type Finding, type KubeObject, type RenderedSide } from '../../src/index.js';
 import { parseMetadata, releaseSeriesFor } from '../../src/source/metadata.js';
 import { deepFreeze } from '../helpers/fixtures.js';
 import { KUBEADM_ASSETS, loadKubeadmRelease, type KubeadmVersion } from '../helpers/capi-releases.js';
@@ -502,6 +502,21 @@ describe('safetyFindings: contracts', () => {
         ? "The core provider cluster-api implements v1beta2 already: infrastructure-metal3 moves to the core's contract, and no other provider has to move with it."
         : 'clusterctl moves all providers to a new contract together: every other provider in prod needs a release for v1beta2 in the same upgrade.',
     );
+  });
+});
+
+describe('safetyFindings: variables a provider stops or starts reading', () => {
+  it('warns for a value no longer read, notes one newly read, and says nothing when the names are the same', () => {
+    const variables: VariableUseChange[] = [
+      { env: 'prod', provider: 'infrastructure-metal3', from: 'v1.12.7', to: 'v1.13.2', before: ['CAPM3_FAST_TRACK', 'TLS_MIN_VERSION'], after: ['CAPM3_FAST_TRACK'] },
+      { env: 'prod', provider: 'ipam-metal3', from: 'v1.12.6', to: 'v1.13.2', before: ['A', 'B'], after: ['C'] },
+      { env: 'prod', provider: 'bootstrap-rke2', from: 'v0.24.4', to: 'v0.25.0', before: ['X'], after: ['X'] },
+    ];
+    expect(safetyFindings(side({}), side({}), { variables }).map((f) => [f.severity, f.code, f.component, f.message, f.subjects])).toEqual([
+      ['warning', 'variables-changed', 'infrastructure-metal3', 'infrastructure-metal3 v1.13.2 no longer reads variable TLS_MIN_VERSION, set in prod', ['TLS_MIN_VERSION']],
+      ['warning', 'variables-changed', 'ipam-metal3', 'ipam-metal3 v1.13.2 no longer reads variables A, B, set in prod', ['A', 'B']],
+      ['info', 'variables-changed', 'ipam-metal3', 'ipam-metal3 v1.13.2 now reads variable C, already set in prod', ['C']],
+    ]);
   });
 });
 
