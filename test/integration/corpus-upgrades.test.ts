@@ -11,9 +11,9 @@
  * added and removed, and variables that appear or disappear. The report must name each of them, and
  * name nothing of those kinds that the releases do not show.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { parseLock } from '../../src/lock/lock-file.js';
@@ -301,7 +301,7 @@ const envName = (variable: string) => `CORPUS_${variable}`;
  * A repository installing the older releases of `pair` beside the core provider, with the variables
  * the older releases document (as a user of that release has them), built and committed.
  */
-async function installedRepo(pair: Pair, olds: Release[]): Promise<{ repo: string; env: Record<string, string> }> {
+async function installedRepo(pair: Pair, olds: Release[], before: readonly string[] = []): Promise<{ repo: string; env: Record<string, string> }> {
   const variables = new Map<string, string>();
   const env: Record<string, string> = { CAPI_RENDER_CACHE_DIR: tempDir() };
   const providers: string[] = [];
@@ -316,7 +316,7 @@ async function installedRepo(pair: Pair, olds: Release[]): Promise<{ repo: strin
   }
   const lines = [...variables].sort(([a], [b]) => a.localeCompare(b)).map(([n, v]) => `  ${n}: ${v}`);
   const repo = makeRepo({
-    'capi-render.yaml': configYaml(`${lines.length ? `variables:\n${lines.join('\n')}\n` : ''}secrets:\n  mode: omit\n`),
+    'capi-render.yaml': configYaml(`${lines.length ? `variables:\n${lines.join('\n')}\n` : ''}secrets:\n  mode: omit\n`, before),
     'providers/providers.yaml': providers.join('---\n'),
     'providers/core.yaml': CORE(),
   });
@@ -451,6 +451,32 @@ describe('upgrade review: a variable the newer release requires has no value', (
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`error[variables-missing]`);
     expect(r.stderr).toContain(`value for variables [${required.join(', ')}] is not set`);
+    expect(snapshotTree(repo)).toEqual(before);
+  });
+});
+
+describe('upgrade review: the newer release adds a variable without a default', () => {
+  // None of the real pairs does (each new variable has a default, as the pair tests check), so the
+  // real Metal3 v1.13.2 release is served with one more argument, `--new-option=${CAPM3_NEW_OPTION}`.
+  it('the upgrade fails naming the variable and the release, and changes nothing', async () => {
+    const pair = PAIRS.find((p) => p.labels[0] === 'infrastructure-metal3')!;
+    const old = loadRelease('infrastructure-metal3', pair.from);
+    const now = loadRelease('infrastructure-metal3', pair.to);
+    const local = tempDir();
+    cpSync(path.join(REPOSITORY, 'infrastructure-metal3', pair.from), path.join(local, 'infrastructure-metal3', pair.from), { recursive: true });
+    const folder = path.join(local, 'infrastructure-metal3', pair.to);
+    mkdirSync(folder, { recursive: true });
+    cpSync(path.join(REPOSITORY, 'infrastructure-metal3', pair.to, 'metadata.yaml'), path.join(folder, 'metadata.yaml'));
+    const anchor = '        - --insecure-diagnostics=${CAPM3_INSECURE_DIAGNOSTICS:=false}\n';
+    expect(now.text.split(anchor).length).toBe(2);
+    writeFileSync(path.join(folder, `${now.corpus.componentsFile}.gz`), gzipSync(now.text.replace(anchor, `${anchor}        - --new-option=\${CAPM3_NEW_OPTION}\n`)));
+    const { repo, env } = await installedRepo(pair, [old], [local]);
+    const before = snapshotTree(repo);
+    const r = await runCli(['upgrade', '--to', pair.to, '--provider', 'infrastructure-metal3'], { cwd: repo, env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error[variables-missing]');
+    expect(r.stderr).toContain('value for variables [CAPM3_NEW_OPTION] is not set');
+    expect(r.stderr).toContain(`infrastructure-metal3 ${pair.to}`);
     expect(snapshotTree(repo)).toEqual(before);
   });
 });
