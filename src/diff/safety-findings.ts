@@ -32,6 +32,7 @@ export function safetyFindings(before: RenderedSide, after: RenderedSide, contex
   const roles = clusterRolesPerEnv(pairs);
   const bound = boundRolesPerEnv(pairs, roles);
   const owners = componentsPerEnv(pairs);
+  const componentRoles = clusterRolesPerComponent(pairs);
   const out: Finding[] = [...findContractFindings(context.contracts ?? []), ...findVariableFindings(context.variables ?? [])];
   for (const pair of pairs) {
     if (pair.before !== undefined && pair.after !== undefined && isDeepEqual(pair.before, pair.after)) {
@@ -39,7 +40,7 @@ export function safetyFindings(before: RenderedSide, after: RenderedSide, contex
       if (pair.after.kind === 'ClusterRole') out.push(...findRbacFindings(pair, roles.get(pair.env)!));
       continue;
     }
-    out.push(...findCrdFindings(pair), ...findWebhookFindings(pair), ...findRbacFindings(pair, roles.get(pair.env)!), ...findRbacBindingFindings(pair, bound.get(pair.env)!), ...findWorkloadFindings(pair));
+    out.push(...findCrdFindings(pair, componentRoles.get(`${pair.env}\n${pair.component}`)), ...findWebhookFindings(pair), ...findRbacFindings(pair, roles.get(pair.env)!), ...findRbacBindingFindings(pair, bound.get(pair.env)!), ...findWorkloadFindings(pair));
     if (pair.after === undefined) {
       const movedTo = owners.get(`${pair.env}\n${pair.id}`)?.find((c) => c !== pair.component);
       out.push(...findRemovalFindings(pair, movedTo));
@@ -67,6 +68,17 @@ function clusterRolesPerEnv(pairs: readonly ObjectPair[]): Map<string, RoleConte
     out.set(pair.env, entry);
     if (pair.before?.kind === 'ClusterRole') entry.before.push(pair.before);
     if (pair.after?.kind === 'ClusterRole') entry.after.push(pair.after);
+  }
+  return out;
+}
+
+/** For `env\ncomponent`: the ClusterRoles the component renders after the change. */
+function clusterRolesPerComponent(pairs: readonly ObjectPair[]): Map<string, KubeObject[]> {
+  const out = new Map<string, KubeObject[]>();
+  for (const pair of pairs) {
+    if (pair.after?.kind !== 'ClusterRole') continue;
+    const key = `${pair.env}\n${pair.component}`;
+    out.set(key, [...(out.get(key) ?? []), pair.after]);
   }
   return out;
 }

@@ -125,6 +125,23 @@ describe('safetyFindings: CRD versions', () => {
     expect(finding!.details![1]).toContain('must print `["v1beta2"]`');
   });
 
+  it.each([
+    { name: 'no ClusterRole in the component: the generic steps', rules: undefined, migrator: 'generic' },
+    { name: "a ClusterRole granting patch on the CRD's status by name: its migrator", rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions', 'customresourcedefinitions/status'], resourceNames: ['widgets.example.com'], verbs: ['patch', 'update'] }], migrator: 'generic' },
+    { name: 'a ClusterRole granting update on every CRD status: its migrator', rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions/status'], verbs: ['update'] }], migrator: 'generic' },
+    { name: 'a ClusterRole granting it for other CRDs only: by hand', rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions/status'], resourceNames: ['gadgets.example.com'], verbs: ['patch', 'update'] }], migrator: 'none' },
+    { name: 'a ClusterRole that may only read CRDs: by hand', rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get', 'list', 'watch'] }], migrator: 'none' },
+  ])('says who migrates a changed storage version: $name', ({ rules, migrator }) => {
+    const roles = rules === undefined ? [] : [role('ClusterRole', 'core-manager', rules)];
+    const [finding] = only(findingsFor([crd([v1]), ...roles], [crd([{ name: 'v1beta1' }, { name: 'v1beta2', storage: true }]), ...roles]), 'crd-storage-version-changed');
+    const byHand = '(`kubectl get widgets.example.com -A -o json | kubectl replace -f -`, then remove v1beta1 from status.storedVersions) before a later release drops v1beta1.';
+    expect(finding!.details![1]).toBe(
+      migrator === 'generic'
+        ? `CAPI controllers v1.10+ re-write them through their CRD migrator after the sync; otherwise do it by hand ${byHand}`
+        : `No ClusterRole of core lets its controller update this CRD's status, so no CRD migrator of the release re-writes these objects: do it by hand ${byHand}`,
+    );
+  });
+
   it('reports the storage change with its old and new version', () => {
     const [finding] = only(findingsFor([crd([v1])], [crd([{ name: 'v1beta1' }, { name: 'v1beta2', storage: true }])]), 'crd-storage-version-changed');
     expect(finding).toMatchObject({ severity: 'warning', before: 'v1beta1', after: 'v1beta2', object: 'CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com' });
