@@ -109,7 +109,7 @@ function storageChangeDetails(crd: string, keep: string, next: string, unmigrate
     `New and updated objects are written as ${next}; existing ones stay stored as ${keep} until they are re-written, and status.storedVersions lists both until then.`,
     unmigrated === undefined
       ? `CAPI controllers v1.10+ re-write them through their CRD migrator after the sync; otherwise do it by hand ${byHand}.`
-      : `No ClusterRole of ${unmigrated} lets its controller update this CRD's status, so no CRD migrator of the release re-writes these objects: do it by hand ${byHand}.`,
+      : `No ClusterRole of ${unmigrated} lets its controller update this CRD's status, which a CRD migrator needs to trim status.storedVersions: do it by hand ${byHand}.`,
     `Reads in the other version go through the provider's conversion webhook: the webhook Service and its certificate must be healthy during the sync.`,
   ];
 }
