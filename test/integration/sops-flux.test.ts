@@ -157,6 +157,20 @@ describe('secrets.mode sops (Flux)', () => {
     expect(verify(repo, keyFile).mac).toBe('verified');
   });
 
+  it('a no-op build writes nothing even without the identity; .sops.yaml is an input of the no-op stamp', async () => {
+    const { repo, keyFile } = repoWith();
+    expect((await runCli(['build'], { cwd: repo, env: withKey(keyFile) })).code).toBe(0);
+    const before = snapshotTree(repo);
+    const noop = await runCli(['build'], { cwd: repo });
+    expect(noop.code, noop.stderr).toBe(0);
+    expect(noop.stderr).not.toContain('warning[sops]');
+    expect(snapshotTree(repo)).toEqual(before);
+    // A new recipient in .sops.yaml: the next build is a real one, and encrypts to it.
+    writeFileSync(path.join(repo, '.sops.yaml'), sopsYaml(`${RECIPIENT},${OTHER_RECIPIENT}`));
+    expect((await runCli(['build'], { cwd: repo, env: withKey(keyFile) })).code).toBe(0);
+    expect((jsYaml.load(readFileSync(path.join(repo, SECRET_FILE), 'utf8')) as { sops: { age: { recipient: string }[] } }).sops.age.map((a) => a.recipient)).toEqual([RECIPIENT, OTHER_RECIPIENT]);
+  });
+
   it('check fails on a tampered value, MAC or recipient, naming the file', async () => {
     const { repo, keyFile } = repoWith();
     expect((await runCli(['build'], { cwd: repo, env: withKey(keyFile) })).code).toBe(0);
