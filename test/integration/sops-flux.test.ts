@@ -271,6 +271,12 @@ describe('secrets.mode sops: hostile input', () => {
       code: 'sops',
       text: /\.sops\.yaml has aliases capi-render does not expand/,
     },
+    {
+      name: 'a .sops.yaml rule that would leave the Secret\'s data in plain text',
+      setup: (repo) => writeFileSync(path.join(repo, '.sops.yaml'), sopsYaml(RECIPIENT).replace('^(data|stringData)$', '^stringData$')),
+      code: 'sops',
+      text: /\.sops\.yaml:2: error\[sops\]: creation_rules\[0\] of \.sops\.yaml would leave data\.credentials of rendered\/default\/infrastructure-aws\/secret-capa-manager-bootstrap-credentials\.yaml unencrypted, and it holds secret values/,
+    },
     { name: 'a .sops.yaml recipient that is not an age key', setup: (repo) => writeFileSync(path.join(repo, '.sops.yaml'), sopsYaml('ssh-ed25519 AAAAC3Nza')), code: 'sops', text: /has a recipient that is not an age X25519 public key/ },
     {
       name: 'SOPS_AGE_KEY_FILE naming a FIFO',

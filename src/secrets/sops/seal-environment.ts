@@ -30,7 +30,7 @@ import type { OutputFiles, RenderedEnvironment } from '../../plan/output-plan.js
 import { displayPath, readInputFileSync, readRecordFileSync, resolveInput } from '../../repository-files.js';
 import { SOPS_AGE_KEY, SOPS_AGE_KEY_FILE, ageIdentitiesFrom, type AgeIdentities } from './age-keys.js';
 import { isMarkedForSops, valuesUnavailable, withoutMark } from './pending.js';
-import { decryptSopsDocument, encryptDocument, looksEncrypted, readSopsDocument, recordError, shapeOf } from './sops-document.js';
+import { decryptSopsDocument, encryptDocument, looksEncrypted, readSopsDocument, recordError, shapeOf, unencryptedPaths } from './sops-document.js';
 import { parseSopsRules, type SopsRule, type SopsRules } from './sops-rules.js';
 import { SOPS_CONFIG_FILES } from './sops-config-file.js';
 import type { SopsSelection } from './sops-values.js';
@@ -85,6 +85,7 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
     }
     return rules.ruleFor(repoRel);
   };
+  const rulesFile = () => rules?.file ?? '.sops.yaml';
   const keys = (): AgeIdentities => {
     if (!identities) {
       identities = ageIdentitiesFrom(ctx.env);
@@ -104,6 +105,17 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
     const repoRel = displayPath(abs, ctx.repoRoot);
     const rule = rulesFor(repoRel);
     const plainText = serializeObject(withoutMark(secret));
+    // The guard let the Secret through to be encrypted: a rule that would leave a value of its data in plain text cannot.
+    const plain = unencryptedPaths(plainText, rule, ['data', 'stringData']);
+    if (plain.length > 0) {
+      throw new SpecError(
+        error('sops', `creation_rules[${rule.index}] of .sops.yaml would leave ${plain.join(', ')} of ${repoRel} unencrypted, and it holds secret values`, {
+          file: rulesFile(),
+          line: rule.line,
+          hint: 'use encrypted_regex: ^(data|stringData)$ for the rendered files',
+        }),
+      );
+    }
     // Written as every output file is (serializeObject: sops: at its sorted place, which sops reads
     // as well as its own last place), so `build --stdout` prints exactly what rendered/ holds.
     const fresh = async () => serializeObject(jsYaml.load(await encryptDocument(plainText, rule, now()), { schema: jsYaml.CORE_SCHEMA }) as KubeObject);
