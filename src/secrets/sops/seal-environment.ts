@@ -77,7 +77,7 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
         throw new SpecError(
           error('sops', `secrets.mode sops: the repository has no .sops.yaml to take the recipients of ${repoRel} from`, {
             file: '.sops.yaml',
-            hint: 'create .sops.yaml beside capi-render.yaml with a creation rule: {path_regex: ..., encrypted_regex: "^(data|stringData)$", age: age1…} (docs/flux.md "SOPS")',
+            hint: 'create .sops.yaml beside capi-render.yaml with a creation rule: {path_regex: ..., encrypted_regex: "^(data|stringData)$", age: age1…} (docs/flux.md "SOPS-encrypted Secrets")',
           }),
         );
       }

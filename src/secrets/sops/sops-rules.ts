@@ -29,7 +29,7 @@ export interface SopsRules {
 
 const OTHER_KEYS = ['pgp', 'kms', 'gcp_kms', 'azure_keyvault', 'hc_vault_transit_uri', 'hckms'] as const;
 const SELECTIONS = ['encrypted_regex', 'unencrypted_regex', 'encrypted_suffix', 'unencrypted_suffix', 'encrypted_comment_regex', 'unencrypted_comment_regex'] as const;
-const HINT_SETUP = 'add a creation rule such as {path_regex: "rendered/.*\\.yaml$", encrypted_regex: "^(data|stringData)$", age: age1…} (docs/flux.md "SOPS")';
+const HINT_SETUP = 'add a creation rule such as {path_regex: "rendered/.*\\.yaml$", encrypted_regex: "^(data|stringData)$", age: age1…} (docs/flux.md "SOPS-encrypted Secrets")';
 
 /** Parses `.sops.yaml` text; errors name `file` and a line. */
 export function parseSopsRules(text: string, file: string): SopsRules {
