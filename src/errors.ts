@@ -30,6 +30,8 @@ export type DiagnosticCode =
   | 'contract'
   | 'variables-missing'
   | 'variables-syntax'
+  | 'variables-unused'
+  | 'variables-env-unset'
   | 'components-invalid'
   | 'crd-name'
   | 'namespace'

@@ -35,6 +35,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   report: async () => (await import('./commands/report.js')).reportCommand,
   sbom: async () => (await import('./commands/sbom.js')).sbomCommand,
   upgrade: async () => (await import('./commands/upgrade.js')).upgradeCommand,
+  variables: async () => (await import('./commands/variables.js')).variablesCommand,
 };
 
 /** Every command, in the order of {@link COMMANDS} (by name): for the help, the reference and completion. */

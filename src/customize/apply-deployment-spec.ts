@@ -9,7 +9,7 @@
 import { cloneObject, getIn, isJsonObject, setIn, type JsonObject, type JsonValue, type KubeObject } from '../manifest/object.js';
 import type { ContainerSpec, DeploymentSpec } from '../declarations/provider-spec.js';
 import { compareCodeUnits, setArg } from './container-args.js';
-import { failCustomize, type CustomizeContext } from './customize-context.js';
+import { deploymentName, failCustomize, type CustomizeContext } from './customize-context.js';
 
 /** Path of the pod spec inside a Deployment. */
 export const POD_SPEC_PATH = ['spec', 'template', 'spec'] as const;
@@ -47,6 +47,7 @@ function applyToPodSpec(podSpec: JsonObject, spec: DeploymentSpec, ctx: Customiz
           `${ctx.base}.deployment.containers[${i}].name`,
           `no container named ${JSON.stringify(containerSpec.name)}`,
           `use one of: ${containerNames(containers).join(', ') || '(the pod has no containers)'}`,
+          `cannot find container ${JSON.stringify(containerSpec.name)} in deployment ${JSON.stringify(deploymentName(ctx))}`,
         );
       }
       containers[index] = applyContainerSpec(target, containerSpec);

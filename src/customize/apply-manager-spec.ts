@@ -85,7 +85,13 @@ export function applyManagerSpec(container: JsonObject, spec: ManagerSpec, ctx: 
   for (const key of Object.keys(extra).sort(compareCodeUnits)) {
     // additionalArgs can add flags but never override one, whether from the manifest or a field above.
     if (hasArg(args, key)) {
-      failCustomize(ctx, `${field}.additionalArgs.${key}`, `argument ${JSON.stringify(key)} already exists in the manager container`, `set it through its ${field} field or ${ctx.base}.deployment.containers[].args, which replace it`);
+      failCustomize(
+        ctx,
+        `${field}.additionalArgs.${key}`,
+        `argument ${JSON.stringify(key)} already exists in the manager container`,
+        `set it through its ${field} field or ${ctx.base}.deployment.containers[].args, which replace it`,
+        `failed to customize manager container: arg ${JSON.stringify(key)} already exists`,
+      );
     }
     set(key, extra[key] ?? '');
   }

@@ -2,7 +2,7 @@
  * Where a customisation comes from and goes to, so every error can name the provider CR, the
  * CR field and the Deployment it was applied to.
  */
-import { error, SpecError, type Diagnostic } from '../errors.js';
+import { error, peerWording, SpecError, type Diagnostic } from '../errors.js';
 
 /** One (customisation block → Deployment) application. */
 export interface CustomizeContext {
@@ -19,7 +19,18 @@ export function customizeDiagnostic(providerRef: string, field: string, message:
   return error('customize', `${providerRef}: ${message}`, hint === undefined ? { object: providerRef, field } : { object: providerRef, field, hint });
 }
 
-/** Throws a SpecError (code `customize`) for `field`, naming the Deployment in the message. */
-export function failCustomize(ctx: CustomizeContext, field: string, message: string, hint?: string): never {
-  throw new SpecError(customizeDiagnostic(ctx.providerRef, field, `${field}: ${message} (in ${ctx.deployment})`, hint));
+/**
+ * Throws a SpecError (code `customize`) for `field`, naming the Deployment in the message; with
+ * `operatorPhrase`, the message starts with the operator's own words for the failure.
+ */
+export function failCustomize(ctx: CustomizeContext, field: string, message: string, hint?: string, operatorPhrase?: string): never {
+  const own = `${field}: ${message} (in ${ctx.deployment})`;
+  const diagnostic = customizeDiagnostic(ctx.providerRef, field, own, hint);
+  if (operatorPhrase !== undefined) diagnostic.message = peerWording('cluster-api-operator', operatorPhrase, diagnostic.message);
+  throw new SpecError(diagnostic);
+}
+
+/** The Deployment's own name (`Deployment/<namespace>/<name>` → `<name>`), as the operator prints it. */
+export function deploymentName(ctx: CustomizeContext): string {
+  return ctx.deployment.slice(ctx.deployment.lastIndexOf('/') + 1);
 }

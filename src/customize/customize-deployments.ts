@@ -16,7 +16,7 @@ import type { AdditionalDeployment, DeploymentSpec, ManagerSpec } from '../decla
 import { applyDeploymentSpec, isDeployment, POD_SPEC_PATH } from './apply-deployment-spec.js';
 import { applyManagerSpec, findManagerContainer } from './apply-manager-spec.js';
 import { checkManagerSpec } from './check-manager-spec.js';
-import { customizeDiagnostic, failCustomize, type CustomizeContext } from './customize-context.js';
+import { customizeDiagnostic, deploymentName, failCustomize, type CustomizeContext } from './customize-context.js';
 
 /** The customisation fields of one provider CR. */
 export interface ProviderCustomization {
@@ -92,7 +92,13 @@ function customizeDeployment(deployment: KubeObject, spec: DeploymentSpec | unde
   const index = findManagerContainer(containers);
   const target = containers[index];
   if (!isJsonObject(target)) {
-    failCustomize(ctx, `${ctx.base}.manager`, 'the Deployment has no containers, so there is no manager container', 'remove the manager block for this Deployment');
+    failCustomize(
+      ctx,
+      `${ctx.base}.manager`,
+      'the Deployment has no containers, so there is no manager container',
+      'remove the manager block for this Deployment',
+      `cannot find "manager" container in deployment ${JSON.stringify(deploymentName(ctx))}`,
+    );
   }
   result = setIn(result, [...containersPath, index], applyManagerSpec(target, manager, ctx));
   return result;

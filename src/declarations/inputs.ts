@@ -19,6 +19,12 @@ export interface InputObject {
    * was last written elsewhere than `file` — by an overlay patch.
    */
   locate(path: readonly (string | number)[], target?: 'key' | 'value'): { file?: string; line: number; col: number };
+  /**
+   * A Secret's `stringData` references (`{fromEnv}` / `{fromFile}`) with the values the loading edge
+   * read for them (secrets/secret-references.ts), by key; undefined where the reference has no value
+   * (the variable unset, the file absent). Absent until that edge has run.
+   */
+  references?: ReadonlyMap<string, string | undefined>;
 }
 
 export interface InputSet {

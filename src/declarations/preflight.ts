@@ -97,8 +97,12 @@ export function runPreflightChecks(providers: readonly ProviderCR[], ctx: Prefli
             ? // The operator's format string takes (kind, name) but is given (name, namespace); the phrase is
               // quoted with the arguments it was meant to have, which is what the message says to users.
               peerWording('cluster-api-operator', `There is already a ${p.kind} with name ${p.name} in the cluster. Only one is allowed.`, detail)
-            : // clusterctl's installer.go simulateInstall: the instances already there, by namespace.
-              peerWording('clusterctl', `there is already an instance of the "${manifestLabel(p.kind, p.name)}" provider installed in the "${others.map((o) => o.namespace).join(', ')}" namespace`, detail),
+            : // clusterctl's installer.go simulateInstall (the instances already there, by namespace), as its validate wraps it.
+              peerWording(
+                'clusterctl',
+                `installing provider "${manifestLabel(p.kind, p.name)}" can lead to a non functioning management cluster: there is already an instance of the "${manifestLabel(p.kind, p.name)}" provider installed in the "${others.map((o) => o.namespace).join(', ')}" namespace`,
+                detail,
+              ),
           {
           ...at(p, ['spec'], 'spec.manager.cacheNamespace'),
           hint: 'set spec.manager.cacheNamespace on every instance (the operator allows one instance per cluster; see docs/safety.md "Multi-namespace installs")',
@@ -112,7 +116,7 @@ export function runPreflightChecks(providers: readonly ProviderCR[], ctx: Prefli
     const version = p.spec.version;
     if (version !== undefined && version !== '' && !ctx.isAcceptedVersion(version)) {
       out.push(
-        error('preflight', `spec.version "${version}" of ${ref(p)} is not a semantic version`, {
+        error('preflight', notSemanticMessage(version, `spec.version "${version}" of ${ref(p)} is not a semantic version`), {
           ...at(p, ['spec', 'version'], 'spec.version'),
           hint: parseVersion(`v${version}`) ? `write v${version}` : 'use an exact release tag such as v1.12.0',
         }),
@@ -130,6 +134,15 @@ export function runPreflightChecks(providers: readonly ProviderCR[], ctx: Prefli
     if (!namesFetchSource(fc) && !ctx.isKnownProvider(p)) out.push(notPredefinedProvider(p, ctx.locate(p, fc ? ['spec', 'fetchConfig'] : ['metadata', 'name'])));
   }
   return out;
+}
+
+/**
+ * The operator's preflight reports the version parser's own error (reason IncorrectVersionFormat);
+ * quoted where that parser's error is the one it gives: text that does not start like a version
+ * at all. Other malformed versions get other parser errors, and `1.12.0` (no `v`) it accepts.
+ */
+function notSemanticMessage(version: string, detail: string): string {
+  return /^\s*v?[0-9]/.test(version) ? detail : peerWording('cluster-api-operator', `could not parse ${JSON.stringify(version)} as version`, detail);
 }
 
 /** The operator's phrase for a fetchConfig with both url and selector. */

@@ -1,6 +1,7 @@
 /**
  * The Flux flavour (GITOPS-CONSUMERS §2): prune protection for CRDs and Namespaces, and one Flux
- * Kustomization per component chained with dependsOn — cert-manager ← core ← every other provider —
+ * Kustomization per component chained with dependsOn — cert-manager ← core ← every other provider,
+ * and a provider on the component that creates its namespace when they share one —
  * each with `wait: true`, so a Certificate is never applied before cert-manager's webhook serves
  * and no provider before core's CRDs and webhooks are ready (Flux cannot order that inside one
  * Kustomization: its server-side dry run of a Certificate needs the webhook, §2.2).
@@ -10,6 +11,7 @@ import type { JsonObject, KubeObject } from '../manifest/object.js';
 import type { RenderedEnvironment } from '../plan/output-plan.js';
 import { joinDocuments, serializeObject } from '../manifest/serialize.js';
 import { kustomizationText } from '../plan/output-plan.js';
+import { namespaceOwners } from '../plan/shared-namespaces.js';
 import { DISABLED, FLUX_PRUNE, withAnnotation } from './annotations.js';
 import { FLUX_KUSTOMIZATIONS_FILE, FLUX_OCI_REPOSITORY_FILE, fluxFolder, joinRepoPath, objectNameFrom } from './layout.js';
 import { componentRole, type FluxOciVerifyOptions, type ResolvedGitopsOptions } from './options.js';
@@ -54,10 +56,13 @@ export function fluxKustomizations(env: RenderedEnvironment, options: ResolvedGi
   if (!f.oci && f.sourceRef.namespace) sourceRef.namespace = f.sourceRef.namespace;
   const folder = (component: string) => (f.oci ? `./${component}` : `./${joinRepoPath(f.pathPrefix, env.name, component)}`);
   const warnings: Diagnostic[] = [];
+  const owners = namespaceOwners(env.components);
   const objects = env.components.map((component): KubeObject => {
     const role = componentRole(component.name);
     const upstream = role === 'cert-manager' ? [] : role === 'core' ? [certManager] : [certManager, core];
-    const dependsOn = upstream.filter((c) => c !== undefined).map((c): JsonObject => ({ name: names.get(c.name)! }));
+    // A provider installed into a namespace another component creates (k0smotron's three share one) waits for it.
+    const stages = [...new Set([...upstream.filter((c) => c !== undefined).map((c) => c.name), ...(owners.get(component.name) ?? [])])];
+    const dependsOn = stages.map((c): JsonObject => ({ name: names.get(c)! }));
     const name = names.get(component.name)!;
     if (name.length > MAX_NAME_LENGTH) {
       warnings.push(

@@ -16,8 +16,8 @@
  * document is checked against its sha256 when read; a missing or damaged one makes the whole entry
  * a miss (never a shorter stream: Argo CD would prune what is left out). Writes are owner-only
  * files written then renamed (private-files.ts). Nothing stored holds a secret value: an
- * environment whose output could (plaintext secrets, values from the process environment) has no
- * inputs hash and is never stored.
+ * environment whose output could (plaintext secrets, values from the process environment or from
+ * files a Secret input names) has no inputs hash and is never stored.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';

@@ -18,7 +18,7 @@
  * so an operator-wide `images.all.repository` overrides even an explicit imageUrl.
  */
 import { SpecError, error, peerWording, throwIfErrors, type Diagnostic } from '../errors.js';
-import { describeObject, getIn, isJsonObject, setIn, type JsonValue, type KubeObject } from '../manifest/object.js';
+import { describeObject, getIn, isJsonObject, nameOf, setIn, type JsonValue, type KubeObject } from '../manifest/object.js';
 import { formatImageReference, parseImageReference } from './image-reference.js';
 
 /** One `images:` value; empty or absent fields leave that part of the image alone. */
@@ -137,6 +137,18 @@ interface ImageSite {
   container: JsonValue | undefined;
 }
 
+/**
+ * How clusterctl's NewComponents wraps an image it cannot parse (components.go, then
+ * internal/util/objs.go FixImages: its workload, its container list, its container), spelt as it
+ * spells them — `deamonSet` included; '' for a site that is no Deployment or DaemonSet container.
+ */
+function fixImagesChain(where: ImageSite): string {
+  const workload = where.object.kind === 'Deployment' ? 'deployment' : where.object.kind === 'DaemonSet' ? 'deamonSet' : undefined;
+  if (workload === undefined || typeof where.container !== 'string') return '';
+  const list = where.field.includes('initContainers') ? 'failed to fix init containers' : 'failed to fix containers';
+  return `failed to apply image overrides: failed to fix containers in ${workload} ${nameOf(where.object)}: ${list}: failed to fix image for container ${where.container}: `;
+}
+
 function alterImage(text: string, component: string, overrides: ImageOverrides, mode: ImageOverrideMode, site: () => ImageSite): string {
   const parsed = parseImageReference(text);
   if (parsed.kind === 'not-canonical' && mode === 'tolerant') return text;
@@ -144,7 +156,7 @@ function alterImage(text: string, component: string, overrides: ImageOverrides, 
     const where = site();
     const hint = parsed.kind === 'not-canonical' ? `write the fully qualified form ${JSON.stringify(parsed.normalized)} (clusterctl requires it)` : 'fix the image reference, e.g. with a patch or spec.deployment.containers[].imageUrl';
     throw new SpecError(
-      error('image', peerWording('clusterctl', `couldn't parse image name: ${parsed.reason}`, `${describeObject(where.object)} container ${JSON.stringify(where.container ?? '')} image ${JSON.stringify(text)}`), {
+      error('image', peerWording('clusterctl', `${fixImagesChain(where)}couldn't parse image name: ${parsed.reason}`, `${describeObject(where.object)} container ${JSON.stringify(where.container ?? '')} image ${JSON.stringify(text)}`), {
         object: describeObject(where.object),
         field: where.field,
         hint,

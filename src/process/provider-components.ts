@@ -12,15 +12,17 @@
  *  7. add clusterctl's common labels;
  *  8. apply `spec.deployment` / `spec.manager` / `spec.additionalDeployments`;
  *  9. apply `spec.patches` or `spec.manifestPatches`;
- * 10. check CRD names as `clusterctl init` does (`<plural>.<group>`, unless annotated to skip) — after
- *     the patches, so a patch can add the skip annotation;
+ * 10. check CRD names as `clusterctl init` does (`<plural>.<group>`, unless annotated to skip), and
+ *     that labels, annotations and ConfigMap/Secret data are strings as the API server requires (an
+ *     unquoted `${VAR}` can make a boolean there) — after the patches, so a patch can add the skip
+ *     annotation or fix a value;
  * 11. apply `images:` again, tolerantly — the operator's last pass, so it overrides `imageUrl`;
  * 12. add the clusterctl inventory `Provider` object;
  * 13. drop `status` and `creationTimestamp: null`.
  *
  * Each step takes and returns plain data; a failure names the step, the provider and the object.
  */
-import { RenderError, SpecError, error } from '../errors.js';
+import { RenderError, SpecError, error, peerWording } from '../errors.js';
 import type { KubeObject } from '../manifest/object.js';
 import { parseManifests } from '../manifest/parse.js';
 import { withObject, type Resource } from '../manifest/resource.js';
@@ -33,6 +35,7 @@ import { manifestLabel } from '../declarations/provider-kinds.js';
 import { addLabels, commonLabels } from './common-labels.js';
 import { cleanObjects } from './clean-objects.js';
 import { checkCrdNames } from './crd-names.js';
+import { checkStringMaps } from './string-maps.js';
 import { applyImageOverrides, imageOrigins, listImages, type ImageOverrides } from './image-overrides.js';
 import { inventoryObject } from './inventory.js';
 import { addNamespaceIfMissing, fixTargetNamespace, inspectTargetNamespace } from './target-namespace.js';
@@ -84,6 +87,8 @@ export interface ProviderComponents {
   variables: VariableUse[];
   /** Variables whose value came from a lookup (not a default), sorted. */
   usedVariables: string[];
+  /** Variables the text uses through an operator that transforms the value (CompiledTemplate.transformed). */
+  transformedVariables: readonly string[];
   targetNamespace: string;
   /** Each workload image as rendered → the images of the artifact that `images:` turned into it (image-overrides.ts imageOrigins). */
   releasedImages: Map<string, string[]>;
@@ -131,13 +136,29 @@ export function renderProviderComponents(input: ProviderComponentsInput): Provid
   const remembered = key === undefined ? undefined : input.memo!.get(key);
   if (remembered) return remembered;
   const substituted = step('variable substitution', () => template.substituteParts((name) => (values.has(name) ? values.get(name) : input.lookupVariable(name))));
-  const resources = step('parse', () => (input.parse ?? parseJoined)({ parts: template.parts, texts: substituted.texts }, input.componentsSource));
+  const resources = step('parse', () => {
+    try {
+      return (input.parse ?? parseJoined)({ parts: template.parts, texts: substituted.texts }, input.componentsSource);
+    } catch (e) {
+      // Text that is not YAML, or a document that is not an object: clusterctl's NewComponents
+      // reports both as its parse step failing.
+      if (e instanceof RenderError) {
+        for (const d of e.diagnostics) {
+          if (!PARSE_FAILURES.has(d.code)) continue;
+          d.message = peerWording('clusterctl', 'failed to parse yaml', d.message);
+          d.hint ??= `the components of ${label} ${input.version} are not Kubernetes YAML: pin another release in spec.version, or fix the artifact where it is published`;
+        }
+      }
+      throw e;
+    }
+  });
   const { objects, target } = processObjects(resources, input, label, step);
   const result: ProviderComponents = {
     label,
     objects,
     variables: substituted.variables,
     usedVariables: substituted.used,
+    transformedVariables: template.transformed,
     targetNamespace: target,
     releasedImages: imageOrigins(listImages(resources.map((r) => r.object)), label, input.images),
   };
@@ -161,6 +182,9 @@ function memoKey(input: ProviderComponentsInput, values: ReadonlyMap<string, str
 }
 
 type Step = <T>(name: string, fn: () => T) => T;
+
+/** The parse problems clusterctl's yaml reader also fails on (the size limits are capi-render's own). */
+const PARSE_FAILURES: ReadonlySet<string> = new Set(['yaml-syntax', 'yaml-duplicate-key', 'components-invalid']);
 
 const NO_ORIGIN = { source: '', document: -1 };
 
@@ -200,6 +224,8 @@ function processObjects(parsed: readonly Resource[], input: ProviderComponentsIn
   }
   const crdNames = checkCrdNames(objects, { providerRef, file: cr.file, line: cr.line });
   if (crdNames.length > 0) throw new SpecError(crdNames);
+  const stringMaps = checkStringMaps(objects, { providerRef, file: cr.file, line: cr.line });
+  if (stringMaps.length > 0) throw new SpecError(stringMaps);
   objects = step('image overrides', () => memo.map(objects, `images-tolerant\u0000${imagesKey}`, (o) => applyImageOverrides([o], label, input.images, 'tolerant')[0]!));
   objects.push(memo.value(`inventory\u0000${canonicalJson([cr.kind, cr.name, target, input.version])}`, () => inventoryObject(cr.kind, cr.name, target, input.version)));
   objects = memo.map(objects, 'clean', (object) => cleanObjects([{ object, origin: NO_ORIGIN }])[0]!.object);

@@ -20,6 +20,8 @@ import {
 import { withObject, type Resource } from '../manifest/resource.js';
 
 const INJECT_CA_FROM = 'cert-manager.io/inject-ca-from';
+/** How clusterctl's NewComponents prefixes every failure of its namespace fix-up. */
+const SET_TARGET_NAMESPACE = 'failed to set the TargetNamespace on the components';
 
 /**
  * The namespace the components declare: the name of their single Namespace object, or '' when there
@@ -33,7 +35,7 @@ export function inspectTargetNamespace(resources: readonly Resource[], source: s
         'namespace',
         peerWording(
           'clusterctl',
-          'Invalid manifest. There should be no more than one resource with Kind Namespace in the provider components yaml',
+          'failed to detect default target namespace: Invalid manifest. There should be no more than one resource with Kind Namespace in the provider components yaml',
           `the components declare ${namespaces.length}: ${namespaces.map((r) => nameOf(r.object)).join(', ')}`,
         ),
         {
@@ -109,10 +111,19 @@ function fixInjectCaFrom(obj: KubeObject, target: string): KubeObject {
   const parts = String(value).split('/');
   if (parts.length !== 2) {
     throw new SpecError(
-      error('namespace', `${describeObject(obj)} has annotation ${INJECT_CA_FROM}: "${value}", which is not of the form <namespace>/<certificate>`, {
-        object: describeObject(obj),
-        field: `metadata.annotations.${INJECT_CA_FROM}`,
-      }),
+      error(
+        'namespace',
+        peerWording(
+          'clusterctl',
+          `${SET_TARGET_NAMESPACE}: object ${obj.kind} ${nameOf(obj)} does not have a correct value for ${INJECT_CA_FROM}`,
+          `${describeObject(obj)} has annotation ${INJECT_CA_FROM}: "${value}", which is not of the form <namespace>/<certificate>`,
+        ),
+        {
+          object: describeObject(obj),
+          field: `metadata.annotations.${INJECT_CA_FROM}`,
+          hint: `write the annotation as <namespace>/<certificate name>, e.g. ${target}/serving-cert`,
+        },
+      ),
     );
   }
   const fixed = `${target}/${parts[1]}`;
@@ -123,10 +134,19 @@ function requireVersion(obj: KubeObject, allowed: readonly string[]): void {
   const version = apiVersionOnly(obj.apiVersion);
   if (!allowed.includes(version)) {
     throw new SpecError(
-      error('namespace', `cannot set the target namespace on ${describeObject(obj)}: apiVersion ${obj.apiVersion} is not supported (only ${allowed.join(' and ')}, as in clusterctl)`, {
-        object: describeObject(obj),
-        field: 'apiVersion',
-      }),
+      error(
+        'namespace',
+        peerWording(
+          'clusterctl',
+          `${SET_TARGET_NAMESPACE}: failed to patch ${version} ${obj.kind}`,
+          `cannot set the target namespace on ${describeObject(obj)}: apiVersion ${obj.apiVersion} is not supported (only ${allowed.join(' and ')}, as in clusterctl)`,
+        ),
+        {
+          object: describeObject(obj),
+          field: 'apiVersion',
+          hint: `use apiVersion ${obj.kind === 'CustomResourceDefinition' ? 'apiextensions.k8s.io' : 'admissionregistration.k8s.io'}/v1`,
+        },
+      ),
     );
   }
 }
@@ -160,12 +180,25 @@ function fixConversionWebhook(obj: KubeObject, target: string): KubeObject {
 /** Service DNS names embed the namespace (`svc.<ns>.svc`); only the first `.<ns>.` of each name moves. */
 function fixCertificateDnsNames(obj: KubeObject, originalNamespace: string, target: string): KubeObject {
   const names = getIn(obj, ['spec', 'dnsNames']);
-  if (!Array.isArray(names)) return obj;
+  if (names === undefined || names === null) return obj;
+  if (!Array.isArray(names) || names.some((n) => typeof n !== 'string')) {
+    // clusterctl reads the field as a list of strings and refuses the components otherwise.
+    throw new SpecError(
+      error(
+        'namespace',
+        peerWording(
+          'clusterctl',
+          `${SET_TARGET_NAMESPACE}: failed to get .spec.dnsNames from Certificate ${namespaceOf(obj)}/${nameOf(obj)}`,
+          `spec.dnsNames of ${describeObject(obj)} is not a list of strings`,
+        ),
+        { object: describeObject(obj), field: 'spec.dnsNames', hint: 'cert-manager takes spec.dnsNames as a list of DNS names (strings)' },
+      ),
+    );
+  }
   const from = `.${originalNamespace}.`;
   const to = `.${target}.`;
   let changed = false;
-  const fixed = names.map((n) => {
-    if (typeof n !== 'string') return n;
+  const fixed = (names as string[]).map((n) => {
     const replaced = n.replace(from, to);
     if (replaced !== n) changed = true;
     return replaced;

@@ -2,8 +2,8 @@
  * Whether an environment can be skipped: its inputs hash covers everything its output depends on —
  * capi-render's version (the code), capi-render.yaml (its `emulate:` baseline named too), the user templates, the environment's overlay
  * chain and bases (file contents), and its lock entries (versions and, through the artifacts'
- * digests, the release contents). Values read from the process environment (`fromEnv`) are never
- * hashed; an environment that uses them is always rendered.
+ * digests, the release contents). Values read from the process environment (`fromEnv`) or from files
+ * a Secret input names (`{fromFile}`) are never hashed; an environment that uses them is always rendered.
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../manifest/canonical-json.js';
@@ -12,6 +12,7 @@ import type { ComposedEnvironment } from '../overlay/compose-environment.js';
 import type { LoadedRepository } from './load-repository.js';
 import { packageVersion } from '../package-files.js';
 import { SOPS_CONFIG_FILES } from '../secrets/sops/sops-config-file.js';
+import { hasSecretReferences } from '../declarations/secret-values.js';
 
 /**
  * The part of every environment's hash that is the same for the whole build. `inputFiles` are the
@@ -44,7 +45,7 @@ export function environmentInputsHash(
   /** What else the output depends on that no input file holds: the verify rules' ids with their keys' bytes. */
   extra = '',
 ): string | undefined {
-  if (!buildHash || Object.values(composed.variables).some((v) => typeof v === 'object')) return undefined;
+  if (!buildHash || Object.values(composed.variables).some((v) => typeof v === 'object') || hasSecretReferences(composed.inputs.secrets)) return undefined;
   const used = new Set((lockedProviders ?? []).map((p) => `${p.source}\u0000${p.version}`));
   const digests = artifacts.filter((a) => used.has(`${a.source}\u0000${a.version}`)).map((a) => `${a.source} ${a.version} ${a.file} ${a.sha256}`).sort();
   const lockPart = lockedProviders ? canonicalJson([...lockedProviders].sort((a, b) => (a.provider < b.provider ? -1 : 1))) : '';

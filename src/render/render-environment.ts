@@ -3,7 +3,7 @@
  * provider's source and version, check contracts, and process every provider's components.
  * Problems are collected across providers and reported together.
  */
-import { RenderError, SpecError, error, throwIfErrors, type Diagnostic } from '../errors.js';
+import { RenderError, SpecError, error, peerWording, throwIfErrors, type Diagnostic } from '../errors.js';
 import type { KubeObject } from '../manifest/object.js';
 import { isJsonObject } from '../manifest/object.js';
 import { renderProviderComponents } from '../process/provider-components.js';
@@ -13,7 +13,7 @@ import { parseVersionRequest } from '../resolve/select-version.js';
 import { METADATA_FILE } from '../source/metadata.js';
 import { findInput, type InputSet } from '../declarations/inputs.js';
 import { runPreflightChecks, ref } from '../declarations/preflight.js';
-import { kindInfo } from '../declarations/provider-kinds.js';
+import { kindInfo, manifestLabel } from '../declarations/provider-kinds.js';
 import type { ProviderCR } from '../declarations/provider-spec.js';
 import { validateProviders } from '../declarations/validate-providers.js';
 import type { ImagePolicyConfig } from '../images/image-policy-config.js';
@@ -22,13 +22,16 @@ import type { RenderedComponent } from '../plan/output-plan.js';
 import { checkContracts } from './contracts.js';
 import { providerSource, type SourceContext } from './provider-source.js';
 import type { RenderSession } from './session.js';
-import { readConfigSecret, variableLookup, type ResolvedVariable } from './variables.js';
+import { readConfigSecretEntries, variableLookup, type ResolvedVariable } from './variables.js';
+import { assertNoUnsetMarker, renderWithUnsetValues } from './unset-values.js';
+import { describeReference } from '../declarations/secret-values.js';
 import jsYaml from 'js-yaml';
 import { resolveProvider, type ResolvedArtifacts } from './resolve-provider.js';
 import { pinImages, type SignatureCheck } from '../images/pin-images.js';
 import { registryPolicy } from '../images/registry-policy.js';
 import type { RegistryPolicy } from '../images/image-resolver.js';
 import { reconcileInstances } from './multi-namespace.js';
+import { shareNamespaces } from '../plan/shared-namespaces.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import { createHash } from 'node:crypto';
 
@@ -37,11 +40,24 @@ import { guardSecrets, sensitiveValues, type RequiredSecret } from '../secrets/s
 import { decryptSopsInputs } from '../secrets/sops/decrypt-inputs.js';
 import type { EnvironmentInputs, EnvironmentResult, ResolvedProvider } from './environment-result.js';
 import { locateVerifyRule } from './locate-verify-rule.js';
+import { locateVariable } from './locate-variable.js';
 import { imageName } from '../images/image-name.js';
 
-/** Renders one environment (see the module comment); problems of all its providers are thrown together. */
-export async function renderEnvironment(envInputs: EnvironmentInputs, session: RenderSession): Promise<EnvironmentResult> {
-  // SOPS-encrypted configSecrets are read decrypted (secrets/sops/decrypt-inputs.ts).
+/** An environment's providers resolved, before anything is substituted or processed. */
+export interface ResolvedEnvironment {
+  /** The resolved providers, the core provider first. */
+  ready: ResolvedArtifacts[];
+  /** Warnings so far (validation, resolution). */
+  warnings: Diagnostic[];
+}
+
+/**
+ * The first half of an environment's render: validate its provider CRs, run the preflight checks,
+ * resolve each provider's source, version and release files, and check contracts. Problems of all
+ * its providers are thrown together. Read-only reports on the inputs (`variables`) stop here.
+ */
+export async function resolveEnvironment(envInputs: EnvironmentInputs, session: RenderSession): Promise<ResolvedEnvironment> {
+  // SOPS-encrypted configSecrets are read decrypted (secrets/sops/decrypt-inputs.ts; a no-op once they are).
   const inputs = await decryptSopsInputs(envInputs.inputs, session.env);
   const locate = (cr: ProviderCR, path: readonly (string | number)[]) => {
     const input = inputs.providers.find((p) => isJsonObject(p.object.metadata) && p.object.kind === cr.kind && p.object.metadata.name === cr.name && p.object.metadata.namespace === cr.namespace);
@@ -103,7 +119,16 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
   throwIfErrors(problems);
   const ready = [core, ...others].filter((r): r is ResolvedArtifacts => r !== undefined);
   throwIfErrors(checkContracts(ready.map((r) => ({ cr: r.cr, contract: r.series.contract, version: r.version, at: locate(r.cr, ['spec', 'version']) })), baseline));
+  return { ready, warnings };
+}
 
+/** Renders one environment (see the module comment); problems of all its providers are thrown together. */
+export async function renderEnvironment(given: EnvironmentInputs, session: RenderSession): Promise<EnvironmentResult> {
+  // SOPS-encrypted configSecrets are read decrypted (secrets/sops/decrypt-inputs.ts).
+  const envInputs: EnvironmentInputs = { ...given, inputs: await decryptSopsInputs(given.inputs, session.env) };
+  const { inputs } = envInputs;
+  const { ready, warnings } = await resolveEnvironment(envInputs, session);
+  const problems: Diagnostic[] = [];
   const components: RenderedComponent[] = [];
   // Each rendered image → the names its release gave it (before `images:` overrides), for verify rules.
   const releasedImages = new Map<string, string[]>();
@@ -121,35 +146,42 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
         config: session.config.variables,
         secrets: inputs.secrets,
         env: session.env,
+        notSecret: session.config.secrets.notSecret ?? [],
       });
       const seen = new Map<string, ResolvedVariable>();
       const additionalManifests = r.cr.spec.additionalManifests ? findAdditionalManifests(r.cr, inputs) : undefined;
       const textKey = additionalManifests ? `${r.components.sha256}+${sha256Text(canonicalJson(additionalManifests.data ?? null))}` : r.components.sha256;
-      const rendered = renderProviderComponents({
-        cr: r.cr,
-        version: r.version,
-        componentsText: r.components.text,
-        componentsSource: `${r.ps.source.description} ${r.version}/${r.ps.componentsFile}`,
-        additionalManifests,
-        lookupVariable: (name) => {
-          const v = lookup(name);
-          if (v) seen.set(name, v);
-          return v?.value;
-        },
-        images: { ...session.config.images, ...imagesFromConfigSecret(r.cr, inputs), ...envInputs.images },
-        // Parsing follows substitution, so by then every value in a part has come through
-        // lookupVariable and is in `seen`: a part is secret when a name it references has a value
-        // from a secret source (see document-parser.ts for why that, and not a search of the text, decides).
-        parse: (substituted, source) =>
-          session.parser.parseParts(
+      // A secret reference with no value is rendered as its unset marker, and needed only where that
+      // lands outside a Secret the guard leaves out or replaces (unset-values.ts).
+      const rendered = renderWithUnsetValues({
+        providerRef: ref(r.cr),
+        component: manifestLabel(r.cr.kind, r.cr.name),
+        lookup,
+        seen,
+        secrets: session.config.secrets,
+        render: (lookupVariable) =>
+          renderProviderComponents({
+            cr: r.cr,
+            version: r.version,
+            componentsText: r.components.text,
+            componentsSource: `${r.ps.source.description} ${r.version}/${r.ps.componentsFile}`,
+            additionalManifests,
+            lookupVariable,
+            images: { ...session.config.images, ...imagesFromConfigSecret(r.cr, inputs), ...envInputs.images },
+            // Parsing follows substitution, so by then every value in a part has come through
+            // lookupVariable and is in `seen`: a part is secret when a name it references has a value
+            // from a secret source (see document-parser.ts for why that, and not a search of the text, decides).
+            parse: (substituted, source) =>
+              session.parser.parseParts(
+                textKey,
+                substituted.parts.map((part, i) => ({ text: substituted.texts[i]!, constant: part.constant !== undefined, secret: part.names.some((n) => seen.get(n)?.secret) })),
+                source,
+              ),
+            objectMemo: session.objects,
+            memo: session.components,
             textKey,
-            substituted.parts.map((part, i) => ({ text: substituted.texts[i]!, constant: part.constant !== undefined, secret: part.names.some((n) => seen.get(n)?.secret) })),
-            source,
-          ),
-        objectMemo: session.objects,
-        memo: session.components,
-        textKey,
-        compile: (text, source) => session.compile(textKey, text, source),
+            compile: (text, source) => session.compile(textKey, text, source),
+          }),
       });
       const sensitive = sensitiveValues(
         [...seen.entries()].map(([variable, v]) => ({ variable, value: v.value, secret: v.secret, from: v.from })),
@@ -157,6 +189,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
       );
       addReleased(rendered.releasedImages);
       const guarded = guardSecrets(rendered.label, rendered.objects, sensitive, session.config.secrets);
+      assertNoUnsetMarker(guarded.objects, seen);
       warnings.push(...guarded.diagnostics);
       requiredSecrets.push(...guarded.required);
       const objects: KubeObject[] = guarded.objects;
@@ -183,6 +216,12 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
       else throw e;
     }
   }
+  // A variable needed but unset names its `variables:` entry: find its line (only when reported).
+  await Promise.all(
+    problems
+      .filter((d) => d.code === 'variables-missing' && d.line === undefined && d.file !== undefined && /^variables\.[^.]+\.fromEnv$/.test(d.field ?? ''))
+      .map(async (d) => Object.assign(d, await locateVariable(session.repoRoot, envInputs.overlays ?? [], d.field!.split('.')[1]!, d.file !== 'capi-render.yaml'))),
+  );
   throwIfErrors(problems);
   const reconciled = reconcileInstances(components.map((component) => ({ component, provider: resolvedProviders[instanceOf.get(component)!]! })));
   components.splice(0, components.length, ...reconciled);
@@ -190,10 +229,11 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
   const certManager = await renderCertManager(envInputs.certManager, envInputs.name, images, session, { note: (d) => warnings.push(d), overlayFile: envInputs.file });
   if (!certManager) warnings.push(...bringYourOwnCertManagerWarnings(components));
   if (certManager) addReleased(certManager.releasedImages);
-  const all = certManager ? [certManager.component, ...components] : components;
+  // Providers sharing a namespace (k0smotron's three) declare it once: in the first that carries it.
+  const all = shareNamespaces(certManager ? [certManager.component, ...components] : components);
   // Last: the digests are those of the images as every earlier step left them (overrides included).
   const policy = envInputs.imagePolicy;
-  const registries = policy.pinDigests ? registryPolicy(policy, inputs.secrets, envInputs.file ? { file: envInputs.file } : {}) : undefined;
+  const registries = policy.pinDigests ? registryPolicy(policy, envInputs.inputs.secrets, envInputs.file ? { file: envInputs.file } : {}) : undefined;
   const released = (image: string) => releasedImages.get(imageName(image)) ?? [];
   const check = await signatureCheck(policy, registries, { repoRoot: session.repoRoot, images: session.images }, envInputs, released, warnings);
   const pinned = registries ? await pinImages(all, session.images.lookup(registries), check?.check) : undefined;
@@ -261,18 +301,27 @@ async function signatureCheck(
   };
 }
 
-function findAdditionalManifests(cr: ProviderCR, inputs: InputSet) {
+/** The ConfigMap `spec.additionalManifests` names; throws SpecError when it is not among the inputs. */
+export function findAdditionalManifests(cr: ProviderCR, inputs: InputSet) {
   const refSpec = cr.spec.additionalManifests!;
   const namespace = refSpec.namespace || cr.namespace;
   const found = findInput(inputs.configMaps, namespace, refSpec.name);
   if (!found) {
     throw new SpecError(
-      error('additional-manifests', `spec.additionalManifests of ${ref(cr)} names ConfigMap ${namespace}/${refSpec.name}, which is not among the inputs`, {
-        file: cr.file,
-        line: cr.line,
-        field: 'spec.additionalManifests',
-        hint: 'add the ConfigMap (data key "manifests") under providers/',
-      }),
+      error(
+        'additional-manifests',
+        peerWording(
+          'cluster-api-operator',
+          `failed to get ConfigMap ${namespace}/${refSpec.name}: configmaps ${JSON.stringify(refSpec.name)} not found`,
+          `spec.additionalManifests of ${ref(cr)} names ConfigMap ${namespace}/${refSpec.name}, which is not among the inputs`,
+        ),
+        {
+          file: cr.file,
+          line: cr.line,
+          field: 'spec.additionalManifests',
+          hint: 'add the ConfigMap (data key "manifests") under providers/',
+        },
+      ),
     );
   }
   return found.object;
@@ -281,9 +330,20 @@ function findAdditionalManifests(cr: ProviderCR, inputs: InputSet) {
 /** The operator (through clusterctl) reads a configSecret key `images` as an image-override map. */
 function imagesFromConfigSecret(cr: ProviderCR, inputs: InputSet): ImageOverrides {
   if (!cr.spec.configSecret) return {};
-  const values = readConfigSecret(cr, inputs.secrets);
-  if (values.images === undefined) return {};
-  const parsed = safely(() => jsYaml.load(values.images!, { schema: jsYaml.CORE_SCHEMA }));
+  const entry = readConfigSecretEntries(cr, inputs.secrets).images;
+  if (entry === undefined) return {};
+  if (entry.value === undefined) {
+    // Image overrides shape every build's output: never optional.
+    throw new SpecError(
+      error('config-secret', `key "images" of the configSecret of ${ref(cr)} is needed for its image overrides: set ${describeReference(entry.reference!)}`, {
+        file: cr.file,
+        line: cr.line,
+        field: 'spec.configSecret',
+        hint: 'image overrides change every image the provider runs; give them as a plain string in the Secret',
+      }),
+    );
+  }
+  const parsed = safely(() => jsYaml.load(entry.value!, { schema: jsYaml.CORE_SCHEMA }));
   if (!isJsonObject(parsed)) {
     throw new SpecError(
       error('config-secret', `key "images" of the configSecret of ${ref(cr)} is not a YAML map of image overrides`, { file: cr.file, line: cr.line, field: 'spec.configSecret' }),

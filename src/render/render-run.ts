@@ -18,8 +18,9 @@ import { inputFileDigests, usesSops, type InputDirs } from './input-file-digests
 import type { ComposedEnvironment } from '../overlay/compose-environment.js';
 import { DEFAULT_ENVIRONMENT } from '../overlay/discover-environments.js';
 import { memoizedOverlayLoader } from '../overlay/load-overlay.js';
-import { renderEnvironment } from './render-environment.js';
-import type { EnvironmentResult } from './environment-result.js';
+import { renderEnvironment, resolveEnvironment } from './render-environment.js';
+import type { EnvironmentInputs, EnvironmentResult } from './environment-result.js';
+import type { ResolvedArtifacts } from './resolve-provider.js';
 import { createSession } from './session.js';
 import { createImageResolver } from '../images/image-resolver.js';
 import { registryForPolicy } from '../images/registry-policy.js';
@@ -46,6 +47,8 @@ import type { RenderOptions } from './render-options.js';
 import { composer, selectEnvironments } from './compose-environments.js';
 import { withSbomFile } from '../sbom/sbom-output.js';
 import { createSopsSealer } from '../secrets/sops/seal-environment.js';
+import { createReferenceReader } from '../secrets/secret-references.js';
+import { hasSecretReferences } from '../declarations/secret-values.js';
 
 /**
  * What a run read, for a build stamp (build/build-stamp.ts): a later build whose every input is
@@ -120,6 +123,24 @@ export interface RenderRun {
    * rendered for their diagnostics but no longer handed over.
    */
   run(onEnvironment: (output: RenderedOutput) => Promise<void> | void): Promise<RenderRunResult>;
+  /**
+   * Phase 2 without processing, for read-only reports on the inputs (`variables`): resolves each
+   * environment's providers (validation, versions, release files, contracts) and hands over their
+   * inputs and resolved artifacts; nothing is substituted, rendered or locked. Failures are
+   * reported together at the end, as {@link run} does.
+   */
+  resolve(onEnvironment: (resolved: ResolvedInputs) => void): Promise<{ warnings: Diagnostic[] }>;
+}
+
+/** One environment as {@link RenderRun.resolve} hands it over. */
+export interface ResolvedInputs {
+  inputs: EnvironmentInputs;
+  /** Its providers' resolved release files, the core provider first. */
+  providers: ResolvedArtifacts[];
+  /** capi-render.yaml's `variables:`. */
+  variables: RenderConfig['variables'];
+  /** The process environment the run reads `{fromEnv}` values from. */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 /** Phase 1: see the module comment. Throws for problems of the repository as a whole. */
@@ -204,7 +225,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       const inputsHash = environmentInputsHash(buildHash, composed, lockedEnvironments.get(entry.name)?.providers, lock.artifacts, lockedImagesOf(lock, entry.name), extra);
       for (const r of composed.reads) reads.add(r);
       composedByName.set(entry.name, composed);
-      if (Object.values(composed.variables).some((v) => typeof v === 'object')) skippable = false;
+      if (Object.values(composed.variables).some((v) => typeof v === 'object') || hasSecretReferences(composed.inputs.secrets)) skippable = false;
       if (inputsHash && lockedEnvironments.get(entry.name)?.inputs === inputsHash) {
         if (options.skipUnchanged?.(entry.name, inputsHash)) {
           skipped.push(entry.name);
@@ -220,22 +241,22 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     }
   }
 
+  // The loading edge of values given by reference in Secret inputs (secrets/secret-references.ts).
+  const references = createReferenceReader({ repoRoot, env: options.env ?? {} });
+  const environmentInputs = async (name: string, composed: ComposedEnvironment): Promise<EnvironmentInputs> => ({
+    name,
+    inputs: { ...composed.inputs, secrets: await references.resolve(composed.inputs.secrets) },
+    certManager: { ...repo.config.certManager, ...composed.certManager },
+    variables: composed.variables,
+    images: composed.images,
+    imagePolicy: { ...repo.config.imagePolicy, ...composed.imagePolicy },
+    labels: composed.labels,
+    file: composed.chain.at(-1),
+    overlays: composed.chain,
+    committed: committed(name),
+  });
   const renderOne = async (name: string, composed: ComposedEnvironment, gitopsMemo: GitopsMemo): Promise<RenderedOutput> => {
-    const rendered = await renderEnvironment(
-      {
-        name,
-        inputs: composed.inputs,
-        certManager: { ...repo.config.certManager, ...composed.certManager },
-        variables: composed.variables,
-        images: composed.images,
-        imagePolicy: { ...repo.config.imagePolicy, ...composed.imagePolicy },
-        labels: composed.labels,
-        file: composed.chain.at(-1),
-        overlays: composed.chain,
-        committed: committed(name),
-      },
-      session,
-    );
+    const rendered = await renderEnvironment(await environmentInputs(name, composed), session);
     const gitopsSettings = mergeGitopsConfig(repo.config.gitops, composed.gitops);
     const gitops = runGitopsStage({
       environment: rendered.environment,
@@ -279,6 +300,24 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       const composed = composedByName.get(env);
       const providers = against.environments.find((e) => e.name === env)?.providers;
       return composed && providers ? environmentInputsHash(buildHash, composed, providers, against.artifacts, lockedImagesOf(against, env), extras.get(env)) : undefined;
+    },
+    async resolve(onEnvironment) {
+      const problems: EnvironmentProblem[] = [];
+      const warnings: Diagnostic[] = [...repo.warnings];
+      for (const { name, composed, problem } of planned) {
+        try {
+          if (problem) throw problem;
+          const inputs = await environmentInputs(name, composed!);
+          const resolved = await resolveEnvironment(inputs, session);
+          warnings.push(...resolved.warnings);
+          if (problems.length === 0) onEnvironment({ inputs, providers: resolved.ready, variables: session.config.variables, env: session.env });
+        } catch (e) {
+          if (!(e instanceof RenderError)) throw e;
+          problems.push(...e.diagnostics.map((diagnostic) => ({ environment: name, diagnostic })));
+        }
+      }
+      throwIfErrors(mergeProblems(problems, allEnvironments.length > 1 || allEnvironments[0] !== DEFAULT_ENVIRONMENT));
+      return { warnings };
     },
     async run(onEnvironment) {
       const problems: EnvironmentProblem[] = [];

@@ -3,7 +3,7 @@
  * source itself, the lock when it still satisfies the spec, or version selection — and the release's
  * metadata and components.
  */
-import { FetchError, RenderError, SpecError, error, peerWording, type Diagnostic } from '../errors.js';
+import { FetchError, RenderError, SpecError, error, peerWording, type Diagnostic, type Peer } from '../errors.js';
 import type { LockedProvider } from '../lock/lock-types.js';
 import { parseVersionRequest, selectVersion } from '../resolve/select-version.js';
 import { METADATA_FILE, compatibleContracts, parseMetadata, releaseSeriesFor, type ReleaseSeries } from '../source/metadata.js';
@@ -73,9 +73,20 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
   });
   const label = manifestLabel(cr.kind, cr.name);
   const where = { ...ctx.at, object: ref(cr) };
+  // ConfigMaps chosen by a selector are a source only the operator reads: its words, naming the CR (phase_load.go).
+  const fromConfigMaps = cr.spec.fetchConfig?.selector != null;
   const seriesOf = async (version: string) => {
-    const file = await readReleaseFile(ctx.store, ps, version, METADATA_FILE, `failed to read "${METADATA_FILE}" from the repository for provider "${label}"`, where);
-    const metadata = parseMetadata(file.text, `${ps.source.description} ${version}/${METADATA_FILE}`, label);
+    const file = await readReleaseFile(
+      ctx.store,
+      ps,
+      version,
+      METADATA_FILE,
+      fromConfigMaps
+        ? { peer: 'cluster-api-operator', phrase: `failed to read "${METADATA_FILE}" from the repository for provider "${cr.name}"` }
+        : { peer: 'clusterctl', phrase: `failed to read "${METADATA_FILE}" from the repository for provider "${label}"` },
+      where,
+    );
+    const metadata = parseMetadata(file.text, `${ps.source.description} ${version}/${METADATA_FILE}`, label, fromConfigMaps ? { peer: 'cluster-api-operator', provider: cr.name } : undefined);
     return { file, metadata, series: releaseSeriesFor(metadata, version) };
   };
   const allowed = ctx.coreContract ? compatibleContracts(ctx.coreContract) : SUPPORTED;
@@ -100,16 +111,16 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
   refuseDowngrade(cr, version, installedVersion(cr, locked, ctx), ctx);
   const { file: metadataFile, metadata, series } = await seriesOf(version);
   if (!series) {
-    const phrase = `invalid provider metadata: version ${version} for the provider ${cr.namespace}/${label} does not match any release series`;
+    const phrase = `invalid provider metadata: version ${version} for the provider ${fromConfigMaps ? cr.name : `${cr.namespace}/${label}`} does not match any release series`;
     throw new SpecError(
-      error('contract', peerWording('clusterctl', phrase, ref(cr)), {
+      error('contract', peerWording(fromConfigMaps ? 'cluster-api-operator' : 'clusterctl', phrase, ref(cr)), {
         ...ctx.at,
         object: ref(cr),
         hint: `${METADATA_FILE} of ${version} lists ${metadata.releaseSeries.map((s) => `${s.major}.${s.minor}→${s.contract}`).join(', ')}; the release tag lacks an updated ${METADATA_FILE}, or the source is not this provider's`,
       }),
     );
   }
-  const components = await readReleaseFile(ctx.store, ps, version, ps.componentsFile, `failed to read "${ps.componentsFile}" from provider's repository "${label}"`, where);
+  const components = await readReleaseFile(ctx.store, ps, version, ps.componentsFile, { peer: 'clusterctl', phrase: `failed to read "${ps.componentsFile}" from provider's repository "${label}"` }, where);
   return { cr, ps, version, series, metadataFile, components };
 }
 
@@ -123,10 +134,17 @@ interface ProviderSite {
 
 /**
  * Reads one release file through the build's store. Failures point at the provider; a missing
- * release or file also gets clusterctl's wrapping phrase (`failed to read "metadata.yaml" from the
- * repository for provider "cluster-api"`) in front of the source's own explanation.
+ * release or file also gets the peer's wrapping phrase (clusterctl's `failed to read "metadata.yaml"
+ * from the repository for provider "cluster-api"`) in front of the source's own explanation.
  */
-async function readReleaseFile(store: ArtifactStore, ps: ProviderSource, version: string, file: string, phrase: string, where: ProviderSite): Promise<FetchedArtifact> {
+async function readReleaseFile(
+  store: ArtifactStore,
+  ps: ProviderSource,
+  version: string,
+  file: string,
+  wording: { peer: Peer; phrase: string },
+  where: ProviderSite,
+): Promise<FetchedArtifact> {
   try {
     return await store.read(ps.source, version, file);
   } catch (e) {
@@ -135,7 +153,7 @@ async function readReleaseFile(store: ArtifactStore, ps: ProviderSource, version
     // `version: 1.12.0` where the releases are tagged `v1.12.0`: say so (clusterctl's tags keep the v).
     const tagged = missing && /^\d/.test(version) ? await ps.source.listVersions().then((all) => all.includes(`v${version}`), () => false) : false;
     const suggestion = tagged ? `; did you mean "v${version}"? (the releases are tagged with a leading v)` : '';
-    throw located(e, where, (d) => `${missing ? peerWording('clusterctl', phrase, d.message) : d.message}${suggestion}`);
+    throw located(e, where, (d) => `${missing ? peerWording(wording.peer, wording.phrase, d.message) : d.message}${suggestion}`);
   }
 }
 

@@ -2,19 +2,37 @@
  * Where `${VAR}` values come from, and in which precedence (highest first):
  * 1. the environment overlay's `variables:`;
  * 2. the provider's `spec.configSecret` (a Secret among the inputs; `data` base64-decoded, or
- *    `stringData`), read case-sensitively as the operator does;
+ *    `stringData`, where a key may be given by reference: `{fromEnv}` / `{fromFile}`), read
+ *    case-sensitively as the operator does;
  * 3. `variables:` in capi-render.yaml.
  * A value written `{fromEnv: NAME}` is read from the process environment — the only way the
  * environment reaches a render, so an unrelated shell variable can never change the output.
  * Values from a configSecret or the environment are marked secret, for the secret guard.
+ *
+ * A *secret reference* — `{fromEnv}` in `variables:`, or a configSecret reference — may have no
+ * value (the variable unset, the file absent). Such a source is passed over, as before; when no
+ * lower source has a value either, the lookup answers the variable's unset marker
+ * (secrets/unset-marker.ts) with `unset: true`, so the render can see whether the value is needed at
+ * all: when every place the marker lands is a Secret's data the guard leaves out or replaces, it is
+ * not (render-environment.ts).
  */
-import { SpecError, error } from '../errors.js';
+import { SpecError, error, peerWording } from '../errors.js';
 import { findInput, type InputObject } from '../declarations/inputs.js';
-import { secretValues } from '../declarations/secret-values.js';
+import { describeReference, secretEntries, type SecretEntry } from '../declarations/secret-values.js';
 import type { ProviderCR } from '../declarations/provider-spec.js';
 import type { VariableValue } from '../config/config-types.js';
+import { unsetMarker } from '../secrets/unset-marker.js';
 
 export type VariableOrigin = 'overlay' | 'configSecret' | 'config' | 'env';
+
+/** Where a secret reference is written, for messages: the file, and the line when known. */
+export interface ReferenceSite {
+  file: string;
+  line?: number;
+  col?: number;
+  /** The field that holds the reference, e.g. `variables.NAME.fromEnv`, `stringData.KEY`. */
+  field: string;
+}
 
 export interface ResolvedVariable {
   value: string;
@@ -23,6 +41,18 @@ export interface ResolvedVariable {
   secret: boolean;
   /** Human description of where the value came from (never the value). */
   from: string;
+  /**
+   * The secret reference the value comes from, or (with `unset`) the one that would give it: e.g.
+   * `environment variable AWS_B64ENCODED_CREDENTIALS`, `file /run/secrets/vcd-password`. Absent for
+   * literal values (a string in `variables:`, a configSecret string).
+   */
+  reference?: string;
+  /** Where that reference is written. */
+  site?: ReferenceSite;
+  /** What maps the variable to the reference: `capi-render.yaml variables`, `overlay overlays/dev/overlay.yaml`, `Secret/ns/name stringData.KEY`. */
+  via?: string;
+  /** The reference has no value: `value` is the variable's unset marker, never to be output. */
+  unset?: true;
 }
 
 export interface VariableSources {
@@ -31,45 +61,83 @@ export interface VariableSources {
   config: Record<string, VariableValue>;
   secrets: readonly InputObject[];
   env: Readonly<Record<string, string | undefined>>;
+  /** `secrets.notSecret`: such a variable with no value is unset (no marker), as any literal would be. Default: none. */
+  notSecret?: readonly string[];
 }
 
 /** The lookup for one provider; throws when its configSecret is missing or malformed. */
 export function variableLookup(cr: ProviderCR, sources: VariableSources): (name: string) => ResolvedVariable | undefined {
-  const secret = cr.spec.configSecret ? readConfigSecret(cr, sources.secrets) : undefined;
+  const secret = cr.spec.configSecret ? readConfigSecretEntries(cr, sources.secrets) : undefined;
+  const secretInput = cr.spec.configSecret ? configSecretInput(cr, sources.secrets) : undefined;
   const secretName = cr.spec.configSecret ? `Secret/${cr.spec.configSecret.namespace ?? cr.namespace}/${cr.spec.configSecret.name}` : '';
+  const notSecret = new Set(sources.notSecret ?? []);
   return (name) => {
-    const fromOverlay = resolveValue(sources.overlay[name], 'overlay', sources.env, `overlay ${sources.overlayFile ?? ''}`.trim());
+    // The first unset secret reference, in precedence order: what the marker stands for.
+    let unset: ResolvedVariable | undefined;
+    const consider = (v: ResolvedVariable | undefined) => {
+      if (v?.unset) unset ??= v;
+      return v?.unset ? undefined : v;
+    };
+    const fromOverlay = consider(resolveValue(name, sources.overlay[name], 'overlay', sources.env, `overlay ${sources.overlayFile ?? ''}`.trim(), sources.overlayFile ?? 'capi-render.yaml'));
     if (fromOverlay) return fromOverlay;
     if (secret && Object.prototype.hasOwnProperty.call(secret, name)) {
-      return { value: secret[name]!, origin: 'configSecret', secret: true, from: `${secretName} key ${name}` };
+      const entry: SecretEntry = secret[name]!;
+      const from = `${secretName} key ${name}`;
+      const via = `${secretName} stringData.${name}`;
+      const site = secretInput ? { file: secretInput.file, ...lineOf(secretInput, name), field: `stringData.${name}` } : undefined;
+      const found = consider(
+        entry.value !== undefined
+          ? { value: entry.value, origin: 'configSecret', secret: true, from, ...(entry.reference ? { reference: describeReference(entry.reference), via, ...(site ? { site } : {}) } : {}) }
+          : { value: unsetMarker(name), origin: 'configSecret', secret: true, from, reference: describeReference(entry.reference!), via, ...(site ? { site } : {}), unset: true },
+      );
+      if (found) return found;
     }
-    return resolveValue(sources.config[name], 'config', sources.env, 'capi-render.yaml variables');
+    const fromConfig = consider(resolveValue(name, sources.config[name], 'config', sources.env, 'capi-render.yaml variables', 'capi-render.yaml'));
+    if (fromConfig) return fromConfig;
+    // Not sensitive by the user's word: nothing to keep out of the output, so no value means unset.
+    return unset && !notSecret.has(name) ? unset : undefined;
   };
 }
 
 function resolveValue(
+  name: string,
   value: VariableValue | undefined,
   origin: 'overlay' | 'config',
   env: Readonly<Record<string, string | undefined>>,
   from: string,
+  file: string,
 ): ResolvedVariable | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'string') return { value, origin, secret: false, from };
   const envValue = env[value.fromEnv];
-  // An unset environment variable leaves the variable unset, so its default or the missing-variable
-  // error applies; a variable set to "" counts as set, as in clusterctl.
-  if (envValue === undefined) return undefined;
-  return { value: envValue, origin: 'env', secret: true, from: `environment variable ${value.fromEnv} (via ${from})` };
+  const reference = `environment variable ${value.fromEnv}`;
+  const described = `${reference} (via ${from})`;
+  // An unset environment variable leaves the variable unset, so a lower source, its default or the
+  // missing-variable error applies — unless only a left-out Secret needs it (see the module comment);
+  // a variable set to "" counts as set, as in clusterctl.
+  if (envValue === undefined) return { value: unsetMarker(name), origin: 'env', secret: true, from: described, reference, via: from, site: { file, field: `variables.${name}.fromEnv` }, unset: true };
+  return { value: envValue, origin: 'env', secret: true, from: described, reference, via: from, site: { file, field: `variables.${name}.fromEnv` } };
 }
 
-/** The configSecret's key → value map. */
+/** The configSecret's key → value map (references without a value left out). */
 export function readConfigSecret(cr: ProviderCR, secrets: readonly InputObject[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, e] of Object.entries(readConfigSecretEntries(cr, secrets))) if (e.value !== undefined) out[k] = e.value;
+  return out;
+}
+
+/** The configSecret's keys, references included (see declarations/secret-values.ts). */
+export function readConfigSecretEntries(cr: ProviderCR, secrets: readonly InputObject[]): Record<string, SecretEntry> {
+  return secretEntries(configSecretInput(cr, secrets));
+}
+
+function configSecretInput(cr: ProviderCR, secrets: readonly InputObject[]): InputObject {
   const ref = cr.spec.configSecret!;
   const namespace = ref.namespace || cr.namespace;
   const input = findInput(secrets, namespace, ref.name);
   if (!input) {
     throw new SpecError(
-      error('config-secret', `spec.configSecret of ${cr.kind}/${cr.namespace}/${cr.name} names Secret ${namespace}/${ref.name}, which is not among the inputs`, {
+      error('config-secret', peerWording('cluster-api-operator', `failed to get providers secret: secrets ${JSON.stringify(ref.name)} not found`, `spec.configSecret of ${cr.kind}/${cr.namespace}/${cr.name} names Secret ${namespace}/${ref.name}, which is not among the inputs`), {
         file: cr.file,
         line: cr.line,
         field: 'spec.configSecret',
@@ -77,5 +145,14 @@ export function readConfigSecret(cr: ProviderCR, secrets: readonly InputObject[]
       }),
     );
   }
-  return secretValues(input);
+  return input;
+}
+
+function lineOf(input: InputObject, key: string): { line?: number; col?: number } {
+  try {
+    const at = input.locate(['stringData', key]);
+    return { line: at.line, col: at.col };
+  } catch {
+    return {};
+  }
 }

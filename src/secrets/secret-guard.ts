@@ -10,11 +10,16 @@
  * Not sensitive, and never searched: empty values, booleans, numbers, values under 4 characters and
  * the variables listed in `secrets.notSecret` (operator users keep feature gates in configSecrets).
  * No value is ever put in a message, the lock or any output other than a plaintext Secret.
+ *
+ * A secret reference with no value is searched for by its unset marker (secrets/unset-marker.ts),
+ * always as a sensitive value: {@link unsetValuesOutside} tells where a marker lands that the mode
+ * does not leave out or replace — there the value is needed.
  */
 import { SpecError, error, warning, type Diagnostic } from '../errors.js';
 import type { SecretMode, SecretsConfig } from './secrets-config.js';
 import { describeObject, isJsonObject, nameOf, namespaceOf, type JsonValue, type KubeObject } from '../manifest/object.js';
-import { DEFAULT_DECRYPTION_SECRET, markForSops } from './sops/pending.js';
+import { DEFAULT_DECRYPTION_SECRET, markForSops, withoutValues } from './sops/pending.js';
+import { holdsUnsetMarker } from './unset-marker.js';
 
 export interface SensitiveValue {
   variable: string;
@@ -90,8 +95,10 @@ export function guardSecrets(component: string, objects: readonly KubeObject[], 
       continue;
     }
     if (mode === 'sops') {
-      // Encrypted when the environment's files are planned (sops/seal-environment.ts).
-      out.push(markForSops(obj, config.sops?.decryptionSecret ?? DEFAULT_DECRYPTION_SECRET));
+      // Encrypted when the environment's files are planned (sops/seal-environment.ts). A reference
+      // with no value leaves only the committed ciphertext to write: the values are dropped here.
+      const decryptionSecret = config.sops?.decryptionSecret ?? DEFAULT_DECRYPTION_SECRET;
+      out.push(holdsUnsetMarker(JSON.stringify(obj)) ? markForSops(withoutValues(obj), decryptionSecret, { valuesUnavailable: true }) : markForSops(obj, decryptionSecret));
       continue;
     }
     const secret = describeRequired(component, obj, hits);
@@ -104,6 +111,39 @@ export function guardSecrets(component: string, objects: readonly KubeObject[], 
   }
   if (diagnostics.some((d) => d.severity === 'error')) throw new SpecError(diagnostics.filter((d) => d.severity === 'error'));
   return { objects: out, required, diagnostics };
+}
+
+/** An unset value that lands where the guard would keep it: the value is needed there. */
+export interface NeededValue {
+  variable: string;
+  /** `Kind/namespace/name field.path`, never the marker. */
+  where: string;
+  /** The object is a Secret and every landing is in its data: another mode would not need the value. */
+  inSecretData: boolean;
+}
+
+/**
+ * Where the markers of unset values (`markers`: each variable's unset marker as its value) land
+ * outside a Secret's data/stringData that this component's mode leaves out (`omit`) or replaces
+ * (`external-secrets`), one entry per variable (its first landing, in object order).
+ */
+export function unsetValuesOutside(component: string, objects: readonly KubeObject[], markers: readonly SensitiveValue[], config: SecretsConfig): NeededValue[] {
+  if (markers.length === 0) return [];
+  const mode = modeFor(component, config);
+  const needed = new Map<string, NeededValue>();
+  for (const obj of objects) {
+    const hits = findValues(obj, markers);
+    // A stand-in where no value is searched (a map key) is needed there too.
+    const text = JSON.stringify(obj);
+    for (const m of markers) {
+      if (text.includes(m.value) && !hits.some((h) => h.variable === m.variable) && !needed.has(m.variable)) needed.set(m.variable, { variable: m.variable, where: describeObject(obj), inSecretData: false });
+    }
+    if (hits.length === 0) continue;
+    const inSecretData = obj.kind === 'Secret' && obj.apiVersion === 'v1' && hits.every((h) => h.path[0] === 'data' || h.path[0] === 'stringData');
+    if (inSecretData && (mode === 'omit' || mode === 'external-secrets' || mode === 'sops')) continue;
+    for (const h of hits) if (!needed.has(h.variable)) needed.set(h.variable, { variable: h.variable, where: `${describeObject(obj)} ${fieldPath(h.path)}`, inSecretData });
+  }
+  return [...needed.values()];
 }
 
 function fieldPath(path: readonly (string | number)[]): string {

@@ -4,7 +4,7 @@
  * (api/v1alpha3/metadata_type.go, repository/metadata_client.go validateMetadata).
  */
 import jsYaml from 'js-yaml';
-import { SpecError, error, peerWording } from '../errors.js';
+import { SpecError, error, peerWording, type Peer } from '../errors.js';
 import { isJsonObject } from '../manifest/object.js';
 import { parseVersion } from '../declarations/versions.js';
 
@@ -26,10 +26,12 @@ export interface ReleaseMetadata {
  * clusterctl.cluster.x-k8s.io/v1alpha3, kind must be `Metadata` or absent (several providers never
  * serialised it), and releaseSeries must not be empty. Errors carry clusterctl's words
  * (metadata_client.go: validateMetadata, and "error decoding" for what does not decode), naming the
- * provider by `provider`, its manifest label (default: `where`, the file's description).
+ * provider by `provider`, its manifest label (default: `where`, the file's description). What does
+ * not decode is worded as `decodedBy` says (the operator names the provider by its CR name when it
+ * reads a ConfigMap source); default: clusterctl's, naming `provider`.
  */
-export function parseMetadata(text: string, where: string, provider: string = where): ReleaseMetadata {
-  const undecodable = (why: string): SpecError => invalid(where, peerWording('clusterctl', `error decoding "${METADATA_FILE}" for provider "${provider}"`, `${where} ${why}`));
+export function parseMetadata(text: string, where: string, provider: string = where, decodedBy: { peer: Peer; provider: string } = { peer: 'clusterctl', provider }): ReleaseMetadata {
+  const undecodable = (why: string): SpecError => invalid(where, peerWording(decodedBy.peer, `error decoding "${METADATA_FILE}" for provider "${decodedBy.provider}"`, `${where} ${why}`));
   let doc: unknown;
   try {
     doc = jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA });

@@ -66,7 +66,10 @@ export function selectTargets(env: EnvironmentProviders, plan: EnvironmentUpgrad
   if (request.kind === 'contract') {
     const contractPlan = plan.contracts.find((c) => c.contract === request.contract);
     if (!contractPlan) {
-      problem(`contract ${request.contract} is not an upgrade candidate: the core provider ${plan.core.provider} ${plan.core.version} offers ${plan.contracts.map((c) => c.contract).join(', ')}`, {
+      const own = `contract ${request.contract} is not an upgrade candidate: the core provider ${plan.core.provider} ${plan.core.version} offers ${plan.contracts.map((c) => c.contract).join(', ')}`;
+      // clusterctl applies a plan only for the contract it implements itself (upgrader.go ApplyPlan).
+      const current = supported[0];
+      problem(current !== undefined && request.contract !== current ? peerWording('clusterctl', `current version of clusterctl could only upgrade to ${current} contract, requested ${request.contract}`, own) : own, {
         hint: 'see capi-render plan',
       });
       return out;
@@ -101,7 +104,10 @@ export function selectTargets(env: EnvironmentProviders, plan: EnvironmentUpgrad
       if (order === 0) out.skipped.push({ provider: p.provider, reason: `already at ${p.version}` });
       else if (tag === undefined) {
         if (explicit) {
-          problem(`${p.provider} has no release ${request.version} in ${p.sourceDescription}`, { ...at(p), hint: `newer releases: ${info.next.map((v) => v.tag).join(', ') || 'none'}` });
+          const own = `${p.provider} has no release ${request.version} in ${p.sourceDescription}`;
+          // clusterctl looks for the target's release series before the release (upgrader.go getProviderContractByVersion).
+          const phrase = `invalid target version: version ${request.version} for the provider ${instanceName(p)} does not match any release series`;
+          problem(contractOf(info, request.version) === undefined ? peerWording('clusterctl', phrase, own) : own, { ...at(p), hint: `newer releases: ${info.next.map((v) => v.tag).join(', ') || 'none'}` });
         } else out.skipped.push({ provider: p.provider, reason: `${p.sourceDescription} has no ${request.version}` });
       } else if (order < 0) {
         problem(`${p.provider} is at ${p.version}; ${tag} would be a downgrade`, { ...at(p), hint: 'capi-render upgrade only moves forward; edit spec.version yourself if you mean to go back, and review the diff' });
@@ -133,7 +139,9 @@ function checkConsistency(
   const coreTarget = moves.get(core) ?? core.provider.version;
   const targetContract = contractOf(core, coreTarget)!;
   if (!supported.includes(targetContract)) {
-    return problem(`the core provider ${core.provider.provider} ${coreTarget} implements ${targetContract}, which capi-render does not render (supported: ${supported.join(', ')})`, { object: core.provider.provider });
+    const own = `the core provider ${core.provider.provider} ${coreTarget} implements ${targetContract}, which capi-render does not render (supported: ${supported.join(', ')})`;
+    const phrase = `current version of clusterctl could only upgrade the core provider to ${supported[0] ?? ''} contract version, requested ${targetContract}`;
+    return problem(peerWording('clusterctl', phrase, own), { object: core.provider.provider, hint: `choose a core provider release that implements ${supported.join(' or ')} (see capi-render plan)` });
   }
   const allowed = compatibleContracts(targetContract);
   for (const info of infos) {

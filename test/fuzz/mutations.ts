@@ -19,7 +19,7 @@ import { isMap, isScalar, isSeq, parseAllDocuments, type Document } from 'yaml';
 
 export const YAML_OPS = ['dup-key', 'anchor', 'alias-bomb', 'tag', 'deep', 'huge', 'bad-utf8', 'nul', 'crlf', 'bom', 'tab', 'separator', 'truncate'] as const;
 export const STRUCT_OPS = ['wrong-type', 'unknown-field', 'delete-field', 'odd-name', 'duplicate-doc'] as const;
-export const FS_OPS = ['symlink-in', 'symlink-out', 'symlink-dir', 'fifo', 'dir-yaml', 'readonly', 'empty', 'case-collision', 'odd-file-name', 'delete', 'copy', 'overlay-linked-out'] as const;
+export const FS_OPS = ['symlink-in', 'symlink-out', 'symlink-dir', 'fifo', 'dir-yaml', 'readonly', 'empty', 'case-collision', 'odd-file-name', 'delete', 'copy', 'overlay-linked-out', 'secret-file'] as const;
 export const LOCK_OPS = ['edit-field', 'add-entry', 'remove-entry', 'conflict', 'dev-zero'] as const;
 
 /**
@@ -28,6 +28,9 @@ export const LOCK_OPS = ['edit-field', 'add-entry', 'remove-entry', 'conflict', 
  * that read through the link would render exactly as before — only the link rule can refuse it.
  */
 export const OUTSIDE_COPIES = 'copies';
+
+/** The file beside the repository (in `outside`) a configSecret's `{fromFile}` reference names; `secret-file` replaces it. */
+export const SECRET_FILE = 'fz-secret-value';
 
 export type Mutation =
   | { level: 'yaml'; op: (typeof YAML_OPS)[number]; file: number; at: number; size: number }
@@ -123,6 +126,8 @@ const TAGS = ['!!str', '!!int', '!!binary', '!custom', '!!map', '!!timestamp', '
 /** Applies one mutation to the repository folder; `outside` is a folder outside it for links out. */
 export function applyMutation(dir: string, outside: string, m: Mutation, stage: Stage): void {
   if (m.level === 'lock') return safely(() => mutateLock(dir, m), undefined);
+  // Beside the repository, before anything is built: after that, nothing outside may change.
+  if (m.level === 'fs' && m.op === 'secret-file' && stage !== 'inputs') return;
   const files = candidates(dir, stage);
   if (files.length === 0) return;
   const file = files[m.file % files.length]!;
@@ -262,6 +267,18 @@ function mutateFs(dir: string, outside: string, file: string, m: Extract<Mutatio
   const folder = path.dirname(abs);
   const others = regularFiles(dir).filter((f) => f !== file);
   switch (m.op) {
+    case 'secret-file': {
+      // What a `{fromFile}` reference may meet instead of its file: each is one error naming it.
+      const at = path.join(outside, SECRET_FILE);
+      rmSync(at, { force: true, recursive: true });
+      const kind = m.at % 5;
+      if (kind === 0) execFileSync('mkfifo', [at]);
+      else if (kind === 1) symlinkSync('/dev/zero', at);
+      else if (kind === 2) mkdirSync(at);
+      else if (kind === 3) symlinkSync(abs, at);
+      else writeFileSync(at, Buffer.alloc(1024 * 1024 + 1, 0x61));
+      return;
+    }
     case 'symlink-in': {
       const target = others.length > 0 ? others[m.at % others.length]! : file;
       rmSync(abs, { force: true });

@@ -17,6 +17,8 @@
  *    a regular file (src/repository-files.ts);
  * 8–9. with `partial`, after a successful build: partial builds (--shard, --env) on damaged output,
  *    then a build, leave capi-render's files as the full build did (partial-sequence.ts).
+ * 10. `variables --offline` writes nothing in the repository, and exits 0 wherever the build
+ *    succeeded (its output, like every command's, is held to property 6).
  */
 import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, constants, readFileSync, realpathSync, rmSync, writeFileSync, chmodSync, lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
 import os from 'node:os';
@@ -35,6 +37,8 @@ export interface RepoCase {
   files: Record<string, string | { base64: string }>;
   /** Environment the CLI sees (besides its cache folder). */
   env: Record<string, string>;
+  /** Files written beside the repository (in the `outside` folder), e.g. a `{fromFile}` secret. Default none. */
+  outsideFiles?: Record<string, string>;
   /** Values that are secret: never printed, never written outside what their mode allows. */
   secrets: string[];
   /** Some secret mode is plaintext: rendered/ and --stdout may hold them. */
@@ -92,6 +96,11 @@ function materialize(root: string, name: string, c: RepoCase, options: CaseOptio
   const outside = path.join(root, 'outside');
   mkdirSync(path.join(outside, 'dir'), { recursive: true });
   writeFileSync(path.join(outside, 'outside.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: outside\n  namespace: default\n');
+  for (const [rel, text] of Object.entries(c.outsideFiles ?? {})) {
+    // A mutation of the first copy may have left a FIFO or a folder there.
+    rmSync(path.join(outside, rel), { force: true, recursive: true });
+    writeFileSync(path.join(outside, rel), text);
+  }
   for (const [rel, content] of Object.entries(c.files)) {
     const bytes = typeof content === 'string' ? content.replaceAll(FIXTURES_TOKEN, options.fixturesRepository) : Buffer.from(content.base64, 'base64');
     for (const abs of [path.join(repo, rel), path.join(outside, OUTSIDE_COPIES, rel)]) {
@@ -126,6 +135,11 @@ async function runIn(root: string, c: RepoCase, options: CaseOptions): Promise<C
   const after = snapshot(repo);
   checkChanges(build, before, after);
   if (build.code === 0 && refusable) violation(build, `a build succeeded while ${refusable}`);
+  // Property 10: `variables` reads what a build reads and writes nothing in the repository; a
+  // repository that builds can be described.
+  const described = await cli(['variables', '--offline']);
+  if (touchedPaths(after, snapshot(repo)).length > 0) violation(described, 'variables wrote into the repository');
+  if (build.code === 0 && described.code !== 0) violation(described, 'variables failed on a repository that builds');
   if (build.code === 0) {
     const again = await cli(['build', '--offline']);
     if (again.code !== 0) violation(again, 'a second build of the same inputs failed');

@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { manifestLabel, type ProviderKind } from '../../src/declarations/provider-kinds.js';
 import { certManagerFiles, releaseFiles, variableStem, type SyntheticRelease } from './synthetic-release.js';
+import { SECRET_FILE } from './mutations.js';
 
 /** Repository-relative local repository of the synthetic releases. */
 export const RELEASES = 'releases';
@@ -61,6 +62,11 @@ export interface RepoModel {
   notSecret: boolean;
   configVariables: Record<string, string>;
   fromEnv: boolean;
+  /**
+   * How the configSecrets give their secret variable: a literal, or by reference (`{fromEnv}`,
+   * `{fromFile}` of a file outside the repository), with the value set or not.
+   */
+  secretReference: 'literal' | 'fromEnv' | 'fromFile' | 'fromEnv-unset' | 'fromFile-unset';
   images: { all?: string; component?: string; image?: string };
   flavour: 'kustomize' | 'flux' | 'argocd' | undefined;
   /** Secret marker, random per case so a leak is unambiguous. */
@@ -123,6 +129,10 @@ export function repoModel(real = 1, minOverlays = 0): fc.Arbitrary<RepoModel> {
     notSecret: fc.boolean(),
     configVariables: fc.dictionary(variableName, variableValue, { maxKeys: 4 }),
     fromEnv: fc.boolean(),
+    secretReference: fc.oneof(
+      { weight: 4, arbitrary: fc.constant('literal' as const) },
+      { weight: 1, arbitrary: fc.constantFrom('fromEnv' as const, 'fromFile' as const, 'fromEnv-unset' as const, 'fromFile-unset' as const) },
+    ),
     images: fc.record({ all: fc.constantFrom('registry.internal.example.com/mirror', 'localhost:5000', 'x/y/z'), component: fc.constantFrom('v2.0.0', 'edge'), image: fc.constantFrom('other-name', 'manager') }, { requiredKeys: [] }),
     flavour: flavourArb,
     secret: fc.stringMatching(/^[0-9a-f]{16}$/).map((hex) => `fzSecret${hex}`),
@@ -159,9 +169,10 @@ export function secretVariable(p: ProviderModel): string {
   return `FZ_TOKEN_${variableStem(manifestLabel(p.kind, providerName(p)))}`;
 }
 
-function secretYaml(p: ProviderModel, secret: string): string {
+function secretYaml(p: ProviderModel, m: RepoModel): string {
   const label = manifestLabel(p.kind, providerName(p));
-  const data = [`  ${secretVariable(p)}: "${secret}"`, ...(p.required > 0 ? ['  FZ_REQ_0: "from-secret"'] : [])];
+  const value = m.secretReference === 'literal' ? `"${m.secret}"` : m.secretReference.startsWith('fromEnv') ? '{fromEnv: FZ_CS_SECRET}' : `{fromFile: ../outside/${SECRET_FILE}}`;
+  const data = [`  ${secretVariable(p)}: ${value}`, ...(p.required > 0 ? ['  FZ_REQ_0: "from-secret"'] : [])];
   return `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${label}-vars\n  namespace: ${providerNamespace(p)}\nstringData:\n${data.join('\n')}\n`;
 }
 
@@ -240,7 +251,7 @@ export function repoFiles(m: RepoModel, fixturesRepository: string): Record<stri
   for (const p of m.providers) {
     const label = manifestLabel(p.kind, providerName(p));
     files[`providers/${label}.yaml`] = providerYaml(p);
-    if (p.configSecret) files[`providers/${label}-vars.yaml`] = secretYaml(p, m.secret);
+    if (p.configSecret) files[`providers/${label}-vars.yaml`] = secretYaml(p, m);
     for (const version of p.versions) {
       const required = Array.from({ length: p.required }, (_, i) => `FZ_REQ_${i}`);
       if (m.fromEnv && p.kind === 'InfrastructureProvider') required.push('FZ_ENV_TOKEN');
@@ -266,7 +277,12 @@ export function repoFiles(m: RepoModel, fixturesRepository: string): Record<stri
 
 /** Environment variables for the CLI (the fromEnv secret). */
 export function repoEnv(m: RepoModel): Record<string, string> {
-  return m.fromEnv ? { FZ_ENV_SECRET: `${m.secret}env` } : {};
+  return { ...(m.fromEnv ? { FZ_ENV_SECRET: `${m.secret}env` } : {}), ...(m.secretReference === 'fromEnv' ? { FZ_CS_SECRET: m.secret } : {}) };
+}
+
+/** Files beside the repository (in its `outside` sibling folder): the `{fromFile}` secret. */
+export function outsideFiles(m: RepoModel): Record<string, string> {
+  return m.secretReference === 'fromFile' ? { [SECRET_FILE]: m.secret } : {};
 }
 
 /** Whether any secret mode of the model lets secret values into rendered/ (plaintext). */

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { mutationArb, type Mutation } from './mutations.js';
-import { plaintextAllowed, repoEnv, repoFiles, repoModel } from './repo-model.js';
+import { outsideFiles, plaintextAllowed, repoEnv, repoFiles, repoModel } from './repo-model.js';
 import { FIXTURES_TOKEN, runRepoCase, type RepoCase } from './repo-case.js';
 import { partialSequenceArb, type PartialStep } from './partial-sequence.js';
 import type { FuzzTarget } from './campaign.js';
@@ -30,6 +30,7 @@ export function repoCaseArb(real = 2): fc.Arbitrary<RepoCase> {
       return {
         files: repoFiles(model, FIXTURES_TOKEN),
         env,
+        ...(Object.keys(outsideFiles(model)).length > 0 ? { outsideFiles: outsideFiles(model) } : {}),
         secrets: [model.secret, ...Object.values(env)],
         plaintext: plaintextAllowed(model),
         mutations: pre.filter((m) => m.level !== 'lock'),

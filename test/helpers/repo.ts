@@ -5,9 +5,15 @@ import { createHash } from 'node:crypto';
 import { FIXTURES, REPO_ROOT } from './fixtures.js';
 import { tempDir } from './tmp.js';
 
-/** Config pointing at the bundled local repository (absolute path, so the temp repo needs no copy). */
-export function configYaml(extra = ''): string {
-  return `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n  - path: ${FIXTURES}repository\n${extra}`;
+/**
+ * Config pointing at the bundled local repository (absolute path, so the temp repo needs no copy).
+ * `before`: repositories searched ahead of it. Repositories are searched in order and the first one
+ * holding a provider's label is its source, so a fixture tree for a label the bundled repository also
+ * has (derived/tanzu-framework: infrastructure-aws, infrastructure-vsphere) must come first.
+ */
+export function configYaml(extra = '', before: readonly string[] = []): string {
+  const repositories = [...before, `${FIXTURES}repository`].map((p) => `  - path: ${p}\n`).join('');
+  return `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n${repositories}${extra}`;
 }
 
 export const CORE = (version = 'v1.12.0', namespace = 'capi-system', extraSpec = '') =>

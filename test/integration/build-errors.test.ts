@@ -26,7 +26,7 @@ const cases: { name: string; files: Record<string, string>; code: string; file?:
   {
     name: 'a missing variable',
     files: {
-      'capi-render.yaml': configYaml(`  - path: ${FIXTURES}derived/tanzu-framework\n`),
+      'capi-render.yaml': configYaml('', [`${FIXTURES}derived/tanzu-framework`]),
       'providers/core.yaml': CORE(),
       'providers/vsphere.yaml': 'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: vsphere\n  namespace: capv-system\nspec:\n  version: v1.5.3\n',
     },

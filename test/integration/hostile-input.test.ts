@@ -64,6 +64,18 @@ const cases: Case[] = [
   { name: 'an artifact with two Namespace objects', files: artifact(`${ns}---\n${ns.replace('evil-system', 'other')}`), code: 'namespace' },
   { name: 'a variable syntax error in an artifact', files: artifact(`${ns}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: "\${BA$R}"}\n`), code: 'variables-syntax' },
   { name: 'a configSecret whose data is not base64', files: { 'providers/core.yaml': CORE('v1.12.0', 'capi-system', '  configSecret: {name: v}\n'), 'providers/v.yaml': 'apiVersion: v1\nkind: Secret\nmetadata: {name: v, namespace: capi-system}\ndata: {A: "not base64!"}\n' }, code: 'config-secret' },
+  {
+    name: 'a configSecret fromFile reference to a link to /dev/zero',
+    files: { 'providers/core.yaml': CORE('v1.12.0', 'capi-system', '  configSecret: {name: v}\n') },
+    setup: (repo) => {
+      // Outside the repository (a file inside would have to be ignored by git first).
+      const link = `${repo}-zero`;
+      symlinkSync('/dev/zero', link);
+      writeFileSync(path.join(repo, 'providers/v.yaml'), `apiVersion: v1\nkind: Secret\nmetadata: {name: v, namespace: capi-system}\nstringData: {A: {fromFile: ${link}}}\n`);
+    },
+    code: 'config-secret',
+    text: /fromFile \S+-zero is a device, not a regular file/,
+  },
   { name: 'an overlay base outside the repository', files: { 'overlays/a/overlay.yaml': 'apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: [../../../../etc]\n' }, code: 'overlay' },
   { name: 'an unsupported webhook apiVersion in an artifact', files: artifact(`${ns}---\napiVersion: admissionregistration.k8s.io/v2\nkind: ValidatingWebhookConfiguration\nmetadata: {name: w}\nwebhooks: []\n`), code: 'namespace' },
   { name: 'a provider CR carrying status', files: { 'providers/evil.yaml': `${EVIL()}status:\n  installedVersion: v1.0.0\n` }, code: 'schema' },

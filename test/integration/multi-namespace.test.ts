@@ -6,7 +6,7 @@ import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/manifest/object.js';
 import { runCli } from '../helpers/cli.js';
-import { CORE, makeRepo } from '../helpers/repo.js';
+import { CORE, configYaml, makeRepo } from '../helpers/repo.js';
 
 const capd = (namespace: string, version = 'v1.12.0', watch: string | undefined = `tenant-${namespace}`) =>
   `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: docker\n  namespace: ${namespace}\nspec:\n  version: ${version}\n${watch ? `  manager:\n    cacheNamespace: ${watch}\n` : ''}`;
@@ -42,5 +42,53 @@ describe('multi-namespace installs', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('error[multi-namespace]');
     expect(r.stderr).toMatch(text);
+  });
+});
+
+/** k0smotron's bootstrap, control-plane and infrastructure releases (real, built from v2.1.0) all install into `k0smotron`. */
+const k0smotron = (kind: string) =>
+  `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ${kind}\nmetadata:\n  name: k0sproject-k0smotron\n  namespace: k0smotron\nspec:\n  version: v2.1.0\n`;
+const K0SMOTRON = {
+  'providers/core.yaml': CORE(),
+  'providers/k0smotron.yaml': ['BootstrapProvider', 'ControlPlaneProvider', 'InfrastructureProvider'].map(k0smotron).join('---\n'),
+};
+
+describe('several providers in one namespace', () => {
+  const namespacesIn = (repo: string, c: string) => {
+    const dir = path.join(repo, 'rendered/default', c);
+    return readdirSync(dir)
+      .filter((f) => f !== 'kustomization.yaml')
+      .map((f) => jsYaml.load(readFileSync(path.join(dir, f), 'utf8')) as KubeObject)
+      .filter((o) => o.kind === 'Namespace')
+      .map((o) => (o.metadata as { name: string }).name);
+  };
+
+  it('declares the shared Namespace once, in the first provider in install order, and kustomize builds the environment', async () => {
+    const repo = makeRepo(K0SMOTRON);
+    const r = await runCli(['build'], { cwd: repo });
+    expect(r.code, r.stderr).toBe(0);
+    expect(namespacesIn(repo, 'bootstrap-k0sproject-k0smotron')).toEqual(['k0smotron']);
+    expect(namespacesIn(repo, 'control-plane-k0sproject-k0smotron')).toEqual([]);
+    expect(namespacesIn(repo, 'infrastructure-k0sproject-k0smotron')).toEqual([]);
+    const built = (jsYaml.loadAll(execFileSync('kubectl', ['kustomize', path.join(repo, 'rendered/default')], { encoding: 'utf8', maxBuffer: 256 << 20 })) as KubeObject[]).filter(Boolean);
+    expect(built.filter((o) => o.kind === 'Namespace' && (o.metadata as { name: string }).name === 'k0smotron')).toHaveLength(1);
+    expect(built.filter((o) => o.kind === 'Deployment' && (o.metadata as { namespace: string }).namespace === 'k0smotron')).toHaveLength(3);
+    expect(built.filter((o) => o.kind === 'Provider' && (o.metadata as { namespace: string }).namespace === 'k0smotron').map((o) => o.type).sort()).toEqual([
+      'BootstrapProvider',
+      'ControlPlaneProvider',
+      'InfrastructureProvider',
+    ]);
+  });
+
+  it('with Flux, the providers that share the namespace wait for the Kustomization that creates it', async () => {
+    const repo = makeRepo({ ...K0SMOTRON, 'capi-render.yaml': configYaml('gitops:\n  flavour: flux\n') });
+    const r = await runCli(['build'], { cwd: repo });
+    expect(r.code, r.stderr).toBe(0);
+    const ks = jsYaml.loadAll(readFileSync(path.join(repo, 'gitops/flux/default/flux-kustomizations.yaml'), 'utf8')) as { metadata: { name: string }; spec: { dependsOn?: { name: string }[] } }[];
+    const deps = Object.fromEntries(ks.map((k) => [k.metadata.name, (k.spec.dependsOn ?? []).map((d) => d.name)]));
+    expect(deps['capi-default-bootstrap-k0sproject-k0smotron']).toEqual(['capi-default-cert-manager', 'capi-default-cluster-api']);
+    for (const c of ['control-plane', 'infrastructure']) {
+      expect(deps[`capi-default-${c}-k0sproject-k0smotron`]).toEqual(['capi-default-cert-manager', 'capi-default-cluster-api', 'capi-default-bootstrap-k0sproject-k0smotron']);
+    }
   });
 });

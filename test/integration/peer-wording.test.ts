@@ -39,6 +39,12 @@ const evil = (files: { components?: string; metadata?: string }) => ({
 });
 const url = (u: string) => ({ 'providers/evil.yaml': EVIL(`  fetchConfig:\n    url: ${u}\n`) });
 const BOOTSTRAP = (version: string) => cr('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', version);
+/** `evil` whose CR carries `extra` (spec fields), from components `components` in the local repository. */
+const evilWith = (extra: string, components: string, more: Record<string, string> = {}) => ({ ...evil({ components, metadata: META() }), 'providers/evil.yaml': EVIL(extra), ...more });
+/** An object of `kind` at `apiVersion` named evil-<suffix>, with optional metadata lines and body. */
+const object = (apiVersion: string, kind: string, suffix: string, meta = '', body = '') => `apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n  name: evil-${suffix}\n${meta}${body}`;
+const webhook = (kind: string, apiVersion = 'admissionregistration.k8s.io/v1', meta = '') =>
+  object(apiVersion, kind, 'webhook', meta, 'webhooks:\n- name: w.evil.example.com\n  clientConfig:\n    service: {name: evil-webhook, namespace: evil-system}\n');
 
 const CAPI = 'kubernetes-sigs/cluster-api@v1.14.0:cmd/clusterctl/client';
 const OPERATOR = 'kubernetes-sigs/cluster-api-operator@v0.28.0:internal/controller';
@@ -104,7 +110,7 @@ const rows: PeerRow[] = [
     condition: 'a second provider of a kind and name in another namespace (the default baseline, clusterctl v1.14)',
     upstream: `${CAPI}/cluster/installer.go`,
     files: { 'providers/docker.yaml': `${cr('InfrastructureProvider', 'docker', 'capd-system', 'v1.12.0')}---\n${cr('InfrastructureProvider', 'docker', 'capd-other', 'v1.12.0')}` },
-    first: 'clusterctl: "there is already an instance of the "infrastructure-docker" provider installed in the "capd-other" namespace"',
+    first: 'clusterctl: "installing provider "infrastructure-docker" can lead to a non functioning management cluster: there is already an instance of the "infrastructure-docker" provider installed in the "capd-other" namespace"',
   },
   {
     condition: 'a minor downgrade against what is committed',
@@ -179,6 +185,25 @@ const rows: PeerRow[] = [
   { condition: 'a ConfigMap whose name is not a version', upstream: `${OPERATOR}/phase_load.go`, files: fromConfigMaps(configMap('nightly', META_DATA)), first: 'cluster-api-operator: "ConfigMap evil-system/nightly has invalid version:nightly (from the Name)"' },
   { condition: 'a ConfigMap without metadata', upstream: `${OPERATOR}/phase_load.go`, files: fromConfigMaps(configMap('v1.0.0', 'data:\n  components: ""\n')), first: 'cluster-api-operator: "ConfigMap evil-system/v1.0.0 has no metadata"' },
   { condition: 'a ConfigMap without components', upstream: `${OPERATOR}/phase_load.go`, files: fromConfigMaps(configMap('v1.0.0', META_DATA)), first: 'cluster-api-operator: "ConfigMap evil-system/v1.0.0 Data has no components"' },
+  {
+    condition: 'a selector whose ConfigMaps lack spec.version',
+    upstream: `${OPERATOR}/phase_load.go`,
+    files: { ...fromConfigMaps(configMap('v1.0.0', `${META_DATA}  components: ""\n`)), 'providers/evil.yaml': EVIL(SELECTOR).replace('version: v1.0.0', 'version: v1.1.0') },
+    first: 'cluster-api-operator: "failed to read "metadata.yaml" from the repository for provider "evil""',
+  },
+  {
+    condition: 'a ConfigMap whose metadata does not decode',
+    upstream: `${OPERATOR}/phase_load.go`,
+    files: fromConfigMaps(configMap('v1.0.0', 'data:\n  components: ""\n  metadata: "releaseSeries: ["\n')),
+    first: 'cluster-api-operator: "error decoding "metadata.yaml" for provider "evil""',
+    at: /^ConfigMaps in .*: error\[metadata-invalid\]: /,
+  },
+  {
+    condition: 'a ConfigMap whose metadata has no series for the version',
+    upstream: `${OPERATOR}/phase_load.go`,
+    files: fromConfigMaps(configMap('v1.0.0', `${META_DATA.replace('minor: 0', 'minor: 9')}  components: ""\n`)),
+    first: 'cluster-api-operator: "invalid provider metadata: version v1.0.0 for the provider evil does not match any release series"',
+  },
   {
     condition: 'a compressed ConfigMap without binaryData.components',
     upstream: `${OPERATOR}/phase_load.go`,
@@ -258,14 +283,51 @@ const rows: PeerRow[] = [
   },
 
   // ── variables ──
-  { condition: 'a variable nobody set', upstream: `${CAPI}/yamlprocessor/simple_processor.go`, files: evil({ components: `${NS}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: "\${EVIL_B} \${EVIL_A}"}\n`, metadata: META() }), first: 'clusterctl: "value for variables [EVIL_A, EVIL_B] is not set"' },
-  { condition: 'a variable syntax error', upstream: `${CAPI}/repository/components.go`, files: evil({ components: `${NS}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: "\${BA$R}"}\n`, metadata: META() }), first: 'clusterctl: "failed to perform variable substitution: ' },
+  { condition: 'a variable nobody set', upstream: `${CAPI}/repository/components.go`, files: evil({ components: `${NS}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: "\${EVIL_B} \${EVIL_A}"}\n`, metadata: META() }), first: 'clusterctl: "failed to perform variable substitution: value for variables [EVIL_A, EVIL_B] is not set"' },
+  // NewComponents lists the variables first, and returns envsubst's parse error as it is.
+  { condition: 'a variable syntax error', upstream: `${CAPI}/repository/components.go`, files: evil({ components: `${NS}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: "\${BA$R}"}\n`, metadata: META() }), first: 'clusterctl: "missing closing brace"' },
 
   // ── image overrides ──
-  { condition: 'an image that is not a canonical reference', upstream: 'kubernetes-sigs/cluster-api@v1.14.0:util/container/image.go', files: evil({ components: `${NS}---\n${deployment('nginx:1.0')}`, metadata: META() }), first: 'clusterctl: "couldn\'t parse image name: repository name must be canonical"' },
+  { condition: 'an image that is not a canonical reference', upstream: `${CAPI}/repository/components.go`, files: evil({ components: `${NS}---\n${deployment('nginx:1.0')}`, metadata: META() }), first: 'clusterctl: "failed to apply image overrides: failed to fix containers in deployment evil-controller-manager: failed to fix containers: failed to fix image for container manager: couldn\'t parse image name: repository name must be canonical"' },
 
   // ── the components clusterctl refuses ──
-  { condition: 'two Namespace objects', upstream: `${CAPI}/repository/components.go`, files: evil({ components: `${NS}---\n${NS.replace('evil-system', 'other')}`, metadata: META() }), first: 'clusterctl: "Invalid manifest. There should be no more than one resource with Kind Namespace in the provider components yaml"' },
+  { condition: 'components that are not YAML', upstream: `${CAPI}/repository/components.go`, files: evil({ components: `${NS}---\nkind: [\n`, metadata: META() }), first: 'clusterctl: "failed to parse yaml"' },
+  {
+    condition: 'two Namespace objects',
+    upstream: `${CAPI}/repository/components.go`,
+    files: evil({ components: `${NS}---\n${NS.replace('evil-system', 'other')}`, metadata: META() }),
+    first: 'clusterctl: "failed to detect default target namespace: Invalid manifest. There should be no more than one resource with Kind Namespace in the provider components yaml"',
+  },
+  {
+    condition: 'a cert-manager.io/inject-ca-from that is not namespace/name',
+    upstream: `${CAPI}/repository/components.go`,
+    files: evil({ components: `${NS}---\n${webhook('MutatingWebhookConfiguration', undefined, '  annotations:\n    cert-manager.io/inject-ca-from: evil-serving-cert\n')}`, metadata: META() }),
+    first: 'clusterctl: "failed to set the TargetNamespace on the components: object MutatingWebhookConfiguration evil-webhook does not have a correct value for cert-manager.io/inject-ca-from"',
+  },
+  {
+    condition: 'a MutatingWebhookConfiguration of an apiVersion clusterctl cannot patch',
+    upstream: `${CAPI}/repository/components.go`,
+    files: evil({ components: `${NS}---\n${webhook('MutatingWebhookConfiguration', 'admissionregistration.k8s.io/v2')}`, metadata: META() }),
+    first: 'clusterctl: "failed to set the TargetNamespace on the components: failed to patch v2 MutatingWebhookConfiguration"',
+  },
+  {
+    condition: 'a ValidatingWebhookConfiguration of an apiVersion clusterctl cannot patch',
+    upstream: `${CAPI}/repository/components.go`,
+    files: evil({ components: `${NS}---\n${webhook('ValidatingWebhookConfiguration', 'admissionregistration.k8s.io/v2')}`, metadata: META() }),
+    first: 'clusterctl: "failed to set the TargetNamespace on the components: failed to patch v2 ValidatingWebhookConfiguration"',
+  },
+  {
+    condition: 'a Certificate whose spec.dnsNames is not a list of strings',
+    upstream: `${CAPI}/repository/components.go`,
+    files: evil({ components: `${NS}---\n${object('cert-manager.io/v1', 'Certificate', 'serving-cert', '  namespace: evil-system\n', 'spec:\n  dnsNames: evil-webhook.evil-system.svc\n')}`, metadata: META() }),
+    first: 'clusterctl: "failed to set the TargetNamespace on the components: failed to get .spec.dnsNames from Certificate evil-system/evil-serving-cert"',
+  },
+  {
+    condition: 'a CustomResourceDefinition of an apiVersion clusterctl cannot patch',
+    upstream: `${CAPI}/repository/components.go`,
+    files: evil({ components: `${NS}---\n${object('apiextensions.k8s.io/v2', 'CustomResourceDefinition', 'crd')}`, metadata: META() }),
+    first: 'clusterctl: "failed to set the TargetNamespace on the components: failed to patch v2 CustomResourceDefinition"',
+  },
   {
     condition: 'a CRD clusterctl would refuse',
     upstream: `${CAPI}/cluster/installer.go`,
@@ -275,6 +337,39 @@ const rows: PeerRow[] = [
     }),
     first: 'clusterctl: "CRD name "evilcluster.infrastructure.cluster.x-k8s.io" is invalid for a CRD referenced in a core Cluster API CRD,it should be "evilclusters.infrastructure.cluster.x-k8s.io""',
   },
+
+  // ── the operator's customisation and inputs ──
+  {
+    condition: 'spec.manager for a Deployment without containers',
+    upstream: `${OPERATOR}/component_customizer.go`,
+    files: evilWith('  manager:\n    featureGates: {Evil: true}\n', `${NS}---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: evil-controller-manager\nspec:\n  template:\n    spec:\n      containers: []\n`),
+    first: 'cluster-api-operator: "cannot find "manager" container in deployment "evil-controller-manager""',
+  },
+  {
+    condition: 'spec.deployment.containers naming no container',
+    upstream: `${OPERATOR}/component_customizer.go`,
+    files: evilWith('  deployment:\n    containers:\n    - name: nope\n      imageUrl: registry.example.com/nope:v1\n', `${NS}---\n${deployment()}`),
+    first: 'cluster-api-operator: "cannot find container "nope" in deployment "evil-controller-manager""',
+  },
+  {
+    condition: 'spec.manager.additionalArgs for an argument the manager already has',
+    upstream: `${OPERATOR}/component_customizer.go`,
+    files: evilWith('  manager:\n    additionalArgs:\n      --evil: "2"\n', `${NS}---\n${deployment()}        args: [--evil=1]\n`),
+    first: 'cluster-api-operator: "failed to customize manager container: arg "--evil" already exists"',
+  },
+  {
+    condition: 'a spec.configSecret naming no Secret of the inputs',
+    upstream: `${OPERATOR}/preflight_checks.go`,
+    files: evilWith('  configSecret:\n    name: evil-creds\n', NS),
+    first: 'cluster-api-operator: "failed to get providers secret: secrets "evil-creds" not found"',
+  },
+  {
+    condition: 'a spec.additionalManifests naming no ConfigMap of the inputs',
+    upstream: `${OPERATOR}/phase_load.go`,
+    files: evilWith('  additionalManifests:\n    name: evil-extra\n', NS),
+    first: 'cluster-api-operator: "failed to get ConfigMap evil-system/evil-extra: configmaps "evil-extra" not found"',
+  },
+  { condition: 'a spec.version that is no version at all', upstream: `${OPERATOR}/preflight_checks.go`, files: { 'providers/evil.yaml': EVIL().replace('version: v1.0.0', 'version: one') }, first: 'cluster-api-operator: "could not parse "one" as version"' },
 
   // ── upgrade ──
   {
@@ -417,6 +512,28 @@ describe('peer wording of upgrade planning: providers named namespace/label', ()
       name: 'a current version no series covers',
       problems: () => upgradeInfo(provider('core', 'v2.0.0', ['v2.0.0'], CAPI_METADATA)).problems,
       first: 'clusterctl: "invalid provider metadata: version v2.0.0 (the current version) for the provider capi-system/cluster-api does not match any release series"',
+    },
+    {
+      name: 'a contract other than clusterctl\'s own (--contract)',
+      problems: () => select([provider('core', 'v1.12.0', ['v1.12.0'], CAPI_METADATA)], { kind: 'contract', contract: 'v1alpha4' }, []),
+      first: 'clusterctl: "current version of clusterctl could only upgrade to v1beta2 contract, requested v1alpha4"',
+    },
+    {
+      name: 'a core provider target on a contract capi-render does not render',
+      problems: () => select([provider('core', 'v1.10.4', ['v1.10.4', 'v1.10.5'], future)], { kind: 'to', version: 'v1.10.5' }, [], ['v1beta2']),
+      first: 'clusterctl: "current version of clusterctl could only upgrade the core provider to v1beta2 contract version, requested v1beta1"',
+    },
+    {
+      name: 'a provider target on a contract the core provider does not support',
+      problems: () =>
+        select([provider('core', 'v0.4.0', ['v0.4.0', 'v1.0.0'], old), provider('bootstrap', 'v0.4.0', ['v0.4.0', 'v1.0.0'], old)], { kind: 'to', version: 'v1.0.0' }, ['bootstrap-kubeadm'], ['v1beta1', 'v1alpha4']),
+      first:
+        'clusterctl: "unable to perform upgrade: the target version for the provider capi-kubeadm-bootstrap-system/bootstrap-kubeadm implements the v1beta1 contract version, while the core provider supports v1alpha4 contract versions"',
+    },
+    {
+      name: 'a target version no release series covers',
+      problems: () => select([provider('core', 'v1.12.0', ['v1.12.0'], CAPI_METADATA)], { kind: 'to', version: 'v9.9.9' }, ['cluster-api']),
+      first: 'clusterctl: "invalid target version: version v9.9.9 for the provider capi-system/cluster-api does not match any release series"',
     },
     {
       name: 'no core provider',

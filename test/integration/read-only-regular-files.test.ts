@@ -1,5 +1,5 @@
 /**
- * The commands that only read — check, check --live, diff, report, inputs — read nothing but the
+ * The commands that only read — check, check --live, diff, report, inputs, variables — read nothing but the
  * repository's own regular files: a symbolic link (to a file or a folder), a FIFO in rendered/ or
  * gitops/ is refused with one error naming it, and what such a link points at never reaches stdout
  * or stderr. Secret values are shown as digests in every diff, report and check, even in plaintext mode.
@@ -84,7 +84,7 @@ const ROWS: { name: string; plant: (repo: string, outside: string) => Planted }[
   },
 ];
 
-const COMMANDS: string[][] = [['check'], ['check', '--live', 'DUMP', '--env', 'dev'], ['diff'], ['report', '--offline'], ['inputs', '--env', 'dev']];
+const COMMANDS: string[][] = [['check'], ['check', '--live', 'DUMP', '--env', 'dev'], ['diff'], ['report', '--offline'], ['inputs', '--env', 'dev'], ['variables', '--offline']];
 
 describe('read-only commands read only regular files', () => {
   it.each(ROWS)('$name: every read-only command refuses it, names it, prints nothing of it, changes nothing', async ({ plant }) => {
@@ -141,7 +141,8 @@ const AWS = `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: Infrastructur
 const VARIABLES = (credential: string) =>
   `apiVersion: v1\nkind: Secret\nmetadata:\n  name: aws-variables\n  namespace: capa-system\nstringData:\n  AWS_B64ENCODED_CREDENTIALS: "${credential}"\n`;
 const PLAINTEXT_CONFIG = configYaml(
-  `  - path: ${FIXTURES}derived/tanzu-framework\nvariables:\n  CAPA_CONTROLLER_IMAGE_TAG: v2.0.2\n  TKG_NO_PROXY: ""\n  TKG_HTTPS_PROXY: ""\n  TKG_HTTP_PROXY: ""\nsecrets:\n  mode: plaintext\n`,
+  `variables:\n  CAPA_CONTROLLER_IMAGE_TAG: v2.0.2\n  TKG_NO_PROXY: ""\n  TKG_HTTPS_PROXY: ""\n  TKG_HTTP_PROXY: ""\nsecrets:\n  mode: plaintext\n`,
+  [`${FIXTURES}derived/tanzu-framework`],
 );
 /** The digest a Secret's `data` value is shown as: of the bytes its base64 stands for. */
 const digest = (credential: string) => `sha256:${createHash('sha256').update(Buffer.from(credential, 'base64')).digest('hex').slice(0, 12)}`;

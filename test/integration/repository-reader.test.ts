@@ -236,6 +236,7 @@ const COMMANDS: string[][] = [
   ['report', '--offline'],
   ['inputs', '--env', 'dev'],
   ['images'],
+  ['variables'],
   ['sbom', '--env', 'dev'],
   ['rbac', '--env', 'dev'],
   ['cmp-generate', '--env', 'dev'],

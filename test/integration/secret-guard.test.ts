@@ -20,7 +20,8 @@ const secret = (data: Record<string, string>) =>
   `apiVersion: v1\nkind: Secret\nmetadata:\n  name: aws-variables\n  namespace: capa-system\nstringData:\n${Object.entries(data).map(([k, v]) => `  ${k}: "${v}"\n`).join('')}`;
 const config = (secrets: string, proxyFromSecret = false) =>
   configYaml(
-    `  - path: ${FIXTURES}derived/tanzu-framework\nvariables:\n  CAPA_CONTROLLER_IMAGE_TAG: v2.0.2\n  TKG_NO_PROXY: ""\n  TKG_HTTPS_PROXY: ""\n${proxyFromSecret ? '' : '  TKG_HTTP_PROXY: ""\n'}${secrets}`,
+    `variables:\n  CAPA_CONTROLLER_IMAGE_TAG: v2.0.2\n  TKG_NO_PROXY: ""\n  TKG_HTTPS_PROXY: ""\n${proxyFromSecret ? '' : '  TKG_HTTP_PROXY: ""\n'}${secrets}`,
+    [`${FIXTURES}derived/tanzu-framework`],
   );
 
 /** The credential's key material, as the decoded value holds it: found nowhere means found in no form. */

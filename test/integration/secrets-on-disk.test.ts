@@ -97,8 +97,9 @@ function config(mode: Mode): string {
     'certManager:',
     '  version: v1.19.4',
     'repositories:',
-    `  - path: ${FIXTURES}repository`,
+    // The tanzu tree first: the bundled repository has real AWS releases too, and the first holding the label wins.
     `  - path: ${FIXTURES}derived/tanzu-framework`,
+    `  - path: ${FIXTURES}repository`,
     'variables:',
     '  CAPA_CONTROLLER_IMAGE_TAG: v2.0.2',
     '  TKG_NO_PROXY: ""',

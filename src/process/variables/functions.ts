@@ -49,6 +49,15 @@ export function selectFunction(name: string, argCount: number): SubstituteFuncti
 }
 
 /**
+ * Whether the operator `name` yields the variable's value unchanged when the value is not empty:
+ * the default function's names (`''`, `=`, `:=`, `-`, `:-` and everything unknown), as opposed to the
+ * case, length, trim, substring and replace functions that transform it.
+ */
+export function preservesValue(name: string): boolean {
+  return selectFunction(name, 1) === useDefault && selectFunction(name, 0) === useDefault;
+}
+
+/**
  * `=`, `:=`, `:-` (and everything unknown): the value, or the arguments joined when the value is
  * empty. Empty and unset are the same here: envsubst only ever sees the value string.
  */

@@ -7,3 +7,4 @@ export { compileTemplate, inspectVariables, substituteVariables, type CompiledTe
 export { MissingVariablesError, MISSING_VARIABLES_HINT } from './missing-variables-error.js';
 export type { Lookup } from './evaluate.js';
 export { crossesDocuments, type DocumentPart } from './document-parts.js';
+export { describeComponentVariables, type DescribedComponents, type DescribedVariable } from './describe.js';

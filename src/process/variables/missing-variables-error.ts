@@ -22,7 +22,8 @@ export class MissingVariablesError extends SpecError {
 
   constructor(source: string, missing: readonly string[]) {
     super(
-      error('variables-missing', peerWording('clusterctl', `value for variables [${missing.join(', ')}] is not set`), {
+      // As NewComponents words it (components.go wraps simple_processor.go's errMissingVariables).
+      error('variables-missing', peerWording('clusterctl', `failed to perform variable substitution: value for variables [${missing.join(', ')}] is not set`), {
         file: source,
         hint: MISSING_VARIABLES_HINT,
       }),

@@ -12,6 +12,7 @@
 import { SpecError, error, peerWording } from '../../errors.js';
 import { splitDocumentParts, type DocumentPart } from './document-parts.js';
 import { evaluateTemplate, type Lookup } from './evaluate.js';
+import { preservesValue } from './functions.js';
 import { collectVariables, compareGoStrings, type VariableInfo } from './inspect.js';
 import { normaliseLegacySpacing, type NormalisedText } from './legacy-spacing.js';
 import { MissingVariablesError } from './missing-variables-error.js';
@@ -65,6 +66,11 @@ export interface CompiledTemplate {
   readonly variables: VariableUse[];
   /** Every variable name the text references anywhere (also inside defaults), sorted, unique. */
   readonly names: readonly string[];
+  /**
+   * The names referenced somewhere through an operator that transforms the value (case, length,
+   * trim, substring, replace), sorted: where such a value lands cannot be found by searching for it.
+   */
+  readonly transformed: readonly string[];
   /** clusterctl's Process() with these values; see {@link substituteVariables}. */
   substitute(lookup: Lookup): SubstitutionResult;
   /** The template cut into documents (computed on first use; see document-parts.ts). */
@@ -88,10 +94,12 @@ export function compileTemplate(text: string, source: string): CompiledTemplate 
   const nodes = parseOrThrow(normalised, text, source);
   const variables = collectVariables(nodes);
   const names = new Set<string>();
+  const transformed = new Set<string>();
   const walk = (list: readonly TemplateNode[]) => {
     for (const n of list) {
       if (n.kind === 'func') {
         names.add(n.param);
+        if (!preservesValue(n.name)) transformed.add(n.param);
         walk(n.args);
       }
     }
@@ -121,6 +129,7 @@ export function compileTemplate(text: string, source: string): CompiledTemplate 
   return {
     variables: variables.map(toVariableUse),
     names: [...names].sort(compareGoStrings),
+    transformed: [...transformed].sort(compareGoStrings),
     substitute(lookup) {
       const { output, used } = run(lookup, (cachedLookup) => evaluateTemplate(nodes, cachedLookup));
       return { text: output, variables: variables.map(toVariableUse), used };
@@ -163,11 +172,15 @@ function syntaxError(e: TemplateError, normalised: NormalisedText, original: str
   );
 }
 
-/** envsubst's own parse errors, which clusterctl reports wrapped; the other reasons are capi-render's. */
+/**
+ * envsubst's own parse errors, which clusterctl reports as they are (NewComponents lists the
+ * variables before it substitutes, and returns that parse error unwrapped); the other reasons are
+ * capi-render's.
+ */
 const ENVSUBST_REASONS: ReadonlySet<TemplateError['reason']> = new Set(['bad-substitution', 'missing-closing-brace', 'variable-name', 'function-argument', 'default-function']);
 
 function syntaxMessage(e: TemplateError, where: string): string {
-  return ENVSUBST_REASONS.has(e.reason) ? peerWording('clusterctl', `failed to perform variable substitution: ${e.message}`, where) : `${e.message} ${where}`;
+  return ENVSUBST_REASONS.has(e.reason) ? peerWording('clusterctl', e.message, where) : `${e.message} ${where}`;
 }
 
 /** 1-based line and column (UTF-16 units) of an offset. */

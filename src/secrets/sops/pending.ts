@@ -44,3 +44,9 @@ export function withoutMark(obj: KubeObject): KubeObject {
   const { sops: _mark, ...rest } = obj;
   return rest as KubeObject;
 }
+
+/** `secret` without its values (data, stringData): what stands for a Secret whose values are unavailable. */
+export function withoutValues(secret: KubeObject): KubeObject {
+  const { data: _data, stringData: _stringData, ...rest } = secret;
+  return rest as KubeObject;
+}
