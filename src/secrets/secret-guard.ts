@@ -96,9 +96,9 @@ export function guardSecrets(component: string, objects: readonly KubeObject[], 
     }
     if (mode === 'sops') {
       // Encrypted when the environment's files are planned (sops/seal-environment.ts). A reference
-      // with no value leaves only the committed ciphertext to write: the values are dropped here.
+      // with no value leaves only the committed ciphertext to write: its stand-ins are dropped here.
       const decryptionSecret = config.sops?.decryptionSecret ?? DEFAULT_DECRYPTION_SECRET;
-      out.push(holdsUnsetMarker(JSON.stringify(obj)) ? markForSops(withoutValues(obj), decryptionSecret, { valuesUnavailable: true }) : markForSops(obj, decryptionSecret));
+      out.push(holdsUnsetMarker(JSON.stringify(obj)) ? markForSops(withoutValues(obj, holdsUnsetMarker), decryptionSecret, { valuesUnavailable: true }) : markForSops(obj, decryptionSecret));
       continue;
     }
     const secret = describeRequired(component, obj, hits);

@@ -45,8 +45,17 @@ export function withoutMark(obj: KubeObject): KubeObject {
   return rest as KubeObject;
 }
 
-/** `secret` without its values (data, stringData): what stands for a Secret whose values are unavailable. */
-export function withoutValues(secret: KubeObject): KubeObject {
-  const { data: _data, stringData: _stringData, ...rest } = secret;
-  return rest as KubeObject;
+/**
+ * `secret` without the values `unavailable` says are not set (entries of data and stringData):
+ * what stands for a Secret whose values are not all available. The values kept are compared with
+ * the committed file when it can be decrypted.
+ */
+export function withoutValues(secret: KubeObject, unavailable: (value: string) => boolean): KubeObject {
+  const out: KubeObject = { ...secret };
+  for (const field of ['data', 'stringData'] as const) {
+    const map = secret[field];
+    if (!isJsonObject(map)) continue;
+    out[field] = Object.fromEntries(Object.entries(map).filter(([, v]) => !(typeof v === 'string' && unavailable(v))));
+  }
+  return out;
 }

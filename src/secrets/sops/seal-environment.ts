@@ -22,7 +22,7 @@ import path from 'node:path';
 import jsYaml from 'js-yaml';
 import { parseDocument } from 'yaml';
 import { SpecError, error, warning, type Diagnostic } from '../../errors.js';
-import type { KubeObject } from '../../manifest/object.js';
+import { isJsonObject, type KubeObject } from '../../manifest/object.js';
 import { sortObjects } from '../../manifest/order.js';
 import { serializeObject } from '../../manifest/serialize.js';
 import { assignFileNames } from '../../plan/file-names.js';
@@ -120,7 +120,7 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
     // as well as its own last place), so `build --stdout` prints exactly what rendered/ holds.
     const fresh = async () => serializeObject(jsYaml.load(await encryptDocument(plainText, rule, now()), { schema: jsYaml.CORE_SCHEMA }) as KubeObject);
     const committedText = readRecordFileSync(ctx.repoRoot, abs, 'output')?.toString('utf8').replace(/\r\n/g, '\n');
-    if (valuesUnavailable(secret)) return keepUnavailable(committedText, repoRel, rule);
+    if (valuesUnavailable(secret)) return keepUnavailable(committedText, repoRel, rule, withoutMark(secret));
     if (committedText === undefined || !looksEncrypted(committedText)) return fresh();
     const record = readSopsDocument(committedText, repoRel);
     if (record.problems.length > 0) {
@@ -169,7 +169,7 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
    * A Secret whose values are unavailable: only the committed ciphertext can be written, once it is
    * well-formed, for the rule's recipients, and (with an identity) verified. Anything less is an error.
    */
-  const keepUnavailable = async (committedText: string | undefined, repoRel: string, rule: SopsRule): Promise<string> => {
+  const keepUnavailable = async (committedText: string | undefined, repoRel: string, rule: SopsRule, known: KubeObject): Promise<string> => {
     const refuse = (why: string, line?: number) =>
       new SpecError(
         error('sops', `${repoRel}: its values are not set in this build, and ${why}`, {
@@ -185,8 +185,18 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
       throw refuse(`the committed file is encrypted to other recipients or values than creation_rules[${rule.index}] of .sops.yaml names`);
     }
     const identity = keys();
-    // With an identity the record must decrypt and verify; the values cannot be compared with anything.
-    if (identity.keys.length > 0) await decryptSopsDocument(record, identity.keys);
+    // With an identity the record must decrypt and verify, and hold the values that are set.
+    const decrypted = identity.keys.length > 0 ? await decryptSopsDocument(record, identity.keys) : undefined;
+    if (decrypted) {
+      for (const field of ['data', 'stringData'] as const) {
+        const set = known[field];
+        const committed = decrypted.plaintext[field] as Record<string, unknown> | undefined;
+        if (!isJsonObject(set)) continue;
+        for (const [key, value] of Object.entries(set)) {
+          if (committed?.[key] !== value) throw refuse(`the committed file holds another ${field}.${key} than the inputs render, which cannot be encrypted anew while the others are not set`);
+        }
+      }
+    }
     return committedText;
   };
 
