@@ -47,6 +47,7 @@ export type DiagnosticCode =
   | 'rate-limit'
   | 'auth'
   | 'secret-guard'
+  | 'sops'
   | 'output'
   | 'drift'
   | 'template'

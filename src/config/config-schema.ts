@@ -123,7 +123,7 @@ export const GITOPS_SCHEMA = {
   },
 } as const;
 
-const secretMode = { enum: ['fail', 'omit', 'external-secrets', 'plaintext'] } as const;
+const secretMode = { enum: ['fail', 'omit', 'external-secrets', 'sops', 'plaintext'] } as const;
 
 export const SECRETS_SCHEMA = {
   type: 'object',
@@ -141,6 +141,11 @@ export const SECRETS_SCHEMA = {
         keyPrefix: { type: 'string' },
         refreshInterval: str,
       },
+    },
+    sops: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { decryptionSecret: { type: 'string', pattern: '^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$' } },
     },
   },
 } as const;

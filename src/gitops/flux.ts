@@ -15,6 +15,7 @@ import { namespaceOwners } from '../plan/shared-namespaces.js';
 import { DISABLED, FLUX_PRUNE, withAnnotation } from './annotations.js';
 import { FLUX_KUSTOMIZATIONS_FILE, FLUX_OCI_REPOSITORY_FILE, fluxFolder, joinRepoPath, objectNameFrom } from './layout.js';
 import { componentRole, type FluxOciVerifyOptions, type ResolvedGitopsOptions } from './options.js';
+import { sopsDecryptionSecret } from '../secrets/sops/pending.js';
 
 /** The GA Flux Kustomization API (kustomize-controller v1.0+). */
 export const FLUX_KUSTOMIZATION_API_VERSION = 'kustomize.toolkit.fluxcd.io/v1';
@@ -85,6 +86,9 @@ export function fluxKustomizations(env: RenderedEnvironment, options: ResolvedGi
     // A Kustomization with no upstream inside the environment is a root of the chain.
     const allDeps = dependsOn.length === 0 ? extra : dependsOn;
     if (allDeps.length > 0) spec.dependsOn = allDeps;
+    // A folder with a SOPS-encrypted Secret (secrets.mode sops) is decrypted by kustomize-controller with the age identity in that Secret.
+    const decryptionSecret = component.objects.map(sopsDecryptionSecret).find((n) => n !== undefined);
+    if (decryptionSecret) spec.decryption = { provider: 'sops', secretRef: { name: decryptionSecret } };
     return { apiVersion: FLUX_KUSTOMIZATION_API_VERSION, kind: 'Kustomization', metadata: { name, namespace: f.namespace }, spec };
   });
   return { objects, warnings };

@@ -28,7 +28,7 @@ import { DEFAULT_ENVIRONMENT } from '../overlay/discover-environments.js';
 import { memoizedOverlayLoader } from '../overlay/load-overlay.js';
 import { OVERLAY_FILE } from '../overlay/overlay-types.js';
 import { composer } from '../render/compose-environments.js';
-import { inputFileDigests } from '../render/input-file-digests.js';
+import { inputFileDigests, usesSops } from '../render/input-file-digests.js';
 import { buildInputsHash, environmentInputsHash, lockedImagesOf } from '../render/inputs-hash.js';
 import { loadRepository } from '../render/load-repository.js';
 import { createValidationMemo } from '../declarations/schema/validation-memo.js';
@@ -68,7 +68,7 @@ async function probe(repoRoot: string, environment: string, cacheDir: string, us
   if (!SAFE_NAME.test(environment)) return undefined;
   const overlaysDir = repo.config.overlaysDir.replace(/\/+$/, '');
   const overlayDir = `${overlaysDir}/${environment}`;
-  const inputFiles = await inputFileDigests(repoRoot, repo.config);
+  const inputFiles = await inputFileDigests(repoRoot, { ...repo.config, ...(usesSops(repo.config.secrets) ? { sops: true } : {}) });
   const overlays = memoizedOverlayLoader(memo);
   let entry: { name: string; overlayDir?: string };
   if (existsSync(path.join(repoRoot, overlayDir, OVERLAY_FILE))) {

@@ -14,17 +14,30 @@ import { CONFIG_FILE, type RenderConfig } from '../config/config-types.js';
 import type { LockedInputFile } from '../lock/lock-types.js';
 import { INPUT_FILE } from '../declarations/read-input-files.js';
 import { listInputFiles, readListedInputSync, resolveInput, type InputPath } from '../repository-files.js';
+import { sopsConfigFile } from '../secrets/sops/sops-config-file.js';
+import type { SecretsConfig } from '../secrets/secrets-config.js';
+
+/** Where the input files are; `sops`: whether .sops.yaml is one (secrets.mode sops somewhere). */
+export type InputDirs = Pick<RenderConfig, 'providersDir' | 'overlaysDir' | 'templatesDir'> & { sops?: boolean };
+
+/** Whether any provider's secrets are SOPS-encrypted. */
+export function usesSops(secrets: SecretsConfig | undefined): boolean {
+  return secrets !== undefined && [secrets.mode, ...Object.values(secrets.providers ?? {})].includes('sops');
+}
 
 /**
  * The digests, read synchronously: input files are small and many (a folder per environment), and a
  * no-op build is mostly this walk, which round trips through the thread pool would make several
  * times slower (issue 17's no-op target).
  */
-export async function inputFileDigests(repoRoot: string, config: Pick<RenderConfig, 'providersDir' | 'overlaysDir' | 'templatesDir'>): Promise<LockedInputFile[]> {
+export async function inputFileDigests(repoRoot: string, config: InputDirs): Promise<LockedInputFile[]> {
   const entries: InputPath[] = [];
   const configFile = resolveInput(repoRoot, CONFIG_FILE);
   // A capi-render.yaml that is not a file is the config loader's to report (it names what it is).
   if (configFile?.kind === 'file') entries.push(configFile);
+  // With secrets.mode sops, .sops.yaml's creation rules choose who can read the output: an input.
+  const sops = config.sops ? sopsConfigFile(repoRoot) : undefined;
+  if (sops) entries.push(resolveInput(repoRoot, sops)!);
   for (const dir of [config.providersDir, config.overlaysDir]) entries.push(...(listInputFiles(repoRoot, dir, INPUT_FILE) ?? []));
   // Every file under templates/ counts; a folder there is one unless it is named like a template.
   entries.push(...(listInputFiles(repoRoot, config.templatesDir, /./, /\.hbs$/) ?? []));

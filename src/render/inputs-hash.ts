@@ -11,6 +11,7 @@ import type { LockFile, LockedArtifact, LockedImage, LockedInputFile, LockedProv
 import type { ComposedEnvironment } from '../overlay/compose-environment.js';
 import type { LoadedRepository } from './load-repository.js';
 import { packageVersion } from '../package-files.js';
+import { SOPS_CONFIG_FILES } from '../secrets/sops/sops-config-file.js';
 import { hasSecretReferences } from '../declarations/secret-values.js';
 
 /**
@@ -25,6 +26,8 @@ export function buildInputsHash(repo: LoadedRepository, inputFiles: readonly Loc
   if (repo.config.emulate !== undefined) hash.update(`emulate ${repo.config.emulate}\n`);
   const templates = `${repo.config.templatesDir.replace(/\/+$/, '')}/`;
   for (const f of inputFiles) if (f.file.startsWith(templates)) hash.update(`template ${f.file} ${f.sha256}\n`);
+  // .sops.yaml (an input only with secrets.mode sops, input-file-digests.ts): its rules choose the recipients.
+  for (const f of inputFiles) if (SOPS_CONFIG_FILES.includes(f.file as (typeof SOPS_CONFIG_FILES)[number])) hash.update(`sops ${f.file} ${f.sha256}\n`);
   // Variables mapped from the environment make the output depend on something no file records, and
   // a plaintext secret mode must warn on every build: never skip then.
   const usesEnv = Object.values(repo.config.variables).some((v) => typeof v === 'object');

@@ -37,6 +37,7 @@ import { createHash } from 'node:crypto';
 
 const sha256Text = (text: string) => createHash('sha256').update(text).digest('hex');
 import { guardSecrets, sensitiveValues, type RequiredSecret } from '../secrets/secret-guard.js';
+import { decryptSopsInputs } from '../secrets/sops/decrypt-inputs.js';
 import type { EnvironmentInputs, EnvironmentResult, ResolvedProvider } from './environment-result.js';
 import { locateVerifyRule } from './locate-verify-rule.js';
 import { locateVariable } from './locate-variable.js';
@@ -56,7 +57,8 @@ export interface ResolvedEnvironment {
  * its providers are thrown together. Read-only reports on the inputs (`variables`) stop here.
  */
 export async function resolveEnvironment(envInputs: EnvironmentInputs, session: RenderSession): Promise<ResolvedEnvironment> {
-  const { inputs } = envInputs;
+  // SOPS-encrypted configSecrets are read decrypted (secrets/sops/decrypt-inputs.ts; a no-op once they are).
+  const inputs = await decryptSopsInputs(envInputs.inputs, session.env);
   const locate = (cr: ProviderCR, path: readonly (string | number)[]) => {
     const input = inputs.providers.find((p) => isJsonObject(p.object.metadata) && p.object.kind === cr.kind && p.object.metadata.name === cr.name && p.object.metadata.namespace === cr.namespace);
     return { file: cr.file, ...(input ? input.locate(path) : { line: cr.line, col: 1 }) };
@@ -121,7 +123,9 @@ export async function resolveEnvironment(envInputs: EnvironmentInputs, session: 
 }
 
 /** Renders one environment (see the module comment); problems of all its providers are thrown together. */
-export async function renderEnvironment(envInputs: EnvironmentInputs, session: RenderSession): Promise<EnvironmentResult> {
+export async function renderEnvironment(given: EnvironmentInputs, session: RenderSession): Promise<EnvironmentResult> {
+  // SOPS-encrypted configSecrets are read decrypted (secrets/sops/decrypt-inputs.ts).
+  const envInputs: EnvironmentInputs = { ...given, inputs: await decryptSopsInputs(given.inputs, session.env) };
   const { inputs } = envInputs;
   const { ready, warnings } = await resolveEnvironment(envInputs, session);
   const problems: Diagnostic[] = [];

@@ -36,6 +36,12 @@ export interface RenderOptions {
    * a warning (build), 'refuse' fails naming the lock line and the input (check, --frozen). Default 'repair'.
    */
   lockContradictions?: LockContradictionRule;
+  /**
+   * `secrets.mode: sops`: verify the committed encrypted Secrets and keep them, never encrypt one
+   * anew for want of a key (check). Default false: a build encrypts anew what it cannot prove
+   * unchanged (secrets/sops/seal-environment.ts).
+   */
+  verifySopsRecords?: boolean;
   /** Content-addressed artifact cache for remote sources. Default: none. */
   cache?: ArtifactCache;
   /** Never open a network connection; fail naming what the cache lacks. Default: false. */

@@ -14,7 +14,7 @@ import { createProviderSchemaValidator } from '../declarations/schema/index.js';
 import { createDefaultCatalog } from './catalog.js';
 import { loadRepository } from './load-repository.js';
 import { buildInputsHash, environmentInputsHash, lockedImagesOf } from './inputs-hash.js';
-import { inputFileDigests } from './input-file-digests.js';
+import { inputFileDigests, usesSops, type InputDirs } from './input-file-digests.js';
 import type { ComposedEnvironment } from '../overlay/compose-environment.js';
 import { DEFAULT_ENVIRONMENT } from '../overlay/discover-environments.js';
 import { memoizedOverlayLoader } from '../overlay/load-overlay.js';
@@ -46,6 +46,7 @@ import { GITLAB_TOKEN_ENV } from '../source/gitlab/gitlab-http.js';
 import type { RenderOptions } from './render-options.js';
 import { composer, selectEnvironments } from './compose-environments.js';
 import { withSbomFile } from '../sbom/sbom-output.js';
+import { createSopsSealer } from '../secrets/sops/seal-environment.js';
 import { createReferenceReader } from '../secrets/secret-references.js';
 import { hasSecretReferences } from '../declarations/secret-values.js';
 
@@ -54,7 +55,7 @@ import { hasSecretReferences } from '../declarations/secret-values.js';
  * still as read here can be skipped without loading anything.
  */
 export interface RunStamp {
-  dirs: Pick<RenderConfig, 'providersDir' | 'overlaysDir' | 'templatesDir'>;
+  dirs: InputDirs;
   inputFiles: LockedInputFile[];
   /** ComposedEnvironment.reads of every environment, unique, sorted. */
   reads: string[];
@@ -192,7 +193,9 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   const { compose, context: composeCtx } = composer(repoRoot, repo, overlays);
   const outputDir = path.resolve(repoRoot, repo.config.outputDir);
   const committed = committedOutputReader(repoRoot, outputDir);
-  const inputFiles = await inputFileDigests(repoRoot, repo.config);
+  const sopsSealer = createSopsSealer({ repoRoot, outputDir, env: options.env ?? {}, check: options.verifySopsRecords ?? false });
+  const sops = usesSops(repo.config.secrets);
+  const inputFiles = await inputFileDigests(repoRoot, { ...repo.config, ...(sops ? { sops } : {}) });
   const buildHash = buildInputsHash(repo, inputFiles);
   const tag = (name: string, d: Diagnostic): Diagnostic => (allEnvironments.length > 1 || name !== DEFAULT_ENVIRONMENT ? { ...d, message: `[${name}] ${d.message}` } : d);
 
@@ -274,8 +277,11 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       warnings: [...rendered.warnings, ...gitops.warnings.map((d) => tag(name, d))],
     };
     const files = planEnvironment(result.environment, session.serializer);
+    // `secrets.mode: sops`: marked Secrets become their encrypted documents, in the files and the objects alike.
+    const sealed = await sopsSealer.seal(result.environment, files, result.gitopsFlavour ?? 'kustomize');
+    const final: EnvironmentResult = sealed.environment === result.environment ? result : { ...result, environment: sealed.environment, warnings: [...result.warnings, ...sealed.warnings.map((d) => tag(name, d))] };
     // `sbom: {write: true}`: the environment's SBOM is one more planned file (sbom/sbom-output.ts).
-    return { result, files: repo.config.sbom?.write ? withSbomFile(files, result) : files, gitopsFiles };
+    return { result: final, files: repo.config.sbom?.write ? withSbomFile(files, final) : files, gitopsFiles };
   };
 
   return {
@@ -287,7 +293,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     skipped,
     unchangedInputs,
     stamp: skippable
-      ? { dirs: { providersDir: repo.config.providersDir, overlaysDir: repo.config.overlaysDir, templatesDir: repo.config.templatesDir }, inputFiles, reads: [...reads].sort(), environments: allEnvironments }
+      ? { dirs: { providersDir: repo.config.providersDir, overlaysDir: repo.config.overlaysDir, templatesDir: repo.config.templatesDir, ...(sops ? { sops } : {}) }, inputFiles, reads: [...reads].sort(), environments: allEnvironments }
       : undefined,
     inputFiles,
     inputsHashFor(env, against) {

@@ -4,7 +4,8 @@
  * string of every object is searched for each sensitive value:
  * - inside a Secret's data/stringData, the configured mode decides: `fail` (default), `omit` (the
  *   Secret is left out and listed as required, to be created out-of-band), `external-secrets` (an
- *   ExternalSecret for a named store replaces it) or `plaintext` (kept, with a warning every build);
+ *   ExternalSecret for a named store replaces it), `sops` (kept, to be SOPS-encrypted for Flux by
+ *   sops/seal-environment.ts) or `plaintext` (kept, with a warning every build);
  * - anywhere else (an argument, an annotation) only `plaintext` lets it through.
  * Not sensitive, and never searched: empty values, booleans, numbers, values under 4 characters and
  * the variables listed in `secrets.notSecret` (operator users keep feature gates in configSecrets).
@@ -17,6 +18,8 @@
 import { SpecError, error, warning, type Diagnostic } from '../errors.js';
 import type { SecretMode, SecretsConfig } from './secrets-config.js';
 import { describeObject, isJsonObject, nameOf, namespaceOf, type JsonValue, type KubeObject } from '../manifest/object.js';
+import { DEFAULT_DECRYPTION_SECRET, markForSops, withoutValues } from './sops/pending.js';
+import { holdsUnsetMarker } from './unset-marker.js';
 
 export interface SensitiveValue {
   variable: string;
@@ -84,11 +87,18 @@ export function guardSecrets(component: string, objects: readonly KubeObject[], 
             object: describeObject(obj),
             field: fieldPath(h.path),
             hint: inSecretData
-              ? `choose secrets.mode (or secrets.providers.${component}): omit, external-secrets or plaintext; or list ${h.variable} in secrets.notSecret if it is not sensitive`
+              ? `choose secrets.mode (or secrets.providers.${component}): omit, external-secrets, sops or plaintext; or list ${h.variable} in secrets.notSecret if it is not sensitive`
               : `only a Secret's data can be left out; list ${h.variable} in secrets.notSecret if it is not sensitive, or opt in with secrets.mode: plaintext`,
           }),
         );
       }
+      continue;
+    }
+    if (mode === 'sops') {
+      // Encrypted when the environment's files are planned (sops/seal-environment.ts). A reference
+      // with no value leaves only the committed ciphertext to write: its stand-ins are dropped here.
+      const decryptionSecret = config.sops?.decryptionSecret ?? DEFAULT_DECRYPTION_SECRET;
+      out.push(holdsUnsetMarker(JSON.stringify(obj)) ? markForSops(withoutValues(obj, holdsUnsetMarker), decryptionSecret, { valuesUnavailable: true }) : markForSops(obj, decryptionSecret));
       continue;
     }
     const secret = describeRequired(component, obj, hits);
@@ -130,7 +140,7 @@ export function unsetValuesOutside(component: string, objects: readonly KubeObje
     }
     if (hits.length === 0) continue;
     const inSecretData = obj.kind === 'Secret' && obj.apiVersion === 'v1' && hits.every((h) => h.path[0] === 'data' || h.path[0] === 'stringData');
-    if (inSecretData && (mode === 'omit' || mode === 'external-secrets')) continue;
+    if (inSecretData && (mode === 'omit' || mode === 'external-secrets' || mode === 'sops')) continue;
     for (const h of hits) if (!needed.has(h.variable)) needed.set(h.variable, { variable: h.variable, where: `${describeObject(obj)} ${fieldPath(h.path)}`, inSecretData });
   }
   return [...needed.values()];

@@ -26,6 +26,8 @@ const CASES: Record<string, number> = {
   'oci-reference': 20_000,
   'github-url': 20_000,
   'gitlab-url': 20_000,
+  'sops-rules': 2_000,
+  'sops-document': 1_000,
 };
 
 // Hang guards only (a command, a test that never ends): far above what any case takes on a loaded machine.

@@ -21,6 +21,9 @@ import { formatImageReference, parseImageReference } from '../../src/process/ima
 import { formatOciReference, parseOciReference } from '../../src/source/oci/oci-reference.js';
 import { parseGitHubReleaseUrl } from '../../src/source/github/github-url.js';
 import { parseGitLabPackageUrl } from '../../src/source/gitlab/gitlab-url.js';
+import { parseSopsRules } from '../../src/secrets/sops/sops-rules.js';
+import { decryptSopsDocument, readSopsDocument } from '../../src/secrets/sops/sops-document.js';
+import { identitiesIn } from '../../src/secrets/sops/age-keys.js';
 import type { FuzzTarget } from './campaign.js';
 import { PropertyViolation } from './repo-case.js';
 import { parserInput } from './text-mutation.js';
@@ -111,6 +114,17 @@ const GITHUB = ['https://github.com/kubernetes-sigs/cluster-api/releases/v1.12.0
 const GITLAB = ['https://gitlab.example.com/api/v4/projects/group%2Fproject/packages/generic/cluster-api/v1.12.0/core-components.yaml', 'https://gitlab.com/api/v4/projects/123/packages/generic/p/latest/f.yaml'];
 const URL_WORDS = ['/', '//', '%2F', '%2e%2e', '..', '.', '?', '#', '@', ':', ':443', 'user:pass@', 'http://', 'https://', 'releases', 'download', 'tag', 'latest', 'v1.0.0', 'api', 'v4', 'projects', 'packages', 'generic', '\\', ' ', '%', '%zz'];
 
+// SOPS: Flux's own .sops.yaml and two files written by sops, with their published test identities.
+const SOPS_FIXTURES = path.join(REPO_ROOT, 'test/fixtures/sops/kustomize-controller');
+const sopsFixture = (f: string) => readFileSync(path.join(SOPS_FIXTURES, f), 'utf8');
+const SOPS_RULES = [
+  sopsFixture('.sops.yaml'),
+  'creation_rules:\n  - path_regex: ^rendered/prod/\n    encrypted_regex: ^(data|stringData)$\n    age: age1l44xcng8dqj32nlv6d930qvvrny05hglzcv9qpc7kxjc6902ma4qufys29\n  - encrypted_regex: ^data$\n    key_groups:\n      - age: [age1henwn645drkd3fa34t27t2w2x0nsgw3w4h62gmg5x5xflyjpy38s5cncph]\n',
+];
+const SOPS_FILES = [sopsFixture('algorithms-age.yaml'), sopsFixture('global-secret.yaml')];
+const SOPS_IDENTITIES = [...identitiesIn(sopsFixture('keys-age.txt')).keys, ...identitiesIn(sopsFixture('keys-age-global.txt')).keys];
+const SOPS_WORDS = ['creation_rules', 'path_regex', 'encrypted_regex', 'unencrypted_suffix', 'key_groups', 'age', 'pgp', 'sops', 'mac', 'lastmodified', 'enc', 'recipient', 'ENC[AES256_GCM,data:', ',iv:', ',tag:', ',type:str]', 'type:int]', '-----BEGIN AGE ENCRYPTED FILE-----', '-----END AGE ENCRYPTED FILE-----', 'age1', '^(data|stringData)$', '.*', '(', ')', '\\', ',', '2024-11-12T13:33:42Z'];
+
 let overlayDir: string | undefined;
 
 /** The parser-level targets. */
@@ -193,6 +207,35 @@ export function parserTargets(): FuzzTarget<string>[] {
       if (!u) return;
       for (const [k, v] of Object.entries({ owner: u.owner, repo: u.repo, componentsFile: u.componentsFile })) {
         if (v === '' || v.includes('/') || v === '.' || v === '..') throw new PropertyViolation(`${text}: ${k} ${JSON.stringify(v)} is not one path segment`);
+      }
+    }),
+    target('sops-rules', SOPS_RULES[1]!, parserInput(SOPS_RULES, [...YAML_WORDS, ...SOPS_WORDS], 400), (text) => {
+      const rules = parsed('parseSopsRules', text, () => parseSopsRules(text, '.sops.yaml'), '.sops.yaml');
+      if (!rules) return;
+      for (const file of ['rendered/prod/infrastructure-aws/secret-a.yaml', 'algorithms/age.yaml', '']) {
+        const rule = parsed('ruleFor', text, () => rules.ruleFor(file), '.sops.yaml');
+        if (!rule) continue;
+        if (rule.recipients.length === 0 || rule.recipients.some((r) => !/^age1[a-z0-9]{58}$/.test(r))) throw new PropertyViolation(`a rule resolved to recipients that are not age keys: ${JSON.stringify(rule.recipients)}`);
+        if (!rule.encryptedRegex && !rule.unencryptedRegex && !rule.encryptedSuffix && !rule.unencryptedSuffix) throw new PropertyViolation('a rule resolved without a selection');
+      }
+    }),
+    target('sops-document', SOPS_FILES[0]!, parserInput(SOPS_FILES, [...YAML_WORDS, ...SOPS_WORDS], 400), async (text) => {
+      // Reading the structure never throws: every problem is a line and a message.
+      let record;
+      try {
+        record = readSopsDocument(text, 'secret.yaml');
+      } catch (e) {
+        throw new PropertyViolation(`readSopsDocument(${JSON.stringify(text).slice(0, 200)}) threw ${(e as Error)?.stack ?? String(e)}`);
+      }
+      for (const p of record.problems) if (!(p.line >= 1) || p.message === '') throw new PropertyViolation(`a problem without a line or message: ${JSON.stringify(p)}`);
+      if (record.problems.length > 0) return;
+      // Decrypting returns the plaintext, or nothing when no identity opens it, or a RenderError naming the file.
+      try {
+        await decryptSopsDocument(record, SOPS_IDENTITIES);
+      } catch (e) {
+        parsed('decryptSopsDocument', text, () => {
+          throw e;
+        }, 'secret.yaml');
       }
     }),
     target('gitlab-url', GITLAB[0]!, parserInput(GITLAB, URL_WORDS), (text) => {

@@ -82,7 +82,11 @@ function findCanaries(files: readonly string[]): string[] {
   return hits;
 }
 
-const MODES = ['fail', 'omit', 'external-secrets', 'plaintext'] as const;
+const MODES = ['fail', 'omit', 'external-secrets', 'sops', 'plaintext'] as const;
+
+/** For sops: Flux's published age test identity (test/fixtures/PROVENANCE.md) and its recipient. */
+const AGE_KEYS = readFileSync(path.join(FIXTURES, 'sops/kustomize-controller/keys-age.txt'), 'utf8');
+const SOPS_YAML = 'creation_rules:\n  - path_regex: ^rendered/\n    encrypted_regex: ^(data|stringData)$\n    age: age1l44xcng8dqj32nlv6d930qvvrny05hglzcv9qpc7kxjc6902ma4qufys29\n';
 type Mode = (typeof MODES)[number];
 
 function config(mode: Mode): string {
@@ -125,6 +129,7 @@ function secretRepo(mode: Mode): string {
       'providers/aws.yaml':
         'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: aws\n  namespace: capa-system\nspec:\n  version: v2.0.2\n  configSecret:\n    name: aws-variables\n',
       [CONFIG_SECRET_FILE]: `apiVersion: v1\nkind: Secret\nmetadata:\n  name: aws-variables\n  namespace: capa-system\nstringData:\n  AWS_B64ENCODED_CREDENTIALS: "${AWS_CREDENTIALS}"\n`,
+      ...(mode === 'sops' ? { '.sops.yaml': SOPS_YAML } : {}),
     },
     tempDir('capi-render-secrets-repo-'),
   );
@@ -152,7 +157,8 @@ function build(box: Sandbox, umask?: string, command = 'build'): { code: number 
   const r = spawnSync(argv[0]!, argv.slice(1), {
     cwd: box.repo,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: box.home, TMPDIR: box.tmp, CAPI_RENDER_CACHE_DIR: box.cache, CANARY_TOKEN_FROM_ENV: ENV_TOKEN, GITHUB_TOKEN, NO_COLOR: '1' },
+    // The age identity too: with it a second build keeps the committed ciphertext (secrets.mode sops).
+    env: { PATH: process.env.PATH, HOME: box.home, TMPDIR: box.tmp, CAPI_RENDER_CACHE_DIR: box.cache, CANARY_TOKEN_FROM_ENV: ENV_TOKEN, GITHUB_TOKEN, NO_COLOR: '1', SOPS_AGE_KEY: AGE_KEYS },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -207,6 +213,13 @@ describe('no secret value on disk', () => {
       const files = Object.keys(snapshotTree(path.join(box.repo, 'rendered')));
       expect(files).toContain('default/cluster-api/externalsecret-canary-token.yaml');
       expect(files).toContain('default/infrastructure-aws/externalsecret-capa-manager-bootstrap-credentials.yaml');
+    }
+    if (mode === 'sops') {
+      for (const f of ['default/cluster-api/secret-canary-token.yaml', 'default/infrastructure-aws/secret-capa-manager-bootstrap-credentials.yaml']) {
+        const text = readFileSync(path.join(box.repo, 'rendered', f), 'utf8');
+        expect(text).toMatch(/\n {2}\w+: ENC\[AES256_GCM,/);
+        expect(text).toMatch(/\nsops:\n {2}age:\n/);
+      }
     }
     if (mode === 'plaintext') {
       expect(findCanaries(allFiles(path.join(box.repo, 'rendered'))).sort()).toEqual(

@@ -40,7 +40,7 @@ export const checkCommand: Command = {
     const { regular } = prepared;
     const listed = async (dir: string) => (regular.output.root === dir ? regular.output : regular.gitops.root === dir ? regular.gitops : regularOutputFolder(repoRoot, dir));
     // A lock entry the inputs contradict is an error here, never quietly re-resolved (lock-evidence.ts).
-    const run = await startRender({ ...prepared.options, lockContradictions: 'refuse' });
+    const run = await startRender({ ...prepared.options, lockContradictions: 'refuse', verifySopsRecords: true });
     const names = run.rendering;
     const partial = names.length !== run.allEnvironments.length;
     // What belongs to no environment is checked by a full check, and by shard 1 of a sharded one.
