@@ -478,20 +478,25 @@ describe.each(PAIRS.map((pair) => ({ id: `${pair.labels.join(' + ')} ${pair.from
   });
 });
 
-describe('upgrade review: a variable the newer release requires has no value', () => {
-  it('the upgrade fails naming it and changes nothing (infrastructure-vsphere v1.15.3 → v1.16.1)', async () => {
+describe('upgrade review: the credentials are not needed where their Secret is left out', () => {
+  it('the upgrade without them writes the same tree as with them (infrastructure-vsphere v1.15.3 → v1.16.1, secrets.mode omit)', async () => {
     const old = loadRelease('infrastructure-vsphere', 'v1.15.3');
     const now = loadRelease('infrastructure-vsphere', 'v1.16.1');
+    // The release requires its credentials (no default), and they only fill a Secret.
     const required = [...variablesOf(now.text)].filter(([, d]) => d === undefined).map(([n]) => n).sort();
-    expect(required.length).toBeGreaterThan(0);
-    const { repo, env } = await installedRepo(PAIRS.find((p) => p.labels[0] === 'infrastructure-vsphere')!, [old]);
-    const before = snapshotTree(repo);
+    expect(required).toEqual(['VSPHERE_PASSWORD', 'VSPHERE_USERNAME']);
+    const pair = PAIRS.find((p) => p.labels[0] === 'infrastructure-vsphere')!;
+    const upgrade = ['upgrade', '--to', 'v1.16.1', '--provider', 'infrastructure-vsphere', '--confirm-storage-migration'];
+    const withThem = await installedRepo(pair, [old]);
+    const withoutThem = await installedRepo(pair, [old]);
+    const a = await runCli(upgrade, { cwd: withThem.repo, env: withThem.env });
     // CI that runs the upgrade without the credentials in its environment.
-    const r = await runCli(['upgrade', '--to', 'v1.16.1', '--provider', 'infrastructure-vsphere', '--confirm-storage-migration'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: env.CAPI_RENDER_CACHE_DIR! } });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`error[variables-missing]`);
-    expect(r.stderr).toContain(`value for variables [${required.join(', ')}] is not set`);
-    expect(snapshotTree(repo)).toEqual(before);
+    const b = await runCli(upgrade, { cwd: withoutThem.repo, env: { CAPI_RENDER_CACHE_DIR: withoutThem.env.CAPI_RENDER_CACHE_DIR! } });
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    const tree = (repo: string) => Object.fromEntries(Object.entries(snapshotTree(repo)).filter(([f]) => !f.startsWith('.git/')));
+    expect(tree(withoutThem.repo)).toEqual(tree(withThem.repo));
+    expect(b.stdout).toBe(a.stdout);
   });
 });
 
