@@ -19,7 +19,7 @@ export const CONFIG_DESCRIPTIONS: Record<string, string> = {
   'repositories[].path': 'The repository root, relative to the repository (an absolute path ties the repository to one machine).',
   variables: 'Values for ${VAR} substitution in the provider manifests. In capi-render.yaml the lowest precedence (a provider\'s configSecret and the overlays win); in an overlay the highest.',
   'variables.*': 'A literal string, or {fromEnv: NAME}: the value of an environment variable when the build runs (the only way the environment reaches a render).',
-  'variables.*.fromEnv': 'The environment variable to read; its value is secret to the secret guard. Unset, the value is needed only where it would show: not when it only fills a Secret that secrets.mode omit or external-secrets leaves out or replaces.',
+  'variables.*.fromEnv': 'The environment variable to read; its value is secret to the secret guard. Unset, the value is needed only where it would show: not when it only fills a Secret that secrets.mode omit, external-secrets or sops leaves out, replaces or keeps encrypted as committed.',
   images: 'clusterctl image overrides, keyed all, <component> or <component>/<image> (as clusterctl.yaml images:). Default none.',
   'images.*.repository': 'Registry and path replacing the image\'s own, e.g. registry.internal.example.com/capi.',
   'images.*.name': 'Image name replacing the last path element.',

@@ -27,6 +27,7 @@ export const FINDING_WHY: Readonly<Record<FindingCode, string>> = {
   'image-changed': 'A different image runs: the registry (or mirror) must have it, and it should be the release the lock names.',
   'args-changed': 'Controller flags changed: a dropped flag changes behaviour, a flag the new binary does not know stops it from starting.',
   'feature-gates-changed': 'Feature gates switch controller behaviour on or off; a gate that disappears falls back to the new release default.',
+  'variables-changed': 'A value set for a variable the new release no longer reads stops applying without an error; one it starts reading changes what the release does.',
   'object-removed': 'Argo CD and Flux delete what leaves git, unless the object is protected from pruning.',
   'object-moved': 'Two components own the object during the move: the one that drops it may prune it before the other adopts it.',
   'namespace-removed': 'Pruning a Namespace deletes everything in it, including Secrets and certificates that are not rendered here.',

@@ -81,6 +81,7 @@ export type FindingCode =
   | 'image-changed'
   | 'args-changed'
   | 'feature-gates-changed'
+  | 'variables-changed'
   | 'object-removed'
   | 'object-moved'
   | 'namespace-removed';
@@ -118,9 +119,31 @@ export interface ContractChange {
   provider: string;
   before?: string;
   after?: string;
+  /**
+   * The environment's core provider (its manifest label) and its contract before and after, when
+   * `provider` is not the core itself: a provider moving to the contract the core already implements
+   * is not a move of the whole installation.
+   */
+  core?: { provider: string; before?: string; after?: string };
+}
+
+/**
+ * The variables a provider read a value for (names only, as the lock records them) before and after
+ * its version changed, per environment.
+ */
+export interface VariableUseChange {
+  env: string;
+  /** Manifest label, e.g. `infrastructure-metal3`. */
+  provider: string;
+  from: string;
+  to: string;
+  /** Sorted names. */
+  before: readonly string[];
+  after: readonly string[];
 }
 
 /** Extra facts the objects alone do not carry. */
 export interface SafetyContext {
   contracts?: readonly ContractChange[];
+  variables?: readonly VariableUseChange[];
 }

@@ -11,8 +11,8 @@ import type { LockFile, LockedArtifact, LockedImage, LockedInputFile, LockedProv
 import type { ComposedEnvironment } from '../overlay/compose-environment.js';
 import type { LoadedRepository } from './load-repository.js';
 import { packageVersion } from '../package-files.js';
-import { hasSecretReferences } from '../declarations/secret-values.js';
 import { SOPS_CONFIG_FILES } from '../secrets/sops/sops-config-file.js';
+import { hasSecretReferences } from '../declarations/secret-values.js';
 
 /**
  * The part of every environment's hash that is the same for the whole build. `inputFiles` are the

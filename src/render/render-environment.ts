@@ -57,7 +57,7 @@ export interface ResolvedEnvironment {
  * its providers are thrown together. Read-only reports on the inputs (`variables`) stop here.
  */
 export async function resolveEnvironment(envInputs: EnvironmentInputs, session: RenderSession): Promise<ResolvedEnvironment> {
-  // SOPS-encrypted configSecrets are read decrypted (secrets/sops/decrypt-inputs.ts).
+  // SOPS-encrypted configSecrets are read decrypted (secrets/sops/decrypt-inputs.ts; a no-op once they are).
   const inputs = await decryptSopsInputs(envInputs.inputs, session.env);
   const locate = (cr: ProviderCR, path: readonly (string | number)[]) => {
     const input = inputs.providers.find((p) => isJsonObject(p.object.metadata) && p.object.kind === cr.kind && p.object.metadata.name === cr.name && p.object.metadata.namespace === cr.namespace);
@@ -123,11 +123,11 @@ export async function resolveEnvironment(envInputs: EnvironmentInputs, session: 
 }
 
 /** Renders one environment (see the module comment); problems of all its providers are thrown together. */
-export async function renderEnvironment(envInputs: EnvironmentInputs, session: RenderSession): Promise<EnvironmentResult> {
-  // SOPS-encrypted configSecrets are read decrypted (secrets/sops/decrypt-inputs.ts); resolveEnvironment
-  // finds nothing left to decrypt.
-  const inputs = await decryptSopsInputs(envInputs.inputs, session.env);
-  const { ready, warnings } = await resolveEnvironment({ ...envInputs, inputs }, session);
+export async function renderEnvironment(given: EnvironmentInputs, session: RenderSession): Promise<EnvironmentResult> {
+  // SOPS-encrypted configSecrets are read decrypted (secrets/sops/decrypt-inputs.ts).
+  const envInputs: EnvironmentInputs = { ...given, inputs: await decryptSopsInputs(given.inputs, session.env) };
+  const { inputs } = envInputs;
+  const { ready, warnings } = await resolveEnvironment(envInputs, session);
   const problems: Diagnostic[] = [];
   const components: RenderedComponent[] = [];
   // Each rendered image → the names its release gave it (before `images:` overrides), for verify rules.
@@ -233,7 +233,7 @@ export async function renderEnvironment(envInputs: EnvironmentInputs, session: R
   const all = shareNamespaces(certManager ? [certManager.component, ...components] : components);
   // Last: the digests are those of the images as every earlier step left them (overrides included).
   const policy = envInputs.imagePolicy;
-  const registries = policy.pinDigests ? registryPolicy(policy, inputs.secrets, envInputs.file ? { file: envInputs.file } : {}) : undefined;
+  const registries = policy.pinDigests ? registryPolicy(policy, envInputs.inputs.secrets, envInputs.file ? { file: envInputs.file } : {}) : undefined;
   const released = (image: string) => releasedImages.get(imageName(image)) ?? [];
   const check = await signatureCheck(policy, registries, { repoRoot: session.repoRoot, images: session.images }, envInputs, released, warnings);
   const pinned = registries ? await pinImages(all, session.images.lookup(registries), check?.check) : undefined;

@@ -46,9 +46,9 @@ import { GITLAB_TOKEN_ENV } from '../source/gitlab/gitlab-http.js';
 import type { RenderOptions } from './render-options.js';
 import { composer, selectEnvironments } from './compose-environments.js';
 import { withSbomFile } from '../sbom/sbom-output.js';
+import { createSopsSealer } from '../secrets/sops/seal-environment.js';
 import { createReferenceReader } from '../secrets/secret-references.js';
 import { hasSecretReferences } from '../declarations/secret-values.js';
-import { createSopsSealer } from '../secrets/sops/seal-environment.js';
 
 /**
  * What a run read, for a build stamp (build/build-stamp.ts): a later build whose every input is

@@ -3,7 +3,8 @@
  * needs a value only where it would show. The rule, per provider:
  *  1. render with each such variable's unset marker standing in for the value;
  *  2. where the markers land decides: inside a Secret's data/stringData that the component's
- *     `secrets.mode` leaves out (`omit`) or replaces (`external-secrets`), the value is not needed —
+ *     `secrets.mode` leaves out (`omit`), replaces (`external-secrets`) or keeps encrypted as committed
+ *     (`sops`, secrets/sops/seal-environment.ts), the value is not needed —
  *     the output is the one the real value gives, byte for byte (the guard treats the marker as the
  *     sensitive value it stands for);
  *  3. anywhere else — an argument, an annotation, any object under `fail` or `plaintext`, a value
@@ -124,10 +125,10 @@ function neededError(name: string, needed: Needed, input: UnsetRenderInput): Dia
         : needed.where;
   const hint =
     needed.why === 'secret-data'
-      ? `set it, or choose secrets.mode (or secrets.providers.${input.component}) omit or external-secrets, under which a value that only fills a Secret left out or replaced is not needed (the mode is ${mode} now)`
+      ? `set it, or choose secrets.mode (or secrets.providers.${input.component}) omit, external-secrets or sops, under which a value that only fills a Secret left out, replaced or kept encrypted is not needed (the mode is ${mode} now)`
       : needed.why === 'transformed'
         ? 'a value may be left unset only when it reaches a Secret\'s data unchanged and secrets.mode omits or replaces that Secret'
-        : `a value may be left unset only when it fills nothing but a Secret's data that secrets.mode omit or external-secrets leaves out or replaces`;
+        : `a value may be left unset only when it fills nothing but a Secret's data that secrets.mode omit, external-secrets or sops leaves out, replaces or keeps encrypted`;
   return error('variables-missing', `${name} is needed for ${where}: ${set}${via ? ` (${via})` : ''}`, {
     // Without a line (a `variables:` entry), render-environment.ts finds it in the file.
     ...(v?.site ? { file: v.site.file, field: v.site.field, ...(v.site.line !== undefined ? { line: v.site.line, col: v.site.col ?? 1 } : {}) } : {}),

@@ -18,7 +18,8 @@
 import { SpecError, error, warning, type Diagnostic } from '../errors.js';
 import type { SecretMode, SecretsConfig } from './secrets-config.js';
 import { describeObject, isJsonObject, nameOf, namespaceOf, type JsonValue, type KubeObject } from '../manifest/object.js';
-import { DEFAULT_DECRYPTION_SECRET, markForSops } from './sops/pending.js';
+import { DEFAULT_DECRYPTION_SECRET, markForSops, withoutValues } from './sops/pending.js';
+import { holdsUnsetMarker } from './unset-marker.js';
 
 export interface SensitiveValue {
   variable: string;
@@ -94,8 +95,10 @@ export function guardSecrets(component: string, objects: readonly KubeObject[], 
       continue;
     }
     if (mode === 'sops') {
-      // Encrypted when the environment's files are planned (sops/seal-environment.ts).
-      out.push(markForSops(obj, config.sops?.decryptionSecret ?? DEFAULT_DECRYPTION_SECRET));
+      // Encrypted when the environment's files are planned (sops/seal-environment.ts). A reference
+      // with no value leaves only the committed ciphertext to write: its stand-ins are dropped here.
+      const decryptionSecret = config.sops?.decryptionSecret ?? DEFAULT_DECRYPTION_SECRET;
+      out.push(holdsUnsetMarker(JSON.stringify(obj)) ? markForSops(withoutValues(obj, holdsUnsetMarker), decryptionSecret, { valuesUnavailable: true }) : markForSops(obj, decryptionSecret));
       continue;
     }
     const secret = describeRequired(component, obj, hits);
@@ -137,7 +140,7 @@ export function unsetValuesOutside(component: string, objects: readonly KubeObje
     }
     if (hits.length === 0) continue;
     const inSecretData = obj.kind === 'Secret' && obj.apiVersion === 'v1' && hits.every((h) => h.path[0] === 'data' || h.path[0] === 'stringData');
-    if (inSecretData && (mode === 'omit' || mode === 'external-secrets')) continue;
+    if (inSecretData && (mode === 'omit' || mode === 'external-secrets' || mode === 'sops')) continue;
     for (const h of hits) if (!needed.has(h.variable)) needed.set(h.variable, { variable: h.variable, where: `${describeObject(obj)} ${fieldPath(h.path)}`, inSecretData });
   }
   return [...needed.values()];

@@ -5,7 +5,7 @@
  */
 import { diffRendered } from '../diff/diff-rendered.js';
 import { safetyFindings } from '../diff/safety-findings.js';
-import type { ContractChange, Finding, FindingCode, ObjectChange } from '../diff/types.js';
+import type { ContractChange, Finding, FindingCode, ObjectChange, VariableUseChange } from '../diff/types.js';
 import type { LockFile } from '../lock/lock-types.js';
 import { isProviderKind, manifestLabel } from '../declarations/provider-kinds.js';
 import type { FileTree } from './git-rendered.js';
@@ -32,7 +32,8 @@ export function compareRendered(
   const a = renderedSide(before.files, options.where, options.environments);
   const b = renderedSide(after.files, options.where, options.environments);
   const contracts = contractChanges(before.lock, after.lock, options.environments);
-  return { changes: diffRendered(a, b), findings: safetyFindings(a, b, { contracts }) };
+  const variables = variableUseChanges(before.lock, after.lock, options.environments);
+  return { changes: diffRendered(a, b), findings: safetyFindings(a, b, { contracts, variables }) };
 }
 
 /** The findings that need a storage-migration decision. */
@@ -46,13 +47,38 @@ export function contractChanges(before: LockFile, after: LockFile, environments?
   for (const env of after.environments) {
     if (environments && environments.length > 0 && !environments.includes(env.name)) continue;
     const old = before.environments.find((e) => e.name === env.name);
+    const core = env.providers.find((p) => p.provider.startsWith('CoreProvider/'));
+    const coreWas = core && old?.providers.find((x) => x.provider === core.provider);
     for (const p of env.providers) {
       const was = old?.providers.find((x) => x.provider === p.provider);
       if (!was) continue;
-      out.push({ env: env.name, provider: labelOf(p.provider), before: was.contract, after: p.contract });
+      const change: ContractChange = { env: env.name, provider: labelOf(p.provider), before: was.contract, after: p.contract };
+      if (core && core !== p) change.core = { provider: labelOf(core.provider), ...(coreWas?.contract ? { before: coreWas.contract } : {}), ...(core.contract ? { after: core.contract } : {}) };
+      out.push(change);
     }
   }
   return out.sort((x, y) => (x.env < y.env ? -1 : x.env > y.env ? 1 : x.provider < y.provider ? -1 : x.provider > y.provider ? 1 : 0));
+}
+
+/**
+ * Per environment and provider whose locked version differs between the locks: the variables it read
+ * a value for on each side (the lock's names), when those differ.
+ */
+export function variableUseChanges(before: LockFile, after: LockFile, environments?: readonly string[]): VariableUseChange[] {
+  const out: VariableUseChange[] = [];
+  for (const env of after.environments) {
+    if (environments && environments.length > 0 && !environments.includes(env.name)) continue;
+    const old = before.environments.find((e) => e.name === env.name);
+    for (const p of env.providers) {
+      const was = old?.providers.find((x) => x.provider === p.provider);
+      if (!was || was.version === p.version) continue;
+      const a = [...was.variables].sort();
+      const b = [...p.variables].sort();
+      if (a.join('\n') === b.join('\n')) continue;
+      out.push({ env: env.name, provider: labelOf(p.provider), from: was.version, to: p.version, before: a, after: b });
+    }
+  }
+  return out;
 }
 
 /** A provider (or cert-manager) whose locked version differs between two locks. */

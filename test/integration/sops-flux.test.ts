@@ -35,9 +35,11 @@ const itTools = haveTools || process.env.CI ? it : it.skip;
 
 const aws = `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: aws\n  namespace: capa-system\nspec:\n  version: v2.0.2\n  configSecret:\n    name: aws-variables\n`;
 const vars = (credential: string) => `apiVersion: v1\nkind: Secret\nmetadata:\n  name: aws-variables\n  namespace: capa-system\nstringData:\n  AWS_B64ENCODED_CREDENTIALS: "${credential}"\n`;
-const config = (extra = '') =>
+const config = (extra = '', variables = '') =>
   configYaml(
-    `  - path: ${FIXTURES}derived/tanzu-framework\nvariables:\n  CAPA_CONTROLLER_IMAGE_TAG: v2.0.2\n  TKG_NO_PROXY: ""\n  TKG_HTTPS_PROXY: ""\n  TKG_HTTP_PROXY: ""\nsecrets:\n  mode: sops\n${extra}gitops:\n  flavour: flux\n`,
+    `variables:\n  CAPA_CONTROLLER_IMAGE_TAG: v2.0.2\n  TKG_NO_PROXY: ""\n  TKG_HTTPS_PROXY: ""\n  TKG_HTTP_PROXY: ""\n${variables}secrets:\n  mode: sops\n${extra}gitops:\n  flavour: flux\n`,
+    // TKG's v2.0.2 copy of CAPA first: the bundled repository has real AWS releases too, and the first holding the label wins.
+    [`${FIXTURES}derived/tanzu-framework`],
   );
 const sopsYaml = (recipients: string) => `creation_rules:\n  - path_regex: ^rendered/.*\\.yaml$\n    encrypted_regex: ^(data|stringData)$\n    age: ${recipients}\n`;
 
@@ -157,6 +159,20 @@ describe('secrets.mode sops (Flux)', () => {
     expect(verify(repo, keyFile).mac).toBe('verified');
   });
 
+  it('a no-op build writes nothing even without the identity; .sops.yaml is an input of the no-op stamp', async () => {
+    const { repo, keyFile } = repoWith();
+    expect((await runCli(['build'], { cwd: repo, env: withKey(keyFile) })).code).toBe(0);
+    const before = snapshotTree(repo);
+    const noop = await runCli(['build'], { cwd: repo });
+    expect(noop.code, noop.stderr).toBe(0);
+    expect(noop.stderr).not.toContain('warning[sops]');
+    expect(snapshotTree(repo)).toEqual(before);
+    // A new recipient in .sops.yaml: the next build is a real one, and encrypts to it.
+    writeFileSync(path.join(repo, '.sops.yaml'), sopsYaml(`${RECIPIENT},${OTHER_RECIPIENT}`));
+    expect((await runCli(['build'], { cwd: repo, env: withKey(keyFile) })).code).toBe(0);
+    expect((jsYaml.load(readFileSync(path.join(repo, SECRET_FILE), 'utf8')) as { sops: { age: { recipient: string }[] } }).sops.age.map((a) => a.recipient)).toEqual([RECIPIENT, OTHER_RECIPIENT]);
+  });
+
   it('check fails on a tampered value, MAC or recipient, naming the file', async () => {
     const { repo, keyFile } = repoWith();
     expect((await runCli(['build'], { cwd: repo, env: withKey(keyFile) })).code).toBe(0);
@@ -257,6 +273,12 @@ describe('secrets.mode sops: hostile input', () => {
       code: 'sops',
       text: /\.sops\.yaml has aliases capi-render does not expand/,
     },
+    {
+      name: 'a .sops.yaml rule that would leave the Secret\'s data in plain text',
+      setup: (repo) => writeFileSync(path.join(repo, '.sops.yaml'), sopsYaml(RECIPIENT).replace('^(data|stringData)$', '^stringData$')),
+      code: 'sops',
+      text: /\.sops\.yaml:2: error\[sops\]: creation_rules\[0\] of \.sops\.yaml would leave data\.credentials of rendered\/default\/infrastructure-aws\/secret-capa-manager-bootstrap-credentials\.yaml unencrypted, and it holds secret values/,
+    },
     { name: 'a .sops.yaml recipient that is not an age key', setup: (repo) => writeFileSync(path.join(repo, '.sops.yaml'), sopsYaml('ssh-ed25519 AAAAC3Nza')), code: 'sops', text: /has a recipient that is not an age X25519 public key/ },
     {
       name: 'SOPS_AGE_KEY_FILE naming a FIFO',
@@ -323,5 +345,40 @@ describe('SOPS-encrypted configSecrets under providers/', () => {
     const wrong = await runCli(['build'], { cwd: repo, env: { SOPS_AGE_KEY: readFileSync(path.join(KEYS, 'keys-age-global.txt'), 'utf8') } });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/Secret capa-system\/aws-variables: providers\/vars\.yaml is encrypted to age1l44x[a-z0-9]+, and no identity given opens it/);
+  });
+});
+
+describe('secrets.mode sops with a secret reference left unset', () => {
+  const byReference = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: aws-variables\n  namespace: capa-system\nstringData:\n  AWS_B64ENCODED_CREDENTIALS: {fromEnv: AWS_CREDS}\n`;
+
+  itTools('keeps the committed ciphertext once it proves itself: CI needs neither the credential nor the identity', async () => {
+    const { repo, keyFile } = repoWith({ [INPUT]: byReference });
+    const first = await runCli(['build'], { cwd: repo, env: { ...withKey(keyFile), AWS_CREDS: CREDENTIAL } });
+    expect(first.code, first.stderr).toBe(0);
+    expect(Buffer.from(verify(repo, keyFile).plaintext.data.credentials!, 'base64').toString()).toContain(KEY_ID);
+    const before = snapshotTree(repo);
+    // Neither the credential nor the identity: the committed file is kept as it is, nothing written.
+    const blind = await runCli(['build', '--force'], { cwd: repo });
+    expect(blind.code, blind.stderr).toBe(0);
+    expect(snapshotTree(repo)).toEqual(before);
+    expect((await runCli(['check'], { cwd: repo })).code).toBe(0);
+    // With the identity its MAC is verified too.
+    expect((await runCli(['check'], { cwd: repo, env: withKey(keyFile) })).code).toBe(0);
+    const file = path.join(repo, SECRET_FILE);
+    const good = readFileSync(file, 'utf8');
+    writeFileSync(file, good.replace(/mac: ENC\[AES256_GCM,data:(.)/, (_m, c: string) => `mac: ENC[AES256_GCM,data:${c === 'A' ? 'B' : 'A'}`));
+    const tampered = await runCli(['check'], { cwd: repo, env: withKey(keyFile) });
+    expect(tampered.code).toBe(1);
+    expect(tampered.stderr).toMatch(/sops\.mac that does not authenticate/);
+    expect(placesOf(repo, tampered, CREDENTIAL)).toEqual([]);
+  });
+
+  it('without a committed ciphertext the build fails naming the file and what to set', async () => {
+    const { repo } = repoWith({ [INPUT]: byReference });
+    const r = await runCli(['build'], { cwd: repo });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error\[sops\]: rendered\/default\/infrastructure-aws\/secret-capa-manager-bootstrap-credentials\.yaml: its values are not set in this build, and there is no committed encrypted file to keep/);
+    expect(r.stderr).toMatch(/hint: set the variables it is rendered from and build/);
+    expect(snapshotTree(repo)[SECRET_FILE]).toBeUndefined();
   });
 });

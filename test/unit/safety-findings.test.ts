@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { safetyFindings, type ContractChange, type Finding, type KubeObject, type RenderedSide } from '../../src/index.js';
+import { safetyFindings, type ContractChange, type VariableUseChange, type Finding, type KubeObject, type RenderedSide } from '../../src/index.js';
 import { parseMetadata, releaseSeriesFor } from '../../src/source/metadata.js';
 import { deepFreeze } from '../helpers/fixtures.js';
 import { KUBEADM_ASSETS, loadKubeadmRelease, type KubeadmVersion } from '../helpers/capi-releases.js';
@@ -123,6 +123,23 @@ describe('safetyFindings: CRD versions', () => {
     const [finding] = findingsFor([crd([v1])], [crd([{ name: 'v1beta2', storage: true }])]).filter((f) => f.code === 'crd-version-removed');
     expect(finding!.details![0]).toContain('(v1beta1) is one of v1beta1');
     expect(finding!.details![1]).toContain('must print `["v1beta2"]`');
+  });
+
+  it.each([
+    { name: 'no ClusterRole in the component: the generic steps', rules: undefined, migrator: 'generic' },
+    { name: "a ClusterRole granting patch on the CRD's status by name: its migrator", rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions', 'customresourcedefinitions/status'], resourceNames: ['widgets.example.com'], verbs: ['patch', 'update'] }], migrator: 'generic' },
+    { name: 'a ClusterRole granting update on every CRD status: its migrator', rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions/status'], verbs: ['update'] }], migrator: 'generic' },
+    { name: 'a ClusterRole granting it for other CRDs only: by hand', rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions/status'], resourceNames: ['gadgets.example.com'], verbs: ['patch', 'update'] }], migrator: 'none' },
+    { name: 'a ClusterRole that may only read CRDs: by hand', rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get', 'list', 'watch'] }], migrator: 'none' },
+  ])('says who migrates a changed storage version: $name', ({ rules, migrator }) => {
+    const roles = rules === undefined ? [] : [role('ClusterRole', 'core-manager', rules)];
+    const [finding] = only(findingsFor([crd([v1]), ...roles], [crd([{ name: 'v1beta1' }, { name: 'v1beta2', storage: true }]), ...roles]), 'crd-storage-version-changed');
+    const byHand = '(`kubectl get widgets.example.com -A -o json | kubectl replace -f -`, then remove v1beta1 from status.storedVersions) before a later release drops v1beta1.';
+    expect(finding!.details![1]).toBe(
+      migrator === 'generic'
+        ? `CAPI controllers v1.10+ re-write them through their CRD migrator after the sync; otherwise do it by hand ${byHand}`
+        : `No ClusterRole of core lets its controller update this CRD's status, which a CRD migrator needs to trim status.storedVersions: do it by hand ${byHand}`,
+    );
   });
 
   it('reports the storage change with its old and new version', () => {
@@ -487,6 +504,35 @@ describe('safetyFindings: contracts', () => {
     ];
     expect(safetyFindings(side({}), side({}), { contracts }).map((f) => [f.severity, f.code, f.component, f.object, f.before, f.after])).toEqual([
       ['warning', 'contract-changed', 'cluster-api', undefined, 'v1beta1', 'v1beta2'],
+    ]);
+  });
+
+  it.each([
+    { name: 'a provider moving to the contract the core implements already moves alone', core: { before: 'v1beta2', after: 'v1beta2' }, alone: true },
+    { name: 'a provider moving with the core moves with everything', core: { before: 'v1beta1', after: 'v1beta2' }, alone: false },
+    { name: 'a provider moving past the core moves with everything', core: { before: 'v1beta1', after: 'v1beta1' }, alone: false },
+  ])('$name', ({ core, alone }) => {
+    const contracts: ContractChange[] = [{ env: 'prod', provider: 'infrastructure-metal3', before: 'v1beta1', after: 'v1beta2', core: { provider: 'cluster-api', ...core } }];
+    const [finding] = safetyFindings(side({}), side({}), { contracts });
+    expect(finding!.details![0]).toBe(
+      alone
+        ? "The core provider cluster-api implements v1beta2 already: infrastructure-metal3 moves to the core's contract, and no other provider has to move with it."
+        : 'clusterctl moves all providers to a new contract together: every other provider in prod needs a release for v1beta2 in the same upgrade.',
+    );
+  });
+});
+
+describe('safetyFindings: variables a provider stops or starts reading', () => {
+  it('warns for a value no longer read, notes one newly read, and says nothing when the names are the same', () => {
+    const variables: VariableUseChange[] = [
+      { env: 'prod', provider: 'infrastructure-metal3', from: 'v1.12.7', to: 'v1.13.2', before: ['CAPM3_FAST_TRACK', 'TLS_MIN_VERSION'], after: ['CAPM3_FAST_TRACK'] },
+      { env: 'prod', provider: 'ipam-metal3', from: 'v1.12.6', to: 'v1.13.2', before: ['A', 'B'], after: ['C'] },
+      { env: 'prod', provider: 'bootstrap-rke2', from: 'v0.24.4', to: 'v0.25.0', before: ['X'], after: ['X'] },
+    ];
+    expect(safetyFindings(side({}), side({}), { variables }).map((f) => [f.severity, f.code, f.component, f.message, f.subjects])).toEqual([
+      ['warning', 'variables-changed', 'infrastructure-metal3', 'infrastructure-metal3 v1.13.2 no longer reads variable TLS_MIN_VERSION, set in prod', ['TLS_MIN_VERSION']],
+      ['warning', 'variables-changed', 'ipam-metal3', 'ipam-metal3 v1.13.2 no longer reads variables A, B, set in prod', ['A', 'B']],
+      ['info', 'variables-changed', 'ipam-metal3', 'ipam-metal3 v1.13.2 now reads variable C, already set in prod', ['C']],
     ]);
   });
 });

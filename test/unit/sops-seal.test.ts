@@ -89,6 +89,10 @@ describe('seal', () => {
     expect((await seal(unset, false)).text).toBe(first);
     expect((await seal(unset, true)).text).toBe(first);
     expect((await seal(unset, true, true)).text).toBe(first);
+    // Values that are set are compared with the committed ones when it can be decrypted.
+    const partly = markForSops({ ...secret, data: { token: Buffer.from('rotated').toString('base64') } }, 'sops-age', { valuesUnavailable: true });
+    expect(await message(seal(partly, true))).toBe(`rendered/${FILE}: its values are not set in this build, and the committed file holds another data.token than the inputs render, which cannot be encrypted anew while the others are not set`);
+    expect((await seal(markForSops(secret, 'sops-age', { valuesUnavailable: true }), true)).text).toBe(first);
     // A record that does not verify cannot stand in for the values.
     commit(first.replace(/token: ENC\[AES256_GCM,data:(.)/, (_m, c: string) => `token: ENC[AES256_GCM,data:${c === 'A' ? 'B' : 'A'}`));
     expect(await message(seal(unset, true))).toMatch(/has a value at data\.token that does not authenticate/);

@@ -5,7 +5,8 @@
  * file of them, as age-keygen writes it). The age reference implementation's JavaScript package
  * (age-encryption) does all the age work; no key is ever put in a message.
  */
-import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { readBoundedSync } from '../../bounded-read.js';
 import { Decrypter, Encrypter, armor } from 'age-encryption';
 
 export const SOPS_AGE_KEY = 'SOPS_AGE_KEY';
@@ -43,10 +44,12 @@ export function ageIdentitiesFrom(env: Readonly<Record<string, string | undefine
   const file = env[SOPS_AGE_KEY_FILE];
   if (file) {
     try {
-      const st = statSync(file);
-      if (!st.isFile()) problems.push(`${SOPS_AGE_KEY_FILE} names ${file}, which is not a regular file`);
-      else if (st.size > MAX_KEY_FILE_BYTES) problems.push(`${SOPS_AGE_KEY_FILE} names ${file}, which is larger than an identity file (${st.size} bytes)`);
-      else take(readFileSync(file, 'utf8'), `${SOPS_AGE_KEY_FILE} (${file})`);
+      // Opened once, without blocking (a FIFO is refused, not waited on), bounded, through links as sops does.
+      const read = readBoundedSync(path.resolve(file), { limit: MAX_KEY_FILE_BYTES, follow: true });
+      if (read.outcome === 'read') take(read.bytes.toString('utf8'), `${SOPS_AGE_KEY_FILE} (${file})`);
+      else if (read.outcome === 'missing') problems.push(`${SOPS_AGE_KEY_FILE} names ${file}, which does not exist`);
+      else if (read.outcome === 'irregular') problems.push(`${SOPS_AGE_KEY_FILE} names ${file}, which is not a regular file`);
+      else problems.push(`${SOPS_AGE_KEY_FILE} names ${file}, which is larger than an identity file (${read.size} bytes)`);
     } catch (e) {
       problems.push(`${SOPS_AGE_KEY_FILE} names ${file}, which cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
     }

@@ -44,3 +44,18 @@ export function withoutMark(obj: KubeObject): KubeObject {
   const { sops: _mark, ...rest } = obj;
   return rest as KubeObject;
 }
+
+/**
+ * `secret` without the values `unavailable` says are not set (entries of data and stringData):
+ * what stands for a Secret whose values are not all available. The values kept are compared with
+ * the committed file when it can be decrypted.
+ */
+export function withoutValues(secret: KubeObject, unavailable: (value: string) => boolean): KubeObject {
+  const out: KubeObject = { ...secret };
+  for (const field of ['data', 'stringData'] as const) {
+    const map = secret[field];
+    if (!isJsonObject(map)) continue;
+    out[field] = Object.fromEntries(Object.entries(map).filter(([, v]) => !(typeof v === 'string' && unavailable(v))));
+  }
+  return out;
+}

@@ -22,7 +22,7 @@ import path from 'node:path';
 import jsYaml from 'js-yaml';
 import { parseDocument } from 'yaml';
 import { SpecError, error, warning, type Diagnostic } from '../../errors.js';
-import type { KubeObject } from '../../manifest/object.js';
+import { isJsonObject, type KubeObject } from '../../manifest/object.js';
 import { sortObjects } from '../../manifest/order.js';
 import { serializeObject } from '../../manifest/serialize.js';
 import { assignFileNames } from '../../plan/file-names.js';
@@ -30,7 +30,7 @@ import type { OutputFiles, RenderedEnvironment } from '../../plan/output-plan.js
 import { displayPath, readInputFileSync, readRecordFileSync, resolveInput } from '../../repository-files.js';
 import { SOPS_AGE_KEY, SOPS_AGE_KEY_FILE, ageIdentitiesFrom, type AgeIdentities } from './age-keys.js';
 import { isMarkedForSops, valuesUnavailable, withoutMark } from './pending.js';
-import { decryptSopsDocument, encryptDocument, looksEncrypted, readSopsDocument, recordError, shapeOf } from './sops-document.js';
+import { decryptSopsDocument, encryptDocument, looksEncrypted, readSopsDocument, recordError, shapeOf, unencryptedPaths } from './sops-document.js';
 import { parseSopsRules, type SopsRule, type SopsRules } from './sops-rules.js';
 import { SOPS_CONFIG_FILES } from './sops-config-file.js';
 import type { SopsSelection } from './sops-values.js';
@@ -85,6 +85,7 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
     }
     return rules.ruleFor(repoRel);
   };
+  const rulesFile = () => rules?.file ?? '.sops.yaml';
   const keys = (): AgeIdentities => {
     if (!identities) {
       identities = ageIdentitiesFrom(ctx.env);
@@ -104,11 +105,22 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
     const repoRel = displayPath(abs, ctx.repoRoot);
     const rule = rulesFor(repoRel);
     const plainText = serializeObject(withoutMark(secret));
+    // The guard let the Secret through to be encrypted: a rule that would leave a value of its data in plain text cannot.
+    const plain = unencryptedPaths(plainText, rule, ['data', 'stringData']);
+    if (plain.length > 0) {
+      throw new SpecError(
+        error('sops', `creation_rules[${rule.index}] of .sops.yaml would leave ${plain.join(', ')} of ${repoRel} unencrypted, and it holds secret values`, {
+          file: rulesFile(),
+          line: rule.line,
+          hint: 'use encrypted_regex: ^(data|stringData)$ for the rendered files',
+        }),
+      );
+    }
     // Written as every output file is (serializeObject: sops: at its sorted place, which sops reads
     // as well as its own last place), so `build --stdout` prints exactly what rendered/ holds.
     const fresh = async () => serializeObject(jsYaml.load(await encryptDocument(plainText, rule, now()), { schema: jsYaml.CORE_SCHEMA }) as KubeObject);
     const committedText = readRecordFileSync(ctx.repoRoot, abs, 'output')?.toString('utf8').replace(/\r\n/g, '\n');
-    if (valuesUnavailable(secret)) return keepUnavailable(committedText, repoRel, rule);
+    if (valuesUnavailable(secret)) return keepUnavailable(committedText, repoRel, rule, withoutMark(secret));
     if (committedText === undefined || !looksEncrypted(committedText)) return fresh();
     const record = readSopsDocument(committedText, repoRel);
     if (record.problems.length > 0) {
@@ -157,7 +169,7 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
    * A Secret whose values are unavailable: only the committed ciphertext can be written, once it is
    * well-formed, for the rule's recipients, and (with an identity) verified. Anything less is an error.
    */
-  const keepUnavailable = async (committedText: string | undefined, repoRel: string, rule: SopsRule): Promise<string> => {
+  const keepUnavailable = async (committedText: string | undefined, repoRel: string, rule: SopsRule, known: KubeObject): Promise<string> => {
     const refuse = (why: string, line?: number) =>
       new SpecError(
         error('sops', `${repoRel}: its values are not set in this build, and ${why}`, {
@@ -173,8 +185,18 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
       throw refuse(`the committed file is encrypted to other recipients or values than creation_rules[${rule.index}] of .sops.yaml names`);
     }
     const identity = keys();
-    // With an identity the record must decrypt and verify; the values cannot be compared with anything.
-    if (identity.keys.length > 0) await decryptSopsDocument(record, identity.keys);
+    // With an identity the record must decrypt and verify, and hold the values that are set.
+    const decrypted = identity.keys.length > 0 ? await decryptSopsDocument(record, identity.keys) : undefined;
+    if (decrypted) {
+      for (const field of ['data', 'stringData'] as const) {
+        const set = known[field];
+        const committed = decrypted.plaintext[field] as Record<string, unknown> | undefined;
+        if (!isJsonObject(set)) continue;
+        for (const [key, value] of Object.entries(set)) {
+          if (committed?.[key] !== value) throw refuse(`the committed file holds another ${field}.${key} than the inputs render, which cannot be encrypted anew while the others are not set`);
+        }
+      }
+    }
     return committedText;
   };
 

@@ -252,6 +252,14 @@ export function shapeOf(text: string, selection: SopsSelection): string {
   return JSON.stringify(doc.toJS({ maxAliasCount: 0 }));
 }
 
+/** The key paths (dotted) of `text`'s values under `roots` that `selection` would leave in plain text. */
+export function unencryptedPaths(text: string, selection: SopsSelection, roots: readonly string[]): string[] {
+  const doc = parseDocument(text);
+  return leavesOf(doc.contents, [], [], true)
+    .filter((leaf) => roots.includes(leaf.path[0]!) && leaf.node.value !== '' && !shouldEncrypt(leaf.path, selection))
+    .map((leaf) => leaf.path.join('.'));
+}
+
 /** A problem of a record as a one-line SpecError naming its file and line. */
 export function recordError(record: Pick<SopsRecord, 'file'>, problem: { line: number; message: string }, hint?: string): SpecError {
   return new SpecError(error('sops', `${record.file} ${problem.message}`, { file: record.file, line: problem.line, ...(hint ? { hint } : {}) }));
