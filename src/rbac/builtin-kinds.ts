@@ -2,7 +2,8 @@
  * REST resource (plural) and scope of the kinds an install can contain without shipping their CRD:
  * the Kubernetes built-in API groups, plus cert-manager's, whose CRDs are a prerequisite of every
  * provider but are often installed outside capi-render (clusterctl's "bring your own cert-manager",
- * `externallyProvisioned`). A CRD in the render always takes precedence over this table.
+ * `externallyProvisioned`), and the External Secrets Operator's ExternalSecret, which
+ * `secrets.mode: external-secrets` renders. A CRD in the render always takes precedence over this table.
  *
  * Keyed by API group and kind: the version does not matter to RBAC, and a kind in the wrong group
  * (`apps/v1 Service`) must not be mistaken for the built-in one.
@@ -83,6 +84,9 @@ const GROUPS: Record<string, Entry[]> = {
     ['ClusterIssuer', 'clusterissuers', false],
     ['Issuer', 'issuers', true],
   ],
+  // The ExternalSecret that secrets.mode external-secrets renders in place of a Secret: its CRD is
+  // the External Secrets Operator's, installed outside capi-render.
+  'external-secrets.io': [['ExternalSecret', 'externalsecrets', true]],
 };
 
 /** Short group keys above → full API group names; '' (core) and the `.k8s.io`/`.io` groups. */

@@ -400,6 +400,13 @@ describe('computeApplierRbac synthetic cases', () => {
     const redefined = one(crd('cert-manager.io', 'Issuer', 'issuerz', 'Cluster'), issuer);
     expect(ruleLines(computeApplierRbac(redefined, { applier: 'flux', healthChecks: false }).objects, 'ClusterRole')).toContain('cert-manager.io|issuerz|create,delete,get,patch|i1');
   });
+
+  it('resolves the ExternalSecret that secrets.mode external-secrets renders, without its CRD', () => {
+    const es = obj('external-secrets.io/v1', 'ExternalSecret', 'capa-manager-bootstrap-credentials', 'capa-system');
+    expect(ruleLines(computeApplierRbac(one(es), { applier: 'flux', healthChecks: false }).objects, 'Role', 'capa-system')).toEqual([
+      'external-secrets.io|externalsecrets|create,delete,get,patch|capa-manager-bootstrap-credentials',
+    ]);
+  });
 });
 
 describe('summarizeProviderGrants escalations', () => {
