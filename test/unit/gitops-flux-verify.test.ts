@@ -119,7 +119,9 @@ describe('the setting', () => {
 
 describe('docs/flux.md "Signing what publish pushes"', () => {
   const guide = readFileSync(path.join(REPO_ROOT, 'docs/flux.md'), 'utf8');
-  const section = guide.slice(guide.indexOf('## Signing what publish pushes'));
+  const start = guide.indexOf('## Signing what publish pushes');
+  const next = guide.indexOf('\n## ', start + 1);
+  const section = guide.slice(start, next === -1 ? undefined : next);
   const documents = [...section.matchAll(/```yaml\n([^]*?)```/g)].flatMap((m) => jsYaml.loadAll(m[1]!) as JsonObject[]);
 
   it('shows the OCIRepository capi-render generates from the keyless settings it shows, and a key setting', () => {
