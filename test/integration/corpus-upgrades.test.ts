@@ -18,24 +18,14 @@ import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { parseLock } from '../../src/lock/lock-file.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { FIXTURES } from '../helpers/fixtures.js';
+import { CORPUS_REPOSITORY, type Corpus } from '../helpers/corpus.js';
 import { gitEnv, initRepo } from '../helpers/git.js';
 import { CORE, configYaml, makeRepo, snapshotTree } from '../helpers/repo.js';
 import { tempDir } from '../helpers/tmp.js';
 
 type Obj = Record<string, any>;
 
-interface Corpus {
-  kind: string;
-  name: string;
-  namespace: string;
-  label: string;
-  version: string;
-  componentsFile: string;
-  variables: Record<string, { secret: boolean; example: string }>;
-}
-
-const REPOSITORY = path.join(FIXTURES, 'repository');
+const REPOSITORY = CORPUS_REPOSITORY;
 
 /** One release of the corpus: its entry, its components text and objects, and its contract. */
 interface Release {

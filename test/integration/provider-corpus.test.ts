@@ -22,29 +22,12 @@ import { convertStructuralSchema } from '../../src/declarations/schema/convert-s
 import { addKubernetesFormats } from '../../src/declarations/schema/k8s-formats.js';
 import { isJsonObject, type JsonObject, type JsonValue, type KubeObject } from '../../src/manifest/object.js';
 import { runCli } from '../helpers/cli.js';
+import { CORPUS_REPOSITORY, type Corpus } from '../helpers/corpus.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 import { CORE, configYaml, makeRepo } from '../helpers/repo.js';
 import { requireTool } from '../helpers/requirements.js';
 
-interface CorpusVariable {
-  secret: boolean;
-  example: string;
-}
-
-interface Corpus {
-  kind: string;
-  name: string;
-  namespace: string;
-  label: string;
-  version: string;
-  componentsFile: string;
-  objects: number;
-  source: { repository: string; tag: string; commit: string };
-  variables: Record<string, CorpusVariable>;
-  notes?: string;
-}
-
-const REPOSITORY = path.join(FIXTURES, 'repository');
+const REPOSITORY = CORPUS_REPOSITORY;
 
 /** Every corpus.json under the fixture repository, in path order. */
 function discover(): { file: string; corpus: Corpus }[] {
