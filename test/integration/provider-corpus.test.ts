@@ -26,6 +26,7 @@ import { CORPUS_REPOSITORY, type Corpus } from '../helpers/corpus.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 import { CORE, configYaml, makeRepo } from '../helpers/repo.js';
 import { requireTool } from '../helpers/requirements.js';
+import { suiteTempDir } from '../helpers/tmp.js';
 
 const REPOSITORY = CORPUS_REPOSITORY;
 
@@ -59,27 +60,40 @@ const objectsOf = (text: string): KubeObject[] => (jsYaml.loadAll(text, undefine
 /** The names of the `${NAME…}` variables `text` uses, sorted. */
 const variablesOf = (text: string): string[] => [...new Set([...text.matchAll(/\$\{\s*([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!))].sort();
 
-const envName = (variable: string) => `CORPUS_${variable}`;
+/** The environment a corpus entry is rendered in: its label and version, as a folder name. */
+const environmentOf = (corpus: Corpus) => `${corpus.label}-${corpus.version.replace(/\./g, '-')}`;
 
-/** A repository installing the provider of `corpus` beside core, with its documented variables. */
-function corpusRepo(corpus: Corpus): { repo: string; env: Record<string, string> } {
-  const variables: string[] = [];
+/** The environment variable that holds a secret variable's example value for one entry. */
+const envName = (corpus: Corpus, variable: string) => `CORPUS_${environmentOf(corpus).replace(/-/g, '_').toUpperCase()}_${variable}`;
+
+/**
+ * One repository installing every entry's provider beside core, one environment per entry (its
+ * overlay adds the provider and its documented variables), so one build renders them all and core
+ * is processed once, as a fleet's build would.
+ */
+function corpusFleet(entries: readonly Corpus[], dir: string): { repo: string; env: Record<string, string> } {
   const env: Record<string, string> = {};
-  for (const [name, variable] of Object.entries(corpus.variables).sort(([a], [b]) => a.localeCompare(b))) {
-    if (variable.secret) {
-      variables.push(`  ${name}: {fromEnv: ${envName(name)}}`);
-      env[envName(name)] = variable.example;
-    } else {
-      variables.push(`  ${name}: ${JSON.stringify(variable.example)}`);
-    }
-  }
-  const provider = `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ${corpus.kind}\nmetadata:\n  name: ${corpus.name}\n  namespace: ${corpus.namespace}\nspec:\n  version: ${corpus.version}\n`;
   const files: Record<string, string> = {
-    'capi-render.yaml': configYaml(`${variables.length ? `variables:\n${variables.join('\n')}\n` : ''}secrets:\n  mode: omit\n`),
-    'providers/provider.yaml': provider,
+    'capi-render.yaml': configYaml('secrets:\n  mode: omit\n'),
+    'providers/core.yaml': CORE(),
   };
-  if (corpus.kind !== 'CoreProvider') files['providers/core.yaml'] = CORE();
-  return { repo: makeRepo(files), env };
+  for (const corpus of entries) {
+    const variables: string[] = [];
+    for (const [name, variable] of Object.entries(corpus.variables).sort(([a], [b]) => a.localeCompare(b))) {
+      if (variable.secret) {
+        variables.push(`  ${name}: {fromEnv: ${envName(corpus, name)}}`);
+        env[envName(corpus, name)] = variable.example;
+      } else {
+        variables.push(`  ${name}: ${JSON.stringify(variable.example)}`);
+      }
+    }
+    const folder = `overlays/${environmentOf(corpus)}`;
+    files[`${folder}/provider.yaml`] =
+      `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ${corpus.kind}\nmetadata:\n  name: ${corpus.name}\n  namespace: ${corpus.namespace}\nspec:\n  version: ${corpus.version}\n`;
+    files[`${folder}/overlay.yaml`] =
+      `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources:\n  - ../../providers\n  - provider.yaml\n${variables.length ? `variables:\n${variables.join('\n')}\n` : ''}`;
+  }
+  return { repo: makeRepo(files, dir), env };
 }
 
 /** Every object written under rendered/<env>/<component>/ (kustomization.yaml aside). */
@@ -327,8 +341,23 @@ class SchemaValidator {
 // --- the corpus ------------------------------------------------------------------------------
 
 const CORPUS = discover();
+const NO_KUBECTL = requireTool('kubectl', 'apt-get install kubectl', 'the kustomize build of a rendered corpus entry');
 
 describe('real provider corpus', () => {
+  // The whole corpus built once (see corpusFleet), in a folder the describe block keeps; every test
+  // below reads its output.
+  const fleetDir = suiteTempDir();
+  let fleetBuild: Promise<{ repo: string; env: Record<string, string> }> | undefined;
+  const fleet = () =>
+    (fleetBuild ??= (async () => {
+      const built = corpusFleet(
+        CORPUS.map(({ corpus }) => corpus),
+        fleetDir,
+      );
+      const r = await runCli(['build'], { cwd: built.repo, env: built.env });
+      expect(r.code, r.stderr).toBe(0);
+      return built;
+    })());
   it('has entries, each pointing at its own release folder', () => {
     expect(CORPUS.length).toBeGreaterThan(0);
     for (const { file, corpus } of CORPUS) expect(file).toBe(`repository/${corpus.label}/${corpus.version}/corpus.json`);
@@ -377,6 +406,19 @@ describe('real provider corpus', () => {
     expect([...classes].filter((validated) => !named.has(validated) && CHECKED_HERE.has(fieldsRead(validated)))).toEqual([]);
   });
 
+  it.skipIf(NO_KUBECTL)('renders every entry in one build, one environment each; what every environment shares is valid', async () => {
+    const { repo } = await fleet();
+    const first = environmentOf(CORPUS[0]!.corpus);
+    const rendered = renderedObjects(path.join(repo, 'rendered', first));
+    const shared = [...rendered.entries()].filter(([c]) => !CORPUS.some(({ corpus }) => c === corpus.label || c.startsWith(`${corpus.label}.`)));
+    expect(shared.map(([c]) => c).sort()).toEqual(['cert-manager', 'cluster-api']);
+    const validator = new SchemaValidator();
+    const all = [...rendered.values()].flat();
+    for (const crd of all.filter((o) => o.kind === 'CustomResourceDefinition')) validator.addCrd(crd);
+    const problems = shared.flatMap(([, objects]) => objects).flatMap((o) => validator.problems(o).map((p) => `${o.kind}/${(o.metadata as JsonObject | undefined)?.name as string} ${p}`));
+    expect(problems).toEqual([]);
+  });
+
   describe.each(CORPUS.map(({ corpus }) => ({ id: `${corpus.label} ${corpus.version}`, corpus })))('$id', ({ corpus }) => {
     it('the release holds as many objects as its entry says', () => {
       const objects = objectsOf(releaseText(corpus));
@@ -386,11 +428,10 @@ describe('real provider corpus', () => {
       expect(Object.keys(corpus.variables).filter((v) => !used.includes(v))).toEqual([]);
     });
 
-    it.skipIf(requireTool('kubectl', 'apt-get install kubectl', 'the kustomize build of a rendered corpus entry'))('builds: every object rendered and valid, and kustomize accepts the environment', async () => {
-      const { repo, env } = corpusRepo(corpus);
-      const r = await runCli(['build'], { cwd: repo, env });
-      expect(r.code, r.stderr).toBe(0);
-      const rendered = renderedObjects(path.join(repo, 'rendered/default'));
+    it.skipIf(NO_KUBECTL)('builds: every object rendered and valid, and kustomize accepts the environment', async () => {
+      const { repo } = await fleet();
+      const environment = environmentOf(corpus);
+      const rendered = renderedObjects(path.join(repo, 'rendered', environment));
       const component = [...rendered.keys()].find((c) => c === corpus.label || c.startsWith(`${corpus.label}.`));
       expect(component, [...rendered.keys()].join(', ')).toBeDefined();
       const own = rendered.get(component!)!;
@@ -402,9 +443,11 @@ describe('real provider corpus', () => {
       const secretNames = Object.keys(corpus.variables).filter((v) => corpus.variables[v]!.secret);
       const carriesSecret = (o: KubeObject) => o.kind === 'Secret' && secretNames.some((v) => new RegExp(`\\$\\{\\s*${v}\\b`).test(JSON.stringify(o)));
       const omitted = release.filter(carriesSecret);
-      expect(own.filter((o) => o.kind !== 'Provider').map(identity).sort()).toEqual(release.filter((o) => !carriesSecret(o)).map(identity).sort());
+      // A Namespace several providers share is rendered once, with the first of them in install order.
+      const namespaceElsewhere = (o: KubeObject) => o.kind === 'Namespace' && !own.some((r) => r.kind === 'Namespace' && identity(r) === identity(o));
+      expect(own.filter((o) => o.kind !== 'Provider').map(identity).sort()).toEqual(release.filter((o) => !carriesSecret(o) && !namespaceElsewhere(o)).map(identity).sort());
       if (omitted.length) {
-        const required = readFileSync(path.join(repo, 'gitops/secrets/default.required.yaml'), 'utf8');
+        const required = readFileSync(path.join(repo, `gitops/secrets/${environment}.required.yaml`), 'utf8');
         for (const o of omitted) expect(required).toContain((o.metadata as JsonObject).name as string);
         for (const v of secretNames) expect(required).toContain(v);
         for (const v of secretNames) expect(JSON.stringify([...rendered.values()])).not.toContain(corpus.variables[v]!.example);
@@ -414,13 +457,15 @@ describe('real provider corpus', () => {
       const names = variablesOf(releaseText(corpus));
       expect(own.filter((o) => names.some((v) => JSON.stringify(o).includes(`\${${v}`))).map(identity)).toEqual([]);
 
+      // The provider's own objects against the CRDs of the whole environment and the Kubernetes
+      // schemas (what core and cert-manager render is the same in every environment: checked once below).
       const validator = new SchemaValidator();
       const all = [...rendered.values()].flat();
       for (const crd of all.filter((o) => o.kind === 'CustomResourceDefinition')) validator.addCrd(crd);
-      const problems = all.flatMap((o) => validator.problems(o).map((p) => `${o.kind}/${(o.metadata as JsonObject | undefined)?.name as string} ${p}`));
+      const problems = own.flatMap((o) => validator.problems(o).map((p) => `${o.kind}/${(o.metadata as JsonObject | undefined)?.name as string} ${p}`));
       expect(problems).toEqual([]);
 
-      const built = objectsOf(execFileSync('kubectl', ['kustomize', path.join(repo, 'rendered/default')], { encoding: 'utf8', maxBuffer: 256 << 20 }));
+      const built = objectsOf(execFileSync('kubectl', ['kustomize', path.join(repo, 'rendered', environment)], { encoding: 'utf8', maxBuffer: 256 << 20 }));
       expect(built.length).toBe(all.length);
       });
   });
