@@ -1,8 +1,8 @@
 /**
  * The bounded fuzz campaign inside `npm test`: fixed seeds and a fixed number of cases
  * per target, so every run replays the same cases in the same order and passes or fails on them
- * alone — a loaded machine takes longer, never runs fewer. The counts are chosen for about 35 s on
- * a 2-core machine (whole repositories ~25 s, the parsers ~1 s each). A violation fails the test
+ * alone — a loaded machine takes longer, never runs fewer. The counts are chosen for about 25 s on
+ * a 2-core machine (whole repositories ~15 s, the parsers under 1 s each). A violation fails the test
  * with the shrunk case, also written to fuzz-failures/ as a ready-to-add regression test. `npm run
  * fuzz` is the long campaign, bounded by time instead.
  */
@@ -16,7 +16,7 @@ const SEED = 20_261_203;
 
 /** Cases per target. A parser's count follows its cost per case: ~1 s each on a 2-core machine. */
 const CASES: Record<string, number> = {
-  repository: 100,
+  repository: 70,
   lock: 1_500,
   overlay: 800,
   'live-dump': 4_000,
@@ -26,8 +26,8 @@ const CASES: Record<string, number> = {
   'oci-reference': 20_000,
   'github-url': 20_000,
   'gitlab-url': 20_000,
-  'sops-rules': 2_000,
-  'sops-document': 1_000,
+  'sops-rules': 1_500,
+  'sops-document': 600,
 };
 
 // Hang guards only (a command, a test that never ends): far above what any case takes on a loaded machine.
