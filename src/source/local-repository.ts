@@ -9,7 +9,7 @@ import { readBounded } from '../bounded-read.js';
 import { RELEASE_ASSET_LIMIT } from './http/body-limits.js';
 import { gunzipSync } from 'node:zlib';
 import { FetchError, error } from '../errors.js';
-import type { Artifact, ReleaseSource } from './release-source.js';
+import { releaseSourceId, type Artifact, type ReleaseSource } from './release-source.js';
 import { parseVersion, sortVersions } from '../declarations/versions.js';
 
 export interface LocalRepositoryOptions {
@@ -26,7 +26,7 @@ export function createLocalRepositorySource(options: LocalRepositoryOptions): Re
   const providerDir = path.join(options.root, options.label);
   const shown = `${options.displayRoot}/${options.label}`;
   return {
-    id: `local:${shown}`,
+    id: releaseSourceId('local', shown),
     description: `local repository ${shown}`,
     async listVersions() {
       let entries;
