@@ -124,7 +124,7 @@ describe.skipIf(skipBrowser)('the report in a browser', () => {
 
   it('an upgrade v1.11.0 → v1.12.0: summary, ranked findings, and the RBAC rule change behind a click', async () => {
     const page = await open(pages.upgrade);
-    expect(await page.locator('#summary').innerText()).toBe('1 environment changes; 0 dangers; 2 warnings; 20 info findings');
+    expect(await page.locator('#summary').innerText()).toBe('1 environment changed; 0 dangers; 2 warnings; 20 info findings');
     expect(await page.locator('details.finding').count()).toBe(22);
     expect(await page.locator('details.finding').evaluateAll((els) => els.map((e) => e.getAttribute('data-severity')).slice(0, 3))).toEqual(['warning', 'warning', 'info']);
     expect(await cell(page, 'cluster-api', 'prod').locator('summary').innerText()).toContain('v1.12.0');
