@@ -11,7 +11,7 @@ export type RichText = { text: string; code: boolean }[];
 /** The whole page. */
 export interface ReportModel {
   title: string;
-  /** The one line a reviewer acts on, e.g. "2 environments change; 0 dangers; 2 warnings; 20 infos". */
+  /** The one line a reviewer acts on, e.g. "1 environment changed; 0 dangers; 2 warnings; 20 info findings". */
   summary: string;
   /** `ok`, `warning` or `danger`: the colour of the summary. */
   tone: 'ok' | 'warning' | 'danger';
@@ -62,6 +62,8 @@ export interface EnvironmentModel {
   labels: { key: string; value: string }[];
   core: string;
   objectTotal: number;
+  /** `objectTotal` worded: `108 objects`, `1 object`. */
+  objectTotalPhrase: string;
   kinds: { kind: string; count: number }[];
   crds: { name: string; component: string; versions: { name: string; served: boolean; storage: boolean; deprecated: boolean; flags: string }[] }[];
   images: { image: string; components: string }[];
@@ -96,7 +98,10 @@ export interface RbacModel {
   /** Why this applier (the flavour's, or the default one for plain kustomize). */
   applierNote: RichText;
   clusterRules: string[];
-  namespaces: { namespace: string; rules: string[] }[];
+  /** How many cluster rules, worded: `14 rules`, `1 rule`. */
+  clusterRulesPhrase: string;
+  /** Each namespace's Role; `rulesPhrase` is how many rules, worded. */
+  namespaces: { namespace: string; rules: string[]; rulesPhrase: string }[];
   notes: string[];
   grants: { component: string; subjects: string; clusterScoped: number; namespaced: number; escalations: string[] }[];
 }

@@ -4,6 +4,7 @@
  * versions that change, and the object diff grouped by environment and component, one expandable
  * entry per object. Pure: made from the same comparison `capi-render diff` prints.
  */
+import { formatCount } from '../count-phrase.js';
 import { FINDING_WHY } from '../diff/finding-why.js';
 import type { FieldChange, Finding, ObjectChange } from '../diff/types.js';
 import { countChanges, describeField, groupChanges, schemaLines, SEVERITIES } from '../diff/util-format.js';
@@ -79,7 +80,7 @@ function objectDiff(change: ObjectChange): ObjectDiffModel {
       properties: lines.map((l) => ({ text: l.text, pathParts: l.path === undefined ? [] : pathParts(l.path) })),
     };
   });
-  const note = change.change === 'added' ? 'new object' : change.change === 'removed' ? 'no longer rendered' : `${fields.length} ${fields.length === 1 ? 'field' : 'fields'}`;
+  const note = change.change === 'added' ? 'new object' : change.change === 'removed' ? 'no longer rendered' : formatCount(fields.length, 'field');
   return { change: change.change, mark: MARK[change.change], id: change.id, note, fields };
 }
 

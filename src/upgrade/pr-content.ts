@@ -4,6 +4,7 @@
  * fit, the object changes are left out (the findings always stay) with a pointer to `capi-render diff`.
  */
 import path from 'node:path';
+import { formatCount } from '../count-phrase.js';
 import { formatReportMarkdown } from '../diff/format-markdown.js';
 import type { UpgradeOutcome } from './apply-upgrade.js';
 import { renderPrBody, type PrBodyContext } from './pr-body.js';
@@ -61,6 +62,6 @@ export function buildPrBody(input: PrBodyInput): string {
   const folders = { userDir: path.join(input.repoRoot, 'templates'), repoRoot: input.repoRoot };
   const full = renderPrBody(context(formatReportMarkdown(outcome.report.changes, findings)), folders);
   if (full.length <= MAX_BODY_CHARS) return full;
-  const short = `${formatReportMarkdown([], findings)}\n_${outcome.report.changes.length} object changes are left out to fit GitHub's size limit; \`capi-render diff --base <base branch> --markdown\` prints them._\n`;
+  const short = `${formatReportMarkdown([], findings)}\n_${formatCount(outcome.report.changes.length, 'object change is', 'object changes are')} left out to fit GitHub's size limit; \`capi-render diff --base <base branch> --markdown\` prints them._\n`;
   return renderPrBody(context(short), folders);
 }

@@ -412,7 +412,11 @@ describe.each(PAIRS.map((pair) => ({ id: `${pair.labels.join(' + ')} ${pair.from
     expect(upgraded.stderr).toContain(`edited providers/providers.yaml`);
 
     const findings = parseFindings(upgraded.stdout);
-    expect(upgraded.stdout).toMatch(new RegExp(`^Findings: ${findings.filter((f) => f.severity === 'DANGER').length} danger, ${findings.filter((f) => f.severity === 'WARNING').length} warning, ${findings.filter((f) => f.severity === 'INFO').length} info$`, 'm'));
+    const tally = (severity: string, noun: string) => {
+      const n = findings.filter((f) => f.severity === severity).length;
+      return `${n} ${noun}${n === 1 ? '' : 's'}`;
+    };
+    expect(upgraded.stdout).toMatch(new RegExp(`^Findings: ${tally('DANGER', 'danger')}, ${tally('WARNING', 'warning')}, ${findings.filter((f) => f.severity === 'INFO').length} info$`, 'm'));
     for (const e of expected) {
       const own = findings.filter((f) => f.component === e.label);
       // Exactly the derived findings of these kinds, no more and no fewer.

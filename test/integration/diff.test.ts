@@ -51,7 +51,7 @@ describe('capi-render diff', () => {
     const { repo, env } = await changedRepo('v1.10.4', 'v1.11.0');
     const r = await runCli(['diff'], { cwd: repo, env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^Findings: \d+ danger, \d+ warning, \d+ info$/m);
+    expect(r.stdout).toMatch(/^Findings: \d+ dangers?, \d+ warnings?, \d+ info$/m);
     expect(r.stdout).toContain('WARNING default/cluster-api [contract-changed]');
     expect(r.stdout).toContain('cluster-api: contract v1beta1 → v1beta2');
     expect(r.stdout).toMatch(/^DANGER {2}default\/cluster-api CustomResourceDefinition\.apiextensions\.k8s\.io\/clusters\.cluster\.x-k8s\.io \[crd-version-removed\]$/m);
@@ -115,7 +115,7 @@ describe('capi-render diff', () => {
     expect(built.code, built.stderr).toBe(0);
     const r = await runCli(['diff'], { cwd: root, env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.split('\n')[0]).toBe('Findings: 1 danger, 0 warning, 0 info');
+    expect(r.stdout.split('\n')[0]).toBe('Findings: 1 danger, 0 warnings, 0 info');
     expect(r.stdout).toContain(`${finding}\n        ${says}\n`);
     const md = await runCli(['diff', '--markdown'], { cwd: root, env });
     expect(md.code, md.stderr).toBe(0);
@@ -124,7 +124,7 @@ describe('capi-render diff', () => {
     // The HTML report's upgrade review (its --json model) carries the same finding.
     const report = await runCli(['report', '--base', 'HEAD', '--offline', '--json'], { cwd: root, env });
     expect(report.code, report.stderr).toBe(0);
-    expect(report.stderr).toBe('1 environment changes; 1 danger; 0 warnings; 0 info findings\n');
+    expect(report.stderr).toBe('1 environment changed; 1 danger; 0 warnings; 0 info findings\n');
     const [reviewed] = JSON.parse(report.stdout).review.findings;
     expect([reviewed.severity, reviewed.code, reviewed.message[0].text]).toEqual(['danger', finding.match(/\[(.*)\]$/)![1], says]);
   });

@@ -68,7 +68,7 @@ describe('renderPrBody', () => {
     environments: ['prod'],
     findings: { danger: 1, warning: 0, info: 0 },
     hasDanger: true,
-    report: '## Upgrade safety report\n\nFindings: 1 danger, 0 warning, 0 info. Objects: 0 added, 0 removed, 0 changed.\n',
+    report: '## Upgrade safety report\n\nFindings: 1 danger, 0 warnings, 0 info. Objects: 0 added, 0 removed, 0 changed.\n',
     htmlReport: {
       command: 'capi-render report --base main --out capi-render-report.html',
       artifact: 'capi-render-report',
@@ -79,7 +79,7 @@ describe('renderPrBody', () => {
   it('renders the bundled template without HTML escaping', () => {
     const body = renderPrBody({ ...context, command: 'capi-render upgrade --to v1.12.0 <x>' });
     expect(body).toContain('| prod | `CoreProvider/capi-system/cluster-api` | v1.11.0 | v1.12.0 | v1beta2 | `providers/core.yaml:9` |');
-    expect(body).toContain('> This upgrade has 1 danger finding(s)');
+    expect(body).toContain('> Danger findings: 1. Read them below before merging.');
     expect(body).toContain('## Upgrade safety report');
     expect(body).toContain('<x>');
     // The same review as one page: the CI artifact, linked through this branch's workflow runs.

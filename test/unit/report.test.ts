@@ -114,7 +114,7 @@ describe('the upgrade review', () => {
 
   it('puts a summary a reviewer can act on at the top', () => {
     const model = buildReportModel({ environments: [], plans: [], comparison, selected: [] });
-    expect([model.summary, model.tone]).toEqual(['2 environments change; 0 dangers; 2 warnings; 1 info finding', 'warning']);
+    expect([model.summary, model.tone]).toEqual(['2 environments changed; 0 dangers; 2 warnings; 1 info finding', 'warning']);
   });
 });
 
@@ -140,12 +140,13 @@ function hostileModel(): ReportModel {
         labels: [{ key: HOSTILE, value: HOSTILE }],
         core: HOSTILE,
         objectTotal: 1,
+        objectTotalPhrase: HOSTILE,
         kinds: [{ kind: HOSTILE, count: 1 }],
         crds: [{ name: HOSTILE, component: HOSTILE, versions: [{ name: HOSTILE, served: true, storage: true, deprecated: false, flags: HOSTILE }] }],
         images: [{ image: HOSTILE, components: HOSTILE }],
         movedTags: [{ image: HOSTILE, locked: HOSTILE, current: HOSTILE }],
         delivery: { controller: HOSTILE, mode: HOSTILE, destination: HOSTILE, digest: HOSTILE, facts: [{ label: HOSTILE, value: HOSTILE, code: true, note: HOSTILE }, { label: HOSTILE, value: HOSTILE, code: false, note: '' }], note: text },
-        rbac: { applier: HOSTILE, applierNote: text, clusterRules: [HOSTILE], namespaces: [{ namespace: HOSTILE, rules: [HOSTILE] }], notes: [HOSTILE], grants: [{ component: HOSTILE, subjects: HOSTILE, clusterScoped: 1, namespaced: 1, escalations: [HOSTILE] }] },
+        rbac: { applier: HOSTILE, applierNote: text, clusterRules: [HOSTILE], clusterRulesPhrase: HOSTILE, namespaces: [{ namespace: HOSTILE, rules: [HOSTILE], rulesPhrase: HOSTILE }], notes: [HOSTILE], grants: [{ component: HOSTILE, subjects: HOSTILE, clusterScoped: 1, namespaced: 1, escalations: [HOSTILE] }] },
         plans: [{ contract: HOSTILE, current: true, status: HOSTILE, command: HOSTILE, blockers: [HOSTILE], steps: [HOSTILE] }],
       },
     ],
