@@ -513,6 +513,21 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
     return guarded(conn, name, 'pull', () => conn.client.getBlob(image.repository, image.digest, image.size, { limit }));
   }
 
+  async function readLayer(image: ImageLocation & { digest: string; size: number }): Promise<Uint8Array> {
+    const name = `${image.registry}/${image.repository}@${image.digest}`;
+    checkLocation(image, name);
+    if (!isOciDigest(image.digest)) throw mine('image', `image ${name}: ${JSON.stringify(image.digest)} is not a sha256 or sha512 digest`);
+    const conn = await connect(image.registry, name);
+    return guarded(conn, name, 'pull', () => conn.client.getBlob(image.repository, image.digest, image.size, { limit: MIRRORED_BLOB_LIMIT }));
+  }
+
+  async function uploadBlob(image: ImageLocation, bytes: Uint8Array): Promise<string> {
+    const name = `${image.registry}/${image.repository}`;
+    checkLocation(image, name);
+    const conn = await connect(image.registry, name);
+    return guarded(conn, name, 'push', () => conn.client.pushBlob(image.repository, bytes));
+  }
+
   return {
     resolve: resolveImage,
     copy: copyImage,
@@ -525,6 +540,8 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
     manifest: readManifest,
     referrers: listReferrers,
     blob: readBlob,
+    layer: readLayer,
+    pushBlob: uploadBlob,
   };
 
   function checkLocation(location: ImageLocation, name: string): void {
