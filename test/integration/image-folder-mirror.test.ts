@@ -171,6 +171,13 @@ describe.skipIf(skipRegistry)('mirror --images --to DIR and --from DIR', () => {
     if (before) expect(snapshotTree(to)).toEqual(before);
   });
 
+  it('refuses a target inside the output folder, as the release mirror does', async () => {
+    const r = await runCli(['mirror', '--images', '--to', 'rendered/images'], { cwd: repo, env: env(cache) });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('choose a folder of its own for the mirror, such as vendor/images');
+    expect(existsSync(path.join(repo, 'rendered/images'))).toBe(false);
+  });
+
   it('an interrupted run leaves no layout under the target name; the next run keeps the verified blobs and fetches a spoiled one again', async () => {
     const complete = await writeFolder();
     const parent = tempDir();

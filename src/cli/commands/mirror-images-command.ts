@@ -17,6 +17,7 @@ import type { RenderResult } from '../../render/render-options.js';
 import { asFetch } from '../../source/http/network-fetch.js';
 import type { CommandContext } from '../command.js';
 import { prepareRender } from '../render-options.js';
+import { assertMirrorTarget } from './mirror-target.js';
 
 export const IMAGE_FOLDER_FORMATS = ['oci-layout', 'oci-archive'] as const;
 
@@ -72,7 +73,8 @@ async function copyToRegistry(ctx: CommandContext, prefix: string): Promise<numb
 async function writeToFolder(ctx: CommandContext, to: string, format: ImageFolderFormat): Promise<number> {
   const { io } = ctx;
   const target = path.resolve(io.cwd, to);
-  const { pinned, registry } = await pinnedImages(ctx);
+  const { result, pinned, registry } = await pinnedImages(ctx);
+  await assertMirrorTarget(ctx.repoRoot, target, result, { writes: 'image blobs', example: 'vendor/images' });
   // The names the site's push will use must not collide; say so here, before anything is carried.
   planImageCopies(pinned, 'mirror.invalid/check');
   let done = 0;

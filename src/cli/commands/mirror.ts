@@ -10,8 +10,7 @@ import { MIRROR_OCI_LAYOUTS, publishMirror, type MirrorOciLayout } from '../../m
 import { asFetch } from '../../source/http/network-fetch.js';
 import { readOciCredentials } from '../../source/oci/oci-credentials.js';
 import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
-import { inputLocations, outputLocationProblems } from '../../config/output-location.js';
-import type { RenderConfig } from '../../config/config-types.js';
+import { assertMirrorTarget } from './mirror-target.js';
 
 const FORMATS = ['repository', 'configmaps', 'oci'] as const;
 
@@ -57,25 +56,10 @@ export const mirrorCommand: Command = {
     const certManager = result.environments.flatMap((e) => (e.certManager ? [{ version: e.certManager.version, file: e.certManager.artifact.file, text: e.certManager.artifact.text }] : []));
     const files = mirrorFiles(result.environments.flatMap((e) => e.providers), format as MirrorFormat, { compress: Boolean(values.compress), certManager });
     const target = path.resolve(io.cwd, String(values.to));
-    await assertMirrorTarget(ctx.repoRoot, target, result.config, result.outputDir, result.gitopsDir);
+    await assertMirrorTarget(ctx.repoRoot, target, result, { writes: 'release files', example: 'vendor/releases' });
     // Each file ends whole, old or new, even after a power loss: an air-gapped site copies this folder.
     await replaceFilesDurably(new Map([...files].map(([rel, content]) => [path.join(target, rel), content])));
     io.stderr.write(`mirrored ${files.size} files (${format}) to ${path.relative(io.cwd, target) || '.'}\n`);
     return 0;
   },
 };
-
-/**
- * Where a mirror may go: not the repository root or around it, not into git, not into an input or
- * an output folder. A local repository named in `repositories:` is the one input it may fill: that
- * is what an air-gapped mirror is for (the files it writes have the pinned digests).
- */
-async function assertMirrorTarget(repoRoot: string, target: string, config: RenderConfig, outputDir: string, gitopsDir: string): Promise<void> {
-  const guarded: [string, string][] = [
-    ...inputLocations(repoRoot, { ...config, repositories: [] }),
-    ['the output folder (outputDir)', outputDir],
-    ['the GitOps folder (gitopsDir)', gitopsDir],
-  ];
-  const problems = await outputLocationProblems(repoRoot, [{ setting: '--to', folder: target }], guarded, 'the mirror would write release files');
-  if (problems.length > 0) throw new UsageError(problems.map((p) => `${p.message}; choose a folder of its own for the mirror, such as vendor/releases`).join('\n'));
-}
