@@ -112,6 +112,12 @@ describe.skipIf(skipRegistry)('mirror --images --to DIR and --from DIR', () => {
     expect(readFileSync(path.join(atSite, DEPLOYMENT), 'utf8')).toContain(`image: ${site.host}/airgap/cluster-api-controller:v1.12.0@${pushed.digest}`);
     expect(readFileSync(path.join(atSite, 'capi-render.lock'), 'utf8')).toMatch(/method: key\n {4}format: bundle\n/);
     expect((await runCli(['build', '--offline', '--force'], { cwd: atSite, env: env(tempDir()) })).code).toBe(0);
+    // The next carry: the site's repository pins its own registry's names, the folder the released
+    // ones; the same name, tag and digest match them.
+    const again = await runCli(['mirror', '--images', '--from', await writeFolder(), '--to', `${site.host}/again`], { cwd: atSite, env: env(tempDir()) });
+    expect(again.code, again.stderr).toBe(0);
+    expect(sha256(skopeo('inspect', '--raw', '--tls-verify=false', `docker://${site.host}/again/cluster-api-controller:v1.12.0`))).toBe(pushed.digest);
+    expect(await tags(site, 'again/cluster-api-controller')).toEqual([pushed.digest.replace(':', '-'), `${pushed.digest.replace(':', '-')}.sig`, 'v1.12.0'].sort());
   });
 
   /** A layer blob of the layout (the largest file under blobs/). */

@@ -59,21 +59,25 @@ export async function pushImageFolder(folder: ImageFolder, copies: readonly Imag
 }
 
 async function planPush(folder: ImageFolder, copy: ImageCopy, where: string): Promise<PushPlan> {
-  const entry = folder.entries.find((e) => e.refName === copy.image);
-  if (!entry) {
+  // By the name the lock pins; failing that, by name, tag and digest: a site whose images: override
+  // already points at its registry pins the same digests under its own registry's names.
+  const tail = (ref: string) => ref.slice(ref.lastIndexOf('/') + 1);
+  const entry = folder.entries.find((e) => e.refName === copy.image) ?? folder.entries.find((e) => e.refName !== undefined && e.digest === copy.digest && tail(e.refName) === tail(copy.image));
+  if (!entry?.refName) {
     throw new SpecError(error('image', `${where} has no image ${copy.image}, which capi-render.lock pins at ${copy.digest}`, { hint: 'write the folder again (capi-render mirror --images --to DIR) from the same commit of the repository' }));
   }
   if (entry.digest !== copy.digest) {
     throw new SpecError(error('digest-mismatch', `${where} holds ${copy.image} at ${entry.digest}, but capi-render.lock pins ${copy.digest}`, { hint: 'write the folder again (capi-render mirror --images --to DIR) from the same commit of the repository' }));
   }
-  const location = parseImageLocation(copy.image)!;
+  const location = parseImageLocation(entry.refName);
+  if (!location) throw new SpecError(error('image', `${where}: ${entry.refName} is not a registry/repository:tag reference`, { hint: 'write the folder with capi-render mirror --images --to DIR' }));
   const blobs: LayoutDescriptor[] = [];
   const image = await readTree(folder, entry, blobs);
   const sigName = `${location.registry}/${location.repository}:${legacySignatureTag(copy.digest)}`;
   const sig = folder.entries.find((e) => e.refName === sigName);
   const legacy = sig ? await readTree(folder, sig, blobs) : undefined;
   const referrers = [];
-  for (const r of folder.entries.filter((e) => e.referrerOf === copy.image)) referrers.push({ entry: r, manifests: await readTree(folder, r, blobs) });
+  for (const r of folder.entries.filter((e) => e.referrerOf === entry.refName)) referrers.push({ entry: r, manifests: await readTree(folder, r, blobs) });
   return { copy, image, legacy, referrers, blobs };
 }
 
