@@ -16,11 +16,30 @@ export interface TarEntryHeader {
   size: number;
 }
 
-/** The 512-byte header of an entry. */
+/**
+ * The header of an entry: 512 bytes, preceded by a pax header with its path when the name fits
+ * no ustar header (a sha512 blob's 128-hex name).
+ */
 export function tarHeader(entry: TarEntryHeader): Uint8Array {
+  const split = splitName(entry.name);
+  if (split) return ustarHeader(entry, split);
+  const record = paxRecord('path', entry.name);
+  const pax = ustarHeader({ name: `PaxHeaders/${entry.name.slice(-80)}`, size: record.length }, ['', `PaxHeaders/${entry.name.slice(-80)}`], 'x');
+  const short = entry.name.slice(-100).replace(/^[^/]*\//, '');
+  return Buffer.concat([pax, record, tarPadding(record.length), ustarHeader(entry, ['', short])]);
+}
+
+/** `<length> <key>=<value>\n`, the length counting itself. */
+function paxRecord(key: string, value: string): Uint8Array {
+  const body = ` ${key}=${value}\n`;
+  let length = Buffer.byteLength(body);
+  while (String(length).length + Buffer.byteLength(body) !== length) length = String(length).length + Buffer.byteLength(body);
+  return Buffer.from(`${length}${body}`);
+}
+
+function ustarHeader(entry: TarEntryHeader, [prefix, name]: [string, string], type?: string): Uint8Array {
   const folder = entry.name.endsWith('/');
   const header = new Uint8Array(BLOCK);
-  const [prefix, name] = splitName(entry.name);
   writeText(header, 0, 100, name);
   writeOctal(header, 100, 8, folder ? 0o755 : 0o644);
   writeOctal(header, 108, 8, 0);
@@ -28,7 +47,7 @@ export function tarHeader(entry: TarEntryHeader): Uint8Array {
   writeOctal(header, 124, 12, folder ? 0 : entry.size);
   writeOctal(header, 136, 12, 0);
   header.fill(0x20, 148, 156);
-  header[156] = folder ? 0x35 : 0x30;
+  header[156] = type ? type.charCodeAt(0) : folder ? 0x35 : 0x30;
   writeText(header, 257, 6, 'ustar');
   writeText(header, 263, 2, '00');
   writeText(header, 345, 155, prefix);
@@ -45,12 +64,13 @@ export function tarPadding(size: number): Uint8Array {
 /** The two zero blocks that end an archive. */
 export const TAR_END = new Uint8Array(2 * BLOCK);
 
-function splitName(name: string): [string, string] {
+/** `[prefix, name]` of a ustar header, or undefined when the name fits none. */
+function splitName(name: string): [string, string] | undefined {
   if (Buffer.byteLength(name) <= 100) return ['', name];
   const cut = name.lastIndexOf('/', name.length - 2);
   const prefix = name.slice(0, cut);
   const rest = name.slice(cut + 1);
-  if (cut <= 0 || Buffer.byteLength(prefix) > 155 || Buffer.byteLength(rest) > 100) throw new Error(`tar: name too long for ustar: ${name}`);
+  if (cut <= 0 || Buffer.byteLength(prefix) > 155 || Buffer.byteLength(rest) > 100) return undefined;
   return [prefix, rest];
 }
 
