@@ -5,6 +5,7 @@
  * reads the folder, the archive and the site's registry back. Real registries (Debian's
  * docker-registry), a signed multi-platform image.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -12,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { attachBundleReferrer, createTestSigstore, signImageLegacy, type KeySigner, type TestSigstore } from '../helpers/cosign-signatures.js';
-import { FIXTURES } from '../helpers/fixtures.js';
+import { FIXTURES, REPO_ROOT } from '../helpers/fixtures.js';
 import { registryUnavailableReason, startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { skipWithout } from '../helpers/requirements.js';
 import { CORE, makeRepo, snapshotTree } from '../helpers/repo.js';
@@ -22,6 +23,7 @@ import { suiteTempDir, tempDir } from '../helpers/tmp.js';
 
 const unavailable = registryUnavailableReason() ?? skopeoUnavailableReason();
 const skipRegistry = skipWithout(unavailable, 'the image folder mirror tests');
+const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
 const DEPLOYMENT = 'rendered/default/cluster-api/deployment-capi-controller-manager.yaml';
 const sha256 = (text: string | Buffer) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 
@@ -200,6 +202,27 @@ describe.skipIf(skipRegistry)('mirror --images --to DIR and --from DIR', () => {
     expect(r.stderr).toMatch(/\(\d+ blobs fetched, 1 already there\)/);
     expect(snapshotTree(target)).toEqual(snapshotTree(complete));
     expect(existsSync(staging)).toBe(false);
+  });
+
+  it.each([
+    { format: [], step: 'blob:3' },
+    { format: [], step: 'publish:1' },
+    { format: ['--format', 'oci-archive'], step: 'blob:2' },
+    { format: ['--format', 'oci-archive'], step: 'publish:1' },
+    { format: ['--format', 'oci-archive'], step: 'archive:3' },
+  ])('killed at $step ($format): nothing under the target name; the next run finishes with the blobs already fetched', async ({ format, step }) => {
+    const archive = format.length > 0;
+    const complete = await writeFolder(archive ? 'oci-archive' : undefined);
+    const target = path.join(tempDir(), archive ? 'images.tar' : 'images');
+    const killed = spawnSync(process.execPath, [CLI, 'mirror', '--images', '--to', target, ...format], { cwd: repo, encoding: 'utf8', env: { PATH: process.env.PATH, CAPI_RENDER_CACHE_DIR: cache, CAPI_RENDER_TEST_KILL_AT: step } });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    expect(existsSync(target)).toBe(false);
+    const again = await runCli(['mirror', '--images', '--to', target, ...format], { cwd: repo, env: env(cache) });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/ [1-9]\d* already there\)/);
+    if (archive) expect(readFileSync(target)).toEqual(readFileSync(complete));
+    else expect(snapshotTree(target)).toEqual(snapshotTree(complete));
+    expect(readdirSync(path.dirname(target))).toEqual([path.basename(target)]);
   });
 
   it.each([

@@ -18,6 +18,7 @@ import { asFetch } from '../../source/http/network-fetch.js';
 import type { CommandContext } from '../command.js';
 import { prepareRender } from '../render-options.js';
 import { assertMirrorTarget } from './mirror-target.js';
+import { failpointFromEnv } from '../failpoint.js';
 
 export const IMAGE_FOLDER_FORMATS = ['oci-layout', 'oci-archive'] as const;
 
@@ -77,12 +78,14 @@ async function writeToFolder(ctx: CommandContext, to: string, format: ImageFolde
   await assertMirrorTarget(ctx.repoRoot, target, result, { writes: 'image blobs', example: 'vendor/images' });
   // The names the site's push will use must not collide; say so here, before anything is carried.
   planImageCopies(pinned, 'mirror.invalid/check');
+  const failpoint = failpointFromEnv(io.env);
   let done = 0;
   await writeImageFolder({
     images: pinned,
     registry,
     target,
     format,
+    ...(failpoint ? { failpoint } : {}),
     onImage: (w) => io.stderr.write(`[${++done}/${pinned.length}] wrote ${w.image}@${w.digest}${withSignatures({ legacy: w.legacySignature, referrers: w.referrers })} (${w.fetched} blobs fetched, ${w.kept} already there)\n`),
   });
   io.stderr.write(`wrote ${pinned.length} image${pinned.length === 1 ? '' : 's'} as ${format === 'oci-layout' ? 'an OCI image layout' : 'an OCI archive'} to ${path.relative(io.cwd, target) || target}\n`);

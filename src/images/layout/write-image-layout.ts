@@ -44,6 +44,8 @@ export interface WriteImageFolderOptions {
   target: string;
   format: ImageFolderFormat;
   onImage?: (written: WrittenImage) => void;
+  /** Test hook: called after each blob is stored (`blob`), before the layout is published (`publish`) and after each file put into the archive (`archive`). */
+  failpoint?: (step: string) => void;
 }
 
 /** Writes the folder or archive; returns what each image carried. */
@@ -57,7 +59,7 @@ export async function writeImageFolder(options: WriteImageFolderOptions): Promis
   for (const { image, digest } of [...options.images].sort((a, b) => (a.image < b.image ? -1 : a.image > b.image ? 1 : 0))) {
     const location = parseImageLocation(image);
     if (!location) throw new SpecError(error('image', `cannot mirror ${image}: not a registry reference`));
-    const store = new BlobStore(staging, options.registry, location);
+    const store = new BlobStore(staging, options.registry, location, options.failpoint ?? (() => undefined));
     const top = await store.manifestTree(digest, `${image}@${digest}`);
     entries.push({ ...top, refName: image });
     // The signatures, where cosign keeps them: the `.sig` tag and the referrers.
@@ -77,6 +79,7 @@ export async function writeImageFolder(options: WriteImageFolderOptions): Promis
     await writeSynced(path.join(staging, INDEX_FILE), layoutIndexBytes(entries));
     await writeSynced(path.join(staging, OCI_LAYOUT_FILE), new TextEncoder().encode(LAYOUT_VERSION_TEXT));
   });
+  options.failpoint?.('publish');
   await writeStep(target, async () => {
     if (format === 'oci-layout') {
       await fs.rmdir(target).catch((e: NodeJS.ErrnoException) => {
@@ -85,7 +88,7 @@ export async function writeImageFolder(options: WriteImageFolderOptions): Promis
       await syncTree(staging);
       await fs.rename(staging, target);
     } else {
-      await writeArchive(staging, target);
+      await writeArchive(staging, target, options.failpoint ?? (() => undefined));
       await fs.rm(staging, { recursive: true, force: true });
     }
     await fsyncPath(path.dirname(target), true);
@@ -101,6 +104,7 @@ class BlobStore {
     private readonly root: string,
     private readonly registry: ImageRegistry,
     private readonly location: ImageLocation,
+    private readonly failpoint: (step: string) => void,
   ) {}
 
   /** Writes a manifest (by digest), everything under it, and returns its descriptor. */
@@ -142,6 +146,7 @@ class BlobStore {
       await fs.rename(temp, file);
     });
     this.fetched++;
+    this.failpoint('blob');
   }
 }
 
@@ -173,9 +178,12 @@ async function assertFreshTarget(target: string, format: ImageFolderFormat): Pro
   throw new WriteError(error('write', `--to ${target} is ${what}; the images are written to a new ${format === 'oci-layout' ? 'folder' : 'file'} only`, { hint: 'remove it, or choose another --to' }));
 }
 
-async function writeArchive(layout: string, target: string): Promise<void> {
+async function writeArchive(layout: string, target: string, failpoint: (step: string) => void): Promise<void> {
   const names = ['blobs/', ...(await listTree(layout, 'blobs')), INDEX_FILE, OCI_LAYOUT_FILE];
-  const temp = path.join(path.dirname(target), `.${path.basename(target)}.capi-render-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  // A killed run's half-written archive (its own temporary name) is removed first.
+  const stale = `.${path.basename(target)}.capi-render-`;
+  for (const name of await fs.readdir(path.dirname(target))) if (name.startsWith(stale) && name.endsWith('.tmp')) await fs.rm(path.join(path.dirname(target), name), { force: true });
+  const temp = path.join(path.dirname(target), `${stale}${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   const out = await fs.open(temp, 'wx', 0o644);
   try {
     for (const name of names) {
@@ -188,6 +196,7 @@ async function writeArchive(layout: string, target: string): Promise<void> {
       await out.write(tarHeader({ name, size }));
       for await (const chunk of createReadStream(file)) await out.write(chunk as Buffer);
       await out.write(tarPadding(size));
+      failpoint('archive');
     }
     await out.write(TAR_END);
     await out.sync();
