@@ -24,8 +24,11 @@ export const INDEX_LIMIT_BYTES = 4 * 1024 * 1024;
 const INDEX_TYPES = new Set([MEDIA_TYPE_OCI_INDEX, MEDIA_TYPE_DOCKER_MANIFEST_LIST]);
 /** Layers registries do not serve (Windows base layers): they stay out of the folder, as the registry copy leaves them. */
 const FOREIGN_LAYER = /(?:\.foreign\.|\.nondistributable\.)/;
-/** image-spec annotations.md: the grammar of a ref name. */
-const REF_NAME_GRAMMAR = /^[A-Za-z0-9]+(?:(?:[-._:@+]|--)[A-Za-z0-9]+)*(?:\/[A-Za-z0-9]+(?:(?:[-._:@+]|--)[A-Za-z0-9]+)*)*$/;
+/**
+ * A ref name: the characters of image-spec's grammar, a little wider (`__` and a leading `_` of a
+ * tag, which image references allow); what it names is parsed as an image reference when used.
+ */
+const REF_NAME_GRAMMAR = /^[A-Za-z0-9_](?:[A-Za-z0-9._:@+-]|\/(?![/.]))*$/;
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
 
 /** One entry of `index.json`. */
