@@ -28,7 +28,8 @@
  *
  * Signatures (issue 25) are read, never copied: `manifest` (a tag or digest that may be absent),
  * `referrers` (the OCI 1.1 referrers API, or its `sha256-<hex>` fallback tag when the registry
- * answers 404) and `blob` (small, verified blobs) are what images/verify/ needs.
+ * answers 404) and `blob` (small, verified blobs) are what images/verify/ needs; `layer` (a blob
+ * up to the mirror's layer limit) and `pushBlob` are what the image folder (images/layout/) needs.
  *
  * Left out: streaming blobs (each blob is held in memory while it is copied, at most
  * {@link BLOB_CONCURRENCY} at a time), chunked uploads, copying signatures and referrers (`.sig`
