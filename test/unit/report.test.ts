@@ -152,6 +152,7 @@ function hostileModel(): ReportModel {
     review: {
       base: HOSTILE,
       commit: HOSTILE,
+      summaryRows: [{ environment: HOSTILE, provider: HOSTILE, version: HOSTILE, contract: HOSTILE, contractMoves: true, danger: 1, warning: 0, info: 0 }],
       counts: { danger: 1, warning: 0, info: 0 },
       changedEnvironments: [HOSTILE],
       versionChanges: [{ environment: HOSTILE, component: HOSTILE, from: HOSTILE, to: HOSTILE, contract: HOSTILE }],
