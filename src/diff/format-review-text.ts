@@ -1,8 +1,8 @@
 /**
  * The terminal review `capi-render diff` prints: the summary table first (the answer: what moves
  * and how many findings of each severity), then the findings grouped by cause, then the objects that
- * change. Compact by default — findings that need no action are only counted, objects get one line
- * each — and complete with `verbose`.
+ * change. Compact by default — findings that need no action are only counted, a changed CRD gets one
+ * line — and complete with `verbose`.
  */
 import { objectChangeLines, LABEL, painter, SEVERITY_COLOR, type Paint } from './format-text.js';
 import { groupFindings, noActionTally, type FindingGroup } from './group-findings.js';
@@ -21,7 +21,7 @@ export interface Review {
 export interface ReviewTextOptions {
   /** ANSI colours, as formatDiffText. Default: false. */
   color?: boolean;
-  /** List the findings that need no action and every field of every changed object. Default: false. */
+  /** List the findings that need no action and every field of changed CRDs too. Default: false. */
   verbose?: boolean;
   /** Only the summary table. Default: false. */
   stat?: boolean;
@@ -36,9 +36,14 @@ export function formatReviewText(review: Review, options: ReviewTextOptions = {}
   const sections: string[][] = [summaryTableText(rows)];
   if (options.stat !== true) {
     if (findings.length > 0) sections.push(findingLines(findings, paint, verbose));
-    if (changes.length > 0) sections.push([`Objects: ${countChanges(changes)}${verbose ? '' : '; --verbose lists each field'}`, ...objectChangeLines(changes, paint, verbose)]);
+    if (changes.length > 0) sections.push([`Objects: ${countChanges(changes)}${verbose || !changes.some(isBriefCrd) ? '' : '; --verbose lists the fields of CRDs'}`, ...objectChangeLines(changes, paint, verbose)]);
   }
   return `${sections.filter((s) => s.length > 0).map((s) => s.join('\n')).join('\n\n')}\n`;
+}
+
+/** A changed CRD: compact output gives it one line (see objectChangeLines). */
+function isBriefCrd(change: ObjectChange): boolean {
+  return change.change === 'changed' && change.id.startsWith('CustomResourceDefinition.');
 }
 
 function findingLines(findings: readonly Finding[], paint: Paint, verbose: boolean): string[] {

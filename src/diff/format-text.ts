@@ -51,9 +51,10 @@ export function formatDiffText(changes: readonly ObjectChange[], findings: reado
 }
 
 /**
- * The object changes per `env/component`, one line per object; with `fields`, each field change under
- * its object (and a CRD schema change's property paths under the field), else the object's count of
- * field changes after its id.
+ * The object changes per `env/component`, one line per object with each field change under it (and a
+ * CRD schema change's property paths under the field). With `fields` false, a CustomResourceDefinition
+ * gets its count of field changes after its id instead: its schema can run to hundreds of lines, and
+ * what matters in it (versions added, removed, unserved) the crd findings already say.
  */
 export function objectChangeLines(changes: readonly ObjectChange[], paint: Paint, fields: boolean): string[] {
   const lines: string[] = [];
@@ -62,9 +63,9 @@ export function objectChangeLines(changes: readonly ObjectChange[], paint: Paint
     for (const change of group) {
       const [mark, code] = CHANGE[change.change];
       const count = change.fields?.length ?? 0;
-      const note = fields || change.change !== 'changed' ? '' : ` (${count} ${count === 1 ? 'field' : 'fields'})`;
-      lines.push(`  ${paint(code, mark)} ${change.id}${note}`);
-      if (!fields) continue;
+      const brief = !fields && change.id.startsWith('CustomResourceDefinition.') && count > 0;
+      lines.push(`  ${paint(code, mark)} ${change.id}${brief ? ` (${count} ${count === 1 ? 'field' : 'fields'})` : ''}`);
+      if (brief) continue;
       for (const field of change.fields ?? []) {
         const [fieldMark, fieldCode] = CHANGE[field.kind];
         lines.push(`      ${paint(fieldCode, fieldMark)} ${field.path}: ${describeField(field)}`);

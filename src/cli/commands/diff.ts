@@ -30,8 +30,8 @@ export const diffCommand: Command = {
     ['--env NAME', 'only this environment (repeatable)'],
     ['--markdown', 'print the report as markdown (for a pull request or CI summary)'],
     ['--stat', 'print only the summary table: per environment and provider, the version and contract it moves to and its findings per severity'],
-    ['--verbose', 'also list the info findings that need no action and every field of every changed object'],
-    ['--fail-on SEVERITY', 'exit 1 (after printing) when a finding of this severity or worse exists: danger, or warning (danger and warning)'],
+    ['--verbose', 'also list the info findings that need no action and every field of changed CRDs (their schema changes)'],
+    ['--fail-on SEVERITY', 'exit 1 (after printing) when a finding of this severity or worse exists (warning: a warning or a danger), for a CI gate'],
   ],
   options: {
     base: { type: 'string' },
