@@ -3,7 +3,7 @@
  * CommonMark (headings, lists, code spans; no HTML), so a template can wrap it and any forge
  * renders it. Text from objects is escaped or put in code spans, never interpreted.
  */
-import { groupFindings, noActionTally, type FindingGroup } from './group-findings.js';
+import { countMembers, groupFindings, noActionTally, type FindingGroup } from './group-findings.js';
 import { summaryTableMarkdown, type SummaryRow } from './summary-table.js';
 import type { Finding, FindingSeverity, ObjectChange } from './types.js';
 import { countChanges, countFindings, describeField, groupChanges, schemaLines, SEVERITIES } from './util-format.js';
@@ -68,7 +68,7 @@ function groupLines(group: FindingGroup): string[] {
     const only = group.members[0]!;
     return [`- ${where(only)}: ${escape(only.message)} (${code(group.code)})`, ...details];
   }
-  const head = `- ${group.members.length} objects (${code(group.code)})${group.message === undefined ? '' : `: ${escape(group.message)}`}`;
+  const head = `- ${countMembers(group)} (${code(group.code)})${group.message === undefined ? '' : `: ${escape(group.message)}`}`;
   const members = group.members.map((m) => `  - ${where(m)}${group.message === undefined ? `: ${escape(m.message)}` : ''}`);
   return [head, ...details, ...members];
 }

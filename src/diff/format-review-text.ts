@@ -5,7 +5,7 @@
  * line — and complete with `verbose`.
  */
 import { objectChangeLines, LABEL, painter, SEVERITY_COLOR, type Paint } from './format-text.js';
-import { groupFindings, noActionTally, type FindingGroup } from './group-findings.js';
+import { countMembers, groupFindings, noActionTally, type FindingGroup } from './group-findings.js';
 import { summaryTableText, type SummaryRow } from './summary-table.js';
 import type { Finding, ObjectChange } from './types.js';
 import { countChanges, countFindings } from './util-format.js';
@@ -72,7 +72,7 @@ function groupLines(group: FindingGroup, paint: Paint): string[] {
     const only = group.members[0]!;
     return [`${label} ${where(only)} [${group.code}]`, `        ${only.message}`, ...details];
   }
-  const head = `${label} ${group.members.length} objects [${group.code}]`;
+  const head = `${label} ${countMembers(group)} [${group.code}]`;
   if (group.message !== undefined) return [head, `        ${group.message}`, ...details, ...group.members.map((m) => `        ${where(m)}`)];
   return [head, ...details, ...group.members.map((m) => `        ${where(m)}: ${m.message}`)];
 }

@@ -76,17 +76,25 @@ export function groupFindings(findings: readonly Finding[]): FindingGroup[] {
 }
 
 /**
- * What every finding of `list` says apart from its object: the message with `<object name>: ` left off
- * its front when it starts so (CRD findings name their CRD first), else the message itself; undefined
- * when they differ. A group of one keeps its whole message.
+ * What every finding of `list` says apart from its object: the message with `<object name>: ` (or,
+ * without an object, `<component>: `) left off its front when it starts so (CRD findings name their
+ * CRD first, contract findings their provider), else the message itself; undefined when they differ.
+ * A group of one keeps its whole message.
  */
 function sharedMessage(list: readonly Finding[]): string | undefined {
   if (list.length === 1) return list[0]!.message;
   const rests = list.map((f) => {
-    const name = f.object?.split('/').at(-1);
+    // A finding about no object (a contract change) names its component first.
+    const name = f.object === undefined ? f.component : f.object.split('/').at(-1);
     return name !== undefined && f.message.startsWith(`${name}: `) ? f.message.slice(name.length + 2) : f.message;
   });
   return rests.every((r) => r === rests[0]) ? rests[0] : undefined;
+}
+
+/** `11 objects`, or `2 components` when some member is about no object (a contract change). */
+export function countMembers(group: FindingGroup): string {
+  const n = group.members.length;
+  return group.members.every((m) => m.object !== undefined) ? `${n} ${n === 1 ? 'object' : 'objects'}` : `${n} ${n === 1 ? 'component' : 'components'}`;
 }
 
 /** How many findings need no action, per code (sorted by code): the tally a compact report prints instead of them. */

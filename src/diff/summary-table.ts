@@ -9,8 +9,8 @@ import { compareText } from './util-compare.js';
 import { SEVERITIES } from './util-format.js';
 
 /**
- * A provider (or cert-manager) whose version moves in one environment. Shaped like the lock
- * comparison's version changes, so a caller passes those as they are.
+ * A provider (or cert-manager) in one environment, its version before and after (equal when it does
+ * not move). Shaped like the lock comparison's version changes, so a caller passes those as they are.
  */
 export interface VersionMove {
   env: string;
@@ -28,7 +28,10 @@ export interface VersionMove {
 export interface SummaryRow {
   environment: string;
   provider: string;
-  /** `v1.11.0 → v1.12.0`, `(none) → v1.12.0`, `v1.11.0 → (removed)`, or `unchanged` for a row that only has findings. */
+  /**
+   * `v1.11.0 → v1.12.0`, `(none) → v1.12.0`, `v1.11.0 → (removed)`; `v1.12.0 (unchanged)` for a
+   * provider that has findings but does not move, `unchanged` when its version is not known.
+   */
   version: string;
   /** `v1beta1 → v1beta2` when it moves, else the contract; `-` when unknown (cert-manager). */
   contract: string;
@@ -41,13 +44,19 @@ export interface SummaryRow {
 
 /**
  * One row per environment and provider that moves or has findings, sorted by environment, then
- * provider. Findings count under their component; a component with findings but no version move
- * (an overlay change) gets a row whose version is `unchanged`.
+ * provider. Findings count under their component. `moves` may include providers that do not move
+ * (`from` equal to `to`): they get a row only when they have findings (an overlay change), which then
+ * names their version; a component with findings that `moves` does not name gets `unchanged`.
  */
 export function buildSummaryRows(findings: readonly Finding[], moves: readonly VersionMove[]): SummaryRow[] {
   const rows = new Map<string, SummaryRow>();
   const keyOf = (env: string, component: string) => `${env}\n${component}`;
+  const staying = new Map<string, VersionMove>();
   for (const move of moves) {
+    if (move.from !== undefined && move.from === move.to) {
+      staying.set(keyOf(move.env, move.component), move);
+      continue;
+    }
     const fromContract = move.fromContract ?? '-';
     const toContract = move.toContract ?? '-';
     const contractMoves = move.from !== undefined && move.to !== undefined && fromContract !== toContract;
@@ -64,11 +73,16 @@ export function buildSummaryRows(findings: readonly Finding[], moves: readonly V
   }
   for (const finding of findings) {
     const key = keyOf(finding.env, finding.component);
-    const row = rows.get(key) ?? { environment: finding.env, provider: finding.component, version: 'unchanged', contract: '-', contractMoves: false, danger: 0, warning: 0, info: 0 };
+    const row = rows.get(key) ?? unmovedRow(finding.env, finding.component, staying.get(key));
     rows.set(key, row);
     row[finding.severity] += 1;
   }
   return [...rows.values()].sort((a, b) => compareText(a.environment, b.environment) || compareText(a.provider, b.provider));
+}
+
+function unmovedRow(environment: string, provider: string, move: VersionMove | undefined): SummaryRow {
+  const version = move?.to === undefined ? 'unchanged' : `${move.to} (unchanged)`;
+  return { environment, provider, version, contract: move?.toContract ?? '-', contractMoves: false, danger: 0, warning: 0, info: 0 };
 }
 
 const HEADERS = ['ENVIRONMENT', 'PROVIDER', 'VERSION', 'CONTRACT', 'DANGER', 'WARNING', 'INFO'] as const;

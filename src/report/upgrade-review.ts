@@ -9,7 +9,7 @@ import { buildSummaryRows } from '../diff/summary-table.js';
 import type { FieldChange, Finding, ObjectChange } from '../diff/types.js';
 import { countChanges, describeField, groupChanges, schemaLines, SEVERITIES } from '../diff/util-format.js';
 import type { RevisionComparison } from '../upgrade/compare-revision.js';
-import { versionChanges } from '../upgrade/upgrade-report.js';
+import { lockedVersions, versionChanges } from '../upgrade/upgrade-report.js';
 import type { FindingModel, ObjectDiffModel, ReviewModel } from './report-model.js';
 import { toRichText } from './util-report.js';
 
@@ -25,7 +25,7 @@ export function buildUpgradeReview(comparison: RevisionComparison, environments:
     base: comparison.base,
     commit: comparison.commit,
     // The rows `capi-render diff` and the upgrade pull request open with.
-    summaryRows: buildSummaryRows(report.findings, moves),
+    summaryRows: buildSummaryRows(report.findings, lockedVersions(comparison.before, comparison.after, environments)),
     counts: { danger: count('danger'), warning: count('warning'), info: count('info') },
     changedEnvironments: [...changed].sort(),
     versionChanges: moves.map((v) => ({

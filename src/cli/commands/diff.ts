@@ -14,7 +14,7 @@ import type { FindingSeverity } from '../../diff/types.js';
 import { refuseIrregularRepositoryFiles } from '../../output/regular-files.js';
 import { hasInterruptedWrite } from '../../output/transaction.js';
 import { compareWithRevision } from '../../upgrade/compare-revision.js';
-import { storageMigrationFindings, versionChanges } from '../../upgrade/upgrade-report.js';
+import { lockedVersions, storageMigrationFindings } from '../../upgrade/upgrade-report.js';
 import type { Command } from '../command.js';
 
 /** The severities `--fail-on` takes, and what each fails on: that severity or worse. */
@@ -51,7 +51,7 @@ export const diffCommand: Command = {
     await refuseIrregularRepositoryFiles(repoRoot);
     const environments = (values.env as string[] | undefined) ?? [];
     const { report, before, after } = await compareWithRevision({ repoRoot, base: String(values.base ?? 'HEAD'), environments, processEnv: io.env });
-    const rows = buildSummaryRows(report.findings, versionChanges(before, after, environments));
+    const rows = buildSummaryRows(report.findings, lockedVersions(before, after, environments));
     const options = { verbose: values.verbose === true, stat: values.stat === true };
     if (values.markdown) io.stdout.write(options.stat ? `${summaryTableMarkdown(rows).join('\n')}\n` : formatReportMarkdown(report.changes, report.findings, { rows, verbose: options.verbose }));
     else io.stdout.write(formatReviewText({ rows, changes: report.changes, findings: report.findings }, { color, ...options }));
