@@ -27,13 +27,18 @@ export interface ReviewTextOptions {
   stat?: boolean;
 }
 
-/** The review as text ending in a newline; `No changes.` when there is nothing to review. */
+/**
+ * The review as text ending in a newline; `No changes.` when there is nothing to review. With `stat`,
+ * the table alone, or one line counting the objects when nothing moves and nothing is found.
+ */
 export function formatReviewText(review: Review, options: ReviewTextOptions = {}): string {
   const { rows, changes, findings } = review;
   if (rows.length === 0 && changes.length === 0 && findings.length === 0) return 'No changes.\n';
   const paint = painter(options.color);
   const verbose = options.verbose === true;
   const sections: string[][] = [summaryTableText(rows)];
+  // Rows come from version moves and findings; without either only objects change (an overlay edit).
+  if (options.stat === true && rows.length === 0) return `No version changes and no findings; objects: ${countChanges(changes)}\n`;
   if (options.stat !== true) {
     if (findings.length > 0) sections.push(findingLines(findings, paint, verbose));
     if (changes.length > 0) sections.push([`Objects: ${countChanges(changes)}${verbose || !changes.some(isBriefCrd) ? '' : '; --verbose lists the fields of CRDs'}`, ...objectChangeLines(changes, paint, verbose)]);

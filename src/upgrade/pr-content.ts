@@ -1,8 +1,9 @@
 /**
  * The pull-request body of an upgrade: the template context built from the outcome, rendered
  * through pr-body.ts. It opens with the summary table `diff` prints (src/diff/summary-table.ts), with
- * where each version is set as its last column. GitHub refuses bodies over 65 536 characters; when the full report would not
- * fit, the object changes are left out (the findings always stay) with a pointer to `capi-render diff`.
+ * where each version is set as its last column. GitHub refuses bodies over 65 536 characters; when
+ * the full report would not fit, the object changes are left out (the findings always stay) with a
+ * pointer to `capi-render diff`.
  */
 import path from 'node:path';
 import { formatReportMarkdown } from '../diff/format-markdown.js';

@@ -239,3 +239,11 @@ describe('formatReportMarkdown as a review', () => {
     expect(formatReportMarkdown([], findings, options)).toBe(`${lines.join('\n')}\n`);
   });
 });
+
+describe('formatReviewText --stat without a table', () => {
+  it('counts the objects when nothing moves and nothing is found (an overlay edit)', () => {
+    const changes: ObjectChange[] = [{ env: 'prod', component: 'cluster-api', id: 'Deployment.apps/capi-system/capi-controller-manager', change: 'changed', fields: [{ path: 'spec.replicas', kind: 'changed', before: 2, after: 3 }] }];
+    expect(formatReviewText({ rows: [], changes, findings: [] }, { stat: true })).toBe('No version changes and no findings; objects: 0 added, 0 removed, 1 changed\n');
+    expect(formatReviewText({ rows: [], changes, findings: [] })).toBe('Objects: 0 added, 0 removed, 1 changed\nprod/cluster-api\n  ~ Deployment.apps/capi-system/capi-controller-manager\n      ~ spec.replicas: 2 → 3\n');
+  });
+});

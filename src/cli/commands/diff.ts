@@ -53,8 +53,11 @@ export const diffCommand: Command = {
     const { report, before, after } = await compareWithRevision({ repoRoot, base: String(values.base ?? 'HEAD'), environments, processEnv: io.env });
     const rows = buildSummaryRows(report.findings, lockedVersions(before, after, environments));
     const options = { verbose: values.verbose === true, stat: values.stat === true };
-    if (values.markdown) io.stdout.write(options.stat ? `${summaryTableMarkdown(rows).join('\n')}\n` : formatReportMarkdown(report.changes, report.findings, { rows, verbose: options.verbose }));
-    else io.stdout.write(formatReviewText({ rows, changes: report.changes, findings: report.findings }, { color, ...options }));
+    const review = { rows, changes: report.changes, findings: report.findings };
+    if (!values.markdown) io.stdout.write(formatReviewText(review, { color, ...options }));
+    else if (!options.stat) io.stdout.write(formatReportMarkdown(report.changes, report.findings, { rows, verbose: options.verbose }));
+    // --stat --markdown: the table; the text's one line when there is none (it is valid markdown too).
+    else io.stdout.write(rows.length > 0 ? `${summaryTableMarkdown(rows).join('\n')}\n` : formatReviewText(review, { stat: true }));
     const storage = storageMigrationFindings(report.findings);
     if (storage.length > 0) {
       io.stderr.write(`${storage.length} finding(s) remove or stop serving CRD versions objects may still be stored in: do their steps before syncing (capi-render upgrade refuses these without --confirm-storage-migration)\n`);
