@@ -34,11 +34,11 @@ export interface ReviewTextOptions {
 export function formatReviewText(review: Review, options: ReviewTextOptions = {}): string {
   const { rows, changes, findings } = review;
   if (rows.length === 0 && changes.length === 0 && findings.length === 0) return 'No changes.\n';
+  // Rows come from version moves and findings; without either only objects change (an overlay edit).
+  if (options.stat === true && rows.length === 0) return `No version changes and no findings; objects: ${countChanges(changes)}\n`;
   const paint = painter(options.color);
   const verbose = options.verbose === true;
   const sections: string[][] = [summaryTableText(rows)];
-  // Rows come from version moves and findings; without either only objects change (an overlay edit).
-  if (options.stat === true && rows.length === 0) return `No version changes and no findings; objects: ${countChanges(changes)}\n`;
   if (options.stat !== true) {
     if (findings.length > 0) sections.push(findingLines(findings, paint, verbose));
     if (changes.length > 0) sections.push([`Objects: ${countChanges(changes)}${verbose || !changes.some(isBriefCrd) ? '' : '; --verbose lists the fields of CRDs'}`, ...objectChangeLines(changes, paint, verbose)]);
