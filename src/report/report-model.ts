@@ -110,12 +110,30 @@ export interface RbacModel {
 export interface ReviewModel {
   base: string;
   commit: string;
+  /**
+   * The summary table the page opens with, the rows `capi-render diff` prints: per environment and
+   * provider, `version` (`v1.11.0 → v1.12.0`), `contract` (`v1beta1 → v1beta2` when it moves,
+   * `contractMoves` then true) and its findings per severity.
+   */
+  summaryRows: SummaryRowModel[];
   counts: { danger: number; warning: number; info: number };
   changedEnvironments: string[];
   versionChanges: { environment: string; component: string; from: string; to: string; contract: string }[];
   findings: FindingModel[];
   objectCounts: string;
   places: { place: string; objects: ObjectDiffModel[] }[];
+}
+
+/** One row of the summary table. */
+export interface SummaryRowModel {
+  environment: string;
+  provider: string;
+  version: string;
+  contract: string;
+  contractMoves: boolean;
+  danger: number;
+  warning: number;
+  info: number;
 }
 
 /** One finding, merged across the environments it occurs in. */

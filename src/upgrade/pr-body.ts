@@ -10,6 +10,7 @@ import { readTextFileSync, templateReader } from '../template-files.js';
 import { createHandlebars } from '../handlebars-instance.js';
 import { SpecError, error } from '../errors.js';
 import { packagePath } from '../package-files.js';
+import type { SummaryRow } from '../diff/summary-table.js';
 
 /** The template's name, in the bundled and the user's templates folder. */
 export const PR_BODY_TEMPLATE = 'pr-body.md.hbs';
@@ -31,6 +32,13 @@ export interface PrBodyContext {
     file: string;
     line: number;
   }[];
+  /**
+   * The summary table's rows (src/diff/summary-table.ts), one per environment and provider that moves
+   * or has findings; `setIn` is where the version is set, as a markdown code span (empty when unknown).
+   */
+  summary: (SummaryRow & { setIn: string })[];
+  /** The same rows as a markdown table, the `Set in` column last. */
+  summaryTable: string;
   environments: string[];
   findings: { danger: number; warning: number; info: number };
   hasDanger: boolean;

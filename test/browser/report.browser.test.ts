@@ -166,7 +166,7 @@ describe.skipIf(skipBrowser)('the report in a browser', () => {
     const page = await open(pages.upgrade);
     await page.setViewportSize({ width, height: 900 });
     // Every part a phone used to clip is on this page.
-    for (const part of ['.table-scroll > table.matrix', '.table-scroll > table.versions', '#env-prod .card.delivery', '#env-prod .table-scroll > table.grants', 'details.object']) {
+    for (const part of ['.table-scroll > table.matrix', '.table-scroll > table.summary-table', '#env-prod .card.delivery', '#env-prod .table-scroll > table.grants', 'details.object']) {
       expect(await page.locator(part).count(), part).toBeGreaterThan(0);
     }
     await shoot(page, `report-upgrade-${width}.png`, { fullPage: true });
