@@ -132,15 +132,45 @@ describe('import --env writes the differences from the base as patches', () => {
     expect(result.code, result.stderr).toBe(0);
     const overlay = readFileSync(path.join(repo, 'overlays/mgmt/overlay.yaml'), 'utf8');
     expect(overlay).toContain('# providers.yaml: providers only this cluster runs (not in providers/)\nresources:\n  - ../../providers\n  - providers.yaml\n');
-    // Only what differs: the gate (MachinePool removed, ClusterTopology added) and verbosity; not the version.
-    expect(overlay).toContain('      spec:\n        manager:\n          featureGates:\n            MachinePool: null # from the spec of CoreProvider capi-system/cluster-api\n            ClusterTopology: true # from the spec of CoreProvider capi-system/cluster-api\n          verbosity: 1 # from the spec of CoreProvider capi-system/cluster-api\n');
+    // Only what differs: the gate (MachinePool removed, ClusterTopology added); not the version, nor
+    // the CRD's default verbosity the cluster shows.
+    expect(overlay).toContain('      spec:\n        manager:\n          featureGates:\n            MachinePool: null # from the spec of CoreProvider capi-system/cluster-api\n            ClusterTopology: true # from the spec of CoreProvider capi-system/cluster-api\n');
+    expect(overlay).not.toContain('verbosity');
     expect(overlay).toContain('  # InfrastructureProvider capa-system/aws (providers/aws.yaml) is not installed in the cluster\n');
     expect(readFileSync(path.join(repo, 'overlays/mgmt/providers.yaml'), 'utf8').match(/^kind: \w+/gm)).toEqual(['kind: BootstrapProvider', 'kind: ControlPlaneProvider', 'kind: InfrastructureProvider']);
     const inputs = await runCli(['inputs', '--env', 'mgmt', '--repo', repo], { cwd: repo });
     expect(inputs.code, inputs.stderr).toBe(0);
     const docs = inputs.stdout.split('\n---\n').map((d) => jsYaml.load(d) as Obj).filter((d) => d?.kind?.endsWith('Provider'));
-    const expected = operatorCrs.map((o) => ({ kind: o.kind, name: o.metadata.name, spec: { ...o.spec, version: o.spec.version ?? o.status.installedVersion } }));
+    const withoutVerbosity = (spec: Obj) => (spec.manager?.verbosity === 1 ? { ...spec, manager: Object.fromEntries(Object.entries(spec.manager).filter(([k]) => k !== 'verbosity')) } : spec);
+    const expected = operatorCrs.map((o) => ({ kind: o.kind, name: o.metadata.name, spec: withoutVerbosity({ ...o.spec, version: o.spec.version ?? o.status.installedVersion }) }));
     expect(docs.map((d) => ({ kind: d.kind, name: d.metadata.name, spec: d.spec })).sort((a, b) => a.kind.localeCompare(b.kind))).toEqual(expected.sort((a, b) => a.kind.localeCompare(b.kind)));
+  });
+});
+
+describe('import leaves out what the API server and the operator\'s webhook defaulted', () => {
+  it('the CRs as the webhook returns them (configSecret.namespace, manager.metrics/health/webhook {}, verbosity 1) import to the same files as the CRs without them', async () => {
+    const config = configYaml('').replace('certManager:\n  version: v1.19.4\n', 'certManager:\n  install: false\n');
+    const crs = operator.filter((o) => o.apiVersion.startsWith('operator.cluster.x-k8s.io/'));
+    const bare = crs.map((o) => ({ ...o, spec: { ...o.spec, ...(o.spec.manager ? { manager: { featureGates: o.spec.manager.featureGates } } : {}) } }));
+    const defaulted = crs.map((o) => {
+      const spec = structuredClone(o.spec);
+      if (spec.manager) Object.assign(spec.manager, { verbosity: 1, metrics: {}, health: {}, webhook: {} });
+      if (spec.configSecret) spec.configSecret.namespace = o.metadata.namespace;
+      return { ...o, spec };
+    });
+    expect(defaulted.some((o) => o.spec.configSecret?.namespace === 'capd-system')).toBe(true);
+    const written = async (items: Obj[]) => {
+      const repo = makeRepo({ 'capi-render.yaml': config });
+      const result = await importIn(repo, '--from', writeDump(repo, 'dump.yaml', items));
+      expect(result.code, result.stderr).toBe(0);
+      return Object.fromEntries(readdirSync(path.join(repo, 'providers')).map((f) => [f, readFileSync(path.join(repo, 'providers', f), 'utf8')]));
+    };
+    const [fromBare, fromDefaulted] = [await written(bare), await written(defaulted)];
+    const withoutNote = (files: Record<string, string>) => Object.fromEntries(Object.entries(files).map(([f, t]) => [f, t.replace(/^# left out as the .*\n/m, '')]));
+    expect(withoutNote(fromDefaulted)).toEqual(withoutNote(fromBare));
+    expect(fromDefaulted['cluster-api.yaml']).toContain('# left out as the operator webhook\'s and CRD\'s defaults (they render the same): spec.manager.metrics={}, spec.manager.health={}, spec.manager.webhook={}, spec.manager.verbosity=1\n');
+    expect(fromDefaulted['infrastructure-docker.yaml']).toContain('spec.configSecret.namespace="capd-system"');
+    expect(fromDefaulted['infrastructure-docker.yaml']).toMatch(/configSecret:\n {4}name: capd-variables\n/);
   });
 });
 
