@@ -8,12 +8,12 @@
  */
 import { apiGroup, isJsonObject, labelsOf, type KubeObject } from '../../manifest/object.js';
 import { summarizeValue } from '../../diff/summarize-value.js';
-import { ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, FLUX_PRUNE, FLUX_SUBSTITUTE } from '../../gitops/annotations.js';
 import type { LiveDump } from '../live-dump.js';
 import { describeLive, isGenerated, liveKey } from '../live-object.js';
 import { CLUSTERCTL_LABEL, PROVIDER_LABEL } from '../../process/common-labels.js';
 import { compareWithLive, type FieldDifference } from './compare-object.js';
 import { ownersOf, readFieldOwners } from './managed-fields.js';
+import { isOwnMetadataPath } from './own-metadata.js';
 import { removalsByManager } from './removals.js';
 import { explainArgs, imageOverride, templateArgs } from './variable-hints.js';
 
@@ -42,7 +42,10 @@ export interface ObjectReport {
   object: string;
   component: string;
   file?: string;
+  /** What the sync changes; for an object in `ownMetadataOnly`, capi-render's own keys. */
   fields: ReportedField[];
+  /** For a changed object: capi-render's own keys it also gets (not counted as changes). */
+  ownFields?: ReportedField[];
 }
 
 export interface LiveReport {
@@ -76,8 +79,6 @@ export interface LiveReportOptions {
   variablesFile: string;
 }
 
-const OWN_ANNOTATIONS = new Set([ARGOCD_SYNC_WAVE, ARGOCD_SYNC_OPTIONS, FLUX_PRUNE, FLUX_SUBSTITUTE]);
-
 /** The report for one environment's rendered components against a dump of its cluster. Pure. */
 export function buildLiveReport(components: readonly LiveCheckComponent[], dump: LiveDump, options: LiveReportOptions): LiveReport {
   const live = new Map<string, KubeObject>();
@@ -110,7 +111,11 @@ export function buildLiveReport(components: readonly LiveCheckComponent[], dump:
       const fields = reportFields(object, current, component, options);
       if (fields.length === 0) report.unchanged++;
       else if (fields.every((f) => f.own)) report.ownMetadataOnly.push({ ...base, fields });
-      else report.changed.push({ ...base, fields });
+      else {
+        // capi-render's own keys are listed apart, so a count of changes counts only real ones.
+        const own = fields.filter((f) => f.own);
+        report.changed.push({ ...base, fields: fields.filter((f) => !f.own), ...(own.length > 0 ? { ownFields: own } : {}) });
+      }
     });
   }
   for (const { object } of dump.objects) {
@@ -137,8 +142,7 @@ function reportFields(object: KubeObject, live: KubeObject, component: LiveCheck
     const out: ReportedField = { ...rest, ...(d.secret ? {} : { live: summarizeValue(l), rendered: summarizeValue(r) }), ...(details ? { details } : {}) };
     const others = owners && d.change !== 'removed' ? ownersOf(owners, fields) : [];
     if (others.length > 0) out.owners = others;
-    const annotation = /^metadata\.annotations\[(".*")\]$/.exec(d.path);
-    if (annotation && OWN_ANNOTATIONS.has(JSON.parse(annotation[1]!) as string)) out.own = true;
+    if (isOwnMetadataPath(d.path)) out.own = true;
     explain(out, d, object, component, options);
     return out;
   });
