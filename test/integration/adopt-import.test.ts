@@ -147,6 +147,57 @@ describe('import --env writes the differences from the base as patches', () => {
   });
 });
 
+describe('import --env into a fleet of several Argo CD environments writes what the next build needs', () => {
+  // prod already deploys through Argo CD to its own cluster; the imported cluster joins it.
+  const fleet = () =>
+    makeRepo({
+      'capi-render.yaml': configYaml('gitops:\n  flavour: argocd\n  argocd:\n    application: true\n    repoURL: https://git.example.com/capi.git\n'),
+      'providers/core.yaml': CORE('v1.12.0'),
+      'overlays/prod/overlay.yaml': 'apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources:\n  - ../../providers\ngitops:\n  argocd:\n    destination:\n      name: mgmt-prod\n',
+    });
+  const build = (repo: string) => runCli(['build', '--repo', repo], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: path.join(repo, '.cache') } });
+  const inventory = () => small.filter((o) => o.kind === 'Provider' && o.type === 'CoreProvider');
+  const clusterInfo = (server: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cluster-info', namespace: 'kube-public' }, data: { kubeconfig: `apiVersion: v1\nkind: Config\nclusters:\n- name: ""\n  cluster:\n    certificate-authority-data: LS0t\n    server: ${server}\n` } });
+
+  it('the dump shows the cluster\'s API server (kube-public/cluster-info): import names it, and the build succeeds', async () => {
+    const repo = fleet();
+    const result = await importIn(repo, '--from', writeDump(repo, 'dump.yaml', [...inventory(), clusterInfo('https://10.0.0.7:6443')]), '--env', 'mgmt');
+    expect(result.code, result.stderr).toBe(0);
+    const overlay = readFileSync(path.join(repo, 'overlays/mgmt/overlay.yaml'), 'utf8');
+    expect(overlay).toContain("gitops:\n  argocd:\n    # This cluster in Argo CD, which deploys several environments (mgmt, prod): its API server, from the kubeconfig in ConfigMap kube-public/cluster-info. Argo CD must know the cluster by this URL (argocd cluster list); else use {name: <the cluster's name in Argo CD>}.\n    destination:\n      server: https://10.0.0.7:6443\n");
+    const line = overlay.split('\n').findIndex((l) => l.includes('      server:')) + 1;
+    expect(result.stderr).toContain(`overlays/mgmt/overlay.yaml:${line}: set gitops.argocd.destination.server to https://10.0.0.7:6443 (from the kubeconfig in ConfigMap kube-public/cluster-info)`);
+    const built = await build(repo);
+    expect(built.code, built.stderr).toBe(0);
+    expect(readFileSync(path.join(repo, 'gitops/argocd/applications/mgmt.yaml'), 'utf8')).toContain('server: https://10.0.0.7:6443');
+  });
+
+  it('the dump does not show it: a placeholder at a named line; the build fails on that exact key until it is filled in', async () => {
+    const repo = fleet();
+    const result = await importIn(repo, '--from', writeDump(repo, 'dump.yaml', inventory()), '--env', 'mgmt');
+    expect(result.code, result.stderr).toBe(0);
+    const overlay = readFileSync(path.join(repo, 'overlays/mgmt/overlay.yaml'), 'utf8');
+    expect(overlay).toMatch(/  argocd:\n {4}# FILL IN this cluster's destination in Argo CD, which deploys several environments \(mgmt, prod\), each its own management cluster:\n.*\n {4}destination:\n {6}name: ""\n/);
+    const line = overlay.split('\n').findIndex((l) => l.includes('      name: ""')) + 1;
+    expect(result.stderr).toMatch(new RegExp(`^overlays/mgmt/overlay\\.yaml:${line}:13: warning\\[import\\]: gitops\\.argocd\\.destination\\.name is an empty placeholder to fill in`, 'm'));
+    expect(result.stderr).toContain(`next: fill in gitops.argocd.destination.name at overlays/mgmt/overlay.yaml:${line}, then capi-render build --env mgmt`);
+    const refused = await build(repo);
+    expect(refused.code).toBe(1);
+    // The build's error is at the same line and column, and names the same key.
+    expect(refused.stderr).toMatch(new RegExp(`^overlays/mgmt/overlay\\.yaml:${line}:13: error\\[overlay\\]: gitops\\.argocd\\.destination\\.name `, 'm'));
+    writeFileSync(path.join(repo, 'overlays/mgmt/overlay.yaml'), overlay.replace('      name: ""\n', '      name: mgmt-eu\n'));
+    const built = await build(repo);
+    expect(built.code, built.stderr).toBe(0);
+  });
+
+  it('a single Argo CD environment keeps the default (the cluster Argo CD runs in): nothing is written', async () => {
+    const repo = makeRepo({ 'capi-render.yaml': configYaml('gitops:\n  flavour: argocd\n  argocd:\n    application: true\n    repoURL: https://git.example.com/capi.git\n'), 'providers/core.yaml': CORE('v1.12.0') });
+    const result = await importIn(repo, '--from', writeDump(repo, 'dump.yaml', [...inventory(), clusterInfo('https://10.0.0.7:6443')]), '--env', 'mgmt');
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(path.join(repo, 'overlays/mgmt/overlay.yaml'), 'utf8')).not.toContain('gitops');
+  });
+});
+
 describe('import leaves out what the API server and the operator\'s webhook defaulted', () => {
   it('the CRs as the webhook returns them (configSecret.namespace, manager.metrics/health/webhook {}, verbosity 1) import to the same files as the CRs without them', async () => {
     const config = configYaml('').replace('certManager:\n  version: v1.19.4\n', 'certManager:\n  install: false\n');
