@@ -16,6 +16,7 @@ import { ownersOf, readFieldOwners } from './managed-fields.js';
 import { isOwnMetadataPath } from './own-metadata.js';
 import { removalsByManager } from './removals.js';
 import { explainArgs, imageOverride, templateArgs } from './variable-hints.js';
+import { inputHint, type HintFiles, type ProviderInput } from './input-hints.js';
 
 /** One rendered component (folder) of the environment, with the release text its objects came from. */
 export interface LiveCheckComponent {
@@ -25,6 +26,10 @@ export interface LiveCheckComponent {
   files: readonly string[];
   /** The provider's unsubstituted components text (for variable hints); absent for cert-manager. */
   components?: string;
+  /** The provider CR the component is rendered from, with its locators (for input hints); absent for cert-manager. */
+  input?: ProviderInput;
+  /** cert-manager's component (its objects are its release's). */
+  certManager?: boolean;
 }
 
 export interface ReportedField extends Omit<FieldDifference, 'fields' | 'live' | 'rendered'> {
@@ -77,6 +82,8 @@ export interface LiveReportOptions {
   fieldManagers: readonly string[];
   /** Where a variable hint tells the user to set variables (the overlay, or capi-render.yaml). */
   variablesFile: string;
+  /** Where input hints point besides the provider CRs; without it, only variable and image hints are given. */
+  hintFiles?: HintFiles;
 }
 
 /** The report for one environment's rendered components against a dump of its cluster. Pure. */
@@ -144,6 +151,12 @@ function reportFields(object: KubeObject, live: KubeObject, component: LiveCheck
     if (others.length > 0) out.owners = others;
     if (isOwnMetadataPath(d.path)) out.own = true;
     explain(out, d, object, component, options);
+    // Otherwise: the input that decides the field, so keeping the live value is one edit away.
+    if (!out.hint && !out.own && d.change === 'changed' && options.hintFiles) {
+      const deployments = component.objects.filter((o) => o.kind === 'Deployment').map((o) => String((o.metadata as { name?: unknown }).name));
+      const hint = inputHint(object, d, component.input, deployments, options.hintFiles, Boolean(component.certManager));
+      if (hint) out.hint = hint;
+    }
     return out;
   });
 }
