@@ -13,7 +13,7 @@
  */
 import jsYaml from 'js-yaml';
 import type { RenderConfig } from '../../config/config-types.js';
-import { warning, type Diagnostic } from '../../errors.js';
+import { RenderError, warning, type Diagnostic } from '../../errors.js';
 import { parseSourceDocuments } from '../../declarations/yaml-document.js';
 import { mergeGitopsConfig } from '../../gitops/merge-config.js';
 import type { GitopsConfig } from '../../gitops/options.js';
@@ -77,15 +77,23 @@ export function planDestination(own: GitopsConfig, others: readonly FleetEnviron
 
 /** The repository's environments other than `env`, with capi-render.yaml's gitops settings and their overlays' merged. */
 export async function otherEnvironments(repoRoot: string, config: RenderConfig, env: string): Promise<FleetEnvironment[]> {
-  const entries = await discoverEnvironments(repoRoot, config.overlaysDir);
+  // An overlay import cannot read is the build's to report, with its own error; it does not block the import.
+  const entries = await discoverEnvironments(repoRoot, config.overlaysDir).catch(skipSpecError([]));
   const out: FleetEnvironment[] = [];
   for (const entry of entries) {
     // The implicit `default` stops being rendered once an overlay exists (the one import writes).
     if (entry.name === env || !entry.overlayDir) continue;
-    const own = await composeGitopsSettings(entry.overlayDir, { repoRoot });
-    out.push({ name: entry.name, settings: mergeGitopsConfig(config.gitops, own.gitops), file: own.file });
+    const own = await composeGitopsSettings(entry.overlayDir, { repoRoot }).catch(skipSpecError(undefined));
+    if (own) out.push({ name: entry.name, settings: mergeGitopsConfig(config.gitops, own.gitops), file: own.file });
   }
   return out;
+}
+
+function skipSpecError<T>(value: T): (e: unknown) => T {
+  return (e) => {
+    if (e instanceof RenderError) return value;
+    throw e;
+  };
 }
 
 const CLUSTER_INFO = 'ConfigMap kube-public/cluster-info';
