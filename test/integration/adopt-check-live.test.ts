@@ -194,6 +194,9 @@ describe('import → build → check --live on a cluster the operator installed'
     const core = readFileSync(path.join(repo, 'providers/cluster-api.yaml'), 'utf8');
     expect(core).toContain('version: v1.12.0 # from status.installedVersion of CoreProvider capi-system/cluster-api');
     expect(core).not.toMatch(/finalizers|applied-spec-hash|last-applied|status:|uid:|managedFields/);
+    // Nor what admission added (the webhook's namespace and empty structs, the CRD's verbosity).
+    expect(core).toMatch(/  manager:\n {4}featureGates:\n {6}ClusterTopology: true\n(?! {4})/);
+    expect(readFileSync(path.join(repo, 'providers/infrastructure-docker.yaml'), 'utf8')).toMatch(/  configSecret:\n {4}name: capd-variables\n(?! {4})/);
     // The user supplies the Secret (capi-render never reads values from the cluster).
     writeFileSync(path.join(repo, 'providers/capd-variables.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: capd-variables\n  namespace: capd-system\nstringData:\n  EXP_MACHINE_POOL: "false"\n');
     const built = await cli(repo, 'build');
