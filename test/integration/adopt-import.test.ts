@@ -146,7 +146,7 @@ describe('import --env writes the differences from the base as patches', () => {
       const declared = JSON.parse(o.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']);
       return { kind: o.kind, name: o.metadata.name, spec: { ...declared.spec, version: declared.spec.version ?? o.status.installedVersion } };
     });
-    expect(operatorCrs.find((o) => o.kind === 'CoreProvider').spec.manager).toEqual({ featureGates: { ClusterTopology: true }, health: {}, metrics: {}, verbosity: 1, webhook: {} });
+    expect(operatorCrs.find((o) => o.kind === 'CoreProvider')!.spec.manager).toEqual({ featureGates: { ClusterTopology: true }, health: {}, metrics: {}, verbosity: 1, webhook: {} });
     expect(docs.map((d) => ({ kind: d.kind, name: d.metadata.name, spec: d.spec })).sort((a, b) => a.kind.localeCompare(b.kind))).toEqual(expected.sort((a, b) => a.kind.localeCompare(b.kind)));
   });
 });

@@ -47,17 +47,14 @@ export const WEBHOOK_DEFAULTS: readonly OperatorDefault[] = [
   ...DEPLOYMENTS.map((d): OperatorDefault => ({ path: [...d, 'containers', '[]', 'env', '[]', 'valueFrom', 'resourceFieldRef', 'divisor'], value: '0', by: 'webhook' })),
 ];
 
-const schemaDefaultsByKind = new Map<ProviderKind, OperatorDefault[]>();
-
-/** Every `default:` inside `spec` of the kind's v1alpha2 schema, in schema order. */
+/**
+ * Every `default:` inside `spec` of the kind's v1alpha2 schema, in schema order. Read on each call
+ * (the shipped JSON schema, a few milliseconds; import asks once per provider), never cached in the module.
+ */
 export function crdDefaults(kind: ProviderKind, schemaDir = packagePath('schemas')): OperatorDefault[] {
-  const cached = schemaDir === packagePath('schemas') ? schemaDefaultsByKind.get(kind) : undefined;
-  if (cached) return cached;
   const schema = loadCrdSchema(schemaDir, kindInfo(kind).schemaFile, apiVersionOnly(OPERATOR_API_VERSION));
-  const spec = isJsonObject(schema.properties) ? schema.properties.spec : undefined;
   const out: OperatorDefault[] = [];
-  collectDefaults(spec, [], out);
-  if (schemaDir === packagePath('schemas')) schemaDefaultsByKind.set(kind, out);
+  collectDefaults(isJsonObject(schema.properties) ? schema.properties.spec : undefined, [], out);
   return out;
 }
 
