@@ -16,7 +16,7 @@ import { compareContracts } from './contract-order.js';
 
 /**
  * What Cluster API says of a core contract that still accepts an older one, quoted from its book
- * (docs/book/src/reference/versions.md, "Cluster API release vs contract versions"), per
+ * (kubernetes-sigs/cluster-api v1.14.0, book page reference/versions.md, "Cluster API release vs contract versions"), per
  * `<core>/<provider>` pair.
  */
 const TEMPORARY_COMPATIBILITY: Readonly<Record<string, { rule: string; status: string }>> = {
