@@ -46,7 +46,7 @@ function crd(versions: { name: string; served?: boolean; storage?: boolean; depr
 }
 
 function role(name: string, rules: unknown[], extra: Record<string, unknown> = {}): KubeObject {
-  return { ...object('rbac.authorization.k8s.io/v1', 'ClusterRole', name), rules, ...extra };
+  return { ...object('rbac.authorization.k8s.io/v1', 'ClusterRole', name), rules, ...extra } as KubeObject;
 }
 
 function binding(role: string, subjects: { kind: string; name: string; namespace?: string }[]): KubeObject {
