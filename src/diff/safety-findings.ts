@@ -5,7 +5,7 @@
 import type { KubeObject } from '../manifest/object.js';
 import { componentKey, componentKinds } from './findings/component-kind.js';
 import { findContractFindings } from './findings/contract-findings.js';
-import { findCrdFindings } from './findings/crd-findings.js';
+import { findCrdFindings, type ComponentRoles } from './findings/crd-findings.js';
 import { findRbacBindingFindings, type BoundRoles } from './findings/rbac-binding-findings.js';
 import { findRbacFindings, type RoleContext } from './findings/rbac-findings.js';
 import { findRemovalFindings } from './findings/removal-findings.js';
@@ -76,13 +76,15 @@ function clusterRolesPerEnv(pairs: readonly ObjectPair[]): Map<string, RoleConte
   return out;
 }
 
-/** For `env\ncomponent`: the ClusterRoles the component renders after the change. */
-function clusterRolesPerComponent(pairs: readonly ObjectPair[]): Map<string, KubeObject[]> {
-  const out = new Map<string, KubeObject[]>();
+/** For `env\ncomponent`: the ClusterRoles the component renders before and after the change. */
+function clusterRolesPerComponent(pairs: readonly ObjectPair[]): Map<string, ComponentRoles> {
+  const out = new Map<string, { before: KubeObject[]; after: KubeObject[] }>();
   for (const pair of pairs) {
-    if (pair.after?.kind !== 'ClusterRole') continue;
     const key = componentKey(pair.env, pair.component);
-    out.set(key, [...(out.get(key) ?? []), pair.after]);
+    const entry = out.get(key) ?? { before: [], after: [] };
+    out.set(key, entry);
+    if (pair.before?.kind === 'ClusterRole') entry.before.push(pair.before);
+    if (pair.after?.kind === 'ClusterRole') entry.after.push(pair.after);
   }
   return out;
 }

@@ -125,6 +125,18 @@ describe('safetyFindings: CRD versions', () => {
     ]);
   });
 
+  it("credits a migrator with what is done already only where the installed release has one (core v1.9 had none; v1.10+ grants it)", () => {
+    const grant = role('ClusterRole', 'core-manager', [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions/status'], resourceNames: ['widgets.example.com'], verbs: ['patch'] }]);
+    const without = role('ClusterRole', 'core-manager', [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }]);
+    const before = crd([{ name: 'v1alpha4' }, v1]);
+    const after = crd([v1]);
+    const steps = (old: KubeObject, now: KubeObject) => only(findingsFor([before, old, identity('CoreProvider')], [after, now, identity('CoreProvider')]), 'crd-version-removed')[0]!.details!;
+    expect(steps(without, grant)[1]).toBe('If it prints exactly `["v1beta1"]`, nothing needs migrating.');
+    expect(steps(without, grant)[2]).toContain(", or let core's CRD migrator do it. clusterctl upgrade");
+    expect(steps(grant, grant)[1]).toBe("If it prints exactly `[\"v1beta1\"]`, nothing needs migrating (core's CRD migrator, Cluster API v1.10+, usually did it already).");
+    expect(steps(grant, without)[2]).toContain("No ClusterRole of core lets its controller update this CRD's status, so no CRD migrator of its own does it");
+  });
+
   it('sends removal of the current storage version through an intermediate release', () => {
     const [finding] = findingsFor([crd([v1])], [crd([{ name: 'v1beta2', storage: true }])]).filter((f) => f.code === 'crd-version-removed');
     expect(finding!.details![0]).toContain('(v1beta1) is one of v1beta1');

@@ -12,13 +12,20 @@ import { afterSyncRewrite, crdMigrator, type Migrator } from './crd-migrator.js'
 import type { ComponentKind } from './component-kind.js';
 import { makeFinding } from './make-finding.js';
 
+/** The ClusterRoles a component renders before and after the change. */
+export interface ComponentRoles {
+  before: readonly KubeObject[];
+  after: readonly KubeObject[];
+}
+
 /**
  * The CRD findings of one object pair; none for other kinds. `roles`: the ClusterRoles the CRD's own
- * component renders after the change, which say whether its controller may migrate the CRD's
- * stored objects (default: none known); `kind`: what the component is (core, another provider,
- * cert-manager), which says whose migrator the steps may name.
+ * component renders, which say whether its controller may migrate the CRD's stored objects — the
+ * installed release's (before) may have done it already, the new one's (after) may do it after the
+ * sync (default: none known); `kind`: what the component is (core, another provider, cert-manager),
+ * which says whose migrator the steps may name.
  */
-export function findCrdFindings(pair: ObjectPair, roles: readonly KubeObject[] = [], kind?: ComponentKind): Finding[] {
+export function findCrdFindings(pair: ObjectPair, roles: ComponentRoles = { before: [], after: [] }, kind?: ComponentKind): Finding[] {
   const { before, after } = pair;
   if (after?.kind !== 'CustomResourceDefinition') return [];
   const name = nameOf(after);
@@ -31,8 +38,8 @@ export function findCrdFindings(pair: ObjectPair, roles: readonly KubeObject[] =
   const unserved = now.filter((v) => !v.served && old.get(v.name)?.served === true);
   const deprecated = now.filter((v) => v.deprecated && old.get(v.name)?.deprecated === false);
   const removed = [...old.values()].filter((v) => !kept.has(v.name));
-  const migrator = crdMigrator(name, pair.component, kind, roles);
-  const target = { crd: name, keep: storageVersion(before), next: storageVersion(after), migrator };
+  const migrator = crdMigrator(name, pair.component, kind, roles.after);
+  const target = { crd: name, keep: storageVersion(before), next: storageVersion(after), migrator, installed: crdMigrator(name, pair.component, kind, roles.before) };
   const out: Finding[] = [];
   if (removed.length > 0) {
     const list = removed.map((v) => `${v.name} (${v.served ? 'served' : 'not served'})`).join(', ');

@@ -21,8 +21,10 @@ export interface MigrationTarget {
   keep: string | undefined;
   /** Storage version after the upgrade. */
   next: string | undefined;
-  /** Who migrates the CRD's objects, which the steps name; default: not known. */
+  /** Who migrates the CRD's objects after the sync, which the steps name; default: not known. */
   migrator?: Migrator;
+  /** Who may have migrated them already, under the release installed now; default: not known. */
+  installed?: Migrator;
 }
 
 const NOT_KNOWN: Migrator = { by: 'unknown', component: 'the provider' };
@@ -49,7 +51,7 @@ function storageMigrationCommands(t: MigrationTarget & { keep: string }): string
   const { crd, keep } = t;
   return [
     `Before syncing, with the current release still installed, list the versions objects are stored in: \`kubectl get crd ${crd} -o jsonpath='{.status.storedVersions}'\``,
-    `If it prints exactly \`["${keep}"]\`, nothing needs migrating${alreadyMigratedNote(t.migrator ?? NOT_KNOWN)}.`,
+    `If it prints exactly \`["${keep}"]\`, nothing needs migrating${alreadyMigratedNote(t.installed ?? NOT_KNOWN)}.`,
     `Otherwise re-write every object so the API server stores it in ${keep}: a no-op update such as \`kubectl get ${crd} -A -o json | kubectl replace -f -\` (repeat for objects that report a conflict)${otherMigrators(t.migrator ?? NOT_KNOWN)}`,
     `Then drop the old versions from the stored list: \`kubectl patch crd ${crd} --subresource=status --type=merge -p '{"status":{"storedVersions":["${keep}"]}}'\` (kubectl 1.24+), and check with the first command that only ${keep} is listed.`,
   ];
