@@ -5,7 +5,8 @@
  * drop the served v1alpha4, no ClusterRole of either release lets the controller update a CRD's
  * status (so no CRD migrator of CAPVCD can trim storedVersions), and both releases implement the
  * v1beta1 contract while the core implements v1beta2. The report must say each of these as it is
- * true for CAPVCD — nothing about the core's CRD migrator.
+ * true for CAPVCD — nothing about the core's CRD migrator. Then the other way round: the core moves
+ * from v1beta1 to v1beta2 and leaves vcd v1.3.2 where it is.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -137,5 +138,53 @@ describe('upgrade review of infrastructure-vcd v1.2.0 → v1.3.2 beside cluster-
     expect(note!.details[1]).toMatch(/^The compatibility has limits: a terminal failure infrastructure-vcd reports the v1beta1 way/);
     // The contract did not change, so there is no contract-changed finding.
     expect(findings(upgraded.stdout).filter((f) => f.code === 'contract-changed')).toEqual([]);
+  });
+});
+
+describe('the core moving to v1beta2 (cluster-api v1.10.4 → v1.11.0) leaves infrastructure-vcd v1.3.2 on v1beta1', () => {
+  let upgraded: CliResult;
+  const root = suiteTempDir();
+
+  beforeAll(async () => {
+    const repo = path.join(root, 'repo');
+    makeRepo(
+      {
+        'providers/core.yaml': CORE('v1.10.4'),
+        'providers/vcd.yaml': 'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: vcd\n  namespace: capvcd-system\nspec:\n  version: v1.3.2\n',
+      },
+      repo,
+    );
+    const env = { ...gitEnv(path.join(root, 'home')), CAPI_RENDER_CACHE_DIR: path.join(root, 'cache') };
+    const built = await runCli(['build'], { cwd: repo, env });
+    expect(built.code, built.stderr).toBe(0);
+    initRepo(repo, env);
+    // The trimmed v1.11.0 fixture drops CRD versions and a CRD (PROVENANCE.md): both confirmed here.
+    upgraded = await runCli(['upgrade', '--provider', 'cluster-api', '--to', 'v1.11.0', '--confirm-storage-migration', '--allow-removal'], { cwd: repo, env });
+  }, 120_000);
+
+  it("the core's contract move says the providers it leaves behind keep working, and names vcd, untouched, with the rule", () => {
+    expect(upgraded.code, upgraded.stderr).toBe(0);
+    const all = findings(upgraded.stdout);
+    const [moved] = all.filter((f) => f.code === 'contract-changed');
+    expect([moved!.component, moved!.message]).toEqual(['cluster-api', 'cluster-api: contract v1beta1 → v1beta2']);
+    expect(moved!.details[0]).toBe(
+      'A core implementing v1beta2 still accepts providers implementing v1beta1 (Cluster API: "v1beta1 is temporarily compatible with v1beta2"): those in default that do not move with it keep working, and each is named in a contract-older-than-core finding.',
+    );
+    // vcd's objects do not change: its one finding is the contract note.
+    expect(all.filter((f) => f.component === 'infrastructure-vcd').map((f) => [f.severity, f.code])).toEqual([['WARNING', 'contract-older-than-core']]);
+  });
+
+  it("the core's own CRDs are the ones that name the core's CRD migrator", () => {
+    // What v1.10.4 and v1.11.0 show: the core's ClusterRole lets its controller update the status of the Cluster CRD by name.
+    for (const version of ['v1.10.4', 'v1.11.0']) {
+      const text = gunzipSync(readFileSync(path.join(FIXTURES, 'repository', 'cluster-api', version, 'core-components.yaml.gz'))).toString('utf8');
+      const roles = (jsYaml.loadAll(text) as Obj[]).filter((o) => o?.kind === 'ClusterRole');
+      const grants = roles.flatMap((r) => (r.rules ?? []) as Obj[]).filter((rule) => (rule.resources ?? []).includes('customresourcedefinitions/status') && (rule.resourceNames ?? []).includes('clusters.cluster.x-k8s.io'));
+      expect(grants.length, version).toBeGreaterThan(0);
+    }
+    const all = findings(upgraded.stdout);
+    const clusters = all.find((f) => f.code === 'crd-storage-version-changed' && f.message.startsWith('clusters.cluster.x-k8s.io:'))!;
+    expect(clusters.details[1]).toMatch(/^cluster-api's controller \(Cluster API v1\.10\+\) re-writes them and trims status\.storedVersions through its CRD migrator after the sync/);
+    expect(all.filter((f) => f.component !== 'cluster-api').every((f) => !CORE_ONLY.test(`${f.message}\n${f.details.join('\n')}`))).toBe(true);
   });
 });
