@@ -15,9 +15,9 @@ import { componentKey, kindOfLabel, type ComponentKind } from './component-kind.
 import { compareContracts } from './contract-order.js';
 
 /**
- * What Cluster API says of a core contract that still accepts an older one, quoted from its book
- * (kubernetes-sigs/cluster-api v1.14.0, book page reference/versions.md, "Cluster API release vs contract versions"), per
- * `<core>/<provider>` pair.
+ * What Cluster API says of a core contract that still accepts an older one, per `<core>/<provider>`
+ * pair, quoted from its book (kubernetes-sigs/cluster-api v1.14.0, book page reference/versions.md,
+ * "Cluster API release vs contract versions": the example list and the table of contract versions).
  */
 const TEMPORARY_COMPATIBILITY: Readonly<Record<string, { rule: string; status: string }>> = {
   'v1beta2/v1beta1': {
