@@ -7,7 +7,8 @@ import type { FindingCode } from './types.js';
 
 /** One line per finding code: what goes wrong in the cluster if the reviewer ignores it. */
 export const FINDING_WHY: Readonly<Record<FindingCode, string>> = {
-  'contract-changed': 'Every provider must implement a contract the core provider accepts: a contract move is one coordinated upgrade of core and all providers.',
+  'contract-changed': 'Every provider must implement a contract the core provider accepts: a core that moves takes along every provider it no longer accepts, and a provider moves only to a contract the core accepts.',
+  'contract-older-than-core': 'A core provider accepts a provider on an older contract only where Cluster API keeps them compatible, with limits and until that contract is end of life: the provider needs a release on the core\'s contract before then.',
   'crd-added': 'A new kind becomes available; nothing existing changes, and removing it later is a removal of its objects.',
   'crd-removed': 'A pruned CRD deletes every object of its kind; one left behind survives but is never updated again.',
   'crd-version-added': 'Clients can use a new served version; an unserved one only keeps objects stored in it long ago readable.',
@@ -24,7 +25,7 @@ export const FINDING_WHY: Readonly<Record<FindingCode, string>> = {
   'rbac-binding-added': 'Every subject of a new binding can do all its role allows; cluster-admin, a wildcard role or a group such as system:authenticated hands the cluster to far more than a controller.',
   'rbac-binding-subjects-added': 'Each new subject can do all the bound role allows; a group such as system:authenticated or system:serviceaccounts grants it to every user or workload.',
   'rbac-binding-role-changed': 'Every subject of the binding gets the new role instead of the old one, and roleRef is immutable: the sync fails until the binding is deleted and created again.',
-  'image-changed': 'A different image runs: the registry (or mirror) must have it, and it should be the release the lock names.',
+  'image-changed': 'A different image runs: the registry (or mirror) must have it, a registry host new to the cluster must be reachable and allowed from it, and it should be the release the lock names.',
   'args-changed': 'Controller flags changed: a dropped flag changes behaviour, a flag the new binary does not know stops it from starting.',
   'feature-gates-changed': 'Feature gates switch controller behaviour on or off; a gate that disappears falls back to the new release default.',
   'variables-changed': 'A value set for a variable the new release no longer reads stops applying without an error; one it starts reading changes what the release does.',

@@ -55,7 +55,7 @@ export function groupFindings(findings: readonly Finding[]): FindingGroup[] {
   for (const severity of SEVERITIES) {
     for (const f of findings) {
       if (f.severity !== severity) continue;
-      const key = JSON.stringify([f.severity, f.code, f.details ?? []]);
+      const key = JSON.stringify([f.severity, f.code, genericDetails(f)]);
       const entry = groups.get(key) ?? { findings: [] };
       groups.set(key, entry);
       entry.findings.push(f);
@@ -64,15 +64,32 @@ export function groupFindings(findings: readonly Finding[]): FindingGroup[] {
   return [...groups.values()].map(({ findings: list }) => {
     const first = list[0]!;
     const shared = sharedMessage(list);
+    const generic = genericDetails(first);
+    const named = list.length > 1 && generic.some((d, i) => d !== first.details![i]);
     return {
       severity: first.severity,
       code: first.code,
       ...(shared !== undefined ? { message: shared } : {}),
-      details: first.details ?? [],
-      members: list.map((f) => ({ env: f.env, component: f.component, ...(f.object !== undefined ? { object: f.object } : {}), message: f.message })),
+      details: named ? [`${CRD_PLACEHOLDER} stands for each CRD listed below`, ...generic] : (first.details ?? []),
+      members: list.map((f) => ({ env: f.env, component: f.component, ...(f.object !== undefined ? { object: f.object } : {}), message: list.length > 1 ? withoutOwnName(f) : f.message })),
       needsAction: needsAction(first),
     };
   });
+}
+
+/** What a grouped CRD finding's steps write where each finding named its own CRD. */
+export const CRD_PLACEHOLDER = '<crd>';
+
+/**
+ * A finding's details with its own CRD's name (which its commands spell, e.g. `kubectl get crd
+ * <name>`) as {@link CRD_PLACEHOLDER}, so the same procedure for several CRDs is one cause and is
+ * printed once; other findings' details as they are.
+ */
+function genericDetails(f: Finding): readonly string[] {
+  const details = f.details ?? [];
+  if (f.object === undefined || !f.object.startsWith('CustomResourceDefinition.')) return details;
+  const name = f.object.split('/').at(-1);
+  return name ? details.map((d) => d.split(name).join(CRD_PLACEHOLDER)) : details;
 }
 
 /**
@@ -83,12 +100,15 @@ export function groupFindings(findings: readonly Finding[]): FindingGroup[] {
  */
 function sharedMessage(list: readonly Finding[]): string | undefined {
   if (list.length === 1) return list[0]!.message;
-  const rests = list.map((f) => {
-    // A finding about no object (a contract change) names its component first.
-    const name = f.object === undefined ? f.component : f.object.split('/').at(-1);
-    return name !== undefined && f.message.startsWith(`${name}: `) ? f.message.slice(name.length + 2) : f.message;
-  });
+  const rests = list.map(withoutOwnName);
   return rests.every((r) => r === rests[0]) ? rests[0] : undefined;
+}
+
+/** A finding's message without the `<object name>: ` (about no object: `<component>: `) it may open with; a member line names the object already. */
+function withoutOwnName(f: Finding): string {
+  // A finding about no object (a contract change) names its component first.
+  const name = f.object === undefined ? f.component : f.object.split('/').at(-1);
+  return name !== undefined && f.message.startsWith(`${name}: `) ? f.message.slice(name.length + 2) : f.message;
 }
 
 /** `11 objects`, or `2 components` when some member is about no object (a contract change). */

@@ -3,8 +3,9 @@
  * weigh before merging, each with a severity (`danger` means a human decision is needed).
  */
 import type { KubeObject } from '../manifest/object.js';
+import { componentKey, componentKinds } from './findings/component-kind.js';
 import { findContractFindings } from './findings/contract-findings.js';
-import { findCrdFindings } from './findings/crd-findings.js';
+import { findCrdFindings, type ComponentRoles } from './findings/crd-findings.js';
 import { findRbacBindingFindings, type BoundRoles } from './findings/rbac-binding-findings.js';
 import { findRbacFindings, type RoleContext } from './findings/rbac-findings.js';
 import { findRemovalFindings } from './findings/removal-findings.js';
@@ -18,8 +19,9 @@ import { compareText, isDeepEqual } from './util-compare.js';
 const SEVERITY_RANK: Record<FindingSeverity, number> = { danger: 0, warning: 1, info: 2 };
 
 /**
- * Every finding for the change from `before` to `after`: contract changes and the variables a
- * provider stops or starts reading (from `context`), CRD
+ * Every finding for the change from `before` to `after`: contract changes, providers left on a
+ * contract older than the core's, and the variables a provider stops or starts reading (from
+ * `context`), CRD
  * versions added/removed/unserved/deprecated and storage-version changes, webhooks added/removed/
  * changed, RBAC permissions gained/lost and aggregation, (Cluster)RoleBindings granting a role to
  * new subjects or changing their roleRef, images, arguments and feature gates, and objects that
@@ -33,14 +35,16 @@ export function safetyFindings(before: RenderedSide, after: RenderedSide, contex
   const bound = boundRolesPerEnv(pairs, roles);
   const owners = componentsPerEnv(pairs);
   const componentRoles = clusterRolesPerComponent(pairs);
-  const out: Finding[] = [...findContractFindings(context.contracts ?? []), ...findVariableFindings(context.variables ?? [])];
+  const kinds = componentKinds(pairs);
+  const out: Finding[] = [...findContractFindings(context.contracts ?? [], kinds), ...findVariableFindings(context.variables ?? [])];
   for (const pair of pairs) {
     if (pair.before !== undefined && pair.after !== undefined && isDeepEqual(pair.before, pair.after)) {
       // Unchanged, but an aggregating ClusterRole can still change through the roles it selects.
       if (pair.after.kind === 'ClusterRole') out.push(...findRbacFindings(pair, roles.get(pair.env)!));
       continue;
     }
-    out.push(...findCrdFindings(pair, componentRoles.get(`${pair.env}\n${pair.component}`)), ...findWebhookFindings(pair), ...findRbacFindings(pair, roles.get(pair.env)!), ...findRbacBindingFindings(pair, bound.get(pair.env)!), ...findWorkloadFindings(pair));
+    const component = componentKey(pair.env, pair.component);
+    out.push(...findCrdFindings(pair, componentRoles.get(component), kinds.get(component)), ...findWebhookFindings(pair), ...findRbacFindings(pair, roles.get(pair.env)!), ...findRbacBindingFindings(pair, bound.get(pair.env)!), ...findWorkloadFindings(pair));
     if (pair.after === undefined) {
       const movedTo = owners.get(`${pair.env}\n${pair.id}`)?.find((c) => c !== pair.component);
       out.push(...findRemovalFindings(pair, movedTo));
@@ -72,13 +76,15 @@ function clusterRolesPerEnv(pairs: readonly ObjectPair[]): Map<string, RoleConte
   return out;
 }
 
-/** For `env\ncomponent`: the ClusterRoles the component renders after the change. */
-function clusterRolesPerComponent(pairs: readonly ObjectPair[]): Map<string, KubeObject[]> {
-  const out = new Map<string, KubeObject[]>();
+/** For `env\ncomponent`: the ClusterRoles the component renders before and after the change. */
+function clusterRolesPerComponent(pairs: readonly ObjectPair[]): Map<string, ComponentRoles> {
+  const out = new Map<string, { before: KubeObject[]; after: KubeObject[] }>();
   for (const pair of pairs) {
-    if (pair.after?.kind !== 'ClusterRole') continue;
-    const key = `${pair.env}\n${pair.component}`;
-    out.set(key, [...(out.get(key) ?? []), pair.after]);
+    const key = componentKey(pair.env, pair.component);
+    const entry = out.get(key) ?? { before: [], after: [] };
+    out.set(key, entry);
+    if (pair.before?.kind === 'ClusterRole') entry.before.push(pair.before);
+    if (pair.after?.kind === 'ClusterRole') entry.after.push(pair.after);
   }
   return out;
 }

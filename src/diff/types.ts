@@ -62,6 +62,7 @@ export type FindingSeverity = 'info' | 'warning' | 'danger';
 /** Closed set of finding codes. Tests and tools match on these, never on message text. */
 export type FindingCode =
   | 'contract-changed'
+  | 'contract-older-than-core'
   | 'crd-added'
   | 'crd-removed'
   | 'crd-version-added'
@@ -113,12 +114,18 @@ export interface Finding {
   after?: string;
 }
 
-/** Contract (e.g. `v1beta1`) of a provider before and after, per environment; absent when unknown. */
+/**
+ * Contract (e.g. `v1beta1`) of a provider before and after, per environment; absent when unknown
+ * (before: also when the provider is new in the environment).
+ */
 export interface ContractChange {
   env: string;
   provider: string;
   before?: string;
   after?: string;
+  /** The provider's version before and after, when known: a provider whose version changes is part of the change. */
+  from?: string;
+  to?: string;
   /**
    * The environment's core provider (its manifest label) and its contract before and after, when
    * `provider` is not the core itself: a provider moving to the contract the core already implements

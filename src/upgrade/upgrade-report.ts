@@ -41,7 +41,10 @@ export function storageMigrationFindings(findings: readonly Finding[]): Finding[
   return findings.filter((f) => STORAGE_MIGRATION_CODES.includes(f.code));
 }
 
-/** Per environment and provider present in both locks: the contract before and after (component = manifest label). */
+/**
+ * Per environment and provider of the `after` lock: the contract and version before (absent for a
+ * provider new in the environment) and after (component = manifest label), with the core's.
+ */
 export function contractChanges(before: LockFile, after: LockFile, environments?: readonly string[]): ContractChange[] {
   const out: ContractChange[] = [];
   for (const env of after.environments) {
@@ -50,9 +53,16 @@ export function contractChanges(before: LockFile, after: LockFile, environments?
     const core = env.providers.find((p) => p.provider.startsWith('CoreProvider/'));
     const coreWas = core && old?.providers.find((x) => x.provider === core.provider);
     for (const p of env.providers) {
+      if (p.provider === 'cert-manager') continue;
       const was = old?.providers.find((x) => x.provider === p.provider);
-      if (!was) continue;
-      const change: ContractChange = { env: env.name, provider: labelOf(p.provider), before: was.contract, after: p.contract };
+      const change: ContractChange = {
+        env: env.name,
+        provider: labelOf(p.provider),
+        ...(was?.contract ? { before: was.contract } : {}),
+        ...(p.contract ? { after: p.contract } : {}),
+        ...(was ? { from: was.version } : {}),
+        to: p.version,
+      };
       if (core && core !== p) change.core = { provider: labelOf(core.provider), ...(coreWas?.contract ? { before: coreWas.contract } : {}), ...(core.contract ? { after: core.contract } : {}) };
       out.push(change);
     }

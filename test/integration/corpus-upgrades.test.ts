@@ -72,6 +72,9 @@ interface Expected {
   variables: { added: string[]; removed: string[]; newlyRequired: string[]; defaults: Map<string, string> };
 }
 
+/** The contracts clusterctl knows, oldest first. */
+const CONTRACT_ORDER = ['v1alpha3', 'v1alpha4', 'v1beta1', 'v1beta2'];
+
 const byName = (objects: Obj[], kind: string) => new Map(objects.filter((o) => o.kind === kind).map((o) => [o.metadata.name as string, o]));
 
 interface Version {
@@ -131,6 +134,14 @@ function expectedBetween(label: string, old: Release, now: Release): Expected {
   const unmigrated: string[] = [];
 
   if (old.contract !== now.contract) add('contract-changed', `${label}: contract ${old.contract} → ${now.contract}`);
+  // The core beside it (cluster-api v1.12.0) implements v1beta2; a provider whose release is on an
+  // older contract is named, with Cluster API's compatibility rule.
+  const core = contractOf('cluster-api', 'v1.12.0');
+  if (CONTRACT_ORDER.indexOf(now.contract) < CONTRACT_ORDER.indexOf(core)) {
+    const message = `${label} implements contract ${now.contract}, older than ${core}, the contract of the core provider cluster-api`;
+    add('contract-older-than-core', message);
+    details.push({ message, lines: [`clusterctl accepts it, by Cluster API's support rule (book, reference/versions.md): "v1beta1 is temporarily compatible with v1beta2", and v1beta1 is "Deprecated since CAPI v1.11; in v1.16, April 2027 compatibility with the v1beta1 contract will be considered EOL".`] });
+  }
 
   const crdsBefore = byName(old.objects, 'CustomResourceDefinition');
   const crdsAfter = byName(now.objects, 'CustomResourceDefinition');
@@ -165,8 +176,9 @@ function expectedBetween(label: string, old: Release, now: Release): Expected {
       details.push({
         message,
         lines: [
+          // None of these providers is the core: a migrator is theirs only if their release runs one.
           migrates
-            ? `CAPI controllers v1.10+ re-write them through their CRD migrator after the sync; otherwise do it by hand ${byHand}.`
+            ? `A ClusterRole of ${label} lets its controller update this CRD's status, the grant Cluster API's CRD migrator needs (providers embed it from Cluster API v1.10 on): if ${label}'s release runs it (its release notes say), its controller re-writes them after the sync; otherwise do it by hand ${byHand}.`
             : `No ClusterRole of ${label} lets its controller update this CRD's status, which a CRD migrator needs to trim status.storedVersions: do it by hand ${byHand}.`,
         ],
       });
@@ -281,6 +293,7 @@ function messagesByCode(findings: PrintedFinding[], codes: readonly string[]): M
 /** The finding codes this file derives from the releases; the report must hold exactly these findings of them. */
 const DERIVED_CODES = [
   'contract-changed',
+  'contract-older-than-core',
   'crd-added',
   'crd-removed',
   'crd-version-added',
@@ -311,10 +324,13 @@ interface Pair {
   variables: string[];
   /** CRDs that change storage version without the release's CRD migrator permissions for them. */
   unmigrated?: string[];
+  /** The newer release still implements a contract older than the core's (v1beta1 beside v1beta2). */
+  olderThanCore?: boolean;
 }
 
 const PAIRS: Pair[] = [
-  { labels: ['infrastructure-aws'], from: 'v2.10.3', to: 'v2.11.1', storageMigration: false, variables: [] },
+  // Both on the v1beta1 contract, beside the v1beta2 core.
+  { labels: ['infrastructure-aws'], from: 'v2.10.3', to: 'v2.11.1', storageMigration: false, variables: [], olderThanCore: true },
   // v1alpha3/v1alpha4 (unserved) leave spec.versions; new gates and a changed PriorityQueue default.
   { labels: ['infrastructure-vsphere'], from: 'v1.15.3', to: 'v1.16.1', storageMigration: true, variables: ['EXP_PRIORITY_QUEUE', 'EXP_RECONCILER_RATE_LIMITING', 'VM_OPERATOR_API_VERSION'] },
   // v1beta1 → v1beta2 under the v1beta2 core; TLS_MIN_VERSION is no longer read.
@@ -396,6 +412,7 @@ describe.each(PAIRS.map((pair) => ({ id: `${pair.labels.join(' + ')} ${pair.from
     const storageRisk = expected.flatMap((e) => e.storageRisk);
     expect(storageRisk.length > 0).toBe(pair.storageMigration);
     expect(expected.flatMap((e) => e.unmigrated)).toEqual(pair.unmigrated ?? []);
+    expect(expected.some((e) => e.messages.has('contract-older-than-core'))).toBe(pair.olderThanCore ?? false);
     let upgraded: CliResult;
     if (storageRisk.length > 0) {
       const before = snapshotTree(repo);

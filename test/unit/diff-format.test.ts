@@ -57,8 +57,8 @@ DANGER  prod/cluster-api ClusterRole.rbac.authorization.k8s.io/capi-extra [rbac-
           - dangerous: *.*: get
 WARNING prod/cluster-api [contract-changed]
         cluster-api: contract v1beta1 → v1beta2
-          - clusterctl moves all providers to a new contract together: every other provider in prod needs a release for v1beta2 in the same upgrade.
-          - Manifests in git that use the v1beta1 API versions (Clusters, templates) keep working only while those versions are served; plan their move to v1beta2.
+          - A core implementing v1beta2 still accepts providers implementing v1beta1 (Cluster API: "v1beta1 is temporarily compatible with v1beta2"): those in prod that do not move with it keep working, and each is named in a contract-older-than-core finding.
+          - Manifests in git that use Cluster API's v1beta1 API versions (Clusters, MachineDeployments, ClusterClasses, templates) keep working only while v1beta1 is served; plan their move to v1beta2.
 WARNING prod/cluster-api ConfigMap/capi-system/old-settings [object-removed]
         ConfigMap/capi-system/old-settings is no longer rendered and will be pruned by Argo CD / Flux
 INFO    prod/cluster-api Deployment.apps/capi-system/capi-controller-manager [feature-gates-changed]
@@ -106,8 +106,8 @@ Findings: 1 danger, 2 warnings, 2 info. Objects: 1 added, 1 removed, 2 changed.
 ### Warnings
 
 - **prod/cluster-api**: cluster-api: contract v1beta1 → v1beta2 (\`contract-changed\`)
-  - clusterctl moves all providers to a new contract together: every other provider in prod needs a release for v1beta2 in the same upgrade.
-  - Manifests in git that use the v1beta1 API versions (Clusters, templates) keep working only while those versions are served; plan their move to v1beta2.
+  - A core implementing v1beta2 still accepts providers implementing v1beta1 (Cluster API: "v1beta1 is temporarily compatible with v1beta2"): those in prod that do not move with it keep working, and each is named in a contract-older-than-core finding.
+  - Manifests in git that use Cluster API's v1beta1 API versions (Clusters, MachineDeployments, ClusterClasses, templates) keep working only while v1beta1 is served; plan their move to v1beta2.
 - **prod/cluster-api** \`ConfigMap/capi-system/old-settings\`: ConfigMap/capi-system/old-settings is no longer rendered and will be pruned by Argo CD / Flux (\`object-removed\`)
 
 ### Info

@@ -127,6 +127,22 @@ describe('groupFindings', () => {
     expect(needsAction(f)).toBe(needs);
   });
 
+  it('one procedure for CRDs whose steps differ only by their own name: <crd> in the steps, each CRD a member without its name repeated', () => {
+    const removed = (name: string, stored: string) =>
+      finding({ severity: 'danger', code: 'crd-version-removed', object: CRD(name), message: `${name}: version v1alpha4 (not served) removed`, details: [`kubectl get crd ${name} -o jsonpath='{.status.storedVersions}'`, `keep only ${stored}`] });
+    const groups = groupFindings([removed('clusters.cluster.x-k8s.io', 'v1beta1'), removed('machines.cluster.x-k8s.io', 'v1beta1'), removed('ipaddresses.ipam.cluster.x-k8s.io', 'v1beta2')]);
+    expect(groups.map((g) => ({ members: g.members.map((m) => m.message), details: g.details }))).toEqual([
+      { members: ['version v1alpha4 (not served) removed', 'version v1alpha4 (not served) removed'], details: ['<crd> stands for each CRD listed below', "kubectl get crd <crd> -o jsonpath='{.status.storedVersions}'", 'keep only v1beta1'] },
+      // Another stored version is another procedure; a group of one keeps its own words.
+      { members: ['ipaddresses.ipam.cluster.x-k8s.io: version v1alpha4 (not served) removed'], details: ["kubectl get crd ipaddresses.ipam.cluster.x-k8s.io -o jsonpath='{.status.storedVersions}'", 'keep only v1beta2'] },
+    ]);
+  });
+
+  it('a name in the steps of a finding about another kind of object stays as written', () => {
+    const d = (name: string) => finding({ severity: 'warning', code: 'webhook-removed', object: `MutatingWebhookConfiguration.admissionregistration.k8s.io/${name}`, message: 'removed', details: [`check ${name}`] });
+    expect(groupFindings([d('a'), d('b')]).map((g) => g.details)).toEqual([['check a'], ['check b']]);
+  });
+
   it('tallies what needs no action per code', () => {
     expect(noActionTally([crdAdded('a', 'b', 'c'), finding({ code: 'crd-added' }), crdAdded('a', 'b', 'd'), finding()])).toEqual({
       total: 3,

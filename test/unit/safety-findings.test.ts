@@ -75,6 +75,12 @@ function workload(containers: Record<string, unknown>[], kind = 'Deployment', in
   } as KubeObject;
 }
 
+/** What identifies a component's kind: clusterctl's inventory Provider object, or cert-manager's label. */
+function identity(kind: string): KubeObject {
+  if (kind === 'cert-manager') return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta('cert-manager', { namespace: 'cert-manager', labels: { 'clusterctl.cluster.x-k8s.io/core': 'cert-manager' } }) } as KubeObject;
+  return { apiVersion: 'clusterctl.cluster.x-k8s.io/v1alpha3', kind: 'Provider', metadata: meta('core', { namespace: 'core-system' }), providerName: 'core', type: kind, version: 'v1.0.0' } as KubeObject;
+}
+
 function plain(kind: string, name: string, namespace?: string): KubeObject {
   return { apiVersion: 'v1', kind, metadata: meta(name, namespace === undefined ? {} : { namespace }) } as KubeObject;
 }
@@ -112,11 +118,23 @@ describe('safetyFindings: CRD versions', () => {
     expect(finding!.code).toBe('crd-version-removed');
     expect(finding!.details).toEqual([
       "Before syncing, with the current release still installed, list the versions objects are stored in: `kubectl get crd widgets.example.com -o jsonpath='{.status.storedVersions}'`",
-      'If it prints exactly `["v1beta1"]`, nothing needs migrating (CAPI controllers v1.10+ usually did it already through their CRD migrator).',
-      "Otherwise re-write every object so the API server stores it in v1beta1: a no-op update such as `kubectl get widgets.example.com -A -o json | kubectl replace -f -` (repeat for objects that report a conflict), or let the provider's CRD migrator do it. clusterctl upgrade stopped doing this by default in v1.10 and dropped it in v1.13 (cluster-api #13290); Argo CD and Flux never do.",
+      'If it prints exactly `["v1beta1"]`, nothing needs migrating.',
+      "Otherwise re-write every object so the API server stores it in v1beta1: a no-op update such as `kubectl get widgets.example.com -A -o json | kubectl replace -f -` (repeat for objects that report a conflict), or let the provider's CRD migrator do it if it runs one. clusterctl upgrade stopped doing this by default in v1.10 and dropped it in v1.13 (cluster-api #13290); Argo CD and Flux never do.",
       'Then drop the old versions from the stored list: `kubectl patch crd widgets.example.com --subresource=status --type=merge -p \'{"status":{"storedVersions":["v1beta1"]}}\'` (kubectl 1.24+), and check with the first command that only v1beta1 is listed.',
       'Sync only then: the API server rejects a CRD whose spec.versions no longer contains a version listed in status.storedVersions.',
     ]);
+  });
+
+  it("credits a migrator with what is done already only where the installed release has one (core v1.9 had none; v1.10+ grants it)", () => {
+    const grant = role('ClusterRole', 'core-manager', [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions/status'], resourceNames: ['widgets.example.com'], verbs: ['patch'] }]);
+    const without = role('ClusterRole', 'core-manager', [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }]);
+    const before = crd([{ name: 'v1alpha4' }, v1]);
+    const after = crd([v1]);
+    const steps = (old: KubeObject, now: KubeObject) => only(findingsFor([before, old, identity('CoreProvider')], [after, now, identity('CoreProvider')]), 'crd-version-removed')[0]!.details!;
+    expect(steps(without, grant)[1]).toBe('If it prints exactly `["v1beta1"]`, nothing needs migrating.');
+    expect(steps(without, grant)[2]).toContain(", or let core's CRD migrator do it. clusterctl upgrade");
+    expect(steps(grant, grant)[1]).toBe("If it prints exactly `[\"v1beta1\"]`, nothing needs migrating (core's CRD migrator, Cluster API v1.10+, usually did it already).");
+    expect(steps(grant, without)[2]).toContain("No ClusterRole of core lets its controller update this CRD's status, so no CRD migrator of its own does it");
   });
 
   it('sends removal of the current storage version through an intermediate release', () => {
@@ -125,21 +143,29 @@ describe('safetyFindings: CRD versions', () => {
     expect(finding!.details![1]).toContain('must print `["v1beta2"]`');
   });
 
+  const byName = [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions', 'customresourcedefinitions/status'], resourceNames: ['widgets.example.com'], verbs: ['patch', 'update'] }];
+  const byHand = '(`kubectl get widgets.example.com -A -o json | kubectl replace -f -`, then remove v1beta1 from status.storedVersions) before a later release drops v1beta1.';
   it.each([
-    { name: 'no ClusterRole in the component: the generic steps', rules: undefined, migrator: 'generic' },
-    { name: "a ClusterRole granting patch on the CRD's status by name: its migrator", rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions', 'customresourcedefinitions/status'], resourceNames: ['widgets.example.com'], verbs: ['patch', 'update'] }], migrator: 'generic' },
-    { name: 'a ClusterRole granting update on every CRD status: its migrator', rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions/status'], verbs: ['update'] }], migrator: 'generic' },
-    { name: 'a ClusterRole granting it for other CRDs only: by hand', rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions/status'], resourceNames: ['gadgets.example.com'], verbs: ['patch', 'update'] }], migrator: 'none' },
-    { name: 'a ClusterRole that may only read CRDs: by hand', rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get', 'list', 'watch'] }], migrator: 'none' },
-  ])('says who migrates a changed storage version: $name', ({ rules, migrator }) => {
-    const roles = rules === undefined ? [] : [role('ClusterRole', 'core-manager', rules)];
+    { name: 'no ClusterRole in the component: nothing shows a migrator', kind: 'InfrastructureProvider', rules: undefined, says: `core renders no ClusterRole that shows whether its controller runs a CRD migrator (as Cluster API core and providers embedding it since v1.10 do); check, or do it by hand ${byHand}` },
+    { name: "the core provider granting patch on the CRD's status by name: its migrator", kind: 'CoreProvider', rules: byName, says: `core's controller (Cluster API v1.10+) re-writes them and trims status.storedVersions through its CRD migrator after the sync; otherwise do it by hand ${byHand}` },
+    {
+      name: "an infrastructure provider granting update on every CRD status: its migrator, if its release runs one",
+      kind: 'InfrastructureProvider',
+      rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions/status'], verbs: ['update'] }],
+      says: `A ClusterRole of core lets its controller update this CRD's status, the grant Cluster API's CRD migrator needs (providers embed it from Cluster API v1.10 on): if core's release runs it (its release notes say), its controller re-writes them after the sync; otherwise do it by hand ${byHand}`,
+    },
+    {
+      name: 'a ClusterRole granting it for other CRDs only: by hand',
+      kind: 'CoreProvider',
+      rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions/status'], resourceNames: ['gadgets.example.com'], verbs: ['patch', 'update'] }],
+      says: `No ClusterRole of core lets its controller update this CRD's status, which a CRD migrator needs to trim status.storedVersions: do it by hand ${byHand}`,
+    },
+    { name: 'a ClusterRole that may only read CRDs: by hand', kind: 'IPAMProvider', rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get', 'list', 'watch'] }], says: `No ClusterRole of core lets its controller update this CRD's status, which a CRD migrator needs to trim status.storedVersions: do it by hand ${byHand}` },
+    { name: "cert-manager's CRD: by hand or cmctl, whatever its roles grant", kind: 'cert-manager', rules: byName, says: `cert-manager's controllers do not re-write them, and only clusterctl's own cert-manager upgrade migrates them (Argo CD and Flux do not): do it by hand ${byHand.slice(0, -1)}, or with \`cmctl upgrade migrate-api-version\`.` },
+  ])('says who migrates a changed storage version: $name', ({ kind, rules, says }) => {
+    const roles = [...(rules === undefined ? [] : [role('ClusterRole', 'core-manager', rules)]), identity(kind)];
     const [finding] = only(findingsFor([crd([v1]), ...roles], [crd([{ name: 'v1beta1' }, { name: 'v1beta2', storage: true }]), ...roles]), 'crd-storage-version-changed');
-    const byHand = '(`kubectl get widgets.example.com -A -o json | kubectl replace -f -`, then remove v1beta1 from status.storedVersions) before a later release drops v1beta1.';
-    expect(finding!.details![1]).toBe(
-      migrator === 'generic'
-        ? `CAPI controllers v1.10+ re-write them through their CRD migrator after the sync; otherwise do it by hand ${byHand}`
-        : `No ClusterRole of core lets its controller update this CRD's status, which a CRD migrator needs to trim status.storedVersions: do it by hand ${byHand}`,
-    );
+    expect(finding!.details![1]).toBe(says);
   });
 
   it('reports the storage change with its old and new version', () => {
@@ -401,6 +427,29 @@ describe('safetyFindings: workloads', () => {
   });
 });
 
+describe('safetyFindings: an image from another registry host', () => {
+  const image = (reference: string) => [workload([{ name: 'manager', image: reference }])];
+  it.each([
+    { name: 'a new tag on the same host', from: 'registry.k8s.io/cluster-api/capi:v1.11.0', to: 'registry.k8s.io/cluster-api/capi:v1.12.0', severity: 'info', host: undefined },
+    { name: 'a digest added on the same host', from: 'ghcr.io/o/capi:v1', to: 'ghcr.io/o/capi:v1@sha256:' + 'a'.repeat(64), severity: 'info', host: undefined },
+    { name: 'another path on the same host', from: 'registry.k8s.io/cluster-api/capi:v1', to: 'registry.k8s.io/capi/capi:v1', severity: 'info', host: undefined },
+    { name: 'Docker Hub written short and in full', from: 'nginx:1.0', to: 'docker.io/library/nginx:1.1', severity: 'info', host: undefined },
+    {
+      name: "the vcd release's move from VMware's registry to Broadcom's",
+      from: 'projects.registry.vmware.com/vmware-cloud-director/cluster-api-provider-cloud-director:v1.2.0',
+      to: 'projects.packages.broadcom.com/vmware-cloud-director/cluster-api-provider-cloud-director:v1.3.2',
+      severity: 'warning',
+      host: 'The image moves from registry projects.registry.vmware.com to projects.packages.broadcom.com: the cluster\'s nodes pull from projects.packages.broadcom.com after the sync.',
+    },
+    { name: 'from Docker Hub to a registry with a port', from: 'capi:v1', to: 'mirror.example.com:5000/capi:v1', severity: 'warning', host: 'The image moves from registry docker.io to mirror.example.com:5000: the cluster\'s nodes pull from mirror.example.com:5000 after the sync.' },
+  ])('$name: $severity', ({ from, to, severity, host }) => {
+    const [finding] = findingsFor(image(from), image(to));
+    expect([finding!.severity, finding!.code, finding!.before, finding!.after]).toEqual([severity, 'image-changed', from, to]);
+    expect(finding!.details?.[0]).toBe(host);
+    if (host !== undefined) expect(finding!.details![1]).toContain('An air-gapped site must mirror it from');
+  });
+});
+
 describe('safetyFindings: removals', () => {
   const cases: { name: string; before: Record<string, KubeObject[]>; after: Record<string, KubeObject[]>; expected: [string, string, string | undefined, string | undefined][] }[] = [
     { name: 'an object is pruned', before: { core: [plain('ConfigMap', 'x', 'ns')] }, after: { core: [] }, expected: [['warning', 'object-removed', undefined, undefined]] },
@@ -508,17 +557,64 @@ describe('safetyFindings: contracts', () => {
   });
 
   it.each([
-    { name: 'a provider moving to the contract the core implements already moves alone', core: { before: 'v1beta2', after: 'v1beta2' }, alone: true },
-    { name: 'a provider moving with the core moves with everything', core: { before: 'v1beta1', after: 'v1beta2' }, alone: false },
-    { name: 'a provider moving past the core moves with everything', core: { before: 'v1beta1', after: 'v1beta1' }, alone: false },
-  ])('$name', ({ core, alone }) => {
+    {
+      name: 'a provider moving to the contract the core implements already moves alone',
+      core: { before: 'v1beta2', after: 'v1beta2' },
+      says: "The core provider cluster-api implements v1beta2 already: infrastructure-metal3 moves to the core's contract, and no other provider has to move with it.",
+    },
+    { name: 'a provider moving with the core', core: { before: 'v1beta1', after: 'v1beta2' }, says: 'infrastructure-metal3 moves with the core provider cluster-api, which implements v1beta2 after this upgrade.' },
+    { name: 'a provider moving past the core', core: { before: 'v1beta1', after: 'v1beta1' }, says: 'The core provider cluster-api implements v1beta1 after this upgrade, and accepts providers implementing v1beta1.' },
+  ])('$name', ({ core, says }) => {
     const contracts: ContractChange[] = [{ env: 'prod', provider: 'infrastructure-metal3', before: 'v1beta1', after: 'v1beta2', core: { provider: 'cluster-api', ...core } }];
     const [finding] = safetyFindings(side({}), side({}), { contracts });
-    expect(finding!.details![0]).toBe(
-      alone
-        ? "The core provider cluster-api implements v1beta2 already: infrastructure-metal3 moves to the core's contract, and no other provider has to move with it."
-        : 'clusterctl moves all providers to a new contract together: every other provider in prod needs a release for v1beta2 in the same upgrade.',
-    );
+    expect(finding!.details![0]).toBe(says);
+  });
+});
+
+describe('safetyFindings: a provider on a contract older than the core', () => {
+  const core = (before: string | undefined, after: string) => ({ provider: 'cluster-api', ...(before ? { before } : {}), after });
+  const RULE = 'clusterctl accepts it, by Cluster API\'s support rule (book, reference/versions.md): "v1beta1 is temporarily compatible with v1beta2", and v1beta1 is "Deprecated since CAPI v1.11; in v1.16, April 2027 compatibility with the v1beta1 contract will be considered EOL".';
+  const cases: { name: string; change: ContractChange; expected: [string, string[]] | undefined }[] = [
+    { name: 'a v1beta1 provider upgraded under a v1beta2 core: a warning', change: { env: 'prod', provider: 'infrastructure-vcd', before: 'v1beta1', after: 'v1beta1', from: 'v1.2.0', to: 'v1.3.2', core: core('v1beta2', 'v1beta2') }, expected: ['warning', ['v1beta1', 'v1beta2']] },
+    { name: 'a v1beta1 provider new in the environment', change: { env: 'prod', provider: 'ipam-in-cluster', after: 'v1beta1', to: 'v1.0.0', core: core('v1beta2', 'v1beta2') }, expected: ['warning', ['v1beta1', 'v1beta2']] },
+    { name: 'a v1beta1 provider the core leaves behind', change: { env: 'prod', provider: 'addon-helm', before: 'v1beta1', after: 'v1beta1', from: 'v0.3.0', to: 'v0.3.0', core: core('v1beta1', 'v1beta2') }, expected: ['warning', ['v1beta1', 'v1beta2']] },
+    { name: 'a provider nothing moves: nothing', change: { env: 'prod', provider: 'infrastructure-vcd', before: 'v1beta1', after: 'v1beta1', from: 'v1.3.2', to: 'v1.3.2', core: core('v1beta2', 'v1beta2') }, expected: undefined },
+    { name: "a provider on the core's contract: nothing", change: { env: 'prod', provider: 'infrastructure-docker', before: 'v1beta2', after: 'v1beta2', from: 'v1.11.0', to: 'v1.12.0', core: core('v1beta2', 'v1beta2') }, expected: undefined },
+    { name: 'a v1alpha4 provider under a v1beta1 core: danger, as clusterctl refuses it', change: { env: 'prod', provider: 'bootstrap-kubeadm', before: 'v1alpha4', after: 'v1alpha4', from: 'v0.4.8', to: 'v0.4.8', core: core('v1alpha4', 'v1beta1') }, expected: ['danger', ['v1alpha4', 'v1beta1']] },
+  ];
+  it.each(cases)('$name', ({ change, expected }) => {
+    const found = only(safetyFindings(side({}), side({}), { contracts: [change] }), 'contract-older-than-core');
+    expect(found.map((f) => [f.severity, f.subjects])).toEqual(expected === undefined ? [] : [expected]);
+    if (expected?.[0] === 'warning') {
+      expect(found[0]!.message).toBe(`${change.provider} implements contract v1beta1, older than v1beta2, the contract of the core provider cluster-api`);
+      expect(found[0]!.details![0]).toBe(RULE);
+    }
+    if (expected?.[0] === 'danger') {
+      expect(found[0]!.details).toEqual([
+        'clusterctl: "installing provider "bootstrap-kubeadm" could lead to a non functioning management cluster: the target version for the provider implements the v1alpha4 contract version, while the core provider is compatible with v1beta1 contract versions"; move bootstrap-kubeadm to a release implementing v1beta1 in the same upgrade',
+      ]);
+    }
+  });
+
+  it.each([
+    { provider: 'infrastructure-vcd', limits: true },
+    { provider: 'bootstrap-rke2', limits: true },
+    { provider: 'control-plane-rke2', limits: true },
+    { provider: 'ipam-in-cluster', limits: false },
+    { provider: 'runtime-extension-test', limits: false },
+    { provider: 'addon-helm', limits: false },
+  ])("names the compatibility's limits on terminal failures for the kinds that report them: $provider", ({ provider, limits }) => {
+    const change: ContractChange = { env: 'prod', provider, before: 'v1beta1', after: 'v1beta1', from: 'v1.0.0', to: 'v1.1.0', core: core('v1beta2', 'v1beta2') };
+    const [found] = only(safetyFindings(side({}), side({}), { contracts: [change] }), 'contract-older-than-core');
+    expect(found!.details!.some((d) => d.startsWith('The compatibility has limits: a terminal failure'))).toBe(limits);
+  });
+
+  it.each([
+    { name: 'v1beta1 → v1beta2: the providers left behind keep working', before: 'v1beta1', after: 'v1beta2', first: 'A core implementing v1beta2 still accepts providers implementing v1beta1 (Cluster API: "v1beta1 is temporarily compatible with v1beta2"): those in prod that do not move with it keep working, and each is named in a contract-older-than-core finding.' },
+    { name: 'v1alpha4 → v1beta1: every provider moves', before: 'v1alpha4', after: 'v1beta1', first: 'clusterctl moves all providers to a new contract together: every other provider in prod needs a release for v1beta1 in the same upgrade.' },
+  ])("the core's own contract move: $name", ({ before, after, first }) => {
+    const [found] = safetyFindings(side({}), side({}), { contracts: [{ env: 'prod', provider: 'cluster-api', before, after }] });
+    expect(found!.details).toEqual([first, `Manifests in git that use Cluster API's ${before} API versions (Clusters, MachineDeployments, ClusterClasses, templates) keep working only while ${before} is served; plan their move to ${after}.`]);
   });
 });
 

@@ -3,20 +3,29 @@
  * served, newly deprecated, and storage-version changes — one finding per CRD and kind of
  * change, listing the versions. Removed CRDs are removal findings.
  */
-import { nameOf, type KubeObject } from '../../manifest/object.js';
+import { getIn, isJsonObject, nameOf, type KubeObject } from '../../manifest/object.js';
 import type { ObjectPair } from '../pair-objects.js';
 import type { Finding } from '../types.js';
 import { crdVersions, storageVersion, type CrdVersion } from './crd-versions.js';
 import { removedVersionSteps, unservedVersionSteps } from './crd-migration-steps.js';
+import { afterSyncRewrite, crdMigrator, type Migrator } from './crd-migrator.js';
+import type { ComponentKind } from './component-kind.js';
 import { makeFinding } from './make-finding.js';
-import { coversPermission, expandRules } from './rbac-permissions.js';
+
+/** The ClusterRoles a component renders before and after the change. */
+export interface ComponentRoles {
+  before: readonly KubeObject[];
+  after: readonly KubeObject[];
+}
 
 /**
  * The CRD findings of one object pair; none for other kinds. `roles`: the ClusterRoles the CRD's own
- * component renders after the change, which say whether its controller may migrate the CRD's
- * stored objects (default: unknown, and the storage-change steps do not say).
+ * component renders, which say whether its controller may migrate the CRD's stored objects — the
+ * installed release's (before) may have done it already, the new one's (after) may do it after the
+ * sync (default: none known); `kind`: what the component is (core, another provider, cert-manager),
+ * which says whose migrator the steps may name.
  */
-export function findCrdFindings(pair: ObjectPair, roles: readonly KubeObject[] = []): Finding[] {
+export function findCrdFindings(pair: ObjectPair, roles: ComponentRoles = { before: [], after: [] }, kind?: ComponentKind): Finding[] {
   const { before, after } = pair;
   if (after?.kind !== 'CustomResourceDefinition') return [];
   const name = nameOf(after);
@@ -29,7 +38,8 @@ export function findCrdFindings(pair: ObjectPair, roles: readonly KubeObject[] =
   const unserved = now.filter((v) => !v.served && old.get(v.name)?.served === true);
   const deprecated = now.filter((v) => v.deprecated && old.get(v.name)?.deprecated === false);
   const removed = [...old.values()].filter((v) => !kept.has(v.name));
-  const target = { crd: name, keep: storageVersion(before), next: storageVersion(after) };
+  const migrator = crdMigrator(name, pair.component, kind, roles.after);
+  const target = { crd: name, keep: storageVersion(before), next: storageVersion(after), migrator, installed: crdMigrator(name, pair.component, kind, roles.before) };
   const out: Finding[] = [];
   if (removed.length > 0) {
     const list = removed.map((v) => `${v.name} (${v.served ? 'served' : 'not served'})`).join(', ');
@@ -41,8 +51,7 @@ export function findCrdFindings(pair: ObjectPair, roles: readonly KubeObject[] =
     out.push(makeFinding('danger', 'crd-version-unserved', pair, `${name}: ${plural(unserved, 'version')} ${names(unserved)} no longer served`, { details, subjects: versionNames(unserved) }));
   }
   if (target.keep !== undefined && target.next !== undefined && target.keep !== target.next) {
-    const migrator = roles.length === 0 ? undefined : roles.some((r) => mayUpdateStatus(name, r));
-    const facts = { details: storageChangeDetails(name, target.keep, target.next, migrator === false ? pair.component : undefined), before: target.keep, after: target.next };
+    const facts = { details: storageChangeDetails(name, target.keep, target.next, migrator, after), before: target.keep, after: target.next };
     out.push(makeFinding('warning', 'crd-storage-version-changed', pair, `${name}: storage version ${target.keep} → ${target.next}`, facts));
   }
   if (added.length > 0) {
@@ -92,24 +101,25 @@ function unservedAdditionDetails(unserved: readonly CrdVersion[]): string[] {
   ];
 }
 
-/**
- * True when `role` grants patch or update on the status of CRD `crd`: a CRD migrator (CAPI's
- * controllers/crdmigrator, which providers embed) trims status.storedVersions through it, and
- * releases grant it by name for exactly the CRDs their migrator handles.
- */
-function mayUpdateStatus(crd: string, role: KubeObject): boolean {
-  const granted = expandRules(role.rules);
-  return ['patch', 'update'].some((verb) => granted.some((g) => coversPermission(g, { verb, apiGroup: 'apiextensions.k8s.io', resource: 'customresourcedefinitions/status', resourceName: crd })));
-}
-
-/** `unmigrated`: the component none of whose ClusterRoles lets its controller migrate the CRD. */
-function storageChangeDetails(crd: string, keep: string, next: string, unmigrated?: string): string[] {
+function storageChangeDetails(crd: string, keep: string, next: string, migrator: Migrator, object: KubeObject): string[] {
   const byHand = `(\`kubectl get ${crd} -A -o json | kubectl replace -f -\`, then remove ${keep} from status.storedVersions) before a later release drops ${keep}`;
   return [
     `New and updated objects are written as ${next}; existing ones stay stored as ${keep} until they are re-written, and status.storedVersions lists both until then.`,
-    unmigrated === undefined
-      ? `CAPI controllers v1.10+ re-write them through their CRD migrator after the sync; otherwise do it by hand ${byHand}.`
-      : `No ClusterRole of ${unmigrated} lets its controller update this CRD's status, which a CRD migrator needs to trim status.storedVersions: do it by hand ${byHand}.`,
-    `Reads in the other version go through the provider's conversion webhook: the webhook Service and its certificate must be healthy during the sync.`,
+    afterSyncRewrite(migrator, byHand),
+    conversionNote(object, keep, next),
   ];
+}
+
+/**
+ * How the API server serves one version from objects stored in the other: through the CRD's
+ * conversion webhook, or (strategy None) by rewriting apiVersion alone.
+ */
+function conversionNote(crd: KubeObject, keep: string, next: string): string {
+  const conversion = getIn(crd, ['spec', 'conversion']);
+  if (isJsonObject(conversion) && conversion.strategy === 'Webhook') {
+    const service = getIn(conversion, ['webhook', 'clientConfig', 'service']);
+    const where = isJsonObject(service) && typeof service.name === 'string' ? ` (Service ${typeof service.namespace === 'string' ? `${service.namespace}/` : ''}${service.name})` : '';
+    return `Reads in the other version go through the CRD's conversion webhook${where}: it and its certificate must be healthy during the sync.`;
+  }
+  return `The CRD has no conversion webhook: the API server only rewrites apiVersion between ${keep} and ${next}, so objects must be valid in both schemas.`;
 }

@@ -4,10 +4,12 @@
  * (cmd/clusterctl/client/cluster/crd_migration.go) until v1.10 made it opt-in
  * (`--enable-crd-storage-version-migration`, deprecated) and v1.13 removed it (cluster-api #13290);
  * the operator v0.28's upgrade (clusterctl v1.12.10 ApplyCustomPlan with default options) does not
- * run it either. CAPI controllers since v1.10 run a CRD migrator (controllers/crdmigrator) instead;
- * Argo CD and Flux only apply the new CRD, and the API server
- * rejects a CRD whose spec.versions lacks a version still listed in status.storedVersions.
+ * run it either. Who may have done it instead — the component's own CRD migrator, if its release
+ * runs one — is said per component (crd-migrator.ts); Argo CD and Flux only apply the new CRD, and
+ * the API server rejects a CRD whose spec.versions lacks a version still listed in
+ * status.storedVersions.
  */
+import { alreadyMigratedNote, managedFieldsCleanup, otherMigrators, type Migrator } from './crd-migrator.js';
 
 /** Facts the steps are written from. */
 export interface MigrationTarget {
@@ -19,12 +21,18 @@ export interface MigrationTarget {
   keep: string | undefined;
   /** Storage version after the upgrade. */
   next: string | undefined;
+  /** Who migrates the CRD's objects after the sync, which the steps name; default: not known. */
+  migrator?: Migrator;
+  /** Who may have migrated them already, under the release installed now; default: not known. */
+  installed?: Migrator;
 }
+
+const NOT_KNOWN: Migrator = { by: 'unknown', component: 'the provider' };
 
 /** Steps for a version removed from `spec.versions`. */
 export function removedVersionSteps(t: MigrationTarget): string[] {
   if (t.keep === undefined || t.versions.includes(t.keep)) return throughIntermediateRelease(t);
-  return [...storageMigrationCommands(t.crd, t.keep), `Sync only then: the API server rejects a CRD whose spec.versions no longer contains a version listed in status.storedVersions.`];
+  return [...storageMigrationCommands({ ...t, keep: t.keep }), `Sync only then: the API server rejects a CRD whose spec.versions no longer contains a version listed in status.storedVersions.`];
 }
 
 /** Steps for a version that stays in `spec.versions` but is no longer served. */
@@ -32,18 +40,19 @@ export function unservedVersionSteps(t: MigrationTarget): string[] {
   const versions = t.versions.join(', ');
   const clients = [
     `After the sync, clients can no longer read or write ${versions}: move manifests in git, other controllers and scripts that still use ${versions} of ${t.crd} to ${t.next ?? 'a served version'} first.`,
-    `Stored objects stay readable through the served versions, but objects whose metadata.managedFields still name ${versions} break server-side apply (kubernetes/kubernetes#111937); CAPI controllers v1.10+ remove those entries (CRD migrator phase CleanupManagedFields).`,
+    `Stored objects stay readable through the served versions, but objects whose metadata.managedFields still name ${versions} break server-side apply (kubernetes/kubernetes#111937); ${managedFieldsCleanup(t.migrator ?? NOT_KNOWN)}.`,
   ];
   if (t.keep === undefined || t.versions.includes(t.keep)) return [...clients, ...throughIntermediateRelease(t)];
-  return [...clients, ...storageMigrationCommands(t.crd, t.keep), 'Migrating now keeps the later release that removes the version from failing to sync.'];
+  return [...clients, ...storageMigrationCommands({ ...t, keep: t.keep }), 'Migrating now keeps the later release that removes the version from failing to sync.'];
 }
 
-/** Check, re-write, prune storedVersions: the manual form of what clusterctl and the CAPI CRD migrator do. */
-function storageMigrationCommands(crd: string, keep: string): string[] {
+/** Check, re-write, prune storedVersions: the manual form of what clusterctl and a CRD migrator do. */
+function storageMigrationCommands(t: MigrationTarget & { keep: string }): string[] {
+  const { crd, keep } = t;
   return [
     `Before syncing, with the current release still installed, list the versions objects are stored in: \`kubectl get crd ${crd} -o jsonpath='{.status.storedVersions}'\``,
-    `If it prints exactly \`["${keep}"]\`, nothing needs migrating (CAPI controllers v1.10+ usually did it already through their CRD migrator).`,
-    `Otherwise re-write every object so the API server stores it in ${keep}: a no-op update such as \`kubectl get ${crd} -A -o json | kubectl replace -f -\` (repeat for objects that report a conflict), or let the provider's CRD migrator do it. clusterctl upgrade stopped doing this by default in v1.10 and dropped it in v1.13 (cluster-api #13290); Argo CD and Flux never do.`,
+    `If it prints exactly \`["${keep}"]\`, nothing needs migrating${alreadyMigratedNote(t.installed ?? NOT_KNOWN)}.`,
+    `Otherwise re-write every object so the API server stores it in ${keep}: a no-op update such as \`kubectl get ${crd} -A -o json | kubectl replace -f -\` (repeat for objects that report a conflict)${otherMigrators(t.migrator ?? NOT_KNOWN)}`,
     `Then drop the old versions from the stored list: \`kubectl patch crd ${crd} --subresource=status --type=merge -p '{"status":{"storedVersions":["${keep}"]}}'\` (kubectl 1.24+), and check with the first command that only ${keep} is listed.`,
   ];
 }
