@@ -183,7 +183,8 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     }),
     ...(options.cache ? { parseCache: createParseCache(options.cache.dir, use) } : {}),
     allowDowngrade: options.allowDowngrade ?? false,
-    ...(options.fillingRepository !== undefined ? { fillingRepository: path.resolve(options.fillingRepository) } : {}),
+    // Offline no other source can serve a release: the folder being filled is read (copying it onto itself changes nothing).
+    ...(options.fillingRepository !== undefined && !options.offline ? { fillingRepository: path.resolve(options.fillingRepository) } : {}),
     pin: {
       locked: (source, version, file) => lockedArtifacts.get(artifactKey(source, version, file)),
       cache: options.cache,

@@ -133,8 +133,8 @@ function notFound(options: LocalRepositoryOptions, version: string, fileName: st
 
 /**
  * The step that fills a configured local repository: `mirror` run on a connected machine reads every
- * release the inputs pin from its own source (never from the repository it fills), checks it
- * against capi-render.lock and writes `<root>/<label>/<version>/<file>`.
+ * release the inputs pin from its own source (not from the repository it fills, while another source
+ * can serve it), checks it against capi-render.lock and writes `<root>/<label>/<version>/<file>`.
  */
 export function mirrorAdvice(root: string, carry: string): string {
   return `on a connected machine, run \`capi-render mirror --to ${root}\` in a checkout of this repository (from its root): it writes every release the inputs pin, checked against capi-render.lock; then carry ${carry} over`;
@@ -167,7 +167,7 @@ export function missingFromLocalRepositories(search: LocalSearch, version: strin
 
 /**
  * The first configured local repository that has the provider's `<label>/` folder, or where the
- * search looked when none has. `skip` is a root (absolute) never read: the folder `mirror --to` fills.
+ * search looked when none has. `skip` is a root (absolute) passed over: the folder `mirror --to` fills.
  */
 export function findLocalRepository(repoRoot: string, repositories: readonly { path: string }[], label: string, skip?: string): { source: ReleaseSource } | { search: LocalSearch } {
   const passed: string[] = [];

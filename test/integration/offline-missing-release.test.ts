@@ -122,4 +122,13 @@ describe('offline, a missing release names where it was looked for and what writ
     expect(build.code, build.stderr).toBe(0);
     expect(build.stderr).toContain('rendered default: cert-manager v1.19.4, cluster-api v1.12.0');
   });
+
+  it('offline, mirror --to the repository it reads copies it onto itself (no other source could serve it)', async () => {
+    const repo = makeRepo({ 'capi-render.yaml': config(['vendor/releases']), 'providers/core.yaml': CORE() });
+    put(repo, 'vendor/releases', 'cluster-api', 'v1.12.0');
+    put(repo, 'vendor/releases', 'cert-manager', 'v1.19.4');
+    const mirror = await runCli(['mirror', '--to', 'vendor/releases', '--offline'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
+    expect(mirror.code, mirror.stderr).toBe(0);
+    expect(mirror.stderr).toMatch(/^mirrored \d+ files \(repository\) to vendor\/releases$/m);
+  });
 });
