@@ -35,6 +35,12 @@ export interface Command {
    * reference lists it. Options without an entry take any value (or none).
    */
   choices?: Record<string, readonly string[]>;
+  /**
+   * String options whose value may be left out (`mirror --images --to DIR` beside `mirror --images
+   * REGISTRY/PREFIX`): written without one (the last argument, or followed by an option), they
+   * read as the empty string.
+   */
+  optionalValues?: readonly string[];
   /** The words the command takes as positionals when they are a fixed set (`cache info|prune`). */
   words?: readonly string[];
   /** Returns the exit code. */

@@ -1,8 +1,9 @@
 /**
  * A test hook for the interruption tests: `CAPI_RENDER_TEST_KILL_AT=<step>:<n>` makes the process
  * kill itself with SIGKILL at the n-th time the writer reaches `<step>` (stage, commit, committed,
- * apply, remove, record, lock). Unset — always, outside those tests — it does nothing. Read here,
- * at the CLI's edge, so the library never looks at the environment.
+ * apply, remove, record, lock; for `mirror --images --to`, blob, publish and archive). Unset — always,
+ * outside those tests — it does nothing. Read here, at the CLI's edge, so the library never looks
+ * at the environment.
  */
 import type { Failpoint } from '../output/apply-staged.js';
 

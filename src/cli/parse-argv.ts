@@ -19,7 +19,9 @@ export interface ParsedArgv {
  * one), a positional argument (unless `allowPositionals`: the command checks its words itself), or
  * anything parseArgs refuses.
  */
-export function parseCommandArgs(args: readonly string[], options: OptionSpec, { allowPositionals = false }: { allowPositionals?: boolean } = {}): ParsedArgv {
+export function parseCommandArgs(input: readonly string[], options: OptionSpec, { allowPositionals = false, optionalValues = [] }: { allowPositionals?: boolean; optionalValues?: readonly string[] } = {}): ParsedArgv {
+  // An option that may go without its value gets an empty one when none follows.
+  const args = input.map((arg, i) => (optionalValues.includes(arg.slice(2)) && arg.startsWith('--') && (i === input.length - 1 || input[i + 1]!.startsWith('-')) ? `${arg}=` : arg));
   const names = Object.keys(options);
   const shorts = new Map(Object.entries(options).flatMap(([name, o]) => (o.short ? [[o.short, name] as const] : [])));
   for (let i = 0; i < args.length; i++) {

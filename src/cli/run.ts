@@ -94,7 +94,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   let parsed;
   try {
-    parsed = parseCommandArgs(rest, commandOptions(command), { allowPositionals: command.positionals ?? false });
+    parsed = parseCommandArgs(rest, commandOptions(command), { allowPositionals: command.positionals ?? false, optionalValues: command.optionalValues ?? [] });
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.stderr.write(`capi-render ${command.name}: ${e.message}\nRun "capi-render ${command.name} --help" for its options.\n`);

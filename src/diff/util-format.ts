@@ -2,6 +2,7 @@
  * Pieces the text and markdown reports share: value rendering, counts and grouping. Kept apart
  * from both formatters so they print the same facts in the same order.
  */
+import { formatCount } from '../count-phrase.js';
 import type { FieldChange, Finding, FindingSeverity, ObjectChange } from './types.js';
 
 /** Severities in report order. */
@@ -49,9 +50,9 @@ export function schemaLines(field: FieldChange): SchemaLine[] {
   ];
 }
 
-/** `1 danger, 2 warning, 0 info`. */
+/** `1 danger, 2 warnings, 0 info` (info is a mass noun: no plural). */
 export function countFindings(findings: readonly Finding[]): string {
-  return SEVERITIES.map((s) => `${findings.filter((f) => f.severity === s).length} ${s}`).join(', ');
+  return SEVERITIES.map((s) => formatCount(findings.filter((f) => f.severity === s).length, s, s === 'info' ? s : undefined)).join(', ');
 }
 
 /** `1 added, 0 removed, 3 changed`. */

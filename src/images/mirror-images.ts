@@ -78,16 +78,23 @@ export async function copySignatures(registry: ImageRegistry, from: ImageLocatio
   if (legacy) await registry.copy({ ...from, digest: legacy.digest }, { ...to, tag });
   const referrers = (await registry.referrers(from)).manifests;
   for (const referrer of referrers) await registry.copy({ ...from, digest: referrer.digest }, to);
-  if (referrers.length > 0) {
-    const there = await registry.referrers({ ...to, digest: from.digest });
-    const listed = new Set(there.manifests.map((d) => d.digest));
-    const missing = referrers.filter((d) => !listed.has(d.digest));
-    if (missing.length > 0) {
-      const index = { schemaVersion: 2, mediaType: OCI_INDEX, manifests: [...there.manifests, ...missing].map(descriptorOf) };
-      await registry.pushManifest({ ...to, reference: there.fallbackTag }, new TextEncoder().encode(JSON.stringify(index)), OCI_INDEX);
-    }
-  }
+  await listReferrersAt(registry, { ...to, digest: from.digest }, referrers);
   return { legacy: legacy !== undefined, referrers: referrers.length };
+}
+
+/**
+ * Makes `referrers` (already pushed by digest) findable as referrers of `subject`: where the
+ * registry does not list them itself (no referrers API), its `sha256-<hex>` fallback index is
+ * written with them added, as cosign does.
+ */
+export async function listReferrersAt(registry: ImageRegistry, subject: ImageLocation & { digest: string }, referrers: readonly ReferrerDescriptor[]): Promise<void> {
+  if (referrers.length === 0) return;
+  const there = await registry.referrers(subject);
+  const listed = new Set(there.manifests.map((d) => d.digest));
+  const missing = referrers.filter((d) => !listed.has(d.digest));
+  if (missing.length === 0) return;
+  const index = { schemaVersion: 2, mediaType: OCI_INDEX, manifests: [...there.manifests, ...missing].map(descriptorOf) };
+  await registry.pushManifest({ registry: subject.registry, repository: subject.repository, reference: there.fallbackTag }, new TextEncoder().encode(JSON.stringify(index)), OCI_INDEX);
 }
 
 const OCI_INDEX = 'application/vnd.oci.image.index.v1+json';

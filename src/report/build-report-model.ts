@@ -2,6 +2,7 @@
  * Assembles the report's model from the fleet's plan, its rendered environments and (with
  * `--base`) the comparison with a revision, and words the one summary line at the top. Pure.
  */
+import { chooseByCount, formatCount } from '../count-phrase.js';
 import { FINDING_WHY } from '../diff/finding-why.js';
 import type { EnvironmentResult } from '../render/environment-result.js';
 import type { RevisionComparison } from '../upgrade/compare-revision.js';
@@ -10,7 +11,7 @@ import type { DeliverySettings } from './delivery.js';
 import { buildEnvironmentFacts } from './environment-facts.js';
 import type { MatrixModel, ReportModel, ReviewModel } from './report-model.js';
 import { buildUpgradeReview } from './upgrade-review.js';
-import { counted, type Flavour } from './util-report.js';
+import type { Flavour } from './util-report.js';
 import { buildVersionMatrix } from './version-matrix.js';
 
 /** What the report is made of. */
@@ -42,13 +43,14 @@ export function buildReportModel(input: ReportInput): ReportModel {
   };
 }
 
-/** "2 environments change; 0 dangers; 2 warnings; 20 info findings". */
+/** "1 environment changed; 0 dangers; 2 warnings; 20 info findings". */
 function reviewSummary(review: ReviewModel): Pick<ReportModel, 'summary' | 'tone'> {
   const { danger, warning, info } = review.counts;
   const changed = review.changedEnvironments.length;
   if (changed === 0) return { summary: `No changes against ${review.base}`, tone: 'ok' };
   return {
-    summary: `${counted(changed, 'environment')} ${changed === 1 ? 'changes' : 'change'}; ${counted(danger, 'danger')}; ${counted(warning, 'warning')}; ${counted(info, 'info finding')}`,
+    // "changed", not "changes": the past participle agrees with any count and reads as a verb, never as a noun.
+    summary: `${formatCount(changed, 'environment')} changed; ${formatCount(danger, 'danger')}; ${formatCount(warning, 'warning')}; ${formatCount(info, 'info finding')}`,
     tone: danger > 0 ? 'danger' : warning > 0 ? 'warning' : 'ok',
   };
 }
@@ -60,10 +62,10 @@ function fleetSummary(matrix: MatrixModel, flavours: ReadonlyMap<string, Flavour
   const next = cells.filter((c) => c.marks.some((m) => m.code === 'contract'));
   const where = (list: typeof cells) => (list.length === 0 ? '' : ` (${[...new Set(list.map((c) => c.environment))].join(', ')})`);
   const byFlavour = matrix.groups.map((g) => `${g.title}: ${matrix.columns.filter((c) => c.flavour === g.flavour).map((c) => c.environment).join(', ')}`);
-  const envs = `${counted(flavours.size, 'environment')}${byFlavour.length > 0 ? ` (${byFlavour.join('; ')})` : ''}`;
+  const envs = `${formatCount(flavours.size, 'environment')}${byFlavour.length > 0 ? ` (${byFlavour.join('; ')})` : ''}`;
   const parts = [
     envs,
-    within.length === 0 ? 'every provider is on the newest release of its contract' : `${counted(within.length, 'provider')} can move within ${within.length === 1 ? 'its' : 'their'} contract${where(within)}`,
+    within.length === 0 ? 'every provider is on the newest release of its contract' : `${formatCount(within.length, 'provider')} can move within ${chooseByCount(within.length, 'its', 'their')} contract${where(within)}`,
     next.length === 0 ? 'none to a next contract' : `${next.length} to a next contract${where(next)}`,
   ];
   return { summary: parts.join('; '), tone: 'ok' };

@@ -5,6 +5,7 @@
  * applier needs (the `rbac` command's computation, for the flavour's applier) and what its upgrade
  * plan says can move. Pure: everything comes from the render and the plan.
  */
+import { formatCount } from '../count-phrase.js';
 import { compareText } from '../diff/util-compare.js';
 import { crdVersions } from '../diff/findings/crd-versions.js';
 import { resolveGitopsOptions } from '../gitops/options.js';
@@ -47,6 +48,7 @@ export function buildEnvironmentFacts(result: EnvironmentResult, plan: Environme
       .map(([key, value]) => ({ key, value })),
     core: plan ? `${plan.core.provider} ${plan.core.version} (contract ${plan.core.contract})` : '',
     objectTotal: objects.length,
+    objectTotalPhrase: formatCount(objects.length, 'object'),
     kinds: [...kinds].sort(([a], [b]) => compareText(a, b)).map(([kind, count]) => ({ kind, count })),
     crds: crds.sort((a, b) => compareText(a.name, b.name)),
     images: [...images].sort(([a], [b]) => compareText(a, b)).map(([image, components]) => ({ image, components: [...components].sort(compareText).join(', ') })),
@@ -83,7 +85,11 @@ function applierRbac(result: EnvironmentResult, flavour: Flavour): RbacModel {
         : `The ${FLAVOUR_TITLES[flavour]} flavour's applier. \`capi-render rbac --env ${result.environment.name}\` prints the role to apply.`,
     ),
     clusterRules: rules('ClusterRole'),
-    namespaces: namespaces.sort(compareText).map((namespace) => ({ namespace, rules: rules('Role', namespace) })),
+    clusterRulesPhrase: formatCount(rules('ClusterRole').length, 'rule'),
+    namespaces: namespaces.sort(compareText).map((namespace) => {
+      const namespaced = rules('Role', namespace);
+      return { namespace, rules: namespaced, rulesPhrase: formatCount(namespaced.length, 'rule') };
+    }),
     notes: rbac.notes,
     grants: rbac.grants.map((g) => ({
       component: g.component,
@@ -98,6 +104,6 @@ function applierRbac(result: EnvironmentResult, flavour: Flavour): RbacModel {
 /** `get, patch: customresourcedefinitions.apiextensions.k8s.io (14 names)`. */
 function describeRule(rule: PolicyRule): string {
   const targets = rule.nonResourceURLs ?? (rule.resources ?? []).flatMap((r) => (rule.apiGroups ?? ['']).map((g) => (g === '' ? r : `${r.split('/')[0]}.${g}${r.includes('/') ? r.slice(r.indexOf('/')) : ''}`)));
-  const names = rule.resourceNames?.length ? ` (${rule.resourceNames.length === 1 ? `name ${rule.resourceNames[0]}` : `${rule.resourceNames.length} names`})` : '';
+  const names = rule.resourceNames?.length ? ` (${rule.resourceNames.length === 1 ? `name ${rule.resourceNames[0]}` : formatCount(rule.resourceNames.length, 'name')})` : '';
   return `${rule.verbs.join(', ')}: ${targets.join(', ')}${names}`;
 }

@@ -11,7 +11,7 @@ export type RichText = { text: string; code: boolean }[];
 /** The whole page. */
 export interface ReportModel {
   title: string;
-  /** The one line a reviewer acts on, e.g. "2 environments change; 0 dangers; 2 warnings; 20 infos". */
+  /** The one line a reviewer acts on, e.g. "1 environment changed; 0 dangers; 2 warnings; 20 info findings". */
   summary: string;
   /** `ok`, `warning` or `danger`: the colour of the summary. */
   tone: 'ok' | 'warning' | 'danger';
@@ -62,6 +62,8 @@ export interface EnvironmentModel {
   labels: { key: string; value: string }[];
   core: string;
   objectTotal: number;
+  /** `objectTotal` worded: `108 objects`, `1 object`. */
+  objectTotalPhrase: string;
   kinds: { kind: string; count: number }[];
   crds: { name: string; component: string; versions: { name: string; served: boolean; storage: boolean; deprecated: boolean; flags: string }[] }[];
   images: { image: string; components: string }[];
@@ -96,7 +98,10 @@ export interface RbacModel {
   /** Why this applier (the flavour's, or the default one for plain kustomize). */
   applierNote: RichText;
   clusterRules: string[];
-  namespaces: { namespace: string; rules: string[] }[];
+  /** How many cluster rules, worded: `14 rules`, `1 rule`. */
+  clusterRulesPhrase: string;
+  /** Each namespace's Role; `rulesPhrase` is how many rules, worded. */
+  namespaces: { namespace: string; rules: string[]; rulesPhrase: string }[];
   notes: string[];
   grants: { component: string; subjects: string; clusterScoped: number; namespaced: number; escalations: string[] }[];
 }
@@ -105,12 +110,30 @@ export interface RbacModel {
 export interface ReviewModel {
   base: string;
   commit: string;
+  /**
+   * The summary table the page opens with, the rows `capi-render diff` prints: per environment and
+   * provider, `version` (`v1.11.0 → v1.12.0`), `contract` (`v1beta1 → v1beta2` when it moves,
+   * `contractMoves` then true) and its findings per severity.
+   */
+  summaryRows: SummaryRowModel[];
   counts: { danger: number; warning: number; info: number };
   changedEnvironments: string[];
   versionChanges: { environment: string; component: string; from: string; to: string; contract: string }[];
   findings: FindingModel[];
   objectCounts: string;
   places: { place: string; objects: ObjectDiffModel[] }[];
+}
+
+/** One row of the summary table. */
+export interface SummaryRowModel {
+  environment: string;
+  provider: string;
+  version: string;
+  contract: string;
+  contractMoves: boolean;
+  danger: number;
+  warning: number;
+  info: number;
 }
 
 /** One finding, merged across the environments it occurs in. */

@@ -4,11 +4,13 @@
  * versions that change, and the object diff grouped by environment and component, one expandable
  * entry per object. Pure: made from the same comparison `capi-render diff` prints.
  */
+import { formatCount } from '../count-phrase.js';
 import { FINDING_WHY } from '../diff/finding-why.js';
+import { buildSummaryRows } from '../diff/summary-table.js';
 import type { FieldChange, Finding, ObjectChange } from '../diff/types.js';
 import { countChanges, describeField, groupChanges, schemaLines, SEVERITIES } from '../diff/util-format.js';
 import type { RevisionComparison } from '../upgrade/compare-revision.js';
-import { versionChanges } from '../upgrade/upgrade-report.js';
+import { lockedVersions, versionChanges } from '../upgrade/upgrade-report.js';
 import type { FindingModel, ObjectDiffModel, ReviewModel } from './report-model.js';
 import { toRichText } from './util-report.js';
 
@@ -19,12 +21,15 @@ export function buildUpgradeReview(comparison: RevisionComparison, environments:
   const { report } = comparison;
   const count = (s: Finding['severity']) => report.findings.filter((f) => f.severity === s).length;
   const changed = new Set([...report.changes.map((c) => c.env), ...report.findings.map((f) => f.env)]);
+  const moves = versionChanges(comparison.before, comparison.after, environments);
   return {
     base: comparison.base,
     commit: comparison.commit,
+    // The rows `capi-render diff` and the upgrade pull request open with.
+    summaryRows: buildSummaryRows(report.findings, lockedVersions(comparison.before, comparison.after, environments)),
     counts: { danger: count('danger'), warning: count('warning'), info: count('info') },
     changedEnvironments: [...changed].sort(),
-    versionChanges: versionChanges(comparison.before, comparison.after, environments).map((v) => ({
+    versionChanges: moves.map((v) => ({
       environment: v.env,
       component: v.component,
       from: v.from ?? '(not installed)',
@@ -79,7 +84,7 @@ function objectDiff(change: ObjectChange): ObjectDiffModel {
       properties: lines.map((l) => ({ text: l.text, pathParts: l.path === undefined ? [] : pathParts(l.path) })),
     };
   });
-  const note = change.change === 'added' ? 'new object' : change.change === 'removed' ? 'no longer rendered' : `${fields.length} ${fields.length === 1 ? 'field' : 'fields'}`;
+  const note = change.change === 'added' ? 'new object' : change.change === 'removed' ? 'no longer rendered' : formatCount(fields.length, 'field');
   return { change: change.change, mark: MARK[change.change], id: change.id, note, fields };
 }
 

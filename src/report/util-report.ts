@@ -21,8 +21,3 @@ export function toRichText(text: string): RichText {
     .map((part, i) => (i % 2 === 1 ? { text: part.slice(1, -1), code: true } : { text: part, code: false }))
     .filter((s) => s.text !== '');
 }
-
-/** `1 warning`, `2 warnings`. */
-export function counted(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}

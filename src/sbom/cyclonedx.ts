@@ -5,12 +5,13 @@
  * - `metadata.component`: the environment (`application`, bom-ref `environment:<env>`), depending on
  *   every release it installs; `metadata.tools.components`: capi-render itself; lifecycle `build`.
  * - one `application` component per provider release (name = clusterctl's manifest label, version,
- *   `pkg:github/…` purl for github.com releases, the operator CR, source and contract as
- *   `capi-render:` properties) and one for cert-manager, each with a nested `file` component per
- *   release artifact (components file, metadata.yaml; cert-manager.yaml): SHA-256 hash and the URL
- *   it was read from as a `distribution` external reference;
+ *   the purl of its source kind — purl.ts —, the operator CR, source and contract as `capi-render:`
+ *   properties) and one for cert-manager, each with a nested `file` component per release artifact
+ *   (components file, metadata.yaml; cert-manager.yaml): `pkg:generic` purl, SHA-256 hash and the
+ *   URL it was read from as a `distribution` external reference;
  * - one `container` component per image the rendered output runs (name = repository as rendered,
- *   version = tag; with a digest: `pkg:oci/…` purl and SHA-256 hash of the manifest or index),
+ *   version = tag; a `pkg:oci/…` purl; with a digest: the digest as the purl's version and the
+ *   SHA-256 hash of the manifest or index),
  *   with `capi-render:pinned`, `capi-render:used-by` and, when the build verified its signature,
  *   `capi-render:verified-by` (the rule), `capi-render:verification-method`,
  *   `capi-render:verified-identity`, `capi-render:verified-issuer`; each release depends on the images
@@ -24,7 +25,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type * as Models from '@cyclonedx/cyclonedx-library/Models';
 import { packageVersion } from '../package-files.js';
-import { githubPurl, ociPurl } from './purl.js';
+import { artifactPurl, imagePurl, npmPurl, releasePurl } from './purl.js';
 import type { SbomImage, SbomRelease, SbomSubject } from './sbom-subject.js';
 
 const PROPERTY = 'capi-render:';
@@ -57,7 +58,7 @@ export function cyclonedxBom(subject: SbomSubject, tool: { version: string }): M
   bom.metadata.tools.components.add(
     new Models.Component(Enums.ComponentType.Application, 'capi-render', {
       version: tool.version,
-      purl: `pkg:npm/capi-render@${encodeURIComponent(tool.version)}`,
+      purl: npmPurl('capi-render', tool.version),
       description: 'renders Cluster API provider installs for GitOps',
     }),
   );
@@ -88,11 +89,10 @@ export function cyclonedxBom(subject: SbomSubject, tool: { version: string }): M
 
 function releaseComponent(release: SbomRelease): Models.Component {
   const { Enums, Models } = cyclonedx();
-  const purl = githubPurl(release.sourceId, release.version);
   const component = new Models.Component(Enums.ComponentType.Application, release.name, {
     bomRef: release.ref,
     version: release.version,
-    ...(purl ? { purl } : {}),
+    purl: releasePurl(release),
     description: release.provider ? `${release.provider.kind} ${release.provider.namespace}/${release.provider.name}` : 'cert-manager, installed as clusterctl init does',
   });
   const property = (name: string, value: string) => component.properties.add(new Models.Property(`${PROPERTY}${name}`, value));
@@ -100,7 +100,7 @@ function releaseComponent(release: SbomRelease): Models.Component {
   if (release.contract) property('contract', release.contract);
   property('source', release.sourceId);
   for (const artifact of release.artifacts) {
-    const file = new Models.Component(Enums.ComponentType.File, artifact.file, { bomRef: `${release.ref}/${artifact.file}`, version: release.version });
+    const file = new Models.Component(Enums.ComponentType.File, artifact.file, { bomRef: `${release.ref}/${artifact.file}`, version: release.version, purl: artifactPurl(release, artifact) });
     file.hashes.set(Enums.HashAlgorithm['SHA-256'], artifact.sha256);
     file.externalReferences.add(new Models.ExternalReference(artifact.url, Enums.ExternalReferenceType.Distribution, { comment: 'where capi-render read this release file' }));
     component.components.add(file);
@@ -115,7 +115,7 @@ function imageComponent(image: SbomImage): Models.Component {
   const component = new Models.Component(Enums.ComponentType.Container, image.repository, {
     bomRef: image.ref,
     ...(version ? { version } : {}),
-    ...(image.digest && image.location ? { purl: ociPurl(image.location, image.digest, image.tag) } : {}),
+    purl: imagePurl(image),
   });
   if (alg === 'sha256' && hex) component.hashes.set(Enums.HashAlgorithm['SHA-256'], hex.toLowerCase());
   if (alg === 'sha512' && hex) component.hashes.set(Enums.HashAlgorithm['SHA-512'], hex.toLowerCase());

@@ -30,6 +30,7 @@ export interface SbomRelease {
   contract?: string;
   /** The release source as the lock names it (`github:kubernetes-sigs/cluster-api`, `local:…`). */
   sourceId: string;
+  /** The components file first (its checksum identifies a release no package registry names), then metadata.yaml. */
   artifacts: SbomArtifact[];
   /** The rendered component folders that are this release's output (for the images they run). */
   components: string[];

@@ -4,12 +4,13 @@
  * schema. The same content as the CycloneDX document (cyclonedx.ts), in SPDX's terms:
  *
  * - `SPDXRef-DOCUMENT DESCRIBES` the environment (a package, purpose OTHER), which `CONTAINS` one
- *   package per release (provider or cert-manager; purpose APPLICATION; `pkg:github` purl for
- *   github.com releases), each of which `CONTAINS` one package per release artifact (purpose FILE,
- *   `filesAnalyzed: false`, SHA256 checksum, `downloadLocation` the URL it was read from, or
- *   NOASSERTION with the path in `sourceInfo` for a local repository or ConfigMap) and `DEPENDS_ON`
- *   the images its folders run (purpose CONTAINER; with a digest: SHA256 checksum and `pkg:oci` purl;
- *   pinning and verification in `comment`, SPDX 2.3 having no properties);
+ *   package per release (provider or cert-manager; purpose APPLICATION; the purl of its source kind,
+ *   purl.ts), each of which `CONTAINS` one package per release artifact (purpose FILE,
+ *   `filesAnalyzed: false`, SHA256 checksum, `pkg:generic` purl, `downloadLocation` the URL it was
+ *   read from, or NOASSERTION with the path in `sourceInfo` for a local repository or ConfigMap) and
+ *   `DEPENDS_ON` the images its folders run (purpose CONTAINER; `pkg:oci` purl; with a digest, SHA256
+ *   checksum; pinning and verification in `comment`, SPDX 2.3 having no properties); every purl is
+ *   an external reference of category PACKAGE-MANAGER, type `purl`;
  * - `creationInfo.creators`: `Tool: capi-render-<version>`.
  *
  * Deterministic: SPDX requires `creationInfo.created`, so it is `SOURCE_DATE_EPOCH` when given (the
@@ -20,7 +21,7 @@
 import { createHash } from 'node:crypto';
 import { packageVersion } from '../package-files.js';
 import { contentUuid } from './cyclonedx.js';
-import { githubPurl, ociPurl } from './purl.js';
+import { artifactPurl, imagePurl, releasePurl } from './purl.js';
 import type { SbomArtifact, SbomImage, SbomRelease, SbomSubject } from './sbom-subject.js';
 
 export interface SpdxOptions {
@@ -84,7 +85,6 @@ export function spdxText(subject: SbomSubject, options: SpdxOptions = {}): strin
 }
 
 function releasePackage(release: SbomRelease, id: string): Json {
-  const purl = githubPurl(release.sourceId, release.version);
   const facts = [
     ...(release.provider ? [`provider: ${release.provider.kind}/${release.provider.namespace}/${release.provider.name}`] : ['cert-manager, installed as clusterctl init does']),
     ...(release.contract ? [`contract: ${release.contract}`] : []),
@@ -97,7 +97,7 @@ function releasePackage(release: SbomRelease, id: string): Json {
     downloadLocation: NOASSERTION,
     filesAnalyzed: false,
     primaryPackagePurpose: 'APPLICATION',
-    ...(purl ? { externalRefs: [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: purl }] } : {}),
+    externalRefs: [purlRef(releasePurl(release))],
     comment: facts.join('\n'),
   };
 }
@@ -115,6 +115,7 @@ function artifactPackage(artifact: SbomArtifact, release: SbomRelease, id: strin
     filesAnalyzed: false,
     primaryPackagePurpose: 'FILE',
     checksums: [{ algorithm: 'SHA256', checksumValue: artifact.sha256 }],
+    externalRefs: [purlRef(artifactPurl(release, artifact))],
   };
 }
 
@@ -137,9 +138,17 @@ function imagePackage(image: SbomImage, id: string): Json {
     filesAnalyzed: false,
     primaryPackagePurpose: 'CONTAINER',
     ...(checksum && hex ? { checksums: [{ algorithm: checksum, checksumValue: hex.toLowerCase() }] } : {}),
-    ...(image.digest && image.location ? { externalRefs: [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: ociPurl(image.location, image.digest, image.tag) }] } : {}),
+    externalRefs: [purlRef(imagePurl(image))],
     comment: facts.join('\n'),
   };
+}
+
+/**
+ * A package's purl as SPDX 2.3 writes it: category `PACKAGE-MANAGER` (the only spelling the 2.3
+ * JSON schema enumerates — it has no `PACKAGE_MANAGER`), type `purl`.
+ */
+function purlRef(purl: string): Json {
+  return { referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: purl };
 }
 
 /** `SPDXRef-<kind>-<name>-<8 hex of the key>`: readable, unique, and only the characters SPDX allows. */

@@ -13,7 +13,7 @@ import type { InputObject } from '../declarations/inputs.js';
 import type { LabelSelector } from '../declarations/provider-spec.js';
 import { formatLabelSelector, matchesLabelSelector } from './label-selector.js';
 import { METADATA_FILE } from './metadata.js';
-import type { Artifact, ReleaseSource } from './release-source.js';
+import { releaseSourceId, type Artifact, type ReleaseSource } from './release-source.js';
 import { canonicalVersion, parseVersion, sortVersions } from '../declarations/versions.js';
 
 export const VERSION_LABEL = 'provider.cluster.x-k8s.io/version';
@@ -75,7 +75,7 @@ export function createConfigMapSource(input: ConfigMapSourceInput): ReleaseSourc
   }
   if (problems.length > 0) throw new SpecError(problems);
 
-  const shown = `configmap:${input.namespace}/{${selectorText}}`;
+  const shown = releaseSourceId('configmap', `${input.namespace}/{${selectorText}}`);
   return {
     id: shown,
     description: `ConfigMaps in ${input.namespace} matching ${selectorText}`,

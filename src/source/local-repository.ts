@@ -15,7 +15,7 @@ import { readBounded } from '../bounded-read.js';
 import { RELEASE_ASSET_LIMIT } from './http/body-limits.js';
 import { gunzipSync } from 'node:zlib';
 import { FetchError, error } from '../errors.js';
-import type { Artifact, ReleaseSource } from './release-source.js';
+import { releaseSourceId, type Artifact, type ReleaseSource } from './release-source.js';
 import { parseVersion, sortVersions } from '../declarations/versions.js';
 
 export interface LocalRepositoryOptions {
@@ -35,7 +35,7 @@ export interface LocalRepositoryOptions {
 
 /** The lock's id of a provider's releases in a configured local repository: the kind and the label, no path. */
 export function configuredLocalSourceId(label: string): string {
-  return `local:${label}`;
+  return releaseSourceId('local', label);
 }
 
 /** The label of a configured local repository's id (`local:<label>`), undefined for any other id. */
@@ -49,7 +49,7 @@ export function createLocalRepositorySource(options: LocalRepositoryOptions): Re
   const shown = `${options.displayRoot}/${options.label}`;
   const configured = options.configured;
   return {
-    id: configured ? configuredLocalSourceId(options.label) : `local:${shown}`,
+    id: configured ? configuredLocalSourceId(options.label) : releaseSourceId('local', shown),
     description: `local repository ${shown}`,
     async listVersions() {
       let entries;

@@ -5,6 +5,26 @@
  * Implementations hold no module state; anything cached lives in an object passed in.
  */
 
+/**
+ * Every kind of release source capi-render reads, the prefix of a source's id (`github:…`). Each
+ * source builds its id with {@link releaseSourceId}, so this list is the one place a new kind is
+ * named, and whatever describes a source by its kind (the SBOM's package URLs) must cover it.
+ */
+export const RELEASE_SOURCE_KINDS = ['github', 'gitlab', 'oci', 'configmap', 'local'] as const;
+
+export type ReleaseSourceKind = (typeof RELEASE_SOURCE_KINDS)[number];
+
+/** A source's id: `<kind>:<what it reads>`. */
+export function releaseSourceId(kind: ReleaseSourceKind, rest: string): string {
+  return `${kind}:${rest}`;
+}
+
+/** The kind an id names, or undefined for a source of a library caller's own (any other prefix). */
+export function releaseSourceKind(id: string): ReleaseSourceKind | undefined {
+  const prefix = id.slice(0, id.indexOf(':'));
+  return (RELEASE_SOURCE_KINDS as readonly string[]).includes(prefix) ? (prefix as ReleaseSourceKind) : undefined;
+}
+
 /** The bytes of one file of one release, with where they came from. */
 export interface Artifact {
   /** The file's content, exactly as published (already decompressed if the source stores it gzip'd). */

@@ -10,6 +10,7 @@ import { readTextFileSync, templateReader } from '../template-files.js';
 import { createHandlebars } from '../handlebars-instance.js';
 import { SpecError, error } from '../errors.js';
 import { packagePath } from '../package-files.js';
+import type { SummaryRow } from '../diff/summary-table.js';
 
 /** The template's name, in the bundled and the user's templates folder. */
 export const PR_BODY_TEMPLATE = 'pr-body.md.hbs';
@@ -31,6 +32,13 @@ export interface PrBodyContext {
     file: string;
     line: number;
   }[];
+  /**
+   * The summary table's rows (src/diff/summary-table.ts), one per environment and provider that moves
+   * or has findings; `setIn` is where the version is set, as a markdown code span (empty when unknown).
+   */
+  summary: (SummaryRow & { setIn: string })[];
+  /** The same rows as a markdown table, the `Set in` column last. */
+  summaryTable: string;
   environments: string[];
   findings: { danger: number; warning: number; info: number };
   hasDanger: boolean;
@@ -58,7 +66,12 @@ export interface TemplateFolders {
 
 /** Renders the body; SpecError `template` naming the template file when it is missing or fails. */
 export function renderPrBody(context: PrBodyContext, folders: TemplateFolders = {}): string {
-  const { file, text } = loadTemplate(folders);
+  return renderBody(PR_BODY_TEMPLATE, context, folders);
+}
+
+/** Renders the template `name` (the repository's, else the bundled one) with `context`. */
+function renderBody(name: string, context: object, folders: TemplateFolders): string {
+  const { file, text } = loadTemplate(name, folders);
   const hb = createHandlebars();
   try {
     const compiled = hb.compile(text, { strict: true, noEscape: true, knownHelpersOnly: true });
@@ -67,21 +80,45 @@ export function renderPrBody(context: PrBodyContext, folders: TemplateFolders = 
     const err = e as { message?: unknown; lineNumber?: unknown };
     const message = typeof err.message === 'string' ? err.message.split('\n')[0]! : String(e);
     throw new SpecError(
-      error('template', `template ${PR_BODY_TEMPLATE} failed: ${message}`, {
+      error('template', `template ${name} failed: ${message}`, {
         file,
         ...(typeof err.lineNumber === 'number' ? { line: err.lineNumber } : {}),
-        hint: `fields are listed in the header comment of capi-render's own templates/${PR_BODY_TEMPLATE}`,
+        hint: `fields are listed in the header comment of capi-render's own templates/${name}`,
       }),
     );
   }
 }
 
-function loadTemplate(folders: TemplateFolders): { file: string; text: string } {
-  const candidates = [...(folders.userDir ? [path.join(folders.userDir, PR_BODY_TEMPLATE)] : []), path.join(folders.bundledDir ?? packagePath('bundled-templates'), PR_BODY_TEMPLATE)];
+function loadTemplate(name: string, folders: TemplateFolders): { file: string; text: string } {
+  const candidates = [...(folders.userDir ? [path.join(folders.userDir, name)] : []), path.join(folders.bundledDir ?? packagePath('bundled-templates'), name)];
   const read = folders.repoRoot === undefined ? readTextFileSync : templateReader(folders.repoRoot);
   for (const file of candidates) {
     const text = read(file);
     if (text !== undefined) return { file, text };
   }
-  throw new SpecError(error('template', `template ${PR_BODY_TEMPLATE} was not found`, { file: candidates.at(-1), hint: 'reinstall capi-render, or add the template to your templates folder' }));
+  throw new SpecError(error('template', `template ${name} was not found`, { file: candidates.at(-1), hint: 'reinstall capi-render, or add the template to your templates folder' }));
+}
+
+// Image re-pins (`upgrade --images --pr`): a body of their own, from their own template, so that
+// a repository's pr-body.md.hbs written for provider upgrades never has to tell the two apart.
+
+/** The image re-pin body's template name, in the bundled and the user's templates folder. */
+export const PR_BODY_IMAGES_TEMPLATE = 'pr-body-images.md.hbs';
+
+/** What `pr-body-images.md.hbs` sees (documented in the template's header comment). */
+export interface ImagePrBodyContext {
+  title: string;
+  command: string;
+  /** One row per environment and image re-pinned, sorted by environment, then image. */
+  images: { environment: string; image: string; from: string; to: string }[];
+  environments: string[];
+  findings: PrBodyContext['findings'];
+  hasDanger: boolean;
+  report: string;
+  htmlReport: PrBodyContext['htmlReport'];
+}
+
+/** Renders the body of an image re-pin; errors as {@link renderPrBody}'s. */
+export function renderImagePrBody(context: ImagePrBodyContext, folders: TemplateFolders = {}): string {
+  return renderBody(PR_BODY_IMAGES_TEMPLATE, context, folders);
 }

@@ -1,10 +1,14 @@
 /**
  * The pull-request body of an upgrade: the template context built from the outcome, rendered
- * through pr-body.ts. GitHub refuses bodies over 65 536 characters; when the full report would not
- * fit, the object changes are left out (the findings always stay) with a pointer to `capi-render diff`.
+ * through pr-body.ts. It opens with the summary table `diff` prints (src/diff/summary-table.ts), with
+ * where each version is set as its last column. GitHub refuses bodies over 65 536 characters; when
+ * the full report would not fit, the object changes are left out (the findings always stay) with a
+ * pointer to `capi-render diff`.
  */
 import path from 'node:path';
+import { formatCount } from '../count-phrase.js';
 import { formatReportMarkdown } from '../diff/format-markdown.js';
+import { buildSummaryRows, summaryTableMarkdown } from '../diff/summary-table.js';
 import type { UpgradeOutcome } from './apply-upgrade.js';
 import { renderPrBody, type PrBodyContext } from './pr-body.js';
 
@@ -33,6 +37,13 @@ export function buildPrBody(input: PrBodyInput): string {
   const findings = outcome.report.findings;
   const sites = new Map(outcome.edited.flatMap((f) => f.edits.flatMap((e) => e.targets.map((t) => [`${t.environment}: ${t.provider}`, { file: f.file, line: e.line }] as const))));
   const count = (s: string) => findings.filter((f) => f.severity === s).length;
+  const moves = outcome.targets.map((t) => ({ env: t.environment, component: t.label, from: t.from, to: t.to, fromContract: t.fromContract, toContract: t.toContract }));
+  const rows = buildSummaryRows(findings, moves);
+  const setIn = (environment: string, label: string): string => {
+    const target = outcome.targets.find((t) => t.environment === environment && t.label === label);
+    const site = target && sites.get(`${environment}: ${target.provider}`);
+    return site ? `\`${site.file}:${site.line}\`` : '';
+  };
   const context = (report: string): PrBodyContext => ({
     title: input.title,
     command: input.command,
@@ -48,6 +59,8 @@ export function buildPrBody(input: PrBodyInput): string {
       file: sites.get(`${t.environment}: ${t.provider}`)?.file ?? '',
       line: sites.get(`${t.environment}: ${t.provider}`)?.line ?? 0,
     })),
+    summary: rows.map((row) => ({ ...row, setIn: setIn(row.environment, row.provider) })),
+    summaryTable: summaryTableMarkdown(rows, { title: 'Set in', cell: (row) => setIn(row.environment, row.provider) }).join('\n'),
     environments: [...new Set(outcome.targets.map((t) => t.environment))].sort(),
     findings: { danger: count('danger'), warning: count('warning'), info: count('info') },
     hasDanger: count('danger') > 0,
@@ -61,6 +74,6 @@ export function buildPrBody(input: PrBodyInput): string {
   const folders = { userDir: path.join(input.repoRoot, 'templates'), repoRoot: input.repoRoot };
   const full = renderPrBody(context(formatReportMarkdown(outcome.report.changes, findings)), folders);
   if (full.length <= MAX_BODY_CHARS) return full;
-  const short = `${formatReportMarkdown([], findings)}\n_${outcome.report.changes.length} object changes are left out to fit GitHub's size limit; \`capi-render diff --base <base branch> --markdown\` prints them._\n`;
+  const short = `${formatReportMarkdown([], findings)}\n_${formatCount(outcome.report.changes.length, 'object change is', 'object changes are')} left out to fit GitHub's size limit; \`capi-render diff --base <base branch> --markdown\` prints them._\n`;
   return renderPrBody(context(short), folders);
 }

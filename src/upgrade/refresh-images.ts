@@ -16,9 +16,17 @@ import { readTreeFromDisk } from './git-rendered.js';
 import { compareRendered, type UpgradeReport } from './upgrade-report.js';
 import type { Diagnostic } from '../errors.js';
 
+/** An image whose tag moved: the digest locked before, the one pinned now, and the environments that run it. */
+export interface MovedImage {
+  image: string;
+  before: string;
+  after: string;
+  environments: string[];
+}
+
 export interface ImageRefreshOutcome {
-  /** Images whose digest changed, with the environments that run them. */
-  moved: { image: string; before: string; after: string; environments: string[] }[];
+  /** Images whose digest changed, sorted by image. */
+  moved: MovedImage[];
   report: UpgradeReport;
   written: WrittenRenderResult;
   changedPaths: string[];
@@ -48,7 +56,9 @@ export async function refreshPinnedImages(options: {
   const report = compareRendered({ files: await readTreeFromDisk(next.outputDir), lock: lockBefore }, { files: next.files, lock: next.lock }, { where: outRel });
   const written = await writeRenderResult(next, { repoRoot, previousLockText: options.previousLockText, previousLock: lockBefore, allowRemoval: options.allowRemoval ?? false });
   const users = (image: string) => next.environments.filter((e) => e.pinnedImages.some(([i]) => i === image)).map((e) => e.environment.name);
-  const moved = lockChanges(lockBefore, next.lock).flatMap((c) => (c.kind === 'image-digest' ? [{ image: c.image, before: c.before, after: c.after, environments: users(c.image) }] : []));
+  const moved = lockChanges(lockBefore, next.lock)
+    .flatMap((c) => (c.kind === 'image-digest' ? [{ image: c.image, before: c.before, after: c.after, environments: users(c.image) }] : []))
+    .sort((a, b) => (a.image < b.image ? -1 : a.image > b.image ? 1 : 0));
   const gitopsRel = path.relative(repoRoot, written.gitops.root).split(path.sep).join('/') || '.';
   const changedPaths = [
     ...(written.lockWritten ? ['capi-render.lock'] : []),

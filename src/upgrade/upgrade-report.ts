@@ -96,6 +96,14 @@ export interface VersionChange {
 
 /** Every locked version that differs from `before` to `after`, per environment (sorted by environment, then component). */
 export function versionChanges(before: LockFile, after: LockFile, environments?: readonly string[]): VersionChange[] {
+  return lockedVersions(before, after, environments).filter((v) => v.from !== v.to);
+}
+
+/**
+ * Every provider (and cert-manager) either lock has, with its version on each side — the same ones
+ * included (`from` equal to `to`) — per environment, sorted by environment, then component.
+ */
+export function lockedVersions(before: LockFile, after: LockFile, environments?: readonly string[]): VersionChange[] {
   const out: VersionChange[] = [];
   const names = new Set([...before.environments, ...after.environments].map((e) => e.name));
   for (const env of names) {
@@ -105,7 +113,6 @@ export function versionChanges(before: LockFile, after: LockFile, environments?:
     for (const provider of new Set([...old, ...now].map((p) => p.provider))) {
       const was = old.find((p) => p.provider === provider);
       const is = now.find((p) => p.provider === provider);
-      if (was?.version === is?.version) continue;
       out.push({
         env,
         component: labelOf(provider),

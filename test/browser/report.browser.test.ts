@@ -5,8 +5,10 @@
  * the matrix cells (versions, marks), each environment's delivery, the findings and their count, an
  * object diff that expands to show the RBAC rule change and that fits the window at 1024 and 1400 px
  * (no sideways scroll, paths wrapping at `.`/`[`, values inside their cells, no row taller than
- * TALLEST_ROW), no request but the page itself, and a hostile object name and label shown as text,
- * never run. Screenshots go to test-artifacts/ (CI keeps them; look at them).
+ * TALLEST_ROW), the whole review — every section and card open — inside the window at 390 px (a phone)
+ * and 1400 px with only the wide tables scrolling, in their own .table-scroll wrapper, no request
+ * but the page itself, and a hostile object name and label shown as text, never run. Screenshots go
+ * to test-artifacts/ (not committed; CI keeps them; look at them).
  *
  * CI installs chromium (.ci/run) and this file fails there without it; elsewhere it skips, loudly.
  */
@@ -122,7 +124,7 @@ describe.skipIf(skipBrowser)('the report in a browser', () => {
 
   it('an upgrade v1.11.0 → v1.12.0: summary, ranked findings, and the RBAC rule change behind a click', async () => {
     const page = await open(pages.upgrade);
-    expect(await page.locator('#summary').innerText()).toBe('1 environment changes; 0 dangers; 2 warnings; 20 info findings');
+    expect(await page.locator('#summary').innerText()).toBe('1 environment changed; 0 dangers; 2 warnings; 20 info findings');
     expect(await page.locator('details.finding').count()).toBe(22);
     expect(await page.locator('details.finding').evaluateAll((els) => els.map((e) => e.getAttribute('data-severity')).slice(0, 3))).toEqual(['warning', 'warning', 'info']);
     expect(await cell(page, 'cluster-api', 'prod').locator('summary').innerText()).toContain('v1.12.0');
@@ -160,6 +162,24 @@ describe.skipIf(skipBrowser)('the report in a browser', () => {
     await page.close();
   });
 
+  it.each([390, 1400])('the whole review at %i px: nothing leaves the window but tables scrolling in their own wrapper', async (width) => {
+    const page = await open(pages.upgrade);
+    await page.setViewportSize({ width, height: 900 });
+    // Every part a phone used to clip is on this page.
+    for (const part of ['.table-scroll > table.matrix', '.table-scroll > table.summary-table', '#env-prod .card.delivery', '#env-prod .table-scroll > table.grants', 'details.object']) {
+      expect(await page.locator(part).count(), part).toBeGreaterThan(0);
+    }
+    await shoot(page, `report-upgrade-${width}.png`, { fullPage: true });
+    const layout = (await page.evaluate(MEASURE_OVERFLOW)) as OverflowLayout;
+    console.log(`the whole review at ${width} px: ${JSON.stringify({ ...layout, outside: layout.outside.length })}`);
+    expect(layout.pageWidth, 'document.documentElement.scrollWidth').toBeLessThanOrEqual(layout.innerWidth);
+    expect(layout.outside, 'elements past the window and not inside a scroll container').toEqual([]);
+    expect(layout.elements).toBeGreaterThan(1000);
+    // The matrix scrolls inside its wrapper on a phone, and fits as it is on a desktop.
+    expect(layout.matrixScrolls).toBe(width < 600);
+    await page.close();
+  });
+
   it('a hostile object name and label are shown as text, never run', async () => {
     const page = await open(pages.upgrade);
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
@@ -176,11 +196,48 @@ describe.skipIf(skipBrowser)('the report in a browser', () => {
   });
 });
 
-async function shoot(page: Page, name: string, options: { element?: string } = {}): Promise<void> {
+async function shoot(page: Page, name: string, options: { element?: string; fullPage?: boolean } = {}): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   if (options.element) await page.locator(options.element).first().screenshot({ path: path.join(ARTIFACTS, name) });
-  else await page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: false });
+  else await page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: options.fullPage ?? false });
 }
+
+interface OverflowLayout {
+  innerWidth: number;
+  /** document.documentElement.scrollWidth after opening everything: wider than innerWidth means the page scrolls sideways. */
+  pageWidth: number;
+  /** How many elements were measured. */
+  elements: number;
+  /** Elements whose box leaves the window, with no scroll container inside the window around them: `tag.class right`. */
+  outside: string[];
+  /** Whether the version matrix is wider than its .table-scroll wrapper (so that scrolls, not the page). */
+  matrixScrolls: boolean;
+}
+
+/**
+ * Opens every <details> (findings, matrix cells, RBAC lists, objects, property paths) and measures
+ * every element of the page: its box must end inside the window, unless an ancestor that scrolls
+ * sideways (overflow-x auto or scroll) and itself ends inside the window holds it.
+ */
+const MEASURE_OVERFLOW = `(() => {
+  for (const d of document.querySelectorAll('details')) d.open = true;
+  const width = window.innerWidth;
+  const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+  const inWindow = (r) => r.left >= -0.5 && r.right <= width + 0.5;
+  const held = (el) => {
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) if (scrolls(p)) return inWindow(p.getBoundingClientRect());
+    return false;
+  };
+  const all = [...document.body.querySelectorAll('*')];
+  const outside = [];
+  for (const el of all) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;
+    if (!inWindow(r) && !held(el)) outside.push(el.tagName.toLowerCase() + (el.className ? '.' + el.className : '') + ' ' + Math.round(r.right));
+  }
+  const matrix = document.querySelector('table.matrix').parentElement;
+  return { innerWidth: width, pageWidth: document.documentElement.scrollWidth, elements: all.length, outside: outside.slice(0, 20), matrixScrolls: matrix.scrollWidth > matrix.clientWidth };
+})()`;
 
 /** No row of the object diff may be taller than this (the issue measured one at 1042 px). */
 const TALLEST_ROW = 320;

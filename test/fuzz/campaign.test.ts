@@ -28,6 +28,8 @@ const CASES: Record<string, number> = {
   'gitlab-url': 20_000,
   'sops-rules': 1_500,
   'sops-document': 600,
+  'oci-layout-index': 3_000,
+  'oci-archive': 3_000,
 };
 
 // Hang guards only (a command, a test that never ends): far above what any case takes on a loaded machine.

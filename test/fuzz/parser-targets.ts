@@ -1,7 +1,7 @@
 /**
  * A fuzz target per parser the CLI exposes to outside data: the lock, overlays, the live dump
- * reader, the variable syntax, label selectors, image references, OCI references and the GitHub /
- * GitLab URL parsers. Each property: the parser returns or throws a RenderError whose diagnostics
+ * reader, the variable syntax, label selectors, image references, OCI references, the GitHub /
+ * GitLab URL parsers, and an image folder's index.json and oci-archive tar (mirror --images --from). Each property: the parser returns or throws a RenderError whose diagnostics
  * have a code and a message (and the file, where the parser knows it) — never another exception —
  * in time linear enough (see {@link SLOW_RATIO}), and what it accepts survives a round trip through
  * its formatter.
@@ -24,6 +24,8 @@ import { parseGitLabPackageUrl } from '../../src/source/gitlab/gitlab-url.js';
 import { parseSopsRules } from '../../src/secrets/sops/sops-rules.js';
 import { decryptSopsDocument, readSopsDocument } from '../../src/secrets/sops/sops-document.js';
 import { identitiesIn } from '../../src/secrets/sops/age-keys.js';
+import { layoutIndexBytes, manifestChildren, parseLayoutIndex } from '../../src/images/layout/layout-format.js';
+import { TAR_END, readTarIndex, tarHeader, tarPadding } from '../../src/images/layout/tar-archive.js';
 import type { FuzzTarget } from './campaign.js';
 import { PropertyViolation } from './repo-case.js';
 import { parserInput } from './text-mutation.js';
@@ -124,6 +126,26 @@ const SOPS_RULES = [
 const SOPS_FILES = [sopsFixture('algorithms-age.yaml'), sopsFixture('global-secret.yaml')];
 const SOPS_IDENTITIES = [...identitiesIn(sopsFixture('keys-age.txt')).keys, ...identitiesIn(sopsFixture('keys-age-global.txt')).keys];
 const SOPS_WORDS = ['creation_rules', 'path_regex', 'encrypted_regex', 'unencrypted_suffix', 'key_groups', 'age', 'pgp', 'sops', 'mac', 'lastmodified', 'enc', 'recipient', 'ENC[AES256_GCM,data:', ',iv:', ',tag:', ',type:str]', 'type:int]', '-----BEGIN AGE ENCRYPTED FILE-----', '-----END AGE ENCRYPTED FILE-----', 'age1', '^(data|stringData)$', '.*', '(', ')', '\\', ',', '2024-11-12T13:33:42Z'];
+
+// An image folder's index.json and manifests (what mirror --images --from reads), and an oci-archive of one, byte for byte as latin1 text.
+const LAYOUT_INDEXES = [
+  '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[{"mediaType":"application/vnd.oci.image.index.v1+json","digest":"sha256:1af2596f8ee74eb0e1fc9885103a222f837556ca2934a973cd177626e1fa22dc","size":501,"annotations":{"org.opencontainers.image.ref.name":"registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0"}},{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:0b5e1c3e4a8f7d2c6b9a1e0f3d5c7b9a2e4f6d8c0b1a3e5f7d9c2b4a6e8f0d1c","size":600,"artifactType":"application/vnd.dev.sigstore.bundle.v0.3+json","annotations":{"dev.capi-render.referrer-of":"registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0"}}]}',
+  '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a","size":2},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","size":0,"urls":["https://example.com/l"]}]}',
+];
+const LAYOUT_WORDS = ['{', '}', '[', ']', '"', ':', ',', 'null', '-1', '1e400', '"schemaVersion"', '2', '"manifests"', '"mediaType"', '"digest"', '"size"', '"annotations"', '"artifactType"', '"layers"', '"config"', '"urls"', 'sha256:', 'sha512:', '"org.opencontainers.image.ref.name"', '"dev.capi-render.referrer-of"', 'application/vnd.oci.image.index.v1+json', '.foreign.', '..', '/', '\\u0000'];
+const ARCHIVES = [archiveText([['oci-layout', '{"imageLayoutVersion":"1.0.0"}\n'], ['blobs/', ''], [`blobs/sha256/${'a'.repeat(64)}`, '{}'], ['index.json', LAYOUT_INDEXES[0]!]])];
+const ARCHIVE_WORDS = ['\0', '\0'.repeat(100), 'ustar\x0000', 'ustar  \0', '0000644\0', '00000000000\0', '77777777777\0', '2', '1', '5', 'x', '../', '/etc/passwd', 'blobs/', 'index.json', '30 path=blobs/sha256/aaaa\n', ' '.repeat(8)];
+
+/** A tar (as mirror --images writes one) of name → text, as latin1 text. */
+function archiveText(files: [string, string][]): string {
+  const parts: Uint8Array[] = [];
+  for (const [name, text] of files) {
+    const bytes = Buffer.from(text, 'latin1');
+    parts.push(tarHeader({ name, size: bytes.length }), bytes, tarPadding(bytes.length));
+  }
+  parts.push(TAR_END);
+  return Buffer.concat(parts).toString('latin1');
+}
 
 let overlayDir: string | undefined;
 
@@ -236,6 +258,35 @@ export function parserTargets(): FuzzTarget<string>[] {
         parsed('decryptSopsDocument', text, () => {
           throw e;
         }, 'secret.yaml');
+      }
+    }),
+    target('oci-layout-index', LAYOUT_INDEXES[0]!, parserInput(LAYOUT_INDEXES, LAYOUT_WORDS, 400), (text) => {
+      const bytes = new TextEncoder().encode(text);
+      const entries = parsed('parseLayoutIndex', text, () => parseLayoutIndex(bytes, 'index.json'));
+      parsed('manifestChildren', text, () => manifestChildren(bytes, '', 'manifest'));
+      if (!entries) return;
+      // What it accepts, written again, reads back to the same index.
+      const once = layoutIndexBytes(entries);
+      const again = parsed('parseLayoutIndex', text, () => parseLayoutIndex(once, 'index.json'));
+      if (!again || !isDeepStrictEqual(layoutIndexBytes(again), once)) throw new PropertyViolation(`index ${JSON.stringify(text).slice(0, 200)} does not survive being written again`);
+    }),
+    target('oci-archive', ARCHIVES[0]!, parserInput(ARCHIVES, ARCHIVE_WORDS, 4096), async (text) => {
+      const bytes = Buffer.from(text, 'latin1');
+      const read = async (offset: number, length: number) => bytes.subarray(offset, offset + length);
+      let files;
+      try {
+        files = await readTarIndex(read, bytes.length, 'images.tar');
+      } catch (e) {
+        parsed('readTarIndex', text, () => {
+          throw e;
+        });
+        return;
+      }
+      const names = new Set<string>();
+      for (const f of files) {
+        if (f.offset < 0 || f.offset + f.size > bytes.length) throw new PropertyViolation(`entry ${f.name} lies outside the archive`);
+        if (f.name.startsWith('/') || f.name.split('/').includes('..') || names.has(f.name)) throw new PropertyViolation(`entry name ${JSON.stringify(f.name)} escapes or repeats`);
+        names.add(f.name);
       }
     }),
     target('gitlab-url', GITLAB[0]!, parserInput(GITLAB, URL_WORDS), (text) => {

@@ -99,6 +99,56 @@ describe('check --live reports real differences with the object and the field', 
     expect(report.changed[0].fields[0].hint).toBe('images: {infrastructure-docker: {repository: "registry.example.com/mirror"}} in capi-render.yaml reproduces the live image');
   });
 
+  it.each([
+    [
+      'replicas: the provider CR field, its file and line, and the value that keeps the live one',
+      (all: Obj[]) => (findItem(all, 'Deployment', 'capi-controller-manager').spec.replicas = 2),
+      'Deployment.apps/capi-system/capi-controller-manager',
+      'spec.replicas',
+      'input: spec.deployment.replicas of CoreProvider capi-system/cluster-api, at providers/core.yaml:7; 2 keeps the live value',
+    ],
+    [
+      'the service account: the pod field of spec.deployment',
+      (all: Obj[]) => (findItem(all, 'Deployment', 'capd-controller-manager').spec.template.spec.serviceAccountName = 'other'),
+      'Deployment.apps/capd-system/capd-controller-manager',
+      'spec.template.spec.serviceAccountName',
+      'input: spec.deployment.serviceAccountName of InfrastructureProvider capd-system/docker, at providers/docker.yaml:7; "other" keeps the live value',
+    ],
+    [
+      'a field no provider setting decides: the CR\'s manifestPatches',
+      (all: Obj[]) => (findItem(all, 'Service', 'capi-webhook-service').spec.ports[0].targetPort = 'other'),
+      'Service/capi-system/capi-webhook-service',
+      'spec.ports[port=443,protocol=TCP].targetPort',
+      'input: spec.manifestPatches of CoreProvider capi-system/cluster-api, at providers/core.yaml:7; no provider setting decides spec.ports[port=443,protocol=TCP].targetPort of Service capi-webhook-service; a patch does',
+    ],
+  ])('%s', async (_name, mutate, object, field, hint) => {
+    const { code, report } = await check('input-hint.yaml', (all) => {
+      mutate(all);
+      return all;
+    });
+    expect(code).toBe(1);
+    const found = report.changed.find((o: Obj) => o.object === object);
+    expect(found?.fields.find((f: Obj) => f.path.startsWith(field))?.hint, JSON.stringify(report.changed)).toBe(hint);
+  });
+
+  it('in an environment with an overlay: a field a patch sets points at the patch; one the base sets offers a patch for this environment', async () => {
+    const overlay = 'apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources:\n  - ../../providers\npatches:\n  - patch: |\n      apiVersion: operator.cluster.x-k8s.io/v1alpha2\n      kind: CoreProvider\n      metadata:\n        name: cluster-api\n        namespace: capi-system\n      spec:\n        deployment:\n          replicas: 3\n';
+    const env = makeRepo({ 'providers/core.yaml': CORE('v1.12.0'), 'providers/kubeadm.yaml': KUBEADM('v1.12.0'), 'providers/docker.yaml': DOCKER('v1.12.0'), 'overlays/mgmt/overlay.yaml': overlay });
+    const all = structuredClone(items);
+    findItem(all, 'Deployment', 'capi-controller-manager').spec.replicas = 2;
+    findItem(all, 'Deployment', 'capd-controller-manager').spec.template.spec.serviceAccountName = 'other';
+    const result = await cli(env, 'check', '--live', writeDump(env, 'dump.yaml', all), '--json');
+    const report = JSON.parse(result.stdout);
+    const hintOf = (object: string, field: string) => report.changed.find((o: Obj) => o.object === object)?.fields.find((f: Obj) => f.path === field)?.hint;
+    expect(hintOf('Deployment.apps/capi-system/capi-controller-manager', 'spec.replicas')).toBe('input: spec.deployment.replicas of CoreProvider capi-system/cluster-api, at overlays/mgmt/overlay.yaml:6; 2 keeps the live value');
+    expect(hintOf('Deployment.apps/capd-system/capd-controller-manager', 'spec.template.spec.serviceAccountName')).toBe(
+      'input: spec.deployment.serviceAccountName of InfrastructureProvider capd-system/docker, at providers/docker.yaml:7; or a patch in overlays/mgmt/overlay.yaml, for this environment only; "other" keeps the live value',
+    );
+    // The text report prints the hint under the field.
+    const text = await cli(env, 'check', '--live', 'dump.yaml');
+    expect(text.stderr).toContain('    spec.replicas: live 2, rendered 3 (owned by clusterctl)\n      hint: input: spec.deployment.replicas of CoreProvider capi-system/cluster-api, at overlays/mgmt/overlay.yaml:6; 2 keeps the live value\n');
+  });
+
   it('an object missing from the cluster would be created', async () => {
     const { code, report } = await check('missing.yaml', (all) => all.filter((o) => !(o.metadata.name === 'capi-webhook-service' && ['Service', 'Endpoints', 'EndpointSlice'].includes(o.kind)) && !o.metadata.name.startsWith('capi-webhook-service-')));
     expect(code).toBe(1);
@@ -144,6 +194,9 @@ describe('import → build → check --live on a cluster the operator installed'
     const core = readFileSync(path.join(repo, 'providers/cluster-api.yaml'), 'utf8');
     expect(core).toContain('version: v1.12.0 # from status.installedVersion of CoreProvider capi-system/cluster-api');
     expect(core).not.toMatch(/finalizers|applied-spec-hash|last-applied|status:|uid:|managedFields/);
+    // Nor what admission added (the webhook's namespace and empty structs, the CRD's verbosity).
+    expect(core).toMatch(/  manager:\n {4}featureGates:\n {6}ClusterTopology: true\n(?! {4})/);
+    expect(readFileSync(path.join(repo, 'providers/infrastructure-docker.yaml'), 'utf8')).toMatch(/  configSecret:\n {4}name: capd-variables\n(?! {4})/);
     // The user supplies the Secret (capi-render never reads values from the cluster).
     writeFileSync(path.join(repo, 'providers/capd-variables.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: capd-variables\n  namespace: capd-system\nstringData:\n  EXP_MACHINE_POOL: "false"\n');
     const built = await cli(repo, 'build');

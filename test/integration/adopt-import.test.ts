@@ -132,15 +132,100 @@ describe('import --env writes the differences from the base as patches', () => {
     expect(result.code, result.stderr).toBe(0);
     const overlay = readFileSync(path.join(repo, 'overlays/mgmt/overlay.yaml'), 'utf8');
     expect(overlay).toContain('# providers.yaml: providers only this cluster runs (not in providers/)\nresources:\n  - ../../providers\n  - providers.yaml\n');
-    // Only what differs: the gate (MachinePool removed, ClusterTopology added) and verbosity; not the version.
-    expect(overlay).toContain('      spec:\n        manager:\n          featureGates:\n            MachinePool: null # from the spec of CoreProvider capi-system/cluster-api\n            ClusterTopology: true # from the spec of CoreProvider capi-system/cluster-api\n          verbosity: 1 # from the spec of CoreProvider capi-system/cluster-api\n');
+    // Only what differs: the gate (MachinePool removed, ClusterTopology added); not the version, nor
+    // the CRD's default verbosity the cluster shows.
+    expect(overlay).toContain('      spec:\n        manager:\n          featureGates:\n            MachinePool: null # from the spec of CoreProvider capi-system/cluster-api\n            ClusterTopology: true # from the spec of CoreProvider capi-system/cluster-api\n');
+    expect(overlay).not.toContain('verbosity');
     expect(overlay).toContain('  # InfrastructureProvider capa-system/aws (providers/aws.yaml) is not installed in the cluster\n');
     expect(readFileSync(path.join(repo, 'overlays/mgmt/providers.yaml'), 'utf8').match(/^kind: \w+/gm)).toEqual(['kind: BootstrapProvider', 'kind: ControlPlaneProvider', 'kind: InfrastructureProvider']);
     const inputs = await runCli(['inputs', '--env', 'mgmt', '--repo', repo], { cwd: repo });
     expect(inputs.code, inputs.stderr).toBe(0);
     const docs = inputs.stdout.split('\n---\n').map((d) => jsYaml.load(d) as Obj).filter((d) => d?.kind?.endsWith('Provider'));
-    const expected = operatorCrs.map((o) => ({ kind: o.kind, name: o.metadata.name, spec: { ...o.spec, version: o.spec.version ?? o.status.installedVersion } }));
+    // The CRs as their author wrote them (kubectl's last-applied copy), without what admission added.
+    const expected = operatorCrs.map((o) => {
+      const declared = JSON.parse(o.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']);
+      return { kind: o.kind, name: o.metadata.name, spec: { ...declared.spec, version: declared.spec.version ?? o.status.installedVersion } };
+    });
+    expect(operatorCrs.find((o) => o.kind === 'CoreProvider')!.spec.manager).toEqual({ featureGates: { ClusterTopology: true }, health: {}, metrics: {}, verbosity: 1, webhook: {} });
     expect(docs.map((d) => ({ kind: d.kind, name: d.metadata.name, spec: d.spec })).sort((a, b) => a.kind.localeCompare(b.kind))).toEqual(expected.sort((a, b) => a.kind.localeCompare(b.kind)));
+  });
+});
+
+describe('import --env into a fleet of several Argo CD environments writes what the next build needs', () => {
+  // prod already deploys through Argo CD to its own cluster; the imported cluster joins it.
+  const fleet = () =>
+    makeRepo({
+      'capi-render.yaml': configYaml('gitops:\n  flavour: argocd\n  argocd:\n    application: true\n    repoURL: https://git.example.com/capi.git\n'),
+      'providers/core.yaml': CORE('v1.12.0'),
+      'overlays/prod/overlay.yaml': 'apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources:\n  - ../../providers\ngitops:\n  argocd:\n    destination:\n      name: mgmt-prod\n',
+    });
+  const build = (repo: string) => runCli(['build', '--repo', repo], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: path.join(repo, '.cache') } });
+  const inventory = () => small.filter((o) => o.kind === 'Provider' && o.type === 'CoreProvider');
+  const clusterInfo = (server: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cluster-info', namespace: 'kube-public' }, data: { kubeconfig: `apiVersion: v1\nkind: Config\nclusters:\n- name: ""\n  cluster:\n    certificate-authority-data: LS0t\n    server: ${server}\n` } });
+
+  it('the dump shows the cluster\'s API server (kube-public/cluster-info): import names it, and the build succeeds', async () => {
+    const repo = fleet();
+    const result = await importIn(repo, '--from', writeDump(repo, 'dump.yaml', [...inventory(), clusterInfo('https://10.0.0.7:6443')]), '--env', 'mgmt');
+    expect(result.code, result.stderr).toBe(0);
+    const overlay = readFileSync(path.join(repo, 'overlays/mgmt/overlay.yaml'), 'utf8');
+    expect(overlay).toContain("gitops:\n  argocd:\n    # This cluster in Argo CD, which deploys several environments (mgmt, prod): its API server, from the kubeconfig in ConfigMap kube-public/cluster-info. Argo CD must know the cluster by this URL (argocd cluster list); else use {name: <the cluster's name in Argo CD>}.\n    destination:\n      server: https://10.0.0.7:6443\n");
+    const line = overlay.split('\n').findIndex((l) => l.includes('      server:')) + 1;
+    expect(result.stderr).toContain(`overlays/mgmt/overlay.yaml:${line}: set gitops.argocd.destination.server to https://10.0.0.7:6443 (from the kubeconfig in ConfigMap kube-public/cluster-info)`);
+    const built = await build(repo);
+    expect(built.code, built.stderr).toBe(0);
+    expect(readFileSync(path.join(repo, 'gitops/argocd/applications/mgmt.yaml'), 'utf8')).toContain('server: https://10.0.0.7:6443');
+  });
+
+  it('the dump does not show it: a placeholder at a named line; the build fails on that exact key until it is filled in', async () => {
+    const repo = fleet();
+    const result = await importIn(repo, '--from', writeDump(repo, 'dump.yaml', inventory()), '--env', 'mgmt');
+    expect(result.code, result.stderr).toBe(0);
+    const overlay = readFileSync(path.join(repo, 'overlays/mgmt/overlay.yaml'), 'utf8');
+    expect(overlay).toMatch(/  argocd:\n {4}# FILL IN this cluster's destination in Argo CD, which deploys several environments \(mgmt, prod\), each its own management cluster:\n.*\n {4}destination:\n {6}name: ""\n/);
+    const line = overlay.split('\n').findIndex((l) => l.includes('      name: ""')) + 1;
+    expect(result.stderr).toMatch(new RegExp(`^overlays/mgmt/overlay\\.yaml:${line}:13: warning\\[import\\]: gitops\\.argocd\\.destination\\.name is an empty placeholder to fill in`, 'm'));
+    expect(result.stderr).toContain(`next: fill in gitops.argocd.destination.name at overlays/mgmt/overlay.yaml:${line}, then capi-render build --env mgmt`);
+    const refused = await build(repo);
+    expect(refused.code).toBe(1);
+    // The build's error is at the same line and column, and names the same key.
+    expect(refused.stderr).toMatch(new RegExp(`^overlays/mgmt/overlay\\.yaml:${line}:13: error\\[overlay\\]: gitops\\.argocd\\.destination\\.name `, 'm'));
+    writeFileSync(path.join(repo, 'overlays/mgmt/overlay.yaml'), overlay.replace('      name: ""\n', '      name: mgmt-eu\n'));
+    const built = await build(repo);
+    expect(built.code, built.stderr).toBe(0);
+  });
+
+  it('a single Argo CD environment keeps the default (the cluster Argo CD runs in): nothing is written', async () => {
+    const repo = makeRepo({ 'capi-render.yaml': configYaml('gitops:\n  flavour: argocd\n  argocd:\n    application: true\n    repoURL: https://git.example.com/capi.git\n'), 'providers/core.yaml': CORE('v1.12.0') });
+    const result = await importIn(repo, '--from', writeDump(repo, 'dump.yaml', [...inventory(), clusterInfo('https://10.0.0.7:6443')]), '--env', 'mgmt');
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(path.join(repo, 'overlays/mgmt/overlay.yaml'), 'utf8')).not.toContain('gitops');
+  });
+});
+
+describe('import leaves out what the API server and the operator\'s webhook defaulted', () => {
+  it('the CRs as the webhook returns them (configSecret.namespace, manager.metrics/health/webhook {}, verbosity 1) import to the same files as the CRs without them', async () => {
+    const config = configYaml('').replace('certManager:\n  version: v1.19.4\n', 'certManager:\n  install: false\n');
+    const crs = operator.filter((o) => o.apiVersion.startsWith('operator.cluster.x-k8s.io/'));
+    const bare = crs.map((o) => ({ ...o, spec: { ...o.spec, ...(o.spec.manager ? { manager: { featureGates: o.spec.manager.featureGates } } : {}) } }));
+    const defaulted = crs.map((o) => {
+      const spec = structuredClone(o.spec);
+      if (spec.manager) Object.assign(spec.manager, { verbosity: 1, metrics: {}, health: {}, webhook: {} });
+      if (spec.configSecret) spec.configSecret.namespace = o.metadata.namespace;
+      return { ...o, spec };
+    });
+    expect(defaulted.some((o) => o.spec.configSecret?.namespace === 'capd-system')).toBe(true);
+    const written = async (items: Obj[]) => {
+      const repo = makeRepo({ 'capi-render.yaml': config });
+      const result = await importIn(repo, '--from', writeDump(repo, 'dump.yaml', items));
+      expect(result.code, result.stderr).toBe(0);
+      return Object.fromEntries(readdirSync(path.join(repo, 'providers')).map((f) => [f, readFileSync(path.join(repo, 'providers', f), 'utf8')]));
+    };
+    const [fromBare, fromDefaulted] = [await written(bare), await written(defaulted)];
+    const withoutNote = (files: Record<string, string>) => Object.fromEntries(Object.entries(files).map(([f, t]) => [f, t.replace(/^# left out as the .*\n/m, '')]));
+    expect(withoutNote(fromDefaulted)).toEqual(withoutNote(fromBare));
+    expect(fromDefaulted['cluster-api.yaml']).toContain('# left out as the operator webhook\'s and CRD\'s defaults (they render the same): spec.manager.metrics={}, spec.manager.health={}, spec.manager.webhook={}, spec.manager.verbosity=1\n');
+    expect(fromDefaulted['infrastructure-docker.yaml']).toContain('spec.configSecret.namespace="capd-system"');
+    expect(fromDefaulted['infrastructure-docker.yaml']).toMatch(/configSecret:\n {4}name: capd-variables\n/);
   });
 });
 

@@ -86,7 +86,11 @@ describe('the real inventory (four clusterctl Provider objects, kubectl get -o y
     expect(checked.code).toBe(1);
     const report = JSON.parse(checked.stdout) as Obj;
     expect(report.changed.map((o: Obj) => ({ object: o.object, fields: o.fields }))).toEqual(
-      inventory.map((p) => ({ object: `Provider.clusterctl.cluster.x-k8s.io/${ref(p)}`, fields: [{ path: 'version', change: 'changed', live: 'v1.12.3', rendered: 'v1.12.0' }] })),
+      inventory.map((p) => ({
+        object: `Provider.clusterctl.cluster.x-k8s.io/${ref(p)}`,
+        // The hint names the input that decides it: the provider CR's spec.version.
+        fields: [{ path: 'version', change: 'changed', live: 'v1.12.3', rendered: 'v1.12.0', hint: expect.stringMatching(/^input: spec\.version of \w+Provider [\w-]+\/[\w-]+, at providers\/[\w.-]+:\d+(; .*)?; "v1\.12\.3" keeps the live value$/) }],
+      })),
     );
     expect(report.ownMetadataOnly).toEqual([]);
     expect(report.unchanged).toBe(0);
@@ -233,13 +237,15 @@ describe('operator CRs with what the operator\'s defaulting webhook adds', () =>
     return { repo, output: built.stdout, verdict: { code: checked.code, created: report.created.map((o: Obj) => o.object), changed: report.changed.map((o: Obj) => o.object), notRendered: report.notRendered } };
   };
 
-  it('are imported as they are, and render byte for byte what the plain CRs render, with the same first-sync verdict', async () => {
-    const plain = dumpItems('operator-v1.12.0');
+  it('are imported without those defaults, and render byte for byte what the plain CRs render, with the same first-sync verdict', async () => {
+    // The fixture's CRs carry what admission added; `plain` has them as their author wrote them.
+    const plain = dumpItems('operator-v1.12.0').map((o) => (o.apiVersion === 'operator.cluster.x-k8s.io/v1alpha2' ? { ...o, spec: JSON.parse(o.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).spec } : o));
     const defaulted = webhookDefaulted(plain);
+    expect(defaulted).not.toEqual(plain);
     const [before, after] = [await adopt(plain), await adopt(defaulted)];
     const docker = readFileSync(path.join(after.repo, 'providers/infrastructure-docker.yaml'), 'utf8');
-    expect(docker).toMatch(/configSecret:\n\s+name: capd-variables\n\s+namespace: capd-system/);
-    expect(readFileSync(path.join(after.repo, 'providers/cluster-api.yaml'), 'utf8')).toMatch(/health: \{\}/);
+    expect(docker).toMatch(/configSecret:\n\s+name: capd-variables\n\s+version: /);
+    expect(readFileSync(path.join(after.repo, 'providers/cluster-api.yaml'), 'utf8')).not.toMatch(/health: \{\}|metrics: \{\}|webhook: \{\}/);
     expect(after.output).toBe(before.output);
     expect(after.verdict).toEqual(before.verdict);
     expect(after.verdict.changed).toEqual(['Namespace/capi-system', 'Namespace/capi-kubeadm-bootstrap-system', 'Namespace/capi-kubeadm-control-plane-system', 'Namespace/capd-system']);

@@ -47,15 +47,69 @@ describe('capi-render diff', () => {
     expect(r.stdout).not.toContain('[crd-removed]\n        CRD ipaddresses.ipam.cluster.x-k8s.io is no longer rendered: pruning it deletes');
   });
 
+  it('leads with the summary table and stays short on the example (prod v1.11.0 → v1.12.0); --stat, --verbose, --markdown, --fail-on', async () => {
+    const repo = copyExample({ committed: true });
+    const env = { ...gitEnv(tempDir()), CAPI_RENDER_CACHE_DIR: tempDir() };
+    initRepo(repo, env);
+    const upgraded = await runCli(['upgrade', '--env', 'prod', '--contract', 'v1beta2', '--offline'], { cwd: repo, env });
+    expect(upgraded.code, upgraded.stderr).toBe(0);
+    const table = [
+      'ENVIRONMENT  PROVIDER               VERSION            CONTRACT  DANGER  WARNING  INFO',
+      'prod         bootstrap-kubeadm      v1.11.0 → v1.12.0  v1beta2   0       0        4',
+      'prod         cluster-api            v1.11.0 → v1.12.0  v1beta2   0       1        12',
+      'prod         control-plane-kubeadm  v1.11.0 → v1.12.0  v1beta2   0       1        4',
+    ];
+    const r = await runCli(['diff', '--env', 'prod'], { cwd: repo, env });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.length).toBeLessThan(80);
+    expect(lines.slice(0, 6)).toEqual([...table, '', 'Findings: 0 dangers, 2 warnings, 20 info']);
+    // The 15 CRD additions are counted, not listed; the three images are one group.
+    expect(lines[6]).toBe('15 info findings need no action (crd-added 1, crd-version-added 14); --verbose lists them');
+    expect(r.stdout).not.toContain('[crd-version-added]');
+    expect(r.stdout).toContain('INFO    3 objects [image-changed]\n        prod/bootstrap-kubeadm Deployment.apps/');
+    expect(r.stdout).toContain('  ~ CustomResourceDefinition.apiextensions.k8s.io/clusters.cluster.x-k8s.io (5 fields)\n');
+
+    const stat = await runCli(['diff', '--env', 'prod', '--stat'], { cwd: repo, env });
+    expect([stat.code, stat.stdout]).toEqual([0, `${table.join('\n')}\n`]);
+
+    const verbose = await runCli(['diff', '--env', 'prod', '--verbose'], { cwd: repo, env });
+    expect(verbose.code, verbose.stderr).toBe(0);
+    expect(verbose.stdout.startsWith(`${table.join('\n')}\n`)).toBe(true);
+    // One block for the eleven CRDs that gain the same two unserved versions, each CRD named once.
+    const eleven = verbose.stdout.indexOf('INFO    11 objects [crd-version-added]\n        versions added: v1alpha3 (not served, deprecated), v1alpha4 (not served, deprecated)\n');
+    expect(eleven).toBeGreaterThan(0);
+    expect(verbose.stdout.match(/kubeadmconfigs\.bootstrap\.cluster\.x-k8s\.io/g)).toHaveLength(2); // the group and the object list
+    expect(verbose.stdout).toContain('          added spec.clusterConfiguration.encryptionAlgorithm');
+
+    const md = await runCli(['diff', '--env', 'prod', '--markdown'], { cwd: repo, env });
+    expect(md.code, md.stderr).toBe(0);
+    expect(md.stdout.split('\n').slice(0, 4)).toEqual(['## Upgrade safety report', '', '| Environment | Provider | Version | Contract | Danger | Warning | Info |', '| --- | --- | --- | --- | --- | --- | --- |']);
+
+    const gates = [
+      { argv: ['--fail-on', 'warning'], code: 1, stderr: 'diff: 2 findings of severity warning or worse (--fail-on warning)\n' },
+      { argv: ['--fail-on', 'danger'], code: 0, stderr: '' },
+      { argv: ['--fail-on', 'warning', '--stat'], code: 1, stderr: 'diff: 2 findings of severity warning or worse (--fail-on warning)\n' },
+      { argv: ['--fail-on', 'info'], code: 2, stderr: 'capi-render diff: --fail-on must be one of danger, warning\n' },
+    ];
+    for (const gate of gates) {
+      const g = await runCli(['diff', '--env', 'prod', ...gate.argv], { cwd: repo, env });
+      expect([gate.argv, g.code, g.stderr]).toEqual([gate.argv, gate.code, gate.stderr]);
+      // The review is printed either way; a usage error prints nothing else.
+      if (gate.code !== 2) expect(g.stdout.startsWith(table[0]!)).toBe(true);
+      else expect(g.stdout).toBe('');
+    }
+  });
+
   it('compares the working tree with HEAD: object changes and findings, contract changes from the locks', async () => {
     const { repo, env } = await changedRepo('v1.10.4', 'v1.11.0');
     const r = await runCli(['diff'], { cwd: repo, env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^Findings: \d+ danger, \d+ warning, \d+ info$/m);
-    expect(r.stdout).toContain('WARNING default/cluster-api [contract-changed]');
-    expect(r.stdout).toContain('cluster-api: contract v1beta1 → v1beta2');
+    expect(r.stdout).toMatch(/^Findings: \d+ dangers?, \d+ warnings?, \d+ info$/m);
+    // Both providers move contract: one block, the shared steps once, then where.
+    expect(r.stdout).toMatch(/^WARNING 2 components \[contract-changed\]\n {8}contract v1beta1 → v1beta2\n( {10}- .*\n)+ {8}default\/bootstrap-kubeadm\n {8}default\/cluster-api\n/m);
     expect(r.stdout).toMatch(/^DANGER {2}default\/cluster-api CustomResourceDefinition\.apiextensions\.k8s\.io\/clusters\.cluster\.x-k8s\.io \[crd-version-removed\]$/m);
-    expect(r.stdout).toMatch(/^Objects: \d+ added, \d+ removed, \d+ changed$/m);
+    expect(r.stdout).toMatch(/^Objects: \d+ added, \d+ removed, \d+ changed; --verbose lists the fields of CRDs$/m);
     expect(r.stdout).toContain('  ~ Deployment.apps/capi-system/capi-controller-manager');
     expect(r.stderr).toContain('--confirm-storage-migration');
   });
@@ -115,7 +169,9 @@ describe('capi-render diff', () => {
     expect(built.code, built.stderr).toBe(0);
     const r = await runCli(['diff'], { cwd: root, env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.split('\n')[0]).toBe('Findings: 1 danger, 0 warning, 0 info');
+    // The table first: the binding is an overlay change, no version moves.
+    expect(r.stdout.split('\n').slice(0, 3)).toEqual(['ENVIRONMENT  PROVIDER     VERSION              CONTRACT  DANGER  WARNING  INFO', 'default      cluster-api  v1.12.0 (unchanged)  v1beta2   1       0        0', '']);
+    expect(r.stdout.split('\n')[3]).toBe('Findings: 1 danger, 0 warnings, 0 info');
     expect(r.stdout).toContain(`${finding}\n        ${says}\n`);
     const md = await runCli(['diff', '--markdown'], { cwd: root, env });
     expect(md.code, md.stderr).toBe(0);
@@ -124,7 +180,7 @@ describe('capi-render diff', () => {
     // The HTML report's upgrade review (its --json model) carries the same finding.
     const report = await runCli(['report', '--base', 'HEAD', '--offline', '--json'], { cwd: root, env });
     expect(report.code, report.stderr).toBe(0);
-    expect(report.stderr).toBe('1 environment changes; 1 danger; 0 warnings; 0 info findings\n');
+    expect(report.stderr).toBe('1 environment changed; 1 danger; 0 warnings; 0 info findings\n');
     const [reviewed] = JSON.parse(report.stdout).review.findings;
     expect([reviewed.severity, reviewed.code, reviewed.message[0].text]).toEqual(['danger', finding.match(/\[(.*)\]$/)![1], says]);
   });

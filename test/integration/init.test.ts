@@ -22,10 +22,13 @@ describe('init', () => {
     const workflow = readFileSync(path.join(repo, '.github/workflows/capi-render.yaml'), 'utf8');
     expect(workflow).toContain('GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}');
     // Every pull request gets the HTML report against its base branch, as an artifact.
-    const steps = (YAML.parse(workflow) as { jobs: { render: { steps: { name?: string; uses?: string; run?: string; with?: Record<string, unknown> }[] } } }).jobs.render.steps;
+    const steps = (YAML.parse(workflow) as { jobs: { render: { steps: { name?: string; if?: string; uses?: string; run?: string; with?: Record<string, unknown> }[] } } }).jobs.render.steps;
     expect(steps[0]).toMatchObject({ uses: 'actions/checkout@v4', with: { 'fetch-depth': 0 } });
     expect(steps.find((st) => st.name === 'HTML report')?.run).toMatch(/^npx --yes capi-render@\S+ report --base "origin\/\$\{\{ github\.base_ref \}\}" --out "\$RUNNER_TEMP\/capi-render-report\.html"$/);
     expect(steps.find((st) => st.uses === 'actions/upload-artifact@v4')?.with).toMatchObject({ name: 'capi-render-report', path: '${{ runner.temp }}/capi-render-report.html' });
+    // …and the check fails on a danger finding against the base branch.
+    expect(steps.find((st) => st.name === 'Safety findings')).toMatchObject({ if: "github.event_name == 'pull_request'" });
+    expect(steps.find((st) => st.name === 'Safety findings')?.run).toMatch(/^npx --yes capi-render@\S+ diff --base "origin\/\$\{\{ github\.base_ref \}\}" --fail-on danger$/);
     const renovate = JSON.parse(readFileSync(path.join(repo, 'renovate.json'), 'utf8')) as { customManagers: { matchStrings: string[]; managerFilePatterns: string[] }[] };
     const core = readFileSync(path.join(repo, 'providers/core.yaml'), 'utf8');
     // The Renovate regex really matches the scaffolded version lines.

@@ -6,11 +6,12 @@
  * certManager.version included — with its whole value (ranges with spaces, quotes, trailing
  * comments), and never the next line; and a lookup against the local fake GitHub proposes `~1.12` →
  * `~1.13.0` (the range ~1.13, as npm versioning writes it): a range stays a range, the lock pins;
- * cert-manager moves to its newest release.
+ * cert-manager moves to its newest release; and the updates land in one branch for providers/ and
+ * one per overlay (the branch names Renovate's lookup computes), so prod's older pin is its own PR.
  * Without the install the tests skip loudly; in CI they fail, as the registry tests do.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -65,7 +66,7 @@ interface ExtractedDep {
   datasource: string;
   versioning?: string;
   skipReason?: string;
-  updates?: { newValue: string; updateType: string }[];
+  updates?: { newValue: string; updateType: string; branchName?: string }[];
 }
 
 /** The regex manager's dependencies by file, from the "Extracted dependencies" (or lookup's "packageFiles with updates") log line. */
@@ -86,6 +87,29 @@ async function initRepository(args: string[]): Promise<string> {
 /** Renovate's local platform reads the files git tracks. */
 function commitAll(repo: string): void {
   for (const args of [['init', '-q', '-b', 'main'], ['add', '-A'], ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'init']]) execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
+}
+
+/**
+ * Renovate's lookup (`--dry-run=lookup`) of `repo` against the fake GitHub at `baseUrl`: Renovate's
+ * hosted default for github.com is the real API, so the datasource is pointed at the fake.
+ */
+async function lookupAgainst(baseUrl: string, repo: string): Promise<{ code: number | null; log: LogLine[]; text: string }> {
+  const global = path.join(tempDir(), 'config.json');
+  writeFileSync(
+    global,
+    JSON.stringify({
+      // A github.com token only so Renovate does not skip github-releases ("github-token-required");
+      // every request goes to the fake, never to github.com.
+      hostRules: [
+        { matchHost: '127.0.0.1', token: 'fake-token' },
+        { matchHost: 'api.github.com', hostType: 'github', token: 'fake-token' },
+      ],
+      packageRules: [{ matchDatasources: ['github-releases'], registryUrls: [`${baseUrl}/`] }],
+      // Only capi-render's manager: the workflow's actions would be looked up on github.com.
+      enabledManagers: ['custom.regex'],
+    }),
+  );
+  return renovate(RENOVATE, repo, ['--platform=local', '--dry-run=lookup'], { RENOVATE_CONFIG_FILE: global });
 }
 
 describe.skipIf(skipRenovate)(`Renovate ${tools.renovate} on what init writes`, { timeout: 300_000 }, () => {
@@ -135,23 +159,7 @@ describe.skipIf(skipRenovate)(`Renovate ${tools.renovate} on what init writes`, 
     const comment = '  # renovate: datasource=github-releases depName=kubernetes-sigs/cluster-api\n';
     writeFileSync(path.join(repo, 'providers/range.yaml'), ['">=1.11 <1.13"', '1.12.x', "'1.12'"].map((v) => `spec:\n${comment}  version: ${v}\n---\n`).join(''));
     commitAll(repo);
-    // Renovate's hosted default for github.com is the real API; point the datasource at the fake.
-    const global = path.join(tempDir(), 'config.json');
-    writeFileSync(
-      global,
-      JSON.stringify({
-        // A github.com token only so Renovate does not skip github-releases ("github-token-required");
-        // every request goes to the fake, never to github.com.
-        hostRules: [
-          { matchHost: '127.0.0.1', token: 'fake-token' },
-          { matchHost: 'api.github.com', hostType: 'github', token: 'fake-token' },
-        ],
-        packageRules: [{ matchDatasources: ['github-releases'], registryUrls: [`${gh.baseUrl}/`] }],
-        // Only capi-render's manager: the workflow's actions would be looked up on github.com.
-        enabledManagers: ['custom.regex'],
-      }),
-    );
-    const r = await renovate(RENOVATE, repo, ['--platform=local', '--dry-run=lookup'], { RENOVATE_CONFIG_FILE: global });
+    const r = await lookupAgainst(gh.baseUrl, repo);
     const deps = regexDeps(r.log, 'packageFiles with updates');
     const proposed = (file: string) => deps[file]!.map((d) => [d.currentValue, d.updates?.map((u) => u.newValue) ?? []]);
     // `~1.13.0` is the range `~1.13` (>=1.13.0 <1.14.0), written as npm versioning writes it.
@@ -168,5 +176,34 @@ describe.skipIf(skipRenovate)(`Renovate ${tools.renovate} on what init writes`, 
     expect(gh.requests.some((q) => q.url.endsWith('/graphql'))).toBe(true);
     // The init workflow pins the same capi-render as the package (no drift between README, workflow and package).
     expect(readFileSync(path.join(repo, '.github/workflows/capi-render.yaml'), 'utf8')).toMatch(/npx --yes capi-render@\d+\.\d+\.\d+ build/);
+  });
+
+  it('keeps a staged rollout staged: providers/ is one pull request, the pins of each overlay (subfolders included) another each, cert-manager its own', async () => {
+    const gh = await startFakeGitHub({ extraReleases: { 'kubernetes-sigs/cluster-api': [{ tag: 'v1.13.0' }] } });
+    onTestFinished(() => gh.close());
+    const repo = await initRepository(['--version', '~1.12', '--cert-manager-version', 'v1.16.1']);
+    // This repository's prod: one release behind (v1.11.0 in overlay.yaml's JSON patch), plus a pin in
+    // a patch file of its own and a second environment, staging, one release behind dev.
+    cpSync(path.join(REPO_ROOT, 'overlays/prod'), path.join(repo, 'overlays/prod'), { recursive: true });
+    const comment = '  # renovate: datasource=github-releases depName=kubernetes-sigs/cluster-api\n';
+    writeFileSync(path.join(repo, 'overlays/prod/patches/kubeadm-version.yaml'), `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: BootstrapProvider\nmetadata:\n  name: kubeadm\n  namespace: capi-kubeadm-bootstrap-system\nspec:\n${comment}  version: v1.11.0\n`);
+    mkdirSync(path.join(repo, 'overlays/staging'));
+    writeFileSync(path.join(repo, 'overlays/staging/overlay.yaml'), `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources:\n  - ../../providers\npatches:\n  - target:\n      kind: CoreProvider\n    patch: |-\n      - op: replace\n        path: /spec/version\n  ${comment}        value: v1.12.0\n`);
+    commitAll(repo);
+    const r = await lookupAgainst(gh.baseUrl, repo);
+    const deps = regexDeps(r.log, 'packageFiles with updates');
+    const branches = Object.fromEntries(Object.entries(deps).map(([file, list]) => [file, list.map((d) => [d.currentValue, d.updates?.map((u) => [u.newValue, u.branchName]) ?? []])]));
+    // prod's v1.11.0 and dev's ~1.12 both move to v1.13.0, yet in two pull requests: merging the base
+    // one never moves prod.
+    const base = 'renovate/capi-render-providers';
+    expect(branches).toEqual({
+      'capi-render.yaml': [['v1.16.1', [['v1.19.4', 'renovate/cert-manager-cert-manager-1.x']]]],
+      'providers/core.yaml': [['~1.12', [['~1.13.0', base]]]],
+      'providers/docker.yaml': [['~1.12', [['~1.13.0', base]]]],
+      'providers/kubeadm.yaml': [['~1.12', [['~1.13.0', base]]], ['~1.12', [['~1.13.0', base]]]],
+      'overlays/prod/overlay.yaml': [['v1.11.0', [['v1.13.0', 'renovate/capi-render-overlay-prod']]]],
+      'overlays/prod/patches/kubeadm-version.yaml': [['v1.11.0', [['v1.13.0', 'renovate/capi-render-overlay-prod']]]],
+      'overlays/staging/overlay.yaml': [['v1.12.0', [['v1.13.0', 'renovate/capi-render-overlay-staging']]]],
+    });
   });
 });

@@ -14,6 +14,7 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, wr
 import path from 'node:path';
 import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
 import jsYaml from 'js-yaml';
+import { PackageURL } from 'packageurl-js';
 import { describe, expect, it } from 'vitest';
 import type { CdxComponent, CdxDocument } from '../helpers/sbom-fixture.js';
 import { runCli } from '../helpers/cli.js';
@@ -33,6 +34,15 @@ interface ImageList {
 const validate = (text: string) => new Validation.JsonStrictValidator(Spec.Version.v1dot6).validate(text);
 const readLock = (repo: string) => jsYaml.load(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')) as Lock;
 const prop = (c: CdxComponent, name: string) => (c.properties ?? []).find((p) => p.name === name)?.value;
+const flatten = (components: CdxComponent[]): CdxComponent[] => components.flatMap((c) => [c, ...flatten(c.components ?? [])]);
+
+/** A component's purl parsed by packageurl-js, after checking it round-trips (the library writes it back unchanged). */
+function purlOf(c: CdxComponent): PackageURL {
+  expect(c.purl, `${c.type} ${c.name} has a purl`).toEqual(expect.any(String));
+  const parsed = PackageURL.fromString(c.purl!);
+  expect(parsed.toString()).toBe(c.purl);
+  return parsed;
+}
 
 /** `release file url sha256` of every artifact the lock records for `env`'s providers and cert-manager. */
 function lockedArtifacts(lock: Lock, env: string): string[] {
@@ -106,10 +116,21 @@ describe('capi-render sbom', () => {
       const digest = locked.get(image.image)!;
       expect(c.hashes).toEqual([{ alg: 'SHA-256', content: digest.slice('sha256:'.length) }]);
       const [repository, tag] = [image.image.slice(0, image.image.lastIndexOf(':')), image.image.slice(image.image.lastIndexOf(':') + 1)];
-      expect(c.purl).toBe(`pkg:oci/${repository.slice(repository.lastIndexOf('/') + 1)}@sha256%3A${digest.slice(7)}?repository_url=${repository}&tag=${tag}`);
+      expect({ ...purlOf(c) }).toMatchObject({ type: 'oci', name: repository.slice(repository.lastIndexOf('/') + 1), version: digest, qualifiers: { repository_url: repository, tag } });
       expect(c).toMatchObject({ name: repository, version: tag });
     }
     expect(out.stderr).toContain('dev: 5 releases');
+
+    // Every component has a purl: the example's releases come from a local repository, so generic
+    // with the checksum of the components file the lock pins, and each release file likewise.
+    for (const c of flatten(doc.components)) {
+      const purl = purlOf(c);
+      if (c.type === 'application') {
+        const components = lock.artifacts.find((a) => a.source === prop(c, 'capi-render:source') && a.version === c.version && a.file !== 'metadata.yaml')!;
+        expect({ ...purl }).toMatchObject({ type: 'generic', name: c.name, version: c.version, qualifiers: { checksum: `sha256:${components.sha256}` } });
+      }
+      if (c.type === 'file') expect({ ...purl }).toMatchObject({ type: 'generic', name: c.name, qualifiers: { checksum: `sha256:${c.hashes![0]!.content}` } });
+    }
   });
 
   it('gives the same bytes on every run and in every timezone; an unpinned environment lists its images by tag, without digests', async () => {
@@ -123,11 +144,12 @@ describe('capi-render sbom', () => {
       expect(first.code, first.stderr).toBe(0);
       expect(second.stdout).toBe(first.stdout);
       expect(await validate(first.stdout)).toBeNull();
-      // prod is not pinned: its images are listed by tag, without purl or hash, and the command says so.
+      // prod is not pinned: its images are listed by tag, with a purl without version and no hash, and the command says so.
       const doc = JSON.parse(first.stdout) as CdxDocument;
       const containers = doc.components.filter((c) => c.type === 'container');
       expect(containers.length).toBeGreaterThan(0);
-      expect(containers.every((c) => c.purl === undefined && c.hashes === undefined && prop(c, 'capi-render:pinned') === 'false')).toBe(true);
+      expect(containers.every((c) => c.hashes === undefined && prop(c, 'capi-render:pinned') === 'false')).toBe(true);
+      for (const c of containers) expect({ ...purlOf(c) }).toMatchObject({ type: 'oci', version: undefined, qualifiers: { tag: c.version } });
       expect(containers.map((c) => prop(c, 'capi-render:reference')).sort()).toEqual((await imagesOf(repo, 'prod', ['--offline'])).map((i) => i.reference).sort());
       expect(sbomArtifacts(doc)).toEqual(lockedArtifacts(readLock(repo), 'prod'));
       expect(first.stderr).toMatch(/by tag alone, without a digest: set imagePolicy\.pinDigests: true/);

@@ -185,6 +185,8 @@ describe('init --shards', () => {
     expect(fanIn).toContain('git push');
     // Pull requests still get the HTML report, from one job (it reads the committed output).
     expect(workflow.jobs.report!.steps.map((s) => s.run).join('\n')).toContain('report --base "origin/${{ github.base_ref }}"');
+    // …and that job fails on a danger finding against the base branch.
+    expect(workflow.jobs.report!.steps.map((s) => s.run).join('\n')).toContain('diff --base "origin/${{ github.base_ref }}" --fail-on danger');
   });
 
   it.each(['0', '1.5', 'many', '300'])('--shards %s is a usage error', async (n) => {

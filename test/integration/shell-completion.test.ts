@@ -66,7 +66,7 @@ describe('shell completion', () => {
       { name: "a command's flags", words: ['capi-render', 'build', '--o'], reply: ['--offline', '--out'] },
       { name: '--env values from overlays/', words: ['capi-render', 'build', '--env', ''], reply: ['prod-eu', 'staging'] },
       { name: '--env=… as bash splits it', words: ['capi-render', 'plan', '--env', '=', 's'], reply: ['staging'] },
-      { name: '--format values', words: ['capi-render', 'mirror', '--format', ''], reply: ['repository', 'configmaps', 'oci'] },
+      { name: '--format values', words: ['capi-render', 'mirror', '--format', ''], reply: ['repository', 'configmaps', 'oci', 'oci-layout', 'oci-archive'] },
       { name: 'folders for --out DIR', words: ['capi-render', 'build', '--out', 'o'], reply: ['out', 'overlays'] },
       { name: 'the shells', words: ['capi-render', 'completion', ''], reply: ['bash', 'zsh', 'fish'] },
     ])('$name', ({ words, reply }) => {

@@ -57,7 +57,8 @@ describe('capi-render upgrade --pr', () => {
     const sent = JSON.parse(post.body!) as { title: string; head: string; base: string; body: string };
     expect(sent).toMatchObject({ title: 'chore(capi): upgrade cluster-api to v1.12.0', head: BRANCH, base: 'main' });
     expect(sent.body).toContain('Upgrades Cluster API providers with `capi-render upgrade --to v1.12.0`.');
-    expect(sent.body).toContain('| default | `CoreProvider/capi-system/cluster-api` | v1.11.0 | v1.12.0 | v1beta2 | `providers/core.yaml:7` |');
+    expect(sent.body.startsWith('| Environment | Provider | Version | Contract | Danger | Warning | Info | Set in |\n')).toBe(true);
+    expect(sent.body).toMatch(/^\| default \| `cluster-api` \| v1\.11\.0 → v1\.12\.0 \| v1beta2 \| 0 \| \d+ \| \d+ \| `providers\/core\.yaml:7` \|$/m);
     expect(sent.body).toContain('## Upgrade safety report');
     expect(sent.body).toContain('(`image-changed`)');
     expect(sent.body).toContain('#### default/cluster-api');

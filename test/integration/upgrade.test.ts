@@ -98,7 +98,7 @@ describe('capi-render upgrade within a contract (v1.11.0 → v1.12.0)', () => {
     expect(read(repo, 'rendered/default/cluster-api/deployment-capi-controller-manager.yaml')).toContain('image: registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0');
     // What src/diff finds in the real v1.11.0 → v1.12.0 manifests.
     expect(findingCodes(r.stdout)).toEqual(new Set(['feature-gates-changed', 'rbac-permissions-gained', 'crd-version-added', 'crd-added', 'image-changed']));
-    expect(r.stdout).toMatch(/^Findings: 0 danger, 2 warning, \d+ info$/m);
+    expect(r.stdout).toMatch(/^Findings: 0 dangers, 2 warnings, \d+ info$/m);
     expect(r.stderr).toContain('edited providers/core.yaml:9 (spec.version): v1.11.0 → v1.12.0 (default: cluster-api)');
     // The output is what a plain build of the edited inputs gives.
     const rebuilt = await cli(repo, 'build', '--frozen');

@@ -47,8 +47,7 @@ export function operatorInstall(variant: string, rendered: readonly Obj[], crs: 
   const namespaces = [...new Set(crs.map((c) => c.declared.metadata.namespace as string))].sort();
   for (const ns of namespaces) live.push(userApplied({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, variant, clock));
   for (const cr of crs) {
-    const obj = userApplied(cr.declared, variant, clock);
-    if (obj.spec?.manager) obj.spec.manager.verbosity ??= 1; // the CRD's structural default
+    const obj = userApplied(cr.declared, variant, clock, operatorAdmission);
     const time = clock.now();
     obj.metadata.finalizers = ['provider.cluster.x-k8s.io'];
     obj.metadata.annotations['operator.cluster.x-k8s.io/applied-spec-hash'] = createHash('sha256').update(JSON.stringify(obj.spec)).digest('hex');
@@ -74,12 +73,30 @@ export function operatorInstall(variant: string, rendered: readonly Obj[], crs: 
 }
 
 /** An object created by `kubectl apply` (client side). */
-function userApplied(declared: Obj, variant: string, clock: ServerClock): Obj {
+function userApplied(declared: Obj, variant: string, clock: ServerClock, admission: (obj: Obj) => void = () => undefined): Obj {
   const lastApplied = `${JSON.stringify(sortKeys(declared))}\n`;
   const obj = admit(structuredClone(declared), seedOf(variant, declared), clock);
+  // Admission happens inside the request: what it adds belongs to the request's manager.
+  admission(obj);
   obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), 'kubectl.kubernetes.io/last-applied-configuration': lastApplied };
   obj.metadata.managedFields = [entry('kubectl-client-side-apply', 'Update', obj, obj.metadata.creationTimestamp)];
   return obj;
+}
+
+/**
+ * What a provider CR gets on its way in (cluster-api-operator v0.28): the mutating webhook's defaults
+ * (internal/webhook/provider_webhook.go: the config Secret's and additional manifests' namespace),
+ * the empty structs its round trip through the Go types adds to `manager` (metrics, health and
+ * webhook cannot be omitted), and the CRD's structural default `manager.verbosity: 1`.
+ */
+function operatorAdmission(obj: Obj): void {
+  const spec = obj.spec ?? {};
+  if (spec.configSecret && !spec.configSecret.namespace) spec.configSecret.namespace = obj.metadata.namespace;
+  if (spec.additionalManifests && !spec.additionalManifests.namespace) spec.additionalManifests.namespace = obj.metadata.namespace;
+  if (spec.manager) {
+    for (const empty of ['metrics', 'health', 'webhook']) spec.manager[empty] ??= {};
+    spec.manager.verbosity ??= 1;
+  }
 }
 
 /** Runs the controllers and adds what they create; the result is in creation order. */

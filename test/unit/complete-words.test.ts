@@ -65,7 +65,7 @@ describe('__complete', () => {
 
   it.each([
     { name: 'a prefix of flags', words: ['build', '--o'], values: ['--offline', '--out'], mode: ':words' },
-    { name: '--format of mirror (split by bash)', words: ['mirror', '--format', ''], values: ['repository', 'configmaps', 'oci'], mode: ':words' },
+    { name: '--format of mirror (split by bash)', words: ['mirror', '--format', ''], values: ['repository', 'configmaps', 'oci', 'oci-layout', 'oci-archive'], mode: ':words' },
     { name: '--flavour=a as zsh and fish pass it', words: ['init', '--flavour=a'], values: ['--flavour=argocd'], mode: ':words' },
     { name: '--flavour = a as bash splits it', words: ['init', '--flavour', '=', 'a'], values: ['argocd'], mode: ':words' },
     { name: '--flavour = (nothing typed yet, bash)', words: ['init', '--flavour', '='], values: ['kustomize', 'argocd', 'flux'], mode: ':words' },

@@ -51,7 +51,7 @@ const findings = safetyFindings(before, after, { contracts: [{ env: 'prod', prov
 
 describe('formatDiffText', () => {
   it('prints findings by severity, then the object changes', () => {
-    expect(formatDiffText(changes, findings)).toBe(`Findings: 1 danger, 2 warning, 2 info
+    expect(formatDiffText(changes, findings)).toBe(`Findings: 1 danger, 2 warnings, 2 info
 DANGER  prod/cluster-api ClusterRole.rbac.authorization.k8s.io/capi-extra [rbac-permissions-gained]
         ClusterRole capi-extra gains 1 permission cluster-wide
           - dangerous: *.*: get
@@ -96,7 +96,7 @@ describe('formatReportMarkdown', () => {
   it('writes plain markdown: summary, findings per severity with details, then object changes', () => {
     expect(formatReportMarkdown(changes, findings)).toBe(`## Upgrade safety report
 
-Findings: 1 danger, 2 warning, 2 info. Objects: 1 added, 1 removed, 2 changed.
+Findings: 1 danger, 2 warnings, 2 info. Objects: 1 added, 1 removed, 2 changed.
 
 ### Danger: needs a decision before merging
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.js';
+import { summaryTableMarkdown } from '../../src/diff/summary-table.js';
 import { renderPrBody, type PrBodyContext } from '../../src/upgrade/pr-body.js';
 import { parseRemote } from '../../src/upgrade/pull-request.js';
 import type { UpgradeTarget } from '../../src/upgrade/select-targets.js';
@@ -61,14 +62,17 @@ describe('upgrade names', () => {
 });
 
 describe('renderPrBody', () => {
+  const row = { environment: 'prod', provider: 'cluster-api', version: 'v1.11.0 → v1.12.0', contract: 'v1beta2', contractMoves: false, danger: 1, warning: 0, info: 0 };
   const context: PrBodyContext = {
     title: 'chore(capi): upgrade cluster-api to v1.12.0',
     command: 'capi-render upgrade --to v1.12.0',
     upgrades: [{ environment: 'prod', provider: 'CoreProvider/capi-system/cluster-api', label: 'cluster-api', from: 'v1.11.0', to: 'v1.12.0', fromContract: 'v1beta2', toContract: 'v1beta2', contractChanged: false, file: 'providers/core.yaml', line: 9 }],
+    summary: [{ ...row, setIn: '`providers/core.yaml:9`' }],
+    summaryTable: summaryTableMarkdown([row], { title: 'Set in', cell: () => '`providers/core.yaml:9`' }).join('\n'),
     environments: ['prod'],
     findings: { danger: 1, warning: 0, info: 0 },
     hasDanger: true,
-    report: '## Upgrade safety report\n\nFindings: 1 danger, 0 warning, 0 info. Objects: 0 added, 0 removed, 0 changed.\n',
+    report: '## Upgrade safety report\n\nFindings: 1 danger, 0 warnings, 0 info. Objects: 0 added, 0 removed, 0 changed.\n',
     htmlReport: {
       command: 'capi-render report --base main --out capi-render-report.html',
       artifact: 'capi-render-report',
@@ -78,8 +82,13 @@ describe('renderPrBody', () => {
 
   it('renders the bundled template without HTML escaping', () => {
     const body = renderPrBody({ ...context, command: 'capi-render upgrade --to v1.12.0 <x>' });
-    expect(body).toContain('| prod | `CoreProvider/capi-system/cluster-api` | v1.11.0 | v1.12.0 | v1beta2 | `providers/core.yaml:9` |');
-    expect(body).toContain('> This upgrade has 1 danger finding(s)');
+    // It opens with the summary table, where each version is set last.
+    expect(body.split('\n').slice(0, 3)).toEqual([
+      '| Environment | Provider | Version | Contract | Danger | Warning | Info | Set in |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+      '| prod | `cluster-api` | v1.11.0 → v1.12.0 | v1beta2 | **1** | 0 | 0 | `providers/core.yaml:9` |',
+    ]);
+    expect(body).toContain('> Danger findings: 1. Read them below before merging.');
     expect(body).toContain('## Upgrade safety report');
     expect(body).toContain('<x>');
     // The same review as one page: the CI artifact, linked through this branch's workflow runs.

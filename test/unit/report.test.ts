@@ -110,11 +110,16 @@ describe('the upgrade review', () => {
     ]);
     // Counts are per environment, as `capi-render diff` counts them.
     expect(review.counts).toEqual({ danger: 0, warning: 2, info: 1 });
+    // The summary table: the rows diff prints (no lock here, so no version is known).
+    expect(review.summaryRows.map((r) => [r.environment, r.provider, r.version, r.danger, r.warning, r.info])).toEqual([
+      ['dev', 'cluster-api', 'unchanged', 0, 1, 0],
+      ['prod', 'cluster-api', 'unchanged', 0, 1, 1],
+    ]);
   });
 
   it('puts a summary a reviewer can act on at the top', () => {
     const model = buildReportModel({ environments: [], plans: [], comparison, selected: [] });
-    expect([model.summary, model.tone]).toEqual(['2 environments change; 0 dangers; 2 warnings; 1 info finding', 'warning']);
+    expect([model.summary, model.tone]).toEqual(['2 environments changed; 0 dangers; 2 warnings; 1 info finding', 'warning']);
   });
 });
 
@@ -140,18 +145,20 @@ function hostileModel(): ReportModel {
         labels: [{ key: HOSTILE, value: HOSTILE }],
         core: HOSTILE,
         objectTotal: 1,
+        objectTotalPhrase: HOSTILE,
         kinds: [{ kind: HOSTILE, count: 1 }],
         crds: [{ name: HOSTILE, component: HOSTILE, versions: [{ name: HOSTILE, served: true, storage: true, deprecated: false, flags: HOSTILE }] }],
         images: [{ image: HOSTILE, components: HOSTILE }],
         movedTags: [{ image: HOSTILE, locked: HOSTILE, current: HOSTILE }],
         delivery: { controller: HOSTILE, mode: HOSTILE, destination: HOSTILE, digest: HOSTILE, facts: [{ label: HOSTILE, value: HOSTILE, code: true, note: HOSTILE }, { label: HOSTILE, value: HOSTILE, code: false, note: '' }], note: text },
-        rbac: { applier: HOSTILE, applierNote: text, clusterRules: [HOSTILE], namespaces: [{ namespace: HOSTILE, rules: [HOSTILE] }], notes: [HOSTILE], grants: [{ component: HOSTILE, subjects: HOSTILE, clusterScoped: 1, namespaced: 1, escalations: [HOSTILE] }] },
+        rbac: { applier: HOSTILE, applierNote: text, clusterRules: [HOSTILE], clusterRulesPhrase: HOSTILE, namespaces: [{ namespace: HOSTILE, rules: [HOSTILE], rulesPhrase: HOSTILE }], notes: [HOSTILE], grants: [{ component: HOSTILE, subjects: HOSTILE, clusterScoped: 1, namespaced: 1, escalations: [HOSTILE] }] },
         plans: [{ contract: HOSTILE, current: true, status: HOSTILE, command: HOSTILE, blockers: [HOSTILE], steps: [HOSTILE] }],
       },
     ],
     review: {
       base: HOSTILE,
       commit: HOSTILE,
+      summaryRows: [{ environment: HOSTILE, provider: HOSTILE, version: HOSTILE, contract: HOSTILE, contractMoves: true, danger: 1, warning: 0, info: 0 }],
       counts: { danger: 1, warning: 0, info: 0 },
       changedEnvironments: [HOSTILE],
       versionChanges: [{ environment: HOSTILE, component: HOSTILE, from: HOSTILE, to: HOSTILE, contract: HOSTILE }],
@@ -164,6 +171,22 @@ function hostileModel(): ReportModel {
 }
 
 describe('renderReportHtml', () => {
+  it('opens the upgrade review with the summary table, in a scrolling wrapper, right under the summary line', () => {
+    const model = hostileModel();
+    model.review!.summaryRows = [
+      { environment: 'prod', provider: 'cluster-api', version: 'v1.10.4 → v1.11.0', contract: 'v1beta1 → v1beta2', contractMoves: true, danger: 2, warning: 1, info: 0 },
+      { environment: 'prod', provider: 'cert-manager', version: 'v1.18.0 → v1.19.4', contract: '-', contractMoves: false, danger: 0, warning: 0, info: 3 },
+    ];
+    const html = renderReportHtml(model, BUNDLED);
+    const table = html.indexOf('<div class="table-scroll"><table class="summary-table" id="summary-table">');
+    expect(table).toBeGreaterThan(html.indexOf('id="summary"'));
+    expect(table).toBeLessThan(html.indexOf('<nav>'));
+    expect(html).toContain('<tr><td>prod</td><td>cluster-api</td><td>v1.10.4 → v1.11.0</td><td><strong>v1beta1 → v1beta2</strong></td><td>2</td><td>1</td><td>0</td></tr>');
+    expect(html).toContain('<tr><td>prod</td><td>cert-manager</td><td>v1.18.0 → v1.19.4</td><td>-</td><td>0</td><td>0</td><td>3</td></tr>');
+    // Without --base there is no review and no table.
+    expect(renderReportHtml({ ...model, review: null }, BUNDLED)).not.toContain('summary-table');
+  });
+
   it('shows the tags that moved since they were pinned', () => {
     const model = hostileModel();
     model.environments[0]!.movedTags = [{ image: 'r.example/a/c:v1', locked: 'sha256:aaaa', current: 'sha256:bbbb' }];

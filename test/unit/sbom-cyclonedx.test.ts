@@ -2,14 +2,14 @@
  * The CycloneDX 1.6 SBOM of an environment (issue 25), from an EnvironmentResult-like fixture: it
  * validates against the official 1.6 schema with the CycloneDX library's own strict JSON validator
  * (the schemas ship with the library: offline), lists exactly the fixture's release artifacts and
- * images, with purls, hashes, URLs, verification properties and dependencies, and is deterministic.
+ * images, with purls (every source kind: sbom-purl.test.ts), hashes, URLs, verification properties and
+ * dependencies, and is deterministic.
  */
 import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
 import { describe, expect, it } from 'vitest';
 import type { CdxComponent, CdxDocument } from '../helpers/sbom-fixture.js';
 import { contentUuid, cyclonedxText } from '../../src/sbom/cyclonedx.js';
 import { environmentSbom } from '../../src/sbom/environment-sbom.js';
-import { githubPurl, ociPurl } from '../../src/sbom/purl.js';
 import { withSbomFile } from '../../src/sbom/sbom-output.js';
 import { sbomSubject } from '../../src/sbom/sbom-subject.js';
 import { DIGEST_CM, DIGEST_CORE, DIGEST_SHIPPED, hex, sbomFixture as fixture } from '../helpers/sbom-fixture.js';
@@ -44,7 +44,7 @@ describe('CycloneDX SBOM of an environment', () => {
     expect(props(doc.metadata.component, 'capi-render:gitops-flavour')).toEqual(['argocd']);
   });
 
-  it('lists every release with exactly its artifacts: URL as a distribution reference, bare-hex SHA-256, github purls', () => {
+  it('lists every release with exactly its artifacts: URL as a distribution reference, bare-hex SHA-256, purls', () => {
     const doc = JSON.parse(environmentSbom(fixture())) as CdxDocument;
     const releases = doc.components.filter((c) => c.type === 'application');
     expect(releases.map((r) => `${r.name}@${r.version}`).sort()).toEqual(['cert-manager@v1.19.4', 'cluster-api@v1.12.0', 'infrastructure-docker@v1.12.0']);
@@ -67,10 +67,13 @@ describe('CycloneDX SBOM of an environment', () => {
     expect(props(core, 'capi-render:contract')).toEqual(['v1beta2']);
     expect(props(core, 'capi-render:source')).toEqual(['github:kubernetes-sigs/cluster-api']);
     expect(releases.find((r) => r.name === 'cert-manager')!.purl).toBe('pkg:github/cert-manager/cert-manager@v1.19.4');
-    expect(releases.find((r) => r.name === 'infrastructure-docker')!.purl, 'a local repository has no purl').toBeUndefined();
+    expect(releases.find((r) => r.name === 'infrastructure-docker')!.purl, 'a local repository: generic, by checksum').toBe(`pkg:generic/infrastructure-docker@v1.12.0?checksum=sha256%3A${hex('c')}`);
+    expect(core.components!.find((f) => f.name === 'metadata.yaml')!.purl).toBe(
+      `pkg:generic/cluster-api/metadata.yaml@v1.12.0?checksum=sha256%3A${hex('b')}&download_url=https%3A%2F%2Fgithub.com%2Fkubernetes-sigs%2Fcluster-api%2Freleases%2Fdownload%2Fv1.12.0%2Fmetadata.yaml`,
+    );
   });
 
-  it('lists every image of the output once, with its digest as pkg:oci purl and hash, and tag-only images without either', () => {
+  it('lists every image of the output once as a pkg:oci purl, with its digest as the version and hash; tag-only images without either', () => {
     const doc = JSON.parse(environmentSbom(fixture())) as CdxDocument;
     const images = doc.components.filter((c) => c.type === 'container');
     expect(images.map((i) => props(i, 'capi-render:reference')[0]).sort()).toEqual(
@@ -78,17 +81,17 @@ describe('CycloneDX SBOM of an environment', () => {
     );
     const core = images.find((i) => i.name === 'registry.k8s.io/cluster-api/cluster-api-controller')!;
     expect(core.version).toBe('v1.12.0');
-    expect(core.purl).toBe(`pkg:oci/cluster-api-controller@sha256%3A${hex('1')}?repository_url=registry.k8s.io/cluster-api/cluster-api-controller&tag=v1.12.0`);
+    expect(core.purl).toBe(`pkg:oci/cluster-api-controller@sha256:${hex('1')}?repository_url=registry.k8s.io%2Fcluster-api%2Fcluster-api-controller&tag=v1.12.0`);
     expect(core.hashes).toEqual([{ alg: 'SHA-256', content: hex('1') }]);
     expect(props(core, 'capi-render:pinned')).toEqual(['true']);
     expect(props(core, 'capi-render:used-by')).toEqual(['Deployment/capi-system/capi-controller-manager container "c0"']);
     const shipped = images.find((i) => i.name === 'registry.lab:5000/capd-manager')!;
-    expect(shipped.purl).toBe(`pkg:oci/capd-manager@sha256%3A${hex('3')}?repository_url=registry.lab:5000/capd-manager`);
+    expect(shipped.purl).toBe(`pkg:oci/capd-manager@sha256:${hex('3')}?repository_url=registry.lab%3A5000%2Fcapd-manager`);
     expect(shipped.version).toBe(DIGEST_SHIPPED);
     expect(props(shipped, 'capi-render:pinned'), 'shipped with a digest, not pinned by the build').toEqual(['false']);
     const tagOnly = images.find((i) => i.name === 'busybox')!;
     expect(tagOnly).toMatchObject({ version: '1.36' });
-    expect(tagOnly.purl).toBeUndefined();
+    expect(tagOnly.purl, 'the repository and tag, no version').toBe('pkg:oci/busybox?repository_url=docker.io%2Flibrary%2Fbusybox&tag=1.36');
     expect(tagOnly.hashes).toBeUndefined();
   });
 
@@ -146,13 +149,10 @@ describe('CycloneDX SBOM of an environment', () => {
     }
   });
 
-  it('makes RFC 9562 version 8 UUIDs from content, and purls as the purl spec writes them', () => {
+  it('makes RFC 9562 version 8 UUIDs from content', () => {
     expect(contentUuid('a')).toBe(contentUuid('a'));
     expect(contentUuid('a')).not.toBe(contentUuid('b'));
     expect(contentUuid('')).toMatch(/^urn:uuid:e3b0c442-98fc-8c14-9afb-f4c8996fb924$/);
-    expect(ociPurl('docker.io/library/Nginx', `sha256:${hex('0')}`, '1.27')).toBe(`pkg:oci/nginx@sha256%3A${hex('0')}?repository_url=docker.io/library/Nginx&tag=1.27`);
-    expect(githubPurl('github:Kubernetes-SIGs/cluster-api', 'v1.12.0')).toBe('pkg:github/kubernetes-sigs/cluster-api@v1.12.0');
-    expect(githubPurl('github:ghe.example.com/org/repo', 'v1.0.0'), 'GitHub Enterprise is not pkg:github').toBeUndefined();
   });
 
   it('is planned as <env>/sbom.cdx.json among the environment\'s files, in path order', () => {

@@ -81,9 +81,13 @@ describe('SPDX SBOM of an environment', () => {
     expect(images).toHaveLength(4);
     const [coreImage] = related(core.SPDXID, 'DEPENDS_ON');
     expect(coreImage).toMatchObject({ name: 'registry.k8s.io/cluster-api/cluster-api-controller', versionInfo: 'v1.12.0', checksums: [{ algorithm: 'SHA256', checksumValue: hex('1') }] });
-    expect(coreImage!.externalRefs![0]!.referenceLocator).toBe(`pkg:oci/cluster-api-controller@sha256%3A${hex('1')}?repository_url=registry.k8s.io/cluster-api/cluster-api-controller&tag=v1.12.0`);
+    expect(coreImage!.externalRefs).toEqual([{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: `pkg:oci/cluster-api-controller@sha256:${hex('1')}?repository_url=registry.k8s.io%2Fcluster-api%2Fcluster-api-controller&tag=v1.12.0` }]);
     expect(coreImage!.comment).toContain(`reference: registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0@${DIGEST_CORE}`);
     expect(images.find((i) => i.name === 'busybox')!.checksums).toBeUndefined();
+    const docker = releases.find((r) => r.name === 'infrastructure-docker')!;
+    expect(docker.externalRefs).toEqual([{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: `pkg:generic/infrastructure-docker@v1.12.0?checksum=sha256%3A${hex('c')}` }]);
+    const [localFile] = related(docker.SPDXID, 'CONTAINS').filter((a) => a.packageFileName === 'metadata.yaml');
+    expect(localFile!.externalRefs![0]!.referenceLocator, 'a local path is no download_url').toBe(`pkg:generic/infrastructure-docker/metadata.yaml@v1.12.0?checksum=sha256%3A${hex('d')}`);
   });
 
   it('notes how an image was verified', () => {

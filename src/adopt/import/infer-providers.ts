@@ -12,6 +12,7 @@ import { CLUSTERCTL_CORE_LABEL } from '../../process/common-labels.js';
 import { CERT_MANAGER_VERSION_ANNOTATION } from '../../render/cert-manager.js';
 import type { LiveDump } from '../live-dump.js';
 import { declaredMetadata } from '../live-object.js';
+import { withoutOperatorDefaults } from './operator-defaults.js';
 
 /** A provider to declare, and where each of its values came from (written as comments). */
 export interface ImportedProvider {
@@ -151,7 +152,9 @@ function operatorProvider(obj: KubeObject): ImportedProvider {
   const meta = declaredMetadata(obj.metadata as JsonObject);
   const namespace = String(meta.namespace ?? '');
   const origin = `cluster-api-operator ${obj.kind} ${namespace}/${String(meta.name)}`;
-  const spec: JsonObject = isJsonObject(obj.spec) ? { ...obj.spec } : {};
+  // What the API server and the operator's webhook defaulted is not the author's: left out (operator-defaults.ts).
+  const defaults = withoutOperatorDefaults(obj.kind as ProviderKind, namespace, isJsonObject(obj.spec) ? obj.spec : {});
+  const spec: JsonObject = { ...defaults.spec };
   const sources: Record<string, string> = { spec: `the spec of ${obj.kind} ${namespace}/${String(meta.name)}` };
   const installed = isJsonObject(obj.status) ? obj.status.installedVersion : undefined;
   if ((spec.version === undefined || spec.version === '') && typeof installed === 'string' && installed !== '') {
@@ -170,7 +173,12 @@ function operatorProvider(obj: KubeObject): ImportedProvider {
     ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
     origin,
     sources,
-    notes: [`installed by the operator: ${origin} (status, finalizer and server fields removed)`],
+    notes: [
+      `installed by the operator: ${origin} (status, finalizer and server fields removed)`,
+      ...(defaults.dropped.length > 0
+        ? [`left out as the ${[...new Set(defaults.dropped.map((d) => (d.by === 'crd' ? "CRD's" : "operator webhook's")))].join(' and ')} defaults (they render the same): ${defaults.dropped.map((d) => `${d.path}=${JSON.stringify(d.value)}`).join(', ')}`]
+        : []),
+    ],
   };
 }
 

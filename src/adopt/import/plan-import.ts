@@ -19,6 +19,7 @@ import type { SourceDocument } from '../../declarations/yaml-document.js';
 import { commentedYaml } from './commented-yaml.js';
 import type { ImportedProvider, InferredInstallation } from './infer-providers.js';
 import { createMergePatch } from './merge-patch-diff.js';
+import { destinationMessages, destinationSetting, type DestinationPlan, type FillIn } from './argocd-destination.js';
 
 export interface ImportPlanInput {
   installation: InferredInstallation;
@@ -37,6 +38,8 @@ export interface ImportPlanInput {
   /** The text of a repository-relative file, or undefined when there is none. */
   read(relative: string): string | undefined;
   force: boolean;
+  /** With `env`: whether the new environment needs its own Argo CD destination (argocd-destination.ts). */
+  destination?: DestinationPlan;
 }
 
 export interface PlannedFile {
@@ -52,13 +55,17 @@ export interface ImportPlan {
   files: PlannedFile[];
   errors: Diagnostic[];
   warnings: Diagnostic[];
+  /** Lines for the report about what was filled in, with file:line. */
+  notes: string[];
+  /** A placeholder written for the user to fill in before the build. */
+  fillIn?: FillIn;
 }
 
 const GENERATED_BY = 'Written by `capi-render import`';
 
 /** Plans the files; errors (never thrown) say what blocks the import. */
 export function planImport(input: ImportPlanInput): ImportPlan {
-  const plan: ImportPlan = { files: [], errors: [], warnings: [] };
+  const plan: ImportPlan = { files: [], errors: [], warnings: [], notes: [] };
   if (input.env === undefined) planBase(input, plan);
   else planOverlay(input, input.env, plan);
   for (const f of plan.files) {
@@ -154,17 +161,25 @@ function planOverlay(input: ImportPlanInput, env: string, plan: ImportPlan): voi
     overlay.certManager = { version: cm.version };
     comments['certManager.version'] = `from ${cm.from}`;
   }
+  const destination = input.destination && destinationSetting(input.destination, env);
+  if (destination) {
+    overlay.gitops = destination.gitops;
+    comments['gitops.argocd.destination'] = destination.comment;
+  }
   if (patches.length > 0) overlay.patches = patches;
   if (added.length > 0) comments.resources = `providers.yaml: providers only this cluster runs (not in ${input.providersDir}/)`;
   const header = [
     `Environment ${env}. ${GENERATED_BY} from ${input.dumpName}: ${installation.providers.map((p) => `${labelOf(p)} ${String(p.spec.version)}`).join(', ')}.`,
     `Differences from the base (${input.providersDir}/) are patches; the base is not copied.`,
   ];
-  plan.files.push({
-    path: `${dir}/overlay.yaml`,
-    text: commentedYaml({ value: overlay, header, comments, blocks: patches.map((_, i) => `patches.${i}.patch`) }),
-    replaces: false,
-  });
+  const text = commentedYaml({ value: overlay, header, comments, blocks: patches.map((_, i) => `patches.${i}.patch`) });
+  plan.files.push({ path: `${dir}/overlay.yaml`, text, replaces: false });
+  if (input.destination) {
+    const said = destinationMessages(input.destination, env, `${dir}/overlay.yaml`, text);
+    plan.warnings.push(...said.warnings);
+    plan.notes.push(...said.notes);
+    if (said.fillIn) plan.fillIn = said.fillIn;
+  }
 }
 
 /** The operator CR text of one provider, with where each value came from. */

@@ -8,14 +8,15 @@
  */
 import { apiGroup, isJsonObject, labelsOf, type KubeObject } from '../../manifest/object.js';
 import { summarizeValue } from '../../diff/summarize-value.js';
-import { ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, FLUX_PRUNE, FLUX_SUBSTITUTE } from '../../gitops/annotations.js';
 import type { LiveDump } from '../live-dump.js';
 import { describeLive, isGenerated, liveKey } from '../live-object.js';
 import { CLUSTERCTL_LABEL, PROVIDER_LABEL } from '../../process/common-labels.js';
 import { compareWithLive, type FieldDifference } from './compare-object.js';
 import { ownersOf, readFieldOwners } from './managed-fields.js';
+import { isOwnMetadataPath } from './own-metadata.js';
 import { removalsByManager } from './removals.js';
 import { explainArgs, imageOverride, templateArgs } from './variable-hints.js';
+import { inputHint, type HintFiles, type ProviderInput } from './input-hints.js';
 
 /** One rendered component (folder) of the environment, with the release text its objects came from. */
 export interface LiveCheckComponent {
@@ -25,6 +26,10 @@ export interface LiveCheckComponent {
   files: readonly string[];
   /** The provider's unsubstituted components text (for variable hints); absent for cert-manager. */
   components?: string;
+  /** The provider CR the component is rendered from, with its locators (for input hints); absent for cert-manager. */
+  input?: ProviderInput;
+  /** cert-manager's component (its objects are its release's). */
+  certManager?: boolean;
 }
 
 export interface ReportedField extends Omit<FieldDifference, 'fields' | 'live' | 'rendered'> {
@@ -42,7 +47,10 @@ export interface ObjectReport {
   object: string;
   component: string;
   file?: string;
+  /** What the sync changes; for an object in `ownMetadataOnly`, capi-render's own keys. */
   fields: ReportedField[];
+  /** For a changed object: capi-render's own keys it also gets (not counted as changes). */
+  ownFields?: ReportedField[];
 }
 
 export interface LiveReport {
@@ -74,9 +82,9 @@ export interface LiveReportOptions {
   fieldManagers: readonly string[];
   /** Where a variable hint tells the user to set variables (the overlay, or capi-render.yaml). */
   variablesFile: string;
+  /** Where input hints point besides the provider CRs; without it, only variable and image hints are given. */
+  hintFiles?: HintFiles;
 }
-
-const OWN_ANNOTATIONS = new Set([ARGOCD_SYNC_WAVE, ARGOCD_SYNC_OPTIONS, FLUX_PRUNE, FLUX_SUBSTITUTE]);
 
 /** The report for one environment's rendered components against a dump of its cluster. Pure. */
 export function buildLiveReport(components: readonly LiveCheckComponent[], dump: LiveDump, options: LiveReportOptions): LiveReport {
@@ -110,7 +118,11 @@ export function buildLiveReport(components: readonly LiveCheckComponent[], dump:
       const fields = reportFields(object, current, component, options);
       if (fields.length === 0) report.unchanged++;
       else if (fields.every((f) => f.own)) report.ownMetadataOnly.push({ ...base, fields });
-      else report.changed.push({ ...base, fields });
+      else {
+        // capi-render's own keys are listed apart, so a count of changes counts only real ones.
+        const own = fields.filter((f) => f.own);
+        report.changed.push({ ...base, fields: fields.filter((f) => !f.own), ...(own.length > 0 ? { ownFields: own } : {}) });
+      }
     });
   }
   for (const { object } of dump.objects) {
@@ -137,9 +149,14 @@ function reportFields(object: KubeObject, live: KubeObject, component: LiveCheck
     const out: ReportedField = { ...rest, ...(d.secret ? {} : { live: summarizeValue(l), rendered: summarizeValue(r) }), ...(details ? { details } : {}) };
     const others = owners && d.change !== 'removed' ? ownersOf(owners, fields) : [];
     if (others.length > 0) out.owners = others;
-    const annotation = /^metadata\.annotations\[(".*")\]$/.exec(d.path);
-    if (annotation && OWN_ANNOTATIONS.has(JSON.parse(annotation[1]!) as string)) out.own = true;
+    if (isOwnMetadataPath(d.path)) out.own = true;
     explain(out, d, object, component, options);
+    // Otherwise: the input that decides the field, so keeping the live value is one edit away.
+    if (!out.hint && !out.own && d.change === 'changed' && options.hintFiles) {
+      const deployments = component.objects.filter((o) => o.kind === 'Deployment').map((o) => String((o.metadata as { name?: unknown }).name));
+      const hint = inputHint(object, d, component.input, deployments, options.hintFiles, Boolean(component.certManager));
+      if (hint) out.hint = hint;
+    }
     return out;
   });
 }

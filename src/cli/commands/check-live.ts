@@ -15,6 +15,9 @@ import type { CommandContext } from '../command.js';
 import { formatDiagnostics } from '../format.js';
 import { formatLiveReport } from '../format-live-report.js';
 import { prepareRender } from '../render-options.js';
+import { effectiveInputs } from '../../render/effective-inputs.js';
+import { CERT_MANAGER_COMPONENT } from '../../render/cert-manager.js';
+import { providerInputs } from '../../adopt/live/provider-inputs.js';
 
 /** The managers Argo CD and Flux apply with (their earlier applies make removals possible). */
 const GITOPS_MANAGERS = ['argocd-controller', 'kustomize-controller'];
@@ -38,18 +41,23 @@ export async function runLiveCheck(ctx: CommandContext): Promise<number> {
   }
   if (warnings.length > 0) io.stderr.write(formatDiagnostics(warnings, { color }));
   const outputDir = path.relative(repoRoot, result.outputDir).split(path.sep).join('/') || '.';
+  // The composed inputs, for hints naming the file and line that decide a differing field.
+  const inputs = providerInputs((await effectiveInputs(repoRoot, name))?.inputs.providers ?? []);
   const components: LiveCheckComponent[] = env.environment.components.map((c) => {
     const objects = sortObjects(c.objects.map((object) => ({ object }))).map((x) => x.object);
     const files = assignFileNames(objects, `${name}/${c.name}`).map((f) => `${outputDir}/${name}/${c.name}/${f}`);
     const provider = env.providers.find((p) => p.label === c.name.split('.')[0]);
-    return { name: c.name, objects, files, ...(provider ? { components: provider.files.components } : {}) };
+    const input = provider ? inputs.get(`${provider.cr.kind}/${provider.cr.namespace}/${provider.cr.name}`) : undefined;
+    return { name: c.name, objects, files, ...(provider ? { components: provider.files.components } : {}), ...(input ? { input } : {}), ...(c.name === CERT_MANAGER_COMPONENT ? { certManager: true } : {}) };
   });
   const manager = typeof values['field-manager'] === 'string' ? [values['field-manager']] : GITOPS_MANAGERS;
   const overlay = `${result.config.overlaysDir}/${name}/overlay.yaml`;
+  const hasOverlay = existsSync(path.join(repoRoot, overlay));
   const report = buildLiveReport(components, dump, {
     environment: name,
     fieldManagers: manager,
-    variablesFile: existsSync(path.join(repoRoot, overlay)) ? overlay : 'capi-render.yaml',
+    variablesFile: hasOverlay ? overlay : 'capi-render.yaml',
+    hintFiles: { settings: hasOverlay ? overlay : 'capi-render.yaml', ...(hasOverlay ? { overlay } : {}) },
   });
   if (values.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else io.stderr.write(formatLiveReport(report, { color }));

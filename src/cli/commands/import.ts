@@ -10,6 +10,7 @@ import { CONFIG_FILE } from '../../config/config-types.js';
 import { loadConfig, locateConfigSetting } from '../../config/load-config.js';
 import { inferInstallation, type InferredInstallation } from '../../adopt/import/infer-providers.js';
 import { planImport, type ImportPlan } from '../../adopt/import/plan-import.js';
+import { otherEnvironments, planDestination } from '../../adopt/import/argocd-destination.js';
 import { inputFolderProblem, writeInputFiles, type ForbiddenFolders } from '../../adopt/import/write-input-files.js';
 import { readLiveDump, type DumpItemHead } from '../../adopt/live-dump.js';
 import { readDocuments } from '../../render/load-repository.js';
@@ -64,6 +65,8 @@ export const importCommand: Command = {
     });
     if (installation.errors.length > 0) throw new SpecError(installation.errors);
     const base = existsSync(path.resolve(repoRoot, config.providersDir)) ? await readDocuments(repoRoot, config.providersDir) : [];
+    // The overlay import writes sets no gitops settings but a destination: capi-render.yaml's are the new environment's.
+    const destination = env === undefined ? undefined : planDestination(config.gitops, await otherEnvironments(repoRoot, config, env), dump);
     const plan = planImport({
       installation,
       // The file name only: the same dump gives the same declarations wherever it was saved.
@@ -76,6 +79,7 @@ export const importCommand: Command = {
       certManagerDefaultVersion: baselineOf(config.emulate).certManagerDefaultVersion,
       read: (rel) => readExisting(path.join(repoRoot, rel)),
       force: Boolean(values.force),
+      ...(destination ? { destination } : {}),
     });
     if (plan.errors.length > 0) throw new SpecError(plan.errors);
     if (env !== undefined && !existsSync(path.resolve(repoRoot, config.overlaysDir))) plan.warnings.push(firstOverlayNote(env, config.overlaysDir));
@@ -135,6 +139,8 @@ function importReport(installation: InferredInstallation, plan: ImportPlan, dryR
     providers: installation.providers.map((p) => ({ kind: p.kind, name: p.name, namespace: p.namespace, version: p.spec.version, from: p.origin })),
     certManager: installation.certManager ?? null,
     requiredInputs: installation.required,
+    notes: plan.notes,
+    ...(plan.fillIn ? { fillIn: plan.fillIn } : {}),
     warnings: [...installation.warnings, ...plan.warnings].map((w) => ({ code: w.code, message: w.message, ...(w.file ? { file: w.file } : {}) })),
   };
 }
@@ -148,7 +154,9 @@ function textReport(installation: InferredInstallation, plan: ImportPlan, at: { 
     const keys = r.keys ? `; keys in the dump: ${r.keys.join(', ') || 'none'}` : '; not in the dump';
     lines.push(`needs ${r.kind} ${r.namespace}/${r.name} (${r.field} of ${r.usedBy}) among the inputs${r.kind === 'Secret' ? ': not imported, values never leave the cluster' : ''}${keys}`);
   }
+  lines.push(...plan.notes);
   const envFlag = at.env ? ` --env ${at.env}` : '';
-  lines.push(`next: capi-render build${envFlag}, then capi-render check --live ${at.dumpName}${envFlag} shows what the first sync would change`);
+  const first = plan.fillIn ? `fill in ${plan.fillIn.key} at ${plan.fillIn.file}:${plan.fillIn.line}, then ` : '';
+  lines.push(`next: ${first}capi-render build${envFlag}, then capi-render check --live ${at.dumpName}${envFlag} shows what the first sync would change`);
   return `${lines.join('\n')}\n`;
 }

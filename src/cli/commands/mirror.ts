@@ -1,44 +1,46 @@
 /** `capi-render mirror`: copy every pinned release into a folder for air-gapped sites. */
 import path from 'node:path';
-import { replaceFileDurably, replaceFilesDurably } from '../../durable-replace.js';
-import { SpecError, UsageError, error } from '../../errors.js';
-import { copyImages, mirrorOverrideText, planImageCopies } from '../../images/mirror-images.js';
-import { createImageRegistry } from '../../images/registry/image-registry.js';
-import { listEnvironmentImages } from '../../images/image-list.js';
+import { replaceFilesDurably } from '../../durable-replace.js';
+import { UsageError } from '../../errors.js';
 import { mirrorFiles, type MirrorFormat } from '../../mirror/mirror-layout.js';
 import { render } from '../../render/render.js';
-import type { Command, CommandContext } from '../command.js';
+import type { Command } from '../command.js';
+import { IMAGE_FOLDER_FORMATS, mirrorPinnedImages } from './mirror-images-command.js';
 import { MIRROR_OCI_LAYOUTS, publishMirror, type MirrorOciLayout } from '../../mirror/mirror-oci.js';
 import { asFetch } from '../../source/http/network-fetch.js';
 import { readOciCredentials } from '../../source/oci/oci-credentials.js';
 import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
-import { inputLocations, outputLocationProblems } from '../../config/output-location.js';
-import type { RenderConfig } from '../../config/config-types.js';
+import { assertMirrorTarget } from './mirror-target.js';
 
 const FORMATS = ['repository', 'configmaps', 'oci'] as const;
 
 export const mirrorCommand: Command = {
   name: 'mirror',
-  summary: 'write every release the lock pins as a clusterctl local repository or operator ConfigMaps',
-  choices: { format: FORMATS },
-  usage: '--to DIR|REGISTRY/REPO [--format repository|configmaps|oci [--oci-layout operator|cluster-api]] [--compress] [--env NAME]... [--offline] | --images REGISTRY/PREFIX [--write-overrides FILE] [--env NAME]...',
+  summary: 'write every release the lock pins as a clusterctl local repository or operator ConfigMaps, or its pinned images to a registry or a folder',
+  choices: { format: [...FORMATS, ...IMAGE_FOLDER_FORMATS] },
+  optionalValues: ['images'],
+  usage:
+    '--to DIR|REGISTRY/REPO [--format repository|configmaps|oci [--oci-layout operator|cluster-api]] [--compress] [--env NAME]... [--offline] | --images REGISTRY/PREFIX [--write-overrides FILE] [--env NAME]... | --images --to PATH [--format oci-layout|oci-archive] | --images --from PATH --to REGISTRY/PREFIX [--write-overrides FILE]',
   help: [
     ['--to DIR', 'the folder to write (created; existing files of the same names are replaced), or for oci a registry/repository prefix'],
-    ['--format F', 'repository (default): <label>/<version>/<file>; configmaps: the operator\'s air-gapped ConfigMaps; oci: push <prefix>/<label>:<version> as the operator\'s publish does (credentials from OCI_USERNAME/OCI_PASSWORD/OCI_ACCESS_TOKEN/OCI_REFRESH_TOKEN)'],
+    ['--format F', 'with --images --to: oci-layout (default: an OCI image layout folder) or oci-archive (one tar of it); otherwise repository (default): <label>/<version>/<file>; configmaps: the operator\'s air-gapped ConfigMaps; oci: push <prefix>/<label>:<version> as the operator\'s publish does (credentials from OCI_USERNAME/OCI_PASSWORD/OCI_ACCESS_TOKEN/OCI_REFRESH_TOKEN)'],
     ['--oci-layout L', 'oci: operator (default; what the operator v0.28 reads: one titled layer per file) or cluster-api (the layout of cluster-api\'s unmerged OCI proposal PR #14033: <prefix>/{type}-{name}:<version>, one tar+gzip layer, its annotations; read back through an oci:// provider URL)'],
     ['--compress', 'configmaps: gzip components into binaryData (automatic above the 1 MiB ConfigMap limit)'],
     ['--images R/P', 'instead: copy every pinned image (imagePolicy.pinDigests) by digest to R/P/<name>:<tag> — index, platform manifests and blobs, with its cosign signatures (the .sig tag and the referrers); existing blobs are skipped, so an interrupted copy resumes — and print the images: override that points the environments at it (list R in imagePolicy.insecureRegistries for plain HTTP)'],
-    ['--write-overrides FILE', 'with --images: also write that override to FILE (merge it into capi-render.yaml or an overlay)'],
+    ['--images --to DIR', 'instead: write every pinned image, with its .sig signatures and referrers, as an OCI image layout (or with --format oci-archive one tar of it) to carry across an air gap; DIR must not exist or be empty (an archive: must not exist); an interrupted run leaves only a hidden .DIR.capi-render-partial beside it, whose verified blobs the next run keeps'],
+    ['--from PATH', 'with --images --to REGISTRY/PREFIX: push the images of the folder or archive at PATH (every blob checked against its digest first) to REGISTRY/PREFIX/<name>:<tag>, as --images REGISTRY/PREFIX would, and print the images: override'],
+    ['--write-overrides FILE', 'with --images REGISTRY/PREFIX or --from: also write that override to FILE (merge it into capi-render.yaml or an overlay)'],
     ...RENDER_FLAG_HELP,
   ],
-  options: { ...RENDER_FLAGS, to: { type: 'string' }, format: { type: 'string' }, compress: { type: 'boolean' }, 'oci-layout': { type: 'string' }, images: { type: 'string' }, 'write-overrides': { type: 'string' } },
+  options: { ...RENDER_FLAGS, to: { type: 'string' }, format: { type: 'string' }, compress: { type: 'boolean' }, 'oci-layout': { type: 'string' }, images: { type: 'string' }, from: { type: 'string' }, 'write-overrides': { type: 'string' } },
   async run(ctx) {
     const { io, values } = ctx;
     if (values.images !== undefined) return mirrorPinnedImages(ctx);
     if (values['write-overrides'] !== undefined) throw new UsageError('--write-overrides goes with --images');
+    if (values.from !== undefined) throw new UsageError('--from goes with --images (mirror --images --from DIR --to REGISTRY/PREFIX)');
     if (!values.to) throw new UsageError('--to DIR is required (or --images REGISTRY/PREFIX)');
     const format = String(values.format ?? 'repository');
-    if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
+    if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}${(IMAGE_FOLDER_FORMATS as readonly string[]).includes(format) ? ` (${format} goes with --images --to DIR)` : ''}`);
     const layout = String(values['oci-layout'] ?? 'operator');
     if (values['oci-layout'] !== undefined && format !== 'oci') throw new UsageError('--oci-layout goes with --format oci');
     if (!(MIRROR_OCI_LAYOUTS as readonly string[]).includes(layout)) throw new UsageError(`--oci-layout must be one of ${MIRROR_OCI_LAYOUTS.join(', ')}`);
@@ -54,63 +56,10 @@ export const mirrorCommand: Command = {
     const certManager = result.environments.flatMap((e) => (e.certManager ? [{ version: e.certManager.version, file: e.certManager.artifact.file, text: e.certManager.artifact.text }] : []));
     const files = mirrorFiles(result.environments.flatMap((e) => e.providers), format as MirrorFormat, { compress: Boolean(values.compress), certManager });
     const target = path.resolve(io.cwd, String(values.to));
-    await assertMirrorTarget(ctx.repoRoot, target, result.config, result.outputDir, result.gitopsDir);
+    await assertMirrorTarget(ctx.repoRoot, target, result, { writes: 'release files', example: 'vendor/releases' });
     // Each file ends whole, old or new, even after a power loss: an air-gapped site copies this folder.
     await replaceFilesDurably(new Map([...files].map(([rel, content]) => [path.join(target, rel), content])));
     io.stderr.write(`mirrored ${files.size} files (${format}) to ${path.relative(io.cwd, target) || '.'}\n`);
     return 0;
   },
 };
-
-/** `mirror --images`: see images/mirror-images.ts. */
-async function mirrorPinnedImages(ctx: CommandContext): Promise<number> {
-  const { io, values } = ctx;
-  if (values.to !== undefined || values.format !== undefined || values.compress || values['oci-layout'] !== undefined) throw new UsageError('--images goes without --to, --format, --oci-layout and --compress');
-  const prefix = String(values.images);
-  const prepared = await prepareRender(ctx);
-  const result = await render(prepared.options).finally(() => prepared.settleCache());
-  const pinned = new Map(result.environments.flatMap((e) => e.pinnedImages));
-  if (pinned.size === 0) {
-    throw new SpecError(error('image', 'no image is pinned: mirror --images copies the images capi-render.lock pins', { file: 'capi-render.yaml', hint: 'set imagePolicy.pinDigests: true and build once online' }));
-  }
-  const copies = planImageCopies([...pinned].map(([image, digest]) => ({ image, digest })), prefix);
-  const insecure = [...new Set(result.environments.flatMap((e) => e.imageRegistries?.insecureRegistries ?? []))];
-  const credentials = Object.assign({}, ...result.environments.map((e) => e.imageRegistries?.credentials ?? {}));
-  const registry = createImageRegistry({
-    env: io.env,
-    ...(prepared.options.fetch ? { fetch: asFetch(prepared.options.fetch) } : {}),
-    insecureRegistries: insecure,
-    credentials,
-    onProgress: (p) => io.stderr.write(`  ${p.image}: ${p.blobsDone}/${p.blobsTotal} blobs, ${p.copiedBytes}/${p.totalBytes} bytes\n`),
-  });
-  let done = 0;
-  await copyImages(copies, registry, (c, signatures) => {
-    const withSignatures = [signatures.legacy ? 'its .sig signatures' : '', signatures.referrers > 0 ? `${signatures.referrers} referrer${signatures.referrers === 1 ? '' : 's'}` : ''].filter(Boolean).join(' and ');
-    io.stderr.write(`[${++done}/${copies.length}] mirrored ${c.image}@${c.digest}${withSignatures ? ` with ${withSignatures}` : ''} to ${c.target}\n`);
-  });
-  const overrides = mirrorOverrideText(prefix);
-  const byFlag = result.environments.flatMap((e) => listEnvironmentImages(e.environment, new Set()).filter((i) => i.usedBy.some((u) => u.endsWith('(argument)'))).map((i) => i.image));
-  if (byFlag.length > 0) io.stderr.write(`note: passed as a controller argument, not redirected by images: (patch the argument to the mirror): ${[...new Set(byFlag)].sort().join(', ')}\n`);
-  if (values['write-overrides']) {
-    const file = path.resolve(io.cwd, String(values['write-overrides']));
-    await replaceFileDurably(file, overrides, { createFolders: false });
-    io.stderr.write(`wrote the images: override to ${path.relative(io.cwd, file) || file}\n`);
-  }
-  io.stdout.write(overrides);
-  return 0;
-}
-
-/**
- * Where a mirror may go: not the repository root or around it, not into git, not into an input or
- * an output folder. A local repository named in `repositories:` is the one input it may fill: that
- * is what an air-gapped mirror is for (the files it writes have the pinned digests).
- */
-async function assertMirrorTarget(repoRoot: string, target: string, config: RenderConfig, outputDir: string, gitopsDir: string): Promise<void> {
-  const guarded: [string, string][] = [
-    ...inputLocations(repoRoot, { ...config, repositories: [] }),
-    ['the output folder (outputDir)', outputDir],
-    ['the GitOps folder (gitopsDir)', gitopsDir],
-  ];
-  const problems = await outputLocationProblems(repoRoot, [{ setting: '--to', folder: target }], guarded, 'the mirror would write release files');
-  if (problems.length > 0) throw new UsageError(problems.map((p) => `${p.message}; choose a folder of its own for the mirror, such as vendor/releases`).join('\n'));
-}

@@ -2,7 +2,8 @@
  * `capi-render upgrade`: move providers to new versions by editing the files that set their
  * spec.version (comments and layout kept), re-render, write rendered/ and the lock, and print the
  * object diff and safety report. With `--pr`, commit on a branch, push it and open or update a
- * pull request whose body is the report.
+ * pull request whose body is the report. `--images` re-pins moved image tags instead, and `--pr`
+ * publishes that the same way (upgrade-naming.ts names both).
  */
 import { SpecError, UsageError, error } from '../../errors.js';
 import { formatDiffText } from '../../diff/format-text.js';
@@ -11,10 +12,22 @@ import { parseVersion } from '../../declarations/versions.js';
 import { applyUpgrade, type UpgradeOutcome } from '../../upgrade/apply-upgrade.js';
 import { refreshPinnedImages } from '../../upgrade/refresh-images.js';
 import { createGitRunner } from '../../upgrade/git-command.js';
-import { preparePullRequest, publishPullRequest, type PreparedPullRequest } from '../../upgrade/pull-request.js';
+import { preparePullRequest, publishPullRequest, type PreparedPullRequest, type PublishedPullRequest } from '../../upgrade/pull-request.js';
 import { buildPrBody } from '../../upgrade/pr-content.js';
+import { buildImagePrBody } from '../../upgrade/pr-content-images.js';
 import type { UpgradeRequest, UpgradeTarget } from '../../upgrade/select-targets.js';
-import { upgradeBranchName, upgradeCommand as commandLine, upgradeCommitMessage, upgradeTitle, type UpgradeNaming } from '../../upgrade/upgrade-naming.js';
+import {
+  imageRefreshBranchName,
+  imageRefreshCommand,
+  imageRefreshCommitMessage,
+  imageRefreshTitle,
+  upgradeBranchName,
+  upgradeCommand as commandLine,
+  upgradeCommitMessage,
+  upgradeTitle,
+  type ImageRefreshNaming,
+  type UpgradeNaming,
+} from '../../upgrade/upgrade-naming.js';
 import type { Command, CommandContext } from '../command.js';
 import { formatDiagnostics } from '../format.js';
 import { UNSHARDED_RENDER_FLAGS, UNSHARDED_RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
@@ -29,7 +42,7 @@ export const upgradeCommand: Command = {
     ['--to V', 'move the providers to release V (without --provider: every provider whose source has V)'],
     ['--latest-patch', 'move each provider to the newest patch of its minor version'],
     ['--contract C', 'move the whole set to the newest releases for contract C (see capi-render plan)'],
-    ['--images', 're-resolve every pinned image (imagePolicy.pinDigests) of the environments: a tag that moved since it was locked (capi-render plan shows them) is re-pinned, with the object diff'],
+    ['--images', 're-resolve every pinned image (imagePolicy.pinDigests) of the environments: a tag that moved since it was locked (capi-render plan shows them) is re-pinned, with the object diff; with --pr on branch capi-render/upgrade-images-<id>'],
     ['--provider P', 'only this provider: Kind/name, Kind/namespace/name or its label (cluster-api, bootstrap-kubeadm, …); repeatable'],
     ...UNSHARDED_RENDER_FLAG_HELP,
     ['--confirm-storage-migration', 'proceed although a CRD version objects may still be stored in is removed or no longer served (do the printed steps first)'],
@@ -55,24 +68,13 @@ export const upgradeCommand: Command = {
   },
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
+    if (!values.pr && (values.remote || values.repository || values['pr-base'])) throw new UsageError('--remote, --repository and --pr-base need --pr');
     if (values.images) return refreshImages(ctx);
     const request = requestOf(values);
     const providers = (values.provider as string[] | undefined) ?? [];
     const environments = (values.env as string[] | undefined) ?? [];
-    if (!values.pr && (values.remote || values.repository || values['pr-base'])) throw new UsageError('--remote, --repository and --pr-base need --pr');
     const prepared = await prepareRender(ctx, { writes: true });
-    const git = createGitRunner({ cwd: repoRoot, env: io.env, secrets: [prepared.options.githubToken ?? ''] });
-    // Everything --pr needs is checked before any file is touched.
-    const pr: PreparedPullRequest | undefined = values.pr
-      ? await preparePullRequest(git, {
-          remote: values.remote as string | undefined,
-          repository: values.repository as string | undefined,
-          base: values['pr-base'] as string | undefined,
-          github: (await loadConfig(repoRoot)).github,
-          token: prepared.options.githubToken,
-          ...(prepared.options.fetch ? { fetch: prepared.options.fetch } : {}),
-        })
-      : undefined;
+    const pr = await preparePr(ctx, prepared);
     const outcome = await applyUpgrade({
       render: prepared.options,
       environments,
@@ -106,29 +108,63 @@ export const upgradeCommand: Command = {
       body: buildPrBody({ title, command, outcome, repoRoot, branches: { base: pr.base, head: branch }, ...(pr.webUrl ? { webUrl: pr.webUrl } : {}) }),
       paths: outcome.changedPaths,
     });
-    if (!published) io.stderr.write('no changes to commit; no pull request\n');
-    else io.stderr.write(`pushed ${published.branch} (${published.commit.slice(0, 12)}) to ${pr.remote}; pull request #${published.pull.number} ${published.action}: ${published.pull.url}\n`);
+    reportPublished(ctx, pr, published);
     return 0;
   },
 };
 
-/** `upgrade --images`: re-pin moved tags (refresh-images.ts). */
+/** With `--pr`, everything the pull request needs, checked before any file is touched; otherwise undefined. */
+async function preparePr(ctx: CommandContext, prepared: Awaited<ReturnType<typeof prepareRender>>): Promise<PreparedPullRequest | undefined> {
+  const { io, values, repoRoot } = ctx;
+  if (!values.pr) return undefined;
+  const git = createGitRunner({ cwd: repoRoot, env: io.env, secrets: [prepared.options.githubToken ?? ''] });
+  return preparePullRequest(git, {
+    remote: values.remote as string | undefined,
+    repository: values.repository as string | undefined,
+    base: values['pr-base'] as string | undefined,
+    github: (await loadConfig(repoRoot)).github,
+    token: prepared.options.githubToken,
+    ...(prepared.options.fetch ? { fetch: prepared.options.fetch } : {}),
+  });
+}
+
+function reportPublished(ctx: CommandContext, pr: PreparedPullRequest, published: PublishedPullRequest | undefined): void {
+  if (!published) ctx.io.stderr.write('no changes to commit; no pull request\n');
+  else ctx.io.stderr.write(`pushed ${published.branch} (${published.commit.slice(0, 12)}) to ${pr.remote}; pull request #${published.pull.number} ${published.action}: ${published.pull.url}\n`);
+}
+
+/** `upgrade --images`: re-pin moved tags (refresh-images.ts); with `--pr`, published as a version upgrade is. */
 async function refreshImages(ctx: CommandContext): Promise<number> {
-  const { io, values, color } = ctx;
+  const { io, values, repoRoot, color } = ctx;
   if (values.to !== undefined || values['latest-patch'] || values.contract !== undefined || values.provider) throw new UsageError('--images re-pins images only: it goes without --to, --latest-patch, --contract and --provider');
-  if (values.pr) throw new UsageError('--images does not open pull requests yet: run it on a branch and commit capi-render.lock and rendered/ yourself');
+  const environments = (values.env as string[] | undefined) ?? [];
   const prepared = await prepareRender(ctx, { writes: true });
+  const pr = await preparePr(ctx, prepared);
   const outcome = await refreshPinnedImages({
     render: prepared.options,
-    environments: (values.env as string[] | undefined) ?? [],
+    environments,
     previousLockText: prepared.lockText,
     allowRemoval: Boolean(values['allow-removal']),
   }).finally(() => prepared.settleCache());
   if (outcome.warnings.length > 0) io.stderr.write(formatDiagnostics(outcome.warnings, { color }));
-  if (outcome.moved.length === 0) io.stderr.write('every pinned image still points where capi-render.lock says; nothing re-pinned\n');
+  if (outcome.moved.length === 0) io.stderr.write(`every pinned image still points where capi-render.lock says; nothing re-pinned${pr ? '; no pull request' : ''}\n`);
   for (const m of outcome.moved) io.stderr.write(`re-pinned ${m.image}: ${m.before} → ${m.after} (${m.environments.join(', ')})\n`);
   io.stdout.write(formatDiffText(outcome.report.changes, outcome.report.findings, { color }));
   reportWrite(ctx, outcome.written);
+  if (!pr || outcome.moved.length === 0) return 0;
+
+  const naming: ImageRefreshNaming = { moved: outcome.moved, environments };
+  const command = imageRefreshCommand(naming);
+  const title = imageRefreshTitle(naming);
+  const branch = imageRefreshBranchName(naming);
+  const published = await publishPullRequest(pr, {
+    branch,
+    title,
+    commitMessage: imageRefreshCommitMessage(naming, outcome.report.findings, command),
+    body: buildImagePrBody({ title, command, outcome, repoRoot, branches: { base: pr.base, head: branch }, ...(pr.webUrl ? { webUrl: pr.webUrl } : {}) }),
+    paths: outcome.changedPaths,
+  });
+  reportPublished(ctx, pr, published);
   return 0;
 }
 

@@ -28,7 +28,8 @@
  *
  * Signatures (issue 25) are read, never copied: `manifest` (a tag or digest that may be absent),
  * `referrers` (the OCI 1.1 referrers API, or its `sha256-<hex>` fallback tag when the registry
- * answers 404) and `blob` (small, verified blobs) are what images/verify/ needs.
+ * answers 404) and `blob` (small, verified blobs) are what images/verify/ needs; `layer` (a blob
+ * up to the mirror's layer limit) and `pushBlob` are what the image folder (images/layout/) needs.
  *
  * Left out: streaming blobs (each blob is held in memory while it is copied, at most
  * {@link BLOB_CONCURRENCY} at a time), chunked uploads, copying signatures and referrers (`.sig`
@@ -513,6 +514,21 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
     return guarded(conn, name, 'pull', () => conn.client.getBlob(image.repository, image.digest, image.size, { limit }));
   }
 
+  async function readLayer(image: ImageLocation & { digest: string; size: number }): Promise<Uint8Array> {
+    const name = `${image.registry}/${image.repository}@${image.digest}`;
+    checkLocation(image, name);
+    if (!isOciDigest(image.digest)) throw mine('image', `image ${name}: ${JSON.stringify(image.digest)} is not a sha256 or sha512 digest`);
+    const conn = await connect(image.registry, name);
+    return guarded(conn, name, 'pull', () => conn.client.getBlob(image.repository, image.digest, image.size, { limit: MIRRORED_BLOB_LIMIT }));
+  }
+
+  async function uploadBlob(image: ImageLocation, bytes: Uint8Array): Promise<string> {
+    const name = `${image.registry}/${image.repository}`;
+    checkLocation(image, name);
+    const conn = await connect(image.registry, name);
+    return guarded(conn, name, 'push', () => conn.client.pushBlob(image.repository, bytes));
+  }
+
   return {
     resolve: resolveImage,
     copy: copyImage,
@@ -525,6 +541,8 @@ export function createImageRegistry(options: ImageRegistryOptions): ImageRegistr
     manifest: readManifest,
     referrers: listReferrers,
     blob: readBlob,
+    layer: readLayer,
+    pushBlob: uploadBlob,
   };
 
   function checkLocation(location: ImageLocation, name: string): void {

@@ -6,7 +6,7 @@
  */
 import semver from 'semver';
 import { FetchError, error, peerWording } from '../../errors.js';
-import type { Artifact, ReleaseSource } from '../release-source.js';
+import { releaseSourceId, type Artifact, type ReleaseSource } from '../release-source.js';
 import { GITHUB_API_BASE_URL } from './github-url.js';
 import type { GitHubClient } from './github-client.js';
 
@@ -50,7 +50,7 @@ export function createGitHubSource(client: GitHubClient, ref: GitHubRepositoryRe
   };
 
   return {
-    id: `github:${slug}`,
+    id: releaseSourceId('github', slug),
     description: `GitHub releases of ${slug}`,
     remote: true,
     listVersions,

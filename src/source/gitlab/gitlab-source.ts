@@ -5,7 +5,7 @@
  * the URL's version — so `latest`, ranges and `plan` work for GitLab as for GitHub; an empty
  * spec.version still takes the URL's version, as clusterctl's default version (render/catalog.ts).
  */
-import type { Artifact, ReleaseSource } from '../release-source.js';
+import { releaseSourceId, type Artifact, type ReleaseSource } from '../release-source.js';
 import type { GitLabClient } from './gitlab-client.js';
 import { gitLabFileUrl, type GitLabPackageUrl } from './gitlab-url.js';
 
@@ -22,7 +22,7 @@ export { packageListUrl } from './gitlab-packages.js';
 export function createGitLabSource(client: GitLabClient, pkg: Pick<GitLabPackageUrl, 'host' | 'projectSlug' | 'packageName'>): ReleaseSource {
   const project = safeDecode(pkg.projectSlug);
   return {
-    id: `gitlab:${pkg.host}/${pkg.projectSlug}/${pkg.packageName}`,
+    id: releaseSourceId('gitlab', `${pkg.host}/${pkg.projectSlug}/${pkg.packageName}`),
     description: `GitLab package ${pkg.packageName} of ${project} on ${pkg.host}`,
     remote: true,
     listVersions: () => client.listVersions(pkg),

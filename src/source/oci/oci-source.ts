@@ -13,7 +13,7 @@
  */
 import type { FetchProgressListener } from '../fetch-progress.js';
 import { FetchError, error, peerWording, type Location } from '../../errors.js';
-import type { Artifact, ReleaseSource } from '../release-source.js';
+import { releaseSourceId, type Artifact, type ReleaseSource } from '../release-source.js';
 import { sortVersions } from '../../declarations/versions.js';
 import { createOciClient, type FetchedManifest } from './oci-client.js';
 import type { OciCredentials } from './oci-credentials.js';
@@ -77,7 +77,7 @@ export function createOciSource(input: OciSourceInput): OciSource {
   const source: ReleaseSource = {
     // The provider is part of the identity: one image may hold several providers' files (the
     // operator's `{type}-{name}-{version}-…` names), and the build shares a source's files by id.
-    id: `oci:${ref.registry}/${ref.repository}#${input.providerType}-${input.providerName}`,
+    id: releaseSourceId('oci', `${ref.registry}/${ref.repository}#${input.providerType}-${input.providerName}`),
     description: `OCI repository ${shown}`,
     remote: true,
     async listVersions() {

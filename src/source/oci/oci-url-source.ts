@@ -13,7 +13,7 @@
  */
 import { FetchError, error, type Location } from '../../errors.js';
 import type { FetchProgressListener } from '../fetch-progress.js';
-import type { Artifact, ReleaseSource } from '../release-source.js';
+import { releaseSourceId, type Artifact, type ReleaseSource } from '../release-source.js';
 import { sortVersions } from '../../declarations/versions.js';
 import { createOciArtifactFileReader, type OciArtifactFileReader } from './oci-artifact-files.js';
 import { ANNOTATION_VERSION, checkCapiAnnotations, ociArtifactLayout } from './oci-capi-layout.js';
@@ -71,7 +71,7 @@ export function createOciUrlSource(input: OciUrlSourceInput): OciUrlSource {
   const source: ReleaseSource = {
     // The provider is part of the identity: what is read (and checked) depends on it, and the build
     // shares a source's files by id — two providers naming one repository must not share them.
-    id: `oci:${url.registry}/${url.repository}${url.digest ? `@${url.digest}` : ''}#${input.providerType}-${input.providerName}`,
+    id: releaseSourceId('oci', `${url.registry}/${url.repository}${url.digest ? `@${url.digest}` : ''}#${input.providerType}-${input.providerName}`),
     description: `OCI repository ${url.digest ? `${shown}@${url.digest}` : shown}`,
     remote: true,
     async listVersions() {

@@ -1,0 +1,128 @@
+/**
+ * `mirror --images`: the pinned images of the lock, registry to registry (`--images R/P`), into a
+ * folder or archive to carry across an air gap (`--images --to DIR`), and from that folder into
+ * the site's registry (`--images --from DIR --to R/P`).
+ */
+import path from 'node:path';
+import { replaceFileDurably } from '../../durable-replace.js';
+import { SpecError, UsageError, error } from '../../errors.js';
+import { copyImages, mirrorOverrideText, planImageCopies, type CopiedSignatures, type ImageCopy } from '../../images/mirror-images.js';
+import { createImageRegistry, type ImageRegistry } from '../../images/registry/image-registry.js';
+import { listEnvironmentImages } from '../../images/image-list.js';
+import { writeImageFolder, type ImageFolderFormat } from '../../images/layout/write-image-layout.js';
+import { openImageFolder } from '../../images/layout/read-image-layout.js';
+import { pushImageFolder } from '../../images/layout/push-image-layout.js';
+import { render } from '../../render/render.js';
+import type { RenderResult } from '../../render/render-options.js';
+import { asFetch } from '../../source/http/network-fetch.js';
+import type { CommandContext } from '../command.js';
+import { prepareRender } from '../render-options.js';
+import { assertMirrorTarget } from './mirror-target.js';
+import { failpointFromEnv } from '../failpoint.js';
+
+export const IMAGE_FOLDER_FORMATS = ['oci-layout', 'oci-archive'] as const;
+
+/** `mirror --images …`: picks the form from --images' value and --from. */
+export async function mirrorPinnedImages(ctx: CommandContext): Promise<number> {
+  const { values } = ctx;
+  if (values.compress || values['oci-layout'] !== undefined) throw new UsageError('--images goes without --compress and --oci-layout');
+  const prefix = String(values.images);
+  if (prefix !== '') {
+    if (values.to !== undefined || values.format !== undefined || values.from !== undefined) throw new UsageError('--images REGISTRY/PREFIX goes without --to, --from and --format (to write a folder: --images --to DIR)');
+    return copyToRegistry(ctx, prefix);
+  }
+  if (!values.to) throw new UsageError('--images needs a REGISTRY/PREFIX, or --to DIR (a folder to carry), or --from DIR --to REGISTRY/PREFIX');
+  if (values.from !== undefined) {
+    if (values.format !== undefined) throw new UsageError('--format goes with --images --to DIR, not with --from (the folder or archive is recognised)');
+    return pushFromFolder(ctx, String(values.from), String(values.to));
+  }
+  if (values['write-overrides'] !== undefined) throw new UsageError('--write-overrides goes with --images REGISTRY/PREFIX or --images --from DIR --to REGISTRY/PREFIX');
+  const format = String(values.format ?? 'oci-layout');
+  if (!(IMAGE_FOLDER_FORMATS as readonly string[]).includes(format)) throw new UsageError(`with --images, --format must be one of ${IMAGE_FOLDER_FORMATS.join(', ')}`);
+  return writeToFolder(ctx, String(values.to), format as ImageFolderFormat);
+}
+
+/** The render of the repository, its pinned images, and a registry client with its settings. */
+async function pinnedImages(ctx: CommandContext): Promise<{ result: RenderResult; pinned: { image: string; digest: string }[]; registry: ImageRegistry }> {
+  const { io } = ctx;
+  const prepared = await prepareRender(ctx);
+  const result = await render(prepared.options).finally(() => prepared.settleCache());
+  const pinned = [...new Map(result.environments.flatMap((e) => e.pinnedImages))].map(([image, digest]) => ({ image, digest }));
+  if (pinned.length === 0) {
+    throw new SpecError(error('image', 'no image is pinned: mirror --images copies the images capi-render.lock pins', { file: 'capi-render.yaml', hint: 'set imagePolicy.pinDigests: true and build once online' }));
+  }
+  const insecure = [...new Set(result.environments.flatMap((e) => e.imageRegistries?.insecureRegistries ?? []))];
+  const credentials = Object.assign({}, ...result.environments.map((e) => e.imageRegistries?.credentials ?? {}));
+  const registry = createImageRegistry({
+    env: io.env,
+    ...(prepared.options.fetch ? { fetch: asFetch(prepared.options.fetch) } : {}),
+    insecureRegistries: insecure,
+    credentials,
+    onProgress: (p) => io.stderr.write(`  ${p.image}: ${p.blobsDone}/${p.blobsTotal} blobs, ${p.copiedBytes}/${p.totalBytes} bytes\n`),
+  });
+  return { result, pinned, registry };
+}
+
+async function copyToRegistry(ctx: CommandContext, prefix: string): Promise<number> {
+  const { result, pinned, registry } = await pinnedImages(ctx);
+  const copies = planImageCopies(pinned, prefix);
+  let done = 0;
+  await copyImages(copies, registry, (c, signatures) => ctx.io.stderr.write(`[${++done}/${copies.length}] mirrored ${c.image}@${c.digest}${withSignatures(signatures)} to ${c.target}\n`));
+  return finishWithOverrides(ctx, result, prefix);
+}
+
+async function writeToFolder(ctx: CommandContext, to: string, format: ImageFolderFormat): Promise<number> {
+  const { io } = ctx;
+  const target = path.resolve(io.cwd, to);
+  const { result, pinned, registry } = await pinnedImages(ctx);
+  await assertMirrorTarget(ctx.repoRoot, target, result, { writes: 'image blobs', example: 'vendor/images' });
+  // The names the site's push will use must not collide; say so here, before anything is carried.
+  planImageCopies(pinned, 'mirror.invalid/check');
+  const failpoint = failpointFromEnv(io.env);
+  let done = 0;
+  await writeImageFolder({
+    images: pinned,
+    registry,
+    target,
+    format,
+    ...(failpoint ? { failpoint } : {}),
+    onImage: (w) => io.stderr.write(`[${++done}/${pinned.length}] wrote ${w.image}@${w.digest}${withSignatures({ legacy: w.legacySignature, referrers: w.referrers })} (${w.fetched} blobs fetched, ${w.kept} already there)\n`),
+  });
+  io.stderr.write(`wrote ${pinned.length} image${pinned.length === 1 ? '' : 's'} as ${format === 'oci-layout' ? 'an OCI image layout' : 'an OCI archive'} to ${path.relative(io.cwd, target) || target}\n`);
+  return 0;
+}
+
+async function pushFromFolder(ctx: CommandContext, from: string, prefix: string): Promise<number> {
+  const { io } = ctx;
+  const source = path.resolve(io.cwd, from);
+  const folder = await openImageFolder(source);
+  try {
+    const { result, pinned, registry } = await pinnedImages(ctx);
+    const copies: ImageCopy[] = planImageCopies(pinned, prefix);
+    let done = 0;
+    await pushImageFolder(folder, copies, registry, `--from ${from}`, (c, signatures) => io.stderr.write(`[${++done}/${copies.length}] pushed ${c.image}@${c.digest}${withSignatures(signatures)} to ${c.target}\n`));
+    return await finishWithOverrides(ctx, result, prefix);
+  } finally {
+    await folder.close();
+  }
+}
+
+/** Prints (and with --write-overrides writes) the images: override that points the environments at the mirror. */
+async function finishWithOverrides(ctx: CommandContext, result: RenderResult, prefix: string): Promise<number> {
+  const { io, values } = ctx;
+  const overrides = mirrorOverrideText(prefix);
+  const byFlag = result.environments.flatMap((e) => listEnvironmentImages(e.environment, new Set()).filter((i) => i.usedBy.some((u) => u.endsWith('(argument)'))).map((i) => i.image));
+  if (byFlag.length > 0) io.stderr.write(`note: passed as a controller argument, not redirected by images: (patch the argument to the mirror): ${[...new Set(byFlag)].sort().join(', ')}\n`);
+  if (values['write-overrides']) {
+    const file = path.resolve(io.cwd, String(values['write-overrides']));
+    await replaceFileDurably(file, overrides, { createFolders: false });
+    io.stderr.write(`wrote the images: override to ${path.relative(io.cwd, file) || file}\n`);
+  }
+  io.stdout.write(overrides);
+  return 0;
+}
+
+function withSignatures(s: CopiedSignatures): string {
+  const parts = [s.legacy ? 'its .sig signatures' : '', s.referrers > 0 ? `${s.referrers} referrer${s.referrers === 1 ? '' : 's'}` : ''].filter(Boolean);
+  return parts.length > 0 ? ` with ${parts.join(' and ')}` : '';
+}
