@@ -7,6 +7,9 @@
  * only while every local artifact it uses still has the sha256 in the lock (read and hashed once per
  * build; `.gz` decompressed, as the local repository reads it), and a stamp holds only while those
  * files keep the size and times they had (a cheap stat; any change means a full build, which hashes).
+ *
+ * A configured repository's entry (`local:<label>`) names no folder: its files are looked for where
+ * the build reads them, in the first of capi-render.yaml's `repositories:` that has `<label>/`.
  */
 import { createHash } from 'node:crypto';
 import { lstatSync } from 'node:fs';
@@ -15,6 +18,8 @@ import { RELEASE_ASSET_LIMIT } from '../source/http/body-limits.js';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { LockFile, LockedArtifact } from '../lock/lock-types.js';
+import { existsSync } from 'node:fs';
+import { configuredLocalLabel } from '../source/local-repository.js';
 
 const LOCAL = 'local:';
 
@@ -22,7 +27,7 @@ const LOCAL = 'local:';
 export type LocalFileStat = [file: string, size: number, mtimeMs: number, ctimeMs: number];
 
 /** A predicate over environment names; it reads files, so it is built once per build. */
-export function localArtifactsIntact(repoRoot: string, lock: LockFile): (env: string) => boolean {
+export function localArtifactsIntact(repoRoot: string, lock: LockFile, repositories: readonly { path: string }[]): (env: string) => boolean {
   const digests = new Map<string, string | undefined>();
   const digestOf = (file: string): string | undefined => {
     if (!digests.has(file)) digests.set(file, readDigest(file));
@@ -32,14 +37,20 @@ export function localArtifactsIntact(repoRoot: string, lock: LockFile): (env: st
     const entry = lock.environments.find((e) => e.name === env);
     if (!entry) return false;
     const used = new Set(entry.providers.filter((p) => p.source.startsWith(LOCAL)).map((p) => `${p.source}\u0000${p.version}`));
-    return lock.artifacts.filter((a) => used.has(`${a.source}\u0000${a.version}`)).every((a) => digestOf(artifactPath(repoRoot, a)) === a.sha256);
+    return lock.artifacts.filter((a) => used.has(`${a.source}\u0000${a.version}`)).every((a) => {
+      const file = artifactPath(repoRoot, a, repositories);
+      return file !== undefined && digestOf(file) === a.sha256;
+    });
   };
 }
 
 /** Stats of every local artifact file of the lock (plain or `.gz`, whichever is there), sorted. */
-export function localArtifactStats(repoRoot: string, lock: LockFile): LocalFileStat[] {
+export function localArtifactStats(repoRoot: string, lock: LockFile, repositories: readonly { path: string }[]): LocalFileStat[] {
   const files = new Set<string>();
-  for (const a of lock.artifacts) if (a.source.startsWith(LOCAL)) files.add(artifactPath(repoRoot, a));
+  for (const a of lock.artifacts) {
+    const file = a.source.startsWith(LOCAL) ? artifactPath(repoRoot, a, repositories) : undefined;
+    if (file !== undefined) files.add(file);
+  }
   const out: LocalFileStat[] = [];
   for (const file of [...files].sort()) {
     for (const candidate of [file, `${file}.gz`]) {
@@ -61,8 +72,12 @@ export function localFilesUnchanged(recorded: readonly LocalFileStat[]): boolean
   });
 }
 
-function artifactPath(repoRoot: string, a: LockedArtifact): string {
-  return path.resolve(repoRoot, a.source.slice(LOCAL.length), a.version, a.file);
+/** Where the build reads a local artifact; undefined when no configured repository has its label. */
+function artifactPath(repoRoot: string, a: LockedArtifact, repositories: readonly { path: string }[]): string | undefined {
+  const label = configuredLocalLabel(a.source);
+  if (label === undefined) return path.resolve(repoRoot, a.source.slice(LOCAL.length), a.version, a.file);
+  const root = repositories.map((r) => path.resolve(repoRoot, r.path)).find((r) => existsSync(path.join(r, label)));
+  return root === undefined ? undefined : path.join(root, label, a.version, a.file);
 }
 
 function statOf(file: string): LocalFileStat | undefined {

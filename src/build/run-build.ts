@@ -22,6 +22,7 @@ import type { RenderOptions } from '../render/render-options.js';
 import { startRender, type RenderRun } from '../render/render-run.js';
 import { lockDigest, stampFile, writeStamp } from './build-stamp.js';
 import { localArtifactStats, localArtifactsIntact } from './local-artifacts.js';
+import { loadConfig } from '../config/load-config.js';
 import { writeRenderRun, type WrittenRenderRun } from './write-render-result.js';
 
 /** What a build run is asked: what to render, where the output goes, and what the write may do. */
@@ -73,7 +74,9 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
   // edited by hand (its CRDs, say, which the inputs hash does not cover) is rendered and repaired.
   // And only while the local release files it pins are the ones pinned (local-artifacts.ts).
   const lockedNow = new Map(options.previousLock.environments.map((e) => [e.name, e]));
-  const intact = localArtifactsIntact(repoRoot, options.previousLock);
+  // Where capi-render.yaml says the local repositories are (the render reports a config that cannot be read).
+  const repositories = await loadConfig(repoRoot).then((c) => c.repositories, () => []);
+  const intact = localArtifactsIntact(repoRoot, options.previousLock, repositories);
   const run = await startRender({
     ...options.render,
     ...(previous ? { skipUnchanged: (env: string, hash: string) => environmentUnchanged(previous, env, skipKey(hash, lockedNow.get(env), options.previousLock)) && intact(env) } : {}),
@@ -103,7 +106,7 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
     writeFingerprint(fingerprintAt, fingerprint, use);
     if (!options.partial && run.stamp && written.lockText !== undefined) {
       const records = [await countRecord(outDir), await countRecord(gitops.root)];
-      const localFiles = localArtifactStats(repoRoot, nextLock);
+      const localFiles = localArtifactStats(repoRoot, nextLock, run.config.repositories);
       const stamp = { version: packageVersion(), outDir, gitopsDir: gitops.root, lock: lockDigest(written.lockText), fingerprint: fingerprintDigest(fingerprint), ...run.stamp, records, localFiles };
       await writeStamp(stampFile(options.cacheDir, repoRoot), stamp, use);
     }

@@ -16,7 +16,7 @@ export const CONFIG_DESCRIPTIONS: Record<string, string> = {
   emulate:
     'Whose behaviour is reproduced where clusterctl v1.14 and cluster-api-operator v0.28 (clusterctl v1.12) differ; repository-wide, recorded in the lock. Default clusterctl-v1.14.',
   repositories: 'clusterctl local repositories (<root>/<provider-label>/<version>/<file>, <file>.gz read too), searched in order for providers without a fetchConfig. Default none.',
-  'repositories[].path': 'The repository root, relative to the repository (an absolute path ties the repository to one machine).',
+  'repositories[].path': 'The repository root, relative to the repository. A folder outside it (absolute, or ../) is read as written, without a warning: naming it here is the explicit choice init --allow-outside stands for, and every machine that builds must have it there. The lock records no path (local:<label>).',
   variables: 'Values for ${VAR} substitution in the provider manifests. In capi-render.yaml the lowest precedence (a provider\'s configSecret and the overlays win); in an overlay the highest.',
   'variables.*': 'A literal string, or {fromEnv: NAME}: the value of an environment variable when the build runs (the only way the environment reaches a render).',
   'variables.*.fromEnv': 'The environment variable to read; its value is secret to the secret guard. Unset, the value is needed only where it would show: not when it only fills a Secret that secrets.mode omit, external-secrets or sops leaves out, replaces or keeps encrypted as committed.',

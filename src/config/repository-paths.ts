@@ -9,7 +9,11 @@
  * the obvious fix. An absolute path outside the repository is not warned about: it is how a mirror
  * shared by a machine's builds is named (an air-gapped build host's /srv/releases), there is no
  * relative spelling that would tie the repository less, and where it is missing the error above
- * says so at its line.
+ * says so at its line. A relative path out of the repository (`../mirror`) is read as written too:
+ * `init` refuses one unless `--allow-outside` is given, because a flag is easily mistyped and init's
+ * scaffold must build in CI; a path written in capi-render.yaml is that explicit choice, reviewed
+ * like any input. Neither spelling reaches the lock (`local:<label>`), so moving the mirror changes
+ * capi-render.yaml and no pin.
  */
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';

@@ -7,7 +7,7 @@
  * (see initVersion): `1.12.0` as the tag `v1.12.0`, a bare `1.12` as the range `~1.12` — unquoted in
  * YAML, `1.12` would even be the number 1.12.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import semver from 'semver';
 import { UsageError } from '../errors.js';
@@ -23,6 +23,8 @@ export interface InitFlags {
   certManagerVersion?: string;
   /** As given: repository-relative or absolute. */
   localRepository?: string;
+  /** Accept a local repository outside the repository (`--allow-outside`). */
+  allowOutside?: boolean;
 }
 
 export interface InitChoices {
@@ -30,6 +32,8 @@ export interface InitChoices {
   infrastructure: string;
   infrastructureVersion?: string;
   certManagerVersion?: string;
+  /** `repositories[].path` as written into capi-render.yaml (see localRepositoryPath). */
+  localRepository?: string;
   /** `owner/repo` of the infrastructure provider's GitHub releases (Renovate's depName). */
   infrastructureRepository: string;
   /** One line per version written otherwise than given (`--version 1.12: written as ~1.12 …`). */
@@ -78,6 +82,7 @@ export function chooseInitVersions(flags: InitFlags, repoRoot: string): InitChoi
   if (local !== undefined && !isDirectory(local)) {
     throw new UsageError(`--local-repository ${flags.localRepository}: no such folder (a clusterctl local repository holds <root>/<provider-label>/<version>/<file>)`);
   }
+  const written = local === undefined ? undefined : localRepositoryPath(flags.localRepository!, local, repoRoot, Boolean(flags.allowOutside));
   const known = BUILTIN_PROVIDERS.filter((p) => p.type === 'InfrastructureProvider');
   const entry = known.find((p) => p.name === infrastructure);
   const inLocal = local !== undefined && localVersions(`infrastructure-${infrastructure}`) !== undefined;
@@ -104,9 +109,39 @@ export function chooseInitVersions(flags: InitFlags, repoRoot: string): InitChoi
     infrastructure,
     infrastructureVersion: pick(requested.infrastructureVersion ? '--infrastructure-version' : '--version', `infrastructure-${infrastructure}`, infrastructureDefault),
     certManagerVersion: pick('--cert-manager-version', 'cert-manager', requested.certManagerVersion),
+    ...(written !== undefined ? { localRepository: written } : {}),
     infrastructureRepository: repository ?? `kubernetes-sigs/cluster-api-provider-${infrastructure}`,
     notes,
   };
+}
+
+/**
+ * `--local-repository` as capi-render.yaml gets it: relative to the repository, `/`-separated, so
+ * every checkout (a colleague's, CI's, the Argo CD or Flux repo-server's) finds it. A folder outside
+ * the repository (links resolved) is refused unless `allowOutside`: the build would then depend on
+ * this machine's layout. Allowed, it is written as given: an absolute path as such (a build host's
+ * shared mirror), a relative one relative to the repository.
+ */
+export function localRepositoryPath(flag: string, folder: string, repoRoot: string, allowOutside: boolean): string {
+  const root = realOrResolved(repoRoot);
+  const real = realOrResolved(folder);
+  const relative = path.relative(root, real);
+  const inside = relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative);
+  if (inside) return relative === '' ? '.' : relative.split(path.sep).join('/');
+  if (!allowOutside) {
+    throw new UsageError(
+      `--local-repository ${flag} is outside the repository (${repoRoot}): a build would depend on this machine's layout, and CI and the Argo CD / Flux repo-server will not have it; copy the releases inside (\`capi-render mirror --to vendor/releases\` fills a folder) or pass --allow-outside`,
+    );
+  }
+  return path.isAbsolute(flag) ? folder : path.relative(path.resolve(repoRoot), folder).split(path.sep).join('/');
+}
+
+function realOrResolved(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
 }
 
 /** An exact tag matches itself (with or without `v`); a range matches as the build reads it. */

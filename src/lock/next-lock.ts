@@ -6,6 +6,7 @@
 import type { LockEmulates, LockFile, LockedArtifact, LockedEnvironment, LockedImage, LockedInputFile, LockedProvider } from './lock-types.js';
 import { LOCK_API_VERSION } from './lock-types.js';
 import { artifactKey, serializeLock } from './lock-file.js';
+import { configuredLocalLabel } from '../source/local-repository.js';
 
 export interface RenderedLockEntries {
   environment: string;
@@ -77,7 +78,7 @@ export type LockChange =
   | { kind: 'provider-added'; env: string; provider: string; version: string }
   | { kind: 'provider-removed'; env: string; provider: string; version: string }
   | { kind: 'provider-version'; env: string; provider: string; before: string; after: string }
-  | { kind: 'provider-entry'; env: string; provider: string }
+  | { kind: 'provider-entry'; env: string; provider: string; fields: LockedFieldChange[] }
   | { kind: 'crd-removed' | 'crd-added'; env: string; crd: string }
   | { kind: 'inputs'; env: string }
   | { kind: 'artifact-digest'; artifact: LockedArtifact; before: string }
@@ -87,6 +88,53 @@ export type LockChange =
   | { kind: 'image-evidence'; image: string }
   | { kind: 'image-added' | 'image-removed'; env: string; image: string }
   | { kind: 'input-file'; file: string; change: 'edited' | 'added' | 'removed' };
+
+/** One field of a provider entry that differs, with both values as the lock writes them (`undefined`: absent). */
+export interface LockedFieldChange {
+  field: string;
+  before: unknown;
+  after: unknown;
+}
+
+/** The fields a provider entry has, in the lock's order; any other key was added by hand. */
+const PROVIDER_FIELDS = ['requested', 'version', 'contract', 'source', 'variables'] as const;
+
+/**
+ * Which fields of two entries of one provider differ. A lock holds no secret value (variables are
+ * names, sources are ids), so every value may be shown.
+ */
+export function providerFieldChanges(before: LockedProvider, after: LockedProvider): LockedFieldChange[] {
+  const known = new Set<string>(['provider', ...PROVIDER_FIELDS]);
+  const extra = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => !known.has(k)).sort();
+  const out: LockedFieldChange[] = [];
+  for (const field of [...PROVIDER_FIELDS, ...extra]) {
+    const b = (before as unknown as Record<string, unknown>)[field];
+    const a = (after as unknown as Record<string, unknown>)[field];
+    if (JSON.stringify(b) !== JSON.stringify(a)) out.push({ field, before: b, after: a });
+  }
+  return out;
+}
+
+/** `source local:a/cluster-api → local:cluster-api`, `variables: +EXP_X, −OLD_Y`, `contract (none) → v1beta2`. */
+function describeFieldChange(c: LockedFieldChange): string {
+  if (Array.isArray(c.before) && Array.isArray(c.after)) {
+    const was = new Set(c.before.map(String));
+    const is = new Set(c.after.map(String));
+    const added = [...is].filter((v) => !was.has(v)).map((v) => `+${v}`);
+    const removed = [...was].filter((v) => !is.has(v)).map((v) => `−${v}`);
+    const moved = added.length + removed.length === 0 ? ['order changed'] : [];
+    return `${c.field}: ${[...added, ...removed, ...moved].join(', ')}`;
+  }
+  const label = c.field === 'source' && typeof c.after === 'string' ? configuredLocalLabel(c.after) : undefined;
+  const pathless = label !== undefined && typeof c.before === 'string' && c.before.startsWith('local:') && c.before.endsWith(`/${label}`);
+  return `${c.field} ${fieldValue(c.before)} → ${fieldValue(c.after)}${pathless ? ' (a configured local repository is recorded without its path)' : ''}`;
+}
+
+function fieldValue(v: unknown): string {
+  if (v === undefined) return '(absent)';
+  if (v === '') return "''";
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
 
 /** Every difference between two locks, environments in name order. */
 export function lockChanges(before: LockFile, after: LockFile): LockChange[] {
@@ -107,7 +155,10 @@ export function lockChanges(before: LockFile, after: LockFile): LockChange[] {
       if (!pb) out.push({ kind: 'provider-added', env, provider, version: pa!.version });
       else if (!pa) out.push({ kind: 'provider-removed', env, provider, version: pb.version });
       else if (pb.version !== pa.version) out.push({ kind: 'provider-version', env, provider, before: pb.version, after: pa.version });
-      else if (JSON.stringify(pb) !== JSON.stringify(pa)) out.push({ kind: 'provider-entry', env, provider });
+      else {
+        const fields = providerFieldChanges(pb, pa);
+        if (fields.length > 0) out.push({ kind: 'provider-entry', env, provider, fields });
+      }
     }
     // A lock written before CRDs were recorded says nothing about them: no change to report.
     if (b.crds && a.crds) {
@@ -215,7 +266,7 @@ export function describeLockChanges(before: LockFile, after: LockFile): string[]
       case 'provider-version':
         return [`${c.env}: ${c.provider} ${c.before} → ${c.after}`];
       case 'provider-entry':
-        return [`${c.env}: ${c.provider} entry changed (source, requested version, contract or variables)`];
+        return [`${c.env}: ${c.provider} ${c.fields.map(describeFieldChange).join('; ')}`];
       case 'crd-removed':
         return [`${c.env}: CRD ${c.crd} no longer rendered`];
       case 'crd-added':

@@ -8,8 +8,6 @@
  * `clusterctl.cluster.x-k8s.io/core: cert-manager`, and the version annotation clusterctl's upgrade
  * logic reads.
  */
-import path from 'node:path';
-import { existsSync } from 'node:fs';
 import semver from 'semver';
 import { SpecError, error, warning, type Diagnostic } from '../errors.js';
 import type { CertManagerConfig, LocalRepositoryConfig } from '../config/config-types.js';
@@ -19,7 +17,7 @@ import { addLabels, CLUSTERCTL_CORE_LABEL, CLUSTERCTL_LABEL } from '../process/c
 import { cleanObjects } from '../process/clean-objects.js';
 import { applyImageOverrides, imageOrigins, listImages, type ImageOverrides } from '../process/image-overrides.js';
 import { parseVersionRequest } from '../resolve/select-version.js';
-import { createLocalRepositorySource } from '../source/local-repository.js';
+import { findLocalRepository, type LocalSearch } from '../source/local-repository.js';
 import { parseVersion } from '../declarations/versions.js';
 import type { LockedProvider } from '../lock/lock-types.js';
 import type { RenderedComponent } from '../plan/output-plan.js';
@@ -61,7 +59,7 @@ export interface RenderedCertManager {
  * The parts of the build cert-manager's render reads: the settings it is compared with, where the
  * repository is, the lock it started from, and the build's source, store and parse caches.
  */
-export type CertManagerDeps = Pick<RenderSession, 'repoRoot' | 'config' | 'catalog' | 'pin' | 'lock' | 'lockEvidence' | 'store' | 'parser' | 'certManager'>;
+export type CertManagerDeps = Pick<RenderSession, 'repoRoot' | 'config' | 'catalog' | 'pin' | 'lock' | 'lockEvidence' | 'store' | 'parser' | 'certManager' | 'fillingRepository'>;
 
 /** cert-manager as its own component, as `clusterctl init` installs it; undefined when not installed (bring your own). */
 export async function renderCertManager(
@@ -78,8 +76,8 @@ export async function renderCertManager(
   if (!rendersCertManager(settings, baseline, site)) return undefined;
   const defaultVersion = baseline.certManagerDefaultVersion;
   const requested = settings.version ?? defaultVersion;
-  const ps = certManagerSource(settings, { repoRoot: session.repoRoot, repositories: session.config.repositories, catalog: session.catalog });
-  const source = pinSource(ps.source, session.pin);
+  const ps = certManagerSource(settings, { repoRoot: session.repoRoot, repositories: session.config.repositories, fillingRepository: session.fillingRepository, catalog: session.catalog });
+  const source = pinSource(ps.source, session.pin, ps.localSearch);
   const locked = session.lock.environments.find((e) => e.name === env)?.providers.find((p) => p.provider === CERT_MANAGER_LOCK_NAME);
   // The lock stores certManager.version as written: '' stands for the baseline's default, an exact
   // version. Made under another baseline (emulates:), that default was another one: resolve afresh.
@@ -156,24 +154,18 @@ function processCertManager(parsed: KubeObject[], version: string, images: Image
   return cleanObjects(resources).map((r) => setIn(r.object, ['metadata', 'annotations', CERT_MANAGER_VERSION_ANNOTATION], version) as KubeObject);
 }
 
-function certManagerSource(settings: CertManagerConfig, where: { repoRoot: string; repositories: readonly LocalRepositoryConfig[]; catalog: RenderSession['catalog'] }): ProviderSource {
+function certManagerSource(settings: CertManagerConfig, where: { repoRoot: string; repositories: readonly LocalRepositoryConfig[]; fillingRepository?: string | undefined; catalog: RenderSession['catalog'] }): ProviderSource {
   const at = { label: CERT_MANAGER_COMPONENT, ref: 'certManager', file: 'capi-render.yaml', line: 1, field: 'certManager.url' };
+  let localSearch: LocalSearch | undefined;
   if (!settings.url) {
     // Like clusterctl's overrides folder: a local repository with cert-manager/ wins over GitHub.
-    for (const repo of where.repositories) {
-      const root = path.resolve(where.repoRoot, repo.path);
-      if (existsSync(path.join(root, CERT_MANAGER_COMPONENT))) {
-        return {
-          source: createLocalRepositorySource({ root, displayRoot: repo.path.replace(/\/+$/, ''), label: CERT_MANAGER_COMPONENT }),
-          componentsFile: ASSET,
-          latestRule: 'operator',
-        };
-      }
-    }
+    const local = findLocalRepository(where.repoRoot, where.repositories, CERT_MANAGER_COMPONENT, where.fillingRepository);
+    if ('source' in local) return { source: local.source, componentsFile: ASSET, latestRule: 'operator' };
+    localSearch = local.search;
   }
   const fromUrl = where.catalog.sourceForUrl?.(settings.url ?? DEFAULT_URL, at);
   if (!fromUrl) throw new SpecError(error('source-not-found', 'no source for cert-manager', { file: 'capi-render.yaml', field: 'certManager' }));
-  return fromUrl;
+  return localSearch ? { ...fromUrl, localSearch } : fromUrl;
 }
 
 /** Exact, a range (highest stable match) or `latest` (highest stable release); cert-manager has no metadata.yaml. */

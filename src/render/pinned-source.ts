@@ -14,6 +14,7 @@ import type { LockedArtifact } from '../lock/lock-types.js';
 import { sha256Hex, type ArtifactCache } from '../source/artifact-cache.js';
 import type { ReleaseIndexCache } from '../source/release-index-cache.js';
 import type { Artifact, ReleaseList, ReleaseSource } from '../source/release-source.js';
+import { missingFromLocalRepositories, type LocalSearch } from '../source/local-repository.js';
 
 export interface PinContext {
   locked(source: string, version: string, file: string): LockedArtifact | undefined;
@@ -25,7 +26,8 @@ export interface PinContext {
   offline: boolean;
 }
 
-export function pinSource(source: ReleaseSource, ctx: PinContext): ReleaseSource {
+/** `local`: where the configured local repositories were searched before this source was chosen (for `--offline` errors). */
+export function pinSource(source: ReleaseSource, ctx: PinContext, local?: LocalSearch): ReleaseSource {
   // A source that cannot list answers from what it was given: no network, nothing worth saving.
   const listsOnline = Boolean(source.remote) && !source.unlisted;
   // Writing the index is best effort: a cache that cannot be written costs `plan --offline` only.
@@ -77,11 +79,12 @@ export function pinSource(source: ReleaseSource, ctx: PinContext): ReleaseSource
         if (known && cached && ctx.offline) return { bytes: cached, url: known.url };
       }
       if (source.remote && ctx.offline) {
+        // What a site without network can do: put the file where a local repository is looked for.
+        const missing = local ? missingFromLocalRepositories(local, version, fileName) : undefined;
+        const pinned = locked ? `capi-render.lock pins its sha256 ${locked.sha256}` : 'capi-render.lock does not pin it yet';
         throw new FetchError(
-          error('offline', `--offline: ${fileName} of ${source.description} ${version} is not in the cache${ctx.cache ? ` (${ctx.cache.dir})` : ''}`, {
-            hint: locked
-              ? `its sha256 is ${locked.sha256}; build once online, or copy it into the cache with \`capi-render mirror\``
-              : 'it is not in capi-render.lock either; build once online first',
+          error('offline', `--offline: ${fileName} of ${source.description} ${version} is not in the cache${ctx.cache ? ` (${ctx.cache.dir})` : ''}${missing ? ` and ${missing.looked}` : ''}`, {
+            hint: missing ? `${missing.hint}; ${pinned}` : `build once online to fill the cache; ${pinned}`,
           }),
         );
       }

@@ -5,16 +5,14 @@
  * provider), then clusterctl's provider list. Other fetchConfig forms are resolved by the catalog
  * (GitHub, GitLab, OCI), which later sources plug into.
  */
-import path from 'node:path';
 import { SpecError, error } from '../errors.js';
 import { createConfigMapSource } from '../source/configmap-source.js';
-import { createLocalRepositorySource } from '../source/local-repository.js';
+import { findLocalRepository, type LocalSearch } from '../source/local-repository.js';
 import type { ReleaseSource } from '../source/release-source.js';
 import type { InputObject } from '../declarations/inputs.js';
 import { manifestLabel } from '../declarations/provider-kinds.js';
 import { notPredefinedProvider } from '../declarations/preflight.js';
 import type { ProviderCR } from '../declarations/provider-spec.js';
-import { existsSync } from 'node:fs';
 import { readConfigSecret } from './variables.js';
 
 /** Where a provider's artifacts come from, and how `latest` is chosen there. */
@@ -27,6 +25,8 @@ export interface ProviderSource {
   pinnedVersion?: string;
   /** The version a URL names (`…/releases/v1.12.0/…`): used when spec.version is empty, as clusterctl's default version. */
   defaultVersion?: string;
+  /** Where the configured local repositories were searched before this (remote) source was chosen, for `--offline` errors. */
+  localSearch?: LocalSearch;
 }
 
 /** Knowledge about providers that is not in their CRs: clusterctl's list and remote sources. */
@@ -49,6 +49,8 @@ export interface ProviderCatalog {
 export interface SourceContext {
   repoRoot: string;
   repositories: readonly { path: string }[];
+  /** The folder `mirror --to` fills (absolute): never read as a source while another can serve the release. */
+  fillingRepository?: string;
   configMaps: readonly InputObject[];
   secrets: readonly InputObject[];
   catalog: ProviderCatalog;
@@ -85,17 +87,12 @@ export function providerSource(cr: ProviderCR, ctx: SourceContext): ProviderSour
     );
   }
   const label = manifestLabel(cr.kind, cr.name);
-  for (const repo of ctx.repositories) {
-    const root = path.resolve(ctx.repoRoot, repo.path);
-    if (existsSync(path.join(root, label))) {
-      return {
-        source: createLocalRepositorySource({ root, displayRoot: repo.path.replace(/\/+$/, ''), label }),
-        componentsFile: ctx.catalog.componentsFile(cr),
-        latestRule: 'clusterctl',
-      };
-    }
-  }
+  const local = findLocalRepository(ctx.repoRoot, ctx.repositories, label, ctx.fillingRepository);
+  if ('source' in local) return { source: local.source, componentsFile: ctx.catalog.componentsFile(cr), latestRule: 'clusterctl' };
   const remote = ctx.catalog.defaultRemoteSource?.(cr, { configSecret });
-  if (remote) return remote;
+  if (remote) return { ...remote, localSearch: local.search };
+  // Only the folder being filled has it: mirroring it into itself is what there is.
+  const filling = ctx.fillingRepository === undefined ? local : findLocalRepository(ctx.repoRoot, ctx.repositories, label);
+  if ('source' in filling) return { source: filling.source, componentsFile: ctx.catalog.componentsFile(cr), latestRule: 'clusterctl' };
   throw new SpecError(notPredefinedProvider(cr, ctx.locate(cr, fetchConfig ? ['spec', 'fetchConfig'] : ['metadata', 'name'])));
 }

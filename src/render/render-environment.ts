@@ -66,6 +66,7 @@ export async function resolveEnvironment(envInputs: EnvironmentInputs, session: 
   const sourceCtx: SourceContext = {
     repoRoot: session.repoRoot,
     repositories: session.config.repositories,
+    ...(session.fillingRepository !== undefined ? { fillingRepository: session.fillingRepository } : {}),
     configMaps: inputs.configMaps,
     secrets: inputs.secrets,
     catalog: session.catalog,

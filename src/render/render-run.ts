@@ -31,6 +31,7 @@ import { emptyLock } from '../lock/lock-types.js';
 import { artifactKey, lockEmulates } from '../lock/lock-file.js';
 import { baselineOf } from '../baseline/baseline.js';
 import { nextLock, type RenderedLockEntries } from '../lock/next-lock.js';
+import { pathNamedLocalSources, withPathlessLocalSources } from '../lock/local-sources.js';
 import { lockEntriesOf } from './lock-entries.js';
 import { createParseCache } from '../manifest/parse-cache.js';
 import { createValidationMemo, NO_VALIDATION_MEMO } from '../declarations/schema/validation-memo.js';
@@ -149,7 +150,9 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   const use = options.cache?.use;
   const memo = options.cache ? createValidationMemo(path.join(options.cache.dir, 'validated'), use) : NO_VALIDATION_MEMO;
   const repo = await loadRepository(repoRoot, memo, options.fillingRepository === undefined ? {} : { fillingRepository: options.fillingRepository });
-  const lock = options.lock ?? emptyLock();
+  // A lock that names configured local repositories by their path (an older capi-render) keeps its pins.
+  const { lock, renamed } = withPathlessLocalSources(options.lock ?? emptyLock(), repo.config.repositories);
+  if (renamed.length > 0) repo.warnings.push(pathNamedLocalSources(renamed));
   const lockedArtifacts = new Map(lock.artifacts.map((a) => [artifactKey(a.source, a.version, a.file), a]));
   const session = createSession({
     repoRoot,
@@ -180,6 +183,8 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     }),
     ...(options.cache ? { parseCache: createParseCache(options.cache.dir, use) } : {}),
     allowDowngrade: options.allowDowngrade ?? false,
+    // Offline no other source can serve a release: the folder being filled is read (copying it onto itself changes nothing).
+    ...(options.fillingRepository !== undefined && !options.offline ? { fillingRepository: path.resolve(options.fillingRepository) } : {}),
     pin: {
       locked: (source, version, file) => lockedArtifacts.get(artifactKey(source, version, file)),
       cache: options.cache,

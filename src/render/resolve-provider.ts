@@ -61,7 +61,7 @@ const SUPPORTED = compatibleContracts(CLUSTERCTL_CONTRACT);
 
 export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Promise<ResolvedArtifacts> {
   const found = providerSource(cr, ctx.sourceCtx);
-  const ps: ProviderSource = { ...found, source: pinSource(found.source, ctx.pin) };
+  const ps: ProviderSource = { ...found, source: pinSource(found.source, ctx.pin, found.localSearch) };
   const requested = cr.spec.version ?? '';
   const locked = ctx.locked.find((p) => p.provider === ref(cr));
   const reusable = usableLockEntry(locked, requested, ps.source.id, {

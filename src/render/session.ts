@@ -43,6 +43,8 @@ export interface RenderSession {
   images: ImageResolver;
   /** Lock, cache and offline rules applied to every source. */
   pin: PinContext;
+  /** The folder `mirror --to` fills (absolute), which is not read while another source can serve a release. */
+  fillingRepository?: string;
   /** Accept a lower minor version than the lock's (the operator never does). */
   allowDowngrade?: boolean;
   /** Parses texts and substituted templates once per build (and through the parse cache across builds). */

@@ -2,8 +2,14 @@
  * clusterctl's local repository (repository_local.go): `<root>/<provider-label>/<version>/<file>`.
  * As a capi-render extension a file may also be stored gzip-compressed as `<file>.gz`; its content
  * (and so its digest) is the decompressed file.
+ *
+ * A repository of capi-render.yaml's `repositories:` is named in the lock without its root
+ * (`local:<label>`, files `<label>/<version>/<file>`): where a mirror lives is configuration, not part
+ * of the pin, so moving it changes no pin, and the sha256 of the file found where the configuration
+ * says is still checked against the lock on every build. A `file://` URL keeps its root in the id
+ * (`local:<root>/<label>`): the URL is written in the input itself, as a GitHub URL is.
  */
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { readBounded } from '../bounded-read.js';
 import { RELEASE_ASSET_LIMIT } from './http/body-limits.js';
@@ -15,18 +21,35 @@ import { parseVersion, sortVersions } from '../declarations/versions.js';
 export interface LocalRepositoryOptions {
   /** Absolute path of the repository root. */
   root: string;
-  /** How the root is shown in messages and the lock (repository-relative when inside the repo). */
+  /** How the root is shown in messages (as capi-render.yaml or the URL writes it). */
   displayRoot: string;
   /** The provider's manifest label: the folder under the root. */
   label: string;
+  /**
+   * Set for a repository of capi-render.yaml's `repositories:` (the lock names it `local:<label>`);
+   * `passed` are the roots (as written) of the repositories searched before it, which have no
+   * `<label>/` folder, for messages. Unset for a `file://` URL (`local:<root>/<label>`).
+   */
+  configured?: { passed: readonly string[] };
+}
+
+/** The lock's id of a provider's releases in a configured local repository: the kind and the label, no path. */
+export function configuredLocalSourceId(label: string): string {
+  return releaseSourceId('local', label);
+}
+
+/** The label of a configured local repository's id (`local:<label>`), undefined for any other id. */
+export function configuredLocalLabel(sourceId: string): string | undefined {
+  return /^local:([^/]+)$/.exec(sourceId)?.[1];
 }
 
 /** A ReleaseSource over one provider's folder of a local repository. */
 export function createLocalRepositorySource(options: LocalRepositoryOptions): ReleaseSource {
   const providerDir = path.join(options.root, options.label);
   const shown = `${options.displayRoot}/${options.label}`;
+  const configured = options.configured;
   return {
-    id: releaseSourceId('local', shown),
+    id: configured ? configuredLocalSourceId(options.label) : releaseSourceId('local', shown),
     description: `local repository ${shown}`,
     async listVersions() {
       let entries;
@@ -40,15 +63,17 @@ export function createLocalRepositorySource(options: LocalRepositoryOptions): Re
     },
     async readFile(version, fileName): Promise<Artifact> {
       if (version.includes('/') || version.includes('\\') || version.startsWith('.')) {
-        throw notFound(shown, version, fileName, 'the version is not a folder name');
+        throw notFound(options, version, fileName, 'the version is not a folder name');
       }
       const plain = path.join(providerDir, version, fileName);
-      const url = `${shown}/${version}/${fileName}`;
-      const bytes = await readRegular(plain, url);
+      const file = `${shown}/${version}/${fileName}`;
+      // The lock's address of a configured repository's file is where it lies in any such repository.
+      const url = configured ? `${options.label}/${version}/${fileName}` : file;
+      const bytes = await readRegular(plain, file);
       if (bytes) return { bytes: new Uint8Array(bytes), url };
-      const compressed = await readRegular(`${plain}.gz`, `${url}.gz`);
-      if (compressed) return { bytes: new Uint8Array(gunzipBounded(compressed, `${url}.gz`)), url };
-      throw notFound(shown, version, fileName);
+      const compressed = await readRegular(`${plain}.gz`, `${file}.gz`);
+      if (compressed) return { bytes: new Uint8Array(gunzipBounded(compressed, `${file}.gz`)), url };
+      throw notFound(options, version, fileName);
     },
   };
 }
@@ -83,11 +108,75 @@ function tooLarge(shown: string, size: string): FetchError {
   return new FetchError(error('fetch', `${shown} is ${size}, over ${RELEASE_ASSET_LIMIT.phrase}`, { hint: RELEASE_ASSET_LIMIT.hint }));
 }
 
-function notFound(shown: string, version: string, fileName: string, why?: string): FetchError {
+function notFound(options: LocalRepositoryOptions, version: string, fileName: string, why?: string): FetchError {
+  const shown = `${options.displayRoot}/${options.label}`;
+  const looked = `${shown}/${version}/${fileName}`;
+  if (why) {
+    return new FetchError(
+      error('source-not-found', `${fileName} of version ${version} not found in local repository ${shown} (${why})`, {
+        file: looked,
+        hint: `a local repository holds <root>/<provider-label>/<version>/<file>; check the version`,
+      }),
+    );
+  }
+  const passed = options.configured?.passed ?? [];
+  const others = passed.length > 0 ? `; ${passed.join(', ')} ${passed.length === 1 ? 'has' : 'have'} no ${options.label}/ folder` : '';
   return new FetchError(
-    error('source-not-found', `${fileName} of version ${version} not found in local repository ${shown}${why ? ` (${why})` : ''}`, {
-      file: `${shown}/${version}/${fileName}`,
-      hint: `a local repository holds <root>/<provider-label>/<version>/<file>; check the version and that ${fileName} (or ${fileName}.gz) is there`,
+    error('source-not-found', `${fileName} of ${options.label} ${version} is not in local repository ${options.displayRoot}: looked for ${looked} (and ${fileName}.gz)${others}`, {
+      file: looked,
+      hint: options.configured
+        ? `${mirrorAdvice(options.displayRoot, `${shown}/${version}/`)}; or check spec.version`
+        : `a local repository holds <root>/<provider-label>/<version>/<file>; check the version in the URL and that ${fileName} (or ${fileName}.gz) is there`,
     }),
   );
+}
+
+/**
+ * The step that fills a configured local repository: `mirror` run on a connected machine reads every
+ * release the inputs pin from its own source (not from the repository it fills, while another source
+ * can serve it), checks it against capi-render.lock and writes `<root>/<label>/<version>/<file>`.
+ */
+export function mirrorAdvice(root: string, carry: string): string {
+  return `on a connected machine, run \`capi-render mirror --to ${root}\` in a checkout of this repository (from its root): it writes every release the inputs pin, checked against capi-render.lock; then carry ${carry} over`;
+}
+
+/**
+ * Where a provider's release file was looked for in the configured local repositories, none of which
+ * has a `<label>/` folder (the release then comes from a remote source): the paths, and what makes them.
+ */
+export interface LocalSearch {
+  label: string;
+  /** Roots as capi-render.yaml writes them, in search order. */
+  roots: readonly string[];
+}
+
+/** The part of an `--offline` error about the local repositories: what was looked for, and how to fill one. */
+export function missingFromLocalRepositories(search: LocalSearch, version: string, fileName: string): { looked: string; hint: string } {
+  if (search.roots.length === 0) {
+    return {
+      looked: 'no local repository is configured (capi-render.yaml repositories:)',
+      hint: `${mirrorAdvice('vendor/releases', 'vendor/releases/')} and add \`repositories: [{path: vendor/releases}]\` to capi-render.yaml`,
+    };
+  }
+  const paths = search.roots.map((root) => `${root}/${search.label}/${version}/${fileName}`);
+  return {
+    looked: `no local repository holds it: looked for ${paths.join(', ')}`,
+    hint: mirrorAdvice(search.roots[0]!, `${search.roots[0]}/${search.label}/${version}/`),
+  };
+}
+
+/**
+ * The first configured local repository that has the provider's `<label>/` folder, or where the
+ * search looked when none has. `skip` is a root (absolute) passed over: the folder `mirror --to` fills.
+ */
+export function findLocalRepository(repoRoot: string, repositories: readonly { path: string }[], label: string, skip?: string): { source: ReleaseSource } | { search: LocalSearch } {
+  const passed: string[] = [];
+  for (const repo of repositories) {
+    const root = path.resolve(repoRoot, repo.path);
+    const displayRoot = repo.path.replace(/\/+$/, '') || repo.path;
+    if (skip !== undefined && root === path.resolve(skip)) continue;
+    if (existsSync(path.join(root, label))) return { source: createLocalRepositorySource({ root, displayRoot, label, configured: { passed } }) };
+    passed.push(displayRoot);
+  }
+  return { search: { label, roots: repositories.map((r) => r.path.replace(/\/+$/, '') || r.path) } };
 }

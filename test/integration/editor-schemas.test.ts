@@ -84,12 +84,12 @@ describe('editor JSON Schemas', () => {
   // The init choices init.test.ts, renovate.test.ts, shards.test.ts and first-run.test.ts exercise.
   it.each([
     [[]],
-    [['--flavour', 'flux', '--version', 'v1.12.0', '--cert-manager-version', 'v1.19.4', '--local-repository', `${FIXTURES}repository`]],
+    [['--flavour', 'flux', '--version', 'v1.12.0', '--cert-manager-version', 'v1.19.4', '--local-repository', `${FIXTURES}repository`, '--allow-outside']],
     [['--flavour', 'argocd', '--env', 'prod-eu']],
-    [['--flavour', 'kustomize', '--version', '1.12', '--local-repository', `${FIXTURES}repository`]],
+    [['--flavour', 'kustomize', '--version', '1.12', '--local-repository', `${FIXTURES}repository`, '--allow-outside']],
     [['--version', '~1.12', '--infrastructure', 'aws']],
     [['--version', '~1.12', '--infrastructure-version', 'v1.12.0', '--cert-manager-version', 'v1.16.1']],
-    [['--shards', '4', '--version', 'v1.12.0', '--local-repository', `${FIXTURES}repository`]],
+    [['--shards', '4', '--version', 'v1.12.0', '--local-repository', `${FIXTURES}repository`, '--allow-outside']],
   ])('init %j writes files both schemas and the loaders accept, each naming its schema first', async (args) => {
     const repo = tempDir();
     const init = await runCli(['init', ...args], { cwd: repo });

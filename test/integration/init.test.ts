@@ -1,5 +1,5 @@
 /** init → build → check in an empty folder. */
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
@@ -7,10 +7,17 @@ import { runCli } from '../helpers/cli.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/tmp.js';
 
+/** A temp folder holding the bundled local repository at `rel` (inside it, as init wants). */
+function repoWithMirror(rel = 'vendor/releases'): string {
+  const repo = tempDir();
+  cpSync(`${FIXTURES}repository`, path.join(repo, rel), { recursive: true });
+  return repo;
+}
+
 describe('init', () => {
   it('scaffolds a repository that builds and then checks clean', async () => {
-    const repo = tempDir();
-    const init = await runCli(['init', '--version', 'v1.12.0', '--cert-manager-version', 'v1.19.4', '--local-repository', `${FIXTURES}repository`, '--flavour', 'flux'], { cwd: repo });
+    const repo = repoWithMirror();
+    const init = await runCli(['init', '--version', 'v1.12.0', '--cert-manager-version', 'v1.19.4', '--local-repository', 'vendor/releases', '--flavour', 'flux'], { cwd: repo });
     expect(init.code, init.stderr).toBe(0);
     const workflow = readFileSync(path.join(repo, '.github/workflows/capi-render.yaml'), 'utf8');
     expect(workflow).toContain('GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}');
@@ -47,8 +54,8 @@ describe('init', () => {
     ['1.12.0', 'v1.12.0', '--version 1.12.0: written as v1.12.0 (releases are tagged with a leading v)'],
     ['~1.12', '~1.12', 'created '],
   ])('--version %s is written, quoted, as "%s", and the first build takes it offline', async (given, written, firstLine) => {
-    const repo = tempDir();
-    const init = await runCli(['init', '--version', given, '--local-repository', `${FIXTURES}repository`], { cwd: repo });
+    const repo = repoWithMirror();
+    const init = await runCli(['init', '--version', given, '--local-repository', 'vendor/releases'], { cwd: repo });
     expect(init.code, init.stderr).toBe(0);
     expect(init.stderr.split('\n')[0]).toContain(firstLine);
     for (const file of ['providers/core.yaml', 'providers/kubeadm.yaml', 'providers/docker.yaml']) {
@@ -60,6 +67,52 @@ describe('init', () => {
     const build = await runCli(['build', '--offline'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
     expect(build.code, build.stderr).toBe(0);
     expect(build.stderr).toContain('cluster-api v1.12.0, bootstrap-kubeadm v1.12.0, control-plane-kubeadm v1.12.0, infrastructure-docker v1.12.0');
+  });
+
+  // The path lands in capi-render.yaml as every checkout can read it: relative to the repository.
+  it.each([
+    ['a relative path', () => 'vendor/releases', 'vendor/releases'],
+    ['a relative path with ./ and a trailing slash', () => './vendor/releases/', 'vendor/releases'],
+    ['an absolute path inside the repository', (repo: string) => path.join(repo, 'vendor/releases'), 'vendor/releases'],
+  ])('--local-repository as %s is written relative to the repository', async (_name, flag, written) => {
+    const repo = repoWithMirror();
+    const init = await runCli(['init', '--version', 'v1.12.0', '--local-repository', flag(repo)], { cwd: repo });
+    expect(init.code, init.stderr).toBe(0);
+    expect(readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8')).toContain(`repositories:\n  - path: ${written}\n`);
+    const build = await runCli(['build', '--offline'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
+    expect(build.code, build.stderr).toBe(0);
+  });
+
+  it.each([
+    ['an absolute path', () => `${FIXTURES}repository`],
+    ['a relative path out of the repository', (repo: string) => path.relative(repo, `${FIXTURES}repository`)],
+    ['a link inside the repository to a folder outside it', (repo: string) => (symlinkSync(`${FIXTURES}repository`, path.join(repo, 'mirror')), 'mirror')],
+  ])('refuses --local-repository outside the repository (%s) in one line, and writes nothing', async (_name, flag) => {
+    const repo = tempDir();
+    const given = flag(repo);
+    const init = await runCli(['init', '--local-repository', given], { cwd: repo });
+    expect(init.code).toBe(2);
+    expect(init.stderr.trim().split('\n')).toHaveLength(1);
+    expect(init.stderr).toContain(
+      `--local-repository ${given} is outside the repository (${repo}): a build would depend on this machine's layout, and CI and the Argo CD / Flux repo-server will not have it; copy the releases inside (\`capi-render mirror --to vendor/releases\` fills a folder) or pass --allow-outside`,
+    );
+    expect(readdirSync(repo).filter((f) => f !== 'mirror')).toEqual([]);
+  });
+
+  it.each([
+    ['an absolute path, kept absolute', () => `${FIXTURES}repository`, () => path.resolve(`${FIXTURES}repository`)],
+    ['a relative path, kept relative to the repository', (repo: string) => path.relative(repo, `${FIXTURES}repository`), (repo: string) => path.relative(repo, `${FIXTURES}repository`)],
+  ])('--allow-outside accepts %s', async (_name, flag, written) => {
+    const repo = tempDir();
+    const init = await runCli(['init', '--version', 'v1.12.0', '--local-repository', flag(repo), '--allow-outside'], { cwd: repo });
+    expect(init.code, init.stderr).toBe(0);
+    expect(readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8')).toContain(`repositories:\n  - path: ${written(repo)}\n`);
+  });
+
+  it('--allow-outside goes with --local-repository', async () => {
+    const r = await runCli(['init', '--allow-outside'], { cwd: tempDir() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--allow-outside goes with --local-repository');
   });
 
   it('refuses to overwrite existing files', async () => {

@@ -5,7 +5,7 @@
  * the CLI: its exit code, the first line it prints (file:line where there is one), and what changed
  * on disk — nothing, for a refusal.
  */
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -127,6 +127,19 @@ const rows: Row[] = [
     argv: ['build', '--offline'],
     code: 0,
     first: /^capi-render\.yaml:8:11: warning\[input-path\]: repositories\[0\]\.path \/\S+\/test\/fixtures\/repository is an absolute path: it ties the repository to this machine/,
+    writes: ['rendered/', 'gitops/', 'capi-render.lock'],
+  },
+  {
+    name: 'repositories path out of the repository (../): read as written, without a warning (init refuses it without --allow-outside)',
+    repo: example,
+    setup: (repo) => {
+      const outside = path.resolve(repo, beside(repo, 'x'));
+      cpSync(path.join(repo, 'test/fixtures/repository'), outside, { recursive: true });
+      edit(path.join(repo, 'capi-render.yaml'), 'path: test/fixtures/repository', `path: ${beside(repo, 'x')}`);
+    },
+    argv: ['build', '--offline'],
+    code: 0,
+    first: /^rendered dev: cert-manager v1\.19\.4, cluster-api v1\.12\.0/,
     writes: ['rendered/', 'gitops/', 'capi-render.lock'],
   },
   {

@@ -42,7 +42,7 @@ describe('npm pack → npm install -g → first run', () => {
     const version = run(['--version'], work);
     expect(version.status, version.stderr).toBe(0);
     expect(version.stdout).toBe(`capi-render ${pkg.version}\n`);
-    const init = run(['init', '--repo', repo, '--local-repository', `${FIXTURES}repository`, '--flavour', 'flux'], work);
+    const init = run(['init', '--repo', repo, '--local-repository', `${FIXTURES}repository`, '--allow-outside', '--flavour', 'flux'], work);
     expect(init.status, init.stderr).toBe(0);
     expect(readFileSync(path.join(repo, '.github/workflows/capi-render.yaml'), 'utf8')).toContain(`npx --yes capi-render@${pkg.version} `);
     // The manual ships with the package: the hints and init's files name docs/ guides.

@@ -47,7 +47,7 @@ const dropOutput = (repo: string) => {
   rmSync(path.join(repo, 'gitops'), { recursive: true });
 };
 /** An artifact's url edited in the lock. */
-const editUrl = (repo: string) => editFile(lock(repo), 'url: test/fixtures/repository/cluster-api/v1.12.0/core-components.yaml', 'url: https://evil.example.com/core-components.yaml');
+const editUrl = (repo: string) => editFile(lock(repo), 'url: cluster-api/v1.12.0/core-components.yaml', 'url: https://evil.example.com/core-components.yaml');
 
 async function runRow(row: Row, env: Record<string, string>): Promise<void> {
   const repo = row.repo();
@@ -159,7 +159,7 @@ const rows: Row[] = [
   {
     name: 'a lock entry of the wrong shape: refused at its line',
     repo: example,
-    edit: (repo) => editFile(lock(repo), /^ {4}source: local:test\/fixtures\/repository\/bootstrap-kubeadm\n/m, ''),
+    edit: (repo) => editFile(lock(repo), /^ {4}source: local:bootstrap-kubeadm\n/m, ''),
     argv: ['build'],
     code: 1,
     first: /^capi-render\.lock:13:5: error\[lock\]: capi-render\.lock has a provider entry of environment dev without provider, version and source/,

@@ -170,7 +170,7 @@ describe('a sharded build', () => {
 describe('init --shards', () => {
   it('scaffolds a workflow that checks as an N-job matrix and re-renders as N jobs and one fan-in', async () => {
     const repo = tempDir();
-    const r = await runCli(['init', '--shards', '4', '--version', 'v1.12.0', '--local-repository', `${FIXTURES}repository`], { cwd: repo });
+    const r = await runCli(['init', '--shards', '4', '--version', 'v1.12.0', '--local-repository', `${FIXTURES}repository`, '--allow-outside'], { cwd: repo });
     expect(r.code, r.stderr).toBe(0);
     const workflow = YAML.parse(readFileSync(path.join(repo, '.github/workflows/capi-render.yaml'), 'utf8')) as {
       jobs: Record<string, { strategy?: { matrix: { shard: number[] } }; needs?: string; steps: { run?: string; with?: Record<string, unknown> }[] }>;

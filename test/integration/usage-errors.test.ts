@@ -62,7 +62,7 @@ const MISTAKES: Mistake[] = [
   { name: 'a version that is none', argv: ['init', '--version', 'one.twelve'], empty: true, code: 2, says: '--version one.twelve: not a version or range (e.g. v1.12.0, ~1.12, latest)' },
   {
     name: 'a version the local repository lacks',
-    argv: ['init', '--version', 'v1.99.0', '--local-repository', `${FIXTURES}repository`],
+    argv: ['init', '--version', 'v1.99.0', '--local-repository', `${FIXTURES}repository`, '--allow-outside'],
     empty: true,
     code: 2,
     says: '--version v1.99.0: the local repository has cluster-api',

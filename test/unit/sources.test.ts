@@ -25,6 +25,15 @@ describe('local repository source', () => {
     expect(a.url).toBe('test/fixtures/repository/cluster-api/v1.4.2/core-components.yaml');
   });
 
+  it('names a configured repository by kind and label in the lock, its files by <label>/<version>/<file>', async () => {
+    const configured = createLocalRepositorySource({ root: `${FIXTURES}repository`, displayRoot: 'vendor/releases', label: 'cluster-api', configured: { passed: [] } });
+    expect(configured.id).toBe('local:cluster-api');
+    expect(configured.description).toBe('local repository vendor/releases/cluster-api');
+    expect((await configured.readFile('v1.12.0', 'metadata.yaml')).url).toBe('cluster-api/v1.12.0/metadata.yaml');
+    // A file:// URL names its root in the input itself, and so in the id.
+    expect(source.id).toBe('local:test/fixtures/repository/cluster-api');
+  });
+
   it('reports a missing file as source-not-found', async () => {
     await expect(source.readFile('v9.9.9', 'core-components.yaml')).rejects.toMatchObject({ code: 'source-not-found' });
     await expect(source.readFile('../../etc', 'passwd')).rejects.toBeInstanceOf(FetchError);

@@ -14,7 +14,7 @@ export const initCommand: Command = {
   createsRepo: true,
   choices: { flavour: FLAVOURS },
   summary: 'scaffold a new repository: capi-render.yaml, providers/, overlays/<env>, CI workflow and Renovate config',
-  usage: '[--version V] [--infrastructure NAME] [--env NAME] [--flavour kustomize|argocd|flux] [--local-repository DIR] [--shards N] [--force]',
+  usage: '[--version V] [--infrastructure NAME] [--env NAME] [--flavour kustomize|argocd|flux] [--local-repository DIR [--allow-outside]] [--shards N] [--force]',
   help: [
     ['--version V', 'spec.version of core and kubeadm (exact, range such as ~1.12, or latest; default latest, pinned by the first build); 1.12.0 is written as v1.12.0, 1.12 as ~1.12'],
     ['--infrastructure NAME', 'the infrastructure provider to declare (default docker)'],
@@ -22,7 +22,8 @@ export const initCommand: Command = {
     ['--env NAME', 'the first environment under overlays/ (default dev)'],
     ['--flavour F', 'GitOps flavour of the output (default kustomize)'],
     ['--cert-manager-version V', "cert-manager's version (default clusterctl's default)"],
-    ['--local-repository DIR', 'read releases from a clusterctl local repository (air-gapped sites)'],
+    ['--local-repository DIR', 'read releases from a clusterctl local repository (air-gapped sites); written relative to the repository, and refused outside it'],
+    ['--allow-outside', 'accept a --local-repository outside the repository (the build then depends on this machine\'s layout: CI and the Argo CD / Flux repo-server will not have it)'],
     ['--shards N', 'a CI workflow N jobs wide: check as an N-shard matrix; re-render as N shard jobs plus one job that merges and commits (default 1)'],
     ['--force', 'overwrite files that already exist'],
   ],
@@ -34,6 +35,7 @@ export const initCommand: Command = {
     flavour: { type: 'string' },
     'cert-manager-version': { type: 'string' },
     'local-repository': { type: 'string' },
+    'allow-outside': { type: 'boolean' },
     shards: { type: 'string' },
     force: { type: 'boolean' },
   },
@@ -48,16 +50,17 @@ export const initCommand: Command = {
         infrastructureVersion: str('infrastructure-version'),
         certManagerVersion: str('cert-manager-version'),
         localRepository: str('local-repository'),
+        allowOutside: Boolean(values['allow-outside']),
       },
       repoRoot,
     );
+    if (values['allow-outside'] && values['local-repository'] === undefined) throw new UsageError('--allow-outside goes with --local-repository');
     const shards = values.shards === undefined ? 1 : Number(values.shards);
     if (!Number.isInteger(shards) || shards < 1 || shards > 256 || !/^\d+$/.test(String(values.shards ?? '1'))) throw new UsageError('--shards must be a whole number from 1 to 256 (GitHub runs at most 256 jobs of a matrix)');
     const files = scaffoldFiles({
       ...choices,
       environment: str('env'),
       flavour: flavour as ScaffoldOptions['flavour'],
-      localRepository: str('local-repository'),
       toolVersion: packageVersion(),
       shards,
     });
