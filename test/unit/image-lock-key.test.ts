@@ -9,6 +9,7 @@ import { createImageResolver } from '../../src/images/image-resolver.js';
 import { lockKey } from '../../src/images/pin-images.js';
 import type { ImageRegistry } from '../../src/images/registry/image-registry.js';
 import { imageOrigins, type ImageOverrides } from '../../src/process/image-overrides.js';
+import { imageDisagreements } from '../../src/merge/merge-shards.js';
 
 const D1 = `sha256:${'1'.repeat(64)}`;
 const D2 = `sha256:${'2'.repeat(64)}`;
@@ -108,5 +109,21 @@ describe('the resolver and origin keys', () => {
     const r = createImageResolver({ locked: new Map([[CORE, { digest: D1 }]]), repoRoot: '/nonexistent', offline: false, refresh: (key) => key === CORE, registry: () => client });
     expect(await r.lookup(policy)(SITE, CORE)).toBe(D2);
     expect(asked).toEqual([SITE]);
+  });
+});
+
+describe('merging shards', () => {
+  const entry = (environment: string, digest: string) => ({ environment, providers: [], artifacts: [], crds: [], images: [{ image: CORE, digest }] });
+  const shardOf = new Map([
+    ['dev', 'shard 1/2 (a)'],
+    ['prod', 'shard 2/2 (b)'],
+  ]);
+  it('accepts one released image pinned alike by every shard', () => {
+    expect(imageDisagreements([entry('dev', D1), entry('prod', D1)], shardOf)).toEqual([]);
+  });
+  it('refuses one released image two shards pinned to different digests (two mirrors that disagree), naming both', () => {
+    const [problem, ...rest] = imageDisagreements([entry('dev', D1), entry('prod', D2)], shardOf);
+    expect(rest).toEqual([]);
+    expect(problem).toMatchObject({ severity: 'error', code: 'shard', message: `${CORE} is pinned to ${D1} by environment dev (shard 1/2 (a)) but to ${D2} by prod (shard 2/2 (b)): one released image pins one digest` });
   });
 });
