@@ -54,7 +54,7 @@ export interface ImageResolver {
    * digest, verified offline (no registry); else — no evidence, or evidence that no longer verifies
    * — from the registry's signatures (`evidenceRule` decides whether that is allowed, and `note`
    * hears the one line saying it happened). `trustedRoot`: a repository-relative file, or the
-   * shipped root. `key`: the image's lock key (its origin, pinned-images.ts), default `image`; the
+   * shipped root. `key`: the image's lock key (its origin, pin-images.ts lockKey), default `image`; the
    * signature is looked for where the image is pulled from (`image`), and the record proves the digest.
    */
   verify(
