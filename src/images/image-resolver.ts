@@ -68,6 +68,19 @@ export interface ImageResolver {
   ): Promise<LockedVerification>;
   /** What this build asked registries, by image (for `plan` and the report). */
   resolved(): ReadonlyMap<string, ResolvedImage>;
+  /** Entries of a lock from before origin keys that this build reused: the name that lock used → the key now. */
+  rekeyed(): ReadonlyMap<string, string>;
+}
+
+/** The one line a build (and `check`) says when it reused a lock's entries keyed by the names the output pulls from. */
+export function rekeyedImagesWarning(rekeyed: ReadonlyMap<string, string>): Diagnostic {
+  const names = [...rekeyed.keys()].sort();
+  const shown = names.length > 2 ? `${names.slice(0, 2).join(', ')} and ${names.length - 2} more` : names.join(', ');
+  return warning(
+    'lock',
+    `${LOCK_FILE} names pinned images where the output pulls them from (${shown}, written by an older capi-render): their digests are kept and recorded under the names their providers release, since where an image is pulled from is an images: override, not part of the pin`,
+    { file: LOCK_FILE, hint: 'run `capi-render build` and commit capi-render.lock' },
+  );
 }
 
 /** One registry client per distinct policy (so each keeps its tokens and connections for the whole run). */
@@ -89,7 +102,14 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
   const roots = new Map<string, Promise<TrustMaterialSource>>();
   // The lock's entry for an image: under its key, else (a lock from before origin keys) under the
   // reference it is pulled from, which is what such a lock named.
-  const lockedFor = (key: string, image: string) => options.locked.get(key) ?? (key === image ? undefined : options.locked.get(image));
+  const rekeyed = new Map<string, string>();
+  const lockedFor = (key: string, image: string) => {
+    const found = options.locked.get(key);
+    if (found || key === image) return found;
+    const old = options.locked.get(image);
+    if (old) rekeyed.set(image, key);
+    return old;
+  };
   // Each key resolved this build, and where: two locations of one released image must agree.
   const resolvedKeys = new Map<string, { image: string; digest: string }>();
   // A user's trusted root is a repository input: read as every input is (a link leaving the repository refused).
@@ -195,6 +215,7 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
       };
     },
     resolved: () => answers,
+    rekeyed: () => rekeyed,
   };
 }
 

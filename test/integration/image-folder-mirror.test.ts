@@ -176,8 +176,12 @@ describe.skipIf(skipRegistry)('mirror --images --to DIR and --from DIR', () => {
     // and the next build re-keys it with the same digest and evidence: the one lock change.
     const rendered = `${site.host}/offline/cluster-api-controller:v1.12.0`;
     writeFileSync(path.join(atSite, 'capi-render.lock'), lockAfter.replaceAll('registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0', rendered));
+    const stale = await runCli(['check', '--offline'], { cwd: atSite, env: env(tempDir()) });
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('capi-render.lock: warning[lock]: capi-render.lock names pinned images where the output pulls them from');
     const migrated = await runCli(['build', '--offline'], { cwd: atSite, env: env(tempDir()) });
     expect(migrated.code, migrated.stderr).toBe(0);
+    expect(migrated.stderr).toContain(`capi-render.lock: warning[lock]: capi-render.lock names pinned images where the output pulls them from (${rendered}, written by an older capi-render)`);
     expect(readFileSync(path.join(atSite, 'capi-render.lock'), 'utf8')).toBe(lockAfter);
   });
 

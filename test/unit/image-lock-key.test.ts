@@ -84,8 +84,12 @@ describe('the resolver and origin keys', () => {
   for (const c of cases) {
     it(c.name, async () => {
       const { client, asked } = registry(c.tags);
-      expect(await resolver(c.locked, client, c.offline).lookup(policy)(c.image, c.key)).toBe(c.digest);
+      const r = resolver(c.locked, client, c.offline);
+      expect(await r.lookup(policy)(c.image, c.key)).toBe(c.digest);
       expect(asked).toEqual(c.asked);
+      // Only an entry found under the old name is re-keyed (and said so once by the build).
+      const old = c.locked.some(([image]) => image === c.key) ? [] : c.locked.filter(([image]) => image === c.image).map(([image]) => [image, c.key]);
+      expect([...r.rekeyed()]).toEqual(old);
     });
   }
 
