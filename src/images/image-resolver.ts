@@ -2,6 +2,12 @@
  * Digests for the pinning stage, shared by every environment of one build: a digest the lock
  * records is used as it is (the registry is never asked again); any other image is resolved once
  * per build, however many environments use it; `--offline` resolves nothing.
+ *
+ * The lock keys an image by the reference its provider releases (its origin, before `images:`
+ * overrides): a mirror's location is configuration, not part of the pin. A digest is resolved where
+ * the image is pulled from (the rendered reference), and reused from the lock under its origin
+ * wherever it is pulled from. A lock written before keyed images by their rendered reference: that
+ * entry is still reused, and the next build records it under the origin (the one lock change).
  */
 import path from 'node:path';
 import { FetchError, SpecError, error, warning, type Diagnostic } from '../errors.js';
@@ -33,8 +39,8 @@ export interface ImageResolverOptions {
    */
   evidenceRule?: 'repair' | 'refuse';
   lockText?: string;
-  /** Images to resolve again although the lock has them (`upgrade --images`). Default: none. */
-  refresh?: (image: string) => boolean;
+  /** Images to resolve again although the lock has them (`upgrade --images`), by lock key. Default: none. */
+  refresh?: (key: string) => boolean;
   /** A registry client for a policy (created once per distinct policy). */
   registry: (policy: RegistryPolicy) => ImageRegistry;
 }
@@ -48,11 +54,33 @@ export interface ImageResolver {
    * digest, verified offline (no registry); else — no evidence, or evidence that no longer verifies
    * — from the registry's signatures (`evidenceRule` decides whether that is allowed, and `note`
    * hears the one line saying it happened). `trustedRoot`: a repository-relative file, or the
-   * shipped root. `pulledFrom`: where the image is pulled from, when that differs from `image`.
+   * shipped root. `key`: the image's lock key (its origin, pin-images.ts lockKey), default `image`; the
+   * signature is looked for where the image is pulled from (`image`), and the record proves the digest.
    */
-  verify(image: string, digest: string, match: { rule: VerifyRule; index: number }, policy: RegistryPolicy, trustedRoot: string | undefined, note?: (d: Diagnostic) => void): Promise<LockedVerification>;
+  verify(
+    image: string,
+    digest: string,
+    match: { rule: VerifyRule; index: number },
+    policy: RegistryPolicy,
+    trustedRoot: string | undefined,
+    note?: (d: Diagnostic) => void,
+    key?: string,
+  ): Promise<LockedVerification>;
   /** What this build asked registries, by image (for `plan` and the report). */
   resolved(): ReadonlyMap<string, ResolvedImage>;
+  /** Entries of a lock from before origin keys that this build reused: the name that lock used → the key now. */
+  rekeyed(): ReadonlyMap<string, string>;
+}
+
+/** The one line a build (and `check`) says when it reused a lock's entries keyed by the names the output pulls from. */
+export function rekeyedImagesWarning(rekeyed: ReadonlyMap<string, string>): Diagnostic {
+  const names = [...rekeyed.keys()].sort();
+  const shown = names.length > 2 ? `${names.slice(0, 2).join(', ')} and ${names.length - 2} more` : names.join(', ');
+  return warning(
+    'lock',
+    `${LOCK_FILE} names pinned images where the output pulls them from (${shown}, written by an older capi-render): their digests are kept and recorded under the names their providers release, since where an image is pulled from is an images: override, not part of the pin`,
+    { file: LOCK_FILE, hint: 'run `capi-render build` and commit capi-render.lock' },
+  );
 }
 
 /** One registry client per distinct policy (so each keeps its tokens and connections for the whole run). */
@@ -72,6 +100,18 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
   const registryFor = registryPool(options.registry);
   const verified = new Map<string, Promise<LockedVerification>>();
   const roots = new Map<string, Promise<TrustMaterialSource>>();
+  // The lock's entry for an image: under its key, else (a lock from before origin keys) under the
+  // reference it is pulled from, which is what such a lock named.
+  const rekeyed = new Map<string, string>();
+  const lockedFor = (key: string, image: string) => {
+    const found = options.locked.get(key);
+    if (found || key === image) return found;
+    const old = options.locked.get(image);
+    if (old) rekeyed.set(image, key);
+    return old;
+  };
+  // Each key resolved this build, and where: two locations of one released image must agree.
+  const resolvedKeys = new Map<string, { image: string; digest: string }>();
   // A user's trusted root is a repository input: read as every input is (a link leaving the repository refused).
   const readInput = (absolute: string) => {
     const found = readInputFileSync(options.repoRoot, path.relative(options.repoRoot, absolute).split(path.sep).join('/'));
@@ -85,7 +125,7 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
     return root;
   };
   return {
-    async verify(image, digest, match, policy, trustedRoot, note) {
+    async verify(image, digest, match, policy, trustedRoot, note, lockKey = image) {
       const { ruleIdIn } = await import('./verify/verify-rules.js');
       const rule = ruleIdIn(options.repoRoot, match.rule);
       const key = `${image}\u0000${digest}\u0000${rule}`;
@@ -95,15 +135,15 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
         if (!location) throw new SpecError(error('image', `cannot verify image ${JSON.stringify(image)}: it is not a registry/repository:tag reference`));
         const subject = { reference: image, registry: location.registry, repository: location.repository, digest };
         // The lock's record counts only for the digest it was made for (and not when asked to refresh).
-        const locked = options.locked.get(image);
-        const record = locked?.digest === digest && !options.refresh?.(image) ? { verified: locked.verified } : undefined;
+        const locked = lockedFor(lockKey, image);
+        const record = locked?.digest === digest && !options.refresh?.(lockKey) ? { verified: locked.verified } : undefined;
         pending = (async () => {
           const [verifyModule, root] = await Promise.all([import('./verify/verify-image.js'), trustedRootFor(trustedRoot)]);
           const ctx = { repoRoot: options.repoRoot, trustedRoot: root };
           const proved = record ? fromEvidence(verifyModule, subject, match, record.verified, ctx) : undefined;
           if (proved && 'verification' in proved) return proved.verification;
           const why = proved?.why;
-          const line = why === undefined || options.lockText === undefined ? undefined : lockImageLine(options.lockText, image);
+          const line = why === undefined || options.lockText === undefined ? undefined : lockImageLine(options.lockText, options.locked.has(lockKey) ? lockKey : image);
           const at = { file: LOCK_FILE, ...(line ? { line, col: 1 } : {}) };
           const what = `image ${image}@${digest}: capi-render.lock ${why ?? ''} for imagePolicy.verify[${match.index}] (rule ${rule})`;
           if (why !== undefined && options.evidenceRule === 'refuse') {
@@ -136,12 +176,12 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
       return pending;
     },
     lookup(policy) {
-      return async (image) => {
-        const locked = options.locked.get(image)?.digest;
-        if (locked !== undefined && !options.refresh?.(image)) return locked;
+      return async (image, key = image) => {
+        const locked = lockedFor(key, image)?.digest;
+        if (locked !== undefined && !options.refresh?.(key)) return locked;
         if (options.offline) {
           throw new FetchError(
-            error('offline', `--offline: image ${image} has no digest in capi-render.lock`, {
+            error('offline', `--offline: image ${image} has no digest in capi-render.lock${key === image ? '' : ` (which names it as released: ${key})`}`, {
               hint: 'build once online with imagePolicy.pinDigests (the digest is then locked), or turn pinning off for this environment',
             }),
           );
@@ -160,10 +200,22 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
           request.then((r) => answers.set(image, r), () => undefined);
           asked.set(image, (pending = request));
         }
-        return (await pending).digest;
+        const { digest } = await pending;
+        const earlier = resolvedKeys.get(key);
+        if (earlier && earlier.digest !== digest) {
+          const [a, b] = [earlier, { image, digest }].sort((x, y) => (x.image < y.image ? -1 : 1));
+          throw new SpecError(
+            error('image', `${a!.image} points to ${a!.digest} but ${b!.image} to ${b!.digest}, and both are ${key} (images: overrides point at a mirror): one released image pins one digest`, {
+              hint: 'mirror the image again (capi-render mirror --images) so the mirror holds what the release tags, then build',
+            }),
+          );
+        }
+        resolvedKeys.set(key, { image, digest });
+        return digest;
       };
     },
     resolved: () => answers,
+    rekeyed: () => rekeyed,
   };
 }
 

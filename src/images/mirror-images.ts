@@ -6,40 +6,57 @@
  * so the one override `all: {repository: REGISTRY/PREFIX}` — clusterctl replaces the part before the
  * image name — redirects every container and the pins still hold. Each image's signatures go with
  * it, where cosign keeps them (the `.sig` tag, and the referrers: Sigstore bundles, attestations),
- * so verify rules still pass where the site pulls from.
+ * so verify rules still pass where the site pulls from. Images are read where the output pulls
+ * them from and named as the lock knows them (as released), so a folder written on the connected
+ * side matches the site's lock whatever `images:` override the site adds.
  */
 import { SpecError, UsageError, error } from '../errors.js';
 import { parseImageLocation, type ImageRegistry } from './registry/image-registry.js';
 import type { ImageLocation, ReferrerDescriptor } from './registry/registry-types.js';
 import { legacySignatureTag } from './verify/find-signatures.js';
 
-export interface ImageCopy {
-  /** The pinned source: `repo:tag`. */
+/** One pinned image: what the lock knows it by (`image`, as released), its digest, and where it is pulled from (`at`). */
+export interface PinnedImage {
   image: string;
+  digest: string;
+  /** `repo:tag` the output pulls it from (after `images:` overrides); default `image`. */
+  at?: string;
+}
+
+export interface ImageCopy {
+  /** The lock's name of the image (as its provider releases it): `repo:tag`; the folder's name for it. */
+  image: string;
+  /** Where it is read from in a registry: where the output pulls it from. */
+  at: string;
   digest: string;
   /** `REGISTRY/PREFIX/name:tag`. */
   target: string;
 }
 
-/** Where each image goes under `prefix`; refuses two images that would land on the same name and tag. */
-export function planImageCopies(images: readonly { image: string; digest: string }[], prefix: string): ImageCopy[] {
+/**
+ * Where each image goes under `prefix` (its name and tag where the output pulls it from); refuses
+ * two images that would land on the same name and tag.
+ */
+export function planImageCopies(images: readonly PinnedImage[], prefix: string): ImageCopy[] {
   const root = prefix.replace(/\/+$/, '');
   if (!parseImageLocation(`${root}/x:y`)) throw new UsageError(`--images ${prefix} is not a registry/path prefix (e.g. registry.internal.example.com/capi)`);
   const byTarget = new Map<string, ImageCopy>();
-  for (const { image, digest } of [...images].sort((a, b) => (a.image < b.image ? -1 : 1))) {
-    const location = parseImageLocation(image);
-    if (!location) throw new SpecError(error('image', `cannot mirror ${image}: not a registry reference`));
+  const sorted = images.map((i) => ({ image: i.image, digest: i.digest, at: i.at ?? i.image })).sort((a, b) => (a.image < b.image ? -1 : a.image > b.image ? 1 : a.at < b.at ? -1 : 1));
+  for (const { image, digest, at } of sorted) {
+    const location = parseImageLocation(at);
+    if (!location) throw new SpecError(error('image', `cannot mirror ${at}: not a registry reference`));
     const name = location.repository.split('/').at(-1)!;
     const target = `${root}/${name}:${location.tag || 'latest'}`;
     const earlier = byTarget.get(target);
-    if (earlier && earlier.digest !== digest) {
+    if (earlier && earlier.digest === digest) continue;
+    if (earlier) {
       throw new SpecError(
         error('image', `${earlier.image} and ${image} would both be mirrored to ${target}`, {
           hint: 'one images: override cannot tell them apart; mirror the environments that use each into a prefix of its own',
         }),
       );
     }
-    byTarget.set(target, { image, digest, target });
+    byTarget.set(target, { image, at, digest, target });
   }
   return [...byTarget.values()];
 }
@@ -55,12 +72,12 @@ export interface CopiedSignatures {
 /** Copies each image (index, manifests and blobs, by digest) and its signatures; returns what was copied. */
 export async function copyImages(copies: readonly ImageCopy[], registry: ImageRegistry, onCopied: (c: ImageCopy, signatures: CopiedSignatures) => void = () => undefined): Promise<ImageCopy[]> {
   for (const c of copies) {
-    const from = parseImageLocation(c.image)!;
+    const from = parseImageLocation(c.at)!;
     const to = parseImageLocation(c.target)!;
     const source = { registry: from.registry, repository: from.repository, digest: c.digest };
     const target = { registry: to.registry, repository: to.repository };
     const written = await registry.copy(source, { ...target, tag: to.tag });
-    if (written !== c.digest) throw new SpecError(error('digest-mismatch', `mirroring ${c.image} wrote ${written} to ${c.target}, not the pinned ${c.digest}`));
+    if (written !== c.digest) throw new SpecError(error('digest-mismatch', `mirroring ${c.at} wrote ${written} to ${c.target}, not the pinned ${c.digest}`));
     onCopied(c, await copySignatures(registry, source, target));
   }
   return [...copies];

@@ -43,17 +43,31 @@ export interface LockedEnvironment {
    * its kind. Absent in locks written before capi-render recorded it.
    */
   crds?: string[];
-  /** The images its output runs that were pinned to a digest (imagePolicy.pinDigests), sorted; digests in LockFile.images. */
+  /** The images its output runs that were pinned to a digest (imagePolicy.pinDigests), by LockedImage.image, sorted; digests in LockFile.images. */
   images?: string[];
 }
 
-/** One pinned container image: the reference as the output names it, and the digest it runs. */
+/**
+ * One pinned container image: the reference its provider releases, and the digest it runs. The
+ * output names the image where it is pulled from (after `images:` overrides) with this digest; a
+ * mirror's location is configuration, not part of the pin, so adding or changing an override
+ * changes no entry.
+ */
 export interface LockedImage {
-  /** `registry/repository:tag`, as rendered before the digest was added. */
+  /**
+   * `registry/repository:tag` as the provider releases it: the one released image `images:`
+   * overrides turned into the rendered one (images/pin-images.ts lockKey). The rendered reference
+   * itself when no override made it (a patch set it) or when overrides turned two released images
+   * into it. Locks written before named the rendered reference: still read, re-keyed by the next build.
+   */
   image: string;
   /** sha256 of the manifest the tag pointed to (the index of a multi-platform image). */
   digest: string;
-  /** The signature check this digest passed (imagePolicy.verify), when a rule applies to it. */
+  /**
+   * The signature check this digest passed (imagePolicy.verify), when a rule applies to it. Bound to
+   * the digest (the evidence signs it), not to the registry the signature was read from: the same
+   * signature verifies the same digest wherever it is pulled from.
+   */
   verified?: LockedVerification;
 }
 

@@ -71,6 +71,7 @@ export async function readShardSet(dirs: readonly { shown: string; dir: string }
       });
     }
   }
+  problems.push(...imageDisagreements(entries, new Map(shards.flatMap(({ shard, environments }) => environments.map((e) => [e, `shard ${shard.shard} (${shard.shown})`] as const)))));
   throwIfErrors(problems);
   const lock = nextLock(base, entries, run.allEnvironments, run.inputFiles, lockEmulates(baselineOf(run.config.emulate)));
   for (const { shard, environments } of shards) {
@@ -130,4 +131,27 @@ export function shardLocationProblem(real: string, repoRoot: string, outputs: re
   if (inside(repoRoot, real)) return real === repoRoot ? 'is the repository itself' : 'holds the repository';
   const output = outputs.find((o) => inside(real, o) || inside(o, real));
   return output ? `overlaps the output folder ${output}` : undefined;
+}
+
+/**
+ * One released image pins one digest: two shards that resolved it (each where its environments pull
+ * it from, e.g. two mirrors) to different digests cannot both be locked. Each build refuses that
+ * within itself (images/image-resolver.ts); across shards it is found here.
+ */
+export function imageDisagreements(entries: readonly RenderedLockEntries[], shardOf: ReadonlyMap<string, string>): Diagnostic[] {
+  const seen = new Map<string, { digest: string; environment: string }>();
+  const problems: Diagnostic[] = [];
+  for (const entry of entries) {
+    for (const image of entry.images) {
+      const earlier = seen.get(image.image);
+      if (earlier && earlier.digest !== image.digest) {
+        problems.push(
+          error('shard', `${image.image} is pinned to ${earlier.digest} by environment ${earlier.environment} (${shardOf.get(earlier.environment)}) but to ${image.digest} by ${entry.environment} (${shardOf.get(entry.environment)}): one released image pins one digest`, {
+            hint: 'mirror the image again so every registry the environments pull from holds what the release tags, then run the shard jobs again',
+          }),
+        );
+      } else if (!earlier) seen.set(image.image, { digest: image.digest, environment: entry.environment });
+    }
+  }
+  return problems;
 }

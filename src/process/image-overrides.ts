@@ -113,7 +113,8 @@ export function listImages(objects: readonly KubeObject[]): string[] {
  * Where `images:` sends each of `released` (the images an artifact itself names): the rendered
  * reference → the released references that became it. An image no override touches maps to itself;
  * one that does not parse is left out (the override steps report it). What a verify rule matches
- * against, so a rule written for the names a provider releases still applies to its mirror. Pure.
+ * against, so a rule written for the names a provider releases still applies to its mirror, and
+ * what the lock keys a pinned image by (images/pin-images.ts lockKey). Pure.
  */
 export function imageOrigins(released: readonly string[], component: string, overrides: ImageOverrides): Map<string, string[]> {
   const out = new Map<string, string[]>();

@@ -76,7 +76,17 @@ export interface EnvironmentResult {
   pinnedImages: [string, string][];
   /** What each pinned image's signature passed (imagePolicy.verify), by image reference. */
   imageVerifications: Record<string, LockedVerification>;
+  /**
+   * Pinned image reference → what capi-render.lock knows it by (the reference its provider releases,
+   * before `images:` overrides), where that differs; absent ones are their own key ({@link lockKeyOf}).
+   */
+  imageKeys?: Record<string, string>;
   /** How its registries are reached, when it pins (for `plan`'s moved-tag check). Holds credentials: never printed. */
   imageRegistries?: RegistryPolicy;
   warnings: Diagnostic[];
+}
+
+/** The lock key of an image `r` pinned (as rendered, without its digest). */
+export function lockKeyOf(r: Pick<EnvironmentResult, 'imageKeys'>, image: string): string {
+  return r.imageKeys?.[image] ?? image;
 }

@@ -1,7 +1,7 @@
 /** The lock entries one rendered environment contributes: its providers, cert-manager and their artifacts. */
 import type { RenderedLockEntries } from '../lock/next-lock.js';
 import { nameOf } from '../manifest/object.js';
-import type { EnvironmentResult } from './environment-result.js';
+import { lockKeyOf, type EnvironmentResult } from './environment-result.js';
 
 export function lockEntriesOf(r: EnvironmentResult): RenderedLockEntries {
   return {
@@ -24,6 +24,7 @@ export function lockEntriesOf(r: EnvironmentResult): RenderedLockEntries {
         ? [{ source: r.certManager.sourceId, version: r.certManager.version, file: r.certManager.artifact.file, url: r.certManager.artifact.url, sha256: r.certManager.artifact.sha256 }]
         : []),
     ],
-    images: r.pinnedImages.map(([image, digest]) => ({ image, digest, ...(r.imageVerifications[image] ? { verified: r.imageVerifications[image] } : {}) })),
+    // Keyed by origin: where the image is pulled from is configuration, not part of the pin.
+    images: r.pinnedImages.map(([image, digest]) => ({ image: lockKeyOf(r, image), digest, ...(r.imageVerifications[image] ? { verified: r.imageVerifications[image] } : {}) })),
   };
 }

@@ -27,7 +27,7 @@ import { assertNoUnsetMarker, renderWithUnsetValues } from './unset-values.js';
 import { describeReference } from '../declarations/secret-values.js';
 import jsYaml from 'js-yaml';
 import { resolveProvider, type ResolvedArtifacts } from './resolve-provider.js';
-import { pinImages, type SignatureCheck } from '../images/pin-images.js';
+import { hasDigest, lockKey, pinImages, type SignatureCheck } from '../images/pin-images.js';
 import { registryPolicy } from '../images/registry-policy.js';
 import type { RegistryPolicy } from '../images/image-resolver.js';
 import { reconcileInstances } from './multi-namespace.js';
@@ -133,8 +133,14 @@ export async function renderEnvironment(given: EnvironmentInputs, session: Rende
   const components: RenderedComponent[] = [];
   // Each rendered image → the names its release gave it (before `images:` overrides), for verify rules.
   const releasedImages = new Map<string, string[]>();
+  // Each rendered reference → the released references `images:` turned into it, for the lock key.
+  const originsOf = new Map<string, string[]>();
   const addReleased = (origins: ReadonlyMap<string, readonly string[]>) => {
-    for (const [rendered, released] of origins) releasedImages.set(imageName(rendered), [...new Set([...(releasedImages.get(imageName(rendered)) ?? []), ...released])]);
+    for (const [rendered, released] of origins) {
+      releasedImages.set(imageName(rendered), [...new Set([...(releasedImages.get(imageName(rendered)) ?? []), ...released])]);
+      const exact = withoutDigest(rendered);
+      originsOf.set(exact, [...new Set([...(originsOf.get(exact) ?? []), ...released])]);
+    }
   };
   const resolvedProviders: ResolvedProvider[] = [];
   const requiredSecrets: RequiredSecret[] = [];
@@ -237,12 +243,14 @@ export async function renderEnvironment(given: EnvironmentInputs, session: Rende
   const registries = policy.pinDigests ? registryPolicy(policy, envInputs.inputs.secrets, envInputs.file ? { file: envInputs.file } : {}) : undefined;
   const released = (image: string) => releasedImages.get(imageName(image)) ?? [];
   const check = await signatureCheck(policy, registries, { repoRoot: session.repoRoot, images: session.images }, envInputs, released, warnings);
-  const pinned = registries ? await pinImages(all, session.images.lookup(registries), check?.check) : undefined;
+  const keyOf = (image: string) => lockKey(image, originsOf.get(image) ?? []);
+  const pinned = registries ? await pinImages(all, session.images.lookup(registries), check?.check, keyOf) : undefined;
   if (check && pinned) await check.coverage(pinned.all);
   return {
     environment: { name: envInputs.name, components: pinned?.components ?? all },
     pinnedImages: pinned ? [...pinned.digests].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)) : [],
     imageVerifications: pinned ? Object.fromEntries(pinned.verifications) : {},
+    ...(pinned && pinned.keys.size > 0 ? { imageKeys: Object.fromEntries([...pinned.keys].sort((a, b) => (a[0] < b[0] ? -1 : 1))) } : {}),
     ...(registries ? { imageRegistries: registries } : {}),
     providers: resolvedProviders,
     certManager,
@@ -277,9 +285,9 @@ async function signatureCheck(
   const { checkRules, ruleFor, rulesMatchingNothing } = await import('../images/verify/verify-rules.js');
   warnings.push(...throwIfErrors(checkRules(rules, { repoRoot: build.repoRoot, file: where })));
   return {
-    check: async (image, digest) => {
+    check: async (image, digest, key) => {
       const match = ruleFor(rules, image, released(image));
-      return match ? build.images.verify(image, digest, match, registries, policy.trustedRoot, (d) => warnings.push(d)) : undefined;
+      return match ? build.images.verify(image, digest, match, registries, policy.trustedRoot, (d) => warnings.push(d), key) : undefined;
     },
     coverage: async (images) => {
       const unmatched = rulesMatchingNothing(
@@ -359,4 +367,8 @@ function safely<T>(fn: () => T): T | undefined {
   } catch {
     return undefined;
   }
+}
+
+function withoutDigest(image: string): string {
+  return hasDigest(image) ? image.slice(0, image.lastIndexOf('@')) : image;
 }

@@ -22,7 +22,7 @@ import { renderEnvironment, resolveEnvironment } from './render-environment.js';
 import type { EnvironmentInputs, EnvironmentResult } from './environment-result.js';
 import type { ResolvedArtifacts } from './resolve-provider.js';
 import { createSession } from './session.js';
-import { createImageResolver } from '../images/image-resolver.js';
+import { createImageResolver, rekeyedImagesWarning } from '../images/image-resolver.js';
 import { registryForPolicy } from '../images/registry-policy.js';
 import type { LockFile, LockedInputFile } from '../lock/lock-types.js';
 import type { RenderConfig } from '../config/config-types.js';
@@ -347,6 +347,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
         if (problems.length === 0) await onEnvironment(output);
       }
       throwIfErrors(mergeProblems(problems, allEnvironments.length > 1 || allEnvironments[0] !== DEFAULT_ENVIRONMENT));
+      if (session.images.rekeyed().size > 0) warnings.push(rekeyedImagesWarning(session.images.rekeyed()));
       const fleet = await Promise.all(discovered.map((entry) => fleetMember(entry, composedByName.get(entry.name), repo.config.gitops, composeCtx)));
       const fleetGitopsFiles = runFleetStage(fleet, { repoRoot, outputDir: repo.config.outputDir, templatesDir: repo.config.templatesDir });
       return { lock: nextLock(lock, entries, allEnvironments, inputFiles, lockEmulates(baselineOf(repo.config.emulate))), warnings, fleetGitopsFiles };

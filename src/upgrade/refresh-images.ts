@@ -12,6 +12,7 @@ import { unknownEnvironments } from '../overlay/discover-environments.js';
 import { writeRenderResult, type WrittenRenderResult } from '../build/write-render-result.js';
 import { render } from '../render/render.js';
 import type { RenderOptions } from '../render/render-options.js';
+import { lockKeyOf } from '../render/environment-result.js';
 import { readTreeFromDisk } from './git-rendered.js';
 import { compareRendered, type UpgradeReport } from './upgrade-report.js';
 import type { Diagnostic } from '../errors.js';
@@ -50,12 +51,12 @@ export async function refreshPinnedImages(options: {
   const current = await render({ ...renderOptions, environments: [] });
   const unknown = options.environments.filter((e) => !current.allEnvironments.includes(e));
   if (unknown.length > 0) throw unknownEnvironments(unknown, current.allEnvironments);
-  const chosen = new Set(current.environments.filter((e) => selected.includes(e.environment.name)).flatMap((e) => e.pinnedImages.map(([image]) => image)));
+  const chosen = new Set(current.environments.filter((e) => selected.includes(e.environment.name)).flatMap((e) => e.pinnedImages.map(([image]) => lockKeyOf(e, image))));
   const next = await render({ ...renderOptions, lock: current.lock, refreshImages: (image) => chosen.has(image) });
   const outRel = path.relative(repoRoot, next.outputDir).split(path.sep).join('/') || '.';
   const report = compareRendered({ files: await readTreeFromDisk(next.outputDir), lock: lockBefore }, { files: next.files, lock: next.lock }, { where: outRel });
   const written = await writeRenderResult(next, { repoRoot, previousLockText: options.previousLockText, previousLock: lockBefore, allowRemoval: options.allowRemoval ?? false });
-  const users = (image: string) => next.environments.filter((e) => e.pinnedImages.some(([i]) => i === image)).map((e) => e.environment.name);
+  const users = (key: string) => next.environments.filter((e) => e.pinnedImages.some(([i]) => lockKeyOf(e, i) === key)).map((e) => e.environment.name);
   const moved = lockChanges(lockBefore, next.lock)
     .flatMap((c) => (c.kind === 'image-digest' ? [{ image: c.image, before: c.before, after: c.after, environments: users(c.image) }] : []))
     .sort((a, b) => (a.image < b.image ? -1 : a.image > b.image ? 1 : 0));

@@ -26,6 +26,17 @@ const skipRegistry = skipWithout(unavailable, 'the image folder mirror tests');
 const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
 const DEPLOYMENT = 'rendered/default/cluster-api/deployment-capi-controller-manager.yaml';
 const sha256 = (text: string | Buffer) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
+/** The lock's image lines: the top-level `images:` list and each environment's. */
+const lockedImages = (lock: string) => [...lock.matchAll(/^( {2})?(images:\n(?:\1[- ] .*\n)+)/gm)].map((m) => m[0]).join('');
+/** Every file under `dir` by its relative path, as text. */
+const textsOf = (dir: string) => Object.fromEntries(Object.keys(snapshotTree(dir)).map((file) => [file, readFileSync(path.join(dir, file), 'utf8')]));
+/** The lines of `after` that differ from `before` at the same position (both have as many lines). */
+const changedLines = (before: string, after: string) => {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  expect(b.length).toBe(a.length);
+  return b.filter((line, i) => line !== a[i]);
+};
 
 describe.skipIf(skipRegistry)('mirror --images --to DIR and --from DIR', () => {
   let source: TestRegistry;
@@ -49,7 +60,8 @@ describe.skipIf(skipRegistry)('mirror --images --to DIR and --from DIR', () => {
     pushed = await pushTestImage(source.host, 'release/cluster-api-controller', 'v1.12.0', { platforms: ['linux/amd64', 'linux/arm64'] });
     await signImageLegacy(source.host, 'release/cluster-api-controller', pushed.digest, key);
     await attachBundleReferrer(source.host, 'release/cluster-api-controller', pushed.digest, key);
-    ref = `${source.host}/release/cluster-api-controller:v1.12.0`;
+    // The folder names each image as the lock does: as its provider releases it, wherever it was read from.
+    ref = 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0';
     // A rule for the names the provider releases: it passes wherever the signatures travel with the image.
     const config = `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  install: false\nrepositories:\n  - path: ${FIXTURES}repository\nimages:\n  all: {repository: ${source.host}/release}\nimagePolicy:\n  pinDigests: true\n  insecureRegistries: [${source.host}, ${site.host}]\n  trustedRoot: trust/trusted_root.json\n  verify:\n    - images: "registry.k8s.io/cluster-api/*"\n      key: keys/cosign.pub\n`;
     repo = makeRepo({ 'capi-render.yaml': config, 'providers/core.yaml': CORE() }, suiteTempDir());
@@ -82,7 +94,7 @@ describe.skipIf(skipRegistry)('mirror --images --to DIR and --from DIR', () => {
     const layout = await writeFolder();
     expect(readFileSync(path.join(layout, 'oci-layout'), 'utf8')).toBe('{"imageLayoutVersion":"1.0.0"}\n');
     const index = JSON.parse(readFileSync(path.join(layout, 'index.json'), 'utf8'));
-    const sigRef = `${source.host}/release/cluster-api-controller:${pushed.digest.replace(':', '-')}.sig`;
+    const sigRef = `registry.k8s.io/cluster-api/cluster-api-controller:${pushed.digest.replace(':', '-')}.sig`;
     expect(index.manifests.map((m: any) => m.annotations['org.opencontainers.image.ref.name'] ?? `referrer of ${m.annotations['dev.capi-render.referrer-of']}`)).toEqual([sigRef, ref, `referrer of ${ref}`]);
     for (const transport of [`oci:${layout}:${ref}`, `oci-archive:${await writeFolder('oci-archive')}:${ref}`]) {
       expect(sha256(skopeo('inspect', '--raw', transport))).toBe(pushed.digest);
@@ -113,6 +125,8 @@ describe.skipIf(skipRegistry)('mirror --images --to DIR and --from DIR', () => {
     expect(built.code, built.stderr).toBe(0);
     expect(readFileSync(path.join(atSite, DEPLOYMENT), 'utf8')).toContain(`image: ${site.host}/airgap/cluster-api-controller:v1.12.0@${pushed.digest}`);
     expect(readFileSync(path.join(atSite, 'capi-render.lock'), 'utf8')).toMatch(/method: key\n {4}format: bundle\n/);
+    // Resolved at the site's registry, locked under the released name: the images the connected side locked.
+    expect(lockedImages(readFileSync(path.join(atSite, 'capi-render.lock'), 'utf8'))).toBe(lockedImages(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')));
     expect((await runCli(['build', '--offline', '--force'], { cwd: atSite, env: env(tempDir()) })).code).toBe(0);
     // The next carry: the site's repository pins its own registry's names, the folder the released
     // ones; the same name, tag and digest match them.
@@ -120,6 +134,55 @@ describe.skipIf(skipRegistry)('mirror --images --to DIR and --from DIR', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(sha256(skopeo('inspect', '--raw', '--tls-verify=false', `docker://${site.host}/again/cluster-api-controller:v1.12.0`))).toBe(pushed.digest);
     expect(await tags(site, 'again/cluster-api-controller')).toEqual([pushed.digest.replace(':', '-'), `${pushed.digest.replace(':', '-')}.sig`, 'v1.12.0'].sort());
+  });
+
+  it('a site that points images: at its mirror builds offline from the same lock: no image line changes, rendered/ changes only the image names', async () => {
+    // Carried: the folder is written on the connected side, moved, and pushed at the site.
+    const written = await writeFolder();
+    const carried = path.join(tempDir(), 'carried');
+    cpSync(written, carried, { recursive: true });
+    rmSync(written, { recursive: true });
+    const atSite = makeRepo({}, tempDir());
+    cpSync(repo, atSite, { recursive: true });
+    const pushedAt = await runCli(['mirror', '--images', '--from', carried, '--to', `${site.host}/offline`], { cwd: atSite, env: env(tempDir()) });
+    expect(pushedAt.code, pushedAt.stderr).toBe(0);
+    expect(pushedAt.stdout).toBe(`images:\n  all:\n    repository: ${site.host}/offline\n`);
+    const lockBefore = readFileSync(path.join(atSite, 'capi-render.lock'), 'utf8');
+    const renderedBefore = textsOf(path.join(atSite, 'rendered'));
+    // The override it printed replaces the connected side's: configuration, not part of the pin.
+    const configFile = path.join(atSite, 'capi-render.yaml');
+    writeFileSync(configFile, readFileSync(configFile, 'utf8').replace(`images:\n  all: {repository: ${source.host}/release}\n`, pushedAt.stdout));
+    const built = await runCli(['build', '--offline'], { cwd: atSite, env: env(tempDir()) });
+    expect(built.code, built.stderr).toBe(0);
+    const lockAfter = readFileSync(path.join(atSite, 'capi-render.lock'), 'utf8');
+    expect(changedLines(lockBefore, lockAfter)).toEqual([expect.stringMatching(/^ {2}inputs: [0-9a-f]{64}$/), expect.stringMatching(/^ {2}sha256: [0-9a-f]{64}$/)]);
+    expect(lockedImages(lockAfter)).toBe(lockedImages(lockBefore));
+    expect(lockAfter).toContain(`- image: registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0\n  digest: ${pushed.digest}\n`);
+    expect(readFileSync(path.join(atSite, DEPLOYMENT), 'utf8')).toContain(`image: ${site.host}/offline/cluster-api-controller:v1.12.0@${pushed.digest}`);
+    const renamed = Object.fromEntries(Object.entries(renderedBefore).map(([file, text]) => [file, text.replaceAll(`${source.host}/release/`, `${site.host}/offline/`)]));
+    expect(textsOf(path.join(atSite, 'rendered'))).toEqual(renamed);
+    expect(Object.values(renamed).some((text) => text.includes(`${site.host}/offline/`))).toBe(true);
+    const check = await runCli(['check', '--offline'], { cwd: atSite, env: env(tempDir()) });
+    expect(check.code, check.stderr + check.stdout).toBe(0);
+
+    // Every record still proves itself: a digest edited in the lock fails check (the evidence signs the pinned one).
+    const edited = lockAfter.replaceAll(pushed.digest, `sha256:${'0'.repeat(64)}`);
+    writeFileSync(path.join(atSite, 'capi-render.lock'), edited);
+    const tampered = await runCli(['check', '--offline'], { cwd: atSite, env: env(tempDir()) });
+    expect(tampered.code).toBe(1);
+    expect(tampered.stderr).toMatch(/^capi-render\.lock:\d+:1: error\[lock\]: .*signature is for another digest/m);
+
+    // A lock written before origin keys (images under the names the output pulls them from) is read,
+    // and the next build re-keys it with the same digest and evidence: the one lock change.
+    const rendered = `${site.host}/offline/cluster-api-controller:v1.12.0`;
+    writeFileSync(path.join(atSite, 'capi-render.lock'), lockAfter.replaceAll('registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0', rendered));
+    const stale = await runCli(['check', '--offline'], { cwd: atSite, env: env(tempDir()) });
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('capi-render.lock: warning[lock]: capi-render.lock names pinned images where the output pulls them from');
+    const migrated = await runCli(['build', '--offline'], { cwd: atSite, env: env(tempDir()) });
+    expect(migrated.code, migrated.stderr).toBe(0);
+    expect(migrated.stderr).toContain(`capi-render.lock: warning[lock]: capi-render.lock names pinned images where the output pulls them from (${rendered}, written by an older capi-render)`);
+    expect(readFileSync(path.join(atSite, 'capi-render.lock'), 'utf8')).toBe(lockAfter);
   });
 
   /** A layer blob of the layout (the largest file under blobs/). */

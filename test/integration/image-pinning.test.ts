@@ -123,7 +123,8 @@ describe.skipIf(skipRegistry)('images pinned by digest', () => {
 
     const upgrade = await runCli(['upgrade', '--images'], { cwd: repo, env: env(cache) });
     expect(upgrade.code, upgrade.stderr).toBe(0);
-    expect(upgrade.stderr).toContain(`re-pinned ${host}/capi/moving-controller:v1.12.0: ${first.digest} → ${moved.digest} (dev, prod)`);
+    // Named as the lock keys it: as released (the override renames it; the pin is of the released image).
+    expect(upgrade.stderr).toContain(`re-pinned registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0: ${first.digest} → ${moved.digest} (dev, prod)`);
     expect(upgrade.stdout).toContain(`${first.digest}`);
     expect(upgrade.stdout).toContain(`${moved.digest}`);
     expect(readFileSync(path.join(repo, DEPLOYMENT), 'utf8')).toContain(`@${moved.digest}`);

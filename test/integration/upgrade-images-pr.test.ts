@@ -79,7 +79,8 @@ describe.skipIf(skipRegistry)('capi-render upgrade --images --pr', { timeout: 12
     git(repo, env, 'remote', 'add', 'origin', remote);
     git(repo, env, 'push', '-q', 'origin', 'main');
     const move = async () => (await pushTestImage(registry.host, repository, 'v1.12.0', { platforms: ['linux/amd64', 'linux/arm64'] })).digest;
-    return { repo, remote, gh, env, image: `${registry.host}/capi/${name}:v1.12.0`, locked: first.digest, move };
+    // The lock, and so the re-pin, names the image as released; images: sends it to the test registry.
+    return { repo, remote, gh, env, image: 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0', locked: first.digest, move };
   }
 
   const upgrade = (s: Setup, ...extra: string[]) => runCli(['upgrade', '--images', '--pr', '--repository', 'acme/mgmt', ...extra], { cwd: s.repo, env: s.env });

@@ -105,7 +105,7 @@ describe('registryPolicy', () => {
 describe('planImageCopies', () => {
   it('flattens to PREFIX/name:tag, and refuses two images that would collide', () => {
     expect(planImageCopies([{ image: 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0', digest: D1 }], 'mirror.example/capi/')).toEqual([
-      { image: 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0', digest: D1, target: 'mirror.example/capi/cluster-api-controller:v1.12.0' },
+      { image: 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0', at: 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0', digest: D1, target: 'mirror.example/capi/cluster-api-controller:v1.12.0' },
     ]);
     expect(() => planImageCopies([{ image: 'a.example/x/manager:v1', digest: D1 }, { image: 'b.example/y/manager:v1', digest: D2 }], 'm.example/p')).toThrow(/would both be mirrored to m\.example\/p\/manager:v1/);
   });

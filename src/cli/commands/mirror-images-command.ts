@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { replaceFileDurably } from '../../durable-replace.js';
 import { SpecError, UsageError, error } from '../../errors.js';
-import { copyImages, mirrorOverrideText, planImageCopies, type CopiedSignatures, type ImageCopy } from '../../images/mirror-images.js';
+import { copyImages, mirrorOverrideText, planImageCopies, type CopiedSignatures, type ImageCopy, type PinnedImage } from '../../images/mirror-images.js';
 import { createImageRegistry, type ImageRegistry } from '../../images/registry/image-registry.js';
 import { listEnvironmentImages } from '../../images/image-list.js';
 import { writeImageFolder, type ImageFolderFormat } from '../../images/layout/write-image-layout.js';
@@ -14,6 +14,7 @@ import { openImageFolder } from '../../images/layout/read-image-layout.js';
 import { pushImageFolder } from '../../images/layout/push-image-layout.js';
 import { render } from '../../render/render.js';
 import type { RenderResult } from '../../render/render-options.js';
+import { lockKeyOf } from '../../render/environment-result.js';
 import { asFetch } from '../../source/http/network-fetch.js';
 import type { CommandContext } from '../command.js';
 import { prepareRender } from '../render-options.js';
@@ -43,11 +44,14 @@ export async function mirrorPinnedImages(ctx: CommandContext): Promise<number> {
 }
 
 /** The render of the repository, its pinned images, and a registry client with its settings. */
-async function pinnedImages(ctx: CommandContext): Promise<{ result: RenderResult; pinned: { image: string; digest: string }[]; registry: ImageRegistry }> {
+async function pinnedImages(ctx: CommandContext): Promise<{ result: RenderResult; pinned: PinnedImage[]; registry: ImageRegistry }> {
   const { io } = ctx;
   const prepared = await prepareRender(ctx);
   const result = await render(prepared.options).finally(() => prepared.settleCache());
-  const pinned = [...new Map(result.environments.flatMap((e) => e.pinnedImages))].map(([image, digest]) => ({ image, digest }));
+  // Named as the lock names them (as released), read where the output pulls them from.
+  const pinned = [
+    ...new Map(result.environments.flatMap((e) => e.pinnedImages.map(([at, digest]) => [`${lockKeyOf(e, at)}\u0000${at}`, { image: lockKeyOf(e, at), digest, at }] as const))).values(),
+  ];
   if (pinned.length === 0) {
     throw new SpecError(error('image', 'no image is pinned: mirror --images copies the images capi-render.lock pins', { file: 'capi-render.yaml', hint: 'set imagePolicy.pinDigests: true and build once online' }));
   }
@@ -67,7 +71,7 @@ async function copyToRegistry(ctx: CommandContext, prefix: string): Promise<numb
   const { result, pinned, registry } = await pinnedImages(ctx);
   const copies = planImageCopies(pinned, prefix);
   let done = 0;
-  await copyImages(copies, registry, (c, signatures) => ctx.io.stderr.write(`[${++done}/${copies.length}] mirrored ${c.image}@${c.digest}${withSignatures(signatures)} to ${c.target}\n`));
+  await copyImages(copies, registry, (c, signatures) => ctx.io.stderr.write(`[${++done}/${copies.length}] mirrored ${c.at}@${c.digest}${withSignatures(signatures)} to ${c.target}\n`));
   return finishWithOverrides(ctx, result, prefix);
 }
 
@@ -78,17 +82,19 @@ async function writeToFolder(ctx: CommandContext, to: string, format: ImageFolde
   await assertMirrorTarget(ctx.repoRoot, target, result, { writes: 'image blobs', example: 'vendor/images' });
   // The names the site's push will use must not collide; say so here, before anything is carried.
   planImageCopies(pinned, 'mirror.invalid/check');
+  // One entry per image as the lock names it (wherever else an environment pulls it from: one digest).
+  const images = [...new Map([...pinned].reverse().map((p) => [p.image, { image: p.image, digest: p.digest, from: p.at ?? p.image }])).values()];
   const failpoint = failpointFromEnv(io.env);
   let done = 0;
   await writeImageFolder({
-    images: pinned,
+    images,
     registry,
     target,
     format,
     ...(failpoint ? { failpoint } : {}),
-    onImage: (w) => io.stderr.write(`[${++done}/${pinned.length}] wrote ${w.image}@${w.digest}${withSignatures({ legacy: w.legacySignature, referrers: w.referrers })} (${w.fetched} blobs fetched, ${w.kept} already there)\n`),
+    onImage: (w) => io.stderr.write(`[${++done}/${images.length}] wrote ${w.image}@${w.digest}${withSignatures({ legacy: w.legacySignature, referrers: w.referrers })} (${w.fetched} blobs fetched, ${w.kept} already there)\n`),
   });
-  io.stderr.write(`wrote ${pinned.length} image${pinned.length === 1 ? '' : 's'} as ${format === 'oci-layout' ? 'an OCI image layout' : 'an OCI archive'} to ${path.relative(io.cwd, target) || target}\n`);
+  io.stderr.write(`wrote ${images.length} image${images.length === 1 ? '' : 's'} as ${format === 'oci-layout' ? 'an OCI image layout' : 'an OCI archive'} to ${path.relative(io.cwd, target) || target}\n`);
   return 0;
 }
 

@@ -59,8 +59,9 @@ export async function pushImageFolder(folder: ImageFolder, copies: readonly Imag
 }
 
 async function planPush(folder: ImageFolder, copy: ImageCopy, where: string): Promise<PushPlan> {
-  // By the name the lock pins; failing that, by name, tag and digest: a site whose images: override
-  // already points at its registry pins the same digests under its own registry's names.
+  // By the name the lock pins (as released, whatever images: override the site has); failing that,
+  // by name, tag and digest: a folder written before the lock named images as released names them
+  // where the connected side pulled them from.
   const tail = (ref: string) => ref.slice(ref.lastIndexOf('/') + 1);
   const entry = folder.entries.find((e) => e.refName === copy.image) ?? folder.entries.find((e) => e.refName !== undefined && e.digest === copy.digest && tail(e.refName) === tail(copy.image));
   if (!entry?.refName) {

@@ -37,8 +37,11 @@ export interface WrittenImage {
 }
 
 export interface WriteImageFolderOptions {
-  /** The pinned images: `registry/repository:tag` and the digest the lock pins. */
-  images: readonly { image: string; digest: string }[];
+  /**
+   * The pinned images: `registry/repository:tag` as the lock names it (the folder's name for it),
+   * the digest the lock pins, and where it is read from (`from`, default `image`).
+   */
+  images: readonly { image: string; digest: string; from?: string }[];
   registry: ImageRegistry;
   /** The folder (oci-layout) or file (oci-archive) to create; it must not exist, or be an empty folder. */
   target: string;
@@ -56,16 +59,17 @@ export async function writeImageFolder(options: WriteImageFolderOptions): Promis
   await writeStep(target, () => fs.mkdir(path.join(staging, 'blobs'), { recursive: true }));
   const entries: LayoutEntry[] = [];
   const written: WrittenImage[] = [];
-  for (const { image, digest } of [...options.images].sort((a, b) => (a.image < b.image ? -1 : a.image > b.image ? 1 : 0))) {
-    const location = parseImageLocation(image);
-    if (!location) throw new SpecError(error('image', `cannot mirror ${image}: not a registry reference`));
+  for (const { image, digest, from } of [...options.images].sort((a, b) => (a.image < b.image ? -1 : a.image > b.image ? 1 : 0))) {
+    const named = parseImageLocation(image);
+    const location = parseImageLocation(from ?? image);
+    if (!location || !named) throw new SpecError(error('image', `cannot mirror ${from ?? image}: not a registry reference`));
     const store = new BlobStore(staging, options.registry, location, options.failpoint ?? (() => undefined));
     const top = await store.manifestTree(digest, `${image}@${digest}`);
     entries.push({ ...top, refName: image });
     // The signatures, where cosign keeps them: the `.sig` tag and the referrers.
     const sigTag = legacySignatureTag(digest);
     const legacy = await options.registry.manifest({ ...location, reference: sigTag });
-    if (legacy) entries.push({ ...(await store.manifestTree(legacy.digest, `${image} signature ${sigTag}`)), refName: `${location.registry}/${location.repository}:${sigTag}` });
+    if (legacy) entries.push({ ...(await store.manifestTree(legacy.digest, `${image} signature ${sigTag}`)), refName: `${named.registry}/${named.repository}:${sigTag}` });
     const referrers = (await options.registry.referrers({ ...location, digest })).manifests;
     for (const r of referrers) {
       const tree = await store.manifestTree(r.digest, `${image} referrer ${r.digest}`);
