@@ -16,6 +16,8 @@ import { INPUT_FILE } from '../declarations/read-input-files.js';
 import { listInputFiles, readListedInputSync, resolveInput, type InputPath } from '../repository-files.js';
 import { sopsConfigFile } from '../secrets/sops/sops-config-file.js';
 import type { SecretsConfig } from '../secrets/secrets-config.js';
+import { withoutRepositoryLocations } from '../config/location-free-config.js';
+import { normalizeInputText } from '../declarations/input-text.js';
 
 /** Where the input files are; `sops`: whether .sops.yaml is one (secrets.mode sops somewhere). */
 export type InputDirs = Pick<RenderConfig, 'providersDir' | 'overlaysDir' | 'templatesDir'> & { sops?: boolean };
@@ -44,11 +46,19 @@ export async function inputFileDigests(repoRoot: string, config: InputDirs): Pro
   const digests = new Map<string, string>();
   for (const entry of entries) {
     if (digests.has(entry.file) && digests.has(entry.real)) continue;
-    const sha256 = normalisedDigest(readListedInputSync(repoRoot, entry));
+    const bytes = readListedInputSync(repoRoot, entry);
+    const sha256 = entry.file === CONFIG_FILE ? configDigest(bytes) : normalisedDigest(bytes);
     digests.set(entry.file, sha256);
     digests.set(entry.real, sha256);
   }
   return [...digests.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((file) => ({ file, sha256: digests.get(file)! }));
+}
+
+/** capi-render.yaml's digest without where its local repositories live (config/location-free-config.ts). */
+function configDigest(bytes: Buffer): string {
+  const text = normalizeInputText(bytes.toString('utf8'));
+  const located = withoutRepositoryLocations(text);
+  return located === text ? normalisedDigest(bytes) : createHash('sha256').update(located).digest('hex');
 }
 
 /** sha256 of the bytes without a UTF-8 BOM and with CRLF as LF (see spec/input-text.ts). */

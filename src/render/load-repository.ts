@@ -15,6 +15,7 @@ import { CONFIG_FILE } from '../config/config-types.js';
 import { normalizeInputText } from '../declarations/input-text.js';
 import { parseSourceDocuments, type SourceDocument } from '../declarations/yaml-document.js';
 import { NO_VALIDATION_MEMO, type ValidationMemo } from '../declarations/schema/validation-memo.js';
+import { withoutRepositoryLocations } from '../config/location-free-config.js';
 
 export interface LoadedRepository {
   repoRoot: string;
@@ -49,7 +50,7 @@ export async function loadRepository(repoRoot: string, memo: ValidationMemo = NO
   const warnings = throwIfErrors(settings);
   const configText = normalizeInputText((await readInputFile(repoRoot, CONFIG_FILE))?.bytes.toString('utf8') ?? '');
   const base = await readInputTree(repoRoot, config.providersDir);
-  return { repoRoot, config, configHash: sha256(configText), base: base.documents, baseHash: base.sha256, warnings };
+  return { repoRoot, config, configHash: sha256(withoutRepositoryLocations(configText)), base: base.documents, baseHash: base.sha256, warnings };
 }
 
 /** Parses every YAML file under `dir`; all syntax errors of all files are thrown together. */

@@ -14,7 +14,9 @@ import { COMMANDS } from '../../src/cli/run.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 import { gitEnv, initRepo } from '../helpers/git.js';
 import { fencedBlocks, manualFiles, readManual } from '../helpers/markdown.js';
+import { startRegistry } from '../helpers/registry.js';
 import { copyExample } from '../helpers/repo.js';
+import { pushTestImage } from '../helpers/test-images.js';
 import { alignElisions, normalise, parseTranscripts, splitOutputs, transcriptScript, type Transcript } from '../helpers/transcript.js';
 
 /** The built CLI the transcripts run: a private copy (see beforeAll). */
@@ -66,8 +68,10 @@ function seededCache(root: string): string {
  * Runs a document's transcripts; returns the expected and the actual transcript text. Asynchronous,
  * so the documents' shells run side by side.
  */
-async function runDocument(root: string, transcripts: Transcript[]): Promise<{ expected: string; actual: string }> {
-  const { repo, env } = exampleCopy(root);
+async function runDocument(root: string, transcripts: Transcript[], registries: DocumentRegistries = NO_REGISTRIES): Promise<{ expected: string; actual: string }> {
+  const copy = exampleCopy(root);
+  const repo = copy.repo;
+  const env = { ...copy.env, ...registries.env };
   const commands = transcripts.flatMap((t) => t.commands);
   // The script's own status is the last command's; a failing command is part of what it shows.
   const stdout = await promisify(execFile)('bash', ['--noprofile', '--norc', '-c', transcriptScript(transcripts)], { cwd: repo, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).then(
@@ -81,7 +85,37 @@ async function runDocument(root: string, transcripts: Transcript[]): Promise<{ e
   const show = (lines: (c: (typeof commands)[number], i: number) => string[]) => commands.map((c, i) => [`# ${c.where}`, `$ ${c.command}`, ...lines(c, i)].join('\n')).join('\n');
   return {
     expected: show((c) => c.expected),
-    actual: show((c, i) => alignElisions(c.expected, outputs[i]!.map((l) => normalise(l, repo)))),
+    actual: show((c, i) => alignElisions(c.expected, outputs[i]!.map((l) => registries.name(normalise(l, repo))))),
+  };
+}
+
+/**
+ * Real registries for a document whose commands name `$CONNECTED_REGISTRY` or `$SITE_REGISTRY`
+ * (docs/air-gapped.md: a connected side and an air-gapped site). Each is Debian's docker-registry
+ * on a free loopback port (never proxied); the connected one holds the image the example's core
+ * provider runs, as a provider's registry would. Their addresses print as the variables' names, so
+ * the manual reads the same on any machine.
+ */
+interface DocumentRegistries {
+  env: Record<string, string>;
+  name: (line: string) => string;
+  stop: () => Promise<void>;
+}
+const NO_REGISTRIES: DocumentRegistries = { env: {}, name: (line) => line, stop: async () => {} };
+const REGISTRY_VARIABLES = /\$(CONNECTED|SITE)_REGISTRY\b/;
+
+async function documentRegistries(transcripts: Transcript[]): Promise<DocumentRegistries> {
+  if (!transcripts.some((t) => t.commands.some((c) => REGISTRY_VARIABLES.test(c.command)))) return NO_REGISTRIES;
+  const connected = await startRegistry();
+  const site = await startRegistry();
+  await pushTestImage(connected.host, 'release/cluster-api-controller', 'v1.12.0', { platforms: ['linux/amd64', 'linux/arm64'] });
+  return {
+    env: { CONNECTED_REGISTRY: connected.host, SITE_REGISTRY: site.host },
+    name: (line) => line.split(connected.host).join('$CONNECTED_REGISTRY').split(site.host).join('$SITE_REGISTRY'),
+    stop: async () => {
+      await connected.stop();
+      await site.stop();
+    },
   };
 }
 
@@ -156,7 +190,9 @@ describe('the manual', () => {
     // registers on whichever test is current).
     const root = mkdtempSync(path.join(os.tmpdir(), 'capi-render-doc-'));
     onTestFinished(() => rmSync(root, { recursive: true, force: true }));
-    const { expected, actual } = await runDocument(root, transcripts);
+    const registries = await documentRegistries(transcripts);
+    onTestFinished(() => registries.stop());
+    const { expected, actual } = await runDocument(root, transcripts, registries);
     expect(actual).toBe(expected);
   });
 });
