@@ -33,4 +33,6 @@ const common = {
 await build({ ...common, entryPoints: { 'capi-render': path.join(root, 'dist/cli/launcher.js'), main: path.join(root, 'dist/cli/main.js') }, splitting: true, chunkNames: 'chunks/[name]-[hash]' });
 // no-op-build.js answers a no-op rebuild (a matching build stamp) without loading main.js at all
 // (src/cli/no-op-build.ts): one file of its own, sharing no chunk with the CLI.
-await build({ ...common, entryPoints: { 'no-op-build': path.join(root, 'dist/cli/no-op-build.js') } });
+// The YAML library is needed there only for a capi-render.yaml whose repositories are not written in
+// block form (src/config/location-free-config.ts): loaded from node_modules then, never bundled in.
+await build({ ...common, external: [...common.external, 'yaml'], entryPoints: { 'no-op-build': path.join(root, 'dist/cli/no-op-build.js') } });

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { LockFile, LockedArtifact } from '../lock/lock-types.js';
 import { existsSync } from 'node:fs';
-import { configuredLocalLabel } from '../source/local-repository.js';
+import { configuredLocalLabel } from '../source/local-source-id.js';
 
 const LOCAL = 'local:';
 

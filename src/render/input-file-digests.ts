@@ -47,7 +47,7 @@ export async function inputFileDigests(repoRoot: string, config: InputDirs): Pro
   for (const entry of entries) {
     if (digests.has(entry.file) && digests.has(entry.real)) continue;
     const bytes = readListedInputSync(repoRoot, entry);
-    const sha256 = entry.file === CONFIG_FILE ? configDigest(bytes) : normalisedDigest(bytes);
+    const sha256 = entry.file === CONFIG_FILE ? await configDigest(bytes) : normalisedDigest(bytes);
     digests.set(entry.file, sha256);
     digests.set(entry.real, sha256);
   }
@@ -55,9 +55,9 @@ export async function inputFileDigests(repoRoot: string, config: InputDirs): Pro
 }
 
 /** capi-render.yaml's digest without where its local repositories live (config/location-free-config.ts). */
-function configDigest(bytes: Buffer): string {
+async function configDigest(bytes: Buffer): Promise<string> {
   const text = normalizeInputText(bytes.toString('utf8'));
-  const located = withoutRepositoryLocations(text);
+  const located = await withoutRepositoryLocations(text);
   return located === text ? normalisedDigest(bytes) : createHash('sha256').update(located).digest('hex');
 }
 

@@ -50,7 +50,7 @@ export async function loadRepository(repoRoot: string, memo: ValidationMemo = NO
   const warnings = throwIfErrors(settings);
   const configText = normalizeInputText((await readInputFile(repoRoot, CONFIG_FILE))?.bytes.toString('utf8') ?? '');
   const base = await readInputTree(repoRoot, config.providersDir);
-  return { repoRoot, config, configHash: sha256(withoutRepositoryLocations(configText)), base: base.documents, baseHash: base.sha256, warnings };
+  return { repoRoot, config, configHash: sha256(await withoutRepositoryLocations(configText)), base: base.documents, baseHash: base.sha256, warnings };
 }
 
 /** Parses every YAML file under `dir`; all syntax errors of all files are thrown together. */

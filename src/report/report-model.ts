@@ -4,6 +4,7 @@
  * Every key is always present (the template runs in strict mode); absent values are null, empty
  * strings or empty lists. Documented field by field in bundled-templates/README.md.
  */
+import type { SummaryRow } from '../diff/summary-table.js';
 
 /** Text with `code spans`: the template prints `code` segments in <code>. */
 export type RichText = { text: string; code: boolean }[];
@@ -124,17 +125,8 @@ export interface ReviewModel {
   places: { place: string; objects: ObjectDiffModel[] }[];
 }
 
-/** One row of the summary table. */
-export interface SummaryRowModel {
-  environment: string;
-  provider: string;
-  version: string;
-  contract: string;
-  contractMoves: boolean;
-  danger: number;
-  warning: number;
-  info: number;
-}
+/** One row of the summary table, as `diff` prints it. */
+export type SummaryRowModel = SummaryRow;
 
 /** One finding, merged across the environments it occurs in. */
 export interface FindingModel {

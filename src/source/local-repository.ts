@@ -17,6 +17,7 @@ import { gunzipSync } from 'node:zlib';
 import { FetchError, error } from '../errors.js';
 import { releaseSourceId, type Artifact, type ReleaseSource } from './release-source.js';
 import { parseVersion, sortVersions } from '../declarations/versions.js';
+import { configuredLocalSourceId } from './local-source-id.js';
 
 export interface LocalRepositoryOptions {
   /** Absolute path of the repository root. */
@@ -33,15 +34,7 @@ export interface LocalRepositoryOptions {
   configured?: { passed: readonly string[] };
 }
 
-/** The lock's id of a provider's releases in a configured local repository: the kind and the label, no path. */
-export function configuredLocalSourceId(label: string): string {
-  return releaseSourceId('local', label);
-}
-
-/** The label of a configured local repository's id (`local:<label>`), undefined for any other id. */
-export function configuredLocalLabel(sourceId: string): string | undefined {
-  return /^local:([^/]+)$/.exec(sourceId)?.[1];
-}
+export { configuredLocalLabel, configuredLocalSourceId } from './local-source-id.js';
 
 /** A ReleaseSource over one provider's folder of a local repository. */
 export function createLocalRepositorySource(options: LocalRepositoryOptions): ReleaseSource {

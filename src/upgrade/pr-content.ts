@@ -6,14 +6,12 @@
  * pointer to `capi-render diff`.
  */
 import path from 'node:path';
-import { formatCount } from '../count-phrase.js';
-import { formatReportMarkdown } from '../diff/format-markdown.js';
 import { buildSummaryRows, summaryTableMarkdown } from '../diff/summary-table.js';
 import type { UpgradeOutcome } from './apply-upgrade.js';
 import { renderPrBody, type PrBodyContext } from './pr-body.js';
+import { reportFields, withinSizeLimit } from './pr-body-report.js';
 
-/** GitHub's limit on a pull request body, with room to spare. */
-export const MAX_BODY_CHARS = 60_000;
+export { MAX_BODY_CHARS, REPORT_ARTIFACT } from './pr-body-report.js';
 
 /** What the body is made from. */
 export interface PrBodyInput {
@@ -28,15 +26,11 @@ export interface PrBodyInput {
   webUrl?: string;
 }
 
-/** The artifact name the CI workflow of `capi-render init` uploads the HTML report as. */
-export const REPORT_ARTIFACT = 'capi-render-report';
-
 /** The body markdown. */
 export function buildPrBody(input: PrBodyInput): string {
   const { outcome } = input;
   const findings = outcome.report.findings;
   const sites = new Map(outcome.edited.flatMap((f) => f.edits.flatMap((e) => e.targets.map((t) => [`${t.environment}: ${t.provider}`, { file: f.file, line: e.line }] as const))));
-  const count = (s: string) => findings.filter((f) => f.severity === s).length;
   const moves = outcome.targets.map((t) => ({ env: t.environment, component: t.label, from: t.from, to: t.to, fromContract: t.fromContract, toContract: t.toContract }));
   const rows = buildSummaryRows(findings, moves);
   const setIn = (environment: string, label: string): string => {
@@ -62,18 +56,9 @@ export function buildPrBody(input: PrBodyInput): string {
     summary: rows.map((row) => ({ ...row, setIn: setIn(row.environment, row.provider) })),
     summaryTable: summaryTableMarkdown(rows, { title: 'Set in', cell: (row) => setIn(row.environment, row.provider) }).join('\n'),
     environments: [...new Set(outcome.targets.map((t) => t.environment))].sort(),
-    findings: { danger: count('danger'), warning: count('warning'), info: count('info') },
-    hasDanger: count('danger') > 0,
     report,
-    htmlReport: {
-      command: `capi-render report --base ${input.branches.base} --out ${REPORT_ARTIFACT}.html`,
-      artifact: REPORT_ARTIFACT,
-      runsUrl: input.webUrl ? `${input.webUrl}/actions?query=${encodeURIComponent(`branch:${input.branches.head}`)}` : '',
-    },
+    ...reportFields(findings, input),
   });
   const folders = { userDir: path.join(input.repoRoot, 'templates'), repoRoot: input.repoRoot };
-  const full = renderPrBody(context(formatReportMarkdown(outcome.report.changes, findings)), folders);
-  if (full.length <= MAX_BODY_CHARS) return full;
-  const short = `${formatReportMarkdown([], findings)}\n_${formatCount(outcome.report.changes.length, 'object change is', 'object changes are')} left out to fit GitHub's size limit; \`capi-render diff --base <base branch> --markdown\` prints them._\n`;
-  return renderPrBody(context(short), folders);
+  return withinSizeLimit((report) => renderPrBody(context(report), folders), outcome.report.changes, findings);
 }

@@ -6,6 +6,7 @@
 import { diffRendered } from '../diff/diff-rendered.js';
 import { safetyFindings } from '../diff/safety-findings.js';
 import type { ContractChange, Finding, FindingCode, ObjectChange, VariableUseChange } from '../diff/types.js';
+import type { VersionMove } from '../diff/summary-table.js';
 import type { LockFile } from '../lock/lock-types.js';
 import { isProviderKind, manifestLabel } from '../declarations/provider-kinds.js';
 import type { FileTree } from './git-rendered.js';
@@ -91,18 +92,8 @@ export function variableUseChanges(before: LockFile, after: LockFile, environmen
   return out;
 }
 
-/** A provider (or cert-manager) whose locked version differs between two locks. */
-export interface VersionChange {
-  env: string;
-  /** Manifest label (`cluster-api`) or `cert-manager`. */
-  component: string;
-  /** Undefined when the provider is new in this environment. */
-  from?: string;
-  /** Undefined when it is gone. */
-  to?: string;
-  fromContract?: string;
-  toContract?: string;
-}
+/** A provider (or cert-manager) whose locked version differs between two locks: the summary table's move. */
+export type VersionChange = VersionMove;
 
 /** Every locked version that differs from `before` to `after`, per environment (sorted by environment, then component). */
 export function versionChanges(before: LockFile, after: LockFile, environments?: readonly string[]): VersionChange[] {

@@ -36,6 +36,21 @@ describe('a configured local repository in the lock', () => {
     expect(check.code, check.stderr).toBe(0);
   });
 
+  it('the same in any YAML form capi-render.yaml writes its repositories in (a flow sequence here)', async () => {
+    const repo = copyExample({ committed: true });
+    const env = { CAPI_RENDER_CACHE_DIR: tempDir() };
+    const config = read(repo, 'capi-render.yaml');
+    writeFileSync(path.join(repo, 'capi-render.yaml'), config.replace('repositories:\n  - path: test/fixtures/repository\n', 'repositories: [{path: test/fixtures/repository}]\n'));
+    expect((await runCli(['build'], { cwd: repo, env })).code).toBe(0);
+    const before = read(repo, LOCK);
+    mkdirSync(path.join(repo, 'vendor'), { recursive: true });
+    renameSync(path.join(repo, 'test/fixtures/repository'), path.join(repo, 'vendor/flow'));
+    writeFileSync(path.join(repo, 'capi-render.yaml'), read(repo, 'capi-render.yaml').replace('[{path: test/fixtures/repository}]', '[{path: vendor/flow}]'));
+    const build = await runCli(['build'], { cwd: repo, env });
+    expect(build.code, build.stderr).toBe(0);
+    expect(read(repo, LOCK)).toBe(before);
+  });
+
   it('still checks the file found at the configured location against the locked sha256', async () => {
     const repo = copyExample({ committed: true });
     moveMirror(repo, 'mirror');
