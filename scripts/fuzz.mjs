@@ -23,7 +23,7 @@ if (!(minutes > 0)) {
 const failures = path.resolve(root, values.failures);
 mkdirSync(failures, { recursive: true });
 const seed = Number(values.seed ?? Date.now() % 1_000_000_000);
-const PARSERS = 'lock,overlay,live-dump,variables,label-selector,image-reference,oci-reference,github-url,gitlab-url,oci-layout-index,oci-archive';
+const PARSERS = 'lock,overlay,live-dump,variables,label-selector,image-reference,oci-reference,github-url,gitlab-url,oci-layout-index,oci-archive,config-locations';
 const started = Date.now();
 
 function job(k) {

@@ -28,7 +28,7 @@ export function blockFormWithoutLocations(text: string): string | undefined {
   const lines = text.split('\n');
   const keys = lines.flatMap((l, i) => (KEY.test(l) ? [i] : []));
   if (keys.length !== 1) return undefined;
-  if (lines.some((l) => /^(---|\.\.\.|%)/.test(l) || l.includes('\t'))) return undefined;
+  if (lines.some((l) => /^(---|\.\.\.|%)/.test(l) || /[\t\r]/.test(l))) return undefined;
   // 'repositories' anywhere else than the key or a comment is a form this reader does not know.
   if (lines.some((l, i) => i !== keys[0] && l.includes('repositories') && !/^[ \t]*#/.test(l))) return undefined;
   const out = [...lines];
@@ -46,7 +46,7 @@ export function blockFormWithoutLocations(text: string): string | undefined {
 }
 
 /** Any YAML form, through the library: each path value's exact bytes left out. */
-async function parsedWithoutLocations(text: string): Promise<string> {
+export async function parsedWithoutLocations(text: string): Promise<string> {
   // Bundled, the library is CommonJS and its functions sit on `default`; from node_modules they are named exports.
   const loaded: typeof import('yaml') & { default?: typeof import('yaml') } = await import('yaml');
   const { isMap, isScalar, isSeq, parseDocument } = typeof loaded.parseDocument === 'function' ? loaded : loaded.default!;
@@ -62,8 +62,10 @@ async function parsedWithoutLocations(text: string): Promise<string> {
   const ranges: [number, number][] = [];
   for (const item of repositories.items) {
     if (!isMap(item)) continue;
-    const path = item.get('path', true);
-    if (isScalar(path) && path.range) ranges.push([path.range[0], path.range[1]]);
+    // Every `path` key of the item (a repeated key is the config loader's to refuse).
+    for (const pair of item.items) {
+      if (isScalar(pair.key) && pair.key.value === 'path' && isScalar(pair.value) && pair.value.range) ranges.push([pair.value.range[0], pair.value.range[1]]);
+    }
   }
   let out = text;
   for (const [start, end] of ranges.sort((a, b) => b[0] - a[0])) out = `${out.slice(0, start)}${out.slice(end)}`;

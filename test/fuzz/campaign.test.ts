@@ -30,6 +30,7 @@ const CASES: Record<string, number> = {
   'sops-document': 600,
   'oci-layout-index': 3_000,
   'oci-archive': 3_000,
+  'config-locations': 2_000,
 };
 
 // Hang guards only (a command, a test that never ends): far above what any case takes on a loaded machine.

@@ -26,6 +26,7 @@ import { decryptSopsDocument, readSopsDocument } from '../../src/secrets/sops/so
 import { identitiesIn } from '../../src/secrets/sops/age-keys.js';
 import { layoutIndexBytes, manifestChildren, parseLayoutIndex } from '../../src/images/layout/layout-format.js';
 import { TAR_END, readTarIndex, tarHeader, tarPadding } from '../../src/images/layout/tar-archive.js';
+import { blockFormWithoutLocations, parsedWithoutLocations, withoutRepositoryLocations } from '../../src/config/location-free-config.js';
 import type { FuzzTarget } from './campaign.js';
 import { PropertyViolation } from './repo-case.js';
 import { parserInput } from './text-mutation.js';
@@ -128,6 +129,23 @@ const SOPS_IDENTITIES = [...identitiesIn(sopsFixture('keys-age.txt')).keys, ...i
 const SOPS_WORDS = ['creation_rules', 'path_regex', 'encrypted_regex', 'unencrypted_suffix', 'key_groups', 'age', 'pgp', 'sops', 'mac', 'lastmodified', 'enc', 'recipient', 'ENC[AES256_GCM,data:', ',iv:', ',tag:', ',type:str]', 'type:int]', '-----BEGIN AGE ENCRYPTED FILE-----', '-----END AGE ENCRYPTED FILE-----', 'age1', '^(data|stringData)$', '.*', '(', ')', '\\', ',', '2024-11-12T13:33:42Z'];
 
 // An image folder's index.json and manifests (what mirror --images --from reads), and an oci-archive of one, byte for byte as latin1 text.
+const CONFIG_TEXTS = [
+  'apiVersion: capi-render/v1alpha1\nkind: Config\nrepositories:\n  - path: test/fixtures/repository # mirror\n  - name: b\n    path: "vendor/x y"\nvariables:\n  X: "1"\n',
+  'repositories: [{path: a}, {path: \'b c\'}]\ncertManager: {install: false}\n',
+];
+const CONFIG_WORDS = ['repositories:', '\n', '  - ', '- ', 'path: ', 'path:', '    ', '#', ' # c', '"', "'", '[', ']', '{', '}', ',', '&a ', '*a', '|', '>', '---\n', '\t', ':', 'name: ', 'kind: Config\n', '\\', 'ü'];
+
+/** Whether `short` is `long` with some characters deleted (and none changed or added). */
+function isDeletionOf(short: string, long: string): boolean {
+  let at = 0;
+  for (const c of short) {
+    at = long.indexOf(c, at);
+    if (at < 0) return false;
+    at += c.length;
+  }
+  return true;
+}
+
 const LAYOUT_INDEXES = [
   '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[{"mediaType":"application/vnd.oci.image.index.v1+json","digest":"sha256:1af2596f8ee74eb0e1fc9885103a222f837556ca2934a973cd177626e1fa22dc","size":501,"annotations":{"org.opencontainers.image.ref.name":"registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0"}},{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:0b5e1c3e4a8f7d2c6b9a1e0f3d5c7b9a2e4f6d8c0b1a3e5f7d9c2b4a6e8f0d1c","size":600,"artifactType":"application/vnd.dev.sigstore.bundle.v0.3+json","annotations":{"dev.capi-render.referrer-of":"registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0"}}]}',
   '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a","size":2},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","size":0,"urls":["https://example.com/l"]}]}',
@@ -269,6 +287,15 @@ export function parserTargets(): FuzzTarget<string>[] {
       const once = layoutIndexBytes(entries);
       const again = parsed('parseLayoutIndex', text, () => parseLayoutIndex(once, 'index.json'));
       if (!again || !isDeepStrictEqual(layoutIndexBytes(again), once)) throw new PropertyViolation(`index ${JSON.stringify(text).slice(0, 200)} does not survive being written again`);
+    }),
+    target('config-locations', CONFIG_TEXTS[0]!, parserInput(CONFIG_TEXTS, CONFIG_WORDS, 600), async (text) => {
+      const out = await withoutRepositoryLocations(text);
+      if (!isDeletionOf(out, text)) throw new PropertyViolation(`the record of ${JSON.stringify(text).slice(0, 200)} changes or adds characters`);
+      if ((await withoutRepositoryLocations(out)) !== out) throw new PropertyViolation(`the record of ${JSON.stringify(text).slice(0, 200)} is not stable when read again`);
+      // Where the line reader and the library both read the text, they leave out the same bytes.
+      const byLine = blockFormWithoutLocations(text);
+      const parsed = await parsedWithoutLocations(text);
+      if (byLine !== undefined && parsed !== text && byLine !== parsed) throw new PropertyViolation(`line reader and YAML library differ on ${JSON.stringify(text).slice(0, 200)}`);
     }),
     target('oci-archive', ARCHIVES[0]!, parserInput(ARCHIVES, ARCHIVE_WORDS, 4096), async (text) => {
       const bytes = Buffer.from(text, 'latin1');
