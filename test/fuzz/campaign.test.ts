@@ -16,7 +16,7 @@ const SEED = 20_261_203;
 
 /** Cases per target. A parser's count follows its cost per case: ~1 s each on a 2-core machine. */
 const CASES: Record<string, number> = {
-  repository: 50,
+  repository: 35,
   lock: 1_500,
   overlay: 800,
   'live-dump': 4_000,
