@@ -5,10 +5,9 @@
  * and a name seen twice, naming the entry: an archive carried across an air gap is input to check.
  */
 import { SpecError, error } from '../../errors.js';
+import { TAR_END, tarEntryHeader, tarPadding } from '../../tar-blocks.js';
 
 const BLOCK = 512;
-/** ustar's 11 octal digits. */
-const MAX_SIZE = 0o77777777777;
 
 /** One entry to write: a folder (name ending in `/`) or a file of `size` bytes. */
 export interface TarEntryHeader {
@@ -17,71 +16,15 @@ export interface TarEntryHeader {
 }
 
 /**
- * The header of an entry: 512 bytes, preceded by a pax header with its path when the name fits
- * no ustar header (a sha512 blob's 128-hex name).
+ * The header of an entry (a folder when its name ends in `/`): the shared deterministic tar blocks,
+ * mode 0755 for folders and 0644 for files.
  */
 export function tarHeader(entry: TarEntryHeader): Uint8Array {
-  const split = splitName(entry.name);
-  if (split) return ustarHeader(entry, split);
-  const record = paxRecord('path', entry.name);
-  const pax = ustarHeader({ name: `PaxHeaders/${entry.name.slice(-80)}`, size: record.length }, ['', `PaxHeaders/${entry.name.slice(-80)}`], 'x');
-  const short = entry.name.slice(-100).replace(/^[^/]*\//, '');
-  return Buffer.concat([pax, record, tarPadding(record.length), ustarHeader(entry, ['', short])]);
-}
-
-/** `<length> <key>=<value>\n`, the length counting itself. */
-function paxRecord(key: string, value: string): Uint8Array {
-  const body = ` ${key}=${value}\n`;
-  let length = Buffer.byteLength(body);
-  while (String(length).length + Buffer.byteLength(body) !== length) length = String(length).length + Buffer.byteLength(body);
-  return Buffer.from(`${length}${body}`);
-}
-
-function ustarHeader(entry: TarEntryHeader, [prefix, name]: [string, string], type?: string): Uint8Array {
   const folder = entry.name.endsWith('/');
-  const header = new Uint8Array(BLOCK);
-  writeText(header, 0, 100, name);
-  writeOctal(header, 100, 8, folder ? 0o755 : 0o644);
-  writeOctal(header, 108, 8, 0);
-  writeOctal(header, 116, 8, 0);
-  writeOctal(header, 124, 12, folder ? 0 : entry.size);
-  writeOctal(header, 136, 12, 0);
-  header.fill(0x20, 148, 156);
-  header[156] = type ? type.charCodeAt(0) : folder ? 0x35 : 0x30;
-  writeText(header, 257, 6, 'ustar');
-  writeText(header, 263, 2, '00');
-  writeText(header, 345, 155, prefix);
-  const sum = header.reduce((n, b) => n + b, 0);
-  writeText(header, 148, 7, `${sum.toString(8).padStart(6, '0')}\0`);
-  return header;
+  return tarEntryHeader(entry.name, folder ? 0o755 : 0o644, folder ? 0 : entry.size, folder ? '5' : '0');
 }
 
-/** Zero bytes that pad a file's content to the block size. */
-export function tarPadding(size: number): Uint8Array {
-  return new Uint8Array((BLOCK - (size % BLOCK)) % BLOCK);
-}
-
-/** The two zero blocks that end an archive. */
-export const TAR_END = new Uint8Array(2 * BLOCK);
-
-/** `[prefix, name]` of a ustar header, or undefined when the name fits none. */
-function splitName(name: string): [string, string] | undefined {
-  if (Buffer.byteLength(name) <= 100) return ['', name];
-  const cut = name.lastIndexOf('/', name.length - 2);
-  const prefix = name.slice(0, cut);
-  const rest = name.slice(cut + 1);
-  if (cut <= 0 || Buffer.byteLength(prefix) > 155 || Buffer.byteLength(rest) > 100) return undefined;
-  return [prefix, rest];
-}
-
-function writeText(block: Uint8Array, offset: number, length: number, text: string): void {
-  block.set(new TextEncoder().encode(text).subarray(0, length), offset);
-}
-
-function writeOctal(block: Uint8Array, offset: number, length: number, value: number): void {
-  if (value > MAX_SIZE) throw new Error(`tar: ${value} does not fit a ustar field`);
-  writeText(block, offset, length, `${value.toString(8).padStart(length - 1, '0')}\0`);
-}
+export { TAR_END, tarPadding };
 
 /** A regular file of an archive: where its bytes start and how many there are. */
 export interface TarFile {
