@@ -6,7 +6,16 @@
  * fails the run under `--check`.
  */
 
-const HEADER = ['case', 'capi-render', 'compared with', 'ratio', 'target', 'capi-render peak', 'kustomize peak', 'cache after'];
+const HEADER = [
+  'case',
+  'capi-render',
+  'compared with',
+  'ratio',
+  'target',
+  'capi-render peak',
+  'kustomize peak',
+  'cache after',
+];
 
 /** A stated bound: its text for the report and whether the row's figures meet it. */
 export const target = (text, ok) => ({ text, ok });
@@ -41,19 +50,28 @@ export function benchTable() {
     /** Prints the table, then the cases whose objects differ and the targets missed; returns the exit code. */
     verdict(check) {
       const widths = HEADER.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-      const line = (r) => r.map((c, i) => String(c).padEnd(widths[i])).join('  ').trimEnd();
+      const line = (r) =>
+        r
+          .map((c, i) => String(c).padEnd(widths[i]))
+          .join('  ')
+          .trimEnd();
       console.log(line(HEADER));
       console.log(widths.map((w) => '-'.repeat(w)).join('  '));
       for (const r of rows) console.log(line(r));
-      const comparedNote = 'each case timed against kustomize was checked first: both produced the same objects (parsed, canonical JSON, sorted by apiVersion/kind/namespace/name)';
+      const comparedNote =
+        'each case timed against kustomize was checked first: both produced the same objects (parsed, canonical JSON, sorted by apiVersion/kind/namespace/name)';
       if (different.length === 0) console.log(`\n${comparedNote}.`);
       else {
-        console.log('\nFAILED — capi-render and kustomize produced different objects, so these times compare different work:');
+        console.log(
+          '\nFAILED — capi-render and kustomize produced different objects, so these times compare different work:',
+        );
         for (const d of different) console.log(`  ${d}`);
       }
       if (missed.length === 0) console.log('every target met.');
       else {
-        console.log(`${check ? 'FAILED — ' : ''}targets missed${check ? '' : ' (npm run bench -- --check fails on these)'}:`);
+        console.log(
+          `${check ? 'FAILED — ' : ''}targets missed${check ? '' : ' (npm run bench -- --check fails on these)'}:`,
+        );
         for (const m of missed) console.log(`  ${m}`);
       }
       return different.length > 0 || (check && missed.length > 0) ? 1 : 0;

@@ -21,15 +21,34 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'capi-render-fsync-'));
 // The bench's 100-environment fleet (bench/run.mjs capiRepo), built once.
 const repo = path.join(work, 'repo');
 mkdirSync(path.join(repo, 'providers'), { recursive: true });
-writeFileSync(path.join(repo, 'capi-render.yaml'), `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n  - path: ${path.join(ROOT, 'test/fixtures/repository')}\n`);
-const cr = (kind, n, ns) => `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ${kind}\nmetadata:\n  name: ${n}\n  namespace: ${ns}\nspec:\n  version: v1.12.0\n`;
-writeFileSync(path.join(repo, 'providers/providers.yaml'), [cr('CoreProvider', 'cluster-api', 'capi-system'), cr('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system'), cr('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system'), cr('InfrastructureProvider', 'docker', 'capd-system')].join('---\n'));
+writeFileSync(
+  path.join(repo, 'capi-render.yaml'),
+  `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n  - path: ${path.join(ROOT, 'test/fixtures/repository')}\n`,
+);
+const cr = (kind, n, ns) =>
+  `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ${kind}\nmetadata:\n  name: ${n}\n  namespace: ${ns}\nspec:\n  version: v1.12.0\n`;
+writeFileSync(
+  path.join(repo, 'providers/providers.yaml'),
+  [
+    cr('CoreProvider', 'cluster-api', 'capi-system'),
+    cr('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system'),
+    cr('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system'),
+    cr('InfrastructureProvider', 'docker', 'capd-system'),
+  ].join('---\n'),
+);
 for (let i = 0; i < 100; i++) {
   const env = path.join(repo, 'overlays', `env-${String(i).padStart(4, '0')}`);
   mkdirSync(env, { recursive: true });
-  writeFileSync(path.join(env, 'overlay.yaml'), `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: [../../providers]\npatches:\n  - target: {kind: CoreProvider}\n    patch: |-\n      - {op: add, path: /spec/deployment, value: {replicas: ${(i % 3) + 1}}}\nimages:\n  all:\n    repository: registry-${i % 4}.example.com/capi\n`);
+  writeFileSync(
+    path.join(env, 'overlay.yaml'),
+    `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: [../../providers]\npatches:\n  - target: {kind: CoreProvider}\n    patch: |-\n      - {op: add, path: /spec/deployment, value: {replicas: ${(i % 3) + 1}}}\nimages:\n  all:\n    repository: registry-${i % 4}.example.com/capi\n`,
+  );
 }
-execFileSync(process.execPath, [path.join(ROOT, 'dist/bin/capi-render.js'), 'build'], { cwd: repo, env: { ...process.env, CAPI_RENDER_CACHE_DIR: path.join(work, 'cache') }, stdio: 'ignore' });
+execFileSync(process.execPath, [path.join(ROOT, 'dist/bin/capi-render.js'), 'build'], {
+  cwd: repo,
+  env: { ...process.env, CAPI_RENDER_CACHE_DIR: path.join(work, 'cache') },
+  stdio: 'ignore',
+});
 
 const files = [];
 (function walk(d, rel) {
@@ -42,7 +61,11 @@ const files = [];
 
 const limited = async (items, fn, limit = 32) => {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => { while (next < items.length) await fn(items[next++]); }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
 };
 /** Writes the tree as the build stages it; returns the distinct inodes' paths and every folder. */
 async function stage(dir) {
@@ -70,14 +93,27 @@ async function stage(dir) {
 }
 const fsync = async (p) => {
   const h = await fs.open(p, 'r');
-  try { await h.sync(); } finally { await h.close(); }
+  try {
+    await h.sync();
+  } finally {
+    await h.close();
+  }
 };
 const strategies = {
   'no sync': async () => {},
-  'fsync each file and folder, one at a time': async ({ distinct, dirs }) => { for (const p of [...distinct, ...dirs]) await fsync(p); },
-  'fsync each, 32 in flight (files, then folders)': async ({ distinct, dirs }) => { await limited(distinct, fsync); await limited(dirs, fsync); },
-  'fsync each, 32 in flight (one batch)': async ({ distinct, dirs }) => { await limited([...distinct, ...dirs], fsync); },
-  'one syncfs (sync -f)': async ({ dirs }) => { execFileSync('sync', ['-f', dirs[0]]); },
+  'fsync each file and folder, one at a time': async ({ distinct, dirs }) => {
+    for (const p of [...distinct, ...dirs]) await fsync(p);
+  },
+  'fsync each, 32 in flight (files, then folders)': async ({ distinct, dirs }) => {
+    await limited(distinct, fsync);
+    await limited(dirs, fsync);
+  },
+  'fsync each, 32 in flight (one batch)': async ({ distinct, dirs }) => {
+    await limited([...distinct, ...dirs], fsync);
+  },
+  'one syncfs (sync -f)': async ({ dirs }) => {
+    execFileSync('sync', ['-f', dirs[0]]);
+  },
 };
 const results = Object.fromEntries(Object.keys(strategies).map((k) => [k, []]));
 let shape;
@@ -100,6 +136,10 @@ console.log(`${shape.files} files, ${shape.inodes} distinct inodes, ${shape.fold
 const base = median(results['no sync'].map((x) => x.total));
 for (const [name, v] of Object.entries(results)) {
   const total = median(v.map((x) => x.total));
-  console.log(`${name.padEnd(48)} stage+sync ${total.toFixed(0).padStart(6)} ms   sync ${median(v.map((x) => x.sync)).toFixed(0).padStart(5)} ms   ${(total / base).toFixed(2)}x of no sync`);
+  console.log(
+    `${name.padEnd(48)} stage+sync ${total.toFixed(0).padStart(6)} ms   sync ${median(v.map((x) => x.sync))
+      .toFixed(0)
+      .padStart(5)} ms   ${(total / base).toFixed(2)}x of no sync`,
+  );
 }
 rmSync(work, { recursive: true, force: true });

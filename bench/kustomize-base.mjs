@@ -42,10 +42,19 @@ export function writeKustomizeBase(base, releases, inventory, certManagerVersion
     writeFileSync(path.join(dir, `${label}.yaml`), text);
     const aggregated = jsYaml
       .loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA })
-      .filter((o) => o?.kind === 'ClusterRole' && o.aggregationRule !== undefined && Array.isArray(o.rules) && o.rules.length === 0)
+      .filter(
+        (o) =>
+          o?.kind === 'ClusterRole' &&
+          o.aggregationRule !== undefined &&
+          Array.isArray(o.rules) &&
+          o.rules.length === 0,
+      )
       .map((o) => o.metadata.name);
     const certManager = label === 'cert-manager';
-    const lines = [`resources:\n- ${label}.yaml\n`, `labels:\n- pairs:\n    clusterctl.cluster.x-k8s.io: ""\n${certManager ? '    clusterctl.cluster.x-k8s.io/core: cert-manager\n' : ''}`];
+    const lines = [
+      `resources:\n- ${label}.yaml\n`,
+      `labels:\n- pairs:\n    clusterctl.cluster.x-k8s.io: ""\n${certManager ? '    clusterctl.cluster.x-k8s.io/core: cert-manager\n' : ''}`,
+    ];
     if (certManager) {
       writeFileSync(
         path.join(dir, 'version-annotation.yaml'),
@@ -54,11 +63,16 @@ export function writeKustomizeBase(base, releases, inventory, certManagerVersion
       lines.push('transformers:\n- version-annotation.yaml\n');
     }
     if (aggregated.length > 0) {
-      lines.push(`patches:\n${aggregated.map((n) => `- target: {kind: ClusterRole, name: ${n}}\n  patch: |-\n    - {op: remove, path: /rules}\n`).join('')}`);
+      lines.push(
+        `patches:\n${aggregated.map((n) => `- target: {kind: ClusterRole, name: ${n}}\n  patch: |-\n    - {op: remove, path: /rules}\n`).join('')}`,
+      );
     }
     writeFileSync(path.join(dir, 'kustomization.yaml'), lines.join(''));
   }
   writeFileSync(path.join(base, 'inventory.yaml'), inventory);
-  writeFileSync(path.join(base, 'kustomization.yaml'), `resources:\n${[...texts.keys()].map((l) => `- ${l}\n`).join('')}- inventory.yaml\n`);
+  writeFileSync(
+    path.join(base, 'kustomization.yaml'),
+    `resources:\n${[...texts.keys()].map((l) => `- ${l}\n`).join('')}- inventory.yaml\n`,
+  );
   return texts;
 }

@@ -31,7 +31,18 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,7 +70,8 @@ function snapshotPackage() {
   }
   const pkg = path.join(work, 'package');
   const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-  for (const entry of ['package.json', ...manifest.files]) cpSync(path.join(ROOT, entry), path.join(pkg, entry), { recursive: true });
+  for (const entry of ['package.json', ...manifest.files])
+    cpSync(path.join(ROOT, entry), path.join(pkg, entry), { recursive: true });
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(pkg, 'node_modules'));
   return pkg;
 }
@@ -88,7 +100,12 @@ function artifactText(label, version, file) {
 function timed(cmd, args, cwd, cacheDir = path.join(work, 'cache')) {
   const full = TIME ? [TIME, ['-f', '%M', cmd, ...args]] : [cmd, args];
   const start = process.hrtime.bigint();
-  const r = spawnSync(full[0], full[1], { cwd, encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, NO_COLOR: '1', CAPI_RENDER_CACHE_DIR: cacheDir } });
+  const r = spawnSync(full[0], full[1], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+    env: { ...process.env, NO_COLOR: '1', CAPI_RENDER_CACHE_DIR: cacheDir },
+  });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed in ${cwd}:\n${r.stderr}`);
   const rss = TIME ? Number(r.stderr.trim().split('\n').at(-1)) : NaN;
@@ -105,11 +122,20 @@ function median(values) {
 function capiRepo(name, envs, { distinct = false } = {}) {
   const dir = path.join(work, name);
   mkdirSync(path.join(dir, 'providers'), { recursive: true });
-  writeFileSync(path.join(dir, 'capi-render.yaml'), `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n  - path: ${FIXTURES}\n`);
-  const cr = (kind, n, ns) => `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ${kind}\nmetadata:\n  name: ${n}\n  namespace: ${ns}\nspec:\n  version: v1.12.0\n`;
+  writeFileSync(
+    path.join(dir, 'capi-render.yaml'),
+    `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n  - path: ${FIXTURES}\n`,
+  );
+  const cr = (kind, n, ns) =>
+    `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ${kind}\nmetadata:\n  name: ${n}\n  namespace: ${ns}\nspec:\n  version: v1.12.0\n`;
   writeFileSync(
     path.join(dir, 'providers/providers.yaml'),
-    [cr('CoreProvider', 'cluster-api', 'capi-system'), cr('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system'), cr('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system'), cr('InfrastructureProvider', 'docker', 'capd-system')].join('---\n'),
+    [
+      cr('CoreProvider', 'cluster-api', 'capi-system'),
+      cr('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system'),
+      cr('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system'),
+      cr('InfrastructureProvider', 'docker', 'capd-system'),
+    ].join('---\n'),
   );
   for (let i = 0; i < envs; i++) {
     const env = path.join(dir, 'overlays', `env-${String(i).padStart(4, '0')}`);
@@ -135,9 +161,13 @@ function kustomizeInventory() {
     timed(process.execPath, [CLI, 'build'], repo, path.join(work, 'cache-inventory'));
     const env = path.join(repo, 'rendered', 'env-0000');
     const docs = [];
-    for (const component of readdirSync(env, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
+    for (const component of readdirSync(env, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort()) {
       for (const f of readdirSync(path.join(env, component)).sort()) {
-        if (f.startsWith('provider-') || f === 'customresourcedefinition-providers.clusterctl.cluster.x-k8s.io.yaml') docs.push(readFileSync(path.join(env, component, f), 'utf8'));
+        if (f.startsWith('provider-') || f === 'customresourcedefinition-providers.clusterctl.cluster.x-k8s.io.yaml')
+          docs.push(readFileSync(path.join(env, component, f), 'utf8'));
       }
     }
     inventoryText = docs.map((d) => `---\n${d}`).join('');
@@ -147,19 +177,28 @@ function kustomizeInventory() {
 
 /** The release files as the kustomize base of the bench (./kustomize-base.mjs): one folder per release. */
 function kustomizeBase(base) {
-  return writeKustomizeBase(base, ARTIFACTS.map(([label, version, file]) => [label, artifactText(label, version, file)]), kustomizeInventory(), 'v1.19.4');
+  return writeKustomizeBase(
+    base,
+    ARTIFACTS.map(([label, version, file]) => [label, artifactText(label, version, file)]),
+    kustomizeInventory(),
+    'v1.19.4',
+  );
 }
 
 /** The same work for kustomize: the base (kustomizeBase), a patch and image overrides per environment. */
 function kustomizeTrees(name, envs) {
   const base = path.join(work, name, 'base');
   const images = new Set();
-  for (const text of kustomizeBase(base).values()) for (const m of text.matchAll(/^\s*image: "?([^\s:@"]+)/gm)) images.add(m[1]);
+  for (const text of kustomizeBase(base).values())
+    for (const m of text.matchAll(/^\s*image: "?([^\s:@"]+)/gm)) images.add(m[1]);
   const dirs = [];
   for (let i = 0; i < envs; i++) {
     const dir = path.join(work, name, `env-${String(i).padStart(3, '0')}`);
     mkdirSync(dir, { recursive: true });
-    const imageList = [...images].sort().map((img) => `- name: ${img}\n  newName: ${REGISTRY(i)}/${img.split('/').at(-1)}\n`).join('');
+    const imageList = [...images]
+      .sort()
+      .map((img) => `- name: ${img}\n  newName: ${REGISTRY(i)}/${img.split('/').at(-1)}\n`)
+      .join('');
     writeFileSync(
       path.join(dir, 'kustomization.yaml'),
       `resources:\n- ../base\npatches:\n- target: {kind: Deployment, name: capi-controller-manager}\n  patch: |-\n    - {op: replace, path: /spec/replicas, value: ${REPLICAS(i)}}\nimages:\n${imageList}`,
@@ -190,7 +229,10 @@ function kustomizeDistinctTrees(name, envs) {
     const dir = path.join(work, name, `env-${String(i).padStart(4, '0')}`);
     mkdirSync(dir, { recursive: true });
     const patches = targets
-      .map((t) => `- target: {kind: Deployment, name: ${t.name}}\n  patch: |-\n    - {op: replace, path: ${t.path}, value: "--diagnostics-address=${ADDRESS(i)}"}\n`)
+      .map(
+        (t) =>
+          `- target: {kind: Deployment, name: ${t.name}}\n  patch: |-\n    - {op: replace, path: ${t.path}, value: "--diagnostics-address=${ADDRESS(i)}"}\n`,
+      )
       .join('');
     writeFileSync(path.join(dir, 'kustomization.yaml'), `resources:\n- ../base\npatches:\n${patches}`);
     dirs.push(dir);
@@ -221,7 +263,11 @@ function renderedImages(dir) {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith('.yaml')) for (const m of readFileSync(p, 'utf8').matchAll(/(?:image: |--acme-http01-solver-image=)["']?([^\s"'@]+)["']?$/gm)) out.add(m[1]);
+      else if (e.name.endsWith('.yaml'))
+        for (const m of readFileSync(p, 'utf8').matchAll(
+          /(?:image: |--acme-http01-solver-image=)["']?([^\s"'@]+)["']?$/gm,
+        ))
+          out.add(m[1]);
     }
   };
   walk(dir);
@@ -253,15 +299,24 @@ function pinnedWarmLock(unpinnedRepo) {
   const unpinnedSamples = [];
   const samples = [];
   for (let r = 0; r < RUNS; r++) {
-    for (const [text, into] of [[plain, unpinnedSamples], [pinnedConfig, samples]]) {
+    for (const [text, into] of [
+      [plain, unpinnedSamples],
+      [pinnedConfig, samples],
+    ]) {
       writeFileSync(config, text);
       for (const p of ['rendered', 'gitops']) rmSync(path.join(repo, p), { recursive: true, force: true });
       writeFileSync(path.join(repo, 'capi-render.lock'), lockText);
       into.push(timed(process.execPath, [CLI, 'build', '--offline', '--force'], repo));
     }
   }
-  commands.push(`(cd ${repo} && rm -rf rendered gitops && node ${CLI} build --offline --force)   # with and without imagePolicy.pinDigests, every digest in capi-render.lock`);
-  return { ms: median(samples.map((s) => s.ms)), unpinned: median(unpinnedSamples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)) };
+  commands.push(
+    `(cd ${repo} && rm -rf rendered gitops && node ${CLI} build --offline --force)   # with and without imagePolicy.pinDigests, every digest in capi-render.lock`,
+  );
+  return {
+    ms: median(samples.map((s) => s.ms)),
+    unpinned: median(unpinnedSamples.map((s) => s.ms)),
+    rss: Math.max(...samples.map((s) => s.rss)),
+  };
 }
 
 /** Pushes a one-layer image (a config blob and a manifest) under `repository:tag`. */
@@ -271,14 +326,29 @@ async function pushImage(host, repository, tag) {
     const start = await fetch(`http://${host}/v2/${repository}/blobs/uploads/`, { method: 'POST' });
     const location = new URL(start.headers.get('location'), `http://${host}`);
     location.searchParams.set('digest', digest);
-    const put = await fetch(location, { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } });
+    const put = await fetch(location, {
+      method: 'PUT',
+      body: bytes,
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     if (put.status !== 201) throw new Error(`blob upload to ${host}/${repository}: HTTP ${put.status}`);
     return { digest, size: bytes.length };
   };
-  const config = await blob(Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers', diff_ids: [] }, tag })));
+  const config = await blob(
+    Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers', diff_ids: [] }, tag })),
+  );
   const layer = await blob(Buffer.from(`${repository}:${tag}`));
-  const manifest = JSON.stringify({ schemaVersion: 2, mediaType: 'application/vnd.oci.image.manifest.v1+json', config: { mediaType: 'application/vnd.oci.image.config.v1+json', ...config }, layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar', ...layer }] });
-  const put = await fetch(`http://${host}/v2/${repository}/manifests/${tag}`, { method: 'PUT', body: manifest, headers: { 'content-type': 'application/vnd.oci.image.manifest.v1+json' } });
+  const manifest = JSON.stringify({
+    schemaVersion: 2,
+    mediaType: 'application/vnd.oci.image.manifest.v1+json',
+    config: { mediaType: 'application/vnd.oci.image.config.v1+json', ...config },
+    layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar', ...layer }],
+  });
+  const put = await fetch(`http://${host}/v2/${repository}/manifests/${tag}`, {
+    method: 'PUT',
+    body: manifest,
+    headers: { 'content-type': 'application/vnd.oci.image.manifest.v1+json' },
+  });
   if (put.status !== 201) throw new Error(`manifest push to ${host}/${repository}:${tag}: HTTP ${put.status}`);
 }
 
@@ -297,7 +367,10 @@ async function pinnedColdLock() {
   const host = `127.0.0.1:${port}`;
   const storage = mkdtempSync(path.join(work, 'registry-'));
   const configFile = path.join(storage, 'config.yml');
-  writeFileSync(configFile, `version: 0.1\nlog:\n  level: info\nstorage:\n  filesystem:\n    rootdirectory: ${storage}/data\nhttp:\n  addr: ${host}\n`);
+  writeFileSync(
+    configFile,
+    `version: 0.1\nlog:\n  level: info\nstorage:\n  filesystem:\n    rootdirectory: ${storage}/data\nhttp:\n  addr: ${host}\n`,
+  );
   const log = [];
   const registry = spawn('/usr/bin/docker-registry', ['serve', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
   registry.stdout.on('data', (d) => log.push(String(d)));
@@ -312,7 +385,10 @@ async function pinnedColdLock() {
     }
     const repo = capiRepo('pinned-cold-100', 100);
     const config = path.join(repo, 'capi-render.yaml');
-    writeFileSync(config, readFileSync(config, 'utf8').replace('certManager:\n  version: v1.19.4\n', 'certManager:\n  install: false\n'));
+    writeFileSync(
+      config,
+      readFileSync(config, 'utf8').replace('certManager:\n  version: v1.19.4\n', 'certManager:\n  install: false\n'),
+    );
     // One registry for every environment: the overlays' own image overrides go.
     for (const env of readdirSync(path.join(repo, 'overlays'))) {
       const f = path.join(repo, 'overlays', env, 'overlay.yaml');
@@ -325,13 +401,23 @@ async function pinnedColdLock() {
       const [name, tag] = image.slice(host.length + 1).split(':');
       await pushImage(host, name, tag);
     }
-    writeFileSync(config, `${readFileSync(config, 'utf8')}imagePolicy:\n  pinDigests: true\n  insecureRegistries: [${host}]\n`);
+    writeFileSync(
+      config,
+      `${readFileSync(config, 'utf8')}imagePolicy:\n  pinDigests: true\n  insecureRegistries: [${host}]\n`,
+    );
     await new Promise((r) => setTimeout(r, 500));
-    const before = log.join('').split('\n').filter((l) => /"(?:HEAD|GET) \/v2\/[^ ]*\/manifests\//.test(l)).length;
+    const before = log
+      .join('')
+      .split('\n')
+      .filter((l) => /"(?:HEAD|GET) \/v2\/[^ ]*\/manifests\//.test(l)).length;
     const pinned = capiCold(repo, path.join(work, 'cache'), 1);
     // The builds run synchronously: the registry's log lines are read once the event loop turns.
     await new Promise((r) => setTimeout(r, 500));
-    const requests = log.join('').split('\n').filter((l) => /"(?:HEAD|GET) \/v2\/[^ ]*\/manifests\//.test(l)).length - before;
+    const requests =
+      log
+        .join('')
+        .split('\n')
+        .filter((l) => /"(?:HEAD|GET) \/v2\/[^ ]*\/manifests\//.test(l)).length - before;
     return { ms: pinned.ms, rss: pinned.rss, unpinned: unpinned.ms, images: images.length, requests };
   } finally {
     registry.kill();
@@ -364,13 +450,16 @@ function cmpGenerate(repo, env, cacheDir, { runs = RUNS, before = () => undefine
     before(r);
     samples.push(timed(process.execPath, [CLI, 'cmp-generate', '--env', env], repo, cacheDir));
   }
-  commands.push(`(cd ${repo} && CAPI_RENDER_CACHE_DIR=${cacheDir} node ${CLI} cmp-generate --env ${env})${label ? `   # ${label}` : ''}`);
+  commands.push(
+    `(cd ${repo} && CAPI_RENDER_CACHE_DIR=${cacheDir} node ${CLI} cmp-generate --env ${env})${label ? `   # ${label}` : ''}`,
+  );
   return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)) };
 }
 
 function buildStdout(repo, env, cacheDir) {
   const samples = [];
-  for (let r = 0; r < RUNS; r++) samples.push(timed(process.execPath, [CLI, 'build', '--stdout', '--env', env], repo, cacheDir));
+  for (let r = 0; r < RUNS; r++)
+    samples.push(timed(process.execPath, [CLI, 'build', '--stdout', '--env', env], repo, cacheDir));
   commands.push(`(cd ${repo} && CAPI_RENDER_CACHE_DIR=${cacheDir} node ${CLI} build --stdout --env ${env})`);
   return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)) };
 }
@@ -380,11 +469,16 @@ function buildStdout(repo, env, cacheDir) {
 function capiCold(repo, cacheDir = path.join(work, 'cache'), runs = RUNS) {
   const samples = [];
   for (let r = 0; r < runs; r++) {
-    for (const p of ['rendered', 'gitops', 'capi-render.lock']) rmSync(path.join(repo, p), { recursive: true, force: true });
+    for (const p of ['rendered', 'gitops', 'capi-render.lock'])
+      rmSync(path.join(repo, p), { recursive: true, force: true });
     samples.push(timed(process.execPath, [CLI, 'build'], repo, cacheDir));
   }
   commands.push(`(cd ${repo} && rm -rf rendered gitops capi-render.lock && node ${CLI} build)`);
-  return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)), cache: folderBytes(cacheDir) };
+  return {
+    ms: median(samples.map((s) => s.ms)),
+    rss: Math.max(...samples.map((s) => s.rss)),
+    cache: folderBytes(cacheDir),
+  };
 }
 
 /** A cold build with an empty cache folder every time: the first build on a new machine or CI runner. */
@@ -392,13 +486,16 @@ function capiEmptyCache(repo) {
   const samples = [];
   let cache = 0;
   for (let r = 0; r < RUNS; r++) {
-    for (const p of ['rendered', 'gitops', 'capi-render.lock']) rmSync(path.join(repo, p), { recursive: true, force: true });
+    for (const p of ['rendered', 'gitops', 'capi-render.lock'])
+      rmSync(path.join(repo, p), { recursive: true, force: true });
     const cacheDir = path.join(work, `empty-cache-${r}`);
     samples.push(timed(process.execPath, [CLI, 'build'], repo, cacheDir));
     cache = folderBytes(cacheDir);
     rmSync(cacheDir, { recursive: true, force: true });
   }
-  commands.push(`(cd ${repo} && rm -rf rendered gitops capi-render.lock && CAPI_RENDER_CACHE_DIR=$(mktemp -d) node ${CLI} build)`);
+  commands.push(
+    `(cd ${repo} && rm -rf rendered gitops capi-render.lock && CAPI_RENDER_CACHE_DIR=$(mktemp -d) node ${CLI} build)`,
+  );
   return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)), cache };
 }
 
@@ -421,7 +518,9 @@ function kustomizeAll(dirs, runs) {
     }
     totals.push(total);
   }
-  commands.push(`for d in ${path.dirname(dirs[0])}/env-*; do kubectl kustomize $d -o $d/out.yaml; done   # ${dirs.length} builds`);
+  commands.push(
+    `for d in ${path.dirname(dirs[0])}/env-*; do kubectl kustomize $d -o $d/out.yaml; done   # ${dirs.length} builds`,
+  );
   return { ms: median(totals), rss };
 }
 
@@ -442,7 +541,9 @@ async function floor(repo, scale = 1) {
     samples.push((Number(parsed - start) + scale * Number(process.hrtime.bigint() - parsed)) / 1e6);
     if (bytes === 0) throw new Error('nothing serialised');
   }
-  commands.push(`(in-process) js-yaml loadAll of the 5 artifacts + js-yaml dump of all ${objects.length} output objects${scale > 1 ? ` (dump time × ${scale}: the ${scale * result.environments.length}-environment fleet)` : ''}`);
+  commands.push(
+    `(in-process) js-yaml loadAll of the 5 artifacts + js-yaml dump of all ${objects.length} output objects${scale > 1 ? ` (dump time × ${scale}: the ${scale * result.environments.length}-environment fleet)` : ''}`,
+  );
   return { ms: median(samples), objects: objects.length * scale };
 }
 
@@ -454,25 +555,45 @@ async function floor(repo, scale = 1) {
 function importDumps(n) {
   const dir = path.join(work, 'import');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'capi-render.yaml'), `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n  - path: ${FIXTURES}\n`);
-  const fixture = gunzipSync(readFileSync(path.join(ROOT, 'test/fixtures/live/clusterctl-v1.12.0.list.yaml.gz'))).toString('utf8');
-  const objects = jsYaml.load(fixture, { schema: jsYaml.CORE_SCHEMA }).items.filter((o) => o.kind === 'Provider' || (o.kind === 'Deployment' && o.metadata.namespace === 'cert-manager'));
+  writeFileSync(
+    path.join(dir, 'capi-render.yaml'),
+    `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n  - path: ${FIXTURES}\n`,
+  );
+  const fixture = gunzipSync(
+    readFileSync(path.join(ROOT, 'test/fixtures/live/clusterctl-v1.12.0.list.yaml.gz')),
+  ).toString('utf8');
+  const objects = jsYaml
+    .load(fixture, { schema: jsYaml.CORE_SCHEMA })
+    .items.filter((o) => o.kind === 'Provider' || (o.kind === 'Deployment' && o.metadata.namespace === 'cert-manager'));
   for (let i = 0; objects.length < n; i++) {
-    objects.push({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `pod-${i}`, namespace: `ns-${i % 50}`, labels: { app: `a${i % 7}` } }, spec: { containers: [{ name: 'c', image: `registry.example.com/app:${i % 13}` }] } });
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: `pod-${i}`, namespace: `ns-${i % 50}`, labels: { app: `a${i % 7}` } },
+      spec: { containers: [{ name: 'c', image: `registry.example.com/app:${i % 13}` }] },
+    });
   }
   const options = { lineWidth: -1, noRefs: true };
   const stream = path.join(work, `dump-${n}.stream.yaml`);
   const list = path.join(work, `dump-${n}.list.yaml`);
   writeFileSync(stream, objects.map((o) => `---\n${jsYaml.dump(o, options)}`).join(''));
-  writeFileSync(list, jsYaml.dump({ apiVersion: 'v1', items: objects, kind: 'List', metadata: { resourceVersion: '' } }, options));
+  writeFileSync(
+    list,
+    jsYaml.dump({ apiVersion: 'v1', items: objects, kind: 'List', metadata: { resourceVersion: '' } }, options),
+  );
   return { dir, stream, list };
 }
 
 function capiImport(repo, dump) {
   const samples = [];
-  for (let r = 0; r < RUNS; r++) samples.push(timed(process.execPath, [CLI, 'import', '--from', dump, '--dry-run'], repo));
+  for (let r = 0; r < RUNS; r++)
+    samples.push(timed(process.execPath, [CLI, 'import', '--from', dump, '--dry-run'], repo));
   commands.push(`(cd ${repo} && node ${CLI} import --from ${dump} --dry-run)`);
-  return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)), bytes: statSync(dump).size };
+  return {
+    ms: median(samples.map((s) => s.ms)),
+    rss: Math.max(...samples.map((s) => s.rss)),
+    bytes: statSync(dump).size,
+  };
 }
 
 // ---- report -----------------------------------------------------------------------------------
@@ -487,22 +608,57 @@ const ARTIFACT_BYTES = ARTIFACTS.reduce((sum, [l, v, f]) => sum + Buffer.byteLen
 /** Targets shared by many rows: a ratio bound, peak memory, and the cache-growth bound (≤ 2× the artifacts). */
 const ratioAtMost = (a, b, bound) => atMost('ratio', a / b, bound, '×');
 const peakUnder = (kib, mibBound) => atMost('peak', kib / 1024, mibBound, ' MiB');
-const cacheBound = (bytes) => atMost('cache after', bytes / 1024 / 1024, Number(((2 * ARTIFACT_BYTES) / 1024 / 1024).toFixed(1)), ' MiB');
+const cacheBound = (bytes) =>
+  atMost('cache after', bytes / 1024 / 1024, Number(((2 * ARTIFACT_BYTES) / 1024 / 1024).toFixed(1)), ' MiB');
 /** How capi-render's environments (rendered/env-NNNN) differ from the kustomize builds of `dirs` (their out.yaml), if at all. */
-const differenceFromKustomize = (repo, dirs) => differenceBetween(dirs.map((d, i) => [path.join(repo, 'rendered', `env-${String(i).padStart(4, '0')}`), path.join(d, 'out.yaml')]));
+const differenceFromKustomize = (repo, dirs) =>
+  differenceBetween(
+    dirs.map((d, i) => [path.join(repo, 'rendered', `env-${String(i).padStart(4, '0')}`), path.join(d, 'out.yaml')]),
+  );
 
-console.log(`capi-render bench — ${RUNS} run(s) per capi-render figure (median), node ${process.version}, ${os.cpus().length} CPUs\n`);
+console.log(
+  `capi-render bench — ${RUNS} run(s) per capi-render figure (median), node ${process.version}, ${os.cpus().length} CPUs\n`,
+);
 
 function pinningRows(repo) {
   const pinnedWarm = pinnedWarmLock(repo);
-  table.add(['100 environments, pinDigests, warm lock', fmt(pinnedWarm.ms), `unpinned ${fmt(pinnedWarm.unpinned)}`, ratio(pinnedWarm.ms, pinnedWarm.unpinned), '≤ 1.1× of unpinned', mib(pinnedWarm.rss), '', ''], {
-    targets: [ratioAtMost(pinnedWarm.ms, pinnedWarm.unpinned, 1.1)],
-  });
+  table.add(
+    [
+      '100 environments, pinDigests, warm lock',
+      fmt(pinnedWarm.ms),
+      `unpinned ${fmt(pinnedWarm.unpinned)}`,
+      ratio(pinnedWarm.ms, pinnedWarm.unpinned),
+      '≤ 1.1× of unpinned',
+      mib(pinnedWarm.rss),
+      '',
+      '',
+    ],
+    {
+      targets: [ratioAtMost(pinnedWarm.ms, pinnedWarm.unpinned, 1.1)],
+    },
+  );
   return pinnedColdLock().then((pinnedCold) => {
     if (!pinnedCold) return;
-    table.add([`100 environments, pinDigests, cold lock (${pinnedCold.images} images, ${pinnedCold.requests} registry requests)`, fmt(pinnedCold.ms), `unpinned ${fmt(pinnedCold.unpinned)}`, ratio(pinnedCold.ms, pinnedCold.unpinned), 'each image once', mib(pinnedCold.rss), '', ''], {
-      targets: [target(`${pinnedCold.requests} manifest requests for ${pinnedCold.images} images`, pinnedCold.requests === pinnedCold.images)],
-    });
+    table.add(
+      [
+        `100 environments, pinDigests, cold lock (${pinnedCold.images} images, ${pinnedCold.requests} registry requests)`,
+        fmt(pinnedCold.ms),
+        `unpinned ${fmt(pinnedCold.unpinned)}`,
+        ratio(pinnedCold.ms, pinnedCold.unpinned),
+        'each image once',
+        mib(pinnedCold.rss),
+        '',
+        '',
+      ],
+      {
+        targets: [
+          target(
+            `${pinnedCold.requests} manifest requests for ${pinnedCold.images} images`,
+            pinnedCold.requests === pinnedCold.images,
+          ),
+        ],
+      },
+    );
   });
 }
 
@@ -519,8 +675,23 @@ const k1 = kustomizeAll(oneK, RUNS);
 const same1 = differenceFromKustomize(one, oneK);
 const e1 = capiEmptyCache(one);
 const same1e = differenceFromKustomize(one, oneK);
-table.add(['1 environment', fmt(c1.ms), fmt(k1.ms), ratio(c1.ms, k1.ms), '≤ 0.5×', mib(c1.rss), mib(k1.rss), size(c1.cache)], { compared: true, difference: same1, targets: [ratioAtMost(c1.ms, k1.ms, 0.5), cacheBound(c1.cache)] });
-table.add(['1 environment, empty cache', fmt(e1.ms), fmt(k1.ms), ratio(e1.ms, k1.ms), '≤ 0.5×', mib(e1.rss), mib(k1.rss), size(e1.cache)], { compared: true, difference: same1e, targets: [ratioAtMost(e1.ms, k1.ms, 0.5), cacheBound(e1.cache)] });
+table.add(
+  ['1 environment', fmt(c1.ms), fmt(k1.ms), ratio(c1.ms, k1.ms), '≤ 0.5×', mib(c1.rss), mib(k1.rss), size(c1.cache)],
+  { compared: true, difference: same1, targets: [ratioAtMost(c1.ms, k1.ms, 0.5), cacheBound(c1.cache)] },
+);
+table.add(
+  [
+    '1 environment, empty cache',
+    fmt(e1.ms),
+    fmt(k1.ms),
+    ratio(e1.ms, k1.ms),
+    '≤ 0.5×',
+    mib(e1.rss),
+    mib(k1.rss),
+    size(e1.cache),
+  ],
+  { compared: true, difference: same1e, targets: [ratioAtMost(e1.ms, k1.ms, 0.5), cacheBound(e1.cache)] },
+);
 
 let repo100;
 for (const n of [10, 50, 100]) {
@@ -528,17 +699,53 @@ for (const n of [10, 50, 100]) {
   const dirs = kustomizeTrees(`envs-${n}-kustomize`, n);
   const c = capiCold(repo);
   const k = kustomizeAll(dirs, n >= 50 ? 1 : RUNS);
-  table.add([`${n} environments`, fmt(c.ms), fmt(k.ms), ratio(c.ms, k.ms), n === 100 ? '≤ 0.05× (20× faster)' : '', mib(c.rss), mib(k.rss), size(c.cache)], {
-    compared: true,
-    difference: differenceFromKustomize(repo, dirs),
-    targets: [...(n === 100 ? [ratioAtMost(c.ms, k.ms, 0.05)] : []), cacheBound(c.cache)],
-  });
+  table.add(
+    [
+      `${n} environments`,
+      fmt(c.ms),
+      fmt(k.ms),
+      ratio(c.ms, k.ms),
+      n === 100 ? '≤ 0.05× (20× faster)' : '',
+      mib(c.rss),
+      mib(k.rss),
+      size(c.cache),
+    ],
+    {
+      compared: true,
+      difference: differenceFromKustomize(repo, dirs),
+      targets: [...(n === 100 ? [ratioAtMost(c.ms, k.ms, 0.05)] : []), cacheBound(c.cache)],
+    },
+  );
   if (n === 100) repo100 = { repo, cold: c };
 }
 const noop = capiNoop(repo100.repo);
-table.add(['no-op rebuild, 100 environments', fmt(noop.ms), `cold ${fmt(repo100.cold.ms)}`, ratio(noop.ms, repo100.cold.ms), '≤ 0.1× of cold', mib(noop.rss), '', ''], { targets: [ratioAtMost(noop.ms, repo100.cold.ms, 0.1)] });
+table.add(
+  [
+    'no-op rebuild, 100 environments',
+    fmt(noop.ms),
+    `cold ${fmt(repo100.cold.ms)}`,
+    ratio(noop.ms, repo100.cold.ms),
+    '≤ 0.1× of cold',
+    mib(noop.rss),
+    '',
+    '',
+  ],
+  { targets: [ratioAtMost(noop.ms, repo100.cold.ms, 0.1)] },
+);
 const fl = await floor(repo100.repo);
-table.add([`floor, 100 environments (${fl.objects} objects)`, fmt(repo100.cold.ms), `floor ${fmt(fl.ms)}`, ratio(repo100.cold.ms, fl.ms), '≤ 2× of floor', '', '', ''], { targets: [ratioAtMost(repo100.cold.ms, fl.ms, 2)] });
+table.add(
+  [
+    `floor, 100 environments (${fl.objects} objects)`,
+    fmt(repo100.cold.ms),
+    `floor ${fmt(fl.ms)}`,
+    ratio(repo100.cold.ms, fl.ms),
+    '≤ 2× of floor',
+    '',
+    '',
+    '',
+  ],
+  { targets: [ratioAtMost(repo100.cold.ms, fl.ms, 2)] },
+);
 
 // Fleets whose environments really differ (issue 17). Each row's cache starts empty, so its size
 // is what that case leaves; the warm row's cache is filled by a first, unmeasured build.
@@ -548,19 +755,55 @@ const warmCache = path.join(work, 'cache-distinct');
 timed(process.execPath, [CLI, 'build'], distinct100, warmCache);
 const d100 = capiCold(distinct100, warmCache);
 const dk = kustomizeAll(distinctK.dirs, 1);
-table.add(['100 environments, distinct values', fmt(d100.ms), fmt(dk.ms), ratio(d100.ms, dk.ms), '≤ 0.02×; < 512 MiB', mib(d100.rss), mib(dk.rss), size(d100.cache)], {
-  compared: true,
-  difference: differenceFromKustomize(distinct100, distinctK.dirs),
-  targets: [ratioAtMost(d100.ms, dk.ms, 0.02), peakUnder(d100.rss, 512), cacheBound(d100.cache)],
-});
+table.add(
+  [
+    '100 environments, distinct values',
+    fmt(d100.ms),
+    fmt(dk.ms),
+    ratio(d100.ms, dk.ms),
+    '≤ 0.02×; < 512 MiB',
+    mib(d100.rss),
+    mib(dk.rss),
+    size(d100.cache),
+  ],
+  {
+    compared: true,
+    difference: differenceFromKustomize(distinct100, distinctK.dirs),
+    targets: [ratioAtMost(d100.ms, dk.ms, 0.02), peakUnder(d100.rss, 512), cacheBound(d100.cache)],
+  },
+);
 const d100e = capiEmptyCache(distinct100);
-table.add(['100 environments, distinct values, empty cache', fmt(d100e.ms), fmt(dk.ms), ratio(d100e.ms, dk.ms), '≤ 0.05×; < 512 MiB', mib(d100e.rss), mib(dk.rss), size(d100e.cache)], {
-  compared: true,
-  difference: differenceFromKustomize(distinct100, distinctK.dirs),
-  targets: [ratioAtMost(d100e.ms, dk.ms, 0.05), peakUnder(d100e.rss, 512), cacheBound(d100e.cache)],
-});
+table.add(
+  [
+    '100 environments, distinct values, empty cache',
+    fmt(d100e.ms),
+    fmt(dk.ms),
+    ratio(d100e.ms, dk.ms),
+    '≤ 0.05×; < 512 MiB',
+    mib(d100e.rss),
+    mib(dk.rss),
+    size(d100e.cache),
+  ],
+  {
+    compared: true,
+    difference: differenceFromKustomize(distinct100, distinctK.dirs),
+    targets: [ratioAtMost(d100e.ms, dk.ms, 0.05), peakUnder(d100e.rss, 512), cacheBound(d100e.cache)],
+  },
+);
 const dfl = await floor(distinct100);
-table.add([`floor, 100 environments, distinct values (${dfl.objects} objects)`, fmt(d100.ms), `floor ${fmt(dfl.ms)}`, ratio(d100.ms, dfl.ms), '≤ 2× of floor', '', '', ''], { targets: [ratioAtMost(d100.ms, dfl.ms, 2)] });
+table.add(
+  [
+    `floor, 100 environments, distinct values (${dfl.objects} objects)`,
+    fmt(d100.ms),
+    `floor ${fmt(dfl.ms)}`,
+    ratio(d100.ms, dfl.ms),
+    '≤ 2× of floor',
+    '',
+    '',
+    '',
+  ],
+  { targets: [ratioAtMost(d100.ms, dfl.ms, 2)] },
+);
 if (!process.env.BENCH_SKIP_1000) {
   const distinct1000 = capiRepo('distinct-1000', 1000, { distinct: true });
   const cache1000 = path.join(work, 'cache-distinct-1000');
@@ -568,10 +811,34 @@ if (!process.env.BENCH_SKIP_1000) {
   // Its cache is warm from the same artifacts (the 100-environment fleet's), as on a developer's machine.
   timed(process.execPath, [CLI, 'build'], distinct100, cache1000);
   const d1000 = capiCold(distinct1000, cache1000, Math.min(RUNS, 2));
-  table.add(['1000 environments, distinct values', fmt(d1000.ms), `10 × 100: ${fmt(10 * d100.ms)}`, ratio(d1000.ms, 10 * d100.ms), '≤ 1× (linear); < 1 GiB', mib(d1000.rss), '', size(d1000.cache)], {
-    targets: [ratioAtMost(d1000.ms, 10 * d100.ms, 1), peakUnder(d1000.rss, 1024), cacheBound(d1000.cache)],
-  });
-  table.add(['1000 environments, distinct values, vs floor', fmt(d1000.ms), `floor ${fmt(10 * dfl.ms)}`, ratio(d1000.ms, 10 * dfl.ms), '≤ 2× of floor', '', '', ''], { targets: [ratioAtMost(d1000.ms, 10 * dfl.ms, 2)] });
+  table.add(
+    [
+      '1000 environments, distinct values',
+      fmt(d1000.ms),
+      `10 × 100: ${fmt(10 * d100.ms)}`,
+      ratio(d1000.ms, 10 * d100.ms),
+      '≤ 1× (linear); < 1 GiB',
+      mib(d1000.rss),
+      '',
+      size(d1000.cache),
+    ],
+    {
+      targets: [ratioAtMost(d1000.ms, 10 * d100.ms, 1), peakUnder(d1000.rss, 1024), cacheBound(d1000.cache)],
+    },
+  );
+  table.add(
+    [
+      '1000 environments, distinct values, vs floor',
+      fmt(d1000.ms),
+      `floor ${fmt(10 * dfl.ms)}`,
+      ratio(d1000.ms, 10 * dfl.ms),
+      '≤ 2× of floor',
+      '',
+      '',
+      '',
+    ],
+    { targets: [ratioAtMost(d1000.ms, 10 * dfl.ms, 2)] },
+  );
   commands.push(`floor of 1000 environments: the 100-environment floor's dump time × 10 (linear by construction)`);
 }
 
@@ -579,9 +846,21 @@ const dumps = importDumps(20_000);
 const importStream = capiImport(dumps.dir, dumps.stream);
 const importList = capiImport(dumps.dir, dumps.list);
 // "≈ 1× of List" as a bound: within 1.5× (the two medians of ~0.2 s move by a tenth between runs).
-table.add([`import, 20k-object --- stream (${size(importStream.bytes)})`, fmt(importStream.ms), `as one List ${fmt(importList.ms)}`, ratio(importStream.ms, importList.ms), '≤ 2 s; ≈ 1× of List (≤ 1.5×)', mib(importStream.rss), '', ''], {
-  targets: [atMost('time', importStream.ms, 2000, ' ms'), ratioAtMost(importStream.ms, importList.ms, 1.5)],
-});
+table.add(
+  [
+    `import, 20k-object --- stream (${size(importStream.bytes)})`,
+    fmt(importStream.ms),
+    `as one List ${fmt(importList.ms)}`,
+    ratio(importStream.ms, importList.ms),
+    '≤ 2 s; ≈ 1× of List (≤ 1.5×)',
+    mib(importStream.rss),
+    '',
+    '',
+  ],
+  {
+    targets: [atMost('time', importStream.ms, 2000, ' ms'), ratioAtMost(importStream.ms, importList.ms, 1.5)],
+  },
+);
 
 // Image pinning (issue 24).
 await pinningRows(repo100.repo);
@@ -593,27 +872,76 @@ const plugin100 = argocdRepo('argocd-100', 100, pluginCache);
 const pluginEnv = 'env-0042';
 const stdout100 = buildStdout(plugin100, pluginEnv, pluginCache);
 const dropStreams = () => {
-  for (const f of ['plugin-streams', 'plugin-documents']) rmSync(path.join(pluginCache, f), { recursive: true, force: true });
+  for (const f of ['plugin-streams', 'plugin-documents'])
+    rmSync(path.join(pluginCache, f), { recursive: true, force: true });
 };
-const notStored = cmpGenerate(plugin100, pluginEnv, pluginCache, { before: dropStreams, label: 'stream store emptied before each run' });
+const notStored = cmpGenerate(plugin100, pluginEnv, pluginCache, {
+  before: dropStreams,
+  label: 'stream store emptied before each run',
+});
 timed(process.execPath, [CLI, 'cmp-generate', '--env', pluginEnv], plugin100, pluginCache);
 const stored = cmpGenerate(plugin100, pluginEnv, pluginCache, { label: 'stream stored by the run before' });
-table.add([`cmp-generate, 1 of 100 environments, warm (stream stored)`, fmt(stored.ms), `build --stdout ${fmt(stdout100.ms)}`, ratio(stored.ms, stdout100.ms), '≤ 0.3 s', mib(stored.rss), '', ''], { targets: [atMost('time', stored.ms, 300, ' ms')] });
-table.add([`cmp-generate, 1 of 100 environments, warm (stream not stored)`, fmt(notStored.ms), `build --stdout ${fmt(stdout100.ms)}`, ratio(notStored.ms, stdout100.ms), '', mib(notStored.rss), '', '']);
+table.add(
+  [
+    `cmp-generate, 1 of 100 environments, warm (stream stored)`,
+    fmt(stored.ms),
+    `build --stdout ${fmt(stdout100.ms)}`,
+    ratio(stored.ms, stdout100.ms),
+    '≤ 0.3 s',
+    mib(stored.rss),
+    '',
+    '',
+  ],
+  { targets: [atMost('time', stored.ms, 300, ' ms')] },
+);
+table.add([
+  `cmp-generate, 1 of 100 environments, warm (stream not stored)`,
+  fmt(notStored.ms),
+  `build --stdout ${fmt(stdout100.ms)}`,
+  ratio(notStored.ms, stdout100.ms),
+  '',
+  mib(notStored.rss),
+  '',
+  '',
+]);
 // Cold: an empty cache volume every run (the first generate after the repo-server Pod starts), 500 environments.
 const plugin500 = argocdRepo('argocd-500', 500, path.join(work, 'cache-plugin-500'));
 const coldCache = path.join(work, 'cache-plugin-cold');
-const cold500 = cmpGenerate(plugin500, 'env-0250', coldCache, { runs: Math.min(RUNS, 2), before: () => rmSync(coldCache, { recursive: true, force: true }), label: 'empty cache folder before each run' });
-const cold500Cache = folderBytes(coldCache);
-table.add([`cmp-generate, 1 of 500 environments, empty cache`, fmt(cold500.ms), `Argo CD's limit 90 s`, ratio(cold500.ms, 90_000), '< 90 s', mib(cold500.rss), '', size(cold500Cache)], {
-  targets: [atMost('time', cold500.ms, 90_000, ' ms'), cacheBound(cold500Cache)],
+const cold500 = cmpGenerate(plugin500, 'env-0250', coldCache, {
+  runs: Math.min(RUNS, 2),
+  before: () => rmSync(coldCache, { recursive: true, force: true }),
+  label: 'empty cache folder before each run',
 });
+const cold500Cache = folderBytes(coldCache);
+table.add(
+  [
+    `cmp-generate, 1 of 500 environments, empty cache`,
+    fmt(cold500.ms),
+    `Argo CD's limit 90 s`,
+    ratio(cold500.ms, 90_000),
+    '< 90 s',
+    mib(cold500.rss),
+    '',
+    size(cold500Cache),
+  ],
+  {
+    targets: [atMost('time', cold500.ms, 90_000, ' ms'), cacheBound(cold500Cache)],
+  },
+);
 
 const exitCode = table.verdict(CHECK);
-console.log('\ncapi-render figures are cold builds (no rendered/, no lock) sharing one cache folder — parsed artifacts, validated inputs, the parsed lock — that is warm after the first run, as on a laptop or a CI runner that keeps ~/.cache/capi-render; "empty cache" starts from nothing every time.');
-console.log(`"cache after": the cache folder's size after the case; the artifacts the builds read are ${size(ARTIFACT_BYTES)} (cache growth target: ≤ 2× that per build). Distinct values: each environment sets its own CAPI_DIAGNOSTICS_ADDRESS (capi-render) or patches its own --diagnostics-address into the provider Deployments (kustomize).`);
-console.log('cmp-generate rows (the Argo CD plugin): repositories prepared for Argo CD and built once, so capi-render.lock is committed. "Stream stored": an earlier run stored this environment\'s stream under its inputs hash, as after a commit that left it unchanged; "not stored": only the artifacts are cached, as after a commit that changed it; "empty cache": nothing cached at all (a new repo-server Pod), measured, not projected.');
-console.log('\nCommands (kustomize figures are the sum of sequential builds; peak memory is the largest single process):');
+console.log(
+  '\ncapi-render figures are cold builds (no rendered/, no lock) sharing one cache folder — parsed artifacts, validated inputs, the parsed lock — that is warm after the first run, as on a laptop or a CI runner that keeps ~/.cache/capi-render; "empty cache" starts from nothing every time.',
+);
+console.log(
+  `"cache after": the cache folder's size after the case; the artifacts the builds read are ${size(ARTIFACT_BYTES)} (cache growth target: ≤ 2× that per build). Distinct values: each environment sets its own CAPI_DIAGNOSTICS_ADDRESS (capi-render) or patches its own --diagnostics-address into the provider Deployments (kustomize).`,
+);
+console.log(
+  'cmp-generate rows (the Argo CD plugin): repositories prepared for Argo CD and built once, so capi-render.lock is committed. "Stream stored": an earlier run stored this environment\'s stream under its inputs hash, as after a commit that left it unchanged; "not stored": only the artifacts are cached, as after a commit that changed it; "empty cache": nothing cached at all (a new repo-server Pod), measured, not projected.',
+);
+console.log(
+  '\nCommands (kustomize figures are the sum of sequential builds; peak memory is the largest single process):',
+);
 for (const c of commands) console.log(`  ${c}`);
 if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
 else console.log(`\nkept ${work}`);

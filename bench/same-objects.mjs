@@ -26,7 +26,8 @@ export function canonicalJson(value) {
 }
 
 /** The sort key of an object: apiVersion, kind, namespace, name. */
-const idOf = (o) => [o?.apiVersion ?? '', o?.kind ?? '', o?.metadata?.namespace ?? '', o?.metadata?.name ?? ''].join('/');
+const idOf = (o) =>
+  [o?.apiVersion ?? '', o?.kind ?? '', o?.metadata?.namespace ?? '', o?.metadata?.name ?? ''].join('/');
 
 /** One parse per distinct document text, shared by every environment of a comparison. */
 function documentCache() {
@@ -70,13 +71,16 @@ export function differenceBetween(pairs) {
   for (const [rendered, kustomized] of pairs) {
     const ours = objectFiles(rendered).flatMap((f) => parse(readFileSync(f, 'utf8')));
     const theirs = documentsOf(readFileSync(kustomized, 'utf8')).flatMap(parse);
-    const sorted = (list) => [...list].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.json < b.json ? -1 : a.json > b.json ? 1 : 0));
+    const sorted = (list) =>
+      [...list].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.json < b.json ? -1 : a.json > b.json ? 1 : 0));
     const [a, b] = [sorted(ours), sorted(theirs)];
     const where = `${path.basename(rendered)} (capi-render ${a.length} objects, kustomize ${b.length})`;
     for (let i = 0; i < Math.max(a.length, b.length); i++) {
       if (a[i]?.json === b[i]?.json) continue;
       if (a[i]?.id !== b[i]?.id) {
-        const only = !b.some((x) => x.id === a[i]?.id) ? `${a[i]?.id} only in capi-render's` : `${b[i]?.id} only in kustomize's`;
+        const only = !b.some((x) => x.id === a[i]?.id)
+          ? `${a[i]?.id} only in capi-render's`
+          : `${b[i]?.id} only in kustomize's`;
         return `${where}: ${only} output`;
       }
       return `${where}: ${a[i].id} differs at ${firstDifference(JSON.parse(a[i].json), JSON.parse(b[i].json))}`;
@@ -87,7 +91,13 @@ export function differenceBetween(pairs) {
 
 /** The path of the first field where two objects differ, with both values (shortened). */
 function firstDifference(a, b, at = '') {
-  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
+  if (
+    a !== null &&
+    b !== null &&
+    typeof a === 'object' &&
+    typeof b === 'object' &&
+    Array.isArray(a) === Array.isArray(b)
+  ) {
     for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
       if (canonicalJson(a[k]) !== canonicalJson(b[k])) return firstDifference(a[k], b[k], `${at}.${k}`);
     }

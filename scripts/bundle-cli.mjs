@@ -23,16 +23,27 @@ const common = {
   // handlebars and undici (external above) are loaded on first use, from node_modules (see
   // src/handlebars-instance.ts; undici only when a proxy variable is set, src/source/http/network-fetch.ts);
   // CommonJS dependencies inside the bundle need a require of their own.
-  banner: { js: "import { createRequire as __capiRenderCreateRequire } from 'node:module';\nconst require = __capiRenderCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __capiRenderCreateRequire } from 'node:module';\nconst require = __capiRenderCreateRequire(import.meta.url);",
+  },
   sourcemap: 'linked',
   legalComments: 'eof',
   logLevel: 'warning',
 };
 // main.js is the CLI with everything it imports; capi-render.js only turns on Node's compile
 // cache (src/cli/launcher.ts) and then imports main.js, which must stay a separate file for that.
-await build({ ...common, entryPoints: { 'capi-render': path.join(root, 'dist/cli/launcher.js'), main: path.join(root, 'dist/cli/main.js') }, splitting: true, chunkNames: 'chunks/[name]-[hash]' });
+await build({
+  ...common,
+  entryPoints: { 'capi-render': path.join(root, 'dist/cli/launcher.js'), main: path.join(root, 'dist/cli/main.js') },
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+});
 // no-op-build.js answers a no-op rebuild (a matching build stamp) without loading main.js at all
 // (src/cli/no-op-build.ts): one file of its own, sharing no chunk with the CLI.
 // The YAML library is needed there only for a capi-render.yaml whose repositories are not written in
 // block form (src/config/location-free-config.ts): loaded from node_modules then, never bundled in.
-await build({ ...common, external: [...common.external, 'yaml'], entryPoints: { 'no-op-build': path.join(root, 'dist/cli/no-op-build.js') } });
+await build({
+  ...common,
+  external: [...common.external, 'yaml'],
+  entryPoints: { 'no-op-build': path.join(root, 'dist/cli/no-op-build.js') },
+});

@@ -21,7 +21,10 @@ function newestUnder(dir) {
   return newest;
 }
 
-const stale = () => !existsSync(built) || Math.max(newestUnder(path.join(root, 'src')), statSync(path.join(root, 'package.json')).mtimeMs) > statSync(built).mtimeMs;
+const stale = () =>
+  !existsSync(built) ||
+  Math.max(newestUnder(path.join(root, 'src')), statSync(path.join(root, 'package.json')).mtimeMs) >
+    statSync(built).mtimeMs;
 
 const lock = path.join(root, 'node_modules', '.capi-render-build.lock');
 const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -33,7 +36,8 @@ function withBuildLock(fn) {
     } catch (e) {
       if (e.code !== 'EEXIST') throw e;
       // A build takes ~20 s; a lock older than five minutes was left by a killed one.
-      if (Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 300_000) rmSync(lock, { recursive: true, force: true });
+      if (Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 300_000)
+        rmSync(lock, { recursive: true, force: true });
       else pause(250);
     }
   }
@@ -48,6 +52,10 @@ if (stale()) {
   withBuildLock(() => {
     if (!stale()) return;
     process.stderr.write('building dist/ (npm run build) …\n');
-    execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
+    execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build', '--silent'], {
+      cwd: root,
+      stdio: 'inherit',
+      shell: process.platform === 'win32',
+    });
   });
 }

@@ -10,13 +10,20 @@ const dir = fileURLToPath(new URL('../schemas/', import.meta.url));
 for (const file of readdirSync(dir).filter((f) => /^operator\.cluster\.x-k8s\.io_.*\.yaml$/.test(f))) {
   const crd = jsYaml.load(readFileSync(dir + file, 'utf8'), { schema: jsYaml.CORE_SCHEMA });
   const version = crd.spec.versions.find((v) => v.name === 'v1alpha2');
-  writeFileSync(dir + file.replace(/\.yaml$/, '.v1alpha2.json'), `${JSON.stringify(stripDescriptions(version.schema.openAPIV3Schema))}\n`);
+  writeFileSync(
+    dir + file.replace(/\.yaml$/, '.v1alpha2.json'),
+    `${JSON.stringify(stripDescriptions(version.schema.openAPIV3Schema))}\n`,
+  );
 }
 
 function stripDescriptions(value) {
   if (Array.isArray(value)) return value.map(stripDescriptions);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([k, v]) => !(k === 'description' && typeof v === 'string')).map(([k, v]) => [k, stripDescriptions(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k, v]) => !(k === 'description' && typeof v === 'string'))
+        .map(([k, v]) => [k, stripDescriptions(v)]),
+    );
   }
   return value;
 }

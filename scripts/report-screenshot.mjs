@@ -18,7 +18,16 @@ const context = await chromium.launchPersistentContext(profile, {
   executablePath: process.env.CAPI_RENDER_CHROMIUM ?? '/usr/bin/chromium',
   headless: true,
   offline: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
   viewport: { width: 1200, height: 1150 },
 });
 try {

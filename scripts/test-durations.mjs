@@ -13,7 +13,10 @@ if (!report) {
   process.exit(2);
 }
 const rows = JSON.parse(readFileSync(report, 'utf8'))
-  .testResults.map((f) => [path.relative(root, f.name).split(path.sep).join('/'), Math.round((f.endTime - f.startTime) / 1000)])
+  .testResults.map((f) => [
+    path.relative(root, f.name).split(path.sep).join('/'),
+    Math.round((f.endTime - f.startTime) / 1000),
+  ])
   .filter(([, s]) => s >= 5)
   .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
 writeFileSync(path.join(root, 'test/durations.json'), `${JSON.stringify(Object.fromEntries(rows), null, 1)}\n`);

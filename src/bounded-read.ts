@@ -64,7 +64,9 @@ export async function readBounded(file: string, options: BoundedReadOptions): Pr
       if (bytesRead === 0) break;
       length += bytesRead;
     }
-    return length > options.limit ? { outcome: 'too-large', size: length, grew: true } : { outcome: 'read', bytes: buffer.subarray(0, length) };
+    return length > options.limit
+      ? { outcome: 'too-large', size: length, grew: true }
+      : { outcome: 'read', bytes: buffer.subarray(0, length) };
   } finally {
     await handle.close();
   }
@@ -93,7 +95,9 @@ export function readBoundedSync(file: string, options: BoundedReadOptions): Boun
       if (bytesRead === 0) break;
       length += bytesRead;
     }
-    return length > options.limit ? { outcome: 'too-large', size: length, grew: true } : { outcome: 'read', bytes: buffer.subarray(0, length) };
+    return length > options.limit
+      ? { outcome: 'too-large', size: length, grew: true }
+      : { outcome: 'read', bytes: buffer.subarray(0, length) };
   } finally {
     closeSync(fd);
   }

@@ -71,7 +71,11 @@ export const nodeDurableFs: DurableFs = {
 };
 
 /** Runs `fn` over `items` with at most `limit` calls in flight (fsyncs wait on the disk, not the CPU). */
-export async function forEachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void>, limit = 32): Promise<void> {
+export async function forEachLimited<T>(
+  items: readonly T[],
+  fn: (item: T) => Promise<void>,
+  limit = 32,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length) await fn(items[next++]!);
@@ -97,7 +101,10 @@ export async function makeFoldersDurably(dfs: DurableFs, dir: string): Promise<v
 
 /** A fresh hidden name beside `file` (input readers skip dot files, so a leftover is never read as an input). */
 export function temporarySibling(file: string): string {
-  return path.join(path.dirname(file), `.${path.basename(file)}.capi-render-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  return path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.capi-render-${process.pid}-${randomBytes(4).toString('hex')}.tmp`,
+  );
 }
 
 /** How {@link replaceFilesDurably} writes. */
@@ -113,7 +120,10 @@ export interface ReplaceOptions {
  * as it was or as given, never half-written or empty. A failure removes the temporary files not yet
  * renamed and rethrows; files already renamed stay replaced (callers that must undo keep originals).
  */
-export async function replaceFilesDurably(files: ReadonlyMap<string, string | Uint8Array>, options: ReplaceOptions = {}): Promise<void> {
+export async function replaceFilesDurably(
+  files: ReadonlyMap<string, string | Uint8Array>,
+  options: ReplaceOptions = {},
+): Promise<void> {
   const dfs = options.dfs ?? nodeDurableFs;
   const folders = [...new Set([...files.keys()].map((f) => path.dirname(f)))];
   if (options.createFolders ?? true) for (const dir of folders) await makeFoldersDurably(dfs, dir);
@@ -144,6 +154,10 @@ export async function replaceFilesDurably(files: ReadonlyMap<string, string | Ui
 }
 
 /** {@link replaceFilesDurably} for one file. */
-export function replaceFileDurably(file: string, data: string | Uint8Array, options: ReplaceOptions = {}): Promise<void> {
+export function replaceFileDurably(
+  file: string,
+  data: string | Uint8Array,
+  options: ReplaceOptions = {},
+): Promise<void> {
   return replaceFilesDurably(new Map([[file, data]]), options);
 }

@@ -22,11 +22,28 @@ export { formatGrants } from './rbac/format-grants.js';
 export type * from './rbac/rbac-types.js';
 export { render } from './render/render.js';
 export type { RenderOptions, RenderResult } from './render/render-options.js';
-export { startRender, type RenderRun, type RenderRunResult, type RenderedOutput, type ResolvedInputs } from './render/render-run.js';
+export {
+  startRender,
+  type RenderRun,
+  type RenderRunResult,
+  type RenderedOutput,
+  type ResolvedInputs,
+} from './render/render-run.js';
 export { listVariables, type ListVariablesOptions } from './render/list-variables.js';
-export { variablesReport, type VariableListDocument, type ListedVariable, type VariableSourceKind } from './render/variables-report.js';
+export {
+  variablesReport,
+  type VariableListDocument,
+  type ListedVariable,
+  type VariableSourceKind,
+} from './render/variables-report.js';
 export type { EnvironmentResult, ResolvedProvider } from './render/environment-result.js';
-export { writeRenderResult, writeRenderRun, type WriteRenderResultOptions, type WrittenRenderResult, type WrittenRenderRun } from './build/write-render-result.js';
+export {
+  writeRenderResult,
+  writeRenderRun,
+  type WriteRenderResultOptions,
+  type WrittenRenderResult,
+  type WrittenRenderRun,
+} from './build/write-render-result.js';
 export { runBuild, repairedFiles, type BuildRunOptions, type BuildRun } from './build/run-build.js';
 export { pruneCache, DEFAULT_CACHE_MAX_BYTES, type PruneOptions, type PruneResult } from './cache/prune-cache.js';
 export type { CacheEntry, CacheEntryKind } from './cache/cache-entries.js';

@@ -18,8 +18,15 @@ let cachedVersion: string | undefined;
 function findPackageRoot(start: string): string {
   for (let dir = start; ; dir = path.dirname(dir)) {
     const manifest = path.join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === PACKAGE_NAME) return dir;
-    if (path.dirname(dir) === dir) throw new InternalError(`no package.json named ${PACKAGE_NAME} above ${start}: the installation is incomplete; reinstall capi-render`);
+    if (
+      existsSync(manifest) &&
+      (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === PACKAGE_NAME
+    )
+      return dir;
+    if (path.dirname(dir) === dir)
+      throw new InternalError(
+        `no package.json named ${PACKAGE_NAME} above ${start}: the installation is incomplete; reinstall capi-render`,
+      );
   }
 }
 

@@ -77,20 +77,29 @@ export function resolveInput(repoRoot: string, file: string): InputTarget | unde
     if (code === 'ELOOP') throw inputLinkRefusal(rel, rel, 'a symbolic link loop');
     throw e;
   }
-  if (real !== abs && !isInside(root, real)) throw inputLinkRefusal(rel, linkLeaving(root, rel), 'a symbolic link that points outside the repository');
+  if (real !== abs && !isInside(root, real))
+    throw inputLinkRefusal(rel, linkLeaving(root, rel), 'a symbolic link that points outside the repository');
   const stat = statSync(real);
   return { file: rel, real: relativeTo(root, real), kind: kindOf(stat), size: stat.size };
 }
 
 /** The bytes of input `file` (repository-relative); undefined when it does not exist. */
-export async function readInputFile(repoRoot: string, file: string, limit: number = MAX_INPUT_FILE_BYTES): Promise<InputBytes | undefined> {
+export async function readInputFile(
+  repoRoot: string,
+  file: string,
+  limit: number = MAX_INPUT_FILE_BYTES,
+): Promise<InputBytes | undefined> {
   const target = regularInput(repoRoot, file, limit);
   if (!target) return undefined;
   return inputOutcome(target, await readBounded(path.join(realRoot(repoRoot), target.real), { limit }), limit);
 }
 
 /** {@link readInputFile}, synchronously. */
-export function readInputFileSync(repoRoot: string, file: string, limit: number = MAX_INPUT_FILE_BYTES): InputBytes | undefined {
+export function readInputFileSync(
+  repoRoot: string,
+  file: string,
+  limit: number = MAX_INPUT_FILE_BYTES,
+): InputBytes | undefined {
   const target = regularInput(repoRoot, file, limit);
   if (!target) return undefined;
   return inputOutcome(target, readBoundedSync(path.join(realRoot(repoRoot), target.real), { limit }), limit);
@@ -100,11 +109,20 @@ export function readInputFileSync(repoRoot: string, file: string, limit: number 
  * The bytes of a file {@link listInputFiles} found (its real path is opened directly). Anything the
  * listing did not foresee — the file replaced meanwhile — is judged again from its listed path.
  */
-export async function readListedInput(repoRoot: string, entry: InputPath, limit: number = MAX_INPUT_FILE_BYTES): Promise<Buffer> {
+export async function readListedInput(
+  repoRoot: string,
+  entry: InputPath,
+  limit: number = MAX_INPUT_FILE_BYTES,
+): Promise<Buffer> {
   const read = await readBounded(path.join(realRoot(repoRoot), entry.real), { limit });
   if (read.outcome === 'read') return read.bytes;
   const again = await readInputFile(repoRoot, entry.file, limit);
-  if (!again) throw new SpecError(error('input-path', `${entry.file} does not exist (it was removed while capi-render read the inputs)`, { file: entry.file }));
+  if (!again)
+    throw new SpecError(
+      error('input-path', `${entry.file} does not exist (it was removed while capi-render read the inputs)`, {
+        file: entry.file,
+      }),
+    );
   return again.bytes;
 }
 
@@ -113,7 +131,12 @@ export function readListedInputSync(repoRoot: string, entry: InputPath, limit: n
   const read = readBoundedSync(path.join(realRoot(repoRoot), entry.real), { limit });
   if (read.outcome === 'read') return read.bytes;
   const again = readInputFileSync(repoRoot, entry.file, limit);
-  if (!again) throw new SpecError(error('input-path', `${entry.file} does not exist (it was removed while capi-render read the inputs)`, { file: entry.file }));
+  if (!again)
+    throw new SpecError(
+      error('input-path', `${entry.file} does not exist (it was removed while capi-render read the inputs)`, {
+        file: entry.file,
+      }),
+    );
   return again.bytes;
 }
 
@@ -127,7 +150,12 @@ export function readListedInputSync(repoRoot: string, entry: InputPath, limit: n
  * `fileNames` (default `name`; a folder `core.yaml` stands where a file was meant). Sorted by `file`
  * (code-unit order).
  */
-export function listInputFiles(repoRoot: string, dir: string, name: RegExp, fileNames: RegExp = name): InputPath[] | undefined {
+export function listInputFiles(
+  repoRoot: string,
+  dir: string,
+  name: RegExp,
+  fileNames: RegExp = name,
+): InputPath[] | undefined {
   const start = resolveInput(repoRoot, dir);
   if (!start) return undefined;
   if (start.kind === 'file') return [{ file: start.file, real: start.real }];
@@ -153,10 +181,14 @@ export function listInputFiles(repoRoot: string, dir: string, name: RegExp, file
           if (fileNames.test(entry.name)) throw notRegularInput(childRel, 'folder');
           if (stack.some((folder) => encloses(target.real, folder))) {
             throw new SpecError(
-              error('input-path', `${childRel} is a symbolic link to ${target.real === '.' ? 'the repository root' : target.real}, a folder that holds it: reading it would never end`, {
-                file: childRel,
-                hint: 'link to a folder beside it instead, or remove the link',
-              }),
+              error(
+                'input-path',
+                `${childRel} is a symbolic link to ${target.real === '.' ? 'the repository root' : target.real}, a folder that holds it: reading it would never end`,
+                {
+                  file: childRel,
+                  hint: 'link to a folder beside it instead, or remove the link',
+                },
+              ),
             );
           }
           walk(childRel, target.real, [...stack, target.real]);
@@ -213,7 +245,12 @@ function inputRelative(repoRoot: string, file: string): string {
   const given = path.isAbsolute(file) ? path.relative(path.resolve(repoRoot), file) : file;
   const rel = path.posix.normalize(given.split(path.sep).join('/')).replace(/\/+$/, '') || '.';
   if (rel === '..' || rel.startsWith('../') || path.isAbsolute(given)) {
-    throw new SpecError(error('input-path', `${file} is outside the repository`, { file, hint: 'inputs must live inside the repository' }));
+    throw new SpecError(
+      error('input-path', `${file} is outside the repository`, {
+        file,
+        hint: 'inputs must live inside the repository',
+      }),
+    );
   }
   return rel;
 }
@@ -249,25 +286,42 @@ function refuseDanglingLink(root: string, rel: string): void {
       try {
         real = realpathSync.native(at);
       } catch {
-        throw inputLinkRefusal(rel, prefix, `a symbolic link that points to nothing (${readlinkSync(at)} does not exist)`);
+        throw inputLinkRefusal(
+          rel,
+          prefix,
+          `a symbolic link that points to nothing (${readlinkSync(at)} does not exist)`,
+        );
       }
-      if (!isInside(root, real)) throw inputLinkRefusal(rel, prefix, 'a symbolic link that points outside the repository');
+      if (!isInside(root, real))
+        throw inputLinkRefusal(rel, prefix, 'a symbolic link that points outside the repository');
     } else if (!stat.isDirectory()) return;
   }
 }
 
 function inputLinkRefusal(rel: string, via: string, what: string): SpecError {
   const message = via === rel ? `${rel} is ${what}` : `${rel} is reached through ${via}, ${what}`;
-  return new SpecError(error('input-path', message, { file: rel, hint: 'inputs must live inside the repository: copy the file in instead of linking to it, or link to a file of the repository' }));
+  return new SpecError(
+    error('input-path', message, {
+      file: rel,
+      hint: 'inputs must live inside the repository: copy the file in instead of linking to it, or link to a file of the repository',
+    }),
+  );
 }
 
 function notRegularInput(rel: string, kind: FileKind): SpecError {
   const what = kind === 'other' ? 'not a regular file' : `${describeKind(kind)}, not a regular file`;
-  return new SpecError(error('input-path', `${rel} is ${what}`, { file: rel, hint: "replace it with the file itself (capi-render reads only the repository's regular files)" }));
+  return new SpecError(
+    error('input-path', `${rel} is ${what}`, {
+      file: rel,
+      hint: "replace it with the file itself (capi-render reads only the repository's regular files)",
+    }),
+  );
 }
 
 function inputTooLarge(rel: string, size: number | string, limit: number): SpecError {
-  return new SpecError(error('yaml-limit', `${rel} is ${size} bytes, over the ${limit}-byte limit for an input file`, { file: rel }));
+  return new SpecError(
+    error('yaml-limit', `${rel} is ${size} bytes, over the ${limit}-byte limit for an input file`, { file: rel }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -297,13 +351,23 @@ export interface RecordReadOptions {
  * exist. Refused (SpecError `output-location`, or `yaml-limit` over its limit) when it, or a
  * folder between the repository and it, is a link, or it is not a regular file.
  */
-export async function readRecordFile(repoRoot: string, file: string, kind: RecordKind, options: RecordReadOptions = {}): Promise<Buffer | undefined> {
+export async function readRecordFile(
+  repoRoot: string,
+  file: string,
+  kind: RecordKind,
+  options: RecordReadOptions = {},
+): Promise<Buffer | undefined> {
   if (!options.listed) refuseIrregularRecordPath(repoRoot, file);
   return recordOutcome(await readBounded(file, { limit: RECORDS[kind].limit }), file, repoRoot, kind);
 }
 
 /** {@link readRecordFile}, synchronously. */
-export function readRecordFileSync(repoRoot: string, file: string, kind: RecordKind, options: RecordReadOptions = {}): Buffer | undefined {
+export function readRecordFileSync(
+  repoRoot: string,
+  file: string,
+  kind: RecordKind,
+  options: RecordReadOptions = {},
+): Buffer | undefined {
   if (!options.listed) refuseIrregularRecordPath(repoRoot, file);
   return recordOutcome(readBoundedSync(file, { limit: RECORDS[kind].limit }), file, repoRoot, kind);
 }
@@ -313,10 +377,16 @@ export function readRecordFileSync(repoRoot: string, file: string, kind: RecordK
  * between the repository and it is a link. Of a path outside the repository (an output folder
  * elsewhere) only the target itself is looked at; a path that does not exist is fine.
  */
-export function refuseIrregularRecordPath(repoRoot: string, target: string, { folder = false }: { folder?: boolean } = {}): void {
+export function refuseIrregularRecordPath(
+  repoRoot: string,
+  target: string,
+  { folder = false }: { folder?: boolean } = {},
+): void {
   const rel = path.relative(repoRoot, target);
   const outside = rel === '' || rel.startsWith('..') || path.isAbsolute(rel);
-  const parts = outside ? [target] : rel.split(path.sep).map((_, i, all) => path.join(repoRoot, ...all.slice(0, i + 1)));
+  const parts = outside
+    ? [target]
+    : rel.split(path.sep).map((_, i, all) => path.join(repoRoot, ...all.slice(0, i + 1)));
   for (const [i, part] of parts.entries()) {
     let stat;
     try {
@@ -342,13 +412,21 @@ export function recordRefusal(file: string, repoRoot: string, more = 0): SpecErr
     stat = undefined;
   }
   const link = stat?.isSymbolicLink() ?? false;
-  const what = !stat ? 'is not a regular file' : link ? `is a symbolic link (to ${linkText(file)})` : `is ${describeKind(kindOf(stat))}`;
+  const what = !stat
+    ? 'is not a regular file'
+    : link
+      ? `is a symbolic link (to ${linkText(file)})`
+      : `is ${describeKind(kindOf(stat))}`;
   const others = more > 0 ? ` (and ${more} more such ${more === 1 ? 'entry' : 'entries'})` : '';
   return new SpecError(
-    error('output-location', `${shown} ${what}${others}: capi-render reads only the repository's own regular files${link ? ', never through a link' : ''}`, {
-      file: shown,
-      hint: 'remove it (a build writes the real file in its place); the committed output must hold regular files only',
-    }),
+    error(
+      'output-location',
+      `${shown} ${what}${others}: capi-render reads only the repository's own regular files${link ? ', never through a link' : ''}`,
+      {
+        file: shown,
+        hint: 'remove it (a build writes the real file in its place); the committed output must hold regular files only',
+      },
+    ),
   );
 }
 
@@ -364,10 +442,14 @@ function recordOutcome(read: BoundedRead, file: string, repoRoot: string, kind: 
       const shown = displayPath(file, repoRoot);
       const { limit, what } = RECORDS[kind];
       throw new SpecError(
-        error('yaml-limit', `${shown} is ${read.grew ? `more than ${limit}` : read.size} bytes, over the ${limit}-byte limit for ${what}`, {
-          file: shown,
-          hint: 'capi-render never writes a file this large: restore it from git, or remove it and run capi-render build',
-        }),
+        error(
+          'yaml-limit',
+          `${shown} is ${read.grew ? `more than ${limit}` : read.size} bytes, over the ${limit}-byte limit for ${what}`,
+          {
+            file: shown,
+            hint: 'capi-render never writes a file this large: restore it from git, or remove it and run capi-render build',
+          },
+        ),
       );
     }
   }
@@ -379,7 +461,11 @@ function recordOutcome(read: BoundedRead, file: string, repoRoot: string, kind: 
 /** Repository-relative when inside the repository, absolute otherwise. */
 export function displayPath(file: string, repoRoot: string): string {
   const rel = path.relative(repoRoot, file);
-  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : rel === '' ? '.' : file;
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel)
+    ? rel.split(path.sep).join('/')
+    : rel === ''
+      ? '.'
+      : file;
 }
 
 /** "a FIFO (named pipe)", "a folder", …: what a path is, for messages. */

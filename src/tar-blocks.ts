@@ -17,7 +17,12 @@ export function tarEntryHeader(entryPath: string, mode: number, size: number, ty
   const split = splitUstar(entryPath);
   if (split) return header(split.name, mode, size, type, split.prefix);
   const record = paxRecord('path', entryPath);
-  return Buffer.concat([header('PaxHeaders.0/entry', 0o644, record.length, 'x'), record, tarPadding(record.length), header(Buffer.from(entryPath).subarray(0, 100).toString('latin1'), mode, size, type)]);
+  return Buffer.concat([
+    header('PaxHeaders.0/entry', 0o644, record.length, 'x'),
+    record,
+    tarPadding(record.length),
+    header(Buffer.from(entryPath).subarray(0, 100).toString('latin1'), mode, size, type),
+  ]);
 }
 
 /** Zero bytes that pad `size` bytes of content to the block size. */
@@ -31,7 +36,8 @@ function splitUstar(p: string): { name: string; prefix: string } | undefined {
   if (bytes.length !== p.length) return undefined; // non-ASCII: PAX carries UTF-8 exactly
   if (p.length <= 100) return { name: p, prefix: '' };
   for (let i = p.indexOf('/'); i >= 0; i = p.indexOf('/', i + 1)) {
-    if (i <= 155 && p.length - i - 1 <= 100 && p.length - i - 1 > 0) return { prefix: p.slice(0, i), name: p.slice(i + 1) };
+    if (i <= 155 && p.length - i - 1 <= 100 && p.length - i - 1 > 0)
+      return { prefix: p.slice(0, i), name: p.slice(i + 1) };
   }
   return undefined;
 }

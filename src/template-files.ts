@@ -58,7 +58,12 @@ export function loadTemplate(name: string, source: TemplateSource): LoadedTempla
   const file = path.join(source.bundledDir, name);
   const text = source.read(file);
   if (text === undefined) {
-    throw new SpecError(error('template', `template ${name} was not found`, { file, hint: 'reinstall capi-render, or add the template to your templates folder' }));
+    throw new SpecError(
+      error('template', `template ${name} was not found`, {
+        file,
+        hint: 'reinstall capi-render, or add the template to your templates folder',
+      }),
+    );
   }
   return { file, text };
 }
@@ -71,7 +76,11 @@ export function describeTemplateError(e: unknown): { message: string; line?: num
   const err = e as { message?: unknown; lineNumber?: unknown; column?: unknown };
   const message = typeof err.message === 'string' ? err.message : String(e);
   if (typeof err.lineNumber === 'number') {
-    return { message: message.replace(/ - \d+:\d+$/, ''), line: err.lineNumber, ...(typeof err.column === 'number' ? { col: err.column + 1 } : {}) };
+    return {
+      message: message.replace(/ - \d+:\d+$/, ''),
+      line: err.lineNumber,
+      ...(typeof err.column === 'number' ? { col: err.column + 1 } : {}),
+    };
   }
   const parse = /^Parse error on line (\d+):/.exec(message);
   if (parse) {

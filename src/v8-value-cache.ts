@@ -38,14 +38,24 @@ export function createValueCache(cacheDir: string, kind: string, use?: CacheUse)
         const bytes = readFileSync(file);
         // The entry's own checksum first: a flipped bit would deserialise to another value.
         const body = bytes.subarray(CHECKSUM_BYTES);
-        if (bytes.length < CHECKSUM_BYTES || !createHash('sha256').update(body).digest().equals(bytes.subarray(0, CHECKSUM_BYTES))) return undefined;
+        if (
+          bytes.length < CHECKSUM_BYTES ||
+          !createHash('sha256').update(body).digest().equals(bytes.subarray(0, CHECKSUM_BYTES))
+        )
+          return undefined;
         entry = deserialize(body);
       } catch {
         return undefined;
       }
       // The entry names the text it was derived from: one moved or copied under another name (or
       // written by an earlier format) is a miss, never another text's value.
-      if (typeof entry !== 'object' || entry === null || (entry as { key?: unknown }).key !== sha256 || !('value' in entry)) return undefined;
+      if (
+        typeof entry !== 'object' ||
+        entry === null ||
+        (entry as { key?: unknown }).key !== sha256 ||
+        !('value' in entry)
+      )
+        return undefined;
       use?.read(file);
       return (entry as { value: unknown }).value;
     },

@@ -68,7 +68,8 @@ function chunkDocument(text: string, from: number, to: number, document: number)
   const doc = text.slice(from, to);
   const head = readHead(doc);
   const itemsLine = firstMatch(/^items:(.*)$/gm, doc, 0);
-  if (!itemsLine || (head.kind !== undefined && !head.kind.endsWith('List'))) return { document, ...head, single: { document, ...head, text: doc } };
+  if (!itemsLine || (head.kind !== undefined && !head.kind.endsWith('List')))
+    return { document, ...head, single: { document, ...head, text: doc } };
   const after = itemsLine[1]!.trim();
   if (after === '[]') return { document, ...head, items: [] };
   if (after !== '') return undefined;

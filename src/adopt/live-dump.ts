@@ -39,24 +39,36 @@ const MAX_DUMP_BYTES = 512 * 1024 * 1024;
 export const SECRET_DIGEST_PREFIX = 'sha256:';
 
 /** Reads and parses the dump at `file` (relative to `cwd`). */
-export async function readLiveDump(file: string, cwd: string, select?: (head: DumpItemHead) => boolean): Promise<LiveDump> {
+export async function readLiveDump(
+  file: string,
+  cwd: string,
+  select?: (head: DumpItemHead) => boolean,
+): Promise<LiveDump> {
   const absolute = path.resolve(cwd, file);
   let text: string;
   try {
     const stat = await fs.stat(absolute);
     if (!stat.isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
     if (stat.size > MAX_DUMP_BYTES) {
-      throw new SpecError(error('yaml-limit', `${file} is ${stat.size} bytes, over the ${MAX_DUMP_BYTES}-byte limit for a dump`, { file }));
+      throw new SpecError(
+        error('yaml-limit', `${file} is ${stat.size} bytes, over the ${MAX_DUMP_BYTES}-byte limit for a dump`, {
+          file,
+        }),
+      );
     }
     text = await fs.readFile(absolute, 'utf8');
   } catch (e) {
     if (e instanceof SpecError) throw e;
     const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
     throw new SpecError(
-      error('live-dump', `cannot read the dump ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code}`, {
-        file,
-        hint: 'write the dump with kubectl first (docs/adoption.md "1. Dump the cluster (read-only)"), then pass its path',
-      }),
+      error(
+        'live-dump',
+        `cannot read the dump ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code}`,
+        {
+          file,
+          hint: 'write the dump with kubectl first (docs/adoption.md "1. Dump the cluster (read-only)"), then pass its path',
+        },
+      ),
     );
   }
   return parseLiveDump(text, file, select);
@@ -94,10 +106,19 @@ export function parseLiveDump(text: string, file: string, select?: (head: DumpIt
       objects.push({ object, document, ...(item !== undefined ? { item } : {}) });
     }
   });
-  return { file, objects, hasManagedFields: objects.some((o) => Array.isArray((o.object.metadata as JsonObject | undefined)?.managedFields)) };
+  return {
+    file,
+    objects,
+    hasManagedFields: objects.some((o) => Array.isArray((o.object.metadata as JsonObject | undefined)?.managedFields)),
+  };
 }
 
-function parseSelected(text: string, file: string, select: (head: DumpItemHead) => boolean, budget: { remaining: number }): LiveDump | undefined {
+function parseSelected(
+  text: string,
+  file: string,
+  select: (head: DumpItemHead) => boolean,
+  budget: { remaining: number },
+): LiveDump | undefined {
   const docs = chunkDump(text);
   if (!docs) return undefined;
   const objects: LiveObject[] = [];
@@ -105,7 +126,11 @@ function parseSelected(text: string, file: string, select: (head: DumpItemHead) 
     const itemKind = doc.kind && doc.kind !== 'List' ? doc.kind.slice(0, -'List'.length) : undefined;
     const chunks = doc.items ?? [doc.single!];
     for (const chunk of chunks) {
-      const head = { apiVersion: chunk.apiVersion ?? (doc.items ? doc.apiVersion : undefined), kind: chunk.kind ?? itemKind, text: chunk.text };
+      const head = {
+        apiVersion: chunk.apiVersion ?? (doc.items ? doc.apiVersion : undefined),
+        kind: chunk.kind ?? itemKind,
+        text: chunk.text,
+      };
       if (!select(head)) continue;
       let value: unknown;
       try {
@@ -120,7 +145,9 @@ function parseSelected(text: string, file: string, select: (head: DumpItemHead) 
       countNodes(value as JsonValue, budget, file);
       const where = chunk.item ? `item ${chunk.item} of document ${chunk.document}` : `document ${chunk.document}`;
       if (!isJsonObject(value as JsonValue)) throw notAnObject(file, where);
-      const object = doc.items ? listItem(value as JsonObject, doc.kind, doc.apiVersion, file, where) : checkObject(value as JsonObject, file, where);
+      const object = doc.items
+        ? listItem(value as JsonObject, doc.kind, doc.apiVersion, file, where)
+        : checkObject(value as JsonObject, file, where);
       objects.push({ object, document: chunk.document, ...(chunk.item ? { item: chunk.item } : {}) });
     }
   }
@@ -164,21 +191,41 @@ function expandList(doc: JsonObject, file: string, document: number): [number | 
 }
 
 /** An item of a List: a typed list (`DeploymentList` from --raw) may omit each item's apiVersion and kind. */
-function listItem(value: JsonObject, listKind: string | undefined, listApiVersion: string | undefined, file: string, where: string): KubeObject {
+function listItem(
+  value: JsonObject,
+  listKind: string | undefined,
+  listApiVersion: string | undefined,
+  file: string,
+  where: string,
+): KubeObject {
   const itemKind = listKind && listKind !== 'List' ? listKind.slice(0, -'List'.length) : undefined;
   const itemApiVersion = itemKind ? listApiVersion : undefined;
-  const filled = { ...(itemApiVersion && value.apiVersion === undefined ? { apiVersion: itemApiVersion } : {}), ...(itemKind && value.kind === undefined ? { kind: itemKind } : {}), ...value };
+  const filled = {
+    ...(itemApiVersion && value.apiVersion === undefined ? { apiVersion: itemApiVersion } : {}),
+    ...(itemKind && value.kind === undefined ? { kind: itemKind } : {}),
+    ...value,
+  };
   return checkObject(filled, file, where);
 }
 
 function checkObject(value: JsonObject, file: string, where: string): KubeObject {
   const meta = value.metadata;
-  if (typeof value.apiVersion !== 'string' || typeof value.kind !== 'string' || !isJsonObject(meta) || typeof meta.name !== 'string' || meta.name === '') {
+  if (
+    typeof value.apiVersion !== 'string' ||
+    typeof value.kind !== 'string' ||
+    !isJsonObject(meta) ||
+    typeof meta.name !== 'string' ||
+    meta.name === ''
+  ) {
     throw new SpecError(
-      error('live-dump', `${where} of ${file} is not a Kubernetes object (it needs apiVersion, kind and metadata.name)`, {
-        file,
-        hint: 'pass the output of kubectl get … -o yaml unchanged; a List, a single object or a --- separated stream of them',
-      }),
+      error(
+        'live-dump',
+        `${where} of ${file} is not a Kubernetes object (it needs apiVersion, kind and metadata.name)`,
+        {
+          file,
+          hint: 'pass the output of kubectl get … -o yaml unchanged; a List, a single object or a --- separated stream of them',
+        },
+      ),
     );
   }
   const object = value as KubeObject;
@@ -186,7 +233,12 @@ function checkObject(value: JsonObject, file: string, where: string): KubeObject
 }
 
 function notAnObject(file: string, where: string): SpecError {
-  return new SpecError(error('live-dump', `${where} of ${file} is not a mapping`, { file, hint: 'pass the output of kubectl get … -o yaml unchanged' }));
+  return new SpecError(
+    error('live-dump', `${where} of ${file} is not a mapping`, {
+      file,
+      hint: 'pass the output of kubectl get … -o yaml unchanged',
+    }),
+  );
 }
 
 /** The Secret with every value replaced by its digest and the last-applied copy dropped. */
@@ -198,7 +250,8 @@ function withSecretDigests(secret: KubeObject): KubeObject {
     out[field] = Object.fromEntries(
       Object.entries(values).map(([key, value]) => {
         // data is base64; stringData plain: digest the decoded bytes, so both forms of a value agree.
-        const bytes = field === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64') : Buffer.from(String(value));
+        const bytes =
+          field === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64') : Buffer.from(String(value));
         return [key, `${SECRET_DIGEST_PREFIX}${createHash('sha256').update(bytes).digest('hex')}`];
       }),
     );

@@ -11,7 +11,16 @@ import { OPERATOR_GROUP } from '../declarations/provider-kinds.js';
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /** Metadata fields the API server sets on every write. */
-export const SERVER_METADATA = ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'managedFields', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds'] as const;
+export const SERVER_METADATA = [
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'managedFields',
+  'selfLink',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+] as const;
 
 /** Annotations written by controllers or clients, never by a manifest. */
 export const SERVER_ANNOTATIONS = [
@@ -24,7 +33,6 @@ export const SERVER_ANNOTATIONS = [
 
 /** The operator's finalizer on its provider CRs. */
 export const OPERATOR_FINALIZER = 'provider.cluster.x-k8s.io';
-
 
 /**
  * The identity of an object as the API server sees it: group, kind, namespace, name. The version is
@@ -41,7 +49,13 @@ export function describeLive(obj: KubeObject): string {
   const meta = isJsonObject(obj.metadata) ? obj.metadata : {};
   const group = apiGroup(obj.apiVersion);
   const kind = group ? `${obj.kind}.${group}` : obj.kind;
-  return [kind, typeof meta.namespace === 'string' && meta.namespace ? meta.namespace : undefined, String(meta.name ?? '')].filter((p) => p !== undefined).join('/');
+  return [
+    kind,
+    typeof meta.namespace === 'string' && meta.namespace ? meta.namespace : undefined,
+    String(meta.name ?? ''),
+  ]
+    .filter((p) => p !== undefined)
+    .join('/');
 }
 
 /**
@@ -52,7 +66,9 @@ export function describeLive(obj: KubeObject): string {
 export function isGenerated(obj: KubeObject): boolean {
   const refs = isJsonObject(obj.metadata) ? obj.metadata.ownerReferences : undefined;
   if (!Array.isArray(refs)) return false;
-  return refs.some((r) => isJsonObject(r) && typeof r.apiVersion === 'string' && apiGroup(r.apiVersion) !== OPERATOR_GROUP);
+  return refs.some(
+    (r) => isJsonObject(r) && typeof r.apiVersion === 'string' && apiGroup(r.apiVersion) !== OPERATOR_GROUP,
+  );
 }
 
 /** Metadata without what the server and controllers add; labels and annotations kept. */

@@ -22,7 +22,13 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { CacheUse } from '../cache/cache-use.js';
 import type { RecordCount } from '../output/unchanged-summary.js';
-import { fingerprintDigest, fingerprintFile, outputUnchanged, readFingerprint, recordDigests } from '../output/output-fingerprint.js';
+import {
+  fingerprintDigest,
+  fingerprintFile,
+  outputUnchanged,
+  readFingerprint,
+  recordDigests,
+} from '../output/output-fingerprint.js';
 import { packageVersion } from '../package-files.js';
 import { makePrivateDir, writePrivateFile } from '../private-files.js';
 import { normalizeInputText } from '../declarations/input-text.js';
@@ -58,7 +64,9 @@ export interface MatchedStamp extends BuildStamp {
 
 /** Where the stamp of `repoRoot` (built into its configured folders; exports leave none) lives. */
 export function stampFile(cacheDir: string, repoRoot: string): string {
-  const key = createHash('sha256').update(`${path.resolve(repoRoot)}\u0000`).digest('hex');
+  const key = createHash('sha256')
+    .update(`${path.resolve(repoRoot)}\u0000`)
+    .digest('hex');
   return path.join(cacheDir, 'stamps', `${key}.json`);
 }
 
@@ -71,7 +79,12 @@ export function lockDigest(text: string): string {
  * The stamp of `repoRoot` when the repository is still exactly as it records — inputs, lock, and
  * every output file byte for byte (output/output-fingerprint.ts); undefined otherwise.
  */
-export async function matchingStamp(cacheDir: string, repoRoot: string, lockText: string | undefined, use?: CacheUse): Promise<MatchedStamp | undefined> {
+export async function matchingStamp(
+  cacheDir: string,
+  repoRoot: string,
+  lockText: string | undefined,
+  use?: CacheUse,
+): Promise<MatchedStamp | undefined> {
   const file = stampFile(cacheDir, repoRoot);
   if (lockText === undefined) return undefined;
   let stamp: BuildStamp;
@@ -84,9 +97,11 @@ export async function matchingStamp(cacheDir: string, repoRoot: string, lockText
   try {
     if (stamp.version !== packageVersion() || stamp.lock !== lockDigest(lockText)) return undefined;
     output = readFingerprint(fingerprintFile(cacheDir, repoRoot), { outDir: stamp.outDir, gitopsDir: stamp.gitopsDir });
-    if (!output || fingerprintDigest(output) !== stamp.fingerprint || !outputUnchanged(output, stamp.environments)) return undefined;
+    if (!output || fingerprintDigest(output) !== stamp.fingerprint || !outputUnchanged(output, stamp.environments))
+      return undefined;
     if (!localFilesUnchanged(stamp.localFiles ?? [])) return undefined;
-    if (JSON.stringify(await inputFileDigests(repoRoot, stamp.dirs)) !== JSON.stringify(stamp.inputFiles)) return undefined;
+    if (JSON.stringify(await inputFileDigests(repoRoot, stamp.dirs)) !== JSON.stringify(stamp.inputFiles))
+      return undefined;
     for (const read of stamp.reads) if (!(await readUnchanged(repoRoot, read, stamp))) return undefined;
   } catch {
     return undefined;
@@ -115,11 +130,18 @@ async function readUnchanged(repoRoot: string, read: string, stamp: BuildStamp):
   if (kind !== 'resource' && covered(file, stamp)) return true;
   if (kind === 'resource') return (await inputTreeDigest(repoRoot, file)) === sha256;
   const found = await readInputFile(repoRoot, file);
-  return found !== undefined && createHash('sha256').update(normalizeInputText(found.bytes.toString('utf8'))).digest('hex') === sha256;
+  return (
+    found !== undefined &&
+    createHash('sha256')
+      .update(normalizeInputText(found.bytes.toString('utf8')))
+      .digest('hex') === sha256
+  );
 }
 
 function covered(file: string, stamp: BuildStamp): boolean {
   // inputFileDigests skips dot entries: a file in one is checked on its own.
   if (!/\.ya?ml$/i.test(file) || file.split('/').some((segment) => segment.startsWith('.'))) return false;
-  return [stamp.dirs.providersDir, stamp.dirs.overlaysDir].some((dir) => file.startsWith(`${path.posix.normalize(dir).replace(/\/+$/, '')}/`));
+  return [stamp.dirs.providersDir, stamp.dirs.overlaysDir].some((dir) =>
+    file.startsWith(`${path.posix.normalize(dir).replace(/\/+$/, '')}/`),
+  );
 }

@@ -27,7 +27,11 @@ const LOCAL = 'local:';
 export type LocalFileStat = [file: string, size: number, mtimeMs: number, ctimeMs: number];
 
 /** A predicate over environment names; it reads files, so it is built once per build. */
-export function localArtifactsIntact(repoRoot: string, lock: LockFile, repositories: readonly { path: string }[]): (env: string) => boolean {
+export function localArtifactsIntact(
+  repoRoot: string,
+  lock: LockFile,
+  repositories: readonly { path: string }[],
+): (env: string) => boolean {
   const digests = new Map<string, string | undefined>();
   const digestOf = (file: string): string | undefined => {
     if (!digests.has(file)) digests.set(file, readDigest(file));
@@ -36,16 +40,24 @@ export function localArtifactsIntact(repoRoot: string, lock: LockFile, repositor
   return (env) => {
     const entry = lock.environments.find((e) => e.name === env);
     if (!entry) return false;
-    const used = new Set(entry.providers.filter((p) => p.source.startsWith(LOCAL)).map((p) => `${p.source}\u0000${p.version}`));
-    return lock.artifacts.filter((a) => used.has(`${a.source}\u0000${a.version}`)).every((a) => {
-      const file = artifactPath(repoRoot, a, repositories);
-      return file !== undefined && digestOf(file) === a.sha256;
-    });
+    const used = new Set(
+      entry.providers.filter((p) => p.source.startsWith(LOCAL)).map((p) => `${p.source}\u0000${p.version}`),
+    );
+    return lock.artifacts
+      .filter((a) => used.has(`${a.source}\u0000${a.version}`))
+      .every((a) => {
+        const file = artifactPath(repoRoot, a, repositories);
+        return file !== undefined && digestOf(file) === a.sha256;
+      });
   };
 }
 
 /** Stats of every local artifact file of the lock (plain or `.gz`, whichever is there), sorted. */
-export function localArtifactStats(repoRoot: string, lock: LockFile, repositories: readonly { path: string }[]): LocalFileStat[] {
+export function localArtifactStats(
+  repoRoot: string,
+  lock: LockFile,
+  repositories: readonly { path: string }[],
+): LocalFileStat[] {
   const files = new Set<string>();
   for (const a of lock.artifacts) {
     const file = a.source.startsWith(LOCAL) ? artifactPath(repoRoot, a, repositories) : undefined;
@@ -73,7 +85,11 @@ export function localFilesUnchanged(recorded: readonly LocalFileStat[]): boolean
 }
 
 /** Where the build reads a local artifact; undefined when no configured repository has its label. */
-function artifactPath(repoRoot: string, a: LockedArtifact, repositories: readonly { path: string }[]): string | undefined {
+function artifactPath(
+  repoRoot: string,
+  a: LockedArtifact,
+  repositories: readonly { path: string }[],
+): string | undefined {
   const label = configuredLocalLabel(a.source);
   if (label === undefined) return path.resolve(repoRoot, a.source.slice(LOCAL.length), a.version, a.file);
   const root = repositories.map((r) => path.resolve(repoRoot, r.path)).find((r) => existsSync(path.join(r, label)));
@@ -87,14 +103,19 @@ function statOf(file: string): LocalFileStat | undefined {
 
 /** sha256 of a regular file (or of `<file>.gz` decompressed), undefined when neither can be read. */
 function readDigest(file: string): string | undefined {
-  for (const [candidate, gz] of [[file, false], [`${file}.gz`, true]] as const) {
+  for (const [candidate, gz] of [
+    [file, false],
+    [`${file}.gz`, true],
+  ] as const) {
     try {
       // A link or anything but a regular file is not what the lock pinned: render, and let the source
       // say so; so is one past the release-file limit (bounded, as the source reads it).
       const read = readBoundedSync(candidate, { limit: RELEASE_ASSET_LIMIT.maxBytes, follow: false });
       if (read.outcome === 'missing') continue;
       if (read.outcome !== 'read') return undefined;
-      return createHash('sha256').update(gz ? gunzipSync(read.bytes, { maxOutputLength: RELEASE_ASSET_LIMIT.maxBytes }) : read.bytes).digest('hex');
+      return createHash('sha256')
+        .update(gz ? gunzipSync(read.bytes, { maxOutputLength: RELEASE_ASSET_LIMIT.maxBytes }) : read.bytes)
+        .digest('hex');
     } catch {
       continue;
     }

@@ -12,7 +12,14 @@ import { parseLock, serializeLock } from '../lock/lock-file.js';
 import type { LockFile, LockedEnvironment } from '../lock/lock-types.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import type { Failpoint } from '../output/apply-staged.js';
-import { environmentUnchanged, fingerprintDigest, fingerprintFile, readFingerprint, takeFingerprint, writeFingerprint } from '../output/output-fingerprint.js';
+import {
+  environmentUnchanged,
+  fingerprintDigest,
+  fingerprintFile,
+  readFingerprint,
+  takeFingerprint,
+  writeFingerprint,
+} from '../output/output-fingerprint.js';
 import { countRecord } from '../output/unchanged-summary.js';
 import type { WrittenRenderResult } from '../output/write-summary.js';
 import { isGitopsFileOf } from '../gitops/layout.js';
@@ -68,18 +75,28 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
   // A lock whose text is not what capi-render writes (edited by hand: reformatted, a field added, an
   // entry duplicated) is rewritten by a full render; skipping would keep it, so the output would
   // depend on what the cache remembers.
-  const canonicalLock = options.previousLockText === undefined || serializeLock(options.previousLock) === options.previousLockText;
-  const previous = options.exportDir || options.force || !canonicalLock ? undefined : readFingerprint(fingerprintAt, undefined, use);
+  const canonicalLock =
+    options.previousLockText === undefined || serializeLock(options.previousLock) === options.previousLockText;
+  const previous =
+    options.exportDir || options.force || !canonicalLock ? undefined : readFingerprint(fingerprintAt, undefined, use);
   // An environment is skipped only while its lock entry is also what the last build wrote: an entry
   // edited by hand (its CRDs, say, which the inputs hash does not cover) is rendered and repaired.
   // And only while the local release files it pins are the ones pinned (local-artifacts.ts).
   const lockedNow = new Map(options.previousLock.environments.map((e) => [e.name, e]));
   // Where capi-render.yaml says the local repositories are (the render reports a config that cannot be read).
-  const repositories = await loadConfig(repoRoot).then((c) => c.repositories, () => []);
+  const repositories = await loadConfig(repoRoot).then(
+    (c) => c.repositories,
+    () => [],
+  );
   const intact = localArtifactsIntact(repoRoot, options.previousLock, repositories);
   const run = await startRender({
     ...options.render,
-    ...(previous ? { skipUnchanged: (env: string, hash: string) => environmentUnchanged(previous, env, skipKey(hash, lockedNow.get(env), options.previousLock)) && intact(env) } : {}),
+    ...(previous
+      ? {
+          skipUnchanged: (env: string, hash: string) =>
+            environmentUnchanged(previous, env, skipKey(hash, lockedNow.get(env), options.previousLock)) && intact(env),
+        }
+      : {}),
   });
   const out = options.exportDir && options.exportDir !== run.outputDir ? options.exportDir : undefined;
   const written = await writeRenderRun(run, {
@@ -98,16 +115,37 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
     const rendered = new Set(run.rendering);
     // As the next build will read it: the lock file's text, parsed.
     const nextLock = written.lockText !== undefined ? parseLock(written.lockText) : written.lock;
-    const keys = Object.fromEntries(nextLock.environments.filter((e) => rendered.has(e.name) && e.inputs).map((e) => [e.name, skipKey(e.inputs!, e, nextLock)]));
+    const keys = Object.fromEntries(
+      nextLock.environments
+        .filter((e) => rendered.has(e.name) && e.inputs)
+        .map((e) => [e.name, skipKey(e.inputs!, e, nextLock)]),
+    );
     const { outDir, gitops } = written.written;
     // Only what this build checked is recorded: the environments it rendered and those the record
     // confirmed unchanged. Those a partial build left alone lose their entry (output-fingerprint.ts).
-    const fingerprint = takeFingerprint({ previous, outDir, gitopsDir: gitops.root, produced: written.produced, rendered: keys, confirmed: run.skipped, allEnvironments: run.allEnvironments });
+    const fingerprint = takeFingerprint({
+      previous,
+      outDir,
+      gitopsDir: gitops.root,
+      produced: written.produced,
+      rendered: keys,
+      confirmed: run.skipped,
+      allEnvironments: run.allEnvironments,
+    });
     writeFingerprint(fingerprintAt, fingerprint, use);
     if (!options.partial && run.stamp && written.lockText !== undefined) {
       const records = [await countRecord(outDir), await countRecord(gitops.root)];
       const localFiles = localArtifactStats(repoRoot, nextLock, run.config.repositories);
-      const stamp = { version: packageVersion(), outDir, gitopsDir: gitops.root, lock: lockDigest(written.lockText), fingerprint: fingerprintDigest(fingerprint), ...run.stamp, records, localFiles };
+      const stamp = {
+        version: packageVersion(),
+        outDir,
+        gitopsDir: gitops.root,
+        lock: lockDigest(written.lockText),
+        fingerprint: fingerprintDigest(fingerprint),
+        ...run.stamp,
+        records,
+        localFiles,
+      };
       await writeStamp(stampFile(options.cacheDir, repoRoot), stamp, use);
     }
   }
@@ -122,7 +160,9 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
 function skipKey(inputsHash: string, entry: LockedEnvironment | undefined, lock: LockFile): string {
   const used = new Set((entry?.providers ?? []).map((p) => `${p.source}\u0000${p.version}`));
   const artifacts = lock.artifacts.filter((a) => used.has(`${a.source}\u0000${a.version}`));
-  return `${inputsHash} ${createHash('sha256').update(canonicalJson({ entry: entry ?? null, artifacts })).digest('hex')}`;
+  return `${inputsHash} ${createHash('sha256')
+    .update(canonicalJson({ entry: entry ?? null, artifacts }))
+    .digest('hex')}`;
 }
 
 /**
@@ -130,10 +170,18 @@ function skipKey(inputsHash: string, entry: LockedEnvironment | undefined, lock:
  * change, so whatever was written or removed there had been edited, deleted or added by hand.
  * Repository-relative, sorted.
  */
-export function repairedFiles(run: Pick<RenderRun, 'unchangedInputs'>, written: WrittenRenderResult, repoRoot: string): string[] {
+export function repairedFiles(
+  run: Pick<RenderRun, 'unchangedInputs'>,
+  written: WrittenRenderResult,
+  repoRoot: string,
+): string[] {
   const same = new Set(run.unchangedInputs);
   const shown = (root: string, rel: string) => path.relative(repoRoot, path.join(root, rel)).split(path.sep).join('/');
-  const out = [...written.written, ...written.removed].filter((rel) => same.has(rel.split('/')[0]!)).map((rel) => shown(written.outDir, rel));
-  const gitops = [...written.gitops.written, ...written.gitops.removed].filter((rel) => run.unchangedInputs.some((env) => isGitopsFileOf(rel, env)) && rel !== 'argocd/applicationset.yaml');
+  const out = [...written.written, ...written.removed]
+    .filter((rel) => same.has(rel.split('/')[0]!))
+    .map((rel) => shown(written.outDir, rel));
+  const gitops = [...written.gitops.written, ...written.gitops.removed].filter(
+    (rel) => run.unchangedInputs.some((env) => isGitopsFileOf(rel, env)) && rel !== 'argocd/applicationset.yaml',
+  );
   return [...out, ...gitops.map((rel) => shown(written.gitops.root, rel))].sort();
 }

@@ -17,7 +17,10 @@ export type { WriteRenderResultOptions } from '../output/write-output.js';
 export type { WrittenRenderResult } from '../output/write-summary.js';
 
 /** Writes a collected render result: the output trees and the lock in one transaction. */
-export async function writeRenderResult(result: RenderResult, options: WriteRenderResultOptions): Promise<WrittenRenderResult> {
+export async function writeRenderResult(
+  result: RenderResult,
+  options: WriteRenderResultOptions,
+): Promise<WrittenRenderResult> {
   const replay: OutputSource = {
     config: result.config,
     outputDir: result.outputDir,
@@ -53,7 +56,10 @@ export interface WrittenRenderRun {
  */
 export async function writeRenderRun(
   run: RenderRun,
-  options: WriteRenderResultOptions & { onEnvironment?: (result: EnvironmentResult) => void; beforeCommit?: (lock: LockFile) => void },
+  options: WriteRenderResultOptions & {
+    onEnvironment?: (result: EnvironmentResult) => void;
+    beforeCommit?: (lock: LockFile) => void;
+  },
 ): Promise<WrittenRenderRun> {
   let warnings: Diagnostic[] = [];
   const produced: ProducedDigests = { out: new Map(), gitops: new Map() };
@@ -83,4 +89,3 @@ export async function writeRenderRun(
   const { written, lock, lockText } = await writeOutput(source, options);
   return { written, lock, lockText, warnings, produced };
 }
-

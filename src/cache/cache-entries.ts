@@ -18,7 +18,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 
-export type CacheEntryKind = 'artifact' | 'parsed' | 'lock' | 'validated' | 'release-index' | 'stamp' | 'plugin' | 'temporary';
+export type CacheEntryKind =
+  'artifact' | 'parsed' | 'lock' | 'validated' | 'release-index' | 'stamp' | 'plugin' | 'temporary';
 
 export interface CacheEntry {
   /** Absolute path. */
@@ -67,7 +68,12 @@ export async function listCacheEntries(dir: string, now = Date.now()): Promise<C
       const stat = await fs.lstat(file).catch(() => undefined);
       if (!stat?.isFile()) continue;
       if (temporary && now - stat.mtimeMs < TEMPORARY_AGE_MS) continue;
-      out.push({ file, kind: temporary ? 'temporary' : layout.kind, bytes: Math.max(1, Math.ceil(stat.size / BLOCK)) * BLOCK, lastUsed: stat.mtimeMs });
+      out.push({
+        file,
+        kind: temporary ? 'temporary' : layout.kind,
+        bytes: Math.max(1, Math.ceil(stat.size / BLOCK)) * BLOCK,
+        lastUsed: stat.mtimeMs,
+      });
     }
   }
   return out;

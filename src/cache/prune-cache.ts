@@ -63,14 +63,25 @@ function rank(entry: CacheEntry): number {
  * removes only its own entries, but a folder that is the file system root, the home folder itself,
  * the repository (or one of its parents) or a git working tree is a mistake worth stopping at.
  */
-export async function cacheLocationProblem(dir: string, context: { repoRoot: string; home?: string }): Promise<string | undefined> {
+export async function cacheLocationProblem(
+  dir: string,
+  context: { repoRoot: string; home?: string },
+): Promise<string | undefined> {
   const real = await fs.realpath(dir).catch(() => path.resolve(dir));
-  const same = async (other: string | undefined) => other !== undefined && other !== '' && real === (await fs.realpath(other).catch(() => path.resolve(other)));
+  const same = async (other: string | undefined) =>
+    other !== undefined && other !== '' && real === (await fs.realpath(other).catch(() => path.resolve(other)));
   if (real === path.parse(real).root) return 'is the root of the file system';
   if (await same(context.home)) return 'is your home folder itself';
   const repo = await fs.realpath(context.repoRoot).catch(() => path.resolve(context.repoRoot));
-  if (real === repo || repo.startsWith(real + path.sep)) return real === repo ? 'is the repository' : 'holds the repository';
-  if (await fs.lstat(path.join(real, '.git')).then(() => true, () => false)) return 'holds a .git folder (a repository)';
+  if (real === repo || repo.startsWith(real + path.sep))
+    return real === repo ? 'is the repository' : 'holds the repository';
+  if (
+    await fs.lstat(path.join(real, '.git')).then(
+      () => true,
+      () => false,
+    )
+  )
+    return 'holds a .git folder (a repository)';
   const stat = await fs.stat(real).catch(() => undefined);
   if (stat && !stat.isDirectory()) return 'is not a folder';
   return undefined;

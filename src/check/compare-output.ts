@@ -22,12 +22,18 @@ export interface FileDrift {
  * folder relative to the repository root, for the report. `inScope` limits which committed files
  * are considered (the environments that were rendered).
  */
-export function compareTrees(planned: ReadonlyMap<string, string>, committed: ReadonlyMap<string, string>, prefix: string, inScope: (relative: string) => boolean = () => true): FileDrift[] {
+export function compareTrees(
+  planned: ReadonlyMap<string, string>,
+  committed: ReadonlyMap<string, string>,
+  prefix: string,
+  inScope: (relative: string) => boolean = () => true,
+): FileDrift[] {
   const out: FileDrift[] = [];
   for (const [rel, text] of planned) {
     const current = committed.get(rel);
     if (current === undefined) out.push({ file: `${prefix}/${rel}`, kind: 'missing', details: [] });
-    else if (current !== text) out.push({ file: `${prefix}/${rel}`, kind: 'edited', details: summarize(current, text) });
+    else if (current !== text)
+      out.push({ file: `${prefix}/${rel}`, kind: 'edited', details: summarize(current, text) });
   }
   for (const rel of committed.keys()) {
     if (!planned.has(rel) && inScope(rel)) out.push({ file: `${prefix}/${rel}`, kind: 'stale', details: [] });

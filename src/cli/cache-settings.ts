@@ -23,12 +23,19 @@ export function cacheSettings(ctx: Pick<CommandContext, 'io' | 'values'>): Cache
   const { io, values } = ctx;
   const flag = values['cache-dir'];
   const dir = flag ? path.resolve(io.cwd, String(flag)) : defaultCacheDir(io.env);
-  const chosenBy = flag ? '--cache-dir' : io.env.CAPI_RENDER_CACHE_DIR ? '$CAPI_RENDER_CACHE_DIR' : 'the default cache folder';
+  const chosenBy = flag
+    ? '--cache-dir'
+    : io.env.CAPI_RENDER_CACHE_DIR
+      ? '$CAPI_RENDER_CACHE_DIR'
+      : 'the default cache folder';
   const text = io.env[CACHE_MAX_SIZE_VARIABLE];
   let maxBytes = DEFAULT_CACHE_MAX_BYTES;
   if (text !== undefined && text !== '') {
     const parsed = parseSize(text);
-    if (parsed === undefined) throw new UsageError(`${CACHE_MAX_SIZE_VARIABLE}=${text} is not a size; write it like 512M, 2G or 1048576 (bytes)`);
+    if (parsed === undefined)
+      throw new UsageError(
+        `${CACHE_MAX_SIZE_VARIABLE}=${text} is not a size; write it like 512M, 2G or 1048576 (bytes)`,
+      );
     maxBytes = parsed;
   }
   return { dir, maxBytes, chosenBy };

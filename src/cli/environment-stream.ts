@@ -25,14 +25,24 @@ export function streamEnvironment(input: StreamInput): string {
   if (!input.allowRemoval) {
     // The committed output where there is one; the lock stands in only where nothing is committed.
     const committed = input.environment.committed;
-    const problems = removalProblems({ committed: committed ? () => committed : committedFromLock(input.previousLock), next: input.nextLock, rendered: [env.name], retired: [], outputOf: () => 'the printed stream' });
+    const problems = removalProblems({
+      committed: committed ? () => committed : committedFromLock(input.previousLock),
+      next: input.nextLock,
+      rendered: [env.name],
+      retired: [],
+      outputOf: () => 'the printed stream',
+    });
     if (problems.length > 0) throw new SpecError(problems);
   }
   if (env.components.every((c) => c.objects.length === 0)) {
     throw new SpecError(
-      error('removal', `environment ${env.name} renders no objects: printing an empty stream would make Argo CD prune everything it applied`, {
-        hint: 'declare its providers (providers/ or its overlay); an environment is retired by deleting its overlay, not by emptying it',
-      }),
+      error(
+        'removal',
+        `environment ${env.name} renders no objects: printing an empty stream would make Argo CD prune everything it applied`,
+        {
+          hint: 'declare its providers (providers/ or its overlay); an environment is retired by deleting its overlay, not by emptying it',
+        },
+      ),
     );
   }
   return environmentStream(env);

@@ -21,23 +21,51 @@ export function formatLiveReport(report: LiveReport, options: { color: boolean }
   const paintRed = (text: string) => (options.color ? `${RED}${text.replace(/\n$/, '')}${RESET}\n` : text);
   const parts: string[] = [];
   report.notRendered.forEach((o, i) => {
-    const d = error('drift', `${o.object} is live with clusterctl's labels but not rendered: a prune by those labels would delete it, and after adoption nothing manages it`, {
-      file: report.dump,
-      ...(i === 0 ? { hint: 'declare the provider it belongs to (capi-render import), or delete the leftover from the cluster before adopting' } : {}),
-    });
+    const d = error(
+      'drift',
+      `${o.object} is live with clusterctl's labels but not rendered: a prune by those labels would delete it, and after adoption nothing manages it`,
+      {
+        file: report.dump,
+        ...(i === 0
+          ? {
+              hint: 'declare the provider it belongs to (capi-render import), or delete the leftover from the cluster before adopting',
+            }
+          : {}),
+      },
+    );
     parts.push(paintRed(formatDiagnostic(d, { color: false })));
   });
   for (const o of report.missingFromDump) {
-    const d = warning('live-dump', `${o.object} is not in the dump, but objects of its group are: it exists in the cluster, and the dump is incomplete`, {
-      file: report.dump,
-      hint: 'dump the CRDs too (kubectl get crd -l cluster.x-k8s.io/provider, and providers.clusterctl.cluster.x-k8s.io by name; docs/adoption.md "1. Dump the cluster (read-only)")',
-    });
+    const d = warning(
+      'live-dump',
+      `${o.object} is not in the dump, but objects of its group are: it exists in the cluster, and the dump is incomplete`,
+      {
+        file: report.dump,
+        hint: 'dump the CRDs too (kubectl get crd -l cluster.x-k8s.io/provider, and providers.clusterctl.cluster.x-k8s.io by name; docs/adoption.md "1. Dump the cluster (read-only)")',
+      },
+    );
     parts.push(formatDiagnostic(d, options));
   }
-  for (const o of report.created) parts.push(formatDiagnostic(objectDiagnostic(o, `${o.object} is rendered but not live: the first sync would create it`), options));
+  for (const o of report.created)
+    parts.push(
+      formatDiagnostic(
+        objectDiagnostic(o, `${o.object} is rendered but not live: the first sync would create it`),
+        options,
+      ),
+    );
   report.changed.forEach((o, i) => {
-    const d = objectDiagnostic(o, `${o.object}: the first sync would change ${o.fields.length} field${o.fields.length === 1 ? '' : 's'}:\n    ${o.fields.flatMap(fieldLines).join('\n    ')}`);
-    parts.push(formatDiagnostic(i === report.changed.length - 1 && report.changed.some((c) => c.fields.some((f) => f.owners)) ? { ...d, hint: CONFLICT_HINT } : d, options));
+    const d = objectDiagnostic(
+      o,
+      `${o.object}: the first sync would change ${o.fields.length} field${o.fields.length === 1 ? '' : 's'}:\n    ${o.fields.flatMap(fieldLines).join('\n    ')}`,
+    );
+    parts.push(
+      formatDiagnostic(
+        i === report.changed.length - 1 && report.changed.some((c) => c.fields.some((f) => f.owners))
+          ? { ...d, hint: CONFLICT_HINT }
+          : d,
+        options,
+      ),
+    );
   });
   parts.push(`${summary(report)}\n`);
   return parts.join('');
@@ -46,12 +74,21 @@ export function formatLiveReport(report: LiveReport, options: { color: boolean }
 /** The one-line verdict. */
 export function summary(report: LiveReport): string {
   const own = report.ownMetadataOnly.length;
-  const ownKeys = [...new Set(report.ownMetadataOnly.flatMap((o) => o.fields.map((f) => f.path.replace(/^metadata\.annotations\["(.*)"\]$/, '$1'))))].sort();
+  const ownKeys = [
+    ...new Set(
+      report.ownMetadataOnly.flatMap((o) =>
+        o.fields.map((f) => f.path.replace(/^metadata\.annotations\["(.*)"\]$/, '$1')),
+      ),
+    ),
+  ].sort();
   const ownText = own > 0 ? `; ${own} get only capi-render's own annotations (${ownKeys.join(', ')})` : '';
   const head = `check --live ${report.environment} against ${report.dump}`;
-  if (report.clean) return `${head}: the first sync changes nothing${own > 0 ? " but capi-render's own annotations" : ''} (${report.unchanged} objects equal the live ones${ownText})`;
+  if (report.clean)
+    return `${head}: the first sync changes nothing${own > 0 ? " but capi-render's own annotations" : ''} (${report.unchanged} objects equal the live ones${ownText})`;
   const counts = [
-    report.notRendered.length > 0 ? `${report.notRendered.length} live object${report.notRendered.length === 1 ? '' : 's'} not rendered` : '',
+    report.notRendered.length > 0
+      ? `${report.notRendered.length} live object${report.notRendered.length === 1 ? '' : 's'} not rendered`
+      : '',
     report.created.length > 0 ? `${report.created.length} to create` : '',
     report.changed.length > 0 ? `${report.changed.length} to change` : '',
     `${report.unchanged} unchanged`,

@@ -19,7 +19,10 @@ export function formatDiagnostic(d: Diagnostic, options: FormatOptions): string 
   const label = `${d.severity}[${d.code}]`;
   const paint = (color: string, text: string) => (options.color ? `${color}${text}${RESET}` : text);
   const lines = [`${where}${paint(d.severity === 'error' ? RED : YELLOW, label)}: ${d.message}`];
-  const context = [d.field && !d.message.includes(d.field) ? `field ${d.field}` : '', d.object && !d.message.includes(d.object) ? `object ${d.object}` : '']
+  const context = [
+    d.field && !d.message.includes(d.field) ? `field ${d.field}` : '',
+    d.object && !d.message.includes(d.object) ? `object ${d.object}` : '',
+  ]
     .filter(Boolean)
     .join(', ');
   if (context) lines.push(paint(DIM, `  at ${context}`));

@@ -8,6 +8,11 @@ import module from 'node:module';
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 // A no-op rebuild is answered by a small bundle of its own, before the whole CLI is compiled.
 const { tryNoopBuild } = await import('./no-op-build.js');
-const code = await tryNoopBuild(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+const code = await tryNoopBuild(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  cwd: process.cwd(),
+});
 if (code === undefined) await import('./main.js');
 else process.exitCode = code;

@@ -33,7 +33,9 @@ export interface NoopContext {
 export async function reportStampedNoop(ctx: NoopContext): Promise<boolean> {
   const stamp = await matchingStamp(ctx.cacheDir, ctx.repoRoot, ctx.lockText, ctx.use);
   if (!stamp) return false;
-  ctx.io.stderr.write(`unchanged since the last build (inputs hash in capi-render.lock): ${summarizeNames(stamp.environments)}\n`);
+  ctx.io.stderr.write(
+    `unchanged since the last build (inputs hash in capi-render.lock): ${summarizeNames(stamp.environments)}\n`,
+  );
   reportWrite(ctx, await confirmedSummary(stamp.outDir, stamp.gitopsDir, stamp.records ?? [], stamp.confirmedRecords));
   return true;
 }
@@ -57,13 +59,23 @@ export async function tryNoopBuild(argv: readonly string[], io: CliIo): Promise<
     const { values, positionals } = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true, strict: true });
     if (positionals.length > 0) return undefined;
     const repoRoot = path.resolve(io.cwd, values.repo ?? '.');
-    if (!statSync(repoRoot, { throwIfNoEntry: false })?.isDirectory() || existsSync(path.join(repoRoot, WORK_DIR))) return undefined;
+    if (!statSync(repoRoot, { throwIfNoEntry: false })?.isDirectory() || existsSync(path.join(repoRoot, WORK_DIR)))
+      return undefined;
     // The lock is a record: read as `check` reads it (a link, a FIFO, a device or an oversized file is
     // refused before a byte is read); a refusal goes to the full CLI below, which reports it.
     const lockText = (await readRecordFile(repoRoot, path.join(repoRoot, LOCK_FILE), 'lock'))?.toString('utf8');
     if (lockText === undefined) return undefined;
     const { dir } = cacheSettings({ io, values });
-    return (await reportStampedNoop({ io, repoRoot, cacheDir: dir, lockText, use: createCacheUse(), color: useColor(io) })) ? 0 : undefined;
+    return (await reportStampedNoop({
+      io,
+      repoRoot,
+      cacheDir: dir,
+      lockText,
+      use: createCacheUse(),
+      color: useColor(io),
+    }))
+      ? 0
+      : undefined;
   } catch {
     // Whatever went wrong, the full CLI says it properly.
     return undefined;

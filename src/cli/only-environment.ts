@@ -8,7 +8,11 @@ import { loadConfig } from '../config/load-config.js';
 import { discoverEnvironments } from '../overlay/discover-environments.js';
 
 /** `named` when given; else the repository's only environment; else a UsageError listing them (`how` says how to choose). */
-export async function onlyEnvironment(repoRoot: string, named: string | undefined, how: (names: string) => string): Promise<string> {
+export async function onlyEnvironment(
+  repoRoot: string,
+  named: string | undefined,
+  how: (names: string) => string,
+): Promise<string> {
   if (named !== undefined) return named;
   const config = await loadConfig(repoRoot);
   const environments = (await discoverEnvironments(repoRoot, config.overlaysDir)).map((e) => e.name);

@@ -19,21 +19,36 @@ export interface ParsedArgv {
  * one), a positional argument (unless `allowPositionals`: the command checks its words itself), or
  * anything parseArgs refuses.
  */
-export function parseCommandArgs(input: readonly string[], options: OptionSpec, { allowPositionals = false, optionalValues = [] }: { allowPositionals?: boolean; optionalValues?: readonly string[] } = {}): ParsedArgv {
+export function parseCommandArgs(
+  input: readonly string[],
+  options: OptionSpec,
+  {
+    allowPositionals = false,
+    optionalValues = [],
+  }: { allowPositionals?: boolean; optionalValues?: readonly string[] } = {},
+): ParsedArgv {
   // An option that may go without its value gets an empty one when none follows.
-  const args = input.map((arg, i) => (optionalValues.includes(arg.slice(2)) && arg.startsWith('--') && (i === input.length - 1 || input[i + 1]!.startsWith('-')) ? `${arg}=` : arg));
+  const args = input.map((arg, i) =>
+    optionalValues.includes(arg.slice(2)) &&
+    arg.startsWith('--') &&
+    (i === input.length - 1 || input[i + 1]!.startsWith('-'))
+      ? `${arg}=`
+      : arg,
+  );
   const names = Object.keys(options);
   const shorts = new Map(Object.entries(options).flatMap(([name, o]) => (o.short ? [[o.short, name] as const] : [])));
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === '--') {
       const rest = args.slice(i + 1);
-      if (rest.length > 0 && !allowPositionals) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}: this command takes options only`);
+      if (rest.length > 0 && !allowPositionals)
+        throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}: this command takes options only`);
       break;
     }
     if (arg.startsWith('--')) {
       const name = arg.slice(2).split('=')[0]!;
-      if (!Object.hasOwn(options, name)) throw new UsageError(`unknown option --${name}${didYouMean(name, names, (c) => `--${c}`)}`);
+      if (!Object.hasOwn(options, name))
+        throw new UsageError(`unknown option --${name}${didYouMean(name, names, (c) => `--${c}`)}`);
       // A string option's value is the next argument, even when it looks like a word.
       if (options[name]!.type === 'string' && !arg.includes('=')) i++;
     } else if (arg.startsWith('-') && arg.length > 1) {

@@ -43,9 +43,13 @@ export function progressReporter(io: CliIo, now: () => number = Date.now): Progr
       open.delete(event.url);
       downloads++;
       bytes += event.bytes;
-      io.stderr.write(`  fetched ${event.url} (${formatBytes(event.bytes)}; ${downloads} file${downloads === 1 ? '' : 's'}, ${formatBytes(bytes)} so far)\n`);
+      io.stderr.write(
+        `  fetched ${event.url} (${formatBytes(event.bytes)}; ${downloads} file${downloads === 1 ? '' : 's'}, ${formatBytes(bytes)} so far)\n`,
+      );
     } else if (event.type === 'retry') {
-      io.stderr.write(`  ${event.reason} on ${event.url}: retry ${event.retry} in ${Math.ceil(event.waitMs / 1000)}s\n`);
+      io.stderr.write(
+        `  ${event.reason} on ${event.url}: retry ${event.retry} in ${Math.ceil(event.waitMs / 1000)}s\n`,
+      );
     } else if (event.type === 'warning') {
       io.stderr.write(`  warning: ${event.message}\n`);
     }

@@ -25,15 +25,28 @@ export const RENDER_FLAGS: OptionSpec = {
 
 export const RENDER_FLAG_HELP: [string, string][] = [
   ['--env NAME', 'only this environment (repeatable)'],
-  ['--shard K/N', 'only the K-th of N deterministic shards of the environments (a CI matrix; the union of all shards is a full build)'],
+  [
+    '--shard K/N',
+    'only the K-th of N deterministic shards of the environments (a CI matrix; the union of all shards is a full build)',
+  ],
   ['--offline', 'never use the network: everything must be in capi-render.lock and the cache'],
-  ['--allow-downgrade', 'accept a lower minor version than capi-render.lock records (refused by default, as the operator does)'],
-  ['--cache-dir DIR', 'cache folder (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render); kept under $CAPI_RENDER_CACHE_MAX_SIZE (default 512M)'],
+  [
+    '--allow-downgrade',
+    'accept a lower minor version than capi-render.lock records (refused by default, as the operator does)',
+  ],
+  [
+    '--cache-dir DIR',
+    'cache folder (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render); kept under $CAPI_RENDER_CACHE_MAX_SIZE (default 512M)',
+  ],
 ];
 
 /** The same, for commands that always consider every environment's versions (plan, upgrade): no --shard. */
-export const UNSHARDED_RENDER_FLAGS: OptionSpec = Object.fromEntries(Object.entries(RENDER_FLAGS).filter(([name]) => name !== 'shard'));
-export const UNSHARDED_RENDER_FLAG_HELP: [string, string][] = RENDER_FLAG_HELP.filter(([flag]) => !flag.startsWith('--shard'));
+export const UNSHARDED_RENDER_FLAGS: OptionSpec = Object.fromEntries(
+  Object.entries(RENDER_FLAGS).filter(([name]) => name !== 'shard'),
+);
+export const UNSHARDED_RENDER_FLAG_HELP: [string, string][] = RENDER_FLAG_HELP.filter(
+  ([flag]) => !flag.startsWith('--shard'),
+);
 
 /** The repository's output folders as the gate listed them (regular files only). */
 export interface RegularRepository {
@@ -65,10 +78,16 @@ export interface PreparedRender {
  * before any of them is read, with the same message whatever the command. `gated` is the gate's
  * listing when the caller passed it already.
  */
-export async function prepareRender(ctx: CommandContext, { writes = false, gated }: { writes?: boolean; gated?: RegularRepository } = {}): Promise<PreparedRender> {
+export async function prepareRender(
+  ctx: CommandContext,
+  { writes = false, gated }: { writes?: boolean; gated?: RegularRepository } = {},
+): Promise<PreparedRender> {
   const { io, values, repoRoot } = ctx;
   if (writes) {
-    if (await finishInterruptedWrite(repoRoot)) io.stderr.write('finished the write of an interrupted build (rendered/, gitops/ and capi-render.lock are now its complete output)\n');
+    if (await finishInterruptedWrite(repoRoot))
+      io.stderr.write(
+        'finished the write of an interrupted build (rendered/, gitops/ and capi-render.lock are now its complete output)\n',
+      );
   } else if (await hasInterruptedWrite(repoRoot)) {
     throw new SpecError(
       error('write', 'an interrupted build left its output half-installed', {

@@ -46,14 +46,19 @@ export function loadCommands(): Promise<Command[]> {
 /** The exit codes, mapped in {@link run} alone: the code, the help's word for it, and what it means. */
 export const EXIT_CODES: { code: number; brief: string; meaning: string }[] = [
   { code: 0, brief: 'success', meaning: 'success' },
-  { code: 1, brief: 'render/validation/drift failure', meaning: 'a render, validation, fetch or drift failure; the message on stderr says what, where and how to fix it' },
+  {
+    code: 1,
+    brief: 'render/validation/drift failure',
+    meaning: 'a render, validation, fetch or drift failure; the message on stderr says what, where and how to fix it',
+  },
   { code: 2, brief: 'bad usage', meaning: 'bad usage: an unknown command or option, or a missing or malformed value' },
 ];
 
 /** The hidden command the shell completion scripts call (`capi-render __complete WORD…`): see completion/complete-words.ts. */
 export const COMPLETE_COMMAND = '__complete';
 
-const loadCommand = (name: string | undefined): Promise<Command> | undefined => (name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name]!() : undefined);
+const loadCommand = (name: string | undefined): Promise<Command> | undefined =>
+  name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name]!() : undefined;
 
 /** Every command's parser table: its own options plus the global ones. */
 export function commandOptions(command: Command): OptionSpec {
@@ -88,16 +93,23 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   const command = await loadCommand(name);
   if (!command) {
-    const what = name.startsWith('-') ? unknownLeadingOption(name, argv) : `unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))}`;
+    const what = name.startsWith('-')
+      ? unknownLeadingOption(name, argv)
+      : `unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))}`;
     io.stderr.write(`capi-render: ${what}\n\n${await mainHelp()}`);
     return 2;
   }
   let parsed;
   try {
-    parsed = parseCommandArgs(rest, commandOptions(command), { allowPositionals: command.positionals ?? false, optionalValues: command.optionalValues ?? [] });
+    parsed = parseCommandArgs(rest, commandOptions(command), {
+      allowPositionals: command.positionals ?? false,
+      optionalValues: command.optionalValues ?? [],
+    });
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.stderr.write(`capi-render ${command.name}: ${e.message}\nRun "capi-render ${command.name} --help" for its options.\n`);
+    io.stderr.write(
+      `capi-render ${command.name}: ${e.message}\nRun "capi-render ${command.name} --help" for its options.\n`,
+    );
     return 2;
   }
   if (parsed.values.help) {
@@ -107,12 +119,21 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const debug = Boolean(parsed.values.debug);
   const repoRoot = path.resolve(io.cwd, String(parsed.values.repo ?? '.'));
   if (!command.createsRepo && !isDirectory(repoRoot)) {
-    io.stderr.write(`capi-render ${command.name}: --repo ${repoRoot} is not a directory; pass the repository's folder (the one holding providers/), or run capi-render init there first\n`);
+    io.stderr.write(
+      `capi-render ${command.name}: --repo ${repoRoot} is not a directory; pass the repository's folder (the one holding providers/), or run capi-render init there first\n`,
+    );
     return 2;
   }
   const cleanups: (() => void)[] = [];
   try {
-    return await command.run({ io, values: parsed.values, positionals: parsed.positionals, repoRoot, color, defer: (cleanup) => void cleanups.push(cleanup) });
+    return await command.run({
+      io,
+      values: parsed.values,
+      positionals: parsed.positionals,
+      repoRoot,
+      color,
+      defer: (cleanup) => void cleanups.push(cleanup),
+    });
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr.write(`capi-render ${command.name}: ${e.message}\n`);
@@ -130,7 +151,9 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       if (debug) io.stderr.write(`${err.stack}\n`);
       return 1;
     }
-    io.stderr.write(`capi-render: internal error: ${(e as Error)?.message ?? String(e)}\nThis is a bug in capi-render; please report it with the command you ran${debug ? '' : ' and the output of --debug'}.\n`);
+    io.stderr.write(
+      `capi-render: internal error: ${(e as Error)?.message ?? String(e)}\nThis is a bug in capi-render; please report it with the command you ran${debug ? '' : ' and the output of --debug'}.\n`,
+    );
     if (debug) io.stderr.write(`${(e as Error)?.stack}\n`);
     return 1;
   } finally {
@@ -143,21 +166,48 @@ function unknownLeadingOption(option: string, argv: readonly string[]): string {
   const word = option.replace(/^-+/, '').split('=')[0]!;
   const suggestion = didYouMean(word, ['version', 'help', ...Object.keys(GLOBAL_OPTIONS)], (c) => `--${c}`);
   const command = argv.find((a) => Object.hasOwn(COMMANDS, a));
-  const after = !suggestion && command ? `; before the command only the global options (--repo, --debug) may stand, a command's own options go after it: capi-render ${command} ${option}` : '';
+  const after =
+    !suggestion && command
+      ? `; before the command only the global options (--repo, --debug) may stand, a command's own options go after it: capi-render ${command} ${option}`
+      : '';
   return `unknown option ${option}${suggestion}${after}`;
 }
 
 const NETWORK_CALLS = new Set(['getaddrinfo', 'connect', 'read', 'write', 'socket']);
-const WRITING_CALLS = new Set(['open', 'write', 'rename', 'unlink', 'mkdir', 'rmdir', 'rm', 'link', 'copyfile', 'chmod', 'symlink', 'utime', 'fsync', 'ftruncate', 'mkdtemp']);
+const WRITING_CALLS = new Set([
+  'open',
+  'write',
+  'rename',
+  'unlink',
+  'mkdir',
+  'rmdir',
+  'rm',
+  'link',
+  'copyfile',
+  'chmod',
+  'symlink',
+  'utime',
+  'fsync',
+  'ftruncate',
+  'mkdtemp',
+]);
 
 /** An unclassified system error, named by what it is: a network failure, a failed write, or a file that cannot be read. */
 function systemErrorDiagnostic(err: NodeJS.ErrnoException, cwd: string): Diagnostic {
   const file = err.path ? path.relative(cwd, err.path) || '.' : undefined;
   const where = file ? { file } : {};
-  if (!err.path && NETWORK_CALLS.has(err.syscall!)) return error('fetch', `${err.syscall} failed: ${err.message}`, where);
+  if (!err.path && NETWORK_CALLS.has(err.syscall!))
+    return error('fetch', `${err.syscall} failed: ${err.message}`, where);
   const reason = err.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '');
-  if (WRITING_CALLS.has(err.syscall!)) return error('write', `cannot ${err.syscall} ${file ?? ''}: ${reason}`.replace('  ', ' '), { ...where, hint: 'check the permissions and free space of that folder' });
-  return error('input-path', `cannot read ${file ?? ''}: ${reason}`.replace('  ', ' '), { ...where, hint: 'check that the path exists and is readable' });
+  if (WRITING_CALLS.has(err.syscall!))
+    return error('write', `cannot ${err.syscall} ${file ?? ''}: ${reason}`.replace('  ', ' '), {
+      ...where,
+      hint: 'check the permissions and free space of that folder',
+    });
+  return error('input-path', `cannot read ${file ?? ''}: ${reason}`.replace('  ', ' '), {
+    ...where,
+    hint: 'check that the path exists and is readable',
+  });
 }
 
 function table(rows: [string, string][]): string {

@@ -5,7 +5,12 @@ import { BASELINE_IDS } from '../baseline/baseline.js';
 export const CERT_MANAGER_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  properties: { install: { type: 'boolean' }, version: { type: 'string', minLength: 1 }, url: { type: 'string', minLength: 1 }, externallyProvisioned: { type: 'boolean' } },
+  properties: {
+    install: { type: 'boolean' },
+    version: { type: 'string', minLength: 1 },
+    url: { type: 'string', minLength: 1 },
+    externallyProvisioned: { type: 'boolean' },
+  },
 } as const;
 
 const str = { type: 'string', minLength: 1 } as const;
@@ -24,7 +29,11 @@ export const GITOPS_SCHEMA = {
   additionalProperties: false,
   properties: {
     flavour: { enum: ['kustomize', 'argocd', 'flux'] },
-    protect: { type: 'object', additionalProperties: false, properties: { crds: { type: 'boolean' }, namespaces: { type: 'boolean' } } },
+    protect: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { crds: { type: 'boolean' }, namespaces: { type: 'boolean' } },
+    },
     argocd: {
       type: 'object',
       additionalProperties: false,
@@ -55,7 +64,11 @@ export const GITOPS_SCHEMA = {
           type: 'object',
           additionalProperties: false,
           // syncSource.path must not be the repository root (Argo CD's CRD pattern ^.{2,}|[^./]$).
-          properties: { targetBranch: str, pathPrefix: { type: 'string', pattern: '^.{2,}|[^./]$' }, hydrateToBranch: str },
+          properties: {
+            targetBranch: str,
+            pathPrefix: { type: 'string', pattern: '^.{2,}|[^./]$' },
+            hydrateToBranch: str,
+          },
         },
         repoPath: str,
       },
@@ -74,12 +87,27 @@ export const GITOPS_SCHEMA = {
         interval: str,
         timeout: str,
         pathPrefix: str,
-        dependsOn: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: str, namespace: str } } },
+        dependsOn: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['name'],
+            properties: { name: str, namespace: str },
+          },
+        },
         kubeConfig: {
           type: 'object',
           additionalProperties: false,
           required: ['secretRef'],
-          properties: { secretRef: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: str, key: str } } },
+          properties: {
+            secretRef: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['name'],
+              properties: { name: str, key: str },
+            },
+          },
         },
         serviceAccountName: str,
         oci: {
@@ -101,7 +129,14 @@ export const GITOPS_SCHEMA = {
                   type: 'object',
                   additionalProperties: false,
                   required: ['secretRef'],
-                  properties: { secretRef: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: str } } },
+                  properties: {
+                    secretRef: {
+                      type: 'object',
+                      additionalProperties: false,
+                      required: ['name'],
+                      properties: { name: str },
+                    },
+                  },
                 },
                 keyless: {
                   type: 'object',
@@ -111,7 +146,12 @@ export const GITOPS_SCHEMA = {
                     issuerRegExp: str,
                     identity: str,
                     identityRegExp: str,
-                    trustedRootSecretRef: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: str } },
+                    trustedRootSecretRef: {
+                      type: 'object',
+                      additionalProperties: false,
+                      required: ['name'],
+                      properties: { name: str },
+                    },
                   },
                 },
               },
@@ -137,7 +177,12 @@ export const SECRETS_SCHEMA = {
       additionalProperties: false,
       required: ['storeRef'],
       properties: {
-        storeRef: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: str, kind: { enum: ['SecretStore', 'ClusterSecretStore'] } } },
+        storeRef: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['name'],
+          properties: { name: str, kind: { enum: ['SecretStore', 'ClusterSecretStore'] } },
+        },
         keyPrefix: { type: 'string' },
         refreshInterval: str,
       },
@@ -188,7 +233,12 @@ export const IMAGE_POLICY_SCHEMA = {
   properties: {
     pinDigests: { type: 'boolean' },
     insecureRegistries: { type: 'array', items: { type: 'string', pattern: '^[^/\\s]+$' } },
-    pullSecret: { type: 'object', additionalProperties: false, required: ['name', 'namespace'], properties: { name: str, namespace: str } },
+    pullSecret: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'namespace'],
+      properties: { name: str, namespace: str },
+    },
     verify: VERIFY_RULES_SCHEMA,
     trustedRoot: str,
   },
@@ -233,7 +283,10 @@ export const CONFIG_SCHEMA = {
             type: 'object',
             additionalProperties: false,
             required: ['origin'],
-            properties: { origin: { type: 'string', pattern: '^https?://' }, apiBaseUrl: { type: 'string', pattern: '^https?://' } },
+            properties: {
+              origin: { type: 'string', pattern: '^https?://' },
+              apiBaseUrl: { type: 'string', pattern: '^https?://' },
+            },
           },
         },
       },

@@ -17,7 +17,9 @@ import { CONFIG_FILE, DEFAULT_CONFIG, type RenderConfig } from './config-types.j
 /** Loads `<repoRoot>/capi-render.yaml`, or returns the defaults when it does not exist. */
 export async function loadConfig(repoRoot: string, memo: ValidationMemo = NO_VALIDATION_MEMO): Promise<RenderConfig> {
   const read = await readInputFile(repoRoot, CONFIG_FILE);
-  return read === undefined ? { ...DEFAULT_CONFIG } : parseConfig(normalizeInputText(read.bytes.toString('utf8')), CONFIG_FILE, memo);
+  return read === undefined
+    ? { ...DEFAULT_CONFIG }
+    : parseConfig(normalizeInputText(read.bytes.toString('utf8')), CONFIG_FILE, memo);
 }
 
 // Compiled once on first use: the schema is a constant, so the validator is too.
@@ -27,13 +29,21 @@ let compiled: ValidateFunction | undefined;
 export function parseConfig(text: string, file: string, memo: ValidationMemo = NO_VALIDATION_MEMO): RenderConfig {
   const docs = parseSourceDocuments(text, file);
   if (docs.length !== 1) {
-    throw new SpecError(error('config', `${file} must hold exactly one YAML document, found ${docs.length}`, { file, line: 1, col: 1 }));
+    throw new SpecError(
+      error('config', `${file} must hold exactly one YAML document, found ${docs.length}`, { file, line: 1, col: 1 }),
+    );
   }
   const doc = docs[0]!;
   const subject = `config\n${canonicalJson(doc.value)}`;
   if (!memo.passed(subject)) {
-    const validate = (compiled ??= new Ajv({ allErrors: true, strict: true, validateSchema: false, code: { optimize: false } }).compile(CONFIG_SCHEMA));
-    if (!validate(doc.value)) throw new SpecError(schemaDiagnostics(validate.errors ?? [], doc, 'config', CONFIG_SCHEMA));
+    const validate = (compiled ??= new Ajv({
+      allErrors: true,
+      strict: true,
+      validateSchema: false,
+      code: { optimize: false },
+    }).compile(CONFIG_SCHEMA));
+    if (!validate(doc.value))
+      throw new SpecError(schemaDiagnostics(validate.errors ?? [], doc, 'config', CONFIG_SCHEMA));
     memo.remember(subject);
   }
   const value = doc.value as Record<string, unknown>;
@@ -56,7 +66,10 @@ export function parseConfig(text: string, file: string, memo: ValidationMemo = N
  * Where a setting of capi-render.yaml is written, for errors about its value (the file alone when
  * the setting is not in the file, e.g. a default).
  */
-export function locateConfigSetting(repoRoot: string, field: readonly (string | number)[]): { file: string; line?: number; col?: number } {
+export function locateConfigSetting(
+  repoRoot: string,
+  field: readonly (string | number)[],
+): { file: string; line?: number; col?: number } {
   let text: string;
   try {
     const read = readInputFileSync(repoRoot, CONFIG_FILE);
@@ -68,7 +81,15 @@ export function locateConfigSetting(repoRoot: string, field: readonly (string | 
   }
   const doc = parseSourceDocuments(text, CONFIG_FILE)[0];
   let value: unknown = doc?.value;
-  for (const key of field) value = typeof key === 'number' ? (Array.isArray(value) ? value[key] : undefined) : isJsonObject(value) ? value[key] : undefined;
+  for (const key of field)
+    value =
+      typeof key === 'number'
+        ? Array.isArray(value)
+          ? value[key]
+          : undefined
+        : isJsonObject(value)
+          ? value[key]
+          : undefined;
   if (!doc || value === undefined) return { file: CONFIG_FILE };
   return { file: CONFIG_FILE, ...doc.locate(field) };
 }

@@ -21,7 +21,8 @@ const KEY = /^repositories:[ \t]*(#.*)?$/;
 /** `- path: v`, `path: v` under an item: the value a plain or quoted scalar on its line, then an optional comment. */
 const PATH = /^( *(?:- +)?path:[ ]+)("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"&*!|>[\]{},][^#]*?)([ \t]*(?:[ \t]#.*)?)$/;
 /** Lines of the block that carry no path: other keys of an item, comments, blank lines. */
-const OTHER = /^( +[A-Za-z_][\w-]*:[ ]+[^\s#'"&*!|>[\]{},][^#]*?|( *- +)?[A-Za-z_][\w-]*:[ ]+[^\s#'"&*!|>[\]{},][^#]*?)([ \t]*(?:[ \t]#.*)?)$|^[ \t]*(#.*)?$/;
+const OTHER =
+  /^( +[A-Za-z_][\w-]*:[ ]+[^\s#'"&*!|>[\]{},][^#]*?|( *- +)?[A-Za-z_][\w-]*:[ ]+[^\s#'"&*!|>[\]{},][^#]*?)([ \t]*(?:[ \t]#.*)?)$|^[ \t]*(#.*)?$/;
 
 /** The block form read line by line; undefined when the text has any other shape. */
 export function blockFormWithoutLocations(text: string): string | undefined {
@@ -49,7 +50,8 @@ export function blockFormWithoutLocations(text: string): string | undefined {
 export async function parsedWithoutLocations(text: string): Promise<string> {
   // Bundled, the library is CommonJS and its functions sit on `default`; from node_modules they are named exports.
   const loaded: typeof import('yaml') & { default?: typeof import('yaml') } = await import('yaml');
-  const { isMap, isScalar, isSeq, parseDocument } = typeof loaded.parseDocument === 'function' ? loaded : loaded.default!;
+  const { isMap, isScalar, isSeq, parseDocument } =
+    typeof loaded.parseDocument === 'function' ? loaded : loaded.default!;
   let doc;
   try {
     doc = parseDocument(text, { uniqueKeys: false });
@@ -64,7 +66,8 @@ export async function parsedWithoutLocations(text: string): Promise<string> {
     if (!isMap(item)) continue;
     // Every `path` key of the item (a repeated key is the config loader's to refuse).
     for (const pair of item.items) {
-      if (isScalar(pair.key) && pair.key.value === 'path' && isScalar(pair.value) && pair.value.range) ranges.push([pair.value.range[0], pair.value.range[1]]);
+      if (isScalar(pair.key) && pair.key.value === 'path' && isScalar(pair.value) && pair.value.range)
+        ranges.push([pair.value.range[0], pair.value.range[1]]);
     }
   }
   let out = text;

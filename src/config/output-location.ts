@@ -33,7 +33,10 @@ export function inputLocations(repoRoot: string, config: InputFolders): [string,
     ['the templatesDir input', path.resolve(repoRoot, config.templatesDir)],
     [`the ${CONFIG_FILE} input`, path.join(repoRoot, CONFIG_FILE)],
     [`the ${LOCK_FILE} input`, path.join(repoRoot, LOCK_FILE)],
-    ...config.repositories.map((r, i): [string, string] => [`the repositories[${i}].path input`, path.resolve(repoRoot, r.path)]),
+    ...config.repositories.map((r, i): [string, string] => [
+      `the repositories[${i}].path input`,
+      path.resolve(repoRoot, r.path),
+    ]),
   ];
 }
 
@@ -57,7 +60,12 @@ export async function outputLocationProblems(
   for (const f of real) {
     // The first problem of a folder is the one that matters (the repository root also holds every input).
     const problem = await folderProblem(f.real, root, realInputs, consequence);
-    if (problem) problems.push({ setting: f.setting, message: `${f.setting} ${show(f.folder, root)} ${problem[0]}`, hint: problem[1] });
+    if (problem)
+      problems.push({
+        setting: f.setting,
+        message: `${f.setting} ${show(f.folder, root)} ${problem[0]}`,
+        hint: problem[1],
+      });
   }
   for (let i = 0; i < real.length; i++) {
     for (let j = i + 1; j < real.length; j++) {
@@ -91,7 +99,10 @@ export interface ControllerFolder {
  * names a folder they can never read, and an absolute path, whose leading `/` the GitOps paths drop,
  * one no checkout has. Output elsewhere is an export: `build --out DIR` moves no controller path.
  */
-export async function controllerFolderProblems(repoRoot: string, folders: readonly ControllerFolder[]): Promise<LocationProblem[]> {
+export async function controllerFolderProblems(
+  repoRoot: string,
+  folders: readonly ControllerFolder[],
+): Promise<LocationProblem[]> {
   const root = await realPath(repoRoot);
   const problems: LocationProblem[] = [];
   for (const f of folders) {
@@ -117,15 +128,29 @@ export async function controllerFolderProblems(repoRoot: string, folders: readon
 
 const ELSEWHERE = 'choose a folder of its own for the output, such as rendered/';
 
-async function folderProblem(folder: string, root: string, inputs: readonly (readonly [string, string])[], consequence: string): Promise<[string, string] | undefined> {
+async function folderProblem(
+  folder: string,
+  root: string,
+  inputs: readonly (readonly [string, string])[],
+  consequence: string,
+): Promise<[string, string] | undefined> {
   if (folder === root) return [`is the repository root: ${consequence} across the whole repository`, ELSEWHERE];
   if (isInside(root, folder)) return [`contains the repository: ${consequence} in and around it`, ELSEWHERE];
   if (folder.split(path.sep).includes('.git')) return ['is inside a .git folder', ELSEWHERE];
   if (await exists(path.join(folder, '.git'))) return ['is a git repository (it holds .git)', ELSEWHERE];
   for (const [label, input] of inputs) {
-    if (folder === input) return [`is ${label}`, `${ELSEWHERE}; what capi-render reads and what it writes must not overlap`];
-    if (isInside(input, folder)) return [`holds ${label} (${show(input, root)})`, `${ELSEWHERE}; what capi-render reads and what it writes must not overlap`];
-    if (isInside(folder, input)) return [`is inside ${label} (${show(input, root)})`, `${ELSEWHERE}; what capi-render reads and what it writes must not overlap`];
+    if (folder === input)
+      return [`is ${label}`, `${ELSEWHERE}; what capi-render reads and what it writes must not overlap`];
+    if (isInside(input, folder))
+      return [
+        `holds ${label} (${show(input, root)})`,
+        `${ELSEWHERE}; what capi-render reads and what it writes must not overlap`,
+      ];
+    if (isInside(folder, input))
+      return [
+        `is inside ${label} (${show(input, root)})`,
+        `${ELSEWHERE}; what capi-render reads and what it writes must not overlap`,
+      ];
   }
   return undefined;
 }

@@ -30,32 +30,53 @@ const LAYOUT = 'a clusterctl local repository: <root>/<provider-label>/<version>
  * the repository. `filling` is a folder being created by this very command (`mirror --to`), which a
  * repositories entry may name before it exists.
  */
-export function repositoryPathDiagnostics(repoRoot: string, repositories: readonly LocalRepositoryConfig[], options: { filling?: string } = {}): Diagnostic[] {
+export function repositoryPathDiagnostics(
+  repoRoot: string,
+  repositories: readonly LocalRepositoryConfig[],
+  options: { filling?: string } = {},
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   repositories.forEach((repo, i) => {
     const setting = `repositories[${i}].path`;
     const at = () => ({ ...locateConfigSetting(repoRoot, ['repositories', i, 'path']), field: setting });
     // No file system takes a NUL in a path (Node throws on it): say so instead of an internal error.
     if (repo.path.includes('\0')) {
-      out.push(error('input-path', `${setting} contains a NUL character, which no path may hold`, { ...at(), hint: 'write the folder of the local repository as a plain path' }));
+      out.push(
+        error('input-path', `${setting} contains a NUL character, which no path may hold`, {
+          ...at(),
+          hint: 'write the folder of the local repository as a plain path',
+        }),
+      );
       return;
     }
     const folder = path.resolve(repoRoot, repo.path);
     const stat = statSync(folder, { throwIfNoEntry: false });
     if (stat?.isDirectory()) {
-      if (path.isAbsolute(repo.path) && (realOf(folder) === realOf(repoRoot) || isInside(realOf(folder), realOf(repoRoot)))) {
+      if (
+        path.isAbsolute(repo.path) &&
+        (realOf(folder) === realOf(repoRoot) || isInside(realOf(folder), realOf(repoRoot)))
+      ) {
         const relative = path.relative(realOf(repoRoot), realOf(folder)).split(path.sep).join('/');
         out.push(
-          warning('input-path', `${setting} ${repo.path} is an absolute path: it ties the repository to this machine (any other checkout has the repository elsewhere)`, {
-            ...at(),
-            hint: `write it relative to the repository: path: ${relative}`,
-          }),
+          warning(
+            'input-path',
+            `${setting} ${repo.path} is an absolute path: it ties the repository to this machine (any other checkout has the repository elsewhere)`,
+            {
+              ...at(),
+              hint: `write it relative to the repository: path: ${relative}`,
+            },
+          ),
         );
       }
       return;
     }
     if (stat) {
-      out.push(error('input-path', `${setting} ${repo.path} is a file, not a folder`, { ...at(), hint: `point it at the root folder of ${LAYOUT}` }));
+      out.push(
+        error('input-path', `${setting} ${repo.path} is a file, not a folder`, {
+          ...at(),
+          hint: `point it at the root folder of ${LAYOUT}`,
+        }),
+      );
       return;
     }
     if (options.filling !== undefined && path.resolve(options.filling) === folder) return;

@@ -21,7 +21,11 @@ export const ADDITIONAL_MANIFESTS_KEY = 'manifests';
 export function appendAdditionalManifests(componentsText: string, configMap: JsonObject, providerRef: string): string {
   const fail = (message: string, hint: string): never => {
     throw new SpecError(
-      error('additional-manifests', `${providerRef} spec.additionalManifests: ${message}`, { object: providerRef, field: 'spec.additionalManifests', hint }),
+      error('additional-manifests', `${providerRef} spec.additionalManifests: ${message}`, {
+        object: providerRef,
+        field: 'spec.additionalManifests',
+        hint,
+      }),
     );
   };
   const ref = describeObject(configMap);
@@ -46,7 +50,8 @@ export function appendAdditionalManifests(componentsText: string, configMap: Jso
 export const ADDITIONAL_MANIFESTS_DEVIATIONS: readonly Deviation[] = [
   {
     field: 'spec.additionalManifests',
-    operatorBehaviour: 'A ConfigMap without data.manifests (e.g. a misspelt key, or the YAML under binaryData) installs the provider without the extra objects, silently.',
+    operatorBehaviour:
+      'A ConfigMap without data.manifests (e.g. a misspelt key, or the YAML under binaryData) installs the provider without the extra objects, silently.',
     capiRenderBehaviour: 'Error (code additional-manifests) naming the provider and the ConfigMap.',
     why: 'Referencing a ConfigMap states that there are extra manifests; rendering without them hides the mistake until the objects are missed at runtime.',
   },

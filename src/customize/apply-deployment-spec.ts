@@ -6,7 +6,15 @@
  * (tolerations, imagePullSecrets, nodeSelector, command) disappear when given empty, which is how
  * an explicit `tolerations: []` clears the manifest's tolerations.
  */
-import { cloneObject, getIn, isJsonObject, setIn, type JsonObject, type JsonValue, type KubeObject } from '../manifest/object.js';
+import {
+  cloneObject,
+  getIn,
+  isJsonObject,
+  setIn,
+  type JsonObject,
+  type JsonValue,
+  type KubeObject,
+} from '../manifest/object.js';
 import type { ContainerSpec, DeploymentSpec } from '../declarations/provider-spec.js';
 import { compareCodeUnits, setArg } from './container-args.js';
 import { deploymentName, failCustomize, type CustomizeContext } from './customize-context.js';
@@ -22,7 +30,8 @@ export const POD_SPEC_PATH = ['spec', 'template', 'spec'] as const;
  * container has that name.
  */
 export function applyDeploymentSpec(deployment: KubeObject, spec: DeploymentSpec, ctx: CustomizeContext): KubeObject {
-  const withReplicas = spec.replicas === undefined ? deployment : setIn(deployment, ['spec', 'replicas'], spec.replicas);
+  const withReplicas =
+    spec.replicas === undefined ? deployment : setIn(deployment, ['spec', 'replicas'], spec.replicas);
   const current = getIn(withReplicas, POD_SPEC_PATH);
   return setIn(withReplicas, POD_SPEC_PATH, applyToPodSpec(isJsonObject(current) ? current : {}, spec, ctx));
 }
@@ -32,7 +41,8 @@ function applyToPodSpec(podSpec: JsonObject, spec: DeploymentSpec, ctx: Customiz
   if (spec.affinity !== undefined) result.affinity = cloneObject(spec.affinity);
   replaceOrClear(result, 'nodeSelector', spec.nodeSelector);
   replaceOrClear(result, 'tolerations', spec.tolerations);
-  if (spec.serviceAccountName !== undefined && spec.serviceAccountName !== '') result.serviceAccountName = spec.serviceAccountName;
+  if (spec.serviceAccountName !== undefined && spec.serviceAccountName !== '')
+    result.serviceAccountName = spec.serviceAccountName;
   replaceOrClear(result, 'imagePullSecrets', spec.imagePullSecrets);
 
   const containerSpecs = spec.containers ?? [];

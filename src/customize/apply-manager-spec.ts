@@ -40,9 +40,11 @@ export function applyManagerSpec(container: JsonObject, spec: ManagerSpec, ctx: 
   };
 
   const concurrency = spec.controller?.groupKindConcurrency ?? {};
-  for (const kind of Object.keys(concurrency).sort(compareCodeUnits)) set(`--${kind.toLowerCase()}-concurrency`, String(concurrency[kind]));
+  for (const kind of Object.keys(concurrency).sort(compareCodeUnits))
+    set(`--${kind.toLowerCase()}-concurrency`, String(concurrency[kind]));
 
-  if (spec.maxConcurrentReconciles !== undefined && spec.maxConcurrentReconciles !== 0) set('--max-concurrent-reconciles', String(spec.maxConcurrentReconciles));
+  if (spec.maxConcurrentReconciles !== undefined && spec.maxConcurrentReconciles !== 0)
+    set('--max-concurrent-reconciles', String(spec.maxConcurrentReconciles));
 
   const stringFlags: [string, string | undefined][] = [
     ['--namespace', spec.cacheNamespace],
@@ -56,10 +58,23 @@ export function applyManagerSpec(container: JsonObject, spec: ManagerSpec, ctx: 
   for (const [flag, value] of stringFlags) if (value !== undefined && value !== '') set(flag, value);
 
   let result: JsonObject = { ...container };
-  result = withProbePath(result, 'livenessProbe', spec.health?.livenessEndpointName, `${field}.health.livenessEndpointName`, ctx);
-  result = withProbePath(result, 'readinessProbe', spec.health?.readinessEndpointName, `${field}.health.readinessEndpointName`, ctx);
+  result = withProbePath(
+    result,
+    'livenessProbe',
+    spec.health?.livenessEndpointName,
+    `${field}.health.livenessEndpointName`,
+    ctx,
+  );
+  result = withProbePath(
+    result,
+    'readinessProbe',
+    spec.health?.readinessEndpointName,
+    `${field}.health.readinessEndpointName`,
+    ctx,
+  );
 
-  if (spec.leaderElection?.leaderElect !== undefined) args = withLeaderElection(args, spec.leaderElection, spec.leaderElection.leaderElect);
+  if (spec.leaderElection?.leaderElect !== undefined)
+    args = withLeaderElection(args, spec.leaderElection, spec.leaderElection.leaderElect);
 
   // Only true is written: some providers (e.g. CAPO) do not register the flag at all.
   if (spec.metrics?.insecureDiagnostics === true) set('--insecure-diagnostics', 'true');
@@ -121,12 +136,23 @@ function withLeaderElection(args: JsonValue[], election: LeaderElectionConfigura
 }
 
 /** Replaces `<probe>.httpGet.path` by `/<endpoint>`; a named endpoint without such a probe is an error. */
-function withProbePath(container: JsonObject, probe: 'livenessProbe' | 'readinessProbe', endpoint: string | undefined, field: string, ctx: CustomizeContext): JsonObject {
+function withProbePath(
+  container: JsonObject,
+  probe: 'livenessProbe' | 'readinessProbe',
+  endpoint: string | undefined,
+  field: string,
+  ctx: CustomizeContext,
+): JsonObject {
   if (endpoint === undefined || endpoint === '') return container;
   const current = container[probe];
   if (!isJsonObject(current) || !isJsonObject(current.httpGet)) {
     // The operator skips this silently; capi-render refuses to drop a field it cannot render.
-    failCustomize(ctx, field, `the manager container has no ${probe}.httpGet to point at /${endpoint}`, `remove the field, or add the probe with a patch`);
+    failCustomize(
+      ctx,
+      field,
+      `the manager container has no ${probe}.httpGet to point at /${endpoint}`,
+      `remove the field, or add the probe with a patch`,
+    );
   }
   return { ...container, [probe]: { ...current, httpGet: { ...current.httpGet, path: `/${endpoint}` } } };
 }

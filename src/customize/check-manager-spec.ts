@@ -35,14 +35,24 @@ export function checkManagerSpec(providerRef: string, field: string, spec: Manag
     );
   };
 
-  if (spec.gracefulShutDown !== undefined) ignoredByOperator('gracefulShutDown', 'no provider flag takes a graceful-shutdown timeout');
-  if (spec.controller?.cacheSyncTimeout !== undefined) ignoredByOperator('controller.cacheSyncTimeout', 'no provider flag takes a cache-sync timeout');
-  if (spec.controller?.recoverPanic !== undefined) ignoredByOperator('controller.recoverPanic', 'no provider flag takes a recover-panic switch');
+  if (spec.gracefulShutDown !== undefined)
+    ignoredByOperator('gracefulShutDown', 'no provider flag takes a graceful-shutdown timeout');
+  if (spec.controller?.cacheSyncTimeout !== undefined)
+    ignoredByOperator('controller.cacheSyncTimeout', 'no provider flag takes a cache-sync timeout');
+  if (spec.controller?.recoverPanic !== undefined)
+    ignoredByOperator('controller.recoverPanic', 'no provider flag takes a recover-panic switch');
 
   if (spec.syncPeriod !== undefined) {
     const problem = checkDuration(spec.syncPeriod);
     if (problem !== undefined) {
-      problems.push(customizeDiagnostic(providerRef, `${field}.syncPeriod`, `${field}.syncPeriod: ${problem}`, 'write a Go duration such as 10m or 1h30m'));
+      problems.push(
+        customizeDiagnostic(
+          providerRef,
+          `${field}.syncPeriod`,
+          `${field}.syncPeriod: ${problem}`,
+          'write a Go duration such as 10m or 1h30m',
+        ),
+      );
     } else if (positiveSeconds(spec.syncPeriod) === false) {
       // The operator writes --sync-period only for a period of at least one (rounded) second.
       problems.push(
@@ -63,11 +73,21 @@ export function checkManagerSpec(providerRef: string, field: string, spec: Manag
       const value = election[key];
       const problem = value === undefined ? undefined : checkDuration(value);
       if (problem !== undefined) {
-        problems.push(customizeDiagnostic(providerRef, `${at}.${key}`, `${at}.${key}: ${problem}`, 'write a Go duration such as 15s; 0s keeps the provider default'));
+        problems.push(
+          customizeDiagnostic(
+            providerRef,
+            `${at}.${key}`,
+            `${at}.${key}: ${problem}`,
+            'write a Go duration such as 15s; 0s keeps the provider default',
+          ),
+        );
       }
     }
     if (election.resourceLock !== undefined && !HONOURED_RESOURCE_LOCKS.has(election.resourceLock)) {
-      ignoredByOperator('leaderElection.resourceLock', `the providers always lock with Leases, not ${JSON.stringify(election.resourceLock)}`);
+      ignoredByOperator(
+        'leaderElection.resourceLock',
+        `the providers always lock with Leases, not ${JSON.stringify(election.resourceLock)}`,
+      );
     }
     const hasName = (election.resourceName ?? '') !== '';
     const hasNamespace = (election.resourceNamespace ?? '') !== '';

@@ -44,7 +44,10 @@ export function parseFeatureGates(args: readonly JsonValue[]): Map<string, boole
  * `sort.Strings`, so `A-b=…` sorts before `A=…`), joined by commas.
  */
 export function formatFeatureGates(gates: ReadonlyMap<string, boolean>): string {
-  return [...gates].map(([name, on]) => `${name}=${on}`).sort(compareCodeUnits).join(',');
+  return [...gates]
+    .map(([name, on]) => `${name}=${on}`)
+    .sort(compareCodeUnits)
+    .join(',');
 }
 
 /** Byte-order comparison for the ASCII keys the operator sorts (and for Go map keys we sort). */

@@ -16,17 +16,28 @@ export interface CustomizeContext {
 
 /** A `customize` error diagnostic on field `field` of the provider CR. */
 export function customizeDiagnostic(providerRef: string, field: string, message: string, hint?: string): Diagnostic {
-  return error('customize', `${providerRef}: ${message}`, hint === undefined ? { object: providerRef, field } : { object: providerRef, field, hint });
+  return error(
+    'customize',
+    `${providerRef}: ${message}`,
+    hint === undefined ? { object: providerRef, field } : { object: providerRef, field, hint },
+  );
 }
 
 /**
  * Throws a SpecError (code `customize`) for `field`, naming the Deployment in the message; with
  * `operatorPhrase`, the message starts with the operator's own words for the failure.
  */
-export function failCustomize(ctx: CustomizeContext, field: string, message: string, hint?: string, operatorPhrase?: string): never {
+export function failCustomize(
+  ctx: CustomizeContext,
+  field: string,
+  message: string,
+  hint?: string,
+  operatorPhrase?: string,
+): never {
   const own = `${field}: ${message} (in ${ctx.deployment})`;
   const diagnostic = customizeDiagnostic(ctx.providerRef, field, own, hint);
-  if (operatorPhrase !== undefined) diagnostic.message = peerWording('cluster-api-operator', operatorPhrase, diagnostic.message);
+  if (operatorPhrase !== undefined)
+    diagnostic.message = peerWording('cluster-api-operator', operatorPhrase, diagnostic.message);
   throw new SpecError(diagnostic);
 }
 

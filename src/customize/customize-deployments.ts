@@ -54,7 +54,10 @@ export interface DeploymentCustomizer {
 }
 
 /** Runs the checks of {@link customizeDeployments} (throwing as it does) and returns the per-object half. */
-export function deploymentCustomizer(objects: readonly KubeObject[], provider: ProviderCustomization): DeploymentCustomizer {
+export function deploymentCustomizer(
+  objects: readonly KubeObject[],
+  provider: ProviderCustomization,
+): DeploymentCustomizer {
   const names = objects.filter(isDeployment).map(nameOf);
   const several = names.length > 1;
   // The operator's stop-gap until CAPI has a contract for "the provider's manager Deployment".
@@ -83,7 +86,12 @@ export function isManagerDeploymentName(name: string): boolean {
   return name.startsWith('ca') && name.endsWith('-controller-manager');
 }
 
-function customizeDeployment(deployment: KubeObject, spec: DeploymentSpec | undefined, manager: ManagerSpec | undefined, ctx: CustomizeContext): KubeObject {
+function customizeDeployment(
+  deployment: KubeObject,
+  spec: DeploymentSpec | undefined,
+  manager: ManagerSpec | undefined,
+  ctx: CustomizeContext,
+): KubeObject {
   let result = spec === undefined ? deployment : applyDeploymentSpec(deployment, spec, ctx);
   if (manager === undefined) return result;
   const containersPath = [...POD_SPEC_PATH, 'containers'];
@@ -107,34 +115,67 @@ function customizeDeployment(deployment: KubeObject, spec: DeploymentSpec | unde
 /** Static checks of every manager block, collected. */
 function checkBlocks(provider: ProviderCustomization): Diagnostic[] {
   const problems: Diagnostic[] = [];
-  if (provider.manager !== undefined) problems.push(...checkManagerSpec(provider.providerRef, 'spec.manager', provider.manager));
+  if (provider.manager !== undefined)
+    problems.push(...checkManagerSpec(provider.providerRef, 'spec.manager', provider.manager));
   for (const [name, entry] of Object.entries(provider.additionalDeployments ?? {})) {
-    if (entry.manager !== undefined) problems.push(...checkManagerSpec(provider.providerRef, `spec.additionalDeployments.${name}.manager`, entry.manager));
+    if (entry.manager !== undefined)
+      problems.push(
+        ...checkManagerSpec(provider.providerRef, `spec.additionalDeployments.${name}.manager`, entry.manager),
+      );
   }
   return problems;
 }
 
 /** Customisations that would reach no Deployment: the operator drops them silently, capi-render refuses. */
-function checkTargets(provider: ProviderCustomization, names: readonly string[], takesMain: (name: string) => boolean): Diagnostic[] {
+function checkTargets(
+  provider: ProviderCustomization,
+  names: readonly string[],
+  takesMain: (name: string) => boolean,
+): Diagnostic[] {
   const problems: Diagnostic[] = [];
   const ref = provider.providerRef;
   for (const key of Object.keys(provider.additionalDeployments ?? {}).sort()) {
     const field = `spec.additionalDeployments.${key}`;
     if (!names.includes(key)) {
-      const known = names.length > 0 ? `the provider's Deployments are ${names.map((n) => JSON.stringify(n)).join(', ')}` : 'the provider has no Deployments';
-      problems.push(customizeDiagnostic(ref, field, `${field} names no Deployment of the provider`, `key it by a Deployment name; ${known}`));
+      const known =
+        names.length > 0
+          ? `the provider's Deployments are ${names.map((n) => JSON.stringify(n)).join(', ')}`
+          : 'the provider has no Deployments';
+      problems.push(
+        customizeDiagnostic(
+          ref,
+          field,
+          `${field} names no Deployment of the provider`,
+          `key it by a Deployment name; ${known}`,
+        ),
+      );
     } else if (takesMain(key)) {
       problems.push(
-        customizeDiagnostic(ref, field, `${field}: Deployment ${JSON.stringify(key)} is the provider's manager and takes spec.deployment/spec.manager, so this entry would be ignored`, 'move these settings to spec.deployment / spec.manager'),
+        customizeDiagnostic(
+          ref,
+          field,
+          `${field}: Deployment ${JSON.stringify(key)} is the provider's manager and takes spec.deployment/spec.manager, so this entry would be ignored`,
+          'move these settings to spec.deployment / spec.manager',
+        ),
       );
     }
   }
   if (!names.some(takesMain)) {
-    const why = names.length === 0 ? 'the provider has no Deployments' : `none of the Deployments ${names.map((n) => JSON.stringify(n)).join(', ')} is named ca*-controller-manager`;
+    const why =
+      names.length === 0
+        ? 'the provider has no Deployments'
+        : `none of the Deployments ${names.map((n) => JSON.stringify(n)).join(', ')} is named ca*-controller-manager`;
     for (const key of ['deployment', 'manager'] as const) {
       const block = provider[key];
       if (block !== undefined && Object.keys(block).length > 0) {
-        problems.push(customizeDiagnostic(ref, `spec.${key}`, `spec.${key} would reach no Deployment: ${why}`, 'customise them through spec.additionalDeployments.<deployment name>'));
+        problems.push(
+          customizeDiagnostic(
+            ref,
+            `spec.${key}`,
+            `spec.${key} would reach no Deployment: ${why}`,
+            'customise them through spec.additionalDeployments.<deployment name>',
+          ),
+        );
       }
     }
   }

@@ -10,8 +10,8 @@ const MAX_MAGNITUDE = 1n << 63n;
 const UNIT_NANOS: Readonly<Record<string, bigint>> = {
   ns: 1n,
   us: 1_000n,
-  'µs': 1_000n, // U+00B5 micro sign
-  'μs': 1_000n, // U+03BC Greek mu
+  µs: 1_000n, // U+00B5 micro sign
+  μs: 1_000n, // U+03BC Greek mu
   ms: 1_000_000n,
   s: NANOS_PER_SECOND,
   m: 60n * NANOS_PER_SECOND,
@@ -50,7 +50,10 @@ export function parseGoDuration(text: string): GoDurationResult {
     rest = rest.slice(unitText.length);
     const unit = UNIT_NANOS[unitText];
     if (unit === undefined) {
-      return { ok: false, message: `time: unknown unit ${JSON.stringify(unitText)} in duration ${JSON.stringify(text)}` };
+      return {
+        ok: false,
+        message: `time: unknown unit ${JSON.stringify(unitText)} in duration ${JSON.stringify(text)}`,
+      };
     }
 
     const wholeValue = whole === '' ? 0n : BigInt(whole);

@@ -38,16 +38,30 @@ export function classifyInputs(documents: readonly SourceDocument[]): { inputs: 
   const inputs: InputSet = { providers: [], configMaps: [], secrets: [] };
   const diagnostics: Diagnostic[] = [];
   for (const doc of documents) {
-    const here = (path: (string | number)[] = [], target: 'key' | 'value' = 'value') => ({ file: doc.file, ...doc.locate(path, target) });
+    const here = (path: (string | number)[] = [], target: 'key' | 'value' = 'value') => ({
+      file: doc.file,
+      ...doc.locate(path, target),
+    });
     if (!isJsonObject(doc.value)) {
-      diagnostics.push(error('input-not-object', `document ${doc.index + 1} is not a Kubernetes object (expected a mapping with apiVersion and kind)`, here()));
+      diagnostics.push(
+        error(
+          'input-not-object',
+          `document ${doc.index + 1} is not a Kubernetes object (expected a mapping with apiVersion and kind)`,
+          here(),
+        ),
+      );
       continue;
     }
     const object = doc.value;
     const input: InputObject = { object, file: doc.file, locate: doc.locate };
     const { apiVersion, kind } = object;
     if (typeof apiVersion !== 'string' || typeof kind !== 'string') {
-      diagnostics.push(error('input-not-object', 'object has no string apiVersion and kind', { ...here(), field: typeof kind === 'string' ? 'apiVersion' : 'kind' }));
+      diagnostics.push(
+        error('input-not-object', 'object has no string apiVersion and kind', {
+          ...here(),
+          field: typeof kind === 'string' ? 'apiVersion' : 'kind',
+        }),
+      );
       continue;
     }
     if (isProviderKind(kind) && apiVersion.startsWith(`${OPERATOR_GROUP}/`)) {

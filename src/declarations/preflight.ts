@@ -31,47 +31,79 @@ const NOT_PREDEFINED = 'Either Selector, OCI URL or provider URL must be provide
  */
 export function notPredefinedProvider(cr: ProviderCR, at: { file: string; line: number; col: number }): Diagnostic {
   const empty = cr.spec.fetchConfig ? 'its spec.fetchConfig names no source' : 'it has no spec.fetchConfig';
-  return error('preflight', peerWording('cluster-api-operator', NOT_PREDEFINED, `${ref(cr)}: ${empty}, and ${cr.name} is in neither a configured local repository nor clusterctl's provider list`), {
-    ...at,
-    field: 'spec.fetchConfig',
-    object: ref(cr),
-    hint: 'set spec.fetchConfig (url, oci or selector), add the provider to providers: in capi-render.yaml, or put its releases in a local repository under repositories:',
-  });
+  return error(
+    'preflight',
+    peerWording(
+      'cluster-api-operator',
+      NOT_PREDEFINED,
+      `${ref(cr)}: ${empty}, and ${cr.name} is in neither a configured local repository nor clusterctl's provider list`,
+    ),
+    {
+      ...at,
+      field: 'spec.fetchConfig',
+      object: ref(cr),
+      hint: 'set spec.fetchConfig (url, oci or selector), add the provider to providers: in capi-render.yaml, or put its releases in a local repository under repositories:',
+    },
+  );
 }
 
 /** Runs every check and returns all problems. */
 export function runPreflightChecks(providers: readonly ProviderCR[], ctx: PreflightContext): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const at = (cr: ProviderCR, path: (string | number)[], field: string) => ({ ...ctx.locate(cr, path), field, object: ref(cr) });
+  const at = (cr: ProviderCR, path: (string | number)[], field: string) => ({
+    ...ctx.locate(cr, path),
+    field,
+    object: ref(cr),
+  });
 
   const cores = providers.filter((p) => p.kind === 'CoreProvider');
   for (const core of cores) {
     if (core.name !== 'cluster-api') {
       out.push(
-        error('preflight', peerWording('cluster-api-operator', `Incorrect CoreProvider name: ${core.name}. It should be cluster-api`, `${ref(core)}`), {
-          ...at(core, ['metadata', 'name'], 'metadata.name'),
-          hint: 'name the CoreProvider cluster-api (clusterctl and the operator know the core provider only by that name)',
-        }),
+        error(
+          'preflight',
+          peerWording(
+            'cluster-api-operator',
+            `Incorrect CoreProvider name: ${core.name}. It should be cluster-api`,
+            `${ref(core)}`,
+          ),
+          {
+            ...at(core, ['metadata', 'name'], 'metadata.name'),
+            hint: 'name the CoreProvider cluster-api (clusterctl and the operator know the core provider only by that name)',
+          },
+        ),
       );
     }
   }
   if (cores.length > 1) {
     for (const extra of cores.slice(1)) {
       out.push(
-        error('preflight', peerWording('cluster-api-operator', 'CoreProvider already exists in the cluster. Only one is allowed.', `${ref(extra)} is a second CoreProvider besides ${ref(cores[0]!)}`), {
-          ...at(extra, ['metadata', 'name'], 'metadata.name'),
-          hint: 'keep one CoreProvider per environment; an overlay can remove the other with a $patch: delete patch',
-        }),
+        error(
+          'preflight',
+          peerWording(
+            'cluster-api-operator',
+            'CoreProvider already exists in the cluster. Only one is allowed.',
+            `${ref(extra)} is a second CoreProvider besides ${ref(cores[0]!)}`,
+          ),
+          {
+            ...at(extra, ['metadata', 'name'], 'metadata.name'),
+            hint: 'keep one CoreProvider per environment; an overlay can remove the other with a $patch: delete patch',
+          },
+        ),
       );
     }
   }
   if (cores.length === 0 && providers.length > 0) {
     out.push(
-      error('preflight', peerWording('clusterctl', 'invalid management cluster: there must be one core provider, found 0'), {
-        file: providers[0]!.file,
-        line: providers[0]!.line,
-        hint: 'declare a CoreProvider named cluster-api (clusterctl requires exactly one per management cluster)',
-      }),
+      error(
+        'preflight',
+        peerWording('clusterctl', 'invalid management cluster: there must be one core provider, found 0'),
+        {
+          file: providers[0]!.file,
+          line: providers[0]!.line,
+          hint: 'declare a CoreProvider named cluster-api (clusterctl requires exactly one per management cluster)',
+        },
+      ),
     );
   }
 
@@ -96,7 +128,11 @@ export function runPreflightChecks(providers: readonly ProviderCR[], ctx: Prefli
           ctx.baseline?.operator
             ? // The operator's format string takes (kind, name) but is given (name, namespace); the phrase is
               // quoted with the arguments it was meant to have, which is what the message says to users.
-              peerWording('cluster-api-operator', `There is already a ${p.kind} with name ${p.name} in the cluster. Only one is allowed.`, detail)
+              peerWording(
+                'cluster-api-operator',
+                `There is already a ${p.kind} with name ${p.name} in the cluster. Only one is allowed.`,
+                detail,
+              )
             : // clusterctl's installer.go simulateInstall (the instances already there, by namespace), as its validate wraps it.
               peerWording(
                 'clusterctl',
@@ -104,8 +140,8 @@ export function runPreflightChecks(providers: readonly ProviderCR[], ctx: Prefli
                 detail,
               ),
           {
-          ...at(p, ['spec'], 'spec.manager.cacheNamespace'),
-          hint: 'set spec.manager.cacheNamespace on every instance (the operator allows one instance per cluster; see docs/safety.md "Multi-namespace installs")',
+            ...at(p, ['spec'], 'spec.manager.cacheNamespace'),
+            hint: 'set spec.manager.cacheNamespace on every instance (the operator allows one instance per cluster; see docs/safety.md "Multi-namespace installs")',
           },
         ),
       );
@@ -116,10 +152,14 @@ export function runPreflightChecks(providers: readonly ProviderCR[], ctx: Prefli
     const version = p.spec.version;
     if (version !== undefined && version !== '' && !ctx.isAcceptedVersion(version)) {
       out.push(
-        error('preflight', notSemanticMessage(version, `spec.version "${version}" of ${ref(p)} is not a semantic version`), {
-          ...at(p, ['spec', 'version'], 'spec.version'),
-          hint: parseVersion(`v${version}`) ? `write v${version}` : 'use an exact release tag such as v1.12.0',
-        }),
+        error(
+          'preflight',
+          notSemanticMessage(version, `spec.version "${version}" of ${ref(p)} is not a semantic version`),
+          {
+            ...at(p, ['spec', 'version'], 'spec.version'),
+            hint: parseVersion(`v${version}`) ? `write v${version}` : 'use an exact release tag such as v1.12.0',
+          },
+        ),
       );
     }
     const fc = p.spec.fetchConfig;
@@ -131,7 +171,8 @@ export function runPreflightChecks(providers: readonly ProviderCR[], ctx: Prefli
         }),
       );
     }
-    if (!namesFetchSource(fc) && !ctx.isKnownProvider(p)) out.push(notPredefinedProvider(p, ctx.locate(p, fc ? ['spec', 'fetchConfig'] : ['metadata', 'name'])));
+    if (!namesFetchSource(fc) && !ctx.isKnownProvider(p))
+      out.push(notPredefinedProvider(p, ctx.locate(p, fc ? ['spec', 'fetchConfig'] : ['metadata', 'name'])));
   }
   return out;
 }
@@ -142,7 +183,9 @@ export function runPreflightChecks(providers: readonly ProviderCR[], ctx: Prefli
  * at all. Other malformed versions get other parser errors, and `1.12.0` (no `v`) it accepts.
  */
 function notSemanticMessage(version: string, detail: string): string {
-  return /^\s*v?[0-9]/.test(version) ? detail : peerWording('cluster-api-operator', `could not parse ${JSON.stringify(version)} as version`, detail);
+  return /^\s*v?[0-9]/.test(version)
+    ? detail
+    : peerWording('cluster-api-operator', `could not parse ${JSON.stringify(version)} as version`, detail);
 }
 
 /** The operator's phrase for a fetchConfig with both url and selector. */

@@ -36,10 +36,31 @@ export interface ProviderKindInfo {
 const KINDS: ProviderKindInfo[] = [
   info('CoreProvider', 'core', '', 'core-components.yaml', 0, 'coreproviders'),
   info('BootstrapProvider', 'bootstrap', 'bootstrap-', 'bootstrap-components.yaml', 1, 'bootstrapproviders'),
-  info('ControlPlaneProvider', 'control-plane', 'control-plane-', 'control-plane-components.yaml', 2, 'controlplaneproviders'),
-  info('InfrastructureProvider', 'infrastructure', 'infrastructure-', 'infrastructure-components.yaml', 3, 'infrastructureproviders'),
+  info(
+    'ControlPlaneProvider',
+    'control-plane',
+    'control-plane-',
+    'control-plane-components.yaml',
+    2,
+    'controlplaneproviders',
+  ),
+  info(
+    'InfrastructureProvider',
+    'infrastructure',
+    'infrastructure-',
+    'infrastructure-components.yaml',
+    3,
+    'infrastructureproviders',
+  ),
   info('IPAMProvider', 'ipam', 'ipam-', 'ipam-components.yaml', 4, 'ipamproviders'),
-  info('RuntimeExtensionProvider', 'runtimeextension', 'runtime-extension-', 'runtime-extensions-components.yaml', 5, 'runtimeextensionproviders'),
+  info(
+    'RuntimeExtensionProvider',
+    'runtimeextension',
+    'runtime-extension-',
+    'runtime-extensions-components.yaml',
+    5,
+    'runtimeextensionproviders',
+  ),
   info('AddonProvider', 'addon', 'addon-', 'addon-components.yaml', 6, 'addonproviders'),
 ];
 

@@ -49,6 +49,11 @@ async function readText(repoRoot: string, entry: InputPath): Promise<string> {
   try {
     return normalizeInputText(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch {
-    throw new SpecError(error('input-encoding', `${entry.file} is not valid UTF-8 text`, { file: entry.file, hint: 'save the file as UTF-8' }));
+    throw new SpecError(
+      error('input-encoding', `${entry.file} is not valid UTF-8 text`, {
+        file: entry.file,
+        hint: 'save the file as UTF-8',
+      }),
+    );
   }
 }

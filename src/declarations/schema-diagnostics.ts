@@ -11,13 +11,28 @@ import { suggestField } from './schema/suggest-field.js';
  * `schema` (the root the errors were reported against) lets an unknown key be answered with the
  * closest declared one: `gitops.flavor is not a known setting; did you mean "flavour"?`.
  */
-export function schemaDiagnostics(errors: readonly ErrorObject[], doc: SourceDocument, code: DiagnosticCode, schema?: object): Diagnostic[] {
+export function schemaDiagnostics(
+  errors: readonly ErrorObject[],
+  doc: SourceDocument,
+  code: DiagnosticCode,
+  schema?: object,
+): Diagnostic[] {
   const seen = new Set<string>();
   const out: Diagnostic[] = [];
   for (const e of errors) {
     // anyOf reports each failed branch and then itself; the summary line is enough.
-    if (e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && errors.some((o) => (o.keyword === 'anyOf' || o.keyword === 'oneOf') && e.schemaPath.startsWith(`${o.schemaPath}/`))) continue;
-    const path = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    if (
+      e.keyword !== 'anyOf' &&
+      e.keyword !== 'oneOf' &&
+      errors.some(
+        (o) => (o.keyword === 'anyOf' || o.keyword === 'oneOf') && e.schemaPath.startsWith(`${o.schemaPath}/`),
+      )
+    )
+      continue;
+    const path = e.instancePath
+      .split('/')
+      .slice(1)
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     let message = e.message ?? 'is invalid';
     let target: 'key' | 'value' = 'value';
     if (e.keyword === 'additionalProperties') {
@@ -56,7 +71,8 @@ export function schemaDiagnostics(errors: readonly ErrorObject[], doc: SourceDoc
 /** The value at `path` of a parsed document (ajv reports the path only, unless verbose). */
 function valueAt(root: unknown, path: readonly string[]): unknown {
   let node = root;
-  for (const key of path) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
+  for (const key of path)
+    node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
   return node;
 }
 

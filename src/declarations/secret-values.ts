@@ -22,7 +22,8 @@ export interface SecretEntry {
   reference?: SecretReference;
 }
 
-const ACCEPTED_FORMS = 'write a string, {fromEnv: NAME} (an environment variable) or {fromFile: PATH} (a file outside the repository or ignored by git); see docs/inputs-and-overlays.md "Variables"';
+const ACCEPTED_FORMS =
+  'write a string, {fromEnv: NAME} (an environment variable) or {fromFile: PATH} (a file outside the repository or ignored by git); see docs/inputs-and-overlays.md "Variables"';
 
 /** The reference a stringData value spells, or undefined when it is not a reference. */
 export function secretReferenceOf(value: JsonValue | undefined): SecretReference | undefined {
@@ -68,14 +69,20 @@ export function secretEntries(input: InputObject): Record<string, SecretEntry> {
     if (!isJsonObject(data)) throw badSecret(input, ['data'], 'data must be a map of base64 strings');
     for (const [k, v] of Object.entries(data as JsonObject)) {
       if (typeof v !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(v.replace(/\s+/g, ''))) {
-        throw badSecret(input, ['data', k], `data.${k} is not base64`, secretReferenceOf(v) ? 'a value by reference goes under stringData, not data' : undefined);
+        throw badSecret(
+          input,
+          ['data', k],
+          `data.${k} is not base64`,
+          secretReferenceOf(v) ? 'a value by reference goes under stringData, not data' : undefined,
+        );
       }
       out[k] = { value: Buffer.from(v, 'base64').toString('utf8') };
     }
   }
   const stringData = input.object.stringData;
   if (stringData !== undefined) {
-    if (!isJsonObject(stringData)) throw badSecret(input, ['stringData'], 'stringData must be a map of strings', ACCEPTED_FORMS);
+    if (!isJsonObject(stringData))
+      throw badSecret(input, ['stringData'], 'stringData must be a map of strings', ACCEPTED_FORMS);
     // Like the API server, stringData wins over data for the same key.
     for (const [k, v] of Object.entries(stringData as JsonObject)) {
       if (typeof v === 'string') {
@@ -99,5 +106,12 @@ export function secretValues(input: InputObject): Record<string, string> {
 }
 
 function badSecret(input: InputObject, path: string[], message: string, hint?: string): SpecError {
-  return new SpecError(error('config-secret', `Secret in ${input.file}: ${message}`, { file: input.file, ...input.locate(path), field: path.join('.'), ...(hint ? { hint } : {}) }));
+  return new SpecError(
+    error('config-secret', `Secret in ${input.file}: ${message}`, {
+      file: input.file,
+      ...input.locate(path),
+      field: path.join('.'),
+      ...(hint ? { hint } : {}),
+    }),
+  );
 }

@@ -40,9 +40,17 @@ export function validateProviders(
         error('schema', messageOf(p, obj), {
           file: input.file,
           ...input.locate(p.path, target),
-          field: p.path.map((s) => (typeof s === 'number' ? `[${s}]` : s)).join('.').replace(/\.\[/g, '['),
+          field: p.path
+            .map((s) => (typeof s === 'number' ? `[${s}]` : s))
+            .join('.')
+            .replace(/\.\[/g, '['),
           object: ref,
-          hint: p.rule === 'unknown-field' ? 'the operator CRD (v1alpha2) has no such field; check the spelling' : bothSources(p, obj) ? 'keep either spec.fetchConfig.url or spec.fetchConfig.selector' : undefined,
+          hint:
+            p.rule === 'unknown-field'
+              ? 'the operator CRD (v1alpha2) has no such field; check the spelling'
+              : bothSources(p, obj)
+                ? 'keep either spec.fetchConfig.url or spec.fetchConfig.selector'
+                : undefined,
         }),
       );
     }
@@ -65,7 +73,9 @@ export function validateProviders(
  * of Selector and URL …" — the message users know (from older CRDs) and search for.
  */
 function messageOf(problem: SchemaProblem, obj: Record<string, unknown>): string {
-  return bothSources(problem, obj) ? peerWording('cluster-api-operator', ONLY_ONE_OF_SELECTOR_AND_URL, problem.message) : problem.message;
+  return bothSources(problem, obj)
+    ? peerWording('cluster-api-operator', ONLY_ONE_OF_SELECTOR_AND_URL, problem.message)
+    : problem.message;
 }
 
 /** The CRD's CEL rule refusing a fetchConfig with both url and selector. */

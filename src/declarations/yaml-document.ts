@@ -70,7 +70,9 @@ export function readYamlFast(text: string): JsonValue[] | undefined {
     if (seen.has(v)) return true;
     seen.add(v);
     // A mapping used as a key (`name: {{ .Values.name }}`) becomes "[object Object]": the `yaml` path reports it.
-    return Array.isArray(v) ? v.some(shared) : Object.hasOwn(v, '<<') || Object.hasOwn(v, '[object Object]') || Object.values(v).some(shared);
+    return Array.isArray(v)
+      ? v.some(shared)
+      : Object.hasOwn(v, '<<') || Object.hasOwn(v, '[object Object]') || Object.values(v).some(shared);
   };
   return docs.some(shared) ? undefined : (docs as JsonValue[]);
 }
@@ -79,7 +81,14 @@ function parseWithPositions(text: string, file: string): SourceDocument[] {
   const lineCounter = new LineCounter();
   // Merge keys (`<<: *defaults`), which kubectl accepts, are merged; the merged result is what
   // the schema validation sees.
-  const docs = YAML.parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true, merge: true, logLevel: 'error' });
+  const docs = YAML.parseAllDocuments(text, {
+    lineCounter,
+    uniqueKeys: true,
+    prettyErrors: false,
+    strict: true,
+    merge: true,
+    logLevel: 'error',
+  });
   const problems: Diagnostic[] = [];
   const list = Array.isArray(docs) ? docs : [docs];
   for (const doc of list) {
@@ -87,12 +96,16 @@ function parseWithPositions(text: string, file: string): SourceDocument[] {
       const pos = lineCounter.linePos(e.pos[0]);
       const duplicate = e.code === 'DUPLICATE_KEY';
       problems.push(
-        error(duplicate ? 'yaml-duplicate-key' : 'yaml-syntax', `${duplicate ? 'duplicate key' : 'invalid YAML'}: ${firstLine(e.message)}`, {
-          file,
-          line: pos.line,
-          col: pos.col,
-          ...(lineAt(text, pos.line).includes('{{') ? { hint: TEMPLATE_HINT } : {}),
-        }),
+        error(
+          duplicate ? 'yaml-duplicate-key' : 'yaml-syntax',
+          `${duplicate ? 'duplicate key' : 'invalid YAML'}: ${firstLine(e.message)}`,
+          {
+            file,
+            line: pos.line,
+            col: pos.col,
+            ...(lineAt(text, pos.line).includes('{{') ? { hint: TEMPLATE_HINT } : {}),
+          },
+        ),
       );
     }
     // `key: {{ .Values.x }}` is valid YAML — a mapping whose key is a mapping — and never what was meant.
@@ -100,13 +113,24 @@ function parseWithPositions(text: string, file: string): SourceDocument[] {
       Pair(_, pair) {
         if (!isCollection(pair.key)) return;
         const pos = lineCounter.linePos((pair.key as Node).range?.[0] ?? 0);
-        problems.push(error('yaml-syntax', 'a mapping is used as a key', { file, line: pos.line, col: pos.col, hint: TEMPLATE_HINT }));
+        problems.push(
+          error('yaml-syntax', 'a mapping is used as a key', {
+            file,
+            line: pos.line,
+            col: pos.col,
+            hint: TEMPLATE_HINT,
+          }),
+        );
       },
     });
   }
   // A template breaks the YAML in many places; one error at the first `{{` says what is wrong.
   const template = problems.find((d) => d.hint === TEMPLATE_HINT);
-  if (template) throw new SpecError({ ...template, message: `this looks like an unrendered template (\`{{ … }}\`), not YAML capi-render can read: ${template.message.replace(/^invalid YAML: /, '')}` });
+  if (template)
+    throw new SpecError({
+      ...template,
+      message: `this looks like an unrendered template (\`{{ … }}\`), not YAML capi-render can read: ${template.message.replace(/^invalid YAML: /, '')}`,
+    });
   if (problems.length > 0) throw new SpecError(problems);
   const result: SourceDocument[] = [];
   list.forEach((doc, index) => {
@@ -117,7 +141,11 @@ function parseWithPositions(text: string, file: string): SourceDocument[] {
     } catch (e) {
       const pos = lineCounter.linePos(doc.contents.range?.[0] ?? 0);
       throw new SpecError(
-        error('yaml-limit', `document ${index + 1} cannot be read: ${(e as Error).message}`, { file, line: pos.line, col: pos.col }),
+        error('yaml-limit', `document ${index + 1} cannot be read: ${(e as Error).message}`, {
+          file,
+          line: pos.line,
+          col: pos.col,
+        }),
       );
     }
     if (value === null || value === undefined) return;
@@ -127,7 +155,8 @@ function parseWithPositions(text: string, file: string): SourceDocument[] {
 }
 
 /** What to do with a Helm or Go template in an input. */
-const TEMPLATE_HINT = 'capi-render reads plain YAML: render the template first (e.g. `helm template`) and commit the rendered CRs, or replace the placeholder with a value (per-environment values belong in overlays/)';
+const TEMPLATE_HINT =
+  'capi-render reads plain YAML: render the template first (e.g. `helm template`) and commit the rendered CRs, or replace the placeholder with a value (per-environment values belong in overlays/)';
 
 function lineAt(text: string, line: number): string {
   return text.split('\n', line)[line - 1] ?? '';
@@ -137,7 +166,9 @@ function firstLine(message: string): string {
   const nl = message.indexOf('\n');
   // The yaml package quotes the offending source text at the end ('… in YAML stream: "…"'); in a
   // broken Secret manifest that text is a secret value, and the position already says where.
-  return (nl < 0 ? message : message.slice(0, nl)).replace(/ at line \d+, column \d+:?$/, '').replace(/: "(?:[^"\\]|\\.)*"$/, '');
+  return (nl < 0 ? message : message.slice(0, nl))
+    .replace(/ at line \d+, column \d+:?$/, '')
+    .replace(/: "(?:[^"\\]|\\.)*"$/, '');
 }
 
 function locateIn(

@@ -32,9 +32,17 @@ export function diffContainerArgs(path: string, before: readonly string[], after
     const is = now.get(key);
     if (was === undefined) out.push({ path: child, kind: 'added', after: shown(is!) });
     else if (is === undefined) out.push({ path: child, kind: 'removed', before: shown(was) });
-    else if (was.join('\n') !== is.join('\n')) out.push({ path: child, kind: 'changed', before: shown(was), after: shown(is) });
+    else if (was.join('\n') !== is.join('\n'))
+      out.push({ path: child, kind: 'changed', before: shown(was), after: shown(is) });
   }
-  if (out.length === 0) out.push({ path, kind: 'changed', before: summarizeValue(before), after: summarizeValue(after), summary: 'order changed' });
+  if (out.length === 0)
+    out.push({
+      path,
+      kind: 'changed',
+      before: summarizeValue(before),
+      after: summarizeValue(after),
+      summary: 'order changed',
+    });
   return out;
 }
 

@@ -30,7 +30,11 @@ export function summarizeSchemaChange(path: string, before: unknown, after: unkn
   compareNodes(before, after, '', tally);
   const added = tally.added.sort(compareText);
   const removed = tally.removed.sort(compareText);
-  const parts = [`${added.length} ${added.length === 1 ? 'field' : 'fields'} added`, `${removed.length} removed`, `${tally.changed} changed`];
+  const parts = [
+    `${added.length} ${added.length === 1 ? 'field' : 'fields'} added`,
+    `${removed.length} removed`,
+    `${tally.changed} changed`,
+  ];
   const onlyText = added.length === 0 && removed.length === 0 && tally.changed === 0;
   const properties: SchemaPropertyChanges = {
     added: added.slice(0, SCHEMA_PATH_CAP),
@@ -38,7 +42,12 @@ export function summarizeSchemaChange(path: string, before: unknown, after: unkn
     moreAdded: Math.max(0, added.length - SCHEMA_PATH_CAP),
     moreRemoved: Math.max(0, removed.length - SCHEMA_PATH_CAP),
   };
-  return { path, kind: 'changed', summary: onlyText ? 'schema changed (descriptions only)' : `schema changed (${parts.join(', ')})`, properties };
+  return {
+    path,
+    kind: 'changed',
+    summary: onlyText ? 'schema changed (descriptions only)' : `schema changed (${parts.join(', ')})`,
+    properties,
+  };
 }
 
 interface Tally {
@@ -66,7 +75,10 @@ function compareNodes(before: unknown, after: unknown, path: string, tally: Tall
 /** Sub-schemas of both nodes by path segment: property names, `[]` for items, `*` for additionalProperties. */
 function children(before: Record<string, unknown>, after: Record<string, unknown>): [string, [unknown, unknown]][] {
   const out = new Map<string, [unknown, unknown]>();
-  for (const [side, node] of [[0, before], [1, after]] as const) {
+  for (const [side, node] of [
+    [0, before],
+    [1, after],
+  ] as const) {
     for (const [key, child] of subSchemas(node)) {
       const pair = out.get(key) ?? [undefined, undefined];
       pair[side] = child;
@@ -93,7 +105,9 @@ function collectPaths(node: Record<string, unknown>, path: string, out: string[]
 function sameDefinition(before: Record<string, unknown>, after: Record<string, unknown>): boolean {
   // `additionalProperties: false` is a rule of the node itself; only a schema there is a sub-schema.
   const own = (node: Record<string, unknown>): string[] =>
-    Object.keys(node).filter((k) => k !== 'description' && !(NESTED.has(k) && (k !== 'additionalProperties' || isJsonObject(node[k]))));
+    Object.keys(node).filter(
+      (k) => k !== 'description' && !(NESTED.has(k) && (k !== 'additionalProperties' || isJsonObject(node[k]))),
+    );
   const keys = new Set([...own(before), ...own(after)]);
   for (const key of keys) if (!isDeepEqual(before[key], after[key])) return false;
   return true;

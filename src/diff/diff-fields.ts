@@ -27,12 +27,19 @@ export type FieldDiffOverride = (path: string, before: unknown, after: unknown) 
  */
 export function diffFields(before: unknown, after: unknown, path = '', override?: FieldDiffOverride): FieldChange[] {
   const out: FieldChange[] = [];
-  if (path === '' && (isSecretObject(before) || isSecretObject(after))) walk(maskSecretValues(before), maskSecretValues(after), path, override, out);
+  if (path === '' && (isSecretObject(before) || isSecretObject(after)))
+    walk(maskSecretValues(before), maskSecretValues(after), path, override, out);
   else walk(before, after, path, override, out);
   return out;
 }
 
-function walk(before: unknown, after: unknown, path: string, override: FieldDiffOverride | undefined, out: FieldChange[]): void {
+function walk(
+  before: unknown,
+  after: unknown,
+  path: string,
+  override: FieldDiffOverride | undefined,
+  out: FieldChange[],
+): void {
   if (isDeepEqual(before, after)) return;
   const replaced = override?.(path, before, after);
   if (replaced !== undefined) {
@@ -51,7 +58,8 @@ function walk(before: unknown, after: unknown, path: string, override: FieldDiff
   if (Array.isArray(before) && Array.isArray(after)) {
     const left = namesOf(before);
     const right = namesOf(after);
-    if (left && right && (left.length > 0 || right.length > 0)) walkNamedList(before, after, left, right, path, override, out);
+    if (left && right && (left.length > 0 || right.length > 0))
+      walkNamedList(before, after, left, right, path, override, out);
     else if (before.length > MAX_ITEMS || after.length > MAX_ITEMS) {
       out.push({ path, kind: 'changed', before: countItems(before.length), after: countItems(after.length) });
     } else out.push({ path, kind: 'changed', before: summarizeValue(before), after: summarizeValue(after) });
@@ -80,7 +88,14 @@ function walkNamedList(
   }
   // Same items in another order: say so, because order can matter (env entries referring to
   // earlier ones with $(VAR), the first container being the default one for kubectl).
-  if (out.length === start) out.push({ path, kind: 'changed', before: summarizeValue(left), after: summarizeValue(right), summary: 'order changed' });
+  if (out.length === start)
+    out.push({
+      path,
+      kind: 'changed',
+      before: summarizeValue(left),
+      after: summarizeValue(right),
+      summary: 'order changed',
+    });
 }
 
 /** The `name` of every item when all items are maps with a unique string name; otherwise undefined. */

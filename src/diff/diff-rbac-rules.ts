@@ -12,7 +12,8 @@ import type { FieldChange } from './types.js';
 import { compareText } from './util-compare.js';
 
 /** A {@link FieldDiffOverride} for Roles and ClusterRoles: `rules` per target. */
-export const rbacRulesOverride: FieldDiffOverride = (path, before, after) => (path === 'rules' ? diffRules(before, after) : undefined);
+export const rbacRulesOverride: FieldDiffOverride = (path, before, after) =>
+  path === 'rules' ? diffRules(before, after) : undefined;
 
 /** The per-target changes between two `rules` lists (sorted by target); one `regrouped` change when they grant the same. */
 export function diffRules(before: unknown, after: unknown): FieldChange[] {
@@ -25,11 +26,20 @@ export function diffRules(before: unknown, after: unknown): FieldChange[] {
     const is = now.get(target);
     if (was === undefined) out.push({ path, kind: 'added', after: is, summary: 'rule added' });
     else if (is === undefined) out.push({ path, kind: 'removed', before: was, summary: 'rule removed' });
-    else if (was.join(',') !== is.join(',')) out.push({ path, kind: 'changed', before: was, after: is, summary: verbChange(was, is) });
+    else if (was.join(',') !== is.join(','))
+      out.push({ path, kind: 'changed', before: was, after: is, summary: verbChange(was, is) });
   }
   if (out.length > 0) return out;
   const size = (rules: unknown) => (Array.isArray(rules) ? rules.length : 0);
-  return [{ path: 'rules', kind: 'changed', before: countItems(size(before)), after: countItems(size(after)), summary: 'rules regrouped or reordered, granting the same permissions' }];
+  return [
+    {
+      path: 'rules',
+      kind: 'changed',
+      before: countItems(size(before)),
+      after: countItems(size(after)),
+      summary: 'rules regrouped or reordered, granting the same permissions',
+    },
+  ];
 }
 
 /** `verbs +delete -patch`. */

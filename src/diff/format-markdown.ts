@@ -27,13 +27,25 @@ const HEADING: Record<FindingSeverity, string> = {
  * findings per severity grouped by cause (a cause shared by several objects once, listing them; the
  * details as sub-items), then the object changes per environment/component.
  */
-export function formatReportMarkdown(changes: readonly ObjectChange[], findings: readonly Finding[], options: ReportMarkdownOptions = {}): string {
+export function formatReportMarkdown(
+  changes: readonly ObjectChange[],
+  findings: readonly Finding[],
+  options: ReportMarkdownOptions = {},
+): string {
   const table = summaryTableMarkdown(options.rows ?? []);
-  const lines: string[] = ['## Upgrade safety report', '', ...(table.length > 0 ? [...table, ''] : []), `Findings: ${countFindings(findings)}. Objects: ${countChanges(changes)}.`];
+  const lines: string[] = [
+    '## Upgrade safety report',
+    '',
+    ...(table.length > 0 ? [...table, ''] : []),
+    `Findings: ${countFindings(findings)}. Objects: ${countChanges(changes)}.`,
+  ];
   const quiet = noActionTally(findings);
   if (quiet.total > 0) {
     const codes = quiet.codes.map((c) => `${code(c.code)} ${c.count}`).join(', ');
-    lines.push('', `${quiet.total} info ${quiet.total === 1 ? 'finding needs' : 'findings need'} no action (${codes})${options.verbose === true ? '.' : `; ${code('capi-render diff --verbose')} lists them.`}`);
+    lines.push(
+      '',
+      `${quiet.total} info ${quiet.total === 1 ? 'finding needs' : 'findings need'} no action (${codes})${options.verbose === true ? '.' : `; ${code('capi-render diff --verbose')} lists them.`}`,
+    );
   }
   const groups = groupFindings(findings).filter((g) => g.needsAction || options.verbose === true);
   for (const severity of SEVERITIES) {
@@ -49,7 +61,8 @@ export function formatReportMarkdown(changes: readonly ObjectChange[], findings:
       lines.push(`- ${change.change} ${code(change.id)}`);
       for (const field of change.fields ?? []) {
         lines.push(`  - ${field.kind} ${code(field.path)}: ${describeField(field, code, escape)}`);
-        for (const line of schemaLines(field)) lines.push(`    - ${escape(line.text)}${line.path === undefined ? '' : ` ${code(line.path)}`}`);
+        for (const line of schemaLines(field))
+          lines.push(`    - ${escape(line.text)}${line.path === undefined ? '' : ` ${code(line.path)}`}`);
       }
     }
   }
@@ -62,14 +75,17 @@ export function formatReportMarkdown(changes: readonly ObjectChange[], findings:
  * (each with its own message when they differ) as sub-items.
  */
 function groupLines(group: FindingGroup): string[] {
-  const where = (m: FindingGroup['members'][number]) => `**${escape(`${m.env}/${m.component}`)}**${m.object === undefined ? '' : ` ${code(m.object)}`}`;
+  const where = (m: FindingGroup['members'][number]) =>
+    `**${escape(`${m.env}/${m.component}`)}**${m.object === undefined ? '' : ` ${code(m.object)}`}`;
   const details = group.details.map((d) => `  - ${escape(d)}`);
   if (group.members.length === 1) {
     const only = group.members[0]!;
     return [`- ${where(only)}: ${escape(only.message)} (${code(group.code)})`, ...details];
   }
   const head = `- ${countMembers(group)} (${code(group.code)})${group.message === undefined ? '' : `: ${escape(group.message)}`}`;
-  const members = group.members.map((m) => `  - ${where(m)}${group.message === undefined ? `: ${escape(m.message)}` : ''}`);
+  const members = group.members.map(
+    (m) => `  - ${where(m)}${group.message === undefined ? `: ${escape(m.message)}` : ''}`,
+  );
   return [head, ...details, ...members];
 }
 

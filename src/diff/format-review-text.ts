@@ -35,15 +35,23 @@ export function formatReviewText(review: Review, options: ReviewTextOptions = {}
   const { rows, changes, findings } = review;
   if (rows.length === 0 && changes.length === 0 && findings.length === 0) return 'No changes.\n';
   // Rows come from version moves and findings; without either only objects change (an overlay edit).
-  if (options.stat === true && rows.length === 0) return `No version changes and no findings; objects: ${countChanges(changes)}\n`;
+  if (options.stat === true && rows.length === 0)
+    return `No version changes and no findings; objects: ${countChanges(changes)}\n`;
   const paint = painter(options.color);
   const verbose = options.verbose === true;
   const sections: string[][] = [summaryTableText(rows)];
   if (options.stat !== true) {
     if (findings.length > 0) sections.push(findingLines(findings, paint, verbose));
-    if (changes.length > 0) sections.push([`Objects: ${countChanges(changes)}${verbose || !changes.some(isBriefCrd) ? '' : '; --verbose lists the fields of CRDs'}`, ...objectChangeLines(changes, paint, verbose)]);
+    if (changes.length > 0)
+      sections.push([
+        `Objects: ${countChanges(changes)}${verbose || !changes.some(isBriefCrd) ? '' : '; --verbose lists the fields of CRDs'}`,
+        ...objectChangeLines(changes, paint, verbose),
+      ]);
   }
-  return `${sections.filter((s) => s.length > 0).map((s) => s.join('\n')).join('\n\n')}\n`;
+  return `${sections
+    .filter((s) => s.length > 0)
+    .map((s) => s.join('\n'))
+    .join('\n\n')}\n`;
 }
 
 /** A changed CRD: compact output gives it one line (see objectChangeLines). */
@@ -56,7 +64,9 @@ function findingLines(findings: readonly Finding[], paint: Paint, verbose: boole
   const quiet = noActionTally(findings);
   if (quiet.total > 0) {
     const codes = quiet.codes.map((c) => `${c.code} ${c.count}`).join(', ');
-    lines.push(`${quiet.total} info ${quiet.total === 1 ? 'finding needs' : 'findings need'} no action (${codes})${verbose ? '' : '; --verbose lists them'}`);
+    lines.push(
+      `${quiet.total} info ${quiet.total === 1 ? 'finding needs' : 'findings need'} no action (${codes})${verbose ? '' : '; --verbose lists them'}`,
+    );
   }
   for (const group of groupFindings(findings)) {
     if (group.needsAction || verbose) lines.push(...groupLines(group, paint));
@@ -72,12 +82,14 @@ function findingLines(findings: readonly Finding[], paint: Paint, verbose: boole
 function groupLines(group: FindingGroup, paint: Paint): string[] {
   const label = paint(SEVERITY_COLOR[group.severity], LABEL[group.severity]);
   const details = group.details.map((d) => `          - ${d}`);
-  const where = (m: FindingGroup['members'][number]) => `${m.env}/${m.component}${m.object === undefined ? '' : ` ${m.object}`}`;
+  const where = (m: FindingGroup['members'][number]) =>
+    `${m.env}/${m.component}${m.object === undefined ? '' : ` ${m.object}`}`;
   if (group.members.length === 1) {
     const only = group.members[0]!;
     return [`${label} ${where(only)} [${group.code}]`, `        ${only.message}`, ...details];
   }
   const head = `${label} ${countMembers(group)} [${group.code}]`;
-  if (group.message !== undefined) return [head, `        ${group.message}`, ...details, ...group.members.map((m) => `        ${where(m)}`)];
+  if (group.message !== undefined)
+    return [head, `        ${group.message}`, ...details, ...group.members.map((m) => `        ${where(m)}`)];
   return [head, ...details, ...group.members.map((m) => `        ${where(m)}: ${m.message}`)];
 }

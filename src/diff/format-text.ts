@@ -3,7 +3,15 @@
  * then the object changes per environment/component with one line per field.
  */
 import type { Finding, ObjectChange } from './types.js';
-import { countChanges, countFindings, describeField, groupChanges, placeOf, schemaLines, SEVERITIES } from './util-format.js';
+import {
+  countChanges,
+  countFindings,
+  describeField,
+  groupChanges,
+  placeOf,
+  schemaLines,
+  SEVERITIES,
+} from './util-format.js';
 
 /** Options of {@link formatDiffText}. */
 export interface DiffTextOptions {
@@ -29,7 +37,11 @@ export function painter(color: boolean | undefined): Paint {
  * The report as plain text, ending in a newline. Input order is kept (both inputs come sorted
  * from diffRendered/safetyFindings); `No changes.` when both are empty.
  */
-export function formatDiffText(changes: readonly ObjectChange[], findings: readonly Finding[], options: DiffTextOptions = {}): string {
+export function formatDiffText(
+  changes: readonly ObjectChange[],
+  findings: readonly Finding[],
+  options: DiffTextOptions = {},
+): string {
   const paint = painter(options.color);
   if (changes.length === 0 && findings.length === 0) return 'No changes.\n';
   const lines: string[] = [];
@@ -37,7 +49,9 @@ export function formatDiffText(changes: readonly ObjectChange[], findings: reado
     lines.push(`Findings: ${countFindings(findings)}`);
     for (const severity of SEVERITIES) {
       for (const f of findings.filter((x) => x.severity === severity)) {
-        lines.push(`${paint(SEVERITY_COLOR[severity], LABEL[severity])} ${placeOf(f)}${f.object === undefined ? '' : ` ${f.object}`} [${f.code}]`);
+        lines.push(
+          `${paint(SEVERITY_COLOR[severity], LABEL[severity])} ${placeOf(f)}${f.object === undefined ? '' : ` ${f.object}`} [${f.code}]`,
+        );
         lines.push(`        ${f.message}`);
         for (const detail of f.details ?? []) lines.push(`          - ${detail}`);
       }
@@ -64,12 +78,15 @@ export function objectChangeLines(changes: readonly ObjectChange[], paint: Paint
       const [mark, code] = CHANGE[change.change];
       const count = change.fields?.length ?? 0;
       const brief = !fields && change.id.startsWith('CustomResourceDefinition.') && count > 0;
-      lines.push(`  ${paint(code, mark)} ${change.id}${brief ? ` (${count} ${count === 1 ? 'field' : 'fields'})` : ''}`);
+      lines.push(
+        `  ${paint(code, mark)} ${change.id}${brief ? ` (${count} ${count === 1 ? 'field' : 'fields'})` : ''}`,
+      );
       if (brief) continue;
       for (const field of change.fields ?? []) {
         const [fieldMark, fieldCode] = CHANGE[field.kind];
         lines.push(`      ${paint(fieldCode, fieldMark)} ${field.path}: ${describeField(field)}`);
-        for (const line of schemaLines(field)) lines.push(`          ${line.text}${line.path === undefined ? '' : ` ${line.path}`}`);
+        for (const line of schemaLines(field))
+          lines.push(`          ${line.text}${line.path === undefined ? '' : ` ${line.path}`}`);
       }
     }
   }

@@ -71,7 +71,12 @@ export function groupFindings(findings: readonly Finding[]): FindingGroup[] {
       code: first.code,
       ...(shared !== undefined ? { message: shared } : {}),
       details: named ? [`${CRD_PLACEHOLDER} stands for each CRD listed below`, ...generic] : (first.details ?? []),
-      members: list.map((f) => ({ env: f.env, component: f.component, ...(f.object !== undefined ? { object: f.object } : {}), message: list.length > 1 ? withoutOwnName(f) : f.message })),
+      members: list.map((f) => ({
+        env: f.env,
+        component: f.component,
+        ...(f.object !== undefined ? { object: f.object } : {}),
+        message: list.length > 1 ? withoutOwnName(f) : f.message,
+      })),
       needsAction: needsAction(first),
     };
   });
@@ -114,13 +119,20 @@ function withoutOwnName(f: Finding): string {
 /** `11 objects`, or `2 components` when some member is about no object (a contract change). */
 export function countMembers(group: FindingGroup): string {
   const n = group.members.length;
-  return group.members.every((m) => m.object !== undefined) ? `${n} ${n === 1 ? 'object' : 'objects'}` : `${n} ${n === 1 ? 'component' : 'components'}`;
+  return group.members.every((m) => m.object !== undefined)
+    ? `${n} ${n === 1 ? 'object' : 'objects'}`
+    : `${n} ${n === 1 ? 'component' : 'components'}`;
 }
 
 /** How many findings need no action, per code (sorted by code): the tally a compact report prints instead of them. */
-export function noActionTally(findings: readonly Finding[]): { total: number; codes: { code: FindingCode; count: number }[] } {
+export function noActionTally(findings: readonly Finding[]): {
+  total: number;
+  codes: { code: FindingCode; count: number }[];
+} {
   const counts = new Map<FindingCode, number>();
   for (const f of findings) if (!needsAction(f)) counts.set(f.code, (counts.get(f.code) ?? 0) + 1);
-  const codes = [...counts].map(([code, count]) => ({ code, count })).sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+  const codes = [...counts]
+    .map(([code, count]) => ({ code, count }))
+    .sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
   return { total: codes.reduce((n, c) => n + c.count, 0), codes };
 }

@@ -19,7 +19,10 @@ export function formatObjectKey(object: KubeObject): string {
  * applied (the second overwrites the first), so that is an input error, reported with the env and
  * component it was found in.
  */
-export function indexObjects(objects: readonly KubeObject[], where: { env: string; component: string }): Map<string, KubeObject> {
+export function indexObjects(
+  objects: readonly KubeObject[],
+  where: { env: string; component: string },
+): Map<string, KubeObject> {
   const index = new Map<string, KubeObject>();
   for (const object of objects) {
     const key = formatObjectKey(object);

@@ -33,7 +33,8 @@ export function pairObjects(before: RenderedSide, after: RenderedSide): ObjectPa
       const old = indexObjects(left[component] ?? [], where);
       const now = indexObjects(right[component] ?? [], where);
       const group: ObjectPair[] = [];
-      for (const [id, object] of old) group.push({ env, component, id, before: object, ...(now.has(id) ? { after: now.get(id) } : {}) });
+      for (const [id, object] of old)
+        group.push({ env, component, id, before: object, ...(now.has(id) ? { after: now.get(id) } : {}) });
       for (const [id, object] of now) if (!old.has(id)) group.push({ env, component, id, after: object });
       group.sort((a, b) => compareObjects((a.after ?? a.before)!, (b.after ?? b.before)!) || compareText(a.id, b.id));
       pairs.push(...group);

@@ -36,7 +36,10 @@ export function safetyFindings(before: RenderedSide, after: RenderedSide, contex
   const owners = componentsPerEnv(pairs);
   const componentRoles = clusterRolesPerComponent(pairs);
   const kinds = componentKinds(pairs);
-  const out: Finding[] = [...findContractFindings(context.contracts ?? [], kinds), ...findVariableFindings(context.variables ?? [])];
+  const out: Finding[] = [
+    ...findContractFindings(context.contracts ?? [], kinds),
+    ...findVariableFindings(context.variables ?? []),
+  ];
   for (const pair of pairs) {
     if (pair.before !== undefined && pair.after !== undefined && isDeepEqual(pair.before, pair.after)) {
       // Unchanged, but an aggregating ClusterRole can still change through the roles it selects.
@@ -44,7 +47,13 @@ export function safetyFindings(before: RenderedSide, after: RenderedSide, contex
       continue;
     }
     const component = componentKey(pair.env, pair.component);
-    out.push(...findCrdFindings(pair, componentRoles.get(component), kinds.get(component)), ...findWebhookFindings(pair), ...findRbacFindings(pair, roles.get(pair.env)!), ...findRbacBindingFindings(pair, bound.get(pair.env)!), ...findWorkloadFindings(pair));
+    out.push(
+      ...findCrdFindings(pair, componentRoles.get(component), kinds.get(component)),
+      ...findWebhookFindings(pair),
+      ...findRbacFindings(pair, roles.get(pair.env)!),
+      ...findRbacBindingFindings(pair, bound.get(pair.env)!),
+      ...findWorkloadFindings(pair),
+    );
     if (pair.after === undefined) {
       const movedTo = owners.get(`${pair.env}\n${pair.id}`)?.find((c) => c !== pair.component);
       out.push(...findRemovalFindings(pair, movedTo));
@@ -90,7 +99,10 @@ function clusterRolesPerComponent(pairs: readonly ObjectPair[]): Map<string, Com
 }
 
 /** The Roles and ClusterRoles of each environment after the change, across components: what bindings grant. */
-function boundRolesPerEnv(pairs: readonly ObjectPair[], clusterRoles: ReadonlyMap<string, RoleContext>): Map<string, BoundRoles> {
+function boundRolesPerEnv(
+  pairs: readonly ObjectPair[],
+  clusterRoles: ReadonlyMap<string, RoleContext>,
+): Map<string, BoundRoles> {
   const roles = new Map<string, KubeObject[]>();
   for (const pair of pairs) {
     if (pair.after?.kind !== 'Role') continue;
@@ -98,7 +110,9 @@ function boundRolesPerEnv(pairs: readonly ObjectPair[], clusterRoles: ReadonlyMa
     roles.set(pair.env, list);
     list.push(pair.after);
   }
-  return new Map([...clusterRoles].map(([env, context]) => [env, { clusterRoles: context.after, roles: roles.get(env) ?? [] }]));
+  return new Map(
+    [...clusterRoles].map(([env, context]) => [env, { clusterRoles: context.after, roles: roles.get(env) ?? [] }]),
+  );
 }
 
 /** For `env\nid`: the components that render the object after the change (sorted, from the pair order). */

@@ -18,7 +18,10 @@ export function isSecretObject(value: unknown): value is JsonObject {
 
 /** `sha256:` and the first 12 hex digits of the digest of one value. */
 export function secretValueDigest(value: unknown, base64: boolean): string {
-  const bytes = typeof value === 'string' ? Buffer.from(value, base64 ? 'base64' : 'utf8') : Buffer.from(JSON.stringify(value) ?? '');
+  const bytes =
+    typeof value === 'string'
+      ? Buffer.from(value, base64 ? 'base64' : 'utf8')
+      : Buffer.from(JSON.stringify(value) ?? '');
   return `sha256:${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}`;
 }
 
@@ -33,7 +36,9 @@ export function maskSecretValues<T>(object: T): T {
     const values = object[field];
     if (values === undefined || values === null) continue;
     const base64 = field === 'data';
-    out[field] = isJsonObject(values) ? Object.fromEntries(Object.entries(values).map(([key, value]) => [key, secretValueDigest(value, base64)])) : secretValueDigest(values, base64);
+    out[field] = isJsonObject(values)
+      ? Object.fromEntries(Object.entries(values).map(([key, value]) => [key, secretValueDigest(value, base64)]))
+      : secretValueDigest(values, base64);
   }
   return out as T;
 }

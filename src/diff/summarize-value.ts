@@ -18,7 +18,8 @@ export const MAX_JSON = 300;
  * Never mutates `value`.
  */
 export function summarizeValue(value: unknown): unknown {
-  if (typeof value === 'string') return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}… (${value.length} chars)` : value;
+  if (typeof value === 'string')
+    return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}… (${value.length} chars)` : value;
   if (Array.isArray(value)) {
     // A short list stays a list (each item summarised), so container args are always shown whole.
     return value.length > MAX_ITEMS ? countItems(value.length) : value.map(summarizeValue);

@@ -77,18 +77,35 @@ export function buildSummaryRows(findings: readonly Finding[], moves: readonly V
     rows.set(key, row);
     row[finding.severity] += 1;
   }
-  return [...rows.values()].sort((a, b) => compareText(a.environment, b.environment) || compareText(a.provider, b.provider));
+  return [...rows.values()].sort(
+    (a, b) => compareText(a.environment, b.environment) || compareText(a.provider, b.provider),
+  );
 }
 
 function unmovedRow(environment: string, provider: string, move: VersionMove | undefined): SummaryRow {
   const version = move?.to === undefined ? 'unchanged' : `${move.to} (unchanged)`;
-  return { environment, provider, version, contract: move?.toContract ?? '-', contractMoves: false, danger: 0, warning: 0, info: 0 };
+  return {
+    environment,
+    provider,
+    version,
+    contract: move?.toContract ?? '-',
+    contractMoves: false,
+    danger: 0,
+    warning: 0,
+    info: 0,
+  };
 }
 
 const HEADERS = ['ENVIRONMENT', 'PROVIDER', 'VERSION', 'CONTRACT', 'DANGER', 'WARNING', 'INFO'] as const;
 
 function cells(row: SummaryRow): string[] {
-  return [row.environment, row.provider, row.version, row.contract, ...SEVERITIES.map((s: FindingSeverity) => String(row[s]))];
+  return [
+    row.environment,
+    row.provider,
+    row.version,
+    row.contract,
+    ...SEVERITIES.map((s: FindingSeverity) => String(row[s])),
+  ];
 }
 
 /**
@@ -99,7 +116,12 @@ export function summaryTableText(rows: readonly SummaryRow[]): string[] {
   if (rows.length === 0) return [];
   const table = [[...HEADERS], ...rows.map(cells)];
   const widths = HEADERS.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-  return table.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+  return table.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 /**
@@ -107,9 +129,21 @@ export function summaryTableText(rows: readonly SummaryRow[]): string[] {
  * title and each row's cell, already markdown. A moving contract is bold, a non-zero danger count too.
  * Cells are plain names and versions; a `|` in one is escaped so it cannot split the row.
  */
-export function summaryTableMarkdown(rows: readonly SummaryRow[], extra?: { title: string; cell: (row: SummaryRow) => string }): string[] {
+export function summaryTableMarkdown(
+  rows: readonly SummaryRow[],
+  extra?: { title: string; cell: (row: SummaryRow) => string },
+): string[] {
   if (rows.length === 0) return [];
-  const titles = ['Environment', 'Provider', 'Version', 'Contract', 'Danger', 'Warning', 'Info', ...(extra ? [extra.title] : [])];
+  const titles = [
+    'Environment',
+    'Provider',
+    'Version',
+    'Contract',
+    'Danger',
+    'Warning',
+    'Info',
+    ...(extra ? [extra.title] : []),
+  ];
   const line = (parts: readonly string[]) => `| ${parts.join(' | ')} |`;
   return [
     line(titles),

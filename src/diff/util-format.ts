@@ -22,9 +22,18 @@ export function showValue(value: unknown): string {
  * summary, or `order changed: [...] → [...]`. `value` and `text` wrap values and prose (the
  * markdown report puts values in code spans and escapes prose); both default to no change.
  */
-export function describeField(field: FieldChange, value: (s: string) => string = same, text: (s: string) => string = same): string {
+export function describeField(
+  field: FieldChange,
+  value: (s: string) => string = same,
+  text: (s: string) => string = same,
+): string {
   if (field.properties !== undefined) return text(field.summary ?? 'schema changed');
-  const change = field.kind === 'added' ? value(showValue(field.after)) : field.kind === 'removed' ? value(showValue(field.before)) : `${value(showValue(field.before))} → ${value(showValue(field.after))}`;
+  const change =
+    field.kind === 'added'
+      ? value(showValue(field.after))
+      : field.kind === 'removed'
+        ? value(showValue(field.before))
+        : `${value(showValue(field.before))} → ${value(showValue(field.after))}`;
   return field.summary === undefined ? change : `${text(field.summary)}: ${change}`;
 }
 
@@ -52,12 +61,16 @@ export function schemaLines(field: FieldChange): SchemaLine[] {
 
 /** `1 danger, 2 warnings, 0 info` (info is a mass noun: no plural). */
 export function countFindings(findings: readonly Finding[]): string {
-  return SEVERITIES.map((s) => formatCount(findings.filter((f) => f.severity === s).length, s, s === 'info' ? s : undefined)).join(', ');
+  return SEVERITIES.map((s) =>
+    formatCount(findings.filter((f) => f.severity === s).length, s, s === 'info' ? s : undefined),
+  ).join(', ');
 }
 
 /** `1 added, 0 removed, 3 changed`. */
 export function countChanges(changes: readonly ObjectChange[]): string {
-  return (['added', 'removed', 'changed'] as const).map((c) => `${changes.filter((x) => x.change === c).length} ${c}`).join(', ');
+  return (['added', 'removed', 'changed'] as const)
+    .map((c) => `${changes.filter((x) => x.change === c).length} ${c}`)
+    .join(', ');
 }
 
 /** Changes grouped by `env/component`, keeping their (sorted) order. */

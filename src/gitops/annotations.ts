@@ -49,7 +49,10 @@ export interface MergedOptions {
 export function mergeSyncOptions(existing: string | undefined, add: readonly string[]): MergedOptions {
   const byKey = new Map<string, string>();
   const conflicts: string[] = [];
-  for (const entry of (existing ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+  for (const entry of (existing ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')) {
     if (!byKey.has(optionKey(entry))) byKey.set(optionKey(entry), entry);
   }
   for (const entry of add) {

@@ -20,7 +20,14 @@ import { annotateForArgocd } from './argocd.js';
 import { argocdApplicationFiles } from './argocd-applications.js';
 import { stripPlaceholderCaBundles } from './ca-bundle.js';
 import { annotateForFlux, fluxExtraFiles } from './flux.js';
-import { componentRole, resolveGitopsOptions, type ComponentRole, type GitopsOptions, type GitopsResult, type ResolvedGitopsOptions } from './options.js';
+import {
+  componentRole,
+  resolveGitopsOptions,
+  type ComponentRole,
+  type GitopsOptions,
+  type GitopsResult,
+  type ResolvedGitopsOptions,
+} from './options.js';
 import { guardSubstitutionLiterals } from './substitution-guard.js';
 import { readTextFileSync, type ReadTextFile } from './templates.js';
 import { packagePath } from '../package-files.js';
@@ -53,7 +60,11 @@ export interface GitopsDeps {
  * fails, or renders invalid YAML). Warnings: `gitops` for `${` literals, placeholder caBundles
  * without cert-manager injection, conflicting sync options, over-long Flux names.
  */
-export function applyGitopsFlavour(env: RenderedEnvironment, options: GitopsOptions, deps: GitopsDeps = {}): GitopsResult {
+export function applyGitopsFlavour(
+  env: RenderedEnvironment,
+  options: GitopsOptions,
+  deps: GitopsDeps = {},
+): GitopsResult {
   const resolved = resolveGitopsOptions(options);
   const warnings: Diagnostic[] = [];
   const components = env.components.map((component): RenderedComponent => {
@@ -75,7 +86,11 @@ export function applyGitopsFlavour(env: RenderedEnvironment, options: GitopsOpti
     extra.push(...flux.files);
     warnings.push(...flux.warnings);
   } else if (resolved.flavour === 'argocd') {
-    const templates = { userDir: resolved.templatesDir, bundledDir: deps.bundledTemplatesDir ?? packagePath('bundled-templates'), read: deps.read ?? readTextFileSync };
+    const templates = {
+      userDir: resolved.templatesDir,
+      bundledDir: deps.bundledTemplatesDir ?? packagePath('bundled-templates'),
+      read: deps.read ?? readTextFileSync,
+    };
     const argocd = argocdApplicationFiles(environment, resolved, templates);
     extra.push(...argocd.files);
     warnings.push(...argocd.warnings);
@@ -84,7 +99,12 @@ export function applyGitopsFlavour(env: RenderedEnvironment, options: GitopsOpti
   return { environment, extraFiles: new Map(extra), warnings };
 }
 
-function flavourObjectMemo(obj: KubeObject, role: ComponentRole, options: ResolvedGitopsOptions, memo: GitopsMemo | undefined): FlavouredObject {
+function flavourObjectMemo(
+  obj: KubeObject,
+  role: ComponentRole,
+  options: ResolvedGitopsOptions,
+  memo: GitopsMemo | undefined,
+): FlavouredObject {
   if (!memo) return flavourObject(obj, role, options);
   const key = `${options.flavour}|${role}|${options.protect.crds}|${options.protect.namespaces}`;
   let perObject = memo.get(obj);

@@ -37,8 +37,20 @@ type ResolvedArgocd = ResolvedGitopsOptions['argocd'];
  * `spec.source` or `spec.sourceHydrator` of an environment's Application (the other is null).
  * `ociRevision` replaces the OCI source's targetRevision (the ApplicationSet's per-element template).
  */
-export function argocdSource(env: string, a: ResolvedArgocd, ociRevision?: string): { source: JsonObject | null; sourceHydrator: JsonObject | null } {
-  if (a.source === 'oci') return { source: { repoURL: `oci://${a.oci?.repository ?? ''}/${env}`, targetRevision: ociRevision ?? argocdOciRevision(a), path: '.' }, sourceHydrator: null };
+export function argocdSource(
+  env: string,
+  a: ResolvedArgocd,
+  ociRevision?: string,
+): { source: JsonObject | null; sourceHydrator: JsonObject | null } {
+  if (a.source === 'oci')
+    return {
+      source: {
+        repoURL: `oci://${a.oci?.repository ?? ''}/${env}`,
+        targetRevision: ociRevision ?? argocdOciRevision(a),
+        path: '.',
+      },
+      sourceHydrator: null,
+    };
   const plugin: JsonObject = { name: a.plugin.name, env: [{ name: PLUGIN_ENV_VARIABLE, value: env }] };
   const git = { repoURL: a.repoURL ?? '', targetRevision: a.targetRevision };
   if (a.source === 'plugin') return { source: { ...git, path: a.repoPath, plugin }, sourceHydrator: null };
@@ -74,7 +86,11 @@ function templateArgocd(a: ResolvedArgocd): JsonObject {
  * The Application of one environment (`argocd/application.yaml.hbs`), when asked for; and, for an
  * environment of the ApplicationSet too, the warning when its OCI source is not pinned by digest.
  */
-export function argocdApplicationFiles(env: RenderedEnvironment, options: ResolvedGitopsOptions, templates: TemplateSource): { files: [string, string][]; warnings: Diagnostic[] } {
+export function argocdApplicationFiles(
+  env: RenderedEnvironment,
+  options: ResolvedGitopsOptions,
+  templates: TemplateSource,
+): { files: [string, string][]; warnings: Diagnostic[] } {
   const a = options.argocd;
   if (!a.application) return { files: [], warnings: a.applicationSet ? unpinnedOciWarnings(env.name, a, {}) : [] };
   requireSource(a, {});
@@ -82,19 +98,35 @@ export function argocdApplicationFiles(env: RenderedEnvironment, options: Resolv
   const context: JsonObject = {
     argocd: templateArgocd(a),
     environment: { name: env.name, path: joinRepoPath(a.pathPrefix, env.name), labels: { ...options.labels } },
-    application: { name: argocdApplicationName(env.name), labels: MANAGED_BY, destination: { ...a.destination }, ...argocdSource(env.name, a) },
-    components: env.components.map((c) => ({ name: c.name, role: componentRole(c.name), wave: ARGOCD_WAVES[componentRole(c.name)] })),
+    application: {
+      name: argocdApplicationName(env.name),
+      labels: MANAGED_BY,
+      destination: { ...a.destination },
+      ...argocdSource(env.name, a),
+    },
+    components: env.components.map((c) => ({
+      name: c.name,
+      role: componentRole(c.name),
+      wave: ARGOCD_WAVES[componentRole(c.name)],
+    })),
   };
   const warnings: Diagnostic[] = [...unpinnedOciWarnings(env.name, a, {})];
   if (a.applicationSet) {
     warnings.push(
-      warning('gitops', `both an Application and an ApplicationSet manage environment ${env.name} (both create Application ${argocdApplicationName(env.name)})`, {
-        field: 'gitops.argocd',
-        hint: 'apply only one of gitops/argocd/applicationset.yaml and gitops/argocd/applications/, or enable only one',
-      }),
+      warning(
+        'gitops',
+        `both an Application and an ApplicationSet manage environment ${env.name} (both create Application ${argocdApplicationName(env.name)})`,
+        {
+          field: 'gitops.argocd',
+          hint: 'apply only one of gitops/argocd/applicationset.yaml and gitops/argocd/applications/, or enable only one',
+        },
+      ),
     );
   }
-  return { files: [[applicationPath(env.name), renderTemplate('argocd/application.yaml.hbs', context, templates).text]], warnings };
+  return {
+    files: [[applicationPath(env.name), renderTemplate('argocd/application.yaml.hbs', context, templates).text]],
+    warnings,
+  };
 }
 
 /** An environment's effective Argo CD settings, for the checks and the ApplicationSet across environments. */
@@ -106,7 +138,16 @@ export interface ArgocdEnvironment {
 }
 
 /** Settings that live on the ApplicationSet itself, so every environment in it must agree on them. */
-const SET_LEVEL: readonly (keyof ResolvedArgocd)[] = ['namespace', 'repoURL', 'targetRevision', 'source', 'plugin', 'hydrator', 'repoPath', 'pathPrefix'];
+const SET_LEVEL: readonly (keyof ResolvedArgocd)[] = [
+  'namespace',
+  'repoURL',
+  'targetRevision',
+  'source',
+  'plugin',
+  'hydrator',
+  'repoPath',
+  'pathPrefix',
+];
 
 /**
  * Checks the destinations of every environment that gets an Argo CD Application (directly or from
@@ -115,13 +156,22 @@ const SET_LEVEL: readonly (keyof ResolvedArgocd)[] = ['namespace', 'repoURL', 't
  * several environments get Applications, or two environments aimed at the same cluster; `config`
  * for a missing repoURL or ApplicationSet settings that differ between its environments.
  */
-export function argocdFleetFiles(environments: readonly ArgocdEnvironment[], templates: TemplateSource): [string, string][] {
-  const managed = environments.filter((e) => e.options.flavour === 'argocd' && (e.options.argocd.application || e.options.argocd.applicationSet));
+export function argocdFleetFiles(
+  environments: readonly ArgocdEnvironment[],
+  templates: TemplateSource,
+): [string, string][] {
+  const managed = environments.filter(
+    (e) => e.options.flavour === 'argocd' && (e.options.argocd.application || e.options.argocd.applicationSet),
+  );
   throwIfErrors(destinationProblems(managed));
   const members = managed.filter((e) => e.options.argocd.applicationSet);
   if (members.length === 0) return [];
   const first = members[0]!;
-  for (const m of members) requireSource(m.options.argocd, at(m, m.options.argocd.source === 'oci' ? 'gitops.argocd.oci.repository' : 'gitops.argocd.repoURL'));
+  for (const m of members)
+    requireSource(
+      m.options.argocd,
+      at(m, m.options.argocd.source === 'oci' ? 'gitops.argocd.oci.repository' : 'gitops.argocd.repoURL'),
+    );
   throwIfErrors(members.slice(1).flatMap((m) => settingProblems(first, m)));
   const a = first.options.argocd;
   const oci = a.source === 'oci';
@@ -153,28 +203,39 @@ export function argocdFleetFiles(environments: readonly ArgocdEnvironment[], tem
 function unpinnedOciWarnings(env: string, a: ResolvedArgocd, where: Location): Diagnostic[] {
   if (a.source !== 'oci' || a.oci?.digest !== undefined) return [];
   return [
-    warning('gitops', `environment ${env}: the Argo CD OCI source follows the tag ${argocdOciRevision(a)}, not a digest; whatever is pushed under it next is synced`, {
-      ...where,
-      field: 'gitops.argocd.oci.digest',
-      hint: `run capi-render publish --for argocd --env ${env} --oci ${a.oci?.repository ?? '<repository>'}/${env}:<tag> and set gitops.argocd.oci.digest to the digest it prints`,
-    }),
+    warning(
+      'gitops',
+      `environment ${env}: the Argo CD OCI source follows the tag ${argocdOciRevision(a)}, not a digest; whatever is pushed under it next is synced`,
+      {
+        ...where,
+        field: 'gitops.argocd.oci.digest',
+        hint: `run capi-render publish --for argocd --env ${env} --oci ${a.oci?.repository ?? '<repository>'}/${env}:<tag> and set gitops.argocd.oci.digest to the digest it prints`,
+      },
+    ),
   ];
 }
 
 function destinationProblems(managed: readonly ArgocdEnvironment[]): Diagnostic[] {
-  if (managed.length < 2) return managed.flatMap((e) => oneClusterProblems(e.name, e.options.argocd, at(e, 'gitops.argocd.destination')));
+  if (managed.length < 2)
+    return managed.flatMap((e) => oneClusterProblems(e.name, e.options.argocd, at(e, 'gitops.argocd.destination')));
   const names = managed.map((e) => e.name).join(', ');
-  const problems: Diagnostic[] = managed.flatMap((e) => oneClusterProblems(e.name, e.options.argocd, at(e, 'gitops.argocd.destination')));
+  const problems: Diagnostic[] = managed.flatMap((e) =>
+    oneClusterProblems(e.name, e.options.argocd, at(e, 'gitops.argocd.destination')),
+  );
   if (problems.length > 0) return problems;
   const byCluster = new Map<string, string[]>();
   for (const e of managed) {
     const a = e.options.argocd;
     if (!a.destinationSet) {
       problems.push(
-        error('destination', `environment ${e.name} has no Argo CD destination; Argo CD deploys several environments (${names}), and each is its own management cluster`, {
-          ...at(e, 'gitops.argocd.destination'),
-          hint: `set gitops.argocd.destination in ${e.file ?? 'its overlay'}: {name: <the cluster's name in Argo CD>} or {server: <its API server URL>}`,
-        }),
+        error(
+          'destination',
+          `environment ${e.name} has no Argo CD destination; Argo CD deploys several environments (${names}), and each is its own management cluster`,
+          {
+            ...at(e, 'gitops.argocd.destination'),
+            hint: `set gitops.argocd.destination in ${e.file ?? 'its overlay'}: {name: <the cluster's name in Argo CD>} or {server: <its API server URL>}`,
+          },
+        ),
       );
       continue;
     }
@@ -185,10 +246,14 @@ function destinationProblems(managed: readonly ArgocdEnvironment[]): Diagnostic[
     if (envs.length < 2) continue;
     const e = managed.find((m) => m.name === envs[1])!;
     problems.push(
-      error('destination', `environments ${envs.join(' and ')} both install Cluster API into ${cluster}; their objects would clash`, {
-        ...at(e, 'gitops.argocd.destination'),
-        hint: 'give each environment the destination of its own management cluster',
-      }),
+      error(
+        'destination',
+        `environments ${envs.join(' and ')} both install Cluster API into ${cluster}; their objects would clash`,
+        {
+          ...at(e, 'gitops.argocd.destination'),
+          hint: 'give each environment the destination of its own management cluster',
+        },
+      ),
     );
   }
   return problems;
@@ -202,7 +267,7 @@ function oneClusterProblems(env: string, a: ResolvedArgocd, where: Location): Di
     error('destination', `environment ${env}: gitops.argocd.destination must have exactly one of server and name`, {
       field: 'gitops.argocd.destination',
       ...where,
-      hint: 'server is the cluster\'s API URL, name its name in Argo CD; Argo CD refuses a destination with both',
+      hint: "server is the cluster's API URL, name its name in Argo CD; Argo CD refuses a destination with both",
     }),
   ];
 }
@@ -214,14 +279,21 @@ function clusterKey(d: ResolvedArgocd['destination']): string {
 }
 
 function settingProblems(first: ArgocdEnvironment, other: ArgocdEnvironment): Diagnostic[] {
-  const differing: string[] = SET_LEVEL.filter((k) => canonicalJson(first.options.argocd[k] ?? null) !== canonicalJson(other.options.argocd[k] ?? null));
+  const differing: string[] = SET_LEVEL.filter(
+    (k) => canonicalJson(first.options.argocd[k] ?? null) !== canonicalJson(other.options.argocd[k] ?? null),
+  );
   // The registry is the ApplicationSet's; the digest (or tag) each environment's own element.
-  if ((first.options.argocd.oci?.repository ?? null) !== (other.options.argocd.oci?.repository ?? null)) differing.push('oci.repository');
+  if ((first.options.argocd.oci?.repository ?? null) !== (other.options.argocd.oci?.repository ?? null))
+    differing.push('oci.repository');
   return differing.map((k) =>
-    error('config', `the ApplicationSet lists environments ${first.name} and ${other.name}, which set gitops.argocd.${k} differently`, {
-      ...at(other, `gitops.argocd.${k}`),
-      hint: `gitops.argocd.${k} applies to the whole ApplicationSet: set it once in capi-render.yaml, or give ${other.name} an Application of its own (application: true)`,
-    }),
+    error(
+      'config',
+      `the ApplicationSet lists environments ${first.name} and ${other.name}, which set gitops.argocd.${k} differently`,
+      {
+        ...at(other, `gitops.argocd.${k}`),
+        hint: `gitops.argocd.${k} applies to the whole ApplicationSet: set it once in capi-render.yaml, or give ${other.name} an Application of its own (application: true)`,
+      },
+    ),
   );
 }
 
@@ -235,11 +307,15 @@ function requireSource(a: ResolvedArgocd, at: Location): void {
   if (a.source === 'oci') {
     if (a.oci?.repository !== undefined) return;
     throw new SpecError(
-      error('config', 'gitops.argocd.oci.repository is required to take an Argo CD Application from an OCI artifact (gitops.argocd.source: oci)', {
-        field: 'gitops.argocd.oci.repository',
-        ...where,
-        hint: 'set it to the registry and repository prefix publish pushes to, e.g. ghcr.io/acme/capi-render (the environment\'s artifact is <repository>/<env>)',
-      }),
+      error(
+        'config',
+        'gitops.argocd.oci.repository is required to take an Argo CD Application from an OCI artifact (gitops.argocd.source: oci)',
+        {
+          field: 'gitops.argocd.oci.repository',
+          ...where,
+          hint: "set it to the registry and repository prefix publish pushes to, e.g. ghcr.io/acme/capi-render (the environment's artifact is <repository>/<env>)",
+        },
+      ),
     );
   }
   if (a.repoURL !== undefined && a.repoURL !== '') return;

@@ -18,7 +18,11 @@ import type { ComponentRole, ResolvedGitopsOptions } from './options.js';
  * Objects a provider's `spec.additionalManifests` added sit in that provider's folder with its
  * labels, so they get its wave: after processing they cannot be told apart from the artifact's.
  */
-export const ARGOCD_WAVES: Readonly<Record<ComponentRole, string>> = { 'cert-manager': '-30', core: '-20', provider: '-10' };
+export const ARGOCD_WAVES: Readonly<Record<ComponentRole, string>> = {
+  'cert-manager': '-30',
+  core: '-20',
+  provider: '-10',
+};
 
 const SERVER_SIDE_APPLY = 'ServerSideApply=true';
 const PROTECTED = ['Prune=false', 'Delete=false'];
@@ -28,9 +32,14 @@ const PROTECTED = ['Prune=false', 'Delete=false'];
  * sync options into an existing list. The wave depends only on the component's role, so an object
  * shared by several environments is annotated identically in all of them.
  */
-export function annotateForArgocd(obj: KubeObject, role: ComponentRole, protect: ResolvedGitopsOptions['protect']): { object: KubeObject; warnings: Diagnostic[] } {
+export function annotateForArgocd(
+  obj: KubeObject,
+  role: ComponentRole,
+  protect: ResolvedGitopsOptions['protect'],
+): { object: KubeObject; warnings: Diagnostic[] } {
   let out = obj;
-  if (typeof annotationsOf(out)[ARGOCD_SYNC_WAVE] !== 'string') out = withAnnotation(out, ARGOCD_SYNC_WAVE, ARGOCD_WAVES[role]);
+  if (typeof annotationsOf(out)[ARGOCD_SYNC_WAVE] !== 'string')
+    out = withAnnotation(out, ARGOCD_SYNC_WAVE, ARGOCD_WAVES[role]);
   const add: string[] = [];
   if (obj.kind === 'CustomResourceDefinition') {
     // Every CRD, not only the big ones: CRDs grow between releases, and SSA also avoids the
@@ -45,11 +54,15 @@ export function annotateForArgocd(obj: KubeObject, role: ComponentRole, protect:
   const existing = annotationsOf(out)[ARGOCD_SYNC_OPTIONS];
   const merged = mergeSyncOptions(typeof existing === 'string' ? existing : undefined, add);
   const warnings = merged.conflicts.map((c) =>
-    warning('gitops', `${describeObject(obj)} already sets ${ARGOCD_SYNC_OPTIONS}: ${existing}; kept it instead of ${c}`, {
-      object: describeObject(obj),
-      field: `metadata.annotations["${ARGOCD_SYNC_OPTIONS}"]`,
-      hint: 'remove the conflicting option from the patch that adds it if the default is wanted',
-    }),
+    warning(
+      'gitops',
+      `${describeObject(obj)} already sets ${ARGOCD_SYNC_OPTIONS}: ${existing}; kept it instead of ${c}`,
+      {
+        object: describeObject(obj),
+        field: `metadata.annotations["${ARGOCD_SYNC_OPTIONS}"]`,
+        hint: 'remove the conflicting option from the patch that adds it if the default is wanted',
+      },
+    ),
   );
   return { object: withAnnotation(out, ARGOCD_SYNC_OPTIONS, merged.value), warnings };
 }

@@ -56,11 +56,15 @@ export function stripPlaceholderCaBundles(obj: KubeObject): { object: KubeObject
   const warnings: Diagnostic[] = [];
   if (stripped.length > 0 && !isCaInjected(obj)) {
     warnings.push(
-      warning('gitops', `${describeObject(obj)} shipped a placeholder caBundle but no cert-manager.io/inject-ca-from annotation; it was removed, and nothing will fill it in-cluster`, {
-        object: describeObject(obj),
-        field: stripped[0],
-        hint: 'add cert-manager.io/inject-ca-from (a manifest patch) or set the real CA bundle with a patch',
-      }),
+      warning(
+        'gitops',
+        `${describeObject(obj)} shipped a placeholder caBundle but no cert-manager.io/inject-ca-from annotation; it was removed, and nothing will fill it in-cluster`,
+        {
+          object: describeObject(obj),
+          field: stripped[0],
+          hint: 'add cert-manager.io/inject-ca-from (a manifest patch) or set the real CA bundle with a patch',
+        },
+      ),
     );
   }
   return { object: out, warnings };

@@ -13,7 +13,13 @@ import { joinDocuments, serializeObject } from '../manifest/serialize.js';
 import { kustomizationText } from '../plan/output-plan.js';
 import { namespaceOwners } from '../plan/shared-namespaces.js';
 import { DISABLED, FLUX_PRUNE, withAnnotation } from './annotations.js';
-import { FLUX_KUSTOMIZATIONS_FILE, FLUX_OCI_REPOSITORY_FILE, fluxFolder, joinRepoPath, objectNameFrom } from './layout.js';
+import {
+  FLUX_KUSTOMIZATIONS_FILE,
+  FLUX_OCI_REPOSITORY_FILE,
+  fluxFolder,
+  joinRepoPath,
+  objectNameFrom,
+} from './layout.js';
 import { componentRole, type FluxOciVerifyOptions, type ResolvedGitopsOptions } from './options.js';
 import { sopsDecryptionSecret } from '../secrets/sops/pending.js';
 
@@ -45,31 +51,48 @@ export function fluxKustomizationName(env: string, component: string): string {
  * (explicitly, not only through core, so removing core from an environment cannot silently drop
  * the cert-manager gate). `flux.dependsOn` is given to every root of the chain (cert-manager, or core without it).
  */
-export function fluxKustomizations(env: RenderedEnvironment, options: ResolvedGitopsOptions): { objects: KubeObject[]; warnings: Diagnostic[] } {
+export function fluxKustomizations(
+  env: RenderedEnvironment,
+  options: ResolvedGitopsOptions,
+): { objects: KubeObject[]; warnings: Diagnostic[] } {
   const f = options.flux;
   const names = new Map(env.components.map((c) => [c.name, fluxKustomizationName(env.name, c.name)]));
   const certManager = env.components.find((c) => componentRole(c.name) === 'cert-manager');
   const core = env.components.find((c) => componentRole(c.name) === 'core');
-  const extra = f.dependsOn.map((d): JsonObject => (d.namespace ? { name: d.name, namespace: d.namespace } : { name: d.name }));
+  const extra = f.dependsOn.map((d): JsonObject =>
+    d.namespace ? { name: d.name, namespace: d.namespace } : { name: d.name },
+  );
   // From an OCI artifact the environment's folder is the artifact's root (publish archives rendered/<env>).
-  const sourceRef: JsonObject = f.oci ? { kind: 'OCIRepository', name: fluxOciRepositoryName(env.name) } : { kind: f.sourceRef.kind, name: f.sourceRef.name };
+  const sourceRef: JsonObject = f.oci
+    ? { kind: 'OCIRepository', name: fluxOciRepositoryName(env.name) }
+    : { kind: f.sourceRef.kind, name: f.sourceRef.name };
   if (!f.oci && f.sourceRef.namespace) sourceRef.namespace = f.sourceRef.namespace;
-  const folder = (component: string) => (f.oci ? `./${component}` : `./${joinRepoPath(f.pathPrefix, env.name, component)}`);
+  const folder = (component: string) =>
+    f.oci ? `./${component}` : `./${joinRepoPath(f.pathPrefix, env.name, component)}`;
   const warnings: Diagnostic[] = [];
   const owners = namespaceOwners(env.components);
   const objects = env.components.map((component): KubeObject => {
     const role = componentRole(component.name);
     const upstream = role === 'cert-manager' ? [] : role === 'core' ? [certManager] : [certManager, core];
     // A provider installed into a namespace another component creates (k0smotron's three share one) waits for it.
-    const stages = [...new Set([...upstream.filter((c) => c !== undefined).map((c) => c.name), ...(owners.get(component.name) ?? [])])];
+    const stages = [
+      ...new Set([
+        ...upstream.filter((c) => c !== undefined).map((c) => c.name),
+        ...(owners.get(component.name) ?? []),
+      ]),
+    ];
     const dependsOn = stages.map((c): JsonObject => ({ name: names.get(c)! }));
     const name = names.get(component.name)!;
     if (name.length > MAX_NAME_LENGTH) {
       warnings.push(
-        warning('gitops', `Flux Kustomization name ${name} is longer than ${MAX_NAME_LENGTH} characters; Flux cannot label the objects it applies with it`, {
-          object: `Kustomization/${f.namespace}/${name}`,
-          hint: 'use a shorter environment name',
-        }),
+        warning(
+          'gitops',
+          `Flux Kustomization name ${name} is longer than ${MAX_NAME_LENGTH} characters; Flux cannot label the objects it applies with it`,
+          {
+            object: `Kustomization/${f.namespace}/${name}`,
+            hint: 'use a shorter environment name',
+          },
+        ),
       );
     }
     const spec: JsonObject = {
@@ -89,7 +112,12 @@ export function fluxKustomizations(env: RenderedEnvironment, options: ResolvedGi
     // A folder with a SOPS-encrypted Secret (secrets.mode sops) is decrypted by kustomize-controller with the age identity in that Secret.
     const decryptionSecret = component.objects.map(sopsDecryptionSecret).find((n) => n !== undefined);
     if (decryptionSecret) spec.decryption = { provider: 'sops', secretRef: { name: decryptionSecret } };
-    return { apiVersion: FLUX_KUSTOMIZATION_API_VERSION, kind: 'Kustomization', metadata: { name, namespace: f.namespace }, spec };
+    return {
+      apiVersion: FLUX_KUSTOMIZATION_API_VERSION,
+      kind: 'Kustomization',
+      metadata: { name, namespace: f.namespace },
+      spec,
+    };
   });
   return { objects, warnings };
 }
@@ -124,7 +152,12 @@ export function fluxOciRepository(env: string, options: ResolvedGitopsOptions): 
   if (oci.insecure) spec.insecure = true;
   if (oci.secretRef) spec.secretRef = { name: oci.secretRef.name };
   if (oci.verify) spec.verify = fluxOciVerify(oci.verify);
-  return { apiVersion: FLUX_OCI_API_VERSION, kind: 'OCIRepository', metadata: { name: fluxOciRepositoryName(env), namespace: f.namespace }, spec };
+  return {
+    apiVersion: FLUX_OCI_API_VERSION,
+    kind: 'OCIRepository',
+    metadata: { name: fluxOciRepositoryName(env), namespace: f.namespace },
+    spec,
+  };
 }
 
 const VERIFY_FIELD = 'gitops.flux.oci.verify';
@@ -138,20 +171,39 @@ const VERIFY_FIELD = 'gitops.flux.oci.verify';
  * verify block that is not exactly one of the two, or a keyless one without issuer or identity.
  */
 export function fluxOciVerify(verify: FluxOciVerifyOptions): JsonObject {
-  const fail = (message: string, hint: string, field = VERIFY_FIELD) => new SpecError(error('config', message, { field, hint }));
-  if (verify.key && verify.keyless) throw fail(`${VERIFY_FIELD} has both key and keyless`, 'keep the one that matches how capi-render publish signs (--sign-key or --sign-keyless)');
+  const fail = (message: string, hint: string, field = VERIFY_FIELD) =>
+    new SpecError(error('config', message, { field, hint }));
+  if (verify.key && verify.keyless)
+    throw fail(
+      `${VERIFY_FIELD} has both key and keyless`,
+      'keep the one that matches how capi-render publish signs (--sign-key or --sign-keyless)',
+    );
   if (verify.key) return { provider: 'cosign', secretRef: { name: verify.key.secretRef.name } };
   const k = verify.keyless;
-  if (!k) throw fail(`${VERIFY_FIELD} names neither key nor keyless`, 'add key: {secretRef: {name: <Secret with cosign.pub>}} or keyless: {issuer: …, identity: …}');
+  if (!k)
+    throw fail(
+      `${VERIFY_FIELD} names neither key nor keyless`,
+      'add key: {secretRef: {name: <Secret with cosign.pub>}} or keyless: {issuer: …, identity: …}',
+    );
   const pattern = (exact: string | undefined, regexp: string | undefined, name: string, example: string): string => {
     const field = `${VERIFY_FIELD}.keyless`;
-    if (exact !== undefined && regexp !== undefined) throw fail(`${field} has both ${name} and ${name}RegExp`, `keep one: ${name} is matched exactly, ${name}RegExp as a Go regular expression`, field);
+    if (exact !== undefined && regexp !== undefined)
+      throw fail(
+        `${field} has both ${name} and ${name}RegExp`,
+        `keep one: ${name} is matched exactly, ${name}RegExp as a Go regular expression`,
+        field,
+      );
     if (exact !== undefined) return `^${quoteGoRegExp(exact)}$`;
     if (regexp !== undefined) return regexp;
     throw fail(`${field} has no ${name}`, `add ${name} (exact) or ${name}RegExp, e.g. ${name}: ${example}`, field);
   };
   const issuer = pattern(k.issuer, k.issuerRegExp, 'issuer', 'https://token.actions.githubusercontent.com');
-  const subject = pattern(k.identity, k.identityRegExp, 'identity', 'https://github.com/acme/fleet/.github/workflows/publish.yaml@refs/heads/main');
+  const subject = pattern(
+    k.identity,
+    k.identityRegExp,
+    'identity',
+    'https://github.com/acme/fleet/.github/workflows/publish.yaml@refs/heads/main',
+  );
   const spec: JsonObject = { provider: 'cosign', matchOIDCIdentity: [{ issuer, subject }] };
   if (k.trustedRootSecretRef) spec.trustedRootSecretRef = { name: k.trustedRootSecretRef.name };
   return spec;
@@ -165,10 +217,14 @@ export function fluxOciVerifyWarnings(verify: FluxOciVerifyOptions | undefined):
     const value = k[name];
     if (value === undefined || (value.startsWith('^') && value.endsWith('$'))) return [];
     return [
-      warning('gitops', `${VERIFY_FIELD}.keyless.${name} ${JSON.stringify(value)} is not anchored: Flux accepts any ${name === 'issuerRegExp' ? 'issuer' : 'identity'} that merely contains a match`, {
-        field: `${VERIFY_FIELD}.keyless.${name}`,
-        hint: `write it as ^…$ (escape the dots), or use ${name === 'issuerRegExp' ? 'issuer' : 'identity'} for an exact value`,
-      }),
+      warning(
+        'gitops',
+        `${VERIFY_FIELD}.keyless.${name} ${JSON.stringify(value)} is not anchored: Flux accepts any ${name === 'issuerRegExp' ? 'issuer' : 'identity'} that merely contains a match`,
+        {
+          field: `${VERIFY_FIELD}.keyless.${name}`,
+          hint: `write it as ^…$ (escape the dots), or use ${name === 'issuerRegExp' ? 'issuer' : 'identity'} for an exact value`,
+        },
+      ),
     ];
   });
 }
@@ -182,15 +238,23 @@ function quoteGoRegExp(text: string): string {
  * The files of the Flux kit: the Kustomizations as one multi-document file (and, from an OCI
  * artifact, the OCIRepository in its own) plus a kustomization.yaml listing them.
  */
-export function fluxExtraFiles(env: RenderedEnvironment, options: ResolvedGitopsOptions): { files: [string, string][]; warnings: Diagnostic[] } {
+export function fluxExtraFiles(
+  env: RenderedEnvironment,
+  options: ResolvedGitopsOptions,
+): { files: [string, string][]; warnings: Diagnostic[] } {
   const { objects, warnings } = fluxKustomizations(env, options);
   if (objects.length === 0) return { files: [], warnings };
   const folder = fluxFolder(env.name);
-  const files: [string, string][] = [[`${folder}/${FLUX_KUSTOMIZATIONS_FILE}`, joinDocuments(objects.map((o) => serializeObject(o)))]];
+  const files: [string, string][] = [
+    [`${folder}/${FLUX_KUSTOMIZATIONS_FILE}`, joinDocuments(objects.map((o) => serializeObject(o)))],
+  ];
   if (options.flux.oci) {
     files.push([`${folder}/${FLUX_OCI_REPOSITORY_FILE}`, serializeObject(fluxOciRepository(env.name, options))]);
     warnings.push(...fluxOciVerifyWarnings(options.flux.oci.verify));
   }
-  files.push([`${folder}/kustomization.yaml`, kustomizationText(files.map(([p]) => p.slice(folder.length + 1)).sort())]);
+  files.push([
+    `${folder}/kustomization.yaml`,
+    kustomizationText(files.map(([p]) => p.slice(folder.length + 1)).sort()),
+  ]);
   return { files, warnings };
 }

@@ -4,5 +4,12 @@
  */
 export { applyGitopsFlavour, type GitopsDeps, type GitopsMemo } from './apply-gitops-flavour.js';
 export { lastAppliedSize, ANNOTATIONS_SIZE_LIMIT, SSA_SIZE_MARGIN, SSA_SIZE_THRESHOLD } from './last-applied-size.js';
-export type { GitopsFlavour, GitopsOptions, GitopsResult, ArgocdOptions, FluxOptions, FluxSourceRef } from './options.js';
+export type {
+  GitopsFlavour,
+  GitopsOptions,
+  GitopsResult,
+  ArgocdOptions,
+  FluxOptions,
+  FluxSourceRef,
+} from './options.js';
 export { ARGOCD_WAVES } from './argocd.js';

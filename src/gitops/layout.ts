@@ -43,7 +43,10 @@ export const FLUX_OCI_REPOSITORY_FILE = 'oci-repository.yaml';
 
 /** Joins repository-relative path parts with `/`, dropping empty and `.` parts. */
 export function joinRepoPath(...parts: string[]): string {
-  return parts.flatMap((p) => p.split('/')).filter((p) => p !== '' && p !== '.').join('/');
+  return parts
+    .flatMap((p) => p.split('/'))
+    .filter((p) => p !== '' && p !== '.')
+    .join('/');
 }
 
 /**

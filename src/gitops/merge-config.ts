@@ -15,7 +15,10 @@ export function mergeGitopsConfig(base: GitopsConfig, over: GitopsConfig): Gitop
 function mergeArgocd(base: ArgocdOptions, over: ArgocdOptions): ArgocdOptions {
   // A destination is one cluster: an overlay naming its own replaces the inherited one whole, in
   // either spelling, so `name` never ends up beside an inherited `server`.
-  const inherited = over.destination !== undefined || over.destinationServer !== undefined ? { ...base, destination: undefined, destinationServer: undefined } : base;
+  const inherited =
+    over.destination !== undefined || over.destinationServer !== undefined
+      ? { ...base, destination: undefined, destinationServer: undefined }
+      : base;
   const merged: ArgocdOptions = { ...inherited, ...over };
   if (base.plugin || over.plugin) merged.plugin = { ...base.plugin, ...over.plugin };
   if (base.hydrator || over.hydrator) merged.hydrator = { ...base.hydrator, ...over.hydrator };

@@ -260,7 +260,8 @@ export function resolveGitopsOptions(options: GitopsOptions): ResolvedGitopsOpti
       repoURL: a.repoURL,
       targetRevision: a.targetRevision ?? 'HEAD',
       project: a.project ?? 'default',
-      destination: a.destination ?? (a.destinationServer !== undefined ? { server: a.destinationServer } : { server: IN_CLUSTER }),
+      destination:
+        a.destination ?? (a.destinationServer !== undefined ? { server: a.destinationServer } : { server: IN_CLUSTER }),
       destinationSet: a.destination !== undefined || a.destinationServer !== undefined,
       destinationServer: a.destination?.server ?? a.destinationServer ?? (a.destination ? '' : IN_CLUSTER),
       source: a.source ?? 'path',

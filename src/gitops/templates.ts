@@ -46,7 +46,11 @@ const HELPERS: Record<string, HelperDelegate> = {
  * is missing, does not compile, fails at run time (e.g. an unknown field — strict mode), or
  * produces YAML that does not parse or lacks apiVersion/kind/metadata.name.
  */
-export function renderTemplate(name: string, context: JsonValue, source: TemplateSource): { objects: KubeObject[]; text: string } {
+export function renderTemplate(
+  name: string,
+  context: JsonValue,
+  source: TemplateSource,
+): { objects: KubeObject[]; text: string } {
   const template = loadTemplate(name, source);
   const hb = createHandlebars();
   for (const [helper, fn] of Object.entries(HELPERS)) hb.registerHelper(helper, fn);
@@ -60,7 +64,12 @@ export function renderTemplate(name: string, context: JsonValue, source: Templat
     });
     output = compiled(context);
   } catch (e) {
-    throw templateFailure(name, template.file, e, 'fields available to the template are listed in templates/README.md; helpers: quote, json, goTemplate');
+    throw templateFailure(
+      name,
+      template.file,
+      e,
+      'fields available to the template are listed in templates/README.md; helpers: quote, json, goTemplate',
+    );
   }
   const objects = parseOutput(output, name, template.file);
   return { objects, text: joinDocuments(objects.map((o) => serializeObject(o))) };
@@ -76,10 +85,14 @@ function parseOutput(output: string, name: string, file: string): KubeObject[] {
     // so no formatter shows an excerpt of the wrong lines.
     throw new SpecError(
       e.diagnostics.map((d) =>
-        error('template', `template ${name} rendered invalid YAML (line ${d.line ?? '?'}, column ${d.col ?? '?'} of its output): ${d.message}`, {
-          file,
-          hint: 'put values through {{quote …}} or {{json …}} so they cannot break the YAML structure',
-        }),
+        error(
+          'template',
+          `template ${name} rendered invalid YAML (line ${d.line ?? '?'}, column ${d.col ?? '?'} of its output): ${d.message}`,
+          {
+            file,
+            hint: 'put values through {{quote …}} or {{json …}} so they cannot break the YAML structure',
+          },
+        ),
       ),
     );
   }
@@ -88,13 +101,25 @@ function parseOutput(output: string, name: string, file: string): KubeObject[] {
   if (docs.length === 0) problems.push(error('template', `template ${name} rendered no document`, { file }));
   for (const doc of docs) {
     const v = doc.value;
-    const ok = isJsonObject(v) && typeof v.apiVersion === 'string' && v.apiVersion !== '' && typeof v.kind === 'string' && v.kind !== '' && isJsonObject(v.metadata) && typeof v.metadata.name === 'string' && v.metadata.name !== '';
+    const ok =
+      isJsonObject(v) &&
+      typeof v.apiVersion === 'string' &&
+      v.apiVersion !== '' &&
+      typeof v.kind === 'string' &&
+      v.kind !== '' &&
+      isJsonObject(v.metadata) &&
+      typeof v.metadata.name === 'string' &&
+      v.metadata.name !== '';
     if (!ok) {
       problems.push(
-        error('template', `template ${name} rendered document ${doc.index + 1} without apiVersion, kind and metadata.name`, {
-          file,
-          hint: 'every document a template renders must be a Kubernetes object',
-        }),
+        error(
+          'template',
+          `template ${name} rendered document ${doc.index + 1} without apiVersion, kind and metadata.name`,
+          {
+            file,
+            hint: 'every document a template renders must be a Kubernetes object',
+          },
+        ),
       );
     } else objects.push(v as KubeObject);
   }

@@ -30,7 +30,9 @@ export function listEnvironmentImages(environment: RenderedEnvironment, pinned: 
       for (const site of imageSites(object)) {
         const entry = byReference.get(site.image) ?? { components: new Set(), usedBy: new Set() };
         entry.components.add(component.name);
-        entry.usedBy.add(`${describeObject(object)} container ${JSON.stringify(site.container)}${site.kind === 'flag' ? ' (argument)' : ''}`);
+        entry.usedBy.add(
+          `${describeObject(object)} container ${JSON.stringify(site.container)}${site.kind === 'flag' ? ' (argument)' : ''}`,
+        );
         byReference.set(site.image, entry);
       }
     }

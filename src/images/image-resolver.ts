@@ -84,10 +84,15 @@ export function rekeyedImagesWarning(rekeyed: ReadonlyMap<string, string>): Diag
 }
 
 /** One registry client per distinct policy (so each keeps its tokens and connections for the whole run). */
-export function registryPool(create: (policy: RegistryPolicy) => ImageRegistry): (policy: RegistryPolicy) => ImageRegistry {
+export function registryPool(
+  create: (policy: RegistryPolicy) => ImageRegistry,
+): (policy: RegistryPolicy) => ImageRegistry {
   const registries = new Map<string, ImageRegistry>();
   return (policy) => {
-    const key = JSON.stringify([[...policy.insecureRegistries].sort(), Object.entries(policy.credentials ?? {}).sort()]);
+    const key = JSON.stringify([
+      [...policy.insecureRegistries].sort(),
+      Object.entries(policy.credentials ?? {}).sort(),
+    ]);
     let registry = registries.get(key);
     if (!registry) registries.set(key, (registry = create(policy)));
     return registry;
@@ -114,14 +119,23 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
   const resolvedKeys = new Map<string, { image: string; digest: string }>();
   // A user's trusted root is a repository input: read as every input is (a link leaving the repository refused).
   const readInput = (absolute: string) => {
-    const found = readInputFileSync(options.repoRoot, path.relative(options.repoRoot, absolute).split(path.sep).join('/'));
+    const found = readInputFileSync(
+      options.repoRoot,
+      path.relative(options.repoRoot, absolute).split(path.sep).join('/'),
+    );
     if (!found) throw Object.assign(new Error('no such file'), { code: 'ENOENT' });
     return found.bytes;
   };
   const trustedRootFor = (file: string | undefined) => {
     const key = file ?? '';
     let root = roots.get(key);
-    if (!root) roots.set(key, (root = import('./verify/trusted-root.js').then((m) => m.loadTrustedRoot(file === undefined ? undefined : path.join(options.repoRoot, file), readInput))));
+    if (!root)
+      roots.set(
+        key,
+        (root = import('./verify/trusted-root.js').then((m) =>
+          m.loadTrustedRoot(file === undefined ? undefined : path.join(options.repoRoot, file), readInput),
+        )),
+      );
     return root;
   };
   return {
@@ -132,18 +146,31 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
       let pending = verified.get(key);
       if (!pending) {
         const location = parseImageLocation(image);
-        if (!location) throw new SpecError(error('image', `cannot verify image ${JSON.stringify(image)}: it is not a registry/repository:tag reference`));
+        if (!location)
+          throw new SpecError(
+            error(
+              'image',
+              `cannot verify image ${JSON.stringify(image)}: it is not a registry/repository:tag reference`,
+            ),
+          );
         const subject = { reference: image, registry: location.registry, repository: location.repository, digest };
         // The lock's record counts only for the digest it was made for (and not when asked to refresh).
         const locked = lockedFor(lockKey, image);
-        const record = locked?.digest === digest && !options.refresh?.(lockKey) ? { verified: locked.verified } : undefined;
+        const record =
+          locked?.digest === digest && !options.refresh?.(lockKey) ? { verified: locked.verified } : undefined;
         pending = (async () => {
-          const [verifyModule, root] = await Promise.all([import('./verify/verify-image.js'), trustedRootFor(trustedRoot)]);
+          const [verifyModule, root] = await Promise.all([
+            import('./verify/verify-image.js'),
+            trustedRootFor(trustedRoot),
+          ]);
           const ctx = { repoRoot: options.repoRoot, trustedRoot: root };
           const proved = record ? fromEvidence(verifyModule, subject, match, record.verified, ctx) : undefined;
           if (proved && 'verification' in proved) return proved.verification;
           const why = proved?.why;
-          const line = why === undefined || options.lockText === undefined ? undefined : lockImageLine(options.lockText, options.locked.has(lockKey) ? lockKey : image);
+          const line =
+            why === undefined || options.lockText === undefined
+              ? undefined
+              : lockImageLine(options.lockText, options.locked.has(lockKey) ? lockKey : image);
           const at = { file: LOCK_FILE, ...(line ? { line, col: 1 } : {}) };
           const what = `image ${image}@${digest}: capi-render.lock ${why ?? ''} for imagePolicy.verify[${match.index}] (rule ${rule})`;
           if (why !== undefined && options.evidenceRule === 'refuse') {
@@ -156,10 +183,14 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
           }
           if (options.offline) {
             throw new FetchError(
-              error('offline', `--offline: image ${image}@${digest} has no signature evidence that verifies against imagePolicy.verify[${match.index}] (rule ${rule}) in capi-render.lock`, {
-                ...(why !== undefined ? at : {}),
-                hint: 'build once online: the signature is checked in the registry and locked with its evidence',
-              }),
+              error(
+                'offline',
+                `--offline: image ${image}@${digest} has no signature evidence that verifies against imagePolicy.verify[${match.index}] (rule ${rule}) in capi-render.lock`,
+                {
+                  ...(why !== undefined ? at : {}),
+                  hint: 'build once online: the signature is checked in the registry and locked with its evidence',
+                },
+              ),
             );
           }
           if (why !== undefined) note?.(warning('lock', `${what}: verified again from the registry`, at));
@@ -168,7 +199,13 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
           } catch (e) {
             // A digest the lock pins that fails its rule: the lock line is where it was decided.
             if (why === undefined || !(e instanceof verifyModule.SignatureVerificationError)) throw e;
-            throw new SpecError(e.diagnostics.map((d) => ({ ...d, ...at, hint: `capi-render.lock pins this digest; ${d.hint ?? ''}`.replace(/; $/, '') })));
+            throw new SpecError(
+              e.diagnostics.map((d) => ({
+                ...d,
+                ...at,
+                hint: `capi-render.lock pins this digest; ${d.hint ?? ''}`.replace(/; $/, ''),
+              })),
+            );
           }
         })();
         verified.set(key, pending);
@@ -181,9 +218,13 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
         if (locked !== undefined && !options.refresh?.(key)) return locked;
         if (options.offline) {
           throw new FetchError(
-            error('offline', `--offline: image ${image} has no digest in capi-render.lock${key === image ? '' : ` (which names it as released: ${key})`}`, {
-              hint: 'build once online with imagePolicy.pinDigests (the digest is then locked), or turn pinning off for this environment',
-            }),
+            error(
+              'offline',
+              `--offline: image ${image} has no digest in capi-render.lock${key === image ? '' : ` (which names it as released: ${key})`}`,
+              {
+                hint: 'build once online with imagePolicy.pinDigests (the digest is then locked), or turn pinning off for this environment',
+              },
+            ),
           );
         }
         const location = parseImageLocation(image);
@@ -196,8 +237,15 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
         }
         let pending = asked.get(image);
         if (!pending) {
-          const request = registryFor(policy).resolve({ registry: location.registry, repository: location.repository, tag: location.tag || 'latest' });
-          request.then((r) => answers.set(image, r), () => undefined);
+          const request = registryFor(policy).resolve({
+            registry: location.registry,
+            repository: location.repository,
+            tag: location.tag || 'latest',
+          });
+          request.then(
+            (r) => answers.set(image, r),
+            () => undefined,
+          );
           asked.set(image, (pending = request));
         }
         const { digest } = await pending;
@@ -205,9 +253,13 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
         if (earlier && earlier.digest !== digest) {
           const [a, b] = [earlier, { image, digest }].sort((x, y) => (x.image < y.image ? -1 : 1));
           throw new SpecError(
-            error('image', `${a!.image} points to ${a!.digest} but ${b!.image} to ${b!.digest}, and both are ${key} (images: overrides point at a mirror): one released image pins one digest`, {
-              hint: 'mirror the image again (capi-render mirror --images) so the mirror holds what the release tags, then build',
-            }),
+            error(
+              'image',
+              `${a!.image} points to ${a!.digest} but ${b!.image} to ${b!.digest}, and both are ${key} (images: overrides point at a mirror): one released image pins one digest`,
+              {
+                hint: 'mirror the image again (capi-render mirror --images) so the mirror holds what the release tags, then build',
+              },
+            ),
           );
         }
         resolvedKeys.set(key, { image, digest });

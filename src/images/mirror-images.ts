@@ -39,9 +39,12 @@ export interface ImageCopy {
  */
 export function planImageCopies(images: readonly PinnedImage[], prefix: string): ImageCopy[] {
   const root = prefix.replace(/\/+$/, '');
-  if (!parseImageLocation(`${root}/x:y`)) throw new UsageError(`--images ${prefix} is not a registry/path prefix (e.g. registry.internal.example.com/capi)`);
+  if (!parseImageLocation(`${root}/x:y`))
+    throw new UsageError(`--images ${prefix} is not a registry/path prefix (e.g. registry.internal.example.com/capi)`);
   const byTarget = new Map<string, ImageCopy>();
-  const sorted = images.map((i) => ({ image: i.image, digest: i.digest, at: i.at ?? i.image })).sort((a, b) => (a.image < b.image ? -1 : a.image > b.image ? 1 : a.at < b.at ? -1 : 1));
+  const sorted = images
+    .map((i) => ({ image: i.image, digest: i.digest, at: i.at ?? i.image }))
+    .sort((a, b) => (a.image < b.image ? -1 : a.image > b.image ? 1 : a.at < b.at ? -1 : 1));
   for (const { image, digest, at } of sorted) {
     const location = parseImageLocation(at);
     if (!location) throw new SpecError(error('image', `cannot mirror ${at}: not a registry reference`));
@@ -70,14 +73,21 @@ export interface CopiedSignatures {
 }
 
 /** Copies each image (index, manifests and blobs, by digest) and its signatures; returns what was copied. */
-export async function copyImages(copies: readonly ImageCopy[], registry: ImageRegistry, onCopied: (c: ImageCopy, signatures: CopiedSignatures) => void = () => undefined): Promise<ImageCopy[]> {
+export async function copyImages(
+  copies: readonly ImageCopy[],
+  registry: ImageRegistry,
+  onCopied: (c: ImageCopy, signatures: CopiedSignatures) => void = () => undefined,
+): Promise<ImageCopy[]> {
   for (const c of copies) {
     const from = parseImageLocation(c.at)!;
     const to = parseImageLocation(c.target)!;
     const source = { registry: from.registry, repository: from.repository, digest: c.digest };
     const target = { registry: to.registry, repository: to.repository };
     const written = await registry.copy(source, { ...target, tag: to.tag });
-    if (written !== c.digest) throw new SpecError(error('digest-mismatch', `mirroring ${c.at} wrote ${written} to ${c.target}, not the pinned ${c.digest}`));
+    if (written !== c.digest)
+      throw new SpecError(
+        error('digest-mismatch', `mirroring ${c.at} wrote ${written} to ${c.target}, not the pinned ${c.digest}`),
+      );
     onCopied(c, await copySignatures(registry, source, target));
   }
   return [...copies];
@@ -89,7 +99,11 @@ export async function copyImages(copies: readonly ImageCopy[], registry: ImageRe
  * such as distribution 2.8), its `sha256-<hex>` fallback index is written with them added, as cosign
  * does, so they are found the way they were found at the source.
  */
-export async function copySignatures(registry: ImageRegistry, from: ImageLocation & { digest: string }, to: ImageLocation): Promise<CopiedSignatures> {
+export async function copySignatures(
+  registry: ImageRegistry,
+  from: ImageLocation & { digest: string },
+  to: ImageLocation,
+): Promise<CopiedSignatures> {
   const tag = legacySignatureTag(from.digest);
   const legacy = await registry.manifest({ ...from, reference: tag });
   if (legacy) await registry.copy({ ...from, digest: legacy.digest }, { ...to, tag });
@@ -104,20 +118,38 @@ export async function copySignatures(registry: ImageRegistry, from: ImageLocatio
  * registry does not list them itself (no referrers API), its `sha256-<hex>` fallback index is
  * written with them added, as cosign does.
  */
-export async function listReferrersAt(registry: ImageRegistry, subject: ImageLocation & { digest: string }, referrers: readonly ReferrerDescriptor[]): Promise<void> {
+export async function listReferrersAt(
+  registry: ImageRegistry,
+  subject: ImageLocation & { digest: string },
+  referrers: readonly ReferrerDescriptor[],
+): Promise<void> {
   if (referrers.length === 0) return;
   const there = await registry.referrers(subject);
   const listed = new Set(there.manifests.map((d) => d.digest));
   const missing = referrers.filter((d) => !listed.has(d.digest));
   if (missing.length === 0) return;
-  const index = { schemaVersion: 2, mediaType: OCI_INDEX, manifests: [...there.manifests, ...missing].map(descriptorOf) };
-  await registry.pushManifest({ registry: subject.registry, repository: subject.repository, reference: there.fallbackTag }, new TextEncoder().encode(JSON.stringify(index)), OCI_INDEX);
+  const index = {
+    schemaVersion: 2,
+    mediaType: OCI_INDEX,
+    manifests: [...there.manifests, ...missing].map(descriptorOf),
+  };
+  await registry.pushManifest(
+    { registry: subject.registry, repository: subject.repository, reference: there.fallbackTag },
+    new TextEncoder().encode(JSON.stringify(index)),
+    OCI_INDEX,
+  );
 }
 
 const OCI_INDEX = 'application/vnd.oci.image.index.v1+json';
 
 function descriptorOf(d: ReferrerDescriptor): ReferrerDescriptor {
-  return { mediaType: d.mediaType, digest: d.digest, size: d.size, ...(d.artifactType !== undefined ? { artifactType: d.artifactType } : {}), ...(d.annotations ? { annotations: d.annotations } : {}) };
+  return {
+    mediaType: d.mediaType,
+    digest: d.digest,
+    size: d.size,
+    ...(d.artifactType !== undefined ? { artifactType: d.artifactType } : {}),
+    ...(d.annotations ? { annotations: d.annotations } : {}),
+  };
 }
 
 /** The `images:` override (capi-render.yaml or an overlay) that points the output at the mirror. */

@@ -39,10 +39,12 @@ export async function checkMovedTags(
     if (options.offline || !location) {
       pending = Promise.resolve({ error: options.offline ? 'not asked (--offline)' : 'not a registry reference' });
     } else {
-      pending = registryFor(policy).resolve({ registry: location.registry, repository: location.repository, tag: location.tag || 'latest' }).then(
-        (r) => ({ digest: r.digest }),
-        (e: unknown) => ({ error: e instanceof RenderError ? e.diagnostics[0]!.message : String(e) }),
-      );
+      pending = registryFor(policy)
+        .resolve({ registry: location.registry, repository: location.repository, tag: location.tag || 'latest' })
+        .then(
+          (r) => ({ digest: r.digest }),
+          (e: unknown) => ({ error: e instanceof RenderError ? e.diagnostics[0]!.message : String(e) }),
+        );
     }
     asked.set(image, pending);
     return pending;
@@ -52,7 +54,11 @@ export async function checkMovedTags(
     const states: ImageTagState[] = [];
     for (const [image, locked] of env.pinnedImages) {
       const answer = await ask(image, env.imageRegistries ?? { insecureRegistries: [] });
-      states.push('digest' in answer ? { image, locked, current: answer.digest, moved: answer.digest !== locked } : { image, locked, current: null, moved: false, error: answer.error });
+      states.push(
+        'digest' in answer
+          ? { image, locked, current: answer.digest, moved: answer.digest !== locked }
+          : { image, locked, current: null, moved: false, error: answer.error },
+      );
     }
     out.set(env.name, states);
   }

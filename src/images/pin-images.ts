@@ -70,7 +70,12 @@ export function hasDigest(image: string): boolean {
  * naming the objects that use it; nothing is returned then. An image written with a digest already
  * is left as it is, and its signature is checked all the same (a rule covers every image it names).
  */
-export async function pinImages(components: readonly RenderedComponent[], lookup: DigestLookup, check?: SignatureCheck, keyOf: LockKeyOf = (image) => image): Promise<PinnedImages> {
+export async function pinImages(
+  components: readonly RenderedComponent[],
+  lookup: DigestLookup,
+  check?: SignatureCheck,
+  keyOf: LockKeyOf = (image) => image,
+): Promise<PinnedImages> {
   const users = new Map<string, string[]>();
   for (const component of components) {
     for (const object of component.objects) {
@@ -104,7 +109,13 @@ export async function pinImages(components: readonly RenderedComponent[], lookup
       } catch (e) {
         if (!(e instanceof RenderError)) throw e;
         const used = users.get(reference)!;
-        problems.push(...e.diagnostics.map((d) => ({ ...d, object: d.object ?? used[0]!, message: `${d.message} (used by ${used.slice(0, 3).join(', ')}${used.length > 3 ? ` and ${used.length - 3} more` : ''})` })));
+        problems.push(
+          ...e.diagnostics.map((d) => ({
+            ...d,
+            object: d.object ?? used[0]!,
+            message: `${d.message} (used by ${used.slice(0, 3).join(', ')}${used.length > 3 ? ` and ${used.length - 3} more` : ''})`,
+          })),
+        );
       }
     }),
   );
@@ -119,7 +130,10 @@ export async function pinImages(components: readonly RenderedComponent[], lookup
     return digest === undefined ? image : pinnedReference(image, digest);
   };
   return {
-    components: components.map((c) => ({ ...c, objects: c.objects.map((o) => mapImages(o, (site) => pin(site.image))) })),
+    components: components.map((c) => ({
+      ...c,
+      objects: c.objects.map((o) => mapImages(o, (site) => pin(site.image))),
+    })),
     images,
     digests,
     verifications,

@@ -15,24 +15,49 @@ import { createImageRegistry, type ImageRegistry } from './registry/image-regist
 const DOCKER_CONFIG_KEY = '.dockerconfigjson';
 
 /** The registry policy of an environment; `secrets` are its Secret inputs. */
-export function registryPolicy(policy: ImagePolicyConfig, secrets: readonly InputObject[], where: { file?: string }): RegistryPolicy {
+export function registryPolicy(
+  policy: ImagePolicyConfig,
+  secrets: readonly InputObject[],
+  where: { file?: string },
+): RegistryPolicy {
   const out: RegistryPolicy = { insecureRegistries: policy.insecureRegistries ?? [] };
   if (!policy.pullSecret) return out;
   const { name, namespace } = policy.pullSecret;
   const input = findInput(secrets, namespace, name);
   const refuse = (why: string, hint: string) =>
-    new SpecError(error('config', `imagePolicy.pullSecret ${namespace}/${name} ${why}`, { file: input?.file ?? where.file ?? 'capi-render.yaml', field: 'imagePolicy.pullSecret', hint }));
-  if (!input) throw refuse('is not among the inputs', 'add the Secret (type kubernetes.io/dockerconfigjson) under providers/; it is never rendered');
+    new SpecError(
+      error('config', `imagePolicy.pullSecret ${namespace}/${name} ${why}`, {
+        file: input?.file ?? where.file ?? 'capi-render.yaml',
+        field: 'imagePolicy.pullSecret',
+        hint,
+      }),
+    );
+  if (!input)
+    throw refuse(
+      'is not among the inputs',
+      'add the Secret (type kubernetes.io/dockerconfigjson) under providers/; it is never rendered',
+    );
   const text = secretValues(input)[DOCKER_CONFIG_KEY];
-  if (text === undefined) throw refuse(`has no ${DOCKER_CONFIG_KEY} key`, 'create it with `kubectl create secret docker-registry --dry-run=client -o yaml`');
+  if (text === undefined)
+    throw refuse(
+      `has no ${DOCKER_CONFIG_KEY} key`,
+      'create it with `kubectl create secret docker-registry --dry-run=client -o yaml`',
+    );
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw refuse(`has a ${DOCKER_CONFIG_KEY} that is not JSON`, 'it must be a docker config.json: {"auths": {"<registry>": {"auth": "<base64 user:password>"}}}');
+    throw refuse(
+      `has a ${DOCKER_CONFIG_KEY} that is not JSON`,
+      'it must be a docker config.json: {"auths": {"<registry>": {"auth": "<base64 user:password>"}}}',
+    );
   }
   const auths = isJsonObject(parsed) && isJsonObject(parsed.auths) ? parsed.auths : undefined;
-  if (!auths) throw refuse(`has a ${DOCKER_CONFIG_KEY} without "auths"`, 'it must be a docker config.json: {"auths": {"<registry>": {…}}}');
+  if (!auths)
+    throw refuse(
+      `has a ${DOCKER_CONFIG_KEY} without "auths"`,
+      'it must be a docker config.json: {"auths": {"<registry>": {…}}}',
+    );
   const credentials: Record<string, { username: string; password: string }> = {};
   for (const [key, entry] of Object.entries(auths)) {
     if (!isJsonObject(entry)) continue;
@@ -49,7 +74,10 @@ export function registryPolicy(policy: ImagePolicyConfig, secrets: readonly Inpu
 }
 
 /** The registry client for a policy, over the build's transport and process environment (docker config, credential helpers). */
-export function registryForPolicy(policy: RegistryPolicy, context: { env: Readonly<Record<string, string | undefined>>; fetch?: typeof fetch | undefined }): ImageRegistry {
+export function registryForPolicy(
+  policy: RegistryPolicy,
+  context: { env: Readonly<Record<string, string | undefined>>; fetch?: typeof fetch | undefined },
+): ImageRegistry {
   return createImageRegistry({
     env: context.env,
     ...(context.fetch ? { fetch: context.fetch } : {}),

@@ -49,11 +49,14 @@ export interface InitChoices {
  */
 export function initVersion(flag: string, value: string | undefined, notes: string[]): string | undefined {
   if (value === undefined || value === '' || value === 'latest') return value;
-  if (parseVersionRequest(value) === null) throw new UsageError(`${flag} ${value}: not a version or range (e.g. v1.12.0, ~1.12, latest)`);
+  if (parseVersionRequest(value) === null)
+    throw new UsageError(`${flag} ${value}: not a version or range (e.g. v1.12.0, ~1.12, latest)`);
   const series = /^v?(\d+(?:\.\d+)?)$/.exec(value);
   const written = parseVersion(value) ? canonicalVersion(value) : series ? `~${series[1]}` : value;
   if (written !== value) {
-    notes.push(`${flag} ${value}: written as ${written} (${series ? `the newest v${series[1]}.x release; the first build pins it in capi-render.lock` : 'releases are tagged with a leading v'})`);
+    notes.push(
+      `${flag} ${value}: written as ${written} (${series ? `the newest v${series[1]}.x release; the first build pins it in capi-render.lock` : 'releases are tagged with a leading v'})`,
+    );
   }
   return written;
 }
@@ -80,15 +83,22 @@ export function chooseInitVersions(flags: InitFlags, repoRoot: string): InitChoi
     }
   };
   if (local !== undefined && !isDirectory(local)) {
-    throw new UsageError(`--local-repository ${flags.localRepository}: no such folder (a clusterctl local repository holds <root>/<provider-label>/<version>/<file>)`);
+    throw new UsageError(
+      `--local-repository ${flags.localRepository}: no such folder (a clusterctl local repository holds <root>/<provider-label>/<version>/<file>)`,
+    );
   }
-  const written = local === undefined ? undefined : localRepositoryPath(flags.localRepository!, local, repoRoot, Boolean(flags.allowOutside));
+  const written =
+    local === undefined
+      ? undefined
+      : localRepositoryPath(flags.localRepository!, local, repoRoot, Boolean(flags.allowOutside));
   const known = BUILTIN_PROVIDERS.filter((p) => p.type === 'InfrastructureProvider');
   const entry = known.find((p) => p.name === infrastructure);
   const inLocal = local !== undefined && localVersions(`infrastructure-${infrastructure}`) !== undefined;
   if (!entry && !inLocal) {
     const names = known.map((p) => p.name);
-    throw new UsageError(`--infrastructure ${infrastructure}: not in clusterctl's provider list${local ? ' nor in the local repository' : ''}${didYouMean(infrastructure, names)} (known: ${names.join(', ')})`);
+    throw new UsageError(
+      `--infrastructure ${infrastructure}: not in clusterctl's provider list${local ? ' nor in the local repository' : ''}${didYouMean(infrastructure, names)} (known: ${names.join(', ')})`,
+    );
   }
   const repository = entry ? /^https:\/\/github\.com\/([^/]+\/[^/]+)\//.exec(entry.url)?.[1] : undefined;
   const pick = (flag: string, label: string, requested: string | undefined): string | undefined => {
@@ -98,7 +108,8 @@ export function chooseInitVersions(flags: InitFlags, repoRoot: string): InitChoi
     if (requested === undefined || requested === 'latest' || requested === '') return available.at(-1);
     const request = parseVersionRequest(requested)!;
     const matching = available.filter((v) => satisfies(v, request));
-    if (matching.length === 0) throw new UsageError(`${flag} ${requested}: the local repository has ${label} ${available.join(', ')} only`);
+    if (matching.length === 0)
+      throw new UsageError(`${flag} ${requested}: the local repository has ${label} ${available.join(', ')} only`);
     // An exact version is written as the repository tags it (the build reads that folder).
     return request.kind === 'exact' && !matching.includes(requested) ? matching.at(-1) : requested;
   };
@@ -107,7 +118,11 @@ export function chooseInitVersions(flags: InitFlags, repoRoot: string): InitChoi
   return {
     version,
     infrastructure,
-    infrastructureVersion: pick(requested.infrastructureVersion ? '--infrastructure-version' : '--version', `infrastructure-${infrastructure}`, infrastructureDefault),
+    infrastructureVersion: pick(
+      requested.infrastructureVersion ? '--infrastructure-version' : '--version',
+      `infrastructure-${infrastructure}`,
+      infrastructureDefault,
+    ),
     certManagerVersion: pick('--cert-manager-version', 'cert-manager', requested.certManagerVersion),
     ...(written !== undefined ? { localRepository: written } : {}),
     infrastructureRepository: repository ?? `kubernetes-sigs/cluster-api-provider-${infrastructure}`,

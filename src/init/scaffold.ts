@@ -32,7 +32,6 @@ export interface ScaffoldOptions {
   shards?: number;
 }
 
-
 /** Conventional namespaces of well-known infrastructure providers (their CAPx names). */
 const NAMESPACES: Record<string, string> = {
   docker: 'capd-system',
@@ -53,11 +52,15 @@ export function scaffoldFiles(options: ScaffoldOptions): Map<string, string> {
   const context = {
     version: options.version ?? 'latest',
     infrastructure,
-    infrastructureVersion: options.infrastructureVersion ?? (infrastructure === 'docker' ? (options.version ?? 'latest') : 'latest'),
+    infrastructureVersion:
+      options.infrastructureVersion ?? (infrastructure === 'docker' ? (options.version ?? 'latest') : 'latest'),
     coreLatest: (options.version ?? 'latest') === 'latest',
-    infrastructureLatest: (options.infrastructureVersion ?? (infrastructure === 'docker' ? (options.version ?? 'latest') : 'latest')) === 'latest',
+    infrastructureLatest:
+      (options.infrastructureVersion ?? (infrastructure === 'docker' ? (options.version ?? 'latest') : 'latest')) ===
+      'latest',
     infrastructureNamespace: NAMESPACES[infrastructure] ?? `${infrastructure}-infrastructure-system`,
-    infrastructureRepository: options.infrastructureRepository ?? `kubernetes-sigs/cluster-api-provider-${infrastructure}`,
+    infrastructureRepository:
+      options.infrastructureRepository ?? `kubernetes-sigs/cluster-api-provider-${infrastructure}`,
     environment,
     flavour: options.flavour ?? 'kustomize',
     certManagerVersion: options.certManagerVersion ?? CERT_MANAGER_DEFAULT_VERSION,
@@ -67,24 +70,37 @@ export function scaffoldFiles(options: ScaffoldOptions): Map<string, string> {
     shardList: Array.from({ length: options.shards ?? 1 }, (_, i) => i + 1).join(', '),
   };
   const handlebars = createHandlebars();
-  const render = (template: string) => handlebars.compile(readFileSync(packagePath('bundled-templates', 'init', template), 'utf8'), { strict: true, noEscape: true })(context);
+  const render = (template: string) =>
+    handlebars.compile(readFileSync(packagePath('bundled-templates', 'init', template), 'utf8'), {
+      strict: true,
+      noEscape: true,
+    })(context);
   const files: [string, string][] = [
     // First lines naming their JSON Schema, for editors with the YAML language server (config/editor-schema-url.ts).
     ['capi-render.yaml', `${schemaModeline('config', options.toolVersion)}\n${render('capi-render.yaml.hbs')}`],
     ['providers/core.yaml', render('core.yaml.hbs')],
     ['providers/kubeadm.yaml', render('kubeadm.yaml.hbs')],
     [`providers/${infrastructure}.yaml`, render('infrastructure.yaml.hbs')],
-    [`overlays/${environment}/overlay.yaml`, `${schemaModeline('overlay', options.toolVersion)}\n${render('overlay.yaml.hbs')}`],
+    [
+      `overlays/${environment}/overlay.yaml`,
+      `${schemaModeline('overlay', options.toolVersion)}\n${render('overlay.yaml.hbs')}`,
+    ],
     ['.gitignore', render('gitignore.hbs')],
-    ['.github/workflows/capi-render.yaml', render((options.shards ?? 1) > 1 ? 'workflow-sharded.yaml.hbs' : 'workflow.yaml.hbs')],
+    [
+      '.github/workflows/capi-render.yaml',
+      render((options.shards ?? 1) > 1 ? 'workflow-sharded.yaml.hbs' : 'workflow.yaml.hbs'),
+    ],
     ['renovate.json', render('renovate.json.hbs')],
   ];
   for (const [file, text] of files) {
     try {
       if (file.endsWith('.json')) JSON.parse(text);
-      else if (file.endsWith('.yaml')) for (const doc of YAML.parseAllDocuments(text)) if (doc.errors.length) throw doc.errors[0];
+      else if (file.endsWith('.yaml'))
+        for (const doc of YAML.parseAllDocuments(text)) if (doc.errors.length) throw doc.errors[0];
     } catch (e) {
-      throw new InternalError(`the bundled init template for ${file} produced invalid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message}`);
+      throw new InternalError(
+        `the bundled init template for ${file} produced invalid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message}`,
+      );
     }
   }
   return new Map(files.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

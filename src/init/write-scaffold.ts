@@ -15,7 +15,10 @@ import { realPath } from '../config/output-location.js';
 /** Files to write, relative to `root`. `force` allows replacing existing regular files. */
 export async function writeScaffold(root: string, files: ReadonlyMap<string, string>, force: boolean): Promise<void> {
   const real = await realPath(root);
-  if (real.split(path.sep).includes('.git')) throw new UsageError(`--repo ${root} is inside a .git folder; run init in the folder that holds your repository's files`);
+  if (real.split(path.sep).includes('.git'))
+    throw new UsageError(
+      `--repo ${root} is inside a .git folder; run init in the folder that holds your repository's files`,
+    );
   const existing: string[] = [];
   const links: string[] = [];
   for (const rel of files.keys()) {
@@ -28,9 +31,18 @@ export async function writeScaffold(root: string, files: ReadonlyMap<string, str
     }
   }
   if (links.length > 0) {
-    throw new SpecError(error('input-path', `init would write through symbolic links: ${[...new Set(links)].join(', ')}`, { hint: 'replace the links with real files or folders, or run init elsewhere' }));
+    throw new SpecError(
+      error('input-path', `init would write through symbolic links: ${[...new Set(links)].join(', ')}`, {
+        hint: 'replace the links with real files or folders, or run init elsewhere',
+      }),
+    );
   }
-  if (existing.length > 0 && !force) throw new SpecError(error('input-path', `init would overwrite ${existing.join(', ')}`, { hint: 'run it in an empty folder, or pass --force' }));
+  if (existing.length > 0 && !force)
+    throw new SpecError(
+      error('input-path', `init would overwrite ${existing.join(', ')}`, {
+        hint: 'run it in an empty folder, or pass --force',
+      }),
+    );
   for (const [rel, text] of files) {
     const target = path.join(root, ...rel.split('/'));
     await guarded('write', target, root, () => replaceFileDurably(target, text));

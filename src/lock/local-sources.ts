@@ -11,7 +11,10 @@ import { warning, type Diagnostic } from '../errors.js';
 import { LOCK_FILE, type LockFile } from './lock-types.js';
 
 /** The lock with path-named configured repository sources renamed; `renamed` lists the old ids, sorted. */
-export function withPathlessLocalSources(lock: LockFile, repositories: readonly { path: string }[]): { lock: LockFile; renamed: string[] } {
+export function withPathlessLocalSources(
+  lock: LockFile,
+  repositories: readonly { path: string }[],
+): { lock: LockFile; renamed: string[] } {
   const roots = repositories.map((r) => r.path.replace(/\/+$/, '') || r.path);
   const renamed = new Set<string>();
   const rename = (id: string): string => {
@@ -25,7 +28,10 @@ export function withPathlessLocalSources(lock: LockFile, repositories: readonly 
     }
     return id;
   };
-  const environments = lock.environments.map((e) => ({ ...e, providers: e.providers.map((p) => ({ ...p, source: rename(p.source) })) }));
+  const environments = lock.environments.map((e) => ({
+    ...e,
+    providers: e.providers.map((p) => ({ ...p, source: rename(p.source) })),
+  }));
   const artifacts = lock.artifacts.map((a) => {
     const source = rename(a.source);
     if (source === a.source) return a;
@@ -38,9 +44,14 @@ export function withPathlessLocalSources(lock: LockFile, repositories: readonly 
 
 /** The one line a build (and `check`) says about such a lock. */
 export function pathNamedLocalSources(renamed: readonly string[]): Diagnostic {
-  const shown = renamed.length > 2 ? `${renamed.slice(0, 2).join(', ')} and ${renamed.length - 2} more` : renamed.join(', ');
-  return warning('lock', `${LOCK_FILE} names local repositories by their path (${shown}, written by an older capi-render): their pins are kept and recorded as local:<label>, since where a local repository lives is capi-render.yaml's repositories[].path, not part of the pin`, {
-    file: LOCK_FILE,
-    hint: 'run `capi-render build` and commit capi-render.lock',
-  });
+  const shown =
+    renamed.length > 2 ? `${renamed.slice(0, 2).join(', ')} and ${renamed.length - 2} more` : renamed.join(', ');
+  return warning(
+    'lock',
+    `${LOCK_FILE} names local repositories by their path (${shown}, written by an older capi-render): their pins are kept and recorded as local:<label>, since where a local repository lives is capi-render.yaml's repositories[].path, not part of the pin`,
+    {
+      file: LOCK_FILE,
+      hint: 'run `capi-render build` and commit capi-render.lock',
+    },
+  );
 }

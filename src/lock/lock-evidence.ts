@@ -47,15 +47,25 @@ export function usableLockEntry(
   locked: LockedProvider | undefined,
   requested: string,
   sourceId: string,
-  context: { env: string; site: InputSite | (() => InputSite); lockText: string | undefined; rule: LockContradictionRule; note: (d: Diagnostic) => void },
+  context: {
+    env: string;
+    site: InputSite | (() => InputSite);
+    lockText: string | undefined;
+    rule: LockContradictionRule;
+    note: (d: Diagnostic) => void;
+  },
 ): LockedProvider | undefined {
   if (!locked || locked.requested !== requested || locked.source !== sourceId) return undefined;
   if (versionAllowed(requested, locked.version)) return locked;
-  const line = context.lockText === undefined ? undefined : lockEntryLine(context.lockText, context.env, locked.provider, 'version');
+  const line =
+    context.lockText === undefined
+      ? undefined
+      : lockEntryLine(context.lockText, context.env, locked.provider, 'version');
   const site = typeof context.site === 'function' ? context.site() : context.site;
   const at = `${site.file}${site.line ? `:${site.line}${site.col ? `:${site.col}` : ''}` : ''}`;
   // Errors are tagged with their environment when they are merged (render/merge-problems.ts); warnings are not.
-  const message = (inEnv: string) => `${locked.provider}${inEnv} is locked at ${locked.version}, which ${site.what} (${at}) does not allow`;
+  const message = (inEnv: string) =>
+    `${locked.provider}${inEnv} is locked at ${locked.version}, which ${site.what} (${at}) does not allow`;
   const where = { file: LOCK_FILE, ...(line ? { line, col: 1 } : {}), object: locked.provider };
   if (context.rule === 'refuse') {
     throw new SpecError(

@@ -3,7 +3,15 @@
  * `--frozen`, `check` and the removal guard). Environments that were not rendered this time keep
  * their entries, and the artifacts those entries use; environments that no longer exist are dropped.
  */
-import type { LockEmulates, LockFile, LockedArtifact, LockedEnvironment, LockedImage, LockedInputFile, LockedProvider } from './lock-types.js';
+import type {
+  LockEmulates,
+  LockFile,
+  LockedArtifact,
+  LockedEnvironment,
+  LockedImage,
+  LockedInputFile,
+  LockedProvider,
+} from './lock-types.js';
 import { LOCK_API_VERSION } from './lock-types.js';
 import { artifactKey, serializeLock } from './lock-file.js';
 import { configuredLocalLabel } from '../source/local-repository.js';
@@ -23,11 +31,23 @@ export interface RenderedLockEntries {
  * `emulates` is the build's baseline (capi-render.yaml `emulate:`); without it the previous lock's
  * record is kept.
  */
-export function nextLock(previous: LockFile, rendered: readonly RenderedLockEntries[], allEnvironments: readonly string[], inputFiles?: readonly LockedInputFile[], emulates?: LockEmulates): LockFile {
+export function nextLock(
+  previous: LockFile,
+  rendered: readonly RenderedLockEntries[],
+  allEnvironments: readonly string[],
+  inputFiles?: readonly LockedInputFile[],
+  emulates?: LockEmulates,
+): LockFile {
   const sameFiles = inputFiles === undefined || sameInputFiles(previous.inputFiles, inputFiles);
   const sameBaseline = emulates === undefined || sameEmulates(previous.emulates, emulates);
   // Nothing rendered, no environment gone, no input file changed, the same baseline: the lock stays as it is (the same object).
-  if (rendered.length === 0 && sameFiles && sameBaseline && previous.environments.every((e) => allEnvironments.includes(e.name))) return previous;
+  if (
+    rendered.length === 0 &&
+    sameFiles &&
+    sameBaseline &&
+    previous.environments.every((e) => allEnvironments.includes(e.name))
+  )
+    return previous;
   const renderedNames = new Set(rendered.map((r) => r.environment));
   const kept = previous.environments.filter((e) => !renderedNames.has(e.name) && allEnvironments.includes(e.name));
   const environments: LockedEnvironment[] = [
@@ -43,7 +63,8 @@ export function nextLock(previous: LockFile, rendered: readonly RenderedLockEntr
   const used = new Set<string>();
   for (const e of kept) for (const p of e.providers) used.add(`${p.source}\u0000${p.version}`);
   const artifacts = new Map<string, LockedArtifact>();
-  for (const a of previous.artifacts) if (used.has(`${a.source}\u0000${a.version}`)) artifacts.set(artifactKey(a.source, a.version, a.file), a);
+  for (const a of previous.artifacts)
+    if (used.has(`${a.source}\u0000${a.version}`)) artifacts.set(artifactKey(a.source, a.version, a.file), a);
   for (const r of rendered) for (const a of r.artifacts) artifacts.set(artifactKey(a.source, a.version, a.file), a);
   const images = new Map<string, LockedImage>();
   const keptImages = new Set(kept.flatMap((e) => e.images ?? []));
@@ -63,7 +84,13 @@ export function nextLock(previous: LockFile, rendered: readonly RenderedLockEntr
 }
 
 function sameEmulates(a: LockEmulates | undefined, b: LockEmulates): boolean {
-  return a !== undefined && a.clusterctl === b.clusterctl && a.operator === b.operator && a.contract === b.contract && a.operatorApi === b.operatorApi;
+  return (
+    a !== undefined &&
+    a.clusterctl === b.clusterctl &&
+    a.operator === b.operator &&
+    a.contract === b.contract &&
+    a.operatorApi === b.operatorApi
+  );
 }
 
 function sameInputFiles(a: readonly LockedInputFile[] | undefined, b: readonly LockedInputFile[]): boolean {
@@ -126,7 +153,11 @@ function describeFieldChange(c: LockedFieldChange): string {
     return `${c.field}: ${[...added, ...removed, ...moved].join(', ')}`;
   }
   const label = c.field === 'source' && typeof c.after === 'string' ? configuredLocalLabel(c.after) : undefined;
-  const pathless = label !== undefined && typeof c.before === 'string' && c.before.startsWith('local:') && c.before.endsWith(`/${label}`);
+  const pathless =
+    label !== undefined &&
+    typeof c.before === 'string' &&
+    c.before.startsWith('local:') &&
+    c.before.endsWith(`/${label}`);
   return `${c.field} ${fieldValue(c.before)} → ${fieldValue(c.after)}${pathless ? ' (a configured local repository is recorded without its path)' : ''}`;
 }
 
@@ -154,7 +185,8 @@ export function lockChanges(before: LockFile, after: LockFile): LockChange[] {
       const pa = a.providers.find((p) => p.provider === provider);
       if (!pb) out.push({ kind: 'provider-added', env, provider, version: pa!.version });
       else if (!pa) out.push({ kind: 'provider-removed', env, provider, version: pb.version });
-      else if (pb.version !== pa.version) out.push({ kind: 'provider-version', env, provider, before: pb.version, after: pa.version });
+      else if (pb.version !== pa.version)
+        out.push({ kind: 'provider-version', env, provider, before: pb.version, after: pa.version });
       else {
         const fields = providerFieldChanges(pb, pa);
         if (fields.length > 0) out.push({ kind: 'provider-entry', env, provider, fields });
@@ -169,16 +201,21 @@ export function lockChanges(before: LockFile, after: LockFile): LockChange[] {
     }
     const hadImages = new Set(b.images ?? []);
     const hasImages = new Set(a.images ?? []);
-    for (const image of [...hasImages].filter((i) => !hadImages.has(i)).sort()) out.push({ kind: 'image-added', env, image });
-    for (const image of [...hadImages].filter((i) => !hasImages.has(i)).sort()) out.push({ kind: 'image-removed', env, image });
+    for (const image of [...hasImages].filter((i) => !hadImages.has(i)).sort())
+      out.push({ kind: 'image-added', env, image });
+    for (const image of [...hadImages].filter((i) => !hasImages.has(i)).sort())
+      out.push({ kind: 'image-removed', env, image });
     if (b.inputs !== a.inputs) out.push({ kind: 'inputs', env });
   }
   const imagesBefore = new Map((before.images ?? []).map((i) => [i.image, i]));
   for (const i of after.images ?? []) {
     const was = imagesBefore.get(i.image);
-    if (was !== undefined && was.digest !== i.digest) out.push({ kind: 'image-digest', image: i.image, before: was.digest, after: i.digest });
-    else if (was !== undefined && was.verified?.rule !== i.verified?.rule) out.push({ kind: 'image-verification', image: i.image, before: was.verified?.rule, after: i.verified?.rule });
-    else if (was !== undefined && JSON.stringify(was.verified) !== JSON.stringify(i.verified)) out.push({ kind: 'image-evidence', image: i.image });
+    if (was !== undefined && was.digest !== i.digest)
+      out.push({ kind: 'image-digest', image: i.image, before: was.digest, after: i.digest });
+    else if (was !== undefined && was.verified?.rule !== i.verified?.rule)
+      out.push({ kind: 'image-verification', image: i.image, before: was.verified?.rule, after: i.verified?.rule });
+    else if (was !== undefined && JSON.stringify(was.verified) !== JSON.stringify(i.verified))
+      out.push({ kind: 'image-evidence', image: i.image });
   }
   const key = (x: LockedArtifact) => artifactKey(x.source, x.version, x.file);
   const beforeArtifacts = new Map(before.artifacts.map((x) => [key(x), x]));
@@ -191,7 +228,10 @@ export function lockChanges(before: LockFile, after: LockFile): LockChange[] {
   return out;
 }
 
-function inputFileChanges(before: readonly LockedInputFile[] | undefined, after: readonly LockedInputFile[] | undefined): LockChange[] {
+function inputFileChanges(
+  before: readonly LockedInputFile[] | undefined,
+  after: readonly LockedInputFile[] | undefined,
+): LockChange[] {
   // Without a record on one side, no file can be named.
   if (!before || !after) return [];
   const was = new Map(before.map((f) => [f.file, f.sha256]));
@@ -230,7 +270,11 @@ export function describeLockTextChange(committedText: string | undefined, commit
  * differs from what a build would write — where a reader of the error looks. Empty when the build
  * would leave the lock as it is.
  */
-export function describeLockDifferences(committedText: string | undefined, committed: LockFile, next: LockFile): { changes: string[]; line?: number } {
+export function describeLockDifferences(
+  committedText: string | undefined,
+  committed: LockFile,
+  next: LockFile,
+): { changes: string[]; line?: number } {
   const textChange = describeLockTextChange(committedText, committed);
   const changes = [...describeLockChanges(committed, next), ...(textChange ? [textChange] : [])];
   if (changes.length === 0 || committedText === undefined) return { changes };
@@ -250,7 +294,10 @@ function normalizedText(text: string): string {
 export function describeLockChanges(before: LockFile, after: LockFile): string[] {
   if (before === after || serializeLock(before) === serializeLock(after)) return [];
   const changes = lockChanges(before, after);
-  const baseline = emulatesText(before.emulates) === emulatesText(after.emulates) ? [] : [`emulates ${emulatesText(before.emulates)} → ${emulatesText(after.emulates)} (capi-render.yaml emulate:)`];
+  const baseline =
+    emulatesText(before.emulates) === emulatesText(after.emulates)
+      ? []
+      : [`emulates ${emulatesText(before.emulates)} → ${emulatesText(after.emulates)} (capi-render.yaml emulate:)`];
   const files = changes.filter((c) => c.kind === 'input-file');
   const named = files.map((c) => `${c.file} (${c.change})`).join(', ');
   const out = changes.flatMap((c): string[] => {
@@ -276,9 +323,13 @@ export function describeLockChanges(before: LockFile, after: LockFile): string[]
           `${c.env}: inputs changed (${named ? `changed input files: ${named}` : 'no recorded input file changed: the capi-render version, or a base outside providers/ and overlays/'})`,
         ];
       case 'artifact-digest':
-        return [`artifact ${c.artifact.file} of ${c.artifact.source} ${c.artifact.version}: sha256 ${c.before.slice(0, 12)}… → ${c.artifact.sha256.slice(0, 12)}…`];
+        return [
+          `artifact ${c.artifact.file} of ${c.artifact.source} ${c.artifact.version}: sha256 ${c.before.slice(0, 12)}… → ${c.artifact.sha256.slice(0, 12)}…`,
+        ];
       case 'artifact-url':
-        return [`artifact ${c.artifact.file} of ${c.artifact.source} ${c.artifact.version}: url ${c.before} → ${c.artifact.url}`];
+        return [
+          `artifact ${c.artifact.file} of ${c.artifact.source} ${c.artifact.version}: url ${c.before} → ${c.artifact.url}`,
+        ];
       case 'image-added':
         return [`${c.env}: image ${c.image} pinned`];
       case 'image-removed':
@@ -288,7 +339,9 @@ export function describeLockChanges(before: LockFile, after: LockFile): string[]
       case 'image-evidence':
         return [`image ${c.image}: the signature evidence of its verification changed`];
       case 'image-verification':
-        return [`image ${c.image}: ${c.after === undefined ? `no longer verified (was rule ${c.before})` : c.before === undefined ? `verified against rule ${c.after}` : `verified against rule ${c.before} → ${c.after} (the rule changed)`}`];
+        return [
+          `image ${c.image}: ${c.after === undefined ? `no longer verified (was rule ${c.before})` : c.before === undefined ? `verified against rule ${c.after}` : `verified against rule ${c.before} → ${c.after} (the rule changed)`}`,
+        ];
       case 'input-file':
         return [];
     }

@@ -96,7 +96,11 @@ export function createFastDumper(options: FastDumpOptions): FastDumper {
       const value = object[key];
       if (value === undefined) continue;
       const dumped = node(value, level + 1, false, false);
-      out += (!compact || out !== '' ? newline : '') + keyText(key) + (startsOnNextLine(value, dumped) ? ':' : ': ') + dumped;
+      out +=
+        (!compact || out !== '' ? newline : '') +
+        keyText(key) +
+        (startsOnNextLine(value, dumped) ? ':' : ': ') +
+        dumped;
     }
     return out || '{}';
   };
@@ -106,7 +110,8 @@ export function createFastDumper(options: FastDumpOptions): FastDumper {
     const newline = `\n${' '.repeat(2 * level)}`;
     for (const item of array) {
       // Items are laid out compact, so nothing in a sequence starts on the next line.
-      out += (!compact || out !== '' ? newline : '') + '- ' + node(item === undefined ? null : item, level + 1, true, true);
+      out +=
+        (!compact || out !== '' ? newline : '') + '- ' + node(item === undefined ? null : item, level + 1, true, true);
     }
     return out;
   };

@@ -87,7 +87,11 @@ export function describeObject(obj: JsonObject): string {
  * Returns a copy of `obj` with the value at `path` replaced, copying only the containers on the
  * path (structural sharing). Missing intermediate maps are created. Never mutates `obj`.
  */
-export function setIn<T extends JsonObject>(obj: T, path: readonly (string | number)[], value: JsonValue | undefined): T {
+export function setIn<T extends JsonObject>(
+  obj: T,
+  path: readonly (string | number)[],
+  value: JsonValue | undefined,
+): T {
   if (path.length === 0) throw new Error('setIn: empty path');
   const [head, ...rest] = path;
   const copy: JsonObject | JsonValue[] = Array.isArray(obj) ? [...(obj as JsonValue[])] : { ...obj };
@@ -98,7 +102,8 @@ export function setIn<T extends JsonObject>(obj: T, path: readonly (string | num
       : setIn((isJsonObject(current) || Array.isArray(current) ? current : {}) as JsonObject, rest, value);
   if (next === undefined && !Array.isArray(copy)) delete (copy as JsonObject)[head as string];
   // defineProperty, not assignment: a key named `__proto__` must become data, not a prototype.
-  else Object.defineProperty(copy, head as string, { value: next, enumerable: true, writable: true, configurable: true });
+  else
+    Object.defineProperty(copy, head as string, { value: next, enumerable: true, writable: true, configurable: true });
   return copy as T;
 }
 

@@ -31,7 +31,10 @@ const FIRST = [
   'PodDisruptionBudget',
 ];
 const LAST = ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'];
-const RANK = new Map<string, number>([...FIRST.map((k, i) => [k, i] as const), ...LAST.map((k, i) => [k, 1000 + i] as const)]);
+const RANK = new Map<string, number>([
+  ...FIRST.map((k, i) => [k, i] as const),
+  ...LAST.map((k, i) => [k, 1000 + i] as const),
+]);
 
 function rankOf(kind: string): number {
   return RANK.get(kind) ?? 500;

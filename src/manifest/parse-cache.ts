@@ -51,17 +51,25 @@ export function createParseCache(cacheDir: string, use?: CacheUse): ParseCache {
     get(sha256, source) {
       const entries = values.get(sha256);
       if (!Array.isArray(entries)) return undefined;
-      return (entries as [number, KubeObject][]).map(([document, object]) => ({ object, origin: { source, document } }));
+      return (entries as [number, KubeObject][]).map(([document, object]) => ({
+        object,
+        origin: { source, document },
+      }));
     },
     put(sha256, resources) {
-      values.put(sha256, resources.map((r) => [r.origin.document, r.object]));
+      values.put(
+        sha256,
+        resources.map((r) => [r.origin.document, r.object]),
+      );
     },
     delete(sha256) {
       values.delete(sha256);
     },
     getParts(key) {
       const entry = values.get(sha(PARTS_KEY + key));
-      return Array.isArray(entry) && entry.every((p) => p === null || isParsedPart(p)) ? (entry as (ParsedPart | null)[]) : undefined;
+      return Array.isArray(entry) && entry.every((p) => p === null || isParsedPart(p))
+        ? (entry as (ParsedPart | null)[])
+        : undefined;
     },
     putParts(key, parts) {
       values.put(sha(PARTS_KEY + key), parts);
@@ -81,7 +89,13 @@ export function createParseCache(cacheDir: string, use?: CacheUse): ParseCache {
 
 function isParsedPart(value: unknown): value is ParsedPart {
   const p = value as ParsedPart | null;
-  return typeof p === 'object' && p !== null && Array.isArray(p.documents) && typeof p.nodes === 'number' && typeof p.valid === 'boolean';
+  return (
+    typeof p === 'object' &&
+    p !== null &&
+    Array.isArray(p.documents) &&
+    typeof p.nodes === 'number' &&
+    typeof p.valid === 'boolean'
+  );
 }
 
 /** Best effort: a missing cache folder has none, and one we may not remove only stays. */

@@ -23,9 +23,13 @@ export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxBytes: 64 * 1024 * 1024, m
 export function parseManifests(text: string, source: string, limits: ParseLimits = DEFAULT_PARSE_LIMITS): Resource[] {
   if (text.length > limits.maxBytes) {
     throw new SpecError(
-      error('yaml-limit', `${source} is ${text.length} bytes, over the ${limits.maxBytes}-byte limit for one artifact`, {
-        file: source,
-      }),
+      error(
+        'yaml-limit',
+        `${source} is ${text.length} bytes, over the ${limits.maxBytes}-byte limit for one artifact`,
+        {
+          file: source,
+        },
+      ),
     );
   }
   let documents: unknown[];
@@ -47,9 +51,13 @@ export function parseManifests(text: string, source: string, limits: ParseLimits
     countNodes(doc as JsonValue, budget, source);
     if (!isJsonObject(doc) || typeof doc.apiVersion !== 'string' || typeof doc.kind !== 'string') {
       throw new SpecError(
-        error('components-invalid', `document ${index + 1} of ${source} is not a Kubernetes object (it needs a string apiVersion and kind)`, {
-          file: source,
-        }),
+        error(
+          'components-invalid',
+          `document ${index + 1} of ${source} is not a Kubernetes object (it needs a string apiVersion and kind)`,
+          {
+            file: source,
+          },
+        ),
       );
     }
     const problem = nameProblem(doc);
@@ -97,7 +105,13 @@ export function parsePart(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMI
   for (const doc of documents) {
     if (doc === null || doc === undefined) continue;
     if (!countWithin(doc as JsonValue, budget)) return undefined;
-    if (!isJsonObject(doc) || typeof doc.apiVersion !== 'string' || typeof doc.kind !== 'string' || nameProblem(doc) !== undefined) valid = false;
+    if (
+      !isJsonObject(doc) ||
+      typeof doc.apiVersion !== 'string' ||
+      typeof doc.kind !== 'string' ||
+      nameProblem(doc) !== undefined
+    )
+      valid = false;
   }
   return { documents, nodes: limits.maxNodes - budget.remaining, valid };
 }
@@ -107,7 +121,12 @@ export function parsePart(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMI
  * numbers — exactly what {@link parseManifests} returns for the parts' texts joined — or undefined
  * when the whole text must be parsed to report a problem (an invalid document, a limit).
  */
-export function assembleParts(parts: readonly ParsedPart[], length: number, source: string, limits: ParseLimits = DEFAULT_PARSE_LIMITS): Resource[] | undefined {
+export function assembleParts(
+  parts: readonly ParsedPart[],
+  length: number,
+  source: string,
+  limits: ParseLimits = DEFAULT_PARSE_LIMITS,
+): Resource[] | undefined {
   if (length > limits.maxBytes) return undefined;
   let nodes = 0;
   for (const part of parts) {
@@ -118,7 +137,8 @@ export function assembleParts(parts: readonly ParsedPart[], length: number, sour
   let index = 0;
   for (const part of parts) {
     for (const doc of part.documents) {
-      if (doc !== null && doc !== undefined) resources.push({ object: doc as KubeObject, origin: { source, document: index } });
+      if (doc !== null && doc !== undefined)
+        resources.push({ object: doc as KubeObject, origin: { source, document: index } });
       index++;
     }
   }
@@ -133,9 +153,11 @@ function nameProblem(doc: Record<string, unknown>): string | undefined {
   const meta = doc.metadata;
   const name = isJsonObject(meta as JsonValue) ? (meta as Record<string, unknown>).name : undefined;
   if (typeof name !== 'string' || name === '') return 'has no metadata.name';
-  if (name === '.' || name === '..' || /[/%]/.test(name)) return `has metadata.name ${JSON.stringify(name)}, which is not a valid object name`;
+  if (name === '.' || name === '..' || /[/%]/.test(name))
+    return `has metadata.name ${JSON.stringify(name)}, which is not a valid object name`;
   const ns = (meta as Record<string, unknown>).namespace;
-  if (ns !== undefined && (typeof ns !== 'string' || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(ns))) return `has metadata.namespace ${JSON.stringify(ns)}, which is not a valid namespace name`;
+  if (ns !== undefined && (typeof ns !== 'string' || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(ns)))
+    return `has metadata.namespace ${JSON.stringify(ns)}, which is not a valid namespace name`;
   return undefined;
 }
 
@@ -148,10 +170,14 @@ export function countNodes(value: JsonValue, budget: { remaining: number }, sour
   const problem = measureExpansion(value, budget);
   if (problem === 'excessive-aliasing') {
     throw new SpecError(
-      error('yaml-limit', `${source} has a document that contains excessive aliasing (a YAML alias bomb?): most of what it expands to comes from aliases`, {
-        file: source,
-        hint: "clusterctl and the operator refuse it too (go-yaml's alias-ratio rule); write the repeated content out, or remove the aliases",
-      }),
+      error(
+        'yaml-limit',
+        `${source} has a document that contains excessive aliasing (a YAML alias bomb?): most of what it expands to comes from aliases`,
+        {
+          file: source,
+          hint: "clusterctl and the operator refuse it too (go-yaml's alias-ratio rule); write the repeated content out, or remove the aliases",
+        },
+      ),
     );
   }
   if (problem === 'too-many-values') {

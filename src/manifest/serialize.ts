@@ -64,7 +64,8 @@ export function serializeWithKeyOrder(value: JsonValue, order: readonly string[]
   const rank = new Map(order.map((k, i) => [k, i]));
   return jsYaml.dump(value, {
     ...DUMP_OPTIONS,
-    sortKeys: (a: string, b: string) => (rank.get(a) ?? order.length) - (rank.get(b) ?? order.length) || (a < b ? -1 : a > b ? 1 : 0),
+    sortKeys: (a: string, b: string) =>
+      (rank.get(a) ?? order.length) - (rank.get(b) ?? order.length) || (a < b ? -1 : a > b ? 1 : 0),
   });
 }
 

@@ -31,12 +31,19 @@ export interface ShardSet {
 }
 
 /** Reads shard folders `dirs` (in shard order) and merges their locks; throws for inconsistent shards. */
-export async function readShardSet(dirs: readonly { shown: string; dir: string }[], run: RenderRun, base: LockFile): Promise<ShardSet> {
+export async function readShardSet(
+  dirs: readonly { shown: string; dir: string }[],
+  run: RenderRun,
+  base: LockFile,
+): Promise<ShardSet> {
   const count = dirs.length;
   const shards = [];
   for (const [i, d] of dirs.entries()) {
     const shard = await readShard(d.shown, d.dir, `${i + 1}/${count}`, run.config);
-    const environments = selectShard(run.allEnvironments.map((name) => ({ name })), shard.shard).map((e) => e.name);
+    const environments = selectShard(
+      run.allEnvironments.map((name) => ({ name })),
+      shard.shard,
+    ).map((e) => e.name);
     shards.push({ shard, environments });
   }
   const problems: Diagnostic[] = [];
@@ -44,10 +51,14 @@ export async function readShardSet(dirs: readonly { shown: string; dir: string }
     const changed = differentInputFiles(shard.lock.inputFiles, run.inputFiles);
     if (changed.length > 0) {
       problems.push(
-        error('shard', `shard ${shard.shard} (${shard.shown}) was built from other inputs than this checkout: ${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ` and ${changed.length - 5} more` : ''}`, {
-          file: shard.shown,
-          hint: 'every shard job and the merge job must check out the same commit',
-        }),
+        error(
+          'shard',
+          `shard ${shard.shard} (${shard.shown}) was built from other inputs than this checkout: ${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ` and ${changed.length - 5} more` : ''}`,
+          {
+            file: shard.shown,
+            hint: 'every shard job and the merge job must check out the same commit',
+          },
+        ),
       );
     }
   }
@@ -57,7 +68,13 @@ export async function readShardSet(dirs: readonly { shown: string; dir: string }
     for (const env of environments) {
       const locked = shard.lock.environments.find((e) => e.name === env);
       if (!locked) {
-        problems.push(error('shard', `shard ${shard.shard} (${shard.shown}) holds no lock entry for environment ${env}, which shard ${shard.shard} renders`, { file: shard.shown, hint: orderHint(count) }));
+        problems.push(
+          error(
+            'shard',
+            `shard ${shard.shard} (${shard.shown}) holds no lock entry for environment ${env}, which shard ${shard.shard} renders`,
+            { file: shard.shown, hint: orderHint(count) },
+          ),
+        );
         continue;
       }
       const used = new Set(locked.providers.map((p) => `${p.source}\u0000${p.version}`));
@@ -71,19 +88,38 @@ export async function readShardSet(dirs: readonly { shown: string; dir: string }
       });
     }
   }
-  problems.push(...imageDisagreements(entries, new Map(shards.flatMap(({ shard, environments }) => environments.map((e) => [e, `shard ${shard.shard} (${shard.shown})`] as const)))));
+  problems.push(
+    ...imageDisagreements(
+      entries,
+      new Map(
+        shards.flatMap(({ shard, environments }) =>
+          environments.map((e) => [e, `shard ${shard.shard} (${shard.shown})`] as const),
+        ),
+      ),
+    ),
+  );
   throwIfErrors(problems);
-  const lock = nextLock(base, entries, run.allEnvironments, run.inputFiles, lockEmulates(baselineOf(run.config.emulate)));
+  const lock = nextLock(
+    base,
+    entries,
+    run.allEnvironments,
+    run.inputFiles,
+    lockEmulates(baselineOf(run.config.emulate)),
+  );
   for (const { shard, environments } of shards) {
     for (const env of environments) {
       const expected = run.inputsHashFor(env, lock);
       const recorded = lock.environments.find((e) => e.name === env)?.inputs;
       if (expected !== undefined && expected !== recorded) {
         problems.push(
-          error('shard', `shard ${shard.shard} (${shard.shown}): the output of environment ${env} is not what this checkout's inputs render (its lock entry has another inputs hash)`, {
-            file: shard.shown,
-            hint: `${orderHint(count)}, all built from the commit being merged`,
-          }),
+          error(
+            'shard',
+            `shard ${shard.shard} (${shard.shown}): the output of environment ${env} is not what this checkout's inputs render (its lock entry has another inputs hash)`,
+            {
+              file: shard.shown,
+              hint: `${orderHint(count)}, all built from the commit being merged`,
+            },
+          ),
         );
       }
     }
@@ -114,7 +150,10 @@ export function shardOutput(set: ShardSet, run: RenderRun): OutputSource {
   };
 }
 
-function differentInputFiles(shard: readonly LockedInputFile[] | undefined, here: readonly LockedInputFile[]): string[] {
+function differentInputFiles(
+  shard: readonly LockedInputFile[] | undefined,
+  here: readonly LockedInputFile[],
+): string[] {
   if (!shard) return ['(its lock records no input files)'];
   const theirs = new Map(shard.map((f) => [f.file, f.sha256]));
   const ours = new Map(here.map((f) => [f.file, f.sha256]));
@@ -138,7 +177,10 @@ export function shardLocationProblem(real: string, repoRoot: string, outputs: re
  * it from, e.g. two mirrors) to different digests cannot both be locked. Each build refuses that
  * within itself (images/image-resolver.ts); across shards it is found here.
  */
-export function imageDisagreements(entries: readonly RenderedLockEntries[], shardOf: ReadonlyMap<string, string>): Diagnostic[] {
+export function imageDisagreements(
+  entries: readonly RenderedLockEntries[],
+  shardOf: ReadonlyMap<string, string>,
+): Diagnostic[] {
   const seen = new Map<string, { digest: string; environment: string }>();
   const problems: Diagnostic[] = [];
   for (const entry of entries) {
@@ -146,9 +188,13 @@ export function imageDisagreements(entries: readonly RenderedLockEntries[], shar
       const earlier = seen.get(image.image);
       if (earlier && earlier.digest !== image.digest) {
         problems.push(
-          error('shard', `${image.image} is pinned to ${earlier.digest} by environment ${earlier.environment} (${shardOf.get(earlier.environment)}) but to ${image.digest} by ${entry.environment} (${shardOf.get(entry.environment)}): one released image pins one digest`, {
-            hint: 'mirror the image again so every registry the environments pull from holds what the release tags, then run the shard jobs again',
-          }),
+          error(
+            'shard',
+            `${image.image} is pinned to ${earlier.digest} by environment ${earlier.environment} (${shardOf.get(earlier.environment)}) but to ${image.digest} by ${entry.environment} (${shardOf.get(entry.environment)}): one released image pins one digest`,
+            {
+              hint: 'mirror the image again so every registry the environments pull from holds what the release tags, then run the shard jobs again',
+            },
+          ),
         );
       } else if (!earlier) seen.set(image.image, { digest: image.digest, environment: entry.environment });
     }

@@ -27,10 +27,16 @@ export interface Shard {
   gitops: OutputFolderScan;
 }
 
-export const UPLOAD_HINT = 'upload rendered/, gitops/ and capi-render.lock of each shard job, hidden files included (actions/upload-artifact: include-hidden-files: true)';
+export const UPLOAD_HINT =
+  'upload rendered/, gitops/ and capi-render.lock of each shard job, hidden files included (actions/upload-artifact: include-hidden-files: true)';
 
 /** Reads shard `index` of `count` from `dir` (output folder names from capi-render.yaml). */
-export async function readShard(shown: string, dir: string, shard: string, folders: { outputDir: string; gitopsDir: string }): Promise<Shard> {
+export async function readShard(
+  shown: string,
+  dir: string,
+  shard: string,
+  folders: { outputDir: string; gitopsDir: string },
+): Promise<Shard> {
   const fail = (message: string, hint = UPLOAD_HINT): never => {
     throw new SpecError(error('shard', `shard ${shard} (${shown}): ${message}`, { file: shown, hint }));
   };
@@ -47,11 +53,17 @@ export async function readShard(shown: string, dir: string, shard: string, folde
     lock = parseLock(text);
   } catch (e) {
     const reason = e instanceof SpecError ? e.diagnostics[0]!.message : (e as Error).message;
-    return fail(`its ${LOCK_FILE} cannot be read: ${reason}`, 'the shard job must upload the capi-render.lock its build left');
+    return fail(
+      `its ${LOCK_FILE} cannot be read: ${reason}`,
+      'the shard job must upload the capi-render.lock its build left',
+    );
   }
   const rendered = await scanOutputFolder(path.join(real, folders.outputDir));
   const gitops = await scanOutputFolder(path.join(real, folders.gitopsDir));
-  for (const [scan, folder] of [[rendered, folders.outputDir], [gitops, folders.gitopsDir]] as const) {
+  for (const [scan, folder] of [
+    [rendered, folders.outputDir],
+    [gitops, folders.gitopsDir],
+  ] as const) {
     if (scan.notAFolder) fail(`${folder} is not a folder`);
     if (scan.entries.size > 0 && !scan.record) fail(`${folder}/ has no ownership record (${OWNERSHIP_FILE})`);
   }
@@ -59,7 +71,11 @@ export async function readShard(shown: string, dir: string, shard: string, folde
 }
 
 /** The files `scan`'s record lists that `select` wants, read; a listed file that is missing or not a regular file is an error. */
-export async function readShardFiles(shard: Shard, scan: OutputFolderScan, select: (relative: string) => boolean): Promise<OutputFiles> {
+export async function readShardFiles(
+  shard: Shard,
+  scan: OutputFolderScan,
+  select: (relative: string) => boolean,
+): Promise<OutputFiles> {
   const wanted = [...(scan.record?.files ?? [])].filter(select).sort();
   const files: OutputFiles = new Map();
   for (const rel of wanted) {
@@ -68,14 +84,24 @@ export async function readShardFiles(shard: Shard, scan: OutputFolderScan, selec
     const stat = type === 'file' ? await fs.lstat(file).catch(() => undefined) : undefined;
     if (!stat?.isFile()) {
       throw new SpecError(
-        error('shard', `shard ${shard.shard} (${shard.shown}): ${path.relative(shard.dir, file)} is listed in its ownership record but ${type === 'link' ? 'is a symbolic link' : type ? 'is not a regular file' : 'is missing'}`, {
-          file: shard.shown,
-          hint: `${UPLOAD_HINT}; capi-render never follows links in a shard`,
-        }),
+        error(
+          'shard',
+          `shard ${shard.shard} (${shard.shown}): ${path.relative(shard.dir, file)} is listed in its ownership record but ${type === 'link' ? 'is a symbolic link' : type ? 'is not a regular file' : 'is missing'}`,
+          {
+            file: shard.shown,
+            hint: `${UPLOAD_HINT}; capi-render never follows links in a shard`,
+          },
+        ),
       );
     }
     if (stat.size > MAX_INPUT_FILE_BYTES) {
-      throw new SpecError(error('shard', `shard ${shard.shard} (${shard.shown}): ${path.relative(shard.dir, file)} is ${stat.size} bytes, over the ${MAX_INPUT_FILE_BYTES}-byte limit`, { file: shard.shown }));
+      throw new SpecError(
+        error(
+          'shard',
+          `shard ${shard.shard} (${shard.shown}): ${path.relative(shard.dir, file)} is ${stat.size} bytes, over the ${MAX_INPUT_FILE_BYTES}-byte limit`,
+          { file: shard.shown },
+        ),
+      );
     }
     let bytes: Buffer | undefined;
     try {
@@ -83,9 +109,21 @@ export async function readShardFiles(shard: Shard, scan: OutputFolderScan, selec
     } catch (e) {
       if (!(e instanceof SpecError)) throw e;
       // Replaced since it was listed (a link, a FIFO, a file grown past the limit).
-      throw new SpecError(error('shard', `shard ${shard.shard} (${shard.shown}): ${e.diagnostics[0]!.message}`, { file: shard.shown, hint: `${UPLOAD_HINT}; capi-render never follows links in a shard` }));
+      throw new SpecError(
+        error('shard', `shard ${shard.shard} (${shard.shown}): ${e.diagnostics[0]!.message}`, {
+          file: shard.shown,
+          hint: `${UPLOAD_HINT}; capi-render never follows links in a shard`,
+        }),
+      );
     }
-    if (bytes === undefined) throw new SpecError(error('shard', `shard ${shard.shard} (${shard.shown}): ${path.relative(shard.dir, file)} is listed in its ownership record but is missing`, { file: shard.shown, hint: UPLOAD_HINT }));
+    if (bytes === undefined)
+      throw new SpecError(
+        error(
+          'shard',
+          `shard ${shard.shard} (${shard.shown}): ${path.relative(shard.dir, file)} is listed in its ownership record but is missing`,
+          { file: shard.shown, hint: UPLOAD_HINT },
+        ),
+      );
     files.set(rel, bytes.toString('utf8'));
   }
   return files;

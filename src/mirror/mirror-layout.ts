@@ -27,7 +27,8 @@ export function mirrorFiles(
 ): Map<string, string | Uint8Array> {
   const out = new Map<string, string | Uint8Array>();
   // cert-manager has no operator ConfigMap format; in a local repository it sits beside the providers.
-  if (format === 'repository') for (const cm of options.certManager ?? []) out.set(`cert-manager/${cm.version}/${cm.file}`, cm.text);
+  if (format === 'repository')
+    for (const cm of options.certManager ?? []) out.set(`cert-manager/${cm.version}/${cm.file}`, cm.text);
   for (const p of providers) {
     if (format === 'repository') {
       out.set(`${p.label}/${p.version}/${p.files.componentsFile}`, p.files.components);
@@ -38,18 +39,26 @@ export function mirrorFiles(
     const name = `${type}-${p.cr.name}-${p.version}`;
     const size = Buffer.byteLength(p.files.components) + Buffer.byteLength(p.files.metadata);
     const compress = options.compress || size > MAX_CONFIGMAP_BYTES;
-    const data: Record<string, string> = compress ? { metadata: p.files.metadata } : { components: p.files.components, metadata: p.files.metadata };
+    const data: Record<string, string> = compress
+      ? { metadata: p.files.metadata }
+      : { components: p.files.components, metadata: p.files.metadata };
     const configMap: KubeObject = {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: {
         name,
         namespace: p.cr.namespace,
-        labels: { 'provider.cluster.x-k8s.io/name': p.cr.name, 'provider.cluster.x-k8s.io/type': type, [VERSION_LABEL]: p.version },
+        labels: {
+          'provider.cluster.x-k8s.io/name': p.cr.name,
+          'provider.cluster.x-k8s.io/type': type,
+          [VERSION_LABEL]: p.version,
+        },
         ...(compress ? { annotations: { [COMPRESSED_ANNOTATION]: 'true' } } : {}),
       },
       data,
-      ...(compress ? { binaryData: { components: gzipSync(p.files.components, { level: 9 }).toString('base64') } } : {}),
+      ...(compress
+        ? { binaryData: { components: gzipSync(p.files.components, { level: 9 }).toString('base64') } }
+        : {}),
     };
     out.set(`${p.cr.namespace}/${name}.yaml`, serializeObject(configMap));
   }

@@ -42,7 +42,9 @@ export async function publishMirror(
 ): Promise<PushedArtifact[]> {
   const seen = new Set<string>();
   const pushed: PushedArtifact[] = [];
-  const sorted = [...providers].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : a.version < b.version ? -1 : 1));
+  const sorted = [...providers].sort((a, b) =>
+    a.label < b.label ? -1 : a.label > b.label ? 1 : a.version < b.version ? -1 : 1,
+  );
   const encoder = new TextEncoder();
   for (const p of sorted) {
     const type = kindInfo(p.cr.kind).operatorType;
@@ -85,7 +87,9 @@ export async function publishMirror(
  * artifact is the same wherever it is mirrored from.
  */
 function sourceRepository(p: ResolvedProvider): string {
-  const github = /^https:\/\/github\.com\/([^/]+)\/([^/]+)\//.exec(findBuiltinProvider(p.cr.kind, p.cr.name)?.url ?? '');
+  const github = /^https:\/\/github\.com\/([^/]+)\/([^/]+)\//.exec(
+    findBuiltinProvider(p.cr.kind, p.cr.name)?.url ?? '',
+  );
   if (github) return `https://github.com/${github[1]}/${github[2]}`;
   if (p.sourceId.startsWith('github:')) return `https://github.com/${p.sourceId.slice('github:'.length)}`;
   return p.sourceId;

@@ -57,7 +57,13 @@ export async function readPlan(stage: string): Promise<StagePlan> {
   const file = path.join(stage, PLAN_FILE);
   const bytes = await readRecordFile(stage, file, 'transaction');
   // Missing: the error fs.readFile gave, which the callers treat as "no plan".
-  if (bytes === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${file}'`), { code: 'ENOENT', errno: -2, syscall: 'open', path: file });
+  if (bytes === undefined)
+    throw Object.assign(new Error(`ENOENT: no such file or directory, open '${file}'`), {
+      code: 'ENOENT',
+      errno: -2,
+      syscall: 'open',
+      path: file,
+    });
   return JSON.parse(bytes.toString('utf8')) as StagePlan;
 }
 
@@ -71,7 +77,12 @@ export interface AppliedCommit {
  * Installs everything a commit record names. With `undo`, the steps this call performs are
  * recorded so {@link undoSteps} can reverse them.
  */
-export async function applyCommit(tfs: TransactionFs, commit: CommitRecord, undo: Undo[] | undefined, failpoint: Failpoint): Promise<AppliedCommit> {
+export async function applyCommit(
+  tfs: TransactionFs,
+  commit: CommitRecord,
+  undo: Undo[] | undefined,
+  failpoint: Failpoint,
+): Promise<AppliedCommit> {
   const done: AppliedCommit = { emptied: [], touched: new Set() };
   const mover = { tfs, touched: done.touched };
   for (const stage of commit.stages) {
@@ -91,7 +102,13 @@ export async function applyCommit(tfs: TransactionFs, commit: CommitRecord, undo
     }
     for (const rel of plan.files) {
       failpoint('apply');
-      await install(mover, path.join(plan.root, ...rel.split('/')), path.join(stage, 'new', rel), path.join(stage, 'old', rel), undo);
+      await install(
+        mover,
+        path.join(plan.root, ...rel.split('/')),
+        path.join(stage, 'new', rel),
+        path.join(stage, 'old', rel),
+        undo,
+      );
     }
     for (const rel of plan.remove) {
       failpoint('remove');
@@ -124,7 +141,13 @@ interface Mover {
 }
 
 /** Puts `staged` at `target`, moving what was there to `backup` first (unless already moved). */
-async function install(mover: Mover, target: string, staged: string, backup: string, undo: Undo[] | undefined): Promise<void> {
+async function install(
+  mover: Mover,
+  target: string,
+  staged: string,
+  backup: string,
+  undo: Undo[] | undefined,
+): Promise<void> {
   if (!(await present(staged))) return; // installed by an earlier run
   const hadBackup = await present(backup);
   const replaced = !hadBackup && (await moveAside(mover, target, backup, undefined));
@@ -187,7 +210,11 @@ async function present(p: string): Promise<boolean> {
  * Removes the folders in `folders` and their parents up to `root` (exclusive) while they are empty.
  * Not fsynced: an empty folder a power loss brings back holds no output.
  */
-export async function removeEmptyFolders(tfs: TransactionFs, folders: Iterable<string>, roots: readonly string[]): Promise<void> {
+export async function removeEmptyFolders(
+  tfs: TransactionFs,
+  folders: Iterable<string>,
+  roots: readonly string[],
+): Promise<void> {
   const unique = [...new Set(folders)].sort((a, b) => b.length - a.length);
   for (const start of unique) {
     const root = roots.find((r) => start.startsWith(r + path.sep));

@@ -45,7 +45,12 @@ export async function acquireBusyLock(file: string, what: string): Promise<() =>
       await fs.rm(mine, { force: true });
     }
   }
-  throw new SpecError(error('busy', `could not take the write lock ${file}`, { file, hint: 'run again; if it keeps failing, delete the lock file' }));
+  throw new SpecError(
+    error('busy', `could not take the write lock ${file}`, {
+      file,
+      hint: 'run again; if it keeps failing, delete the lock file',
+    }),
+  );
 }
 
 /**

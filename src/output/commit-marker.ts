@@ -16,7 +16,14 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { applyCommit, removeEmptyFolders, readPlan, type AppliedCommit, type CommitRecord, type Failpoint } from './apply-staged.js';
+import {
+  applyCommit,
+  removeEmptyFolders,
+  readPlan,
+  type AppliedCommit,
+  type CommitRecord,
+  type Failpoint,
+} from './apply-staged.js';
 import type { TransactionFs } from './durable-fs.js';
 import { syncAll } from './durable-fs.js';
 import { SpecError, WriteError, error } from '../errors.js';
@@ -30,7 +37,12 @@ export const COMMIT_FILE = 'commit.json';
 export const BUSY_FILE = 'busy';
 
 /** Step 2: the marker, durable before this returns — the point of no return. */
-export async function writeCommitMarker(tfs: TransactionFs, work: string, commit: CommitRecord, repoRoot: string): Promise<void> {
+export async function writeCommitMarker(
+  tfs: TransactionFs,
+  work: string,
+  commit: CommitRecord,
+  repoRoot: string,
+): Promise<void> {
   const marker = path.join(work, COMMIT_FILE);
   const temp = `${marker}.tmp`;
   await guarded('write', marker, repoRoot, async () => {
@@ -72,32 +84,52 @@ export async function readCommitMarker(work: string, repoRoot: string): Promise<
   problem ??= isCommitRecord(record) ? undefined : 'not the record capi-render writes';
   if (problem === undefined) return record as CommitRecord;
   throw new WriteError(
-    error('write', `the record of an interrupted write is damaged (${problem}), so capi-render cannot finish that write: the output and capi-render.lock may be partly new`, {
-      file: displayPath(marker, repoRoot),
-      hint: `look at what is in place (git status), then remove the folder ${displayPath(work, repoRoot)} and run capi-render build --force, which renders every environment and rewrites any file left half-way`,
-    }),
+    error(
+      'write',
+      `the record of an interrupted write is damaged (${problem}), so capi-render cannot finish that write: the output and capi-render.lock may be partly new`,
+      {
+        file: displayPath(marker, repoRoot),
+        hint: `look at what is in place (git status), then remove the folder ${displayPath(work, repoRoot)} and run capi-render build --force, which renders every environment and rewrites any file left half-way`,
+      },
+    ),
   );
 }
 
 function isCommitRecord(v: unknown): v is CommitRecord {
   const r = v as Partial<CommitRecord> | null;
-  const strings = (o: unknown, keys: readonly string[]) => typeof o === 'object' && o !== null && keys.every((k) => typeof (o as Record<string, unknown>)[k] === 'string');
+  const strings = (o: unknown, keys: readonly string[]) =>
+    typeof o === 'object' && o !== null && keys.every((k) => typeof (o as Record<string, unknown>)[k] === 'string');
   if (typeof r !== 'object' || r === null || r.version !== 1) return false;
-  return Array.isArray(r.stages) && r.stages.every((s) => typeof s === 'string' && path.isAbsolute(s)) && Array.isArray(r.files) && r.files.every((f) => strings(f, ['target', 'staged', 'backup']));
+  return (
+    Array.isArray(r.stages) &&
+    r.stages.every((s) => typeof s === 'string' && path.isAbsolute(s)) &&
+    Array.isArray(r.files) &&
+    r.files.every((f) => strings(f, ['target', 'staged', 'backup']))
+  );
 }
 
 /**
  * Step 3 for a committed write: installs what is not installed yet, then fsyncs every output folder
  * the renames changed. `undo` records the renames for putting them back (the writing process only).
  */
-export async function installCommitted(tfs: TransactionFs, commit: CommitRecord, undo: Parameters<typeof applyCommit>[2], failpoint: Failpoint): Promise<AppliedCommit> {
+export async function installCommitted(
+  tfs: TransactionFs,
+  commit: CommitRecord,
+  undo: Parameters<typeof applyCommit>[2],
+  failpoint: Failpoint,
+): Promise<AppliedCommit> {
   const applied = await applyCommit(tfs, commit, undo, failpoint);
   await syncAll(tfs, [], applied.touched);
   return applied;
 }
 
 /** Step 4: removes stages, backups, folders emptied by removals, then the marker (durably). */
-export async function tidyCommitted(tfs: TransactionFs, commit: CommitRecord, work: string, emptied: readonly string[]): Promise<void> {
+export async function tidyCommitted(
+  tfs: TransactionFs,
+  commit: CommitRecord,
+  work: string,
+  emptied: readonly string[],
+): Promise<void> {
   const roots: string[] = [];
   for (const stage of commit.stages) {
     const plan = await readPlan(stage).catch(() => undefined);
@@ -129,5 +161,6 @@ export async function discardStage(tfs: TransactionFs, dir: string, repoRoot: st
 /** A stage inside an output folder on another file system lives in `<folder>/.capi-render-write/`: drop that too once empty. */
 async function removeOutOfRepoWorkDir(tfs: TransactionFs, stageDir: string): Promise<void> {
   const parent = path.dirname(stageDir);
-  if (path.basename(parent) === WORK_DIR && !(await fs.stat(path.join(parent, BUSY_FILE)).catch(() => undefined))) await tfs.rmdir(parent).catch(() => undefined);
+  if (path.basename(parent) === WORK_DIR && !(await fs.stat(path.join(parent, BUSY_FILE)).catch(() => undefined)))
+    await tfs.rmdir(parent).catch(() => undefined);
 }

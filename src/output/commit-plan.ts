@@ -47,7 +47,11 @@ export interface PlanContext {
 }
 
 /** Writes the plans, records and lock of a write (see the module comment); writes nothing when nothing changes. */
-export async function planCommit(ctx: PlanContext, stages: readonly Stage[], lockText: string | undefined): Promise<CommitPlan> {
+export async function planCommit(
+  ctx: PlanContext,
+  stages: readonly Stage[],
+  lockText: string | undefined,
+): Promise<CommitPlan> {
   const { tfs, repoRoot } = ctx;
   const files: SingleFileMove[] = [];
   const stagesToApply: string[] = [];
@@ -61,15 +65,28 @@ export async function planCommit(ctx: PlanContext, stages: readonly Stage[], loc
     const owned = new Set([...stage.owned].filter((f) => !removed.has(f)));
     for (const f of stage.produced) owned.add(f);
     const written = [...stage.written].sort();
-    summaries.push({ root: scan.root, written, unchanged: stage.unchanged, removed: remove, foreign: [...scan.entries.keys()].filter((f) => !stage.owned.has(f)) });
+    summaries.push({
+      root: scan.root,
+      written,
+      unchanged: stage.unchanged,
+      removed: remove,
+      foreign: [...scan.entries.keys()].filter((f) => !stage.owned.has(f)),
+    });
     const recordText = ownershipText(owned);
     // A folder that never held capi-render output gets no record until it does; a record whose text is
     // not what capi-render writes for its list (a line duplicated or added by hand) is rewritten.
-    const recordChanged = scan.record ? !scan.record.canonical || recordText !== ownershipText(scan.record.files) : owned.size > 0;
+    const recordChanged = scan.record
+      ? !scan.record.canonical || recordText !== ownershipText(scan.record.files)
+      : owned.size > 0;
     if (written.length === 0 && remove.length === 0 && !recordChanged) continue;
     // A folder new to the output moves in whole; files elsewhere one by one.
     const folders = [...stage.newTops].sort();
-    const plan: StagePlan = { root: scan.root, files: written.filter((rel) => !stage.newTops.has(topOf(rel))), remove, folders };
+    const plan: StagePlan = {
+      root: scan.root,
+      files: written.filter((rel) => !stage.newTops.has(topOf(rel))),
+      remove,
+      folders,
+    };
     const planFile = path.join(stage.dir, PLAN_FILE);
     await guarded('stage', stage.dir, repoRoot, () => tfs.writeFile(planFile, JSON.stringify(plan)));
     sync.files.push(planFile);
@@ -95,7 +112,8 @@ export async function planCommit(ctx: PlanContext, stages: readonly Stage[], loc
   }
   // The work folder is made afresh by every write (the last one removed it): its own name too.
   sync.folders.add(path.dirname(ctx.work));
-  const commit: CommitRecord | undefined = stagesToApply.length === 0 && files.length === 0 ? undefined : { version: 1, stages: stagesToApply, files };
+  const commit: CommitRecord | undefined =
+    stagesToApply.length === 0 && files.length === 0 ? undefined : { version: 1, stages: stagesToApply, files };
   return { summaries, commit, writable, sync };
 }
 

@@ -96,7 +96,10 @@ export function encodeFingerprint(fp: FingerprintData): string {
       const pairs: number[] = [];
       for (const name of [...files.keys()].sort()) {
         const m = files.get(name)!;
-        pairs.push(indexOf(names, nameIndex, name, name), indexOf(marks, markIndex, m.join(' '), [m[0], m[1], m[2], m[3]]));
+        pairs.push(
+          indexOf(names, nameIndex, name, name),
+          indexOf(marks, markIndex, m.join(' '), [m[0], m[1], m[2], m[3]]),
+        );
       }
       stored[dir] = pairs;
     }
@@ -107,7 +110,16 @@ export function encodeFingerprint(fp: FingerprintData): string {
     return [env, e.key, folder(e.out), folder(e.gitops)];
   });
   const shared = { out: folder(fp.shared.out), gitops: folder(fp.shared.gitops) };
-  const record: StoredRecord = { version: 3, outDir: fp.outDir, gitopsDir: fp.gitopsDir, takenAt: fp.takenAt, names, marks, environments, shared };
+  const record: StoredRecord = {
+    version: 3,
+    outDir: fp.outDir,
+    gitopsDir: fp.gitopsDir,
+    takenAt: fp.takenAt,
+    names,
+    marks,
+    environments,
+    shared,
+  };
   return `${JSON.stringify(record)}\n`;
 }
 
@@ -119,12 +131,27 @@ export function decodeFingerprint(text: string): FingerprintData | undefined {
   } catch {
     return undefined;
   }
-  if (!isObject(r) || r.version !== 3 || typeof r.outDir !== 'string' || typeof r.gitopsDir !== 'string' || !Number.isFinite(r.takenAt)) return undefined;
-  if (!Array.isArray(r.names) || !r.names.every(isFileName) || !Array.isArray(r.marks) || !r.marks.every(isMark)) return undefined;
+  if (
+    !isObject(r) ||
+    r.version !== 3 ||
+    typeof r.outDir !== 'string' ||
+    typeof r.gitopsDir !== 'string' ||
+    !Number.isFinite(r.takenAt)
+  )
+    return undefined;
+  if (!Array.isArray(r.names) || !r.names.every(isFileName) || !Array.isArray(r.marks) || !r.marks.every(isMark))
+    return undefined;
   if (!Array.isArray(r.environments) || !isObject(r.shared)) return undefined;
   const environments = new Map<string, EnvironmentRecord>();
   for (const entry of r.environments as unknown[]) {
-    if (!Array.isArray(entry) || entry.length !== 4 || !isFileName(entry[0]) || typeof entry[1] !== 'string' || environments.has(entry[0] as string)) return undefined;
+    if (
+      !Array.isArray(entry) ||
+      entry.length !== 4 ||
+      !isFileName(entry[0]) ||
+      typeof entry[1] !== 'string' ||
+      environments.has(entry[0] as string)
+    )
+      return undefined;
     const env = entry[0] as string;
     const out = decodeFolder(entry[2], r.names, r.marks, (rel) => outEnvironmentOf(rel) === env);
     const gitops = decodeFolder(entry[3], r.names, r.marks, (rel) => gitopsEnvironmentOf(rel) === env);
@@ -133,23 +160,48 @@ export function decodeFingerprint(text: string): FingerprintData | undefined {
   }
   // A shared file of a recorded environment cannot come from a build: each file is filed once, by its path.
   const out = decodeFolder(r.shared.out, r.names, r.marks, (rel) => !environments.has(outEnvironmentOf(rel) ?? ''));
-  const gitops = decodeFolder(r.shared.gitops, r.names, r.marks, (rel) => !environments.has(gitopsEnvironmentOf(rel) ?? ''));
+  const gitops = decodeFolder(
+    r.shared.gitops,
+    r.names,
+    r.marks,
+    (rel) => !environments.has(gitopsEnvironmentOf(rel) ?? ''),
+  );
   if (!out || !gitops) return undefined;
-  return { version: 3, outDir: r.outDir, gitopsDir: r.gitopsDir, takenAt: r.takenAt, environments, shared: { out, gitops } };
+  return {
+    version: 3,
+    outDir: r.outDir,
+    gitopsDir: r.gitopsDir,
+    takenAt: r.takenAt,
+    environments,
+    shared: { out, gitops },
+  };
 }
 
 /** A stored folder's marks; undefined when malformed or a file is not one `belongs` accepts. */
-function decodeFolder(stored: unknown, names: readonly string[], marks: readonly FileMark[], belongs: (rel: string) => boolean): FolderMarks | undefined {
+function decodeFolder(
+  stored: unknown,
+  names: readonly string[],
+  marks: readonly FileMark[],
+  belongs: (rel: string) => boolean,
+): FolderMarks | undefined {
   if (!isObject(stored)) return undefined;
   const folder: FolderMarks = new Map();
   for (const [dir, pairs] of Object.entries(stored)) {
-    if (!(dir === '' || dir.split('/').every(isFileName)) || !Array.isArray(pairs) || pairs.length % 2 !== 0) return undefined;
+    if (!(dir === '' || dir.split('/').every(isFileName)) || !Array.isArray(pairs) || pairs.length % 2 !== 0)
+      return undefined;
     const files = new Map<string, FileMark>();
     for (let i = 0; i < pairs.length; i += 2) {
       const name = names[pairs[i] as number];
       const mark = marks[pairs[i + 1] as number];
       // A name twice in one folder cannot come from a listing: the record is not one a build wrote.
-      if (!Number.isInteger(pairs[i]) || !Number.isInteger(pairs[i + 1]) || name === undefined || mark === undefined || files.has(name)) return undefined;
+      if (
+        !Number.isInteger(pairs[i]) ||
+        !Number.isInteger(pairs[i + 1]) ||
+        name === undefined ||
+        mark === undefined ||
+        files.has(name)
+      )
+        return undefined;
       if (!belongs(dir ? `${dir}/${name}` : name)) return undefined;
       files.set(name, mark);
     }

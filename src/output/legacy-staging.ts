@@ -13,14 +13,22 @@ export async function cleanLegacyStaging(outputFolder: string, tfs: TransactionF
   const parent = path.dirname(outputFolder);
   const base = path.basename(outputFolder);
   const old = path.join(parent, `.${base}.capi-render-old`);
-  const exists = (p: string) => fs.lstat(p).then(() => true, () => false);
+  const exists = (p: string) =>
+    fs.lstat(p).then(
+      () => true,
+      () => false,
+    );
   // Killed between its two renames: the previous tree is intact there.
   if (!(await exists(outputFolder)) && (await exists(old))) {
     await tfs.rename(old, outputFolder);
     // On disk before anything else changes: this is the only copy of the previous output.
     await tfs.syncFolder(parent);
   }
-  for (const leftover of [old, path.join(parent, `.${base}.capi-render-new`), path.join(parent, `.${base}.capi-render-lock`)]) {
+  for (const leftover of [
+    old,
+    path.join(parent, `.${base}.capi-render-new`),
+    path.join(parent, `.${base}.capi-render-lock`),
+  ]) {
     await tfs.rm(leftover, { recursive: true, force: true });
   }
 }

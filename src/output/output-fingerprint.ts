@@ -24,7 +24,16 @@ import { MAX_OUTPUT_FILE_BYTES, MAX_OWNERSHIP_RECORD_BYTES } from '../repository
 import path from 'node:path';
 import type { CacheUse } from '../cache/cache-use.js';
 import { makePrivateDirSync, writePrivateFileSync } from '../private-files.js';
-import { decodeFingerprint, encodeFingerprint, gitopsEnvironmentOf, outEnvironmentOf, type EnvironmentRecord, type FileMark, type FingerprintData, type FolderMarks } from './fingerprint-record.js';
+import {
+  decodeFingerprint,
+  encodeFingerprint,
+  gitopsEnvironmentOf,
+  outEnvironmentOf,
+  type EnvironmentRecord,
+  type FileMark,
+  type FingerprintData,
+  type FolderMarks,
+} from './fingerprint-record.js';
 import { OWNERSHIP_FILE, parseOwnership } from './ownership.js';
 import { WORK_DIR } from './scan-output-folder.js';
 
@@ -51,7 +60,11 @@ export function fingerprintFile(cacheDir: string, repoRoot: string): string {
  * capi-render.yaml named then: an environment whose inputs hash matches was built with the same
  * capi-render.yaml, so with the same folders.
  */
-export function readFingerprint(file: string, folders?: { outDir: string; gitopsDir: string }, use?: CacheUse): OutputFingerprint | undefined {
+export function readFingerprint(
+  file: string,
+  folders?: { outDir: string; gitopsDir: string },
+  use?: CacheUse,
+): OutputFingerprint | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -89,7 +102,8 @@ export function environmentUnchanged(fp: OutputFingerprint, env: string, key: st
   if (!recordMatches(fp, fp.outDir, fp.shared.out) || !recordMatches(fp, fp.gitopsDir, fp.shared.gitops)) return false;
   if (!treeMatches(fp, fp.outDir, entry.out, env)) return false;
   for (const [dir, files] of entry.gitops) {
-    for (const [name, mark] of files) if (!fileMatches(fp, path.join(fp.gitopsDir, ...dir.split('/').filter(Boolean), name), mark)) return false;
+    for (const [name, mark] of files)
+      if (!fileMatches(fp, path.join(fp.gitopsDir, ...dir.split('/').filter(Boolean), name), mark)) return false;
   }
   return true;
 }
@@ -169,7 +183,8 @@ export function takeFingerprint(init: TakeFingerprintInit): OutputFingerprint {
       const env = owners[kind](rel);
       return env !== undefined && all.has(env) ? env : undefined;
     };
-    const earlier = (rel: string) => markAt((previous && previous.environments.get(ownerOf(rel) ?? '')?.[kind]) ?? previous?.shared[kind], rel);
+    const earlier = (rel: string) =>
+      markAt((previous && previous.environments.get(ownerOf(rel) ?? '')?.[kind]) ?? previous?.shared[kind], rel);
     const put = (owner: string | undefined, rel: string, m: FileMark) => {
       let marks = owner === undefined ? shared[kind] : marked[kind].get(owner);
       if (!marks) marked[kind].set(owner!, (marks = new Map()));
@@ -185,7 +200,10 @@ export function takeFingerprint(init: TakeFingerprintInit): OutputFingerprint {
     };
     // The record as written: a regular file, never through a link, bounded (a folder capi-render
     // never wrote, gitops/ of the kustomize flavour, has none: nothing of it is recorded).
-    const record = readBoundedSync(path.join(root, OWNERSHIP_FILE), { limit: MAX_OWNERSHIP_RECORD_BYTES, follow: false });
+    const record = readBoundedSync(path.join(root, OWNERSHIP_FILE), {
+      limit: MAX_OWNERSHIP_RECORD_BYTES,
+      follow: false,
+    });
     if (record.outcome !== 'read') continue;
     const recordText = record.bytes.toString('utf8');
     const owned = new Set([OWNERSHIP_FILE, ...parseOwnership(recordText).files]);
@@ -194,7 +212,9 @@ export function takeFingerprint(init: TakeFingerprintInit): OutputFingerprint {
       if (owner !== undefined && !keys.has(owner)) continue;
       const file = path.join(root, ...rel.split('/'));
       const stat = lstatSync(file, { throwIfNoEntry: false });
-      const times: [number, number, number] | undefined = stat?.isFile() ? [stat.size, stat.mtimeMs, stat.ctimeMs] : undefined;
+      const times: [number, number, number] | undefined = stat?.isFile()
+        ? [stat.size, stat.mtimeMs, stat.ctimeMs]
+        : undefined;
       const sha256 = rel === OWNERSHIP_FILE ? sha256Of(recordText) : produced.get(rel);
       const known = times && (sha256 !== undefined ? ([...times, sha256] as FileMark) : carried(rel, file, times));
       if (known) put(owner, rel, known);

@@ -61,10 +61,21 @@ export interface StageContext {
  * Works out what the write owns in `scan` and makes the stage folder. Throws (with nothing changed)
  * when a folder without an ownership record holds files that are not earlier capi-render output.
  */
-export async function openStage(ctx: StageContext, target: TreeTarget, scan: OutputFolderScan, index: number, work: string): Promise<Stage> {
+export async function openStage(
+  ctx: StageContext,
+  target: TreeTarget,
+  scan: OutputFolderScan,
+  index: number,
+  work: string,
+): Promise<Stage> {
   const { repoRoot } = ctx;
   if (scan.notAFolder) {
-    throw writeError(Object.assign(new Error('not a folder'), { code: 'ENOTDIR' }), 'write the output folder', scan.root, repoRoot);
+    throw writeError(
+      Object.assign(new Error('not a folder'), { code: 'ENOTDIR' }),
+      'write the output folder',
+      scan.root,
+      repoRoot,
+    );
   }
   const files = [...scan.entries.keys()];
   let owned: Set<string>;
@@ -76,10 +87,14 @@ export async function openStage(ctx: StageContext, target: TreeTarget, scan: Out
     if (strangers.length > 0) {
       const shown = displayPath(scan.root, repoRoot);
       throw new SpecError(
-        error('output-location', `${shown} holds files capi-render did not write and has no ownership record (${OWNERSHIP_FILE}): ${list(strangers)}`, {
-          file: shown,
-          hint: `move those files out of ${shown}, or choose an empty output folder (--out, or outputDir/gitopsDir in capi-render.yaml)`,
-        }),
+        error(
+          'output-location',
+          `${shown} holds files capi-render did not write and has no ownership record (${OWNERSHIP_FILE}): ${list(strangers)}`,
+          {
+            file: shown,
+            hint: `move those files out of ${shown}, or choose an empty output folder (--out, or outputDir/gitopsDir in capi-render.yaml)`,
+          },
+        ),
       );
     }
     owned = new Set(files);
@@ -91,7 +106,18 @@ export async function openStage(ctx: StageContext, target: TreeTarget, scan: Out
     await ctx.tfs.rm(dir, { recursive: true, force: true });
     await ctx.tfs.mkdir(path.join(dir, 'new'), { recursive: true });
   });
-  return { target, scan, dir, owned, produced: new Set(), written: [], unchanged: 0, created: [], newTops: new Set(), stagedDirs: new Map() };
+  return {
+    target,
+    scan,
+    dir,
+    owned,
+    produced: new Set(),
+    written: [],
+    unchanged: 0,
+    created: [],
+    newTops: new Set(),
+    stagedDirs: new Map(),
+  };
 }
 
 /** Stages `files` (relative to the stage's folder): the changed ones are written under `new/`. */
@@ -120,7 +146,14 @@ export async function stageFiles(ctx: StageContext, stage: Stage, files: OutputF
       // inode whose first writer may yet fail).
       const earlier = ctx.firstCopy.get(text);
       const first = earlier && (await earlier.catch(() => undefined));
-      if (first && (await ctx.tfs.link(first, staged).then(() => true, () => false))) return;
+      if (
+        first &&
+        (await ctx.tfs.link(first, staged).then(
+          () => true,
+          () => false,
+        ))
+      )
+        return;
       const written = ctx.tfs.writeFile(staged, text).then(() => staged);
       if (!earlier) ctx.firstCopy.set(text, written);
       await written;
@@ -149,12 +182,21 @@ async function refuseBlockedPaths(stage: Stage, files: OutputFiles, repoRoot: st
   }
   const foreign: string[] = [];
   for (const rel of unlisted) {
-    if (scan.entries.get(rel) === 'file' && (await sameContent(path.join(scan.root, ...rel.split('/')), files.get(rel)!))) stage.owned.add(rel);
+    if (
+      scan.entries.get(rel) === 'file' &&
+      (await sameContent(path.join(scan.root, ...rel.split('/')), files.get(rel)!))
+    )
+      stage.owned.add(rel);
     else foreign.push(rel);
   }
   if (inTheWay.size > 0) {
     const [first] = inTheWay;
-    throw writeError(Object.assign(new Error('not a folder'), { code: 'ENOTDIR' }), 'create folder', path.join(scan.root, first!), repoRoot);
+    throw writeError(
+      Object.assign(new Error('not a folder'), { code: 'ENOTDIR' }),
+      'create folder',
+      path.join(scan.root, first!),
+      repoRoot,
+    );
   }
   if (links.size > 0) {
     throw new SpecError(
@@ -166,10 +208,14 @@ async function refuseBlockedPaths(stage: Stage, files: OutputFiles, repoRoot: st
   }
   if (foreign.length > 0) {
     throw new SpecError(
-      error('output-location', `the build would overwrite files in ${shown} that capi-render did not write: ${list(foreign)}`, {
-        file: `${shown}/${foreign[0]}`,
-        hint: `move those files away; capi-render only replaces files listed in its ownership record (${shown}/${OWNERSHIP_FILE})`,
-      }),
+      error(
+        'output-location',
+        `the build would overwrite files in ${shown} that capi-render did not write: ${list(foreign)}`,
+        {
+          file: `${shown}/${foreign[0]}`,
+          hint: `move those files away; capi-render only replaces files listed in its ownership record (${shown}/${OWNERSHIP_FILE})`,
+        },
+      ),
     );
   }
 }
@@ -178,7 +224,9 @@ async function refuseBlockedPaths(stage: Stage, files: OutputFiles, repoRoot: st
 async function ensureFolder(ctx: StageContext, stage: Stage, rel: string): Promise<void> {
   const { repoRoot, tfs } = ctx;
   if (!stage.scan.exists) {
-    const first = await guarded('create folder', stage.scan.root, repoRoot, () => tfs.mkdir(stage.scan.root, { recursive: true, mode: 0o755 }));
+    const first = await guarded('create folder', stage.scan.root, repoRoot, () =>
+      tfs.mkdir(stage.scan.root, { recursive: true, mode: 0o755 }),
+    );
     // Every folder of the chain is this write's (removed again on abort, its name fsynced on commit).
     if (first) for (let d = stage.scan.root; d.length >= first.length; d = path.dirname(d)) stage.created.unshift(d);
     stage.scan.exists = true;

@@ -3,4 +3,10 @@
  * below both the render (which reads the committed output for the guards) and this stage (which
  * writes the record).
  */
-export { OWNERSHIP_FILE, isSafeRelativePath, ownershipText, parseOwnership, type OwnershipRecord } from '../plan/ownership-record.js';
+export {
+  OWNERSHIP_FILE,
+  isSafeRelativePath,
+  ownershipText,
+  parseOwnership,
+  type OwnershipRecord,
+} from '../plan/ownership-record.js';

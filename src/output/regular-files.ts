@@ -31,10 +31,15 @@ export interface RegularOutputFolder {
  * folders (`outputDir`, `gitopsDir`) hold anything but regular files and folders, or are reached
  * through a link. capi-render.yaml is an input: the config loader reads it by the inputs' rule.
  */
-export async function refuseIrregularRepositoryFiles(repoRoot: string): Promise<{ output: RegularOutputFolder; gitops: RegularOutputFolder }> {
+export async function refuseIrregularRepositoryFiles(
+  repoRoot: string,
+): Promise<{ output: RegularOutputFolder; gitops: RegularOutputFolder }> {
   refuseIrregularRecordPath(repoRoot, path.join(repoRoot, LOCK_FILE));
   const config = await loadConfig(repoRoot);
-  const [output, gitops] = await Promise.all([regularOutputFolder(repoRoot, path.resolve(repoRoot, config.outputDir)), regularOutputFolder(repoRoot, path.resolve(repoRoot, config.gitopsDir))]);
+  const [output, gitops] = await Promise.all([
+    regularOutputFolder(repoRoot, path.resolve(repoRoot, config.outputDir)),
+    regularOutputFolder(repoRoot, path.resolve(repoRoot, config.gitopsDir)),
+  ]);
   return { output, gitops };
 }
 

@@ -38,7 +38,11 @@ export interface OutputFolderScan {
  * two environments of a thousand need not list the other 998); the top level is always listed.
  * `repoRoot` is what paths in errors are shown relative to (default: the folder holding `root`).
  */
-export async function scanOutputFolder(root: string, descend: (folder: string) => boolean = () => true, repoRoot: string = path.dirname(root)): Promise<OutputFolderScan> {
+export async function scanOutputFolder(
+  root: string,
+  descend: (folder: string) => boolean = () => true,
+  repoRoot: string = path.dirname(root),
+): Promise<OutputFolderScan> {
   const skipped = new Set<string>();
   const scan: OutputFolderScan = {
     root,

@@ -8,7 +8,14 @@ import path from 'node:path';
 import { SpecError } from '../errors.js';
 import type { Failpoint } from './apply-staged.js';
 import { acquireBusyLock, isLockAttempt } from './busy-lock.js';
-import { BUSY_FILE, COMMIT_FILE, discardStage, installCommitted, readCommitMarker, tidyCommitted } from './commit-marker.js';
+import {
+  BUSY_FILE,
+  COMMIT_FILE,
+  discardStage,
+  installCommitted,
+  readCommitMarker,
+  tidyCommitted,
+} from './commit-marker.js';
 import { nodeTransactionFs, type TransactionFs } from './durable-fs.js';
 import { WORK_DIR } from './scan-output-folder.js';
 import { guarded } from './write-errors.js';
@@ -18,7 +25,10 @@ import { guarded } from './write-errors.js';
  * command starts from the complete new state, and remove what an uncommitted one left. Only takes
  * the lock when there is something to do; leftovers of a writer that is still running are its own.
  */
-export async function finishInterruptedWrite(repoRoot: string, tfs: TransactionFs = nodeTransactionFs): Promise<boolean> {
+export async function finishInterruptedWrite(
+  repoRoot: string,
+  tfs: TransactionFs = nodeTransactionFs,
+): Promise<boolean> {
   const work = path.join(repoRoot, WORK_DIR);
   if (!(await fs.stat(work).catch(() => undefined))) return false;
   const committed = await hasInterruptedWrite(repoRoot);
@@ -49,11 +59,15 @@ export async function recoverInterruptedWrite(
   const work = path.join(repoRoot, WORK_DIR);
   const commit = await readCommitMarker(work, repoRoot);
   if (commit !== undefined) {
-    const applied = await guarded('finish the interrupted write in', work, repoRoot, () => installCommitted(tfs, commit, undefined, failpoint));
+    const applied = await guarded('finish the interrupted write in', work, repoRoot, () =>
+      installCommitted(tfs, commit, undefined, failpoint),
+    );
     await tidyCommitted(tfs, commit, work, applied.emptied);
   }
   // Whatever else is there (stages that were never committed, a half-written marker) is dropped.
-  const leftovers = (await fs.readdir(work).catch(() => [])).filter((n) => n !== BUSY_FILE && !isLockAttempt(n, BUSY_FILE));
+  const leftovers = (await fs.readdir(work).catch(() => [])).filter(
+    (n) => n !== BUSY_FILE && !isLockAttempt(n, BUSY_FILE),
+  );
   for (const name of leftovers) await discardStage(tfs, path.join(work, name), repoRoot);
   return commit !== undefined ? 'finished' : leftovers.length > 0 ? 'discarded' : 'none';
 }

@@ -22,7 +22,14 @@ import path from 'node:path';
 import { undoSteps, type Failpoint } from './apply-staged.js';
 import { acquireBusyLock, isLockAttempt } from './busy-lock.js';
 import { planCommit, type TreeSummary } from './commit-plan.js';
-import { BUSY_FILE, discardStage, installCommitted, removeCommitMarker, tidyCommitted, writeCommitMarker } from './commit-marker.js';
+import {
+  BUSY_FILE,
+  discardStage,
+  installCommitted,
+  removeCommitMarker,
+  tidyCommitted,
+  writeCommitMarker,
+} from './commit-marker.js';
 import { nodeTransactionFs, syncAll, type TransactionFs } from './durable-fs.js';
 import { cleanLegacyStaging } from './legacy-staging.js';
 import { openStage, stageFiles, type Stage, type StageContext, type TreeTarget } from './output-stage.js';
@@ -52,21 +59,37 @@ export interface TransactionOptions {
  * folder as it is now. Throws (with nothing changed) when a folder without an ownership record holds
  * files that are not earlier capi-render output.
  */
-export async function beginTransaction(targets: readonly TreeTarget[], options: TransactionOptions): Promise<OutputTransaction> {
+export async function beginTransaction(
+  targets: readonly TreeTarget[],
+  options: TransactionOptions,
+): Promise<OutputTransaction> {
   const tfs = options.fs ?? nodeTransactionFs;
   const work = path.join(options.repoRoot, WORK_DIR);
   await guarded('create', work, options.repoRoot, () => tfs.mkdir(work, { recursive: true, mode: 0o755 }));
   // The lock is not fsynced: after a power loss every pid in it is gone, so it is stale whatever the disk kept.
   const release = await acquireBusyLock(path.join(work, BUSY_FILE), 'this repository');
-  const ctx: StageContext = { tfs, repoRoot: options.repoRoot, firstCopy: new Map(), ownCopies: [], ...(options.failpoint ? { failpoint: options.failpoint } : {}) };
+  const ctx: StageContext = {
+    tfs,
+    repoRoot: options.repoRoot,
+    firstCopy: new Map(),
+    ownCopies: [],
+    ...(options.failpoint ? { failpoint: options.failpoint } : {}),
+  };
   const stages: Stage[] = [];
   try {
     await recoverInterruptedWrite(options.repoRoot, options.failpoint, tfs);
     for (const [i, target] of targets.entries()) {
-      await guarded('clean up after an earlier version in', path.dirname(target.root), options.repoRoot, () => cleanLegacyStaging(target.root, tfs));
+      await guarded('clean up after an earlier version in', path.dirname(target.root), options.repoRoot, () =>
+        cleanLegacyStaging(target.root, tfs),
+      );
       // Without a record every file must be looked at to adopt it; with one, untouched folders can be skipped.
-      const recorded = await fs.lstat(path.join(target.root, OWNERSHIP_FILE)).then((s) => s.isFile(), () => false);
-      const scan = await guarded('read', target.root, options.repoRoot, () => scanOutputFolder(target.root, recorded ? target.descend : undefined));
+      const recorded = await fs.lstat(path.join(target.root, OWNERSHIP_FILE)).then(
+        (s) => s.isFile(),
+        () => false,
+      );
+      const scan = await guarded('read', target.root, options.repoRoot, () =>
+        scanOutputFolder(target.root, recorded ? target.descend : undefined),
+      );
       stages.push(await openStage(ctx, target, scan, i, work));
     }
     return new OutputTransaction(stages, work, release, ctx, options);
@@ -114,13 +137,18 @@ export class OutputTransaction {
     const { tfs } = this.ctx;
     const failpoint = this.options.failpoint ?? (() => undefined);
     try {
-      const plan = await planCommit({ tfs, repoRoot, work: this.work, lockFile, ownCopies: this.ctx.ownCopies }, this.stages, lockText);
+      const plan = await planCommit(
+        { tfs, repoRoot, work: this.work, lockFile, ownCopies: this.ctx.ownCopies },
+        this.stages,
+        lockText,
+      );
       const { commit } = plan;
       if (!commit) {
         await this.abort();
         return plan.summaries;
       }
-      for (const dir of plan.writable) await guarded('write in', dir, repoRoot, () => fs.access(dir, fs.constants.W_OK));
+      for (const dir of plan.writable)
+        await guarded('write in', dir, repoRoot, () => fs.access(dir, fs.constants.W_OK));
       await guarded('stage', this.work, repoRoot, () => syncAll(tfs, plan.sync.files, plan.sync.folders));
       failpoint('commit');
       await writeCommitMarker(tfs, this.work, commit, repoRoot);
@@ -161,7 +189,8 @@ export class OutputTransaction {
     for (const stage of this.stages) await discardStage(tfs, stage.dir, repoRoot).catch(() => undefined);
     for (const name of await fs.readdir(this.work).catch(() => [])) {
       // `busy.<pid>.<random>`: another writer taking the lock right now; its file is its own.
-      if (name !== BUSY_FILE && !isLockAttempt(name, BUSY_FILE)) await tfs.rm(path.join(this.work, name), { recursive: true, force: true }).catch(() => undefined);
+      if (name !== BUSY_FILE && !isLockAttempt(name, BUSY_FILE))
+        await tfs.rm(path.join(this.work, name), { recursive: true, force: true }).catch(() => undefined);
     }
     await this.release();
     await tfs.rmdir(this.work).catch(() => undefined);
@@ -185,7 +214,10 @@ export class OutputTransaction {
       this.done = true;
       this.halfInstalled = true;
       await this.release();
-      return withOutcome(failure, 'the write is half-installed; run `capi-render build` again once the problem is fixed: it finishes the write before anything else');
+      return withOutcome(
+        failure,
+        'the write is half-installed; run `capi-render build` again once the problem is fixed: it finishes the write before anything else',
+      );
     }
   }
 }

@@ -23,9 +23,25 @@ export async function unchangedSummary(
   known: readonly RecordCount[] = [],
   counted?: { out: (file: string) => boolean; gitops: (file: string) => boolean },
 ): Promise<WrittenRenderResult> {
-  const count = async (dir: string, filter?: (file: string) => boolean) => (filter ? countSome(dir, filter) : (await countRecord(dir, known)).files);
-  const gitops: TreeSummary = { root: gitopsDir, written: [], unchanged: await count(gitopsDir, counted?.gitops), removed: [], foreign: [] };
-  return { outDir, written: [], unchanged: await count(outDir, counted?.out), removed: [], foreign: [], gitops, lockWritten: false, retired: [] };
+  const count = async (dir: string, filter?: (file: string) => boolean) =>
+    filter ? countSome(dir, filter) : (await countRecord(dir, known)).files;
+  const gitops: TreeSummary = {
+    root: gitopsDir,
+    written: [],
+    unchanged: await count(gitopsDir, counted?.gitops),
+    removed: [],
+    foreign: [],
+  };
+  return {
+    outDir,
+    written: [],
+    unchanged: await count(outDir, counted?.out),
+    removed: [],
+    foreign: [],
+    gitops,
+    lockWritten: false,
+    retired: [],
+  };
 }
 
 /**
@@ -34,8 +50,14 @@ export async function unchangedSummary(
  * counts come from `known` without reading the records again (13 700 lines of 100 environments are
  * ~1 MB to read and hash); a digest `known` lacks is counted from the file as usual.
  */
-export async function confirmedSummary(outDir: string, gitopsDir: string, known: readonly RecordCount[], digests: { out: string | undefined; gitops: string | undefined }): Promise<WrittenRenderResult> {
-  const count = (digest: string | undefined) => (digest === undefined ? 0 : known.find((k) => k.sha256 === digest)?.files);
+export async function confirmedSummary(
+  outDir: string,
+  gitopsDir: string,
+  known: readonly RecordCount[],
+  digests: { out: string | undefined; gitops: string | undefined },
+): Promise<WrittenRenderResult> {
+  const count = (digest: string | undefined) =>
+    digest === undefined ? 0 : known.find((k) => k.sha256 === digest)?.files;
   const out = count(digests.out);
   const gitopsFiles = count(digests.gitops);
   if (out === undefined || gitopsFiles === undefined) return unchangedSummary(outDir, gitopsDir, known);
@@ -59,6 +81,8 @@ export async function countRecord(dir: string, known: readonly RecordCount[] = [
  * (nothing counted: the build that wrote it, or the no-op that confirmed it, has refused such a one already).
  */
 async function recordText(dir: string): Promise<string> {
-  const bytes = await readRecordFile(path.dirname(dir), path.join(dir, OWNERSHIP_FILE), 'ownership').catch(() => undefined);
+  const bytes = await readRecordFile(path.dirname(dir), path.join(dir, OWNERSHIP_FILE), 'ownership').catch(
+    () => undefined,
+  );
   return bytes?.toString('utf8') ?? '';
 }

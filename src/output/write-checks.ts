@@ -4,11 +4,22 @@ import jsYaml from 'js-yaml';
 import { isJsonObject, type KubeObject } from '../manifest/object.js';
 import { SpecError, UsageError, error, type Diagnostic } from '../errors.js';
 import { locateConfigSetting } from '../config/load-config.js';
-import { inputLocations, isOutsideRepository, outputLocationProblems, type InputFolders, type LocationProblem } from '../config/output-location.js';
+import {
+  inputLocations,
+  isOutsideRepository,
+  outputLocationProblems,
+  type InputFolders,
+  type LocationProblem,
+} from '../config/output-location.js';
 import { displayPath } from './write-errors.js';
 
 /** Refuses output folders that a build would damage; a flag's mistake is a usage error, the config's a spec error. */
-export async function assertSafeLocations(config: InputFolders, outDir: string, gitopsDir: string, options: { repoRoot: string; outDirFlag?: string }): Promise<void> {
+export async function assertSafeLocations(
+  config: InputFolders,
+  outDir: string,
+  gitopsDir: string,
+  options: { repoRoot: string; outDirFlag?: string },
+): Promise<void> {
   const flag = options.outDirFlag;
   const folders = [
     { setting: flag ?? 'outputDir', folder: outDir },
@@ -21,7 +32,11 @@ export async function assertSafeLocations(config: InputFolders, outDir: string, 
 }
 
 function locationDiagnostic(p: LocationProblem, repoRoot: string): Diagnostic {
-  return error('output-location', p.message, { ...locateConfigSetting(repoRoot, [p.setting]), field: p.setting, hint: p.hint });
+  return error('output-location', p.message, {
+    ...locateConfigSetting(repoRoot, [p.setting]),
+    field: p.setting,
+    hint: p.hint,
+  });
 }
 
 /** The folders at the top of `dir` (environments, in rendered/). */
@@ -31,13 +46,27 @@ export async function topFolders(dir: string): Promise<string[]> {
 }
 
 /** What only a look inside the folders can tell: a `.git` inside, or a foreign folder outside the repository. */
-export async function scanProblems(scans: readonly { root: string; exists: boolean; entries: Map<string, unknown>; git: string[]; record?: unknown }[], repoRoot: string): Promise<Diagnostic[]> {
+export async function scanProblems(
+  scans: readonly { root: string; exists: boolean; entries: Map<string, unknown>; git: string[]; record?: unknown }[],
+  repoRoot: string,
+): Promise<Diagnostic[]> {
   const out: Diagnostic[] = [];
   for (const scan of scans) {
     const shown = displayPath(scan.root, repoRoot);
     if (scan.git.length > 0) {
-      out.push(error('output-location', `${shown} holds a git repository (${scan.git[0]}): capi-render does not write into folders that contain .git`, { file: shown, hint: 'choose an output folder of its own' }));
-    } else if (scan.exists && scan.entries.size > 0 && !scan.record && (await isOutsideRepository(repoRoot, scan.root))) {
+      out.push(
+        error(
+          'output-location',
+          `${shown} holds a git repository (${scan.git[0]}): capi-render does not write into folders that contain .git`,
+          { file: shown, hint: 'choose an output folder of its own' },
+        ),
+      );
+    } else if (
+      scan.exists &&
+      scan.entries.size > 0 &&
+      !scan.record &&
+      (await isOutsideRepository(repoRoot, scan.root))
+    ) {
       out.push(
         error('output-location', `${shown} is outside the repository and holds files capi-render did not write`, {
           file: shown,
@@ -50,7 +79,12 @@ export async function scanProblems(scans: readonly { root: string; exists: boole
 }
 
 /** The CRD file an environment's committed output holds for `name`, parsed; undefined when absent or unreadable. */
-export function readPreviousCrd(files: readonly string[], env: string, name: string, read: (rel: string) => string | undefined): KubeObject | undefined {
+export function readPreviousCrd(
+  files: readonly string[],
+  env: string,
+  name: string,
+  read: (rel: string) => string | undefined,
+): KubeObject | undefined {
   const file = files.find((f) => f.startsWith(`${env}/`) && f.endsWith(`/customresourcedefinition-${name}.yaml`));
   if (!file) return undefined;
   try {

@@ -63,7 +63,9 @@ export interface OutputSource {
   rendering: readonly string[];
   skipped: readonly string[];
   /** Hands over each environment's files; then the lock and the consumer files that span environments. */
-  run(onEnvironment: (files: OutputFiles, gitopsFiles: OutputFiles) => Promise<void>): Promise<{ lock: LockFile; fleetGitopsFiles?: OutputFiles }>;
+  run(
+    onEnvironment: (files: OutputFiles, gitopsFiles: OutputFiles) => Promise<void>,
+  ): Promise<{ lock: LockFile; fleetGitopsFiles?: OutputFiles }>;
 }
 
 /** What a write leaves: its summary, the lock, and the lock file's text now (undefined: there is none). */
@@ -80,18 +82,25 @@ export async function writeOutput(
 ): Promise<WrittenOutput> {
   const outDir = options.outDir ?? source.outputDir;
   // With --out, the consumer folder moves along, beside the output folder.
-  const gitopsDir = options.outDir ? path.join(path.dirname(outDir), path.basename(source.gitopsDir)) : source.gitopsDir;
+  const gitopsDir = options.outDir
+    ? path.join(path.dirname(outDir), path.basename(source.gitopsDir))
+    : source.gitopsDir;
   await assertSafeLocations(source.config, outDir, gitopsDir, options);
   if (options.exporting) refuseExportOverRepository(source, outDir, gitopsDir, options);
 
   const all = new Set(source.allEnvironments);
   const rendered = new Set(source.rendering);
   const locked = new Set(options.previousLock.environments.map((e) => e.name));
-  const gone = options.partial ? [] : [...new Set([...locked, ...(await topFolders(outDir))])].filter((n) => !all.has(n));
+  const gone = options.partial
+    ? []
+    : [...new Set([...locked, ...(await topFolders(outDir))])].filter((n) => !all.has(n));
   const lockChangedTo = (lock: LockFile) => {
     if (options.exporting) return undefined;
     const text = serializeLock(lock);
-    return options.previousLockText !== undefined && (lock === options.previousLock || text === options.previousLockText) ? undefined : text;
+    return options.previousLockText !== undefined &&
+      (lock === options.previousLock || text === options.previousLockText)
+      ? undefined
+      : text;
   };
   if (rendered.size === 0 && gone.length === 0) {
     const { lock } = await source.run(async () => undefined);
@@ -99,16 +108,36 @@ export async function writeOutput(
       options.beforeCommit?.(lock);
       // Only the files of the environments this build was about, not those --env left out.
       const about = new Set(source.skipped);
-      const counted = { out: (f: string) => about.has(topFolder(f)), gitops: (f: string) => source.skipped.some((env) => isGitopsFileOf(f, env)) };
-      return { written: await unchangedSummary(outDir, gitopsDir, [], options.partial ? counted : undefined), lock, lockText: options.previousLockText };
+      const counted = {
+        out: (f: string) => about.has(topFolder(f)),
+        gitops: (f: string) => source.skipped.some((env) => isGitopsFileOf(f, env)),
+      };
+      return {
+        written: await unchangedSummary(outDir, gitopsDir, [], options.partial ? counted : undefined),
+        lock,
+        lockText: options.previousLockText,
+      };
     }
-    return writeTransaction(source, { ...options, run: async () => ({ lock }) }, { outDir, gitopsDir, rendered, gone, locked, lockChangedTo });
+    return writeTransaction(
+      source,
+      { ...options, run: async () => ({ lock }) },
+      { outDir, gitopsDir, rendered, gone, locked, lockChangedTo },
+    );
   }
-  return writeTransaction(source, { ...options, run: (stage) => source.run(stage) }, { outDir, gitopsDir, rendered, gone, locked, lockChangedTo });
+  return writeTransaction(
+    source,
+    { ...options, run: (stage) => source.run(stage) },
+    { outDir, gitopsDir, rendered, gone, locked, lockChangedTo },
+  );
 }
 
 /** An export may not land on the repository's own output: it would change what is committed. */
-function refuseExportOverRepository(source: OutputSource, outDir: string, gitopsDir: string, options: { repoRoot: string; outDirFlag?: string }): void {
+function refuseExportOverRepository(
+  source: OutputSource,
+  outDir: string,
+  gitopsDir: string,
+  options: { repoRoot: string; outDirFlag?: string },
+): void {
   const flag = options.outDirFlag ?? '--out';
   for (const [folder, what] of [
     [outDir, flag],
@@ -126,7 +155,14 @@ function refuseExportOverRepository(source: OutputSource, outDir: string, gitops
 async function writeTransaction(
   source: OutputSource,
   options: WriteRenderResultOptions & { beforeCommit?: (lock: LockFile) => void; run: OutputSource['run'] },
-  plan: { outDir: string; gitopsDir: string; rendered: Set<string>; gone: string[]; locked: Set<string>; lockChangedTo: (lock: LockFile) => string | undefined },
+  plan: {
+    outDir: string;
+    gitopsDir: string;
+    rendered: Set<string>;
+    gone: string[];
+    locked: Set<string>;
+    lockChangedTo: (lock: LockFile) => string | undefined;
+  },
 ): Promise<WrittenOutput> {
   const { repoRoot } = options;
   const { outDir, gitopsDir, rendered, gone, locked } = plan;
@@ -135,7 +171,8 @@ async function writeTransaction(
   // Problems of the inputs come before problems of the output folders (as when the whole result was
   // rendered before writing): when a folder cannot be written, the inputs are rendered to see.
   const inputsFirst = async (e: unknown): Promise<never> => {
-    if (e instanceof SpecError && !e.diagnostics.some((d) => d.code === 'busy')) await options.run(async () => undefined);
+    if (e instanceof SpecError && !e.diagnostics.some((d) => d.code === 'busy'))
+      await options.run(async () => undefined);
     throw e;
   };
   const txn = await beginTransaction(
@@ -144,7 +181,8 @@ async function writeTransaction(
         root: outDir,
         descend: (folder) => scope.has(folder),
         inScope: (rel) => scope.has(topFolder(rel)),
-        adoptable: (rel) => known.has(topFolder(rel)) && /^[^/]+\/(?:kustomization\.yaml|[^/]+\/[^/]+\.yaml)$/.test(rel),
+        adoptable: (rel) =>
+          known.has(topFolder(rel)) && /^[^/]+\/(?:kustomization\.yaml|[^/]+\/[^/]+\.yaml)$/.test(rel),
       },
       {
         root: gitopsDir,
@@ -152,7 +190,11 @@ async function writeTransaction(
         adoptable: (rel) => [...known].some((env) => isGitopsFileOf(rel, env)),
       },
     ],
-    { repoRoot, lockFile: path.join(repoRoot, LOCK_FILE), ...(options.failpoint ? { failpoint: options.failpoint } : {}) },
+    {
+      repoRoot,
+      lockFile: path.join(repoRoot, LOCK_FILE),
+      ...(options.failpoint ? { failpoint: options.failpoint } : {}),
+    },
   ).catch(inputsFirst);
   try {
     const [out] = txn.scans;
@@ -168,13 +210,20 @@ async function writeTransaction(
     await txn.stage(1, gitopsFiles);
     // An environment whose output folder the user deleted together with its overlay is retired on
     // purpose; one whose output is still there would be removed by this build.
-    const ownedEnvs = new Set([...out!.entries.keys()].filter((f) => !out!.record || out!.record.files.has(f)).map(topFolder));
+    const ownedEnvs = new Set(
+      [...out!.entries.keys()].filter((f) => !out!.record || out!.record.files.has(f)).map(topFolder),
+    );
     const retired = gone.filter((env) => ownedEnvs.has(env));
     if (!options.allowRemoval) {
       // What the rendered environments have committed: the files the record lists (all of them
       // without a record, as written before records existed) that are on disk.
-      const committedFiles = [...out!.entries].filter(([rel, type]) => type === 'file' && (!out!.record || out!.record.files.has(rel))).map(([rel]) => rel);
-      const read = (rel: string) => readRecordFileSync(repoRoot, path.join(outDir, ...rel.split('/')), 'output', { listed: true })?.toString('utf8');
+      const committedFiles = [...out!.entries]
+        .filter(([rel, type]) => type === 'file' && (!out!.record || out!.record.files.has(rel)))
+        .map(([rel]) => rel);
+      const read = (rel: string) =>
+        readRecordFileSync(repoRoot, path.join(outDir, ...rel.split('/')), 'output', { listed: true })?.toString(
+          'utf8',
+        );
       const problems = removalProblems({
         committed: (env) => committedEnvironment(env, committedFiles, read),
         next: lock,
@@ -190,7 +239,12 @@ async function writeTransaction(
     const [tree, consumer] = await txn.commit(lockText);
     // Files of skipped environments are in place too: count them from the records.
     const skippedFiles = [...(out!.record?.files ?? [])].filter((f) => source.skipped.includes(topFolder(f))).length;
-    const skippedConsumer = [...(txn.scans[1]!.record?.files ?? [])].filter((f) => !consumer!.written.includes(f) && source.skipped.some((env) => isGitopsFileOf(f, env)) && ![...scope].some((env) => isGitopsFileOf(f, env))).length;
+    const skippedConsumer = [...(txn.scans[1]!.record?.files ?? [])].filter(
+      (f) =>
+        !consumer!.written.includes(f) &&
+        source.skipped.some((env) => isGitopsFileOf(f, env)) &&
+        ![...scope].some((env) => isGitopsFileOf(f, env)),
+    ).length;
     return {
       lockText: lockText ?? options.previousLockText,
       written: {
@@ -208,4 +262,3 @@ async function writeTransaction(
     throw e;
   }
 }
-

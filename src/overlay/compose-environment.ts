@@ -59,7 +59,12 @@ export interface ComposeContext {
 export async function composeEnvironment(overlayDir: string, ctx: ComposeContext): Promise<ComposedEnvironment> {
   const composed = await compose(overlayDir, ctx, []);
   const { hashes, ...rest } = composed;
-  return { ...rest, inputs: split(composed.objects), inputsHash: createHash('sha256').update(hashes.join('\n')).digest('hex'), reads: hashes };
+  return {
+    ...rest,
+    inputs: split(composed.objects),
+    inputsHash: createHash('sha256').update(hashes.join('\n')).digest('hex'),
+    reads: hashes,
+  };
 }
 
 interface Partial extends OverlaySettings {
@@ -71,25 +76,50 @@ interface Partial extends OverlaySettings {
 async function compose(overlayDir: string, ctx: ComposeContext, stack: string[]): Promise<Partial> {
   const file = `${overlayDir}/${OVERLAY_FILE}`;
   if (stack.includes(overlayDir)) {
-    throw new SpecError(error('overlay', `overlays form a cycle: ${[...stack, overlayDir].join(' → ')}`, { file, hint: 'an overlay cannot be its own base, directly or through others' }));
+    throw new SpecError(
+      error('overlay', `overlays form a cycle: ${[...stack, overlayDir].join(' → ')}`, {
+        file,
+        hint: 'an overlay cannot be its own base, directly or through others',
+      }),
+    );
   }
   const overlay = await (ctx.loadOverlay ?? loadOverlay)(ctx.repoRoot, file);
   const resources = overlay.spec.resources ?? [path.relative(overlayDir, ctx.providersDir) || '.'];
-  const result: Partial = { hashes: [`overlay ${file} ${createHash('sha256').update(overlay.text).digest('hex')}`], objects: [], certManager: {}, gitops: {}, variables: {}, images: {}, imagePolicy: {}, labels: {}, chain: [] };
+  const result: Partial = {
+    hashes: [`overlay ${file} ${createHash('sha256').update(overlay.text).digest('hex')}`],
+    objects: [],
+    certManager: {},
+    gitops: {},
+    variables: {},
+    images: {},
+    imagePolicy: {},
+    labels: {},
+    chain: [],
+  };
   const problems: Diagnostic[] = [];
   for (const [index, entry] of resources.entries()) {
     // Positions are only computed when a problem is reported (locating re-parses the file).
     const at = () => ({ file, ...overlay.doc.locate(['resources', index]), field: `resources[${index}]` });
     const target = path.posix.normalize(path.posix.join(overlayDir, entry));
     if (target.startsWith('..') || path.isAbsolute(entry)) {
-      problems.push(error('overlay', `resource "${entry}" is outside the repository`, { ...at(), hint: 'bases must live inside the repository' }));
+      problems.push(
+        error('overlay', `resource "${entry}" is outside the repository`, {
+          ...at(),
+          hint: 'bases must live inside the repository',
+        }),
+      );
       continue;
     }
     try {
       // Links on the way are followed inside the repository and refused out of it, as for every input.
       const found = resolveInput(ctx.repoRoot, target);
       if (!found) {
-        problems.push(error('overlay', `resource "${entry}" does not exist (${target})`, { ...at(), hint: 'paths are relative to the overlay folder' }));
+        problems.push(
+          error('overlay', `resource "${entry}" does not exist (${target})`, {
+            ...at(),
+            hint: 'paths are relative to the overlay folder',
+          }),
+        );
         continue;
       }
       if (found.kind === 'folder' && resolveInput(ctx.repoRoot, `${target}/${OVERLAY_FILE}`) !== undefined) {
@@ -108,7 +138,11 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
         result.hashes.push(`resource ${target} ${await ctx.contentHash(target)}`);
         const classified = classifyInputs(docs);
         problems.push(...classified.diagnostics);
-        result.objects.push(...classified.inputs.providers, ...classified.inputs.configMaps, ...classified.inputs.secrets);
+        result.objects.push(
+          ...classified.inputs.providers,
+          ...classified.inputs.configMaps,
+          ...classified.inputs.secrets,
+        );
       }
     } catch (e) {
       if (e instanceof RenderError) problems.push(...e.diagnostics);
@@ -123,9 +157,16 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
     const patchFile = entry.path ? path.posix.normalize(path.posix.join(overlayDir, entry.path)) : undefined;
     // The schema takes exactly one of `patch` and `path`. A patch file is an input like any other,
     // read by the repository reader (links, file kinds, size).
-    const read = patchFile === undefined || patchFile.startsWith('..') ? undefined : await readInputFile(ctx.repoRoot, patchFile);
+    const read =
+      patchFile === undefined || patchFile.startsWith('..') ? undefined : await readInputFile(ctx.repoRoot, patchFile);
     if (patchFile !== undefined && !read) {
-      throw new SpecError(error('overlay', `patches[${index}].path "${entry.path}" does not exist inside the repository`, { file, ...at(), field: `patches[${index}].path` }));
+      throw new SpecError(
+        error('overlay', `patches[${index}].path "${entry.path}" does not exist inside the repository`, {
+          file,
+          ...at(),
+          field: `patches[${index}].path`,
+        }),
+      );
     }
     const text = read ? normalizeInputText(read.bytes.toString('utf8')) : (entry.patch ?? '');
     if (patchFile) result.hashes.push(`patch ${patchFile} ${createHash('sha256').update(text).digest('hex')}`);
@@ -152,13 +193,23 @@ async function compose(overlayDir: string, ctx: ComposeContext, stack: string[])
  * what the fleet stage needs of the environments a build does not render. Cycles and missing bases
  * are left to the build that renders the environment; here they just end the walk.
  */
-export async function composeGitopsSettings(overlayDir: string, ctx: Pick<ComposeContext, 'repoRoot' | 'loadOverlay'>, stack: readonly string[] = []): Promise<{ gitops: GitopsConfig; file: string }> {
+export async function composeGitopsSettings(
+  overlayDir: string,
+  ctx: Pick<ComposeContext, 'repoRoot' | 'loadOverlay'>,
+  stack: readonly string[] = [],
+): Promise<{ gitops: GitopsConfig; file: string }> {
   const file = `${overlayDir}/${OVERLAY_FILE}`;
   const overlay = await (ctx.loadOverlay ?? loadOverlay)(ctx.repoRoot, file);
   let gitops: GitopsConfig = {};
   for (const entry of overlay.spec.resources ?? []) {
     const target = path.posix.normalize(path.posix.join(overlayDir, entry));
-    if (target.startsWith('..') || path.isAbsolute(entry) || stack.includes(target) || resolveInput(ctx.repoRoot, `${target}/${OVERLAY_FILE}`) === undefined) continue;
+    if (
+      target.startsWith('..') ||
+      path.isAbsolute(entry) ||
+      stack.includes(target) ||
+      resolveInput(ctx.repoRoot, `${target}/${OVERLAY_FILE}`) === undefined
+    )
+      continue;
     gitops = mergeGitopsConfig(gitops, (await composeGitopsSettings(target, ctx, [...stack, overlayDir])).gitops);
   }
   return { gitops: mergeGitopsConfig(gitops, overlay.spec.gitops ?? {}), file };
@@ -173,11 +224,15 @@ function assertUnique(objects: readonly InputObject[]): void {
     const first = seen.get(key);
     if (first) {
       problems.push(
-        error('overlay', `${o.object.kind}/${namespaceOf(o.object)}/${nameOf(o.object)} is declared twice: in ${first.file} and in ${o.file}`, {
-          file: o.file,
-          ...o.locate(['metadata', 'name']),
-          hint: 'an environment takes each object once; remove one, or change it with a patch instead',
-        }),
+        error(
+          'overlay',
+          `${o.object.kind}/${namespaceOf(o.object)}/${nameOf(o.object)} is declared twice: in ${first.file} and in ${o.file}`,
+          {
+            file: o.file,
+            ...o.locate(['metadata', 'name']),
+            hint: 'an environment takes each object once; remove one, or change it with a patch instead',
+          },
+        ),
       );
     } else seen.set(key, o);
   }

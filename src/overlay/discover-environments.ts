@@ -20,13 +20,24 @@ export interface EnvironmentEntry {
 
 export const DEFAULT_ENVIRONMENT = 'default';
 
-export async function discoverEnvironments(repoRoot: string, overlaysDir: string, load: OverlayLoader = loadOverlay): Promise<EnvironmentEntry[]> {
+export async function discoverEnvironments(
+  repoRoot: string,
+  overlaysDir: string,
+  load: OverlayLoader = loadOverlay,
+): Promise<EnvironmentEntry[]> {
   // overlays/ and its folders are inputs: a link among them is followed inside the repository and
   // refused out of it (src/repository-files.ts), never skipped without a word.
   const top = resolveInput(repoRoot, overlaysDir);
-  const entries = top?.kind === 'folder' ? await fs.readdir(path.join(repoRoot, overlaysDir), { withFileTypes: true }) : [];
+  const entries =
+    top?.kind === 'folder' ? await fs.readdir(path.join(repoRoot, overlaysDir), { withFileTypes: true }) : [];
   const dirs = entries
-    .filter((x) => x.isDirectory() || (x.isSymbolicLink() && !x.name.startsWith('.') && resolveInput(repoRoot, `${overlaysDir}/${x.name}`)?.kind === 'folder'))
+    .filter(
+      (x) =>
+        x.isDirectory() ||
+        (x.isSymbolicLink() &&
+          !x.name.startsWith('.') &&
+          resolveInput(repoRoot, `${overlaysDir}/${x.name}`)?.kind === 'folder'),
+    )
     .map((x) => x.name)
     .sort((a, b) => (a < b ? -1 : 1))
     .filter((name) => resolveInput(repoRoot, `${overlaysDir}/${name}/${OVERLAY_FILE}`) !== undefined);
@@ -59,12 +70,16 @@ function nameCollisions(found: readonly Required<EnvironmentEntry>[]): Diagnosti
       continue;
     }
     problems.push(
-      error('overlay', `environment ${entry.name} (${entry.overlayDir}) and environment ${earlier.name} (${earlier.overlayDir}) would both be capi-${objectName} in Argo CD and Flux`, {
-        file: `${entry.overlayDir}/${OVERLAY_FILE}`,
-        line: 1,
-        col: 1,
-        hint: 'rename one of the overlay folders: GitOps names lower-case an environment\'s name and turn "." and "_" into "-", so environment names must differ after that',
-      }),
+      error(
+        'overlay',
+        `environment ${entry.name} (${entry.overlayDir}) and environment ${earlier.name} (${earlier.overlayDir}) would both be capi-${objectName} in Argo CD and Flux`,
+        {
+          file: `${entry.overlayDir}/${OVERLAY_FILE}`,
+          line: 1,
+          col: 1,
+          hint: 'rename one of the overlay folders: GitOps names lower-case an environment\'s name and turn "." and "_" into "-", so environment names must differ after that',
+        },
+      ),
     );
   }
   return problems;
@@ -77,7 +92,9 @@ function nameCollisions(found: readonly Required<EnvironmentEntry>[]): Diagnosti
 export function unknownEnvironments(unknown: readonly string[], known: readonly string[], extra = ''): UsageError {
   const guesses = unknown.map((u) => suggestField(u, known)).filter((g): g is string => g !== undefined);
   const mean = guesses.length > 0 ? `; did you mean ${guesses.map((g) => `--env ${g}`).join(', ')}?` : '';
-  return new UsageError(`unknown environment${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => JSON.stringify(u)).join(', ')}${extra}${mean} (environments: ${known.join(', ') || 'none'})`);
+  return new UsageError(
+    `unknown environment${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => JSON.stringify(u)).join(', ')}${extra}${mean} (environments: ${known.join(', ') || 'none'})`,
+  );
 }
 
 /** `K/N` → the environments of shard K (1-based): a round-robin over the sorted names. */
@@ -86,7 +103,9 @@ export function selectShard<T extends { name: string }>(environments: readonly T
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
   if (!m || count < 1 || index < 1 || index > count) {
-    throw new UsageError(`--shard must be K/N with 1 ≤ K ≤ N, got "${shard}" (e.g. --shard 2/4 renders the second quarter of the environments)`);
+    throw new UsageError(
+      `--shard must be K/N with 1 ≤ K ≤ N, got "${shard}" (e.g. --shard 2/4 renders the second quarter of the environments)`,
+    );
   }
   return [...environments].sort((a, b) => (a.name < b.name ? -1 : 1)).filter((_, i) => i % count === index - 1);
 }

@@ -21,7 +21,14 @@ export interface LoadedOverlay {
 
 // Compiled once on first use: the schema is a constant, so the validator is too.
 let compiled: ValidateFunction | undefined;
-const validate = (): ValidateFunction => (compiled ??= new Ajv({ allErrors: true, strict: true, strictRequired: false, validateSchema: false, code: { optimize: false } }).compile(OVERLAY_SCHEMA));
+const validate = (): ValidateFunction =>
+  (compiled ??= new Ajv({
+    allErrors: true,
+    strict: true,
+    strictRequired: false,
+    validateSchema: false,
+    code: { optimize: false },
+  }).compile(OVERLAY_SCHEMA));
 
 /** Loads an overlay file; a build passes a memoised one so each file is read and parsed once. */
 export type OverlayLoader = (repoRoot: string, file: string) => Promise<LoadedOverlay>;
@@ -39,12 +46,19 @@ export function memoizedOverlayLoader(memo: ValidationMemo = NO_VALIDATION_MEMO)
   };
 }
 
-export async function loadOverlay(repoRoot: string, file: string, memo: ValidationMemo = NO_VALIDATION_MEMO): Promise<LoadedOverlay> {
+export async function loadOverlay(
+  repoRoot: string,
+  file: string,
+  memo: ValidationMemo = NO_VALIDATION_MEMO,
+): Promise<LoadedOverlay> {
   const read = await readInputFile(repoRoot, file);
   if (read === undefined) throw new SpecError(error('input-path', `${file} does not exist`, { file }));
   const text = normalizeInputText(read.bytes.toString('utf8'));
   const docs = parseSourceDocuments(text, file);
-  if (docs.length !== 1) throw new SpecError(error('overlay', `${file} must hold exactly one YAML document, found ${docs.length}`, { file, line: 1, col: 1 }));
+  if (docs.length !== 1)
+    throw new SpecError(
+      error('overlay', `${file} must hold exactly one YAML document, found ${docs.length}`, { file, line: 1, col: 1 }),
+    );
   const doc = docs[0]!;
   const subject = `overlay\n${canonicalJson(doc.value)}`;
   if (!memo.passed(subject)) {

@@ -9,7 +9,18 @@
  * overlay line that introduced a bad value.
  */
 import { SpecError, error } from '../errors.js';
-import { annotationsOf, isJsonObject, labelsOf, nameOf, namespaceOf, apiGroup, apiVersionOnly, type JsonObject, type JsonValue, type KubeObject } from '../manifest/object.js';
+import {
+  annotationsOf,
+  isJsonObject,
+  labelsOf,
+  nameOf,
+  namespaceOf,
+  apiGroup,
+  apiVersionOnly,
+  type JsonObject,
+  type JsonValue,
+  type KubeObject,
+} from '../manifest/object.js';
 import { applyJsonPatch, JsonPatchError } from '../customize/patches/json-patch.js';
 import { applyMergePatch } from '../customize/patches/merge-patch.js';
 import { parseLabelSelector } from '../customize/patches/label-selector.js';
@@ -35,7 +46,14 @@ export function applyOverlayPatch(objects: readonly InputObject[], patch: Locate
   const site = { providerRef: patch.file, field: patch.field };
   const doc = readPatchDocument(patch.text, site);
   const fail = (message: string, hint?: string) =>
-    new SpecError(error('overlay', `${patch.field}: ${message}`, { file: patch.file, ...patch.position(), field: patch.field, ...(hint ? { hint } : {}) }));
+    new SpecError(
+      error('overlay', `${patch.field}: ${message}`, {
+        file: patch.file,
+        ...patch.position(),
+        field: patch.field,
+        ...(hint ? { hint } : {}),
+      }),
+    );
 
   let matches: (o: InputObject) => boolean;
   if (patch.target) {
@@ -43,7 +61,10 @@ export function applyOverlayPatch(objects: readonly InputObject[], patch: Locate
   } else if (doc.type === 'merge') {
     const meta = isJsonObject(doc.patch.metadata) ? doc.patch.metadata : {};
     if (typeof doc.patch.kind !== 'string' || typeof meta.name !== 'string') {
-      throw fail('a strategic-merge patch without target must name its object (apiVersion, kind, metadata.name)', 'add kind and metadata.name to the patch, or a target:');
+      throw fail(
+        'a strategic-merge patch without target must name its object (apiVersion, kind, metadata.name)',
+        'add kind and metadata.name to the patch, or a target:',
+      );
     }
     matches = (o) =>
       o.object.kind === doc.patch.kind &&
@@ -56,8 +77,13 @@ export function applyOverlayPatch(objects: readonly InputObject[], patch: Locate
 
   const matched = objects.filter(matches);
   if (matched.length === 0) {
-    const present = objects.map((o) => `${o.object.kind}/${namespaceOf(o.object) ? `${namespaceOf(o.object)}/` : ''}${nameOf(o.object)}`).sort();
-    throw fail('matches no object of the environment', `objects here: ${present.slice(0, 12).join(', ')}${present.length > 12 ? ', …' : ''}`);
+    const present = objects
+      .map((o) => `${o.object.kind}/${namespaceOf(o.object) ? `${namespaceOf(o.object)}/` : ''}${nameOf(o.object)}`)
+      .sort();
+    throw fail(
+      'matches no object of the environment',
+      `objects here: ${present.slice(0, 12).join(', ')}${present.length > 12 ? ', …' : ''}`,
+    );
   }
 
   const out: InputObject[] = [];
@@ -89,7 +115,10 @@ export function applyOverlayPatch(objects: readonly InputObject[], patch: Locate
   return out;
 }
 
-function compileOverlayTarget(target: OverlayPatchTarget, fail: (m: string, h?: string) => SpecError): (o: InputObject) => boolean {
+function compileOverlayTarget(
+  target: OverlayPatchTarget,
+  fail: (m: string, h?: string) => SpecError,
+): (o: InputObject) => boolean {
   const regex = (text: string | undefined, field: string) => {
     if (!text) return undefined;
     try {
@@ -106,13 +135,13 @@ function compileOverlayTarget(target: OverlayPatchTarget, fail: (m: string, h?: 
   return (input) => {
     const object = input.object as KubeObject;
     return (
-    (!target.group || apiGroup(object.apiVersion) === target.group) &&
-    (!target.version || apiVersionOnly(object.apiVersion) === target.version) &&
-    (!kind || kind.test(object.kind)) &&
-    (!name || name.test(nameOf(object))) &&
-    (!namespace || namespace.test(namespaceOf(object))) &&
-    (!labels || labels.matches(labelsOf(object))) &&
-    (!annotations || annotations.matches(annotationsOf(object)))
+      (!target.group || apiGroup(object.apiVersion) === target.group) &&
+      (!target.version || apiVersionOnly(object.apiVersion) === target.version) &&
+      (!kind || kind.test(object.kind)) &&
+      (!name || name.test(nameOf(object))) &&
+      (!namespace || namespace.test(namespaceOf(object))) &&
+      (!labels || labels.matches(labelsOf(object))) &&
+      (!annotations || annotations.matches(annotationsOf(object)))
     );
   };
 }
@@ -122,7 +151,9 @@ function withoutIdentity(patch: JsonObject): JsonObject {
   const { apiVersion: _a, kind: _k, ...rest } = patch;
   if (!isJsonObject(rest.metadata)) return rest;
   const { name: _n, namespace: _ns, ...meta } = rest.metadata;
-  return Object.keys(meta).length > 0 ? { ...rest, metadata: meta } : Object.fromEntries(Object.entries(rest).filter(([k]) => k !== 'metadata'));
+  return Object.keys(meta).length > 0
+    ? { ...rest, metadata: meta }
+    : Object.fromEntries(Object.entries(rest).filter(([k]) => k !== 'metadata'));
 }
 
 function rejectDirectives(value: JsonValue, path: Path, fail: (m: string, h?: string) => SpecError): void {
@@ -130,7 +161,10 @@ function rejectDirectives(value: JsonValue, path: Path, fail: (m: string, h?: st
   else if (isJsonObject(value)) {
     for (const [k, v] of Object.entries(value)) {
       if (k.startsWith('$')) {
-        throw fail(`"${[...path, k].join('.')}": strategic-merge directives other than a top-level $patch: delete are not supported here`, 'kustomize replaces lists of these custom resources whole; write the complete list, or use an RFC 6902 patch');
+        throw fail(
+          `"${[...path, k].join('.')}": strategic-merge directives other than a top-level $patch: delete are not supported here`,
+          'kustomize replaces lists of these custom resources whole; write the complete list, or use an RFC 6902 patch',
+        );
       }
       rejectDirectives(v, [...path, k], fail);
     }
@@ -151,8 +185,16 @@ function pointerSegments(pointer: string): Path {
 }
 
 function assertSameIdentity(before: KubeObject, after: JsonObject, fail: (m: string, h?: string) => SpecError): void {
-  const same = after.apiVersion === before.apiVersion && after.kind === before.kind && nameOf(after) === nameOf(before) && namespaceOf(after) === namespaceOf(before);
-  if (!same) throw fail(`would change the apiVersion, kind, name or namespace of ${describe(before)}`, 'patches may change fields, not which object it is; add a new object to a base instead');
+  const same =
+    after.apiVersion === before.apiVersion &&
+    after.kind === before.kind &&
+    nameOf(after) === nameOf(before) &&
+    namespaceOf(after) === namespaceOf(before);
+  if (!same)
+    throw fail(
+      `would change the apiVersion, kind, name or namespace of ${describe(before)}`,
+      'patches may change fields, not which object it is; add a new object to a base instead',
+    );
 }
 
 function describe(o: JsonObject): string {

@@ -1,10 +1,21 @@
-import { CERT_MANAGER_SCHEMA, GITOPS_SCHEMA, IMAGES_SCHEMA, IMAGE_POLICY_SCHEMA, VARIABLES_SCHEMA } from '../config/config-schema.js';
+import {
+  CERT_MANAGER_SCHEMA,
+  GITOPS_SCHEMA,
+  IMAGES_SCHEMA,
+  IMAGE_POLICY_SCHEMA,
+  VARIABLES_SCHEMA,
+} from '../config/config-schema.js';
 
 /** JSON Schema of overlay.yaml (unknown keys are errors, to catch typos). */
 const target = {
   type: 'object',
   additionalProperties: false,
-  properties: Object.fromEntries(['group', 'version', 'kind', 'name', 'namespace', 'labelSelector', 'annotationSelector'].map((k) => [k, { type: 'string' }])),
+  properties: Object.fromEntries(
+    ['group', 'version', 'kind', 'name', 'namespace', 'labelSelector', 'annotationSelector'].map((k) => [
+      k,
+      { type: 'string' },
+    ]),
+  ),
 };
 
 export const OVERLAY_SCHEMA = {

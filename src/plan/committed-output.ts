@@ -37,7 +37,11 @@ const INVENTORY_API = 'clusterctl.cluster.x-k8s.io/';
  * its folder deleted: nothing of it is applied). `read` returns a file's text (undefined when it
  * cannot be read); an inventory file that does not hold an inventory object is not a provider.
  */
-export function committedEnvironment(env: string, files: Iterable<string>, read: (rel: string) => string | undefined): CommittedEnvironment | undefined {
+export function committedEnvironment(
+  env: string,
+  files: Iterable<string>,
+  read: (rel: string) => string | undefined,
+): CommittedEnvironment | undefined {
   const prefix = `${env}/`;
   const crds: string[] = [];
   const providers: CommittedProvider[] = [];
@@ -53,7 +57,11 @@ export function committedEnvironment(env: string, files: Iterable<string>, read:
     }
   }
   if (!any) return undefined;
-  return { name: env, providers: providers.sort((a, b) => (a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0)), crds: crds.sort() };
+  return {
+    name: env,
+    providers: providers.sort((a, b) => (a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0)),
+    crds: crds.sort(),
+  };
 }
 
 /** The provider an inventory file's text records, or undefined. */
@@ -65,9 +73,21 @@ function inventoryProvider(text: string | undefined): Omit<CommittedProvider, 'f
   } catch {
     return undefined;
   }
-  if (!isJsonObject(object) || object.kind !== 'Provider' || typeof object.apiVersion !== 'string' || !object.apiVersion.startsWith(INVENTORY_API)) return undefined;
+  if (
+    !isJsonObject(object) ||
+    object.kind !== 'Provider' ||
+    typeof object.apiVersion !== 'string' ||
+    !object.apiVersion.startsWith(INVENTORY_API)
+  )
+    return undefined;
   const { type, providerName, version, metadata } = object;
   const namespace = isJsonObject(metadata) ? metadata.namespace : undefined;
-  if (typeof type !== 'string' || typeof providerName !== 'string' || typeof version !== 'string' || typeof namespace !== 'string') return undefined;
+  if (
+    typeof type !== 'string' ||
+    typeof providerName !== 'string' ||
+    typeof version !== 'string' ||
+    typeof namespace !== 'string'
+  )
+    return undefined;
   return { provider: `${type}/${namespace}/${providerName}`, version };
 }

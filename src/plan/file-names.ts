@@ -37,10 +37,14 @@ export function assignFileNames(objects: readonly KubeObject[], folder: string):
     const other = seen.get(name);
     if (other) {
       throw new SpecError(
-        error('output', `${describeObject(other)} and ${describeObject(objects[i]!)} would both be written to ${folder}/${name}`, {
-          object: describeObject(objects[i]!),
-          hint: 'two objects with the same kind, group, namespace and name cannot both be rendered; remove the duplicate',
-        }),
+        error(
+          'output',
+          `${describeObject(other)} and ${describeObject(objects[i]!)} would both be written to ${folder}/${name}`,
+          {
+            object: describeObject(objects[i]!),
+            hint: 'two objects with the same kind, group, namespace and name cannot both be rendered; remove the duplicate',
+          },
+        ),
       );
     }
     seen.set(name, objects[i]!);

@@ -36,7 +36,10 @@ export function kustomizationText(resources: readonly string[]): string {
  * in that order by its kustomization.yaml. Serialisation is cached (by identity, then by content),
  * so objects shared between environments are serialised once.
  */
-export function planEnvironment(env: RenderedEnvironment, serializer: CachedSerializer = createCachedSerializer()): OutputFiles {
+export function planEnvironment(
+  env: RenderedEnvironment,
+  serializer: CachedSerializer = createCachedSerializer(),
+): OutputFiles {
   assertSafeSegment(env.name, 'environment name');
   const files: [string, string][] = [];
   for (const component of env.components) {
@@ -57,7 +60,8 @@ export function planEnvironment(env: RenderedEnvironment, serializer: CachedSeri
 export function environmentStream(env: RenderedEnvironment): string {
   const docs: string[] = [];
   for (const component of env.components) {
-    for (const { object } of sortObjects(component.objects.map((object) => ({ object })))) docs.push(serializeObject(object));
+    for (const { object } of sortObjects(component.objects.map((object) => ({ object }))))
+      docs.push(serializeObject(object));
   }
   return docs.join('---\n');
 }

@@ -33,7 +33,8 @@ export function shareNamespaces(components: readonly RenderedComponent[]): Rende
 export function namespaceOwners(components: readonly RenderedComponent[]): Map<string, string[]> {
   const creator = new Map<string, string>();
   for (const c of components) {
-    for (const o of c.objects) if (o.kind === 'Namespace' && o.apiVersion === 'v1' && !creator.has(nameOf(o))) creator.set(nameOf(o), c.name);
+    for (const o of c.objects)
+      if (o.kind === 'Namespace' && o.apiVersion === 'v1' && !creator.has(nameOf(o))) creator.set(nameOf(o), c.name);
   }
   const out = new Map<string, string[]>();
   for (const c of components) {
@@ -42,7 +43,10 @@ export function namespaceOwners(components: readonly RenderedComponent[]): Map<s
       const from = creator.get(namespaceOf(o));
       if (from !== undefined && from !== c.name) needs.add(from);
     }
-    out.set(c.name, components.map((x) => x.name).filter((n) => needs.has(n)));
+    out.set(
+      c.name,
+      components.map((x) => x.name).filter((n) => needs.has(n)),
+    );
   }
   return out;
 }

@@ -50,7 +50,12 @@ export interface EnvironmentProbe {
  * Probes `environment` of `repoRoot`; undefined when it cannot be composed here (an unknown name, a
  * problem in an input, an interrupted build): the full render then says what is wrong.
  */
-export async function probeEnvironment(repoRoot: string, environment: string, cacheDir: string, use: CacheUse = createCacheUse()): Promise<EnvironmentProbe | undefined> {
+export async function probeEnvironment(
+  repoRoot: string,
+  environment: string,
+  cacheDir: string,
+  use: CacheUse = createCacheUse(),
+): Promise<EnvironmentProbe | undefined> {
   try {
     return await probe(repoRoot, environment, cacheDir, use);
   } catch (e) {
@@ -59,7 +64,12 @@ export async function probeEnvironment(repoRoot: string, environment: string, ca
   }
 }
 
-async function probe(repoRoot: string, environment: string, cacheDir: string, use: CacheUse): Promise<EnvironmentProbe | undefined> {
+async function probe(
+  repoRoot: string,
+  environment: string,
+  cacheDir: string,
+  use: CacheUse,
+): Promise<EnvironmentProbe | undefined> {
   if (existsSync(path.join(repoRoot, WORK_DIR)) && (await hasInterruptedWrite(repoRoot))) return undefined;
   const memo = createValidationMemo(path.join(cacheDir, 'validated'), use);
   const repo = await loadRepository(repoRoot, memo);
@@ -68,7 +78,10 @@ async function probe(repoRoot: string, environment: string, cacheDir: string, us
   if (!SAFE_NAME.test(environment)) return undefined;
   const overlaysDir = repo.config.overlaysDir.replace(/\/+$/, '');
   const overlayDir = `${overlaysDir}/${environment}`;
-  const inputFiles = await inputFileDigests(repoRoot, { ...repo.config, ...(usesSops(repo.config.secrets) ? { sops: true } : {}) });
+  const inputFiles = await inputFileDigests(repoRoot, {
+    ...repo.config,
+    ...(usesSops(repo.config.secrets) ? { sops: true } : {}),
+  });
   const overlays = memoizedOverlayLoader(memo);
   let entry: { name: string; overlayDir?: string };
   if (existsSync(path.join(repoRoot, overlayDir, OVERLAY_FILE))) {
@@ -83,7 +96,8 @@ async function probe(repoRoot: string, environment: string, cacheDir: string, us
 
   const settings = mergeGitopsConfig(repo.config.gitops, composed.gitops);
   let flavourFile = CONFIG_FILE;
-  for (const file of composed.chain) if ((await overlays(repoRoot, file)).spec.gitops?.flavour !== undefined) flavourFile = file;
+  for (const file of composed.chain)
+    if ((await overlays(repoRoot, file)).spec.gitops?.flavour !== undefined) flavourFile = file;
   const found: EnvironmentProbe = {
     flavour: settings.flavour ?? 'kustomize',
     flavourFile,
@@ -93,9 +107,18 @@ async function probe(repoRoot: string, environment: string, cacheDir: string, us
 
   const locked = lock.environments.find((e) => e.name === environment);
   if (!locked || !sameFiles(lock, inputFiles) || !nothingToDrop(lock)) return found;
-  const inputsHash = environmentInputsHash(buildInputsHash(repo, inputFiles), composed, locked.providers, lock.artifacts, lockedImagesOf(lock, environment));
+  const inputsHash = environmentInputsHash(
+    buildInputsHash(repo, inputFiles),
+    composed,
+    locked.providers,
+    lock.artifacts,
+    lockedImagesOf(lock, environment),
+  );
   if (inputsHash === undefined || inputsHash !== locked.inputs) return found;
-  return { ...found, streamKey: streamKey({ environment, inputsHash, lockEntry: locked, images: lockedImagesOf(lock, environment) }) };
+  return {
+    ...found,
+    streamKey: streamKey({ environment, inputsHash, lockEntry: locked, images: lockedImagesOf(lock, environment) }),
+  };
 }
 
 /** An environment name that is one path segment (overlays/<name>). */
@@ -112,7 +135,10 @@ function sameFiles(lock: LockFile, files: readonly { file: string; sha256: strin
 function nothingToDrop(lock: LockFile): boolean {
   const versions = new Set(lock.environments.flatMap((e) => e.providers.map((p) => `${p.source}\u0000${p.version}`)));
   const images = new Set(lock.environments.flatMap((e) => e.images ?? []));
-  return lock.artifacts.every((a) => versions.has(`${a.source}\u0000${a.version}`)) && (lock.images ?? []).every((i) => images.has(i.image));
+  return (
+    lock.artifacts.every((a) => versions.has(`${a.source}\u0000${a.version}`)) &&
+    (lock.images ?? []).every((i) => images.has(i.image))
+  );
 }
 
 function isFileError(e: unknown): boolean {

@@ -46,20 +46,42 @@ interface StreamEntry {
  * `images` the digests the lock pins for it; `inputsHash` must be the one the lock records, checked
  * against the inputs on disk by the caller.
  */
-export function streamKey(parts: { environment: string; inputsHash: string; lockEntry: unknown; images: unknown }): string {
+export function streamKey(parts: {
+  environment: string;
+  inputsHash: string;
+  lockEntry: unknown;
+  images: unknown;
+}): string {
   return createHash('sha256')
     .update(`capi-render ${packageVersion()} cmp-generate stream 1\n${codeIdentity()}\n`)
-    .update(canonicalJson({ environment: parts.environment, inputs: parts.inputsHash, lock: parts.lockEntry, images: parts.images }))
+    .update(
+      canonicalJson({
+        environment: parts.environment,
+        inputs: parts.inputsHash,
+        lock: parts.lockEntry,
+        images: parts.images,
+      }),
+    )
     .digest('hex');
 }
 
 /** The cached stream and the warnings its render printed, or undefined (absent, incomplete or damaged). */
-export function readStream(cacheDir: string, key: string, use?: CacheUse): { text: string; warnings: Diagnostic[] } | undefined {
+export function readStream(
+  cacheDir: string,
+  key: string,
+  use?: CacheUse,
+): { text: string; warnings: Diagnostic[] } | undefined {
   const file = path.join(cacheDir, STREAMS_FOLDER, `${key}.json`);
   let entry: StreamEntry;
   try {
     entry = JSON.parse(readFileSync(file, 'utf8')) as StreamEntry;
-    if (entry.key !== key || !Array.isArray(entry.documents) || entry.documents.length === 0 || !Array.isArray(entry.warnings)) return undefined;
+    if (
+      entry.key !== key ||
+      !Array.isArray(entry.documents) ||
+      entry.documents.length === 0 ||
+      !Array.isArray(entry.warnings)
+    )
+      return undefined;
   } catch {
     return undefined;
   }
@@ -83,7 +105,13 @@ export function readStream(cacheDir: string, key: string, use?: CacheUse): { tex
 }
 
 /** Stores a stream given as its documents (best effort: a cache that cannot be written only costs time). */
-export async function writeStream(cacheDir: string, key: string, documents: readonly string[], warnings: readonly Diagnostic[], use?: CacheUse): Promise<void> {
+export async function writeStream(
+  cacheDir: string,
+  key: string,
+  documents: readonly string[],
+  warnings: readonly Diagnostic[],
+  use?: CacheUse,
+): Promise<void> {
   try {
     const documentsDir = path.join(cacheDir, DOCUMENTS_FOLDER);
     await makePrivateDir(documentsDir);
@@ -102,7 +130,10 @@ export async function writeStream(cacheDir: string, key: string, documents: read
     await makePrivateDir(streamsDir);
     const file = path.join(streamsDir, `${key}.json`);
     // The index last: until it exists, the entry is a miss.
-    await writePrivateFile(file, `${JSON.stringify({ key, documents: digests, warnings: [...warnings] } satisfies StreamEntry)}\n`);
+    await writePrivateFile(
+      file,
+      `${JSON.stringify({ key, documents: digests, warnings: [...warnings] } satisfies StreamEntry)}\n`,
+    );
     use?.wrote(file);
   } catch {
     // Only time is lost next run.

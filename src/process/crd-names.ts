@@ -34,13 +34,23 @@ export function checkCrdNames(objects: readonly KubeObject[], ctx: CrdNameCheckC
     const annotations = isJsonObject(metadata.annotations) ? metadata.annotations : {};
     if (Object.hasOwn(annotations, SKIP_CRD_NAME_CHECK_ANNOTATION)) continue;
     // clusterctl looks only at the version part of apiVersion, whatever the group.
-    const version = String(object.apiVersion ?? '').split('/').pop();
+    const version = String(object.apiVersion ?? '')
+      .split('/')
+      .pop();
     if (version !== 'v1' && version !== 'v1beta1') {
       problems.push(
-        error('crd-name', peerWording('clusterctl', `failed to read group and kind from CustomResourceDefinition: failed to read ${version} CustomResourceDefinition ${JSON.stringify(name)}`, ctx.providerRef), {
-          ...where,
-          hint: 'a CustomResourceDefinition must be apiextensions.k8s.io/v1 (or the old v1beta1)',
-        }),
+        error(
+          'crd-name',
+          peerWording(
+            'clusterctl',
+            `failed to read group and kind from CustomResourceDefinition: failed to read ${version} CustomResourceDefinition ${JSON.stringify(name)}`,
+            ctx.providerRef,
+          ),
+          {
+            ...where,
+            hint: 'a CustomResourceDefinition must be apiextensions.k8s.io/v1 (or the old v1beta1)',
+          },
+        ),
       );
       continue;
     }

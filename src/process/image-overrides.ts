@@ -18,7 +18,15 @@
  * so an operator-wide `images.all.repository` overrides even an explicit imageUrl.
  */
 import { SpecError, error, peerWording, throwIfErrors, type Diagnostic } from '../errors.js';
-import { describeObject, getIn, isJsonObject, nameOf, setIn, type JsonValue, type KubeObject } from '../manifest/object.js';
+import {
+  describeObject,
+  getIn,
+  isJsonObject,
+  nameOf,
+  setIn,
+  type JsonValue,
+  type KubeObject,
+} from '../manifest/object.js';
 import { formatImageReference, parseImageReference } from './image-reference.js';
 
 /** One `images:` value; empty or absent fields leave that part of the image alone. */
@@ -70,7 +78,12 @@ export function resolveImageOverride(overrides: ImageOverrides, component: strin
  * for an image that does not parse (in `tolerant` mode, only for images that are not merely
  * non-canonical), and for a malformed `overrides` entry (all of those collected).
  */
-export function applyImageOverrides(objects: readonly KubeObject[], component: string, overrides: ImageOverrides, mode: ImageOverrideMode): KubeObject[] {
+export function applyImageOverrides(
+  objects: readonly KubeObject[],
+  component: string,
+  overrides: ImageOverrides,
+  mode: ImageOverrideMode,
+): KubeObject[] {
   throwIfErrors(checkOverrides(overrides));
   return objects.map((object) => {
     if (!WORKLOAD_KINDS.has(object.kind)) return object;
@@ -82,7 +95,11 @@ export function applyImageOverrides(objects: readonly KubeObject[], component: s
       containers.forEach((container, index) => {
         if (!isJsonObject(container)) return;
         const image = typeof container.image === 'string' ? container.image : '';
-        const altered = alterImage(image, component, overrides, mode, () => ({ object, field: `${path.join('.')}[${index}].image`, container: container.name }));
+        const altered = alterImage(image, component, overrides, mode, () => ({
+          object,
+          field: `${path.join('.')}[${index}].image`,
+          container: container.name,
+        }));
         if (altered !== image) result = setIn(result, [...path, index, 'image'], altered);
       });
     }
@@ -102,7 +119,8 @@ export function listImages(objects: readonly KubeObject[]): string[] {
       const containers = getIn(object, ['spec', 'template', 'spec', list]);
       if (!Array.isArray(containers)) continue;
       for (const container of containers) {
-        if (isJsonObject(container) && typeof container.image === 'string' && container.image !== '') images.add(container.image);
+        if (isJsonObject(container) && typeof container.image === 'string' && container.image !== '')
+          images.add(container.image);
       }
     }
   }
@@ -116,12 +134,20 @@ export function listImages(objects: readonly KubeObject[]): string[] {
  * against, so a rule written for the names a provider releases still applies to its mirror, and
  * what the lock keys a pinned image by (images/pin-images.ts lockKey). Pure.
  */
-export function imageOrigins(released: readonly string[], component: string, overrides: ImageOverrides): Map<string, string[]> {
+export function imageOrigins(
+  released: readonly string[],
+  component: string,
+  overrides: ImageOverrides,
+): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const image of released) {
     let rendered: string;
     try {
-      rendered = alterImage(image, component, overrides, 'tolerant', () => ({ object: { apiVersion: 'v1', kind: 'Pod', metadata: {} }, field: '', container: undefined }));
+      rendered = alterImage(image, component, overrides, 'tolerant', () => ({
+        object: { apiVersion: 'v1', kind: 'Pod', metadata: {} },
+        field: '',
+        container: undefined,
+      }));
     } catch {
       continue;
     }
@@ -144,24 +170,42 @@ interface ImageSite {
  * spells them — `deamonSet` included; '' for a site that is no Deployment or DaemonSet container.
  */
 function fixImagesChain(where: ImageSite): string {
-  const workload = where.object.kind === 'Deployment' ? 'deployment' : where.object.kind === 'DaemonSet' ? 'deamonSet' : undefined;
+  const workload =
+    where.object.kind === 'Deployment' ? 'deployment' : where.object.kind === 'DaemonSet' ? 'deamonSet' : undefined;
   if (workload === undefined || typeof where.container !== 'string') return '';
   const list = where.field.includes('initContainers') ? 'failed to fix init containers' : 'failed to fix containers';
   return `failed to apply image overrides: failed to fix containers in ${workload} ${nameOf(where.object)}: ${list}: failed to fix image for container ${where.container}: `;
 }
 
-function alterImage(text: string, component: string, overrides: ImageOverrides, mode: ImageOverrideMode, site: () => ImageSite): string {
+function alterImage(
+  text: string,
+  component: string,
+  overrides: ImageOverrides,
+  mode: ImageOverrideMode,
+  site: () => ImageSite,
+): string {
   const parsed = parseImageReference(text);
   if (parsed.kind === 'not-canonical' && mode === 'tolerant') return text;
   if (parsed.kind !== 'ok') {
     const where = site();
-    const hint = parsed.kind === 'not-canonical' ? `write the fully qualified form ${JSON.stringify(parsed.normalized)} (clusterctl requires it)` : 'fix the image reference, e.g. with a patch or spec.deployment.containers[].imageUrl';
+    const hint =
+      parsed.kind === 'not-canonical'
+        ? `write the fully qualified form ${JSON.stringify(parsed.normalized)} (clusterctl requires it)`
+        : 'fix the image reference, e.g. with a patch or spec.deployment.containers[].imageUrl';
     throw new SpecError(
-      error('image', peerWording('clusterctl', `${fixImagesChain(where)}couldn't parse image name: ${parsed.reason}`, `${describeObject(where.object)} container ${JSON.stringify(where.container ?? '')} image ${JSON.stringify(text)}`), {
-        object: describeObject(where.object),
-        field: where.field,
-        hint,
-      }),
+      error(
+        'image',
+        peerWording(
+          'clusterctl',
+          `${fixImagesChain(where)}couldn't parse image name: ${parsed.reason}`,
+          `${describeObject(where.object)} container ${JSON.stringify(where.container ?? '')} image ${JSON.stringify(text)}`,
+        ),
+        {
+          object: describeObject(where.object),
+          field: where.field,
+          hint,
+        },
+      ),
     );
   }
   const override = resolveImageOverride(overrides, component, parsed.image.name);
@@ -180,15 +224,23 @@ function alterImage(text: string, component: string, overrides: ImageOverrides, 
  * runs drops it while decoding, so the operator would pull the original name. An error for each such
  * entry (code `image`), at `where`; a rename the output could not honour is never silently dropped.
  */
-export function imageNameProblems(overrides: ImageOverrides, where: { file: string; object?: string }, baselineTitle: string): Diagnostic[] {
+export function imageNameProblems(
+  overrides: ImageOverrides,
+  where: { file: string; object?: string },
+  baselineTitle: string,
+): Diagnostic[] {
   return Object.entries(overrides)
     .filter(([, entry]) => isJsonObject(entry as JsonValue) && typeof entry.name === 'string' && entry.name !== '')
     .map(([key]) =>
-      error('image', `images.${key}.name renames an image, which ${baselineTitle} does not do (the field came with clusterctl v1.13, cluster-api #13014)`, {
-        ...where,
-        field: `images.${key}.name`,
-        hint: 'mirror the image under its own name and override only repository and tag, or set emulate: clusterctl-v1.14 in capi-render.yaml',
-      }),
+      error(
+        'image',
+        `images.${key}.name renames an image, which ${baselineTitle} does not do (the field came with clusterctl v1.13, cluster-api #13014)`,
+        {
+          ...where,
+          field: `images.${key}.name`,
+          hint: 'mirror the image under its own name and override only repository and tag, or set emulate: clusterctl-v1.14 in capi-render.yaml',
+        },
+      ),
     );
 }
 
@@ -200,12 +252,19 @@ function checkOverrides(overrides: ImageOverrides): Diagnostic[] {
   const problems: Diagnostic[] = [];
   for (const [key, entry] of Object.entries(overrides as Record<string, unknown>)) {
     if (!isJsonObject(entry as JsonValue)) {
-      problems.push(error('image', `images.${key} must be a map of repository, name and tag`, { field: `images.${key}` }));
+      problems.push(
+        error('image', `images.${key} must be a map of repository, name and tag`, { field: `images.${key}` }),
+      );
       continue;
     }
     for (const [field, value] of Object.entries(entry as Record<string, unknown>)) {
       if (!OVERRIDE_FIELDS.has(field)) {
-        problems.push(error('image', `images.${key}.${field} is not an image override field`, { field: `images.${key}.${field}`, hint: 'use repository, name or tag' }));
+        problems.push(
+          error('image', `images.${key}.${field} is not an image override field`, {
+            field: `images.${key}.${field}`,
+            hint: 'use repository, name or tag',
+          }),
+        );
       } else if (typeof value !== 'string') {
         problems.push(error('image', `images.${key}.${field} must be a string`, { field: `images.${key}.${field}` }));
       }

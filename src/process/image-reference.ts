@@ -52,7 +52,12 @@ export function parseImageReference(text: string): ParseImageResult {
   const slash = normalized.name.lastIndexOf('/');
   return {
     kind: 'ok',
-    image: { repository: normalized.name.slice(0, slash), name: normalized.name.slice(slash + 1), tag: normalized.tag, digest: normalized.digest },
+    image: {
+      repository: normalized.name.slice(0, slash),
+      name: normalized.name.slice(slash + 1),
+      tag: normalized.tag,
+      digest: normalized.digest,
+    },
   };
 }
 
@@ -84,7 +89,9 @@ function parseNormalizedName(text: string): NormalizedName | string {
   const match = REFERENCE.exec(candidate);
   if (match === null) {
     const lower = candidate.toLowerCase();
-    return lower !== candidate && REFERENCE.test(lower) ? 'repository name must be lowercase' : 'invalid reference format';
+    return lower !== candidate && REFERENCE.test(lower)
+      ? 'repository name must be lowercase'
+      : 'invalid reference format';
   }
   const name = match[1] ?? '';
   const path = NAME.exec(name)?.[2] ?? name;

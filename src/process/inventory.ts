@@ -17,9 +17,13 @@ import { packagePath } from '../package-files.js';
  * v1.14.0's, and v1.12.10's differs from it in that annotation only (v0.19.0 against v0.21.0).
  */
 export function inventoryCrd(generator?: string): KubeObject {
-  const crd = jsYaml.load(readFileSync(packagePath('schemas', 'clusterctl-api.yaml'), 'utf8'), { schema: jsYaml.CORE_SCHEMA }) as KubeObject;
+  const crd = jsYaml.load(readFileSync(packagePath('schemas', 'clusterctl-api.yaml'), 'utf8'), {
+    schema: jsYaml.CORE_SCHEMA,
+  }) as KubeObject;
   const labelled = setIn(crd, ['metadata', 'labels', CLUSTERCTL_CORE_LABEL], 'inventory');
-  return generator === undefined ? labelled : setIn(labelled, ['metadata', 'annotations', CONTROLLER_GEN_ANNOTATION], generator);
+  return generator === undefined
+    ? labelled
+    : setIn(labelled, ['metadata', 'annotations', CONTROLLER_GEN_ANNOTATION], generator);
 }
 
 const CONTROLLER_GEN_ANNOTATION = 'controller-gen.kubebuilder.io/version';

@@ -121,21 +121,32 @@ export function renderProviderComponents(input: ProviderComponentsInput): Provid
         }
         throw e;
       }
-      throw new SpecError(error('components-invalid', `${name} failed for ${providerRef}: ${(e as Error).message}`, { object: providerRef, file: input.componentsSource }));
+      throw new SpecError(
+        error('components-invalid', `${name} failed for ${providerRef}: ${(e as Error).message}`, {
+          object: providerRef,
+          file: input.componentsSource,
+        }),
+      );
     }
   };
 
   const text = step('additional manifests', () =>
-    input.additionalManifests ? appendAdditionalManifests(input.componentsText, input.additionalManifests, providerRef) : input.componentsText,
+    input.additionalManifests
+      ? appendAdditionalManifests(input.componentsText, input.additionalManifests, providerRef)
+      : input.componentsText,
   );
-  const template = step('variable substitution', () => (input.compile ?? compileTemplate)(text, input.componentsSource));
+  const template = step('variable substitution', () =>
+    (input.compile ?? compileTemplate)(text, input.componentsSource),
+  );
   // Every referenced variable is looked up exactly once: the values decide the memo key, and the
   // substitution below reuses them.
   const values = new Map(template.names.map((name) => [name, input.lookupVariable(name)] as const));
   const key = input.memo && input.textKey ? memoKey(input, values) : undefined;
   const remembered = key === undefined ? undefined : input.memo!.get(key);
   if (remembered) return remembered;
-  const substituted = step('variable substitution', () => template.substituteParts((name) => (values.has(name) ? values.get(name) : input.lookupVariable(name))));
+  const substituted = step('variable substitution', () =>
+    template.substituteParts((name) => (values.has(name) ? values.get(name) : input.lookupVariable(name))),
+  );
   const resources = step('parse', () => {
     try {
       return (input.parse ?? parseJoined)({ parts: template.parts, texts: substituted.texts }, input.componentsSource);
@@ -194,15 +205,32 @@ const NO_ORIGIN = { source: '', document: -1 };
  * of every step as the same objects; the steps that look at all objects at once (the target
  * namespace, the customisation and patch checks, the CRD names) run on every call.
  */
-function processObjects(parsed: readonly Resource[], input: ProviderComponentsInput, label: string, step: Step): { objects: KubeObject[]; target: string } {
+function processObjects(
+  parsed: readonly Resource[],
+  input: ProviderComponentsInput,
+  label: string,
+  step: Step,
+): { objects: KubeObject[]; target: string } {
   const { cr } = input;
   const memo = input.objectMemo ?? NO_OBJECT_MEMO;
   const providerRef = `${cr.kind}/${cr.namespace}/${cr.name}`;
   const imagesKey = canonicalJson({ label, images: input.images });
   // The resource steps read only the object; the origin goes along unchanged.
   const each = (resources: readonly Resource[], key: string, fn: (r: Resource) => KubeObject): Resource[] =>
-    memo.map(resources.map((r) => r.object), key, (object) => fn({ object, origin: NO_ORIGIN })).map((object, i) => withObject(resources[i]!, object));
-  let resources = step('image overrides', () => each(parsed, `images-strict\u0000${imagesKey}`, (r) => applyImageOverrides([r.object], label, input.images, 'strict')[0]!));
+    memo
+      .map(
+        resources.map((r) => r.object),
+        key,
+        (object) => fn({ object, origin: NO_ORIGIN }),
+      )
+      .map((object, i) => withObject(resources[i]!, object));
+  let resources = step('image overrides', () =>
+    each(
+      parsed,
+      `images-strict\u0000${imagesKey}`,
+      (r) => applyImageOverrides([r.object], label, input.images, 'strict')[0]!,
+    ),
+  );
   const declared = step('target namespace', () => inspectTargetNamespace(resources, input.componentsSource));
   // The operator always installs into the provider CR's namespace, whatever the artifact declares.
   const target = cr.namespace || declared;
@@ -210,13 +238,23 @@ function processObjects(parsed: readonly Resource[], input: ProviderComponentsIn
   if (withNamespace.length > resources.length) {
     // The Namespace clusterctl adds is the same object in every environment.
     const added = withNamespace.at(-1)!;
-    withNamespace[withNamespace.length - 1] = withObject(added, memo.value(`namespace\u0000${target}`, () => added.object));
+    withNamespace[withNamespace.length - 1] = withObject(
+      added,
+      memo.value(`namespace\u0000${target}`, () => added.object),
+    );
   }
-  resources = step('target namespace', () => each(withNamespace, `namespace\u0000${target}`, (r) => fixTargetNamespace([r], target)[0]!.object));
+  resources = step('target namespace', () =>
+    each(withNamespace, `namespace\u0000${target}`, (r) => fixTargetNamespace([r], target)[0]!.object),
+  );
   resources = each(resources, `labels\u0000${label}`, (r) => addLabels([r], commonLabels(label))[0]!.object);
   let objects = resources.map((r) => r.object);
   objects = step('deployment customisation', () => {
-    const customizer = deploymentCustomizer(objects, { providerRef, deployment: cr.spec.deployment, manager: cr.spec.manager, additionalDeployments: cr.spec.additionalDeployments });
+    const customizer = deploymentCustomizer(objects, {
+      providerRef,
+      deployment: cr.spec.deployment,
+      manager: cr.spec.manager,
+      additionalDeployments: cr.spec.additionalDeployments,
+    });
     return memo.map(objects, `customize\u0000${customizer.key}`, (o) => customizer.customize(o));
   });
   if (cr.spec.patches !== undefined || cr.spec.manifestPatches !== undefined) {
@@ -226,8 +264,18 @@ function processObjects(parsed: readonly Resource[], input: ProviderComponentsIn
   if (crdNames.length > 0) throw new SpecError(crdNames);
   const stringMaps = checkStringMaps(objects, { providerRef, file: cr.file, line: cr.line });
   if (stringMaps.length > 0) throw new SpecError(stringMaps);
-  objects = step('image overrides', () => memo.map(objects, `images-tolerant\u0000${imagesKey}`, (o) => applyImageOverrides([o], label, input.images, 'tolerant')[0]!));
-  objects.push(memo.value(`inventory\u0000${canonicalJson([cr.kind, cr.name, target, input.version])}`, () => inventoryObject(cr.kind, cr.name, target, input.version)));
+  objects = step('image overrides', () =>
+    memo.map(
+      objects,
+      `images-tolerant\u0000${imagesKey}`,
+      (o) => applyImageOverrides([o], label, input.images, 'tolerant')[0]!,
+    ),
+  );
+  objects.push(
+    memo.value(`inventory\u0000${canonicalJson([cr.kind, cr.name, target, input.version])}`, () =>
+      inventoryObject(cr.kind, cr.name, target, input.version),
+    ),
+  );
   objects = memo.map(objects, 'clean', (object) => cleanObjects([{ object, origin: NO_ORIGIN }])[0]!.object);
   return { objects, target };
 }

@@ -35,14 +35,18 @@ export function checkStringMaps(objects: readonly KubeObject[], ctx: StringMapCh
       for (const [key, value] of Object.entries(map)) {
         if (value === null || typeof value === 'string') continue;
         problems.push(
-          error('components-invalid', `${ctx.providerRef}: ${id} ${field}.${key} is ${describe(value)}, not a string: the API server refuses the object`, {
-            file: ctx.file,
-            line: ctx.line,
-            col: 1,
-            object: id,
-            field: `${field}.${key}`,
-            hint: "a ${VAR} substituted there unquoted is read as YAML: give the variable a value that carries its own quotes (e.g. \"'true'\", as a default written ${VAR:='false'} does), or fix the value with a spec.patches entry",
-          }),
+          error(
+            'components-invalid',
+            `${ctx.providerRef}: ${id} ${field}.${key} is ${describe(value)}, not a string: the API server refuses the object`,
+            {
+              file: ctx.file,
+              line: ctx.line,
+              col: 1,
+              object: id,
+              field: `${field}.${key}`,
+              hint: "a ${VAR} substituted there unquoted is read as YAML: give the variable a value that carries its own quotes (e.g. \"'true'\", as a default written ${VAR:='false'} does), or fix the value with a spec.patches entry",
+            },
+          ),
         );
       }
     }

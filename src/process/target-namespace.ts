@@ -191,7 +191,11 @@ function fixCertificateDnsNames(obj: KubeObject, originalNamespace: string, targ
           `${SET_TARGET_NAMESPACE}: failed to get .spec.dnsNames from Certificate ${namespaceOf(obj)}/${nameOf(obj)}`,
           `spec.dnsNames of ${describeObject(obj)} is not a list of strings`,
         ),
-        { object: describeObject(obj), field: 'spec.dnsNames', hint: 'cert-manager takes spec.dnsNames as a list of DNS names (strings)' },
+        {
+          object: describeObject(obj),
+          field: 'spec.dnsNames',
+          hint: 'cert-manager takes spec.dnsNames as a list of DNS names (strings)',
+        },
       ),
     );
   }

@@ -28,7 +28,11 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d
  * to the repository root. Throws UsageError for a bad `--created` or when git cannot answer and
  * the flag is missing; SpecError `publish` for uncommitted output.
  */
-export async function artifactMetadata(flags: ArtifactMetadataFlags, git: GitRunner, outputFolder: string): Promise<ArtifactMetadata> {
+export async function artifactMetadata(
+  flags: ArtifactMetadataFlags,
+  git: GitRunner,
+  outputFolder: string,
+): Promise<ArtifactMetadata> {
   checkCreatedFlag(flags.created);
   const ask = async (args: string[], flag: string): Promise<string> => {
     try {
@@ -44,13 +48,20 @@ export async function artifactMetadata(flags: ArtifactMetadataFlags, git: GitRun
     const dirty = await ask(['status', '--porcelain', '--', outputFolder], '--revision');
     if (dirty !== '') {
       throw new SpecError(
-        error('publish', `${outputFolder} has uncommitted changes, so commit ${commit} does not describe what would be published`, {
-          file: outputFolder,
-          hint: 'commit the build first (or pass --revision to name what this is)',
-        }),
+        error(
+          'publish',
+          `${outputFolder} has uncommitted changes, so commit ${commit} does not describe what would be published`,
+          {
+            file: outputFolder,
+            hint: 'commit the build first (or pass --revision to name what this is)',
+          },
+        ),
       );
     }
-    const branch = await git(['symbolic-ref', '-q', '--short', 'HEAD']).then((b) => b.toString('utf8').trim(), () => '');
+    const branch = await git(['symbolic-ref', '-q', '--short', 'HEAD']).then(
+      (b) => b.toString('utf8').trim(),
+      () => '',
+    );
     revision = branch === '' ? `sha1:${commit}` : `${branch}@sha1:${commit}`;
   }
   let created = flags.created;
@@ -64,7 +75,9 @@ export async function artifactMetadata(flags: ArtifactMetadataFlags, git: GitRun
 /** Throws UsageError unless `created` is undefined, `commit` or an RFC 3339 time (checked before any work). */
 export function checkCreatedFlag(created: string | undefined): void {
   if (created !== undefined && created !== 'commit' && (!RFC3339.test(created) || Number.isNaN(Date.parse(created)))) {
-    throw new UsageError(`--created must be "commit" or an RFC 3339 time such as 2026-01-31T12:00:00Z, not ${JSON.stringify(created)}`);
+    throw new UsageError(
+      `--created must be "commit" or an RFC 3339 time such as 2026-01-31T12:00:00Z, not ${JSON.stringify(created)}`,
+    );
   }
 }
 

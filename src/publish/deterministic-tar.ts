@@ -22,7 +22,8 @@ export interface TarFile {
 export function deterministicTar(files: readonly TarFile[]): Uint8Array {
   const byPath = new Map<string, Uint8Array>();
   for (const f of files) {
-    if (f.path === '' || f.path.startsWith('/') || f.path.split('/').some((s) => s === '' || s === '.' || s === '..')) throw new Error(`unsafe archive path ${JSON.stringify(f.path)}`);
+    if (f.path === '' || f.path.startsWith('/') || f.path.split('/').some((s) => s === '' || s === '.' || s === '..'))
+      throw new Error(`unsafe archive path ${JSON.stringify(f.path)}`);
     if (byPath.has(f.path)) throw new Error(`archive path ${f.path} is given twice`);
     byPath.set(f.path, f.bytes);
   }

@@ -48,12 +48,23 @@ export interface ProviderArtifact {
 export function packProviderArtifact(input: ProviderArtifactInput): ProviderArtifact {
   const bad = input.files.filter((f) => f.name === '' || f.name.includes('/') || f.name === '.' || f.name === '..');
   if (bad.length > 0) {
-    throw new SpecError(error('publish', `cannot publish ${bad.map((f) => JSON.stringify(f.name)).join(', ')}: the cluster-api layout holds files at the archive root`, { hint: 'name each file as the release names it, e.g. core-components.yaml' }));
+    throw new SpecError(
+      error(
+        'publish',
+        `cannot publish ${bad.map((f) => JSON.stringify(f.name)).join(', ')}: the cluster-api layout holds files at the archive root`,
+        { hint: 'name each file as the release names it, e.g. core-components.yaml' },
+      ),
+    );
   }
   const tar = deterministicTar(input.files.map((f) => ({ path: f.name, bytes: f.bytes })));
   const layer = new Uint8Array(gzipSync(tar, { level: 9 }));
   layer[GZIP_OS_BYTE] = GZIP_OS_UNKNOWN;
-  const config = json({ architecture: '', os: '', config: {}, rootfs: { type: 'layers', diff_ids: [computeOciDigest(tar)] } });
+  const config = json({
+    architecture: '',
+    os: '',
+    config: {},
+    rootfs: { type: 'layers', diff_ids: [computeOciDigest(tar)] },
+  });
   // Key order is the Go struct order of ocispec.Manifest and ocispec.Descriptor (oras-go marshals those).
   const manifest = json({
     schemaVersion: 2,
@@ -69,8 +80,18 @@ export function packProviderArtifact(input: ProviderArtifactInput): ProviderArti
  * Pushes a packed artifact under `ref`'s tag: config and layer (each skipped when the registry has
  * it), then the manifest. Returns the manifest digest the registry confirmed.
  */
-export async function pushProviderArtifact(ref: OciReference & { tag: string }, artifact: ProviderArtifact, credentials: OciCredentials | undefined, fetchImpl?: typeof fetch): Promise<string> {
-  const client = createOciClient({ registry: ref.registry, plainHttp: ref.plainHttp, ...(credentials ? { credentials } : {}), ...(fetchImpl ? { fetchImpl } : {}) });
+export async function pushProviderArtifact(
+  ref: OciReference & { tag: string },
+  artifact: ProviderArtifact,
+  credentials: OciCredentials | undefined,
+  fetchImpl?: typeof fetch,
+): Promise<string> {
+  const client = createOciClient({
+    registry: ref.registry,
+    plainHttp: ref.plainHttp,
+    ...(credentials ? { credentials } : {}),
+    ...(fetchImpl ? { fetchImpl } : {}),
+  });
   await client.pushBlob(ref.repository, artifact.config);
   await client.pushBlob(ref.repository, artifact.layer);
   return client.pushManifest(ref.repository, ref.tag, artifact.manifest, MEDIA_TYPE_OCI_MANIFEST);
@@ -78,5 +99,7 @@ export async function pushProviderArtifact(ref: OciReference & { tag: string }, 
 
 /** JSON as Go's encoding/json writes it: no spaces, and `<`, `>`, `&`, U+2028, U+2029 escaped. */
 function json(value: unknown): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return new TextEncoder().encode(
+    JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  );
 }

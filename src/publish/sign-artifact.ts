@@ -96,55 +96,100 @@ export async function prepareSignatures(target: SignTarget, signer: ArtifactSign
  * bundle referrer, each skipped when `signer` recognises one of its own already there. `now`
  * stamps the referrer's created annotation.
  */
-export async function attachSignatures(prepared: PreparedSignatures, signer: ArtifactSigner, registry: SignatureRegistry, now: () => Date = () => new Date()): Promise<SignedArtifact> {
+export async function attachSignatures(
+  prepared: PreparedSignatures,
+  signer: ArtifactSigner,
+  registry: SignatureRegistry,
+  now: () => Date = () => new Date(),
+): Promise<SignedArtifact> {
   const legacy = await attachLegacy(prepared, signer, registry);
   const bundle = await attachBundle(prepared, signer, registry, now);
   return { mode: prepared.mode, legacy, bundle };
 }
 
-async function attachLegacy({ target, payload, annotations }: PreparedSignatures, signer: ArtifactSigner, registry: SignatureRegistry): Promise<SignedArtifact['legacy']> {
+async function attachLegacy(
+  { target, payload, annotations }: PreparedSignatures,
+  signer: ArtifactSigner,
+  registry: SignatureRegistry,
+): Promise<SignedArtifact['legacy']> {
   const tag = signatureTag(target.digest);
   const payloadDigest = computeOciDigest(payload);
   const existing = await registry.find(tag);
   const layers = existing ? manifestLayers(existing.bytes) : [];
   if (layers === undefined) {
     throw new SpecError(
-      error('publish', `${registry.repository}:${tag} exists but is not a cosign signature image`, { hint: 'something else uses cosign\'s signature tag; remove it, then publish again' }),
+      error('publish', `${registry.repository}:${tag} exists but is not a cosign signature image`, {
+        hint: "something else uses cosign's signature tag; remove it, then publish again",
+      }),
     );
   }
-  const own = layers.find((l) => l.mediaType === SIMPLE_SIGNING_MEDIA_TYPE && l.digest === payloadDigest && signer.isOwnPayloadSignature?.(payload, l.annotations ?? {}));
+  const own = layers.find(
+    (l) =>
+      l.mediaType === SIMPLE_SIGNING_MEDIA_TYPE &&
+      l.digest === payloadDigest &&
+      signer.isOwnPayloadSignature?.(payload, l.annotations ?? {}),
+  );
   if (existing && own) return { tag, digest: existing.digest, reused: true };
-  const image = signatureImage([...layers, { mediaType: SIMPLE_SIGNING_MEDIA_TYPE, digest: payloadDigest, size: payload.length, annotations }]);
+  const image = signatureImage([
+    ...layers,
+    { mediaType: SIMPLE_SIGNING_MEDIA_TYPE, digest: payloadDigest, size: payload.length, annotations },
+  ]);
   await registry.client.pushBlob(registry.repository, payload);
   await registry.client.pushBlob(registry.repository, image.config);
   const { digest } = await registry.put(tag, image.manifest, MEDIA_TYPE_OCI_MANIFEST);
   return { tag, digest, reused: false };
 }
 
-async function attachBundle({ target, bundle: bundleBytes }: PreparedSignatures, signer: ArtifactSigner, registry: SignatureRegistry, now: () => Date): Promise<SignedArtifact['bundle']> {
+async function attachBundle(
+  { target, bundle: bundleBytes }: PreparedSignatures,
+  signer: ArtifactSigner,
+  registry: SignatureRegistry,
+  now: () => Date,
+): Promise<SignedArtifact['bundle']> {
   const { descriptors, api } = await registry.referrers(target.digest);
   const fallbackTag = api ? undefined : referrersTag(target.digest);
-  const candidates = descriptors.filter((d) => d.artifactType === BUNDLE_V03_MEDIA_TYPE && d.annotations?.[ANNOTATION_BUNDLE_PREDICATE_TYPE] === COSIGN_SIGN_PREDICATE_TYPE);
+  const candidates = descriptors.filter(
+    (d) =>
+      d.artifactType === BUNDLE_V03_MEDIA_TYPE &&
+      d.annotations?.[ANNOTATION_BUNDLE_PREDICATE_TYPE] === COSIGN_SIGN_PREDICATE_TYPE,
+  );
   if (signer.isOwnBundle) {
     for (const candidate of candidates) {
       const bundle = await readBundle(registry, candidate.digest);
       if (bundle !== undefined && signer.isOwnBundle(bundle, target.digest)) {
-        return { digest: candidate.digest, artifactType: BUNDLE_V03_MEDIA_TYPE, reused: true, ...(fallbackTag ? { fallbackTag } : {}) };
+        return {
+          digest: candidate.digest,
+          artifactType: BUNDLE_V03_MEDIA_TYPE,
+          reused: true,
+          ...(fallbackTag ? { fallbackTag } : {}),
+        };
       }
     }
   }
   const bundleDigest = await registry.client.pushBlob(registry.repository, bundleBytes);
   await registry.client.pushBlob(registry.repository, EMPTY_JSON_BLOB);
   // cosign stamps the signing time here (pkg/oci/remote/write.go), at second precision.
-  const created = now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const created = now()
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z');
   const subject: Descriptor = { mediaType: MEDIA_TYPE_OCI_MANIFEST, digest: target.digest, size: target.size };
-  const manifest = bundleReferrerManifest({ mediaType: BUNDLE_V03_MEDIA_TYPE, digest: bundleDigest, size: bundleBytes.length }, subject, created);
+  const manifest = bundleReferrerManifest(
+    { mediaType: BUNDLE_V03_MEDIA_TYPE, digest: bundleDigest, size: bundleBytes.length },
+    subject,
+    created,
+  );
   const digest = computeOciDigest(manifest);
   const { subjectAccepted } = await registry.put(digest, manifest, MEDIA_TYPE_OCI_MANIFEST);
   if (subjectAccepted) return { digest, artifactType: BUNDLE_V03_MEDIA_TYPE, reused: false };
   // The registry did not process the subject: list the referrer in the fallback index ourselves.
   const tag = referrersTag(target.digest);
-  const entry: Descriptor = { mediaType: MEDIA_TYPE_OCI_MANIFEST, digest, size: manifest.length, artifactType: BUNDLE_V03_MEDIA_TYPE, annotations: referrerAnnotations(created) };
+  const entry: Descriptor = {
+    mediaType: MEDIA_TYPE_OCI_MANIFEST,
+    digest,
+    size: manifest.length,
+    artifactType: BUNDLE_V03_MEDIA_TYPE,
+    annotations: referrerAnnotations(created),
+  };
   // Read the index again just before writing it: it may have changed since the listing above.
   const stored = await registry.find(tag);
   const current = (stored && indexDescriptors(stored.bytes)) ?? [];
@@ -157,7 +202,9 @@ async function readBundle(registry: SignatureRegistry, digest: string): Promise<
   const manifest = await registry.find(digest);
   const layer = manifest && manifestLayers(manifest.bytes)?.find((l) => l.mediaType === BUNDLE_V03_MEDIA_TYPE);
   if (!layer) return undefined;
-  const bytes = await registry.client.getBlob(registry.repository, layer.digest, layer.size, { limit: signatureLimit() });
+  const bytes = await registry.client.getBlob(registry.repository, layer.digest, layer.size, {
+    limit: signatureLimit(),
+  });
   try {
     return JSON.parse(new TextDecoder().decode(bytes));
   } catch {

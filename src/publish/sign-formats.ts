@@ -65,7 +65,11 @@ export function signatureTag(digest: string): string {
  */
 export function simpleSigningPayload(dockerReference: string, digest: string): Uint8Array {
   return jsonBytes({
-    critical: { identity: { 'docker-reference': dockerReference }, image: { 'docker-manifest-digest': digest }, type: SIMPLE_SIGNING_TYPE },
+    critical: {
+      identity: { 'docker-reference': dockerReference },
+      image: { 'docker-manifest-digest': digest },
+      type: SIMPLE_SIGNING_TYPE,
+    },
     optional: null,
   });
 }
@@ -96,7 +100,12 @@ export function signatureImage(layers: readonly Descriptor[]): { config: Uint8Ar
     schemaVersion: 2,
     mediaType: MEDIA_TYPE_OCI_MANIFEST,
     config: { mediaType: OCI_IMAGE_CONFIG_MEDIA_TYPE, size: config.length, digest: computeOciDigest(config) },
-    layers: layers.map((l) => ({ mediaType: l.mediaType, size: l.size, digest: l.digest, ...(l.annotations ? { annotations: sortedRecord(l.annotations) } : {}) })),
+    layers: layers.map((l) => ({
+      mediaType: l.mediaType,
+      size: l.size,
+      digest: l.digest,
+      ...(l.annotations ? { annotations: sortedRecord(l.annotations) } : {}),
+    })),
   });
   return { config, manifest };
 }
@@ -107,14 +116,21 @@ export function signatureImage(layers: readonly Descriptor[]): { config: Uint8Ar
  */
 export function cosignStatement(digest: string): Uint8Array {
   const [algorithm, hex] = digest.split(':') as [string, string];
-  return jsonBytes({ _type: IN_TOTO_STATEMENT_TYPE, subject: [{ digest: { [algorithm]: hex } }], predicateType: COSIGN_SIGN_PREDICATE_TYPE, predicate: {} });
+  return jsonBytes({
+    _type: IN_TOTO_STATEMENT_TYPE,
+    subject: [{ digest: { [algorithm]: hex } }],
+    predicateType: COSIGN_SIGN_PREDICATE_TYPE,
+    predicate: {},
+  });
 }
 
 /** The subject digests an in-toto statement names (`algorithm:hex`), or undefined when it is not a statement. */
 export function statementDigests(bytes: Uint8Array): { predicateType: unknown; digests: string[] } | undefined {
   const statement = record(parseJson(bytes));
   if (!statement || statement._type !== IN_TOTO_STATEMENT_TYPE || !Array.isArray(statement.subject)) return undefined;
-  const digests = statement.subject.flatMap((s) => Object.entries(record(record(s)?.digest) ?? {}).map(([a, h]) => `${a}:${String(h)}`));
+  const digests = statement.subject.flatMap((s) =>
+    Object.entries(record(record(s)?.digest) ?? {}).map(([a, h]) => `${a}:${String(h)}`),
+  );
   return { predicateType: statement.predicateType, digests };
 }
 
@@ -133,7 +149,11 @@ export function bundleReferrerManifest(bundle: Descriptor, subject: Descriptor, 
 
 /** The annotations of a bundle referrer (also listed beside it in a referrers index). */
 export function referrerAnnotations(created: string): Record<string, string> {
-  return { [ANNOTATION_BUNDLE_CONTENT]: 'dsse-envelope', [ANNOTATION_BUNDLE_PREDICATE_TYPE]: COSIGN_SIGN_PREDICATE_TYPE, [ANNOTATION_CREATED]: created };
+  return {
+    [ANNOTATION_BUNDLE_CONTENT]: 'dsse-envelope',
+    [ANNOTATION_BUNDLE_PREDICATE_TYPE]: COSIGN_SIGN_PREDICATE_TYPE,
+    [ANNOTATION_CREATED]: created,
+  };
 }
 
 /** The descriptors of an OCI index's `manifests` (a referrers answer or the fallback tag), or undefined when the bytes are not an index. */
@@ -146,7 +166,10 @@ export function indexDescriptors(bytes: Uint8Array): Descriptor[] | undefined {
     const descriptor: Descriptor = { mediaType: d.mediaType, digest: d.digest, size: d.size };
     if (typeof d.artifactType === 'string') descriptor.artifactType = d.artifactType;
     const annotations = record(d.annotations);
-    if (annotations) descriptor.annotations = Object.fromEntries(Object.entries(annotations).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    if (annotations)
+      descriptor.annotations = Object.fromEntries(
+        Object.entries(annotations).filter((e): e is [string, string] => typeof e[1] === 'string'),
+      );
     return [descriptor];
   });
 }
@@ -208,5 +231,7 @@ function parseJson(bytes: Uint8Array): unknown {
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }

@@ -23,7 +23,13 @@ import { DSSEBundleBuilder, type Signer } from '@sigstore/sign';
 import { Verifier, toSignedEntity, type TrustMaterial } from '@sigstore/verify';
 import { SpecError, error } from '../errors.js';
 import type { ArtifactSigner } from './sign-artifact.js';
-import { ANNOTATION_CERTIFICATE, ANNOTATION_SIGNATURE, COSIGN_SIGN_PREDICATE_TYPE, IN_TOTO_PAYLOAD_TYPE, statementDigests } from './sign-formats.js';
+import {
+  ANNOTATION_CERTIFICATE,
+  ANNOTATION_SIGNATURE,
+  COSIGN_SIGN_PREDICATE_TYPE,
+  IN_TOTO_PAYLOAD_TYPE,
+  statementDigests,
+} from './sign-formats.js';
 
 /** A loaded signing key. */
 export interface SigningKey {
@@ -56,30 +62,48 @@ const SCRYPT_MAXMEM = 256 * 1024 * 1024;
  * not set (an encrypted key is then tried with the empty password, as cosign allows one).
  */
 export function loadSigningKey(text: string, password: string | undefined, source: SigningKeySource): SigningKey {
-  const fail = (message: string, hint?: string) => new SpecError(error('publish', `--sign-key ${source.file}: ${message}`, hint ? { hint } : {}));
+  const fail = (message: string, hint?: string) =>
+    new SpecError(error('publish', `--sign-key ${source.file}: ${message}`, hint ? { hint } : {}));
   const block = firstPemBlock(text);
-  if (!block) throw fail('it holds no PEM block', 'pass the private key cosign generate-key-pair wrote (cosign.key), or a PEM PKCS#8 EC private key');
+  if (!block)
+    throw fail(
+      'it holds no PEM block',
+      'pass the private key cosign generate-key-pair wrote (cosign.key), or a PEM PKCS#8 EC private key',
+    );
   let privateKey: KeyObject;
   if (COSIGN_KEY_LABELS.includes(block.label)) {
     privateKey = decryptCosignKey(block.body, password, source, fail);
   } else if (block.label === 'PRIVATE KEY' || block.label === 'EC PRIVATE KEY') {
     privateKey = parsePrivateKey(() => createPrivateKey({ key: block.pem, format: 'pem' }), fail);
   } else if (block.label === 'ENCRYPTED PRIVATE KEY') {
-    if (password === undefined) throw fail(`the key is encrypted and $${source.passwordEnv} is not set`, passwordHint(source));
+    if (password === undefined)
+      throw fail(`the key is encrypted and $${source.passwordEnv} is not set`, passwordHint(source));
     try {
       privateKey = createPrivateKey({ key: block.pem, format: 'pem', passphrase: password });
     } catch {
       throw fail(`cannot decrypt the key with the password in $${source.passwordEnv}`, passwordHint(source));
     }
   } else if (block.label === 'PUBLIC KEY') {
-    throw fail('it holds a public key', 'pass the private key (cosign.key); the public key (cosign.pub) goes into the Secret Flux verifies with');
+    throw fail(
+      'it holds a public key',
+      'pass the private key (cosign.key); the public key (cosign.pub) goes into the Secret Flux verifies with',
+    );
   } else {
-    throw fail(`-----BEGIN ${block.label}----- is not a key capi-render signs with`, 'use a cosign key (cosign generate-key-pair) or a PEM PKCS#8 ECDSA P-256 private key');
+    throw fail(
+      `-----BEGIN ${block.label}----- is not a key capi-render signs with`,
+      'use a cosign key (cosign generate-key-pair) or a PEM PKCS#8 ECDSA P-256 private key',
+    );
   }
   const details = privateKey.asymmetricKeyDetails;
   if (privateKey.asymmetricKeyType !== 'ec' || details?.namedCurve !== 'prime256v1') {
-    const what = privateKey.asymmetricKeyType === 'ec' ? `an EC ${details?.namedCurve ?? ''} key` : `a ${privateKey.asymmetricKeyType ?? 'unknown'} key`;
-    throw fail(`it is ${what}; publish signs with ECDSA P-256 keys`, 'Flux verifies cosign keys with SHA-256 (ECDSA P-256, what cosign generate-key-pair makes): generate one with cosign generate-key-pair');
+    const what =
+      privateKey.asymmetricKeyType === 'ec'
+        ? `an EC ${details?.namedCurve ?? ''} key`
+        : `a ${privateKey.asymmetricKeyType ?? 'unknown'} key`;
+    throw fail(
+      `it is ${what}; publish signs with ECDSA P-256 keys`,
+      'Flux verifies cosign keys with SHA-256 (ECDSA P-256, what cosign generate-key-pair makes): generate one with cosign generate-key-pair',
+    );
   }
   const publicKey = createPublicKey(privateKey);
   const spki = publicKey.export({ format: 'der', type: 'spki' });
@@ -117,8 +141,17 @@ function passwordHint(source: SigningKeySource): string {
 }
 
 /** go-securesystemslib `encrypted.Decrypt`, then the PKCS#8 DER inside. */
-function decryptCosignKey(body: Buffer, password: string | undefined, source: SigningKeySource, fail: (message: string, hint?: string) => SpecError): KeyObject {
-  const bad = (why: string) => fail(`it is not a readable cosign key (${why})`, 'regenerate it with cosign generate-key-pair, or import it with cosign import-key-pair');
+function decryptCosignKey(
+  body: Buffer,
+  password: string | undefined,
+  source: SigningKeySource,
+  fail: (message: string, hint?: string) => SpecError,
+): KeyObject {
+  const bad = (why: string) =>
+    fail(
+      `it is not a readable cosign key (${why})`,
+      'regenerate it with cosign generate-key-pair, or import it with cosign import-key-pair',
+    );
   let sealed: unknown;
   try {
     sealed = JSON.parse(body.toString('utf8'));
@@ -129,28 +162,40 @@ function decryptCosignKey(body: Buffer, password: string | undefined, source: Si
   const cipher = field(sealed, 'cipher');
   const params = field(kdf, 'params');
   if (field(kdf, 'name') !== 'scrypt') throw bad(`key derivation ${JSON.stringify(field(kdf, 'name'))}, not scrypt`);
-  if (field(cipher, 'name') !== 'nacl/secretbox') throw bad(`cipher ${JSON.stringify(field(cipher, 'name'))}, not nacl/secretbox`);
+  if (field(cipher, 'name') !== 'nacl/secretbox')
+    throw bad(`cipher ${JSON.stringify(field(cipher, 'name'))}, not nacl/secretbox`);
   const N = field(params, 'N');
-  if (typeof N !== 'number' || !SCRYPT_N.includes(N) || field(params, 'r') !== 8 || field(params, 'p') !== 1) throw bad('unsupported scrypt parameters');
+  if (typeof N !== 'number' || !SCRYPT_N.includes(N) || field(params, 'r') !== 8 || field(params, 'p') !== 1)
+    throw bad('unsupported scrypt parameters');
   const salt = base64Field(kdf, 'salt');
   const nonce = base64Field(cipher, 'nonce');
   const ciphertext = base64Field(sealed, 'ciphertext');
   if (!salt || !nonce || !ciphertext) throw bad('salt, nonce or ciphertext missing');
   if (nonce.length !== BOX_NONCE_BYTES) throw bad('the nonce is not 24 bytes');
-  const boxKey = scryptSync(Buffer.from(password ?? '', 'utf8'), salt, BOX_KEY_BYTES, { N, r: 8, p: 1, maxmem: SCRYPT_MAXMEM });
+  const boxKey = scryptSync(Buffer.from(password ?? '', 'utf8'), salt, BOX_KEY_BYTES, {
+    N,
+    r: 8,
+    p: 1,
+    maxmem: SCRYPT_MAXMEM,
+  });
   let der: Uint8Array;
   try {
     der = secretbox(boxKey, nonce).open(ciphertext);
   } catch {
     // Poly1305 rejects the box: the password is wrong (or the file was altered).
-    const message = password === undefined ? `the key is encrypted and $${source.passwordEnv} is not set` : `cannot decrypt the key with the password in $${source.passwordEnv}`;
+    const message =
+      password === undefined
+        ? `the key is encrypted and $${source.passwordEnv} is not set`
+        : `cannot decrypt the key with the password in $${source.passwordEnv}`;
     throw fail(message, passwordHint(source));
   }
   return parsePrivateKey(() => createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' }), fail);
 }
 
 function field(value: unknown, key: string): unknown {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
 }
 
 /** A Go `[]byte` JSON field: standard base64. */
@@ -169,7 +214,10 @@ function base64Field(value: unknown, key: string): Uint8Array | undefined {
  */
 export function createKeySigner(key: SigningKey): ArtifactSigner {
   const signer: Signer = {
-    sign: async (data) => ({ signature: sign('sha256', data, key.privateKey), key: { $case: 'publicKey', publicKey: key.publicKeyPem, hint: key.hint } }),
+    sign: async (data) => ({
+      signature: sign('sha256', data, key.privateKey),
+      key: { $case: 'publicKey', publicKey: key.publicKeyPem, hint: key.hint },
+    }),
   };
   // Only this key: the hint is not trusted, as cosign's and Flux's key mode trust any hint.
   const trust: TrustMaterial = {
@@ -186,7 +234,10 @@ export function createKeySigner(key: SigningKey): ArtifactSigner {
       return { [ANNOTATION_SIGNATURE]: sign('sha256', payload, key.privateKey).toString('base64') };
     },
     async signStatement(statement) {
-      const bundle = await new DSSEBundleBuilder({ signer, witnesses: [] }).create({ data: Buffer.from(statement), type: IN_TOTO_PAYLOAD_TYPE });
+      const bundle = await new DSSEBundleBuilder({ signer, witnesses: [] }).create({
+        data: Buffer.from(statement),
+        type: IN_TOTO_PAYLOAD_TYPE,
+      });
       return bundleToJSON(bundle);
     },
     isOwnPayloadSignature(payload, annotations) {
@@ -197,9 +248,11 @@ export function createKeySigner(key: SigningKey): ArtifactSigner {
     isOwnBundle(json, digest) {
       try {
         const bundle = bundleFromJSON(json);
-        if (bundle.content.$case !== 'dsseEnvelope' || bundle.verificationMaterial.content.$case !== 'publicKey') return false;
+        if (bundle.content.$case !== 'dsseEnvelope' || bundle.verificationMaterial.content.$case !== 'publicKey')
+          return false;
         const statement = statementDigests(bundle.content.dsseEnvelope.payload);
-        if (statement?.predicateType !== COSIGN_SIGN_PREDICATE_TYPE || !statement.digests.includes(digest)) return false;
+        if (statement?.predicateType !== COSIGN_SIGN_PREDICATE_TYPE || !statement.digests.includes(digest))
+          return false;
         verifier.verify(toSignedEntity(bundle));
         return true;
       } catch {

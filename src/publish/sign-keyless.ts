@@ -20,10 +20,26 @@
  */
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { bundleToJSON } from '@sigstore/bundle';
-import { CIContextProvider, DSSEBundleBuilder, FulcioSigner, MessageSignatureBundleBuilder, RekorWitness, type IdentityProvider, type Signature, type Signer } from '@sigstore/sign';
+import {
+  CIContextProvider,
+  DSSEBundleBuilder,
+  FulcioSigner,
+  MessageSignatureBundleBuilder,
+  RekorWitness,
+  type IdentityProvider,
+  type Signature,
+  type Signer,
+} from '@sigstore/sign';
 import { FetchError, SpecError, error } from '../errors.js';
 import type { ArtifactSigner } from './sign-artifact.js';
-import { ANNOTATION_BUNDLE, ANNOTATION_CERTIFICATE, ANNOTATION_SIGNATURE, IN_TOTO_PAYLOAD_TYPE, rekorBundleAnnotation, type SerializedTlogEntry } from './sign-formats.js';
+import {
+  ANNOTATION_BUNDLE,
+  ANNOTATION_CERTIFICATE,
+  ANNOTATION_SIGNATURE,
+  IN_TOTO_PAYLOAD_TYPE,
+  rekorBundleAnnotation,
+  type SerializedTlogEntry,
+} from './sign-formats.js';
 
 /** Sigstore's public-good instances (cosign's defaults). */
 export const DEFAULT_FULCIO_URL = 'https://fulcio.sigstore.dev';
@@ -52,7 +68,10 @@ export function createKeylessSigner(options: KeylessOptions): ArtifactSigner {
   const rekorUrl = options.rekorUrl ?? DEFAULT_REKOR_URL;
   const ephemeral = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const keyHolder: Signer = {
-    sign: async (data) => ({ signature: sign('sha256', data, ephemeral.privateKey), key: { $case: 'publicKey', publicKey: ephemeral.publicKey.export({ format: 'pem', type: 'spki' }).toString() } }),
+    sign: async (data) => ({
+      signature: sign('sha256', data, ephemeral.privateKey),
+      key: { $case: 'publicKey', publicKey: ephemeral.publicKey.export({ format: 'pem', type: 'spki' }).toString() },
+    }),
   };
   const fulcio = new FulcioSigner({ identityProvider: identity, keyHolder, fulcioBaseURL: fulcioUrl, ...fetchOptions });
   let certificate: string | undefined;
@@ -74,20 +93,30 @@ export function createKeylessSigner(options: KeylessOptions): ArtifactSigner {
     mode: 'keyless',
     async signPayload(payload) {
       try {
-        const bundle = await new MessageSignatureBundleBuilder({ signer: certified, witnesses }).create({ data: Buffer.from(payload) });
+        const bundle = await new MessageSignatureBundleBuilder({ signer: certified, witnesses }).create({
+          data: Buffer.from(payload),
+        });
         const json = bundleToJSON(bundle);
         const signature = json.messageSignature?.signature;
         const entry = json.verificationMaterial.tlogEntries[0] as SerializedTlogEntry | undefined;
         const rekorBundle = entry && rekorBundleAnnotation(entry);
-        if (!signature || !certificate || !rekorBundle) throw new Error('the signer returned no signature, certificate or Rekor entry');
-        return { [ANNOTATION_SIGNATURE]: signature, [ANNOTATION_CERTIFICATE]: certificate, [ANNOTATION_BUNDLE]: rekorBundle };
+        if (!signature || !certificate || !rekorBundle)
+          throw new Error('the signer returned no signature, certificate or Rekor entry');
+        return {
+          [ANNOTATION_SIGNATURE]: signature,
+          [ANNOTATION_CERTIFICATE]: certificate,
+          [ANNOTATION_BUNDLE]: rekorBundle,
+        };
       } catch (cause) {
         throw failed(cause, 'signing the simple-signing payload');
       }
     },
     async signStatement(statement) {
       try {
-        const bundle = await new DSSEBundleBuilder({ signer: certified, witnesses }).create({ data: Buffer.from(statement), type: IN_TOTO_PAYLOAD_TYPE });
+        const bundle = await new DSSEBundleBuilder({ signer: certified, witnesses }).create({
+          data: Buffer.from(statement),
+          type: IN_TOTO_PAYLOAD_TYPE,
+        });
         return bundleToJSON(bundle);
       } catch (cause) {
         throw failed(cause, 'signing the Sigstore bundle');
@@ -122,7 +151,11 @@ function identityProvider(env: Readonly<Record<string, string | undefined>>, tok
 }
 
 /** A FetchError `publish` for a failed Fulcio or Rekor exchange, the library's message kept and every secret removed. */
-function signingError(cause: unknown, what: string, where: { fulcioUrl: string; rekorUrl: string; secrets: readonly string[] }): FetchError {
+function signingError(
+  cause: unknown,
+  what: string,
+  where: { fulcioUrl: string; rekorUrl: string; secrets: readonly string[] },
+): FetchError {
   if (cause instanceof FetchError || cause instanceof SpecError) return cause;
   const parts: string[] = [];
   for (let c: unknown = cause, depth = 0; c !== undefined && depth < 4; depth++) {
@@ -133,10 +166,11 @@ function signingError(cause: unknown, what: string, where: { fulcioUrl: string; 
   const code = typeof (cause as { code?: unknown })?.code === 'string' ? (cause as { code: string }).code : '';
   let message = `keyless signing failed while ${what}: ${parts.join(': ') || 'unknown error'}`;
   for (const secret of where.secrets) if (secret) message = message.split(secret).join('[redacted]');
-  const hint = code.startsWith('CA_') || code.startsWith('IDENTITY_')
-    ? `check the identity token and that Fulcio (${where.fulcioUrl}) accepts its issuer (--fulcio-url)`
-    : code.startsWith('TLOG_')
-      ? `check that Rekor (${where.rekorUrl}) is reachable (--rekor-url)`
-      : `check that Fulcio (${where.fulcioUrl}) and Rekor (${where.rekorUrl}) are reachable`;
+  const hint =
+    code.startsWith('CA_') || code.startsWith('IDENTITY_')
+      ? `check the identity token and that Fulcio (${where.fulcioUrl}) accepts its issuer (--fulcio-url)`
+      : code.startsWith('TLOG_')
+        ? `check that Rekor (${where.rekorUrl}) is reachable (--rekor-url)`
+        : `check that Fulcio (${where.fulcioUrl}) and Rekor (${where.rekorUrl}) are reachable`;
   return new FetchError(error('publish', message, { hint }));
 }

@@ -23,9 +23,18 @@ export const SIGN_OPTIONS = {
 } as const;
 
 export const SIGN_HELP: [string, string][] = [
-  ['--sign-key FILE', "sign with a cosign key (cosign generate-key-pair's cosign.key, or a PEM PKCS#8 ECDSA P-256 key): a sha256-<digest>.sig signature and a Sigstore bundle referrer, as cosign writes them"],
-  ['--sign-key-password-env NAME', `the variable holding the key's password (default ${DEFAULT_PASSWORD_ENV}); never a flag value`],
-  ['--sign-keyless', 'sign keyless through Sigstore (Fulcio certificate, Rekor entry) with the GitHub Actions OIDC token (permissions: id-token: write) or $SIGSTORE_ID_TOKEN'],
+  [
+    '--sign-key FILE',
+    "sign with a cosign key (cosign generate-key-pair's cosign.key, or a PEM PKCS#8 ECDSA P-256 key): a sha256-<digest>.sig signature and a Sigstore bundle referrer, as cosign writes them",
+  ],
+  [
+    '--sign-key-password-env NAME',
+    `the variable holding the key's password (default ${DEFAULT_PASSWORD_ENV}); never a flag value`,
+  ],
+  [
+    '--sign-keyless',
+    'sign keyless through Sigstore (Fulcio certificate, Rekor entry) with the GitHub Actions OIDC token (permissions: id-token: write) or $SIGSTORE_ID_TOKEN',
+  ],
   ['--fulcio-url URL', `Fulcio for --sign-keyless (default ${DEFAULT_FULCIO_URL})`],
   ['--rekor-url URL', `Rekor for --sign-keyless (default ${DEFAULT_REKOR_URL})`],
 ];
@@ -36,15 +45,28 @@ type Values = Record<string, string | boolean | (string | boolean)[] | undefined
  * The signer the flags ask for, ready to sign, or undefined without a signing flag. Usage mistakes
  * throw UsageError; an unreadable key, a wrong password or no identity token throw SpecError `publish`.
  */
-export function prepareSigner(values: Values, io: { cwd: string; env: Readonly<Record<string, string | undefined>> }): ArtifactSigner | undefined {
+export function prepareSigner(
+  values: Values,
+  io: { cwd: string; env: Readonly<Record<string, string | undefined>> },
+): ArtifactSigner | undefined {
   const keyFile = values['sign-key'] === undefined ? undefined : String(values['sign-key']);
   const keyless = values['sign-keyless'] === true;
-  const passwordEnv = values['sign-key-password-env'] === undefined ? undefined : String(values['sign-key-password-env']);
-  const urls = { fulcio: optionalUrl(values['fulcio-url'], '--fulcio-url'), rekor: optionalUrl(values['rekor-url'], '--rekor-url') };
-  if (keyFile !== undefined && keyless) throw new UsageError('--sign-key and --sign-keyless exclude each other: sign with a key or keyless');
-  if (passwordEnv !== undefined && keyFile === undefined) throw new UsageError('--sign-key-password-env goes with --sign-key FILE');
-  if (passwordEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(passwordEnv)) throw new UsageError(`--sign-key-password-env takes the name of an environment variable, not ${JSON.stringify(passwordEnv)}`);
-  if ((urls.fulcio || urls.rekor) && !keyless) throw new UsageError(`${urls.fulcio ? '--fulcio-url' : '--rekor-url'} goes with --sign-keyless`);
+  const passwordEnv =
+    values['sign-key-password-env'] === undefined ? undefined : String(values['sign-key-password-env']);
+  const urls = {
+    fulcio: optionalUrl(values['fulcio-url'], '--fulcio-url'),
+    rekor: optionalUrl(values['rekor-url'], '--rekor-url'),
+  };
+  if (keyFile !== undefined && keyless)
+    throw new UsageError('--sign-key and --sign-keyless exclude each other: sign with a key or keyless');
+  if (passwordEnv !== undefined && keyFile === undefined)
+    throw new UsageError('--sign-key-password-env goes with --sign-key FILE');
+  if (passwordEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(passwordEnv))
+    throw new UsageError(
+      `--sign-key-password-env takes the name of an environment variable, not ${JSON.stringify(passwordEnv)}`,
+    );
+  if ((urls.fulcio || urls.rekor) && !keyless)
+    throw new UsageError(`${urls.fulcio ? '--fulcio-url' : '--rekor-url'} goes with --sign-keyless`);
   if (keyFile !== undefined) {
     if (keyFile === '') throw new UsageError('--sign-key takes the file of the private key');
     const variable = passwordEnv ?? DEFAULT_PASSWORD_ENV;
@@ -54,11 +76,20 @@ export function prepareSigner(values: Values, io: { cwd: string; env: Readonly<R
       text = readFileSync(file, 'utf8');
     } catch (cause) {
       const code = (cause as NodeJS.ErrnoException).code;
-      throw new SpecError(error('publish', `--sign-key ${keyFile}: cannot read it (${code ?? 'error'})`, { hint: 'pass the path of the private key (cosign.key)' }));
+      throw new SpecError(
+        error('publish', `--sign-key ${keyFile}: cannot read it (${code ?? 'error'})`, {
+          hint: 'pass the path of the private key (cosign.key)',
+        }),
+      );
     }
     return createKeySigner(loadSigningKey(text, io.env[variable], { file: keyFile, passwordEnv: variable }));
   }
-  if (keyless) return createKeylessSigner({ env: io.env, ...(urls.fulcio ? { fulcioUrl: urls.fulcio } : {}), ...(urls.rekor ? { rekorUrl: urls.rekor } : {}) });
+  if (keyless)
+    return createKeylessSigner({
+      env: io.env,
+      ...(urls.fulcio ? { fulcioUrl: urls.fulcio } : {}),
+      ...(urls.rekor ? { rekorUrl: urls.rekor } : {}),
+    });
   return undefined;
 }
 
@@ -71,7 +102,8 @@ function optionalUrl(value: Values[string], flag: string): string | undefined {
   } catch {
     throw new UsageError(`${flag} must be an http(s) URL, not ${JSON.stringify(text)}`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${flag} must be an http(s) URL, not ${JSON.stringify(text)}`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new UsageError(`${flag} must be an http(s) URL, not ${JSON.stringify(text)}`);
   return text.replace(/\/+$/, '');
 }
 
@@ -80,7 +112,11 @@ function optionalUrl(value: Values[string], flag: string): string | undefined {
  * its text, or undefined without one) and the signing flags disagree: Flux would refuse the artifact
  * (verify set, nothing signed; key against keyless), or nothing checks the signature.
  */
-export function verifyMismatch(ociRepositoryText: string | undefined, file: string, mode: ArtifactSigner['mode'] | undefined): Diagnostic[] {
+export function verifyMismatch(
+  ociRepositoryText: string | undefined,
+  file: string,
+  mode: ArtifactSigner['mode'] | undefined,
+): Diagnostic[] {
   if (ociRepositoryText === undefined) return [];
   let verify: Record<string, unknown> | undefined;
   try {
@@ -89,16 +125,44 @@ export function verifyMismatch(ociRepositoryText: string | undefined, file: stri
   } catch {
     return [];
   }
-  const wants = verify === undefined ? undefined : verify.secretRef !== undefined ? 'key' : verify.matchOIDCIdentity !== undefined ? 'keyless' : undefined;
+  const wants =
+    verify === undefined
+      ? undefined
+      : verify.secretRef !== undefined
+        ? 'key'
+        : verify.matchOIDCIdentity !== undefined
+          ? 'keyless'
+          : undefined;
   const where = { file, field: 'spec.verify', object: 'OCIRepository' };
   if (wants === undefined && mode !== undefined) {
-    return [warning('publish', 'the artifact is signed but the OCIRepository does not verify signatures', { ...where, hint: `set gitops.flux.oci.verify (${mode === 'key' ? 'key: {secretRef: …}' : 'keyless: {issuer: …, identity: …}'}) so Flux checks them` })];
+    return [
+      warning('publish', 'the artifact is signed but the OCIRepository does not verify signatures', {
+        ...where,
+        hint: `set gitops.flux.oci.verify (${mode === 'key' ? 'key: {secretRef: …}' : 'keyless: {issuer: …, identity: …}'}) so Flux checks them`,
+      }),
+    ];
   }
   if (wants !== undefined && mode === undefined) {
-    return [warning('publish', `the OCIRepository verifies ${wants} signatures, and this artifact is not signed: Flux will refuse it`, { ...where, hint: wants === 'key' ? 'add --sign-key FILE (the private key of the Secret\'s cosign.pub)' : 'add --sign-keyless' })];
+    return [
+      warning(
+        'publish',
+        `the OCIRepository verifies ${wants} signatures, and this artifact is not signed: Flux will refuse it`,
+        {
+          ...where,
+          hint:
+            wants === 'key' ? "add --sign-key FILE (the private key of the Secret's cosign.pub)" : 'add --sign-keyless',
+        },
+      ),
+    ];
   }
   if (wants !== undefined && mode !== undefined && wants !== mode) {
-    return [warning('publish', `the OCIRepository verifies ${wants} signatures, and this artifact is signed ${mode}: Flux will refuse it`, { ...where, hint: wants === 'key' ? 'sign with --sign-key FILE' : 'sign with --sign-keyless' })];
+    return [
+      warning(
+        'publish',
+        `the OCIRepository verifies ${wants} signatures, and this artifact is signed ${mode}: Flux will refuse it`,
+        { ...where, hint: wants === 'key' ? 'sign with --sign-key FILE' : 'sign with --sign-keyless' },
+      ),
+    ];
   }
   return [];
 }
@@ -116,6 +180,10 @@ export function signaturesJson(signed: SignedArtifact): Record<string, unknown> 
   return {
     mode: signed.mode,
     legacy: { tag: signed.legacy.tag, digest: signed.legacy.digest },
-    bundle: { digest: signed.bundle.digest, artifactType: signed.bundle.artifactType, ...(fallbackTag ? { fallbackTag } : {}) },
+    bundle: {
+      digest: signed.bundle.digest,
+      artifactType: signed.bundle.artifactType,
+      ...(fallbackTag ? { fallbackTag } : {}),
+    },
   };
 }

@@ -43,7 +43,14 @@ export function createSignatureRegistry(
   fetchImpl: typeof fetch = fetch,
 ): SignatureRegistry {
   const hostPort = registryHostPort(ref);
-  const http: OciHttp = createOciHttp({ registry: ref.registry, hostPort, plainHttp: ref.plainHttp, ...(credentials ? { credentials } : {}), fetchImpl, timeoutMs: TIMEOUT_MS });
+  const http: OciHttp = createOciHttp({
+    registry: ref.registry,
+    hostPort,
+    plainHttp: ref.plainHttp,
+    ...(credentials ? { credentials } : {}),
+    fetchImpl,
+    timeoutMs: TIMEOUT_MS,
+  });
   const client = createOciClient({ registry: ref.registry, plainHttp: ref.plainHttp, http });
   const repository = ref.repository;
   const scope = `repository:${repository}:pull,push`;
@@ -75,21 +82,39 @@ export function createSignatureRegistry(
     find,
     async put(reference, bytes, mediaType) {
       const digest = computeOciDigest(bytes);
-      const response = await http.send({ method: 'PUT', target: `/v2/${repository}/manifests/${reference}`, scope, headers: { 'content-type': mediaType }, body: bytes });
+      const response = await http.send({
+        method: 'PUT',
+        target: `/v2/${repository}/manifests/${reference}`,
+        scope,
+        headers: { 'content-type': mediaType },
+        body: bytes,
+      });
       if (response.status !== 201) throw await http.unexpected(response, `pushing manifest ${repository}:${reference}`);
       await response.body?.cancel();
       const stored = response.headers.get('docker-content-digest');
       if (stored && isOciDigest(stored) && stored !== digest) {
-        throw new FetchError(error('digest-mismatch', `registry ${hostPort} stored manifest ${repository}:${reference} as ${stored}, expected ${digest}`));
+        throw new FetchError(
+          error(
+            'digest-mismatch',
+            `registry ${hostPort} stored manifest ${repository}:${reference} as ${stored}, expected ${digest}`,
+          ),
+        );
       }
       return { digest, subjectAccepted: response.headers.get('oci-subject') !== null };
     },
     async referrers(digest) {
-      const response = await http.send({ method: 'GET', target: `/v2/${repository}/referrers/${digest}`, scope, headers: { accept: MEDIA_TYPE_OCI_INDEX } });
+      const response = await http.send({
+        method: 'GET',
+        target: `/v2/${repository}/referrers/${digest}`,
+        scope,
+        headers: { accept: MEDIA_TYPE_OCI_INDEX },
+      });
       const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
       if (response.status === 200 && type === MEDIA_TYPE_OCI_INDEX) {
         // A referrers list is an image index: the manifest limit applies.
-        const descriptors = indexDescriptors(await readBody(response, `the referrers list of ${digest} in ${repository} on ${hostPort}`, MANIFEST_LIMIT));
+        const descriptors = indexDescriptors(
+          await readBody(response, `the referrers list of ${digest} in ${repository} on ${hostPort}`, MANIFEST_LIMIT),
+        );
         if (descriptors) return { descriptors, api: true };
       } else {
         await response.body?.cancel();

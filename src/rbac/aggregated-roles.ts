@@ -23,7 +23,11 @@ export function aggregationSelectors(role: KubeObject): LabelSelector[] | undefi
  * grants its own rules. Matched roles are taken in name order, nested aggregation is followed, and
  * duplicate rules are dropped, as the controller does.
  */
-export function effectiveClusterRoleRules(role: KubeObject, clusterRoles: readonly KubeObject[], visiting: ReadonlySet<string> = new Set()): JsonValue[] {
+export function effectiveClusterRoleRules(
+  role: KubeObject,
+  clusterRoles: readonly KubeObject[],
+  visiting: ReadonlySet<string> = new Set(),
+): JsonValue[] {
   const selectors = aggregationSelectors(role);
   if (selectors === undefined) return Array.isArray(role.rules) ? role.rules : [];
   const seen = new Set([...visiting, nameOf(role)]);
@@ -47,5 +51,10 @@ export function effectiveClusterRoleRules(role: KubeObject, clusterRoles: readon
 export function listAggregatedClusterRoles(components: readonly RbacComponent[]): KubeObject[] {
   return components
     .flatMap((c) => c.objects)
-    .filter((o) => o.apiVersion === 'rbac.authorization.k8s.io/v1' && o.kind === 'ClusterRole' && aggregationSelectors(o) !== undefined);
+    .filter(
+      (o) =>
+        o.apiVersion === 'rbac.authorization.k8s.io/v1' &&
+        o.kind === 'ClusterRole' &&
+        aggregationSelectors(o) !== undefined,
+    );
 }

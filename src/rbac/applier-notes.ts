@@ -13,19 +13,29 @@ import type { RbacComponent } from './rbac-types.js';
 export function collectApplierNotes(components: readonly RbacComponent[], applier: ResolvedApplier): string[] {
   const objects = components.flatMap((c) => c.objects);
   const notes: string[] = [];
-  if (objects.some((o) => o.apiVersion === 'rbac.authorization.k8s.io/v1' && (o.kind === 'Role' || o.kind === 'ClusterRole'))) {
+  if (
+    objects.some(
+      (o) => o.apiVersion === 'rbac.authorization.k8s.io/v1' && (o.kind === 'Role' || o.kind === 'ClusterRole'),
+    )
+  ) {
     notes.push(
-      'escalate on the rendered Roles/ClusterRoles, with patch on the controllers\' Deployments, lets the applier reach every permission those controllers could be given: review rendered RBAC changes like changes to this role',
+      "escalate on the rendered Roles/ClusterRoles, with patch on the controllers' Deployments, lets the applier reach every permission those controllers could be given: review rendered RBAC changes like changes to this role",
     );
   }
   if (!applier.serverSideApply) {
-    notes.push('client-side apply creates with POST, which carries no name: create on every rendered resource and escalate on roles/clusterroles are granted for any name; server-side apply restricts both to the rendered names');
+    notes.push(
+      'client-side apply creates with POST, which carries no name: create on every rendered resource and escalate on roles/clusterroles are granted for any name; server-side apply restricts both to the rendered names',
+    );
   }
   if (applier.watch && objects.some((o) => o.apiVersion === 'v1' && o.kind === 'Secret')) {
-    notes.push('the render contains Secrets, so the watch cache\'s cluster-wide list/watch on secrets lets the applier read every Secret in the cluster');
+    notes.push(
+      "the render contains Secrets, so the watch cache's cluster-wide list/watch on secrets lets the applier read every Secret in the cluster",
+    );
   }
   if (applier.healthChecks && objects.some((o) => o.apiVersion === 'v1' && o.kind === 'Secret')) {
-    notes.push('the render contains Secrets, so the health checks\' list/watch on secrets lets the applier read every Secret in those namespaces (rbac --no-health-checks if your Kustomizations do not wait)');
+    notes.push(
+      "the render contains Secrets, so the health checks' list/watch on secrets lets the applier read every Secret in those namespaces (rbac --no-health-checks if your Kustomizations do not wait)",
+    );
   }
   for (const role of listAggregatedClusterRoles(components)) {
     if (role.rules !== undefined) {
@@ -35,6 +45,9 @@ export function collectApplierNotes(components: readonly RbacComponent[], applie
     }
   }
   const kept = objects.filter((o) => applier.prune && isNeverDeleted(applier, o)).length;
-  if (kept > 0) notes.push(`${kept} rendered object${kept === 1 ? ' is' : 's are'} marked never to be deleted by ${applier.kind === 'argocd' ? 'Argo CD' : 'Flux'}: no delete is granted on ${kept === 1 ? 'it' : 'them'}`);
+  if (kept > 0)
+    notes.push(
+      `${kept} rendered object${kept === 1 ? ' is' : 's are'} marked never to be deleted by ${applier.kind === 'argocd' ? 'Argo CD' : 'Flux'}: no delete is granted on ${kept === 1 ? 'it' : 'them'}`,
+    );
   return notes.sort(compareText);
 }

@@ -31,14 +31,28 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 /** Fills in the defaults; throws a SpecError (code `rbac`) for an unusable name. */
 export function resolveApplierOptions(options: ApplierRbacOptions): ResolvedApplier {
   const kind = typeof options.applier === 'string' ? options.applier : 'serviceAccount';
-  const serviceAccount = typeof options.applier === 'string' ? KNOWN_APPLIERS[options.applier] : options.applier.serviceAccount;
-  if (serviceAccount === undefined) throw new SpecError(error('rbac', `unknown applier ${JSON.stringify(options.applier)}`, { hint: "use 'argocd', 'flux' or { serviceAccount: { name, namespace } }" }));
+  const serviceAccount =
+    typeof options.applier === 'string' ? KNOWN_APPLIERS[options.applier] : options.applier.serviceAccount;
+  if (serviceAccount === undefined)
+    throw new SpecError(
+      error('rbac', `unknown applier ${JSON.stringify(options.applier)}`, {
+        hint: "use 'argocd', 'flux' or { serviceAccount: { name, namespace } }",
+      }),
+    );
   const roleName = options.roleName ?? DEFAULT_ROLE_NAME;
   if (!DNS_SUBDOMAIN.test(serviceAccount.name) || !DNS_LABEL.test(serviceAccount.namespace)) {
-    throw new SpecError(error('rbac', `applier ServiceAccount ${serviceAccount.namespace}/${serviceAccount.name} is not a valid name`, { field: 'applier.serviceAccount' }));
+    throw new SpecError(
+      error('rbac', `applier ServiceAccount ${serviceAccount.namespace}/${serviceAccount.name} is not a valid name`, {
+        field: 'applier.serviceAccount',
+      }),
+    );
   }
   if (!DNS_SUBDOMAIN.test(roleName)) {
-    throw new SpecError(error('rbac', `role name ${JSON.stringify(roleName)} is not a valid Kubernetes object name`, { field: 'roleName' }));
+    throw new SpecError(
+      error('rbac', `role name ${JSON.stringify(roleName)} is not a valid Kubernetes object name`, {
+        field: 'roleName',
+      }),
+    );
   }
   return {
     kind,

@@ -17,7 +17,11 @@ export const RBAC_GROUP = 'rbac.authorization.k8s.io';
  * the `retired` objects the render no longer contains. Sorted, without duplicates. Throws one
  * SpecError (code `rbac`) naming every object whose kind, name, namespace or roleRef is unusable.
  */
-export function listRequiredPermissions(components: readonly RbacComponent[], applier: ResolvedApplier, retired: readonly RbacComponent[] = []): Permission[] {
+export function listRequiredPermissions(
+  components: readonly RbacComponent[],
+  applier: ResolvedApplier,
+  retired: readonly RbacComponent[] = [],
+): Permission[] {
   const current = resolveObjects(components, retired);
   const problems: Diagnostic[] = [];
   const required: Permission[] = current.flatMap((o) => applyPermissions(o, applier, problems));
@@ -32,7 +36,13 @@ export function listRequiredPermissions(components: readonly RbacComponent[], ap
 }
 
 function applyPermissions(o: ResolvedObject, applier: ResolvedApplier, problems: Diagnostic[]): Permission[] {
-  const on = (verb: string, name: string | null = o.name): Permission => ({ namespace: o.namespace, group: o.group, resource: o.resource, verb, name });
+  const on = (verb: string, name: string | null = o.name): Permission => ({
+    namespace: o.namespace,
+    group: o.group,
+    resource: o.resource,
+    verb,
+    name,
+  });
   const out: Permission[] = [
     // get: kubectl's client-side apply reads the object to choose between create and patch, and
     // Flux reads it to compute drift. Both by name, so resourceNames restricts it.
@@ -79,7 +89,10 @@ const OWNED_FOR_HEALTH: Record<string, { group: string; resource: string }[]> = 
 function healthCheckPermissions(o: ResolvedObject): Permission[] {
   const inNamespace = (group: string, resource: string): Permission[] =>
     ['list', 'watch'].map((verb) => ({ namespace: o.namespace, group, resource, verb, name: null }));
-  return [...inNamespace(o.group, o.resource), ...(OWNED_FOR_HEALTH[`${o.group}/${o.resource}`] ?? []).flatMap((r) => inNamespace(r.group, r.resource))];
+  return [
+    ...inNamespace(o.group, o.resource),
+    ...(OWNED_FOR_HEALTH[`${o.group}/${o.resource}`] ?? []).flatMap((r) => inNamespace(r.group, r.resource)),
+  ];
 }
 
 /**
@@ -92,7 +105,16 @@ function healthCheckPermissions(o: ResolvedObject): Permission[] {
 function rbacPermissions(o: ResolvedObject, applier: ResolvedApplier, problems: Diagnostic[]): Permission[] {
   if (o.group !== RBAC_GROUP) return [];
   if (o.resource === 'roles' || o.resource === 'clusterroles') {
-    return [{ namespace: o.namespace, group: RBAC_GROUP, resource: o.resource, verb: 'escalate', name: applier.serverSideApply ? o.name : null }, ...authReconcilePermissions(o, applier)];
+    return [
+      {
+        namespace: o.namespace,
+        group: RBAC_GROUP,
+        resource: o.resource,
+        verb: 'escalate',
+        name: applier.serverSideApply ? o.name : null,
+      },
+      ...authReconcilePermissions(o, applier),
+    ];
   }
   if (o.resource !== 'rolebindings' && o.resource !== 'clusterrolebindings') return [];
   const where = describeObject(o.object);
@@ -110,7 +132,16 @@ function rbacPermissions(o: ResolvedObject, applier: ResolvedApplier, problems: 
     );
     return [];
   }
-  return [{ namespace: o.namespace, group: RBAC_GROUP, resource: kind === 'Role' ? 'roles' : 'clusterroles', verb: 'bind', name }, ...authReconcilePermissions(o, applier)];
+  return [
+    {
+      namespace: o.namespace,
+      group: RBAC_GROUP,
+      resource: kind === 'Role' ? 'roles' : 'clusterroles',
+      verb: 'bind',
+      name,
+    },
+    ...authReconcilePermissions(o, applier),
+  ];
 }
 
 /**
@@ -123,17 +154,30 @@ function rbacPermissions(o: ResolvedObject, applier: ResolvedApplier, problems: 
  */
 function authReconcilePermissions(o: ResolvedObject, applier: ResolvedApplier): Permission[] {
   if (applier.serverSideApply || applier.kind === 'flux') return [];
-  const on = (verb: string): Permission => ({ namespace: o.namespace, group: RBAC_GROUP, resource: o.resource, verb, name: o.name });
+  const on = (verb: string): Permission => ({
+    namespace: o.namespace,
+    group: RBAC_GROUP,
+    resource: o.resource,
+    verb,
+    name: o.name,
+  });
   const out = [on('update')];
   if (o.resource === 'rolebindings' || o.resource === 'clusterrolebindings') out.push(on('delete'));
-  if (o.namespace !== '') out.push({ namespace: '', group: '', resource: 'namespaces', verb: 'get', name: o.namespace });
+  if (o.namespace !== '')
+    out.push({ namespace: '', group: '', resource: 'namespaces', verb: 'get', name: o.namespace });
   return out;
 }
 
 /** Pruning an object of the previous render: read it (Flux checks its prune annotation), delete it. */
 function prunePermissions(o: ResolvedObject, applier: ResolvedApplier): Permission[] {
   if (isNeverDeleted(applier, o.object)) return [];
-  const on = (verb: string): Permission => ({ namespace: o.namespace, group: o.group, resource: o.resource, verb, name: o.name });
+  const on = (verb: string): Permission => ({
+    namespace: o.namespace,
+    group: o.group,
+    resource: o.resource,
+    verb,
+    name: o.name,
+  });
   const out = [on('get'), on('delete')];
   if (applier.watch) out.push(acrossCluster(o, 'list'), acrossCluster(o, 'watch'));
   return out;

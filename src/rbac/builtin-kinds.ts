@@ -112,7 +112,10 @@ const FULL_GROUP: Record<string, string> = {
 const TABLE: ReadonlyMap<string, KindResource> = new Map(
   Object.entries(GROUPS).flatMap(([short, entries]) => {
     const group = FULL_GROUP[short] ?? short;
-    return entries.map(([kind, resource, namespaced]): [string, KindResource] => [kindKey(group, kind), { group, resource, namespaced }]);
+    return entries.map(([kind, resource, namespaced]): [string, KindResource] => [
+      kindKey(group, kind),
+      { group, resource, namespaced },
+    ]);
   }),
 );
 

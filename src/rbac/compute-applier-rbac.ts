@@ -43,17 +43,30 @@ export function computeApplierRbac(components: readonly RbacComponent[], options
   const namespaces = [...byNamespace.keys()].filter((n) => n !== '').sort(compareText);
   assertNoCollision(components, applier, namespaces);
 
-  const rendered = new Set(components.flatMap((c) => c.objects.filter((o) => o.kind === 'Namespace' && o.apiVersion === 'v1').map(nameOf)));
-  const objects: KubeObject[] = namespaces.filter((n) => rendered.has(n)).map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
+  const rendered = new Set(
+    components.flatMap((c) => c.objects.filter((o) => o.kind === 'Namespace' && o.apiVersion === 'v1').map(nameOf)),
+  );
+  const objects: KubeObject[] = namespaces
+    .filter((n) => rendered.has(n))
+    .map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
   const cluster = byNamespace.get('') ?? [];
   if (cluster.length > 0) objects.push(...roleAndBinding('ClusterRole', '', buildPolicyRules(cluster), applier));
-  for (const namespace of namespaces) objects.push(...roleAndBinding('Role', namespace, buildPolicyRules(byNamespace.get(namespace) ?? []), applier));
+  for (const namespace of namespaces)
+    objects.push(...roleAndBinding('Role', namespace, buildPolicyRules(byNamespace.get(namespace) ?? []), applier));
 
   return { objects, grants: summarizeProviderGrants(components), notes: collectApplierNotes(components, applier) };
 }
 
-function roleAndBinding(kind: 'ClusterRole' | 'Role', namespace: string, rules: PolicyRule[], applier: ResolvedApplier): KubeObject[] {
-  const metadata = (): JsonObject => (namespace ? { name: applier.roleName, namespace, labels: { ...MANAGED_BY } } : { name: applier.roleName, labels: { ...MANAGED_BY } });
+function roleAndBinding(
+  kind: 'ClusterRole' | 'Role',
+  namespace: string,
+  rules: PolicyRule[],
+  applier: ResolvedApplier,
+): KubeObject[] {
+  const metadata = (): JsonObject =>
+    namespace
+      ? { name: applier.roleName, namespace, labels: { ...MANAGED_BY } }
+      : { name: applier.roleName, labels: { ...MANAGED_BY } };
   return [
     { apiVersion: RBAC_V1, kind, metadata: metadata(), rules: rules.map(ruleObject) },
     {
@@ -61,7 +74,9 @@ function roleAndBinding(kind: 'ClusterRole' | 'Role', namespace: string, rules: 
       kind: kind === 'Role' ? 'RoleBinding' : 'ClusterRoleBinding',
       metadata: metadata(),
       roleRef: { apiGroup: RBAC_GROUP, kind, name: applier.roleName },
-      subjects: [{ kind: 'ServiceAccount', name: applier.serviceAccount.name, namespace: applier.serviceAccount.namespace }],
+      subjects: [
+        { kind: 'ServiceAccount', name: applier.serviceAccount.name, namespace: applier.serviceAccount.namespace },
+      ],
     },
   ];
 }
@@ -77,10 +92,22 @@ function ruleObject(rule: PolicyRule): JsonObject {
 }
 
 /** The emitted role objects must not replace a rendered RBAC object of the same kind and name. */
-function assertNoCollision(components: readonly RbacComponent[], applier: ResolvedApplier, namespaces: readonly string[]): void {
-  const ours = new Set(['ClusterRole/', 'ClusterRoleBinding/', ...namespaces.flatMap((n) => [`Role/${n}`, `RoleBinding/${n}`])].map((k) => `${k}/${applier.roleName}`));
+function assertNoCollision(
+  components: readonly RbacComponent[],
+  applier: ResolvedApplier,
+  namespaces: readonly string[],
+): void {
+  const ours = new Set(
+    ['ClusterRole/', 'ClusterRoleBinding/', ...namespaces.flatMap((n) => [`Role/${n}`, `RoleBinding/${n}`])].map(
+      (k) => `${k}/${applier.roleName}`,
+    ),
+  );
   const clashes = components.flatMap((c) =>
-    c.objects.filter((o) => o.apiVersion === RBAC_V1 && ours.has(`${o.kind}/${o.kind.startsWith('Cluster') ? '' : namespaceOf(o)}/${nameOf(o)}`)),
+    c.objects.filter(
+      (o) =>
+        o.apiVersion === RBAC_V1 &&
+        ours.has(`${o.kind}/${o.kind.startsWith('Cluster') ? '' : namespaceOf(o)}/${nameOf(o)}`),
+    ),
   );
   if (clashes.length === 0) return;
   throw new SpecError(

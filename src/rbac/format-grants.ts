@@ -16,8 +16,10 @@ export function formatGrants(grants: readonly ProviderGrant[]): string {
 function formatGrant(g: ProviderGrant): string {
   const lines = [`${g.component}: ${g.subjects.length > 0 ? g.subjects.join(', ') : 'no subjects'}`];
   if (g.clusterScoped.length === 0 && g.namespaced.length === 0) lines.push('  grants nothing');
-  if (g.clusterScoped.length > 0) lines.push('  cluster-scoped:', ...g.clusterScoped.map((r) => `    ${formatRuleSummary(r)}`));
-  for (const n of g.namespaced) lines.push(`  namespace ${n.namespace}:`, ...n.rules.map((r) => `    ${formatRuleSummary(r)}`));
+  if (g.clusterScoped.length > 0)
+    lines.push('  cluster-scoped:', ...g.clusterScoped.map((r) => `    ${formatRuleSummary(r)}`));
+  for (const n of g.namespaced)
+    lines.push(`  namespace ${n.namespace}:`, ...n.rules.map((r) => `    ${formatRuleSummary(r)}`));
   if (g.escalations.length > 0) lines.push('  escalations:', ...g.escalations.map((e) => `    - ${e}`));
   return `${lines.join('\n')}\n`;
 }

@@ -10,9 +10,19 @@ const READ = ['get', 'list', 'watch'];
 const WRITE = ['create', 'patch', 'update'];
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 /** What `impersonate` applies to (the API server's impersonation filter). */
-const IMPERSONABLE: [string, string][] = [['', 'users'], ['', 'groups'], ['', 'serviceaccounts'], ['authentication.k8s.io', 'uids'], ['authentication.k8s.io', 'userextras']];
+const IMPERSONABLE: [string, string][] = [
+  ['', 'users'],
+  ['', 'groups'],
+  ['', 'serviceaccounts'],
+  ['authentication.k8s.io', 'uids'],
+  ['authentication.k8s.io', 'userextras'],
+];
 /** Kinds whose creation runs a pod, which may mount any ServiceAccount of its namespace. */
-const WORKLOADS: Record<string, string[]> = { '': ['pods'], apps: ['daemonsets', 'deployments', 'replicasets', 'statefulsets'], batch: ['cronjobs', 'jobs'] };
+const WORKLOADS: Record<string, string[]> = {
+  '': ['pods'],
+  apps: ['daemonsets', 'deployments', 'replicasets', 'statefulsets'],
+  batch: ['cronjobs', 'jobs'],
+};
 
 /**
  * The escalations in `lines`, granted in `namespace` ('' = cluster-wide), in check order. A
@@ -24,17 +34,23 @@ export function findEscalations(lines: readonly RuleSummary[], namespace: string
   for (const l of lines) {
     const what = formatResource(l);
     if (l.group === '*') out.push(`every API group: ${what} ${scope}`);
-    if (l.resource === '*') out.push(`every resource of ${l.group === '' ? 'the core group' : l.group}: ${l.verbs.join(', ')} ${scope}`);
+    if (l.resource === '*')
+      out.push(`every resource of ${l.group === '' ? 'the core group' : l.group}: ${l.verbs.join(', ')} ${scope}`);
     if (l.verbs.includes('*')) out.push(`every verb on ${what} ${scope}`);
-    for (const verb of ['escalate', 'bind']) if (hasVerb(l, verb) && (on(l, RBAC_GROUP, 'roles') || on(l, RBAC_GROUP, 'clusterroles'))) out.push(`${verb} ${what} ${scope}`);
-    if (hasVerb(l, 'impersonate') && IMPERSONABLE.some(([g, r]) => on(l, g, r))) out.push(`impersonate ${what} ${scope}`);
+    for (const verb of ['escalate', 'bind'])
+      if (hasVerb(l, verb) && (on(l, RBAC_GROUP, 'roles') || on(l, RBAC_GROUP, 'clusterroles')))
+        out.push(`${verb} ${what} ${scope}`);
+    if (hasVerb(l, 'impersonate') && IMPERSONABLE.some(([g, r]) => on(l, g, r)))
+      out.push(`impersonate ${what} ${scope}`);
   }
   const unnamed = lines.filter((l) => l.resourceNames.length === 0);
   if (namespace === '') {
     const secretRead = READ.filter((v) => unnamed.some((l) => on(l, '', 'secrets') && hasVerb(l, v)));
     if (secretRead.length > 0) out.push(`read secrets cluster-wide (${secretRead.join(', ')})`);
     if (secretRead.length > 0 && unnamed.some((l) => on(l, '', 'secrets') && hasVerb(l, 'create'))) {
-      out.push('create and read secrets cluster-wide: a kubernetes.io/service-account-token Secret yields a token of any ServiceAccount');
+      out.push(
+        'create and read secrets cluster-wide: a kubernetes.io/service-account-token Secret yields a token of any ServiceAccount',
+      );
     }
   }
   for (const [label, group, resource, verbs] of [
@@ -47,7 +63,8 @@ export function findEscalations(lines: readonly RuleSummary[], namespace: string
   }
   for (const [group, resources] of Object.entries(WORKLOADS)) {
     for (const resource of resources) {
-      if (unnamed.some((l) => on(l, group, resource) && hasVerb(l, 'create'))) out.push(`create ${resource} ${scope}: runs pods as any ServiceAccount there`);
+      if (unnamed.some((l) => on(l, group, resource) && hasVerb(l, 'create')))
+        out.push(`create ${resource} ${scope}: runs pods as any ServiceAccount there`);
     }
   }
   for (const resource of ['clusterrolebindings', 'clusterroles', 'rolebindings', 'roles']) {

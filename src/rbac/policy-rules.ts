@@ -40,13 +40,38 @@ export function buildPolicyRules(permissions: readonly Permission[]): PolicyRule
     }
     for (const { names, verbs: ruleVerbs } of byNames.values()) rules.push(rule([group], [resource], ruleVerbs, names));
   }
-  rules = mergeOn(rules, (r) => [r.apiGroups, r.verbs, r.resourceNames], (into, from) => rule(into.apiGroups ?? [], [...(into.resources ?? []), ...(from.resources ?? [])], into.verbs, into.resourceNames ?? []));
-  rules = mergeOn(rules, (r) => [r.resources, r.verbs, r.resourceNames], (into, from) => rule([...(into.apiGroups ?? []), ...(from.apiGroups ?? [])], into.resources ?? [], into.verbs, into.resourceNames ?? []));
+  rules = mergeOn(
+    rules,
+    (r) => [r.apiGroups, r.verbs, r.resourceNames],
+    (into, from) =>
+      rule(
+        into.apiGroups ?? [],
+        [...(into.resources ?? []), ...(from.resources ?? [])],
+        into.verbs,
+        into.resourceNames ?? [],
+      ),
+  );
+  rules = mergeOn(
+    rules,
+    (r) => [r.resources, r.verbs, r.resourceNames],
+    (into, from) =>
+      rule(
+        [...(into.apiGroups ?? []), ...(from.apiGroups ?? [])],
+        into.resources ?? [],
+        into.verbs,
+        into.resourceNames ?? [],
+      ),
+  );
   return rules.sort(comparePolicyRules);
 }
 
 /** A rule with sorted, de-duplicated lists; `resourceNames` is omitted when empty (every name). */
-export function rule(apiGroups: readonly string[], resources: readonly string[], verbs: readonly string[], resourceNames: readonly string[] = []): PolicyRule {
+export function rule(
+  apiGroups: readonly string[],
+  resources: readonly string[],
+  verbs: readonly string[],
+  resourceNames: readonly string[] = [],
+): PolicyRule {
   const sorted = (xs: readonly string[]) => [...new Set(xs)].sort(compareText);
   const out: PolicyRule = { apiGroups: sorted(apiGroups), resources: sorted(resources), verbs: sorted(verbs) };
   if (resourceNames.length > 0) out.resourceNames = sorted(resourceNames);
@@ -66,7 +91,11 @@ export function comparePolicyRules(a: PolicyRule, b: PolicyRule): number {
 }
 
 /** Merges rules whose `identity` lists are equal, folding them with `combine`. Keeps first-seen order. */
-function mergeOn(rules: readonly PolicyRule[], identity: (r: PolicyRule) => (readonly string[] | undefined)[], combine: (into: PolicyRule, from: PolicyRule) => PolicyRule): PolicyRule[] {
+function mergeOn(
+  rules: readonly PolicyRule[],
+  identity: (r: PolicyRule) => (readonly string[] | undefined)[],
+  combine: (into: PolicyRule, from: PolicyRule) => PolicyRule,
+): PolicyRule[] {
   const merged = new Map<string, PolicyRule>();
   for (const r of rules) {
     const key = identity(r)

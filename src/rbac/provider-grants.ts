@@ -26,29 +26,47 @@ export function summarizeProviderGrants(components: readonly RbacComponent[]): P
     const perNamespace = new Map<string, JsonValue[]>();
     const escalations: string[] = [];
     for (const binding of component.objects) {
-      if (binding.apiVersion !== RBAC_V1 || (binding.kind !== 'ClusterRoleBinding' && binding.kind !== 'RoleBinding')) continue;
+      if (binding.apiVersion !== RBAC_V1 || (binding.kind !== 'ClusterRoleBinding' && binding.kind !== 'RoleBinding'))
+        continue;
       const namespace = binding.kind === 'RoleBinding' ? namespaceOf(binding) : '';
-      for (const s of Array.isArray(binding.subjects) ? binding.subjects : []) subjects.add(describeSubject(s, namespace));
+      for (const s of Array.isArray(binding.subjects) ? binding.subjects : [])
+        subjects.add(describeSubject(s, namespace));
       const refKind = getIn(binding, ['roleRef', 'kind']);
       const refName = String(getIn(binding, ['roleRef', 'name']) ?? '');
-      const role = refKind === 'ClusterRole' ? clusterRoleByName.get(refName) : roleByKey.get(`${namespace}/${refName}`);
+      const role =
+        refKind === 'ClusterRole' ? clusterRoleByName.get(refName) : roleByKey.get(`${namespace}/${refName}`);
       if (role === undefined) {
         escalations.push(unrenderedRole(String(refKind), refName, namespace));
         continue;
       }
       const selectors = aggregationSelectors(role);
       if (selectors !== undefined) {
-        escalations.push(`${refName} aggregates every ClusterRole labelled ${selectors.map(formatLabelSelector).join(' or ')}: any such ClusterRole added to the cluster extends it`);
+        escalations.push(
+          `${refName} aggregates every ClusterRole labelled ${selectors.map(formatLabelSelector).join(' or ')}: any such ClusterRole added to the cluster extends it`,
+        );
       }
-      const rules = refKind === 'ClusterRole' ? effectiveClusterRoleRules(role, clusterRoles) : Array.isArray(role.rules) ? role.rules : [];
+      const rules =
+        refKind === 'ClusterRole'
+          ? effectiveClusterRoleRules(role, clusterRoles)
+          : Array.isArray(role.rules)
+            ? role.rules
+            : [];
       if (namespace === '') cluster.push(...rules);
       else perNamespace.set(namespace, [...(perNamespace.get(namespace) ?? []), ...rules]);
     }
     const clusterScoped = summarizeRules(cluster);
-    const namespaced = [...perNamespace.keys()].sort(compareText).map((ns) => ({ namespace: ns, rules: summarizeRules(perNamespace.get(ns) ?? []) }));
+    const namespaced = [...perNamespace.keys()]
+      .sort(compareText)
+      .map((ns) => ({ namespace: ns, rules: summarizeRules(perNamespace.get(ns) ?? []) }));
     escalations.push(...findEscalations(clusterScoped, ''));
     for (const n of namespaced) escalations.push(...findEscalations(n.rules, n.namespace));
-    return { component: component.name, subjects: [...subjects].sort(compareText), clusterScoped, namespaced, escalations: [...new Set(escalations)] };
+    return {
+      component: component.name,
+      subjects: [...subjects].sort(compareText),
+      clusterScoped,
+      namespaced,
+      escalations: [...new Set(escalations)],
+    };
   });
 }
 
@@ -70,22 +88,28 @@ export function summarizeRules(rules: readonly JsonValue[]): RuleSummary[] {
     const verbs = strings(r.verbs);
     const names = strings(r.resourceNames).sort(compareText);
     for (const url of strings(r.nonResourceURLs)) add('', url, verbs, []);
-    for (const group of strings(r.apiGroups)) for (const resource of strings(r.resources)) add(group, resource, verbs, names);
+    for (const group of strings(r.apiGroups))
+      for (const resource of strings(r.resources)) add(group, resource, verbs, names);
   }
   return [...lines.values()].sort(
-    (a, b) => compareText(a.group, b.group) || compareText(a.resource, b.resource) || compareText(a.resourceNames.join(','), b.resourceNames.join(',')),
+    (a, b) =>
+      compareText(a.group, b.group) ||
+      compareText(a.resource, b.resource) ||
+      compareText(a.resourceNames.join(','), b.resourceNames.join(',')),
   );
 }
 
 function unrenderedRole(kind: string, name: string, namespace: string): string {
-  if (kind === 'ClusterRole' && name === 'cluster-admin') return `binds ClusterRole cluster-admin${namespace ? ` in ${namespace}` : ''}: every permission`;
+  if (kind === 'ClusterRole' && name === 'cluster-admin')
+    return `binds ClusterRole cluster-admin${namespace ? ` in ${namespace}` : ''}: every permission`;
   return `binds ${kind} ${name}${namespace ? ` in ${namespace}` : ''}, which the render does not contain: its permissions are not listed here`;
 }
 
 function describeSubject(subject: JsonValue, bindingNamespace: string): string {
   if (!isJsonObject(subject)) return '<invalid subject>';
   const name = String(subject.name ?? '');
-  if (subject.kind === 'ServiceAccount') return `ServiceAccount ${typeof subject.namespace === 'string' && subject.namespace ? subject.namespace : bindingNamespace}/${name}`;
+  if (subject.kind === 'ServiceAccount')
+    return `ServiceAccount ${typeof subject.namespace === 'string' && subject.namespace ? subject.namespace : bindingNamespace}/${name}`;
   return `${String(subject.kind)} ${name}`;
 }
 

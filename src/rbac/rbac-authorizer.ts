@@ -40,11 +40,18 @@ export function listHeldRules(objects: readonly KubeObject[], sa: ServiceAccount
     const subjects = asArray(binding.subjects);
     const bindsSa = subjects.some((s) => subjectMatches(s, sa, namespace));
     if (!bindsSa) continue;
-    const bindingId = namespace ? `${binding.kind}/${namespace}/${nameOf(binding)}` : `${binding.kind}/${nameOf(binding)}`;
+    const bindingId = namespace
+      ? `${binding.kind}/${namespace}/${nameOf(binding)}`
+      : `${binding.kind}/${nameOf(binding)}`;
     if (subjects.some((s) => !subjectIsExactly(s, sa, namespace))) held.sharedBindings.push(bindingId);
     const refKind = getIn(binding, ['roleRef', 'kind']);
     const refName = String(getIn(binding, ['roleRef', 'name']) ?? '');
-    const role = refKind === 'ClusterRole' ? clusterRoles.get(refName) : refKind === 'Role' && namespace ? roles.get(`${namespace}/${refName}`) : undefined;
+    const role =
+      refKind === 'ClusterRole'
+        ? clusterRoles.get(refName)
+        : refKind === 'Role' && namespace
+          ? roles.get(`${namespace}/${refName}`)
+          : undefined;
     const via = `${bindingId} → ${String(refKind)}/${refName}`;
     if (role === undefined) {
       held.dangling.push(via);
@@ -58,7 +65,8 @@ export function listHeldRules(objects: readonly KubeObject[], sa: ServiceAccount
 
 /** True when `rule` allows the request `p` (RuleAllows: verb, group, resource and name all match). */
 export function ruleAllows(rule: PolicyRule, p: Permission): boolean {
-  const has = (list: readonly string[] | undefined, value: string) => (list ?? []).includes('*') || (list ?? []).includes(value);
+  const has = (list: readonly string[] | undefined, value: string) =>
+    (list ?? []).includes('*') || (list ?? []).includes(value);
   if (!has(rule.verbs, p.verb) || !has(rule.apiGroups, p.group) || !has(rule.resources, p.resource)) return false;
   const names = rule.resourceNames ?? [];
   // A request without a name (POST create, list, watch) only matches a rule without resourceNames.
@@ -79,11 +87,19 @@ function subjectMatches(subject: JsonValue, sa: ServiceAccountRef, bindingNamesp
   const name = subject.name;
   switch (subject.kind) {
     case 'ServiceAccount':
-      return name === sa.name && (typeof subject.namespace === 'string' && subject.namespace !== '' ? subject.namespace : bindingNamespace) === sa.namespace;
+      return (
+        name === sa.name &&
+        (typeof subject.namespace === 'string' && subject.namespace !== '' ? subject.namespace : bindingNamespace) ===
+          sa.namespace
+      );
     case 'User':
       return name === `system:serviceaccount:${sa.namespace}:${sa.name}`;
     case 'Group':
-      return name === 'system:serviceaccounts' || name === `system:serviceaccounts:${sa.namespace}` || name === 'system:authenticated';
+      return (
+        name === 'system:serviceaccounts' ||
+        name === `system:serviceaccounts:${sa.namespace}` ||
+        name === 'system:authenticated'
+      );
     default:
       return false;
   }

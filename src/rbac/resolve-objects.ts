@@ -24,7 +24,10 @@ export interface ResolvedObject {
  * `alsoDefining` (the other render, when pruning objects of a previous one), so an object's kind may
  * be defined by a CRD in any component. Throws one SpecError (code `rbac`) listing every problem.
  */
-export function resolveObjects(components: readonly RbacComponent[], alsoDefining: readonly RbacComponent[] = []): ResolvedObject[] {
+export function resolveObjects(
+  components: readonly RbacComponent[],
+  alsoDefining: readonly RbacComponent[] = [],
+): ResolvedObject[] {
   const problems: Diagnostic[] = [];
   const crdKinds = collectCrdKinds([...components, ...alsoDefining], problems);
   const resolved: ResolvedObject[] = [];
@@ -52,18 +55,28 @@ function resolveOne(
   const kind = crdKinds.get(kindKey(group, object.kind)) ?? lookupBuiltinKind(group, object.kind);
   if (kind === undefined) {
     problems.push(
-      error('rbac', `${where} (${object.apiVersion}) is of a kind the render defines no CustomResourceDefinition for and capi-render does not know`, {
-        object: where,
-        field: 'kind',
-        hint: 'render the CRD that defines the kind (e.g. add its manifest as additionalManifests), or drop the object',
-      }),
+      error(
+        'rbac',
+        `${where} (${object.apiVersion}) is of a kind the render defines no CustomResourceDefinition for and capi-render does not know`,
+        {
+          object: where,
+          field: 'kind',
+          hint: 'render the CRD that defines the kind (e.g. add its manifest as additionalManifests), or drop the object',
+        },
+      ),
     );
     return undefined;
   }
   const name = nameOf(object);
   if (name === '') {
     // generateName objects get a new name on every apply; no GitOps applier can track them.
-    problems.push(error('rbac', `${where} has no metadata.name`, { object: where, field: 'metadata.name', hint: 'give the object a fixed name' }));
+    problems.push(
+      error('rbac', `${where} has no metadata.name`, {
+        object: where,
+        field: 'metadata.name',
+        hint: 'give the object a fixed name',
+      }),
+    );
     return undefined;
   }
   // A namespace on a cluster-scoped object is ignored by the API server, so it is ignored here.
@@ -86,18 +99,28 @@ function collectCrdKinds(components: readonly RbacComponent[], problems: Diagnos
   const kinds = new Map<string, KindResource>();
   for (const component of components) {
     for (const object of component.objects) {
-      if (object.kind !== 'CustomResourceDefinition' || apiGroup(object.apiVersion ?? '') !== 'apiextensions.k8s.io') continue;
+      if (object.kind !== 'CustomResourceDefinition' || apiGroup(object.apiVersion ?? '') !== 'apiextensions.k8s.io')
+        continue;
       const group = getIn(object, ['spec', 'group']);
       const kind = getIn(object, ['spec', 'names', 'kind']);
       const plural = getIn(object, ['spec', 'names', 'plural']);
       const scope = getIn(object, ['spec', 'scope']);
-      if (typeof group !== 'string' || typeof kind !== 'string' || typeof plural !== 'string' || (scope !== 'Namespaced' && scope !== 'Cluster')) {
+      if (
+        typeof group !== 'string' ||
+        typeof kind !== 'string' ||
+        typeof plural !== 'string' ||
+        (scope !== 'Namespaced' && scope !== 'Cluster')
+      ) {
         const where = describeObject(object);
         problems.push(
-          error('rbac', `${where} lacks spec.group, spec.names.kind, spec.names.plural or a spec.scope of Namespaced/Cluster`, {
-            object: where,
-            field: 'spec',
-          }),
+          error(
+            'rbac',
+            `${where} lacks spec.group, spec.names.kind, spec.names.plural or a spec.scope of Namespaced/Cluster`,
+            {
+              object: where,
+              field: 'spec',
+            },
+          ),
         );
         continue;
       }

@@ -16,7 +16,11 @@ import type { ApplierRbac, ApplierRbacOptions, Permission, RbacComponent, RbacVe
  * with). Both lists are sorted and empty when the role is exact. Throws like computeApplierRbac for
  * objects it cannot resolve.
  */
-export function verifyApplierRbac(components: readonly RbacComponent[], rbac: Pick<ApplierRbac, 'objects'>, options: ApplierRbacOptions): RbacVerification {
+export function verifyApplierRbac(
+  components: readonly RbacComponent[],
+  rbac: Pick<ApplierRbac, 'objects'>,
+  options: ApplierRbacOptions,
+): RbacVerification {
   const applier = resolveApplierOptions(options);
   const required = listRequiredPermissions(components, applier, options.retired ?? []);
   const held = listHeldRules(rbac.objects, applier.serviceAccount);
@@ -38,12 +42,19 @@ export function verifyApplierRbac(components: readonly RbacComponent[], rbac: Pi
  * Every permission the applier holds through `objects`, expanded to tuples (sorted). Rules with a
  * wildcard or non-resource URLs cannot be expanded and are reported in `unbounded` instead.
  */
-export function listGrantedPermissions(objects: readonly KubeObject[], options: ApplierRbacOptions): { permissions: Permission[]; unbounded: string[] } {
+export function listGrantedPermissions(
+  objects: readonly KubeObject[],
+  options: ApplierRbacOptions,
+): { permissions: Permission[]; unbounded: string[] } {
   return expandHeldRules(listHeldRules(objects, resolveApplierOptions(options).serviceAccount).rules);
 }
 
 /** True when the applier, holding `objects`, is allowed the request `permission`. */
-export function isApplierAllowed(objects: readonly KubeObject[], options: ApplierRbacOptions, permission: Permission): boolean {
+export function isApplierAllowed(
+  objects: readonly KubeObject[],
+  options: ApplierRbacOptions,
+  permission: Permission,
+): boolean {
   return isHeldAllowed(listHeldRules(objects, resolveApplierOptions(options).serviceAccount).rules, permission);
 }
 
@@ -53,13 +64,19 @@ function expandHeldRules(held: readonly HeldRule[]): { permissions: Permission[]
   for (const { namespace, rule, via } of held) {
     const groups = rule.apiGroups ?? [];
     const resources = rule.resources ?? [];
-    if ((rule.nonResourceURLs ?? []).length > 0) unbounded.push(`non-resource URLs ${(rule.nonResourceURLs ?? []).join(', ')} via ${via}`);
+    if ((rule.nonResourceURLs ?? []).length > 0)
+      unbounded.push(`non-resource URLs ${(rule.nonResourceURLs ?? []).join(', ')} via ${via}`);
     if ([...groups, ...resources, ...rule.verbs].includes('*')) {
-      unbounded.push(`wildcard rule (apiGroups ${groups.join(',')}; resources ${resources.join(',')}; verbs ${rule.verbs.join(',')}) via ${via}`);
+      unbounded.push(
+        `wildcard rule (apiGroups ${groups.join(',')}; resources ${resources.join(',')}; verbs ${rule.verbs.join(',')}) via ${via}`,
+      );
       continue;
     }
     const names: (string | null)[] = (rule.resourceNames ?? []).length > 0 ? (rule.resourceNames ?? []) : [null];
-    for (const group of groups) for (const resource of resources) for (const verb of rule.verbs) for (const name of names) permissions.push({ namespace, group, resource, verb, name });
+    for (const group of groups)
+      for (const resource of resources)
+        for (const verb of rule.verbs)
+          for (const name of names) permissions.push({ namespace, group, resource, verb, name });
   }
   return { permissions: uniquePermissions(permissions), unbounded };
 }
@@ -69,14 +86,18 @@ function expandHeldRules(held: readonly HeldRule[]): { permissions: Permission[]
  * namespace exists, so the objects must create it first.
  */
 function namespaceOrderProblems(components: readonly RbacComponent[], objects: readonly KubeObject[]): string[] {
-  const created = new Set(components.flatMap((c) => c.objects.filter((o) => o.apiVersion === 'v1' && o.kind === 'Namespace').map(nameOf)));
+  const created = new Set(
+    components.flatMap((c) => c.objects.filter((o) => o.apiVersion === 'v1' && o.kind === 'Namespace').map(nameOf)),
+  );
   const available = new Set<string>();
   const problems: string[] = [];
   for (const o of objects) {
     if (o.apiVersion === 'v1' && o.kind === 'Namespace') available.add(nameOf(o));
     const ns = namespaceOf(o);
     if ((o.kind === 'Role' || o.kind === 'RoleBinding') && created.has(ns) && !available.has(ns)) {
-      problems.push(`Namespace ${ns} must precede ${o.kind}/${ns}/${nameOf(o)} (the render creates ${ns}; the role is applied before it)`);
+      problems.push(
+        `Namespace ${ns} must precede ${o.kind}/${ns}/${nameOf(o)} (the render creates ${ns}; the role is applied before it)`,
+      );
     }
   }
   return problems;

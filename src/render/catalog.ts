@@ -12,11 +12,24 @@ import { SpecError, error, peerWording } from '../errors.js';
 import { parseVersion } from '../declarations/versions.js';
 import type { RenderConfig } from '../config/config-types.js';
 import type { FetchProgressListener } from '../source/fetch-progress.js';
-import { builtinProvidersOf, findBuiltinProvider, mergeProviderList, type BuiltinProvider } from '../source/github/builtin-providers.js';
+import {
+  builtinProvidersOf,
+  findBuiltinProvider,
+  mergeProviderList,
+  type BuiltinProvider,
+} from '../source/github/builtin-providers.js';
 import { baselineOf } from '../baseline/baseline.js';
 import { createGitHubClient, createGitHubSource, type GitHubClient } from '../source/github/github-source.js';
 import { GITHUB_API_BASE_URL, isGitHubUrl, parseGitHubReleaseUrl } from '../source/github/github-url.js';
-import { GITLAB_TOKEN_VARIABLE, createGitLabClient, createGitLabSource, isGitLabUrl, parseGitLabPackageUrl, type FetchLike, type GitLabClient } from '../source/gitlab/gitlab-source.js';
+import {
+  GITLAB_TOKEN_VARIABLE,
+  createGitLabClient,
+  createGitLabSource,
+  isGitLabUrl,
+  parseGitLabPackageUrl,
+  type FetchLike,
+  type GitLabClient,
+} from '../source/gitlab/gitlab-source.js';
 import { createLocalRepositorySource } from '../source/local-repository.js';
 import { readOciCredentials } from '../source/oci/oci-credentials.js';
 import { createOciSource } from '../source/oci/oci-source.js';
@@ -49,34 +62,75 @@ export interface CatalogOptions {
 }
 
 export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCatalog {
-  const merged = mergeProviderList(builtinProvidersOf(baselineOf(options.config?.emulate).clusterctl), options.config?.providers ?? []);
-  if (merged.diagnostics.length > 0) throw new SpecError(merged.diagnostics.map((d) => ({ ...d, file: d.file ?? 'capi-render.yaml' })));
+  const merged = mergeProviderList(
+    builtinProvidersOf(baselineOf(options.config?.emulate).clusterctl),
+    options.config?.providers ?? [],
+  );
+  if (merged.diagnostics.length > 0)
+    throw new SpecError(merged.diagnostics.map((d) => ({ ...d, file: d.file ?? 'capi-render.yaml' })));
   const list = merged.providers;
-  const find = (cr: ProviderCR): BuiltinProvider | undefined => list.find((p) => p.type === cr.kind && p.name === cr.name);
+  const find = (cr: ProviderCR): BuiltinProvider | undefined =>
+    list.find((p) => p.type === cr.kind && p.name === cr.name);
   const enterpriseHosts = options.config?.github?.enterpriseHosts ?? [];
   const clients = new Map<string, GitHubClient>();
   const gitLabClients = new Map<string, GitLabClient>();
   const clientFor = (apiBaseUrl: string): GitHubClient => {
     let client = clients.get(apiBaseUrl);
     if (!client) {
-      client = createGitHubClient({ baseUrl: apiBaseUrl, token: options.githubToken, onProgress: options.onProgress, fetch: options.fetch, ...options.githubRetry });
+      client = createGitHubClient({
+        baseUrl: apiBaseUrl,
+        token: options.githubToken,
+        onProgress: options.onProgress,
+        fetch: options.fetch,
+        ...options.githubRetry,
+      });
       clients.set(apiBaseUrl, client);
     }
     return client;
   };
 
-  const fromUrl = (cr: ProviderCR, url: string, field: string, secretValues?: () => Record<string, string>): ProviderSource =>
-    sourceFromUrl(url, { label: manifestLabel(cr.kind, cr.name), kind: cr.kind, name: cr.name, ref: ref(cr), file: cr.file, line: cr.line, field }, secretValues);
+  const fromUrl = (
+    cr: ProviderCR,
+    url: string,
+    field: string,
+    secretValues?: () => Record<string, string>,
+  ): ProviderSource =>
+    sourceFromUrl(
+      url,
+      {
+        label: manifestLabel(cr.kind, cr.name),
+        kind: cr.kind,
+        name: cr.name,
+        ref: ref(cr),
+        file: cr.file,
+        line: cr.line,
+        field,
+      },
+      secretValues,
+    );
 
   const sourceFromUrl = (url: string, at: UrlSite, secretValues?: () => Record<string, string>): ProviderSource => {
     if (url.startsWith('file://')) return fileSource(url, at);
-    if (isOciUrl(url) && at.kind && at.name) return ociUrlSource(url, { ...at, kind: at.kind, name: at.name }, secretValues);
+    if (isOciUrl(url) && at.kind && at.name)
+      return ociUrlSource(url, { ...at, kind: at.kind, name: at.name }, secretValues);
     if (isGitLabUrl(url)) return gitLabSource(url, at, secretValues);
     if (!isGitHubUrl(url, enterpriseHosts)) throw unsupportedUrl(url, at);
-    const parsed = parseGitHubReleaseUrl(url, { kind: at.kind, enterpriseHosts, where: { file: at.file, line: at.line, field: at.field, object: at.ref } });
-    const apiBaseUrl = parsed.origin === 'https://github.com' ? (options.config?.github?.apiUrl ?? GITHUB_API_BASE_URL) : parsed.apiBaseUrl;
+    const parsed = parseGitHubReleaseUrl(url, {
+      kind: at.kind,
+      enterpriseHosts,
+      where: { file: at.file, line: at.line, field: at.field, object: at.ref },
+    });
+    const apiBaseUrl =
+      parsed.origin === 'https://github.com'
+        ? (options.config?.github?.apiUrl ?? GITHUB_API_BASE_URL)
+        : parsed.apiBaseUrl;
     return {
-      source: createGitHubSource(clientFor(apiBaseUrl), { owner: parsed.owner, repo: parsed.repo, rootPath: parsed.rootPath, webHost: new URL(parsed.origin).host }),
+      source: createGitHubSource(clientFor(apiBaseUrl), {
+        owner: parsed.owner,
+        repo: parsed.repo,
+        rootPath: parsed.rootPath,
+        webHost: new URL(parsed.origin).host,
+      }),
       componentsFile: parsed.componentsFile,
       latestRule: 'clusterctl',
       defaultVersion: parsed.version && parsed.version !== 'latest' ? parsed.version : undefined,
@@ -85,14 +139,20 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
 
   // cluster-api's proposed oci:// scheme (source/oci/oci-url.ts). Credentials: the provider's
   // configSecret OCI_* keys (the operator's), else the Docker credential chain (the proposal's).
-  const ociUrlSource = (url: string, at: UrlSite & { kind: ProviderCR['kind']; name: string }, secretValues?: () => Record<string, string>): ProviderSource => {
+  const ociUrlSource = (
+    url: string,
+    at: UrlSite & { kind: ProviderCR['kind']; name: string },
+    secretValues?: () => Record<string, string>,
+  ): ProviderSource => {
     const componentsFile = ociComponentsFile(at.kind, at.name);
     const created = createOciUrlSource({
       url,
       providerType: kindInfo(at.kind).operatorType,
       providerName: at.name,
       componentsFile,
-      credentials: async (registry) => readOciCredentials(secretValues?.() ?? {}) ?? (options.env ? (await createDockerCredentials({ env: options.env }).lookup(registry)).credentials : undefined),
+      credentials: async (registry) =>
+        readOciCredentials(secretValues?.() ?? {}) ??
+        (options.env ? (await createDockerCredentials({ env: options.env }).lookup(registry)).credentials : undefined),
       where: { file: at.file, line: at.line, field: at.field, object: at.ref },
       onProgress: options.onProgress,
       ...(options.fetch ? { fetchImpl: asFetch(options.fetch) } : {}),
@@ -147,7 +207,12 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
           ...(options.fetch ? { fetchImpl: asFetch(options.fetch) } : {}),
         });
         // Files are chosen by the operator's title precedence; the components "file name" is only a role here.
-        return { source: created.source, componentsFile: kindInfo(cr.kind).componentsAsset, latestRule: 'clusterctl', pinnedVersion: created.pinnedVersion };
+        return {
+          source: created.source,
+          componentsFile: kindInfo(cr.kind).componentsAsset,
+          latestRule: 'clusterctl',
+          pinnedVersion: created.pinnedVersion,
+        };
       }
       return url ? fromUrl(cr, url, 'spec.fetchConfig.url', context.configSecret) : undefined;
     },

@@ -59,7 +59,19 @@ export interface RenderedCertManager {
  * The parts of the build cert-manager's render reads: the settings it is compared with, where the
  * repository is, the lock it started from, and the build's source, store and parse caches.
  */
-export type CertManagerDeps = Pick<RenderSession, 'repoRoot' | 'config' | 'catalog' | 'pin' | 'lock' | 'lockEvidence' | 'store' | 'parser' | 'certManager' | 'fillingRepository'>;
+export type CertManagerDeps = Pick<
+  RenderSession,
+  | 'repoRoot'
+  | 'config'
+  | 'catalog'
+  | 'pin'
+  | 'lock'
+  | 'lockEvidence'
+  | 'store'
+  | 'parser'
+  | 'certManager'
+  | 'fillingRepository'
+>;
 
 /** cert-manager as its own component, as `clusterctl init` installs it; undefined when not installed (bring your own). */
 export async function renderCertManager(
@@ -71,23 +83,40 @@ export async function renderCertManager(
 ): Promise<RenderedCertManager | undefined> {
   const baseline = baselineOf(session.config.emulate);
   // The setting's place: the overlay when it sets a value capi-render.yaml does not, else capi-render.yaml.
-  const fromOverlay = lockCtx.overlayFile !== undefined && session.config.certManager.externallyProvisioned !== settings.externallyProvisioned;
-  const site = () => (fromOverlay ? { file: lockCtx.overlayFile! } : locateConfigSetting(session.repoRoot, ['certManager', 'externallyProvisioned']));
+  const fromOverlay =
+    lockCtx.overlayFile !== undefined &&
+    session.config.certManager.externallyProvisioned !== settings.externallyProvisioned;
+  const site = () =>
+    fromOverlay
+      ? { file: lockCtx.overlayFile! }
+      : locateConfigSetting(session.repoRoot, ['certManager', 'externallyProvisioned']);
   if (!rendersCertManager(settings, baseline, site)) return undefined;
   const defaultVersion = baseline.certManagerDefaultVersion;
   const requested = settings.version ?? defaultVersion;
-  const ps = certManagerSource(settings, { repoRoot: session.repoRoot, repositories: session.config.repositories, fillingRepository: session.fillingRepository, catalog: session.catalog });
+  const ps = certManagerSource(settings, {
+    repoRoot: session.repoRoot,
+    repositories: session.config.repositories,
+    fillingRepository: session.fillingRepository,
+    catalog: session.catalog,
+  });
   const source = pinSource(ps.source, session.pin, ps.localSearch);
-  const locked = session.lock.environments.find((e) => e.name === env)?.providers.find((p) => p.provider === CERT_MANAGER_LOCK_NAME);
+  const locked = session.lock.environments
+    .find((e) => e.name === env)
+    ?.providers.find((p) => p.provider === CERT_MANAGER_LOCK_NAME);
   // The lock stores certManager.version as written: '' stands for the baseline's default, an exact
   // version. Made under another baseline (emulates:), that default was another one: resolve afresh.
   const lockedBaseline = session.lock.emulates?.clusterctl ?? baselineOf(undefined).clusterctl;
-  const recorded = locked && locked.requested === '' && settings.version === undefined && lockedBaseline === baseline.clusterctl ? { ...locked, requested } : locked;
+  const recorded =
+    locked && locked.requested === '' && settings.version === undefined && lockedBaseline === baseline.clusterctl
+      ? { ...locked, requested }
+      : locked;
   const reusable = usableLockEntry(recorded, requested, source.id, {
     env,
     site: () => ({
       what: `certManager.version ${settings.version ?? `(unset: the default of ${baseline.title}, ${defaultVersion})`}`,
-      ...(lockCtx.overlayFile && session.config.certManager.version !== settings.version ? { file: lockCtx.overlayFile } : locateConfigSetting(session.repoRoot, ['certManager', 'version'])),
+      ...(lockCtx.overlayFile && session.config.certManager.version !== settings.version
+        ? { file: lockCtx.overlayFile }
+        : locateConfigSetting(session.repoRoot, ['certManager', 'version'])),
     }),
     lockText: session.lockEvidence.text,
     rule: session.lockEvidence.rule,
@@ -103,13 +132,23 @@ export async function renderCertManager(
     // cert-manager is installed as published (clusterctl substitutes no variables in it), so its
     // text holds no secret value and its parse may be cached.
     const parsed = session.parser.parseText(artifact.text, where).map((r) => r.object);
-    processed = { objects: processCertManager(parsed, version, images, where), releasedImages: imageOrigins(listImages(parsed), CERT_MANAGER_COMPONENT, images) };
+    processed = {
+      objects: processCertManager(parsed, version, images, where),
+      releasedImages: imageOrigins(listImages(parsed), CERT_MANAGER_COMPONENT, images),
+    };
     session.certManager.set(key, processed);
   }
   return {
     component: { name: CERT_MANAGER_COMPONENT, objects: [...processed.objects] },
     releasedImages: processed.releasedImages,
-    lock: { provider: CERT_MANAGER_LOCK_NAME, requested: settings.version ?? '', version, contract: '', source: source.id, variables: [] },
+    lock: {
+      provider: CERT_MANAGER_LOCK_NAME,
+      requested: settings.version ?? '',
+      version,
+      contract: '',
+      source: source.id,
+      variables: [],
+    },
     artifact: { file: ps.componentsFile, url: artifact.url, sha256: artifact.sha256, text: artifact.text },
     sourceId: source.id,
     version,
@@ -125,54 +164,104 @@ export async function renderCertManager(
  * only waits for it). The operator's clusterctl v1.12.10 has no such setting, so under that baseline
  * it is refused rather than silently meaning something it cannot mean there.
  */
-function rendersCertManager(settings: CertManagerConfig, baseline: ReturnType<typeof baselineOf>, site: () => { file: string; line?: number; col?: number }): boolean {
+function rendersCertManager(
+  settings: CertManagerConfig,
+  baseline: ReturnType<typeof baselineOf>,
+  site: () => { file: string; line?: number; col?: number },
+): boolean {
   if (settings.externallyProvisioned !== undefined && !baseline.certManagerExternallyProvisioned) {
     throw new SpecError(
-      error('config', `certManager.externallyProvisioned is clusterctl v1.14's setting (cluster-api #13739); ${baseline.title} has no such setting`, {
-        ...site(),
-        field: 'certManager.externallyProvisioned',
-        hint: 'write certManager.install: false instead (the same: cert-manager is not rendered), or set emulate: clusterctl-v1.14',
-      }),
+      error(
+        'config',
+        `certManager.externallyProvisioned is clusterctl v1.14's setting (cluster-api #13739); ${baseline.title} has no such setting`,
+        {
+          ...site(),
+          field: 'certManager.externallyProvisioned',
+          hint: 'write certManager.install: false instead (the same: cert-manager is not rendered), or set emulate: clusterctl-v1.14',
+        },
+      ),
     );
   }
   if (settings.externallyProvisioned === true && settings.install === true) {
     throw new SpecError(
-      error('config', 'certManager.externallyProvisioned: true and install: true contradict each other (an externally provisioned cert-manager is not installed)', {
-        ...site(),
-        field: 'certManager.externallyProvisioned',
-        hint: 'keep one of them',
-      }),
+      error(
+        'config',
+        'certManager.externallyProvisioned: true and install: true contradict each other (an externally provisioned cert-manager is not installed)',
+        {
+          ...site(),
+          field: 'certManager.externallyProvisioned',
+          hint: 'keep one of them',
+        },
+      ),
     );
   }
   return settings.install !== false && settings.externallyProvisioned !== true;
 }
 
-function processCertManager(parsed: KubeObject[], version: string, images: ImageOverrides, where: string): KubeObject[] {
+function processCertManager(
+  parsed: KubeObject[],
+  version: string,
+  images: ImageOverrides,
+  where: string,
+): KubeObject[] {
   const objects = applyImageOverrides(parsed, CERT_MANAGER_COMPONENT, images, 'strict');
   let resources = objects.map((object, document) => ({ object, origin: { source: where, document } }));
   resources = addLabels(resources, { [CLUSTERCTL_LABEL]: '', [CLUSTERCTL_CORE_LABEL]: 'cert-manager' });
-  return cleanObjects(resources).map((r) => setIn(r.object, ['metadata', 'annotations', CERT_MANAGER_VERSION_ANNOTATION], version) as KubeObject);
+  return cleanObjects(resources).map(
+    (r) => setIn(r.object, ['metadata', 'annotations', CERT_MANAGER_VERSION_ANNOTATION], version) as KubeObject,
+  );
 }
 
-function certManagerSource(settings: CertManagerConfig, where: { repoRoot: string; repositories: readonly LocalRepositoryConfig[]; fillingRepository?: string | undefined; catalog: RenderSession['catalog'] }): ProviderSource {
-  const at = { label: CERT_MANAGER_COMPONENT, ref: 'certManager', file: 'capi-render.yaml', line: 1, field: 'certManager.url' };
+function certManagerSource(
+  settings: CertManagerConfig,
+  where: {
+    repoRoot: string;
+    repositories: readonly LocalRepositoryConfig[];
+    fillingRepository?: string | undefined;
+    catalog: RenderSession['catalog'];
+  },
+): ProviderSource {
+  const at = {
+    label: CERT_MANAGER_COMPONENT,
+    ref: 'certManager',
+    file: 'capi-render.yaml',
+    line: 1,
+    field: 'certManager.url',
+  };
   let localSearch: LocalSearch | undefined;
   if (!settings.url) {
     // Like clusterctl's overrides folder: a local repository with cert-manager/ wins over GitHub.
-    const local = findLocalRepository(where.repoRoot, where.repositories, CERT_MANAGER_COMPONENT, where.fillingRepository);
+    const local = findLocalRepository(
+      where.repoRoot,
+      where.repositories,
+      CERT_MANAGER_COMPONENT,
+      where.fillingRepository,
+    );
     if ('source' in local) return { source: local.source, componentsFile: ASSET, latestRule: 'operator' };
     localSearch = local.search;
   }
   const fromUrl = where.catalog.sourceForUrl?.(settings.url ?? DEFAULT_URL, at);
-  if (!fromUrl) throw new SpecError(error('source-not-found', 'no source for cert-manager', { file: 'capi-render.yaml', field: 'certManager' }));
+  if (!fromUrl)
+    throw new SpecError(
+      error('source-not-found', 'no source for cert-manager', { file: 'capi-render.yaml', field: 'certManager' }),
+    );
   return localSearch ? { ...fromUrl, localSearch } : fromUrl;
 }
 
 /** Exact, a range (highest stable match) or `latest` (highest stable release); cert-manager has no metadata.yaml. */
-async function resolveCertManagerVersion(requested: string, source: ProviderSource['source'], defaultVersion: string | undefined): Promise<string> {
+async function resolveCertManagerVersion(
+  requested: string,
+  source: ProviderSource['source'],
+  defaultVersion: string | undefined,
+): Promise<string> {
   const request = parseVersionRequest(requested);
   if (!request) {
-    throw new SpecError(error('config', `certManager.version "${requested}" is not a version or range`, { file: 'capi-render.yaml', field: 'certManager.version' }));
+    throw new SpecError(
+      error('config', `certManager.version "${requested}" is not a version or range`, {
+        file: 'capi-render.yaml',
+        field: 'certManager.version',
+      }),
+    );
   }
   if (request.kind === 'exact') return request.version;
   if (request.kind === 'latest' && defaultVersion) return defaultVersion;
@@ -183,7 +272,12 @@ async function resolveCertManagerVersion(requested: string, source: ProviderSour
   });
   const best = candidates.sort((a, b) => semver.rcompare(parseVersion(a)!, parseVersion(b)!))[0];
   if (!best) {
-    throw new SpecError(error('version-not-found', `no cert-manager release in ${source.description} satisfies ${requested}`, { file: 'capi-render.yaml', field: 'certManager.version' }));
+    throw new SpecError(
+      error('version-not-found', `no cert-manager release in ${source.description} satisfies ${requested}`, {
+        file: 'capi-render.yaml',
+        field: 'certManager.version',
+      }),
+    );
   }
   return best;
 }
@@ -193,10 +287,14 @@ export function bringYourOwnCertManagerWarnings(components: readonly RenderedCom
   const users = components.filter((c) => c.objects.some((o) => o.apiVersion.startsWith('cert-manager.io/')));
   if (users.length === 0) return [];
   return [
-    warning('preflight', `certManager.install is false, and nothing in the output provides the cert-manager.io CRDs that ${users.map((c) => c.name).join(', ')} use (Issuer, Certificate)`, {
-      file: 'capi-render.yaml',
-      field: 'certManager.install',
-      hint: 'install cert-manager before these components sync (Argo CD wave / Flux dependsOn), or set certManager.install: true',
-    }),
+    warning(
+      'preflight',
+      `certManager.install is false, and nothing in the output provides the cert-manager.io CRDs that ${users.map((c) => c.name).join(', ')} use (Issuer, Certificate)`,
+      {
+        file: 'capi-render.yaml',
+        field: 'certManager.install',
+        hint: 'install cert-manager before these components sync (Argo CD wave / Flux dependsOn), or set certManager.install: true',
+      },
+    ),
   ];
 }

@@ -12,7 +12,10 @@ import { committedEnvironment, type CommittedEnvironment } from '../plan/committ
 import { OWNERSHIP_FILE, parseOwnership } from '../plan/ownership-record.js';
 
 /** `env` → its committed output (undefined: it has none); throws SpecError for a record that is not a regular file. */
-export function committedOutputReader(repoRoot: string, outputDir: string): (env: string) => CommittedEnvironment | undefined {
+export function committedOutputReader(
+  repoRoot: string,
+  outputDir: string,
+): (env: string) => CommittedEnvironment | undefined {
   let owned: Set<string> | null | undefined;
   const record = (): Set<string> | null => {
     if (owned === undefined) {
@@ -26,9 +29,21 @@ export function committedOutputReader(repoRoot: string, outputDir: string): (env
     if (files.length === 0) return undefined;
     const listed = record();
     const present = listed === null ? files : files.filter((f) => listed.has(f));
-    const found = committedEnvironment(env, present, (rel) => readRecordFileSync(repoRoot, path.join(outputDir, ...rel.split('/')), 'output', { listed: true })?.toString('utf8'));
+    const found = committedEnvironment(env, present, (rel) =>
+      readRecordFileSync(repoRoot, path.join(outputDir, ...rel.split('/')), 'output', { listed: true })?.toString(
+        'utf8',
+      ),
+    );
     // Messages name the inventory file as the repository shows it.
-    return found && { ...found, providers: found.providers.map((p) => ({ ...p, file: displayPath(path.join(outputDir, ...p.file.split('/')), repoRoot) })) };
+    return (
+      found && {
+        ...found,
+        providers: found.providers.map((p) => ({
+          ...p,
+          file: displayPath(path.join(outputDir, ...p.file.split('/')), repoRoot),
+        })),
+      }
+    );
   };
 }
 
@@ -37,7 +52,8 @@ function listRegular(outputDir: string, env: string): string[] {
   const out: string[] = [];
   for (const component of entries(path.join(outputDir, env))) {
     if (!component.isDirectory()) continue;
-    for (const file of entries(path.join(outputDir, env, component.name))) if (file.isFile()) out.push(`${env}/${component.name}/${file.name}`);
+    for (const file of entries(path.join(outputDir, env, component.name)))
+      if (file.isFile()) out.push(`${env}/${component.name}/${file.name}`);
   }
   return out;
 }

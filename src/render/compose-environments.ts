@@ -5,7 +5,12 @@
  */
 import { throwIfErrors } from '../errors.js';
 import { composeEnvironment, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
-import { discoverEnvironments, selectShard, unknownEnvironments, type EnvironmentEntry } from '../overlay/discover-environments.js';
+import {
+  discoverEnvironments,
+  selectShard,
+  unknownEnvironments,
+  type EnvironmentEntry,
+} from '../overlay/discover-environments.js';
 import type { OverlayLoader } from '../overlay/load-overlay.js';
 import { classifyInputs } from '../declarations/inputs.js';
 import type { SourceDocument } from '../declarations/yaml-document.js';
@@ -23,7 +28,9 @@ export async function selectEnvironments(
   const allEnvironments = discovered.map((e) => e.name);
   const unknown = (options.environments ?? []).filter((e) => !allEnvironments.includes(e));
   if (unknown.length > 0) throw unknownEnvironments(unknown, allEnvironments);
-  let wanted = options.environments?.length ? discovered.filter((e) => options.environments!.includes(e.name)) : discovered;
+  let wanted = options.environments?.length
+    ? discovered.filter((e) => options.environments!.includes(e.name))
+    : discovered;
   if (options.shard) wanted = selectShard(wanted, options.shard);
   return { allEnvironments, discovered, wanted };
 }
@@ -32,7 +39,11 @@ export async function selectEnvironments(
  * Composes environments of `repo`; folders of inputs are read once for all of them. `context` is
  * what composing reads through, for callers that need a part of an overlay only (its gitops settings).
  */
-export function composer(repoRoot: string, repo: LoadedRepository, overlays: OverlayLoader): { compose: (entry: EnvironmentEntry) => Promise<ComposedEnvironment>; context: ComposeContext } {
+export function composer(
+  repoRoot: string,
+  repo: LoadedRepository,
+  overlays: OverlayLoader,
+): { compose: (entry: EnvironmentEntry) => Promise<ComposedEnvironment>; context: ComposeContext } {
   const trees = new Map<string, Promise<{ documents: SourceDocument[]; sha256: string }>>();
   trees.set(repo.config.providersDir, Promise.resolve({ documents: repo.base, sha256: repo.baseHash }));
   const tree = (relative: string) => {
@@ -50,7 +61,10 @@ export function composer(repoRoot: string, repo: LoadedRepository, overlays: Ove
     contentHash: async (relative) => (await tree(relative)).sha256,
     loadOverlay: overlays,
   };
-  return { compose: async (entry) => (entry.overlayDir ? composeEnvironment(entry.overlayDir, ctx) : baseEnvironment(repo)), context: ctx };
+  return {
+    compose: async (entry) => (entry.overlayDir ? composeEnvironment(entry.overlayDir, ctx) : baseEnvironment(repo)),
+    context: ctx,
+  };
 }
 
 /** Inputs of the implicit `default` environment: providers/ as it is. */

@@ -21,7 +21,10 @@ export interface ProviderContract {
 }
 
 /** `baseline` picks whose words the first check quotes (default: clusterctl v1.14's). */
-export function checkContracts(list: readonly ProviderContract[], baseline: Baseline = baselineOf(undefined)): Diagnostic[] {
+export function checkContracts(
+  list: readonly ProviderContract[],
+  baseline: Baseline = baselineOf(undefined),
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   const supported = compatibleContracts(CLUSTERCTL_CONTRACT);
   for (const p of list) {
@@ -32,9 +35,17 @@ export function checkContracts(list: readonly ProviderContract[], baseline: Base
           'contract',
           baseline.operator
             ? // The operator names only its own API version in this message, though it accepts v1beta1 too.
-              peerWording('cluster-api-operator', `CAPI operator is only compatible with ${CLUSTERCTL_CONTRACT} providers, detected ${p.contract} for provider ${p.cr.name}.`, details)
+              peerWording(
+                'cluster-api-operator',
+                `CAPI operator is only compatible with ${CLUSTERCTL_CONTRACT} providers, detected ${p.contract} for provider ${p.cr.name}.`,
+                details,
+              )
             : // clusterctl prints a Go set here, in no fixed order: the order is fixed to the compatible list's.
-              peerWording('clusterctl', `current version of clusterctl is only compatible with providers implementing the ${supported.join(', ')} contract versions, detected contract version ${p.contract} for provider ${manifestLabel(p.cr.kind, p.cr.name)}`, details),
+              peerWording(
+                'clusterctl',
+                `current version of clusterctl is only compatible with providers implementing the ${supported.join(', ')} contract versions, detected contract version ${p.contract} for provider ${manifestLabel(p.cr.kind, p.cr.name)}`,
+                details,
+              ),
           {
             ...p.at,
             field: 'spec.version',

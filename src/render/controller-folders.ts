@@ -19,7 +19,11 @@ const SETTINGS = ['outputDir', 'gitopsDir'] as const;
 const CONTROLLERS = { argocd: 'Argo CD', flux: 'Flux' } as const;
 
 /** Warnings for an output or gitops folder an Argo CD or Flux controller would read in a way that breaks it, naming the environments that read it. */
-export async function controllerFolderDiagnostics(repoRoot: string, config: Pick<RenderConfig, 'outputDir' | 'gitopsDir' | 'overlaysDir' | 'gitops'>, load: OverlayLoader = loadOverlay): Promise<Diagnostic[]> {
+export async function controllerFolderDiagnostics(
+  repoRoot: string,
+  config: Pick<RenderConfig, 'outputDir' | 'gitopsDir' | 'overlaysDir' | 'gitops'>,
+  load: OverlayLoader = loadOverlay,
+): Promise<Diagnostic[]> {
   const suspect = await controllerFolderProblems(
     repoRoot,
     SETTINGS.map((setting) => ({ setting, value: config[setting], readers: '' })),
@@ -32,7 +36,10 @@ export async function controllerFolderDiagnostics(repoRoot: string, config: Pick
     let settings = config.gitops;
     if (entry.overlayDir) {
       try {
-        settings = mergeGitopsConfig(config.gitops, (await composeGitopsSettings(entry.overlayDir, { repoRoot, loadOverlay: load })).gitops);
+        settings = mergeGitopsConfig(
+          config.gitops,
+          (await composeGitopsSettings(entry.overlayDir, { repoRoot, loadOverlay: load })).gitops,
+        );
       } catch (e) {
         // A broken overlay chain is reported, with its line, when the environment is composed.
         if (e instanceof RenderError) continue;
@@ -49,13 +56,26 @@ export async function controllerFolderDiagnostics(repoRoot: string, config: Pick
     }
   }
 
-  const folders: ControllerFolder[] = SETTINGS.filter((s) => readers.get(s)!.size > 0).map((setting) => ({ setting, value: config[setting], readers: describe(readers.get(setting)!) }));
-  return (await controllerFolderProblems(repoRoot, folders)).map((p) => error('output-location', p.message, { ...locateConfigSetting(repoRoot, [p.setting]), field: p.setting, hint: p.hint }));
+  const folders: ControllerFolder[] = SETTINGS.filter((s) => readers.get(s)!.size > 0).map((setting) => ({
+    setting,
+    value: config[setting],
+    readers: describe(readers.get(setting)!),
+  }));
+  return (await controllerFolderProblems(repoRoot, folders)).map((p) =>
+    error('output-location', p.message, {
+      ...locateConfigSetting(repoRoot, [p.setting]),
+      field: p.setting,
+      hint: p.hint,
+    }),
+  );
 }
 
 /** `Argo CD (environment prod) and Flux (environments a, b, c and 2 more)`. */
 function describe(byController: ReadonlyMap<string, readonly string[]>): string {
   const one = ([controller, envs]: [string, readonly string[]]) =>
     `${controller} (environment${envs.length > 1 ? 's' : ''} ${envs.length > 4 ? `${envs.slice(0, 3).join(', ')} and ${envs.length - 3} more` : envs.length > 1 ? `${envs.slice(0, -1).join(', ')} and ${envs.at(-1)}` : envs[0]})`;
-  return [...byController].sort(([a], [b]) => (a < b ? -1 : 1)).map(one).join(' and ');
+  return [...byController]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(one)
+    .join(' and ');
 }

@@ -62,7 +62,10 @@ export function createDocumentParser(cache: ParseCache | undefined): DocumentPar
     let parsed = constantParts.get(key);
     if (!parsed) {
       const stored = cache?.getParts(key);
-      parsed = stored && stored.length === parts.length ? stored : parts.map((p) => (p.constant ? (parsePart(p.text) ?? null) : null));
+      parsed =
+        stored && stored.length === parts.length
+          ? stored
+          : parts.map((p) => (p.constant ? (parsePart(p.text) ?? null) : null));
       if (!stored && parsed.some((p) => p !== null)) cache?.putParts(key, parsed);
       constantParts.set(key, parsed);
     }

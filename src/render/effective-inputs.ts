@@ -15,9 +15,17 @@ export interface EffectiveInputs {
 export async function effectiveInputs(repoRoot: string, env: string | undefined): Promise<EffectiveInputs | undefined> {
   const repo = await loadRepository(repoRoot);
   const environments = await discoverEnvironments(repoRoot, repo.config.overlaysDir);
-  const entry = env === undefined ? (environments.length === 1 ? environments[0] : undefined) : environments.find((e) => e.name === env);
+  const entry =
+    env === undefined
+      ? environments.length === 1
+        ? environments[0]
+        : undefined
+      : environments.find((e) => e.name === env);
   if (env !== undefined && !entry) {
-    throw unknownEnvironments([env], environments.map((e) => e.name));
+    throw unknownEnvironments(
+      [env],
+      environments.map((e) => e.name),
+    );
   }
   if (!entry) return undefined;
   if (!entry.overlayDir) {
@@ -28,8 +36,10 @@ export async function effectiveInputs(repoRoot: string, env: string | undefined)
   const composed = await composeEnvironment(entry.overlayDir, {
     repoRoot,
     providersDir: repo.config.providersDir,
-    readDocuments: (relative) => (relative === repo.config.providersDir ? Promise.resolve(repo.base) : readDocuments(repoRoot, relative)),
-    contentHash: async (relative) => (relative === repo.config.providersDir ? repo.baseHash : (await readInputTree(repoRoot, relative)).sha256),
+    readDocuments: (relative) =>
+      relative === repo.config.providersDir ? Promise.resolve(repo.base) : readDocuments(repoRoot, relative),
+    contentHash: async (relative) =>
+      relative === repo.config.providersDir ? repo.baseHash : (await readInputTree(repoRoot, relative)).sha256,
   });
   return { name: entry.name, inputs: composed.inputs, chain: composed.chain };
 }

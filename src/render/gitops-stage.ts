@@ -9,7 +9,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { GitopsConfig } from '../gitops/options.js';
 import { mergeGitopsConfig } from '../gitops/merge-config.js';
-import { composeGitopsSettings, type ComposeContext, type ComposedEnvironment } from '../overlay/compose-environment.js';
+import {
+  composeGitopsSettings,
+  type ComposeContext,
+  type ComposedEnvironment,
+} from '../overlay/compose-environment.js';
 import { applyGitopsFlavour, type GitopsMemo } from '../gitops/apply-gitops-flavour.js';
 import { argocdFleetFiles } from '../gitops/argocd-applications.js';
 import { resolveGitopsOptions, type GitopsOptions } from '../gitops/options.js';
@@ -65,17 +69,26 @@ function stageOptions(settings: GitopsConfig, labels: Record<string, string>, ct
 export function controllerReads(settings: GitopsConfig): { outputDir: boolean; gitopsDir: boolean } {
   if (settings.flavour === 'argocd') {
     const a = settings.argocd ?? {};
-    return { outputDir: (a.source ?? 'path') === 'path' && a.pathPrefix === undefined, gitopsDir: Boolean(a.application || a.applicationSet) };
+    return {
+      outputDir: (a.source ?? 'path') === 'path' && a.pathPrefix === undefined,
+      gitopsDir: Boolean(a.application || a.applicationSet),
+    };
   }
   if (settings.flavour === 'flux') {
     const f = settings.flux ?? {};
-    return { outputDir: !f.oci && (f.sourceRef?.kind ?? 'GitRepository') === 'GitRepository' && f.pathPrefix === undefined, gitopsDir: true };
+    return {
+      outputDir: !f.oci && (f.sourceRef?.kind ?? 'GitRepository') === 'GitRepository' && f.pathPrefix === undefined,
+      gitopsDir: true,
+    };
   }
   return { outputDir: false, gitopsDir: false };
 }
 
 export function runGitopsStage(input: GitopsStageInput): GitopsStageOutput {
-  const result = applyGitopsFlavour(input.environment, stageOptions(input.settings, input.labels, input), { memo: input.memo, read: templateReader(input.repoRoot) });
+  const result = applyGitopsFlavour(input.environment, stageOptions(input.settings, input.labels, input), {
+    memo: input.memo,
+    read: templateReader(input.repoRoot),
+  });
   return { environment: result.environment, files: gitopsRelative(result.extraFiles), warnings: result.warnings };
 }
 
@@ -92,9 +105,17 @@ export interface FleetMember {
  * Argo CD environments without a destination (when several get Applications) or sharing a cluster.
  */
 export function runFleetStage(members: readonly FleetMember[], ctx: GitopsStageContext): Map<string, string> {
-  const environments = members.map((m) => ({ name: m.name, options: resolveGitopsOptions(stageOptions(m.settings, {}, ctx)), ...(m.file ? { file: m.file } : {}) }));
+  const environments = members.map((m) => ({
+    name: m.name,
+    options: resolveGitopsOptions(stageOptions(m.settings, {}, ctx)),
+    ...(m.file ? { file: m.file } : {}),
+  }));
   const templatesDir = path.resolve(ctx.repoRoot, ctx.templatesDir);
-  const templates = { userDir: existsSync(templatesDir) ? templatesDir : undefined, bundledDir: packagePath('bundled-templates'), read: templateReader(ctx.repoRoot) };
+  const templates = {
+    userDir: existsSync(templatesDir) ? templatesDir : undefined,
+    bundledDir: packagePath('bundled-templates'),
+    read: templateReader(ctx.repoRoot),
+  };
   return gitopsRelative(new Map(argocdFleetFiles(environments, templates)));
 }
 
@@ -109,8 +130,18 @@ function gitopsRelative(extra: ReadonlyMap<string, string>): Map<string, string>
  * build composed it, else from its overlay files alone (environments not asked for still belong in
  * the ApplicationSet and in the destination checks).
  */
-export async function fleetMember(entry: { name: string; overlayDir?: string }, composed: ComposedEnvironment | undefined, base: GitopsConfig, ctx: ComposeContext): Promise<FleetMember> {
-  if (composed) return { name: entry.name, settings: mergeGitopsConfig(base, composed.gitops), ...(composed.chain.length > 0 ? { file: composed.chain.at(-1)! } : {}) };
+export async function fleetMember(
+  entry: { name: string; overlayDir?: string },
+  composed: ComposedEnvironment | undefined,
+  base: GitopsConfig,
+  ctx: ComposeContext,
+): Promise<FleetMember> {
+  if (composed)
+    return {
+      name: entry.name,
+      settings: mergeGitopsConfig(base, composed.gitops),
+      ...(composed.chain.length > 0 ? { file: composed.chain.at(-1)! } : {}),
+    };
   if (!entry.overlayDir) return { name: entry.name, settings: base };
   const own = await composeGitopsSettings(entry.overlayDir, ctx);
   return { name: entry.name, settings: mergeGitopsConfig(base, own.gitops), file: own.file };

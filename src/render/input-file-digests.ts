@@ -40,7 +40,8 @@ export async function inputFileDigests(repoRoot: string, config: InputDirs): Pro
   // With secrets.mode sops, .sops.yaml's creation rules choose who can read the output: an input.
   const sops = config.sops ? sopsConfigFile(repoRoot) : undefined;
   if (sops) entries.push(resolveInput(repoRoot, sops)!);
-  for (const dir of [config.providersDir, config.overlaysDir]) entries.push(...(listInputFiles(repoRoot, dir, INPUT_FILE) ?? []));
+  for (const dir of [config.providersDir, config.overlaysDir])
+    entries.push(...(listInputFiles(repoRoot, dir, INPUT_FILE) ?? []));
   // Every file under templates/ counts; a folder there is one unless it is named like a template.
   entries.push(...(listInputFiles(repoRoot, config.templatesDir, /./, /\.hbs$/) ?? []));
   const digests = new Map<string, string>();
@@ -51,7 +52,9 @@ export async function inputFileDigests(repoRoot: string, config: InputDirs): Pro
     digests.set(entry.file, sha256);
     digests.set(entry.real, sha256);
   }
-  return [...digests.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((file) => ({ file, sha256: digests.get(file)! }));
+  return [...digests.keys()]
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .map((file) => ({ file, sha256: digests.get(file)! }));
 }
 
 /** capi-render.yaml's digest without where its local repositories live (config/location-free-config.ts). */

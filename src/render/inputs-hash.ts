@@ -27,7 +27,9 @@ export function buildInputsHash(repo: LoadedRepository, inputFiles: readonly Loc
   const templates = `${repo.config.templatesDir.replace(/\/+$/, '')}/`;
   for (const f of inputFiles) if (f.file.startsWith(templates)) hash.update(`template ${f.file} ${f.sha256}\n`);
   // .sops.yaml (an input only with secrets.mode sops, input-file-digests.ts): its rules choose the recipients.
-  for (const f of inputFiles) if (SOPS_CONFIG_FILES.includes(f.file as (typeof SOPS_CONFIG_FILES)[number])) hash.update(`sops ${f.file} ${f.sha256}\n`);
+  for (const f of inputFiles)
+    if (SOPS_CONFIG_FILES.includes(f.file as (typeof SOPS_CONFIG_FILES)[number]))
+      hash.update(`sops ${f.file} ${f.sha256}\n`);
   // Variables mapped from the environment make the output depend on something no file records, and
   // a plaintext secret mode must warn on every build: never skip then.
   const usesEnv = Object.values(repo.config.variables).some((v) => typeof v === 'object');
@@ -45,14 +47,40 @@ export function environmentInputsHash(
   /** What else the output depends on that no input file holds: the verify rules' ids with their keys' bytes. */
   extra = '',
 ): string | undefined {
-  if (!buildHash || Object.values(composed.variables).some((v) => typeof v === 'object') || hasSecretReferences(composed.inputs.secrets)) return undefined;
+  if (
+    !buildHash ||
+    Object.values(composed.variables).some((v) => typeof v === 'object') ||
+    hasSecretReferences(composed.inputs.secrets)
+  )
+    return undefined;
   const used = new Set((lockedProviders ?? []).map((p) => `${p.source}\u0000${p.version}`));
-  const digests = artifacts.filter((a) => used.has(`${a.source}\u0000${a.version}`)).map((a) => `${a.source} ${a.version} ${a.file} ${a.sha256}`).sort();
-  const lockPart = lockedProviders ? canonicalJson([...lockedProviders].sort((a, b) => (a.provider < b.provider ? -1 : 1))) : '';
-  const hash = createHash('sha256').update(buildHash).update('\n').update(composed.inputsHash).update('\n').update(lockPart).update('\n').update(digests.join('\n'));
+  const digests = artifacts
+    .filter((a) => used.has(`${a.source}\u0000${a.version}`))
+    .map((a) => `${a.source} ${a.version} ${a.file} ${a.sha256}`)
+    .sort();
+  const lockPart = lockedProviders
+    ? canonicalJson([...lockedProviders].sort((a, b) => (a.provider < b.provider ? -1 : 1)))
+    : '';
+  const hash = createHash('sha256')
+    .update(buildHash)
+    .update('\n')
+    .update(composed.inputsHash)
+    .update('\n')
+    .update(lockPart)
+    .update('\n')
+    .update(digests.join('\n'));
   // Pinned image digests (absent without pinning, so hashes of earlier locks stay the same), with the
   // whole verification record: evidence edited in the lock must be verified again, not skipped.
-  if (images.length > 0) hash.update('\nimages\n').update(images.map((i) => `${i.image} ${i.digest}${i.verified ? ` ${createHash('sha256').update(canonicalJson(i.verified)).digest('hex')}` : ''}`).sort().join('\n'));
+  if (images.length > 0)
+    hash.update('\nimages\n').update(
+      images
+        .map(
+          (i) =>
+            `${i.image} ${i.digest}${i.verified ? ` ${createHash('sha256').update(canonicalJson(i.verified)).digest('hex')}` : ''}`,
+        )
+        .sort()
+        .join('\n'),
+    );
   if (extra !== '') hash.update('\nextra\n').update(extra);
   return hash.digest('hex');
 }

@@ -13,7 +13,12 @@ import { findAdditionalManifests } from './render-environment.js';
 import type { RenderOptions } from './render-options.js';
 import { startRender, type ResolvedInputs } from './render-run.js';
 import { readConfigSecret, variableLookup } from './variables.js';
-import { variablesReport, type VariableListDocument, type VariablesEnvironmentInput, type VariablesProviderInput } from './variables-report.js';
+import {
+  variablesReport,
+  type VariableListDocument,
+  type VariablesEnvironmentInput,
+  type VariablesProviderInput,
+} from './variables-report.js';
 
 export interface ListVariablesOptions extends RenderOptions {
   /** Only the providers with this manifest label. */
@@ -21,7 +26,9 @@ export interface ListVariablesOptions extends RenderOptions {
 }
 
 /** The report of every environment asked for, and the warnings of resolving and of the inputs. */
-export async function listVariables(options: ListVariablesOptions): Promise<{ document: VariableListDocument; warnings: Diagnostic[] }> {
+export async function listVariables(
+  options: ListVariablesOptions,
+): Promise<{ document: VariableListDocument; warnings: Diagnostic[] }> {
   const run = await startRender(options);
   const environments: VariablesEnvironmentInput[] = [];
   // Components texts repeat across environments: each is described once.
@@ -44,7 +51,11 @@ export async function listVariables(options: ListVariablesOptions): Promise<{ do
   return { document: report.document, warnings: [...resolved.warnings, ...report.warnings] };
 }
 
-function providerInput(r: ResolvedInputs['providers'][number], resolvedEnv: ResolvedInputs, described: Map<string, DescribedComponents>): VariablesProviderInput {
+function providerInput(
+  r: ResolvedInputs['providers'][number],
+  resolvedEnv: ResolvedInputs,
+  described: Map<string, DescribedComponents>,
+): VariablesProviderInput {
   const { cr } = r;
   const { inputs } = resolvedEnv;
   const object = `${cr.kind}/${cr.namespace}/${cr.name}`;
@@ -68,7 +79,8 @@ function providerInput(r: ResolvedInputs['providers'][number], resolvedEnv: Reso
     const value = lookup(name);
     // An unset secret reference stands for a value a build needs only where it would show: listed as
     // unset with its reference, never as the marker that holds its place.
-    if (value) origins[name] = value.unset ? { origin: 'unset', from: value.from } : { origin: value.origin, from: value.from };
+    if (value)
+      origins[name] = value.unset ? { origin: 'unset', from: value.from } : { origin: value.origin, from: value.from };
   }
   const ref = cr.spec.configSecret;
   let configSecret: VariablesProviderInput['configSecret'];
@@ -81,11 +93,24 @@ function providerInput(r: ResolvedInputs['providers'][number], resolvedEnv: Reso
       ...(input ? { file: input.file, line: input.locate([]).line } : {}),
     };
   }
-  return { provider: manifestLabel(cr.kind, cr.name), object, version: r.version, described: components, origins, ...(configSecret ? { configSecret } : {}) };
+  return {
+    provider: manifestLabel(cr.kind, cr.name),
+    object,
+    version: r.version,
+    described: components,
+    origins,
+    ...(configSecret ? { configSecret } : {}),
+  };
 }
 
 /** Describes a components text; a template error points at the provider CR and names the artifact, as a build's does. */
-function describeTemplate(text: string, source: string, file: string, line: number, object: string): DescribedComponents {
+function describeTemplate(
+  text: string,
+  source: string,
+  file: string,
+  line: number,
+  object: string,
+): DescribedComponents {
   try {
     return describeComponentVariables(text, source);
   } catch (e) {

@@ -41,16 +41,31 @@ export interface LoadRepositoryOptions {
  * that Argo CD or Flux are pointed at outside the repository (controller-folders.ts) — before any
  * release is fetched or any file written.
  */
-export async function loadRepository(repoRoot: string, memo: ValidationMemo = NO_VALIDATION_MEMO, options: LoadRepositoryOptions = {}): Promise<LoadedRepository> {
+export async function loadRepository(
+  repoRoot: string,
+  memo: ValidationMemo = NO_VALIDATION_MEMO,
+  options: LoadRepositoryOptions = {},
+): Promise<LoadedRepository> {
   const config = await loadConfig(repoRoot, memo);
   const settings = [
-    ...repositoryPathDiagnostics(repoRoot, config.repositories, options.fillingRepository === undefined ? {} : { filling: options.fillingRepository }),
+    ...repositoryPathDiagnostics(
+      repoRoot,
+      config.repositories,
+      options.fillingRepository === undefined ? {} : { filling: options.fillingRepository },
+    ),
     ...(await controllerFolderDiagnostics(repoRoot, config)),
   ];
   const warnings = throwIfErrors(settings);
   const configText = normalizeInputText((await readInputFile(repoRoot, CONFIG_FILE))?.bytes.toString('utf8') ?? '');
   const base = await readInputTree(repoRoot, config.providersDir);
-  return { repoRoot, config, configHash: sha256(await withoutRepositoryLocations(configText)), base: base.documents, baseHash: base.sha256, warnings };
+  return {
+    repoRoot,
+    config,
+    configHash: sha256(await withoutRepositoryLocations(configText)),
+    base: base.documents,
+    baseHash: base.sha256,
+    warnings,
+  };
 }
 
 /** Parses every YAML file under `dir`; all syntax errors of all files are thrown together. */
@@ -59,7 +74,10 @@ export async function readDocuments(repoRoot: string, dir: string): Promise<Sour
 }
 
 /** The documents under `dir` and a sha256 over the files' paths and texts. */
-export async function readInputTree(repoRoot: string, dir: string): Promise<{ documents: SourceDocument[]; sha256: string }> {
+export async function readInputTree(
+  repoRoot: string,
+  dir: string,
+): Promise<{ documents: SourceDocument[]; sha256: string }> {
   const files = await readInputFiles(repoRoot, dir);
   const docs: SourceDocument[] = [];
   const problems: Diagnostic[] = [];
@@ -74,7 +92,6 @@ export async function readInputTree(repoRoot: string, dir: string): Promise<{ do
   if (problems.length > 0) throw new SpecError(problems);
   return { documents: docs, sha256: inputTreeDigestOf(files) };
 }
-
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');

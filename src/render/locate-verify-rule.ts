@@ -7,6 +7,15 @@ import { isJsonObject } from '../manifest/object.js';
 import { locateOverlaySetting } from './locate-overlay-setting.js';
 
 /** The file and, where it can be found, the line and column of the rule's `images`. */
-export function locateVerifyRule(repoRoot: string, overlays: readonly string[], index: number): Promise<{ file: string; line?: number; col?: number }> {
-  return locateOverlaySetting(repoRoot, overlays, ['imagePolicy', 'verify', index, 'images'], (overlay) => isJsonObject(overlay.imagePolicy) && overlay.imagePolicy.verify !== undefined);
+export function locateVerifyRule(
+  repoRoot: string,
+  overlays: readonly string[],
+  index: number,
+): Promise<{ file: string; line?: number; col?: number }> {
+  return locateOverlaySetting(
+    repoRoot,
+    overlays,
+    ['imagePolicy', 'verify', index, 'images'],
+    (overlay) => isJsonObject(overlay.imagePolicy) && overlay.imagePolicy.verify !== undefined,
+  );
 }

@@ -23,7 +23,13 @@ export function mergeProblems(problems: readonly EnvironmentProblem[], tagged: b
   const groups = new Map<string, { diagnostic: Diagnostic; environments: string[]; sites: string[] }>();
   for (const { environment, diagnostic: d } of problems) {
     const artifact = ARTIFACT_CODES.has(d.code);
-    const key = JSON.stringify([d.severity, d.code, d.message, d.hint, ...(artifact ? [] : [d.file, d.line, d.col, d.field, d.object])]);
+    const key = JSON.stringify([
+      d.severity,
+      d.code,
+      d.message,
+      d.hint,
+      ...(artifact ? [] : [d.file, d.line, d.col, d.field, d.object]),
+    ]);
     let group = groups.get(key);
     if (!group) {
       group = { diagnostic: d, environments: [], sites: [] };

@@ -38,12 +38,16 @@ export function reconcileInstances(instances: readonly Instance[]): RenderedComp
     for (const other of sorted.slice(1)) {
       if (other.provider.version !== first.provider.version) {
         problems.push(
-          error('multi-namespace', `${ref(first.provider.cr)} is ${first.provider.version} but ${ref(other.provider.cr)} is ${other.provider.version}: instances of one provider share cluster-wide CRDs and webhooks, so they must run the same version`, {
-            file: other.provider.cr.file,
-            line: other.provider.cr.line,
-            field: 'spec.version',
-            hint: `set the same spec.version on every ${first.provider.cr.kind} named ${first.provider.cr.name}`,
-          }),
+          error(
+            'multi-namespace',
+            `${ref(first.provider.cr)} is ${first.provider.version} but ${ref(other.provider.cr)} is ${other.provider.version}: instances of one provider share cluster-wide CRDs and webhooks, so they must run the same version`,
+            {
+              file: other.provider.cr.file,
+              line: other.provider.cr.line,
+              field: 'spec.version',
+              hint: `set the same spec.version on every ${first.provider.cr.kind} named ${first.provider.cr.name}`,
+            },
+          ),
         );
       }
     }
@@ -53,18 +57,23 @@ export function reconcileInstances(instances: readonly Instance[]): RenderedComp
       const clash = watched.get(scope);
       if (clash) {
         problems.push(
-          error('multi-namespace', `${ref(clash.provider.cr)} and ${ref(i.provider.cr)} both watch namespace ${scope}: their controllers would reconcile the same objects`, {
-            file: i.provider.cr.file,
-            line: i.provider.cr.line,
-            field: 'spec.manager.cacheNamespace',
-            hint: 'give each instance its own spec.manager.cacheNamespace',
-          }),
+          error(
+            'multi-namespace',
+            `${ref(clash.provider.cr)} and ${ref(i.provider.cr)} both watch namespace ${scope}: their controllers would reconcile the same objects`,
+            {
+              file: i.provider.cr.file,
+              line: i.provider.cr.line,
+              field: 'spec.manager.cacheNamespace',
+              hint: 'give each instance its own spec.manager.cacheNamespace',
+            },
+          ),
         );
       }
       watched.set(scope, i);
     }
     out.push(first.component);
-    for (const i of sorted.slice(1)) out.push({ name: `${label}.${i.provider.cr.namespace}`, objects: secondaryObjects(i) });
+    for (const i of sorted.slice(1))
+      out.push({ name: `${label}.${i.provider.cr.namespace}`, objects: secondaryObjects(i) });
   }
   if (problems.length > 0) throw new SpecError(problems);
   return out;

@@ -31,14 +31,19 @@ export function pinSource(source: ReleaseSource, ctx: PinContext, local?: LocalS
   // A source that cannot list answers from what it was given: no network, nothing worth saving.
   const listsOnline = Boolean(source.remote) && !source.unlisted;
   // Writing the index is best effort: a cache that cannot be written costs `plan --offline` only.
-  const remember = (write: Promise<void> | undefined): Promise<void> => (write ?? Promise.resolve()).catch(() => undefined);
+  const remember = (write: Promise<void> | undefined): Promise<void> =>
+    (write ?? Promise.resolve()).catch(() => undefined);
 
   const listVersions = async (): Promise<string[]> => {
     if (listsOnline && ctx.offline) {
       throw new FetchError(
-        error('offline', `--offline: resolving a version needs the release list of ${source.description}, which is not recorded in capi-render.lock`, {
-          hint: 'run once without --offline (or pin an exact spec.version that the lock and cache already hold)',
-        }),
+        error(
+          'offline',
+          `--offline: resolving a version needs the release list of ${source.description}, which is not recorded in capi-render.lock`,
+          {
+            hint: 'run once without --offline (or pin an exact spec.version that the lock and cache already hold)',
+          },
+        ),
       );
     }
     const versions = await source.listVersions();
@@ -81,21 +86,31 @@ export function pinSource(source: ReleaseSource, ctx: PinContext, local?: LocalS
       if (source.remote && ctx.offline) {
         // What a site without network can do: put the file where a local repository is looked for.
         const missing = local ? missingFromLocalRepositories(local, version, fileName) : undefined;
-        const pinned = locked ? `capi-render.lock pins its sha256 ${locked.sha256}` : 'capi-render.lock does not pin it yet';
+        const pinned = locked
+          ? `capi-render.lock pins its sha256 ${locked.sha256}`
+          : 'capi-render.lock does not pin it yet';
         throw new FetchError(
-          error('offline', `--offline: ${fileName} of ${source.description} ${version} is not in the cache${ctx.cache ? ` (${ctx.cache.dir})` : ''}${missing ? ` and ${missing.looked}` : ''}`, {
-            hint: missing ? `${missing.hint}; ${pinned}` : `build once online to fill the cache; ${pinned}`,
-          }),
+          error(
+            'offline',
+            `--offline: ${fileName} of ${source.description} ${version} is not in the cache${ctx.cache ? ` (${ctx.cache.dir})` : ''}${missing ? ` and ${missing.looked}` : ''}`,
+            {
+              hint: missing ? `${missing.hint}; ${pinned}` : `build once online to fill the cache; ${pinned}`,
+            },
+          ),
         );
       }
       const artifact = await source.readFile(version, fileName);
       const sha256 = sha256Hex(artifact.bytes);
       if (locked && locked.sha256 !== sha256) {
         throw new FetchError(
-          error('digest-mismatch', `${fileName} of ${source.description} ${version} has sha256 ${sha256}, but capi-render.lock pinned ${locked.sha256}`, {
-            file: 'capi-render.lock',
-            hint: 'the release was changed after it was locked (re-tagged upstream, or the local copy edited); verify the new content, then delete this artifact entry from capi-render.lock to accept it',
-          }),
+          error(
+            'digest-mismatch',
+            `${fileName} of ${source.description} ${version} has sha256 ${sha256}, but capi-render.lock pinned ${locked.sha256}`,
+            {
+              file: 'capi-render.lock',
+              hint: 'the release was changed after it was locked (re-tagged upstream, or the local copy edited); verify the new content, then delete this artifact entry from capi-render.lock to accept it',
+            },
+          ),
         );
       }
       if (source.remote && ctx.cache) {

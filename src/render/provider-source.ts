@@ -39,9 +39,15 @@ export interface ProviderCatalog {
    * A remote source for a provider with no fetchConfig, or undefined when it is unknown;
    * `configSecret` holds the provider's secret values (a GitLab token), as for remoteSource.
    */
-  defaultRemoteSource?(cr: ProviderCR, context?: { configSecret: () => Record<string, string> }): ProviderSource | undefined;
+  defaultRemoteSource?(
+    cr: ProviderCR,
+    context?: { configSecret: () => Record<string, string> },
+  ): ProviderSource | undefined;
   /** A source for any release URL (GitHub or file://), e.g. cert-manager's. */
-  sourceForUrl?(url: string, at: { label: string; ref: string; file: string; line: number; field: string }): ProviderSource;
+  sourceForUrl?(
+    url: string,
+    at: { label: string; ref: string; file: string; line: number; field: string },
+  ): ProviderSource;
   /** A source for `fetchConfig.url` / `fetchConfig.oci`; `configSecret` holds the provider's secret values (OCI credentials). */
   remoteSource?(cr: ProviderCR, context: { configSecret: () => Record<string, string> }): ProviderSource | undefined;
 }
@@ -88,11 +94,16 @@ export function providerSource(cr: ProviderCR, ctx: SourceContext): ProviderSour
   }
   const label = manifestLabel(cr.kind, cr.name);
   const local = findLocalRepository(ctx.repoRoot, ctx.repositories, label, ctx.fillingRepository);
-  if ('source' in local) return { source: local.source, componentsFile: ctx.catalog.componentsFile(cr), latestRule: 'clusterctl' };
+  if ('source' in local)
+    return { source: local.source, componentsFile: ctx.catalog.componentsFile(cr), latestRule: 'clusterctl' };
   const remote = ctx.catalog.defaultRemoteSource?.(cr, { configSecret });
   if (remote) return { ...remote, localSearch: local.search };
   // Only the folder being filled has it: mirroring it into itself is what there is.
-  const filling = ctx.fillingRepository === undefined ? local : findLocalRepository(ctx.repoRoot, ctx.repositories, label);
-  if ('source' in filling) return { source: filling.source, componentsFile: ctx.catalog.componentsFile(cr), latestRule: 'clusterctl' };
-  throw new SpecError(notPredefinedProvider(cr, ctx.locate(cr, fetchConfig ? ['spec', 'fetchConfig'] : ['metadata', 'name'])));
+  const filling =
+    ctx.fillingRepository === undefined ? local : findLocalRepository(ctx.repoRoot, ctx.repositories, label);
+  if ('source' in filling)
+    return { source: filling.source, componentsFile: ctx.catalog.componentsFile(cr), latestRule: 'clusterctl' };
+  throw new SpecError(
+    notPredefinedProvider(cr, ctx.locate(cr, fetchConfig ? ['spec', 'fetchConfig'] : ['metadata', 'name'])),
+  );
 }

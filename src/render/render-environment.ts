@@ -56,11 +56,20 @@ export interface ResolvedEnvironment {
  * resolve each provider's source, version and release files, and check contracts. Problems of all
  * its providers are thrown together. Read-only reports on the inputs (`variables`) stop here.
  */
-export async function resolveEnvironment(envInputs: EnvironmentInputs, session: RenderSession): Promise<ResolvedEnvironment> {
+export async function resolveEnvironment(
+  envInputs: EnvironmentInputs,
+  session: RenderSession,
+): Promise<ResolvedEnvironment> {
   // SOPS-encrypted configSecrets are read decrypted (secrets/sops/decrypt-inputs.ts; a no-op once they are).
   const inputs = await decryptSopsInputs(envInputs.inputs, session.env);
   const locate = (cr: ProviderCR, path: readonly (string | number)[]) => {
-    const input = inputs.providers.find((p) => isJsonObject(p.object.metadata) && p.object.kind === cr.kind && p.object.metadata.name === cr.name && p.object.metadata.namespace === cr.namespace);
+    const input = inputs.providers.find(
+      (p) =>
+        isJsonObject(p.object.metadata) &&
+        p.object.kind === cr.kind &&
+        p.object.metadata.name === cr.name &&
+        p.object.metadata.namespace === cr.namespace,
+    );
     return { file: cr.file, ...(input ? input.locate(path) : { line: cr.line, col: 1 }) };
   };
   const sourceCtx: SourceContext = {
@@ -75,7 +84,9 @@ export async function resolveEnvironment(envInputs: EnvironmentInputs, session: 
 
   const validated = validateProviders(inputs.providers, session.validator);
   const diagnostics = [...validated.diagnostics];
-  const providers = [...validated.providers].sort((a, b) => kindInfo(a.kind).order - kindInfo(b.kind).order || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const providers = [...validated.providers].sort(
+    (a, b) => kindInfo(a.kind).order - kindInfo(b.kind).order || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
   if (diagnostics.length === 0) {
     diagnostics.push(
       ...runPreflightChecks(providers, {
@@ -88,10 +99,16 @@ export async function resolveEnvironment(envInputs: EnvironmentInputs, session: 
   }
   // Image renames exist only from clusterctl v1.13 on: refused at once under an older baseline.
   const baseline = baselineOf(session.config.emulate);
-  const imageNames = (images: ImageOverrides, where: { file: string; object?: string }) => (baseline.imageNameOverride ? [] : imageNameProblems(images, where, baseline.title));
-  diagnostics.push(...imageNames(session.config.images, { file: 'capi-render.yaml' }), ...imageNames(envInputs.images, { file: envInputs.file ?? 'capi-render.yaml' }));
+  const imageNames = (images: ImageOverrides, where: { file: string; object?: string }) =>
+    baseline.imageNameOverride ? [] : imageNameProblems(images, where, baseline.title);
+  diagnostics.push(
+    ...imageNames(session.config.images, { file: 'capi-render.yaml' }),
+    ...imageNames(envInputs.images, { file: envInputs.file ?? 'capi-render.yaml' }),
+  );
   const warnings = throwIfErrors(diagnostics);
-  throwIfErrors(providers.flatMap((cr) => imageNames(imagesFromConfigSecret(cr, inputs), { file: cr.file, object: ref(cr) })));
+  throwIfErrors(
+    providers.flatMap((cr) => imageNames(imagesFromConfigSecret(cr, inputs), { file: cr.file, object: ref(cr) })),
+  );
 
   // Resolve sources, versions and metadata; the core provider first, because its contract decides
   // which releases of the others fit. Every failure is collected before giving up.
@@ -107,7 +124,14 @@ export async function resolveEnvironment(envInputs: EnvironmentInputs, session: 
   };
   const resolveOne = async (cr: ProviderCR, coreContract: string | undefined) => {
     try {
-      return await resolveProvider(cr, { ...resolveDeps, sourceCtx, env: envInputs.name, coreContract, at: locate(cr, ['spec', 'version']), note: (d) => warnings.push(d) });
+      return await resolveProvider(cr, {
+        ...resolveDeps,
+        sourceCtx,
+        env: envInputs.name,
+        coreContract,
+        at: locate(cr, ['spec', 'version']),
+        note: (d) => warnings.push(d),
+      });
     } catch (e) {
       if (e instanceof RenderError) problems.push(...e.diagnostics);
       else throw e;
@@ -116,10 +140,22 @@ export async function resolveEnvironment(envInputs: EnvironmentInputs, session: 
   };
   const coreCr = providers.find((p) => p.kind === 'CoreProvider');
   const core = coreCr ? await resolveOne(coreCr, undefined) : undefined;
-  const others = await Promise.all(providers.filter((p) => p !== coreCr).map((cr) => resolveOne(cr, core?.series.contract)));
+  const others = await Promise.all(
+    providers.filter((p) => p !== coreCr).map((cr) => resolveOne(cr, core?.series.contract)),
+  );
   throwIfErrors(problems);
   const ready = [core, ...others].filter((r): r is ResolvedArtifacts => r !== undefined);
-  throwIfErrors(checkContracts(ready.map((r) => ({ cr: r.cr, contract: r.series.contract, version: r.version, at: locate(r.cr, ['spec', 'version']) })), baseline));
+  throwIfErrors(
+    checkContracts(
+      ready.map((r) => ({
+        cr: r.cr,
+        contract: r.series.contract,
+        version: r.version,
+        at: locate(r.cr, ['spec', 'version']),
+      })),
+      baseline,
+    ),
+  );
   return { ready, warnings };
 }
 
@@ -137,7 +173,9 @@ export async function renderEnvironment(given: EnvironmentInputs, session: Rende
   const originsOf = new Map<string, string[]>();
   const addReleased = (origins: ReadonlyMap<string, readonly string[]>) => {
     for (const [rendered, released] of origins) {
-      releasedImages.set(imageName(rendered), [...new Set([...(releasedImages.get(imageName(rendered)) ?? []), ...released])]);
+      releasedImages.set(imageName(rendered), [
+        ...new Set([...(releasedImages.get(imageName(rendered)) ?? []), ...released]),
+      ]);
       const exact = withoutDigest(rendered);
       originsOf.set(exact, [...new Set([...(originsOf.get(exact) ?? []), ...released])]);
     }
@@ -157,7 +195,9 @@ export async function renderEnvironment(given: EnvironmentInputs, session: Rende
       });
       const seen = new Map<string, ResolvedVariable>();
       const additionalManifests = r.cr.spec.additionalManifests ? findAdditionalManifests(r.cr, inputs) : undefined;
-      const textKey = additionalManifests ? `${r.components.sha256}+${sha256Text(canonicalJson(additionalManifests.data ?? null))}` : r.components.sha256;
+      const textKey = additionalManifests
+        ? `${r.components.sha256}+${sha256Text(canonicalJson(additionalManifests.data ?? null))}`
+        : r.components.sha256;
       // A secret reference with no value is rendered as its unset marker, and needed only where that
       // lands outside a Secret the guard leaves out or replaces (unset-values.ts).
       const rendered = renderWithUnsetValues({
@@ -181,7 +221,11 @@ export async function renderEnvironment(given: EnvironmentInputs, session: Rende
             parse: (substituted, source) =>
               session.parser.parseParts(
                 textKey,
-                substituted.parts.map((part, i) => ({ text: substituted.texts[i]!, constant: part.constant !== undefined, secret: part.names.some((n) => seen.get(n)?.secret) })),
+                substituted.parts.map((part, i) => ({
+                  text: substituted.texts[i]!,
+                  constant: part.constant !== undefined,
+                  secret: part.names.some((n) => seen.get(n)?.secret),
+                })),
                 source,
               ),
             objectMemo: session.objects,
@@ -214,7 +258,11 @@ export async function renderEnvironment(given: EnvironmentInputs, session: Rende
           { file: r.ps.componentsFile, url: r.components.url, sha256: r.components.sha256 },
           { file: METADATA_FILE, url: r.metadataFile.url, sha256: r.metadataFile.sha256 },
         ],
-        files: { componentsFile: session.catalog.componentsFile(r.cr), components: r.components.text, metadata: r.metadataFile.text },
+        files: {
+          componentsFile: session.catalog.componentsFile(r.cr),
+          components: r.components.text,
+          metadata: r.metadataFile.text,
+        },
         variables: rendered.usedVariables,
         secretVariables: rendered.usedVariables.filter((n) => seen.get(n)?.secret),
       });
@@ -226,23 +274,53 @@ export async function renderEnvironment(given: EnvironmentInputs, session: Rende
   // A variable needed but unset names its `variables:` entry: find its line (only when reported).
   await Promise.all(
     problems
-      .filter((d) => d.code === 'variables-missing' && d.line === undefined && d.file !== undefined && /^variables\.[^.]+\.fromEnv$/.test(d.field ?? ''))
-      .map(async (d) => Object.assign(d, await locateVariable(session.repoRoot, envInputs.overlays ?? [], d.field!.split('.')[1]!, d.file !== 'capi-render.yaml'))),
+      .filter(
+        (d) =>
+          d.code === 'variables-missing' &&
+          d.line === undefined &&
+          d.file !== undefined &&
+          /^variables\.[^.]+\.fromEnv$/.test(d.field ?? ''),
+      )
+      .map(async (d) =>
+        Object.assign(
+          d,
+          await locateVariable(
+            session.repoRoot,
+            envInputs.overlays ?? [],
+            d.field!.split('.')[1]!,
+            d.file !== 'capi-render.yaml',
+          ),
+        ),
+      ),
   );
   throwIfErrors(problems);
-  const reconciled = reconcileInstances(components.map((component) => ({ component, provider: resolvedProviders[instanceOf.get(component)!]! })));
+  const reconciled = reconcileInstances(
+    components.map((component) => ({ component, provider: resolvedProviders[instanceOf.get(component)!]! })),
+  );
   components.splice(0, components.length, ...reconciled);
   const images = { ...session.config.images, ...envInputs.images };
-  const certManager = await renderCertManager(envInputs.certManager, envInputs.name, images, session, { note: (d) => warnings.push(d), overlayFile: envInputs.file });
+  const certManager = await renderCertManager(envInputs.certManager, envInputs.name, images, session, {
+    note: (d) => warnings.push(d),
+    overlayFile: envInputs.file,
+  });
   if (!certManager) warnings.push(...bringYourOwnCertManagerWarnings(components));
   if (certManager) addReleased(certManager.releasedImages);
   // Providers sharing a namespace (k0smotron's three) declare it once: in the first that carries it.
   const all = shareNamespaces(certManager ? [certManager.component, ...components] : components);
   // Last: the digests are those of the images as every earlier step left them (overrides included).
   const policy = envInputs.imagePolicy;
-  const registries = policy.pinDigests ? registryPolicy(policy, envInputs.inputs.secrets, envInputs.file ? { file: envInputs.file } : {}) : undefined;
+  const registries = policy.pinDigests
+    ? registryPolicy(policy, envInputs.inputs.secrets, envInputs.file ? { file: envInputs.file } : {})
+    : undefined;
   const released = (image: string) => releasedImages.get(imageName(image)) ?? [];
-  const check = await signatureCheck(policy, registries, { repoRoot: session.repoRoot, images: session.images }, envInputs, released, warnings);
+  const check = await signatureCheck(
+    policy,
+    registries,
+    { repoRoot: session.repoRoot, images: session.images },
+    envInputs,
+    released,
+    warnings,
+  );
   const keyOf = (image: string) => lockKey(image, originsOf.get(image) ?? []);
   const pinned = registries ? await pinImages(all, session.images.lookup(registries), check?.check, keyOf) : undefined;
   if (check && pinned) await check.coverage(pinned.all);
@@ -250,7 +328,9 @@ export async function renderEnvironment(given: EnvironmentInputs, session: Rende
     environment: { name: envInputs.name, components: pinned?.components ?? all },
     pinnedImages: pinned ? [...pinned.digests].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)) : [],
     imageVerifications: pinned ? Object.fromEntries(pinned.verifications) : {},
-    ...(pinned && pinned.keys.size > 0 ? { imageKeys: Object.fromEntries([...pinned.keys].sort((a, b) => (a[0] < b[0] ? -1 : 1))) } : {}),
+    ...(pinned && pinned.keys.size > 0
+      ? { imageKeys: Object.fromEntries([...pinned.keys].sort((a, b) => (a[0] < b[0] ? -1 : 1))) }
+      : {}),
     ...(registries ? { imageRegistries: registries } : {}),
     providers: resolvedProviders,
     certManager,
@@ -280,14 +360,22 @@ async function signatureCheck(
   if (rules.length === 0) return undefined;
   const where = envInputs.file ?? 'capi-render.yaml';
   if (!registries) {
-    throw new SpecError(error('config', 'imagePolicy.verify needs imagePolicy.pinDigests: true (a signature is checked against the digest the output pins)', { file: where, field: 'imagePolicy.verify', hint: 'set imagePolicy.pinDigests: true beside verify' }));
+    throw new SpecError(
+      error(
+        'config',
+        'imagePolicy.verify needs imagePolicy.pinDigests: true (a signature is checked against the digest the output pins)',
+        { file: where, field: 'imagePolicy.verify', hint: 'set imagePolicy.pinDigests: true beside verify' },
+      ),
+    );
   }
   const { checkRules, ruleFor, rulesMatchingNothing } = await import('../images/verify/verify-rules.js');
   warnings.push(...throwIfErrors(checkRules(rules, { repoRoot: build.repoRoot, file: where })));
   return {
     check: async (image, digest, key) => {
       const match = ruleFor(rules, image, released(image));
-      return match ? build.images.verify(image, digest, match, registries, policy.trustedRoot, (d) => warnings.push(d), key) : undefined;
+      return match
+        ? build.images.verify(image, digest, match, registries, policy.trustedRoot, (d) => warnings.push(d), key)
+        : undefined;
     },
     coverage: async (images) => {
       const unmatched = rulesMatchingNothing(
@@ -298,11 +386,15 @@ async function signatureCheck(
       const problems = await Promise.all(
         unmatched.map(async (index) => {
           const at = await locateVerifyRule(build.repoRoot, envInputs.overlays ?? [], index);
-          return error('config', `imagePolicy.verify[${index}] (images ${JSON.stringify(rules[index]!.images)}) matches no image this environment runs, so it verifies nothing`, {
-            ...at,
-            field: `imagePolicy.verify[${index}].images`,
-            hint: `a rule names images as their provider releases them (${images.length > 0 ? `e.g. ${[...new Set(images.flatMap((i) => released(i)))].slice(0, 2).join(', ') || images[0]}` : 'this environment runs none'}); fix the glob, or remove the rule from the settings this environment reads`,
-          });
+          return error(
+            'config',
+            `imagePolicy.verify[${index}] (images ${JSON.stringify(rules[index]!.images)}) matches no image this environment runs, so it verifies nothing`,
+            {
+              ...at,
+              field: `imagePolicy.verify[${index}].images`,
+              hint: `a rule names images as their provider releases them (${images.length > 0 ? `e.g. ${[...new Set(images.flatMap((i) => released(i)))].slice(0, 2).join(', ') || images[0]}` : 'this environment runs none'}); fix the glob, or remove the rule from the settings this environment reads`,
+            },
+          );
         }),
       );
       throw new SpecError(problems);
@@ -344,18 +436,26 @@ function imagesFromConfigSecret(cr: ProviderCR, inputs: InputSet): ImageOverride
   if (entry.value === undefined) {
     // Image overrides shape every build's output: never optional.
     throw new SpecError(
-      error('config-secret', `key "images" of the configSecret of ${ref(cr)} is needed for its image overrides: set ${describeReference(entry.reference!)}`, {
-        file: cr.file,
-        line: cr.line,
-        field: 'spec.configSecret',
-        hint: 'image overrides change every image the provider runs; give them as a plain string in the Secret',
-      }),
+      error(
+        'config-secret',
+        `key "images" of the configSecret of ${ref(cr)} is needed for its image overrides: set ${describeReference(entry.reference!)}`,
+        {
+          file: cr.file,
+          line: cr.line,
+          field: 'spec.configSecret',
+          hint: 'image overrides change every image the provider runs; give them as a plain string in the Secret',
+        },
+      ),
     );
   }
   const parsed = safely(() => jsYaml.load(entry.value!, { schema: jsYaml.CORE_SCHEMA }));
   if (!isJsonObject(parsed)) {
     throw new SpecError(
-      error('config-secret', `key "images" of the configSecret of ${ref(cr)} is not a YAML map of image overrides`, { file: cr.file, line: cr.line, field: 'spec.configSecret' }),
+      error('config-secret', `key "images" of the configSecret of ${ref(cr)} is not a YAML map of image overrides`, {
+        file: cr.file,
+        line: cr.line,
+        field: 'spec.configSecret',
+      }),
     );
   }
   return parsed as ImageOverrides;

@@ -148,8 +148,14 @@ export interface ResolvedInputs {
 export async function startRender(options: RenderOptions): Promise<RenderRun> {
   const repoRoot = path.resolve(options.repoRoot);
   const use = options.cache?.use;
-  const memo = options.cache ? createValidationMemo(path.join(options.cache.dir, 'validated'), use) : NO_VALIDATION_MEMO;
-  const repo = await loadRepository(repoRoot, memo, options.fillingRepository === undefined ? {} : { fillingRepository: options.fillingRepository });
+  const memo = options.cache
+    ? createValidationMemo(path.join(options.cache.dir, 'validated'), use)
+    : NO_VALIDATION_MEMO;
+  const repo = await loadRepository(
+    repoRoot,
+    memo,
+    options.fillingRepository === undefined ? {} : { fillingRepository: options.fillingRepository },
+  );
   // A lock that names configured local repositories by their path (an older capi-render) keeps its pins.
   const { lock, renamed } = withPathlessLocalSources(options.lock ?? emptyLock(), repo.config.repositories);
   if (renamed.length > 0) repo.warnings.push(pathNamedLocalSources(renamed));
@@ -179,12 +185,15 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       evidenceRule: options.lockContradictions ?? 'repair',
       ...(options.lockText !== undefined ? { lockText: options.lockText } : {}),
       ...(options.refreshImages ? { refresh: options.refreshImages } : {}),
-      registry: (policy) => registryForPolicy(policy, { env: options.env ?? {}, fetch: options.fetch as typeof fetch | undefined }),
+      registry: (policy) =>
+        registryForPolicy(policy, { env: options.env ?? {}, fetch: options.fetch as typeof fetch | undefined }),
     }),
     ...(options.cache ? { parseCache: createParseCache(options.cache.dir, use) } : {}),
     allowDowngrade: options.allowDowngrade ?? false,
     // Offline no other source can serve a release: the folder being filled is read (copying it onto itself changes nothing).
-    ...(options.fillingRepository !== undefined && !options.offline ? { fillingRepository: path.resolve(options.fillingRepository) } : {}),
+    ...(options.fillingRepository !== undefined && !options.offline
+      ? { fillingRepository: path.resolve(options.fillingRepository) }
+      : {}),
     pin: {
       locked: (source, version, file) => lockedArtifacts.get(artifactKey(source, version, file)),
       cache: options.cache,
@@ -194,15 +203,26 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     },
   });
   const overlays = memoizedOverlayLoader(memo);
-  const { allEnvironments, discovered, wanted } = await selectEnvironments(repoRoot, repo.config.overlaysDir, overlays, options);
+  const { allEnvironments, discovered, wanted } = await selectEnvironments(
+    repoRoot,
+    repo.config.overlaysDir,
+    overlays,
+    options,
+  );
   const { compose, context: composeCtx } = composer(repoRoot, repo, overlays);
   const outputDir = path.resolve(repoRoot, repo.config.outputDir);
   const committed = committedOutputReader(repoRoot, outputDir);
-  const sopsSealer = createSopsSealer({ repoRoot, outputDir, env: options.env ?? {}, check: options.verifySopsRecords ?? false });
+  const sopsSealer = createSopsSealer({
+    repoRoot,
+    outputDir,
+    env: options.env ?? {},
+    check: options.verifySopsRecords ?? false,
+  });
   const sops = usesSops(repo.config.secrets);
   const inputFiles = await inputFileDigests(repoRoot, { ...repo.config, ...(sops ? { sops } : {}) });
   const buildHash = buildInputsHash(repo, inputFiles);
-  const tag = (name: string, d: Diagnostic): Diagnostic => (allEnvironments.length > 1 || name !== DEFAULT_ENVIRONMENT ? { ...d, message: `[${name}] ${d.message}` } : d);
+  const tag = (name: string, d: Diagnostic): Diagnostic =>
+    allEnvironments.length > 1 || name !== DEFAULT_ENVIRONMENT ? { ...d, message: `[${name}] ${d.message}` } : d;
 
   // Composing is cheap and decides what the build touches; a composition error is kept for phase 2,
   // so it is reported with the rendering errors of the other environments, as before.
@@ -227,10 +247,21 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       const composed = await compose(entry);
       const extra = await verificationPart({ ...repo.config.imagePolicy, ...composed.imagePolicy });
       extras.set(entry.name, extra);
-      const inputsHash = environmentInputsHash(buildHash, composed, lockedEnvironments.get(entry.name)?.providers, lock.artifacts, lockedImagesOf(lock, entry.name), extra);
+      const inputsHash = environmentInputsHash(
+        buildHash,
+        composed,
+        lockedEnvironments.get(entry.name)?.providers,
+        lock.artifacts,
+        lockedImagesOf(lock, entry.name),
+        extra,
+      );
       for (const r of composed.reads) reads.add(r);
       composedByName.set(entry.name, composed);
-      if (Object.values(composed.variables).some((v) => typeof v === 'object') || hasSecretReferences(composed.inputs.secrets)) skippable = false;
+      if (
+        Object.values(composed.variables).some((v) => typeof v === 'object') ||
+        hasSecretReferences(composed.inputs.secrets)
+      )
+        skippable = false;
       if (inputsHash && lockedEnvironments.get(entry.name)?.inputs === inputsHash) {
         if (options.skipUnchanged?.(entry.name, inputsHash)) {
           skipped.push(entry.name);
@@ -260,7 +291,11 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     overlays: composed.chain,
     committed: committed(name),
   });
-  const renderOne = async (name: string, composed: ComposedEnvironment, gitopsMemo: GitopsMemo): Promise<RenderedOutput> => {
+  const renderOne = async (
+    name: string,
+    composed: ComposedEnvironment,
+    gitopsMemo: GitopsMemo,
+  ): Promise<RenderedOutput> => {
     const rendered = await renderEnvironment(await environmentInputs(name, composed), session);
     const gitopsSettings = mergeGitopsConfig(repo.config.gitops, composed.gitops);
     const gitops = runGitopsStage({
@@ -273,7 +308,8 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       memo: gitopsMemo,
     });
     const gitopsFiles: OutputFiles = new Map(gitops.files);
-    if (rendered.requiredSecrets.length > 0) gitopsFiles.set(`secrets/${name}.required.yaml`, requiredSecretsText(name, rendered.requiredSecrets));
+    if (rendered.requiredSecrets.length > 0)
+      gitopsFiles.set(`secrets/${name}.required.yaml`, requiredSecretsText(name, rendered.requiredSecrets));
     const result: EnvironmentResult = {
       ...rendered,
       environment: gitops.environment,
@@ -284,7 +320,14 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     const files = planEnvironment(result.environment, session.serializer);
     // `secrets.mode: sops`: marked Secrets become their encrypted documents, in the files and the objects alike.
     const sealed = await sopsSealer.seal(result.environment, files, result.gitopsFlavour ?? 'kustomize');
-    const final: EnvironmentResult = sealed.environment === result.environment ? result : { ...result, environment: sealed.environment, warnings: [...result.warnings, ...sealed.warnings.map((d) => tag(name, d))] };
+    const final: EnvironmentResult =
+      sealed.environment === result.environment
+        ? result
+        : {
+            ...result,
+            environment: sealed.environment,
+            warnings: [...result.warnings, ...sealed.warnings.map((d) => tag(name, d))],
+          };
     // `sbom: {write: true}`: the environment's SBOM is one more planned file (sbom/sbom-output.ts).
     return { result: final, files: repo.config.sbom?.write ? withSbomFile(files, final) : files, gitopsFiles };
   };
@@ -298,13 +341,32 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     skipped,
     unchangedInputs,
     stamp: skippable
-      ? { dirs: { providersDir: repo.config.providersDir, overlaysDir: repo.config.overlaysDir, templatesDir: repo.config.templatesDir, ...(sops ? { sops } : {}) }, inputFiles, reads: [...reads].sort(), environments: allEnvironments }
+      ? {
+          dirs: {
+            providersDir: repo.config.providersDir,
+            overlaysDir: repo.config.overlaysDir,
+            templatesDir: repo.config.templatesDir,
+            ...(sops ? { sops } : {}),
+          },
+          inputFiles,
+          reads: [...reads].sort(),
+          environments: allEnvironments,
+        }
       : undefined,
     inputFiles,
     inputsHashFor(env, against) {
       const composed = composedByName.get(env);
       const providers = against.environments.find((e) => e.name === env)?.providers;
-      return composed && providers ? environmentInputsHash(buildHash, composed, providers, against.artifacts, lockedImagesOf(against, env), extras.get(env)) : undefined;
+      return composed && providers
+        ? environmentInputsHash(
+            buildHash,
+            composed,
+            providers,
+            against.artifacts,
+            lockedImagesOf(against, env),
+            extras.get(env),
+          )
+        : undefined;
     },
     async resolve(onEnvironment) {
       const problems: EnvironmentProblem[] = [];
@@ -315,7 +377,8 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
           const inputs = await environmentInputs(name, composed!);
           const resolved = await resolveEnvironment(inputs, session);
           warnings.push(...resolved.warnings);
-          if (problems.length === 0) onEnvironment({ inputs, providers: resolved.ready, variables: session.config.variables, env: session.env });
+          if (problems.length === 0)
+            onEnvironment({ inputs, providers: resolved.ready, variables: session.config.variables, env: session.env });
         } catch (e) {
           if (!(e instanceof RenderError)) throw e;
           problems.push(...e.diagnostics.map((diagnostic) => ({ environment: name, diagnostic })));
@@ -342,15 +405,28 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
         warnings.push(...output.result.warnings);
         // The stored hash covers the lock entries this build leaves, so an unchanged next build matches it.
         const e = lockEntriesOf(output.result);
-        entries.push({ ...e, inputs: environmentInputsHash(buildHash, composed!, e.providers, e.artifacts, e.images, extras.get(name)) });
+        entries.push({
+          ...e,
+          inputs: environmentInputsHash(buildHash, composed!, e.providers, e.artifacts, e.images, extras.get(name)),
+        });
         // A failure of the caller (a write) ends the run at once.
         if (problems.length === 0) await onEnvironment(output);
       }
       throwIfErrors(mergeProblems(problems, allEnvironments.length > 1 || allEnvironments[0] !== DEFAULT_ENVIRONMENT));
       if (session.images.rekeyed().size > 0) warnings.push(rekeyedImagesWarning(session.images.rekeyed()));
-      const fleet = await Promise.all(discovered.map((entry) => fleetMember(entry, composedByName.get(entry.name), repo.config.gitops, composeCtx)));
-      const fleetGitopsFiles = runFleetStage(fleet, { repoRoot, outputDir: repo.config.outputDir, templatesDir: repo.config.templatesDir });
-      return { lock: nextLock(lock, entries, allEnvironments, inputFiles, lockEmulates(baselineOf(repo.config.emulate))), warnings, fleetGitopsFiles };
+      const fleet = await Promise.all(
+        discovered.map((entry) => fleetMember(entry, composedByName.get(entry.name), repo.config.gitops, composeCtx)),
+      );
+      const fleetGitopsFiles = runFleetStage(fleet, {
+        repoRoot,
+        outputDir: repo.config.outputDir,
+        templatesDir: repo.config.templatesDir,
+      });
+      return {
+        lock: nextLock(lock, entries, allEnvironments, inputFiles, lockEmulates(baselineOf(repo.config.emulate))),
+        warnings,
+        fleetGitopsFiles,
+      };
     },
   };
 }

@@ -6,7 +6,13 @@
 import { FetchError, RenderError, SpecError, error, peerWording, type Diagnostic, type Peer } from '../errors.js';
 import type { LockedProvider } from '../lock/lock-types.js';
 import { parseVersionRequest, selectVersion } from '../resolve/select-version.js';
-import { METADATA_FILE, compatibleContracts, parseMetadata, releaseSeriesFor, type ReleaseSeries } from '../source/metadata.js';
+import {
+  METADATA_FILE,
+  compatibleContracts,
+  parseMetadata,
+  releaseSeriesFor,
+  type ReleaseSeries,
+} from '../source/metadata.js';
 import { ref } from '../declarations/preflight.js';
 import type { ProviderCR } from '../declarations/provider-spec.js';
 import type { ArtifactStore, FetchedArtifact } from './artifact-store.js';
@@ -82,11 +88,22 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
       version,
       METADATA_FILE,
       fromConfigMaps
-        ? { peer: 'cluster-api-operator', phrase: `failed to read "${METADATA_FILE}" from the repository for provider "${cr.name}"` }
-        : { peer: 'clusterctl', phrase: `failed to read "${METADATA_FILE}" from the repository for provider "${label}"` },
+        ? {
+            peer: 'cluster-api-operator',
+            phrase: `failed to read "${METADATA_FILE}" from the repository for provider "${cr.name}"`,
+          }
+        : {
+            peer: 'clusterctl',
+            phrase: `failed to read "${METADATA_FILE}" from the repository for provider "${label}"`,
+          },
       where,
     );
-    const metadata = parseMetadata(file.text, `${ps.source.description} ${version}/${METADATA_FILE}`, label, fromConfigMaps ? { peer: 'cluster-api-operator', provider: cr.name } : undefined);
+    const metadata = parseMetadata(
+      file.text,
+      `${ps.source.description} ${version}/${METADATA_FILE}`,
+      label,
+      fromConfigMaps ? { peer: 'cluster-api-operator', provider: cr.name } : undefined,
+    );
     return { file, metadata, series: releaseSeriesFor(metadata, version) };
   };
   const allowed = ctx.coreContract ? compatibleContracts(ctx.coreContract) : SUPPORTED;
@@ -96,18 +113,20 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
     // The lock's version is reused only where the spec allows it (lock-evidence.ts).
     (reusable
       ? reusable.version
-      : await locatedAt(where, () => selectVersion(ps.source, parseVersionRequest(requested)!, {
-          latestRule: ps.latestRule,
-          providerRef: ref(cr),
-          contract: ctx.coreContract ?? CLUSTERCTL_CONTRACT,
-          accept: async (candidate) => {
-            const { series } = await seriesOf(candidate);
-            if (!series) return { ok: false, why: 'its metadata.yaml has no release series for it' };
-            return allowed.includes(series.contract)
-              ? { ok: true, why: '' }
-              : { ok: false, why: `contract ${series.contract}, needs ${allowed.join(' or ')}` };
-          },
-        })));
+      : await locatedAt(where, () =>
+          selectVersion(ps.source, parseVersionRequest(requested)!, {
+            latestRule: ps.latestRule,
+            providerRef: ref(cr),
+            contract: ctx.coreContract ?? CLUSTERCTL_CONTRACT,
+            accept: async (candidate) => {
+              const { series } = await seriesOf(candidate);
+              if (!series) return { ok: false, why: 'its metadata.yaml has no release series for it' };
+              return allowed.includes(series.contract)
+                ? { ok: true, why: '' }
+                : { ok: false, why: `contract ${series.contract}, needs ${allowed.join(' or ')}` };
+            },
+          }),
+        ));
   refuseDowngrade(cr, version, installedVersion(cr, locked, ctx), ctx);
   const { file: metadataFile, metadata, series } = await seriesOf(version);
   if (!series) {
@@ -120,7 +139,14 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
       }),
     );
   }
-  const components = await readReleaseFile(ctx.store, ps, version, ps.componentsFile, { peer: 'clusterctl', phrase: `failed to read "${ps.componentsFile}" from provider's repository "${label}"` }, where);
+  const components = await readReleaseFile(
+    ctx.store,
+    ps,
+    version,
+    ps.componentsFile,
+    { peer: 'clusterctl', phrase: `failed to read "${ps.componentsFile}" from provider's repository "${label}"` },
+    where,
+  );
   return { cr, ps, version, series, metadataFile, components };
 }
 
@@ -151,9 +177,19 @@ async function readReleaseFile(
     if (!(e instanceof FetchError)) throw e;
     const missing = e.code === 'source-not-found' || e.code === 'version-not-found';
     // `version: 1.12.0` where the releases are tagged `v1.12.0`: say so (clusterctl's tags keep the v).
-    const tagged = missing && /^\d/.test(version) ? await ps.source.listVersions().then((all) => all.includes(`v${version}`), () => false) : false;
+    const tagged =
+      missing && /^\d/.test(version)
+        ? await ps.source.listVersions().then(
+            (all) => all.includes(`v${version}`),
+            () => false,
+          )
+        : false;
     const suggestion = tagged ? `; did you mean "v${version}"? (the releases are tagged with a leading v)` : '';
-    throw located(e, where, (d) => `${missing ? peerWording(wording.peer, wording.phrase, d.message) : d.message}${suggestion}`);
+    throw located(
+      e,
+      where,
+      (d) => `${missing ? peerWording(wording.peer, wording.phrase, d.message) : d.message}${suggestion}`,
+    );
   }
 }
 
@@ -170,8 +206,17 @@ async function locatedAt<T>(where: ProviderSite, run: () => Promise<T>): Promise
  * The same error with every diagnostic that names no file pointed at the provider. The store shares
  * one failure between environments, so new diagnostics are built; the originals are never edited.
  */
-function located(e: RenderError, where: ProviderSite, message: (d: Diagnostic) => string = (d) => d.message): RenderError {
-  const diagnostics = e.diagnostics.map((d) => ({ ...d, message: message(d), ...(d.file ? {} : { file: where.file, line: where.line, col: where.col }), object: d.object ?? where.object }));
+function located(
+  e: RenderError,
+  where: ProviderSite,
+  message: (d: Diagnostic) => string = (d) => d.message,
+): RenderError {
+  const diagnostics = e.diagnostics.map((d) => ({
+    ...d,
+    message: message(d),
+    ...(d.file ? {} : { file: where.file, line: where.line, col: where.col }),
+    object: d.object ?? where.object,
+  }));
   return e instanceof FetchError ? new FetchError(diagnostics) : new SpecError(diagnostics);
 }
 
@@ -180,7 +225,11 @@ function located(e: RenderError, where: ProviderSite, message: (d: Diagnostic) =
  * committed output; where the environment has no committed output, the lock's entry — but only one
  * its own request allows (an entry edited to contradict it decides nothing; lock-evidence.ts).
  */
-function installedVersion(cr: ProviderCR, locked: LockedProvider | undefined, ctx: ResolveContext): { version: string; where: string } | undefined {
+function installedVersion(
+  cr: ProviderCR,
+  locked: LockedProvider | undefined,
+  ctx: ResolveContext,
+): { version: string; where: string } | undefined {
   if (ctx.committed) {
     const found = ctx.committed.providers.find((p) => p.provider === ref(cr));
     return found ? { version: found.version, where: `the committed output (${found.file}) has` } : undefined;
@@ -194,19 +243,32 @@ function installedVersion(cr: ProviderCR, locked: LockedProvider | undefined, ct
  * version is refused (patch downgrades are allowed), since CRD storage versions and conversion
  * webhooks only move forward.
  */
-function refuseDowngrade(cr: ProviderCR, version: string, installed: { version: string; where: string } | undefined, ctx: ResolveContext): void {
+function refuseDowngrade(
+  cr: ProviderCR,
+  version: string,
+  installed: { version: string; where: string } | undefined,
+  ctx: ResolveContext,
+): void {
   if (!installed || ctx.allowDowngrade) return;
   const from = parseVersion(installed.version);
   const to = parseVersion(version);
   if (!from || !to) return;
   if (to.major < from.major || (to.major === from.major && to.minor < from.minor)) {
     throw new SpecError(
-      error('preflight', peerWording('cluster-api-operator', `Downgrade is not supported for provider ${cr.name}`, `${ref(cr)}: ${installed.where} ${installed.version}, the spec now resolves to ${version}`), {
-        ...ctx.at,
-        object: ref(cr),
-        field: 'spec.version',
-        hint: 'downgrading a minor version is refused, as the operator does (CRD storage versions only move forward); pass --allow-downgrade if you have restored the cluster accordingly',
-      }),
+      error(
+        'preflight',
+        peerWording(
+          'cluster-api-operator',
+          `Downgrade is not supported for provider ${cr.name}`,
+          `${ref(cr)}: ${installed.where} ${installed.version}, the spec now resolves to ${version}`,
+        ),
+        {
+          ...ctx.at,
+          object: ref(cr),
+          field: 'spec.version',
+          hint: 'downgrading a minor version is refused, as the operator does (CRD storage versions only move forward); pass --allow-downgrade if you have restored the cluster accordingly',
+        },
+      ),
     );
   }
 }

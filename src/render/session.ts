@@ -25,7 +25,10 @@ import { compileTemplate, type CompiledTemplate } from '../process/variables/ind
  * The settings an environment's render reads from capi-render.yaml; the rest (folders, gitops,
  * sources) is read by the run once, before any environment.
  */
-export type SessionSettings = Pick<RenderConfig, 'repositories' | 'variables' | 'images' | 'secrets' | 'certManager' | 'emulate'>;
+export type SessionSettings = Pick<
+  RenderConfig,
+  'repositories' | 'variables' | 'images' | 'secrets' | 'certManager' | 'emulate'
+>;
 
 /** What every environment of one build shares: the settings it reads, the sources, the lock, and the per-build caches. */
 export interface RenderSession {
@@ -70,7 +73,10 @@ export interface RenderSession {
 const PROVIDER_MEMO_ENTRIES = 64;
 
 export function createSession(
-  init: Omit<RenderSession, 'store' | 'parser' | 'objects' | 'serializer' | 'certManager' | 'components' | 'inventoryCrd' | 'compile'> & { store?: ArtifactStore; parseCache?: ParseCache },
+  init: Omit<
+    RenderSession,
+    'store' | 'parser' | 'objects' | 'serializer' | 'certManager' | 'components' | 'inventoryCrd' | 'compile'
+  > & { store?: ArtifactStore; parseCache?: ParseCache },
 ): RenderSession {
   let crd: KubeObject | undefined;
   const templates = new Map<string, CompiledTemplate>();

@@ -54,7 +54,8 @@ export function renderWithUnsetValues(input: UnsetRenderInput): ProviderComponen
     input.seen.set(name, v);
     return v.value;
   };
-  const scrub = (text: string) => [...standIns].reduce((t, [name, marker]) => t.split(marker).join(`\${${name}}`), text);
+  const scrub = (text: string) =>
+    [...standIns].reduce((t, [name, marker]) => t.split(marker).join(`\${${name}}`), text);
   // Each round makes at least one more variable unset, so this ends.
   for (;;) {
     input.seen.clear();
@@ -63,9 +64,15 @@ export function renderWithUnsetValues(input: UnsetRenderInput): ProviderComponen
       rendered = input.render(lookupVariable);
     } catch (e) {
       if (!(e instanceof RenderError)) throw e;
-      const failedOn = unsetSeen(input.seen).filter(([name, v]) => !needed.has(name) && e.diagnostics.some((d) => mentions(d, v.value)));
+      const failedOn = unsetSeen(input.seen).filter(
+        ([name, v]) => !needed.has(name) && e.diagnostics.some((d) => mentions(d, v.value)),
+      );
       if (failedOn.length > 0) {
-        for (const [name, v] of failedOn) needed.set(name, { where: scrub(e.diagnostics.find((d) => mentions(d, v.value))?.object ?? input.providerRef), why: 'step' });
+        for (const [name, v] of failedOn)
+          needed.set(name, {
+            where: scrub(e.diagnostics.find((d) => mentions(d, v.value))?.object ?? input.providerRef),
+            why: 'step',
+          });
         continue;
       }
       if (e instanceof MissingVariablesError && e.missing.length > 0 && e.missing.every((n) => needed.has(n))) {
@@ -75,9 +82,14 @@ export function renderWithUnsetValues(input: UnsetRenderInput): ProviderComponen
     }
     const unset = unsetSeen(input.seen);
     const outside: [string, Needed][] = [];
-    for (const [name] of unset) if (rendered.transformedVariables.includes(name)) outside.push([name, { where: `\${${name}…}`, why: 'transformed' }]);
-    const tracked = unset.filter(([name]) => !rendered.transformedVariables.includes(name)).map(([variable, v]) => ({ variable, value: v.value, from: v.from }));
-    for (const n of unsetValuesOutside(input.component, rendered.objects, tracked, input.secrets)) outside.push([n.variable, { where: n.where, why: n.inSecretData ? 'secret-data' : 'output' }]);
+    for (const [name] of unset)
+      if (rendered.transformedVariables.includes(name))
+        outside.push([name, { where: `\${${name}…}`, why: 'transformed' }]);
+    const tracked = unset
+      .filter(([name]) => !rendered.transformedVariables.includes(name))
+      .map(([variable, v]) => ({ variable, value: v.value, from: v.from }));
+    for (const n of unsetValuesOutside(input.component, rendered.objects, tracked, input.secrets))
+      outside.push([n.variable, { where: n.where, why: n.inSecretData ? 'secret-data' : 'output' }]);
     if (outside.length === 0) return rendered;
     for (const [name, n] of outside) needed.set(name, { ...n, where: scrub(n.where) });
   }
@@ -89,7 +101,8 @@ export function renderWithUnsetValues(input: UnsetRenderInput): ProviderComponen
  */
 export function assertNoUnsetMarker(objects: readonly KubeObject[], seen: ReadonlyMap<string, ResolvedVariable>): void {
   if (unsetSeen(seen).length === 0) return;
-  if (holdsUnsetMarker(JSON.stringify(objects))) throw new InternalError('an unset secret value\'s stand-in reached the output');
+  if (holdsUnsetMarker(JSON.stringify(objects)))
+    throw new InternalError("an unset secret value's stand-in reached the output");
 }
 
 function unsetSeen(seen: ReadonlyMap<string, ResolvedVariable>): [string, ResolvedVariable][] {
@@ -127,11 +140,17 @@ function neededError(name: string, needed: Needed, input: UnsetRenderInput): Dia
     needed.why === 'secret-data'
       ? `set it, or choose secrets.mode (or secrets.providers.${input.component}) omit, external-secrets or sops, under which a value that only fills a Secret left out, replaced or kept encrypted is not needed (the mode is ${mode} now)`
       : needed.why === 'transformed'
-        ? 'a value may be left unset only when it reaches a Secret\'s data unchanged and secrets.mode omits or replaces that Secret'
+        ? "a value may be left unset only when it reaches a Secret's data unchanged and secrets.mode omits or replaces that Secret"
         : `a value may be left unset only when it fills nothing but a Secret's data that secrets.mode omit, external-secrets or sops leaves out, replaces or keeps encrypted`;
   return error('variables-missing', `${name} is needed for ${where}: ${set}${via ? ` (${via})` : ''}`, {
     // Without a line (a `variables:` entry), render-environment.ts finds it in the file.
-    ...(v?.site ? { file: v.site.file, field: v.site.field, ...(v.site.line !== undefined ? { line: v.site.line, col: v.site.col ?? 1 } : {}) } : {}),
+    ...(v?.site
+      ? {
+          file: v.site.file,
+          field: v.site.field,
+          ...(v.site.line !== undefined ? { line: v.site.line, col: v.site.col ?? 1 } : {}),
+        }
+      : {}),
     hint,
   });
 }

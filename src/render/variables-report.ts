@@ -82,17 +82,32 @@ export interface VariablesReportInput {
 }
 
 /** Keys a configSecret holds for other purposes than `${VAR}`s (clusterctl and the operator read them). */
-const CONFIG_SECRET_SETTINGS: ReadonlySet<string> = new Set(['images', 'OCI_USERNAME', 'OCI_PASSWORD', 'OCI_ACCESS_TOKEN', 'OCI_REFRESH_TOKEN', 'gitlab-access-token']);
+const CONFIG_SECRET_SETTINGS: ReadonlySet<string> = new Set([
+  'images',
+  'OCI_USERNAME',
+  'OCI_PASSWORD',
+  'OCI_ACCESS_TOKEN',
+  'OCI_REFRESH_TOKEN',
+  'gitlab-access-token',
+]);
 
 /**
  * The report and its warnings. Throws UsageError when `provider` names no provider of the listed
  * environments. Sorted: environments by name, providers by label, variables by name.
  */
-export function variablesReport(input: VariablesReportInput): { document: VariableListDocument; warnings: Diagnostic[] } {
+export function variablesReport(input: VariablesReportInput): {
+  document: VariableListDocument;
+  warnings: Diagnostic[];
+} {
   const environments = [...input.environments].sort((a, b) => compareGoStrings(a.environment, b.environment));
-  if (input.provider !== undefined && !environments.some((e) => e.providers.some((p) => p.provider === input.provider))) {
+  if (
+    input.provider !== undefined &&
+    !environments.some((e) => e.providers.some((p) => p.provider === input.provider))
+  ) {
     const labels = [...new Set(environments.flatMap((e) => e.providers.map((p) => p.provider)))].sort(compareGoStrings);
-    throw new UsageError(`--provider ${JSON.stringify(input.provider)} names no provider of the environments listed (providers: ${labels.join(', ') || 'none'})`);
+    throw new UsageError(
+      `--provider ${JSON.stringify(input.provider)} names no provider of the environments listed (providers: ${labels.join(', ') || 'none'})`,
+    );
   }
   const document: VariableListDocument = {
     apiVersion: 'capi-render/v1alpha1',
@@ -102,7 +117,11 @@ export function variablesReport(input: VariablesReportInput): { document: Variab
       providers: [...e.providers]
         .filter((p) => input.provider === undefined || p.provider === input.provider)
         .sort((a, b) => compareGoStrings(a.provider, b.provider))
-        .map((p) => ({ provider: p.provider, version: p.version, variables: p.described.variables.map((v) => listed(v, p.origins[v.name])) })),
+        .map((p) => ({
+          provider: p.provider,
+          version: p.version,
+          variables: p.described.variables.map((v) => listed(v, p.origins[v.name])),
+        })),
     })),
   };
   return { document, warnings: inputWarnings(input, environments) };
@@ -112,25 +131,38 @@ function listed(v: DescribedComponents['variables'][number], found: ListedOrigin
   // An unset reference can only be spared in a Secret's data; elsewhere it is no value at all.
   const origin = found?.origin === 'unset' && !v.secret ? undefined : found;
   const source: VariableSourceKind = origin ? origin.origin : v.required ? 'missing' : 'default';
-  return { name: v.name, default: v.default, required: v.required, secret: v.secret, source, from: origin ? origin.from : null };
+  return {
+    name: v.name,
+    default: v.default,
+    required: v.required,
+    secret: v.secret,
+    source,
+    from: origin ? origin.from : null,
+  };
 }
 
 function inputWarnings(input: VariablesReportInput, environments: readonly VariablesEnvironmentInput[]): Diagnostic[] {
   const warnings: Diagnostic[] = [];
-  const tag = (e: VariablesEnvironmentInput) => (environments.length > 1 || e.environment !== DEFAULT_ENVIRONMENT ? `[${e.environment}] ` : '');
+  const tag = (e: VariablesEnvironmentInput) =>
+    environments.length > 1 || e.environment !== DEFAULT_ENVIRONMENT ? `[${e.environment}] ` : '';
   const usedAnywhere = new Set<string>();
-  const unsetEnv = (value: VariableValue | undefined) => typeof value === 'object' && input.env[value.fromEnv] === undefined;
+  const unsetEnv = (value: VariableValue | undefined) =>
+    typeof value === 'object' && input.env[value.fromEnv] === undefined;
   for (const e of environments) {
     const used = new Set(e.providers.flatMap((p) => p.described.names));
     for (const name of used) usedAnywhere.add(name);
     for (const name of Object.keys(e.overlay).sort(compareGoStrings)) {
       if (!used.has(name)) {
         warnings.push(
-          warning('variables-unused', `${tag(e)}variable ${name} is set in the overlay variables but no provider of the environment uses it`, {
-            ...(e.overlayFile ? { file: e.overlayFile } : {}),
-            field: `variables.${name}`,
-            hint: 'remove it, or check its spelling against `capi-render variables`',
-          }),
+          warning(
+            'variables-unused',
+            `${tag(e)}variable ${name} is set in the overlay variables but no provider of the environment uses it`,
+            {
+              ...(e.overlayFile ? { file: e.overlayFile } : {}),
+              field: `variables.${name}`,
+              hint: 'remove it, or check its spelling against `capi-render variables`',
+            },
+          ),
         );
       } else if (unsetEnv(e.overlay[name])) {
         warnings.push(envUnset(`${tag(e)}`, name, (e.overlay[name] as { fromEnv: string }).fromEnv, e.overlayFile));
@@ -142,12 +174,16 @@ function inputWarnings(input: VariablesReportInput, environments: readonly Varia
       for (const key of [...p.configSecret.keys].sort(compareGoStrings)) {
         if (names.has(key) || CONFIG_SECRET_SETTINGS.has(key)) continue;
         warnings.push(
-          warning('variables-unused', `${tag(e)}key ${key} of ${p.configSecret.secret}, the configSecret of ${p.object}, is a variable its components do not use`, {
-            ...(p.configSecret.file ? { file: p.configSecret.file } : {}),
-            ...(p.configSecret.line ? { line: p.configSecret.line } : {}),
-            object: p.configSecret.secret,
-            hint: 'remove the key, or check its spelling against `capi-render variables`',
-          }),
+          warning(
+            'variables-unused',
+            `${tag(e)}key ${key} of ${p.configSecret.secret}, the configSecret of ${p.object}, is a variable its components do not use`,
+            {
+              ...(p.configSecret.file ? { file: p.configSecret.file } : {}),
+              ...(p.configSecret.line ? { line: p.configSecret.line } : {}),
+              object: p.configSecret.secret,
+              hint: 'remove the key, or check its spelling against `capi-render variables`',
+            },
+          ),
         );
       }
     }
@@ -156,11 +192,15 @@ function inputWarnings(input: VariablesReportInput, environments: readonly Varia
     const usedHere = environments.some((e) => e.providers.some((p) => p.described.names.includes(name)));
     if (!usedHere && input.complete && !usedAnywhere.has(name)) {
       warnings.push(
-        warning('variables-unused', `variable ${name} is set in capi-render.yaml but no provider of any environment uses it`, {
-          file: 'capi-render.yaml',
-          field: `variables.${name}`,
-          hint: 'remove it, or check its spelling against `capi-render variables`',
-        }),
+        warning(
+          'variables-unused',
+          `variable ${name} is set in capi-render.yaml but no provider of any environment uses it`,
+          {
+            file: 'capi-render.yaml',
+            field: `variables.${name}`,
+            hint: 'remove it, or check its spelling against `capi-render variables`',
+          },
+        ),
       );
     } else if (usedHere && unsetEnv(input.config[name])) {
       warnings.push(envUnset('', name, (input.config[name] as { fromEnv: string }).fromEnv, 'capi-render.yaml'));
@@ -170,9 +210,13 @@ function inputWarnings(input: VariablesReportInput, environments: readonly Varia
 }
 
 function envUnset(tag: string, name: string, fromEnv: string, file: string | undefined): Diagnostic {
-  return warning('variables-env-unset', `${tag}variable ${name} is read from environment variable ${fromEnv}, which is not set`, {
-    ...(file ? { file } : {}),
-    field: `variables.${name}`,
-    hint: `export ${fromEnv} before running capi-render (until then the variable falls back to a lower source, its default, or is missing)`,
-  });
+  return warning(
+    'variables-env-unset',
+    `${tag}variable ${name} is read from environment variable ${fromEnv}, which is not set`,
+    {
+      ...(file ? { file } : {}),
+      field: `variables.${name}`,
+      hint: `export ${fromEnv} before running capi-render (until then the variable falls back to a lower source, its default, or is missing)`,
+    },
+  );
 }

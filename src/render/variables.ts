@@ -66,10 +66,15 @@ export interface VariableSources {
 }
 
 /** The lookup for one provider; throws when its configSecret is missing or malformed. */
-export function variableLookup(cr: ProviderCR, sources: VariableSources): (name: string) => ResolvedVariable | undefined {
+export function variableLookup(
+  cr: ProviderCR,
+  sources: VariableSources,
+): (name: string) => ResolvedVariable | undefined {
   const secret = cr.spec.configSecret ? readConfigSecretEntries(cr, sources.secrets) : undefined;
   const secretInput = cr.spec.configSecret ? configSecretInput(cr, sources.secrets) : undefined;
-  const secretName = cr.spec.configSecret ? `Secret/${cr.spec.configSecret.namespace ?? cr.namespace}/${cr.spec.configSecret.name}` : '';
+  const secretName = cr.spec.configSecret
+    ? `Secret/${cr.spec.configSecret.namespace ?? cr.namespace}/${cr.spec.configSecret.name}`
+    : '';
   const notSecret = new Set(sources.notSecret ?? []);
   return (name) => {
     // The first unset secret reference, in precedence order: what the marker stands for.
@@ -78,21 +83,51 @@ export function variableLookup(cr: ProviderCR, sources: VariableSources): (name:
       if (v?.unset) unset ??= v;
       return v?.unset ? undefined : v;
     };
-    const fromOverlay = consider(resolveValue(name, sources.overlay[name], 'overlay', sources.env, `overlay ${sources.overlayFile ?? ''}`.trim(), sources.overlayFile ?? 'capi-render.yaml'));
+    const fromOverlay = consider(
+      resolveValue(
+        name,
+        sources.overlay[name],
+        'overlay',
+        sources.env,
+        `overlay ${sources.overlayFile ?? ''}`.trim(),
+        sources.overlayFile ?? 'capi-render.yaml',
+      ),
+    );
     if (fromOverlay) return fromOverlay;
     if (secret && Object.prototype.hasOwnProperty.call(secret, name)) {
       const entry: SecretEntry = secret[name]!;
       const from = `${secretName} key ${name}`;
       const via = `${secretName} stringData.${name}`;
-      const site = secretInput ? { file: secretInput.file, ...lineOf(secretInput, name), field: `stringData.${name}` } : undefined;
+      const site = secretInput
+        ? { file: secretInput.file, ...lineOf(secretInput, name), field: `stringData.${name}` }
+        : undefined;
       const found = consider(
         entry.value !== undefined
-          ? { value: entry.value, origin: 'configSecret', secret: true, from, ...(entry.reference ? { reference: describeReference(entry.reference), via, ...(site ? { site } : {}) } : {}) }
-          : { value: unsetMarker(name), origin: 'configSecret', secret: true, from, reference: describeReference(entry.reference!), via, ...(site ? { site } : {}), unset: true },
+          ? {
+              value: entry.value,
+              origin: 'configSecret',
+              secret: true,
+              from,
+              ...(entry.reference
+                ? { reference: describeReference(entry.reference), via, ...(site ? { site } : {}) }
+                : {}),
+            }
+          : {
+              value: unsetMarker(name),
+              origin: 'configSecret',
+              secret: true,
+              from,
+              reference: describeReference(entry.reference!),
+              via,
+              ...(site ? { site } : {}),
+              unset: true,
+            },
       );
       if (found) return found;
     }
-    const fromConfig = consider(resolveValue(name, sources.config[name], 'config', sources.env, 'capi-render.yaml variables', 'capi-render.yaml'));
+    const fromConfig = consider(
+      resolveValue(name, sources.config[name], 'config', sources.env, 'capi-render.yaml variables', 'capi-render.yaml'),
+    );
     if (fromConfig) return fromConfig;
     // Not sensitive by the user's word: nothing to keep out of the output, so no value means unset.
     return unset && !notSecret.has(name) ? unset : undefined;
@@ -115,14 +150,33 @@ function resolveValue(
   // An unset environment variable leaves the variable unset, so a lower source, its default or the
   // missing-variable error applies — unless only a left-out Secret needs it (see the module comment);
   // a variable set to "" counts as set, as in clusterctl.
-  if (envValue === undefined) return { value: unsetMarker(name), origin: 'env', secret: true, from: described, reference, via: from, site: { file, field: `variables.${name}.fromEnv` }, unset: true };
-  return { value: envValue, origin: 'env', secret: true, from: described, reference, via: from, site: { file, field: `variables.${name}.fromEnv` } };
+  if (envValue === undefined)
+    return {
+      value: unsetMarker(name),
+      origin: 'env',
+      secret: true,
+      from: described,
+      reference,
+      via: from,
+      site: { file, field: `variables.${name}.fromEnv` },
+      unset: true,
+    };
+  return {
+    value: envValue,
+    origin: 'env',
+    secret: true,
+    from: described,
+    reference,
+    via: from,
+    site: { file, field: `variables.${name}.fromEnv` },
+  };
 }
 
 /** The configSecret's key → value map (references without a value left out). */
 export function readConfigSecret(cr: ProviderCR, secrets: readonly InputObject[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, e] of Object.entries(readConfigSecretEntries(cr, secrets))) if (e.value !== undefined) out[k] = e.value;
+  for (const [k, e] of Object.entries(readConfigSecretEntries(cr, secrets)))
+    if (e.value !== undefined) out[k] = e.value;
   return out;
 }
 
@@ -137,12 +191,20 @@ function configSecretInput(cr: ProviderCR, secrets: readonly InputObject[]): Inp
   const input = findInput(secrets, namespace, ref.name);
   if (!input) {
     throw new SpecError(
-      error('config-secret', peerWording('cluster-api-operator', `failed to get providers secret: secrets ${JSON.stringify(ref.name)} not found`, `spec.configSecret of ${cr.kind}/${cr.namespace}/${cr.name} names Secret ${namespace}/${ref.name}, which is not among the inputs`), {
-        file: cr.file,
-        line: cr.line,
-        field: 'spec.configSecret',
-        hint: 'add the Secret manifest under providers/ (values can come from the environment instead: see docs/inputs-and-overlays.md "Variables")',
-      }),
+      error(
+        'config-secret',
+        peerWording(
+          'cluster-api-operator',
+          `failed to get providers secret: secrets ${JSON.stringify(ref.name)} not found`,
+          `spec.configSecret of ${cr.kind}/${cr.namespace}/${cr.name} names Secret ${namespace}/${ref.name}, which is not among the inputs`,
+        ),
+        {
+          file: cr.file,
+          line: cr.line,
+          field: 'spec.configSecret',
+          hint: 'add the Secret manifest under providers/ (values can come from the environment instead: see docs/inputs-and-overlays.md "Variables")',
+        },
+      ),
     );
   }
   return input;

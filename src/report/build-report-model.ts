@@ -30,14 +30,22 @@ export interface ReportInput {
 
 /** The model the template renders. */
 export function buildReportModel(input: ReportInput): ReportModel {
-  const flavours = new Map(input.environments.map((e) => [e.environment.name, e.gitopsFlavour ?? 'kustomize'] as const));
+  const flavours = new Map(
+    input.environments.map((e) => [e.environment.name, e.gitopsFlavour ?? 'kustomize'] as const),
+  );
   const matrix = buildVersionMatrix(input.plans, flavours);
   const review = input.comparison ? buildUpgradeReview(input.comparison, input.selected) : null;
   return {
     title: review ? `Cluster API upgrade review against ${review.base}` : 'Cluster API fleet report',
     ...(review ? reviewSummary(review) : fleetSummary(matrix, flavours)),
     matrix,
-    environments: input.environments.map((e) => buildEnvironmentFacts(e, input.plans.find((p) => p.environment === e.environment.name), input.delivery?.get(e.environment.name))),
+    environments: input.environments.map((e) =>
+      buildEnvironmentFacts(
+        e,
+        input.plans.find((p) => p.environment === e.environment.name),
+        input.delivery?.get(e.environment.name),
+      ),
+    ),
     review,
     findingCodes: Object.entries(FINDING_WHY).map(([code, why]) => ({ code, why })),
   };
@@ -56,18 +64,29 @@ function reviewSummary(review: ReviewModel): Pick<ReportModel, 'summary' | 'tone
 }
 
 /** "2 environments (Argo CD: prod; Flux: dev); 3 providers can move within their contract (prod); none to a next contract". */
-function fleetSummary(matrix: MatrixModel, flavours: ReadonlyMap<string, Flavour>): Pick<ReportModel, 'summary' | 'tone'> {
+function fleetSummary(
+  matrix: MatrixModel,
+  flavours: ReadonlyMap<string, Flavour>,
+): Pick<ReportModel, 'summary' | 'tone'> {
   const cells = matrix.rows.flatMap((r) => r.cells);
   const within = cells.filter((c) => c.marks.some((m) => m.code === 'patch' || m.code === 'minor'));
   const next = cells.filter((c) => c.marks.some((m) => m.code === 'contract'));
-  const where = (list: typeof cells) => (list.length === 0 ? '' : ` (${[...new Set(list.map((c) => c.environment))].join(', ')})`);
-  const byFlavour = matrix.groups.map((g) => `${g.title}: ${matrix.columns.filter((c) => c.flavour === g.flavour).map((c) => c.environment).join(', ')}`);
+  const where = (list: typeof cells) =>
+    list.length === 0 ? '' : ` (${[...new Set(list.map((c) => c.environment))].join(', ')})`;
+  const byFlavour = matrix.groups.map(
+    (g) =>
+      `${g.title}: ${matrix.columns
+        .filter((c) => c.flavour === g.flavour)
+        .map((c) => c.environment)
+        .join(', ')}`,
+  );
   const envs = `${formatCount(flavours.size, 'environment')}${byFlavour.length > 0 ? ` (${byFlavour.join('; ')})` : ''}`;
   const parts = [
     envs,
-    within.length === 0 ? 'every provider is on the newest release of its contract' : `${formatCount(within.length, 'provider')} can move within ${chooseByCount(within.length, 'its', 'their')} contract${where(within)}`,
+    within.length === 0
+      ? 'every provider is on the newest release of its contract'
+      : `${formatCount(within.length, 'provider')} can move within ${chooseByCount(within.length, 'its', 'their')} contract${where(within)}`,
     next.length === 0 ? 'none to a next contract' : `${next.length} to a next contract${where(next)}`,
   ];
   return { summary: parts.join('; '), tone: 'ok' };
 }
-

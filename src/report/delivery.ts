@@ -30,12 +30,17 @@ export interface DeliverySettings {
  * overlay chain (the overlays were validated by the render that came first). The controllers'
  * path prefix defaults to the output folder, as the build's GitOps stage sets it.
  */
-export async function readDeliverySettings(repoRoot: string, config: Pick<RenderConfig, 'overlaysDir' | 'gitops' | 'outputDir'>, environments: readonly string[]): Promise<Map<string, DeliverySettings>> {
+export async function readDeliverySettings(
+  repoRoot: string,
+  config: Pick<RenderConfig, 'overlaysDir' | 'gitops' | 'outputDir'>,
+  environments: readonly string[],
+): Promise<Map<string, DeliverySettings>> {
   const wanted = new Set(environments);
   const out = new Map<string, DeliverySettings>();
   for (const entry of await discoverEnvironments(repoRoot, config.overlaysDir)) {
     if (!wanted.has(entry.name)) continue;
-    const own = entry.overlayDir === undefined ? {} : (await composeGitopsSettings(entry.overlayDir, { repoRoot })).gitops;
+    const own =
+      entry.overlayDir === undefined ? {} : (await composeGitopsSettings(entry.overlayDir, { repoRoot })).gitops;
     const settings = mergeGitopsConfig(config.gitops, own);
     const options = resolveGitopsOptions({
       flavour: settings.flavour ?? 'kustomize',
@@ -62,7 +67,10 @@ export function buildDelivery(env: string, settings: DeliverySettings): Delivery
     mode: 'none',
     destination: '',
     digest: '',
-    facts: [fact('controller', 'none', 'the kustomize flavour has no Argo CD or Flux wrapper', false), fact('path', folder, 'apply it with your own tooling')],
+    facts: [
+      fact('controller', 'none', 'the kustomize flavour has no Argo CD or Flux wrapper', false),
+      fact('path', folder, 'apply it with your own tooling'),
+    ],
     note: [],
   };
 }
@@ -73,7 +81,11 @@ function argocdDelivery(env: string, a: ResolvedGitopsOptions['argocd']): Delive
   const facts: Fact[] = [
     fact('controller', 'Argo CD', '', false),
     a.destinationSet
-      ? fact('destination', destination, `${a.destination.server !== undefined ? 'API server' : "the cluster's name in Argo CD"}${where}`)
+      ? fact(
+          'destination',
+          destination,
+          `${a.destination.server !== undefined ? 'API server' : "the cluster's name in Argo CD"}${where}`,
+        )
       : fact('destination', destination, 'the cluster Argo CD runs in (gitops.argocd.destination is not set)'),
     fact('source', a.source, SOURCE_NOTES[a.source] ?? ''),
   ];
@@ -83,23 +95,65 @@ function argocdDelivery(env: string, a: ResolvedGitopsOptions['argocd']): Delive
     // What argocdSource writes: oci://<repository>/<env>, path `.`, targetRevision the digest (or the tag).
     const repository = a.oci?.repository ?? '(gitops.argocd.oci.repository is not set)';
     digest = a.oci?.digest ?? '';
-    facts.push(fact('artifact', `oci://${repository}/${env}`, 'path . of the artifact `capi-render publish --for argocd` pushes'));
-    if (digest !== '') facts.push(fact('pinned digest', digest, 'the Application\'s targetRevision: Argo CD syncs exactly this artifact'));
+    facts.push(
+      fact(
+        'artifact',
+        `oci://${repository}/${env}`,
+        'path . of the artifact `capi-render publish --for argocd` pushes',
+      ),
+    );
+    if (digest !== '')
+      facts.push(
+        fact('pinned digest', digest, "the Application's targetRevision: Argo CD syncs exactly this artifact"),
+      );
     else {
       facts.push(fact('pinned digest', 'none', `follows the tag ${a.oci?.tag ?? 'latest'}`, false));
-      note = toRichText('The source moves whenever the tag does: set `gitops.argocd.oci.digest` to the digest `capi-render publish --for argocd` printed to pin it.');
+      note = toRichText(
+        'The source moves whenever the tag does: set `gitops.argocd.oci.digest` to the digest `capi-render publish --for argocd` printed to pin it.',
+      );
     }
   } else {
-    facts.push(fact('repository', a.repoURL ?? 'not set', a.repoURL === undefined ? 'gitops.argocd.repoURL' : `at ${a.targetRevision}`, a.repoURL !== undefined));
+    facts.push(
+      fact(
+        'repository',
+        a.repoURL ?? 'not set',
+        a.repoURL === undefined ? 'gitops.argocd.repoURL' : `at ${a.targetRevision}`,
+        a.repoURL !== undefined,
+      ),
+    );
   }
-  if (a.source === 'plugin' || a.source === 'hydrator') facts.push(fact('plugin', a.plugin.name, `run in ${a.repoPath === '.' ? 'the repository root' : a.repoPath} with CAPI_ENV=${env}`));
+  if (a.source === 'plugin' || a.source === 'hydrator')
+    facts.push(
+      fact(
+        'plugin',
+        a.plugin.name,
+        `run in ${a.repoPath === '.' ? 'the repository root' : a.repoPath} with CAPI_ENV=${env}`,
+      ),
+    );
   if (a.source === 'hydrator') {
-    facts.push(fact('hydrated to', `${a.hydrator.targetBranch}:${joinRepoPath(a.hydrator.pathPrefix, env)}`, a.hydrator.hydrateToBranch === undefined ? 'Argo CD commits there and syncs from it' : `through the staging branch ${a.hydrator.hydrateToBranch}`));
+    facts.push(
+      fact(
+        'hydrated to',
+        `${a.hydrator.targetBranch}:${joinRepoPath(a.hydrator.pathPrefix, env)}`,
+        a.hydrator.hydrateToBranch === undefined
+          ? 'Argo CD commits there and syncs from it'
+          : `through the staging branch ${a.hydrator.hydrateToBranch}`,
+      ),
+    );
   } else if (a.source === 'path') facts.push(fact('path', joinRepoPath(a.pathPrefix, env)));
   const name = argocdApplicationName(env);
   if (a.application) facts.push(fact('Application', name, `namespace ${a.namespace}, project ${a.project}`));
-  else if (a.applicationSet) facts.push(fact('Application', name, `from the ApplicationSet, namespace ${a.namespace}, project ${a.project}`));
-  else facts.push(fact('Application', 'not generated', 'point your own at the source above (gitops.argocd.application or applicationSet writes one)', false));
+  else if (a.applicationSet)
+    facts.push(fact('Application', name, `from the ApplicationSet, namespace ${a.namespace}, project ${a.project}`));
+  else
+    facts.push(
+      fact(
+        'Application',
+        'not generated',
+        'point your own at the source above (gitops.argocd.application or applicationSet writes one)',
+        false,
+      ),
+    );
   return { controller: 'Argo CD', mode: a.source, destination, digest, facts, note };
 }
 
@@ -113,10 +167,16 @@ const SOURCE_NOTES: Readonly<Record<string, string>> = {
 
 function fluxDelivery(env: string, f: ResolvedGitopsOptions['flux']): DeliveryModel {
   const facts: Fact[] = [fact('controller', 'Flux', '', false)];
-  const destination = f.kubeConfig ? `Secret ${f.namespace}/${f.kubeConfig.secretRef.name}` : 'the cluster Flux runs in';
+  const destination = f.kubeConfig
+    ? `Secret ${f.namespace}/${f.kubeConfig.secretRef.name}`
+    : 'the cluster Flux runs in';
   facts.push(
     f.kubeConfig
-      ? fact('destination', destination, `the management cluster's kubeconfig${f.kubeConfig.secretRef.key ? `, key ${f.kubeConfig.secretRef.key}` : ''}`)
+      ? fact(
+          'destination',
+          destination,
+          `the management cluster's kubeconfig${f.kubeConfig.secretRef.key ? `, key ${f.kubeConfig.secretRef.key}` : ''}`,
+        )
       : fact('destination', destination, '(gitops.flux.kubeConfig is not set)', false),
   );
   let note: DeliveryModel['note'] = [];
@@ -125,11 +185,15 @@ function fluxDelivery(env: string, f: ResolvedGitopsOptions['flux']): DeliveryMo
     const repository = f.oci.repository ?? '(gitops.flux.oci.repository is not set)';
     digest = f.oci.digest ?? '';
     facts.push(fact('source', 'oci', 'an OCI artifact `capi-render publish` pushes'));
-    facts.push(fact('artifact', `oci://${repository}/${env}`, `OCIRepository ${f.namespace}/${fluxOciRepositoryName(env)}`));
+    facts.push(
+      fact('artifact', `oci://${repository}/${env}`, `OCIRepository ${f.namespace}/${fluxOciRepositoryName(env)}`),
+    );
     if (digest !== '') facts.push(fact('pinned digest', digest, 'Flux applies exactly this artifact'));
     else {
       facts.push(fact('pinned digest', 'none', `follows the tag ${f.oci.tag ?? 'latest'}`, false));
-      note = toRichText(`The source moves whenever the tag does: set \`gitops.flux.oci.digest\` to the digest \`capi-render publish\` printed to pin it.`);
+      note = toRichText(
+        `The source moves whenever the tag does: set \`gitops.flux.oci.digest\` to the digest \`capi-render publish\` printed to pin it.`,
+      );
     }
   } else {
     const ref = f.sourceRef;
@@ -137,6 +201,12 @@ function fluxDelivery(env: string, f: ResolvedGitopsOptions['flux']): DeliveryMo
     facts.push(fact('repository', `${ref.kind}/${ref.namespace ?? f.namespace}/${ref.name}`));
     facts.push(fact('path', joinRepoPath(f.pathPrefix, env)));
   }
-  facts.push(fact('Kustomizations', f.namespace, `one per component, every ${f.interval}${f.serviceAccountName ? `, as ServiceAccount ${f.serviceAccountName}` : ''}`));
+  facts.push(
+    fact(
+      'Kustomizations',
+      f.namespace,
+      `one per component, every ${f.interval}${f.serviceAccountName ? `, as ServiceAccount ${f.serviceAccountName}` : ''}`,
+    ),
+  );
   return { controller: 'Flux', mode: f.oci ? 'oci' : 'path', destination, digest, facts, note };
 }

@@ -21,21 +21,33 @@ import type { EnvironmentModel, RbacModel } from './report-model.js';
 import { FLAVOUR_TITLES, environmentAnchor, toRichText, type Flavour } from './util-report.js';
 
 /** The section of one rendered environment. */
-export function buildEnvironmentFacts(result: EnvironmentResult, plan: EnvironmentUpgradePlan | undefined, delivery?: DeliverySettings): EnvironmentModel {
+export function buildEnvironmentFacts(
+  result: EnvironmentResult,
+  plan: EnvironmentUpgradePlan | undefined,
+  delivery?: DeliverySettings,
+): EnvironmentModel {
   const env = result.environment;
   const flavour: Flavour = result.gitopsFlavour ?? 'kustomize';
   const objects = env.components.flatMap((c) => c.objects);
   const kinds = new Map<string, number>();
   for (const o of objects) kinds.set(o.kind, (kinds.get(o.kind) ?? 0) + 1);
   const images = new Map<string, Set<string>>();
-  for (const c of env.components) for (const image of listImages(c.objects)) images.set(image, (images.get(image) ?? new Set()).add(c.name));
+  for (const c of env.components)
+    for (const image of listImages(c.objects)) images.set(image, (images.get(image) ?? new Set()).add(c.name));
   const crds = env.components.flatMap((c) =>
     c.objects
       .filter((o) => o.kind === 'CustomResourceDefinition')
       .map((o) => ({
         name: nameOf(o),
         component: c.name,
-        versions: crdVersions(o).map((v) => ({ ...v, flags: [v.served ? 'served' : 'not served', ...(v.storage ? ['storage'] : []), ...(v.deprecated ? ['deprecated'] : [])].join(', ') })),
+        versions: crdVersions(o).map((v) => ({
+          ...v,
+          flags: [
+            v.served ? 'served' : 'not served',
+            ...(v.storage ? ['storage'] : []),
+            ...(v.deprecated ? ['deprecated'] : []),
+          ].join(', '),
+        })),
       })),
   );
   return {
@@ -51,16 +63,26 @@ export function buildEnvironmentFacts(result: EnvironmentResult, plan: Environme
     objectTotalPhrase: formatCount(objects.length, 'object'),
     kinds: [...kinds].sort(([a], [b]) => compareText(a, b)).map(([kind, count]) => ({ kind, count })),
     crds: crds.sort((a, b) => compareText(a.name, b.name)),
-    images: [...images].sort(([a], [b]) => compareText(a, b)).map(([image, components]) => ({ image, components: [...components].sort(compareText).join(', ') })),
-    movedTags: (plan?.images ?? []).filter((i) => i.moved).map((i) => ({ image: i.image, locked: i.locked, current: i.current! })),
+    images: [...images]
+      .sort(([a], [b]) => compareText(a, b))
+      .map(([image, components]) => ({ image, components: [...components].sort(compareText).join(', ') })),
+    movedTags: (plan?.images ?? [])
+      .filter((i) => i.moved)
+      .map((i) => ({ image: i.image, locked: i.locked, current: i.current! })),
     // Without the settings (a caller that has only the render), the flavour's defaults.
-    delivery: buildDelivery(env.name, delivery ?? { options: resolveGitopsOptions({ flavour }), outputDir: 'rendered' }),
+    delivery: buildDelivery(
+      env.name,
+      delivery ?? { options: resolveGitopsOptions({ flavour }), outputDir: 'rendered' },
+    ),
     rbac: applierRbac(result, flavour),
     plans: (plan?.contracts ?? []).map((c) => ({
       contract: c.contract,
       current: c.current,
       status: c.status === 'up-to-date' ? 'up to date' : c.status,
-      command: c.status === 'available' ? `capi-render upgrade${env.name === DEFAULT_ENVIRONMENT ? '' : ` --env ${env.name}`} --contract ${c.contract}` : '',
+      command:
+        c.status === 'available'
+          ? `capi-render upgrade${env.name === DEFAULT_ENVIRONMENT ? '' : ` --env ${env.name}`} --contract ${c.contract}`
+          : '',
       blockers: c.blockers.map((b) => b.message),
       steps: c.steps.filter((s) => s.to !== null).map((s) => `${s.label} ${s.from} → ${s.to}`),
     })),
@@ -74,11 +96,20 @@ function applierRbac(result: EnvironmentResult, flavour: Flavour): RbacModel {
   const rbac = computeApplierRbac(components, { applier });
   const rules = (kind: string, namespace?: string) =>
     rbac.objects
-      .filter((o) => o.kind === kind && (namespace === undefined || (o.metadata as { namespace?: string }).namespace === namespace))
+      .filter(
+        (o) =>
+          o.kind === kind &&
+          (namespace === undefined || (o.metadata as { namespace?: string }).namespace === namespace),
+      )
       .flatMap((o) => ((o as { rules?: PolicyRule[] }).rules ?? []).map(describeRule));
-  const namespaces = rbac.objects.filter((o) => o.kind === 'Role').map((o) => String((o.metadata as { namespace?: string }).namespace ?? ''));
+  const namespaces = rbac.objects
+    .filter((o) => o.kind === 'Role')
+    .map((o) => String((o.metadata as { namespace?: string }).namespace ?? ''));
   return {
-    applier: applier === 'flux' ? 'Flux: ServiceAccount flux-system/kustomize-controller' : 'Argo CD: ServiceAccount argocd/argocd-application-controller',
+    applier:
+      applier === 'flux'
+        ? 'Flux: ServiceAccount flux-system/kustomize-controller'
+        : 'Argo CD: ServiceAccount argocd/argocd-application-controller',
     applierNote: toRichText(
       flavour === 'kustomize'
         ? `The output is plain kustomize; shown for Argo CD (it also lists and watches). \`capi-render rbac --env ${result.environment.name} --applier …\` computes it for another applier.`
@@ -103,7 +134,15 @@ function applierRbac(result: EnvironmentResult, flavour: Flavour): RbacModel {
 
 /** `get, patch: customresourcedefinitions.apiextensions.k8s.io (14 names)`. */
 function describeRule(rule: PolicyRule): string {
-  const targets = rule.nonResourceURLs ?? (rule.resources ?? []).flatMap((r) => (rule.apiGroups ?? ['']).map((g) => (g === '' ? r : `${r.split('/')[0]}.${g}${r.includes('/') ? r.slice(r.indexOf('/')) : ''}`)));
-  const names = rule.resourceNames?.length ? ` (${rule.resourceNames.length === 1 ? `name ${rule.resourceNames[0]}` : formatCount(rule.resourceNames.length, 'name')})` : '';
+  const targets =
+    rule.nonResourceURLs ??
+    (rule.resources ?? []).flatMap((r) =>
+      (rule.apiGroups ?? ['']).map((g) =>
+        g === '' ? r : `${r.split('/')[0]}.${g}${r.includes('/') ? r.slice(r.indexOf('/')) : ''}`,
+      ),
+    );
+  const names = rule.resourceNames?.length
+    ? ` (${rule.resourceNames.length === 1 ? `name ${rule.resourceNames[0]}` : formatCount(rule.resourceNames.length, 'name')})`
+    : '';
   return `${rule.verbs.join(', ')}: ${targets.join(', ')}${names}`;
 }

@@ -39,14 +39,27 @@ export async function makeReport(options: MakeReportOptions): Promise<MadeReport
   const planned = await planRepository(options.render);
   const selected = options.render.environments ?? [];
   const comparison =
-    options.base === undefined ? undefined : await compareWithRevision({ repoRoot: options.render.repoRoot, base: options.base, environments: selected, processEnv: options.processEnv ?? {} });
+    options.base === undefined
+      ? undefined
+      : await compareWithRevision({
+          repoRoot: options.render.repoRoot,
+          base: options.base,
+          environments: selected,
+          processEnv: options.processEnv ?? {},
+        });
   const config = planned.current.config;
   const delivery = await readDeliverySettings(
     options.render.repoRoot,
     config,
     planned.current.environments.map((e) => e.environment.name),
   );
-  const model = buildReportModel({ environments: planned.current.environments, plans: planned.plans, selected, delivery, ...(comparison ? { comparison } : {}) });
+  const model = buildReportModel({
+    environments: planned.current.environments,
+    plans: planned.plans,
+    selected,
+    delivery,
+    ...(comparison ? { comparison } : {}),
+  });
   const html = renderReportHtml(model, {
     userDir: path.resolve(options.render.repoRoot, config.templatesDir),
     bundledDir: packagePath('bundled-templates'),

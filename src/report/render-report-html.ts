@@ -19,7 +19,8 @@ export const REPORT_TEMPLATE = 'report/report.html.hbs';
 export const REPORT_MARKER = '<meta name="generator" content="capi-render report">';
 
 /** Elements that load or run something when the page is viewed. */
-const LOADING_ELEMENT = /<\s*(script|link|iframe|frame|object|embed|img|picture|video|audio|source|track|base|svg|math|applet)\b|<\s*meta\b[^>]*http-equiv\s*=\s*["']?refresh/i;
+const LOADING_ELEMENT =
+  /<\s*(script|link|iframe|frame|object|embed|img|picture|video|audio|source|track|base|svg|math|applet)\b|<\s*meta\b[^>]*http-equiv\s*=\s*["']?refresh/i;
 /** Attributes that load something (`data=` of <object>, not `data-*`). */
 const LOADING_ATTRIBUTE = /\s(src|srcset|poster|background|data|formaction|ping)\s*=/i;
 /** CSS that loads something: any `url(` but data: URLs, and `@import`. */
@@ -33,7 +34,12 @@ export function renderReportHtml(model: ReportModel, source: TemplateSource): st
   try {
     html = hb.compile(template.text, { strict: true, knownHelpersOnly: true })(model);
   } catch (e) {
-    throw templateFailure(REPORT_TEMPLATE, template.file, e, "the fields are listed in capi-render's bundled-templates/README.md; only the built-in helpers (if, unless, each, with) exist");
+    throw templateFailure(
+      REPORT_TEMPLATE,
+      template.file,
+      e,
+      "the fields are listed in capi-render's bundled-templates/README.md; only the built-in helpers (if, unless, each, with) exist",
+    );
   }
   if (!html.includes(REPORT_MARKER)) {
     throw new SpecError(
@@ -46,10 +52,14 @@ export function renderReportHtml(model: ReportModel, source: TemplateSource): st
   const loads = networkReference(html);
   if (loads !== undefined) {
     throw new SpecError(
-      error('template', `template ${REPORT_TEMPLATE} renders a page that loads something when viewed (${loads}); the report must be one self-contained file`, {
-        file: template.file,
-        hint: 'inline styles in <style>, use data: URLs for images, and no scripts, stylesheets, fonts or frames from elsewhere',
-      }),
+      error(
+        'template',
+        `template ${REPORT_TEMPLATE} renders a page that loads something when viewed (${loads}); the report must be one self-contained file`,
+        {
+          file: template.file,
+          hint: 'inline styles in <style>, use data: URLs for images, and no scripts, stylesheets, fonts or frames from elsewhere',
+        },
+      ),
     );
   }
   return html.endsWith('\n') ? html : `${html}\n`;
@@ -65,7 +75,9 @@ export function networkReference(html: string): string | undefined {
   if (element) return `<${element[1] ?? 'meta http-equiv'}>`;
   const attribute = LOADING_ATTRIBUTE.exec(html);
   if (attribute) return `a ${attribute[1]} attribute`;
-  const css = [...html.matchAll(/<style\b[^>]*>([\s\S]*?)<\/style>/gi)].map((m) => m[1]!).concat([...html.matchAll(/\sstyle\s*=\s*("[^"]*"|'[^']*')/gi)].map((m) => m[1]!));
+  const css = [...html.matchAll(/<style\b[^>]*>([\s\S]*?)<\/style>/gi)]
+    .map((m) => m[1]!)
+    .concat([...html.matchAll(/\sstyle\s*=\s*("[^"]*"|'[^']*')/gi)].map((m) => m[1]!));
   for (const block of css) {
     const found = LOADING_CSS.exec(block);
     if (found) return `CSS ${found[0].trim()}`;

@@ -66,7 +66,11 @@ export interface EnvironmentModel {
   /** `objectTotal` worded: `108 objects`, `1 object`. */
   objectTotalPhrase: string;
   kinds: { kind: string; count: number }[];
-  crds: { name: string; component: string; versions: { name: string; served: boolean; storage: boolean; deprecated: boolean; flags: string }[] }[];
+  crds: {
+    name: string;
+    component: string;
+    versions: { name: string; served: boolean; storage: boolean; deprecated: boolean; flags: string }[];
+  }[];
   images: { image: string; components: string }[];
   /** Pinned images whose tag now points elsewhere than the lock says (`upgrade --images` re-pins them). */
   movedTags: { image: string; locked: string; current: string }[];
@@ -156,5 +160,14 @@ export interface ObjectDiffModel {
    * the lines under a CRD schema change (`added spec.paused`, `… 3 more added`); `properties`: the
    * same lines as `{text, pathParts}` (`pathParts` empty for a `… N more` line).
    */
-  fields: { change: 'added' | 'removed' | 'changed'; mark: string; path: string; pathParts: string[]; text: string; textParts: string[]; lines: string[]; properties: { text: string; pathParts: string[] }[] }[];
+  fields: {
+    change: 'added' | 'removed' | 'changed';
+    mark: string;
+    path: string;
+    pathParts: string[];
+    text: string;
+    textParts: string[];
+    lines: string[];
+    properties: { text: string; pathParts: string[] }[];
+  }[];
 }

@@ -34,7 +34,8 @@ export function buildUpgradeReview(comparison: RevisionComparison, environments:
       component: v.component,
       from: v.from ?? '(not installed)',
       to: v.to ?? '(removed)',
-      contract: v.fromContract === v.toContract ? (v.toContract ?? '') : `${v.fromContract ?? '-'} → ${v.toContract ?? '-'}`,
+      contract:
+        v.fromContract === v.toContract ? (v.toContract ?? '') : `${v.fromContract ?? '-'} → ${v.toContract ?? '-'}`,
     })),
     findings: mergeFindings(report.findings),
     objectCounts: countChanges(report.changes),
@@ -84,7 +85,12 @@ function objectDiff(change: ObjectChange): ObjectDiffModel {
       properties: lines.map((l) => ({ text: l.text, pathParts: l.path === undefined ? [] : pathParts(l.path) })),
     };
   });
-  const note = change.change === 'added' ? 'new object' : change.change === 'removed' ? 'no longer rendered' : formatCount(fields.length, 'field');
+  const note =
+    change.change === 'added'
+      ? 'new object'
+      : change.change === 'removed'
+        ? 'no longer rendered'
+        : formatCount(fields.length, 'field');
   return { change: change.change, mark: MARK[change.change], id: change.id, note, fields };
 }
 

@@ -7,7 +7,11 @@ export type Flavour = GitopsFlavour;
 /** Column-group order of the matrix. */
 export const FLAVOUR_ORDER: readonly Flavour[] = ['argocd', 'flux', 'kustomize'];
 
-export const FLAVOUR_TITLES: Readonly<Record<Flavour, string>> = { argocd: 'Argo CD', flux: 'Flux', kustomize: 'kustomize (no GitOps wrapper)' };
+export const FLAVOUR_TITLES: Readonly<Record<Flavour, string>> = {
+  argocd: 'Argo CD',
+  flux: 'Flux',
+  kustomize: 'kustomize (no GitOps wrapper)',
+};
 
 /** The element id of an environment's section (environment names are `[A-Za-z0-9._-]`). */
 export function environmentAnchor(env: string): string {

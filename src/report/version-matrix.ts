@@ -16,9 +16,16 @@ import type { MatrixCell, MatrixModel, MatrixRow } from './report-model.js';
 import { FLAVOUR_ORDER, FLAVOUR_TITLES, environmentAnchor, type Flavour } from './util-report.js';
 
 /** Builds the matrix from each environment's plan and GitOps flavour. */
-export function buildVersionMatrix(plans: readonly EnvironmentUpgradePlan[], flavours: ReadonlyMap<string, Flavour>): MatrixModel {
+export function buildVersionMatrix(
+  plans: readonly EnvironmentUpgradePlan[],
+  flavours: ReadonlyMap<string, Flavour>,
+): MatrixModel {
   const flavourOf = (env: string): Flavour => flavours.get(env) ?? 'kustomize';
-  const ordered = [...plans].sort((a, b) => FLAVOUR_ORDER.indexOf(flavourOf(a.environment)) - FLAVOUR_ORDER.indexOf(flavourOf(b.environment)) || compareText(a.environment, b.environment));
+  const ordered = [...plans].sort(
+    (a, b) =>
+      FLAVOUR_ORDER.indexOf(flavourOf(a.environment)) - FLAVOUR_ORDER.indexOf(flavourOf(b.environment)) ||
+      compareText(a.environment, b.environment),
+  );
   const groups: MatrixModel['groups'] = [];
   for (const plan of ordered) {
     const flavour = flavourOf(plan.environment);
@@ -36,10 +43,15 @@ export function buildVersionMatrix(plans: readonly EnvironmentUpgradePlan[], fla
     return entry.row;
   };
   ordered.forEach((plan, column) => {
-    if (plan.certManager) rowFor(CERT_MANAGER_COMPONENT, CERT_MANAGER_COMPONENT, 'installed before the providers', -1).cells[column] = certManagerCell(plan.environment, plan.certManager);
+    if (plan.certManager)
+      rowFor(CERT_MANAGER_COMPONENT, CERT_MANAGER_COMPONENT, 'installed before the providers', -1).cells[column] =
+        certManagerCell(plan.environment, plan.certManager);
     for (const r of plan.providers) {
       const order = isProviderKind(r.kind) ? kindInfo(r.kind).order : 99;
-      rowFor(`${r.label}\u0000${r.namespace}`, r.label, r.kind, order).cells[column] = providerCell(plan.environment, r);
+      rowFor(`${r.label}\u0000${r.namespace}`, r.label, r.kind, order).cells[column] = providerCell(
+        plan.environment,
+        r,
+      );
     }
   });
   // A provider in several namespaces gets one row per namespace, named so.
@@ -48,7 +60,11 @@ export function buildVersionMatrix(plans: readonly EnvironmentUpgradePlan[], fla
   const sorted = [...rows.entries()].sort(([ka, a], [kb, b]) => a.order - b.order || compareText(ka, kb));
   return {
     groups,
-    columns: ordered.map((p) => ({ environment: p.environment, flavour: flavourOf(p.environment), anchor: environmentAnchor(p.environment) })),
+    columns: ordered.map((p) => ({
+      environment: p.environment,
+      flavour: flavourOf(p.environment),
+      anchor: environmentAnchor(p.environment),
+    })),
     rows: sorted.map(([key, { row }]) => {
       const [label, namespace] = key.split('\u0000');
       return (labels.get(label!) ?? 0) > 1 && namespace ? { ...row, name: `${label} (${namespace})` } : row;
@@ -63,8 +79,14 @@ function absent(environment: string): MatrixCell {
 function providerCell(environment: string, r: ProviderPlanRow): MatrixCell {
   const marks: MatrixCell['marks'] = [];
   if (r.latestPatch) marks.push({ code: 'patch', label: 'patch', title: `newer patch: ${r.latestPatch}` });
-  if (r.sameContract && isNewerMinor(r.version, r.sameContract)) marks.push({ code: 'minor', label: 'minor', title: `newer minor in contract ${r.contract}: ${r.sameContract}` });
-  if (r.newest && r.newest.contract !== r.contract) marks.push({ code: 'contract', label: 'contract', title: `next contract ${r.newest.contract}: ${r.newest.version}${r.newest.coreFirst ? ' (the core provider must move first)' : ''}` });
+  if (r.sameContract && isNewerMinor(r.version, r.sameContract))
+    marks.push({ code: 'minor', label: 'minor', title: `newer minor in contract ${r.contract}: ${r.sameContract}` });
+  if (r.newest && r.newest.contract !== r.contract)
+    marks.push({
+      code: 'contract',
+      label: 'contract',
+      title: `next contract ${r.newest.contract}: ${r.newest.version}${r.newest.coreFirst ? ' (the core provider must move first)' : ''}`,
+    });
   return {
     environment,
     present: true,
@@ -75,7 +97,12 @@ function providerCell(environment: string, r: ProviderPlanRow): MatrixCell {
       { label: 'provider', value: r.provider },
       { label: 'latest patch', value: r.latestPatch ?? 'none newer' },
       { label: 'same contract', value: r.sameContract ?? 'none newer' },
-      { label: 'newest', value: r.newest ? `${r.newest.version} (${r.newest.contract}${r.newest.coreFirst ? ', core must move first' : ''})` : 'none newer' },
+      {
+        label: 'newest',
+        value: r.newest
+          ? `${r.newest.version} (${r.newest.contract}${r.newest.coreFirst ? ', core must move first' : ''})`
+          : 'none newer',
+      },
       { label: 'versions', value: describeListing(r.versions) },
     ],
   };
@@ -84,7 +111,8 @@ function providerCell(environment: string, r: ProviderPlanRow): MatrixCell {
 function certManagerCell(environment: string, c: CertManagerPlanRow): MatrixCell {
   const marks: MatrixCell['marks'] = [];
   if (c.latestPatch) marks.push({ code: 'patch', label: 'patch', title: `newer patch: ${c.latestPatch}` });
-  if (c.newest && isNewerMinor(c.version, c.newest)) marks.push({ code: 'minor', label: 'minor', title: `newer release: ${c.newest}` });
+  if (c.newest && isNewerMinor(c.version, c.newest))
+    marks.push({ code: 'minor', label: 'minor', title: `newer release: ${c.newest}` });
   return {
     environment,
     present: true,

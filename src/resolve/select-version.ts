@@ -21,10 +21,7 @@ import { parseVersion } from '../declarations/versions.js';
 /** The contract clusterctl v1.12+ implements (internal/contract/version.go). */
 export const CLUSTERCTL_CONTRACT = 'v1beta2';
 
-export type VersionRequest =
-  | { kind: 'exact'; version: string }
-  | { kind: 'latest' }
-  | { kind: 'range'; range: string };
+export type VersionRequest = { kind: 'exact'; version: string } | { kind: 'latest' } | { kind: 'range'; range: string };
 
 /** Classifies a spec.version value; null when it is none of the accepted forms. */
 export function parseVersionRequest(value: string | undefined): VersionRequest | null {
@@ -50,41 +47,66 @@ export interface SelectionContext {
 }
 
 /** Resolves a request against a source; throws a FetchError/SpecError naming the provider and what exists. */
-export async function selectVersion(source: ReleaseSource, request: VersionRequest, ctx: SelectionContext): Promise<string> {
+export async function selectVersion(
+  source: ReleaseSource,
+  request: VersionRequest,
+  ctx: SelectionContext,
+): Promise<string> {
   if (request.kind === 'exact') return request.version;
   if (source.unlisted) {
     const asked = request.kind === 'latest' ? 'latest (or empty)' : request.range;
     throw new SpecError(
-      error('versions-unlisted', `spec.version ${JSON.stringify(asked)} of ${ctx.providerRef} needs the list of releases, but ${source.unlisted.reason}`, {
-        object: ctx.providerRef,
-        field: 'spec.version',
-        hint: 'pin an exact spec.version, or leave it empty and put the version in the URL (clusterctl uses the URL\'s version then); capi-render plan cannot see newer releases of this source either',
-      }),
+      error(
+        'versions-unlisted',
+        `spec.version ${JSON.stringify(asked)} of ${ctx.providerRef} needs the list of releases, but ${source.unlisted.reason}`,
+        {
+          object: ctx.providerRef,
+          field: 'spec.version',
+          hint: "pin an exact spec.version, or leave it empty and put the version in the URL (clusterctl uses the URL's version then); capi-render plan cannot see newer releases of this source either",
+        },
+      ),
     );
   }
   const versions = (await source.listVersions()).filter((v) => parseVersion(v));
   if (request.kind === 'range') {
-    const matching = versions.filter((v) => semver.satisfies(parseVersion(v)!, request.range, { includePrerelease: /-/.test(request.range) }));
+    const matching = versions.filter((v) =>
+      semver.satisfies(parseVersion(v)!, request.range, { includePrerelease: /-/.test(request.range) }),
+    );
     if (matching.length === 0) {
       throw new SpecError(
-        error('version-not-found', `no release of ${ctx.providerRef} in ${source.description} satisfies ${request.range}`, {
-          object: ctx.providerRef,
-          field: 'spec.version',
-          hint: `available: ${summarize(versions)}`,
-        }),
+        error(
+          'version-not-found',
+          `no release of ${ctx.providerRef} in ${source.description} satisfies ${request.range}`,
+          {
+            object: ctx.providerRef,
+            field: 'spec.version',
+            hint: `available: ${summarize(versions)}`,
+          },
+        ),
       );
     }
     return firstAccepted(byVersionDesc(matching), ctx, `${request.range}`);
   }
   if (versions.length === 0) {
     throw new FetchError(
-      error('version-not-found', peerWording('clusterctl', 'failed to find releases tagged with a valid semantic version number', `${source.description} has none, so spec.version "latest" (or empty) has nothing to choose from`), {
-        object: ctx.providerRef,
-        hint: 'publish a release tagged with a semantic version (v1.2.3), or pin spec.version',
-      }),
+      error(
+        'version-not-found',
+        peerWording(
+          'clusterctl',
+          'failed to find releases tagged with a valid semantic version number',
+          `${source.description} has none, so spec.version "latest" (or empty) has nothing to choose from`,
+        ),
+        {
+          object: ctx.providerRef,
+          hint: 'publish a release tagged with a semantic version (v1.2.3), or pin spec.version',
+        },
+      ),
     );
   }
-  const latest = ctx.latestRule === 'operator' ? `v${parseVersion(highest(versions))!.version}` : await latestContractRelease(source, versions, ctx);
+  const latest =
+    ctx.latestRule === 'operator'
+      ? `v${parseVersion(highest(versions))!.version}`
+      : await latestContractRelease(source, versions, ctx);
   return firstAccepted([latest], ctx, 'latest');
 }
 
@@ -97,11 +119,15 @@ async function firstAccepted(candidates: readonly string[], ctx: SelectionContex
     rejected.push(`${v} (${verdict.why})`);
   }
   throw new SpecError(
-    error('contract', `no release of ${ctx.providerRef} for spec.version "${asked}" fits the installation: ${rejected.slice(0, 8).join('; ')}${rejected.length > 8 ? `; … ${rejected.length - 8} more` : ''}`, {
-      object: ctx.providerRef,
-      field: 'spec.version',
-      hint: 'choose versions whose metadata.yaml contracts match the core provider (see `capi-render plan`), or move the core provider',
-    }),
+    error(
+      'contract',
+      `no release of ${ctx.providerRef} for spec.version "${asked}" fits the installation: ${rejected.slice(0, 8).join('; ')}${rejected.length > 8 ? `; … ${rejected.length - 8} more` : ''}`,
+      {
+        object: ctx.providerRef,
+        field: 'spec.version',
+        hint: 'choose versions whose metadata.yaml contracts match the core provider (see `capi-render plan`), or move the core provider',
+      },
+    ),
   );
 }
 
@@ -109,7 +135,11 @@ function byVersionDesc(versions: readonly string[]): string[] {
   return [...versions].sort((a, b) => semver.compareBuild(parseVersion(b)!, parseVersion(a)!));
 }
 
-async function latestContractRelease(source: ReleaseSource, versions: string[], ctx: SelectionContext): Promise<string> {
+async function latestContractRelease(
+  source: ReleaseSource,
+  versions: string[],
+  ctx: SelectionContext,
+): Promise<string> {
   const latest = await latestPatchRelease(source, versions, undefined, ctx);
   let metadataText: string;
   try {
@@ -120,7 +150,10 @@ async function latestContractRelease(source: ReleaseSource, versions: string[], 
   }
   let series;
   try {
-    series = newestSeriesForContract(parseMetadata(metadataText, `${source.description} ${latest} ${METADATA_FILE}`), ctx.contract ?? CLUSTERCTL_CONTRACT);
+    series = newestSeriesForContract(
+      parseMetadata(metadataText, `${source.description} ${latest} ${METADATA_FILE}`),
+      ctx.contract ?? CLUSTERCTL_CONTRACT,
+    );
   } catch {
     return latest;
   }
@@ -158,10 +191,14 @@ async function latestPatchRelease(
     }
   }
   throw new FetchError(
-    error('version-not-found', `failed to find releases tagged with a valid semantic version number in ${source.description}`, {
-      object: ctx.providerRef,
-      hint: series ? `no usable release in series v${series.major}.${series.minor}` : undefined,
-    }),
+    error(
+      'version-not-found',
+      `failed to find releases tagged with a valid semantic version number in ${source.description}`,
+      {
+        object: ctx.providerRef,
+        hint: series ? `no usable release in series v${series.major}.${series.minor}` : undefined,
+      },
+    ),
   );
 }
 
@@ -171,5 +208,7 @@ function highest(versions: readonly string[]): string {
 
 function summarize(versions: readonly string[]): string {
   const sorted = [...versions].sort((a, b) => semver.compareBuild(parseVersion(b)!, parseVersion(a)!));
-  return sorted.length === 0 ? 'none' : sorted.slice(0, 15).join(', ') + (sorted.length > 15 ? `, … (${sorted.length} in all)` : '');
+  return sorted.length === 0
+    ? 'none'
+    : sorted.slice(0, 15).join(', ') + (sorted.length > 15 ? `, … (${sorted.length} in all)` : '');
 }

@@ -45,7 +45,8 @@ function cyclonedx(): CycloneDX {
 export function cyclonedxText(subject: SbomSubject, tool: { version: string } = { version: packageVersion() }): string {
   const { Serialize, Spec } = cyclonedx();
   const bom = cyclonedxBom(subject, tool);
-  const serialize = () => `${new Serialize.JsonSerializer(new Serialize.JSON.Normalize.Factory(Spec.Spec1dot6)).serialize(bom, { sortLists: true, space: 2 })}\n`;
+  const serialize = () =>
+    `${new Serialize.JsonSerializer(new Serialize.JSON.Normalize.Factory(Spec.Spec1dot6)).serialize(bom, { sortLists: true, space: 2 })}\n`;
   bom.serialNumber = contentUuid(serialize());
   return serialize();
 }
@@ -67,7 +68,8 @@ export function cyclonedxBom(subject: SbomSubject, tool: { version: string }): M
     description: `Cluster API management-cluster installation "${subject.environment}", rendered by capi-render`,
   });
   environment.properties.add(new Models.Property(`${PROPERTY}environment`, subject.environment));
-  if (subject.gitopsFlavour) environment.properties.add(new Models.Property(`${PROPERTY}gitops-flavour`, subject.gitopsFlavour));
+  if (subject.gitopsFlavour)
+    environment.properties.add(new Models.Property(`${PROPERTY}gitops-flavour`, subject.gitopsFlavour));
   bom.metadata.component = environment;
 
   const images = new Map<string, Models.Component>();
@@ -79,7 +81,8 @@ export function cyclonedxBom(subject: SbomSubject, tool: { version: string }): M
   for (const release of subject.releases) {
     const component = releaseComponent(release);
     for (const image of subject.images) {
-      if (image.components.some((c) => release.components.includes(c))) component.dependencies.add(images.get(image.ref)!.bomRef);
+      if (image.components.some((c) => release.components.includes(c)))
+        component.dependencies.add(images.get(image.ref)!.bomRef);
     }
     environment.dependencies.add(component.bomRef);
     bom.components.add(component);
@@ -93,16 +96,28 @@ function releaseComponent(release: SbomRelease): Models.Component {
     bomRef: release.ref,
     version: release.version,
     purl: releasePurl(release),
-    description: release.provider ? `${release.provider.kind} ${release.provider.namespace}/${release.provider.name}` : 'cert-manager, installed as clusterctl init does',
+    description: release.provider
+      ? `${release.provider.kind} ${release.provider.namespace}/${release.provider.name}`
+      : 'cert-manager, installed as clusterctl init does',
   });
-  const property = (name: string, value: string) => component.properties.add(new Models.Property(`${PROPERTY}${name}`, value));
-  if (release.provider) property('provider', `${release.provider.kind}/${release.provider.namespace}/${release.provider.name}`);
+  const property = (name: string, value: string) =>
+    component.properties.add(new Models.Property(`${PROPERTY}${name}`, value));
+  if (release.provider)
+    property('provider', `${release.provider.kind}/${release.provider.namespace}/${release.provider.name}`);
   if (release.contract) property('contract', release.contract);
   property('source', release.sourceId);
   for (const artifact of release.artifacts) {
-    const file = new Models.Component(Enums.ComponentType.File, artifact.file, { bomRef: `${release.ref}/${artifact.file}`, version: release.version, purl: artifactPurl(release, artifact) });
+    const file = new Models.Component(Enums.ComponentType.File, artifact.file, {
+      bomRef: `${release.ref}/${artifact.file}`,
+      version: release.version,
+      purl: artifactPurl(release, artifact),
+    });
     file.hashes.set(Enums.HashAlgorithm['SHA-256'], artifact.sha256);
-    file.externalReferences.add(new Models.ExternalReference(artifact.url, Enums.ExternalReferenceType.Distribution, { comment: 'where capi-render read this release file' }));
+    file.externalReferences.add(
+      new Models.ExternalReference(artifact.url, Enums.ExternalReferenceType.Distribution, {
+        comment: 'where capi-render read this release file',
+      }),
+    );
     component.components.add(file);
   }
   return component;
@@ -119,7 +134,8 @@ function imageComponent(image: SbomImage): Models.Component {
   });
   if (alg === 'sha256' && hex) component.hashes.set(Enums.HashAlgorithm['SHA-256'], hex.toLowerCase());
   if (alg === 'sha512' && hex) component.hashes.set(Enums.HashAlgorithm['SHA-512'], hex.toLowerCase());
-  const property = (name: string, value: string) => component.properties.add(new Models.Property(`${PROPERTY}${name}`, value));
+  const property = (name: string, value: string) =>
+    component.properties.add(new Models.Property(`${PROPERTY}${name}`, value));
   property('reference', image.reference);
   property('pinned', String(image.pinned));
   for (const use of image.usedBy) property('used-by', use);

@@ -21,7 +21,11 @@ export const SBOM_FILE = 'sbom.cdx.json';
  * The SBOM's text. `sourceDateEpoch` (`SOURCE_DATE_EPOCH`) is SPDX's required creation time
  * (default: the epoch); the CycloneDX document has no timestamp.
  */
-export function environmentSbom(source: SbomSource, format: SbomFormat = 'cyclonedx', options: { sourceDateEpoch?: string | undefined } = {}): string {
+export function environmentSbom(
+  source: SbomSource,
+  format: SbomFormat = 'cyclonedx',
+  options: { sourceDateEpoch?: string | undefined } = {},
+): string {
   const subject = sbomSubject(source);
   switch (format) {
     case 'cyclonedx':

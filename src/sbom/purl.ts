@@ -34,19 +34,37 @@ export interface PurlParts {
  */
 export function purlOf(parts: PurlParts): string {
   const { PackageURL } = packageUrls();
-  const qualifiers = Object.fromEntries(Object.entries(parts.qualifiers ?? {}).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
-  const built = new PackageURL(parts.type, parts.namespace, parts.name, parts.version, Object.keys(qualifiers).length > 0 ? qualifiers : undefined, undefined);
+  const qualifiers = Object.fromEntries(
+    Object.entries(parts.qualifiers ?? {}).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''),
+  );
+  const built = new PackageURL(
+    parts.type,
+    parts.namespace,
+    parts.name,
+    parts.version,
+    Object.keys(qualifiers).length > 0 ? qualifiers : undefined,
+    undefined,
+  );
   const text = built.toString();
   const parsed = PackageURL.fromString(text);
   if (fieldsOf(parsed) !== fieldsOf(built) || parsed.toString() !== text) {
-    throw new InternalError(`package URL ${text} does not parse back to what it was built from (${fieldsOf(built)}); please report this capi-render bug`);
+    throw new InternalError(
+      `package URL ${text} does not parse back to what it was built from (${fieldsOf(built)}); please report this capi-render bug`,
+    );
   }
   return text;
 }
 
 function fieldsOf(purl: PackageURL): string {
   const qualifiers = Object.entries(purl.qualifiers ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([purl.type, purl.namespace ?? null, purl.name, purl.version ?? null, qualifiers, purl.subpath ?? null]);
+  return JSON.stringify([
+    purl.type,
+    purl.namespace ?? null,
+    purl.name,
+    purl.version ?? null,
+    qualifiers,
+    purl.subpath ?? null,
+  ]);
 }
 
 /** `pkg:npm/<name>@<version>`: capi-render itself, the SBOM's tool, as npm publishes it. */
@@ -64,7 +82,12 @@ export function npmPurl(name: string, version: string): string {
  */
 export function imagePurl(image: Pick<SbomImage, 'repository' | 'location' | 'digest' | 'tag'>): string {
   const location = image.location ?? image.repository;
-  return purlOf({ type: 'oci', name: lastSegment(location), version: image.digest, qualifiers: { repository_url: location, tag: image.tag } });
+  return purlOf({
+    type: 'oci',
+    name: lastSegment(location),
+    version: image.digest,
+    qualifiers: { repository_url: location, tag: image.tag },
+  });
 }
 
 /**
@@ -77,7 +100,13 @@ export function imagePurl(image: Pick<SbomImage, 'repository' | 'location' | 'di
  */
 export function artifactPurl(release: Pick<SbomRelease, 'name' | 'version'>, artifact: SbomArtifact): string {
   const download = /^https?:\/\//.test(artifact.url) ? artifact.url : undefined;
-  return purlOf({ type: 'generic', namespace: release.name, name: artifact.file, version: release.version, qualifiers: { checksum: `sha256:${artifact.sha256}`, download_url: download } });
+  return purlOf({
+    type: 'generic',
+    namespace: release.name,
+    name: artifact.file,
+    version: release.version,
+    qualifiers: { checksum: `sha256:${artifact.sha256}`, download_url: download },
+  });
 }
 
 /** A release's purl, by the kind of source it came from; a library caller's own source kind is generic, as local and configmap are. */
@@ -99,7 +128,13 @@ export const RELEASE_PURLS: Readonly<Record<ReleaseSourceKind, (release: Release
     const segments = rest.split('/');
     const [host, owner, repo] = segments.length === 3 ? segments : ['github.com', ...segments];
     if (segments.length < 2 || segments.length > 3 || !owner || !repo) return genericRelease(release);
-    return { type: 'github', namespace: owner, name: repo, version: release.version, qualifiers: { repository_url: host === 'github.com' ? undefined : `https://${host}` } };
+    return {
+      type: 'github',
+      namespace: owner,
+      name: repo,
+      version: release.version,
+      qualifiers: { repository_url: host === 'github.com' ? undefined : `https://${host}` },
+    };
   },
   // `gitlab:<host>/<project slug>/<package>`. gitlab is among the spec's candidate types (listed,
   // not yet defined) and packageurl-js implements it as github: namespace the project's group path,
@@ -110,7 +145,13 @@ export const RELEASE_PURLS: Readonly<Record<ReleaseSourceKind, (release: Release
     const project = safeDecode(slug);
     const cut = project.lastIndexOf('/');
     if (cut <= 0 || cut === project.length - 1) return genericRelease(release);
-    return { type: 'gitlab', namespace: project.slice(0, cut), name: project.slice(cut + 1), version: release.version, qualifiers: { repository_url: host === 'gitlab.com' ? undefined : `https://${host}` } };
+    return {
+      type: 'gitlab',
+      namespace: project.slice(0, cut),
+      name: project.slice(cut + 1),
+      version: release.version,
+      qualifiers: { repository_url: host === 'gitlab.com' ? undefined : `https://${host}` },
+    };
   },
   // `oci:<registry>/<repository>[@<digest>]#<provider>`. The release is an OCI artifact, so it is
   // named as an image is: the manifest digest it was read from as the version (from the id when the
@@ -120,8 +161,18 @@ export const RELEASE_PURLS: Readonly<Record<ReleaseSourceKind, (release: Release
     const location = rest.slice(0, rest.lastIndexOf('#') >= 0 ? rest.lastIndexOf('#') : rest.length);
     const at = location.indexOf('@');
     const repository = at >= 0 ? location.slice(0, at) : location;
-    const digest = at >= 0 ? location.slice(at + 1) : release.artifacts.map((a) => /^oci:\/\/[^@#]+@([a-z0-9]+:[0-9a-f]+)#/.exec(a.url)?.[1]).find((d) => d !== undefined);
-    return { type: 'oci', name: lastSegment(repository), version: digest, qualifiers: { repository_url: repository, tag: at >= 0 ? undefined : release.version } };
+    const digest =
+      at >= 0
+        ? location.slice(at + 1)
+        : release.artifacts
+            .map((a) => /^oci:\/\/[^@#]+@([a-z0-9]+:[0-9a-f]+)#/.exec(a.url)?.[1])
+            .find((d) => d !== undefined);
+    return {
+      type: 'oci',
+      name: lastSegment(repository),
+      version: digest,
+      qualifiers: { repository_url: repository, tag: at >= 0 ? undefined : release.version },
+    };
   },
   // No package type names a ConfigMap or a folder of files: generic, the spec's type for packages
   // that fit nowhere else, identified by the checksum of what was installed.
@@ -136,7 +187,12 @@ export const RELEASE_PURLS: Readonly<Record<ReleaseSourceKind, (release: Release
  */
 function genericRelease(release: ReleaseOf): PurlParts {
   const components = release.artifacts[0];
-  return { type: 'generic', name: release.name, version: release.version, qualifiers: { checksum: components ? `sha256:${components.sha256}` : undefined } };
+  return {
+    type: 'generic',
+    name: release.name,
+    version: release.version,
+    qualifiers: { checksum: components ? `sha256:${components.sha256}` : undefined },
+  };
 }
 
 function lastSegment(location: string): string {

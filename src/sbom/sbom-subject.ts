@@ -101,7 +101,14 @@ export function sbomSubject(source: SbomSource): SbomSubject {
   }));
   if (source.certManager) {
     const cm = source.certManager;
-    releases.unshift({ ref: 'cert-manager', name: 'cert-manager', version: cm.version, sourceId: cm.sourceId, artifacts: [artifactOf(cm.artifact)], components: [cm.component.name] });
+    releases.unshift({
+      ref: 'cert-manager',
+      name: 'cert-manager',
+      version: cm.version,
+      sourceId: cm.sourceId,
+      artifacts: [artifactOf(cm.artifact)],
+      components: [cm.component.name],
+    });
   }
   const verifications = imageVerificationsOf(source);
   const pinned = new Set(source.pinnedImages.map(([image]) => image));
@@ -122,7 +129,12 @@ export function sbomSubject(source: SbomSource): SbomSubject {
       ...(verification ? { verification } : {}),
     };
   });
-  return { environment: source.environment.name, ...(source.gitopsFlavour ? { gitopsFlavour: source.gitopsFlavour } : {}), releases, images };
+  return {
+    environment: source.environment.name,
+    ...(source.gitopsFlavour ? { gitopsFlavour: source.gitopsFlavour } : {}),
+    releases,
+    images,
+  };
 }
 
 function artifactOf(a: SbomArtifact): SbomArtifact {
@@ -142,7 +154,12 @@ function imageVerificationsOf(source: object): Record<string, SbomVerification> 
     if (typeof v !== 'object' || v === null) continue;
     const { rule, method, identity, issuer } = v as Record<string, unknown>;
     if (typeof rule !== 'string' || typeof method !== 'string') continue;
-    out[image] = { rule, method, ...(typeof identity === 'string' ? { identity } : {}), ...(typeof issuer === 'string' ? { issuer } : {}) };
+    out[image] = {
+      rule,
+      method,
+      ...(typeof identity === 'string' ? { identity } : {}),
+      ...(typeof issuer === 'string' ? { issuer } : {}),
+    };
   }
   return out;
 }
@@ -151,7 +168,9 @@ function imageVerificationsOf(source: object): Record<string, SbomVerification> 
 function locateImage(reference: string): { name: string; tag: string } | undefined {
   let parsed = parseImageReference(reference);
   if (parsed.kind === 'not-canonical') parsed = parseImageReference(parsed.normalized);
-  return parsed.kind === 'ok' ? { name: `${parsed.image.repository}/${parsed.image.name}`, tag: parsed.image.tag } : undefined;
+  return parsed.kind === 'ok'
+    ? { name: `${parsed.image.repository}/${parsed.image.name}`, tag: parsed.image.tag }
+    : undefined;
 }
 
 /** `repo:tag` → `repo` (a `:` after the last `/` is a tag; one before it is a port). */

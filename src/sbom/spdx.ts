@@ -51,7 +51,12 @@ export function spdxText(subject: SbomSubject, options: SpdxOptions = {}): strin
     primaryPackagePurpose: 'OTHER',
     comment: `Cluster API management-cluster installation "${subject.environment}", rendered by capi-render${subject.gitopsFlavour ? ` for ${subject.gitopsFlavour}` : ''}`,
   });
-  const imageIds = new Map(subject.images.map((image) => [image.ref, spdxId('Image', image.repository.slice(image.repository.lastIndexOf('/') + 1), image.ref)]));
+  const imageIds = new Map(
+    subject.images.map((image) => [
+      image.ref,
+      spdxId('Image', image.repository.slice(image.repository.lastIndexOf('/') + 1), image.ref),
+    ]),
+  );
   for (const image of subject.images) packages.push(imagePackage(image, imageIds.get(image.ref)!));
   for (const release of subject.releases) {
     const id = spdxId('Release', release.name, release.ref);
@@ -63,7 +68,8 @@ export function spdxText(subject: SbomSubject, options: SpdxOptions = {}): strin
       relationships.push([id, 'CONTAINS', artifactId]);
     }
     for (const image of subject.images) {
-      if (image.components.some((c) => release.components.includes(c))) relationships.push([id, 'DEPENDS_ON', imageIds.get(image.ref)!]);
+      if (image.components.some((c) => release.components.includes(c)))
+        relationships.push([id, 'DEPENDS_ON', imageIds.get(image.ref)!]);
     }
   }
 
@@ -77,7 +83,11 @@ export function spdxText(subject: SbomSubject, options: SpdxOptions = {}): strin
     packages: packages.sort((a, b) => byString(String(a.SPDXID), String(b.SPDXID))),
     relationships: relationships
       .sort((a, b) => byString(a.join(' '), b.join(' ')))
-      .map(([spdxElementId, relationshipType, relatedSpdxElement]) => ({ spdxElementId, relationshipType, relatedSpdxElement })),
+      .map(([spdxElementId, relationshipType, relatedSpdxElement]) => ({
+        spdxElementId,
+        relationshipType,
+        relatedSpdxElement,
+      })),
   });
   const text = (doc: Json) => `${JSON.stringify(doc, null, 2)}\n`;
   const uuid = contentUuid(text(document(''))).slice('urn:uuid:'.length);
@@ -86,7 +96,9 @@ export function spdxText(subject: SbomSubject, options: SpdxOptions = {}): strin
 
 function releasePackage(release: SbomRelease, id: string): Json {
   const facts = [
-    ...(release.provider ? [`provider: ${release.provider.kind}/${release.provider.namespace}/${release.provider.name}`] : ['cert-manager, installed as clusterctl init does']),
+    ...(release.provider
+      ? [`provider: ${release.provider.kind}/${release.provider.namespace}/${release.provider.name}`]
+      : ['cert-manager, installed as clusterctl init does']),
     ...(release.contract ? [`contract: ${release.contract}`] : []),
     `source: ${release.sourceId}`,
   ];
@@ -128,7 +140,14 @@ function imagePackage(image: SbomImage, id: string): Json {
     `reference: ${image.reference}`,
     `pinned: ${image.pinned}`,
     ...image.usedBy.map((u) => `used by: ${u}`),
-    ...(v ? [`verified by: ${v.rule}`, `verification method: ${v.method}`, ...(v.identity !== undefined ? [`verified identity: ${v.identity}`] : []), ...(v.issuer !== undefined ? [`verified issuer: ${v.issuer}`] : [])] : []),
+    ...(v
+      ? [
+          `verified by: ${v.rule}`,
+          `verification method: ${v.method}`,
+          ...(v.identity !== undefined ? [`verified identity: ${v.identity}`] : []),
+          ...(v.issuer !== undefined ? [`verified issuer: ${v.issuer}`] : []),
+        ]
+      : []),
   ];
   return {
     SPDXID: id,
@@ -159,6 +178,7 @@ function spdxId(kind: string, name: string, key: string): string {
 
 /** ISO 8601 UTC without milliseconds, as SPDX writes dates. */
 function createdAt(sourceDateEpoch: string | undefined): string {
-  const seconds = sourceDateEpoch !== undefined && /^\d{1,12}$/.test(sourceDateEpoch.trim()) ? Number(sourceDateEpoch.trim()) : 0;
+  const seconds =
+    sourceDateEpoch !== undefined && /^\d{1,12}$/.test(sourceDateEpoch.trim()) ? Number(sourceDateEpoch.trim()) : 0;
   return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

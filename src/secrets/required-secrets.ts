@@ -12,7 +12,16 @@ export function requiredSecretsText(env: string, secrets: readonly RequiredSecre
     `# Secrets capi-render left out of rendered/${env} because they hold values from secret sources.\n` +
     '# Create each one in the cluster (for example from your secret store) before the environment syncs.\n' +
     serializeWithKeyOrder(
-      { environment: env, secrets: sorted.map((s) => ({ namespace: s.namespace, name: s.name, type: s.type, component: s.component, keys: s.keys })) },
+      {
+        environment: env,
+        secrets: sorted.map((s) => ({
+          namespace: s.namespace,
+          name: s.name,
+          type: s.type,
+          component: s.component,
+          keys: s.keys,
+        })),
+      },
       ['environment', 'secrets', 'namespace', 'name', 'type', 'component', 'keys', 'key', 'variables'],
     )
   );

@@ -17,7 +17,14 @@
  */
 import { SpecError, error, warning, type Diagnostic } from '../errors.js';
 import type { SecretMode, SecretsConfig } from './secrets-config.js';
-import { describeObject, isJsonObject, nameOf, namespaceOf, type JsonValue, type KubeObject } from '../manifest/object.js';
+import {
+  describeObject,
+  isJsonObject,
+  nameOf,
+  namespaceOf,
+  type JsonValue,
+  type KubeObject,
+} from '../manifest/object.js';
 import { DEFAULT_DECRYPTION_SECRET, markForSops, withoutValues } from './sops/pending.js';
 import { holdsUnsetMarker } from './unset-marker.js';
 
@@ -44,7 +51,10 @@ export interface GuardResult {
 }
 
 /** Which of the used variables hold sensitive values. */
-export function sensitiveValues(used: readonly { variable: string; value: string; secret: boolean; from: string }[], config: SecretsConfig): SensitiveValue[] {
+export function sensitiveValues(
+  used: readonly { variable: string; value: string; secret: boolean; from: string }[],
+  config: SecretsConfig,
+): SensitiveValue[] {
   const allowed = new Set(config.notSecret ?? []);
   return used
     .filter((u) => u.secret && !allowed.has(u.variable) && isSensitiveText(u.value))
@@ -61,7 +71,12 @@ export function modeFor(component: string, config: SecretsConfig): SecretMode {
 }
 
 /** Applies the guard to one component's objects. */
-export function guardSecrets(component: string, objects: readonly KubeObject[], values: readonly SensitiveValue[], config: SecretsConfig): GuardResult {
+export function guardSecrets(
+  component: string,
+  objects: readonly KubeObject[],
+  values: readonly SensitiveValue[],
+  config: SecretsConfig,
+): GuardResult {
   if (values.length === 0) return { objects: [...objects], required: [], diagnostics: [] };
   const mode = modeFor(component, config);
   const out: KubeObject[] = [];
@@ -73,11 +88,20 @@ export function guardSecrets(component: string, objects: readonly KubeObject[], 
       out.push(obj);
       continue;
     }
-    const inSecretData = obj.kind === 'Secret' && obj.apiVersion === 'v1' && hits.every((h) => h.path[0] === 'data' || h.path[0] === 'stringData');
+    const inSecretData =
+      obj.kind === 'Secret' &&
+      obj.apiVersion === 'v1' &&
+      hits.every((h) => h.path[0] === 'data' || h.path[0] === 'stringData');
     const where = (h: Hit) => `${describeObject(obj)} ${fieldPath(h.path)}`;
     if (mode === 'plaintext') {
       out.push(obj);
-      diagnostics.push(warning('secret-guard', `secrets.mode plaintext: ${hits.map((h) => `${h.variable} (${h.from})`).join(', ')} written in plain text into ${[...new Set(hits.map(where))].join(', ')}`, { object: describeObject(obj) }));
+      diagnostics.push(
+        warning(
+          'secret-guard',
+          `secrets.mode plaintext: ${hits.map((h) => `${h.variable} (${h.from})`).join(', ')} written in plain text into ${[...new Set(hits.map(where))].join(', ')}`,
+          { object: describeObject(obj) },
+        ),
+      );
       continue;
     }
     if (!inSecretData || mode === 'fail') {
@@ -98,18 +122,29 @@ export function guardSecrets(component: string, objects: readonly KubeObject[], 
       // Encrypted when the environment's files are planned (sops/seal-environment.ts). A reference
       // with no value leaves only the committed ciphertext to write: its stand-ins are dropped here.
       const decryptionSecret = config.sops?.decryptionSecret ?? DEFAULT_DECRYPTION_SECRET;
-      out.push(holdsUnsetMarker(JSON.stringify(obj)) ? markForSops(withoutValues(obj, holdsUnsetMarker), decryptionSecret, { valuesUnavailable: true }) : markForSops(obj, decryptionSecret));
+      out.push(
+        holdsUnsetMarker(JSON.stringify(obj))
+          ? markForSops(withoutValues(obj, holdsUnsetMarker), decryptionSecret, { valuesUnavailable: true })
+          : markForSops(obj, decryptionSecret),
+      );
       continue;
     }
     const secret = describeRequired(component, obj, hits);
     if (mode === 'omit') {
       required.push(secret);
-      diagnostics.push(warning('secret-guard', `left out ${describeObject(obj)}: it holds ${[...new Set(hits.map((h) => h.variable))].join(', ')}; create it out-of-band (see secrets.required.yaml)`, { object: describeObject(obj) }));
+      diagnostics.push(
+        warning(
+          'secret-guard',
+          `left out ${describeObject(obj)}: it holds ${[...new Set(hits.map((h) => h.variable))].join(', ')}; create it out-of-band (see secrets.required.yaml)`,
+          { object: describeObject(obj) },
+        ),
+      );
     } else {
       out.push(externalSecret(obj, secret, config));
     }
   }
-  if (diagnostics.some((d) => d.severity === 'error')) throw new SpecError(diagnostics.filter((d) => d.severity === 'error'));
+  if (diagnostics.some((d) => d.severity === 'error'))
+    throw new SpecError(diagnostics.filter((d) => d.severity === 'error'));
   return { objects: out, required, diagnostics };
 }
 
@@ -127,7 +162,12 @@ export interface NeededValue {
  * outside a Secret's data/stringData that this component's mode leaves out (`omit`) or replaces
  * (`external-secrets`), one entry per variable (its first landing, in object order).
  */
-export function unsetValuesOutside(component: string, objects: readonly KubeObject[], markers: readonly SensitiveValue[], config: SecretsConfig): NeededValue[] {
+export function unsetValuesOutside(
+  component: string,
+  objects: readonly KubeObject[],
+  markers: readonly SensitiveValue[],
+  config: SecretsConfig,
+): NeededValue[] {
   if (markers.length === 0) return [];
   const mode = modeFor(component, config);
   const needed = new Map<string, NeededValue>();
@@ -136,12 +176,22 @@ export function unsetValuesOutside(component: string, objects: readonly KubeObje
     // A stand-in where no value is searched (a map key) is needed there too.
     const text = JSON.stringify(obj);
     for (const m of markers) {
-      if (text.includes(m.value) && !hits.some((h) => h.variable === m.variable) && !needed.has(m.variable)) needed.set(m.variable, { variable: m.variable, where: describeObject(obj), inSecretData: false });
+      if (text.includes(m.value) && !hits.some((h) => h.variable === m.variable) && !needed.has(m.variable))
+        needed.set(m.variable, { variable: m.variable, where: describeObject(obj), inSecretData: false });
     }
     if (hits.length === 0) continue;
-    const inSecretData = obj.kind === 'Secret' && obj.apiVersion === 'v1' && hits.every((h) => h.path[0] === 'data' || h.path[0] === 'stringData');
+    const inSecretData =
+      obj.kind === 'Secret' &&
+      obj.apiVersion === 'v1' &&
+      hits.every((h) => h.path[0] === 'data' || h.path[0] === 'stringData');
     if (inSecretData && (mode === 'omit' || mode === 'external-secrets' || mode === 'sops')) continue;
-    for (const h of hits) if (!needed.has(h.variable)) needed.set(h.variable, { variable: h.variable, where: `${describeObject(obj)} ${fieldPath(h.path)}`, inSecretData });
+    for (const h of hits)
+      if (!needed.has(h.variable))
+        needed.set(h.variable, {
+          variable: h.variable,
+          where: `${describeObject(obj)} ${fieldPath(h.path)}`,
+          inSecretData,
+        });
   }
   return [...needed.values()];
 }
@@ -161,9 +211,13 @@ function findValues(obj: KubeObject, values: readonly SensitiveValue[]): Hit[] {
   const visit = (v: JsonValue, path: (string | number)[], base64: boolean) => {
     if (typeof v === 'string') {
       const decoded = base64 ? tryBase64(v) : undefined;
-      for (const s of values) if (v.includes(s.value) || (decoded !== undefined && decoded.includes(s.value))) hits.push({ variable: s.variable, from: s.from, path });
+      for (const s of values)
+        if (v.includes(s.value) || (decoded !== undefined && decoded.includes(s.value)))
+          hits.push({ variable: s.variable, from: s.from, path });
     } else if (Array.isArray(v)) v.forEach((x, i) => visit(x, [...path, i], base64));
-    else if (isJsonObject(v)) for (const [k, x] of Object.entries(v)) visit(x, [...path, k], base64 || (obj.kind === 'Secret' && path.length === 0 && k === 'data'));
+    else if (isJsonObject(v))
+      for (const [k, x] of Object.entries(v))
+        visit(x, [...path, k], base64 || (obj.kind === 'Secret' && path.length === 0 && k === 'data'));
   };
   visit(obj, [], false);
   return hits;
@@ -185,7 +239,9 @@ function describeRequired(component: string, obj: KubeObject, hits: Hit[]): Requ
     namespace: namespaceOf(obj),
     name: nameOf(obj),
     type: typeof obj.type === 'string' ? obj.type : 'Opaque',
-    keys: [...keys.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, vars]) => ({ key, variables: [...vars].sort() })),
+    keys: [...keys.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([key, vars]) => ({ key, variables: [...vars].sort() })),
   };
 }
 
@@ -193,14 +249,24 @@ function describeRequired(component: string, obj: KubeObject, hits: Hit[]): Requ
 function externalSecret(obj: KubeObject, secret: RequiredSecret, config: SecretsConfig): KubeObject {
   const store = config.externalSecrets;
   if (!store) {
-    throw new SpecError(error('secret-guard', `secrets mode external-secrets needs secrets.externalSecrets.storeRef in capi-render.yaml`, { file: 'capi-render.yaml', field: 'secrets.externalSecrets' }));
+    throw new SpecError(
+      error(
+        'secret-guard',
+        `secrets mode external-secrets needs secrets.externalSecrets.storeRef in capi-render.yaml`,
+        { file: 'capi-render.yaml', field: 'secrets.externalSecrets' },
+      ),
+    );
   }
   const meta = isJsonObject(obj.metadata) ? obj.metadata : {};
   const remoteKey = `${store.keyPrefix ?? ''}${secret.namespace}/${secret.name}`;
   return {
     apiVersion: 'external-secrets.io/v1',
     kind: 'ExternalSecret',
-    metadata: { name: secret.name, namespace: secret.namespace, ...(isJsonObject(meta.labels) ? { labels: meta.labels } : {}) },
+    metadata: {
+      name: secret.name,
+      namespace: secret.namespace,
+      ...(isJsonObject(meta.labels) ? { labels: meta.labels } : {}),
+    },
     spec: {
       refreshInterval: store.refreshInterval ?? '1h',
       secretStoreRef: { name: store.storeRef.name, kind: store.storeRef.kind ?? 'ClusterSecretStore' },

@@ -94,7 +94,13 @@ export function createReferenceReader(context: ReferenceReadContext): ReferenceR
 type FileOutcome = { value: string | undefined; refused?: undefined } | { refused: { why: string; hint: string } };
 
 async function readReferenceFile(file: string, repoRoot: string, git: GitView): Promise<FileOutcome> {
-  if (file.startsWith('~')) return { refused: { why: 'starts with `~`, which is not expanded', hint: 'write the absolute path (a relative path is relative to the repository root)' } };
+  if (file.startsWith('~'))
+    return {
+      refused: {
+        why: 'starts with `~`, which is not expanded',
+        hint: 'write the absolute path (a relative path is relative to the repository root)',
+      },
+    };
   const named = path.resolve(repoRoot, file);
   let real: string;
   try {
@@ -103,7 +109,8 @@ async function readReferenceFile(file: string, repoRoot: string, git: GitView): 
     const code = (e as NodeJS.ErrnoException).code;
     // Absent (or a link to nothing): the reference has no value, as an unset variable.
     if (code === 'ENOENT' || code === 'ENOTDIR') return { value: undefined };
-    if (code === 'ELOOP') return { refused: { why: 'is a symbolic link loop', hint: 'point fromFile at a regular file' } };
+    if (code === 'ELOOP')
+      return { refused: { why: 'is a symbolic link loop', hint: 'point fromFile at a regular file' } };
     return { refused: { why: `cannot be read (${code ?? 'error'})`, hint: 'make the file readable by capi-render' } };
   }
   const root = safeRealpath(repoRoot);
@@ -121,25 +128,47 @@ async function readReferenceFile(file: string, repoRoot: string, git: GitView): 
   try {
     read = await readBounded(real, { limit: MAX_REFERENCE_FILE_BYTES, follow: false });
   } catch (e) {
-    return { refused: { why: `cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`, hint: 'make the file readable by capi-render' } };
+    return {
+      refused: {
+        why: `cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+        hint: 'make the file readable by capi-render',
+      },
+    };
   }
   switch (read.outcome) {
     case 'missing':
       return { value: undefined };
     case 'irregular':
-      return { refused: { why: `is a ${read.kind === 'folder' ? 'folder' : read.kind === 'other' ? 'special file' : read.kind}, not a regular file`, hint: 'point fromFile at a regular file' } };
+      return {
+        refused: {
+          why: `is a ${read.kind === 'folder' ? 'folder' : read.kind === 'other' ? 'special file' : read.kind}, not a regular file`,
+          hint: 'point fromFile at a regular file',
+        },
+      };
     case 'too-large':
-      return { refused: { why: `is larger than ${MAX_REFERENCE_FILE_BYTES} bytes (a Kubernetes Secret holds at most 1 MiB)`, hint: 'point fromFile at the file holding just the value' } };
+      return {
+        refused: {
+          why: `is larger than ${MAX_REFERENCE_FILE_BYTES} bytes (a Kubernetes Secret holds at most 1 MiB)`,
+          hint: 'point fromFile at the file holding just the value',
+        },
+      };
     case 'read':
       try {
         return { value: new TextDecoder('utf-8', { fatal: true }).decode(read.bytes) };
       } catch {
-        return { refused: { why: 'is not UTF-8 text', hint: 'a variable value is text; store binary data base64-encoded' } };
+        return {
+          refused: { why: 'is not UTF-8 text', hint: 'a variable value is text; store binary data base64-encoded' },
+        };
       }
   }
 }
 
-function refusal(input: InputObject, key: string, reference: { fromFile: string }, refused: { why: string; hint: string }): Diagnostic {
+function refusal(
+  input: InputObject,
+  key: string,
+  reference: { fromFile: string },
+  refused: { why: string; hint: string },
+): Diagnostic {
   const meta = isJsonObject(input.object.metadata) ? input.object.metadata : {};
   const name = `Secret/${typeof meta.namespace === 'string' ? meta.namespace : 'default'}/${typeof meta.name === 'string' ? meta.name : ''}`;
   return error('config-secret', `${name} stringData.${key}: fromFile ${reference.fromFile} ${refused.why}`, {
@@ -168,14 +197,26 @@ function gitView(repoRoot: string, env: Readonly<Record<string, string | undefin
   const childEnv = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
   const git = (args: string[]) =>
     new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile('git', args, { cwd: repoRoot, env: childEnv, encoding: 'utf8', maxBuffer: 1024 * 1024 }, (err, stdout) => {
-        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : -1) : 0;
-        resolve({ code, stdout: String(stdout ?? '') });
-      });
+      execFile(
+        'git',
+        args,
+        { cwd: repoRoot, env: childEnv, encoding: 'utf8', maxBuffer: 1024 * 1024 },
+        (err, stdout) => {
+          const code = err
+            ? typeof (err as { code?: unknown }).code === 'number'
+              ? (err as { code: number }).code
+              : -1
+            : 0;
+          resolve({ code, stdout: String(stdout ?? '') });
+        },
+      );
     });
   let top: Promise<string | undefined> | undefined;
   return {
-    topLevel: () => (top ??= git(['rev-parse', '--show-toplevel']).then((r) => (r.code === 0 && r.stdout.trim() !== '' ? r.stdout.trim() : undefined))),
+    topLevel: () =>
+      (top ??= git(['rev-parse', '--show-toplevel']).then((r) =>
+        r.code === 0 && r.stdout.trim() !== '' ? r.stdout.trim() : undefined,
+      )),
     // Exit 0: ignored (and, without --no-index, untracked); 1: not ignored; anything else: unknown, so not ignored.
     ignores: async (file) => (await git(['check-ignore', '-q', '--', file])).code === 0,
   };

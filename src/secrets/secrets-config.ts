@@ -15,7 +15,11 @@ export interface SecretsConfig {
   /** Variables from secret sources that are not sensitive (feature gates, addresses) and may be rendered. */
   notSecret?: string[];
   /** For `external-secrets`: the store the ExternalSecrets read from. */
-  externalSecrets?: { storeRef: { name: string; kind?: 'SecretStore' | 'ClusterSecretStore' }; keyPrefix?: string; refreshInterval?: string };
+  externalSecrets?: {
+    storeRef: { name: string; kind?: 'SecretStore' | 'ClusterSecretStore' };
+    keyPrefix?: string;
+    refreshInterval?: string;
+  };
   /** For `sops`: the Flux side (recipients come from the repository's .sops.yaml). */
   sops?: { decryptionSecret?: string };
 }

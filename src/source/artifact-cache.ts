@@ -51,7 +51,12 @@ export function createArtifactCache(dir: string, use?: CacheUse): ArtifactCache 
     async put(bytes) {
       const sha256 = sha256Hex(bytes);
       const target = fileOf(sha256);
-      if (await fs.stat(target).then(() => true, () => false)) {
+      if (
+        await fs.stat(target).then(
+          () => true,
+          () => false,
+        )
+      ) {
         use?.read(target);
         return sha256;
       }

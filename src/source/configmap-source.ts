@@ -43,14 +43,22 @@ export function createConfigMapSource(input: ConfigMapSourceInput): ReleaseSourc
   if (inNamespace.length === 0) {
     const elsewhere = matching.map((cm) => `${cm.file} (${namespaceOf(cm.object) || 'no namespace'})`);
     throw new SpecError(
-      error('selector-no-match', peerWording('cluster-api-operator', `no ConfigMaps found with selector ${selectorText}`, `spec.fetchConfig.selector matches no ConfigMap in namespace ${input.namespace}`), {
-        ...input.declaredAt,
-        field: 'spec.fetchConfig.selector',
-        hint:
-          elsewhere.length > 0
-            ? `ConfigMaps that match but live in another namespace: ${elsewhere.join(', ')}; the operator only reads ConfigMaps in the provider's namespace`
-            : 'add the ConfigMaps (operator air-gapped format) under providers/, in the provider namespace, with labels the selector matches',
-      }),
+      error(
+        'selector-no-match',
+        peerWording(
+          'cluster-api-operator',
+          `no ConfigMaps found with selector ${selectorText}`,
+          `spec.fetchConfig.selector matches no ConfigMap in namespace ${input.namespace}`,
+        ),
+        {
+          ...input.declaredAt,
+          field: 'spec.fetchConfig.selector',
+          hint:
+            elsewhere.length > 0
+              ? `ConfigMaps that match but live in another namespace: ${elsewhere.join(', ')}; the operator only reads ConfigMaps in the provider's namespace`
+              : 'add the ConfigMaps (operator air-gapped format) under providers/, in the provider namespace, with labels the selector matches',
+        },
+      ),
     );
   }
   const problems: Diagnostic[] = [];
@@ -62,12 +70,16 @@ export function createConfigMapSource(input: ConfigMapSourceInput): ReleaseSourc
     const clash = byVersion.get(key);
     if (clash) {
       problems.push(
-        error('configmap-duplicate-version', `ConfigMaps ${describe(clash.from)} and ${describe(cm)} both provide version ${key} for selector ${selectorText}`, {
-          file: cm.file,
-          ...cm.locate(['metadata', 'name']),
-          object: describe(cm),
-          hint: 'keep exactly one ConfigMap per version, or narrow the selector',
-        }),
+        error(
+          'configmap-duplicate-version',
+          `ConfigMaps ${describe(clash.from)} and ${describe(cm)} both provide version ${key} for selector ${selectorText}`,
+          {
+            file: cm.file,
+            ...cm.locate(['metadata', 'name']),
+            object: describe(cm),
+            hint: 'keep exactly one ConfigMap per version, or narrow the selector',
+          },
+        ),
       );
       continue;
     }
@@ -86,10 +98,14 @@ export function createConfigMapSource(input: ConfigMapSourceInput): ReleaseSourc
       const entry = byVersion.get(canonicalVersion(version));
       if (!entry) {
         throw new FetchError(
-          error('version-not-found', `no ConfigMap in ${input.namespace} matching ${selectorText} provides version ${version}`, {
-            ...input.declaredAt,
-            hint: `available versions: ${sortVersions([...byVersion.values()].map((e) => e.version)).join(', ')}`,
-          }),
+          error(
+            'version-not-found',
+            `no ConfigMap in ${input.namespace} matching ${selectorText} provides version ${version}`,
+            {
+              ...input.declaredAt,
+              hint: `available versions: ${sortVersions([...byVersion.values()].map((e) => e.version)).join(', ')}`,
+            },
+          ),
         );
       }
       const text = fileName === METADATA_FILE ? entry.metadata : entry.components();
@@ -100,8 +116,7 @@ export function createConfigMapSource(input: ConfigMapSourceInput): ReleaseSourc
 }
 
 /** How to write a ConfigMap the operator reads (its docs' air-gapped format). */
-const FORMAT_HINT =
-  `one ConfigMap per version: data.metadata (the release's metadata.yaml) and data.components, or binaryData.components (base64 of gzip) with the annotation ${COMPRESSED_ANNOTATION}: "true"; \`capi-render mirror --format configmaps\` writes them`;
+const FORMAT_HINT = `one ConfigMap per version: data.metadata (the release's metadata.yaml) and data.components, or binaryData.components (base64 of gzip) with the annotation ${COMPRESSED_ANNOTATION}: "true"; \`capi-render mirror --format configmaps\` writes them`;
 
 function readEntry(cm: InputObject, problems: Diagnostic[]): VersionEntry | undefined {
   const labels = labelsOf(cm.object);
@@ -110,38 +125,82 @@ function readEntry(cm: InputObject, problems: Diagnostic[]): VersionEntry | unde
   const where = { file: cm.file, object: describe(cm) };
   if (!parseVersion(version)) {
     problems.push(
-      error('configmap-invalid', peerWording('cluster-api-operator', `ConfigMap ${describeRef(cm)} has invalid version:${version} (from the ${fromLabel ? `Label ${VERSION_LABEL}` : 'Name'})`, 'not a semantic version'), {
-        ...where,
-        ...cm.locate(fromLabel ? ['metadata', 'labels', VERSION_LABEL] : ['metadata', 'name']),
-        hint: 'a version is a semantic version such as v1.12.0',
-      }),
+      error(
+        'configmap-invalid',
+        peerWording(
+          'cluster-api-operator',
+          `ConfigMap ${describeRef(cm)} has invalid version:${version} (from the ${fromLabel ? `Label ${VERSION_LABEL}` : 'Name'})`,
+          'not a semantic version',
+        ),
+        {
+          ...where,
+          ...cm.locate(fromLabel ? ['metadata', 'labels', VERSION_LABEL] : ['metadata', 'name']),
+          hint: 'a version is a semantic version such as v1.12.0',
+        },
+      ),
     );
     return undefined;
   }
   const data = isJsonObject(cm.object.data) ? cm.object.data : {};
   const binaryData = isJsonObject(cm.object.binaryData) ? cm.object.binaryData : {};
   if (typeof data.metadata !== 'string') {
-    problems.push(error('configmap-invalid', peerWording('cluster-api-operator', `ConfigMap ${describeRef(cm)} has no metadata`, 'data.metadata is missing'), { ...where, ...cm.locate(['data']), field: 'data.metadata', hint: FORMAT_HINT }));
+    problems.push(
+      error(
+        'configmap-invalid',
+        peerWording('cluster-api-operator', `ConfigMap ${describeRef(cm)} has no metadata`, 'data.metadata is missing'),
+        { ...where, ...cm.locate(['data']), field: 'data.metadata', hint: FORMAT_HINT },
+      ),
+    );
     return undefined;
   }
   const compressed = annotationsOf(cm.object)[COMPRESSED_ANNOTATION] === 'true';
   if (compressed) {
     const payload = binaryData.components;
     if (typeof payload !== 'string') {
-      problems.push(error('configmap-invalid', peerWording('cluster-api-operator', `ConfigMap ${describeRef(cm)} BinaryData has no components`, `it is annotated ${COMPRESSED_ANNOTATION}: "true"`), { ...where, ...cm.locate(['binaryData']), field: 'binaryData.components', hint: FORMAT_HINT }));
+      problems.push(
+        error(
+          'configmap-invalid',
+          peerWording(
+            'cluster-api-operator',
+            `ConfigMap ${describeRef(cm)} BinaryData has no components`,
+            `it is annotated ${COMPRESSED_ANNOTATION}: "true"`,
+          ),
+          { ...where, ...cm.locate(['binaryData']), field: 'binaryData.components', hint: FORMAT_HINT },
+        ),
+      );
       return undefined;
     }
     let text: string;
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(gunzipSync(Buffer.from(payload, 'base64')));
     } catch {
-      problems.push(error('configmap-invalid', peerWording('cluster-api-operator', `cannot decompress data from ConfigMap ${describeRef(cm)}`, "binaryData.components must be base64 of gzip'd UTF-8 YAML"), { ...where, ...cm.locate(['binaryData', 'components']), field: 'binaryData.components', hint: FORMAT_HINT }));
+      problems.push(
+        error(
+          'configmap-invalid',
+          peerWording(
+            'cluster-api-operator',
+            `cannot decompress data from ConfigMap ${describeRef(cm)}`,
+            "binaryData.components must be base64 of gzip'd UTF-8 YAML",
+          ),
+          { ...where, ...cm.locate(['binaryData', 'components']), field: 'binaryData.components', hint: FORMAT_HINT },
+        ),
+      );
       return undefined;
     }
     return { version, metadata: data.metadata, components: () => text, from: cm };
   }
   if (typeof data.components !== 'string') {
-    problems.push(error('configmap-invalid', peerWording('cluster-api-operator', `ConfigMap ${describeRef(cm)} Data has no components`, 'data.components is missing'), { ...where, ...cm.locate(['data']), field: 'data.components', hint: FORMAT_HINT }));
+    problems.push(
+      error(
+        'configmap-invalid',
+        peerWording(
+          'cluster-api-operator',
+          `ConfigMap ${describeRef(cm)} Data has no components`,
+          'data.components is missing',
+        ),
+        { ...where, ...cm.locate(['data']), field: 'data.components', hint: FORMAT_HINT },
+      ),
+    );
     return undefined;
   }
   const components = data.components;

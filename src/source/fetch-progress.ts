@@ -47,11 +47,7 @@ export interface FetchWarningEvent {
 }
 
 export type FetchProgress =
-  | FetchAttemptEvent
-  | FetchResponseEvent
-  | FetchRetryEvent
-  | FetchDownloadEvent
-  | FetchWarningEvent;
+  FetchAttemptEvent | FetchResponseEvent | FetchRetryEvent | FetchDownloadEvent | FetchWarningEvent;
 
 /** A listener for {@link FetchProgress} events. It must not throw; anything it throws is ignored. */
 export type FetchProgressListener = (event: FetchProgress) => void;

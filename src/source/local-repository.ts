@@ -83,7 +83,8 @@ async function readRegular(file: string, shown: string): Promise<Buffer | undefi
   } catch {
     return undefined;
   }
-  if (read.outcome === 'too-large') throw tooLarge(shown, read.grew ? `more than ${RELEASE_ASSET_LIMIT.maxBytes} bytes` : `${read.size} bytes`);
+  if (read.outcome === 'too-large')
+    throw tooLarge(shown, read.grew ? `more than ${RELEASE_ASSET_LIMIT.maxBytes} bytes` : `${read.size} bytes`);
   return read.outcome === 'read' ? read.bytes : undefined;
 }
 
@@ -92,13 +93,20 @@ function gunzipBounded(compressed: Buffer, shown: string): Buffer {
   try {
     return gunzipSync(compressed, { maxOutputLength: RELEASE_ASSET_LIMIT.maxBytes });
   } catch (cause) {
-    if (cause instanceof RangeError) throw tooLarge(shown, `more than ${RELEASE_ASSET_LIMIT.maxBytes} bytes once unpacked`);
-    throw new FetchError(error('fetch', `${shown} is not gzip data`, { hint: 'store the file as published, or gzip-compressed with a .gz ending' }));
+    if (cause instanceof RangeError)
+      throw tooLarge(shown, `more than ${RELEASE_ASSET_LIMIT.maxBytes} bytes once unpacked`);
+    throw new FetchError(
+      error('fetch', `${shown} is not gzip data`, {
+        hint: 'store the file as published, or gzip-compressed with a .gz ending',
+      }),
+    );
   }
 }
 
 function tooLarge(shown: string, size: string): FetchError {
-  return new FetchError(error('fetch', `${shown} is ${size}, over ${RELEASE_ASSET_LIMIT.phrase}`, { hint: RELEASE_ASSET_LIMIT.hint }));
+  return new FetchError(
+    error('fetch', `${shown} is ${size}, over ${RELEASE_ASSET_LIMIT.phrase}`, { hint: RELEASE_ASSET_LIMIT.hint }),
+  );
 }
 
 function notFound(options: LocalRepositoryOptions, version: string, fileName: string, why?: string): FetchError {
@@ -113,14 +121,21 @@ function notFound(options: LocalRepositoryOptions, version: string, fileName: st
     );
   }
   const passed = options.configured?.passed ?? [];
-  const others = passed.length > 0 ? `; ${passed.join(', ')} ${passed.length === 1 ? 'has' : 'have'} no ${options.label}/ folder` : '';
+  const others =
+    passed.length > 0
+      ? `; ${passed.join(', ')} ${passed.length === 1 ? 'has' : 'have'} no ${options.label}/ folder`
+      : '';
   return new FetchError(
-    error('source-not-found', `${fileName} of ${options.label} ${version} is not in local repository ${options.displayRoot}: looked for ${looked} (and ${fileName}.gz)${others}`, {
-      file: looked,
-      hint: options.configured
-        ? `${mirrorAdvice(options.displayRoot, `${shown}/${version}/`)}; or check spec.version`
-        : `a local repository holds <root>/<provider-label>/<version>/<file>; check the version in the URL and that ${fileName} (or ${fileName}.gz) is there`,
-    }),
+    error(
+      'source-not-found',
+      `${fileName} of ${options.label} ${version} is not in local repository ${options.displayRoot}: looked for ${looked} (and ${fileName}.gz)${others}`,
+      {
+        file: looked,
+        hint: options.configured
+          ? `${mirrorAdvice(options.displayRoot, `${shown}/${version}/`)}; or check spec.version`
+          : `a local repository holds <root>/<provider-label>/<version>/<file>; check the version in the URL and that ${fileName} (or ${fileName}.gz) is there`,
+      },
+    ),
   );
 }
 
@@ -144,7 +159,11 @@ export interface LocalSearch {
 }
 
 /** The part of an `--offline` error about the local repositories: what was looked for, and how to fill one. */
-export function missingFromLocalRepositories(search: LocalSearch, version: string, fileName: string): { looked: string; hint: string } {
+export function missingFromLocalRepositories(
+  search: LocalSearch,
+  version: string,
+  fileName: string,
+): { looked: string; hint: string } {
   if (search.roots.length === 0) {
     return {
       looked: 'no local repository is configured (capi-render.yaml repositories:)',
@@ -162,13 +181,19 @@ export function missingFromLocalRepositories(search: LocalSearch, version: strin
  * The first configured local repository that has the provider's `<label>/` folder, or where the
  * search looked when none has. `skip` is a root (absolute) passed over: the folder `mirror --to` fills.
  */
-export function findLocalRepository(repoRoot: string, repositories: readonly { path: string }[], label: string, skip?: string): { source: ReleaseSource } | { search: LocalSearch } {
+export function findLocalRepository(
+  repoRoot: string,
+  repositories: readonly { path: string }[],
+  label: string,
+  skip?: string,
+): { source: ReleaseSource } | { search: LocalSearch } {
   const passed: string[] = [];
   for (const repo of repositories) {
     const root = path.resolve(repoRoot, repo.path);
     const displayRoot = repo.path.replace(/\/+$/, '') || repo.path;
     if (skip !== undefined && root === path.resolve(skip)) continue;
-    if (existsSync(path.join(root, label))) return { source: createLocalRepositorySource({ root, displayRoot, label, configured: { passed } }) };
+    if (existsSync(path.join(root, label)))
+      return { source: createLocalRepositorySource({ root, displayRoot, label, configured: { passed } }) };
     passed.push(displayRoot);
   }
   return { search: { label, roots: repositories.map((r) => r.path.replace(/\/+$/, '') || r.path) } };

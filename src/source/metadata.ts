@@ -30,8 +30,21 @@ export interface ReleaseMetadata {
  * not decode is worded as `decodedBy` says (the operator names the provider by its CR name when it
  * reads a ConfigMap source); default: clusterctl's, naming `provider`.
  */
-export function parseMetadata(text: string, where: string, provider: string = where, decodedBy: { peer: Peer; provider: string } = { peer: 'clusterctl', provider }): ReleaseMetadata {
-  const undecodable = (why: string): SpecError => invalid(where, peerWording(decodedBy.peer, `error decoding "${METADATA_FILE}" for provider "${decodedBy.provider}"`, `${where} ${why}`));
+export function parseMetadata(
+  text: string,
+  where: string,
+  provider: string = where,
+  decodedBy: { peer: Peer; provider: string } = { peer: 'clusterctl', provider },
+): ReleaseMetadata {
+  const undecodable = (why: string): SpecError =>
+    invalid(
+      where,
+      peerWording(
+        decodedBy.peer,
+        `error decoding "${METADATA_FILE}" for provider "${decodedBy.provider}"`,
+        `${where} ${why}`,
+      ),
+    );
   let doc: unknown;
   try {
     doc = jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA });
@@ -41,17 +54,43 @@ export function parseMetadata(text: string, where: string, provider: string = wh
   if (!isJsonObject(doc)) throw undecodable('is not a YAML mapping');
   if (doc.apiVersion !== METADATA_API_VERSION) {
     const found = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
-    throw invalid(where, peerWording('clusterctl', `invalid provider metadata: unexpected apiVersion "${found}" for provider ${provider} (expected "${METADATA_API_VERSION}")`, where));
+    throw invalid(
+      where,
+      peerWording(
+        'clusterctl',
+        `invalid provider metadata: unexpected apiVersion "${found}" for provider ${provider} (expected "${METADATA_API_VERSION}")`,
+        where,
+      ),
+    );
   }
   if (doc.kind !== undefined && doc.kind !== 'Metadata' && doc.kind !== '') {
-    throw invalid(where, peerWording('clusterctl', `invalid provider metadata: unexpected kind "${String(doc.kind)}" for provider ${provider} (expected "Metadata")`, where));
+    throw invalid(
+      where,
+      peerWording(
+        'clusterctl',
+        `invalid provider metadata: unexpected kind "${String(doc.kind)}" for provider ${provider} (expected "Metadata")`,
+        where,
+      ),
+    );
   }
   const series = doc.releaseSeries;
   if (!Array.isArray(series) || series.length === 0) {
-    throw invalid(where, peerWording('clusterctl', `invalid provider metadata: releaseSeries is empty in ${METADATA_FILE} for provider ${provider}`, where));
+    throw invalid(
+      where,
+      peerWording(
+        'clusterctl',
+        `invalid provider metadata: releaseSeries is empty in ${METADATA_FILE} for provider ${provider}`,
+        where,
+      ),
+    );
   }
   const releaseSeries = series.map((s, i) => {
-    if (!isJsonObject(s) || !Number.isInteger(s.major) || !Number.isInteger(s.minor) || typeof s.contract !== 'string') {
+    if (
+      !isJsonObject(s) ||
+      !Number.isInteger(s.major) ||
+      !Number.isInteger(s.minor) ||
+      typeof s.contract !== 'string'
+    ) {
       throw undecodable(`releaseSeries[${i}] needs integer major and minor and a string contract`);
     }
     return { major: s.major as number, minor: s.minor as number, contract: s.contract };
@@ -60,7 +99,12 @@ export function parseMetadata(text: string, where: string, provider: string = wh
 }
 
 function invalid(where: string, message: string): SpecError {
-  return new SpecError(error('metadata-invalid', message, { file: where, hint: `a ${METADATA_FILE} has apiVersion ${METADATA_API_VERSION}, kind Metadata and at least one releaseSeries entry {major, minor, contract}` }));
+  return new SpecError(
+    error('metadata-invalid', message, {
+      file: where,
+      hint: `a ${METADATA_FILE} has apiVersion ${METADATA_API_VERSION}, kind Metadata and at least one releaseSeries entry {major, minor, contract}`,
+    }),
+  );
 }
 
 /** The series of a version, matched on major.minor only (first match, as clusterctl). */

@@ -23,7 +23,12 @@ const PERMANENT = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
-const TLS_TRUST = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT']);
+const TLS_TRUST = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+]);
 
 /** capi-render's own codes for a proxy setting that cannot be used; their message is the reason. */
 const PROXY_SETTING = new Set(['ERR_PROXY_INVALID', 'ERR_PROXY_REFUSED']);
@@ -33,7 +38,8 @@ function networkCode(cause: unknown): { code: string; message: string } | undefi
   let current: unknown = cause;
   for (let depth = 0; depth < 6 && typeof current === 'object' && current !== null; depth++) {
     const { code, message } = current as { code?: unknown; message?: unknown };
-    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return { code, message: typeof message === 'string' ? message : '' };
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code))
+      return { code, message: typeof message === 'string' ? message : '' };
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;

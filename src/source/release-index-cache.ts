@@ -67,16 +67,33 @@ export function createReleaseIndexCache(dir: string, use?: CacheUse): ReleaseInd
       return valid ? { source, fetchedAt: value.fetchedAt as string, versions: value.versions as string[] } : undefined;
     },
     async putList(list) {
-      await writeJson(entry('release-lists', list.source), { source: list.source, fetchedAt: list.fetchedAt, versions: [...list.versions].sort() });
+      await writeJson(entry('release-lists', list.source), {
+        source: list.source,
+        fetchedAt: list.fetchedAt,
+        versions: [...list.versions].sort(),
+      });
     },
     async getFile(source, version, file) {
       const value = await readJson(entry('release-files', source, version, file));
       // The entry names what it is about: one copied under another entry's name is a miss.
-      const valid = isRecord(value) && value.source === source && value.version === version && value.file === file && typeof value.url === 'string' && typeof value.sha256 === 'string' && /^[0-9a-f]{64}$/.test(value.sha256);
+      const valid =
+        isRecord(value) &&
+        value.source === source &&
+        value.version === version &&
+        value.file === file &&
+        typeof value.url === 'string' &&
+        typeof value.sha256 === 'string' &&
+        /^[0-9a-f]{64}$/.test(value.sha256);
       return valid ? { url: value.url as string, sha256: value.sha256 as string } : undefined;
     },
     async putFile(source, version, file, digest) {
-      await writeJson(entry('release-files', source, version, file), { source, version, file, url: digest.url, sha256: digest.sha256 });
+      await writeJson(entry('release-files', source, version, file), {
+        source,
+        version,
+        file,
+        url: digest.url,
+        sha256: digest.sha256,
+      });
     },
   };
 }

@@ -90,7 +90,17 @@ export async function applyUpgrade(options: ApplyUpgradeOptions): Promise<Upgrad
     const known = [...new Set(considered.map((p) => `${p.label} (${p.kind}/${p.name})`))].join(', ');
     // clusterctl's upgrader.go words it for one provider (its grammar kept: users search for it).
     const phrase = `unable to perform upgrade: the provider ${unmatched[0]} in not part of the management cluster`;
-    throw new SpecError(error('upgrade', peerWording('clusterctl', phrase, `--provider ${unmatched.join(', ')} matches no provider of ${selected.join(', ')}`), { hint: `providers: ${known}` }));
+    throw new SpecError(
+      error(
+        'upgrade',
+        peerWording(
+          'clusterctl',
+          phrase,
+          `--provider ${unmatched.join(', ')} matches no provider of ${selected.join(', ')}`,
+        ),
+        { hint: `providers: ${known}` },
+      ),
+    );
   }
 
   const problems: Diagnostic[] = [];
@@ -104,11 +114,25 @@ export async function applyUpgrade(options: ApplyUpgradeOptions): Promise<Upgrad
     skipped.push(...chosen.skipped.map((s) => ({ environment: env.environment, ...s })));
   }
   throwIfErrors(problems);
-  const nothing: UpgradeOutcome = { targets, skipped, edited: [], report: { changes: [], findings: [] }, changedPaths: [], lockBefore, lockAfter: lockBefore, warnings: current.warnings };
+  const nothing: UpgradeOutcome = {
+    targets,
+    skipped,
+    edited: [],
+    report: { changes: [], findings: [] },
+    changedPaths: [],
+    lockBefore,
+    lockAfter: lockBefore,
+    warnings: current.warnings,
+  };
   if (targets.length === 0) return nothing;
 
   const sites = await locateVersionSites(repoRoot, current.allEnvironments);
-  const versions = new Map(current.environments.map((e) => [e.environment.name, new Map(e.providers.map((p) => [`${p.cr.kind}/${p.cr.namespace}/${p.cr.name}`, p.version]))]));
+  const versions = new Map(
+    current.environments.map((e) => [
+      e.environment.name,
+      new Map(e.providers.map((p) => [`${p.cr.kind}/${p.cr.namespace}/${p.cr.name}`, p.version])),
+    ]),
+  );
   const grouped = groupEdits(targets, sites, versions);
   throwIfErrors(grouped.problems);
 
@@ -130,18 +154,33 @@ export async function applyUpgrade(options: ApplyUpgradeOptions): Promise<Upgrad
       await replaceFileDurably(path.join(repoRoot, read.real), applyVersionEdits(text, edits));
       edited.push({
         file,
-        edits: edits.map((e) => ({ line: e.site.line, what: e.site.what, from: e.edit.type === 'replace' ? e.edit.current : '', to: e.version, targets: e.targets })),
+        edits: edits.map((e) => ({
+          line: e.site.line,
+          what: e.site.what,
+          from: e.edit.type === 'replace' ? e.edit.current : '',
+          to: e.version,
+          targets: e.targets,
+        })),
       });
     }
     const next = await render({ ...renderOptions, lock: lockBefore });
     const outRel = path.relative(repoRoot, next.outputDir).split(path.sep).join('/') || '.';
-    const report = compareRendered({ files: await readTreeFromDisk(next.outputDir), lock: lockBefore }, { files: next.files, lock: next.lock }, { where: outRel });
+    const report = compareRendered(
+      { files: await readTreeFromDisk(next.outputDir), lock: lockBefore },
+      { files: next.files, lock: next.lock },
+      { where: outRel },
+    );
     const dangerous = storageMigrationFindings(report.findings);
     if (dangerous.length > 0 && !options.confirmStorageMigration) {
       await restore();
       return { ...nothing, edited, report, refused: dangerous };
     }
-    const written = await writeRenderResult(next, { repoRoot, previousLockText: options.previousLockText, previousLock: lockBefore, allowRemoval: options.allowRemoval ?? false });
+    const written = await writeRenderResult(next, {
+      repoRoot,
+      previousLockText: options.previousLockText,
+      previousLock: lockBefore,
+      allowRemoval: options.allowRemoval ?? false,
+    });
     const gitopsRel = path.relative(repoRoot, written.gitops.root).split(path.sep).join('/') || '.';
     const changedPaths = [
       ...edited.map((e) => e.file),
@@ -151,7 +190,17 @@ export async function applyUpgrade(options: ApplyUpgradeOptions): Promise<Upgrad
       ...(written.written.length + written.removed.length > 0 ? [outRel] : []),
       ...(written.gitops.written.length + written.gitops.removed.length > 0 ? [gitopsRel] : []),
     ];
-    return { targets, skipped, edited, report, written, changedPaths, lockBefore, lockAfter: next.lock, warnings: current.warnings };
+    return {
+      targets,
+      skipped,
+      edited,
+      report,
+      written,
+      changedPaths,
+      lockBefore,
+      lockAfter: next.lock,
+      warnings: current.warnings,
+    };
   } catch (e) {
     await restore();
     throw e;

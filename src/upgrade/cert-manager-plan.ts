@@ -41,7 +41,10 @@ export function planCertManager(l: CertManagerListing): CertManagerPlanRow {
   const newer = current
     ? l.available
         .map((tag) => ({ tag, v: parseVersion(tag) }))
-        .filter((x): x is { tag: string; v: semver.SemVer } => x.v !== null && x.v.prerelease.length === 0 && semver.compare(x.v, current) > 0)
+        .filter(
+          (x): x is { tag: string; v: semver.SemVer } =>
+            x.v !== null && x.v.prerelease.length === 0 && semver.compare(x.v, current) > 0,
+        )
         .sort((a, b) => semver.compare(a.v, b.v) || (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0))
     : [];
   const patches = newer.filter((x) => x.v.major === current!.major && x.v.minor === current!.minor);

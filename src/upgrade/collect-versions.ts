@@ -33,20 +33,36 @@ export async function collectPlanProviders(results: readonly EnvironmentResult[]
   const listed = (source: ReleaseSource): Promise<ReleaseList> => {
     let pending = versions.get(source.id);
     if (!pending) {
-      pending = source.listReleases ? source.listReleases() : source.listVersions().then((list) => ({ versions: list }));
+      pending = source.listReleases
+        ? source.listReleases()
+        : source.listVersions().then((list) => ({ versions: list }));
       versions.set(source.id, pending);
     }
     return pending;
   };
-  const newestMetadata = async (source: ReleaseSource, available: readonly string[], provider: string): Promise<ReleaseMetadata> => {
+  const newestMetadata = async (
+    source: ReleaseSource,
+    available: readonly string[],
+    provider: string,
+  ): Promise<ReleaseMetadata> => {
     const newest = newestTag(available);
     if (newest === undefined) {
-      throw new FetchError(error('version-not-found', `failed to get available versions for the ${provider} provider from ${source.description}`, { object: provider }));
+      throw new FetchError(
+        error(
+          'version-not-found',
+          `failed to get available versions for the ${provider} provider from ${source.description}`,
+          { object: provider },
+        ),
+      );
     }
     const key = `${source.id}\u0000${newest}`;
     let pending = metadata.get(key);
     if (!pending) {
-      pending = source.readFile(newest, METADATA_FILE).then((a) => parseMetadata(new TextDecoder().decode(a.bytes), `${source.description} ${newest}/${METADATA_FILE}`));
+      pending = source
+        .readFile(newest, METADATA_FILE)
+        .then((a) =>
+          parseMetadata(new TextDecoder().decode(a.bytes), `${source.description} ${newest}/${METADATA_FILE}`),
+        );
       metadata.set(key, pending);
     }
     return pending;
@@ -55,9 +71,14 @@ export async function collectPlanProviders(results: readonly EnvironmentResult[]
     const cm = r.certManager;
     if (!cm) return undefined;
     const facts = { version: cm.version, requested: cm.requested, clusterctlDefault: cm.defaultVersion };
-    if (cm.source.unlisted) return { ...facts, available: [cm.version], listing: { kind: 'unlisted', reason: cm.source.unlisted.reason } };
+    if (cm.source.unlisted)
+      return { ...facts, available: [cm.version], listing: { kind: 'unlisted', reason: cm.source.unlisted.reason } };
     const list = await listed(cm.source);
-    return { ...facts, available: list.versions, listing: list.cachedAt ? { kind: 'cached', fetchedAt: list.cachedAt } : { kind: 'live' } };
+    return {
+      ...facts,
+      available: list.versions,
+      listing: list.cachedAt ? { kind: 'cached', fetchedAt: list.cachedAt } : { kind: 'live' },
+    };
   };
   return Promise.all(
     results.map(async (r) => ({
@@ -65,15 +86,35 @@ export async function collectPlanProviders(results: readonly EnvironmentResult[]
       providers: await Promise.all(
         r.providers.map(async (p): Promise<PlanProvider> => {
           const provider = `${p.cr.kind}/${p.cr.namespace}/${p.cr.name}`;
-          const identity = { provider, kind: p.cr.kind, name: p.cr.name, namespace: p.cr.namespace, label: p.label, version: p.version, sourceDescription: p.source.description };
+          const identity = {
+            provider,
+            kind: p.cr.kind,
+            name: p.cr.name,
+            namespace: p.cr.namespace,
+            label: p.label,
+            version: p.version,
+            sourceDescription: p.source.description,
+          };
           if (p.source.unlisted) {
             // Nothing to list: plan from the release the build used, whose metadata it already read.
             const current = parseMetadata(p.files.metadata, `${p.source.description} ${p.version}/${METADATA_FILE}`);
-            return { ...identity, available: [p.version], metadata: current, listing: { kind: 'unlisted', reason: p.source.unlisted.reason } };
+            return {
+              ...identity,
+              available: [p.version],
+              metadata: current,
+              listing: { kind: 'unlisted', reason: p.source.unlisted.reason },
+            };
           }
           const list = await listed(p.source);
-          const listing: VersionListing = list.cachedAt ? { kind: 'cached', fetchedAt: list.cachedAt } : { kind: 'live' };
-          return { ...identity, available: list.versions, metadata: await newestMetadata(p.source, list.versions, provider), listing };
+          const listing: VersionListing = list.cachedAt
+            ? { kind: 'cached', fetchedAt: list.cachedAt }
+            : { kind: 'live' };
+          return {
+            ...identity,
+            available: list.versions,
+            metadata: await newestMetadata(p.source, list.versions, provider),
+            listing,
+          };
         }),
       ),
       // After the providers, so a missing provider list is the error a plan reports first.

@@ -47,13 +47,23 @@ export async function compareWithRevision(options: RevisionComparisonOptions): P
   const beforeLockText = await readFileAtRef(git, base, LOCK_FILE);
   const commit = (await git(['rev-parse', '--verify', `${base}^{commit}`])).toString('utf8').trim();
   const afterFiles = await readTreeFromDisk(path.join(repoRoot, where), repoRoot);
-  const known = new Set([...beforeFiles.keys(), ...afterFiles.keys()].filter((p) => p.includes('/')).map((p) => p.split('/')[0]!));
+  const known = new Set(
+    [...beforeFiles.keys(), ...afterFiles.keys()].filter((p) => p.includes('/')).map((p) => p.split('/')[0]!),
+  );
   const unknown = environments.filter((e) => !known.has(e));
   if (unknown.length > 0) {
-    throw unknownEnvironments(unknown, [...known].sort(), ` (neither ${base} nor the working tree has ${where}/${unknown[0]}/)`);
+    throw unknownEnvironments(
+      unknown,
+      [...known].sort(),
+      ` (neither ${base} nor the working tree has ${where}/${unknown[0]}/)`,
+    );
   }
   const before = beforeLockText === undefined ? emptyLock() : parseLock(beforeLockText);
   const after = (await readLockFile(repoRoot)).lock;
-  const report = compareRendered({ files: beforeFiles, lock: before }, { files: afterFiles, lock: after }, { where, environments });
+  const report = compareRendered(
+    { files: beforeFiles, lock: before },
+    { files: afterFiles, lock: after },
+    { where, environments },
+  );
   return { base, commit, where, before, after, report };
 }

@@ -19,7 +19,8 @@ export function applyVersionEdits(text: string, edits: readonly PlannedEdit[]): 
   const unique = new Map<number, PlannedEdit>();
   for (const e of edits) {
     const seen = unique.get(e.edit.start);
-    if (seen && seen.version !== e.version) throw new InternalError(`two versions (${seen.version}, ${e.version}) for one place at offset ${e.edit.start}`);
+    if (seen && seen.version !== e.version)
+      throw new InternalError(`two versions (${seen.version}, ${e.version}) for one place at offset ${e.edit.start}`);
     unique.set(e.edit.start, e);
   }
   // From the end of the file backwards, so earlier offsets stay valid.

@@ -12,7 +12,9 @@ import type { ContractPlan, EnvironmentUpgradePlan } from './plan.js';
 export interface PlanDocument {
   apiVersion: 'capi-render/v1alpha1';
   kind: 'UpgradePlan';
-  environments: (Omit<EnvironmentUpgradePlan, 'contracts'> & { contracts: (ContractPlan & { command: string | null })[] })[];
+  environments: (Omit<EnvironmentUpgradePlan, 'contracts'> & {
+    contracts: (ContractPlan & { command: string | null })[];
+  })[];
 }
 
 /** The schema of {@link PlanDocument}, as printed by `capi-render plan --help`. */
@@ -35,7 +37,13 @@ export function planDocument(plans: readonly EnvironmentUpgradePlan[]): PlanDocu
   return {
     apiVersion: 'capi-render/v1alpha1',
     kind: 'UpgradePlan',
-    environments: plans.map((p) => ({ ...p, contracts: p.contracts.map((c) => ({ ...c, command: c.status === 'available' ? applyCommand(p.environment, c.contract) : null })) })),
+    environments: plans.map((p) => ({
+      ...p,
+      contracts: p.contracts.map((c) => ({
+        ...c,
+        command: c.status === 'available' ? applyCommand(p.environment, c.contract) : null,
+      })),
+    })),
   };
 }
 
@@ -47,7 +55,10 @@ export function formatPlanText(plans: readonly EnvironmentUpgradePlan[], now: Da
   const out: string[] = [];
   for (const plan of plans) {
     if (out.length > 0) out.push('');
-    out.push(`Environment ${plan.environment}: core provider ${plan.core.provider} ${plan.core.version} implements ${plan.core.contract}`, '');
+    out.push(
+      `Environment ${plan.environment}: core provider ${plan.core.provider} ${plan.core.version} implements ${plan.core.contract}`,
+      '',
+    );
     out.push(
       ...table([
         ['NAME', 'NAMESPACE', 'VERSION', 'CONTRACT', 'LATEST PATCH', 'SAME CONTRACT', 'NEWEST'],
@@ -59,7 +70,9 @@ export function formatPlanText(plans: readonly EnvironmentUpgradePlan[], now: Da
           r.contract,
           r.latestPatch ?? '-',
           r.sameContract ?? '-',
-          r.newest ? `${r.newest.version} (${r.newest.contract}${r.newest.coreFirst ? ', core must move first' : ''})` : '-',
+          r.newest
+            ? `${r.newest.version} (${r.newest.contract}${r.newest.coreFirst ? ', core must move first' : ''})`
+            : '-',
         ]),
       ]),
     );
@@ -67,9 +80,17 @@ export function formatPlanText(plans: readonly EnvironmentUpgradePlan[], now: Da
     const notes = [...versionNotes(plan, now), ...certManagerNote(plan.certManager)];
     if (notes.length > 0) out.push('', ...notes.map((n) => `note: ${n}`));
     for (const c of plan.contracts) {
-      out.push('', `Contract ${c.contract}${c.current ? ' (current)' : ''}: ${c.status === 'up-to-date' ? 'up to date' : c.status}`);
+      out.push(
+        '',
+        `Contract ${c.contract}${c.current ? ' (current)' : ''}: ${c.status === 'up-to-date' ? 'up to date' : c.status}`,
+      );
       if (c.status === 'up-to-date') continue;
-      out.push(...table([['NAME', 'NAMESPACE', 'CURRENT', 'NEXT'], ...c.steps.map((s) => [s.label, s.namespace, s.from, s.to ?? '-'])]).map((l) => `  ${l}`));
+      out.push(
+        ...table([
+          ['NAME', 'NAMESPACE', 'CURRENT', 'NEXT'],
+          ...c.steps.map((s) => [s.label, s.namespace, s.from, s.to ?? '-']),
+        ]).map((l) => `  ${l}`),
+      );
       for (const b of c.blockers) out.push(`  blocked: ${b.message}`);
       if (c.status === 'available') out.push(`  apply with: ${applyCommand(plan.environment, c.contract)}`);
     }
@@ -81,14 +102,22 @@ export function formatPlanText(plans: readonly EnvironmentUpgradePlan[], now: Da
 function versionNotes(plan: EnvironmentUpgradePlan, now: Date): string[] {
   const byTime = new Map<string, string[]>();
   const unlisted: string[] = [];
-  const rows = [...(plan.certManager ? [{ label: CERT_MANAGER_COMPONENT, versions: plan.certManager.versions }] : []), ...plan.providers];
+  const rows = [
+    ...(plan.certManager ? [{ label: CERT_MANAGER_COMPONENT, versions: plan.certManager.versions }] : []),
+    ...plan.providers,
+  ];
   for (const r of rows) {
-    if (r.versions.source === 'cached' && r.versions.fetchedAt) byTime.set(r.versions.fetchedAt, [...(byTime.get(r.versions.fetchedAt) ?? []), r.label]);
-    if (r.versions.source === 'unlisted') unlisted.push(`${r.label}: ${r.versions.note}; newer releases are unknown here, set spec.version yourself`);
+    if (r.versions.source === 'cached' && r.versions.fetchedAt)
+      byTime.set(r.versions.fetchedAt, [...(byTime.get(r.versions.fetchedAt) ?? []), r.label]);
+    if (r.versions.source === 'unlisted')
+      unlisted.push(`${r.label}: ${r.versions.note}; newer releases are unknown here, set spec.version yourself`);
   }
   const cached = [...byTime]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([fetchedAt, labels]) => `${labels.join(', ')}: versions as of ${fetchedAt} (${describeAge(now.getTime() - Date.parse(fetchedAt))} old), the list saved by the last online run (--offline)`);
+    .map(
+      ([fetchedAt, labels]) =>
+        `${labels.join(', ')}: versions as of ${fetchedAt} (${describeAge(now.getTime() - Date.parse(fetchedAt))} old), the list saved by the last online run (--offline)`,
+    );
   return [...cached, ...unlisted];
 }
 
@@ -97,10 +126,19 @@ function imageLines(plan: EnvironmentUpgradePlan): string[] {
   if (plan.images.length === 0) return [];
   const moved = plan.images.filter((i) => i.moved);
   const unknown = plan.images.filter((i) => i.current === null);
-  const out = ['', `Images: ${plan.images.length} pinned by digest, ${moved.length} tag${moved.length === 1 ? '' : 's'} moved since locked${unknown.length > 0 ? `, ${unknown.length} not checked` : ''}`];
+  const out = [
+    '',
+    `Images: ${plan.images.length} pinned by digest, ${moved.length} tag${moved.length === 1 ? '' : 's'} moved since locked${unknown.length > 0 ? `, ${unknown.length} not checked` : ''}`,
+  ];
   if (moved.length > 0) {
-    out.push(...table([['IMAGE', 'LOCKED', 'TAG NOW'], ...moved.map((i) => [i.image, i.locked, i.current!])]).map((l) => `  ${l}`));
-    out.push(`  re-pin with: capi-render upgrade --images${plan.environment === DEFAULT_ENVIRONMENT ? '' : ` --env ${plan.environment}`} (a reviewed change: the diff shows every object that moves)`);
+    out.push(
+      ...table([['IMAGE', 'LOCKED', 'TAG NOW'], ...moved.map((i) => [i.image, i.locked, i.current!])]).map(
+        (l) => `  ${l}`,
+      ),
+    );
+    out.push(
+      `  re-pin with: capi-render upgrade --images${plan.environment === DEFAULT_ENVIRONMENT ? '' : ` --env ${plan.environment}`} (a reviewed change: the diff shows every object that moves)`,
+    );
   }
   for (const i of unknown) out.push(`  not checked: ${i.image}: ${i.error}`);
   return out;
@@ -118,7 +156,9 @@ function certManagerCells(c: CertManagerPlanRow): string[] {
 function certManagerNote(c: CertManagerPlanRow | null): string[] {
   if (!c || c.newest === null) return [];
   const pinned = c.requested === '' ? "clusterctl's default when it was locked" : `certManager.version ${c.requested}`;
-  return [`cert-manager ${c.version} (${pinned}; clusterctl's default is ${c.clusterctlDefault}) has no contract: move it by setting certManager.version in capi-render.yaml or an overlay, then capi-render build`];
+  return [
+    `cert-manager ${c.version} (${pinned}; clusterctl's default is ${c.clusterctlDefault}) has no contract: move it by setting certManager.version in capi-render.yaml or an overlay, then capi-render build`,
+  ];
 }
 
 /** A coarse age: minutes, hours or days. */
@@ -138,5 +178,10 @@ function applyCommand(environment: string, contract: string): string {
 /** Left-aligned columns separated by two spaces; no trailing spaces. */
 function table(rows: readonly (readonly string[])[]): string[] {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }

@@ -29,10 +29,14 @@ export async function readTreeAtRef(git: GitRunner, ref: string, dir: string): P
     // A committed link is a blob holding its target's path: refused like a link in the working tree.
     if (m[1] === '120000') {
       throw new SpecError(
-        error('output-location', `${ref}:${m[4]} is a symbolic link: capi-render reads only the repository's own regular files, never through a link`, {
-          file: m[4]!,
-          hint: 'the committed output must hold regular files only; compare with a revision whose output has no links',
-        }),
+        error(
+          'output-location',
+          `${ref}:${m[4]} is a symbolic link: capi-render reads only the repository's own regular files, never through a link`,
+          {
+            file: m[4]!,
+            hint: 'the committed output must hold regular files only; compare with a revision whose output has no links',
+          },
+        ),
       );
     }
     entries.push({ path: rel, oid: m[3]! });
@@ -45,7 +49,8 @@ export async function readTreeAtRef(git: GitRunner, ref: string, dir: string): P
     const headerEnd = batch.indexOf(0x0a, offset);
     const header = batch.subarray(offset, headerEnd).toString('utf8');
     const size = Number(/^[0-9a-f]+ blob (\d+)$/.exec(header)?.[1]);
-    if (!Number.isFinite(size)) throw new SpecError(error('git', `git cat-file answered "${header}" for ${entry.path}`));
+    if (!Number.isFinite(size))
+      throw new SpecError(error('git', `git cat-file answered "${header}" for ${entry.path}`));
     out.set(entry.path, batch.subarray(headerEnd + 1, headerEnd + 1 + size).toString('utf8'));
     offset = headerEnd + 1 + size + 1;
   }
@@ -67,13 +72,21 @@ export async function readFileAtRef(git: GitRunner, ref: string, file: string): 
  */
 export async function readTreeFromDisk(dir: string, repoRoot: string = path.dirname(dir)): Promise<FileTree> {
   const out: FileTree = new Map();
-  for (const rel of (await regularOutputFolder(repoRoot, dir)).files) out.set(rel, await readListedOutputFile(dir, rel, repoRoot));
+  for (const rel of (await regularOutputFolder(repoRoot, dir)).files)
+    out.set(rel, await readListedOutputFile(dir, rel, repoRoot));
   return out;
 }
 
 async function verifyRef(git: GitRunner, ref: string): Promise<void> {
-  if (ref.startsWith('-')) throw new SpecError(error('git', `"${ref}" is not a revision`, { hint: 'pass a branch, tag or commit, e.g. --base origin/main' }));
+  if (ref.startsWith('-'))
+    throw new SpecError(
+      error('git', `"${ref}" is not a revision`, { hint: 'pass a branch, tag or commit, e.g. --base origin/main' }),
+    );
   await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).catch(() => {
-    throw new SpecError(error('git', `${ref} is not a commit of this repository`, { hint: 'pass a branch, tag or commit, e.g. --base origin/main (fetch it first)' }));
+    throw new SpecError(
+      error('git', `${ref} is not a commit of this repository`, {
+        hint: 'pass a branch, tag or commit, e.g. --base origin/main (fetch it first)',
+      }),
+    );
   });
 }

@@ -28,24 +28,34 @@ export interface GroupedEdits {
  * `versions` gives every provider's current version per environment, so a site's other consumers
  * are known. A consumer that is not a target but already has the new version is no conflict.
  */
-export function groupEdits(targets: readonly UpgradeTarget[], sites: VersionSites, versions: ReadonlyMap<string, ReadonlyMap<string, string>>): GroupedEdits {
+export function groupEdits(
+  targets: readonly UpgradeTarget[],
+  sites: VersionSites,
+  versions: ReadonlyMap<string, ReadonlyMap<string, string>>,
+): GroupedEdits {
   const bySite = new Map<string, SiteEdit>();
   const problems: Diagnostic[] = [];
   for (const t of targets) {
     const site = sites.get(t.environment)?.get(t.provider);
     if (!site) {
-      problems.push(error('upgrade', `[${t.environment}] no file sets the version of ${t.provider}`, { object: t.provider }));
+      problems.push(
+        error('upgrade', `[${t.environment}] no file sets the version of ${t.provider}`, { object: t.provider }),
+      );
       continue;
     }
     const entry = bySite.get(site.key);
     if (!entry) bySite.set(site.key, { site, edit: site.edit, version: t.to, targets: [t] });
     else if (entry.version !== t.to) {
       problems.push(
-        error('upgrade', `${where(site)} sets the version of ${describe(entry.targets[0]!)} and of ${describe(t)}, which this upgrade moves to different versions (${entry.version}, ${t.to})`, {
-          file: site.file,
-          line: site.line,
-          hint: 'give each its own spec.version (split the patch), or upgrade them to the same version',
-        }),
+        error(
+          'upgrade',
+          `${where(site)} sets the version of ${describe(entry.targets[0]!)} and of ${describe(t)}, which this upgrade moves to different versions (${entry.version}, ${t.to})`,
+          {
+            file: site.file,
+            line: site.line,
+            hint: 'give each its own spec.version (split the patch), or upgrade them to the same version',
+          },
+        ),
       );
     } else entry.targets.push(t);
   }
@@ -53,7 +63,8 @@ export function groupEdits(targets: readonly UpgradeTarget[], sites: VersionSite
     const stay: { env: string; provider: string }[] = [];
     for (const [env, envSites] of sites) {
       for (const [provider, site] of envSites) {
-        if (site.key !== entry.site.key || entry.targets.some((t) => t.environment === env && t.provider === provider)) continue;
+        if (site.key !== entry.site.key || entry.targets.some((t) => t.environment === env && t.provider === provider))
+          continue;
         if (versions.get(env)?.get(provider) === entry.version) continue;
         stay.push({ env, provider });
       }
@@ -61,7 +72,9 @@ export function groupEdits(targets: readonly UpgradeTarget[], sites: VersionSite
     if (stay.length > 0) problems.push(sharedSiteProblem(entry, stay));
   }
   const files = new Map<string, SiteEdit[]>();
-  for (const entry of [...bySite.values()].sort((a, b) => (a.site.file < b.site.file ? -1 : a.site.file > b.site.file ? 1 : a.edit.start - b.edit.start))) {
+  for (const entry of [...bySite.values()].sort((a, b) =>
+    a.site.file < b.site.file ? -1 : a.site.file > b.site.file ? 1 : a.edit.start - b.edit.start,
+  )) {
     files.set(entry.site.file, [...(files.get(entry.site.file) ?? []), entry]);
   }
   return { files, problems };
@@ -78,16 +91,25 @@ function sharedSiteProblem(entry: SiteEdit, stay: readonly { env: string; provid
   const movedLabels = [...new Set(entry.targets.map((t) => t.label))];
   const stayLabels = [...new Set(stay.map((s) => labelOf(s.provider)))].filter((l) => !movedLabels.includes(l));
   const listed = stay.map((s) => `${s.provider}${envs.length > 1 ? ` in ${s.env}` : ''}`).join(', ');
-  const together = ['capi-render upgrade', ...envs.map((e) => `--env ${e}`), `--to ${entry.version}`, ...[...movedLabels, ...stayLabels].map((l) => `--provider ${l}`)].join(' ');
+  const together = [
+    'capi-render upgrade',
+    ...envs.map((e) => `--env ${e}`),
+    `--to ${entry.version}`,
+    ...[...movedLabels, ...stayLabels].map((l) => `--provider ${l}`),
+  ].join(' ');
   const own = entry.site.file.endsWith('overlay.yaml')
     ? `add a patch after it in ${entry.site.file} that sets only ${movedLabels.join(', ')}'s /spec/version (e.g. target: {kind: ${[...new Set(entry.targets.map((t) => t.provider.split('/')[0]))].join('|')}}), then run this command again`
     : `give ${movedLabels.join(', ')} a spec.version of its own (an overlay patch that sets only its /spec/version), then run this command again`;
-  return error('upgrade', `${where(entry.site)} also sets the version of ${listed}${envs.length === 1 ? ` in ${envs[0]}` : ''}, which this upgrade does not move to ${entry.version}; nothing was changed`, {
-    file: entry.site.file,
-    line: entry.site.line,
-    object: stay[0]!.provider,
-    hint: `move them together: \`${together}\`; or, to move only ${movedLabels.join(', ')}, ${own}`,
-  });
+  return error(
+    'upgrade',
+    `${where(entry.site)} also sets the version of ${listed}${envs.length === 1 ? ` in ${envs[0]}` : ''}, which this upgrade does not move to ${entry.version}; nothing was changed`,
+    {
+      file: entry.site.file,
+      line: entry.site.line,
+      object: stay[0]!.provider,
+      hint: `move them together: \`${together}\`; or, to move only ${movedLabels.join(', ')}, ${own}`,
+    },
+  );
 }
 
 /** `BootstrapProvider/ns/kubeadm` → `bootstrap-kubeadm`, the name `--provider` takes. */

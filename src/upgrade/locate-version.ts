@@ -14,7 +14,14 @@ import { OVERLAY_FILE } from '../overlay/overlay-types.js';
 import { effectiveInputs } from '../render/effective-inputs.js';
 import type { InputObject } from '../declarations/inputs.js';
 import { parseSourceDocuments } from '../declarations/yaml-document.js';
-import { mapInlineRange, shiftEdit, versionInObject, versionInPatch, type SiteLookup, type VersionEdit } from './version-site.js';
+import {
+  mapInlineRange,
+  shiftEdit,
+  versionInObject,
+  versionInPatch,
+  type SiteLookup,
+  type VersionEdit,
+} from './version-site.js';
 
 /** The place that sets one provider's version in one environment. */
 export interface VersionSite {
@@ -60,17 +67,27 @@ export async function locateVersionSites(repoRoot: string, environments: readonl
       const lookup = at.file === undefined ? siteInProvider(text, file, input) : siteInPatch(text, file, at);
       if ('unsupported' in lookup) {
         problems.push(
-          error('upgrade', `[${env}] cannot edit the version of ${ref}: ${file}:${at.line} sets it, but ${lookup.unsupported}`, {
-            file,
-            line: at.line,
-            object: ref,
-            field: 'spec.version',
-            hint: 'set the version with a provider CR field, an RFC 6902 replace of /spec/version, or a strategic-merge spec.version',
-          }),
+          error(
+            'upgrade',
+            `[${env}] cannot edit the version of ${ref}: ${file}:${at.line} sets it, but ${lookup.unsupported}`,
+            {
+              file,
+              line: at.line,
+              object: ref,
+              field: 'spec.version',
+              hint: 'set the version with a provider CR field, an RFC 6902 replace of /spec/version, or a strategic-merge spec.version',
+            },
+          ),
         );
         continue;
       }
-      sites.set(ref, { file, line: lineOf(text, lookup.edit.start), what: lookup.what, edit: lookup.edit, key: `${file}\u0000${lookup.edit.start}` });
+      sites.set(ref, {
+        file,
+        line: lineOf(text, lookup.edit.start),
+        what: lookup.what,
+        edit: lookup.edit,
+        key: `${file}\u0000${lookup.edit.start}`,
+      });
     }
   }
   if (problems.length > 0) throw new SpecError(problems);
@@ -88,7 +105,8 @@ function siteInProvider(text: string, file: string, input: InputObject): SiteLoo
   for (const doc of YAML.parseAllDocuments(text)) {
     if (!('contents' in doc)) continue;
     const value = doc.toJS() as unknown;
-    if (!isJsonObject(value) || value.kind !== input.object.kind || value.apiVersion !== input.object.apiVersion) continue;
+    if (!isJsonObject(value) || value.kind !== input.object.kind || value.apiVersion !== input.object.apiVersion)
+      continue;
     const m = isJsonObject(value.metadata) ? value.metadata : {};
     if (m.name === meta.name && m.namespace === meta.namespace) return versionInObject(text, doc.contents);
   }
@@ -103,7 +121,11 @@ function siteInPatch(text: string, file: string, at: { line: number; col: number
       const found = versionInPatch(String(inline.scalar.value));
       if ('unsupported' in found) return { unsupported: `patches[${inline.index}]: ${found.unsupported}` };
       const edit = shiftEdit(found.edit, (s, e) => mapInlineRange(text, inline.scalar, s, e));
-      return edit ? { edit, what: `patches[${inline.index}], ${found.what}` } : { unsupported: `patches[${inline.index}] is a string whose bytes cannot be edited in place (use a literal block, patch: |)` };
+      return edit
+        ? { edit, what: `patches[${inline.index}], ${found.what}` }
+        : {
+            unsupported: `patches[${inline.index}] is a string whose bytes cannot be edited in place (use a literal block, patch: |)`,
+          };
     }
   }
   const found = versionInPatch(text);
@@ -111,7 +133,11 @@ function siteInPatch(text: string, file: string, at: { line: number; col: number
 }
 
 /** The inline patch entry of overlay.yaml that composition located at `at`, if any. */
-function inlinePatch(text: string, file: string, at: { line: number; col: number }): { index: number; scalar: Scalar } | undefined {
+function inlinePatch(
+  text: string,
+  file: string,
+  at: { line: number; col: number },
+): { index: number; scalar: Scalar } | undefined {
   const [located] = parseSourceDocuments(text, file);
   const doc = YAML.parseDocument(text);
   const patches = doc.get('patches', true);

@@ -31,10 +31,15 @@ export async function planRepository(options: RenderOptions): Promise<Repository
   const current = await render(options);
   const providers = await collectPlanProviders(current.environments);
   const tags = await checkMovedTags(
-    current.environments.map((e) => ({ name: e.environment.name, pinnedImages: e.pinnedImages, ...(e.imageRegistries ? { imageRegistries: e.imageRegistries } : {}) })),
+    current.environments.map((e) => ({
+      name: e.environment.name,
+      pinnedImages: e.pinnedImages,
+      ...(e.imageRegistries ? { imageRegistries: e.imageRegistries } : {}),
+    })),
     {
       offline: options.offline ?? false,
-      registry: (policy) => registryForPolicy(policy, { env: options.env ?? {}, fetch: options.fetch as typeof fetch | undefined }),
+      registry: (policy) =>
+        registryForPolicy(policy, { env: options.env ?? {}, fetch: options.fetch as typeof fetch | undefined }),
     },
   );
   const problems: Diagnostic[] = [];
@@ -42,7 +47,12 @@ export async function planRepository(options: RenderOptions): Promise<Repository
   for (const e of providers) {
     const planned = planEnvironmentUpgrade(e.environment, e.providers, SUPPORTED_CONTRACTS);
     problems.push(...planned.problems);
-    if (planned.plan) plans.push({ ...planned.plan, certManager: e.certManager ? planCertManager(e.certManager) : null, images: tags.get(e.environment) ?? [] });
+    if (planned.plan)
+      plans.push({
+        ...planned.plan,
+        certManager: e.certManager ? planCertManager(e.certManager) : null,
+        images: tags.get(e.environment) ?? [],
+      });
   }
   throwIfErrors(problems);
   return { current, providers, plans };

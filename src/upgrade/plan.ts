@@ -115,7 +115,14 @@ export function planEnvironmentUpgrade(
 ): { plan?: EnvironmentUpgradePlan; problems: Diagnostic[] } {
   const cores = providers.filter((p) => p.kind === 'CoreProvider');
   if (cores.length !== 1) {
-    return { problems: [error('upgrade', `[${environment}] ${peerWording('clusterctl', `invalid management cluster: there must be one core provider, found ${cores.length}`)}`)] };
+    return {
+      problems: [
+        error(
+          'upgrade',
+          `[${environment}] ${peerWording('clusterctl', `invalid management cluster: there must be one core provider, found ${cores.length}`)}`,
+        ),
+      ],
+    };
   }
   const problems: Diagnostic[] = [];
   const infos: UpgradeInfo[] = [];
@@ -143,12 +150,25 @@ export function planEnvironmentUpgrade(
       contract: info.currentContract,
       latestPatch: latestPatch(info)?.tag ?? null,
       sameContract: current?.steps.find((s) => s.provider === p.provider)?.to ?? null,
-      newest: newest ? { version: newest.tag, contract: newestContract!, coreFirst: p.kind !== 'CoreProvider' && !coreAllows.includes(newestContract!) } : null,
+      newest: newest
+        ? {
+            version: newest.tag,
+            contract: newestContract!,
+            coreFirst: p.kind !== 'CoreProvider' && !coreAllows.includes(newestContract!),
+          }
+        : null,
       versions: versionsOf(p.listing),
     };
   });
   return {
-    plan: { environment, core: { provider: core.provider.provider, version: core.provider.version, contract: core.currentContract }, providers: rows, certManager: null, contracts, images: [] },
+    plan: {
+      environment,
+      core: { provider: core.provider.provider, version: core.provider.version, contract: core.currentContract },
+      providers: rows,
+      certManager: null,
+      contracts,
+      images: [],
+    },
     problems: [],
   };
 }
@@ -164,23 +184,43 @@ function candidateContracts(core: UpgradeInfo): string[] {
   return [...set].sort();
 }
 
-function contractPlan(contract: string, current: boolean, infos: readonly UpgradeInfo[], supported: readonly string[]): ContractPlan {
+function contractPlan(
+  contract: string,
+  current: boolean,
+  infos: readonly UpgradeInfo[],
+  supported: readonly string[],
+): ContractPlan {
   const allowed = compatibleContracts(contract);
   const blockers: PlanBlocker[] = [];
   const steps = infos.map((info): ContractPlanStep => {
     const p = info.provider;
     const next = latestNextVersion(info, allowed);
-    const step = { provider: p.provider, label: p.label, namespace: p.namespace, from: p.version, to: next?.tag ?? null, contract: next ? contractOf(info, next.tag)! : null };
+    const step = {
+      provider: p.provider,
+      label: p.label,
+      namespace: p.namespace,
+      from: p.version,
+      to: next?.tag ?? null,
+      contract: next ? contractOf(info, next.tag)! : null,
+    };
     if (!next) {
       // clusterctl drops a different-contract plan that any provider cannot follow (all providers
       // change contract together), even when the provider's current release stays compatible.
       if (!current && p.listing?.kind === 'unlisted') {
-        blockers.push({ code: 'no-version', provider: p.provider, message: `${p.listing.reason}, so whether ${p.provider} has a release implementing ${allowed.join(' or ')} is unknown` });
+        blockers.push({
+          code: 'no-version',
+          provider: p.provider,
+          message: `${p.listing.reason}, so whether ${p.provider} has a release implementing ${allowed.join(' or ')} is unknown`,
+        });
       } else if (!current) {
         const stays = allowed.includes(info.currentContract)
           ? `; its ${info.currentContract} release stays compatible, so the others can move without it: capi-render upgrade --provider …`
           : '';
-        blockers.push({ code: 'no-version', provider: p.provider, message: `${p.provider} ${p.version} has no newer release implementing ${allowed.join(' or ')} in ${p.sourceDescription}${stays}` });
+        blockers.push({
+          code: 'no-version',
+          provider: p.provider,
+          message: `${p.provider} ${p.version} has no newer release implementing ${allowed.join(' or ')} in ${p.sourceDescription}${stays}`,
+        });
       }
       return step;
     }
@@ -190,14 +230,21 @@ function contractPlan(contract: string, current: boolean, infos: readonly Upgrad
       blockers.push({
         code: 'skip-limit',
         provider: p.provider,
-        message: peerWording('clusterctl', `upgrade for ${instanceName(p)} provider can't skip more than ${MAX_MINOR_SKIP} versions`, `${p.provider} ${p.version} → ${next.tag}${via ? `; upgrade to ${via.tag} first` : ''}`),
+        message: peerWording(
+          'clusterctl',
+          `upgrade for ${instanceName(p)} provider can't skip more than ${MAX_MINOR_SKIP} versions`,
+          `${p.provider} ${p.version} → ${next.tag}${via ? `; upgrade to ${via.tag} first` : ''}`,
+        ),
         ...(via ? { via: via.tag } : {}),
       });
     }
     return step;
   });
   if (!supported.includes(contract)) {
-    blockers.unshift({ code: 'unsupported-contract', message: `contract ${contract} is not one capi-render renders (supported: ${supported.join(', ')})` });
+    blockers.unshift({
+      code: 'unsupported-contract',
+      message: `contract ${contract} is not one capi-render renders (supported: ${supported.join(', ')})`,
+    });
   }
   const status = blockers.length > 0 ? 'blocked' : steps.some((s) => s.to !== null) ? 'available' : 'up-to-date';
   return { contract, current, status, steps, blockers };

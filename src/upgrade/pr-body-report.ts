@@ -28,13 +28,19 @@ export function reportFields(findings: readonly Finding[], place: PrPlace) {
     htmlReport: {
       command: `capi-render report --base ${place.branches.base} --out ${REPORT_ARTIFACT}.html`,
       artifact: REPORT_ARTIFACT,
-      runsUrl: place.webUrl ? `${place.webUrl}/actions?query=${encodeURIComponent(`branch:${place.branches.head}`)}` : '',
+      runsUrl: place.webUrl
+        ? `${place.webUrl}/actions?query=${encodeURIComponent(`branch:${place.branches.head}`)}`
+        : '',
     },
   };
 }
 
 /** The body `render` makes with the whole report, or, over the limit, with the findings alone and a note. */
-export function withinSizeLimit(render: (report: string) => string, changes: readonly ObjectChange[], findings: readonly Finding[]): string {
+export function withinSizeLimit(
+  render: (report: string) => string,
+  changes: readonly ObjectChange[],
+  findings: readonly Finding[],
+): string {
   const full = render(formatReportMarkdown(changes, findings));
   if (full.length <= MAX_BODY_CHARS) return full;
   return render(

@@ -15,7 +15,6 @@ import type { SummaryRow } from '../diff/summary-table.js';
 /** The template's name, in the bundled and the user's templates folder. */
 export const PR_BODY_TEMPLATE = 'pr-body.md.hbs';
 
-
 /** What the template sees (documented in the template's header comment). */
 export interface PrBodyContext {
   title: string;
@@ -90,13 +89,21 @@ function renderBody(name: string, context: object, folders: TemplateFolders): st
 }
 
 function loadTemplate(name: string, folders: TemplateFolders): { file: string; text: string } {
-  const candidates = [...(folders.userDir ? [path.join(folders.userDir, name)] : []), path.join(folders.bundledDir ?? packagePath('bundled-templates'), name)];
+  const candidates = [
+    ...(folders.userDir ? [path.join(folders.userDir, name)] : []),
+    path.join(folders.bundledDir ?? packagePath('bundled-templates'), name),
+  ];
   const read = folders.repoRoot === undefined ? readTextFileSync : templateReader(folders.repoRoot);
   for (const file of candidates) {
     const text = read(file);
     if (text !== undefined) return { file, text };
   }
-  throw new SpecError(error('template', `template ${name} was not found`, { file: candidates.at(-1), hint: 'reinstall capi-render, or add the template to your templates folder' }));
+  throw new SpecError(
+    error('template', `template ${name} was not found`, {
+      file: candidates.at(-1),
+      hint: 'reinstall capi-render, or add the template to your templates folder',
+    }),
+  );
 }
 
 // Image re-pins (`upgrade --images --pr`): a body of their own, from their own template, so that

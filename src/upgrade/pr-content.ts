@@ -30,8 +30,21 @@ export interface PrBodyInput {
 export function buildPrBody(input: PrBodyInput): string {
   const { outcome } = input;
   const findings = outcome.report.findings;
-  const sites = new Map(outcome.edited.flatMap((f) => f.edits.flatMap((e) => e.targets.map((t) => [`${t.environment}: ${t.provider}`, { file: f.file, line: e.line }] as const))));
-  const moves = outcome.targets.map((t) => ({ env: t.environment, component: t.label, from: t.from, to: t.to, fromContract: t.fromContract, toContract: t.toContract }));
+  const sites = new Map(
+    outcome.edited.flatMap((f) =>
+      f.edits.flatMap((e) =>
+        e.targets.map((t) => [`${t.environment}: ${t.provider}`, { file: f.file, line: e.line }] as const),
+      ),
+    ),
+  );
+  const moves = outcome.targets.map((t) => ({
+    env: t.environment,
+    component: t.label,
+    from: t.from,
+    to: t.to,
+    fromContract: t.fromContract,
+    toContract: t.toContract,
+  }));
   const rows = buildSummaryRows(findings, moves);
   const setIn = (environment: string, label: string): string => {
     const target = outcome.targets.find((t) => t.environment === environment && t.label === label);
@@ -54,7 +67,10 @@ export function buildPrBody(input: PrBodyInput): string {
       line: sites.get(`${t.environment}: ${t.provider}`)?.line ?? 0,
     })),
     summary: rows.map((row) => ({ ...row, setIn: setIn(row.environment, row.provider) })),
-    summaryTable: summaryTableMarkdown(rows, { title: 'Set in', cell: (row) => setIn(row.environment, row.provider) }).join('\n'),
+    summaryTable: summaryTableMarkdown(rows, {
+      title: 'Set in',
+      cell: (row) => setIn(row.environment, row.provider),
+    }).join('\n'),
     environments: [...new Set(outcome.targets.map((t) => t.environment))].sort(),
     report,
     ...reportFields(findings, input),

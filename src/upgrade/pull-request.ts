@@ -65,7 +65,11 @@ export interface PublishedPullRequest {
 /** Checks that `--pr` can work; SpecError `auth`/`git` naming what is missing. No side effects. */
 export async function preparePullRequest(git: GitRunner, settings: PullRequestSettings): Promise<PreparedPullRequest> {
   if (!settings.token) {
-    throw new SpecError(error('auth', '--pr needs a GitHub token to open the pull request', { hint: 'set GITHUB_TOKEN or GH_TOKEN to a token that may push and open pull requests' }));
+    throw new SpecError(
+      error('auth', '--pr needs a GitHub token to open the pull request', {
+        hint: 'set GITHUB_TOKEN or GH_TOKEN to a token that may push and open pull requests',
+      }),
+    );
   }
   await git(['rev-parse', '--show-toplevel']);
   const remote = settings.remote ?? 'origin';
@@ -75,17 +79,42 @@ export async function preparePullRequest(git: GitRunner, settings: PullRequestSe
   const [owner, repo, ...extra] = (slug ?? '').split('/');
   if (!owner || !repo || extra.length > 0) {
     throw new SpecError(
-      error('git', slug ? `--repository must be owner/name, got ${slug}` : `cannot tell the GitHub repository from remote ${remote} (${redactUrl(url)})`, { hint: 'pass --repository owner/name' }),
+      error(
+        'git',
+        slug
+          ? `--repository must be owner/name, got ${slug}`
+          : `cannot tell the GitHub repository from remote ${remote} (${redactUrl(url)})`,
+        { hint: 'pass --repository owner/name' },
+      ),
     );
   }
-  const branch = (await git(['symbolic-ref', '-q', '--short', 'HEAD']).catch(() => Buffer.from(''))).toString('utf8').trim();
+  const branch = (await git(['symbolic-ref', '-q', '--short', 'HEAD']).catch(() => Buffer.from('')))
+    .toString('utf8')
+    .trim();
   const base = settings.base ?? branch;
-  if (!base) throw new SpecError(error('git', 'HEAD is detached, so the base branch of the pull request is unknown', { hint: 'pass --pr-base BRANCH' }));
+  if (!base)
+    throw new SpecError(
+      error('git', 'HEAD is detached, so the base branch of the pull request is unknown', {
+        hint: 'pass --pr-base BRANCH',
+      }),
+    );
   const returnTo = branch || (await git(['rev-parse', 'HEAD'])).toString('utf8').trim();
   const apiBaseUrl = parsed?.apiBaseUrl ?? settings.github.apiUrl ?? GITHUB_API_BASE_URL;
-  const pulls = (settings.pulls ?? ((baseUrl, token) => createGitHubPulls({ baseUrl, token, ...(settings.fetch ? { fetch: settings.fetch } : {}) })))(apiBaseUrl, settings.token);
+  const pulls = (
+    settings.pulls ??
+    ((baseUrl, token) => createGitHubPulls({ baseUrl, token, ...(settings.fetch ? { fetch: settings.fetch } : {}) }))
+  )(apiBaseUrl, settings.token);
   const webOrigin = parsed?.webOrigin ?? (apiBaseUrl === GITHUB_API_BASE_URL ? `https://${GITHUB_HOST}` : undefined);
-  return { git, remote, owner, repo, base, returnTo, pulls, ...(webOrigin ? { webUrl: `${webOrigin}/${owner}/${repo}` } : {}) };
+  return {
+    git,
+    remote,
+    owner,
+    repo,
+    base,
+    returnTo,
+    pulls,
+    ...(webOrigin ? { webUrl: `${webOrigin}/${owner}/${repo}` } : {}),
+  };
 }
 
 /**
@@ -93,9 +122,14 @@ export async function preparePullRequest(git: GitRunner, settings: PullRequestSe
  * updates the pull request, and checks out the previous branch again. Undefined — and no branch,
  * commit or pull request — when `paths` hold no change.
  */
-export async function publishPullRequest(p: PreparedPullRequest, content: PullRequestContent): Promise<PublishedPullRequest | undefined> {
+export async function publishPullRequest(
+  p: PreparedPullRequest,
+  content: PullRequestContent,
+): Promise<PublishedPullRequest | undefined> {
   const { git } = p;
-  const status = (await git(['status', '--porcelain', '-z', '--untracked-files=all', '--', ...content.paths])).toString('utf8');
+  const status = (await git(['status', '--porcelain', '-z', '--untracked-files=all', '--', ...content.paths])).toString(
+    'utf8',
+  );
   if (status === '') return undefined;
   let commit: string;
   await git(['checkout', '-q', '-B', content.branch]);
@@ -112,7 +146,12 @@ export async function publishPullRequest(p: PreparedPullRequest, content: PullRe
     const pull = await p.pulls.update(p.owner, p.repo, open.number, { title: content.title, body: content.body });
     return { branch: content.branch, commit, action: 'updated', pull };
   }
-  const pull = await p.pulls.create(p.owner, p.repo, { title: content.title, body: content.body, head: content.branch, base: p.base });
+  const pull = await p.pulls.create(p.owner, p.repo, {
+    title: content.title,
+    body: content.body,
+    head: content.branch,
+    base: p.base,
+  });
   return { branch: content.branch, commit, action: 'created', pull };
 }
 
@@ -121,7 +160,10 @@ export async function publishPullRequest(p: PreparedPullRequest, content: PullRe
  * `git@github.com:o/r.git`, `ssh://git@github.com/o/r.git`, or the same on a configured GitHub
  * Enterprise host. Undefined for anything else (a local path, another forge).
  */
-export function parseRemote(url: string, config: GitHubConfig): { owner: string; repo: string; apiBaseUrl: string; webOrigin: string } | undefined {
+export function parseRemote(
+  url: string,
+  config: GitHubConfig,
+): { owner: string; repo: string; apiBaseUrl: string; webOrigin: string } | undefined {
   const scp = /^(?:[^@/]+@)?([^:/]+):(?!\/)(.+)$/.exec(url);
   let host: string;
   let pathname: string;
@@ -140,9 +182,22 @@ export function parseRemote(url: string, config: GitHubConfig): { owner: string;
   }
   const m = /^\/?([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(pathname);
   if (!m) return undefined;
-  if (host === GITHUB_HOST) return { owner: m[1]!, repo: m[2]!, apiBaseUrl: config.apiUrl ?? GITHUB_API_BASE_URL, webOrigin: `https://${GITHUB_HOST}` };
+  if (host === GITHUB_HOST)
+    return {
+      owner: m[1]!,
+      repo: m[2]!,
+      apiBaseUrl: config.apiUrl ?? GITHUB_API_BASE_URL,
+      webOrigin: `https://${GITHUB_HOST}`,
+    };
   const enterprise = (config.enterpriseHosts ?? []).find((h) => hostOf(h.origin) === host);
-  return enterprise ? { owner: m[1]!, repo: m[2]!, apiBaseUrl: enterpriseApiBaseUrl(enterprise), webOrigin: enterprise.origin.replace(/\/+$/, '') } : undefined;
+  return enterprise
+    ? {
+        owner: m[1]!,
+        repo: m[2]!,
+        apiBaseUrl: enterpriseApiBaseUrl(enterprise),
+        webOrigin: enterprise.origin.replace(/\/+$/, ''),
+      }
+    : undefined;
 }
 
 function hostOf(origin: string): string | undefined {

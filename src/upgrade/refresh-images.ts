@@ -51,14 +51,34 @@ export async function refreshPinnedImages(options: {
   const current = await render({ ...renderOptions, environments: [] });
   const unknown = options.environments.filter((e) => !current.allEnvironments.includes(e));
   if (unknown.length > 0) throw unknownEnvironments(unknown, current.allEnvironments);
-  const chosen = new Set(current.environments.filter((e) => selected.includes(e.environment.name)).flatMap((e) => e.pinnedImages.map(([image]) => lockKeyOf(e, image))));
+  const chosen = new Set(
+    current.environments
+      .filter((e) => selected.includes(e.environment.name))
+      .flatMap((e) => e.pinnedImages.map(([image]) => lockKeyOf(e, image))),
+  );
   const next = await render({ ...renderOptions, lock: current.lock, refreshImages: (image) => chosen.has(image) });
   const outRel = path.relative(repoRoot, next.outputDir).split(path.sep).join('/') || '.';
-  const report = compareRendered({ files: await readTreeFromDisk(next.outputDir), lock: lockBefore }, { files: next.files, lock: next.lock }, { where: outRel });
-  const written = await writeRenderResult(next, { repoRoot, previousLockText: options.previousLockText, previousLock: lockBefore, allowRemoval: options.allowRemoval ?? false });
-  const users = (key: string) => next.environments.filter((e) => e.pinnedImages.some(([i]) => lockKeyOf(e, i) === key)).map((e) => e.environment.name);
+  const report = compareRendered(
+    { files: await readTreeFromDisk(next.outputDir), lock: lockBefore },
+    { files: next.files, lock: next.lock },
+    { where: outRel },
+  );
+  const written = await writeRenderResult(next, {
+    repoRoot,
+    previousLockText: options.previousLockText,
+    previousLock: lockBefore,
+    allowRemoval: options.allowRemoval ?? false,
+  });
+  const users = (key: string) =>
+    next.environments
+      .filter((e) => e.pinnedImages.some(([i]) => lockKeyOf(e, i) === key))
+      .map((e) => e.environment.name);
   const moved = lockChanges(lockBefore, next.lock)
-    .flatMap((c) => (c.kind === 'image-digest' ? [{ image: c.image, before: c.before, after: c.after, environments: users(c.image) }] : []))
+    .flatMap((c) =>
+      c.kind === 'image-digest'
+        ? [{ image: c.image, before: c.before, after: c.after, environments: users(c.image) }]
+        : [],
+    )
     .sort((a, b) => (a.image < b.image ? -1 : a.image > b.image ? 1 : 0));
   const gitopsRel = path.relative(repoRoot, written.gitops.root).split(path.sep).join('/') || '.';
   const changedPaths = [

@@ -10,7 +10,11 @@ import { SpecError, error } from '../errors.js';
 import { isJsonObject, type KubeObject } from '../manifest/object.js';
 
 /** The objects of a file tree; `environments` limits it (default: every environment folder). */
-export function renderedSide(files: ReadonlyMap<string, string>, where: string, environments?: readonly string[]): RenderedSide {
+export function renderedSide(
+  files: ReadonlyMap<string, string>,
+  where: string,
+  environments?: readonly string[],
+): RenderedSide {
   const out: RenderedSide = { environments: {} };
   for (const [rel, text] of files) {
     const parts = rel.split('/');
@@ -21,7 +25,13 @@ export function renderedSide(files: ReadonlyMap<string, string>, where: string, 
     try {
       docs = jsYaml.loadAll(text);
     } catch (e) {
-      throw new SpecError(error('output', `${where}/${rel} is not valid YAML: ${(e as { reason?: string }).reason ?? (e as Error).message}`, { file: `${where}/${rel}` }));
+      throw new SpecError(
+        error(
+          'output',
+          `${where}/${rel} is not valid YAML: ${(e as { reason?: string }).reason ?? (e as Error).message}`,
+          { file: `${where}/${rel}` },
+        ),
+      );
     }
     const objects = docs.filter((d): d is KubeObject => isJsonObject(d) && typeof d.kind === 'string');
     const components = (out.environments[env] ??= {});

@@ -38,7 +38,8 @@ export interface PlanProvider {
  * (`plan --offline`; with its fetch time), or nowhere — the source cannot list (GitLab generic
  * packages), so `available` holds only the current version and newer releases are unknown.
  */
-export type VersionListing = { kind: 'live' } | { kind: 'cached'; fetchedAt: string } | { kind: 'unlisted'; reason: string };
+export type VersionListing =
+  { kind: 'live' } | { kind: 'cached'; fetchedAt: string } | { kind: 'unlisted'; reason: string };
 
 /** Where a plan row's versions came from, as the plan's JSON reports it. */
 export interface ListingProvenance {
@@ -91,16 +92,31 @@ export interface UpgradeInfo {
  */
 export function upgradeInfo(p: PlanProvider): { info?: UpgradeInfo; problems: Diagnostic[] } {
   const current = parseVersion(p.version);
-  if (!current) return { problems: [error('upgrade', `${p.provider} is pinned to ${p.version}, which is not a semantic version`, { object: p.provider })] };
+  if (!current)
+    return {
+      problems: [
+        error('upgrade', `${p.provider} is pinned to ${p.version}, which is not a semantic version`, {
+          object: p.provider,
+        }),
+      ],
+    };
   const currentSeries = releaseSeriesFor(p.metadata, p.version);
   const seriesList = p.metadata.releaseSeries.map((s) => `${s.major}.${s.minor}→${s.contract}`).join(', ');
   if (!currentSeries) {
     return {
       problems: [
-        error('metadata-invalid', peerWording('clusterctl', `invalid provider metadata: version ${p.version} (the current version) for the provider ${instanceName(p)} does not match any release series`, p.provider), {
-          object: p.provider,
-          hint: `the newest metadata.yaml in ${p.sourceDescription} lists ${seriesList}`,
-        }),
+        error(
+          'metadata-invalid',
+          peerWording(
+            'clusterctl',
+            `invalid provider metadata: version ${p.version} (the current version) for the provider ${instanceName(p)} does not match any release series`,
+            p.provider,
+          ),
+          {
+            object: p.provider,
+            hint: `the newest metadata.yaml in ${p.sourceDescription} lists ${seriesList}`,
+          },
+        ),
       ],
     };
   }
@@ -111,10 +127,18 @@ export function upgradeInfo(p: PlanProvider): { info?: UpgradeInfo; problems: Di
     if (!v || semver.compare(v, current) <= 0) continue;
     if (!releaseSeriesFor(p.metadata, tag)) {
       problems.push(
-        error('metadata-invalid', peerWording('clusterctl', `invalid provider metadata: version ${tag} (one of the available versions) for the provider ${instanceName(p)} does not match any release series`, p.provider), {
-          object: p.provider,
-          hint: `the newest metadata.yaml in ${p.sourceDescription} lists ${seriesList}; planning needs every newer release in a series, as clusterctl does`,
-        }),
+        error(
+          'metadata-invalid',
+          peerWording(
+            'clusterctl',
+            `invalid provider metadata: version ${tag} (one of the available versions) for the provider ${instanceName(p)} does not match any release series`,
+            p.provider,
+          ),
+          {
+            object: p.provider,
+            hint: `the newest metadata.yaml in ${p.sourceDescription} lists ${seriesList}; planning needs every newer release in a series, as clusterctl does`,
+          },
+        ),
       );
       continue;
     }
@@ -122,7 +146,10 @@ export function upgradeInfo(p: PlanProvider): { info?: UpgradeInfo; problems: Di
   }
   if (problems.length > 0) return { problems };
   next.sort((a, b) => semver.compare(a.semver, b.semver) || (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));
-  return { info: { provider: p, current: { tag: p.version, semver: current }, currentContract: currentSeries.contract, next }, problems: [] };
+  return {
+    info: { provider: p, current: { tag: p.version, semver: current }, currentContract: currentSeries.contract, next },
+    problems: [],
+  };
 }
 
 /** The contract of a version by the newest metadata's series; undefined when no series matches. */
@@ -134,7 +161,11 @@ export function contractOf(info: UpgradeInfo, version: string): string | undefin
  * The highest stable next version whose series implements one of `contracts`
  * (clusterctl getLatestNextVersion); undefined when there is none.
  */
-export function latestNextVersion(info: UpgradeInfo, contracts: readonly string[], filter: (v: TaggedVersion) => boolean = () => true): TaggedVersion | undefined {
+export function latestNextVersion(
+  info: UpgradeInfo,
+  contracts: readonly string[],
+  filter: (v: TaggedVersion) => boolean = () => true,
+): TaggedVersion | undefined {
   let best: TaggedVersion | undefined;
   for (const v of info.next) {
     if (v.semver.prerelease.length > 0 || !filter(v)) continue;
@@ -148,7 +179,9 @@ export function latestNextVersion(info: UpgradeInfo, contracts: readonly string[
 /** The newest stable patch release of the current major.minor above the current version. */
 export function latestPatch(info: UpgradeInfo): TaggedVersion | undefined {
   const { major, minor } = info.current.semver;
-  const same = info.next.filter((v) => v.semver.prerelease.length === 0 && v.semver.major === major && v.semver.minor === minor);
+  const same = info.next.filter(
+    (v) => v.semver.prerelease.length === 0 && v.semver.major === major && v.semver.minor === minor,
+  );
   return same.at(-1);
 }
 
@@ -166,7 +199,9 @@ export const MAX_MINOR_SKIP = 3;
  * control plane, once their current version is 1.10.0 or newer.
  */
 export function skipRuleApplies(p: Pick<PlanProvider, 'kind' | 'name'>, current: semver.SemVer): boolean {
-  const guarded = p.kind === 'CoreProvider' || ((p.kind === 'BootstrapProvider' || p.kind === 'ControlPlaneProvider') && p.name === 'kubeadm');
+  const guarded =
+    p.kind === 'CoreProvider' ||
+    ((p.kind === 'BootstrapProvider' || p.kind === 'ControlPlaneProvider') && p.name === 'kubeadm');
   return guarded && semver.compare(current, SKIP_RULE_FROM) >= 0;
 }
 
@@ -174,6 +209,10 @@ export function skipRuleApplies(p: Pick<PlanProvider, 'kind' | 'name'>, current:
  * Whether going from `current` to `next` breaks the skip rule: the minor may grow by at most 3.
  * Like clusterctl, only the minor numbers are compared.
  */
-export function exceedsSkipLimit(p: Pick<PlanProvider, 'kind' | 'name'>, current: semver.SemVer, next: semver.SemVer): boolean {
+export function exceedsSkipLimit(
+  p: Pick<PlanProvider, 'kind' | 'name'>,
+  current: semver.SemVer,
+  next: semver.SemVer,
+): boolean {
   return skipRuleApplies(p, current) && next.minor > current.minor + MAX_MINOR_SKIP;
 }

@@ -64,18 +64,29 @@ export function contractChanges(before: LockFile, after: LockFile, environments?
         ...(was ? { from: was.version } : {}),
         to: p.version,
       };
-      if (core && core !== p) change.core = { provider: labelOf(core.provider), ...(coreWas?.contract ? { before: coreWas.contract } : {}), ...(core.contract ? { after: core.contract } : {}) };
+      if (core && core !== p)
+        change.core = {
+          provider: labelOf(core.provider),
+          ...(coreWas?.contract ? { before: coreWas.contract } : {}),
+          ...(core.contract ? { after: core.contract } : {}),
+        };
       out.push(change);
     }
   }
-  return out.sort((x, y) => (x.env < y.env ? -1 : x.env > y.env ? 1 : x.provider < y.provider ? -1 : x.provider > y.provider ? 1 : 0));
+  return out.sort((x, y) =>
+    x.env < y.env ? -1 : x.env > y.env ? 1 : x.provider < y.provider ? -1 : x.provider > y.provider ? 1 : 0,
+  );
 }
 
 /**
  * Per environment and provider whose locked version differs between the locks: the variables it read
  * a value for on each side (the lock's names), when those differ.
  */
-export function variableUseChanges(before: LockFile, after: LockFile, environments?: readonly string[]): VariableUseChange[] {
+export function variableUseChanges(
+  before: LockFile,
+  after: LockFile,
+  environments?: readonly string[],
+): VariableUseChange[] {
   const out: VariableUseChange[] = [];
   for (const env of after.environments) {
     if (environments && environments.length > 0 && !environments.includes(env.name)) continue;
@@ -122,7 +133,9 @@ export function lockedVersions(before: LockFile, after: LockFile, environments?:
       });
     }
   }
-  return out.sort((x, y) => (x.env < y.env ? -1 : x.env > y.env ? 1 : x.component < y.component ? -1 : x.component > y.component ? 1 : 0));
+  return out.sort((x, y) =>
+    x.env < y.env ? -1 : x.env > y.env ? 1 : x.component < y.component ? -1 : x.component > y.component ? 1 : 0,
+  );
 }
 
 /** `CoreProvider/capi-system/cluster-api` → `cluster-api`, the component folder the finding belongs to. */

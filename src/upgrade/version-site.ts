@@ -57,13 +57,19 @@ export function versionInPatch(text: string): SiteLookup {
       const op = scalarText(pairOf(item, 'op')?.value);
       const path = scalarText(pairOf(item, 'path')?.value);
       if (op === undefined || path === undefined) continue;
-      if (['', '/spec', '/spec/version'].includes(path) || (op === 'move' && scalarText(pairOf(item, 'from')?.value)?.startsWith('/spec/version'))) last = { op, path, node: item };
+      if (
+        ['', '/spec', '/spec/version'].includes(path) ||
+        (op === 'move' && scalarText(pairOf(item, 'from')?.value)?.startsWith('/spec/version'))
+      )
+        last = { op, path, node: item };
     }
     if (!last) return { unsupported: 'no operation of the patch sets /spec/version' };
-    if (last.op !== 'replace' && last.op !== 'add') return { unsupported: `the patch's last operation on /spec/version is \`${last.op} ${last.path}\`` };
+    if (last.op !== 'replace' && last.op !== 'add')
+      return { unsupported: `the patch's last operation on /spec/version is \`${last.op} ${last.path}\`` };
     const value = pairOf(last.node, 'value')?.value as Node | null | undefined;
     if (last.path === '/spec/version') return scalarEdit(text, value, `${last.op} /spec/version`);
-    if (last.path === '/spec' && isMap(value) && pairOf(value, 'version')) return scalarEdit(text, pairOf(value, 'version')!.value as Node | null, `${last.op} /spec (version)`);
+    if (last.path === '/spec' && isMap(value) && pairOf(value, 'version'))
+      return scalarEdit(text, pairOf(value, 'version')!.value as Node | null, `${last.op} /spec (version)`);
     return { unsupported: `the patch sets /spec/version through \`${last.op} ${last.path || '/'}\`` };
   }
   if (isMap(root)) {
@@ -81,7 +87,12 @@ export function versionInPatch(text: string): SiteLookup {
  * single-line plain or quoted strings directly. Undefined when the mapping is not exact (escapes,
  * folding), checked by comparing the bytes.
  */
-export function mapInlineRange(file: string, outer: Scalar, start: number, end: number): { start: number; end: number } | undefined {
+export function mapInlineRange(
+  file: string,
+  outer: Scalar,
+  start: number,
+  end: number,
+): { start: number; end: number } | undefined {
   const inner = String(outer.value);
   const expect = inner.slice(start, end);
   const [from, to] = outer.range ?? [0, 0];
@@ -104,7 +115,10 @@ export function mapInlineRange(file: string, outer: Scalar, start: number, end: 
 }
 
 /** Shifts a site found inside an inline patch into file coordinates. */
-export function shiftEdit(edit: VersionEdit, map: (start: number, end: number) => { start: number; end: number } | undefined): VersionEdit | undefined {
+export function shiftEdit(
+  edit: VersionEdit,
+  map: (start: number, end: number) => { start: number; end: number } | undefined,
+): VersionEdit | undefined {
   if (edit.type !== 'replace') return undefined;
   const mapped = map(edit.start, edit.end);
   return mapped ? { ...edit, ...mapped } : undefined;
@@ -112,7 +126,14 @@ export function shiftEdit(edit: VersionEdit, map: (start: number, end: number) =
 
 function scalarEdit(text: string, node: Node | null | undefined, what: string): SiteLookup {
   if (!isScalar(node) || !node.range) return { unsupported: `${what} is not a plain or quoted string` };
-  const style: ScalarStyle | undefined = node.type === 'PLAIN' ? 'plain' : node.type === 'QUOTE_DOUBLE' ? 'double' : node.type === 'QUOTE_SINGLE' ? 'single' : undefined;
+  const style: ScalarStyle | undefined =
+    node.type === 'PLAIN'
+      ? 'plain'
+      : node.type === 'QUOTE_DOUBLE'
+        ? 'double'
+        : node.type === 'QUOTE_SINGLE'
+          ? 'single'
+          : undefined;
   if (!style) return { unsupported: `${what} is a block scalar` };
   const [start, end] = node.range;
   const source = text.slice(start, end);

@@ -24,9 +24,21 @@ import { copyExample } from '../helpers/repo.js';
 import { skipWithout } from '../helpers/requirements.js';
 
 const CHROMIUM = process.env.CAPI_RENDER_CHROMIUM ?? '/usr/bin/chromium';
-const skipBrowser = skipWithout(existsSync(CHROMIUM) ? undefined : `Debian's chromium is not at ${CHROMIUM} (apt-get install chromium)`, 'the report browser tests');
+const skipBrowser = skipWithout(
+  existsSync(CHROMIUM) ? undefined : `Debian's chromium is not at ${CHROMIUM} (apt-get install chromium)`,
+  'the report browser tests',
+);
 const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** The pages, made once: the example as committed, and the example after upgrading prod to v1.12.0. */
 interface Pages {
@@ -55,7 +67,9 @@ describe.skipIf(skipBrowser)('the report in a browser', () => {
     });
     context.on('request', (r) => requests.push(r.url()));
     // Anything but the page file itself is refused outright, so a leak fails loudly instead of hanging.
-    await context.route('**/*', (route) => (route.request().url().startsWith('file://') ? route.continue() : route.abort()));
+    await context.route('**/*', (route) =>
+      route.request().url().startsWith('file://') ? route.continue() : route.abort(),
+    );
     context.on('console', (m) => {
       if (m.type() === 'error') consoleErrors.push(m.text());
     });
@@ -73,17 +87,25 @@ describe.skipIf(skipBrowser)('the report in a browser', () => {
     return page;
   }
 
-  const cell = (page: Page, provider: string, env: string) => page.locator(`tr[data-provider="${provider}"] td[data-env="${env}"]`);
+  const cell = (page: Page, provider: string, env: string) =>
+    page.locator(`tr[data-provider="${provider}"] td[data-env="${env}"]`);
 
   it('the example: the matrix shows each locked version and what can move; a cell expands', async () => {
     const page = await open(pages.example);
-    expect(await page.locator('#summary').innerText()).toBe('2 environments (Argo CD: prod; Flux: dev); 3 providers can move within their contract (prod); none to a next contract');
+    expect(await page.locator('#summary').innerText()).toBe(
+      '2 environments (Argo CD: prod; Flux: dev); 3 providers can move within their contract (prod); none to a next contract',
+    );
     expect(await page.locator('.matrix thead th.group').allInnerTexts()).toEqual(['Argo CD', 'Flux']);
-    const summaryOf = async (provider: string, env: string) => (await cell(page, provider, env).locator('summary').innerText()).replace(/\s+/g, ' ').trim();
+    const summaryOf = async (provider: string, env: string) =>
+      (await cell(page, provider, env).locator('summary').innerText()).replace(/\s+/g, ' ').trim();
     expect(await summaryOf('cert-manager', 'prod')).toBe('v1.19.4no contract');
     expect(await summaryOf('cluster-api', 'prod')).toBe('v1.11.0v1beta2minor');
     expect(await summaryOf('cluster-api', 'dev')).toBe('v1.12.0v1beta2');
-    expect(await cell(page, 'cluster-api', 'prod').locator('[data-mark]').evaluateAll((els) => els.map((e) => e.getAttribute('data-mark')))).toEqual(['minor']);
+    expect(
+      await cell(page, 'cluster-api', 'prod')
+        .locator('[data-mark]')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('data-mark'))),
+    ).toEqual(['minor']);
     expect(await cell(page, 'infrastructure-docker', 'prod').innerText()).toBe('not installed');
 
     const facts = cell(page, 'cluster-api', 'prod').locator('dl.facts');
@@ -99,7 +121,8 @@ describe.skipIf(skipBrowser)('the report in a browser', () => {
   it('the example: each environment says where it is delivered', async () => {
     const page = await open(pages.example);
     await page.setViewportSize({ width: 1024, height: 900 });
-    const facts = async (env: string) => (await page.locator(`#env-${env} .delivery dl.facts`).innerText()).replace(/\s*\n\s*/g, '\n').split('\n');
+    const facts = async (env: string) =>
+      (await page.locator(`#env-${env} .delivery dl.facts`).innerText()).replace(/\s*\n\s*/g, '\n').split('\n');
     expect(await page.locator('#env-prod .delivery').getAttribute('data-mode')).toBe('path');
     expect(await facts('prod')).toEqual([
       'controller',
@@ -124,13 +147,21 @@ describe.skipIf(skipBrowser)('the report in a browser', () => {
 
   it('an upgrade v1.11.0 → v1.12.0: summary, ranked findings, and the RBAC rule change behind a click', async () => {
     const page = await open(pages.upgrade);
-    expect(await page.locator('#summary').innerText()).toBe('1 environment changed; 0 dangers; 2 warnings; 20 info findings');
+    expect(await page.locator('#summary').innerText()).toBe(
+      '1 environment changed; 0 dangers; 2 warnings; 20 info findings',
+    );
     expect(await page.locator('details.finding').count()).toBe(22);
-    expect(await page.locator('details.finding').evaluateAll((els) => els.map((e) => e.getAttribute('data-severity')).slice(0, 3))).toEqual(['warning', 'warning', 'info']);
+    expect(
+      await page
+        .locator('details.finding')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('data-severity')).slice(0, 3)),
+    ).toEqual(['warning', 'warning', 'info']);
     expect(await cell(page, 'cluster-api', 'prod').locator('summary').innerText()).toContain('v1.12.0');
     expect(await cell(page, 'cluster-api', 'prod').locator('[data-mark]').count()).toBe(0);
 
-    const role = page.locator('details.object[data-object="ClusterRole.rbac.authorization.k8s.io/capi-kubeadm-control-plane-manager-role"]');
+    const role = page.locator(
+      'details.object[data-object="ClusterRole.rbac.authorization.k8s.io/capi-kubeadm-control-plane-manager-role"]',
+    );
     const secrets = role.locator('tr.field[data-path="rules[secrets]"]');
     expect(await secrets.isVisible()).toBe(false);
     await role.locator('summary').click();
@@ -146,47 +177,71 @@ describe.skipIf(skipBrowser)('the report in a browser', () => {
     await page.close();
   });
 
-  it.each([1024, 1400])('the object diff at %i px: paths wrap at . and [, values inside their cell, no sideways scroll', async (width) => {
-    const page = await open(pages.upgrade);
-    await page.setViewportSize({ width, height: 900 });
-    const layout = await measureObjectDiff(page);
-    console.log(`object diff at ${width} px: ${JSON.stringify(layout)}`);
-    // Shot before the checks, so a failing run leaves the picture of what failed.
-    await shoot(page, `report-upgrade-objects-${width}.png`, { element: 'details.object[data-object="Deployment.apps/capi-system/capi-controller-manager"]' });
-    await shoot(page, `report-upgrade-tallest-${width}.png`, { element: 'tr.field[data-tallest]' });
-    await shoot(page, `report-upgrade-schema-${width}.png`, { element: 'tr.field:has(details.properties[open])' });
-    expect(layout.rows).toBeGreaterThan(50);
-    expect(layout.pageWidth, 'document.documentElement.scrollWidth').toBeLessThanOrEqual(layout.innerWidth);
-    expect(layout.broken, 'rows whose path or value breaks inside a part that fits its cell, or whose value leaves its cell').toEqual([]);
-    expect(layout.tallest.height, `the tallest row (${layout.tallest.path})`).toBeLessThanOrEqual(TALLEST_ROW);
-    await page.close();
-  });
+  it.each([1024, 1400])(
+    'the object diff at %i px: paths wrap at . and [, values inside their cell, no sideways scroll',
+    async (width) => {
+      const page = await open(pages.upgrade);
+      await page.setViewportSize({ width, height: 900 });
+      const layout = await measureObjectDiff(page);
+      console.log(`object diff at ${width} px: ${JSON.stringify(layout)}`);
+      // Shot before the checks, so a failing run leaves the picture of what failed.
+      await shoot(page, `report-upgrade-objects-${width}.png`, {
+        element: 'details.object[data-object="Deployment.apps/capi-system/capi-controller-manager"]',
+      });
+      await shoot(page, `report-upgrade-tallest-${width}.png`, { element: 'tr.field[data-tallest]' });
+      await shoot(page, `report-upgrade-schema-${width}.png`, { element: 'tr.field:has(details.properties[open])' });
+      expect(layout.rows).toBeGreaterThan(50);
+      expect(layout.pageWidth, 'document.documentElement.scrollWidth').toBeLessThanOrEqual(layout.innerWidth);
+      expect(
+        layout.broken,
+        'rows whose path or value breaks inside a part that fits its cell, or whose value leaves its cell',
+      ).toEqual([]);
+      expect(layout.tallest.height, `the tallest row (${layout.tallest.path})`).toBeLessThanOrEqual(TALLEST_ROW);
+      await page.close();
+    },
+  );
 
-  it.each([390, 1400])('the whole review at %i px: nothing leaves the window but tables scrolling in their own wrapper', async (width) => {
-    const page = await open(pages.upgrade);
-    await page.setViewportSize({ width, height: 900 });
-    // Every part a phone used to clip is on this page.
-    for (const part of ['.table-scroll > table.matrix', '.table-scroll > table.summary-table', '#env-prod .card.delivery', '#env-prod .table-scroll > table.grants', 'details.object']) {
-      expect(await page.locator(part).count(), part).toBeGreaterThan(0);
-    }
-    await shoot(page, `report-upgrade-${width}.png`, { fullPage: true });
-    const layout = (await page.evaluate(MEASURE_OVERFLOW)) as OverflowLayout;
-    console.log(`the whole review at ${width} px: ${JSON.stringify({ ...layout, outside: layout.outside.length })}`);
-    expect(layout.pageWidth, 'document.documentElement.scrollWidth').toBeLessThanOrEqual(layout.innerWidth);
-    expect(layout.outside, 'elements past the window and not inside a scroll container').toEqual([]);
-    expect(layout.elements).toBeGreaterThan(1000);
-    // The matrix scrolls inside its wrapper on a phone, and fits as it is on a desktop.
-    expect(layout.matrixScrolls).toBe(width < 600);
-    await page.close();
-  });
+  it.each([390, 1400])(
+    'the whole review at %i px: nothing leaves the window but tables scrolling in their own wrapper',
+    async (width) => {
+      const page = await open(pages.upgrade);
+      await page.setViewportSize({ width, height: 900 });
+      // Every part a phone used to clip is on this page.
+      for (const part of [
+        '.table-scroll > table.matrix',
+        '.table-scroll > table.summary-table',
+        '#env-prod .card.delivery',
+        '#env-prod .table-scroll > table.grants',
+        'details.object',
+      ]) {
+        expect(await page.locator(part).count(), part).toBeGreaterThan(0);
+      }
+      await shoot(page, `report-upgrade-${width}.png`, { fullPage: true });
+      const layout = (await page.evaluate(MEASURE_OVERFLOW)) as OverflowLayout;
+      console.log(`the whole review at ${width} px: ${JSON.stringify({ ...layout, outside: layout.outside.length })}`);
+      expect(layout.pageWidth, 'document.documentElement.scrollWidth').toBeLessThanOrEqual(layout.innerWidth);
+      expect(layout.outside, 'elements past the window and not inside a scroll container').toEqual([]);
+      expect(layout.elements).toBeGreaterThan(1000);
+      // The matrix scrolls inside its wrapper on a phone, and fits as it is on a desktop.
+      expect(layout.matrixScrolls).toBe(width < 600);
+      await page.close();
+    },
+  );
 
   it('a hostile object name and label are shown as text, never run', async () => {
     const page = await open(pages.upgrade);
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator('script').count()).toBe(0);
     expect(await page.locator('img').count()).toBe(0);
-    expect(await page.locator('details.object[data-object="ConfigMap/capi-system/<script>window.__pwned=2</script>"] code').first().innerText()).toBe('ConfigMap/capi-system/<script>window.__pwned=2</script>');
-    expect(await page.locator('#env-prod .label').first().innerText()).toBe('cluster: <script>window.__pwned=1</script>');
+    expect(
+      await page
+        .locator('details.object[data-object="ConfigMap/capi-system/<script>window.__pwned=2</script>"] code')
+        .first()
+        .innerText(),
+    ).toBe('ConfigMap/capi-system/<script>window.__pwned=2</script>');
+    expect(await page.locator('#env-prod .label').first().innerText()).toBe(
+      'cluster: <script>window.__pwned=1</script>',
+    );
     await page.close();
   });
 
@@ -198,7 +253,11 @@ describe.skipIf(skipBrowser)('the report in a browser', () => {
 
 async function shoot(page: Page, name: string, options: { element?: string; fullPage?: boolean } = {}): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  if (options.element) await page.locator(options.element).first().screenshot({ path: path.join(ARTIFACTS, name) });
+  if (options.element)
+    await page
+      .locator(options.element)
+      .first()
+      .screenshot({ path: path.join(ARTIFACTS, name) });
   else await page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: options.fullPage ?? false });
 }
 
@@ -306,7 +365,10 @@ async function makePages(work: string): Promise<Pages> {
   const repo = copyExample({ committed: true, dir: path.join(work, 'repo') });
   const env = { ...gitEnv(path.join(work, 'home')), CAPI_RENDER_CACHE_DIR: path.join(work, 'cache') };
   const overlay = path.join(repo, 'overlays/prod/overlay.yaml');
-  writeFileSync(overlay, readFileSync(overlay, 'utf8').replace('cluster: mgmt-prod-eu', 'cluster: "<script>window.__pwned=1</script>"'));
+  writeFileSync(
+    overlay,
+    readFileSync(overlay, 'utf8').replace('cluster: mgmt-prod-eu', 'cluster: "<script>window.__pwned=1</script>"'),
+  );
   initRepo(repo, env);
   const example = path.join(work, 'example.html');
   const made = await runCli(['report', '--offline', '--out', example], { cwd: repo, env });

@@ -41,20 +41,30 @@ async function fixed<T>(target: FuzzTarget<T>): Promise<void> {
   const cases = CASES[target.name];
   expect(cases, `no case count for fuzz target ${target.name}`).toBeDefined();
   const figures = await runTarget(target, { seed: SEED, numRuns: cases!, failuresDir: FAILURES });
-  console.info(`fuzz ${target.name}: ${figures.cases} cases in ${(figures.ms / 1000).toFixed(1)} s, ${figures.failures} failures`);
+  console.info(
+    `fuzz ${target.name}: ${figures.cases} cases in ${(figures.ms / 1000).toFixed(1)} s, ${figures.failures} failures`,
+  );
   expect(figures.violation ?? '', `shrunk case written to ${figures.file}`).toBe('');
   expect(figures.failures).toBe(0);
   expect(figures.cases).toBe(cases);
 }
 
 describe('bounded fuzz campaign', () => {
-  it('whole repositories: generated, mutated, built through the CLI, every property holds', async () => {
-    await fixed(repositoryTarget(2, COMMAND_HANG_MS));
-  }, TEST_HANG_MS);
+  it(
+    'whole repositories: generated, mutated, built through the CLI, every property holds',
+    async () => {
+      await fixed(repositoryTarget(2, COMMAND_HANG_MS));
+    },
+    TEST_HANG_MS,
+  );
 
-  it.each(parserTargets().map((t) => [t.name, t] as const))('parser %s: errors are diagnostics, round trips hold', async (_name, target) => {
-    await fixed(target);
-  }, TEST_HANG_MS);
+  it.each(parserTargets().map((t) => [t.name, t] as const))(
+    'parser %s: errors are diagnostics, round trips hold',
+    async (_name, target) => {
+      await fixed(target);
+    },
+    TEST_HANG_MS,
+  );
 
   it('has a case count for every target, and no other', () => {
     expect(Object.keys(CASES).sort()).toEqual(['repository', ...parserTargets().map((t) => t.name)].sort());

@@ -60,27 +60,52 @@ export async function runTarget<T>(target: FuzzTarget<T>, options: BudgetOptions
   const property = fc.asyncProperty(target.arbitrary, async (value) => {
     await target.property(value);
   });
-  const budget = options.timeMs === undefined ? {} : { interruptAfterTimeLimit: options.timeMs, markInterruptAsFailure: false };
-  const found = await fc.check(property, { seed: options.seed, numRuns: options.numRuns, endOnFailure: true, ...budget });
+  const budget =
+    options.timeMs === undefined ? {} : { interruptAfterTimeLimit: options.timeMs, markInterruptAsFailure: false };
+  const found = await fc.check(property, {
+    seed: options.seed,
+    numRuns: options.numRuns,
+    endOnFailure: true,
+    ...budget,
+  });
   let details = found;
   if (found.failed && found.counterexamplePath) {
-    const shrunk = await fc.check(property, { seed: options.seed, path: found.counterexamplePath, interruptAfterTimeLimit: options.shrinkMs ?? 60_000, markInterruptAsFailure: false });
+    const shrunk = await fc.check(property, {
+      seed: options.seed,
+      path: found.counterexamplePath,
+      interruptAfterTimeLimit: options.shrinkMs ?? 60_000,
+      markInterruptAsFailure: false,
+    });
     // Replayed, the case fails again (fast-check keeps the smallest failing value it reached).
     if (shrunk.failed && shrunk.counterexample) details = shrunk;
   }
   // numRuns of the first phase: the distinct generated cases (shrinking runs are not counted).
-  const figures: TargetFigures = { target: target.name, level: target.level, cases: found.numRuns, failures: found.failed ? 1 : 0, ms: Date.now() - started, seed: options.seed };
+  const figures: TargetFigures = {
+    target: target.name,
+    level: target.level,
+    cases: found.numRuns,
+    failures: found.failed ? 1 : 0,
+    ms: Date.now() - started,
+    seed: options.seed,
+  };
   if (details.failed && details.counterexample) {
     const value = details.counterexample[0] as T;
     const error = details.errorInstance as Error | undefined;
     figures.violation = error?.message ?? String(details.errorInstance);
-    if (options.failuresDir) figures.file = writeRegression(options.failuresDir, target, value, figures, details.counterexamplePath ?? '');
+    if (options.failuresDir)
+      figures.file = writeRegression(options.failuresDir, target, value, figures, details.counterexamplePath ?? '');
   }
   return figures;
 }
 
 /** Writes `<dir>/<target>-<seed>.test.ts`: the shrunk case as a test that passes once the bug is fixed. */
-function writeRegression<T>(dir: string, target: FuzzTarget<T>, value: T, figures: TargetFigures, replayPath: string): string {
+function writeRegression<T>(
+  dir: string,
+  target: FuzzTarget<T>,
+  value: T,
+  figures: TargetFigures,
+  replayPath: string,
+): string {
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${target.name}-${figures.seed}.test.ts`);
   const title = (figures.violation ?? '').split('\n')[0]!.replace(/'/g, "\\'").slice(0, 160);
@@ -89,7 +114,10 @@ function writeRegression<T>(dir: string, target: FuzzTarget<T>, value: T, figure
     `// Violation: ${(figures.violation ?? '').split('\n').slice(0, 6).join('\n//   ')}`,
     '// Move next to test/fuzz/regressions.test.ts (imports are relative to test/fuzz/) once the bug is fixed.',
     "import { it } from 'vitest';",
-    ...target.regression(value).split('\n').filter((l) => l.startsWith('import ')),
+    ...target
+      .regression(value)
+      .split('\n')
+      .filter((l) => l.startsWith('import ')),
     '',
     `it('${target.name}: ${title}', async () => {`,
     ...target
@@ -101,6 +129,10 @@ function writeRegression<T>(dir: string, target: FuzzTarget<T>, value: T, figure
     '',
   ].join('\n');
   writeFileSync(file, text);
-  if (target.data) writeFileSync(file.replace(/\.test\.ts$/, '.json'), `${JSON.stringify({ found: `npm run fuzz, seed ${figures.seed}: ${title}`, case: target.data(value) }, null, 1)}\n`);
+  if (target.data)
+    writeFileSync(
+      file.replace(/\.test\.ts$/, '.json'),
+      `${JSON.stringify({ found: `npm run fuzz, seed ${figures.seed}: ${title}`, case: target.data(value) }, null, 1)}\n`,
+    );
   return file;
 }

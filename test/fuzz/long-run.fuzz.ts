@@ -29,19 +29,34 @@ interface Totals {
 }
 
 it(`fuzz campaign (${minutes} min)`, async () => {
-  const all: FuzzTarget<unknown>[] = [repositoryTarget(1) as FuzzTarget<unknown>, ...(parserTargets() as FuzzTarget<unknown>[])];
+  const all: FuzzTarget<unknown>[] = [
+    repositoryTarget(1) as FuzzTarget<unknown>,
+    ...(parserTargets() as FuzzTarget<unknown>[]),
+  ];
   const targets = names.length > 0 ? all.filter((t) => names.includes(t.name)) : all;
   expect(targets.length, `FUZZ_TARGETS ${names.join(',')} names no target`).toBeGreaterThan(0);
   const deadline = Date.now() + minutes * 60_000;
-  const totals = new Map<string, Totals>(targets.map((t) => [t.name, { target: t.name, level: t.level, cases: 0, failures: 0, streak: 0, ms: 0, found: [] }]));
-  const save = () => statsFile && writeFileSync(statsFile, `${JSON.stringify({ minutes, firstSeed, targets: [...totals.values()] }, null, 2)}\n`);
+  const totals = new Map<string, Totals>(
+    targets.map((t) => [
+      t.name,
+      { target: t.name, level: t.level, cases: 0, failures: 0, streak: 0, ms: 0, found: [] },
+    ]),
+  );
+  const save = () =>
+    statsFile &&
+    writeFileSync(statsFile, `${JSON.stringify({ minutes, firstSeed, targets: [...totals.values()] }, null, 2)}\n`);
   // Round-robin in slices: parsers get short, many-case slices; the repository target longer ones.
   for (let round = 0; Date.now() < deadline; round++) {
     for (const t of targets) {
       const left = deadline - Date.now();
       if (left <= 0) break;
       const slice = Math.min(left, t.level === 'repository' ? 120_000 : 20_000);
-      const figures: TargetFigures = await runTarget(t, { seed: (firstSeed + round * 7919 + t.name.length) % 2_147_483_647, numRuns: 10_000_000, timeMs: slice, failuresDir });
+      const figures: TargetFigures = await runTarget(t, {
+        seed: (firstSeed + round * 7919 + t.name.length) % 2_147_483_647,
+        numRuns: 10_000_000,
+        timeMs: slice,
+        failuresDir,
+      });
       const sum = totals.get(t.name)!;
       sum.cases += figures.cases;
       sum.ms += figures.ms;

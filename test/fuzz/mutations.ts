@@ -11,15 +11,55 @@
  * between builds: both folders removed, an environment's folder removed, a GitOps file removed, an
  * output file edited in place.
  */
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import fc from 'fast-check';
 import { isMap, isScalar, isSeq, parseAllDocuments, type Document } from 'yaml';
 
-export const YAML_OPS = ['dup-key', 'anchor', 'alias-bomb', 'tag', 'deep', 'huge', 'bad-utf8', 'nul', 'crlf', 'bom', 'tab', 'separator', 'truncate'] as const;
+export const YAML_OPS = [
+  'dup-key',
+  'anchor',
+  'alias-bomb',
+  'tag',
+  'deep',
+  'huge',
+  'bad-utf8',
+  'nul',
+  'crlf',
+  'bom',
+  'tab',
+  'separator',
+  'truncate',
+] as const;
 export const STRUCT_OPS = ['wrong-type', 'unknown-field', 'delete-field', 'odd-name', 'duplicate-doc'] as const;
-export const FS_OPS = ['symlink-in', 'symlink-out', 'symlink-dir', 'fifo', 'dir-yaml', 'readonly', 'empty', 'case-collision', 'odd-file-name', 'delete', 'copy', 'overlay-linked-out', 'secret-file'] as const;
+export const FS_OPS = [
+  'symlink-in',
+  'symlink-out',
+  'symlink-dir',
+  'fifo',
+  'dir-yaml',
+  'readonly',
+  'empty',
+  'case-collision',
+  'odd-file-name',
+  'delete',
+  'copy',
+  'overlay-linked-out',
+  'secret-file',
+] as const;
 export const LOCK_OPS = ['edit-field', 'add-entry', 'remove-entry', 'conflict', 'dev-zero'] as const;
 
 /**
@@ -43,8 +83,20 @@ export type Stage = 'inputs' | 'all';
 
 const pick = fc.nat(1_000_000);
 export const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.record({ level: fc.constant('yaml' as const), op: fc.constantFrom(...YAML_OPS), file: pick, at: pick, size: fc.nat(6) }),
-  fc.record({ level: fc.constant('structure' as const), op: fc.constantFrom(...STRUCT_OPS), file: pick, at: pick, value: fc.nat(40) }),
+  fc.record({
+    level: fc.constant('yaml' as const),
+    op: fc.constantFrom(...YAML_OPS),
+    file: pick,
+    at: pick,
+    size: fc.nat(6),
+  }),
+  fc.record({
+    level: fc.constant('structure' as const),
+    op: fc.constantFrom(...STRUCT_OPS),
+    file: pick,
+    at: pick,
+    value: fc.nat(40),
+  }),
   fc.record({ level: fc.constant('fs' as const), op: fc.constantFrom(...FS_OPS), file: pick, at: pick }),
   fc.record({ level: fc.constant('lock' as const), op: fc.constantFrom(...LOCK_OPS), at: pick, value: fc.nat(40) }),
 );
@@ -59,7 +111,10 @@ export interface OutputDamage {
   at: number;
 }
 
-export const outputDamageArb: fc.Arbitrary<OutputDamage> = fc.record({ op: fc.constantFrom(...OUTPUT_DAMAGE_OPS), at: fc.nat(1_000_000) });
+export const outputDamageArb: fc.Arbitrary<OutputDamage> = fc.record({
+  op: fc.constantFrom(...OUTPUT_DAMAGE_OPS),
+  at: fc.nat(1_000_000),
+});
 
 /**
  * Applies one output damage to the repository folder. An edit is in place: a file hard-linked
@@ -68,12 +123,20 @@ export const outputDamageArb: fc.Arbitrary<OutputDamage> = fc.record({ op: fc.co
  * tells). The ownership records are left alone (removing whole folders removes them too).
  */
 export function applyOutputDamage(dir: string, d: OutputDamage): void {
-  const files = (root: string) => regularFiles(path.join(dir, root)).filter((f) => path.basename(f) !== '.capi-render-owned').map((f) => `${root}/${f}`);
+  const files = (root: string) =>
+    regularFiles(path.join(dir, root))
+      .filter((f) => path.basename(f) !== '.capi-render-owned')
+      .map((f) => `${root}/${f}`);
   const pickOf = <T>(list: T[]): T | undefined => (list.length > 0 ? list[d.at % list.length] : undefined);
   safely(() => {
-    if (d.op === 'rm-output-folders') for (const root of ['rendered', 'gitops']) rmSync(path.join(dir, root), { recursive: true, force: true });
+    if (d.op === 'rm-output-folders')
+      for (const root of ['rendered', 'gitops']) rmSync(path.join(dir, root), { recursive: true, force: true });
     else if (d.op === 'rm-environment') {
-      const envs = existsSync(path.join(dir, 'rendered')) ? readdirSync(path.join(dir, 'rendered')).filter((e) => lstatSync(path.join(dir, 'rendered', e)).isDirectory()).sort() : [];
+      const envs = existsSync(path.join(dir, 'rendered'))
+        ? readdirSync(path.join(dir, 'rendered'))
+            .filter((e) => lstatSync(path.join(dir, 'rendered', e)).isDirectory())
+            .sort()
+        : [];
       const env = pickOf(envs);
       if (env) rmSync(path.join(dir, 'rendered', env), { recursive: true, force: true });
     } else if (d.op === 'rm-gitops-file') {
@@ -119,9 +182,47 @@ function candidates(dir: string, stage: Stage): string[] {
 }
 
 /** Odd strings for names and values: unicode, path tricks, very long, case twins, YAML look-alikes. */
-export const ODD_VALUES = ['ñame', 'Ünïcödé-名前', '..', '../x', 'a/b', '/abs', 'x'.repeat(300), 'UPPER', 'Cluster-API', '', ' ', 'a\nb', '-', '.', '${FZ_REQ_0}', 'a:b', '~', 'null', '0x10', '\u202e', 'CON', 'a\u0000b', '*', '#x', 'v1.0.0+build', '%2e%2e', 'a\\b'];
+export const ODD_VALUES = [
+  'ñame',
+  'Ünïcödé-名前',
+  '..',
+  '../x',
+  'a/b',
+  '/abs',
+  'x'.repeat(300),
+  'UPPER',
+  'Cluster-API',
+  '',
+  ' ',
+  'a\nb',
+  '-',
+  '.',
+  '${FZ_REQ_0}',
+  'a:b',
+  '~',
+  'null',
+  '0x10',
+  '\u202e',
+  'CON',
+  'a\u0000b',
+  '*',
+  '#x',
+  'v1.0.0+build',
+  '%2e%2e',
+  'a\\b',
+];
 const WRONG_TYPES: unknown[] = [42, true, null, [], {}, 'str', [1, 2], { a: 1 }, -1, 1.5, [{ b: [] }], '1e309'];
-const TAGS = ['!!str', '!!int', '!!binary', '!custom', '!!map', '!!timestamp', '!!set', '!!float', '!<tag:yaml.org,2002:omap>'];
+const TAGS = [
+  '!!str',
+  '!!int',
+  '!!binary',
+  '!custom',
+  '!!map',
+  '!!timestamp',
+  '!!set',
+  '!!float',
+  '!<tag:yaml.org,2002:omap>',
+];
 
 /** Applies one mutation to the repository folder; `outside` is a folder outside it for links out. */
 export function applyMutation(dir: string, outside: string, m: Mutation, stage: Stage): void {
@@ -133,7 +234,11 @@ export function applyMutation(dir: string, outside: string, m: Mutation, stage: 
   const file = files[m.file % files.length]!;
   const abs = path.join(dir, file);
   if (m.level === 'yaml') writeFileSync(abs, mutateText(readFileSync(abs), m));
-  else if (m.level === 'structure') writeFileSync(abs, safely(() => mutateStructure(readFileSync(abs, 'utf8'), m), readFileSync(abs, 'utf8')));
+  else if (m.level === 'structure')
+    writeFileSync(
+      abs,
+      safely(() => mutateStructure(readFileSync(abs, 'utf8'), m), readFileSync(abs, 'utf8')),
+    );
   else mutateFs(dir, outside, file, m);
 }
 
@@ -177,7 +282,12 @@ function mutateText(bytes: Buffer, m: Extract<Mutation, { level: 'yaml' }>): Buf
     case 'alias-bomb': {
       const levels = 3 + m.size;
       const bomb = ['fzBomb:', '  a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
-      for (let l = 1; l < levels; l++) bomb.push(`  a${l}: &a${l} [${Array(10).fill(`*a${l - 1}`).join(', ')}]`);
+      for (let l = 1; l < levels; l++)
+        bomb.push(
+          `  a${l}: &a${l} [${Array(10)
+            .fill(`*a${l - 1}`)
+            .join(', ')}]`,
+        );
       return Buffer.from(`${text.replace(/\n?$/, '\n')}${bomb.join('\n')}\n`);
     }
     case 'tag': {
@@ -188,21 +298,30 @@ function mutateText(bytes: Buffer, m: Extract<Mutation, { level: 'yaml' }>): Buf
     }
     case 'deep': {
       const depth = [50, 500, 2_000, 10_000, 20_000, 5, 1][m.size % 7]!;
-      const nested = m.at % 2 === 0 ? `${'['.repeat(depth)}x${']'.repeat(depth)}` : `${'{a: '.repeat(depth)}x${'}'.repeat(depth)}`;
+      const nested =
+        m.at % 2 === 0 ? `${'['.repeat(depth)}x${']'.repeat(depth)}` : `${'{a: '.repeat(depth)}x${'}'.repeat(depth)}`;
       return Buffer.from(`${text.replace(/\n?$/, '\n')}fzDeep: ${nested}\n`);
     }
     case 'huge': {
       const n = sizes[m.size % sizes.length]!;
-      return m.at % 2 === 0 ? Buffer.from(`${text.replace(/\n?$/, '\n')}fzHuge: ${'x'.repeat(n)}\n`) : Buffer.from(`${text.replace(/\n?$/, '\n')}# ${'y'.repeat(n)}\n`);
+      return m.at % 2 === 0
+        ? Buffer.from(`${text.replace(/\n?$/, '\n')}fzHuge: ${'x'.repeat(n)}\n`)
+        : Buffer.from(`${text.replace(/\n?$/, '\n')}# ${'y'.repeat(n)}\n`);
     }
     case 'bad-utf8':
-      return insertBytes(Buffer.from([[0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xe9]][m.size % 5]!));
+      return insertBytes(
+        Buffer.from([[0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xe9]][m.size % 5]!),
+      );
     case 'nul':
       return insertBytes(Buffer.from([0]));
     case 'crlf':
-      return Buffer.from(m.size % 2 === 0 ? text.replace(/\n/g, '\r\n') : lines.map((l, j) => (j === i ? `${l}\r` : l)).join('\n'));
+      return Buffer.from(
+        m.size % 2 === 0 ? text.replace(/\n/g, '\r\n') : lines.map((l, j) => (j === i ? `${l}\r` : l)).join('\n'),
+      );
     case 'bom':
-      return m.size % 2 === 0 ? Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes]) : insertBytes(Buffer.from('\ufeff'));
+      return m.size % 2 === 0
+        ? Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes])
+        : insertBytes(Buffer.from('\ufeff'));
     case 'tab':
       lines[i] = lines[i]!.replace(/^ +/, '\t');
       return Buffer.from(lines.join('\n'));
@@ -221,7 +340,9 @@ function nodePaths(doc: Document): { path: YamlPath; map: boolean; scalar: boole
   const out: { path: YamlPath; map: boolean; scalar: boolean }[] = [];
   const walk = (node: unknown, at: YamlPath) => {
     out.push({ path: at, map: isMap(node), scalar: isScalar(node) });
-    if (isMap(node)) for (const pair of node.items) walk(pair.value, [...at, isScalar(pair.key) ? String(pair.key.value) : String(pair.key)]);
+    if (isMap(node))
+      for (const pair of node.items)
+        walk(pair.value, [...at, isScalar(pair.key) ? String(pair.key.value) : String(pair.key)]);
     else if (isSeq(node)) node.items.forEach((item, j) => walk(item, [...at, j]));
   };
   walk(doc.contents, []);
@@ -255,7 +376,9 @@ function mutateStructure(text: string, m: Extract<Mutation, { level: 'structure'
     if (target) doc.deleteIn(target.path);
   } else {
     // Odd names go where names live (name, namespace, version, keys of maps), else any scalar.
-    const named = choose((p) => p.scalar && /name|namespace|version|path|repository|tag/i.test(String(p.path.at(-1) ?? '')));
+    const named = choose(
+      (p) => p.scalar && /name|namespace|version|path|repository|tag/i.test(String(p.path.at(-1) ?? '')),
+    );
     const target = named ?? choose((p) => p.scalar);
     if (target) doc.setIn(target.path, ODD_VALUES[m.value % ODD_VALUES.length]);
   }
@@ -286,7 +409,12 @@ function mutateFs(dir: string, outside: string, file: string, m: Extract<Mutatio
       return;
     }
     case 'symlink-out': {
-      const target = [path.join(outside, 'outside.yaml'), '/etc/hostname', '/nonexistent/x.yaml', path.join(outside, 'dir')][m.at % 4]!;
+      const target = [
+        path.join(outside, 'outside.yaml'),
+        '/etc/hostname',
+        '/nonexistent/x.yaml',
+        path.join(outside, 'dir'),
+      ][m.at % 4]!;
       const at = m.at % 8 < 4 ? abs : path.join(folder, 'fz-link.yaml');
       // A second link mutation may pick the same place: replace, as a hand edit would.
       rmSync(at, { force: true });
@@ -329,7 +457,20 @@ function mutateFs(dir: string, outside: string, file: string, m: Extract<Mutatio
       return;
     }
     case 'odd-file-name': {
-      const names = ['ñame.yaml', `${'l'.repeat(250)}.yaml`, 'with space.yaml', '..yaml', '.hidden.yaml', '-dash.yaml', 'x.YAML', 'x.yml', 'x.json', 'noext', 'a\nb.yaml', '\u202eevil.yaml'];
+      const names = [
+        'ñame.yaml',
+        `${'l'.repeat(250)}.yaml`,
+        'with space.yaml',
+        '..yaml',
+        '.hidden.yaml',
+        '-dash.yaml',
+        'x.YAML',
+        'x.yml',
+        'x.json',
+        'noext',
+        'a\nb.yaml',
+        '\u202eevil.yaml',
+      ];
       copyFileSync(abs, path.join(folder, names[m.at % names.length]!));
       return;
     }
@@ -341,7 +482,9 @@ function mutateFs(dir: string, outside: string, file: string, m: Extract<Mutatio
       return;
     case 'overlay-linked-out': {
       // An overlay.yaml, a patch file or a base under overlays/, replaced by a link to its copy outside.
-      const overlayFiles = regularFiles(dir).filter((f) => /^overlays\/.+\.ya?ml$/.test(f) && existsSync(path.join(outside, OUTSIDE_COPIES, f)));
+      const overlayFiles = regularFiles(dir).filter(
+        (f) => /^overlays\/.+\.ya?ml$/.test(f) && existsSync(path.join(outside, OUTSIDE_COPIES, f)),
+      );
       if (overlayFiles.length === 0) return;
       const chosen = overlayFiles[m.at % overlayFiles.length]!;
       rmSync(path.join(dir, chosen));
@@ -398,7 +541,8 @@ function editedScalar(value: unknown, n: number): unknown {
   if (typeof value === 'number') return value + (n % 2 === 0 ? 1 : -1);
   if (typeof value === 'boolean') return !value;
   if (typeof value !== 'string') return ODD_VALUES[n % ODD_VALUES.length];
-  if (/^v\d+\.\d+\.\d+/.test(value)) return ['v0.1.0', 'v0.2.0', 'v1.0.0', 'v1.0.1', 'v1.1.0', 'v9.0.0', 'v0.0.1'][n % 7];
+  if (/^v\d+\.\d+\.\d+/.test(value))
+    return ['v0.1.0', 'v0.2.0', 'v1.0.0', 'v1.0.1', 'v1.1.0', 'v9.0.0', 'v0.0.1'][n % 7];
   if (/[0-9a-f]{16}/.test(value)) {
     const i = value.search(/[0-9a-f]{16}/) + (n % 16);
     return `${value.slice(0, i)}${value[i] === '0' ? '1' : '0'}${value.slice(i + 1)}`;

@@ -72,7 +72,11 @@ export async function runPartialSequence(steps: readonly PartialStep[], ctx: Seq
   const last = await ctx.cli(['build', '--offline']);
   if (last.code !== 0) ctx.violation(last, 'a build after partial builds failed');
   const differ = differences(full, capiRenderFiles(ctx.repo));
-  if (differ.length > 0) ctx.violation(last, `after partial builds, a build left ${differ.slice(0, 5).join(', ')} other than the full build did`);
+  if (differ.length > 0)
+    ctx.violation(
+      last,
+      `after partial builds, a build left ${differ.slice(0, 5).join(', ')} other than the full build did`,
+    );
   await checkExactlyWhenFull(ctx, full);
 }
 
@@ -86,8 +90,10 @@ function partialArgs(build: PartialStep['build'], environments: readonly string[
 async function checkExactlyWhenFull(ctx: SequenceContext, full: Record<string, string>): Promise<void> {
   const differ = differences(full, capiRenderFiles(ctx.repo));
   const check = await ctx.cli(['check', '--offline']);
-  if (differ.length === 0 && check.code !== 0) ctx.violation(check, 'check fails on a tree whose files are those of the full build');
-  if (differ.length > 0 && check.code === 0) ctx.violation(check, `check passes, but ${differ.slice(0, 5).join(', ')} differ from the full build`);
+  if (differ.length === 0 && check.code !== 0)
+    ctx.violation(check, 'check fails on a tree whose files are those of the full build');
+  if (differ.length > 0 && check.code === 0)
+    ctx.violation(check, `check passes, but ${differ.slice(0, 5).join(', ')} differ from the full build`);
 }
 
 /**
@@ -109,7 +115,8 @@ function capiRenderFiles(repo: string): Record<string, string> {
     const record = `${root}/${OWNERSHIP_FILE}`;
     out[record] = digest(record);
     if (out[record] === 'missing' || out[record] === 'not a regular file') continue;
-    for (const rel of parseOwnership(readFileSync(path.join(repo, record), 'utf8')).files) out[`${root}/${rel}`] = digest(`${root}/${rel}`);
+    for (const rel of parseOwnership(readFileSync(path.join(repo, record), 'utf8')).files)
+      out[`${root}/${rel}`] = digest(`${root}/${rel}`);
   }
   return out;
 }

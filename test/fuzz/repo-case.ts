@@ -20,7 +20,23 @@
  * 10. `variables --offline` writes nothing in the repository, and exits 0 wherever the build
  *    succeeded (its output, like every command's, is held to property 6).
  */
-import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, constants, readFileSync, realpathSync, rmSync, writeFileSync, chmodSync, lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  closeSync,
+  constants,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+  chmodSync,
+  lstatSync,
+  readdirSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import jsYaml from 'js-yaml';
@@ -95,14 +111,20 @@ function materialize(root: string, name: string, c: RepoCase, options: CaseOptio
   const repo = path.join(root, name);
   const outside = path.join(root, 'outside');
   mkdirSync(path.join(outside, 'dir'), { recursive: true });
-  writeFileSync(path.join(outside, 'outside.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: outside\n  namespace: default\n');
+  writeFileSync(
+    path.join(outside, 'outside.yaml'),
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: outside\n  namespace: default\n',
+  );
   for (const [rel, text] of Object.entries(c.outsideFiles ?? {})) {
     // A mutation of the first copy may have left a FIFO or a folder there.
     rmSync(path.join(outside, rel), { force: true, recursive: true });
     writeFileSync(path.join(outside, rel), text);
   }
   for (const [rel, content] of Object.entries(c.files)) {
-    const bytes = typeof content === 'string' ? content.replaceAll(FIXTURES_TOKEN, options.fixturesRepository) : Buffer.from(content.base64, 'base64');
+    const bytes =
+      typeof content === 'string'
+        ? content.replaceAll(FIXTURES_TOKEN, options.fixturesRepository)
+        : Buffer.from(content.base64, 'base64');
     for (const abs of [path.join(repo, rel), path.join(outside, OUTSIDE_COPIES, rel)]) {
       mkdirSync(path.dirname(abs), { recursive: true });
       writeFileSync(abs, bytes);
@@ -152,9 +174,11 @@ async function runIn(root: string, c: RepoCase, options: CaseOptions): Promise<C
       if (printed.code === 1 && /error\[removal\]/.test(printed.stderr)) continue;
       if (printed.code !== 0) violation(printed, `build --stdout --env ${env} failed after a successful build`);
       const expected = streamOfFolder(path.join(repo, 'rendered', env));
-      if (expected !== undefined && printed.stdout !== expected) violation(printed, `build --stdout --env ${env} differs from rendered/${env}`);
+      if (expected !== undefined && printed.stdout !== expected)
+        violation(printed, `build --stdout --env ${env} differs from rendered/${env}`);
     }
-    if (touchedPaths(after, snapshot(repo)).length > 0) violation(calls.at(-1)!, 'check or --stdout wrote into the repository');
+    if (touchedPaths(after, snapshot(repo)).length > 0)
+      violation(calls.at(-1)!, 'check or --stdout wrote into the repository');
     // Determinism: the same case, made again in another folder, built from an empty cache.
     const second = materialize(root, 'again', c, options);
     const cache2 = path.join(root, 'cache2');
@@ -172,9 +196,16 @@ async function runIn(root: string, c: RepoCase, options: CaseOptions): Promise<C
     }
   }
   if (build.code === 0 && c.partial && c.partial.length > 0) {
-    await runPartialSequence(c.partial, { repo, environments: environments(repo), cli: (argv) => cli(argv), changes: checkChanges, violation });
+    await runPartialSequence(c.partial, {
+      repo,
+      environments: environments(repo),
+      cli: (argv) => cli(argv),
+      changes: checkChanges,
+      violation,
+    });
   }
-  if (changedPaths(outsideBefore, snapshot(outside)).length > 0) violation(build, 'a file outside the repository changed');
+  if (changedPaths(outsideBefore, snapshot(outside)).length > 0)
+    violation(build, 'a file outside the repository changed');
   checkSecrets(c, repo, [cache, path.join(root, 'cache2')], calls);
   return { code: build.code, error: build.stderr.split('\n').find((l) => l.includes('error[')) };
 }
@@ -252,7 +283,12 @@ export const PROFILE = new Map<string, number>();
 async function invoke(argv: string[], cwd: string, env: Record<string, string>, timeoutMs: number): Promise<Call> {
   let stdout = '';
   let stderr = '';
-  const io = { stdout: { write: (t: string) => void (stdout += t) }, stderr: { write: (t: string) => void (stderr += t) }, env, cwd };
+  const io = {
+    stdout: { write: (t: string) => void (stdout += t) },
+    stderr: { write: (t: string) => void (stderr += t) },
+    env,
+    cwd,
+  };
   let timer: NodeJS.Timeout | undefined;
   const started = performance.now();
   const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
@@ -260,7 +296,9 @@ async function invoke(argv: string[], cwd: string, env: Record<string, string>, 
   try {
     code = await Promise.race([
       run(argv, io).catch((e: unknown) => {
-        throw new PropertyViolation(`capi-render ${argv.join(' ')}: uncaught exception: ${(e as Error)?.stack ?? String(e)}`);
+        throw new PropertyViolation(
+          `capi-render ${argv.join(' ')}: uncaught exception: ${(e as Error)?.stack ?? String(e)}`,
+        );
       }),
       timeout,
     ]);
@@ -268,28 +306,42 @@ async function invoke(argv: string[], cwd: string, env: Record<string, string>, 
     clearTimeout(timer);
     releaseFifos(cwd);
   }
-  PROFILE.set(argv.join(' ').replace(/--env \S+/, '--env E'), (PROFILE.get(argv.join(' ').replace(/--env \S+/, '--env E')) ?? 0) + (performance.now() - started));
-  if (code === 'timeout') throw new PropertyViolation(`capi-render ${argv.join(' ')} did not finish in ${timeoutMs} ms (a hang); stderr so far: ${stderr.slice(0, 400)}`);
+  PROFILE.set(
+    argv.join(' ').replace(/--env \S+/, '--env E'),
+    (PROFILE.get(argv.join(' ').replace(/--env \S+/, '--env E')) ?? 0) + (performance.now() - started),
+  );
+  if (code === 'timeout')
+    throw new PropertyViolation(
+      `capi-render ${argv.join(' ')} did not finish in ${timeoutMs} ms (a hang); stderr so far: ${stderr.slice(0, 400)}`,
+    );
   return { argv, code, stdout, stderr };
 }
 
 /** A reader blocked on a FIFO gets end-of-file, so a hung command cannot hold a thread forever. */
 function releaseFifos(dir: string): void {
-  walkTree(dir, () => true, (abs, st) => {
-    if (!st.isFIFO()) return;
-    try {
-      closeSync(openSync(abs, constants.O_WRONLY | constants.O_NONBLOCK));
-    } catch {
-      // No reader: nothing to release.
-    }
-  });
+  walkTree(
+    dir,
+    () => true,
+    (abs, st) => {
+      if (!st.isFIFO()) return;
+      try {
+        closeSync(openSync(abs, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // No reader: nothing to release.
+      }
+    },
+  );
 }
 
 /**
  * Visits every folder under root, links not followed: `enterFolder` runs before a folder is listed
  * and returns false to leave it unlisted; `visitEntry` sees every entry that is not a folder.
  */
-function walkTree(root: string, enterFolder: (dir: string) => boolean, visitEntry: (abs: string, st: Stats) => void): void {
+function walkTree(
+  root: string,
+  enterFolder: (dir: string) => boolean,
+  visitEntry: (abs: string, st: Stats) => void,
+): void {
   const walk = (d: string) => {
     if (!enterFolder(d)) return;
     let names: string[];
@@ -309,11 +361,14 @@ function walkTree(root: string, enterFolder: (dir: string) => boolean, visitEntr
 }
 
 function violation(call: Call, what: string): never {
-  throw new PropertyViolation(`${what}\n  command: capi-render ${call.argv.join(' ')} (exit ${call.code})\n  stderr: ${call.stderr.slice(0, 1500).replace(/\n/g, '\n          ')}`);
+  throw new PropertyViolation(
+    `${what}\n  command: capi-render ${call.argv.join(' ')} (exit ${call.code})\n  stderr: ${call.stderr.slice(0, 1500).replace(/\n/g, '\n          ')}`,
+  );
 }
 
 const STACK_LINE = /^\s+at .*(\(|\s)(\/|node:|file:)[^)]*:\d+:\d+\)?$/m;
-const LOCATION = /\.(ya?ml|lock|json|gz)\b|[A-Z][A-Za-z]+\/[\w.-]+(\/[\w.-]+)?|\b(providers|overlays|rendered|gitops|releases)\/|\benvironment\b|capi-render\.lock/;
+const LOCATION =
+  /\.(ya?ml|lock|json|gz)\b|[A-Z][A-Za-z]+\/[\w.-]+(\/[\w.-]+)?|\b(providers|overlays|rendered|gitops|releases)\/|\benvironment\b|capi-render\.lock/;
 
 /** Properties 1 and 2, and secrets on the terminal. */
 function checkOutcome(call: Call, c: RepoCase): void {
@@ -325,7 +380,12 @@ function checkOutcome(call: Call, c: RepoCase): void {
     if (call.code === 1 && errors.length === 0) violation(call, 'exit 1 without an error[code] line');
     for (const line of errors) {
       const block = call.stderr.slice(call.stderr.indexOf(line)).split('\n').slice(0, 3).join('\n');
-      if (!/^[^\s:][^:]*:\d*:?\d*:? ?error\[/.test(line) && !/^\s+at .*(object|field) /m.test(block) && !LOCATION.test(line)) violation(call, `an error that names no file or object: ${line}`);
+      if (
+        !/^[^\s:][^:]*:\d*:?\d*:? ?error\[/.test(line) &&
+        !/^\s+at .*(object|field) /m.test(block) &&
+        !LOCATION.test(line)
+      )
+        violation(call, `an error that names no file or object: ${line}`);
       const m = /^(\S+?\.ya?ml): error\[yaml-(syntax|duplicate-key)\]/.exec(line);
       if (m) violation(call, `a YAML error without a line: ${line}`);
     }
@@ -338,7 +398,8 @@ function checkChanges(call: Call, before: Snapshot, after: Snapshot): void {
   const changed = changedPaths(before, after);
   const foreign = changed.filter((p) => !OWNED.test(p));
   if (foreign.length > 0) violation(call, `changed paths it does not own: ${foreign.slice(0, 5).join(', ')}`);
-  if (call.code !== 0 && changed.length > 0) violation(call, `a failed build changed ${changed.slice(0, 5).join(', ')}`);
+  if (call.code !== 0 && changed.length > 0)
+    violation(call, `a failed build changed ${changed.slice(0, 5).join(', ')}`);
 }
 
 function needles(c: RepoCase): string[] {
@@ -352,7 +413,8 @@ function checkSecrets(c: RepoCase, repo: string, caches: string[], calls: Call[]
   const inputs = new Set(Object.keys(c.files));
   for (const call of calls) {
     const printed = call.argv.includes('--stdout');
-    if ((!c.plaintext || !printed) && list.some((s) => call.stdout.includes(s))) violation(call, 'a secret value on stdout');
+    if ((!c.plaintext || !printed) && list.some((s) => call.stdout.includes(s)))
+      violation(call, 'a secret value on stdout');
   }
   const scan = (dir: string, allowed: (rel: string) => boolean) => {
     for (const [rel, e] of snapshot(dir)) {
@@ -368,7 +430,11 @@ function checkSecrets(c: RepoCase, repo: string, caches: string[], calls: Call[]
     }
   };
   // Inputs hold secrets legitimately (and their mutated copies in providers/ and overlays/).
-  scan(repo, (rel) => inputs.has(rel) || /^(providers|overlays|releases)\//.test(rel) || (c.plaintext && rel.startsWith('rendered/')));
+  scan(
+    repo,
+    (rel) =>
+      inputs.has(rel) || /^(providers|overlays|releases)\//.test(rel) || (c.plaintext && rel.startsWith('rendered/')),
+  );
   // The cache keeps parsed release files: a value a mutation put into one (a release linked to the
   // Secret manifest) is release text by then, held in the repository already, not a secret's leak.
   const inRelease = [...snapshot(path.join(repo, 'releases')).keys()].some((rel) => {
@@ -388,12 +454,16 @@ function checkSecrets(c: RepoCase, repo: string, caches: string[], calls: Call[]
 function environments(repo: string): string[] {
   const dir = path.join(repo, 'rendered');
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((e) => existsSync(path.join(dir, e, 'kustomization.yaml'))).sort();
+  return readdirSync(dir)
+    .filter((e) => existsSync(path.join(dir, e, 'kustomization.yaml')))
+    .sort();
 }
 
 /** rendered/<env> as the stream --stdout prints: its components' files in kustomization order. */
 function streamOfFolder(folder: string): string | undefined {
-  const list = (dir: string) => (jsYaml.load(readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')) as { resources?: string[] }).resources ?? [];
+  const list = (dir: string) =>
+    (jsYaml.load(readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')) as { resources?: string[] }).resources ??
+    [];
   const docs: string[] = [];
   for (const component of list(folder)) {
     const dir = path.join(folder, component);

@@ -13,7 +13,15 @@ import { SECRET_FILE } from './mutations.js';
 /** Repository-relative local repository of the synthetic releases. */
 export const RELEASES = 'releases';
 
-const KINDS: ProviderKind[] = ['CoreProvider', 'BootstrapProvider', 'ControlPlaneProvider', 'InfrastructureProvider', 'IPAMProvider', 'RuntimeExtensionProvider', 'AddonProvider'];
+const KINDS: ProviderKind[] = [
+  'CoreProvider',
+  'BootstrapProvider',
+  'ControlPlaneProvider',
+  'InfrastructureProvider',
+  'IPAMProvider',
+  'RuntimeExtensionProvider',
+  'AddonProvider',
+];
 // Not docker: the built-in provider list gives infrastructure-docker another asset name.
 const NAMES = ['alpha', 'beta', 'kubeadm', 'gamma', 'in-cluster'];
 const VERSIONS = ['v0.1.0', 'v0.2.0', 'v1.0.0', 'v1.0.1', 'v1.1.0'];
@@ -74,31 +82,40 @@ export interface RepoModel {
 }
 
 const variableName = fc.constantFrom('FZ_REQ_0', 'FZ_REQ_1', 'FZ_OUTER', 'FZ_INNER', 'EXP_MACHINE_POOL', 'FZ_UNUSED');
-const variableValue = fc.oneof(fc.constantFrom('true', 'false', '1', 'x', '', 'a b', "it's", '${FZ_INNER}', '$(x)'), fc.string({ maxLength: 8 }));
+const variableValue = fc.oneof(
+  fc.constantFrom('true', 'false', '1', 'x', '', 'a b', "it's", '${FZ_INNER}', '$(x)'),
+  fc.string({ maxLength: 8 }),
+);
 
 // Index 4 names a version with no release (an error case), one time in twelve.
 const versionAt = fc.oneof({ weight: 11, arbitrary: fc.nat(3) }, { weight: 1, arbitrary: fc.constant(4) });
 
-const providerOf = (kinds: ProviderKind[]): fc.Arbitrary<ProviderModel> => fc.record({
-  kind: fc.constantFrom(...kinds),
-  name: fc.constantFrom(...NAMES),
-  versionAt,
-  range: fc.boolean(),
-  versions: fc.uniqueArray(fc.constantFrom(...VERSIONS), { minLength: 1, maxLength: 3 }).map((v) => [...v].sort()),
-  crd: fc.boolean(),
-  required: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat(2) }),
-  configSecret: fc.oneof({ weight: 2, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-  replicas: fc.option(fc.nat(3), { nil: undefined }),
-  verbosity: fc.option(fc.nat(5), { nil: undefined }),
-});
+const providerOf = (kinds: ProviderKind[]): fc.Arbitrary<ProviderModel> =>
+  fc.record({
+    kind: fc.constantFrom(...kinds),
+    name: fc.constantFrom(...NAMES),
+    versionAt,
+    range: fc.boolean(),
+    versions: fc.uniqueArray(fc.constantFrom(...VERSIONS), { minLength: 1, maxLength: 3 }).map((v) => [...v].sort()),
+    crd: fc.boolean(),
+    required: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat(2) }),
+    configSecret: fc.oneof({ weight: 2, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+    replicas: fc.option(fc.nat(3), { nil: undefined }),
+    verbosity: fc.option(fc.nat(5), { nil: undefined }),
+  });
 
-const flavourArb = fc.option(fc.constantFrom('kustomize' as const, 'flux' as const, 'argocd' as const), { nil: undefined, freq: 2 });
+const flavourArb = fc.option(fc.constantFrom('kustomize' as const, 'flux' as const, 'argocd' as const), {
+  nil: undefined,
+  freq: 2,
+});
 
 const overlayArb: fc.Arbitrary<OverlayModel> = fc.record({
   name: fc.constantFrom('dev', 'prod', 'staging', 'eu-1'),
   useBase: fc.boolean(),
   versionPatch: fc.option(fc.record({ provider: fc.nat(5), versionAt }), { nil: undefined }),
-  mergePatch: fc.option(fc.record({ provider: fc.nat(5), replicas: fc.nat(4), inFile: fc.boolean() }), { nil: undefined }),
+  mergePatch: fc.option(fc.record({ provider: fc.nat(5), replicas: fc.nat(4), inFile: fc.boolean() }), {
+    nil: undefined,
+  }),
   deletePatch: fc.option(fc.nat(5), { nil: undefined, freq: 4 }),
   variables: fc.dictionary(variableName, variableValue, { maxKeys: 3 }),
   imageTag: fc.option(fc.constantFrom('v9.9.9', 'latest', 'sha-1'), { nil: undefined, freq: 3 }),
@@ -114,7 +131,10 @@ export function repoModel(real = 1, minOverlays = 0): fc.Arbitrary<RepoModel> {
     // One core provider (as the operator requires) in eleven cases of twelve, then up to five others.
     providers: fc
       .tuple(
-        fc.oneof({ weight: 11, arbitrary: providerOf(['CoreProvider']).map((p) => [p]) }, { weight: 1, arbitrary: fc.constant([]) }),
+        fc.oneof(
+          { weight: 11, arbitrary: providerOf(['CoreProvider']).map((p) => [p]) },
+          { weight: 1, arbitrary: fc.constant([]) },
+        ),
         fc.uniqueArray(providerOf(KINDS.slice(1)), { maxLength: 5, selector: (p) => `${p.kind}/${p.name}` }),
       )
       .map(([core, others]) => [...core, ...others])
@@ -123,17 +143,42 @@ export function repoModel(real = 1, minOverlays = 0): fc.Arbitrary<RepoModel> {
     overlays: fc.uniqueArray(overlayArb, { minLength: minOverlays, maxLength: 3, selector: (o) => o.name }),
     base: fc.boolean(),
     certManager: fc.constantFrom('none' as const, 'synthetic' as const, 'none' as const),
-    realCore: real > 0 ? fc.oneof({ weight: 100 - real, arbitrary: fc.constant(false) }, { weight: real, arbitrary: fc.constant(true) }) : fc.constant(false),
+    realCore:
+      real > 0
+        ? fc.oneof(
+            { weight: 100 - real, arbitrary: fc.constant(false) },
+            { weight: real, arbitrary: fc.constant(true) },
+          )
+        : fc.constant(false),
     mode: fc.constantFrom(...MODES),
-    providerModes: fc.dictionary(fc.constantFrom('bootstrap-alpha', 'infrastructure-docker', 'cluster-api', 'addon-beta'), fc.constantFrom(...MODES), { maxKeys: 2 }),
+    providerModes: fc.dictionary(
+      fc.constantFrom('bootstrap-alpha', 'infrastructure-docker', 'cluster-api', 'addon-beta'),
+      fc.constantFrom(...MODES),
+      { maxKeys: 2 },
+    ),
     notSecret: fc.boolean(),
     configVariables: fc.dictionary(variableName, variableValue, { maxKeys: 4 }),
     fromEnv: fc.boolean(),
     secretReference: fc.oneof(
       { weight: 4, arbitrary: fc.constant('literal' as const) },
-      { weight: 1, arbitrary: fc.constantFrom('fromEnv' as const, 'fromFile' as const, 'fromEnv-unset' as const, 'fromFile-unset' as const) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          'fromEnv' as const,
+          'fromFile' as const,
+          'fromEnv-unset' as const,
+          'fromFile-unset' as const,
+        ),
+      },
     ),
-    images: fc.record({ all: fc.constantFrom('registry.internal.example.com/mirror', 'localhost:5000', 'x/y/z'), component: fc.constantFrom('v2.0.0', 'edge'), image: fc.constantFrom('other-name', 'manager') }, { requiredKeys: [] }),
+    images: fc.record(
+      {
+        all: fc.constantFrom('registry.internal.example.com/mirror', 'localhost:5000', 'x/y/z'),
+        component: fc.constantFrom('v2.0.0', 'edge'),
+        image: fc.constantFrom('other-name', 'manager'),
+      },
+      { requiredKeys: [] },
+    ),
     flavour: flavourArb,
     secret: fc.stringMatching(/^[0-9a-f]{16}$/).map((hex) => `fzSecret${hex}`),
   });
@@ -157,7 +202,15 @@ function specVersion(p: ProviderModel, at = p.versionAt): string {
 
 function providerYaml(p: ProviderModel): string {
   const name = providerName(p);
-  const lines = [`apiVersion: operator.cluster.x-k8s.io/v1alpha2`, `kind: ${p.kind}`, 'metadata:', `  name: ${name}`, `  namespace: ${providerNamespace(p)}`, 'spec:', `  version: "${specVersion(p)}"`];
+  const lines = [
+    `apiVersion: operator.cluster.x-k8s.io/v1alpha2`,
+    `kind: ${p.kind}`,
+    'metadata:',
+    `  name: ${name}`,
+    `  namespace: ${providerNamespace(p)}`,
+    'spec:',
+    `  version: "${specVersion(p)}"`,
+  ];
   if (p.configSecret) lines.push('  configSecret:', `    name: ${manifestLabel(p.kind, name)}-vars`);
   if (p.replicas !== undefined) lines.push('  deployment:', `    replicas: ${p.replicas}`);
   if (p.verbosity !== undefined) lines.push('  manager:', `    verbosity: ${p.verbosity}`);
@@ -171,7 +224,12 @@ export function secretVariable(p: ProviderModel): string {
 
 function secretYaml(p: ProviderModel, m: RepoModel): string {
   const label = manifestLabel(p.kind, providerName(p));
-  const value = m.secretReference === 'literal' ? `"${m.secret}"` : m.secretReference.startsWith('fromEnv') ? '{fromEnv: FZ_CS_SECRET}' : `{fromFile: ../outside/${SECRET_FILE}}`;
+  const value =
+    m.secretReference === 'literal'
+      ? `"${m.secret}"`
+      : m.secretReference.startsWith('fromEnv')
+        ? '{fromEnv: FZ_CS_SECRET}'
+        : `{fromFile: ../outside/${SECRET_FILE}}`;
   const data = [`  ${secretVariable(p)}: ${value}`, ...(p.required > 0 ? ['  FZ_REQ_0: "from-secret"'] : [])];
   return `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${label}-vars\n  namespace: ${providerNamespace(p)}\nstringData:\n${data.join('\n')}\n`;
 }
@@ -180,9 +238,21 @@ function secretYaml(p: ProviderModel, m: RepoModel): string {
 function gitopsYaml(flavour: RepoModel['flavour'], destination?: string): string {
   const lines = ['gitops:'];
   if (flavour) lines.push(`  flavour: ${flavour}`);
-  if (flavour === 'flux') lines.push('  flux:', '    sourceRef:', '      kind: GitRepository', '      name: fleet', '      namespace: flux-system');
+  if (flavour === 'flux')
+    lines.push(
+      '  flux:',
+      '    sourceRef:',
+      '      kind: GitRepository',
+      '      name: fleet',
+      '      namespace: flux-system',
+    );
   if (flavour === 'argocd' || destination) lines.push('  argocd:');
-  if (flavour === 'argocd') lines.push('    application: true', '    repoURL: https://github.com/example/fleet.git', '    targetRevision: main');
+  if (flavour === 'argocd')
+    lines.push(
+      '    application: true',
+      '    repoURL: https://github.com/example/fleet.git',
+      '    targetRevision: main',
+    );
   if (destination) lines.push('    destination:', `      name: ${destination}`);
   return lines.length > 1 ? `${lines.join('\n')}\n` : '';
 }
@@ -210,23 +280,38 @@ function configYaml(m: RepoModel, fixturesRepository: string): string {
   const modes = Object.entries(m.providerModes);
   if (modes.length > 0) out.push('  providers:', ...modes.map(([k, v]) => `    ${k}: ${v}`));
   if (m.notSecret) out.push('  notSecret: [FZ_REQ_0]');
-  if (m.mode === 'external-secrets' || modes.some(([, v]) => v === 'external-secrets')) out.push('  externalSecrets:', '    storeRef: {name: vault}', '    keyPrefix: capi/');
+  if (m.mode === 'external-secrets' || modes.some(([, v]) => v === 'external-secrets'))
+    out.push('  externalSecrets:', '    storeRef: {name: vault}', '    keyPrefix: capi/');
   return `${out.join('\n')}\n${gitopsYaml(m.flavour)}`;
 }
 
 function overlayYaml(o: OverlayModel, m: RepoModel): string {
-  const out = ['apiVersion: capi-render/v1alpha1', 'kind: Overlay', 'resources:', `  - ${o.useBase && m.base ? '../base' : '../../providers'}`];
+  const out = [
+    'apiVersion: capi-render/v1alpha1',
+    'kind: Overlay',
+    'resources:',
+    `  - ${o.useBase && m.base ? '../base' : '../../providers'}`,
+  ];
   const patches: string[] = [];
   const at = (i: number) => m.providers[i % m.providers.length]!;
   if (o.versionPatch) {
     const p = at(o.versionPatch.provider);
-    patches.push(`  - target:\n      group: operator.cluster.x-k8s.io\n      kind: ${p.kind}\n      name: ${providerName(p)}\n    patch: |-\n      - op: replace\n        path: /spec/version\n        value: "${specVersion(p, o.versionPatch.versionAt)}"`);
+    patches.push(
+      `  - target:\n      group: operator.cluster.x-k8s.io\n      kind: ${p.kind}\n      name: ${providerName(p)}\n    patch: |-\n      - op: replace\n        path: /spec/version\n        value: "${specVersion(p, o.versionPatch.versionAt)}"`,
+    );
   }
-  if (o.mergePatch) patches.push(o.mergePatch.inFile ? `  - path: ${MERGE_PATCH_FILE}` : `  - patch: |-\n${mergePatchYaml(o, m).replace(/^/gm, '      ').trimEnd()}`);
+  if (o.mergePatch)
+    patches.push(
+      o.mergePatch.inFile
+        ? `  - path: ${MERGE_PATCH_FILE}`
+        : `  - patch: |-\n${mergePatchYaml(o, m).replace(/^/gm, '      ').trimEnd()}`,
+    );
   const deletable = m.providers.filter((p) => p.kind !== 'CoreProvider');
   if (o.deletePatch !== undefined && deletable.length > 0) {
     const p = deletable[o.deletePatch % deletable.length]!;
-    patches.push(`  - patch: |-\n      apiVersion: operator.cluster.x-k8s.io/v1alpha2\n      kind: ${p.kind}\n      metadata:\n        name: ${providerName(p)}\n        namespace: ${providerNamespace(p)}\n      $patch: delete`);
+    patches.push(
+      `  - patch: |-\n      apiVersion: operator.cluster.x-k8s.io/v1alpha2\n      kind: ${p.kind}\n      metadata:\n        name: ${providerName(p)}\n        namespace: ${providerNamespace(p)}\n      $patch: delete`,
+    );
   }
   if (patches.length > 0) out.push('patches:', ...patches);
   const vars = Object.entries(o.variables);
@@ -255,18 +340,28 @@ export function repoFiles(m: RepoModel, fixturesRepository: string): Record<stri
     for (const version of p.versions) {
       const required = Array.from({ length: p.required }, (_, i) => `FZ_REQ_${i}`);
       if (m.fromEnv && p.kind === 'InfrastructureProvider') required.push('FZ_ENV_TOKEN');
-      const release: SyntheticRelease = { kind: p.kind, name: providerName(p), version, required, secretVariable: p.configSecret ? secretVariable(p) : undefined, crd: p.crd, contract: 'v1beta1' };
+      const release: SyntheticRelease = {
+        kind: p.kind,
+        name: providerName(p),
+        version,
+        required,
+        secretVariable: p.configSecret ? secretVariable(p) : undefined,
+        crd: p.crd,
+        contract: 'v1beta1',
+      };
       Object.assign(files, releaseFiles(RELEASES, release));
     }
   }
   if (m.realCore) {
-    files['providers/real-core.yaml'] = 'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n  version: v1.12.0\n';
+    files['providers/real-core.yaml'] =
+      'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n  version: v1.12.0\n';
     // The real core provider replaces a synthetic one (one core provider per environment).
     for (const p of m.providers) if (p.kind === 'CoreProvider') delete files['providers/cluster-api.yaml'];
   }
   if (m.certManager === 'synthetic') Object.assign(files, certManagerFiles(RELEASES, 'v1.0.0'));
   if (m.base && m.overlays.some((o) => o.useBase)) {
-    files['overlays/base/overlay.yaml'] = 'apiVersion: capi-render/v1alpha1\nkind: Overlay\nabstract: true\nresources:\n  - ../../providers\nvariables:\n  FZ_OUTER: "from-base"\n';
+    files['overlays/base/overlay.yaml'] =
+      'apiVersion: capi-render/v1alpha1\nkind: Overlay\nabstract: true\nresources:\n  - ../../providers\nvariables:\n  FZ_OUTER: "from-base"\n';
   }
   for (const o of m.overlays) {
     files[`overlays/${o.name}/overlay.yaml`] = overlayYaml(o, m);
@@ -277,7 +372,10 @@ export function repoFiles(m: RepoModel, fixturesRepository: string): Record<stri
 
 /** Environment variables for the CLI (the fromEnv secret). */
 export function repoEnv(m: RepoModel): Record<string, string> {
-  return { ...(m.fromEnv ? { FZ_ENV_SECRET: `${m.secret}env` } : {}), ...(m.secretReference === 'fromEnv' ? { FZ_CS_SECRET: m.secret } : {}) };
+  return {
+    ...(m.fromEnv ? { FZ_ENV_SECRET: `${m.secret}env` } : {}),
+    ...(m.secretReference === 'fromEnv' ? { FZ_CS_SECRET: m.secret } : {}),
+  };
 }
 
 /** Files beside the repository (in its `outside` sibling folder): the `{fromFile}` secret. */

@@ -18,11 +18,26 @@ import { FIXTURES_REPOSITORY } from './fuzz-paths.js';
  * fixtures (percent).
  */
 export function repoCaseArb(real = 2): fc.Arbitrary<RepoCase> {
-  const mutations = fc.oneof({ weight: 5, arbitrary: fc.constant<Mutation[]>([]) }, { weight: 5, arbitrary: fc.array(mutationArb, { minLength: 1, maxLength: 3 }) });
+  const mutations = fc.oneof(
+    { weight: 5, arbitrary: fc.constant<Mutation[]>([]) },
+    { weight: 5, arbitrary: fc.array(mutationArb, { minLength: 1, maxLength: 3 }) },
+  );
   const after = fc.array(mutationArb, { maxLength: 3 });
   // A sequence of partial builds needs environments to leave alone: those cases have two at least.
-  const plain = fc.record({ model: repoModel(real), mutations, prebuild: fc.boolean(), after, partial: fc.constant<PartialStep[]>([]) });
-  const sequenced = fc.record({ model: repoModel(real, 2), mutations, prebuild: fc.boolean(), after, partial: partialSequenceArb });
+  const plain = fc.record({
+    model: repoModel(real),
+    mutations,
+    prebuild: fc.boolean(),
+    after,
+    partial: fc.constant<PartialStep[]>([]),
+  });
+  const sequenced = fc.record({
+    model: repoModel(real, 2),
+    mutations,
+    prebuild: fc.boolean(),
+    after,
+    partial: partialSequenceArb,
+  });
   return fc
     .oneof({ weight: 2, arbitrary: plain }, { weight: 1, arbitrary: sequenced })
     .map(({ model, mutations: pre, prebuild, after, partial: steps }) => {

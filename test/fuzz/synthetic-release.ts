@@ -57,7 +57,9 @@ export function componentsText(r: SyntheticRelease): string {
     );
   }
   if (r.secretVariable) {
-    docs.push(`apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${label}-credentials\n  namespace: ${ns}\ntype: Opaque\nstringData:\n  token: "\${${r.secretVariable}}"\n`);
+    docs.push(
+      `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${label}-credentials\n  namespace: ${ns}\ntype: Opaque\nstringData:\n  token: "\${${r.secretVariable}}"\n`,
+    );
   }
   return docs.join('---\n');
 }
@@ -72,7 +74,10 @@ export function metadataText(r: SyntheticRelease): string {
 export function releaseFiles(root: string, r: SyntheticRelease): Record<string, string> {
   const label = manifestLabel(r.kind, r.name);
   const dir = `${root}/${label}/${r.version}`;
-  return { [`${dir}/${kindInfo(r.kind).componentsAsset}`]: componentsText(r), [`${dir}/metadata.yaml`]: metadataText(r) };
+  return {
+    [`${dir}/${kindInfo(r.kind).componentsAsset}`]: componentsText(r),
+    [`${dir}/metadata.yaml`]: metadataText(r),
+  };
 }
 
 /** A small cert-manager release (Namespace, Deployment, a CRD) as `cert-manager/<version>/cert-manager.yaml`. */

@@ -14,7 +14,48 @@ type Edit =
   | { op: 'splice'; at: number; text: string };
 
 /** Characters that break parsers: controls, quotes, separators, unicode oddities. */
-const HOSTILE = ['\u0000', '\t', '\r', '\n', '\r\n', '\ufeff', '\u202e', '\ud800', '\u00e9', '名', '"', "'", '\\', '%', '%00', '%2F', '#', '&', '*', '!', '|', '>', '{', '}', '[', ']', ':', ',', '@', '/', '?', '=', ' ', '  ', '-', '.', '..', '$', '${', '}'];
+const HOSTILE = [
+  '\u0000',
+  '\t',
+  '\r',
+  '\n',
+  '\r\n',
+  '\ufeff',
+  '\u202e',
+  '\ud800',
+  '\u00e9',
+  '名',
+  '"',
+  "'",
+  '\\',
+  '%',
+  '%00',
+  '%2F',
+  '#',
+  '&',
+  '*',
+  '!',
+  '|',
+  '>',
+  '{',
+  '}',
+  '[',
+  ']',
+  ':',
+  ',',
+  '@',
+  '/',
+  '?',
+  '=',
+  ' ',
+  '  ',
+  '-',
+  '.',
+  '..',
+  '$',
+  '${',
+  '}',
+];
 
 export function mutatedText(seeds: readonly string[], vocabulary: readonly string[]): fc.Arbitrary<string> {
   const tokens = [...vocabulary, ...HOSTILE];
@@ -22,8 +63,16 @@ export function mutatedText(seeds: readonly string[], vocabulary: readonly strin
     fc.record({ op: fc.constant('insert' as const), at: fc.nat(), token: fc.nat(tokens.length - 1) }),
     fc.record({ op: fc.constant('delete' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 16 }) }),
     fc.record({ op: fc.constant('duplicate' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 64 }) }),
-    fc.record({ op: fc.constant('replace' as const), at: fc.nat(), char: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) }),
-    fc.record({ op: fc.constant('splice' as const), at: fc.nat(), text: fc.string({ unit: 'grapheme-ascii', maxLength: 12 }) }),
+    fc.record({
+      op: fc.constant('replace' as const),
+      at: fc.nat(),
+      char: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+    }),
+    fc.record({
+      op: fc.constant('splice' as const),
+      at: fc.nat(),
+      text: fc.string({ unit: 'grapheme-ascii', maxLength: 12 }),
+    }),
   );
   return fc
     .record({ seed: fc.constantFrom(...seeds), edits: fc.array(edit, { maxLength: 6 }) })
@@ -47,10 +96,17 @@ function applyEdit(text: string, e: Edit, tokens: readonly string[]): string {
 }
 
 /** Seeds plus their mutations plus free strings over an alphabet: the usual input of a parser target. */
-export function parserInput(seeds: readonly string[], vocabulary: readonly string[], maxLength = 80): fc.Arbitrary<string> {
+export function parserInput(
+  seeds: readonly string[],
+  vocabulary: readonly string[],
+  maxLength = 80,
+): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 6, arbitrary: mutatedText(seeds, vocabulary) },
-    { weight: 2, arbitrary: fc.array(fc.constantFrom(...vocabulary, ...HOSTILE), { maxLength: 12 }).map((parts) => parts.join('')) },
+    {
+      weight: 2,
+      arbitrary: fc.array(fc.constantFrom(...vocabulary, ...HOSTILE), { maxLength: 12 }).map((parts) => parts.join('')),
+    },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength }) },
   );
 }

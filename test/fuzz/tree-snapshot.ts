@@ -36,7 +36,8 @@ export function snapshot(dir: string): Snapshot {
         out.set(child, { type: 'dir', digest: '', ...base, mtimeMs: 0 });
         walk(child);
       } else if (st.isSymbolicLink()) out.set(child, { type: 'link', digest: readlinkSync(abs), ...base });
-      else if (st.isFile()) out.set(child, { type: 'file', digest: createHash('sha256').update(readFileSync(abs)).digest('hex'), ...base });
+      else if (st.isFile())
+        out.set(child, { type: 'file', digest: createHash('sha256').update(readFileSync(abs)).digest('hex'), ...base });
       else out.set(child, { type: 'other', digest: '', ...base });
     }
   };
@@ -68,6 +69,7 @@ export function touchedPaths(before: Snapshot, after: Snapshot): string[] {
 /** Contents of the files of a snapshot under a prefix (for byte comparisons between two trees). */
 export function contentsUnder(snap: Snapshot, prefixes: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [p, e] of snap) if (e.type !== 'dir' && prefixes.some((x) => p === x || p.startsWith(`${x}/`))) out[p] = `${e.type}:${e.digest}`;
+  for (const [p, e] of snap)
+    if (e.type !== 'dir' && prefixes.some((x) => p === x || p.startsWith(`${x}/`))) out[p] = `${e.type}:${e.digest}`;
   return out;
 }

@@ -17,8 +17,12 @@ export function expandApplicationSet(set: JsonObject): JsonObject[] {
   const elements = (generators[0]!.list as JsonObject).elements as JsonObject[];
   return elements.map((element) => {
     const template = spec.template as JsonObject;
-    let app = renderValue({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', ...template }, element) as JsonObject;
-    if (typeof spec.templatePatch === 'string') app = merge(app, jsYaml.load(renderString(spec.templatePatch, element)) as JsonObject) as JsonObject;
+    let app = renderValue(
+      { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', ...template },
+      element,
+    ) as JsonObject;
+    if (typeof spec.templatePatch === 'string')
+      app = merge(app, jsYaml.load(renderString(spec.templatePatch, element)) as JsonObject) as JsonObject;
     return app;
   });
 }
@@ -26,17 +30,21 @@ export function expandApplicationSet(set: JsonObject): JsonObject[] {
 function renderValue(value: JsonValue, element: JsonObject): JsonValue {
   if (typeof value === 'string') return renderString(value, element);
   if (Array.isArray(value)) return value.map((v) => renderValue(v, element));
-  if (isJsonObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renderValue(v, element)]));
+  if (isJsonObject(value))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renderValue(v, element)]));
   return value;
 }
 
 function renderString(text: string, element: JsonObject): string {
-  return text.replace(/\{\{\s*(toJson\s+)?\.([A-Za-z0-9_.]+)\s*\}\}/g, (_m, toJson: string | undefined, key: string) => {
-    let v: JsonValue | undefined = element;
-    for (const part of key.split('.')) v = isJsonObject(v) ? v[part] : undefined;
-    if (v === undefined) throw new Error(`map has no entry for key "${key}"`);
-    return toJson ? JSON.stringify(v) : String(v);
-  });
+  return text.replace(
+    /\{\{\s*(toJson\s+)?\.([A-Za-z0-9_.]+)\s*\}\}/g,
+    (_m, toJson: string | undefined, key: string) => {
+      let v: JsonValue | undefined = element;
+      for (const part of key.split('.')) v = isJsonObject(v) ? v[part] : undefined;
+      if (v === undefined) throw new Error(`map has no entry for key "${key}"`);
+      return toJson ? JSON.stringify(v) : String(v);
+    },
+  );
 }
 
 function merge(base: JsonValue, patch: JsonValue): JsonValue {

@@ -104,15 +104,25 @@ function circleIn(scc: readonly string[], next: (n: string) => readonly string[]
 }
 
 /** Every broken rule of `graph` against `layers`; `folders` are the top-level entries of src/ that must be placed. */
-export function checkArchitecture(graph: ImportGraph, layers: readonly Layer[], folders: readonly string[]): ArchitectureProblem[] {
+export function checkArchitecture(
+  graph: ImportGraph,
+  layers: readonly Layer[],
+  folders: readonly string[],
+): ArchitectureProblem[] {
   const problems: ArchitectureProblem[] = [];
   const files = [...graph.keys()];
   const fileNext = (f: string) => (graph.get(f) ?? []).map((e) => e.to);
   for (const scc of cycles(files, fileNext)) {
     const circle = circleIn(scc, fileNext);
     // The shortest circle is named in order; a knot of more files than that is listed after it.
-    const knot = scc.length > circle.length - 1 ? ` (one circle of a knot of ${scc.length} files: ${scc.map((f) => `src/${f}`).join(', ')})` : '';
-    problems.push({ rule: 'file-circle', message: `import circle between files: ${circle.map((f) => `src/${f}`).join(' → ')}${knot}` });
+    const knot =
+      scc.length > circle.length - 1
+        ? ` (one circle of a knot of ${scc.length} files: ${scc.map((f) => `src/${f}`).join(', ')})`
+        : '';
+    problems.push({
+      rule: 'file-circle',
+      message: `import circle between files: ${circle.map((f) => `src/${f}`).join(' → ')}${knot}`,
+    });
   }
 
   // Folder graph, with one import kept per folder pair to name in messages.
@@ -137,17 +147,29 @@ export function checkArchitecture(graph: ImportGraph, layers: readonly Layer[], 
   for (const scc of cycles([...unitDeps.keys()], unitNext)) {
     const circle = circleIn(scc, unitNext);
     const steps = circle.slice(0, -1).map((u, i) => `${u} → ${circle[i + 1]} (${cite(u, circle[i + 1]!)})`);
-    const knot = scc.length > circle.length - 1 ? ` (one cycle of a knot of ${scc.length} folders: ${scc.join(', ')})` : '';
-    problems.push({ rule: 'folder-cycle', message: `import cycle between folders ${circle.join(' → ')}: ${steps.join('; ')}${knot}` });
+    const knot =
+      scc.length > circle.length - 1 ? ` (one cycle of a knot of ${scc.length} folders: ${scc.join(', ')})` : '';
+    problems.push({
+      rule: 'folder-cycle',
+      message: `import cycle between folders ${circle.join(' → ')}: ${steps.join('; ')}${knot}`,
+    });
   }
 
   const layerOf = new Map<string, number>();
   layers.forEach((layer, i) => layer.units.forEach((u) => layerOf.set(u, i)));
   for (const folder of [...folders].sort()) {
-    if (!layerOf.has(folder)) problems.push({ rule: 'unplaced-folder', message: `src/${folder === '*.ts' ? '*.ts (files directly in src/)' : folder} is in no layer of docs/architecture.md: add it to the row of the layer it belongs to` });
+    if (!layerOf.has(folder))
+      problems.push({
+        rule: 'unplaced-folder',
+        message: `src/${folder === '*.ts' ? '*.ts (files directly in src/)' : folder} is in no layer of docs/architecture.md: add it to the row of the layer it belongs to`,
+      });
   }
   for (const unit of [...layerOf.keys()].sort()) {
-    if (!folders.includes(unit)) problems.push({ rule: 'unknown-folder', message: `docs/architecture.md places ${unit}, which is not in src/: remove it from the picture or fix its name` });
+    if (!folders.includes(unit))
+      problems.push({
+        rule: 'unknown-folder',
+        message: `docs/architecture.md places ${unit}, which is not in src/: remove it from the picture or fix its name`,
+      });
   }
   // Rows run top first, so a lower row has a higher index: importing a smaller index climbs up.
   for (const [file, edges] of graph) {

@@ -19,7 +19,8 @@ const CHUNK = 64 * 1024;
 export const ENDLESS_CAP = 512 * 1024 * 1024;
 
 /** A body: endless (chunked), a declared length streamed towards, or exactly these bytes. */
-export type BodyPlan = { kind: 'endless' } | { kind: 'declared'; length: number } | { kind: 'bytes'; bytes: Uint8Array | string };
+export type BodyPlan =
+  { kind: 'endless' } | { kind: 'declared'; length: number } | { kind: 'bytes'; bytes: Uint8Array | string };
 
 /** One answer. Default status 200. */
 export interface Answer {
@@ -66,7 +67,13 @@ export async function startBodyServer(): Promise<BodyServer> {
   let handler: Handler = () => ({ status: 404, body: { kind: 'bytes', bytes: '' } });
   const served: Served[] = [];
   const server = createServer((request, response) => {
-    const entry: Served = { method: request.method ?? 'GET', url: request.url ?? '/', sent: 0, closed: false, done: Promise.resolve() };
+    const entry: Served = {
+      method: request.method ?? 'GET',
+      url: request.url ?? '/',
+      sent: 0,
+      closed: false,
+      done: Promise.resolve(),
+    };
     entry.done = new Promise((resolve) =>
       response.once('close', () => {
         entry.closed = true;
@@ -113,7 +120,10 @@ function send(response: ServerResponse, answer: Answer, entry: Served): void {
   const body = answer.body ?? { kind: 'bytes', bytes: '' };
   const headers: Record<string, string> = { ...answer.headers };
   if (body.kind === 'bytes') {
-    const bytes = typeof body.bytes === 'string' ? Buffer.from(body.bytes) : Buffer.from(body.bytes.buffer, body.bytes.byteOffset, body.bytes.byteLength);
+    const bytes =
+      typeof body.bytes === 'string'
+        ? Buffer.from(body.bytes)
+        : Buffer.from(body.bytes.buffer, body.bytes.byteOffset, body.bytes.byteLength);
     response.writeHead(answer.status ?? 200, { ...headers, 'content-length': String(bytes.length) });
     response.end(bytes, () => {
       entry.sent += bytes.length;

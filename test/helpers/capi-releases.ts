@@ -19,5 +19,9 @@ export type KubeadmVersion = 'v1.8.0' | 'v1.10.4' | 'v1.11.0' | 'v1.12.0';
 export function loadKubeadmRelease(version: KubeadmVersion): Record<keyof typeof KUBEADM_ASSETS, KubeObject[]> {
   const load = (component: keyof typeof KUBEADM_ASSETS): KubeObject[] =>
     fixtureObjects(`repository/${component}/${version}/${KUBEADM_ASSETS[component]}.yaml.gz`);
-  return { 'cluster-api': load('cluster-api'), 'bootstrap-kubeadm': load('bootstrap-kubeadm'), 'control-plane-kubeadm': load('control-plane-kubeadm') };
+  return {
+    'cluster-api': load('cluster-api'),
+    'bootstrap-kubeadm': load('bootstrap-kubeadm'),
+    'control-plane-kubeadm': load('control-plane-kubeadm'),
+  };
 }

@@ -11,7 +11,10 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function runCli(argv: string[], options: { cwd: string; env?: Record<string, string | undefined>; fetch?: FetchLike }): Promise<CliResult> {
+export async function runCli(
+  argv: string[],
+  options: { cwd: string; env?: Record<string, string | undefined>; fetch?: FetchLike },
+): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const env = options.env ?? {};
@@ -19,7 +22,10 @@ export async function runCli(argv: string[], options: { cwd: string; env?: Recor
     stdout: { write: (t) => void (stdout += t) },
     stderr: { write: (t) => void (stderr += t) },
     // Never the user's real cache: a test that names no cache folder gets this worker's own.
-    env: env.CAPI_RENDER_CACHE_DIR || env.XDG_CACHE_HOME || env.HOME ? env : { ...env, CAPI_RENDER_CACHE_DIR: workerCacheDir() },
+    env:
+      env.CAPI_RENDER_CACHE_DIR || env.XDG_CACHE_HOME || env.HOME
+        ? env
+        : { ...env, CAPI_RENDER_CACHE_DIR: workerCacheDir() },
     cwd: options.cwd,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });

@@ -45,7 +45,10 @@ export function consumerSchemaProblems(object: unknown): string[] {
   const key = `${object.apiVersion}/${object.kind}`;
   const validate = validatorFor(key);
   if (validate(object)) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+  return (validate.errors ?? []).map(
+    (e) =>
+      `${e.instancePath || '/'}: ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+  );
 }
 
 function validatorFor(key: string): ReturnType<Ajv['compile']> {
@@ -56,7 +59,8 @@ function validatorFor(key: string): ReturnType<Ajv['compile']> {
   const [group, version, kind] = key.split('/') as [string, string, string];
   const crd = jsYaml.load(fixtureText(file), { schema: jsYaml.CORE_SCHEMA }) as JsonObject;
   const spec = crd.spec as JsonObject;
-  if (spec.group !== group || (spec.names as JsonObject).kind !== kind) throw new Error(`${file} is not the CRD of ${key}`);
+  if (spec.group !== group || (spec.names as JsonObject).kind !== kind)
+    throw new Error(`${file} is not the CRD of ${key}`);
   const served = (spec.versions as JsonObject[]).find((v) => v.name === version);
   if (!served) throw new Error(`${file} has no version ${version}`);
   const openApi = withoutCel((served.schema as JsonObject).openAPIV3Schema) as JsonObject;
@@ -65,7 +69,12 @@ function validatorFor(key: string): ReturnType<Ajv['compile']> {
   const schema = {
     ...converted,
     required: [...new Set([...((converted.required as string[] | undefined) ?? []), 'apiVersion', 'kind', 'metadata'])],
-    properties: { ...(converted.properties as object), apiVersion: { const: `${group}/${version}` }, kind: { const: kind }, metadata: METADATA },
+    properties: {
+      ...(converted.properties as object),
+      apiVersion: { const: `${group}/${version}` },
+      kind: { const: kind },
+      metadata: METADATA,
+    },
   };
   ajv ??= createAjv();
   validate = ajv.compile(schema);
@@ -76,11 +85,21 @@ function validatorFor(key: string): ReturnType<Ajv['compile']> {
 function withoutCel(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutCel);
   if (!isJsonObject(node)) return node;
-  return Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'x-kubernetes-validations').map(([k, v]) => [k, withoutCel(v)]));
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([k]) => k !== 'x-kubernetes-validations')
+      .map(([k, v]) => [k, withoutCel(v)]),
+  );
 }
 
 function createAjv(): Ajv {
-  const instance = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, validateSchema: false, code: { optimize: false } });
+  const instance = new Ajv({
+    allErrors: true,
+    strict: true,
+    allowUnionTypes: true,
+    validateSchema: false,
+    code: { optimize: false },
+  });
   addKubernetesFormats(instance);
   // List-map key uniqueness is not what these tests are about; accept the keyword.
   instance.addKeyword({ keyword: 'x-capi-list-map-keys', schemaType: 'array' });

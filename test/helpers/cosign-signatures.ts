@@ -32,7 +32,12 @@ import { createOciClient, type OciClient } from '../../src/source/oci/oci-client
 import type { OciCredentials } from '../../src/source/oci/oci-credentials.js';
 import { computeOciDigest } from '../../src/source/oci/oci-digest.js';
 import { createOciHttp, type OciHttp } from '../../src/source/oci/oci-http.js';
-import { IMAGE_MANIFEST_TYPES, MEDIA_TYPE_EMPTY_JSON, MEDIA_TYPE_OCI_INDEX, MEDIA_TYPE_OCI_MANIFEST } from '../../src/source/oci/oci-media-types.js';
+import {
+  IMAGE_MANIFEST_TYPES,
+  MEDIA_TYPE_EMPTY_JSON,
+  MEDIA_TYPE_OCI_INDEX,
+  MEDIA_TYPE_OCI_MANIFEST,
+} from '../../src/source/oci/oci-media-types.js';
 import { registryHostPort } from '../../src/source/oci/oci-reference.js';
 
 export const BUNDLE_V03_MEDIA_TYPE = 'application/vnd.dev.sigstore.bundle.v0.3+json';
@@ -123,7 +128,11 @@ export async function createTestSigstore(dir: string): Promise<TestSigstore> {
       {
         baseUrl: REKOR_URL,
         hashAlgorithm: 'SHA2_256',
-        publicKey: { rawBytes: b64(spki(rekorKeys.publicKey)), keyDetails: 'PKIX_ECDSA_P256_SHA_256', validFor: { start: VALID_FROM } },
+        publicKey: {
+          rawBytes: b64(spki(rekorKeys.publicKey)),
+          keyDetails: 'PKIX_ECDSA_P256_SHA_256',
+          validFor: { start: VALID_FROM },
+        },
         logId: { keyId: logId(rekorKeys) },
       },
     ],
@@ -139,7 +148,11 @@ export async function createTestSigstore(dir: string): Promise<TestSigstore> {
       {
         baseUrl: 'https://ctfe.capi-render.test/test',
         hashAlgorithm: 'SHA2_256',
-        publicKey: { rawBytes: b64(spki(ctKeys.publicKey)), keyDetails: 'PKIX_ECDSA_P256_SHA_256', validFor: { start: VALID_FROM } },
+        publicKey: {
+          rawBytes: b64(spki(ctKeys.publicKey)),
+          keyDetails: 'PKIX_ECDSA_P256_SHA_256',
+          validFor: { start: VALID_FROM },
+        },
         logId: { keyId: logId(ctKeys) },
       },
     ],
@@ -147,7 +160,12 @@ export async function createTestSigstore(dir: string): Promise<TestSigstore> {
       {
         subject: { organization: 'sigstore.mock', commonName: 'tsa' },
         uri: TSA_URL,
-        certChain: { certificates: [{ rawBytes: b64(bytesOf(tsa.intCertificate)) }, { rawBytes: b64(bytesOf(tsa.rootCertificate)) }] },
+        certChain: {
+          certificates: [
+            { rawBytes: b64(bytesOf(tsa.intCertificate)) },
+            { rawBytes: b64(bytesOf(tsa.rootCertificate)) },
+          ],
+        },
         validFor: { start: VALID_FROM },
       },
     ],
@@ -156,9 +174,14 @@ export async function createTestSigstore(dir: string): Promise<TestSigstore> {
   const trustedRootPath = path.join(dir, 'trusted_root.json');
   writeFileSync(trustedRootPath, `${JSON.stringify(trustedRoot, null, 2)}\n`);
 
-  async function keyless(who: { identity: string; issuer: string }, options: { at?: Date } = {}): Promise<KeylessSigner> {
+  async function keyless(
+    who: { identity: string; issuer: string },
+    options: { at?: Date } = {},
+  ): Promise<KeylessSigner> {
     // The mock CA's clock is fixed when it is made: a signer from the past gets its own CA instance over the same key (so the same trusted root).
-    const issuing: MockCA = options.at ? await initializeCA(caKeys, await initializeCTLog(ctKeys, options.at), options.at) : ca;
+    const issuing: MockCA = options.at
+      ? await initializeCA(caKeys, await initializeCTLog(ctKeys, options.at), options.at)
+      : ca;
     const keys = p256();
     const der = bytesOf(
       await issuing.issueCertificate({
@@ -186,7 +209,12 @@ export async function createTestSigstore(dir: string): Promise<TestSigstore> {
 
   function key(): KeySigner {
     const keys = p256();
-    return { kind: 'key', publicKeyPem: keys.publicKey.export({ format: 'pem', type: 'spki' }).toString(), privateKey: keys.privateKey, services };
+    return {
+      kind: 'key',
+      publicKeyPem: keys.publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+      privateKey: keys.privateKey,
+      services,
+    };
   }
 
   return { trustedRootPath, trustedRoot, keyless, key };
@@ -219,10 +247,22 @@ export interface LegacySignature {
 }
 
 /** A simple-signing payload for `digest`, signed by `signer`, with cosign's layer annotations. */
-export async function legacySignature(dockerReference: string, digest: string, signer: TestSigner, options: SignOptions = {}): Promise<LegacySignature> {
+export async function legacySignature(
+  dockerReference: string,
+  digest: string,
+  signer: TestSigner,
+  options: SignOptions = {},
+): Promise<LegacySignature> {
   const claimed = options.claimedDigest ?? digest;
   const payload = Buffer.from(
-    JSON.stringify({ critical: { identity: { 'docker-reference': dockerReference }, image: { 'docker-manifest-digest': claimed }, type: 'cosign container image signature' }, optional: null }),
+    JSON.stringify({
+      critical: {
+        identity: { 'docker-reference': dockerReference },
+        image: { 'docker-manifest-digest': claimed },
+        type: 'cosign container image signature',
+      },
+      optional: null,
+    }),
   );
   const hash = signer.kind === 'key' ? (options.digestAlgorithm ?? 'sha256') : 'sha256';
   const signature = cryptoSign(hash, payload, signer.privateKey);
@@ -236,14 +276,20 @@ export async function legacySignature(dockerReference: string, digest: string, s
     const entry = await logEntry(signer.services.rekor, {
       apiVersion: '0.0.1',
       kind: 'hashedrekord',
-      spec: { data: { hash: { algorithm: hash, value: createHash(hash).update(payload).digest('hex') } }, signature: { content: b64(signature), publicKey: { content: b64(Buffer.from(verifier)) } } },
+      spec: {
+        data: { hash: { algorithm: hash, value: createHash(hash).update(payload).digest('hex') } },
+        signature: { content: b64(signature), publicKey: { content: b64(Buffer.from(verifier)) } },
+      },
     });
     annotations['dev.sigstore.cosign/bundle'] = JSON.stringify({
       SignedEntryTimestamp: entry.verification.signedEntryTimestamp,
       Payload: { body: entry.body, integratedTime: entry.integratedTime, logIndex: entry.logIndex, logID: entry.logID },
     });
   }
-  if (options.timestamp) annotations['dev.sigstore.cosign/rfc3161timestamp'] = JSON.stringify({ SignedRFC3161Timestamp: b64(await timestampOf(signer.services.tsaKeys, signature)) });
+  if (options.timestamp)
+    annotations['dev.sigstore.cosign/rfc3161timestamp'] = JSON.stringify({
+      SignedRFC3161Timestamp: b64(await timestampOf(signer.services.tsaKeys, signature)),
+    });
   return { payload: options.tamper ? tampered(payload) : payload, annotations };
 }
 
@@ -252,14 +298,25 @@ export async function legacySignature(dockerReference: string, digest: string, s
  * `repository:sha256-<hex>.sig`, appending a layer when the tag exists. Returns the tag and the
  * digest of the `.sig` manifest written.
  */
-export async function signImageLegacy(registryHost: string, repository: string, digest: string, signer: TestSigner, options: SignOptions & PushOptions = {}): Promise<{ tag: string; manifestDigest: string; payload: Buffer }> {
+export async function signImageLegacy(
+  registryHost: string,
+  repository: string,
+  digest: string,
+  signer: TestSigner,
+  options: SignOptions & PushOptions = {},
+): Promise<{ tag: string; manifestDigest: string; payload: Buffer }> {
   const { client, http } = connect(registryHost, options);
   const signature = await legacySignature(`${registryHost}/${repository}`, digest, signer, options);
   const tag = `${digest.replace(':', '-')}.sig`;
   const existing = await getJson(http, repository, tag, IMAGE_MANIFEST_TYPES.join(', '));
   const layers = Array.isArray(existing?.layers) ? (existing.layers as Record<string, unknown>[]) : [];
   const payloadDigest = await client.pushBlob(repository, signature.payload);
-  layers.push({ mediaType: SIMPLE_SIGNING_MEDIA_TYPE, digest: payloadDigest, size: signature.payload.length, annotations: signature.annotations });
+  layers.push({
+    mediaType: SIMPLE_SIGNING_MEDIA_TYPE,
+    digest: payloadDigest,
+    size: signature.payload.length,
+    annotations: signature.annotations,
+  });
   const config = Buffer.from(
     JSON.stringify({
       architecture: '',
@@ -271,15 +328,32 @@ export async function signImageLegacy(registryHost: string, repository: string, 
     }),
   );
   const configDigest = await client.pushBlob(repository, config);
-  const manifest = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: MEDIA_TYPE_OCI_MANIFEST, config: { mediaType: 'application/vnd.oci.image.config.v1+json', size: config.length, digest: configDigest }, layers }));
+  const manifest = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: MEDIA_TYPE_OCI_MANIFEST,
+      config: { mediaType: 'application/vnd.oci.image.config.v1+json', size: config.length, digest: configDigest },
+      layers,
+    }),
+  );
   const manifestDigest = await client.pushManifest(repository, tag, manifest, MEDIA_TYPE_OCI_MANIFEST);
   return { tag, manifestDigest, payload: signature.payload };
 }
 
 /** A Sigstore bundle v0.3 (JSON) as `cosign sign` v3 makes it for `digest`. */
-export async function signatureBundle(subjectName: string, digest: string, signer: TestSigner, options: SignOptions & { predicateType?: string } = {}): Promise<Record<string, unknown>> {
+export async function signatureBundle(
+  subjectName: string,
+  digest: string,
+  signer: TestSigner,
+  options: SignOptions & { predicateType?: string } = {},
+): Promise<Record<string, unknown>> {
   const [algorithm, hex] = (options.claimedDigest ?? digest).split(':') as [string, string];
-  const statement = { _type: 'https://in-toto.io/Statement/v1', subject: [{ name: subjectName, digest: { [algorithm]: hex } }], predicateType: options.predicateType ?? COSIGN_SIGN_PREDICATE, predicate: {} };
+  const statement = {
+    _type: 'https://in-toto.io/Statement/v1',
+    subject: [{ name: subjectName, digest: { [algorithm]: hex } }],
+    predicateType: options.predicateType ?? COSIGN_SIGN_PREDICATE,
+    predicate: {},
+  };
   const payload = Buffer.from(JSON.stringify(statement));
   const signature = cryptoSign('sha256', dsse.preAuthEncoding(IN_TOTO_PAYLOAD_TYPE, payload), signer.privateKey);
   const certificate = signer.kind === 'keyless' ? pem.toDER(signer.certificatePem) : undefined;
@@ -291,7 +365,11 @@ export async function signatureBundle(subjectName: string, digest: string, signe
   });
   if (options.transparencyLog ?? signer.kind === 'keyless') {
     const verifier = signer.kind === 'keyless' ? signer.certificatePem : signer.publicKeyPem;
-    const envelope = JSON.stringify({ payload: b64(payload), payloadType: IN_TOTO_PAYLOAD_TYPE, signatures: [{ sig: b64(signature) }] });
+    const envelope = JSON.stringify({
+      payload: b64(payload),
+      payloadType: IN_TOTO_PAYLOAD_TYPE,
+      signatures: [{ sig: b64(signature) }],
+    });
     const entry = await logEntry(signer.services.rekor, {
       apiVersion: '0.0.1',
       kind: 'dsse',
@@ -319,7 +397,9 @@ export async function signatureBundle(subjectName: string, digest: string, signe
     });
   }
   if (options.timestamp) {
-    bundle.verificationMaterial.timestampVerificationData = { rfc3161Timestamps: [{ signedTimestamp: await timestampOf(signer.services.tsaKeys, signature) }] };
+    bundle.verificationMaterial.timestampVerificationData = {
+      rfc3161Timestamps: [{ signedTimestamp: await timestampOf(signer.services.tsaKeys, signature) }],
+    };
   }
   return bundleToJSON(bundle) as unknown as Record<string, unknown>;
 }
@@ -345,7 +425,11 @@ export async function attachBundleReferrer(
   const emptyDigest = await client.pushBlob(repository, empty);
   const subject = await head(http, repository, digest);
   const predicateType = options.predicateType ?? COSIGN_SIGN_PREDICATE;
-  const annotations = { 'dev.sigstore.bundle.content': 'dsse-envelope', 'dev.sigstore.bundle.predicateType': predicateType, 'org.opencontainers.image.created': new Date().toISOString() };
+  const annotations = {
+    'dev.sigstore.bundle.content': 'dsse-envelope',
+    'dev.sigstore.bundle.predicateType': predicateType,
+    'org.opencontainers.image.created': new Date().toISOString(),
+  };
   const manifest = Buffer.from(
     JSON.stringify({
       schemaVersion: 2,
@@ -359,12 +443,27 @@ export async function attachBundleReferrer(
   );
   const manifestDigest = computeOciDigest(manifest);
   await client.pushManifest(repository, manifestDigest, manifest, MEDIA_TYPE_OCI_MANIFEST);
-  const api = await http.send({ method: 'GET', target: `/v2/${repository}/referrers/${digest}`, scope: `repository:${repository}:pull`, headers: { accept: MEDIA_TYPE_OCI_INDEX } });
+  const api = await http.send({
+    method: 'GET',
+    target: `/v2/${repository}/referrers/${digest}`,
+    scope: `repository:${repository}:pull`,
+    headers: { accept: MEDIA_TYPE_OCI_INDEX },
+  });
   await api.body?.cancel();
   if (api.status === 404) {
     const tag = digest.replace(':', '-');
-    const index = (await getJson(http, repository, tag, MEDIA_TYPE_OCI_INDEX)) ?? { schemaVersion: 2, mediaType: MEDIA_TYPE_OCI_INDEX, manifests: [] };
-    (index.manifests as unknown[]).push({ mediaType: MEDIA_TYPE_OCI_MANIFEST, digest: manifestDigest, size: manifest.length, artifactType: BUNDLE_V03_MEDIA_TYPE, annotations });
+    const index = (await getJson(http, repository, tag, MEDIA_TYPE_OCI_INDEX)) ?? {
+      schemaVersion: 2,
+      mediaType: MEDIA_TYPE_OCI_INDEX,
+      manifests: [],
+    };
+    (index.manifests as unknown[]).push({
+      mediaType: MEDIA_TYPE_OCI_MANIFEST,
+      digest: manifestDigest,
+      size: manifest.length,
+      artifactType: BUNDLE_V03_MEDIA_TYPE,
+      annotations,
+    });
     await client.pushManifest(repository, tag, Buffer.from(JSON.stringify(index)), MEDIA_TYPE_OCI_INDEX);
   }
   return { manifestDigest, bundle };
@@ -381,7 +480,10 @@ interface RekorEntry {
   integratedTime: number;
   logID: string;
   logIndex: number;
-  verification: { signedEntryTimestamp: string; inclusionProof: { logIndex: number; treeSize: number; rootHash: string; hashes: string[]; checkpoint: string } };
+  verification: {
+    signedEntryTimestamp: string;
+    inclusionProof: { logIndex: number; treeSize: number; rootHash: string; hashes: string[]; checkpoint: string };
+  };
 }
 
 async function logEntry(rekor: MockTLog, proposed: object): Promise<RekorEntry> {
@@ -397,7 +499,15 @@ async function logEntry(rekor: MockTLog, proposed: object): Promise<RekorEntry> 
  */
 async function timestampOf(tsaKeys: KeyPair, signature: Buffer): Promise<Buffer> {
   const tsa: MockTSA = await initializeTSA(tsaKeys, new Date(Math.floor(Date.now() / 1000) * 1000));
-  return bytesOf(await tsa.timestamp({ artifactHash: sha256(signature), hashAlgorithmOID: OID_SHA256, nonce: randomInt(1, 2 ** 31), policyOID: '1.3.6.1.4.1.57264.2', certReq: false }));
+  return bytesOf(
+    await tsa.timestamp({
+      artifactHash: sha256(signature),
+      hashAlgorithmOID: OID_SHA256,
+      nonce: randomInt(1, 2 ** 31),
+      policyOID: '1.3.6.1.4.1.57264.2',
+      certReq: false,
+    }),
+  );
 }
 
 function connect(registryHost: string, options: PushOptions): { client: OciClient; http: OciHttp } {
@@ -414,8 +524,18 @@ function connect(registryHost: string, options: PushOptions): { client: OciClien
 }
 
 /** A manifest or index as JSON; undefined when the registry has none under `reference`. */
-async function getJson(http: OciHttp, repository: string, reference: string, accept: string): Promise<Record<string, unknown> | undefined> {
-  const response = await http.send({ method: 'GET', target: `/v2/${repository}/manifests/${reference}`, scope: `repository:${repository}:pull`, headers: { accept } });
+async function getJson(
+  http: OciHttp,
+  repository: string,
+  reference: string,
+  accept: string,
+): Promise<Record<string, unknown> | undefined> {
+  const response = await http.send({
+    method: 'GET',
+    target: `/v2/${repository}/manifests/${reference}`,
+    scope: `repository:${repository}:pull`,
+    headers: { accept },
+  });
   if (response.status === 404) {
     await response.body?.cancel();
     return undefined;
@@ -426,8 +546,16 @@ async function getJson(http: OciHttp, repository: string, reference: string, acc
 
 /** Media type and size of a manifest, for a `subject` descriptor. */
 async function head(http: OciHttp, repository: string, digest: string): Promise<{ mediaType: string; size: number }> {
-  const response = await http.send({ method: 'HEAD', target: `/v2/${repository}/manifests/${digest}`, scope: `repository:${repository}:pull`, headers: { accept: IMAGE_MANIFEST_TYPES.join(', ') } });
+  const response = await http.send({
+    method: 'HEAD',
+    target: `/v2/${repository}/manifests/${digest}`,
+    scope: `repository:${repository}:pull`,
+    headers: { accept: IMAGE_MANIFEST_TYPES.join(', ') },
+  });
   await response.body?.cancel();
   if (response.status !== 200) throw await http.unexpected(response, `HEAD ${repository}@${digest}`);
-  return { mediaType: (response.headers.get('content-type') ?? MEDIA_TYPE_OCI_MANIFEST).split(';')[0]!.trim(), size: Number(response.headers.get('content-length') ?? '0') };
+  return {
+    mediaType: (response.headers.get('content-type') ?? MEDIA_TYPE_OCI_MANIFEST).split(';')[0]!.trim(),
+    size: Number(response.headers.get('content-length') ?? '0'),
+  };
 }

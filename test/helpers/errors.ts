@@ -13,7 +13,10 @@ export function thrownBy<E extends Error>(type: abstract new (...args: never[]) 
 }
 
 /** The async counterpart of thrownBy: the error `promise` rejects with. */
-export async function rejectionOf<E extends Error>(type: abstract new (...args: never[]) => E, promise: Promise<unknown>): Promise<E> {
+export async function rejectionOf<E extends Error>(
+  type: abstract new (...args: never[]) => E,
+  promise: Promise<unknown>,
+): Promise<E> {
   const err = await promise.then(
     () => undefined,
     (e: unknown) => e,

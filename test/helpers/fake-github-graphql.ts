@@ -23,7 +23,13 @@ export function answerGraphql(repos: ReadonlyMap<string, FakeRepo>, body: string
   const name = request.variables?.name ?? '';
   const repo = [...repos.values()].find((r) => r.owner === owner && r.repo === name);
   if (!request.query?.includes('releases(') || !repo) {
-    return { status: 200, body: { data: { repository: null }, errors: [{ type: 'NOT_FOUND', message: `Could not resolve to a Repository with the name '${owner}/${name}'.` }] } };
+    return {
+      status: 200,
+      body: {
+        data: { repository: null },
+        errors: [{ type: 'NOT_FOUND', message: `Could not resolve to a Repository with the name '${owner}/${name}'.` }],
+      },
+    };
   }
   const nodes = repo.releases.map((r) => ({
     version: r.tag,
@@ -35,5 +41,12 @@ export function answerGraphql(repos: ReadonlyMap<string, FakeRepo>, body: string
     name: (r.json['name'] as string | null) ?? r.tag,
     description: (r.json['body'] as string | null) ?? null,
   }));
-  return { status: 200, body: { data: { repository: { isRepoPrivate: false, payload: { pageInfo: { hasNextPage: false, endCursor: null }, nodes } } } } };
+  return {
+    status: 200,
+    body: {
+      data: {
+        repository: { isRepoPrivate: false, payload: { pageInfo: { hasNextPage: false, endCursor: null }, nodes } },
+      },
+    },
+  };
 }

@@ -51,17 +51,43 @@ export function answerPulls(pulls: FakePull[], method: string, url: URL, body: s
   if (method === 'GET' && where.number === undefined) {
     const state = url.searchParams.get('state') ?? 'open';
     const head = url.searchParams.get('head');
-    const list = ofRepo.filter((p) => (state === 'all' || p.state === state) && (!head || `${p.owner}:${p.head}` === head));
+    const list = ofRepo.filter(
+      (p) => (state === 'all' || p.state === state) && (!head || `${p.owner}:${p.head}` === head),
+    );
     return { status: 200, body: list.map(json) };
   }
   if (method === 'POST' && where.number === undefined) {
     if (!data || typeof data.title !== 'string' || typeof data.head !== 'string' || typeof data.base !== 'string') {
-      return { status: 422, body: { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'missing_field' }] } };
+      return {
+        status: 422,
+        body: { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'missing_field' }] },
+      };
     }
     if (ofRepo.some((p) => p.state === 'open' && p.head === data.head)) {
-      return { status: 422, body: { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${where.owner}:${data.head}.` }] } };
+      return {
+        status: 422,
+        body: {
+          message: 'Validation Failed',
+          errors: [
+            {
+              resource: 'PullRequest',
+              code: 'custom',
+              message: `A pull request already exists for ${where.owner}:${data.head}.`,
+            },
+          ],
+        },
+      };
     }
-    const pull: FakePull = { number: pulls.length + 1, owner: where.owner, repo: where.repo, head: data.head, base: data.base, title: data.title, body: String(data.body ?? ''), state: 'open' };
+    const pull: FakePull = {
+      number: pulls.length + 1,
+      owner: where.owner,
+      repo: where.repo,
+      head: data.head,
+      base: data.base,
+      title: data.title,
+      body: String(data.body ?? ''),
+      state: 'open',
+    };
     pulls.push(pull);
     return { status: 201, body: json(pull) };
   }

@@ -9,7 +9,14 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildRepos, DEFAULT_REPOS, DEFAULT_REPOSITORY_DIR, loadTemplates, type FakeReleaseSpec, type FakeRepo } from './fake-github-data.js';
+import {
+  buildRepos,
+  DEFAULT_REPOS,
+  DEFAULT_REPOSITORY_DIR,
+  loadTemplates,
+  type FakeReleaseSpec,
+  type FakeRepo,
+} from './fake-github-data.js';
 import { answerPulls, matchPullsPath, type FakePull } from './fake-github-pulls.js';
 import { answerGraphql } from './fake-github-graphql.js';
 
@@ -79,7 +86,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const repos = buildRepos(baseUrl, repositoryDir, options.repos ?? DEFAULT_REPOS, options.extraReleases ?? {});
   const byId = new Map([...repos.values()].map((repo) => [repo.id, repo]));
   const assets = new Map(
-    [...repos.values()].flatMap((repo) => repo.releases.flatMap((r) => r.assets.map((a) => [a.id, { repo, asset: a }] as const))),
+    [...repos.values()].flatMap((repo) =>
+      repo.releases.flatMap((r) => r.assets.map((a) => [a.id, { repo, asset: a }] as const)),
+    ),
   );
   const constantHeaders = loadTemplates().headers;
   const requests: RecordedRequest[] = [];
@@ -93,11 +102,16 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
-        const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]),
+        );
         const answer = answerGraphql(repos, body);
         requests.push({ method: 'POST', url: req.url ?? '/', route: 'other', headers, status: answer.status, body });
         const payload = Buffer.from(JSON.stringify(answer.body));
-        res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(payload.length) });
+        res.writeHead(answer.status, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': String(payload.length),
+        });
         res.end(payload);
       });
       return;
@@ -114,8 +128,17 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
 
   const handle = (req: IncomingMessage, res: ServerResponse, requestBody: string | undefined): void => {
     const url = new URL(req.url ?? '/', baseUrl);
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
-    const record: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', route: 'other', headers, status: 0, ...(requestBody !== undefined ? { body: requestBody } : {}) };
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]),
+    );
+    const record: RecordedRequest = {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      route: 'other',
+      headers,
+      status: 0,
+      ...(requestBody !== undefined ? { body: requestBody } : {}),
+    };
     requests.push(record);
     const send = (status: number, body: unknown, extra: Record<string, string> = {}): void => {
       record.status = status;
@@ -130,7 +153,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       if (headers['if-none-match'] === etag) return send(304, undefined, { etag, ...extra });
       send(200, body, { etag, ...extra });
     };
-    const notFound = (doc: string): void => send(404, { message: 'Not Found', documentation_url: `${DOCS}/${doc}`, status: '404' });
+    const notFound = (doc: string): void =>
+      send(404, { message: 'Not Found', documentation_url: `${DOCS}/${doc}`, status: '404' });
 
     const route = matchRoute(url.pathname, repos, byId);
     record.route = route.route;
@@ -138,10 +162,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     if (failure) return sendFailure(failure, send);
     if (options.validTokens && headers.authorization) {
       const presented = headers.authorization.replace(/^(token|bearer)\s+/i, '');
-      if (!options.validTokens.includes(presented)) return send(401, { message: 'Bad credentials', documentation_url: DOCS, status: '401' });
+      if (!options.validTokens.includes(presented))
+        return send(401, { message: 'Bad credentials', documentation_url: DOCS, status: '401' });
     }
     if (record.route === 'pulls') {
-      if (req.method !== 'GET' && !headers.authorization) return send(401, { message: 'Requires authentication', documentation_url: DOCS, status: '401' });
+      if (req.method !== 'GET' && !headers.authorization)
+        return send(401, { message: 'Requires authentication', documentation_url: DOCS, status: '401' });
       const answer = answerPulls(pulls, req.method ?? 'GET', url, requestBody ?? '');
       return send(answer.status, answer.body);
     }
@@ -154,7 +180,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         const page = Math.max(Number(url.searchParams.get('page') ?? 1) || 1, 1);
         const all = route.repo.releases;
         const body = all.slice((page - 1) * perPage, page * perPage).map((r) => r.json);
-        const link = linkHeader(`${baseUrl}/repositories/${route.repo.id}/releases`, perPage, page, Math.max(Math.ceil(all.length / perPage), 1));
+        const link = linkHeader(
+          `${baseUrl}/repositories/${route.repo.id}/releases`,
+          perPage,
+          page,
+          Math.max(Math.ceil(all.length / perPage), 1),
+        );
         return json(body, link ? { link } : {});
       }
       case 'release': {
@@ -165,9 +196,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         const found = assets.get(route.assetId ?? -1);
         if (!found || found.repo !== route.repo) return notFound('releases/assets#get-a-release-asset');
         if (headers.accept !== 'application/octet-stream') return json(found.asset.json);
-        if (options.directDownloads) return send(200, found.asset.bytes, { 'content-type': 'application/octet-stream' });
+        if (options.directDownloads)
+          return send(200, found.asset.bytes, { 'content-type': 'application/octet-stream' });
         const signature = createHash('sha1').update(`${found.asset.id}`).digest('hex').slice(0, 16);
-        return send(302, undefined, { location: `${baseUrl}/_downloads/${found.asset.id}/${encodeURIComponent(found.asset.name)}?sig=${signature}` });
+        return send(302, undefined, {
+          location: `${baseUrl}/_downloads/${found.asset.id}/${encodeURIComponent(found.asset.name)}?sig=${signature}`,
+        });
       }
       case 'download': {
         const found = assets.get(route.assetId ?? -1);
@@ -207,7 +241,8 @@ function matchRoute(pathname: string, repos: Map<string, FakeRepo>, byId: Map<nu
   if (head === '_downloads') return { route: 'download', assetId: Number(a) };
   if (matchPullsPath(pathname)) return { route: 'pulls' };
   // GitHub's Link headers use /repositories/{id}/…; both spellings reach the same repository.
-  if (head === 'repositories' && b === 'releases' && parts.length === 3) return { route: 'list', repo: byId.get(Number(a)) };
+  if (head === 'repositories' && b === 'releases' && parts.length === 3)
+    return { route: 'list', repo: byId.get(Number(a)) };
   if (head !== 'repos' || c !== 'releases') return { route: 'other' };
   const repo = repos.get(`${a}/${b}`);
   if (parts.length === 4) return { route: 'list', repo };
@@ -217,18 +252,26 @@ function matchRoute(pathname: string, repos: Map<string, FakeRepo>, byId: Map<nu
 }
 
 function takeFailure(failures: QueuedFailure[], route: FakeRoute): QueuedFailure | undefined {
-  const failure = failures.find((f) => f.left > 0 && (f.options.route ? f.options.route === route : route !== 'download'));
+  const failure = failures.find(
+    (f) => f.left > 0 && (f.options.route ? f.options.route === route : route !== 'download'),
+  );
   if (failure) failure.left--;
   return failure;
 }
 
-function sendFailure(failure: QueuedFailure, send: (status: number, body: unknown, extra?: Record<string, string>) => void): void {
+function sendFailure(
+  failure: QueuedFailure,
+  send: (status: number, body: unknown, extra?: Record<string, string>) => void,
+): void {
   const now = Math.floor(Date.now() / 1000);
   switch (failure.kind) {
     case 'rate-limit':
       return send(
         403,
-        { message: 'API rate limit exceeded for 127.0.0.1.', documentation_url: `${DOCS}/overview/rate-limits-for-the-rest-api` },
+        {
+          message: 'API rate limit exceeded for 127.0.0.1.',
+          documentation_url: `${DOCS}/overview/rate-limits-for-the-rest-api`,
+        },
         {
           'x-ratelimit-limit': '60',
           'x-ratelimit-remaining': '0',
@@ -239,7 +282,10 @@ function sendFailure(failure: QueuedFailure, send: (status: number, body: unknow
     case 'secondary-rate-limit':
       return send(
         403,
-        { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', documentation_url: DOCS },
+        {
+          message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+          documentation_url: DOCS,
+        },
         { 'retry-after': '1' },
       );
     case 'server-error':

@@ -93,11 +93,14 @@ export async function startFakeGitLab(options: FakeGitLabOptions = {}): Promise<
       }
       if (options.validTokens) {
         const presented = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
-        if (presented === undefined || !options.validTokens.includes(presented)) return { status: 401, body: { message: '401 Unauthorized' } };
+        if (presented === undefined || !options.validTokens.includes(presented))
+          return { status: 401, body: { message: '401 Unauthorized' } };
       }
       return undefined;
     };
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]),
+    );
     const record: RecordedGitLabRequest = { url: req.url ?? '/', headers, status: 0 };
     requests.push(record);
     const send = (status: number, body: string | Uint8Array, extra: Record<string, string> = {}): void => {
@@ -106,7 +109,8 @@ export async function startFakeGitLab(options: FakeGitLabOptions = {}): Promise<
       res.writeHead(status, { 'content-length': String(payload.length), ...extra });
       res.end(payload);
     };
-    const json = (status: number, value: unknown) => send(status, JSON.stringify(value), { 'content-type': 'application/json' });
+    const json = (status: number, value: unknown) =>
+      send(status, JSON.stringify(value), { 'content-type': 'application/json' });
 
     const storage = /^\/_storage\/(.+)$/.exec(record.url);
     if (storage) {
@@ -118,7 +122,11 @@ export async function startFakeGitLab(options: FakeGitLabOptions = {}): Promise<
       const refused = refuse();
       if (refused) return refused === 'hang' ? undefined : json(refused.status, refused.body);
       if (list[1] !== GITLAB_PROJECT) return json(404, { message: '404 Project Not Found' });
-      const page = listPage(packagesOf(repositoryDir, options.extraPackages ?? []), new URLSearchParams(list[2] ?? ''), options.maxPerPage ?? 100);
+      const page = listPage(
+        packagesOf(repositoryDir, options.extraPackages ?? []),
+        new URLSearchParams(list[2] ?? ''),
+        options.maxPerPage ?? 100,
+      );
       const body = JSON.stringify(page.entries);
       const etag = `W/"${createHash('md5').update(body).digest('hex')}"`;
       const base = `https://${GITLAB_HOST}/api/v4/projects/${list[1]}/packages`;
@@ -134,7 +142,8 @@ export async function startFakeGitLab(options: FakeGitLabOptions = {}): Promise<
     if (project !== GITLAB_PROJECT) return json(404, { message: '404 Project Not Found' });
     const parts = [pkg!, version!, file!].map(decodeURIComponent);
     if (!readPackageFile(repositoryDir, parts)) return json(404, { message: '404 Package Not Found' });
-    if (options.redirectDownloads) return send(302, '', { location: `https://${STORAGE_HOST}/_storage/${parts.map(encodeURIComponent).join('/')}` });
+    if (options.redirectDownloads)
+      return send(302, '', { location: `https://${STORAGE_HOST}/_storage/${parts.map(encodeURIComponent).join('/')}` });
     return send(200, readPackageFile(repositoryDir, parts)!, { 'content-type': 'application/octet-stream' });
   });
 
@@ -145,7 +154,9 @@ export async function startFakeGitLab(options: FakeGitLabOptions = {}): Promise<
     fetch: (url, init) => {
       const parsed = new URL(url);
       // Keep the path exactly as written: the project slug must stay percent-encoded.
-      const target = routed.has(parsed.host) ? `${origin}${url.slice(`${parsed.protocol}//${parsed.host}`.length)}` : url;
+      const target = routed.has(parsed.host)
+        ? `${origin}${url.slice(`${parsed.protocol}//${parsed.host}`.length)}`
+        : url;
       return fetch(target, init);
     },
     failNext(kind, n) {
@@ -183,14 +194,24 @@ function packagesOf(dir: string, extra: NonNullable<FakeGitLabOptions['extraPack
   const rows: { name: string; version: string | null; package_type: string; status: string }[] = [];
   for (const label of readdirSync(dir).sort()) {
     if (!statSync(path.join(dir, label)).isDirectory()) continue;
-    for (const version of readdirSync(path.join(dir, label)).sort()) rows.push({ name: label, version, package_type: 'generic', status: 'default' });
+    for (const version of readdirSync(path.join(dir, label)).sort())
+      rows.push({ name: label, version, package_type: 'generic', status: 'default' });
   }
-  for (const e of extra) rows.push({ name: e.name, version: e.version, package_type: e.package_type ?? 'generic', status: e.status ?? 'default' });
+  for (const e of extra)
+    rows.push({
+      name: e.name,
+      version: e.version,
+      package_type: e.package_type ?? 'generic',
+      status: e.status ?? 'default',
+    });
   return rows.map((r, i) => ({
     id: i + 1,
     ...r,
     created_at: new Date(Date.UTC(2025, 0, 1 + i)).toISOString(),
-    _links: { web_path: `/capi/releases/-/packages/${i + 1}`, delete_api_path: `https://${GITLAB_HOST}/api/v4/projects/${GITLAB_PROJECT}/packages/${i + 1}` },
+    _links: {
+      web_path: `/capi/releases/-/packages/${i + 1}`,
+      delete_api_path: `https://${GITLAB_HOST}/api/v4/projects/${GITLAB_PROJECT}/packages/${i + 1}`,
+    },
     tags: [],
   }));
 }
@@ -200,7 +221,12 @@ function listPage(all: ListedPackage[], query: URLSearchParams, maxPerPage: numb
   const type = query.get('package_type');
   const name = query.get('package_name');
   // By default GitLab lists packages in the default, deprecated and error states.
-  const matching = all.filter((p) => (!type || p.package_type === type) && (!name || p.name.includes(name)) && ['default', 'deprecated', 'error'].includes(p.status));
+  const matching = all.filter(
+    (p) =>
+      (!type || p.package_type === type) &&
+      (!name || p.name.includes(name)) &&
+      ['default', 'deprecated', 'error'].includes(p.status),
+  );
   const perPage = Math.min(Math.max(Number(query.get('per_page') ?? 20) || 20, 1), maxPerPage);
   const totalPages = Math.max(1, Math.ceil(matching.length / perPage));
   const page = Math.max(Number(query.get('page') ?? 1) || 1, 1);
@@ -214,7 +240,12 @@ function listPage(all: ListedPackage[], query: URLSearchParams, maxPerPage: numb
         q.set('per_page', String(perPage));
         return `${base}?${q.toString()}`;
       };
-      const links = [...(page > 1 ? [`<${at(page - 1)}>; rel="prev"`] : []), ...(page < totalPages ? [`<${at(page + 1)}>; rel="next"`] : []), `<${at(1)}>; rel="first"`, `<${at(totalPages)}>; rel="last"`];
+      const links = [
+        ...(page > 1 ? [`<${at(page - 1)}>; rel="prev"`] : []),
+        ...(page < totalPages ? [`<${at(page + 1)}>; rel="next"`] : []),
+        `<${at(1)}>; rel="first"`,
+        `<${at(totalPages)}>; rel="last"`,
+      ];
       return {
         link: links.join(', '),
         'x-page': String(page),

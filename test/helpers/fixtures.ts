@@ -30,9 +30,11 @@ export function withVariableDefaults(text: string): string {
 
 /** The objects of a components fixture, variables resolved to their defaults. */
 export function fixtureObjects(relative: string): KubeObject[] {
-  return (jsYaml.loadAll(withVariableDefaults(fixtureText(relative)), undefined, { schema: jsYaml.CORE_SCHEMA }) as KubeObject[]).filter(
-    (doc): doc is KubeObject => typeof doc === 'object' && doc !== null,
-  );
+  return (
+    jsYaml.loadAll(withVariableDefaults(fixtureText(relative)), undefined, {
+      schema: jsYaml.CORE_SCHEMA,
+    }) as KubeObject[]
+  ).filter((doc): doc is KubeObject => typeof doc === 'object' && doc !== null);
 }
 
 /** The one object of `kind` named `name`; throws when absent, so a fixture change fails loudly. */

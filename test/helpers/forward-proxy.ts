@@ -43,16 +43,23 @@ export async function startForwardProxy(routes: ProxyRoutes): Promise<ForwardPro
   const sockets = new Set<net.Socket>();
   const server = http.createServer((req, res) => {
     const target = new URL(req.url ?? '');
-    requests.push({ method: req.method ?? 'GET', target: target.toString(), authorization: req.headers['proxy-authorization'] });
+    requests.push({
+      method: req.method ?? 'GET',
+      target: target.toString(),
+      authorization: req.headers['proxy-authorization'],
+    });
     const to = routes(target.hostname, Number(target.port || 80));
     if (!to) return void res.writeHead(502).end('proxy: name does not resolve\n');
     const headers = { ...req.headers };
     delete headers['proxy-authorization'];
     delete headers['proxy-connection'];
-    const upstream = http.request({ host: to.host, port: to.port, method: req.method, path: `${target.pathname}${target.search}`, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = http.request(
+      { host: to.host, port: to.port, method: req.method, path: `${target.pathname}${target.search}`, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => res.writeHead(502).end('proxy: upstream failed\n'));
     req.pipe(upstream);
   });
@@ -103,21 +110,43 @@ export async function startTlsFront(backends: Readonly<Record<string, string>>):
   const names = Object.keys(backends);
   const made = spawnSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${names[0]}`, '-addext', `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}`, '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${names[0]}`,
+      '-addext',
+      `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}`,
+      '-keyout',
+      path.join(dir, 'key.pem'),
+      '-out',
+      path.join(dir, 'cert.pem'),
+    ],
     { encoding: 'utf8' },
   );
   if (made.status !== 0) throw new Error(`openssl failed: ${made.stderr}`);
-  const server = https.createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) }, (req, res) => {
-    const backend = backends[(req.headers.host ?? '').replace(/:\d+$/, '')];
-    if (!backend) return void res.writeHead(421).end();
-    const base = new URL(backend);
-    const upstream = http.request({ host: base.hostname, port: base.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    upstream.on('error', () => res.writeHead(502).end());
-    req.pipe(upstream);
-  });
+  const server = https.createServer(
+    { key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) },
+    (req, res) => {
+      const backend = backends[(req.headers.host ?? '').replace(/:\d+$/, '')];
+      if (!backend) return void res.writeHead(421).end();
+      const base = new URL(backend);
+      const upstream = http.request(
+        { host: base.hostname, port: base.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.writeHead(502).end());
+      req.pipe(upstream);
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,

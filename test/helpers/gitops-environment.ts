@@ -28,7 +28,11 @@ export function componentObjects(file: string, providerLabel?: string): KubeObje
   const loaded = fixtureObjects(file).map((object, document) => ({ object, origin: { source: file, document } }));
   return cleanObjects(loaded).map(({ object }) => {
     const labelled = providerLabel
-      ? setIn(object, ['metadata', 'labels'], { ...labelsOf(object), 'cluster.x-k8s.io/provider': providerLabel, 'clusterctl.cluster.x-k8s.io': '' })
+      ? setIn(object, ['metadata', 'labels'], {
+          ...labelsOf(object),
+          'cluster.x-k8s.io/provider': providerLabel,
+          'clusterctl.cluster.x-k8s.io': '',
+        })
       : object;
     return deepFreeze(labelled);
   });
@@ -36,7 +40,10 @@ export function componentObjects(file: string, providerLabel?: string): KubeObje
 
 /** Builds the environment; `certManager` adds the cert-manager component first. */
 export function fixtureEnvironment(name = 'mgmt', options: { certManager?: boolean } = {}): RenderedEnvironment {
-  const components: RenderedComponent[] = PROVIDER_FIXTURES.map((p) => ({ name: p.name, objects: componentObjects(p.file, p.name) }));
+  const components: RenderedComponent[] = PROVIDER_FIXTURES.map((p) => ({
+    name: p.name,
+    objects: componentObjects(p.file, p.name),
+  }));
   if (options.certManager) components.unshift({ name: 'cert-manager', objects: componentObjects(CERT_MANAGER) });
   return { name, components };
 }

@@ -28,8 +28,14 @@ export function goldenText(file: string, actual: string, options: GoldenOptions)
   const rel = path.relative(REPO_ROOT, file);
   const update = process.env[options.flag] === '1';
   if (IN_CI) {
-    if (update) throw new Error(`${options.flag}=1 under CI=1: CI never writes golden files; regenerate ${rel} locally with \`${options.command}\`, review the diff and commit it`);
-    if (!existsSync(file)) throw new Error(`${rel}: golden file missing, and CI=1 never creates one; create it with \`${options.command}\`, review it and commit it`);
+    if (update)
+      throw new Error(
+        `${options.flag}=1 under CI=1: CI never writes golden files; regenerate ${rel} locally with \`${options.command}\`, review the diff and commit it`,
+      );
+    if (!existsSync(file))
+      throw new Error(
+        `${rel}: golden file missing, and CI=1 never creates one; create it with \`${options.command}\`, review it and commit it`,
+      );
   } else if (update || !existsSync(file)) {
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, options.encode ? options.encode(actual) : actual);

@@ -17,8 +17,44 @@ export interface ScannedImport {
 type Token = { kind: 'word' | 'punct' | 'string'; text: string; line: number };
 
 // After these, a `/` starts a regular expression rather than a division.
-const REGEX_AFTER_PUNCT = new Set(['(', ',', '=', ':', '[', '!', '&', '|', '?', '{', '}', ';', '+', '-', '*', '%', '<', '>', '~', '^']);
-const REGEX_AFTER_WORD = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await']);
+const REGEX_AFTER_PUNCT = new Set([
+  '(',
+  ',',
+  '=',
+  ':',
+  '[',
+  '!',
+  '&',
+  '|',
+  '?',
+  '{',
+  '}',
+  ';',
+  '+',
+  '-',
+  '*',
+  '%',
+  '<',
+  '>',
+  '~',
+  '^',
+]);
+const REGEX_AFTER_WORD = new Set([
+  'return',
+  'typeof',
+  'instanceof',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'case',
+  'do',
+  'else',
+  'yield',
+  'await',
+]);
 
 /** Splits TypeScript source into words, punctuation and string literals; comments and regex literals are dropped. */
 function tokenize(text: string): Token[] {
@@ -30,7 +66,11 @@ function tokenize(text: string): Token[] {
   let i = 0;
   const regexAllowed = () => {
     const last = tokens.at(-1);
-    return !last || (last.kind === 'punct' && REGEX_AFTER_PUNCT.has(last.text)) || (last.kind === 'word' && REGEX_AFTER_WORD.has(last.text));
+    return (
+      !last ||
+      (last.kind === 'punct' && REGEX_AFTER_PUNCT.has(last.text)) ||
+      (last.kind === 'word' && REGEX_AFTER_WORD.has(last.text))
+    );
   };
   const readTemplate = (start: number) => {
     // From just after a backtick or a closing `}` of `${…}`: to the closing backtick, or into a `${`.
@@ -135,7 +175,15 @@ export function scanImports(text: string): ScannedImport[] {
     // `import … from '…'` / `export {…} from '…'` / `export * from '…'`: the clause ends at `from`.
     // An `export` of a declaration (`export function`, `export const x = …`) has no `from` before
     // the next `;` or declaration keyword, and is skipped.
-    if (t.text === 'export' && !(next?.text === '{' || next?.text === '*' || (next?.text === 'type' && (tokens[i + 2]?.text === '{' || tokens[i + 2]?.text === '*')))) continue;
+    if (
+      t.text === 'export' &&
+      !(
+        next?.text === '{' ||
+        next?.text === '*' ||
+        (next?.text === 'type' && (tokens[i + 2]?.text === '{' || tokens[i + 2]?.text === '*'))
+      )
+    )
+      continue;
     for (let j = i + 1; j < tokens.length && j < i + 400; j++) {
       const u = tokens[j]!;
       if (u.text === ';' || (u.kind === 'word' && (u.text === 'import' || u.text === 'export'))) break;
@@ -170,7 +218,8 @@ export function importGraph(srcDir: string): ImportGraph {
     for (const name of readdirSync(dir).sort()) {
       const p = path.join(dir, name);
       if (statSync(p).isDirectory()) walk(p);
-      else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) files.push(path.relative(srcDir, p).split(path.sep).join('/'));
+      else if (name.endsWith('.ts') && !name.endsWith('.d.ts'))
+        files.push(path.relative(srcDir, p).split(path.sep).join('/'));
     }
   })(srcDir);
   const known = new Set(files);

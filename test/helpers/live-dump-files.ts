@@ -14,7 +14,13 @@ export function dumpItems(variant: string): Obj[] {
 /** Writes `items` as a kubectl `v1 List` into `dir/name` and returns the path. */
 export function writeDump(dir: string, name: string, items: readonly Obj[]): string {
   const file = path.join(dir, name);
-  writeFileSync(file, jsYaml.dump({ apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } }, { lineWidth: -1, noRefs: true }));
+  writeFileSync(
+    file,
+    jsYaml.dump(
+      { apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } },
+      { lineWidth: -1, noRefs: true },
+    ),
+  );
   return file;
 }
 
@@ -27,7 +33,10 @@ export function copyDump(dir: string, file: string): string {
 
 /** The live object of `kind` and `name` (and namespace, when given). */
 export function findItem(items: readonly Obj[], kind: string, name: string, namespace?: string): Obj {
-  const found = items.find((o) => o.kind === kind && o.metadata.name === name && (namespace === undefined || o.metadata.namespace === namespace));
+  const found = items.find(
+    (o) =>
+      o.kind === kind && o.metadata.name === name && (namespace === undefined || o.metadata.namespace === namespace),
+  );
   if (!found) throw new Error(`no ${kind} ${name} in the dump`);
   return found;
 }

@@ -16,7 +16,9 @@ export interface FencedBlock {
 export function manualFiles(root: string): string[] {
   const out = ['README.md'];
   const walk = (rel: string) => {
-    for (const entry of readdirSync(path.join(root, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    for (const entry of readdirSync(path.join(root, rel), { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    )) {
       const child = `${rel}/${entry.name}`;
       if (entry.isDirectory()) walk(child);
       else if (entry.name.endsWith('.md')) out.push(child);
@@ -52,7 +54,8 @@ export function fencedBlocks(text: string): FencedBlock[] {
 /** The text with every fenced block's lines (fences included) blanked, so line numbers still hold. */
 export function withoutFences(text: string): string {
   const lines = text.split('\n');
-  for (const b of fencedBlocks(text)) for (let i = b.line - 1; i <= b.line + b.lines.length && i < lines.length; i++) lines[i] = '';
+  for (const b of fencedBlocks(text))
+    for (let i = b.line - 1; i <= b.line + b.lines.length && i < lines.length; i++) lines[i] = '';
   return lines.join('\n');
 }
 

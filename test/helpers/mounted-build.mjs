@@ -20,7 +20,10 @@ function snapshot(dir, skip) {
       const child = rel ? `${rel}/${name}` : name;
       if (skip.includes(child)) continue;
       if (statSync(path.join(dir, child)).isDirectory()) walk(child);
-      else out[child] = createHash('sha256').update(readFileSync(path.join(dir, child))).digest('hex');
+      else
+        out[child] = createHash('sha256')
+          .update(readFileSync(path.join(dir, child)))
+          .digest('hex');
     }
   };
   walk('');
@@ -28,7 +31,11 @@ function snapshot(dir, skip) {
 }
 
 const run = (...args) => {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd: repo, encoding: 'utf8', env: { PATH: process.env.PATH, CAPI_RENDER_CACHE_DIR: process.env.CAPI_RENDER_CACHE_DIR } });
+  const r = spawnSync(process.execPath, [cli, ...args], {
+    cwd: repo,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, CAPI_RENDER_CACHE_DIR: process.env.CAPI_RENDER_CACHE_DIR },
+  });
   return { code: r.status, stderr: r.stderr };
 };
 
@@ -53,4 +60,6 @@ if (kind === 'full') sh('mount', '-o', 'remount,size=64m', rendered);
 if (kind === 'read-only') sh('mount', '-o', 'remount,bind,rw', rendered);
 const second = run('build', ...buildArgs);
 const check = run('check');
-process.stdout.write(JSON.stringify({ first, unchanged: JSON.stringify(before) === JSON.stringify(after), leftovers, second, check }));
+process.stdout.write(
+  JSON.stringify({ first, unchanged: JSON.stringify(before) === JSON.stringify(after), leftovers, second, check }),
+);

@@ -214,7 +214,10 @@ export class PowerCut extends Error {
  * `modelOnly`: fsyncs are recorded and modelled but not issued (the crash loops need the model, not
  * the disk, and a loaded runner pays ~10 ms per real fsync).
  */
-export function powerLossFs(root: string, options: { cutAfter?: number; exdev?: (from: string, to: string) => boolean; modelOnly?: boolean } = {}) {
+export function powerLossFs(
+  root: string,
+  options: { cutAfter?: number; exdev?: (from: string, to: string) => boolean; modelOnly?: boolean } = {},
+) {
   const calls: FsCall[] = [];
   const model = new DiskModel(root);
   const real = nodeTransactionFs;
@@ -242,7 +245,8 @@ export function powerLossFs(root: string, options: { cutAfter?: number; exdev?: 
       return false;
     }
   };
-  const missingChain = (dir: string): string[] => (model.has(dir) || !dir.startsWith(root) ? [] : [...missingChain(path.dirname(dir)), dir]);
+  const missingChain = (dir: string): string[] =>
+    model.has(dir) || !dir.startsWith(root) ? [] : [...missingChain(path.dirname(dir)), dir];
   const tfs: TransactionFs = {
     writeFile: (file, text) => run({ op: 'writeFile', path: file }, () => real.writeFile(file, text), text),
     link: (existing, created) => run({ op: 'link', path: existing, to: created }, () => real.link(existing, created)),
@@ -258,8 +262,14 @@ export function powerLossFs(root: string, options: { cutAfter?: number; exdev?: 
       return run({ op: 'rm', path: target }, () => real.rm(target, o));
     },
     rmdir: (dir) => run({ op: 'rmdir', path: dir }, () => real.rmdir(dir)),
-    syncFile: (file) => run({ op: 'syncFile', path: file }, () => (options.modelOnly ? Promise.resolve() : real.syncFile(file))),
-    syncFolder: (dir) => run({ op: 'syncFolder', path: dir }, () => (options.modelOnly ? Promise.resolve() : real.syncFolder(dir))),
+    syncFile: (file) =>
+      run({ op: 'syncFile', path: file }, () => (options.modelOnly ? Promise.resolve() : real.syncFile(file))),
+    syncFolder: (dir) =>
+      run({ op: 'syncFolder', path: dir }, () => (options.modelOnly ? Promise.resolve() : real.syncFolder(dir))),
   };
-  return { tfs, calls, materializePowerLoss: (target: string, survival: Survival) => model.materialize(target, survival) };
+  return {
+    tfs,
+    calls,
+    materializePowerLoss: (target: string, survival: Survival) => model.materialize(target, survival),
+  };
 }

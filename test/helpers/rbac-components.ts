@@ -14,9 +14,24 @@ import { fixtureObjects } from './fixtures.js';
 
 const PROVIDERS: [component: string, kind: ProviderKind, provider: string, file: string][] = [
   ['cluster-api', 'CoreProvider', 'cluster-api', 'repository/cluster-api/v1.12.0/core-components.yaml.gz'],
-  ['bootstrap-kubeadm', 'BootstrapProvider', 'kubeadm', 'repository/bootstrap-kubeadm/v1.12.0/bootstrap-components.yaml.gz'],
-  ['control-plane-kubeadm', 'ControlPlaneProvider', 'kubeadm', 'repository/control-plane-kubeadm/v1.12.0/control-plane-components.yaml.gz'],
-  ['infrastructure-docker', 'InfrastructureProvider', 'docker', 'repository/infrastructure-docker/v1.12.0/infrastructure-components-development.yaml.gz'],
+  [
+    'bootstrap-kubeadm',
+    'BootstrapProvider',
+    'kubeadm',
+    'repository/bootstrap-kubeadm/v1.12.0/bootstrap-components.yaml.gz',
+  ],
+  [
+    'control-plane-kubeadm',
+    'ControlPlaneProvider',
+    'kubeadm',
+    'repository/control-plane-kubeadm/v1.12.0/control-plane-components.yaml.gz',
+  ],
+  [
+    'infrastructure-docker',
+    'InfrastructureProvider',
+    'docker',
+    'repository/infrastructure-docker/v1.12.0/infrastructure-components-development.yaml.gz',
+  ],
 ];
 
 /** The four v1.12.0 components, in install order. */
@@ -24,7 +39,9 @@ export function loadV112Components(): RbacComponent[] {
   return PROVIDERS.map(([component, kind, provider, file]) => {
     const objects = fixtureObjects(file);
     const namespace = nameOf(objects.find((o) => o.kind === 'Namespace')!);
-    const placed: KubeObject[] = objects.map((o) => (isClusterScoped(o.kind) || namespaceOf(o) !== '' ? o : setIn(o, ['metadata', 'namespace'], namespace)));
+    const placed: KubeObject[] = objects.map((o) =>
+      isClusterScoped(o.kind) || namespaceOf(o) !== '' ? o : setIn(o, ['metadata', 'namespace'], namespace),
+    );
     if (kind === 'CoreProvider') placed.push(inventoryCrd());
     placed.push(inventoryObject(kind, provider, namespace, 'v1.12.0'));
     return deepFreeze({ name: component, objects: placed });

@@ -28,7 +28,8 @@ export interface RegistryOptions {
 /** Why the registry tests cannot run here, or undefined when they can. */
 export function registryUnavailableReason(options: RegistryOptions = {}): string | undefined {
   if (!existsSync(REGISTRY_BINARY)) return `${REGISTRY_BINARY} is missing (apt-get install docker-registry)`;
-  if (options.user && !existsSync(HTPASSWD_BINARY)) return `${HTPASSWD_BINARY} is missing (apt-get install apache2-utils)`;
+  if (options.user && !existsSync(HTPASSWD_BINARY))
+    return `${HTPASSWD_BINARY} is missing (apt-get install apache2-utils)`;
   return undefined;
 }
 
@@ -64,18 +65,30 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Test
     `  addr: 127.0.0.1:${port}`,
   ];
   if (options.user) {
-    const made = spawnSync(HTPASSWD_BINARY, ['-Bbn', options.user.username, options.user.password], { encoding: 'utf8' });
+    const made = spawnSync(HTPASSWD_BINARY, ['-Bbn', options.user.username, options.user.password], {
+      encoding: 'utf8',
+    });
     if (made.status !== 0) throw new Error(`htpasswd failed: ${made.stderr}`);
     writeFileSync(path.join(dir, 'htpasswd'), made.stdout);
     lines.push('auth:', '  htpasswd:', '    realm: capi-render-test', `    path: ${path.join(dir, 'htpasswd')}`);
   } else if (options.token) {
     const t = options.token;
-    lines.push('auth:', '  token:', `    realm: ${t.realm}`, `    service: ${t.service}`, `    issuer: ${t.issuer}`, `    rootcertbundle: ${t.certPath}`);
+    lines.push(
+      'auth:',
+      '  token:',
+      `    realm: ${t.realm}`,
+      `    service: ${t.service}`,
+      `    issuer: ${t.issuer}`,
+      `    rootcertbundle: ${t.certPath}`,
+    );
   }
   const config = path.join(dir, 'config.yml');
   writeFileSync(config, `${lines.join('\n')}\n`);
   // A minimal environment: REGISTRY_* variables from the caller would override the config.
-  const child = spawn(REGISTRY_BINARY, ['serve', config], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(REGISTRY_BINARY, ['serve', config], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-4000);

@@ -62,7 +62,10 @@ export function snapshotTree(dir: string): Record<string, string> {
     for (const e of entries.sort()) {
       const child = rel ? `${rel}/${e}` : e;
       if (statSync(path.join(dir, child)).isDirectory()) walk(child);
-      else out[child] = createHash('sha256').update(readFileSync(path.join(dir, child))).digest('hex');
+      else
+        out[child] = createHash('sha256')
+          .update(readFileSync(path.join(dir, child)))
+          .digest('hex');
     }
   };
   walk('');

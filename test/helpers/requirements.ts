@@ -19,7 +19,12 @@ export const IN_CI = Boolean(process.env.CI);
 
 /** The absolute path of `name` on PATH (or `name` itself when it is an absolute path), if executable. */
 export function findTool(name: string): string | undefined {
-  const candidates = path.isAbsolute(name) ? [name] : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, name));
+  const candidates = path.isAbsolute(name)
+    ? [name]
+    : (process.env.PATH ?? '')
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => path.join(dir, name));
   for (const file of candidates) {
     try {
       accessSync(file, constants.X_OK);
@@ -79,7 +84,10 @@ let mountReason: string | undefined | null = null;
 export function mountMissing(): string | undefined {
   if (mountReason === null) {
     const r = spawnSync('unshare', [...UNSHARE_MOUNT, 'sh', '-c', 'mount -t tmpfs tmpfs /mnt'], { encoding: 'utf8' });
-    mountReason = r.status === 0 ? undefined : `unshare cannot mount a tmpfs in a private mount namespace (${(r.error?.message ?? r.stderr.trim()) || `exit ${r.status}`}; needs util-linux and root or user namespaces)`;
+    mountReason =
+      r.status === 0
+        ? undefined
+        : `unshare cannot mount a tmpfs in a private mount namespace (${(r.error?.message ?? r.stderr.trim()) || `exit ${r.status}`}; needs util-linux and root or user namespaces)`;
   }
   return mountReason;
 }
@@ -91,8 +99,13 @@ export function dropPrivilegesMissing(): string | undefined {
   if (dropReason === null) {
     if (!IS_ROOT) dropReason = 'not root: running a command as another user (setpriv) needs root (CI runs as root)';
     else {
-      const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true'], { encoding: 'utf8' });
-      dropReason = r.status === 0 ? undefined : `setpriv cannot run a command as nobody (${(r.error?.message ?? r.stderr.trim()) || `exit ${r.status}`}; apt-get install util-linux)`;
+      const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true'], {
+        encoding: 'utf8',
+      });
+      dropReason =
+        r.status === 0
+          ? undefined
+          : `setpriv cannot run a command as nobody (${(r.error?.message ?? r.stderr.trim()) || `exit ${r.status}`}; apt-get install util-linux)`;
     }
   }
   return dropReason;

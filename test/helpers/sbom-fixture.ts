@@ -22,7 +22,12 @@ export interface CdxDocument {
   specVersion: string;
   serialNumber: string;
   version: number;
-  metadata: { timestamp?: string; tools: { components: CdxComponent[] }; component: CdxComponent; lifecycles: { phase: string }[] };
+  metadata: {
+    timestamp?: string;
+    tools: { components: CdxComponent[] };
+    component: CdxComponent;
+    lifecycles: { phase: string }[];
+  };
   components: CdxComponent[];
   dependencies: { ref: string; dependsOn?: string[] }[];
 }
@@ -49,10 +54,27 @@ export function sbomFixture(extra: Record<string, unknown> = {}): SbomSource {
       components: [
         {
           name: 'cert-manager',
-          objects: [deployment('cert-manager', 'cert-manager', [`quay.io/jetstack/cert-manager-controller:v1.19.4@${DIGEST_CM}`]), deployment('cert-manager', 'sidecar', ['busybox:1.36'])],
+          objects: [
+            deployment('cert-manager', 'cert-manager', [
+              `quay.io/jetstack/cert-manager-controller:v1.19.4@${DIGEST_CM}`,
+            ]),
+            deployment('cert-manager', 'sidecar', ['busybox:1.36']),
+          ],
         },
-        { name: 'cluster-api', objects: [deployment('capi-system', 'capi-controller-manager', [`registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0@${DIGEST_CORE}`])] },
-        { name: 'infrastructure-docker', objects: [deployment('capd-system', 'capd-controller-manager', [`registry.lab:5000/capd-manager@${DIGEST_SHIPPED}`])] },
+        {
+          name: 'cluster-api',
+          objects: [
+            deployment('capi-system', 'capi-controller-manager', [
+              `registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0@${DIGEST_CORE}`,
+            ]),
+          ],
+        },
+        {
+          name: 'infrastructure-docker',
+          objects: [
+            deployment('capd-system', 'capd-controller-manager', [`registry.lab:5000/capd-manager@${DIGEST_SHIPPED}`]),
+          ],
+        },
       ],
     },
     gitopsFlavour: 'argocd',
@@ -64,8 +86,16 @@ export function sbomFixture(extra: Record<string, unknown> = {}): SbomSource {
         contract: 'v1beta2',
         sourceId: 'github:kubernetes-sigs/cluster-api',
         artifacts: [
-          { file: 'core-components.yaml', url: 'https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.12.0/core-components.yaml', sha256: hex('a') },
-          { file: 'metadata.yaml', url: 'https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.12.0/metadata.yaml', sha256: hex('b') },
+          {
+            file: 'core-components.yaml',
+            url: 'https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.12.0/core-components.yaml',
+            sha256: hex('a'),
+          },
+          {
+            file: 'metadata.yaml',
+            url: 'https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.12.0/metadata.yaml',
+            sha256: hex('b'),
+          },
         ],
       },
       {
@@ -75,14 +105,22 @@ export function sbomFixture(extra: Record<string, unknown> = {}): SbomSource {
         contract: 'v1beta2',
         sourceId: 'local:mirror/infrastructure-docker',
         artifacts: [
-          { file: 'infrastructure-components-development.yaml', url: 'mirror/infrastructure-docker/v1.12.0/infrastructure-components-development.yaml', sha256: hex('c') },
+          {
+            file: 'infrastructure-components-development.yaml',
+            url: 'mirror/infrastructure-docker/v1.12.0/infrastructure-components-development.yaml',
+            sha256: hex('c'),
+          },
           { file: 'metadata.yaml', url: 'mirror/infrastructure-docker/v1.12.0/metadata.yaml', sha256: hex('d') },
         ],
       },
     ],
     certManager: {
       component: { name: 'cert-manager' },
-      artifact: { file: 'cert-manager.yaml', url: 'https://github.com/cert-manager/cert-manager/releases/download/v1.19.4/cert-manager.yaml', sha256: hex('e') },
+      artifact: {
+        file: 'cert-manager.yaml',
+        url: 'https://github.com/cert-manager/cert-manager/releases/download/v1.19.4/cert-manager.yaml',
+        sha256: hex('e'),
+      },
       sourceId: 'github:cert-manager/cert-manager',
       version: 'v1.19.4',
     },
@@ -100,13 +138,23 @@ export function sbomFixture(extra: Record<string, unknown> = {}): SbomSource {
  * unique, every relationship between ids the document defines. Returns the problems, [] when none.
  */
 export function spdxProblems(text: string): string[] {
-  validateSpdx ??= new Ajv({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(`${FIXTURES}spdx/spdx-schema-2.3.json`, 'utf8')) as object);
-  const doc = JSON.parse(text) as { SPDXID: string; packages?: { SPDXID: string }[]; relationships?: { spdxElementId: string; relatedSpdxElement: string }[] };
-  const problems = validateSpdx(doc) ? [] : (validateSpdx.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`);
+  validateSpdx ??= new Ajv({ allErrors: true, strict: false }).compile(
+    JSON.parse(readFileSync(`${FIXTURES}spdx/spdx-schema-2.3.json`, 'utf8')) as object,
+  );
+  const doc = JSON.parse(text) as {
+    SPDXID: string;
+    packages?: { SPDXID: string }[];
+    relationships?: { spdxElementId: string; relatedSpdxElement: string }[];
+  };
+  const problems = validateSpdx(doc)
+    ? []
+    : (validateSpdx.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`);
   const ids = [doc.SPDXID, ...(doc.packages ?? []).map((p) => p.SPDXID)];
   for (const id of ids) if (!/^SPDXRef-[A-Za-z0-9.-]+$/.test(id)) problems.push(`bad SPDX id ${id}`);
   if (new Set(ids).size !== ids.length) problems.push('duplicate SPDX ids');
-  for (const r of doc.relationships ?? []) for (const id of [r.spdxElementId, r.relatedSpdxElement]) if (!ids.includes(id)) problems.push(`relationship names unknown ${id}`);
+  for (const r of doc.relationships ?? [])
+    for (const id of [r.spdxElementId, r.relatedSpdxElement])
+      if (!ids.includes(id)) problems.push(`relationship names unknown ${id}`);
   return problems;
 }
 

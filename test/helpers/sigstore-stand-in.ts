@@ -9,7 +9,14 @@ import { createHash, generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { X509Certificate } from '@sigstore/core';
-import { fulcioHandler, initializeCA, initializeCTLog, initializeTLog, rekorHandler, type HandlerFn } from '@sigstore/mock';
+import {
+  fulcioHandler,
+  initializeCA,
+  initializeCTLog,
+  initializeTLog,
+  rekorHandler,
+  type HandlerFn,
+} from '@sigstore/mock';
 import type { TrustMaterial } from '@sigstore/verify';
 
 export interface SigstoreStandIn {
@@ -49,7 +56,9 @@ export async function startSigstoreStandIn(): Promise<SigstoreStandIn> {
           return;
         }
         requestedAudiences.push(url.searchParams.get('audience') ?? '');
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ value: unsignedJwt(actionsClaims) }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ value: unsignedJwt(actionsClaims) }));
         return;
       }
       const handler = req.method === 'POST' ? routes.get(url.pathname) : undefined;
@@ -58,7 +67,8 @@ export async function startSigstoreStandIn(): Promise<SigstoreStandIn> {
         return;
       }
       handler(Buffer.concat(chunks).toString('utf8')).then(
-        ({ statusCode, response, contentType }) => res.writeHead(statusCode, { 'content-type': contentType ?? 'text/plain' }).end(response),
+        ({ statusCode, response, contentType }) =>
+          res.writeHead(statusCode, { 'content-type': contentType ?? 'text/plain' }).end(response),
         (cause: unknown) => res.writeHead(500).end(String(cause)),
       );
     });
@@ -78,20 +88,33 @@ export async function startSigstoreStandIn(): Promise<SigstoreStandIn> {
   // The mock logs a proposed entry as it came; real Rekor turns a `dsse` proposal into its canonical
   // body (the envelope's signatures with their verifiers, and the hashes) first. Do that here.
   routes.set(rekor.path, async (body) => {
-    const proposed = JSON.parse(body) as { kind?: string; spec?: { proposedContent?: { envelope: string; verifiers: string[] } } };
+    const proposed = JSON.parse(body) as {
+      kind?: string;
+      spec?: { proposedContent?: { envelope: string; verifiers: string[] } };
+    };
     if (proposed.kind !== 'dsse' || !proposed.spec?.proposedContent) return rekor.fn(body);
     const { envelope, verifiers } = proposed.spec.proposedContent;
     const parsed = JSON.parse(envelope) as { payload: string; signatures: { sig: string }[] };
-    const hash = (bytes: Buffer | string) => ({ algorithm: 'sha256', value: createHash('sha256').update(bytes).digest('hex') });
+    const hash = (bytes: Buffer | string) => ({
+      algorithm: 'sha256',
+      value: createHash('sha256').update(bytes).digest('hex'),
+    });
     const canonical = {
       apiVersion: '0.0.1',
       kind: 'dsse',
-      spec: { envelopeHash: hash(envelope), payloadHash: hash(Buffer.from(parsed.payload, 'base64')), signatures: parsed.signatures.map((sig) => ({ signature: sig.sig, verifier: verifiers[0] })) },
+      spec: {
+        envelopeHash: hash(envelope),
+        payloadHash: hash(Buffer.from(parsed.payload, 'base64')),
+        signatures: parsed.signatures.map((sig) => ({ signature: sig.sig, verifier: verifiers[0] })),
+      },
     };
     return { statusCode: 201, response: JSON.stringify(await tlog.log(canonical)), contentType: 'application/json' };
   });
 
-  const logId = (key: { publicKey: import('node:crypto').KeyObject }) => createHash('sha256').update(key.publicKey.export({ format: 'der', type: 'spki' })).digest();
+  const logId = (key: { publicKey: import('node:crypto').KeyObject }) =>
+    createHash('sha256')
+      .update(key.publicKey.export({ format: 'der', type: 'spki' }))
+      .digest();
   const always = { start: new Date(0), end: new Date(8640000000000000) };
   return {
     url,
@@ -102,7 +125,16 @@ export async function startSigstoreStandIn(): Promise<SigstoreStandIn> {
     },
     requestedAudiences,
     trustMaterial: () => ({
-      certificateAuthorities: [{ certChain: [X509Certificate.parse(Buffer.from(ca.rootCertificate.buffer, ca.rootCertificate.byteOffset, ca.rootCertificate.byteLength))], validFor: always }],
+      certificateAuthorities: [
+        {
+          certChain: [
+            X509Certificate.parse(
+              Buffer.from(ca.rootCertificate.buffer, ca.rootCertificate.byteOffset, ca.rootCertificate.byteLength),
+            ),
+          ],
+          validFor: always,
+        },
+      ],
       timestampAuthorities: [],
       tlogs: [{ logID: logId(rekorKey), baseURL: url, publicKey: rekorKey.publicKey, validFor: always }],
       ctlogs: [{ logID: logId(ctKey), baseURL: url, publicKey: ctKey.publicKey, validFor: always }],

@@ -18,7 +18,10 @@ export function skopeoUnavailableReason(): string | undefined {
 
 /** Runs skopeo (no policy file, a throw-away HOME); throws with its stderr on failure. */
 export function skopeo(...args: string[]): string {
-  const r = spawnSync(SKOPEO, ['--insecure-policy', ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: tempDir() } });
+  const r = spawnSync(SKOPEO, ['--insecure-policy', ...args], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: tempDir() },
+  });
   if (r.status !== 0) throw new Error(`skopeo ${args.join(' ')}: ${r.stderr}`);
   return r.stdout;
 }
@@ -51,7 +54,9 @@ export function skopeoReadBack(host: string, repository: string, tag: string): S
     unpack(digest) {
       const unpacked = path.join(tempDir(), 'unpacked');
       mkdirSync(unpacked);
-      const tar = spawnSync('tar', ['-xzf', path.join(copied, digest.replace(/^sha256:/, '')), '-C', unpacked], { encoding: 'utf8' });
+      const tar = spawnSync('tar', ['-xzf', path.join(copied, digest.replace(/^sha256:/, '')), '-C', unpacked], {
+        encoding: 'utf8',
+      });
       if (tar.status !== 0) throw new Error(tar.stderr);
       return filesUnder(unpacked);
     },

@@ -64,7 +64,12 @@ interface Descriptor {
 const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 
 /** Builds and pushes an image to `registryHost` (`host:port`) under `repository:tag`. */
-export async function pushTestImage(registryHost: string, repository: string, tag: string, options: TestImageOptions = {}): Promise<PushedTestImage> {
+export async function pushTestImage(
+  registryHost: string,
+  repository: string,
+  tag: string,
+  options: TestImageOptions = {},
+): Promise<PushedTestImage> {
   const client = createOciClient({
     registry: registryHost,
     plainHttp: options.plainHttp ?? true,
@@ -78,7 +83,10 @@ export async function pushTestImage(registryHost: string, repository: string, ta
     blobDigests.push(digest);
     return { mediaType, digest, size: bytes.length };
   };
-  const pushManifest = async (reference: string | undefined, manifest: Record<string, unknown>): Promise<Descriptor> => {
+  const pushManifest = async (
+    reference: string | undefined,
+    manifest: Record<string, unknown>,
+  ): Promise<Descriptor> => {
     const bytes = encode(manifest);
     const mediaType = manifest.mediaType as string;
     const digest = computeOciDigest(bytes);
@@ -96,7 +104,13 @@ export async function pushTestImage(registryHost: string, repository: string, ta
     }
     const config = await pushBlob(
       docker ? MEDIA_TYPE_DOCKER_CONFIG : MEDIA_TYPE_OCI_CONFIG,
-      encode({ architecture, os, ...(variant ? { variant } : {}), config: { Entrypoint: ['/manager'] }, rootfs: { type: 'layers', diff_ids: diffIds } }),
+      encode({
+        architecture,
+        os,
+        ...(variant ? { variant } : {}),
+        config: { Entrypoint: ['/manager'] },
+        rootfs: { type: 'layers', diff_ids: diffIds },
+      }),
     );
     const manifest = await pushManifest(reference, {
       schemaVersion: 2,
@@ -109,7 +123,13 @@ export async function pushTestImage(registryHost: string, repository: string, ta
 
   if (!options.platforms || options.platforms.length === 0) {
     const single = await platformImage('linux/amd64', tag);
-    return { digest: single.digest, childDigests: [], platformDigests: { 'linux/amd64': single.digest }, blobDigests, mediaType: single.mediaType };
+    return {
+      digest: single.digest,
+      childDigests: [],
+      platformDigests: { 'linux/amd64': single.digest },
+      blobDigests,
+      mediaType: single.mediaType,
+    };
   }
   const children: Descriptor[] = [];
   const platformDigests: Record<string, string> = {};
@@ -121,8 +141,24 @@ export async function pushTestImage(registryHost: string, repository: string, ta
   if (!docker) {
     // BuildKit's provenance attestation (docs/attestations/attestation-storage.md).
     const subject = children[0]!;
-    const statement = await pushBlob(MEDIA_TYPE_IN_TOTO, encode({ _type: 'https://in-toto.io/Statement/v0.1', predicateType: 'https://slsa.dev/provenance/v0.2', subject: [{ name: '_', digest: { sha256: subject.digest.slice(7) } }], predicate: { nonce: randomBytes(8).toString('hex') } }));
-    const config = await pushBlob(MEDIA_TYPE_OCI_CONFIG, encode({ architecture: 'unknown', os: 'unknown', config: {}, rootfs: { type: 'layers', diff_ids: [statement.digest] } }));
+    const statement = await pushBlob(
+      MEDIA_TYPE_IN_TOTO,
+      encode({
+        _type: 'https://in-toto.io/Statement/v0.1',
+        predicateType: 'https://slsa.dev/provenance/v0.2',
+        subject: [{ name: '_', digest: { sha256: subject.digest.slice(7) } }],
+        predicate: { nonce: randomBytes(8).toString('hex') },
+      }),
+    );
+    const config = await pushBlob(
+      MEDIA_TYPE_OCI_CONFIG,
+      encode({
+        architecture: 'unknown',
+        os: 'unknown',
+        config: {},
+        rootfs: { type: 'layers', diff_ids: [statement.digest] },
+      }),
+    );
     const attestation = await pushManifest(undefined, {
       schemaVersion: 2,
       mediaType: MEDIA_TYPE_OCI_MANIFEST,
@@ -132,10 +168,22 @@ export async function pushTestImage(registryHost: string, repository: string, ta
     children.push({
       ...attestation,
       platform: { os: 'unknown', architecture: 'unknown' },
-      annotations: { 'vnd.docker.reference.digest': subject.digest, 'vnd.docker.reference.type': 'attestation-manifest' },
+      annotations: {
+        'vnd.docker.reference.digest': subject.digest,
+        'vnd.docker.reference.type': 'attestation-manifest',
+      },
     });
   }
-  const index = await pushManifest(tag, { schemaVersion: 2, mediaType: docker ? MEDIA_TYPE_DOCKER_MANIFEST_LIST : MEDIA_TYPE_OCI_INDEX, manifests: children });
-  return { digest: index.digest, childDigests: children.map((c) => c.digest), platformDigests, blobDigests, mediaType: index.mediaType };
+  const index = await pushManifest(tag, {
+    schemaVersion: 2,
+    mediaType: docker ? MEDIA_TYPE_DOCKER_MANIFEST_LIST : MEDIA_TYPE_OCI_INDEX,
+    manifests: children,
+  });
+  return {
+    digest: index.digest,
+    childDigests: children.map((c) => c.digest),
+    platformDigests,
+    blobDigests,
+    mediaType: index.mediaType,
+  };
 }
-

@@ -24,7 +24,10 @@ export interface Timed {
  * each case's samples in ms with their median. Alternating the cases, rather than running each one
  * `rounds` times in a row, is what makes their ratio fair on a machine whose load changes.
  */
-export async function timeSideBySide<K extends string>(cases: Record<K, () => unknown>, rounds = 5): Promise<Record<K, Timed>> {
+export async function timeSideBySide<K extends string>(
+  cases: Record<K, () => unknown>,
+  rounds = 5,
+): Promise<Record<K, Timed>> {
   const samples = Object.fromEntries(Object.keys(cases).map((k) => [k, [] as number[]])) as Record<K, number[]>;
   for (let round = 0; round < rounds; round++) {
     for (const key of Object.keys(cases) as K[]) {
@@ -33,7 +36,9 @@ export async function timeSideBySide<K extends string>(cases: Record<K, () => un
       samples[key].push(performance.now() - start);
     }
   }
-  return Object.fromEntries(Object.entries<number[]>(samples).map(([k, s]) => [k, { samples: s, median: median(s) }])) as Record<K, Timed>;
+  return Object.fromEntries(
+    Object.entries<number[]>(samples).map(([k, s]) => [k, { samples: s, median: median(s) }]),
+  ) as Record<K, Timed>;
 }
 
 /** A one-line account of timed cases for an assertion's message: `name median (samples) ms`. */

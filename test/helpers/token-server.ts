@@ -38,13 +38,32 @@ const b64url = (data: Buffer | string) => Buffer.from(data).toString('base64url'
 export async function startTokenServer(options: TokenServerOptions): Promise<TokenServer> {
   const keyPath = path.join(options.dir, 'token.key');
   const certPath = path.join(options.dir, 'token.crt');
-  const made = spawnSync(OPENSSL_BINARY, [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-keyout', keyPath, '-out', certPath, '-days', '2', '-subj', '/CN=capi-render-test-token',
-  ], { encoding: 'utf8' });
+  const made = spawnSync(
+    OPENSSL_BINARY,
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=capi-render-test-token',
+    ],
+    { encoding: 'utf8' },
+  );
   if (made.status !== 0 || !existsSync(certPath)) throw new Error(`openssl failed: ${made.stderr}`);
   const key = createPrivateKey(readFileSync(keyPath));
-  const certDer = readFileSync(certPath, 'utf8').replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
+  const certDer = readFileSync(certPath, 'utf8')
+    .replace(/-----[^-]+-----/g, '')
+    .replace(/\s+/g, '');
   const service = 'capi-render-test';
   const issuer = 'capi-render-test-issuer';
   const counts = { password: 0, refresh: 0, anonymous: 0 };
@@ -56,7 +75,18 @@ export async function startTokenServer(options: TokenServerOptions): Promise<Tok
       return { type: parts[0], name: parts.slice(1, -1).join(':'), actions: (parts.at(-1) ?? '').split(',') };
     });
     const header = b64url(JSON.stringify({ typ: 'JWT', alg: 'ES256', x5c: [certDer] }));
-    const claims = b64url(JSON.stringify({ iss: issuer, sub: options.user.username, aud: service, exp: now + 300, nbf: now - 10, iat: now, jti: randomUUID(), access }));
+    const claims = b64url(
+      JSON.stringify({
+        iss: issuer,
+        sub: options.user.username,
+        aud: service,
+        exp: now + 300,
+        nbf: now - 10,
+        iat: now,
+        jti: randomUUID(),
+        access,
+      }),
+    );
     const signature = sign('sha256', Buffer.from(`${header}.${claims}`), { key, dsaEncoding: 'ieee-p1363' });
     return `${header}.${claims}.${b64url(signature)}`;
   };
@@ -72,17 +102,26 @@ export async function startTokenServer(options: TokenServerOptions): Promise<Tok
       if (url.pathname !== '/token' || url.searchParams.get('service') === 'wrong') return deny();
       if (req.method === 'POST') {
         const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-        if (form.get('grant_type') !== 'refresh_token' || form.get('refresh_token') !== options.refreshToken || form.get('service') !== service) return deny();
+        if (
+          form.get('grant_type') !== 'refresh_token' ||
+          form.get('refresh_token') !== options.refreshToken ||
+          form.get('service') !== service
+        )
+          return deny();
         counts.refresh++;
         const token = mint((form.get('scope') ?? '').split(' ').filter(Boolean));
-        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: token }));
+        return void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ access_token: token }));
       }
       const authorization = req.headers.authorization;
       const expected = `Basic ${Buffer.from(`${options.user.username}:${options.user.password}`).toString('base64')}`;
       if (authorization === undefined) counts.anonymous++;
       if (authorization !== expected) return deny();
       counts.password++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token: mint(url.searchParams.getAll('scope')) }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ token: mint(url.searchParams.getAll('scope')) }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

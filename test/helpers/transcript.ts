@@ -31,7 +31,8 @@ export function parseTranscripts(file: string, blocks: FencedBlock[]): Transcrip
       for (let i = 0; i < b.lines.length; i++) {
         const line = b.lines[i]!;
         if (!line.startsWith('$ ')) {
-          if (!commands.length) throw new Error(`${file}:${b.line + 1 + i}: a console block starts with output, not a "$ " command`);
+          if (!commands.length)
+            throw new Error(`${file}:${b.line + 1 + i}: a console block starts with output, not a "$ " command`);
           commands.at(-1)!.expected.push(line);
           continue;
         }
@@ -77,7 +78,10 @@ export function splitOutputs(output: string, count: number): string[][] {
  * and the number of a duration (`1.2 s`, `12ms`, `0.45s`, `(3s)`) becomes N.
  */
 export function normalise(line: string, repo: string): string {
-  return line.split(repo).join('/work/example').replace(/\b\d+(\.\d+)?( ?)(ms|s)\b/g, 'N$2$3');
+  return line
+    .split(repo)
+    .join('/work/example')
+    .replace(/\b\d+(\.\d+)?( ?)(ms|s)\b/g, 'N$2$3');
 }
 
 /**
@@ -98,7 +102,12 @@ export function alignElisions(expected: string[], actual: string[]): string[] {
   const starts = (at: number, seg: string[]) => seg.every((l, k) => actual[at + k] === l);
   const first = segments[0]!;
   const last = segments.at(-1)!;
-  if (!starts(0, first) || actual.length < first.length + last.length + elisions.length || !starts(actual.length - last.length, last)) return actual;
+  if (
+    !starts(0, first) ||
+    actual.length < first.length + last.length + elisions.length ||
+    !starts(actual.length - last.length, last)
+  )
+    return actual;
   const out = [...first];
   let at = first.length;
   const end = actual.length - last.length;

@@ -16,11 +16,13 @@ type Obj = Record<string, any>;
 
 /** One cache for the file: the releases are parsed once, not once per test. */
 const CACHE = suiteTempDir();
-const cli = (repo: string, ...argv: string[]) => runCli([...argv, '--repo', repo], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: CACHE } });
+const cli = (repo: string, ...argv: string[]) =>
+  runCli([...argv, '--repo', repo], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: CACHE } });
 
 const KUBEADM = (v: string) =>
   `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: BootstrapProvider\nmetadata:\n  name: kubeadm\n  namespace: capi-kubeadm-bootstrap-system\nspec:\n  version: ${v}\n---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ControlPlaneProvider\nmetadata:\n  name: kubeadm\n  namespace: capi-kubeadm-control-plane-system\nspec:\n  version: ${v}\n`;
-const DOCKER = (v: string) => `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: docker\n  namespace: capd-system\nspec:\n  version: ${v}\n`;
+const DOCKER = (v: string) =>
+  `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: docker\n  namespace: capd-system\nspec:\n  version: ${v}\n`;
 
 describe('import → build → check --live on a cluster clusterctl installed with default variables', () => {
   it('v1.12.0, v1 List, into providers/: the first sync changes nothing', async () => {
@@ -28,14 +30,16 @@ describe('import → build → check --live on a cluster clusterctl installed wi
     const dump = copyDump(repo, 'clusterctl-v1.12.0.list.yaml');
     const imported = await cli(repo, 'import', '--from', dump);
     expect(imported.code, imported.stderr).toBe(0);
-    expect(readFileSync(path.join(repo, 'providers/cluster-api.yaml'), 'utf8')).toContain('version: v1.12.0 # from the version field of Provider capi-system/cluster-api');
+    expect(readFileSync(path.join(repo, 'providers/cluster-api.yaml'), 'utf8')).toContain(
+      'version: v1.12.0 # from the version field of Provider capi-system/cluster-api',
+    );
     expect((await cli(repo, 'build')).code).toBe(0);
     const checked = await cli(repo, 'check', '--live', dump);
     expect(checked.stderr).toMatch(/the first sync changes nothing \(131 objects equal the live ones\)/);
     expect(checked.code).toBe(0);
   });
 
-  it('v1.11.0, multi-document stream, as an overlay over a v1.12.0 base: patches, and nothing but capi-render\'s own annotations change', async () => {
+  it("v1.11.0, multi-document stream, as an overlay over a v1.12.0 base: patches, and nothing but capi-render's own annotations change", async () => {
     const repo = makeRepo({
       'capi-render.yaml': configYaml('gitops:\n  flavour: argocd\n'),
       'providers/core.yaml': CORE('v1.12.0'),
@@ -49,13 +53,25 @@ describe('import → build → check --live on a cluster clusterctl installed wi
     // Differences are patches of spec.version only; the base is referenced, not copied.
     expect(overlay).toContain('resources:\n  - ../../providers\n');
     expect(overlay.match(/^\s+version: v1\.11\.0 # from the version field of Provider /gm)).toHaveLength(4);
-    expect(overlay).toContain('version: v1.16.1 # from cert-manager.clusterctl.cluster.x-k8s.io/version on Deployment cert-manager/cert-manager');
+    expect(overlay).toContain(
+      'version: v1.16.1 # from cert-manager.clusterctl.cluster.x-k8s.io/version on Deployment cert-manager/cert-manager',
+    );
     expect(existsSync(path.join(repo, 'overlays/mgmt/providers.yaml'))).toBe(false);
     expect((await cli(repo, 'build', '--env', 'mgmt')).code).toBe(0);
     const checked = await cli(repo, 'check', '--live', dump, '--env', 'mgmt', '--json');
     const report = JSON.parse(checked.stdout);
-    expect({ clean: report.clean, created: report.created, changed: report.changed, notRendered: report.notRendered }).toEqual({ clean: true, created: [], changed: [], notRendered: [] });
-    expect(new Set(report.ownMetadataOnly.flatMap((o: Obj) => o.fields.map((f: Obj) => f.path)))).toEqual(new Set(['metadata.annotations["argocd.argoproj.io/sync-wave"]', 'metadata.annotations["argocd.argoproj.io/sync-options"]']));
+    expect({
+      clean: report.clean,
+      created: report.created,
+      changed: report.changed,
+      notRendered: report.notRendered,
+    }).toEqual({ clean: true, created: [], changed: [], notRendered: [] });
+    expect(new Set(report.ownMetadataOnly.flatMap((o: Obj) => o.fields.map((f: Obj) => f.path)))).toEqual(
+      new Set([
+        'metadata.annotations["argocd.argoproj.io/sync-wave"]',
+        'metadata.annotations["argocd.argoproj.io/sync-options"]',
+      ]),
+    );
     expect(checked.code).toBe(0);
   });
 });
@@ -64,7 +80,14 @@ describe('check --live reports real differences with the object and the field', 
   const repo = suiteTempDir();
   let items: Obj[];
   beforeAll(async () => {
-    makeRepo({ 'providers/core.yaml': CORE('v1.12.0'), 'providers/kubeadm.yaml': KUBEADM('v1.12.0'), 'providers/docker.yaml': DOCKER('v1.12.0') }, repo);
+    makeRepo(
+      {
+        'providers/core.yaml': CORE('v1.12.0'),
+        'providers/kubeadm.yaml': KUBEADM('v1.12.0'),
+        'providers/docker.yaml': DOCKER('v1.12.0'),
+      },
+      repo,
+    );
     items = dumpItems('clusterctl-v1.12.0');
   });
   const check = async (name: string, mutate: (items: Obj[]) => Obj[]) => {
@@ -75,7 +98,8 @@ describe('check --live reports real differences with the object and the field', 
 
   it('a feature gate changed at install time: the field, the gate and the variable that reproduces it', async () => {
     const { code, report } = await check('gate.yaml', (all) => {
-      const args = findItem(all, 'Deployment', 'capi-controller-manager').spec.template.spec.containers[0].args as string[];
+      const args = findItem(all, 'Deployment', 'capi-controller-manager').spec.template.spec.containers[0]
+        .args as string[];
       args[3] = args[3]!.replace('MachinePool=true', 'MachinePool=false');
       return all;
     });
@@ -84,7 +108,12 @@ describe('check --live reports real differences with the object and the field', 
     const [object] = report.changed;
     expect(object.object).toBe('Deployment.apps/capi-system/capi-controller-manager');
     expect(object.fields).toHaveLength(1);
-    expect(object.fields[0]).toMatchObject({ path: 'spec.template.spec.containers[name=manager].args', change: 'changed', owners: ['clusterctl (Update)'], details: ['feature gate MachinePool: live false, rendered true'] });
+    expect(object.fields[0]).toMatchObject({
+      path: 'spec.template.spec.containers[name=manager].args',
+      change: 'changed',
+      owners: ['clusterctl (Update)'],
+      details: ['feature gate MachinePool: live false, rendered true'],
+    });
     expect(object.fields[0].hint).toContain('EXP_MACHINE_POOL=false');
   });
 
@@ -95,8 +124,12 @@ describe('check --live reports real differences with the object and the field', 
       return all;
     });
     expect(code).toBe(1);
-    expect(report.changed.map((o: Obj) => [o.object, o.fields.map((f: Obj) => f.path)])).toEqual([['Deployment.apps/capd-system/capd-controller-manager', ['spec.template.spec.containers[name=manager].image']]]);
-    expect(report.changed[0].fields[0].hint).toBe('images: {infrastructure-docker: {repository: "registry.example.com/mirror"}} in capi-render.yaml reproduces the live image');
+    expect(report.changed.map((o: Obj) => [o.object, o.fields.map((f: Obj) => f.path)])).toEqual([
+      ['Deployment.apps/capd-system/capd-controller-manager', ['spec.template.spec.containers[name=manager].image']],
+    ]);
+    expect(report.changed[0].fields[0].hint).toBe(
+      'images: {infrastructure-docker: {repository: "registry.example.com/mirror"}} in capi-render.yaml reproduces the live image',
+    );
   });
 
   it.each([
@@ -109,13 +142,14 @@ describe('check --live reports real differences with the object and the field', 
     ],
     [
       'the service account: the pod field of spec.deployment',
-      (all: Obj[]) => (findItem(all, 'Deployment', 'capd-controller-manager').spec.template.spec.serviceAccountName = 'other'),
+      (all: Obj[]) =>
+        (findItem(all, 'Deployment', 'capd-controller-manager').spec.template.spec.serviceAccountName = 'other'),
       'Deployment.apps/capd-system/capd-controller-manager',
       'spec.template.spec.serviceAccountName',
       'input: spec.deployment.serviceAccountName of InfrastructureProvider capd-system/docker, at providers/docker.yaml:7; "other" keeps the live value',
     ],
     [
-      'a field no provider setting decides: the CR\'s manifestPatches',
+      "a field no provider setting decides: the CR's manifestPatches",
       (all: Obj[]) => (findItem(all, 'Service', 'capi-webhook-service').spec.ports[0].targetPort = 'other'),
       'Service/capi-system/capi-webhook-service',
       'spec.ports[port=443,protocol=TCP].targetPort',
@@ -132,50 +166,98 @@ describe('check --live reports real differences with the object and the field', 
   });
 
   it('in an environment with an overlay: a field a patch sets points at the patch; one the base sets offers a patch for this environment', async () => {
-    const overlay = 'apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources:\n  - ../../providers\npatches:\n  - patch: |\n      apiVersion: operator.cluster.x-k8s.io/v1alpha2\n      kind: CoreProvider\n      metadata:\n        name: cluster-api\n        namespace: capi-system\n      spec:\n        deployment:\n          replicas: 3\n';
-    const env = makeRepo({ 'providers/core.yaml': CORE('v1.12.0'), 'providers/kubeadm.yaml': KUBEADM('v1.12.0'), 'providers/docker.yaml': DOCKER('v1.12.0'), 'overlays/mgmt/overlay.yaml': overlay });
+    const overlay =
+      'apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources:\n  - ../../providers\npatches:\n  - patch: |\n      apiVersion: operator.cluster.x-k8s.io/v1alpha2\n      kind: CoreProvider\n      metadata:\n        name: cluster-api\n        namespace: capi-system\n      spec:\n        deployment:\n          replicas: 3\n';
+    const env = makeRepo({
+      'providers/core.yaml': CORE('v1.12.0'),
+      'providers/kubeadm.yaml': KUBEADM('v1.12.0'),
+      'providers/docker.yaml': DOCKER('v1.12.0'),
+      'overlays/mgmt/overlay.yaml': overlay,
+    });
     const all = structuredClone(items);
     findItem(all, 'Deployment', 'capi-controller-manager').spec.replicas = 2;
     findItem(all, 'Deployment', 'capd-controller-manager').spec.template.spec.serviceAccountName = 'other';
     const result = await cli(env, 'check', '--live', writeDump(env, 'dump.yaml', all), '--json');
     const report = JSON.parse(result.stdout);
-    const hintOf = (object: string, field: string) => report.changed.find((o: Obj) => o.object === object)?.fields.find((f: Obj) => f.path === field)?.hint;
-    expect(hintOf('Deployment.apps/capi-system/capi-controller-manager', 'spec.replicas')).toBe('input: spec.deployment.replicas of CoreProvider capi-system/cluster-api, at overlays/mgmt/overlay.yaml:6; 2 keeps the live value');
+    const hintOf = (object: string, field: string) =>
+      report.changed.find((o: Obj) => o.object === object)?.fields.find((f: Obj) => f.path === field)?.hint;
+    expect(hintOf('Deployment.apps/capi-system/capi-controller-manager', 'spec.replicas')).toBe(
+      'input: spec.deployment.replicas of CoreProvider capi-system/cluster-api, at overlays/mgmt/overlay.yaml:6; 2 keeps the live value',
+    );
     expect(hintOf('Deployment.apps/capd-system/capd-controller-manager', 'spec.template.spec.serviceAccountName')).toBe(
       'input: spec.deployment.serviceAccountName of InfrastructureProvider capd-system/docker, at providers/docker.yaml:7; or a patch in overlays/mgmt/overlay.yaml, for this environment only; "other" keeps the live value',
     );
     // The text report prints the hint under the field.
     const text = await cli(env, 'check', '--live', 'dump.yaml');
-    expect(text.stderr).toContain('    spec.replicas: live 2, rendered 3 (owned by clusterctl)\n      hint: input: spec.deployment.replicas of CoreProvider capi-system/cluster-api, at overlays/mgmt/overlay.yaml:6; 2 keeps the live value\n');
+    expect(text.stderr).toContain(
+      '    spec.replicas: live 2, rendered 3 (owned by clusterctl)\n      hint: input: spec.deployment.replicas of CoreProvider capi-system/cluster-api, at overlays/mgmt/overlay.yaml:6; 2 keeps the live value\n',
+    );
   });
 
   it('an object missing from the cluster would be created', async () => {
-    const { code, report } = await check('missing.yaml', (all) => all.filter((o) => !(o.metadata.name === 'capi-webhook-service' && ['Service', 'Endpoints', 'EndpointSlice'].includes(o.kind)) && !o.metadata.name.startsWith('capi-webhook-service-')));
+    const { code, report } = await check('missing.yaml', (all) =>
+      all.filter(
+        (o) =>
+          !(o.metadata.name === 'capi-webhook-service' && ['Service', 'Endpoints', 'EndpointSlice'].includes(o.kind)) &&
+          !o.metadata.name.startsWith('capi-webhook-service-'),
+      ),
+    );
     expect(code).toBe(1);
-    expect(report.created.map((o: Obj) => [o.object, o.file])).toEqual([['Service/capi-system/capi-webhook-service', 'rendered/default/cluster-api/service-capi-webhook-service.yaml']]);
+    expect(report.created.map((o: Obj) => [o.object, o.file])).toEqual([
+      ['Service/capi-system/capi-webhook-service', 'rendered/default/cluster-api/service-capi-webhook-service.yaml'],
+    ]);
     expect(report.changed).toEqual([]);
   });
 
-  it('an extra live object with clusterctl\'s labels is listed first, as not rendered', async () => {
-    const leftover: Obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'capi-leftover', namespace: 'capi-system', labels: { 'cluster.x-k8s.io/provider': 'cluster-api', 'clusterctl.cluster.x-k8s.io': '' } }, data: { a: 'b' } };
-    const file = writeDump(repo, 'extra.yaml', [...structuredClone(items), leftover].map((o) => (o.kind === 'Deployment' && o.metadata.name === 'capi-controller-manager' ? { ...o, spec: { ...o.spec, replicas: 2 } } : o)));
+  it("an extra live object with clusterctl's labels is listed first, as not rendered", async () => {
+    const leftover: Obj = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'capi-leftover',
+        namespace: 'capi-system',
+        labels: { 'cluster.x-k8s.io/provider': 'cluster-api', 'clusterctl.cluster.x-k8s.io': '' },
+      },
+      data: { a: 'b' },
+    };
+    const file = writeDump(
+      repo,
+      'extra.yaml',
+      [...structuredClone(items), leftover].map((o) =>
+        o.kind === 'Deployment' && o.metadata.name === 'capi-controller-manager'
+          ? { ...o, spec: { ...o.spec, replicas: 2 } }
+          : o,
+      ),
+    );
     const text = await cli(repo, 'check', '--live', file);
     expect(text.code).toBe(1);
     const lines = text.stderr.split('\n');
-    expect(lines[0]).toBe(`${file}: error[drift]: ConfigMap/capi-system/capi-leftover is live with clusterctl's labels but not rendered: a prune by those labels would delete it, and after adoption nothing manages it`);
+    expect(lines[0]).toBe(
+      `${file}: error[drift]: ConfigMap/capi-system/capi-leftover is live with clusterctl's labels but not rendered: a prune by those labels would delete it, and after adoption nothing manages it`,
+    );
     expect(text.stderr).toContain('spec.replicas: live 2, rendered 1 (owned by clusterctl)');
-    expect(lines.at(-2)).toMatch(/the first sync is not a no-op: 1 live object not rendered, 1 to change, 130 unchanged$/);
+    expect(lines.at(-2)).toMatch(
+      /the first sync is not a no-op: 1 live object not rendered, 1 to change, 130 unchanged$/,
+    );
   });
 
   it('a dump without a CRD whose objects it holds is incomplete, not a creation', async () => {
-    const { code, report } = await check('no-inventory-crd.yaml', (all) => all.filter((o) => o.metadata.name !== 'providers.clusterctl.cluster.x-k8s.io'));
-    expect(report.missingFromDump.map((o: Obj) => o.object)).toEqual(['CustomResourceDefinition.apiextensions.k8s.io/providers.clusterctl.cluster.x-k8s.io']);
+    const { code, report } = await check('no-inventory-crd.yaml', (all) =>
+      all.filter((o) => o.metadata.name !== 'providers.clusterctl.cluster.x-k8s.io'),
+    );
+    expect(report.missingFromDump.map((o: Obj) => o.object)).toEqual([
+      'CustomResourceDefinition.apiextensions.k8s.io/providers.clusterctl.cluster.x-k8s.io',
+    ]);
     expect(report.created).toEqual([]);
     expect(code).toBe(0);
   });
 
   it('a dump without managedFields: same verdict, and a warning that ownership is unknown', async () => {
-    const file = writeDump(repo, 'no-managed-fields.yaml', structuredClone(items).map((o) => ({ ...o, metadata: { ...o.metadata, managedFields: undefined } })));
+    const file = writeDump(
+      repo,
+      'no-managed-fields.yaml',
+      structuredClone(items).map((o) => ({ ...o, metadata: { ...o.metadata, managedFields: undefined } })),
+    );
     const result = await cli(repo, 'check', '--live', file);
     expect(result.stderr).toContain('warning[live-dump]');
     expect(result.stderr).toMatch(/changes nothing/);
@@ -184,21 +266,28 @@ describe('check --live reports real differences with the object and the field', 
 });
 
 describe('import → build → check --live on a cluster the operator installed', () => {
-  it('imports the operator CRs, lists the configSecret, and the first sync adds only clusterctl\'s inventory and namespace labels', async () => {
+  it("imports the operator CRs, lists the configSecret, and the first sync adds only clusterctl's inventory and namespace labels", async () => {
     const config = `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  install: false\nrepositories:\n  - path: ${FIXTURES}repository\n`;
     const repo = makeRepo({ 'capi-render.yaml': config });
     const dump = copyDump(repo, 'operator-v1.12.0.stream.yaml');
     const imported = await cli(repo, 'import', '--from', dump);
     expect(imported.code, imported.stderr).toBe(0);
-    expect(imported.stderr).toContain('needs Secret capd-system/capd-variables (spec.configSecret of InfrastructureProvider capd-system/docker) among the inputs: not imported, values never leave the cluster; not in the dump');
+    expect(imported.stderr).toContain(
+      'needs Secret capd-system/capd-variables (spec.configSecret of InfrastructureProvider capd-system/docker) among the inputs: not imported, values never leave the cluster; not in the dump',
+    );
     const core = readFileSync(path.join(repo, 'providers/cluster-api.yaml'), 'utf8');
     expect(core).toContain('version: v1.12.0 # from status.installedVersion of CoreProvider capi-system/cluster-api');
     expect(core).not.toMatch(/finalizers|applied-spec-hash|last-applied|status:|uid:|managedFields/);
     // Nor what admission added (the webhook's namespace and empty structs, the CRD's verbosity).
     expect(core).toMatch(/  manager:\n {4}featureGates:\n {6}ClusterTopology: true\n(?! {4})/);
-    expect(readFileSync(path.join(repo, 'providers/infrastructure-docker.yaml'), 'utf8')).toMatch(/  configSecret:\n {4}name: capd-variables\n(?! {4})/);
+    expect(readFileSync(path.join(repo, 'providers/infrastructure-docker.yaml'), 'utf8')).toMatch(
+      /  configSecret:\n {4}name: capd-variables\n(?! {4})/,
+    );
     // The user supplies the Secret (capi-render never reads values from the cluster).
-    writeFileSync(path.join(repo, 'providers/capd-variables.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: capd-variables\n  namespace: capd-system\nstringData:\n  EXP_MACHINE_POOL: "false"\n');
+    writeFileSync(
+      path.join(repo, 'providers/capd-variables.yaml'),
+      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: capd-variables\n  namespace: capd-system\nstringData:\n  EXP_MACHINE_POOL: "false"\n',
+    );
     const built = await cli(repo, 'build');
     expect(built.code, built.stderr).toBe(0);
     const checked = await cli(repo, 'check', '--live', dump, '--json');
@@ -213,18 +302,32 @@ describe('import → build → check --live on a cluster the operator installed'
       'Provider.clusterctl.cluster.x-k8s.io/capi-system/cluster-api',
     ]);
     // The operator drops the components' Namespaces (the user created them), so their labels are added.
-    expect(report.changed.map((o: Obj) => o.object)).toEqual(['Namespace/capi-system', 'Namespace/capi-kubeadm-bootstrap-system', 'Namespace/capi-kubeadm-control-plane-system', 'Namespace/capd-system']);
+    expect(report.changed.map((o: Obj) => o.object)).toEqual([
+      'Namespace/capi-system',
+      'Namespace/capi-kubeadm-bootstrap-system',
+      'Namespace/capi-kubeadm-control-plane-system',
+      'Namespace/capd-system',
+    ]);
     for (const o of report.changed) {
       expect(o.fields.map((f: Obj) => f.path)).toContain('metadata.labels["clusterctl.cluster.x-k8s.io"]');
-      for (const f of o.fields) expect(f).toMatchObject({ path: expect.stringMatching(/^metadata\.labels/), change: 'added' });
+      for (const f of o.fields)
+        expect(f).toMatchObject({ path: expect.stringMatching(/^metadata\.labels/), change: 'added' });
     }
   });
 });
 
 describe('check --live usage', () => {
   it.each([
-    ['--json without --live', ['check', '--json'], /^capi-render check: --json and --field-manager go with --live FILE$/m],
-    ['several environments and no --env', ['check', '--live', 'cluster.yaml'], /^capi-render check: --live compares one environment with one cluster; choose it with --env \(dev, prod\)$/m],
+    [
+      '--json without --live',
+      ['check', '--json'],
+      /^capi-render check: --json and --field-manager go with --live FILE$/m,
+    ],
+    [
+      'several environments and no --env',
+      ['check', '--live', 'cluster.yaml'],
+      /^capi-render check: --live compares one environment with one cluster; choose it with --env \(dev, prod\)$/m,
+    ],
   ])('%s: exit 2', async (_name, argv, message) => {
     const repo = copyExample();
     const result = await runCli(argv, { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: CACHE } });

@@ -7,7 +7,19 @@
  * any non-zero exit as a failed generation.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import jsYaml from 'js-yaml';
@@ -27,9 +39,12 @@ const PLUGIN = jsYaml.load(readFileSync(path.join(REPO_ROOT, 'deploy/argocd-cmp/
 
 /** The stream rendered/<env> stands for: files in the order its kustomization.yaml files list them. */
 function streamOfFolder(folder: string): string {
-  const list = (dir: string) => (jsYaml.load(readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')) as { resources: string[] }).resources;
+  const list = (dir: string) =>
+    (jsYaml.load(readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')) as { resources: string[] }).resources;
   const docs: string[] = [];
-  for (const component of list(folder)) for (const file of list(path.join(folder, component))) docs.push(readFileSync(path.join(folder, component, file), 'utf8'));
+  for (const component of list(folder))
+    for (const file of list(path.join(folder, component)))
+      docs.push(readFileSync(path.join(folder, component, file), 'utf8'));
   return docs.join('---\n');
 }
 
@@ -38,7 +53,8 @@ function cmpWorkDir(): string {
   const source = copyExample({ committed: true });
   const work = path.join(source, '_cmp_server', `${Math.floor(Math.random() * 1e9)}`);
   mkdirSync(work, { recursive: true });
-  for (const entry of readdirSync(source)) if (entry !== '_cmp_server') renameSync(path.join(source, entry), path.join(work, entry));
+  for (const entry of readdirSync(source))
+    if (entry !== '_cmp_server') renameSync(path.join(source, entry), path.join(work, entry));
   const reset = (p: string) => {
     const s = statSync(p);
     chmodSync(p, s.isDirectory() ? 0o755 : 0o644);
@@ -107,7 +123,10 @@ function repoServerEnv(work: string, cache: string, extra: Record<string, string
 describe('build --stdout is exactly what rendered/<env> holds', () => {
   it.each(['dev', 'prod'])('%s: same objects, same order, same bytes per object', async (env) => {
     const repo = copyExample({ committed: true });
-    const r = await runCli(['build', '--env', env, '--stdout'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: path.join(tempDir(), 'cache') } });
+    const r = await runCli(['build', '--env', env, '--stdout'], {
+      cwd: repo,
+      env: { CAPI_RENDER_CACHE_DIR: path.join(tempDir(), 'cache') },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(streamOfFolder(path.join(repo, 'rendered', env)));
   });
@@ -139,7 +158,8 @@ describe('the plugin run as argocd-repo-server runs it', () => {
     // cost what a build of that one environment costs (the bench tracks the absolute figures). As
     // ratios of medians of alternating runs with the same cache state: one wall-clock sample on a
     // loaded runner measured the other workers.
-    const stdoutBuild = (cacheDir: string) => spawnCli(['build', '--stdout', '--env', 'prod'], work, repoServerEnv(work, cacheDir));
+    const stdoutBuild = (cacheDir: string) =>
+      spawnCli(['build', '--stdout', '--env', 'prod'], work, repoServerEnv(work, cacheDir));
     const ok = (r: Generated) => expect(r.code, r.stderr).toBe(0);
     const fresh = () => path.join(tempDir(), 'cache');
     const times = await timeSideBySide(
@@ -151,9 +171,15 @@ describe('the plugin run as argocd-repo-server runs it', () => {
       },
       3,
     );
-    expect(times['generate, empty cache'].median / times['build --stdout, empty cache'].median, describeTimes(times)).toBeLessThan(1.5);
+    expect(
+      times['generate, empty cache'].median / times['build --stdout, empty cache'].median,
+      describeTimes(times),
+    ).toBeLessThan(1.5);
     // Warm, the stream stored by the run before is printed as it is: well under a build (about 0.2×).
-    expect(times['generate, warm cache'].median / times['build --stdout, warm cache'].median, describeTimes(times)).toBeLessThan(1);
+    expect(
+      times['generate, warm cache'].median / times['build --stdout, warm cache'].median,
+      describeTimes(times),
+    ).toBeLessThan(1);
     expect(snapshotTree(work)).toEqual(before);
   });
 
@@ -177,7 +203,10 @@ describe('the plugin run as argocd-repo-server runs it', () => {
     ];
     for (const [i, env] of variants.entries()) {
       // The reduced environment as a process of its own; the other two in-process.
-      const r = i === variants.length - 1 ? await generate(work, env) : await runCli([...PLUGIN.spec.generate.command.slice(1), ...PLUGIN.spec.generate.args], { cwd: work, env });
+      const r =
+        i === variants.length - 1
+          ? await generate(work, env)
+          : await runCli([...PLUGIN.spec.generate.command.slice(1), ...PLUGIN.spec.generate.args], { cwd: work, env });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe(expected);
     }
@@ -188,26 +217,70 @@ describe('the plugin run as argocd-repo-server runs it', () => {
     const before = snapshotTree(work);
     const coldEnv = () => repoServerEnv(work, path.join(tempDir(), 'cold-cache'));
     const interrupted = async () => {
-      const child = spawn(process.execPath, [CLI, 'cmp-generate'], { cwd: work, env: coldEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [CLI, 'cmp-generate'], {
+        cwd: work,
+        env: coldEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       await new Promise((r) => setTimeout(r, 150));
       child.kill('SIGTERM');
-      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) => child.on('close', (c, s) => r([c, s])));
+      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) =>
+        child.on('close', (c, s) => r([c, s])),
+      );
       expect(code === 0 || signal === 'SIGTERM').toBe(true);
       expect(snapshotTree(work)).toEqual(before);
     };
     // "At once" against the same run left alone, as medians of alternating runs: a handler that
     // waited for the work to finish would take about as long; one that stops takes the 150 ms
     // before the signal and little more. No absolute bound, which a loaded runner breaks.
-    const times = await timeSideBySide({ 'SIGTERM after 150 ms': interrupted, uninterrupted: async () => expect((await spawnCli(['cmp-generate'], work, coldEnv())).code).toBe(0) }, 3);
+    const times = await timeSideBySide(
+      {
+        'SIGTERM after 150 ms': interrupted,
+        uninterrupted: async () => expect((await spawnCli(['cmp-generate'], work, coldEnv())).code).toBe(0),
+      },
+      3,
+    );
     expect(times['SIGTERM after 150 ms'].median / times.uninterrupted.median, describeTimes(times)).toBeLessThan(0.5);
   });
 
-  const failures: { name: string; env: (work: string, cache: string) => Record<string, string>; prepare?: (work: string) => unknown; code: number; stderr: RegExp }[] = [
-    { name: 'no CAPI_ENV with two environments → usage error naming the variable', env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: '' }), code: 2, stderr: /plugin env CAPI_ENV to one of dev, prod/ },
-    { name: 'an unknown environment', env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'staging' }), code: 2, stderr: /unknown environment "staging"/ },
-    { name: 'a value the plugin must never interpret (no shell)', env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'prod; touch pwned' }), code: 2, stderr: /unknown environment "prod; touch pwned"/ },
-    { name: 'a lock that does not pin everything (the output would depend on the network)', env: repoServerEnv, prepare: (w) => rmSync(path.join(w, 'capi-render.lock')), code: 1, stderr: /error\[frozen\].*capi-render\.lock does not pin/ },
-    { name: 'an artifact cache inside the checkout', env: (w) => repoServerEnv(w, path.join(w, '.cache')), code: 1, stderr: /error\[plugin\].*inside the checkout/ },
+  const failures: {
+    name: string;
+    env: (work: string, cache: string) => Record<string, string>;
+    prepare?: (work: string) => unknown;
+    code: number;
+    stderr: RegExp;
+  }[] = [
+    {
+      name: 'no CAPI_ENV with two environments → usage error naming the variable',
+      env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: '' }),
+      code: 2,
+      stderr: /plugin env CAPI_ENV to one of dev, prod/,
+    },
+    {
+      name: 'an unknown environment',
+      env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'staging' }),
+      code: 2,
+      stderr: /unknown environment "staging"/,
+    },
+    {
+      name: 'a value the plugin must never interpret (no shell)',
+      env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'prod; touch pwned' }),
+      code: 2,
+      stderr: /unknown environment "prod; touch pwned"/,
+    },
+    {
+      name: 'a lock that does not pin everything (the output would depend on the network)',
+      env: repoServerEnv,
+      prepare: (w) => rmSync(path.join(w, 'capi-render.lock')),
+      code: 1,
+      stderr: /error\[frozen\].*capi-render\.lock does not pin/,
+    },
+    {
+      name: 'an artifact cache inside the checkout',
+      env: (w) => repoServerEnv(w, path.join(w, '.cache')),
+      code: 1,
+      stderr: /error\[plugin\].*inside the checkout/,
+    },
     {
       name: 'an environment whose providers were all removed (Argo CD would prune everything): the lock no longer matches',
       env: repoServerEnv,
@@ -221,20 +294,34 @@ describe('the plugin run as argocd-repo-server runs it', () => {
       prepare: (w) => {
         mkdirSync(path.join(w, 'overlays/empty'));
         writeFileSync(path.join(w, 'overlays/empty/overlay.yaml'), `${EMPTY_OVERLAY}certManager:\n  install: false\n`);
-        return runCli(['build', '--env', 'empty', '--allow-removal'], { cwd: w, env: { CAPI_RENDER_CACHE_DIR: path.join(w, '..', '..', 'build-cache') } }).then((built) => expect(built.code, built.stderr).toBe(0));
+        return runCli(['build', '--env', 'empty', '--allow-removal'], {
+          cwd: w,
+          env: { CAPI_RENDER_CACHE_DIR: path.join(w, '..', '..', 'build-cache') },
+        }).then((built) => expect(built.code, built.stderr).toBe(0));
       },
       code: 1,
       stderr: /error\[removal\].*environment empty renders no objects/,
     },
     // The plugin renders Argo CD environments only (dev is prepared for Flux by capi-render.yaml).
-    { name: 'a Flux environment (CAPI_ENV=dev) → usage error naming its overlay', env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'dev' }), code: 2, stderr: /overlays\/dev\/overlay\.yaml: environment dev is prepared for Flux \(gitops\.flavour from capi-render\.yaml\), not for Argo CD[^]*CAPI_ALLOW_FLAVOUR=flux/ },
+    {
+      name: 'a Flux environment (CAPI_ENV=dev) → usage error naming its overlay',
+      env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'dev' }),
+      code: 2,
+      stderr:
+        /overlays\/dev\/overlay\.yaml: environment dev is prepared for Flux \(gitops\.flavour from capi-render\.yaml\), not for Argo CD[^]*CAPI_ALLOW_FLAVOUR=flux/,
+    },
     {
       name: 'a Flux environment allowed a different flavour than its own → still refused',
       env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'dev', ARGOCD_ENV_CAPI_ALLOW_FLAVOUR: 'kustomize' }),
       code: 2,
       stderr: /overlays\/dev\/overlay\.yaml: environment dev is prepared for Flux/,
     },
-    { name: 'an allowance that names no flavour', env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'dev', ARGOCD_ENV_CAPI_ALLOW_FLAVOUR: 'true' }), code: 2, stderr: /CAPI_ALLOW_FLAVOUR\) is "true"; it names the one flavour to accept besides argocd: flux or kustomize/ },
+    {
+      name: 'an allowance that names no flavour',
+      env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'dev', ARGOCD_ENV_CAPI_ALLOW_FLAVOUR: 'true' }),
+      code: 2,
+      stderr: /CAPI_ALLOW_FLAVOUR\) is "true"; it names the one flavour to accept besides argocd: flux or kustomize/,
+    },
     {
       name: 'a Flux environment with no lock at all: refused for its flavour before anything is rendered',
       env: (w, c) => repoServerEnv(w, c, { ARGOCD_ENV_CAPI_ENV: 'dev' }),
@@ -250,29 +337,44 @@ describe('the plugin run as argocd-repo-server runs it', () => {
         writeFileSync(file, readFileSync(file, 'utf8').replace('flavour: argocd', 'flavour: kustomize'));
       },
       code: 2,
-      stderr: /overlays\/prod\/overlay\.yaml: environment prod is prepared for plain kustomize \(no GitOps flavour\) \(its gitops\.flavour\)/,
+      stderr:
+        /overlays\/prod\/overlay\.yaml: environment prod is prepared for plain kustomize \(no GitOps flavour\) \(its gitops\.flavour\)/,
     },
   ];
   // The first case runs as its own process like the rest of this file; the others through the same
   // CLI function in-process (same argv, working directory, environment and exit code), to save time.
-  it.each(failures.map((f, i) => ({ ...f, spawned: i === 0 })))('$name: non-zero exit, nothing on stdout', async ({ env, prepare, code, stderr, spawned }) => {
-    const { work: w, cache } = setup();
-    await prepare?.(w);
-    const before = snapshotTree(w);
-    const r = spawned ? await generate(w, env(w, cache)) : await runCli([...PLUGIN.spec.generate.command.slice(1), ...PLUGIN.spec.generate.args], { cwd: w, env: env(w, cache) });
-    expect(r.code).toBe(code);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(stderr);
-    expect(snapshotTree(w)).toEqual(before);
-  });
+  it.each(failures.map((f, i) => ({ ...f, spawned: i === 0 })))(
+    '$name: non-zero exit, nothing on stdout',
+    async ({ env, prepare, code, stderr, spawned }) => {
+      const { work: w, cache } = setup();
+      await prepare?.(w);
+      const before = snapshotTree(w);
+      const r = spawned
+        ? await generate(w, env(w, cache))
+        : await runCli([...PLUGIN.spec.generate.command.slice(1), ...PLUGIN.spec.generate.args], {
+            cwd: w,
+            env: env(w, cache),
+          });
+      expect(r.code).toBe(code);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(stderr);
+      expect(snapshotTree(w)).toEqual(before);
+    },
+  );
 
   it('an environment of another flavour is rendered when the Application allows that flavour by name (plugin env or flag)', async () => {
     const { work, cache } = setup();
     const expected = streamOfFolder(path.join(work, 'rendered/dev'));
-    const viaEnv = await generate(work, repoServerEnv(work, cache, { ARGOCD_ENV_CAPI_ENV: 'dev', ARGOCD_ENV_CAPI_ALLOW_FLAVOUR: 'flux' }));
+    const viaEnv = await generate(
+      work,
+      repoServerEnv(work, cache, { ARGOCD_ENV_CAPI_ENV: 'dev', ARGOCD_ENV_CAPI_ALLOW_FLAVOUR: 'flux' }),
+    );
     expect(viaEnv.code, viaEnv.stderr).toBe(0);
     expect(viaEnv.stdout).toBe(expected);
-    const viaFlag = await runCli(['cmp-generate', '--allow-flavour', 'flux'], { cwd: work, env: repoServerEnv(work, cache, { ARGOCD_ENV_CAPI_ENV: 'dev' }) });
+    const viaFlag = await runCli(['cmp-generate', '--allow-flavour', 'flux'], {
+      cwd: work,
+      env: repoServerEnv(work, cache, { ARGOCD_ENV_CAPI_ENV: 'dev' }),
+    });
     expect(viaFlag.code, viaFlag.stderr).toBe(0);
     expect(viaFlag.stdout).toBe(expected);
   });
@@ -299,13 +401,22 @@ describe('the plugin run as argocd-repo-server runs it', () => {
       expect(first.code, first.stderr).toBe(0);
       return { work, cache, expected: first.stdout };
     };
-    const filesUnder = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name)) : []);
+    const filesUnder = (dir: string): string[] =>
+      existsSync(dir)
+        ? readdirSync(dir, { recursive: true, withFileTypes: true })
+            .filter((e) => e.isFile())
+            .map((e) => path.join(e.parentPath, e.name))
+        : [];
 
     it('a second run prints the stored stream — the same bytes — without reading a release artifact', async () => {
       const { work, cache, expected } = await stored();
       expect(expected).toBe(streamOfFolder(path.join(work, 'rendered/prod')));
       const old = new Date('2001-01-01T00:00:00Z');
-      const artifacts = readdirSync(cache).filter((d) => !d.startsWith('plugin-') && d !== 'validated' && d !== 'node-compile-cache' && !d.startsWith('lock-')).flatMap((d) => filesUnder(path.join(cache, d)));
+      const artifacts = readdirSync(cache)
+        .filter(
+          (d) => !d.startsWith('plugin-') && d !== 'validated' && d !== 'node-compile-cache' && !d.startsWith('lock-'),
+        )
+        .flatMap((d) => filesUnder(path.join(cache, d)));
       expect(artifacts.length).toBeGreaterThan(0);
       for (const f of [...artifacts, ...filesUnder(path.join(cache, 'plugin-streams'))]) utimesSync(f, old, old);
       const second = await generate(work, repoServerEnv(work, cache));
@@ -313,21 +424,36 @@ describe('the plugin run as argocd-repo-server runs it', () => {
       expect(second.stdout).toBe(expected);
       // Every read marks an entry used (its mtime): the stream was, no artifact was.
       for (const f of artifacts) expect(statSync(f).mtimeMs, f).toBe(old.getTime());
-      for (const f of filesUnder(path.join(cache, 'plugin-streams'))) expect(statSync(f).mtimeMs).toBeGreaterThan(old.getTime());
+      for (const f of filesUnder(path.join(cache, 'plugin-streams')))
+        expect(statSync(f).mtimeMs).toBeGreaterThan(old.getTime());
     });
 
     it.each([
-      ['its own overlay changed', 'overlays/prod/overlay.yaml', /error\[frozen\][^]*prod: inputs changed \(changed input files: overlays\/prod\/overlay\.yaml \(edited\)\)/],
-      ['another environment’s overlay changed', 'overlays/dev/overlay.yaml', /error\[frozen\][^]*input files changed: overlays\/dev\/overlay\.yaml \(edited\)/],
+      [
+        'its own overlay changed',
+        'overlays/prod/overlay.yaml',
+        /error\[frozen\][^]*prod: inputs changed \(changed input files: overlays\/prod\/overlay\.yaml \(edited\)\)/,
+      ],
+      [
+        'another environment’s overlay changed',
+        'overlays/dev/overlay.yaml',
+        /error\[frozen\][^]*input files changed: overlays\/dev\/overlay\.yaml \(edited\)/,
+      ],
       ['capi-render.yaml changed', 'capi-render.yaml', /error\[frozen\][^]*capi-render\.yaml \(edited\)/],
-    ])('is never printed once the lock no longer matches the files (%s): the frozen render fails as before', async (_what, file, stderr) => {
-      const { work, cache } = await stored();
-      writeFileSync(path.join(work, file), `${readFileSync(path.join(work, file), 'utf8')}# edited after the lock was written\n`);
-      const r = await generate(work, repoServerEnv(work, cache));
-      expect(r.code).toBe(1);
-      expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(stderr);
-    });
+    ])(
+      'is never printed once the lock no longer matches the files (%s): the frozen render fails as before',
+      async (_what, file, stderr) => {
+        const { work, cache } = await stored();
+        writeFileSync(
+          path.join(work, file),
+          `${readFileSync(path.join(work, file), 'utf8')}# edited after the lock was written\n`,
+        );
+        const r = await generate(work, repoServerEnv(work, cache));
+        expect(r.code).toBe(1);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toMatch(stderr);
+      },
+    );
 
     it('a damaged or missing document is a miss: the environment is rendered again, in full, and the store repaired', async () => {
       const { work, cache, expected } = await stored();
@@ -357,10 +483,15 @@ describe('the plugin run as argocd-repo-server runs it', () => {
 });
 
 /** The objects `kubectl kustomize` makes of Argo CD's own repo-server Deployment with deploy/argocd-cmp as a component. */
-function kustomizeSidecar(component = path.join(REPO_ROOT, 'deploy/argocd-cmp')): { kind: string; metadata: { name: string }; data?: Record<string, string>; spec?: any }[] {
+function kustomizeSidecar(
+  component = path.join(REPO_ROOT, 'deploy/argocd-cmp'),
+): { kind: string; metadata: { name: string }; data?: Record<string, string>; spec?: any }[] {
   const dir = tempDir();
   cpSync(path.join(FIXTURES, 'argo-cd/argocd-repo-server-deployment.yaml'), path.join(dir, 'repo-server.yaml'));
-  writeFileSync(path.join(dir, 'kustomization.yaml'), `resources:\n- repo-server.yaml\ncomponents:\n- ${path.relative(dir, component)}\n`);
+  writeFileSync(
+    path.join(dir, 'kustomization.yaml'),
+    `resources:\n- repo-server.yaml\ncomponents:\n- ${path.relative(dir, component)}\n`,
+  );
   const out = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
   expect(out.status, out.stderr).toBe(0);
   return jsYaml.loadAll(out.stdout) as ReturnType<typeof kustomizeSidecar>;
@@ -378,7 +509,13 @@ describe('the sidecar component (deploy/argocd-cmp) on Argo CD v3.5.1’s repo-s
     const volumes = new Set(pod.volumes.map((v: { name: string }) => v.name));
     for (const m of sidecar.volumeMounts) expect(volumes.has(m.name), m.name).toBe(true);
     expect(sidecar.volumeMounts.map((m: { mountPath: string }) => m.mountPath)).toEqual(
-      expect.arrayContaining(['/var/run/argocd', '/home/argocd/cmp-server/plugins', '/home/argocd/cmp-server/config/plugin.yaml', '/tmp', '/cache']),
+      expect.arrayContaining([
+        '/var/run/argocd',
+        '/home/argocd/cmp-server/plugins',
+        '/home/argocd/cmp-server/config/plugin.yaml',
+        '/tmp',
+        '/cache',
+      ]),
     );
     expect(sidecar.env).toContainEqual({ name: 'CAPI_RENDER_CACHE_DIR', value: '/cache' });
   });
@@ -387,7 +524,9 @@ describe('the sidecar component (deploy/argocd-cmp) on Argo CD v3.5.1’s repo-s
     const deployment = kustomizeSidecar().find((o) => o.kind === 'Deployment')!;
     expect(restrictedViolations(deployment.spec.template)).toEqual([]);
     // Argo CD's own Deployment passes too (the sidecar is what the component adds).
-    const upstream = jsYaml.load(readFileSync(path.join(FIXTURES, 'argo-cd/argocd-repo-server-deployment.yaml'), 'utf8')) as { spec: { template: { spec: any } } };
+    const upstream = jsYaml.load(
+      readFileSync(path.join(FIXTURES, 'argo-cd/argocd-repo-server-deployment.yaml'), 'utf8'),
+    ) as { spec: { template: { spec: any } } };
     expect(restrictedViolations(upstream.spec.template)).toEqual([]);
   });
 
@@ -404,10 +543,20 @@ describe('the sidecar component (deploy/argocd-cmp) on Argo CD v3.5.1’s repo-s
     });
     // The same five fields as the repo-server's own containers (SUPPLY-CHAIN-REFERENCE §7).
     const own = pod.containers.find((c: { name: string }) => c.name === 'argocd-repo-server').securityContext;
-    for (const field of ['runAsNonRoot', 'readOnlyRootFilesystem', 'allowPrivilegeEscalation', 'capabilities', 'seccompProfile']) expect(sidecar.securityContext[field], field).toEqual(own[field]);
+    for (const field of [
+      'runAsNonRoot',
+      'readOnlyRootFilesystem',
+      'allowPrivilegeEscalation',
+      'capabilities',
+      'seccompProfile',
+    ])
+      expect(sidecar.securityContext[field], field).toEqual(own[field]);
     const env = Object.fromEntries(sidecar.env.map((e: { name: string; value: string }) => [e.name, e.value]));
     const volumeAt = (dir: string) => {
-      const mount = sidecar.volumeMounts.find((m: { mountPath: string; subPath?: string }) => !m.subPath && (dir === m.mountPath || dir.startsWith(`${m.mountPath}/`)));
+      const mount = sidecar.volumeMounts.find(
+        (m: { mountPath: string; subPath?: string }) =>
+          !m.subPath && (dir === m.mountPath || dir.startsWith(`${m.mountPath}/`)),
+      );
       return mount && pod.volumes.find((v: { name: string }) => v.name === mount.name);
     };
     // A read-only root: every folder it writes is a volume of its own, never shared with the repo-server.
@@ -417,29 +566,71 @@ describe('the sidecar component (deploy/argocd-cmp) on Argo CD v3.5.1’s repo-s
     expect(scratch?.emptyDir).toBeDefined();
     expect(cache.name).not.toBe(scratch.name);
     expect(volumeAt(env.NODE_COMPILE_CACHE)?.name).toBe(cache.name);
-    const repoServerMounts = pod.containers.find((c: { name: string }) => c.name === 'argocd-repo-server').volumeMounts.map((m: { name: string }) => m.name);
+    const repoServerMounts = pod.containers
+      .find((c: { name: string }) => c.name === 'argocd-repo-server')
+      .volumeMounts.map((m: { name: string }) => m.name);
     expect(repoServerMounts).not.toContain(cache.name);
     expect(repoServerMounts).not.toContain(scratch.name);
     expect(env.CAPI_RENDER_CACHE_MAX_SIZE).toMatch(/^\d+[MG]$/);
     // docs/argocd.md shows these settings as they are.
     const guide = readFileSync(path.join(REPO_ROOT, 'docs/argocd.md'), 'utf8');
-    const section = guide.slice(guide.indexOf('## Argo CD plugin and source hydrator'), guide.indexOf('## OCI artifacts for Argo CD'));
-    const shown = [...section.matchAll(/```yaml\n([^]*?)```/g)].map((m) => jsYaml.load(m[1]!) as { securityContext?: unknown }).find((d) => d?.securityContext);
+    const section = guide.slice(
+      guide.indexOf('## Argo CD plugin and source hydrator'),
+      guide.indexOf('## OCI artifacts for Argo CD'),
+    );
+    const shown = [...section.matchAll(/```yaml\n([^]*?)```/g)]
+      .map((m) => jsYaml.load(m[1]!) as { securityContext?: unknown })
+      .find((d) => d?.securityContext);
     expect(shown?.securityContext).toEqual(sidecar.securityContext);
   });
 
   it.each<[string, (pod: any, sidecar: any) => void, RegExp]>([
-    ['the CMP docs’ sidecar example (runAsNonRoot and runAsUser only)', (_pod, c) => (c.securityContext = { runAsNonRoot: true, runAsUser: 999 }), /allowPrivilegeEscalation: containers\[capi-render\][^]*capabilities: containers\[capi-render\] does not drop ALL[^]*seccompProfile: containers\[capi-render\] has none/],
-    ['no runAsNonRoot on a container of a pod that does not set it', (_pod, c) => delete c.securityContext.runAsNonRoot, /runAsNonRoot: neither containers\[capi-render\] nor the pod/],
+    [
+      'the CMP docs’ sidecar example (runAsNonRoot and runAsUser only)',
+      (_pod, c) => (c.securityContext = { runAsNonRoot: true, runAsUser: 999 }),
+      /allowPrivilegeEscalation: containers\[capi-render\][^]*capabilities: containers\[capi-render\] does not drop ALL[^]*seccompProfile: containers\[capi-render\] has none/,
+    ],
+    [
+      'no runAsNonRoot on a container of a pod that does not set it',
+      (_pod, c) => delete c.securityContext.runAsNonRoot,
+      /runAsNonRoot: neither containers\[capi-render\] nor the pod/,
+    ],
     ['uid 0', (_pod, c) => (c.securityContext.runAsUser = 0), /runAsUser: containers\[capi-render\] runs as uid 0/],
-    ['an added capability', (_pod, c) => (c.securityContext.capabilities.add = ['SYS_ADMIN']), /capabilities \(baseline\): containers\[capi-render\] adds SYS_ADMIN/],
-    ['a hostPath cache', (pod) => Object.assign(pod.volumes.find((v: { name: string }) => v.name === 'capi-render-cache'), { emptyDir: undefined, hostPath: { path: '/var/cache' } }), /hostPathVolumes: volume capi-render-cache[^]*restrictedVolumes: volume capi-render-cache is hostPath/],
-    ['an init container without the settings', (pod) => pod.initContainers.push({ name: 'warm', image: 'x' }), /allowPrivilegeEscalation: initContainers\[warm\][^]*runAsNonRoot: neither initContainers\[warm\]/],
-    ['an Unconfined seccomp profile on the pod', (pod) => (pod.securityContext = { seccompProfile: { type: 'Unconfined' } }), /seccompProfile \(baseline\): pod is Unconfined/],
-    ['a privileged container with a host port', (_pod, c) => ((c.securityContext.privileged = true), (c.ports = [{ containerPort: 80, hostPort: 80 }])), /privileged: containers\[capi-render\][^]*hostPorts: containers\[capi-render\] uses hostPort 80/],
+    [
+      'an added capability',
+      (_pod, c) => (c.securityContext.capabilities.add = ['SYS_ADMIN']),
+      /capabilities \(baseline\): containers\[capi-render\] adds SYS_ADMIN/,
+    ],
+    [
+      'a hostPath cache',
+      (pod) =>
+        Object.assign(
+          pod.volumes.find((v: { name: string }) => v.name === 'capi-render-cache'),
+          { emptyDir: undefined, hostPath: { path: '/var/cache' } },
+        ),
+      /hostPathVolumes: volume capi-render-cache[^]*restrictedVolumes: volume capi-render-cache is hostPath/,
+    ],
+    [
+      'an init container without the settings',
+      (pod) => pod.initContainers.push({ name: 'warm', image: 'x' }),
+      /allowPrivilegeEscalation: initContainers\[warm\][^]*runAsNonRoot: neither initContainers\[warm\]/,
+    ],
+    [
+      'an Unconfined seccomp profile on the pod',
+      (pod) => (pod.securityContext = { seccompProfile: { type: 'Unconfined' } }),
+      /seccompProfile \(baseline\): pod is Unconfined/,
+    ],
+    [
+      'a privileged container with a host port',
+      (_pod, c) => ((c.securityContext.privileged = true), (c.ports = [{ containerPort: 80, hostPort: 80 }])),
+      /privileged: containers\[capi-render\][^]*hostPorts: containers\[capi-render\] uses hostPort 80/,
+    ],
   ])('the check has teeth: %s is refused', (_name, mutate, message) => {
     const template = kustomizeSidecar().find((o) => o.kind === 'Deployment')!.spec.template;
-    mutate(template.spec, template.spec.containers.find((c: { name: string }) => c.name === 'capi-render'));
+    mutate(
+      template.spec,
+      template.spec.containers.find((c: { name: string }) => c.name === 'capi-render'),
+    );
     expect(restrictedViolations(template).join('\n')).toMatch(message);
   });
 });

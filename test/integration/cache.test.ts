@@ -4,7 +4,18 @@
  * touch nothing but capi-render's own entries and refuse folders that are not a cache of their own.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -19,12 +30,16 @@ const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
 function fleet(envs: number, coreVersion = 'v1.12.0', dir?: string): string {
   const files: Record<string, string> = { 'providers/core.yaml': CORE(coreVersion) };
   for (let i = 0; i < envs; i++) {
-    files[`overlays/env-${i}/overlay.yaml`] = `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: [../../providers]\nvariables:\n  CAPI_DIAGNOSTICS_ADDRESS: ":${8000 + i}"\n`;
+    files[`overlays/env-${i}/overlay.yaml`] =
+      `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: [../../providers]\nvariables:\n  CAPI_DIAGNOSTICS_ADDRESS: ":${8000 + i}"\n`;
   }
   return makeRepo(files, dir);
 }
 
-const outputs = (repo: string) => Object.fromEntries(Object.entries(snapshotTree(repo)).filter(([k]) => k.startsWith('rendered/') || k === 'capi-render.lock'));
+const outputs = (repo: string) =>
+  Object.fromEntries(
+    Object.entries(snapshotTree(repo)).filter(([k]) => k.startsWith('rendered/') || k === 'capi-render.lock'),
+  );
 
 interface Info {
   entries: number;
@@ -97,7 +112,10 @@ describe('the bounded cache', () => {
     expect(first.kinds.parsed!.entries).toBe(2);
     // New values for every environment: nothing new to cache.
     for (let i = 0; i < 12; i++) {
-      writeFileSync(path.join(repo, `overlays/env-${i}/overlay.yaml`), readFileSync(path.join(repo, `overlays/env-${i}/overlay.yaml`), 'utf8').replace(/:8(\d+)/, ':9$1'));
+      writeFileSync(
+        path.join(repo, `overlays/env-${i}/overlay.yaml`),
+        readFileSync(path.join(repo, `overlays/env-${i}/overlay.yaml`), 'utf8').replace(/:8(\d+)/, ':9$1'),
+      );
     }
     expect((await runCli(['build'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: cache } })).code).toBe(0);
     expect((await info(cache)).kinds.parsed!.entries).toBe(2);
@@ -115,14 +133,23 @@ describe('capi-render cache', () => {
     const cache = await filledCache();
     const text = await runCli(['cache', 'info', '--cache-dir', cache], { cwd: tempDir() });
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(new RegExp(`^cache folder ${cache} \\(--cache-dir\\)\\n  size     [\\d.]+ (KiB|MiB) of 512 MiB`));
+    expect(text.stdout).toMatch(
+      new RegExp(`^cache folder ${cache} \\(--cache-dir\\)\\n  size     [\\d.]+ (KiB|MiB) of 512 MiB`),
+    );
     expect(text.stdout).toMatch(/entries  \d+: \d+ parsed artifacts/);
     const before = await info(cache);
     expect(before.entries).toBeGreaterThan(2);
 
-    const pruned = await runCli(['cache', 'prune', '--max-size', '0', '--json'], { cwd: tempDir(), env: { CAPI_RENDER_CACHE_DIR: cache } });
+    const pruned = await runCli(['cache', 'prune', '--max-size', '0', '--json'], {
+      cwd: tempDir(),
+      env: { CAPI_RENDER_CACHE_DIR: cache },
+    });
     expect(pruned.code, pruned.stderr).toBe(0);
-    expect(JSON.parse(pruned.stdout)).toMatchObject({ removed: { entries: before.entries, bytes: before.bytes }, left: { entries: 0, bytes: 0 }, failed: [] });
+    expect(JSON.parse(pruned.stdout)).toMatchObject({
+      removed: { entries: before.entries, bytes: before.bytes },
+      left: { entries: 0, bytes: 0 },
+      failed: [],
+    });
     expect((await info(cache)).entries).toBe(0);
     expect((await runCli(['build'], { cwd: fleet(1), env: { CAPI_RENDER_CACHE_DIR: cache } })).code).toBe(0);
   });
@@ -131,13 +158,18 @@ describe('capi-render cache', () => {
     const cache = await filledCache();
     const all = await info(cache);
     const parsedDir = path.join(cache, `parsed2-v8-${process.versions.v8}`);
-    const entries = readdirSync(parsedDir).map((f) => ({ f, size: statSync(path.join(parsedDir, f)).size })).sort((x, y) => x.size - y.size);
+    const entries = readdirSync(parsedDir)
+      .map((f) => ({ f, size: statSync(path.join(parsedDir, f)).size }))
+      .sort((x, y) => x.size - y.size);
     // Using the smallest parsed entry makes it the most recent: a limit just above it keeps it alone.
     const newest = entries[0]!;
     const later = new Date(Date.now() + 60_000);
     utimesSync(path.join(parsedDir, newest.f), later, later);
     const limit = Math.ceil(newest.size / 4096) * 4096;
-    const r = await runCli(['cache', 'prune', '--max-size', String(limit)], { cwd: tempDir(), env: { CAPI_RENDER_CACHE_DIR: cache } });
+    const r = await runCli(['cache', 'prune', '--max-size', String(limit)], {
+      cwd: tempDir(),
+      env: { CAPI_RENDER_CACHE_DIR: cache },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^removed ${all.entries - 1} entries`));
     expect(readdirSync(parsedDir)).toEqual([newest.f]);
@@ -153,10 +185,20 @@ describe('capi-render cache', () => {
     writeFileSync(path.join(cache, 'sha256', 'README'), 'mine');
     symlinkSync(outside, path.join(cache, 'parsed2-v8-0.0.0-linked'));
     symlinkSync(path.join(outside, `${'a'.repeat(64)}.bin`), path.join(cache, 'validated', 'b'.repeat(64)));
-    const r = await runCli(['cache', 'prune', '--max-size', '0'], { cwd: tempDir(), env: { CAPI_RENDER_CACHE_DIR: cache } });
+    const r = await runCli(['cache', 'prune', '--max-size', '0'], {
+      cwd: tempDir(),
+      env: { CAPI_RENDER_CACHE_DIR: cache },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(path.join(outside, `${'a'.repeat(64)}.bin`), 'utf8')).toBe('not capi-render’s');
-    for (const f of ['notes.txt', 'sha256-README', 'sha256/README', 'parsed2-v8-0.0.0-linked', `validated/${'b'.repeat(64)}`]) expect(lstatSync(path.join(cache, f), { throwIfNoEntry: false }), f).toBeDefined();
+    for (const f of [
+      'notes.txt',
+      'sha256-README',
+      'sha256/README',
+      'parsed2-v8-0.0.0-linked',
+      `validated/${'b'.repeat(64)}`,
+    ])
+      expect(lstatSync(path.join(cache, f), { throwIfNoEntry: false }), f).toBeDefined();
     expect((await info(cache)).entries).toBe(0);
   });
 
@@ -164,23 +206,38 @@ describe('capi-render cache', () => {
     ['the root of the file system', () => '/', /is the root of the file system/],
     ['the home folder itself', (home: string) => home, /is your home folder itself/],
     ['the repository', (_home: string, repo: string) => repo, /is the repository/],
-    ['a folder holding the repository', (_home: string, repo: string) => path.dirname(repo), /holds the repository|holds a \.git/],
-    ['a folder holding .git', (home: string) => {
-      const dir = path.join(home, 'project');
-      mkdirSync(path.join(dir, '.git'), { recursive: true });
-      return dir;
-    }, /holds a \.git folder/],
-    ['a file', (home: string) => {
-      writeFileSync(path.join(home, 'file'), '');
-      return path.join(home, 'file');
-    }, /is not a folder/],
+    [
+      'a folder holding the repository',
+      (_home: string, repo: string) => path.dirname(repo),
+      /holds the repository|holds a \.git/,
+    ],
+    [
+      'a folder holding .git',
+      (home: string) => {
+        const dir = path.join(home, 'project');
+        mkdirSync(path.join(dir, '.git'), { recursive: true });
+        return dir;
+      },
+      /holds a \.git folder/,
+    ],
+    [
+      'a file',
+      (home: string) => {
+        writeFileSync(path.join(home, 'file'), '');
+        return path.join(home, 'file');
+      },
+      /is not a folder/,
+    ],
   ])('refuses %s (exit 2, nothing removed)', async (_name, dir, message) => {
     const home = tempDir();
     const repo = fleet(1, 'v1.12.0', path.join(tempDir(), 'repo'));
     const chosen = dir(home, repo);
     const before = chosen === '/' ? undefined : snapshotTree(chosen);
     for (const action of ['info', 'prune']) {
-      const r = await runCli(['cache', action, '--cache-dir', chosen, ...(action === 'prune' ? ['--max-size', '0'] : [])], { cwd: repo, env: { HOME: home } });
+      const r = await runCli(
+        ['cache', action, '--cache-dir', chosen, ...(action === 'prune' ? ['--max-size', '0'] : [])],
+        { cwd: repo, env: { HOME: home } },
+      );
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(message);
     }
@@ -200,7 +257,10 @@ describe('capi-render cache', () => {
   });
 
   it('a bad CAPI_RENDER_CACHE_MAX_SIZE is a usage error for every command that uses the cache', async () => {
-    const r = await runCli(['build'], { cwd: fleet(1), env: { CAPI_RENDER_CACHE_DIR: tempDir(), CAPI_RENDER_CACHE_MAX_SIZE: 'big' } });
+    const r = await runCli(['build'], {
+      cwd: fleet(1),
+      env: { CAPI_RENDER_CACHE_DIR: tempDir(), CAPI_RENDER_CACHE_MAX_SIZE: 'big' },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('CAPI_RENDER_CACHE_MAX_SIZE=big is not a size');
   });
@@ -211,20 +271,44 @@ describe('capi-render cache', () => {
     for (const word of ['info', 'prune', '--max-size S', '--cache-dir DIR', '--json']) expect(r.stdout).toContain(word);
   });
 
-  it.skipIf(skipWithout(dropPrivilegesMissing(), 'the cache prune EACCES test'))('entries it may not remove: error[write] with the path and the reason, the others removed (exit 1)', async () => {
-    const cache = await filledCache();
-    // Another user may read the cache but not change the folder of parsed entries.
-    for (const dir of [cache, ...readdirSync(cache).map((d) => path.join(cache, d))]) chmodSync(dir, 0o755);
-    for (const d of readdirSync(cache)) for (const f of readdirSync(path.join(cache, d))) chmodSync(path.join(cache, d, f), 0o644);
-    chownSync(path.join(cache, 'validated'), 65534, 65534);
-    const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, CLI, 'cache', 'prune', '--max-size', '0', '--cache-dir', cache], {
-      cwd: path.dirname(cache),
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH, HOME: '/nonexistent' },
-    });
-    expect(r.status, r.stderr).toBe(1);
-    // Named from where the command runs (here the cache's parent folder).
-    expect(r.stderr).toMatch(new RegExp(`error\\[write\\]: cannot remove ${path.basename(cache)}/parsed2-v8-[^/]+/[0-9a-f]{64}\\.bin: permission denied \\(EACCES\\)`));
-    expect(readdirSync(path.join(cache, 'validated'))).toEqual([]);
-  });
+  it.skipIf(skipWithout(dropPrivilegesMissing(), 'the cache prune EACCES test'))(
+    'entries it may not remove: error[write] with the path and the reason, the others removed (exit 1)',
+    async () => {
+      const cache = await filledCache();
+      // Another user may read the cache but not change the folder of parsed entries.
+      for (const dir of [cache, ...readdirSync(cache).map((d) => path.join(cache, d))]) chmodSync(dir, 0o755);
+      for (const d of readdirSync(cache))
+        for (const f of readdirSync(path.join(cache, d))) chmodSync(path.join(cache, d, f), 0o644);
+      chownSync(path.join(cache, 'validated'), 65534, 65534);
+      const r = spawnSync(
+        'setpriv',
+        [
+          '--reuid=65534',
+          '--regid=65534',
+          '--clear-groups',
+          process.execPath,
+          CLI,
+          'cache',
+          'prune',
+          '--max-size',
+          '0',
+          '--cache-dir',
+          cache,
+        ],
+        {
+          cwd: path.dirname(cache),
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH, HOME: '/nonexistent' },
+        },
+      );
+      expect(r.status, r.stderr).toBe(1);
+      // Named from where the command runs (here the cache's parent folder).
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `error\\[write\\]: cannot remove ${path.basename(cache)}/parsed2-v8-[^/]+/[0-9a-f]{64}\\.bin: permission denied \\(EACCES\\)`,
+        ),
+      );
+      expect(readdirSync(path.join(cache, 'validated'))).toEqual([]);
+    },
+  );
 });

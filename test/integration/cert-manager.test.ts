@@ -17,31 +17,48 @@ describe('cert-manager component', () => {
     const objects = env.environment.components[0]!.objects as KubeObject[];
     expect(objects.length).toBe(49);
     for (const o of objects) {
-      const meta = o.metadata as { labels: Record<string, string>; annotations: Record<string, string>; namespace?: string };
+      const meta = o.metadata as {
+        labels: Record<string, string>;
+        annotations: Record<string, string>;
+        namespace?: string;
+      };
       expect(meta.labels['clusterctl.cluster.x-k8s.io/core']).toBe('cert-manager');
       expect(meta.labels['clusterctl.cluster.x-k8s.io']).toBe('');
       expect(meta.annotations['cert-manager.clusterctl.cluster.x-k8s.io/version']).toBe('v1.19.4');
     }
-    const namespaces = [...new Set(objects.map((o) => (o.metadata as { namespace?: string }).namespace).filter(Boolean))].sort();
+    const namespaces = [
+      ...new Set(objects.map((o) => (o.metadata as { namespace?: string }).namespace).filter(Boolean)),
+    ].sort();
     expect(namespaces).toEqual(['cert-manager', 'kube-system']);
     expect(result.files.get('default/kustomization.yaml')).toContain('resources:\n- cert-manager\n- cluster-api\n');
-    expect(result.lock.environments[0]!.providers.find((p) => p.provider === 'cert-manager')).toMatchObject({ version: 'v1.19.4', requested: 'v1.19.4' });
+    expect(result.lock.environments[0]!.providers.find((p) => p.provider === 'cert-manager')).toMatchObject({
+      version: 'v1.19.4',
+      requested: 'v1.19.4',
+    });
   });
 
   it('keeps its version fixed in the lock while providers move', async () => {
-    const repo = makeRepo({ 'capi-render.yaml': configYaml().replace('version: v1.19.4', 'version: ~1.16'), 'providers/core.yaml': CORE('v1.11.0') });
+    const repo = makeRepo({
+      'capi-render.yaml': configYaml().replace('version: v1.19.4', 'version: ~1.16'),
+      'providers/core.yaml': CORE('v1.11.0'),
+    });
     const result = await render({ repoRoot: repo });
     expect(result.environments[0]!.certManager!.version).toBe('v1.16.1');
   });
 
   it('bring-your-own: install: false renders no cert-manager and warns that providers need its CRDs', async () => {
-    const repo = makeRepo({ 'capi-render.yaml': configYaml().replace('version: v1.19.4', 'install: false'), 'providers/core.yaml': CORE() });
+    const repo = makeRepo({
+      'capi-render.yaml': configYaml().replace('version: v1.19.4', 'install: false'),
+      'providers/core.yaml': CORE(),
+    });
     const r = await runCli(['build'], { cwd: repo });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/warning\[preflight\].*cert-manager\.io CRDs that cluster-api use/);
     expect(existsSync(path.join(repo, 'rendered/default/cert-manager'))).toBe(false);
     expect(readFileSync(path.join(repo, 'rendered/default/kustomization.yaml'), 'utf8')).not.toContain('cert-manager');
     const all = readFileSync(path.join(repo, 'capi-render.lock'), 'utf8');
-    expect(jsYaml.load(all)).not.toMatchObject({ environments: [{ providers: expect.arrayContaining([expect.objectContaining({ provider: 'cert-manager' })]) }] });
+    expect(jsYaml.load(all)).not.toMatchObject({
+      environments: [{ providers: expect.arrayContaining([expect.objectContaining({ provider: 'cert-manager' })]) }],
+    });
   });
 });

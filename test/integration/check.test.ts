@@ -25,11 +25,19 @@ describe('check', () => {
       file: 'rendered/dev/cluster-api/deployment-capi-controller-manager.yaml',
       text: /differs from what the inputs render[^\n]*\n\s+spec\.replicas: committed 5, inputs render 1/,
     },
-    { name: 'a deleted file', change: (repo) => rmSync(path.join(repo, 'rendered/prod/cluster-api/service-capi-webhook-service.yaml')), file: 'rendered/prod/cluster-api/service-capi-webhook-service.yaml', text: /missing/ },
+    {
+      name: 'a deleted file',
+      change: (repo) => rmSync(path.join(repo, 'rendered/prod/cluster-api/service-capi-webhook-service.yaml')),
+      file: 'rendered/prod/cluster-api/service-capi-webhook-service.yaml',
+      text: /missing/,
+    },
     {
       name: 'a stale file capi-render wrote (listed in its ownership record)',
       change: (repo) => {
-        writeFileSync(path.join(repo, 'rendered/dev/cluster-api/configmap-extra.yaml'), 'apiVersion: v1\nkind: ConfigMap\n');
+        writeFileSync(
+          path.join(repo, 'rendered/dev/cluster-api/configmap-extra.yaml'),
+          'apiVersion: v1\nkind: ConfigMap\n',
+        );
         appendFileSync(path.join(repo, 'rendered/.capi-render-owned'), 'dev/cluster-api/configmap-extra.yaml\n');
       },
       file: 'rendered/dev/cluster-api/configmap-extra.yaml',
@@ -53,10 +61,15 @@ describe('check', () => {
   ];
   it('reports a file capi-render did not write without failing: Argo CD and Flux apply only what the kustomizations list', async () => {
     const repo = copyExample({ committed: true });
-    writeFileSync(path.join(repo, 'rendered/dev/cluster-api/configmap-extra.yaml'), 'apiVersion: v1\nkind: ConfigMap\n');
+    writeFileSync(
+      path.join(repo, 'rendered/dev/cluster-api/configmap-extra.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\n',
+    );
     const r = await runCli(['check'], { cwd: repo });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('warning[output-location]: not written by capi-render (ignored): rendered/dev/cluster-api/configmap-extra.yaml');
+    expect(r.stderr).toContain(
+      'warning[output-location]: not written by capi-render (ignored): rendered/dev/cluster-api/configmap-extra.yaml',
+    );
   });
 
   it('fails when the ownership record no longer lists what the inputs render', async () => {

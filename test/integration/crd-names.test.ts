@@ -12,7 +12,8 @@ import { CORE, configYaml, makeRepo } from '../helpers/repo.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const SKIP = 'clusterctl.cluster.x-k8s.io/skip-crd-name-preflight-check';
-const META = 'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 0\n  contract: v1beta2\n';
+const META =
+  'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 0\n  contract: v1beta2\n';
 const NAMESPACE = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: widget-system\n';
 
 interface Crd {
@@ -23,7 +24,13 @@ interface Crd {
   skip?: boolean;
 }
 
-function crdYaml({ name, kind, group = 'infrastructure.cluster.x-k8s.io', apiVersion = 'apiextensions.k8s.io/v1', skip }: Crd): string {
+function crdYaml({
+  name,
+  kind,
+  group = 'infrastructure.cluster.x-k8s.io',
+  apiVersion = 'apiextensions.k8s.io/v1',
+  skip,
+}: Crd): string {
   const annotations = skip ? `  annotations:\n    ${SKIP}: ""\n` : '';
   return (
     `apiVersion: ${apiVersion}\nkind: CustomResourceDefinition\nmetadata:\n  name: ${name}\n${annotations}spec:\n  group: ${group}\n` +
@@ -40,7 +47,9 @@ function repoWith(crds: readonly Crd[], providerExtra = ''): string {
     'capi-render.yaml': configYaml('  - path: artifacts\n'),
     'providers/core.yaml': CORE(),
     'providers/widget.yaml': WIDGET(providerExtra),
-    'artifacts/infrastructure-widget/v1.0.0/infrastructure-components.yaml': [NAMESPACE, ...crds.map(crdYaml)].join('---\n'),
+    'artifacts/infrastructure-widget/v1.0.0/infrastructure-components.yaml': [NAMESPACE, ...crds.map(crdYaml)].join(
+      '---\n',
+    ),
     'artifacts/infrastructure-widget/v1.0.0/metadata.yaml': META,
   });
 }
@@ -52,10 +61,33 @@ const invalid = (name: string, expected: string) =>
 
 describe("clusterctl's CRD-name check on build", () => {
   it.each([
-    { name: 'a CRD named <plural>.<group>', crds: [{ name: 'widgetclusters.infrastructure.cluster.x-k8s.io', kind: 'WidgetCluster' }], errors: [] },
-    { name: "flect's -y → -ies", crds: [{ name: 'widgetclusteridentities.infrastructure.cluster.x-k8s.io', kind: 'WidgetClusterIdentity' }], errors: [] },
-    { name: "flect's -ss → -sses (ClusterClass)", crds: [{ name: 'clusterclasses.widget.example.com', kind: 'ClusterClass', group: 'widget.example.com' }], errors: [] },
-    { name: 'an apiextensions v1beta1 CRD', crds: [{ name: 'widgets.widget.example.com', kind: 'Widget', group: 'widget.example.com', apiVersion: 'apiextensions.k8s.io/v1beta1' }], errors: [] },
+    {
+      name: 'a CRD named <plural>.<group>',
+      crds: [{ name: 'widgetclusters.infrastructure.cluster.x-k8s.io', kind: 'WidgetCluster' }],
+      errors: [],
+    },
+    {
+      name: "flect's -y → -ies",
+      crds: [{ name: 'widgetclusteridentities.infrastructure.cluster.x-k8s.io', kind: 'WidgetClusterIdentity' }],
+      errors: [],
+    },
+    {
+      name: "flect's -ss → -sses (ClusterClass)",
+      crds: [{ name: 'clusterclasses.widget.example.com', kind: 'ClusterClass', group: 'widget.example.com' }],
+      errors: [],
+    },
+    {
+      name: 'an apiextensions v1beta1 CRD',
+      crds: [
+        {
+          name: 'widgets.widget.example.com',
+          kind: 'Widget',
+          group: 'widget.example.com',
+          apiVersion: 'apiextensions.k8s.io/v1beta1',
+        },
+      ],
+      errors: [],
+    },
     {
       name: 'a singular name',
       crds: [{ name: 'clusterclass.widget.example.com', kind: 'ClusterClass', group: 'widget.example.com' }],
@@ -66,7 +98,11 @@ describe("clusterctl's CRD-name check on build", () => {
       crds: [{ name: 'metal3datas.infrastructure.cluster.x-k8s.io', kind: 'Metal3Data' }],
       errors: [invalid('metal3datas.infrastructure.cluster.x-k8s.io', 'metal3data.infrastructure.cluster.x-k8s.io')],
     },
-    { name: 'an invalid name with the skip annotation', crds: [{ name: 'metal3datas.infrastructure.cluster.x-k8s.io', kind: 'Metal3Data', skip: true }], errors: [] },
+    {
+      name: 'an invalid name with the skip annotation',
+      crds: [{ name: 'metal3datas.infrastructure.cluster.x-k8s.io', kind: 'Metal3Data', skip: true }],
+      errors: [],
+    },
     {
       name: 'several CRDs: every invalid one is reported, in order',
       crds: [
@@ -102,7 +138,13 @@ describe("clusterctl's CRD-name check on build", () => {
     const repo = repoWith([{ name: 'metal3datas.infrastructure.cluster.x-k8s.io', kind: 'Metal3Data' }], patch);
     const r = await build(repo);
     expect(r.code, r.stderr).toBe(0);
-    const rendered = readFileSync(path.join(repo, 'rendered/default/infrastructure-widget/customresourcedefinition-metal3datas.infrastructure.cluster.x-k8s.io.yaml'), 'utf8');
+    const rendered = readFileSync(
+      path.join(
+        repo,
+        'rendered/default/infrastructure-widget/customresourcedefinition-metal3datas.infrastructure.cluster.x-k8s.io.yaml',
+      ),
+      'utf8',
+    );
     expect(rendered).toMatch(new RegExp(`${SKIP.replace(/\./g, '\\.')}: (''|"")`));
   });
 });

@@ -29,7 +29,9 @@ function moduleOf(blocks: string[][]): string {
 
 describe('docs/library.md', () => {
   it('its examples type-check against the package', () => {
-    const blocks = fencedBlocks(readManual(REPO_ROOT, 'docs/library.md')).filter((b) => b.lang === 'ts').map((b) => b.lines);
+    const blocks = fencedBlocks(readManual(REPO_ROOT, 'docs/library.md'))
+      .filter((b) => b.lang === 'ts')
+      .map((b) => b.lines);
     expect(blocks.length).toBeGreaterThanOrEqual(3);
     const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-render-library-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,7 +55,11 @@ describe('docs/library.md', () => {
         files: ['example.mts'],
       }),
     );
-    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir, '--pretty', 'false'], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir, '--pretty', 'false'],
+      { encoding: 'utf8' },
+    );
     const problems = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.trim() !== '');
     expect(problems).toEqual([]);
   });

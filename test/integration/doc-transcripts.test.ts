@@ -17,11 +17,21 @@ import { fencedBlocks, manualFiles, readManual } from '../helpers/markdown.js';
 import { startRegistry } from '../helpers/registry.js';
 import { copyExample } from '../helpers/repo.js';
 import { pushTestImage } from '../helpers/test-images.js';
-import { alignElisions, normalise, parseTranscripts, splitOutputs, transcriptScript, type Transcript } from '../helpers/transcript.js';
+import {
+  alignElisions,
+  normalise,
+  parseTranscripts,
+  splitOutputs,
+  transcriptScript,
+  type Transcript,
+} from '../helpers/transcript.js';
 
 /** The built CLI the transcripts run: a private copy (see beforeAll). */
 let CLI = '';
-const documents = manualFiles(REPO_ROOT).map((file) => ({ file, transcripts: parseTranscripts(file, fencedBlocks(readManual(REPO_ROOT, file))) }));
+const documents = manualFiles(REPO_ROOT).map((file) => ({
+  file,
+  transcripts: parseTranscripts(file, fencedBlocks(readManual(REPO_ROOT, file))),
+}));
 const withTranscripts = documents.filter((d) => d.transcripts.length > 0);
 
 /**
@@ -68,13 +78,22 @@ function seededCache(root: string): string {
  * Runs a document's transcripts; returns the expected and the actual transcript text. Asynchronous,
  * so the documents' shells run side by side.
  */
-async function runDocument(root: string, transcripts: Transcript[], registries: DocumentRegistries = NO_REGISTRIES): Promise<{ expected: string; actual: string }> {
+async function runDocument(
+  root: string,
+  transcripts: Transcript[],
+  registries: DocumentRegistries = NO_REGISTRIES,
+): Promise<{ expected: string; actual: string }> {
   const copy = exampleCopy(root);
   const repo = copy.repo;
   const env = { ...copy.env, ...registries.env };
   const commands = transcripts.flatMap((t) => t.commands);
   // The script's own status is the last command's; a failing command is part of what it shows.
-  const stdout = await promisify(execFile)('bash', ['--noprofile', '--norc', '-c', transcriptScript(transcripts)], { cwd: repo, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).then(
+  const stdout = await promisify(execFile)('bash', ['--noprofile', '--norc', '-c', transcriptScript(transcripts)], {
+    cwd: repo,
+    env,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  }).then(
     (r) => r.stdout,
     (e: { stdout?: string }) => {
       if (typeof e.stdout !== 'string') throw e;
@@ -82,10 +101,16 @@ async function runDocument(root: string, transcripts: Transcript[], registries: 
     },
   );
   const outputs = splitOutputs(stdout, commands.length);
-  const show = (lines: (c: (typeof commands)[number], i: number) => string[]) => commands.map((c, i) => [`# ${c.where}`, `$ ${c.command}`, ...lines(c, i)].join('\n')).join('\n');
+  const show = (lines: (c: (typeof commands)[number], i: number) => string[]) =>
+    commands.map((c, i) => [`# ${c.where}`, `$ ${c.command}`, ...lines(c, i)].join('\n')).join('\n');
   return {
     expected: show((c) => c.expected),
-    actual: show((c, i) => alignElisions(c.expected, outputs[i]!.map((l) => registries.name(normalise(l, repo))))),
+    actual: show((c, i) =>
+      alignElisions(
+        c.expected,
+        outputs[i]!.map((l) => registries.name(normalise(l, repo))),
+      ),
+    ),
   };
 }
 
@@ -108,7 +133,9 @@ async function documentRegistries(transcripts: Transcript[]): Promise<DocumentRe
   if (!transcripts.some((t) => t.commands.some((c) => REGISTRY_VARIABLES.test(c.command)))) return NO_REGISTRIES;
   const connected = await startRegistry();
   const site = await startRegistry();
-  await pushTestImage(connected.host, 'release/cluster-api-controller', 'v1.12.0', { platforms: ['linux/amd64', 'linux/arm64'] });
+  await pushTestImage(connected.host, 'release/cluster-api-controller', 'v1.12.0', {
+    platforms: ['linux/amd64', 'linux/arm64'],
+  });
   return {
     env: { CONNECTED_REGISTRY: connected.host, SITE_REGISTRY: site.host },
     name: (line) => line.split(connected.host).join('$CONNECTED_REGISTRY').split(site.host).join('$SITE_REGISTRY'),
@@ -127,7 +154,8 @@ async function documentRegistries(transcripts: Transcript[]): Promise<DocumentRe
 function snapshotCli(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-render-cli-'));
   snapshots.push(dir);
-  for (const entry of ['package.json', 'dist/bin', 'schemas', 'bundled-templates', 'trust']) cpSync(path.join(REPO_ROOT, entry), path.join(dir, entry), { recursive: true });
+  for (const entry of ['package.json', 'dist/bin', 'schemas', 'bundled-templates', 'trust'])
+    cpSync(path.join(REPO_ROOT, entry), path.join(dir, entry), { recursive: true });
   symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   const cli = path.join(dir, 'dist/bin/capi-render.js');
   execFileSync(process.execPath, [cli, '--version'], { encoding: 'utf8' });
@@ -158,7 +186,16 @@ beforeAll(() => {
   const repo = path.join(root, 'example');
   copyExample({ committed: true, dir: repo });
   warmCache = path.join(root, 'cache');
-  execFileSync(process.execPath, [CLI, 'build', '--force'], { cwd: repo, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', CAPI_RENDER_CACHE_DIR: warmCache, HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9' }, stdio: 'ignore' });
+  execFileSync(process.execPath, [CLI, 'build', '--force'], {
+    cwd: repo,
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      CAPI_RENDER_CACHE_DIR: warmCache,
+      HTTPS_PROXY: 'http://127.0.0.1:9',
+      HTTP_PROXY: 'http://127.0.0.1:9',
+    },
+    stdio: 'ignore',
+  });
 }, 300_000);
 
 describe('the manual', () => {
@@ -170,7 +207,10 @@ describe('the manual', () => {
 
   it("README.md's command list names exactly the CLI's commands, one line each", () => {
     const readme = readManual(REPO_ROOT, 'README.md');
-    const section = readme.slice(readme.indexOf('\n## Commands\n'), readme.indexOf('\n## ', readme.indexOf('\n## Commands\n') + 1));
+    const section = readme.slice(
+      readme.indexOf('\n## Commands\n'),
+      readme.indexOf('\n## ', readme.indexOf('\n## Commands\n') + 1),
+    );
     const listed = [...section.matchAll(/^- `([a-z-]+)` — /gm)].map((m) => m[1]);
     expect(listed.sort()).toEqual(Object.keys(COMMANDS).sort());
   });
@@ -185,14 +225,18 @@ describe('the manual', () => {
     expect(stray).toEqual([]);
   });
 
-  it.concurrent.for(withTranscripts.map((d) => [d.file, d.transcripts] as const))('%s: every transcript prints what it shows', { timeout: 180_000 }, async ([, transcripts], { expect, onTestFinished }) => {
-    // Concurrent tests: the folder is removed by this test's own hook (helpers/tmp.ts's tempDir
-    // registers on whichever test is current).
-    const root = mkdtempSync(path.join(os.tmpdir(), 'capi-render-doc-'));
-    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
-    const registries = await documentRegistries(transcripts);
-    onTestFinished(() => registries.stop());
-    const { expected, actual } = await runDocument(root, transcripts, registries);
-    expect(actual).toBe(expected);
-  });
+  it.concurrent.for(withTranscripts.map((d) => [d.file, d.transcripts] as const))(
+    '%s: every transcript prints what it shows',
+    { timeout: 180_000 },
+    async ([, transcripts], { expect, onTestFinished }) => {
+      // Concurrent tests: the folder is removed by this test's own hook (helpers/tmp.ts's tempDir
+      // registers on whichever test is current).
+      const root = mkdtempSync(path.join(os.tmpdir(), 'capi-render-doc-'));
+      onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+      const registries = await documentRegistries(transcripts);
+      onTestFinished(() => registries.stop());
+      const { expected, actual } = await runDocument(root, transcripts, registries);
+      expect(actual).toBe(expected);
+    },
+  );
 });

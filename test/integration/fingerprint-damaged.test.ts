@@ -10,7 +10,8 @@ import { runCli } from '../helpers/cli.js';
 import { CORE, makeRepo, snapshotTree } from '../helpers/repo.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const overlay = (i: number) => `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: [../../providers]\nvariables:\n  CAPI_DIAGNOSTICS_ADDRESS: ":${8000 + i}"\n`;
+const overlay = (i: number) =>
+  `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: [../../providers]\nvariables:\n  CAPI_DIAGNOSTICS_ADDRESS: ":${8000 + i}"\n`;
 const DEPLOYMENT = 'rendered/a/cluster-api/deployment-capi-controller-manager.yaml';
 
 describe('a damaged output fingerprint', () => {
@@ -22,7 +23,11 @@ describe('a damaged output fingerprint', () => {
   for (const d of damages) {
     it(`${d.name}: the next build renders every environment and repairs a same-size edit`, async () => {
       const cache = tempDir();
-      const dir = makeRepo({ 'providers/core.yaml': CORE(), 'overlays/a/overlay.yaml': overlay(1), 'overlays/b/overlay.yaml': overlay(2) });
+      const dir = makeRepo({
+        'providers/core.yaml': CORE(),
+        'overlays/a/overlay.yaml': overlay(1),
+        'overlays/b/overlay.yaml': overlay(2),
+      });
       const env = { CAPI_RENDER_CACHE_DIR: cache };
       const first = await runCli(['build'], { cwd: dir, env });
       expect(first.code).toBe(0);

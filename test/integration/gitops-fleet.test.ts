@@ -18,7 +18,13 @@ const SET = 'gitops/argocd/applicationset.yaml';
 function fleetRepo(): string {
   const repo = copyExample({ committed: true });
   const prod = path.join(repo, 'overlays/prod/overlay.yaml');
-  writeFileSync(prod, readFileSync(prod, 'utf8').replace('    application: true\n', '    applicationSet: true\n    destination:\n      name: mgmt-prod-eu\n'));
+  writeFileSync(
+    prod,
+    readFileSync(prod, 'utf8').replace(
+      '    application: true\n',
+      '    applicationSet: true\n    destination:\n      name: mgmt-prod-eu\n',
+    ),
+  );
   mkdirSync(path.join(repo, 'overlays/staging'));
   writeFileSync(
     path.join(repo, 'overlays/staging/overlay.yaml'),
@@ -38,7 +44,8 @@ function fleetRepo(): string {
   return repo;
 }
 
-const applications = (repo: string) => expandApplicationSet(parseSourceDocuments(readFileSync(path.join(repo, SET), 'utf8'), SET)[0]!.value as JsonObject);
+const applications = (repo: string) =>
+  expandApplicationSet(parseSourceDocuments(readFileSync(path.join(repo, SET), 'utf8'), SET)[0]!.value as JsonObject);
 
 describe('the ApplicationSet of a fleet, built', () => {
   it('prod + staging (Argo CD) + dev (Flux) → exactly two Applications, each with its own destination; partial builds keep the others', async () => {
@@ -47,7 +54,14 @@ describe('the ApplicationSet of a fleet, built', () => {
     const r = await runCli(['build', '--allow-removal'], { cwd: repo, env });
     expect(r.code, r.stderr).toBe(0);
     const apps = applications(repo);
-    expect(apps.map((a) => [(a.metadata as JsonObject).name, (a.spec as JsonObject).project, (a.spec as JsonObject).destination, ((a.spec as JsonObject).source as JsonObject).path])).toEqual([
+    expect(
+      apps.map((a) => [
+        (a.metadata as JsonObject).name,
+        (a.spec as JsonObject).project,
+        (a.spec as JsonObject).destination,
+        ((a.spec as JsonObject).source as JsonObject).path,
+      ]),
+    ).toEqual([
       ['capi-prod', 'default', { name: 'mgmt-prod-eu' }, 'rendered/prod'],
       ['capi-staging', 'staging', { server: 'https://mgmt-staging.example.com:6443' }, 'rendered/staging'],
     ]);
@@ -78,21 +92,30 @@ describe('the ApplicationSet of a fleet, built', () => {
     {
       name: 'staging inherits prod’s cluster from its base overlay → both on one cluster',
       edit: (repo: string) => edit(repo, 'overlays/staging/overlay.yaml', /    destination:\n      server: .*\n/, ''),
-      message: /^overlays\/staging\/overlay\.yaml: error\[destination\]: environments prod and staging both install Cluster API into cluster mgmt-prod-eu/m,
+      message:
+        /^overlays\/staging\/overlay\.yaml: error\[destination\]: environments prod and staging both install Cluster API into cluster mgmt-prod-eu/m,
     },
     {
       name: 'no destination anywhere for prod',
       edit: (repo: string) => edit(repo, 'overlays/prod/overlay.yaml', /    destination:\n      name: .*\n/, ''),
-      message: /^overlays\/prod\/overlay\.yaml: error\[destination\]: environment prod has no Argo CD destination; Argo CD deploys several environments \(prod, staging\)/m,
+      message:
+        /^overlays\/prod\/overlay\.yaml: error\[destination\]: environment prod has no Argo CD destination; Argo CD deploys several environments \(prod, staging\)/m,
     },
-  ])('$name: the build fails naming the environment and its overlay; nothing is written', async ({ edit: change, message }) => {
-    const repo = fleetRepo();
-    change(repo);
-    const r = await runCli(['build', '--allow-removal'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: path.join(tempDir(), 'cache') } });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(message);
-    expect(existsSync(path.join(repo, 'rendered/staging'))).toBe(false);
-  }, 60_000);
+  ])(
+    '$name: the build fails naming the environment and its overlay; nothing is written',
+    async ({ edit: change, message }) => {
+      const repo = fleetRepo();
+      change(repo);
+      const r = await runCli(['build', '--allow-removal'], {
+        cwd: repo,
+        env: { CAPI_RENDER_CACHE_DIR: path.join(tempDir(), 'cache') },
+      });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(message);
+      expect(existsSync(path.join(repo, 'rendered/staging'))).toBe(false);
+    },
+    60_000,
+  );
 });
 
 function edit(repo: string, file: string, from: RegExp, to: string): void {

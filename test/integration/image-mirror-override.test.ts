@@ -13,7 +13,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { attachBundleReferrer, createTestSigstore, signImageLegacy, type TestSigstore } from '../helpers/cosign-signatures.js';
+import {
+  attachBundleReferrer,
+  createTestSigstore,
+  signImageLegacy,
+  type TestSigstore,
+} from '../helpers/cosign-signatures.js';
 import { FIXTURES, REPO_ROOT } from '../helpers/fixtures.js';
 import { startForwardProxy, startTlsFront, type ForwardProxy, type TlsFront } from '../helpers/forward-proxy.js';
 import { registryUnavailableReason, startRegistry, type TestRegistry } from '../helpers/registry.js';
@@ -31,9 +36,16 @@ const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
  * The CLI as a child process: NODE_EXTRA_CA_CERTS (the TLS front's certificate) is read at start-up
  * only. Asynchronous, so the proxy and the front in this process keep answering.
  */
-function runChild(argv: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function runChild(
+  argv: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...argv], { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env } });
+    const child = spawn(process.execPath, [CLI, ...argv], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -44,7 +56,8 @@ function runChild(argv: string[], cwd: string, env: Record<string, string>): Pro
 }
 
 /** Every file under `dir` by its relative path, as text. */
-const textsOf = (dir: string) => Object.fromEntries(Object.keys(snapshotTree(dir)).map((file) => [file, readFileSync(path.join(dir, file), 'utf8')]));
+const textsOf = (dir: string) =>
+  Object.fromEntries(Object.keys(snapshotTree(dir)).map((file) => [file, readFileSync(path.join(dir, file), 'utf8')]));
 /** The lines of `after` that differ from `before` at the same position (both have as many lines). */
 const changedLines = (before: string, after: string) => {
   const a = before.split('\n');
@@ -63,16 +76,25 @@ describe.skipIf(skipRegistry)('an images: override to a mirror changes no pin', 
   let pushed: PushedTestImage;
   let connected: string;
   /** The connected side reaches "registry.k8s.io" through the proxy; the site's registry is loopback (never proxied). */
-  const env = (cache: string) => ({ CAPI_RENDER_CACHE_DIR: cache, HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: front.certFile });
+  const env = (cache: string) => ({
+    CAPI_RENDER_CACHE_DIR: cache,
+    HTTPS_PROXY: proxy.url,
+    HTTP_PROXY: proxy.url,
+    NODE_EXTRA_CA_CERTS: front.certFile,
+  });
 
   beforeAll(async () => {
     [release, site] = await Promise.all([startRegistry(), startRegistry()]);
     front = await startTlsFront({ 'registry.k8s.io': `http://${release.host}` });
-    proxy = await startForwardProxy((host, port) => (host === 'registry.k8s.io' && port === 443 ? { host: '127.0.0.1', port: front.port } : undefined));
+    proxy = await startForwardProxy((host, port) =>
+      host === 'registry.k8s.io' && port === 443 ? { host: '127.0.0.1', port: front.port } : undefined,
+    );
     trustDir = mkdtempSync(path.join(os.tmpdir(), 'capi-render-sigstore-'));
     sigstore = await createTestSigstore(trustDir);
     const key = sigstore.key();
-    pushed = await pushTestImage(release.host, 'cluster-api/cluster-api-controller', 'v1.12.0', { platforms: ['linux/amd64', 'linux/arm64'] });
+    pushed = await pushTestImage(release.host, 'cluster-api/cluster-api-controller', 'v1.12.0', {
+      platforms: ['linux/amd64', 'linux/arm64'],
+    });
     await signImageLegacy(release.host, 'cluster-api/cluster-api-controller', pushed.digest, key);
     await attachBundleReferrer(release.host, 'cluster-api/cluster-api-controller', pushed.digest, key);
     // No images: override: the connected side pulls the image where the provider releases it.
@@ -96,8 +118,12 @@ describe.skipIf(skipRegistry)('an images: override to a mirror changes no pin', 
     const written = path.join(tempDir(), 'images');
     const wrote = await runChild(['mirror', '--images', '--to', written], connected, env(tempDir()));
     expect(wrote.code, wrote.stderr).toBe(0);
-    const index = JSON.parse(readFileSync(path.join(written, 'index.json'), 'utf8')) as { manifests: { annotations?: Record<string, string> }[] };
-    expect(index.manifests.map((m) => m.annotations?.['org.opencontainers.image.ref.name']).filter(Boolean)).toContain(RELEASED);
+    const index = JSON.parse(readFileSync(path.join(written, 'index.json'), 'utf8')) as {
+      manifests: { annotations?: Record<string, string> }[];
+    };
+    expect(index.manifests.map((m) => m.annotations?.['org.opencontainers.image.ref.name']).filter(Boolean)).toContain(
+      RELEASED,
+    );
 
     // Across the gap: the folder moves, the repository is cloned; the site has no route to registry.k8s.io.
     const carried = path.join(tempDir(), 'carried');
@@ -106,23 +132,39 @@ describe.skipIf(skipRegistry)('an images: override to a mirror changes no pin', 
     const atSite = makeRepo({}, tempDir());
     cpSync(connected, atSite, { recursive: true });
     const siteEnv = { CAPI_RENDER_CACHE_DIR: tempDir() };
-    const push = await runCli(['mirror', '--images', '--from', carried, '--to', `${site.host}/capi`], { cwd: atSite, env: siteEnv });
+    const push = await runCli(['mirror', '--images', '--from', carried, '--to', `${site.host}/capi`], {
+      cwd: atSite,
+      env: siteEnv,
+    });
     expect(push.code, push.stderr).toBe(0);
-    expect(push.stderr).toContain(`pushed ${RELEASED}@${pushed.digest} with its .sig signatures and 1 referrer to ${site.host}/capi/cluster-api-controller:v1.12.0`);
+    expect(push.stderr).toContain(
+      `pushed ${RELEASED}@${pushed.digest} with its .sig signatures and 1 referrer to ${site.host}/capi/cluster-api-controller:v1.12.0`,
+    );
     expect(push.stdout).toBe(`images:\n  all:\n    repository: ${site.host}/capi\n`);
 
     // The site adds the printed override and builds offline.
     const lockBefore = readFileSync(path.join(atSite, 'capi-render.lock'), 'utf8');
     const renderedBefore = textsOf(path.join(atSite, 'rendered'));
-    writeFileSync(path.join(atSite, 'capi-render.yaml'), readFileSync(path.join(atSite, 'capi-render.yaml'), 'utf8') + push.stdout);
+    writeFileSync(
+      path.join(atSite, 'capi-render.yaml'),
+      readFileSync(path.join(atSite, 'capi-render.yaml'), 'utf8') + push.stdout,
+    );
     const built = await runCli(['build', '--offline'], { cwd: atSite, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
     expect(built.code, built.stderr).toBe(0);
     const lockAfter = readFileSync(path.join(atSite, 'capi-render.lock'), 'utf8');
     // Only what records the edited input: the environment's inputs hash and capi-render.yaml's sha256.
-    expect(changedLines(lockBefore, lockAfter)).toEqual([expect.stringMatching(/^ {2}inputs: [0-9a-f]{64}$/), expect.stringMatching(/^ {2}sha256: [0-9a-f]{64}$/)]);
+    expect(changedLines(lockBefore, lockAfter)).toEqual([
+      expect.stringMatching(/^ {2}inputs: [0-9a-f]{64}$/),
+      expect.stringMatching(/^ {2}sha256: [0-9a-f]{64}$/),
+    ]);
     expect(lockAfter).toContain(`images:\n- image: ${RELEASED}\n  digest: ${pushed.digest}\n`);
     // rendered/: the image names, nothing else.
-    const renamed = Object.fromEntries(Object.entries(renderedBefore).map(([file, text]) => [file, text.replaceAll(`${RELEASED}@`, `${site.host}/capi/cluster-api-controller:v1.12.0@`)]));
+    const renamed = Object.fromEntries(
+      Object.entries(renderedBefore).map(([file, text]) => [
+        file,
+        text.replaceAll(`${RELEASED}@`, `${site.host}/capi/cluster-api-controller:v1.12.0@`),
+      ]),
+    );
     const deployment = path.relative('rendered', DEPLOYMENT);
     expect(renamed[deployment]).toContain(`image: ${site.host}/capi/cluster-api-controller:v1.12.0@${pushed.digest}`);
     expect(textsOf(path.join(atSite, 'rendered'))).toEqual(renamed);
@@ -130,17 +172,28 @@ describe.skipIf(skipRegistry)('an images: override to a mirror changes no pin', 
     expect(check.code, check.stderr + check.stdout).toBe(0);
 
     // The override removed again: back to the released names, and still no image line changes.
-    writeFileSync(path.join(atSite, 'capi-render.yaml'), readFileSync(path.join(connected, 'capi-render.yaml'), 'utf8'));
+    writeFileSync(
+      path.join(atSite, 'capi-render.yaml'),
+      readFileSync(path.join(connected, 'capi-render.yaml'), 'utf8'),
+    );
     const back = await runCli(['build', '--offline'], { cwd: atSite, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
     expect(back.code, back.stderr).toBe(0);
     expect(readFileSync(path.join(atSite, 'capi-render.lock'), 'utf8')).toBe(lockBefore);
     expect(textsOf(path.join(atSite, 'rendered'))).toEqual(renderedBefore);
 
     // Every record still proves itself: a digest edited in the lock fails check.
-    writeFileSync(path.join(atSite, 'capi-render.yaml'), readFileSync(path.join(connected, 'capi-render.yaml'), 'utf8') + push.stdout);
-    writeFileSync(path.join(atSite, 'capi-render.lock'), lockAfter.replaceAll(pushed.digest, `sha256:${'0'.repeat(64)}`));
+    writeFileSync(
+      path.join(atSite, 'capi-render.yaml'),
+      readFileSync(path.join(connected, 'capi-render.yaml'), 'utf8') + push.stdout,
+    );
+    writeFileSync(
+      path.join(atSite, 'capi-render.lock'),
+      lockAfter.replaceAll(pushed.digest, `sha256:${'0'.repeat(64)}`),
+    );
     const tampered = await runCli(['check', '--offline'], { cwd: atSite, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
     expect(tampered.code).toBe(1);
-    expect(tampered.stderr).toMatch(/^capi-render\.lock:\d+:1: error\[lock\]: image .*signature is for another digest/m);
+    expect(tampered.stderr).toMatch(
+      /^capi-render\.lock:\d+:1: error\[lock\]: image .*signature is for another digest/m,
+    );
   });
 });

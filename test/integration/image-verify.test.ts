@@ -11,9 +11,22 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createImageRegistry, type ImageRegistry } from '../../src/images/registry/image-registry.js';
 import { loadTrustedRoot, type TrustMaterialSource } from '../../src/images/verify/trusted-root.js';
-import { SignatureVerificationError, verifyEvidence, verifyImage, type ImageVerification, type VerifyContext } from '../../src/images/verify/verify-image.js';
+import {
+  SignatureVerificationError,
+  verifyEvidence,
+  verifyImage,
+  type ImageVerification,
+  type VerifyContext,
+} from '../../src/images/verify/verify-image.js';
 import { ruleFor, ruleId, type VerifyRule } from '../../src/images/verify/verify-rules.js';
-import { attachBundleReferrer, createTestSigstore, signImageLegacy, type KeySigner, type KeylessSigner, type TestSigstore } from '../helpers/cosign-signatures.js';
+import {
+  attachBundleReferrer,
+  createTestSigstore,
+  signImageLegacy,
+  type KeySigner,
+  type KeylessSigner,
+  type TestSigstore,
+} from '../helpers/cosign-signatures.js';
 import { rejectionOf } from '../helpers/errors.js';
 import { registryUnavailableReason, startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { skipWithout } from '../helpers/requirements.js';
@@ -56,7 +69,14 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
     writeFileSync(path.join(repoRoot, 'keys/cosign.pub'), key.publicKeyPem);
     rules = [
       { images: `${registry.host}/cluster-api/*`, keyless: K8S },
-      { images: `${registry.host}/metal3-io/*`, keyless: { issuer: GITHUB.issuer, identityRegExp: '^https://github\\.com/metal3-io/project-infra/\\.github/workflows/container-image-build\\.yml@refs/heads/main$' } },
+      {
+        images: `${registry.host}/metal3-io/*`,
+        keyless: {
+          issuer: GITHUB.issuer,
+          identityRegExp:
+            '^https://github\\.com/metal3-io/project-infra/\\.github/workflows/container-image-build\\.yml@refs/heads/main$',
+        },
+      },
       { images: `${registry.host}/internal/*`, key: 'keys/cosign.pub' },
     ];
     ctx = { registry: client, repoRoot, trustedRoot: trust };
@@ -69,21 +89,36 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
   async function image(group: 'cluster-api' | 'metal3-io' | 'internal', options: { platforms?: string[] } = {}) {
     const repository = `${group}/controller-${++counter}`;
     const pushed = await pushTestImage(registry.host, repository, 'v1.0.0', options);
-    return { reference: `${registry.host}/${repository}:v1.0.0`, registry: registry.host, repository, digest: pushed.digest };
+    return {
+      reference: `${registry.host}/${repository}:v1.0.0`,
+      registry: registry.host,
+      repository,
+      digest: pushed.digest,
+    };
   }
   /** Verifies from the registry, then proves the evidence it returns verifies again with no registry at all. */
   const verify = async (img: Awaited<ReturnType<typeof image>>): Promise<ImageVerification> => {
     const result = await verifyImage(img, ruleFor(rules, img.reference)!, ctx);
-    expect(verifyEvidence(img, ruleFor(rules, img.reference)!, result, { repoRoot, trustedRoot: trust })).toEqual(result);
+    expect(verifyEvidence(img, ruleFor(rules, img.reference)!, result, { repoRoot, trustedRoot: trust })).toEqual(
+      result,
+    );
     return result;
   };
-  const failure = async (img: Awaited<ReturnType<typeof image>>) => rejectionOf(SignatureVerificationError, verify(img));
+  const failure = async (img: Awaited<ReturnType<typeof image>>) =>
+    rejectionOf(SignatureVerificationError, verify(img));
 
   it('passes a keyless legacy signature (.sig tag, Rekor bundle annotation) on a multi-platform index', async () => {
     const img = await image('cluster-api', { platforms: ['linux/amd64', 'linux/arm64'] });
     await signImageLegacy(registry.host, img.repository, img.digest, k8s);
     const result = await verify(img);
-    expect(result).toEqual({ rule: ruleId(rules[0]!), method: 'keyless', format: 'legacy-tag', identity: K8S.identity, issuer: K8S.issuer, evidence: expect.any(String) });
+    expect(result).toEqual({
+      rule: ruleId(rules[0]!),
+      method: 'keyless',
+      format: 'legacy-tag',
+      identity: K8S.identity,
+      issuer: K8S.issuer,
+      evidence: expect.any(String),
+    });
     expect(result.rule).toMatch(/^sha256:[0-9a-f]{12}$/);
   });
 
@@ -93,14 +128,26 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
     const found = await client.referrers(img);
     expect(found.source).toBe('fallback-tag');
     expect(found.manifests.map((m) => m.digest)).toEqual([attached.manifestDigest]);
-    expect(await verify(img)).toEqual({ rule: ruleId(rules[1]!), method: 'keyless', format: 'bundle', identity: GITHUB.identity, issuer: GITHUB.issuer, evidence: expect.any(String) });
+    expect(await verify(img)).toEqual({
+      rule: ruleId(rules[1]!),
+      method: 'keyless',
+      format: 'bundle',
+      identity: GITHUB.identity,
+      issuer: GITHUB.issuer,
+      evidence: expect.any(String),
+    });
   });
 
   it('passes a key signature without a transparency-log entry, legacy (SHA-256 and SHA-512) and as a bundle', async () => {
     const legacy = await image('internal');
     await signImageLegacy(registry.host, legacy.repository, legacy.digest, key);
     const keyPem = key.publicKeyPem;
-    expect(await verify(legacy)).toEqual({ rule: ruleId(rules[2]!, keyPem), method: 'key', format: 'legacy-tag', evidence: expect.any(String) });
+    expect(await verify(legacy)).toEqual({
+      rule: ruleId(rules[2]!, keyPem),
+      method: 'key',
+      format: 'legacy-tag',
+      evidence: expect.any(String),
+    });
     expect(ruleId(rules[2]!, keyPem)).not.toBe(ruleId(rules[2]!));
 
     const sha512 = await image('internal');
@@ -124,25 +171,43 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
     expect(err.reason).toBe('no-signature');
     expect(err.code).toBe('image');
     expect(err.diagnostics[0]!.field).toBe('imagePolicy.verify[0]');
-    expect(err.message).toContain(`image ${img.reference}@${img.digest}: imagePolicy.verify[0] (keyless (issuer ${K8S.issuer}, identity ${K8S.identity})): no signature found`);
-    expect(err.message).toContain(`the referrers of ${img.digest} (neither the referrers API nor the fallback tag ${img.digest.replace(':', '-')} exists`);
+    expect(err.message).toContain(
+      `image ${img.reference}@${img.digest}: imagePolicy.verify[0] (keyless (issuer ${K8S.issuer}, identity ${K8S.identity})): no signature found`,
+    );
+    expect(err.message).toContain(
+      `the referrers of ${img.digest} (neither the referrers API nor the fallback tag ${img.digest.replace(':', '-')} exists`,
+    );
     expect(err.message).toContain(`the cosign signature tag ${img.digest.replace(':', '-')}.sig (absent)`);
   });
 
   it('fails a wrong identity, naming the expected and the found one', async () => {
     const img = await image('cluster-api');
-    await signImageLegacy(registry.host, img.repository, img.digest, await sigstore.keyless({ identity: 'mallory@example.com', issuer: K8S.issuer }));
+    await signImageLegacy(
+      registry.host,
+      img.repository,
+      img.digest,
+      await sigstore.keyless({ identity: 'mallory@example.com', issuer: K8S.issuer }),
+    );
     const err = await failure(img);
     expect(err.reason).toBe('wrong-identity');
-    expect(err.message).toContain(`wrong identity: expected identity "${K8S.identity}", the certificate is for "mallory@example.com"`);
+    expect(err.message).toContain(
+      `wrong identity: expected identity "${K8S.identity}", the certificate is for "mallory@example.com"`,
+    );
   });
 
   it('fails a wrong issuer, naming the expected and the found one', async () => {
     const img = await image('cluster-api');
-    await signImageLegacy(registry.host, img.repository, img.digest, await sigstore.keyless({ identity: K8S.identity, issuer: 'https://issuer.example.com' }));
+    await signImageLegacy(
+      registry.host,
+      img.repository,
+      img.digest,
+      await sigstore.keyless({ identity: K8S.identity, issuer: 'https://issuer.example.com' }),
+    );
     const err = await failure(img);
     expect(err.reason).toBe('wrong-issuer');
-    expect(err.message).toContain(`wrong issuer: expected issuer "${K8S.issuer}", the certificate was issued for "https://issuer.example.com"`);
+    expect(err.message).toContain(
+      `wrong issuer: expected issuer "${K8S.issuer}", the certificate was issued for "https://issuer.example.com"`,
+    );
   });
 
   it('fails a tampered payload as a bad signature, legacy and bundle, keyless and key', async () => {
@@ -169,17 +234,22 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
     await signImageLegacy(registry.host, img.repository, img.digest, old, { transparencyLog: false });
     const err = await failure(img);
     expect(err.reason).toBe('expired-certificate');
-    expect(err.message).toContain(`expired certificate without a transparency-log entry or signed timestamp: the certificate was valid ${old.notBefore.toISOString()} to ${old.notAfter.toISOString()}`);
+    expect(err.message).toContain(
+      `expired certificate without a transparency-log entry or signed timestamp: the certificate was valid ${old.notBefore.toISOString()} to ${old.notAfter.toISOString()}`,
+    );
   });
 
-  it('passes a certificate that has expired since signing: its validity is checked at the log\'s time, not now', async () => {
+  it("passes a certificate that has expired since signing: its validity is checked at the log's time, not now", async () => {
     const img = await image('cluster-api');
     await signImageLegacy(registry.host, img.repository, img.digest, k8s);
     const later = { ...ctx, now: new Date(k8s.notAfter.getTime() + 24 * 60 * 60 * 1000) };
     expect((await verifyImage(img, ruleFor(rules, img.reference)!, later)).identity).toBe(K8S.identity);
     const unlogged = await image('cluster-api');
     await signImageLegacy(registry.host, unlogged.repository, unlogged.digest, k8s, { transparencyLog: false });
-    expect((await rejectionOf(SignatureVerificationError, verifyImage(unlogged, ruleFor(rules, unlogged.reference)!, later))).reason).toBe('expired-certificate');
+    expect(
+      (await rejectionOf(SignatureVerificationError, verifyImage(unlogged, ruleFor(rules, unlogged.reference)!, later)))
+        .reason,
+    ).toBe('expired-certificate');
   });
 
   it('fails a current certificate without a transparency-log entry or timestamp too', async () => {
@@ -196,10 +266,14 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
     await signImageLegacy(registry.host, legacy.repository, legacy.digest, k8s, { claimedDigest: other.digest });
     const a = await failure(legacy);
     expect(a.reason).toBe('other-digest');
-    expect(a.message).toContain(`signature is for another digest: it signs ${other.digest}, the pinned image is ${legacy.digest}`);
+    expect(a.message).toContain(
+      `signature is for another digest: it signs ${other.digest}, the pinned image is ${legacy.digest}`,
+    );
 
     const bundled = await image('metal3-io');
-    await attachBundleReferrer(registry.host, bundled.repository, bundled.digest, metal3, { claimedDigest: other.digest });
+    await attachBundleReferrer(registry.host, bundled.repository, bundled.digest, metal3, {
+      claimedDigest: other.digest,
+    });
     const b = await failure(bundled);
     expect(b.reason).toBe('other-digest');
     expect(b.message).toContain(`it signs ${other.digest}, the pinned image is ${bundled.digest}`);
@@ -221,7 +295,9 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
     expect((await failure(keyed)).reason).toBe('not-keyless');
 
     const attested = await image('metal3-io');
-    await attachBundleReferrer(registry.host, attested.repository, attested.digest, metal3, { predicateType: 'https://spdx.dev/Document' });
+    await attachBundleReferrer(registry.host, attested.repository, attested.digest, metal3, {
+      predicateType: 'https://spdx.dev/Document',
+    });
     const err = await failure(attested);
     expect(err.reason).toBe('no-signature');
     expect(err.message).toContain('1 referrer, 0 a signature bundle');
@@ -245,7 +321,10 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
   });
 
   it('fails a log entry or timestamp the trusted root cannot verify', async () => {
-    const root = structuredClone(sigstore.trustedRoot) as { tlogs: { publicKey: { rawBytes: string }; logId: { keyId: string } }[]; timestampAuthorities: unknown[] };
+    const root = structuredClone(sigstore.trustedRoot) as {
+      tlogs: { publicKey: { rawBytes: string }; logId: { keyId: string } }[];
+      timestampAuthorities: unknown[];
+    };
     const other = (await createTestSigstore(path.join(dir, 'foreign'))).trustedRoot as typeof root;
     root.tlogs = other.tlogs;
     root.timestampAuthorities = other.timestampAuthorities;
@@ -255,23 +334,43 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
 
     const logged = await image('cluster-api');
     await signImageLegacy(registry.host, logged.repository, logged.digest, k8s);
-    const a = await rejectionOf(SignatureVerificationError, verifyImage(logged, ruleFor(rules, logged.reference)!, foreign));
+    const a = await rejectionOf(
+      SignatureVerificationError,
+      verifyImage(logged, ruleFor(rules, logged.reference)!, foreign),
+    );
     expect(a.reason).toBe('untrusted-log-entry');
-    expect(a.message).toContain(`untrusted transparency-log entry: inclusion promise could not be verified, checked against the logs of the trusted root ${file}`);
+    expect(a.message).toContain(
+      `untrusted transparency-log entry: inclusion promise could not be verified, checked against the logs of the trusted root ${file}`,
+    );
 
     const stamped = await image('cluster-api');
-    await signImageLegacy(registry.host, stamped.repository, stamped.digest, k8s, { transparencyLog: false, timestamp: true });
-    const b = await rejectionOf(SignatureVerificationError, verifyImage(stamped, ruleFor(rules, stamped.reference)!, foreign));
+    await signImageLegacy(registry.host, stamped.repository, stamped.digest, k8s, {
+      transparencyLog: false,
+      timestamp: true,
+    });
+    const b = await rejectionOf(
+      SignatureVerificationError,
+      verifyImage(stamped, ruleFor(rules, stamped.reference)!, foreign),
+    );
     expect(b.reason).toBe('untrusted-timestamp');
     expect(b.message).toContain('untrusted timestamp: timestamp could not be verified');
   });
 
   it('reads the referrers API when the registry has one (filtered by artifact type, pages followed)', async () => {
     const img = await image('metal3-io');
-    await attachBundleReferrer(registry.host, img.repository, img.digest, metal3, { predicateType: 'https://spdx.dev/Document' });
+    await attachBundleReferrer(registry.host, img.repository, img.digest, metal3, {
+      predicateType: 'https://spdx.dev/Document',
+    });
     await attachBundleReferrer(registry.host, img.repository, img.digest, metal3);
-    const fallback = (await client.manifest({ ...img, reference: img.digest.replace(':', '-') }))!.json as { manifests: unknown[] };
-    const unrelated = { mediaType: 'application/vnd.oci.image.manifest.v1+json', digest: `sha256:${'0'.repeat(64)}`, size: 10, artifactType: 'application/spdx+json' };
+    const fallback = (await client.manifest({ ...img, reference: img.digest.replace(':', '-') }))!.json as {
+      manifests: unknown[];
+    };
+    const unrelated = {
+      mediaType: 'application/vnd.oci.image.manifest.v1+json',
+      digest: `sha256:${'0'.repeat(64)}`,
+      size: 10,
+      artifactType: 'application/spdx+json',
+    };
     const pages = [[unrelated, fallback.manifests[0]], [fallback.manifests[1]]];
     const asked: string[] = [];
     // distribution 2.8 has no referrers API: answer it here from what the fallback index lists, in two pages.
@@ -282,7 +381,14 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
         const page = Number(url.searchParams.get('page') ?? '0');
         const headers: Record<string, string> = { 'content-type': 'application/vnd.oci.image.index.v1+json' };
         if (page === 0) headers.link = `</v2/${img.repository}/referrers/${img.digest}?page=1>; rel="next"`;
-        return new Response(JSON.stringify({ schemaVersion: 2, mediaType: 'application/vnd.oci.image.index.v1+json', manifests: pages[page] }), { status: 200, headers });
+        return new Response(
+          JSON.stringify({
+            schemaVersion: 2,
+            mediaType: 'application/vnd.oci.image.index.v1+json',
+            manifests: pages[page],
+          }),
+          { status: 200, headers },
+        );
       }
       return fetch(input, init);
     }) as typeof fetch;
@@ -290,16 +396,25 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
     const all = await apiClient.referrers(img);
     expect(all.source).toBe('api');
     expect(all.manifests).toHaveLength(3);
-    expect((await apiClient.referrers(img, { artifactType: 'application/vnd.dev.sigstore.bundle.v0.3+json' })).manifests).toHaveLength(2);
-    expect(await verifyImage(img, ruleFor(rules, img.reference)!, { ...ctx, registry: apiClient })).toMatchObject({ format: 'bundle' });
+    expect(
+      (await apiClient.referrers(img, { artifactType: 'application/vnd.dev.sigstore.bundle.v0.3+json' })).manifests,
+    ).toHaveLength(2);
+    expect(await verifyImage(img, ruleFor(rules, img.reference)!, { ...ctx, registry: apiClient })).toMatchObject({
+      format: 'bundle',
+    });
     expect(asked).toContain('?page=1');
   });
 
   it('names a missing key file', async () => {
     const img = await image('internal');
-    const err = await rejectionOf(SignatureVerificationError, verifyImage(img, { rule: { images: '*', key: 'keys/missing.pub' }, index: 3 }, ctx));
+    const err = await rejectionOf(
+      SignatureVerificationError,
+      verifyImage(img, { rule: { images: '*', key: 'keys/missing.pub' }, index: 3 }, ctx),
+    );
     expect(err.reason).toBe('key-file');
-    expect(err.message).toContain('imagePolicy.verify[3] (key keys/missing.pub): the key file keys/missing.pub does not exist in the repository');
+    expect(err.message).toContain(
+      'imagePolicy.verify[3] (key keys/missing.pub): the key file keys/missing.pub does not exist in the repository',
+    );
   });
 
   it('loads the shipped public-good root, which does not trust the test CA', async () => {
@@ -309,7 +424,10 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
     expect(shipped.digest).toBe('sha256:6494e21ea73fa7ee769f85f57d5a3e6a08725eae1e38c755fc3517c9e6bc0b66');
     const img = await image('cluster-api');
     await signImageLegacy(registry.host, img.repository, img.digest, k8s);
-    const err = await rejectionOf(SignatureVerificationError, verifyImage(img, ruleFor(rules, img.reference)!, { ...ctx, trustedRoot: shipped }));
+    const err = await rejectionOf(
+      SignatureVerificationError,
+      verifyImage(img, ruleFor(rules, img.reference)!, { ...ctx, trustedRoot: shipped }),
+    );
     expect(err.reason).toBe('untrusted-certificate');
     expect(err.message).toContain('the Sigstore public-good trusted root shipped with capi-render');
   });
@@ -338,10 +456,22 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
     const edited = Buffer.from(JSON.stringify({ ...body, payload: payload.toString('base64') })).toString('base64');
     expect(['bad-signature', 'unreadable']).toContain(evidenceFailure(a, { ...proved, evidence: edited }).reason);
     // The rule now wants another identity: the same evidence no longer passes.
-    expect(evidenceFailure(a, proved, { rule: { images: `${registry.host}/cluster-api/*`, keyless: { ...K8S, identity: 'someone@example.com' } }, index: 0 }).reason).toBe('wrong-identity');
+    expect(
+      evidenceFailure(a, proved, {
+        rule: { images: `${registry.host}/cluster-api/*`, keyless: { ...K8S, identity: 'someone@example.com' } },
+        index: 0,
+      }).reason,
+    ).toBe('wrong-identity');
     // Not evidence at all, evidence of the other format, none.
-    for (const evidence of ['not base64!', Buffer.from('{"bundle":{}}').toString('base64'), Buffer.from('[]').toString('base64'), undefined]) {
-      expect(evidenceFailure(a, { ...proved, ...(evidence === undefined ? { evidence: undefined } : { evidence }) }).reason).toBe('unreadable');
+    for (const evidence of [
+      'not base64!',
+      Buffer.from('{"bundle":{}}').toString('base64'),
+      Buffer.from('[]').toString('base64'),
+      undefined,
+    ]) {
+      expect(
+        evidenceFailure(a, { ...proved, ...(evidence === undefined ? { evidence: undefined } : { evidence }) }).reason,
+      ).toBe('unreadable');
     }
   });
 });

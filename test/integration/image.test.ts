@@ -32,9 +32,12 @@ const skipImage = skipWithout(
 
 /** The stream rendered/<env> stands for: files in the order its kustomization.yaml files list them. */
 function streamOfFolder(folder: string): string {
-  const list = (dir: string) => (jsYaml.load(readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')) as { resources: string[] }).resources;
+  const list = (dir: string) =>
+    (jsYaml.load(readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')) as { resources: string[] }).resources;
   const docs: string[] = [];
-  for (const component of list(folder)) for (const file of list(path.join(folder, component))) docs.push(readFileSync(path.join(folder, component, file), 'utf8'));
+  for (const component of list(folder))
+    for (const file of list(path.join(folder, component)))
+      docs.push(readFileSync(path.join(folder, component, file), 'utf8'));
   return docs.join('---\n');
 }
 
@@ -56,11 +59,21 @@ function readLayout(layout: string, tag: string) {
   const index = JSON.parse(readFileSync(path.join(layout, 'index.json'), 'utf8')) as { manifests: Descriptor[] };
   const entry = index.manifests.find((m) => m.annotations?.['org.opencontainers.image.ref.name'] === tag);
   expect(entry, `tag ${tag} in ${layout}/index.json`).toBeDefined();
-  const manifest = JSON.parse(blob(entry!).toString('utf8')) as { mediaType: string; config: Descriptor; layers: Descriptor[] };
+  const manifest = JSON.parse(blob(entry!).toString('utf8')) as {
+    mediaType: string;
+    config: Descriptor;
+    layers: Descriptor[];
+  };
   const config = JSON.parse(blob(manifest.config).toString('utf8')) as {
     architecture: string;
     os: string;
-    config: { User?: string; Env?: string[]; Entrypoint?: string[]; WorkingDir?: string; Labels?: Record<string, string> };
+    config: {
+      User?: string;
+      Env?: string[];
+      Entrypoint?: string[];
+      WorkingDir?: string;
+      Labels?: Record<string, string>;
+    };
     rootfs: { diff_ids: string[] };
   };
   return { manifest, manifestType: entry!.mediaType, config, blob };
@@ -69,21 +82,34 @@ function readLayout(layout: string, tag: string) {
 describe.skipIf(skipImage)('the capi-render image, built and run here', () => {
   it('is built from the packed tarball as an OCI layout, and cmp-generate inside it (uid 999, read-only root, no network) prints rendered/prod', () => {
     const dir = tempDir('capi-render-image-');
-    const version = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    const version = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string })
+      .version;
     // The tarball `npm publish` would upload (dist/ is built by `npm test` before the tests run).
     execFileSync('node', [path.join(REPO_ROOT, 'scripts/ensure-built.mjs')], { cwd: REPO_ROOT, stdio: 'inherit' });
-    const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir], { cwd: REPO_ROOT, encoding: 'utf8' }).trim().split('\n').pop()!;
+    const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n')
+      .pop()!;
     const tarball = path.join(dir, packed);
     const layout = path.join(dir, 'layout');
     const started = Date.now();
-    const built = spawnSync(path.join(REPO_ROOT, 'scripts/build-oci-image.sh'), ['--tarball', tarball, '--out', layout], { cwd: REPO_ROOT, encoding: 'utf8' });
+    const built = spawnSync(
+      path.join(REPO_ROOT, 'scripts/build-oci-image.sh'),
+      ['--tarball', tarball, '--out', layout],
+      { cwd: REPO_ROOT, encoding: 'utf8' },
+    );
     expect(built.status, built.stderr).toBe(0);
     const buildMs = Date.now() - started;
 
     // What a registry would receive: an image manifest, its config, three gzip layers.
     const { manifest, manifestType, config, blob } = readLayout(layout, version);
     expect(manifestType).toBe('application/vnd.oci.image.manifest.v1+json');
-    expect(manifest.layers.map((l) => l.mediaType)).toEqual(Array(3).fill('application/vnd.oci.image.layer.v1.tar+gzip'));
+    expect(manifest.layers.map((l) => l.mediaType)).toEqual(
+      Array(3).fill('application/vnd.oci.image.layer.v1.tar+gzip'),
+    );
     expect(config.rootfs.diff_ids).toHaveLength(3);
     expect([config.os, config.architecture]).toEqual(['linux', 'amd64']);
     expect(config.config.User).toBe('999:999');
@@ -96,7 +122,19 @@ describe.skipIf(skipImage)('the capi-render image, built and run here', () => {
     mkdirSync(rootfs);
     for (const layer of manifest.layers) {
       blob(layer);
-      const names = execFileSync('tar', ['-xzvf', path.join(layout, 'blobs', ...layer.digest.split(':')), '-C', rootfs, '--numeric-owner', '--same-owner', '--same-permissions'], { encoding: 'utf8', maxBuffer: 64 << 20 });
+      const names = execFileSync(
+        'tar',
+        [
+          '-xzvf',
+          path.join(layout, 'blobs', ...layer.digest.split(':')),
+          '-C',
+          rootfs,
+          '--numeric-owner',
+          '--same-owner',
+          '--same-permissions',
+        ],
+        { encoding: 'utf8', maxBuffer: 64 << 20 },
+      );
       expect(names).not.toMatch(/(^|\/)\.wh\./m);
     }
     const unpackMs = Date.now() - unpackStarted;
@@ -127,7 +165,11 @@ describe.skipIf(skipImage)('the capi-render image, built and run here', () => {
       'exec chroot --userspec=999:999 "$R" /usr/bin/env -i -C /tmp/_cmp_server/4711 PATH=/usr/local/bin:/usr/bin:/bin HOME=/home/capi-render TMPDIR=/tmp CAPI_RENDER_CACHE_DIR=/cache ARGOCD_ENV_CAPI_ENV=prod ARGOCD_APP_NAME=capi-prod ARGOCD_APP_SOURCE_PATH=. capi-render cmp-generate',
     ].join('\n');
     const runStarted = Date.now();
-    const run = spawnSync('unshare', ['--mount', '--net', '--pid', '--fork', '--ipc', '--uts', 'sh', '-c', script, 'sh', rootfs, work, cache], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    const run = spawnSync(
+      'unshare',
+      ['--mount', '--net', '--pid', '--fork', '--ipc', '--uts', 'sh', '-c', script, 'sh', rootfs, work, cache],
+      { encoding: 'utf8', maxBuffer: 64 << 20 },
+    );
     const runMs = Date.now() - runStarted;
     const [interfaces, uid] = run.stderr.split('\n');
     expect(run.status, run.stderr).toBe(0);

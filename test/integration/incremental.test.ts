@@ -14,11 +14,17 @@ const overlay = (replicas: number, registry: string) =>
 
 function repoWith(envs: number): string {
   const files: Record<string, string> = { 'providers/core.yaml': CORE() };
-  for (let i = 0; i < envs; i++) files[`overlays/env-${i}/overlay.yaml`] = overlay((i % 2) + 1, `registry-${i % 3}.example.com/capi`);
+  for (let i = 0; i < envs; i++)
+    files[`overlays/env-${i}/overlay.yaml`] = overlay((i % 2) + 1, `registry-${i % 3}.example.com/capi`);
   return makeRepo(files);
 }
 
-const outputs = (repo: string) => Object.fromEntries(Object.entries(snapshotTree(repo)).filter(([k]) => k.startsWith('rendered/') || k.startsWith('gitops/') || k === 'capi-render.lock'));
+const outputs = (repo: string) =>
+  Object.fromEntries(
+    Object.entries(snapshotTree(repo)).filter(
+      ([k]) => k.startsWith('rendered/') || k.startsWith('gitops/') || k === 'capi-render.lock',
+    ),
+  );
 
 describe('incremental and cached builds', () => {
   it('an incremental build after one change equals a cold build of the same inputs', async () => {
@@ -28,7 +34,9 @@ describe('incremental and cached builds', () => {
     writeFileSync(path.join(repo, 'overlays/env-3/overlay.yaml'), overlay(5, 'other.example.com/capi'));
     const incremental = await runCli(['build'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: cache } });
     expect(incremental.code, incremental.stderr).toBe(0);
-    expect(incremental.stderr).toContain('unchanged since the last build (inputs hash in capi-render.lock): env-0, env-1, env-2, env-4, env-5');
+    expect(incremental.stderr).toContain(
+      'unchanged since the last build (inputs hash in capi-render.lock): env-0, env-1, env-2, env-4, env-5',
+    );
 
     const cold = repoWith(6);
     writeFileSync(path.join(cold, 'overlays/env-3/overlay.yaml'), overlay(5, 'other.example.com/capi'));
@@ -61,7 +69,8 @@ describe('incremental and cached builds', () => {
   it('environments that share content share files on disk (hard links), with the same bytes', async () => {
     const repo = repoWith(3);
     expect((await runCli(['build'], { cwd: repo })).code).toBe(0);
-    const crd = (env: string) => path.join(repo, `rendered/${env}/cluster-api/customresourcedefinition-clusters.cluster.x-k8s.io.yaml`);
+    const crd = (env: string) =>
+      path.join(repo, `rendered/${env}/cluster-api/customresourcedefinition-clusters.cluster.x-k8s.io.yaml`);
     expect(statSync(crd('env-0')).ino).toBe(statSync(crd('env-2')).ino);
     expect(readFileSync(crd('env-0'), 'utf8')).toBe(readFileSync(crd('env-1'), 'utf8'));
   });
@@ -72,12 +81,17 @@ function distinctFleet(envs: number, value = (i: number) => `:${8000 + i}`): str
   const files: Record<string, string> = {
     'capi-render.yaml': `${configYaml()}gitops:\n  flavour: flux\n`,
     'providers/core.yaml': CORE(),
-    'providers/docker.yaml': 'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: docker\n  namespace: capd-system\nspec:\n  version: v1.12.0\n',
+    'providers/docker.yaml':
+      'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: docker\n  namespace: capd-system\nspec:\n  version: v1.12.0\n',
   };
   for (let i = 0; i < envs; i++) {
-    const patch = i % 3 === 0 ? `patches:\n  - target: {kind: CoreProvider}\n    patch: |-\n      - {op: add, path: /spec/deployment, value: {replicas: ${(i % 2) + 2}}}\n` : '';
+    const patch =
+      i % 3 === 0
+        ? `patches:\n  - target: {kind: CoreProvider}\n    patch: |-\n      - {op: add, path: /spec/deployment, value: {replicas: ${(i % 2) + 2}}}\n`
+        : '';
     const images = i % 4 === 1 ? `images:\n  all: {repository: registry-${i}.example.com/capi}\n` : '';
-    files[`overlays/env-${i}/overlay.yaml`] = `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: [../../providers]\nvariables:\n  CAPI_DIAGNOSTICS_ADDRESS: "${value(i)}"\n${patch}${images}`;
+    files[`overlays/env-${i}/overlay.yaml`] =
+      `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources: [../../providers]\nvariables:\n  CAPI_DIAGNOSTICS_ADDRESS: "${value(i)}"\n${patch}${images}`;
   }
   return makeRepo(files);
 }

@@ -42,7 +42,10 @@ function setInputs(repo: string, state: 'A' | 'B'): void {
   writeFileSync(path.join(repo, 'providers/core.yaml'), CORE(version));
   writeFileSync(path.join(repo, 'providers/kubeadm.yaml'), BOOTSTRAP(version));
   const config = path.join(repo, 'capi-render.yaml');
-  writeFileSync(config, readFileSync(config, 'utf8').replace(/version: v1\.\d+\.\d+/, `version: ${state === 'A' ? 'v1.19.4' : 'v1.16.1'}`));
+  writeFileSync(
+    config,
+    readFileSync(config, 'utf8').replace(/version: v1\.\d+\.\d+/, `version: ${state === 'A' ? 'v1.19.4' : 'v1.16.1'}`),
+  );
 }
 
 const BOOTSTRAP = (version: string) =>
@@ -54,7 +57,12 @@ describe('interruption', () => {
     const random = mulberry32(seed);
     const cache = tempDir();
     const env = { PATH: process.env.PATH ?? '', CAPI_RENDER_CACHE_DIR: cache };
-    const cli = (repo: string, extra: Record<string, string> = {}) => spawnSync(process.execPath, [CLI, 'build', '--allow-removal'], { cwd: repo, encoding: 'utf8', env: { ...env, ...extra } });
+    const cli = (repo: string, extra: Record<string, string> = {}) =>
+      spawnSync(process.execPath, [CLI, 'build', '--allow-removal'], {
+        cwd: repo,
+        encoding: 'utf8',
+        env: { ...env, ...extra },
+      });
     // The two complete states, built undisturbed.
     const repo = makeRepo({ 'providers/core.yaml': CORE('v1.11.0'), 'providers/kubeadm.yaml': BOOTSTRAP('v1.11.0') });
     setInputs(repo, 'A');
@@ -68,7 +76,8 @@ describe('interruption', () => {
     const stateB = outputState(repo);
     expect(stateB).not.toBe(stateA);
     const reset = () => {
-      for (const p of [...STATE, 'providers', 'capi-render.yaml']) rmSync(path.join(repo, p), { recursive: true, force: true });
+      for (const p of [...STATE, 'providers', 'capi-render.yaml'])
+        rmSync(path.join(repo, p), { recursive: true, force: true });
       for (const p of kept) cpSync(path.join(pristineA, p), path.join(repo, p), { recursive: true });
       setInputs(repo, 'B');
     };
@@ -81,12 +90,24 @@ describe('interruption', () => {
     // Timed kills land anywhere in the second half of a build (where the writing is); failpoint
     // kills land exactly at a step of the write, the n-th time the writer reaches it.
     // How often the writer reaches each step in this change (a kill past the last one lets the build finish).
-    const steps: [string, number][] = [['stage', 60], ['commit', 1], ['committed', 1], ['apply', 60], ['remove', 3], ['record', 1], ['lock', 1]];
+    const steps: [string, number][] = [
+      ['stage', 60],
+      ['commit', 1],
+      ['committed', 1],
+      ['apply', 60],
+      ['remove', 3],
+      ['record', 1],
+      ['lock', 1],
+    ];
     const runs = [
       // 16 timed kills by default (KILL_RUNS=200 for a long run): the failpoints below already stop the
       // writer at every step, so the timed ones are there for the places between them.
-      ...Array.from({ length: Number(process.env.KILL_RUNS ?? 16) }, () => ({ delay: Math.round(duration * (0.45 + 0.65 * random())) })),
-      ...steps.flatMap(([step, hits]) => [1, 2].map(() => ({ failpoint: `${step}:${1 + Math.floor(random() * hits)}` }))),
+      ...Array.from({ length: Number(process.env.KILL_RUNS ?? 16) }, () => ({
+        delay: Math.round(duration * (0.45 + 0.65 * random())),
+      })),
+      ...steps.flatMap(([step, hits]) =>
+        [1, 2].map(() => ({ failpoint: `${step}:${1 + Math.floor(random() * hits)}` })),
+      ),
     ];
     const outcomes: Record<string, number> = {};
     let atA = false;
@@ -107,7 +128,8 @@ describe('interruption', () => {
       const now = outputState(repo);
       // Before the commit marker the output is exactly the old one; after it (and its cleanup) the new one.
       const state = committed ? 'installing' : now === stateA ? 'old' : now === stateB ? 'new' : 'MIXED';
-      outcomes[`${signal ? 'killed' : 'finished'}/${state}`] = (outcomes[`${signal ? 'killed' : 'finished'}/${state}`] ?? 0) + 1;
+      outcomes[`${signal ? 'killed' : 'finished'}/${state}`] =
+        (outcomes[`${signal ? 'killed' : 'finished'}/${state}`] ?? 0) + 1;
       expect(state, where).not.toBe('MIXED');
       const leftovers = existsSync(path.join(repo, '.capi-render-write'));
       // A kill before anything was staged leaves the old state as it was: the next run can start from it.
@@ -118,15 +140,26 @@ describe('interruption', () => {
       expect(next.status, `${where}: ${next.stderr}`).toBe(0);
       if (committed) expect(next.stderr, where).toContain('finished the write of an interrupted build');
       expect(outputState(repo), where).toBe(stateB);
-      expect(existsSync(path.join(repo, '.capi-render-write')) ? spawnSync('find', [path.join(repo, '.capi-render-write')], { encoding: 'utf8' }).stdout : 'gone', where).toBe('gone');
+      expect(
+        existsSync(path.join(repo, '.capi-render-write'))
+          ? spawnSync('find', [path.join(repo, '.capi-render-write')], { encoding: 'utf8' }).stdout
+          : 'gone',
+        where,
+      ).toBe('gone');
     }
     const final = cli(repo);
     expect(final.status, final.stderr).toBe(0);
     expect(outputState(repo)).toBe(stateB);
     console.info(`interruption outcomes (KILL_SEED=${seed}, build ${duration} ms): ${JSON.stringify(outcomes)}`);
     // Every kind of outcome happened at least once: kills before the commit point, during installing, and after.
-    expect(Object.keys(outcomes).some((k) => k === 'killed/old'), JSON.stringify(outcomes)).toBe(true);
-    expect(Object.keys(outcomes).some((k) => k === 'killed/installing'), JSON.stringify(outcomes)).toBe(true);
+    expect(
+      Object.keys(outcomes).some((k) => k === 'killed/old'),
+      JSON.stringify(outcomes),
+    ).toBe(true);
+    expect(
+      Object.keys(outcomes).some((k) => k === 'killed/installing'),
+      JSON.stringify(outcomes),
+    ).toBe(true);
   }, 480_000);
 
   it('two builds at once both finish and leave a consistent tree', async () => {
@@ -142,7 +175,11 @@ describe('interruption', () => {
     // Either both succeed (one after the other), or one is refused with a clear "busy" error.
     for (const r of [a, b]) if (r.code !== 0) expect(r.stderr).toContain('error[busy]');
     expect([a.code, b.code]).toContain(0);
-    const check = spawnSync(process.execPath, [CLI, 'check'], { cwd: repo, encoding: 'utf8', env: { PATH: process.env.PATH } });
+    const check = spawnSync(process.execPath, [CLI, 'check'], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH },
+    });
     expect(check.status, check.stderr).toBe(0);
   }, 60_000);
 });
@@ -150,7 +187,11 @@ describe('interruption', () => {
 describe('a reader that stops early', () => {
   it('build --stdout | head: the CLI exits 0 without a stack trace when the pipe closes', async () => {
     const repo = copyExample();
-    const child = spawn(process.execPath, [CLI, 'build', '--env', 'dev', '--stdout'], { cwd: repo, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'build', '--env', 'dev', '--stdout'], {
+      cwd: repo,
+      env: { PATH: process.env.PATH },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += String(d)));
     const exited = new Promise((r) => child.once('exit', r));

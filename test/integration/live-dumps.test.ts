@@ -16,7 +16,12 @@ describe('live dump fixtures', () => {
     expect([...dumps.keys()]).toHaveLength(6);
     for (const [name, text] of dumps) {
       const file = `${DIR}${name}.gz`;
-      const committed = goldenText(file, text, { flag: 'UPDATE_LIVE_DUMPS', command: 'npm run fixtures:live-dumps', encode: (t) => gzipSync(t, { level: 9 }), decode: (bytes) => gunzipSync(bytes).toString('utf8') });
+      const committed = goldenText(file, text, {
+        flag: 'UPDATE_LIVE_DUMPS',
+        command: 'npm run fixtures:live-dumps',
+        encode: (t) => gzipSync(t, { level: 9 }),
+        decode: (bytes) => gunzipSync(bytes).toString('utf8'),
+      });
       expect(committed, name).toBe(text);
     }
   });

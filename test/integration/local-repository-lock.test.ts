@@ -18,7 +18,10 @@ function moveMirror(repo: string, to: string): void {
   mkdirSync(path.dirname(path.join(repo, to)), { recursive: true });
   renameSync(path.join(repo, 'test/fixtures/repository'), path.join(repo, to));
   const config = read(repo, 'capi-render.yaml');
-  writeFileSync(path.join(repo, 'capi-render.yaml'), config.replace('  - path: test/fixtures/repository\n', `  - path: ${to}\n`));
+  writeFileSync(
+    path.join(repo, 'capi-render.yaml'),
+    config.replace('  - path: test/fixtures/repository\n', `  - path: ${to}\n`),
+  );
 }
 
 describe('a configured local repository in the lock', () => {
@@ -40,12 +43,21 @@ describe('a configured local repository in the lock', () => {
     const repo = copyExample({ committed: true });
     const env = { CAPI_RENDER_CACHE_DIR: tempDir() };
     const config = read(repo, 'capi-render.yaml');
-    writeFileSync(path.join(repo, 'capi-render.yaml'), config.replace('repositories:\n  - path: test/fixtures/repository\n', 'repositories: [{path: test/fixtures/repository}]\n'));
+    writeFileSync(
+      path.join(repo, 'capi-render.yaml'),
+      config.replace(
+        'repositories:\n  - path: test/fixtures/repository\n',
+        'repositories: [{path: test/fixtures/repository}]\n',
+      ),
+    );
     expect((await runCli(['build'], { cwd: repo, env })).code).toBe(0);
     const before = read(repo, LOCK);
     mkdirSync(path.join(repo, 'vendor'), { recursive: true });
     renameSync(path.join(repo, 'test/fixtures/repository'), path.join(repo, 'vendor/flow'));
-    writeFileSync(path.join(repo, 'capi-render.yaml'), read(repo, 'capi-render.yaml').replace('[{path: test/fixtures/repository}]', '[{path: vendor/flow}]'));
+    writeFileSync(
+      path.join(repo, 'capi-render.yaml'),
+      read(repo, 'capi-render.yaml').replace('[{path: test/fixtures/repository}]', '[{path: vendor/flow}]'),
+    );
     const build = await runCli(['build'], { cwd: repo, env });
     expect(build.code, build.stderr).toBe(0);
     expect(read(repo, LOCK)).toBe(before);
@@ -57,21 +69,28 @@ describe('a configured local repository in the lock', () => {
     appendFileSync(path.join(repo, 'mirror/cluster-api/v1.12.0/metadata.yaml'), '# edited\n');
     const build = await runCli(['build'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
     expect(build.code).toBe(1);
-    expect(build.stderr).toContain('error[digest-mismatch]: [dev] metadata.yaml of local repository mirror/cluster-api v1.12.0 has sha256');
+    expect(build.stderr).toContain(
+      'error[digest-mismatch]: [dev] metadata.yaml of local repository mirror/cluster-api v1.12.0 has sha256',
+    );
   });
 
   it('reads a lock that named it by path (older capi-render): check names each field, build keeps the pins', async () => {
     const repo = copyExample({ committed: true });
     const current = read(repo, LOCK);
     const old = current
-      .replace(/^( {4}source|- version: .*\n {2}source|\s{2}source): local:([\w-]+)$/gm, '$1: local:test/fixtures/repository/$2')
+      .replace(
+        /^( {4}source|- version: .*\n {2}source|\s{2}source): local:([\w-]+)$/gm,
+        '$1: local:test/fixtures/repository/$2',
+      )
       .replace(/^ {2}url: ([\w-]+\/)/gm, '  url: test/fixtures/repository/$1');
     expect(old).toContain('    source: local:test/fixtures/repository/cluster-api\n');
     expect(old).toContain('  url: test/fixtures/repository/cluster-api/v1.12.0/core-components.yaml\n');
     writeFileSync(path.join(repo, LOCK), old);
     const check = await runCli(['check'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
     expect(check.code).toBe(1);
-    expect(check.stderr).toContain('warning[lock]: capi-render.lock names local repositories by their path (local:test/fixtures/repository/bootstrap-kubeadm, local:test/fixtures/repository/cert-manager and 3 more, written by an older capi-render)');
+    expect(check.stderr).toContain(
+      'warning[lock]: capi-render.lock names local repositories by their path (local:test/fixtures/repository/bootstrap-kubeadm, local:test/fixtures/repository/cert-manager and 3 more, written by an older capi-render)',
+    );
     expect(check.stderr).toContain(
       'dev: CoreProvider/capi-system/cluster-api source local:test/fixtures/repository/cluster-api → local:cluster-api (a configured local repository is recorded without its path)',
     );

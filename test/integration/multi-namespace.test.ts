@@ -13,29 +13,81 @@ const capd = (namespace: string, version = 'v1.12.0', watch: string | undefined 
 
 describe('multi-namespace installs', () => {
   it('renders shared objects once and each instance scoped to its namespace', async () => {
-    const repo = makeRepo({ 'providers/core.yaml': CORE(), 'providers/capd-a.yaml': capd('capd-a'), 'providers/capd-b.yaml': capd('capd-b') });
+    const repo = makeRepo({
+      'providers/core.yaml': CORE(),
+      'providers/capd-a.yaml': capd('capd-a'),
+      'providers/capd-b.yaml': capd('capd-b'),
+    });
     const r = await runCli(['build'], { cwd: repo });
     expect(r.code, r.stderr).toBe(0);
     const dir = (c: string) => path.join(repo, 'rendered/default', c);
-    const load = (c: string) => readdirSync(dir(c)).filter((f) => f !== 'kustomization.yaml').map((f) => jsYaml.load(readFileSync(path.join(dir(c), f), 'utf8')) as KubeObject);
+    const load = (c: string) =>
+      readdirSync(dir(c))
+        .filter((f) => f !== 'kustomization.yaml')
+        .map((f) => jsYaml.load(readFileSync(path.join(dir(c), f), 'utf8')) as KubeObject);
     const first = load('infrastructure-docker');
     const second = load('infrastructure-docker.capd-b');
     expect(first.filter((o) => o.kind === 'CustomResourceDefinition').length).toBe(10);
-    expect(second.filter((o) => ['CustomResourceDefinition', 'ClusterRole', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration'].includes(o.kind))).toEqual([]);
-    expect(second.filter((o) => o.kind === 'ClusterRoleBinding').map((o) => (o.metadata as { name: string }).name)).toEqual(['capd-b-capd-manager-rolebinding']);
-    expect(second.filter((o) => o.kind === 'Namespace').map((o) => (o.metadata as { name: string }).name)).toEqual(['capd-b']);
-    const args = (objs: KubeObject[]) => ((objs.find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } }).spec.template.spec.containers[0]!.args);
+    expect(
+      second.filter((o) =>
+        [
+          'CustomResourceDefinition',
+          'ClusterRole',
+          'ValidatingWebhookConfiguration',
+          'MutatingWebhookConfiguration',
+        ].includes(o.kind),
+      ),
+    ).toEqual([]);
+    expect(
+      second.filter((o) => o.kind === 'ClusterRoleBinding').map((o) => (o.metadata as { name: string }).name),
+    ).toEqual(['capd-b-capd-manager-rolebinding']);
+    expect(second.filter((o) => o.kind === 'Namespace').map((o) => (o.metadata as { name: string }).name)).toEqual([
+      'capd-b',
+    ]);
+    const args = (objs: KubeObject[]) =>
+      (
+        objs.find((o) => o.kind === 'Deployment') as unknown as {
+          spec: { template: { spec: { containers: { args: string[] }[] } } };
+        }
+      ).spec.template.spec.containers[0]!.args;
     expect(args(first)).toContain('--namespace=tenant-capd-a');
     expect(args(second)).toContain('--namespace=tenant-capd-b');
     // kustomize (Argo CD, Flux) accepts the whole environment: no object is declared twice.
-    const built = (jsYaml.loadAll(execFileSync('kubectl', ['kustomize', path.join(repo, 'rendered/default')], { encoding: 'utf8', maxBuffer: 256 << 20 })) as KubeObject[]).filter(Boolean);
-    expect(built.filter((o) => o.kind === 'Provider' && o.providerName === 'docker').map((o) => (o.metadata as { namespace: string }).namespace).sort()).toEqual(['capd-a', 'capd-b']);
+    const built = (
+      jsYaml.loadAll(
+        execFileSync('kubectl', ['kustomize', path.join(repo, 'rendered/default')], {
+          encoding: 'utf8',
+          maxBuffer: 256 << 20,
+        }),
+      ) as KubeObject[]
+    ).filter(Boolean);
+    expect(
+      built
+        .filter((o) => o.kind === 'Provider' && o.providerName === 'docker')
+        .map((o) => (o.metadata as { namespace: string }).namespace)
+        .sort(),
+    ).toEqual(['capd-a', 'capd-b']);
   });
 
   it.each([
-    { name: 'different versions', files: { 'providers/capd-a.yaml': capd('capd-a'), 'providers/capd-b.yaml': capd('capd-b', 'v1.11.0') }, text: /InfrastructureProvider\/capd-a\/docker is v1\.12\.0 but InfrastructureProvider\/capd-b\/docker is v1\.11\.0/ },
-    { name: 'overlapping watch namespaces', files: { 'providers/capd-a.yaml': capd('capd-a', 'v1.12.0', 'shared'), 'providers/capd-b.yaml': capd('capd-b', 'v1.12.0', 'shared') }, text: /both watch namespace shared/ },
-    { name: 'an instance watching everything', files: { 'providers/capd-a.yaml': capd('capd-a'), 'providers/capd-b.yaml': capd('capd-b', 'v1.12.0', '') }, text: /several instances need each to watch only its own namespace/ },
+    {
+      name: 'different versions',
+      files: { 'providers/capd-a.yaml': capd('capd-a'), 'providers/capd-b.yaml': capd('capd-b', 'v1.11.0') },
+      text: /InfrastructureProvider\/capd-a\/docker is v1\.12\.0 but InfrastructureProvider\/capd-b\/docker is v1\.11\.0/,
+    },
+    {
+      name: 'overlapping watch namespaces',
+      files: {
+        'providers/capd-a.yaml': capd('capd-a', 'v1.12.0', 'shared'),
+        'providers/capd-b.yaml': capd('capd-b', 'v1.12.0', 'shared'),
+      },
+      text: /both watch namespace shared/,
+    },
+    {
+      name: 'an instance watching everything',
+      files: { 'providers/capd-a.yaml': capd('capd-a'), 'providers/capd-b.yaml': capd('capd-b', 'v1.12.0', '') },
+      text: /several instances need each to watch only its own namespace/,
+    },
   ])('refuses $name', async ({ files, text }) => {
     const repo = makeRepo({ 'providers/core.yaml': CORE(), ...files });
     const r = await runCli(['build'], { cwd: repo });
@@ -50,7 +102,9 @@ const k0smotron = (kind: string) =>
   `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ${kind}\nmetadata:\n  name: k0sproject-k0smotron\n  namespace: k0smotron\nspec:\n  version: v2.1.0\n`;
 const K0SMOTRON = {
   'providers/core.yaml': CORE(),
-  'providers/k0smotron.yaml': ['BootstrapProvider', 'ControlPlaneProvider', 'InfrastructureProvider'].map(k0smotron).join('---\n'),
+  'providers/k0smotron.yaml': ['BootstrapProvider', 'ControlPlaneProvider', 'InfrastructureProvider']
+    .map(k0smotron)
+    .join('---\n'),
 };
 
 describe('several providers in one namespace', () => {
@@ -70,25 +124,46 @@ describe('several providers in one namespace', () => {
     expect(namespacesIn(repo, 'bootstrap-k0sproject-k0smotron')).toEqual(['k0smotron']);
     expect(namespacesIn(repo, 'control-plane-k0sproject-k0smotron')).toEqual([]);
     expect(namespacesIn(repo, 'infrastructure-k0sproject-k0smotron')).toEqual([]);
-    const built = (jsYaml.loadAll(execFileSync('kubectl', ['kustomize', path.join(repo, 'rendered/default')], { encoding: 'utf8', maxBuffer: 256 << 20 })) as KubeObject[]).filter(Boolean);
-    expect(built.filter((o) => o.kind === 'Namespace' && (o.metadata as { name: string }).name === 'k0smotron')).toHaveLength(1);
-    expect(built.filter((o) => o.kind === 'Deployment' && (o.metadata as { namespace: string }).namespace === 'k0smotron')).toHaveLength(3);
-    expect(built.filter((o) => o.kind === 'Provider' && (o.metadata as { namespace: string }).namespace === 'k0smotron').map((o) => o.type).sort()).toEqual([
-      'BootstrapProvider',
-      'ControlPlaneProvider',
-      'InfrastructureProvider',
-    ]);
+    const built = (
+      jsYaml.loadAll(
+        execFileSync('kubectl', ['kustomize', path.join(repo, 'rendered/default')], {
+          encoding: 'utf8',
+          maxBuffer: 256 << 20,
+        }),
+      ) as KubeObject[]
+    ).filter(Boolean);
+    expect(
+      built.filter((o) => o.kind === 'Namespace' && (o.metadata as { name: string }).name === 'k0smotron'),
+    ).toHaveLength(1);
+    expect(
+      built.filter((o) => o.kind === 'Deployment' && (o.metadata as { namespace: string }).namespace === 'k0smotron'),
+    ).toHaveLength(3);
+    expect(
+      built
+        .filter((o) => o.kind === 'Provider' && (o.metadata as { namespace: string }).namespace === 'k0smotron')
+        .map((o) => o.type)
+        .sort(),
+    ).toEqual(['BootstrapProvider', 'ControlPlaneProvider', 'InfrastructureProvider']);
   });
 
   it('with Flux, the providers that share the namespace wait for the Kustomization that creates it', async () => {
     const repo = makeRepo({ ...K0SMOTRON, 'capi-render.yaml': configYaml('gitops:\n  flavour: flux\n') });
     const r = await runCli(['build'], { cwd: repo });
     expect(r.code, r.stderr).toBe(0);
-    const ks = jsYaml.loadAll(readFileSync(path.join(repo, 'gitops/flux/default/flux-kustomizations.yaml'), 'utf8')) as { metadata: { name: string }; spec: { dependsOn?: { name: string }[] } }[];
+    const ks = jsYaml.loadAll(
+      readFileSync(path.join(repo, 'gitops/flux/default/flux-kustomizations.yaml'), 'utf8'),
+    ) as { metadata: { name: string }; spec: { dependsOn?: { name: string }[] } }[];
     const deps = Object.fromEntries(ks.map((k) => [k.metadata.name, (k.spec.dependsOn ?? []).map((d) => d.name)]));
-    expect(deps['capi-default-bootstrap-k0sproject-k0smotron']).toEqual(['capi-default-cert-manager', 'capi-default-cluster-api']);
+    expect(deps['capi-default-bootstrap-k0sproject-k0smotron']).toEqual([
+      'capi-default-cert-manager',
+      'capi-default-cluster-api',
+    ]);
     for (const c of ['control-plane', 'infrastructure']) {
-      expect(deps[`capi-default-${c}-k0sproject-k0smotron`]).toEqual(['capi-default-cert-manager', 'capi-default-cluster-api', 'capi-default-bootstrap-k0sproject-k0smotron']);
+      expect(deps[`capi-default-${c}-k0sproject-k0smotron`]).toEqual([
+        'capi-default-cert-manager',
+        'capi-default-cluster-api',
+        'capi-default-bootstrap-k0sproject-k0smotron',
+      ]);
     }
   });
 });

@@ -54,7 +54,9 @@ function jsonOfSize(build: (pads: string[]) => unknown, size: number): Buffer {
   const pieces = Math.max(1, Math.ceil(size / PAD_PIECE));
   const fill = size - Buffer.byteLength(JSON.stringify(build(Array<string>(pieces).fill(''))));
   const each = Math.floor(fill / pieces);
-  const pads = Array.from({ length: pieces }, (_, i) => 'x'.repeat(i === pieces - 1 ? fill - each * (pieces - 1) : each));
+  const pads = Array.from({ length: pieces }, (_, i) =>
+    'x'.repeat(i === pieces - 1 ? fill - each * (pieces - 1) : each),
+  );
   const bytes = Buffer.from(JSON.stringify(build(pads)));
   if (bytes.length !== size) throw new Error(`jsonOfSize: ${bytes.length} bytes, not ${size}`);
   return bytes;
@@ -62,10 +64,35 @@ function jsonOfSize(build: (pads: string[]) => unknown, size: number): Buffer {
 /** The filler strings as annotation-like fields `pad0`, `pad1`, … */
 const padFields = (pads: string[]) => Object.fromEntries(pads.map((pad, i) => [`pad${i}`, pad]));
 const manifestOfSize = (size: number) =>
-  jsonOfSize((pads) => ({ schemaVersion: 2, mediaType: MEDIA_TYPE_OCI_MANIFEST, config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: OTHER, size: 2 }, layers: [], annotations: padFields(pads) }), size);
+  jsonOfSize(
+    (pads) => ({
+      schemaVersion: 2,
+      mediaType: MEDIA_TYPE_OCI_MANIFEST,
+      config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: OTHER, size: 2 },
+      layers: [],
+      annotations: padFields(pads),
+    }),
+    size,
+  );
 const indexOfSize = (size: number) =>
-  jsonOfSize((pads) => ({ schemaVersion: 2, mediaType: MEDIA_TYPE_OCI_INDEX, manifests: [{ mediaType: MEDIA_TYPE_OCI_MANIFEST, digest: OTHER, size: 2, platform: { os: 'linux', architecture: 'amd64' } }], annotations: padFields(pads) }), size);
-const registryError = (code: string, size: number) => jsonOfSize((pads) => ({ errors: [{ code, message: pads.join('') }] }), size);
+  jsonOfSize(
+    (pads) => ({
+      schemaVersion: 2,
+      mediaType: MEDIA_TYPE_OCI_INDEX,
+      manifests: [
+        {
+          mediaType: MEDIA_TYPE_OCI_MANIFEST,
+          digest: OTHER,
+          size: 2,
+          platform: { os: 'linux', architecture: 'amd64' },
+        },
+      ],
+      annotations: padFields(pads),
+    }),
+    size,
+  );
+const registryError = (code: string, size: number) =>
+  jsonOfSize((pads) => ({ errors: [{ code, message: pads.join('') }] }), size);
 const filled = (size: number, byte = 0x61) => Buffer.alloc(size, byte);
 
 /** The same digest for every call of a row: computed from the exact body once. */
@@ -110,14 +137,22 @@ const GITLAB = 'https://gitlab.example.com';
 const gitlab = (s: BodyServer) => createGitLabClient({ fetch: (url, init) => fetch(url.replace(GITLAB, s.url), init) });
 const path = (request: IncomingMessage) => new URL(request.url ?? '/', 'http://x').pathname;
 const hit = (method: string, pathname: string | RegExp) => (request: IncomingMessage) =>
-  request.method === method && (typeof pathname === 'string' ? path(request) === pathname : pathname.test(path(request)));
+  request.method === method &&
+  (typeof pathname === 'string' ? path(request) === pathname : pathname.test(path(request)));
 
 const manifestExact = once(() => manifestOfSize(4 * MiB));
 const indexExact = once(() => indexOfSize(4 * MiB));
 const blobExact = once(() => filled(BLOB_SIZE));
 const signatureExact = once(() => filled(4 * MiB, 0x62));
 const SUBJECT = sha256('subject');
-const release = (pad: string, i = 0) => ({ id: i + 1, tag_name: `v1.0.${i}`, draft: false, prerelease: false, assets: [], body: pad });
+const release = (pad: string, i = 0) => ({
+  id: i + 1,
+  tag_name: `v1.0.${i}`,
+  draft: false,
+  prerelease: false,
+  assets: [],
+  body: pad,
+});
 const LIMIT_MANIFEST = '4 MiB limit for manifests and indexes';
 const LIMIT_API = '32 MiB limit for GitHub and GitLab API answers';
 const LIMIT_RELEASE_FILE = '128 MiB limit for release files';
@@ -132,32 +167,53 @@ const rows: Row[] = [
     endpoint: hit('GET', '/v2/capi/controller/manifests/v1'),
     headers: { 'content-type': MEDIA_TYPE_OCI_MANIFEST },
     run: (s) => registry(s).resolve({ registry: s.host, repository: 'capi/controller', tag: 'v1' }),
-    exact: () => ({ bytes: manifestExact(), check: (r) => expect(r).toEqual({ digest: sha256(manifestExact()), mediaType: MEDIA_TYPE_OCI_MANIFEST, platforms: [] }) }),
-    digest: () => ({ bytes: manifestExact(), headers: { 'docker-content-digest': OTHER }, names: [OTHER, sha256(manifestExact())] }),
+    exact: () => ({
+      bytes: manifestExact(),
+      check: (r) =>
+        expect(r).toEqual({ digest: sha256(manifestExact()), mediaType: MEDIA_TYPE_OCI_MANIFEST, platforms: [] }),
+    }),
+    digest: () => ({
+      bytes: manifestExact(),
+      headers: { 'docker-content-digest': OTHER },
+      names: [OTHER, sha256(manifestExact())],
+    }),
   },
   {
     site: 'registry index by digest — ImageRegistry.manifest (signatures; copy walks manifests and indexes the same way)',
     kind: 'body',
     limit: 4 * MiB,
     limitText: LIMIT_MANIFEST,
-    resource: (s) => `image ${s.host}/capi/controller@${sha256(indexExact())}: manifest ${sha256(indexExact())} from registry ${s.host}`,
+    resource: (s) =>
+      `image ${s.host}/capi/controller@${sha256(indexExact())}: manifest ${sha256(indexExact())} from registry ${s.host}`,
     endpoint: (r) => hit('GET', `/v2/capi/controller/manifests/${sha256(indexExact())}`)(r),
     headers: { 'content-type': MEDIA_TYPE_OCI_INDEX },
-    run: (s) => registry(s).manifest({ registry: s.host, repository: 'capi/controller', reference: sha256(indexExact()) }),
-    exact: () => ({ bytes: indexExact(), check: (r) => expect(r).toMatchObject({ digest: sha256(indexExact()), mediaType: MEDIA_TYPE_OCI_INDEX }) }),
-    digest: () => ({ bytes: indexExact(), headers: { 'docker-content-digest': OTHER }, names: [OTHER, sha256(indexExact())] }),
+    run: (s) =>
+      registry(s).manifest({ registry: s.host, repository: 'capi/controller', reference: sha256(indexExact()) }),
+    exact: () => ({
+      bytes: indexExact(),
+      check: (r) => expect(r).toMatchObject({ digest: sha256(indexExact()), mediaType: MEDIA_TYPE_OCI_INDEX }),
+    }),
+    digest: () => ({
+      bytes: indexExact(),
+      headers: { 'docker-content-digest': OTHER },
+      names: [OTHER, sha256(indexExact())],
+    }),
   },
   {
     site: 'referrers list — ImageRegistry.referrers (signature verification)',
     kind: 'body',
     limit: 4 * MiB,
     limitText: LIMIT_MANIFEST,
-    resource: (s) => `image ${s.host}/capi/controller@${SUBJECT}: the referrers list of ${SUBJECT} on registry ${s.host}`,
+    resource: (s) =>
+      `image ${s.host}/capi/controller@${SUBJECT}: the referrers list of ${SUBJECT} on registry ${s.host}`,
     endpoint: hit('GET', `/v2/capi/controller/referrers/${SUBJECT}`),
     headers: { 'content-type': MEDIA_TYPE_OCI_INDEX },
     run: (s) => registry(s).referrers({ registry: s.host, repository: 'capi/controller', digest: SUBJECT }),
     exact: () => {
-      const bytes = jsonOfSize((pads) => ({ schemaVersion: 2, mediaType: MEDIA_TYPE_OCI_INDEX, manifests: [], annotations: padFields(pads) }), 4 * MiB);
+      const bytes = jsonOfSize(
+        (pads) => ({ schemaVersion: 2, mediaType: MEDIA_TYPE_OCI_INDEX, manifests: [], annotations: padFields(pads) }),
+        4 * MiB,
+      );
       return { bytes, check: (r) => expect(r).toMatchObject({ source: 'api', manifests: [] }) };
     },
   },
@@ -168,7 +224,11 @@ const rows: Row[] = [
     limitText: `${BLOB_SIZE} bytes its descriptor declares`,
     resource: (s) => `blob ${sha256(blobExact())} of capi/controller from ${s.host}`,
     endpoint: (r) => hit('GET', `/v2/capi/controller/blobs/${sha256(blobExact())}`)(r),
-    run: (s) => registry(s).blob({ registry: s.host, repository: 'capi/controller', digest: sha256(blobExact()), size: BLOB_SIZE }, { maxBytes: 4 * MiB }),
+    run: (s) =>
+      registry(s).blob(
+        { registry: s.host, repository: 'capi/controller', digest: sha256(blobExact()), size: BLOB_SIZE },
+        { maxBytes: 4 * MiB },
+      ),
     exact: () => ({ bytes: blobExact(), check: (r) => expect((r as Uint8Array).length).toBe(BLOB_SIZE) }),
     digest: () => ({ bytes: filled(BLOB_SIZE, 0x62), names: [sha256(blobExact()), sha256(filled(BLOB_SIZE, 0x62))] }),
   },
@@ -187,12 +247,16 @@ const rows: Row[] = [
     site: 'registry error answer — OciHttp.unexpected (every registry call answered with an unexpected status)',
     kind: 'message',
     limit: 64 * KiB,
-    resource: (s) => `image ${s.host}/capi/controller:v1: registry ${s.host}: GET /v2/capi/controller/manifests/v1 failed with HTTP 500`,
+    resource: (s) =>
+      `image ${s.host}/capi/controller:v1: registry ${s.host}: GET /v2/capi/controller/manifests/v1 failed with HTTP 500`,
     endpoint: hit('GET', '/v2/capi/controller/manifests/v1'),
     status: 500,
     headers: { 'content-type': 'application/json' },
     run: (s) => registry(s).resolve({ registry: s.host, repository: 'capi/controller', tag: 'v1' }),
-    exact: () => ({ bytes: registryError('UNKNOWN', 64 * KiB), check: (_r, e) => expect((e as Error).message).toContain('HTTP 500 (UNKNOWN: xxx') }),
+    exact: () => ({
+      bytes: registryError('UNKNOWN', 64 * KiB),
+      check: (_r, e) => expect((e as Error).message).toContain('HTTP 500 (UNKNOWN: xxx'),
+    }),
   },
   {
     site: 'registry 404 answer — the error codes of a missing image (ImageRegistry.resolve, manifest; the tag-list check after it)',
@@ -200,11 +264,15 @@ const rows: Row[] = [
     limit: 64 * KiB,
     code: 'source-not-found',
     resource: (s) => `image ${s.host}/capi/controller:v1: registry ${s.host} has no tag v1 in capi/controller`,
-    endpoint: (r) => hit('GET', '/v2/capi/controller/manifests/v1')(r) || hit('GET', '/v2/capi/controller/tags/list')(r),
+    endpoint: (r) =>
+      hit('GET', '/v2/capi/controller/manifests/v1')(r) || hit('GET', '/v2/capi/controller/tags/list')(r),
     status: 404,
     headers: { 'content-type': 'application/json' },
     run: (s) => registry(s).resolve({ registry: s.host, repository: 'capi/controller', tag: 'v1' }),
-    exact: () => ({ bytes: registryError('MANIFEST_UNKNOWN', 64 * KiB), check: (_r, e) => expect((e as Error).message).toContain('(MANIFEST_UNKNOWN)') }),
+    exact: () => ({
+      bytes: registryError('MANIFEST_UNKNOWN', 64 * KiB),
+      check: (_r, e) => expect((e as Error).message).toContain('(MANIFEST_UNKNOWN)'),
+    }),
   },
   {
     site: 'token answer — the Bearer token flow of every registry call (OciAuthorizer)',
@@ -216,10 +284,16 @@ const rows: Row[] = [
     headers: { 'content-type': 'application/json' },
     other: (request, s): Answer =>
       request.headers.authorization === 'Bearer tok'
-        ? { headers: { 'content-type': 'application/json' }, body: { kind: 'bytes', bytes: JSON.stringify({ name: 'capi/core', tags: ['v1.0.0'] }) } }
+        ? {
+            headers: { 'content-type': 'application/json' },
+            body: { kind: 'bytes', bytes: JSON.stringify({ name: 'capi/core', tags: ['v1.0.0'] }) },
+          }
         : { status: 401, headers: { 'www-authenticate': `Bearer realm="${s.url}/token",service="test"` } },
     run: (s) => ociClient(s).listTags('capi/core'),
-    exact: () => ({ bytes: jsonOfSize((pads) => ({ token: 'tok', ...padFields(pads) }), 4 * MiB), check: (r) => expect(r).toEqual(['v1.0.0']) }),
+    exact: () => ({
+      bytes: jsonOfSize((pads) => ({ token: 'tok', ...padFields(pads) }), 4 * MiB),
+      check: (r) => expect(r).toEqual(['v1.0.0']),
+    }),
   },
   {
     site: 'registry tag-list page — OciClient.listTags (OCI source versions)',
@@ -230,7 +304,10 @@ const rows: Row[] = [
     endpoint: hit('GET', '/v2/capi/core/tags/list'),
     headers: { 'content-type': 'application/json' },
     run: (s) => ociClient(s).listTags('capi/core'),
-    exact: () => ({ bytes: jsonOfSize((pads) => ({ name: 'capi/core', tags: ['v1.0.0'], ...padFields(pads) }), 4 * MiB), check: (r) => expect(r).toEqual(['v1.0.0']) }),
+    exact: () => ({
+      bytes: jsonOfSize((pads) => ({ name: 'capi/core', tags: ['v1.0.0'], ...padFields(pads) }), 4 * MiB),
+      check: (r) => expect(r).toEqual(['v1.0.0']),
+    }),
   },
   {
     site: 'OCI artifact manifest — OciClient.getManifest (spec.fetchConfig.oci and oci:// provider URLs)',
@@ -241,8 +318,15 @@ const rows: Row[] = [
     endpoint: hit('GET', '/v2/capi/core/manifests/v1.0.0'),
     headers: { 'content-type': MEDIA_TYPE_OCI_MANIFEST },
     run: (s) => ociClient(s).getManifest('capi/core', 'v1.0.0'),
-    exact: () => ({ bytes: manifestExact(), check: (r) => expect((r as FetchedManifest).digest).toBe(sha256(manifestExact())) }),
-    digest: () => ({ bytes: manifestExact(), headers: { 'docker-content-digest': OTHER }, names: [OTHER, sha256(manifestExact())] }),
+    exact: () => ({
+      bytes: manifestExact(),
+      check: (r) => expect((r as FetchedManifest).digest).toBe(sha256(manifestExact())),
+    }),
+    digest: () => ({
+      bytes: manifestExact(),
+      headers: { 'docker-content-digest': OTHER },
+      names: [OTHER, sha256(manifestExact())],
+    }),
   },
   {
     site: 'OCI artifact layer — OciArtifactFileReader.read (a provider file of an OCI artifact)',
@@ -251,8 +335,14 @@ const rows: Row[] = [
     limitText: `${BLOB_SIZE} bytes its descriptor declares`,
     resource: (s) => `blob ${sha256(blobExact())} of capi/core from ${s.host}`,
     endpoint: (r) => hit('GET', `/v2/capi/core/blobs/${sha256(blobExact())}`)(r),
-    run: (s) => createOciArtifactFileReader(ociClient(s), 'capi/core').read(artifactWithLayer(sha256(blobExact()), BLOB_SIZE), ['core-components.yaml']),
-    exact: () => ({ bytes: blobExact(), check: (r) => expect(r).toMatchObject({ name: 'core-components.yaml', layout: 'operator' }) }),
+    run: (s) =>
+      createOciArtifactFileReader(ociClient(s), 'capi/core').read(artifactWithLayer(sha256(blobExact()), BLOB_SIZE), [
+        'core-components.yaml',
+      ]),
+    exact: () => ({
+      bytes: blobExact(),
+      check: (r) => expect(r).toMatchObject({ name: 'core-components.yaml', layout: 'operator' }),
+    }),
     digest: () => ({ bytes: filled(BLOB_SIZE, 0x62), names: [sha256(blobExact()), sha256(filled(BLOB_SIZE, 0x62))] }),
   },
   {
@@ -263,9 +353,19 @@ const rows: Row[] = [
     resource: (s) => `manifest capi/flux:sha256-abc.sig from ${s.host}`,
     endpoint: hit('GET', '/v2/capi/flux/manifests/sha256-abc.sig'),
     headers: { 'content-type': MEDIA_TYPE_OCI_MANIFEST },
-    run: (s) => createSignatureRegistry({ registry: s.host, plainHttp: true, repository: 'capi/flux' }, undefined).find('sha256-abc.sig'),
-    exact: () => ({ bytes: manifestExact(), check: (r) => expect(r).toMatchObject({ digest: sha256(manifestExact()) }) }),
-    digest: () => ({ bytes: manifestExact(), headers: { 'docker-content-digest': OTHER }, names: [OTHER, sha256(manifestExact())] }),
+    run: (s) =>
+      createSignatureRegistry({ registry: s.host, plainHttp: true, repository: 'capi/flux' }, undefined).find(
+        'sha256-abc.sig',
+      ),
+    exact: () => ({
+      bytes: manifestExact(),
+      check: (r) => expect(r).toMatchObject({ digest: sha256(manifestExact()) }),
+    }),
+    digest: () => ({
+      bytes: manifestExact(),
+      headers: { 'docker-content-digest': OTHER },
+      names: [OTHER, sha256(manifestExact())],
+    }),
   },
   {
     site: 'signing: referrers list — SignatureRegistry.referrers (publish --sign)',
@@ -275,9 +375,15 @@ const rows: Row[] = [
     resource: (s) => `the referrers list of ${SUBJECT} in capi/flux on ${s.host}`,
     endpoint: hit('GET', `/v2/capi/flux/referrers/${SUBJECT}`),
     headers: { 'content-type': MEDIA_TYPE_OCI_INDEX },
-    run: (s) => createSignatureRegistry({ registry: s.host, plainHttp: true, repository: 'capi/flux' }, undefined).referrers(SUBJECT),
+    run: (s) =>
+      createSignatureRegistry({ registry: s.host, plainHttp: true, repository: 'capi/flux' }, undefined).referrers(
+        SUBJECT,
+      ),
     exact: () => {
-      const bytes = jsonOfSize((pads) => ({ schemaVersion: 2, mediaType: MEDIA_TYPE_OCI_INDEX, manifests: [], annotations: padFields(pads) }), 4 * MiB);
+      const bytes = jsonOfSize(
+        (pads) => ({ schemaVersion: 2, mediaType: MEDIA_TYPE_OCI_INDEX, manifests: [], annotations: padFields(pads) }),
+        4 * MiB,
+      );
       return { bytes, check: (r) => expect(r).toEqual({ descriptors: [], api: true }) };
     },
   },
@@ -290,7 +396,10 @@ const rows: Row[] = [
     status: 400,
     headers: { 'content-type': 'application/json' },
     run: (s) => ociClient(s).pushManifest('capi/flux', 'v1', manifestOfSize(512), MEDIA_TYPE_OCI_MANIFEST),
-    exact: () => ({ bytes: registryError('MANIFEST_INVALID', 64 * KiB), check: (_r, e) => expect((e as Error).message).toContain('HTTP 400 (MANIFEST_INVALID: xxx') }),
+    exact: () => ({
+      bytes: registryError('MANIFEST_INVALID', 64 * KiB),
+      check: (_r, e) => expect((e as Error).message).toContain('HTTP 400 (MANIFEST_INVALID: xxx'),
+    }),
   },
   {
     site: 'GitHub releases page — GitHubClient.listReleases (versions, latest, plan)',
@@ -301,7 +410,10 @@ const rows: Row[] = [
     endpoint: hit('GET', '/repos/o/r/releases'),
     headers: { 'content-type': 'application/json' },
     run: (s) => github(s).listReleases('o', 'r'),
-    exact: () => ({ bytes: jsonOfSize((pads) => pads.map(release), 32 * MiB), check: (r) => expect((r as unknown[]).length).toBe(32) }),
+    exact: () => ({
+      bytes: jsonOfSize((pads) => pads.map(release), 32 * MiB),
+      check: (r) => expect((r as unknown[]).length).toBe(32),
+    }),
   },
   {
     site: 'GitHub release by tag — GitHubClient.getReleaseByTag (a pinned version)',
@@ -313,7 +425,10 @@ const rows: Row[] = [
     headers: { 'content-type': 'application/json' },
     run: (s) => github(s).getReleaseByTag('o', 'r', 'v1.0.0'),
     exact: () => ({
-      bytes: jsonOfSize((pads) => ({ ...release(''), assets: pads.map((pad, i) => ({ id: i, name: pad, size: 1 })) }), 32 * MiB),
+      bytes: jsonOfSize(
+        (pads) => ({ ...release(''), assets: pads.map((pad, i) => ({ id: i, name: pad, size: 1 })) }),
+        32 * MiB,
+      ),
       check: (r) => expect(r).toMatchObject({ tagName: 'v1.0.0' }),
     }),
   },
@@ -327,7 +442,18 @@ const rows: Row[] = [
     headers: { 'content-type': 'application/json' },
     run: (s) => createGitHubPulls({ baseUrl: s.url, retries: 0 }).findOpen('o', 'r', 'capi-render/upgrade'),
     exact: () => ({
-      bytes: jsonOfSize((pads) => pads.map((pad, i) => ({ number: 7 + i, html_url: `https://github.test/o/r/pull/${7 + i}`, head: { ref: 'capi-render/upgrade' }, base: { ref: 'main' }, title: 't', body: pad })), 32 * MiB),
+      bytes: jsonOfSize(
+        (pads) =>
+          pads.map((pad, i) => ({
+            number: 7 + i,
+            html_url: `https://github.test/o/r/pull/${7 + i}`,
+            head: { ref: 'capi-render/upgrade' },
+            base: { ref: 'main' },
+            title: 't',
+            body: pad,
+          })),
+        32 * MiB,
+      ),
       check: (r) => expect(r).toMatchObject({ number: 7 }),
     }),
   },
@@ -339,7 +465,13 @@ const rows: Row[] = [
     resource: (s) => `${s.url}/repos/o/r/releases/assets/7`,
     endpoint: hit('GET', '/repos/o/r/releases/assets/7'),
     headers: { 'content-type': 'application/octet-stream' },
-    run: (s) => github(s).downloadAsset('o', 'r', { id: 7, name: 'core-components.yaml', size: BLOB_SIZE, browserDownloadUrl: '' }),
+    run: (s) =>
+      github(s).downloadAsset('o', 'r', {
+        id: 7,
+        name: 'core-components.yaml',
+        size: BLOB_SIZE,
+        browserDownloadUrl: '',
+      }),
     exact: () => ({ bytes: blobExact(), check: (r) => expect((r as Uint8Array).length).toBe(BLOB_SIZE) }),
   },
   {
@@ -350,7 +482,8 @@ const rows: Row[] = [
     resource: (s) => `${s.url}/repos/o/r/releases/assets/8`,
     endpoint: hit('GET', '/repos/o/r/releases/assets/8'),
     headers: { 'content-type': 'application/octet-stream' },
-    run: (s) => github(s).downloadAsset('o', 'r', { id: 8, name: 'core-components.yaml', size: 0, browserDownloadUrl: '' }),
+    run: (s) =>
+      github(s).downloadAsset('o', 'r', { id: 8, name: 'core-components.yaml', size: 0, browserDownloadUrl: '' }),
     exact: () => ({ bytes: filled(128 * MiB), check: (r) => expect((r as Uint8Array).length).toBe(128 * MiB) }),
   },
   {
@@ -362,7 +495,10 @@ const rows: Row[] = [
     status: 500,
     headers: { 'content-type': 'application/json' },
     run: (s) => github(s).listReleases('o', 'r'),
-    exact: () => ({ bytes: jsonOfSize((pads) => ({ message: pads.join('') }), 64 * KiB), check: (_r, e) => expect((e as Error).message).toContain('GitHub answered 500') }),
+    exact: () => ({
+      bytes: jsonOfSize((pads) => ({ message: pads.join('') }), 64 * KiB),
+      check: (_r, e) => expect((e as Error).message).toContain('GitHub answered 500'),
+    }),
   },
   {
     site: 'GitLab package list page — GitLabClient.listVersions (versions, latest, plan)',
@@ -372,9 +508,24 @@ const rows: Row[] = [
     resource: () => `${GITLAB}/api/v4/projects/capi%2Freleases/packages`,
     endpoint: hit('GET', '/api/v4/projects/capi%2Freleases/packages'),
     headers: { 'content-type': 'application/json' },
-    run: (s) => gitlab(s).listVersions({ host: 'gitlab.example.com', projectSlug: 'capi%2Freleases', packageName: 'cluster-api' }),
+    run: (s) =>
+      gitlab(s).listVersions({
+        host: 'gitlab.example.com',
+        projectSlug: 'capi%2Freleases',
+        packageName: 'cluster-api',
+      }),
     exact: () => ({
-      bytes: jsonOfSize((pads) => pads.map((pad) => ({ name: 'cluster-api', version: 'v1.0.0', package_type: 'generic', status: 'default', pad })), 32 * MiB),
+      bytes: jsonOfSize(
+        (pads) =>
+          pads.map((pad) => ({
+            name: 'cluster-api',
+            version: 'v1.0.0',
+            package_type: 'generic',
+            status: 'default',
+            pad,
+          })),
+        32 * MiB,
+      ),
       check: (r) => expect(r).toEqual(['v1.0.0']),
     }),
   },
@@ -383,10 +534,16 @@ const rows: Row[] = [
     kind: 'body',
     limit: 128 * MiB,
     limitText: LIMIT_RELEASE_FILE,
-    resource: () => `${GITLAB}/api/v4/projects/capi%2Freleases/packages/generic/cluster-api/v1.0.0/core-components.yaml`,
+    resource: () =>
+      `${GITLAB}/api/v4/projects/capi%2Freleases/packages/generic/cluster-api/v1.0.0/core-components.yaml`,
     endpoint: hit('GET', '/api/v4/projects/capi%2Freleases/packages/generic/cluster-api/v1.0.0/core-components.yaml'),
     headers: { 'content-type': 'application/octet-stream' },
-    run: (s) => gitlab(s).getFile({ url: `${GITLAB}/api/v4/projects/capi%2Freleases/packages/generic/cluster-api/v1.0.0/core-components.yaml`, version: 'v1.0.0', file: 'core-components.yaml' }),
+    run: (s) =>
+      gitlab(s).getFile({
+        url: `${GITLAB}/api/v4/projects/capi%2Freleases/packages/generic/cluster-api/v1.0.0/core-components.yaml`,
+        version: 'v1.0.0',
+        file: 'core-components.yaml',
+      }),
     exact: () => ({ bytes: filled(128 * MiB), check: (r) => expect((r as Uint8Array).length).toBe(128 * MiB) }),
   },
   {
@@ -396,16 +553,33 @@ const rows: Row[] = [
     resource: () => `failed to get file "core-components.yaml" with version "v1.0.0"`,
     endpoint: hit('GET', '/api/v4/projects/capi%2Freleases/packages/generic/cluster-api/v1.0.0/core-components.yaml'),
     status: 500,
-    run: (s) => gitlab(s).getFile({ url: `${GITLAB}/api/v4/projects/capi%2Freleases/packages/generic/cluster-api/v1.0.0/core-components.yaml`, version: 'v1.0.0', file: 'core-components.yaml' }),
+    run: (s) =>
+      gitlab(s).getFile({
+        url: `${GITLAB}/api/v4/projects/capi%2Freleases/packages/generic/cluster-api/v1.0.0/core-components.yaml`,
+        version: 'v1.0.0',
+        file: 'core-components.yaml',
+      }),
     exact: () => ({ bytes: filled(64 * KiB), check: (_r, e) => expect((e as Error).message).toContain('got 500') }),
   },
 ];
 
 /** A fetched artifact of the operator's layout whose one layer is `core-components.yaml`. */
 function artifactWithLayer(digest: string, size: number): FetchedManifest {
-  const layer = { mediaType: 'application/vnd.oci.image.layer.v1.tar', digest, size, annotations: { 'org.opencontainers.image.title': 'core-components.yaml' } };
-  const bytes = new TextEncoder().encode(JSON.stringify({ schemaVersion: 2, mediaType: MEDIA_TYPE_OCI_MANIFEST, layers: [layer] }));
-  return { digest: sha256(bytes), mediaType: MEDIA_TYPE_OCI_MANIFEST, bytes, manifest: { mediaType: MEDIA_TYPE_OCI_MANIFEST, layers: [layer] } };
+  const layer = {
+    mediaType: 'application/vnd.oci.image.layer.v1.tar',
+    digest,
+    size,
+    annotations: { 'org.opencontainers.image.title': 'core-components.yaml' },
+  };
+  const bytes = new TextEncoder().encode(
+    JSON.stringify({ schemaVersion: 2, mediaType: MEDIA_TYPE_OCI_MANIFEST, layers: [layer] }),
+  );
+  return {
+    digest: sha256(bytes),
+    mediaType: MEDIA_TYPE_OCI_MANIFEST,
+    bytes,
+    manifest: { mediaType: MEDIA_TYPE_OCI_MANIFEST, layers: [layer] },
+  };
 }
 
 let server: BodyServer;
@@ -429,7 +603,10 @@ async function sentToEndpoint(row: Row): Promise<number> {
   const served = await server.settled();
   const hits = served.filter((s) => row.endpoint({ method: s.method, url: s.url } as IncomingMessage));
   expect(hits.length, 'the endpoint under test was asked').toBeGreaterThan(0);
-  expect(hits.map((s) => s.closed), 'the client closed the answer (or read it to its end)').not.toContain(false);
+  expect(
+    hits.map((s) => s.closed),
+    'the client closed the answer (or read it to its end)',
+  ).not.toContain(false);
   return hits.reduce((n, s) => n + s.sent, 0);
 }
 
@@ -444,7 +621,11 @@ async function failure(row: Row): Promise<FetchError> {
   return err;
 }
 
-const answer = (row: Row, body: Answer['body'], headers: Record<string, string> = {}): Answer => ({ status: row.status ?? 200, headers: { ...row.headers, ...headers }, body });
+const answer = (row: Row, body: Answer['body'], headers: Record<string, string> = {}): Answer => ({
+  status: row.status ?? 200,
+  headers: { ...row.headers, ...headers },
+  body,
+});
 
 describe.each(rows)('$site', (row) => {
   it('(a) an endless body: fails naming the resource and the limit, and stops reading at the limit', async () => {
@@ -457,7 +638,10 @@ describe.each(rows)('$site', (row) => {
   it('(b) a Content-Length over the limit: refused unread', async () => {
     serve(row, answer(row, { kind: 'declared', length: row.limit + 1 }));
     const err = await failure(row);
-    if (row.kind === 'body') expect(err.message).toContain(`declares ${row.limit + 1} bytes (Content-Length), over the ${row.limitText}; not read`);
+    if (row.kind === 'body')
+      expect(err.message).toContain(
+        `declares ${row.limit + 1} bytes (Content-Length), over the ${row.limitText}; not read`,
+      );
     expect(await sentToEndpoint(row)).toBeLessThanOrEqual((row.kind === 'message' ? row.limit : 0) + SLACK);
   });
 
@@ -475,55 +659,92 @@ describe.each(rows)('$site', (row) => {
   });
 
   const digest = row.digest;
-  if (digest) it('(d) a digest the bytes do not hash to: digest-mismatch naming the digests', async () => {
-    const { bytes, headers, names } = digest();
-    serve(row, answer(row, { kind: 'bytes', bytes }, headers));
-    const err = await rejectionOf(FetchError, row.run(server));
-    expect(err.code).toBe('digest-mismatch');
-    for (const digest of names) expect(err.message).toContain(digest);
-  });
+  if (digest)
+    it('(d) a digest the bytes do not hash to: digest-mismatch naming the digests', async () => {
+      const { bytes, headers, names } = digest();
+      serve(row, answer(row, { kind: 'bytes', bytes }, headers));
+      const err = await rejectionOf(FetchError, row.run(server));
+      expect(err.code).toBe('digest-mismatch');
+      for (const digest of names) expect(err.message).toContain(digest);
+    });
 });
 
 describe('limits checked before asking', () => {
   it('an OCI artifact layer whose descriptor declares more than 128 MiB is not asked for', async () => {
     server.handle(() => ({ status: 500 }));
     const layer = sha256('huge');
-    const err = await rejectionOf(FetchError, createOciArtifactFileReader(ociClient(server), 'capi/core').read(artifactWithLayer(layer, 128 * MiB + 1), ['core-components.yaml']));
-    expect(err.message).toBe(`blob ${layer} of capi/core from ${server.host}: its descriptor declares ${128 * MiB + 1} bytes, over the ${LIMIT_RELEASE_FILE}; not read`);
+    const err = await rejectionOf(
+      FetchError,
+      createOciArtifactFileReader(ociClient(server), 'capi/core').read(artifactWithLayer(layer, 128 * MiB + 1), [
+        'core-components.yaml',
+      ]),
+    );
+    expect(err.message).toBe(
+      `blob ${layer} of capi/core from ${server.host}: its descriptor declares ${128 * MiB + 1} bytes, over the ${LIMIT_RELEASE_FILE}; not read`,
+    );
     expect(server.served).toEqual([]);
   });
 
   it('a GitHub asset the release lists at more than 128 MiB is not downloaded', async () => {
     server.handle(() => ({ status: 500 }));
-    const err = await rejectionOf(FetchError, github(server).downloadAsset('o', 'r', { id: 9, name: 'huge.yaml', size: 128 * MiB + 1, browserDownloadUrl: '' }));
-    expect(err.message).toBe(`asset huge.yaml of o/r: the release lists ${128 * MiB + 1} bytes, over the ${LIMIT_RELEASE_FILE}; not downloaded`);
+    const err = await rejectionOf(
+      FetchError,
+      github(server).downloadAsset('o', 'r', { id: 9, name: 'huge.yaml', size: 128 * MiB + 1, browserDownloadUrl: '' }),
+    );
+    expect(err.message).toBe(
+      `asset huge.yaml of o/r: the release lists ${128 * MiB + 1} bytes, over the ${LIMIT_RELEASE_FILE}; not downloaded`,
+    );
     expect(server.served).toEqual([]);
   });
 
   it('mirror --images: a layer whose descriptor declares more than 1 GiB is not asked for (the copy goes through memory)', async () => {
     const layer = sha256('huge layer');
-    const manifest = new TextEncoder().encode(JSON.stringify({ schemaVersion: 2, mediaType: MEDIA_TYPE_OCI_MANIFEST, config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: sha256('{}'), size: 2 }, layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: layer, size: 1024 * MiB + 1 }] }));
+    const manifest = new TextEncoder().encode(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: MEDIA_TYPE_OCI_MANIFEST,
+        config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: sha256('{}'), size: 2 },
+        layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: layer, size: 1024 * MiB + 1 }],
+      }),
+    );
     const digest = sha256(manifest);
     server.handle((request): Answer => {
       const url = request.url ?? '';
-      if (url.endsWith(`/manifests/${digest}`)) return { headers: { 'content-type': MEDIA_TYPE_OCI_MANIFEST, 'docker-content-digest': digest }, body: { kind: 'bytes', bytes: manifest } };
+      if (url.endsWith(`/manifests/${digest}`))
+        return {
+          headers: { 'content-type': MEDIA_TYPE_OCI_MANIFEST, 'docker-content-digest': digest },
+          body: { kind: 'bytes', bytes: manifest },
+        };
       if (request.method === 'POST') return { status: 202, headers: { location: '/v2/mirror/x/blobs/uploads/1' } };
       if (request.method === 'HEAD' && url.includes('/blobs/')) return { status: 404 };
       if (url.includes(`/blobs/${layer}`)) return { status: 500 };
       if (request.method === 'PUT') return { status: 201 };
       return { body: { kind: 'bytes', bytes: '{}' } };
     });
-    const err = await rejectionOf(RenderError, registry(server).copy({ registry: server.host, repository: 'capi/x', digest }, { registry: server.host, repository: 'mirror/x', tag: 'v1' }));
-    expect(err.message).toContain(`its descriptor declares ${1024 * MiB + 1} bytes, over the 1024 MiB limit for image layers mirror --images copies; not read`);
+    const err = await rejectionOf(
+      RenderError,
+      registry(server).copy(
+        { registry: server.host, repository: 'capi/x', digest },
+        { registry: server.host, repository: 'mirror/x', tag: 'v1' },
+      ),
+    );
+    expect(err.message).toContain(
+      `its descriptor declares ${1024 * MiB + 1} bytes, over the 1024 MiB limit for image layers mirror --images copies; not read`,
+    );
     expect(server.served.some((s) => s.method === 'GET' && s.url.includes(`/blobs/${layer}`))).toBe(false);
   });
 
   it('a push whose registry states another digest than the manifest pushed: digest-mismatch naming both', async () => {
     const manifest = manifestOfSize(512);
     server.handle(() => ({ status: 201, headers: { 'docker-content-digest': OTHER } }));
-    const err = await rejectionOf(FetchError, ociClient(server).pushManifest('capi/flux', 'v1', manifest, MEDIA_TYPE_OCI_MANIFEST));
+    const err = await rejectionOf(
+      FetchError,
+      ociClient(server).pushManifest('capi/flux', 'v1', manifest, MEDIA_TYPE_OCI_MANIFEST),
+    );
     expect(err.code).toBe('digest-mismatch');
-    expect(err.message).toBe(`registry ${server.host} stored manifest capi/flux:v1 as ${OTHER}, expected ${sha256(manifest)}`);
+    expect(err.message).toBe(
+      `registry ${server.host} stored manifest capi/flux:v1 as ${OTHER}, expected ${sha256(manifest)}`,
+    );
   });
 });
 
@@ -531,50 +752,81 @@ describe('through the CLI: build with imagePolicy.pinDigests', () => {
   const IMAGE = 'capi/cluster-api-controller';
   const config = () =>
     `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  install: false\nrepositories:\n  - path: ${FIXTURES}repository\nimages:\n  all: {repository: ${server.host}/capi}\nimagePolicy:\n  pinDigests: true\n  insecureRegistries: [${server.host}]\n`;
-  const repo = () => makeRepo({ 'capi-render.yaml': config(), 'providers/core.yaml': CORE(), 'overlays/dev/overlay.yaml': 'apiVersion: capi-render/v1alpha1\nkind: Overlay\n' });
-  const isManifest = (request: IncomingMessage) => request.method === 'GET' && path(request) === `/v2/${IMAGE}/manifests/v1.12.0`;
+  const repo = () =>
+    makeRepo({
+      'capi-render.yaml': config(),
+      'providers/core.yaml': CORE(),
+      'overlays/dev/overlay.yaml': 'apiVersion: capi-render/v1alpha1\nkind: Overlay\n',
+    });
+  const isManifest = (request: IncomingMessage) =>
+    request.method === 'GET' && path(request) === `/v2/${IMAGE}/manifests/v1.12.0`;
   const image = () => `image ${server.host}/${IMAGE}:v1.12.0`;
   const usedBy = ' (used by Deployment/capi-system/capi-controller-manager container "manager")';
 
-  it.each<{ name: string; answer: (s: BodyServer) => (request: IncomingMessage) => Answer; first: (s: BodyServer) => string; limit: number }>([
+  it.each<{
+    name: string;
+    answer: (s: BodyServer) => (request: IncomingMessage) => Answer;
+    first: (s: BodyServer) => string;
+    limit: number;
+  }>([
     {
       name: 'an endless manifest',
-      answer: () => (request) => (isManifest(request) ? { headers: { 'content-type': MEDIA_TYPE_OCI_MANIFEST }, body: { kind: 'endless' } } : { status: 404 }),
-      first: (s) => `error[fetch]: [dev] ${image()}: manifest v1.12.0 from registry ${s.host}: the answer is larger than the ${LIMIT_MANIFEST}; capi-render stopped reading there${usedBy}`,
+      answer: () => (request) =>
+        isManifest(request)
+          ? { headers: { 'content-type': MEDIA_TYPE_OCI_MANIFEST }, body: { kind: 'endless' } }
+          : { status: 404 },
+      first: (s) =>
+        `error[fetch]: [dev] ${image()}: manifest v1.12.0 from registry ${s.host}: the answer is larger than the ${LIMIT_MANIFEST}; capi-render stopped reading there${usedBy}`,
       limit: 4 * MiB,
     },
     {
       name: 'a manifest whose Content-Length is over the limit',
-      answer: () => (request) => (isManifest(request) ? { headers: { 'content-type': MEDIA_TYPE_OCI_MANIFEST }, body: { kind: 'declared', length: 5 * 1024 * MiB } } : { status: 404 }),
-      first: (s) => `error[fetch]: [dev] ${image()}: manifest v1.12.0 from registry ${s.host}: the answer declares ${5 * 1024} MiB (Content-Length), over the ${LIMIT_MANIFEST}; not read${usedBy}`,
+      answer: () => (request) =>
+        isManifest(request)
+          ? { headers: { 'content-type': MEDIA_TYPE_OCI_MANIFEST }, body: { kind: 'declared', length: 5 * 1024 * MiB } }
+          : { status: 404 },
+      first: (s) =>
+        `error[fetch]: [dev] ${image()}: manifest v1.12.0 from registry ${s.host}: the answer declares ${5 * 1024} MiB (Content-Length), over the ${LIMIT_MANIFEST}; not read${usedBy}`,
       limit: 0,
     },
     {
       name: 'an endless token answer',
-      answer: (s) => (request): Answer =>
-        path(request) === '/token'
-          ? { headers: { 'content-type': 'application/json' }, body: { kind: 'endless' } }
-          : { status: 401, headers: { 'www-authenticate': `Bearer realm="${s.url}/token",service="test"` } },
-      first: (s) => `error[fetch]: [dev] ${image()}: registry ${s.host}: the answer of its token service ${s.url}/token: the answer is larger than the 4 MiB limit for registry tag lists and token answers; capi-render stopped reading there${usedBy}`,
+      answer:
+        (s) =>
+        (request): Answer =>
+          path(request) === '/token'
+            ? { headers: { 'content-type': 'application/json' }, body: { kind: 'endless' } }
+            : { status: 401, headers: { 'www-authenticate': `Bearer realm="${s.url}/token",service="test"` } },
+      first: (s) =>
+        `error[fetch]: [dev] ${image()}: registry ${s.host}: the answer of its token service ${s.url}/token: the answer is larger than the 4 MiB limit for registry tag lists and token answers; capi-render stopped reading there${usedBy}`,
       limit: 4 * MiB,
     },
     {
       name: 'a manifest whose Docker-Content-Digest is not the digest of its bytes',
-      answer: () => (request) => (isManifest(request) ? { headers: { 'content-type': MEDIA_TYPE_OCI_MANIFEST, 'docker-content-digest': OTHER }, body: { kind: 'bytes', bytes: manifestOfSize(600) } } : { status: 404 }),
+      answer: () => (request) =>
+        isManifest(request)
+          ? {
+              headers: { 'content-type': MEDIA_TYPE_OCI_MANIFEST, 'docker-content-digest': OTHER },
+              body: { kind: 'bytes', bytes: manifestOfSize(600) },
+            }
+          : { status: 404 },
       first: (s) =>
         `error[digest-mismatch]: [dev] ${image()}: manifest v1.12.0 from registry ${s.host}: the registry states Docker-Content-Digest ${OTHER}, but the manifest's bytes hash to ${sha256(manifestOfSize(600))}; not trusted${usedBy}`,
       limit: 600,
     },
-  ])('$name: exit 1, one line naming the image and the limit, nothing written', async ({ answer: route, first, limit }) => {
-    const dir = repo();
-    const before = snapshotTree(dir);
-    server.handle(route(server));
-    const r = await runCli(['build'], { cwd: dir, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
-    expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr.split('\n')[0]).toBe(first(server));
-    expect(r.stderr).not.toContain('internal error');
-    expect(snapshotTree(dir)).toEqual(before);
-    const served = await server.settled();
-    expect(served.reduce((n, s) => n + s.sent, 0)).toBeLessThanOrEqual(limit + SLACK);
-  });
+  ])(
+    '$name: exit 1, one line naming the image and the limit, nothing written',
+    async ({ answer: route, first, limit }) => {
+      const dir = repo();
+      const before = snapshotTree(dir);
+      server.handle(route(server));
+      const r = await runCli(['build'], { cwd: dir, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr.split('\n')[0]).toBe(first(server));
+      expect(r.stderr).not.toContain('internal error');
+      expect(snapshotTree(dir)).toEqual(before);
+      const served = await server.settled();
+      expect(served.reduce((n, s) => n + s.sent, 0)).toBeLessThanOrEqual(limit + SLACK);
+    },
+  );
 });

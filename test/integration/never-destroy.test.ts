@@ -22,8 +22,10 @@ function exampleRepo(): { repo: string; env: Record<string, string> } {
 }
 
 const OWNED_PREFIXES = ['rendered/', 'gitops/', 'capi-render.lock'];
-const outsideOwned = (snapshot: Record<string, string>) => Object.fromEntries(Object.entries(snapshot).filter(([f]) => !OWNED_PREFIXES.some((p) => f.startsWith(p))));
-const edit = (file: string, from: string | RegExp, to: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(from, to));
+const outsideOwned = (snapshot: Record<string, string>) =>
+  Object.fromEntries(Object.entries(snapshot).filter(([f]) => !OWNED_PREFIXES.some((p) => f.startsWith(p))));
+const edit = (file: string, from: string | RegExp, to: string) =>
+  writeFileSync(file, readFileSync(file, 'utf8').replace(from, to));
 const deletePatch = (kind: string, name: string, namespace: string) =>
   `  - patch: |-\n      apiVersion: operator.cluster.x-k8s.io/v1alpha2\n      kind: ${kind}\n      metadata: {name: ${name}, namespace: ${namespace}}\n      $patch: delete\n`;
 
@@ -52,11 +54,36 @@ const kustomizeOnly = (repo: string) => {
 
 const rows: Row[] = [
   // Dangerous output locations: a flag is a usage error (2), capi-render.yaml a spec error (1).
-  { name: 'build --out . (the repository root)', argv: ['build', '--out', '.'], code: 2, says: [/--out \. is the repository root/] },
-  { name: 'build --out .. (contains the repository and its siblings)', argv: ['build', '--out', '..'], code: 2, says: [/--out \S+ contains the repository/] },
-  { name: 'build --out providers (an input)', argv: ['build', '--out', 'providers'], code: 2, says: [/--out providers is the providersDir input/] },
-  { name: 'build --out overlays/dev (inside an input)', argv: ['build', '--out', 'overlays/dev'], code: 2, says: [/--out overlays\/dev is inside the overlaysDir input/] },
-  { name: 'build --out .git/out (inside .git)', argv: ['build', '--out', '.git/out'], code: 2, says: [/--out \.git\/out is inside a \.git folder/] },
+  {
+    name: 'build --out . (the repository root)',
+    argv: ['build', '--out', '.'],
+    code: 2,
+    says: [/--out \. is the repository root/],
+  },
+  {
+    name: 'build --out .. (contains the repository and its siblings)',
+    argv: ['build', '--out', '..'],
+    code: 2,
+    says: [/--out \S+ contains the repository/],
+  },
+  {
+    name: 'build --out providers (an input)',
+    argv: ['build', '--out', 'providers'],
+    code: 2,
+    says: [/--out providers is the providersDir input/],
+  },
+  {
+    name: 'build --out overlays/dev (inside an input)',
+    argv: ['build', '--out', 'overlays/dev'],
+    code: 2,
+    says: [/--out overlays\/dev is inside the overlaysDir input/],
+  },
+  {
+    name: 'build --out .git/out (inside .git)',
+    argv: ['build', '--out', '.git/out'],
+    code: 2,
+    says: [/--out \.git\/out is inside a \.git folder/],
+  },
   {
     name: 'build --out into another git repository',
     setup: (repo) => {
@@ -67,9 +94,27 @@ const rows: Row[] = [
     code: 2,
     says: [/--out vendor\/other is a git repository \(it holds \.git\)/],
   },
-  { name: 'outputDir: overlays in capi-render.yaml', setup: (repo) => appendFileSync(path.join(repo, 'capi-render.yaml'), 'outputDir: overlays\n'), argv: ['build'], code: 1, says: [/^capi-render\.yaml:\d+:\d+: error\[output-location\]: outputDir overlays is the overlaysDir input/m] },
-  { name: 'outputDir: test (holds a local repository of repositories:)', setup: (repo) => appendFileSync(path.join(repo, 'capi-render.yaml'), 'outputDir: test\n'), argv: ['build'], code: 1, says: [/outputDir test holds the repositories\[0\]\.path input \(test\/fixtures\/repository\)/] },
-  { name: 'gitopsDir inside outputDir', setup: (repo) => appendFileSync(path.join(repo, 'capi-render.yaml'), 'gitopsDir: rendered/gitops\n'), argv: ['build'], code: 1, says: [/outputDir rendered and gitopsDir rendered\/gitops overlap/] },
+  {
+    name: 'outputDir: overlays in capi-render.yaml',
+    setup: (repo) => appendFileSync(path.join(repo, 'capi-render.yaml'), 'outputDir: overlays\n'),
+    argv: ['build'],
+    code: 1,
+    says: [/^capi-render\.yaml:\d+:\d+: error\[output-location\]: outputDir overlays is the overlaysDir input/m],
+  },
+  {
+    name: 'outputDir: test (holds a local repository of repositories:)',
+    setup: (repo) => appendFileSync(path.join(repo, 'capi-render.yaml'), 'outputDir: test\n'),
+    argv: ['build'],
+    code: 1,
+    says: [/outputDir test holds the repositories\[0\]\.path input \(test\/fixtures\/repository\)/],
+  },
+  {
+    name: 'gitopsDir inside outputDir',
+    setup: (repo) => appendFileSync(path.join(repo, 'capi-render.yaml'), 'gitopsDir: rendered/gitops\n'),
+    argv: ['build'],
+    code: 1,
+    says: [/outputDir rendered and gitopsDir rendered\/gitops overlap/],
+  },
   {
     name: 'outputDir outside the repository holding someone else’s files (kustomize: Argo CD and Flux would refuse it, input-locations.test.ts)',
     setup: (repo) => {
@@ -77,7 +122,10 @@ const rows: Row[] = [
       mkdirSync(outside, { recursive: true });
       writeFileSync(path.join(outside, 'notes.txt'), 'not capi-render’s\n');
       kustomizeOnly(repo);
-      appendFileSync(path.join(repo, 'capi-render.yaml'), `outputDir: ${uniqueSibling(repo, 'out')}\ngitopsDir: ${uniqueSibling(repo, 'gitops')}\n`);
+      appendFileSync(
+        path.join(repo, 'capi-render.yaml'),
+        `outputDir: ${uniqueSibling(repo, 'out')}\ngitopsDir: ${uniqueSibling(repo, 'gitops')}\n`,
+      );
       return [outside];
     },
     argv: ['build'],
@@ -88,7 +136,10 @@ const rows: Row[] = [
     name: 'outputDir outside the repository, empty: allowed (kustomize), and owned from then on',
     setup: (repo) => {
       kustomizeOnly(repo);
-      appendFileSync(path.join(repo, 'capi-render.yaml'), `outputDir: ${uniqueSibling(repo, 'out2')}\ngitopsDir: ${uniqueSibling(repo, 'gitops2')}\n`);
+      appendFileSync(
+        path.join(repo, 'capi-render.yaml'),
+        `outputDir: ${uniqueSibling(repo, 'out2')}\ngitopsDir: ${uniqueSibling(repo, 'gitops2')}\n`,
+      );
     },
     argv: ['build'],
     code: 0,
@@ -100,9 +151,24 @@ const rows: Row[] = [
       rmSync(path.resolve(repo, uniqueSibling(repo, 'gitops2')), { recursive: true, force: true });
     },
   },
-  { name: 'mirror --to . (the repository root)', argv: ['mirror', '--to', '.'], code: 2, says: [/--to \. is the repository root/] },
-  { name: 'mirror --to rendered (an output folder)', argv: ['mirror', '--to', 'rendered'], code: 2, says: [/--to rendered is the output folder \(outputDir\)/] },
-  { name: 'mirror --to providers (an input)', argv: ['mirror', '--to', 'providers'], code: 2, says: [/--to providers is the providersDir input/] },
+  {
+    name: 'mirror --to . (the repository root)',
+    argv: ['mirror', '--to', '.'],
+    code: 2,
+    says: [/--to \. is the repository root/],
+  },
+  {
+    name: 'mirror --to rendered (an output folder)',
+    argv: ['mirror', '--to', 'rendered'],
+    code: 2,
+    says: [/--to rendered is the output folder \(outputDir\)/],
+  },
+  {
+    name: 'mirror --to providers (an input)',
+    argv: ['mirror', '--to', 'providers'],
+    code: 2,
+    says: [/--to providers is the providersDir input/],
+  },
   // Files capi-render did not write.
   {
     name: 'a file someone else put in rendered/dev is left alone and reported',
@@ -126,7 +192,9 @@ const rows: Row[] = [
     },
     argv: ['build'],
     code: 1,
-    says: [/^rendered\/dev\/kustomization\.yaml: error\[output-location\]: the build would overwrite files in rendered that capi-render did not write: dev\/kustomization\.yaml/m],
+    says: [
+      /^rendered\/dev\/kustomization\.yaml: error\[output-location\]: the build would overwrite files in rendered that capi-render did not write: dev\/kustomization\.yaml/m,
+    ],
   },
   {
     name: 'an output folder with someone else’s files and no ownership record',
@@ -137,7 +205,9 @@ const rows: Row[] = [
     },
     argv: ['build'],
     code: 1,
-    says: [/rendered holds files capi-render did not write and has no ownership record \(\.capi-render-owned\): README\.md/],
+    says: [
+      /rendered holds files capi-render did not write and has no ownership record \(\.capi-render-owned\): README\.md/,
+    ],
   },
   {
     name: 'a link in rendered/ pointing outside the repository',
@@ -161,7 +231,9 @@ const rows: Row[] = [
     },
     argv: ['build'],
     code: 1,
-    says: [/^rendered\/prod\/cluster-api: error\[write\]: cannot create folder rendered\/prod\/cluster-api: a file is in the way where a folder should be \(ENOTDIR\)/m],
+    says: [
+      /^rendered\/prod\/cluster-api: error\[write\]: cannot create folder rendered\/prod\/cluster-api: a file is in the way where a folder should be \(ENOTDIR\)/m,
+    ],
   },
   // The removal guard.
   {
@@ -173,7 +245,9 @@ const rows: Row[] = [
     },
     argv: ['build'],
     code: 1,
-    says: [/error\[removal\]: environment dev has no providers: its output \(rendered\/dev\) would be empty, and Argo CD \/ Flux would uninstall Cluster API from that cluster/],
+    says: [
+      /error\[removal\]: environment dev has no providers: its output \(rendered\/dev\) would be empty, and Argo CD \/ Flux would uninstall Cluster API from that cluster/,
+    ],
   },
   {
     name: 'a $patch: delete too many (the overlay deletes every provider)',
@@ -198,20 +272,36 @@ const rows: Row[] = [
   },
   {
     name: 'a provider removed from an environment (its CRDs would be pruned)',
-    setup: (repo) => appendFileSync(path.join(repo, 'overlays/dev/overlay.yaml'), `patches:\n${deletePatch('InfrastructureProvider', 'docker', 'capd-system')}`),
+    setup: (repo) =>
+      appendFileSync(
+        path.join(repo, 'overlays/dev/overlay.yaml'),
+        `patches:\n${deletePatch('InfrastructureProvider', 'docker', 'capd-system')}`,
+      ),
     argv: ['build'],
     code: 1,
     // dev is Flux's: its CRDs carry `prune: disabled`, so they would be orphaned rather than deleted.
-    says: [/error\[removal\]: environment dev: 10 CRDs are no longer rendered \(devclusters\.infrastructure\.cluster\.x-k8s\.io, .*\): they carry prune protection, so Flux leaves them and their objects in the cluster, unmanaged from then on/, /--allow-removal/],
+    says: [
+      /error\[removal\]: environment dev: 10 CRDs are no longer rendered \(devclusters\.infrastructure\.cluster\.x-k8s\.io, .*\): they carry prune protection, so Flux leaves them and their objects in the cluster, unmanaged from then on/,
+      /--allow-removal/,
+    ],
   },
   // The guard reads what is committed in rendered/, never a lock field alone: an edit of the lock in
   // the same change cannot turn the refusal into a removal.
   ...[
-    { what: "dev's whole block deleted from the lock", lock: (text: string) => text.replace(/^- name: dev\n[\s\S]*?(?=^- name: prod$)/m, '') },
-    { what: "the CAPD lines deleted from dev's crds:", lock: (text: string) => text.replace(/^ {2}- (?:dev|docker)\S*\.infrastructure\.cluster\.x-k8s\.io\n/gm, '') },
+    {
+      what: "dev's whole block deleted from the lock",
+      lock: (text: string) => text.replace(/^- name: dev\n[\s\S]*?(?=^- name: prod$)/m, ''),
+    },
+    {
+      what: "the CAPD lines deleted from dev's crds:",
+      lock: (text: string) => text.replace(/^ {2}- (?:dev|docker)\S*\.infrastructure\.cluster\.x-k8s\.io\n/gm, ''),
+    },
     { what: 'the whole lock deleted', lock: undefined },
   ].flatMap(({ what, lock }) =>
-    [['build', '--env', 'dev'], ['build', '--stdout', '--env', 'dev']].map((argv) => ({
+    [
+      ['build', '--env', 'dev'],
+      ['build', '--stdout', '--env', 'dev'],
+    ].map((argv) => ({
       name: `providers/docker.yaml removed and ${what}: ${argv.join(' ')}`,
       setup: (repo: string) => {
         rmSync(path.join(repo, 'providers/docker.yaml'));
@@ -221,29 +311,45 @@ const rows: Row[] = [
       },
       argv,
       code: 1 as const,
-      says: [/error\[removal\]: environment dev: 10 CRDs are no longer rendered \(devclusters\.infrastructure\.cluster\.x-k8s\.io, /],
+      says: [
+        /error\[removal\]: environment dev: 10 CRDs are no longer rendered \(devclusters\.infrastructure\.cluster\.x-k8s\.io, /,
+      ],
     })),
   ),
   {
-    name: "the core provider moved to another namespace (the old one removed) and its lock entry deleted: still refused",
+    name: 'the core provider moved to another namespace (the old one removed) and its lock entry deleted: still refused',
     setup: (repo) => {
       edit(path.join(repo, 'providers/core.yaml'), /namespace: capi-system/g, 'namespace: capi-core');
       const file = path.join(repo, 'capi-render.lock');
-      writeFileSync(file, readFileSync(file, 'utf8').replace(/^ {2}- provider: CoreProvider\/capi-system\/cluster-api\n(?: {4}.*\n)+/m, ''));
+      writeFileSync(
+        file,
+        readFileSync(file, 'utf8').replace(
+          /^ {2}- provider: CoreProvider\/capi-system\/cluster-api\n(?: {4}.*\n)+/m,
+          '',
+        ),
+      );
     },
     argv: ['build', '--env', 'dev', '--allow-downgrade'],
     code: 1,
-    says: [/error\[removal\]: the build would remove CoreProvider\/capi-system\/cluster-api \(v1\.12\.0\) from environment dev/],
+    says: [
+      /error\[removal\]: the build would remove CoreProvider\/capi-system\/cluster-api \(v1\.12\.0\) from environment dev/,
+    ],
   },
   {
     name: '--allow-removal: the same removal, on purpose',
-    setup: (repo) => appendFileSync(path.join(repo, 'overlays/dev/overlay.yaml'), `patches:\n${deletePatch('InfrastructureProvider', 'docker', 'capd-system')}`),
+    setup: (repo) =>
+      appendFileSync(
+        path.join(repo, 'overlays/dev/overlay.yaml'),
+        `patches:\n${deletePatch('InfrastructureProvider', 'docker', 'capd-system')}`,
+      ),
     argv: ['build', '--allow-removal'],
     code: 0,
     says: [/rendered: \d+ written, \d+ unchanged, \d+ removed/],
     after: (repo) => {
       expect(existsSync(path.join(repo, 'rendered/dev/infrastructure-docker'))).toBe(false);
-      expect(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')).not.toContain('dockerclusters.infrastructure.cluster.x-k8s.io');
+      expect(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')).not.toContain(
+        'dockerclusters.infrastructure.cluster.x-k8s.io',
+      );
     },
   },
   {
@@ -251,7 +357,10 @@ const rows: Row[] = [
     setup: (repo) => rmSync(path.join(repo, 'overlays/prod'), { recursive: true }),
     argv: ['build'],
     code: 1,
-    says: [/error\[removal\]: environment prod no longer exists, but its output rendered\/prod would be deleted/, /delete rendered\/prod together with its overlay/],
+    says: [
+      /error\[removal\]: environment prod no longer exists, but its output rendered\/prod would be deleted/,
+      /delete rendered\/prod together with its overlay/,
+    ],
   },
   {
     name: 'an environment retired on purpose: overlay and output deleted together',
@@ -322,7 +431,9 @@ describe('line endings, byte-order marks and merge conflicts are not changes', (
     edit(path.join(repo, 'overlays/prod/patches/ha-core.yaml'), /replicas: \d+/, 'replicas: 4');
     const check = await runCli(['check'], { cwd: repo, env });
     expect(check.code).toBe(1);
-    expect(check.stderr).toContain('prod: inputs changed (changed input files: overlays/prod/patches/ha-core.yaml (edited))');
+    expect(check.stderr).toContain(
+      'prod: inputs changed (changed input files: overlays/prod/patches/ha-core.yaml (edited))',
+    );
     const frozen = await runCli(['build', '--frozen'], { cwd: repo, env });
     expect(frozen.code).toBe(1);
     expect(frozen.stderr).toContain('changed input files: overlays/prod/patches/ha-core.yaml (edited)');
@@ -333,13 +444,25 @@ describe('line endings, byte-order marks and merge conflicts are not changes', (
     const lock = path.join(repo, 'capi-render.lock');
     const lines = readFileSync(lock, 'utf8').split('\n');
     const at = lines.findIndex((l) => l.includes('version: v1.11.0'));
-    lines.splice(at, 1, '<<<<<<< HEAD', lines[at]!, '=======', lines[at]!.replace('v1.11.0', 'v1.12.0'), '>>>>>>> upgrade');
+    lines.splice(
+      at,
+      1,
+      '<<<<<<< HEAD',
+      lines[at]!,
+      '=======',
+      lines[at]!.replace('v1.11.0', 'v1.12.0'),
+      '>>>>>>> upgrade',
+    );
     writeFileSync(lock, lines.join('\n'));
     const before = snapshotTree(repo);
     const r = await runCli(['build'], { cwd: repo, env });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`capi-render.lock:${at + 1}:1: error[lock]: capi-render.lock has unresolved git merge conflict markers`);
-    expect(r.stderr).toMatch(/hint: take one side whole \(`git checkout --ours capi-render\.lock` or `--theirs`\), then run `capi-render build`/);
+    expect(r.stderr).toContain(
+      `capi-render.lock:${at + 1}:1: error[lock]: capi-render.lock has unresolved git merge conflict markers`,
+    );
+    expect(r.stderr).toMatch(
+      /hint: take one side whole \(`git checkout --ours capi-render\.lock` or `--theirs`\), then run `capi-render build`/,
+    );
     expect(snapshotTree(repo)).toEqual(before);
   });
 });

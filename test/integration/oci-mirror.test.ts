@@ -39,10 +39,15 @@ describe.skipIf(skipRegistry)('mirror --format oci → fetchConfig.oci', () => {
     expect((await runCli(['build'], { cwd: local, env })).code).toBe(0);
     const pushed = await runCli(['mirror', '--format', 'oci', '--to', `http://${open.host}/capi`], { cwd: local, env });
     expect(pushed.code, pushed.stderr).toBe(0);
-    expect(pushed.stderr).toMatch(/pushed http:\/\/127\.0\.0\.1:\d+\/capi\/infrastructure-docker:v1\.12\.0 \(sha256:[0-9a-f]{64}\)/);
+    expect(pushed.stderr).toMatch(
+      /pushed http:\/\/127\.0\.0\.1:\d+\/capi\/infrastructure-docker:v1\.12\.0 \(sha256:[0-9a-f]{64}\)/,
+    );
 
     const oci = (label: string) => `  fetchConfig:\n    oci: http://${open.host}/capi/${label}:v1.12.0\n`;
-    const consumer = makeRepo({ 'providers/core.yaml': CORE('v1.12.0', 'capi-system', oci('cluster-api')), 'providers/docker.yaml': infra(oci('infrastructure-docker')) });
+    const consumer = makeRepo({
+      'providers/core.yaml': CORE('v1.12.0', 'capi-system', oci('cluster-api')),
+      'providers/docker.yaml': infra(oci('infrastructure-docker')),
+    });
     const built = await runCli(['build'], { cwd: consumer, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
     expect(built.code, built.stderr).toBe(0);
     expect(snapshotTree(path.join(consumer, 'rendered'))).toEqual(snapshotTree(path.join(local, 'rendered')));
@@ -54,8 +59,16 @@ describe.skipIf(skipRegistry)('mirror --format oci → fetchConfig.oci', () => {
     await publishOciArtifact({
       reference: `http://${open.host}/capi/infrastructure-docker:v1.12.0`,
       files: [
-        { name: 'infrastructure-docker-v1.12.0-components.yaml', bytes: encoder.encode(fixtureText('repository/infrastructure-docker/v1.11.0/infrastructure-components-development.yaml')) },
-        { name: 'infrastructure-docker-v1.12.0-metadata.yaml', bytes: encoder.encode(fixtureText('repository/infrastructure-docker/v1.12.0/metadata.yaml')) },
+        {
+          name: 'infrastructure-docker-v1.12.0-components.yaml',
+          bytes: encoder.encode(
+            fixtureText('repository/infrastructure-docker/v1.11.0/infrastructure-components-development.yaml'),
+          ),
+        },
+        {
+          name: 'infrastructure-docker-v1.12.0-metadata.yaml',
+          bytes: encoder.encode(fixtureText('repository/infrastructure-docker/v1.12.0/metadata.yaml')),
+        },
       ],
     });
     // A no-op build fetches nothing; the CI gate (check) re-fetches and refuses the moved tag.
@@ -67,15 +80,26 @@ describe.skipIf(skipRegistry)('mirror --format oci → fetchConfig.oci', () => {
   it('reads a registry with Basic auth using configSecret credentials, and fails clearly without them', async () => {
     const local = makeRepo({ 'providers/core.yaml': CORE(), 'providers/docker.yaml': infra('') });
     const env = { CAPI_RENDER_CACHE_DIR: tempDir(), OCI_USERNAME: USER.username, OCI_PASSWORD: USER.password };
-    const pushed = await runCli(['mirror', '--format', 'oci', '--to', `http://${secured.host}/capi`], { cwd: local, env });
+    const pushed = await runCli(['mirror', '--format', 'oci', '--to', `http://${secured.host}/capi`], {
+      cwd: local,
+      env,
+    });
     expect(pushed.code, pushed.stderr).toBe(0);
 
     const withCreds = `  configSecret:\n    name: oci-creds\n  fetchConfig:\n    oci: http://${secured.host}/capi/infrastructure-docker:v1.12.0\n`;
-    const good = makeRepo({ 'providers/core.yaml': CORE(), 'providers/docker.yaml': infra(withCreds), 'providers/secret.yaml': secret(USER) });
+    const good = makeRepo({
+      'providers/core.yaml': CORE(),
+      'providers/docker.yaml': infra(withCreds),
+      'providers/secret.yaml': secret(USER),
+    });
     const ok = await runCli(['build'], { cwd: good, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
     expect(ok.code, ok.stderr).toBe(0);
 
-    const bad = makeRepo({ 'providers/core.yaml': CORE(), 'providers/docker.yaml': infra(withCreds), 'providers/secret.yaml': secret() });
+    const bad = makeRepo({
+      'providers/core.yaml': CORE(),
+      'providers/docker.yaml': infra(withCreds),
+      'providers/secret.yaml': secret(),
+    });
     const denied = await runCli(['build'], { cwd: bad, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
     expect(denied.code).toBe(1);
     expect(denied.stderr).toContain('error[auth]');

@@ -20,7 +20,8 @@ import { rejectionOf } from '../helpers/errors.js';
 const USER = { username: 'capi', password: 'pa55-Secret-word' };
 const REFRESH_TOKEN = 'refresh-Secret-token';
 const unavailable =
-  registryUnavailableReason({ user: USER }) ?? (existsSync(OPENSSL_BINARY) ? undefined : `${OPENSSL_BINARY} is missing (apt-get install openssl)`);
+  registryUnavailableReason({ user: USER }) ??
+  (existsSync(OPENSSL_BINARY) ? undefined : `${OPENSSL_BINARY} is missing (apt-get install openssl)`);
 const skipRegistry = skipWithout(unavailable, 'the OCI registry tests');
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -36,7 +37,8 @@ const META_1_11 = fixture('repository/cluster-api/v1.11.0/metadata.yaml');
 
 /** Every message and hint of an error, to check no secret leaks. */
 function allText(err: unknown): string {
-  if (err instanceof RenderError) return [err.message, ...err.diagnostics.flatMap((d) => [d.message, d.hint ?? ''])].join('\n');
+  if (err instanceof RenderError)
+    return [err.message, ...err.diagnostics.flatMap((d) => [d.message, d.hint ?? ''])].join('\n');
   return String(err);
 }
 
@@ -89,7 +91,10 @@ describe.skipIf(skipRegistry)('OCI source against a real registry', () => {
       title: 'core-components.yaml',
     });
     // Publishing the same files again (in another order) gives the same manifest.
-    const again = await publishOciArtifact({ reference: `http://${open.host}/capi/cluster-api:v1.12.0`, files: [...files].reverse() });
+    const again = await publishOciArtifact({
+      reference: `http://${open.host}/capi/cluster-api:v1.12.0`,
+      files: [...files].reverse(),
+    });
     expect(again.manifestDigest).toBe(digest);
   });
 
@@ -122,7 +127,14 @@ describe.skipIf(skipRegistry)('OCI source against a real registry', () => {
       ],
     });
     const read = async (type: string, file: string) =>
-      new TextDecoder().decode((await createOciSource({ reference, providerType: type, providerName: 'cluster-api' }).source.readFile('v1.12.0', file)).bytes);
+      new TextDecoder().decode(
+        (
+          await createOciSource({ reference, providerType: type, providerName: 'cluster-api' }).source.readFile(
+            'v1.12.0',
+            file,
+          )
+        ).bytes,
+      );
     expect(await read('core', 'core-components.yaml')).toBe('specific');
     expect(await read('core', 'metadata.yaml')).toBe('generic metadata');
     expect(await read('bootstrap', 'bootstrap-components.yaml')).toBe('other type');
@@ -130,7 +142,10 @@ describe.skipIf(skipRegistry)('OCI source against a real registry', () => {
   });
 
   it('reports an unknown tag as version-not-found, listing the tags', async () => {
-    const err = await rejectionOf(RenderError, core(`http://${open.host}/capi/cluster-api`).source.readFile('v9.9.9', 'core-components.yaml'));
+    const err = await rejectionOf(
+      RenderError,
+      core(`http://${open.host}/capi/cluster-api`).source.readFile('v9.9.9', 'core-components.yaml'),
+    );
     expect(err).toBeInstanceOf(FetchError);
     expect(err.code).toBe('version-not-found');
     expect(err.diagnostics[0]?.hint).toContain('v1.12.0');
@@ -149,9 +164,21 @@ describe.skipIf(skipRegistry)('OCI source against a real registry', () => {
 
   it('gives a moved tag a different url', async () => {
     const reference = `http://${open.host}/capi/moving:v1.0.0`;
-    await publishOciArtifact({ reference, files: [{ name: 'components.yaml', bytes: text('first') }, { name: 'metadata.yaml', bytes: META_1_12 }] });
+    await publishOciArtifact({
+      reference,
+      files: [
+        { name: 'components.yaml', bytes: text('first') },
+        { name: 'metadata.yaml', bytes: META_1_12 },
+      ],
+    });
     const before = await core(reference).source.readFile('v1.0.0', 'core-components.yaml');
-    await publishOciArtifact({ reference, files: [{ name: 'components.yaml', bytes: text('second') }, { name: 'metadata.yaml', bytes: META_1_12 }] });
+    await publishOciArtifact({
+      reference,
+      files: [
+        { name: 'components.yaml', bytes: text('second') },
+        { name: 'metadata.yaml', bytes: META_1_12 },
+      ],
+    });
     const after = await core(reference).source.readFile('v1.0.0', 'core-components.yaml');
     expect(new TextDecoder().decode(after.bytes)).toBe('second');
     expect(after.url).not.toBe(before.url);
@@ -174,8 +201,16 @@ describe.skipIf(skipRegistry)('OCI source against a real registry', () => {
     const failures = await Promise.all([
       rejectionOf(RenderError, core(reference).source.readFile('v1.12.0', 'core-components.yaml')),
       rejectionOf(RenderError, core(reference).source.listVersions()),
-      rejectionOf(RenderError, core(reference, { credentials: { username: USER.username, password: `${USER.password}-wrong` } }).source.listVersions()),
-      rejectionOf(RenderError, publishOciArtifact({ reference, files, credentials: { username: 'capi', password: `x${USER.password}` } })),
+      rejectionOf(
+        RenderError,
+        core(reference, {
+          credentials: { username: USER.username, password: `${USER.password}-wrong` },
+        }).source.listVersions(),
+      ),
+      rejectionOf(
+        RenderError,
+        publishOciArtifact({ reference, files, credentials: { username: 'capi', password: `x${USER.password}` } }),
+      ),
     ]);
     for (const err of failures) {
       expect(err.code).toBe('auth');
@@ -190,7 +225,10 @@ describe.skipIf(skipRegistry)('OCI source against a real registry', () => {
     expect(err.code).toBe('fetch');
     expect(err.message).toContain(`127.0.0.1:${port}`);
     // TLS against a plain-HTTP registry fails fast too, and says to try http://.
-    const tls = await rejectionOf(RenderError, core(`https://${open.host}/capi/cluster-api`, { timeoutMs: 5000 }).source.listVersions());
+    const tls = await rejectionOf(
+      RenderError,
+      core(`https://${open.host}/capi/cluster-api`, { timeoutMs: 5000 }).source.listVersions(),
+    );
     expect(tls.code).toBe('fetch');
   });
 });
@@ -219,13 +257,23 @@ describe.skipIf(skipRegistry)('OCI source against a real registry with token aut
     await publishOciArtifact({ reference, files, credentials: USER });
     expect(tokens.counts.password).toBeGreaterThan(0);
 
-    const byRefresh = createOciSource({ reference, providerType: 'core', providerName: 'cluster-api', credentials: { refreshToken: REFRESH_TOKEN } }).source;
+    const byRefresh = createOciSource({
+      reference,
+      providerType: 'core',
+      providerName: 'cluster-api',
+      credentials: { refreshToken: REFRESH_TOKEN },
+    }).source;
     expect(sha256((await byRefresh.readFile('v1.12.0', 'core-components.yaml')).bytes)).toBe(sha256(CORE_1_12));
     expect(tokens.counts.refresh).toBe(1); // the manifest and the blob share the cached token
 
     const accessToken = tokens.mint(['repository:tokens/cluster-api:pull']);
     const before = { ...tokens.counts };
-    const byAccess = createOciSource({ reference, providerType: 'core', providerName: 'cluster-api', credentials: { accessToken } }).source;
+    const byAccess = createOciSource({
+      reference,
+      providerType: 'core',
+      providerName: 'cluster-api',
+      credentials: { accessToken },
+    }).source;
     expect(sha256((await byAccess.readFile('v1.12.0', 'metadata.yaml')).bytes)).toBe(sha256(META_1_12));
     expect(tokens.counts).toEqual(before); // an access token is used as is
   });
@@ -233,9 +281,28 @@ describe.skipIf(skipRegistry)('OCI source against a real registry with token aut
   it('fails with auth when the token service refuses, never showing a secret', async () => {
     const reference = `http://${registry.host}/tokens/cluster-api`;
     const failures = await Promise.all([
-      rejectionOf(RenderError, createOciSource({ reference, providerType: 'core', providerName: 'cluster-api' }).source.listVersions()),
-      rejectionOf(RenderError, createOciSource({ reference, providerType: 'core', providerName: 'cluster-api', credentials: { ...USER, password: 'nope' } }).source.listVersions()),
-      rejectionOf(RenderError, createOciSource({ reference, providerType: 'core', providerName: 'cluster-api', credentials: { refreshToken: `${REFRESH_TOKEN}-old` } }).source.listVersions()),
+      rejectionOf(
+        RenderError,
+        createOciSource({ reference, providerType: 'core', providerName: 'cluster-api' }).source.listVersions(),
+      ),
+      rejectionOf(
+        RenderError,
+        createOciSource({
+          reference,
+          providerType: 'core',
+          providerName: 'cluster-api',
+          credentials: { ...USER, password: 'nope' },
+        }).source.listVersions(),
+      ),
+      rejectionOf(
+        RenderError,
+        createOciSource({
+          reference,
+          providerType: 'core',
+          providerName: 'cluster-api',
+          credentials: { refreshToken: `${REFRESH_TOKEN}-old` },
+        }).source.listVersions(),
+      ),
     ]);
     expect(tokens.counts.anonymous).toBeGreaterThan(0);
     for (const err of failures) {

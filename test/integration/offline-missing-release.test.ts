@@ -42,14 +42,16 @@ const rows: Row[] = [
     name: 'no local repository configured',
     repositories: [],
     fill: () => undefined,
-    error: 'error[offline]: --offline: metadata.yaml of GitHub releases of kubernetes-sigs/cluster-api v1.12.0 is not in the cache (CACHE) and no local repository is configured (capi-render.yaml repositories:)',
+    error:
+      'error[offline]: --offline: metadata.yaml of GitHub releases of kubernetes-sigs/cluster-api v1.12.0 is not in the cache (CACHE) and no local repository is configured (capi-render.yaml repositories:)',
     hint: `${MIRROR('vendor/releases', 'vendor/releases/')} and add \`repositories: [{path: vendor/releases}]\` to capi-render.yaml; capi-render.lock does not pin it yet`,
   },
   {
     name: 'metadata.yaml: the repository has no folder for the provider',
     repositories: ['vendor/releases'],
     fill: (repo) => put(repo, 'vendor/releases', 'cert-manager'),
-    error: 'error[offline]: --offline: metadata.yaml of GitHub releases of kubernetes-sigs/cluster-api v1.12.0 is not in the cache (CACHE) and no local repository holds it: looked for vendor/releases/cluster-api/v1.12.0/metadata.yaml',
+    error:
+      'error[offline]: --offline: metadata.yaml of GitHub releases of kubernetes-sigs/cluster-api v1.12.0 is not in the cache (CACHE) and no local repository holds it: looked for vendor/releases/cluster-api/v1.12.0/metadata.yaml',
     hint: `${MIRROR('vendor/releases', 'vendor/releases/cluster-api/v1.12.0/')}; capi-render.lock does not pin it yet`,
   },
   {
@@ -63,7 +65,10 @@ const rows: Row[] = [
   {
     name: 'metadata.yaml: the provider is there, the version is not',
     repositories: ['vendor/releases'],
-    fill: (repo) => (put(repo, 'vendor/releases', 'cert-manager'), put(repo, 'vendor/releases', 'cluster-api', 'v1.11.0')),
+    fill: (repo) => (
+      put(repo, 'vendor/releases', 'cert-manager'),
+      put(repo, 'vendor/releases', 'cluster-api', 'v1.11.0')
+    ),
     error:
       'error[source-not-found]: clusterctl: "failed to read "metadata.yaml" from the repository for provider "cluster-api""; metadata.yaml of cluster-api v1.12.0 is not in local repository vendor/releases: looked for vendor/releases/cluster-api/v1.12.0/metadata.yaml (and metadata.yaml.gz)',
     hint: `${MIRROR('vendor/releases', 'vendor/releases/cluster-api/v1.12.0/')}; or check spec.version`,
@@ -79,7 +84,10 @@ const rows: Row[] = [
   {
     name: 'the components file',
     repositories: ['vendor/releases'],
-    fill: (repo) => (put(repo, 'vendor/releases', 'cert-manager'), put(repo, 'vendor/releases', 'cluster-api', 'v1.12.0', 'metadata.yaml')),
+    fill: (repo) => (
+      put(repo, 'vendor/releases', 'cert-manager'),
+      put(repo, 'vendor/releases', 'cluster-api', 'v1.12.0', 'metadata.yaml')
+    ),
     error:
       'error[source-not-found]: clusterctl: "failed to read "core-components.yaml" from provider\'s repository "cluster-api""; core-components.yaml of cluster-api v1.12.0 is not in local repository vendor/releases: looked for vendor/releases/cluster-api/v1.12.0/core-components.yaml (and core-components.yaml.gz)',
     hint: `${MIRROR('vendor/releases', 'vendor/releases/cluster-api/v1.12.0/')}; or check spec.version`,
@@ -88,7 +96,8 @@ const rows: Row[] = [
     name: "cert-manager's manifest",
     repositories: ['vendor/releases'],
     fill: (repo) => put(repo, 'vendor/releases', 'cluster-api', 'v1.12.0'),
-    error: 'error[offline]: --offline: cert-manager.yaml of GitHub releases of cert-manager/cert-manager v1.19.4 is not in the cache (CACHE) and no local repository holds it: looked for vendor/releases/cert-manager/v1.19.4/cert-manager.yaml',
+    error:
+      'error[offline]: --offline: cert-manager.yaml of GitHub releases of cert-manager/cert-manager v1.19.4 is not in the cache (CACHE) and no local repository holds it: looked for vendor/releases/cert-manager/v1.19.4/cert-manager.yaml',
     hint: `${MIRROR('vendor/releases', 'vendor/releases/cert-manager/v1.19.4/')}; capi-render.lock does not pin it yet`,
   },
 ];
@@ -103,7 +112,12 @@ describe('offline, a missing release names where it was looked for and what writ
     const lines = r.stderr.replaceAll(cache, 'CACHE').split('\n');
     const at = lines.findIndex((l) => l.includes(row.error));
     expect(at, r.stderr).toBeGreaterThanOrEqual(0);
-    expect(lines.slice(at + 1).find((l) => l.trimStart().startsWith('hint: '))?.trim()).toBe(row.hint);
+    expect(
+      lines
+        .slice(at + 1)
+        .find((l) => l.trimStart().startsWith('hint: '))
+        ?.trim(),
+    ).toBe(row.hint);
   });
 
   it('the mirror command the hint names fills the repository it reads, and the offline build then passes', async () => {
@@ -111,11 +125,17 @@ describe('offline, a missing release names where it was looked for and what writ
     onTestFinished(() => gh.close());
     // The repository holds cluster-api/ without the release the inputs pin: mirror must fetch it
     // from the provider's own source rather than read the folder it fills.
-    const repo = makeRepo({ 'capi-render.yaml': config(['vendor/releases'], `github:\n  apiUrl: ${gh.baseUrl}\n`), 'providers/core.yaml': CORE() });
+    const repo = makeRepo({
+      'capi-render.yaml': config(['vendor/releases'], `github:\n  apiUrl: ${gh.baseUrl}\n`),
+      'providers/core.yaml': CORE(),
+    });
     put(repo, 'vendor/releases', 'cluster-api', 'v1.11.0');
     const offline = await runCli(['build', '--offline'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
     expect(offline.stderr).toContain(MIRROR('vendor/releases', 'vendor/releases/cluster-api/v1.12.0/'));
-    const mirror = await runCli(['mirror', '--to', 'vendor/releases'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
+    const mirror = await runCli(['mirror', '--to', 'vendor/releases'], {
+      cwd: repo,
+      env: { CAPI_RENDER_CACHE_DIR: tempDir() },
+    });
     expect(mirror.code, mirror.stderr).toBe(0);
     expect(gh.requests.filter((r) => r.route === 'download').length).toBeGreaterThan(0);
     const build = await runCli(['build', '--offline'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
@@ -127,7 +147,10 @@ describe('offline, a missing release names where it was looked for and what writ
     const repo = makeRepo({ 'capi-render.yaml': config(['vendor/releases']), 'providers/core.yaml': CORE() });
     put(repo, 'vendor/releases', 'cluster-api', 'v1.12.0');
     put(repo, 'vendor/releases', 'cert-manager', 'v1.19.4');
-    const mirror = await runCli(['mirror', '--to', 'vendor/releases', '--offline'], { cwd: repo, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
+    const mirror = await runCli(['mirror', '--to', 'vendor/releases', '--offline'], {
+      cwd: repo,
+      env: { CAPI_RENDER_CACHE_DIR: tempDir() },
+    });
     expect(mirror.code, mirror.stderr).toBe(0);
     expect(mirror.stderr).toMatch(/^mirrored \d+ files \(repository\) to vendor\/releases$/m);
   });

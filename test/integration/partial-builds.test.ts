@@ -47,8 +47,16 @@ const DAMAGES: { name: string; damage: (repo: string) => void; hits: string[] }[
     damage: (repo) => ['rendered', 'gitops'].forEach((d) => rmSync(path.join(repo, d), { recursive: true })),
     hits: ['dev', 'prod'],
   },
-  { name: 'rm -rf rendered/prod', damage: (repo) => rmSync(path.join(repo, 'rendered/prod'), { recursive: true }), hits: ['prod'] },
-  { name: 'rm gitops/argocd/applications/prod.yaml', damage: (repo) => rmSync(path.join(repo, 'gitops/argocd/applications/prod.yaml')), hits: ['prod'] },
+  {
+    name: 'rm -rf rendered/prod',
+    damage: (repo) => rmSync(path.join(repo, 'rendered/prod'), { recursive: true }),
+    hits: ['prod'],
+  },
+  {
+    name: 'rm gitops/argocd/applications/prod.yaml',
+    damage: (repo) => rmSync(path.join(repo, 'gitops/argocd/applications/prod.yaml')),
+    hits: ['prod'],
+  },
   {
     // In place: a file prod shares with dev (hard-linked, same bytes) would be edited in both.
     name: 'edit rendered/prod/cluster-api/deployment-capi-controller-manager.yaml',
@@ -64,7 +72,10 @@ const PARTIALS = ['shard 1/2', 'shard 2/2', '--env dev', '--env prod'];
 const FINALS = ['plain', '--env prod', 'shard 2/2'];
 
 /** rendered/, gitops/ (ownership records included) and the lock, path → sha256. */
-const outputs = (repo: string) => Object.fromEntries(Object.entries(snapshotTree(repo)).filter(([k]) => /^(rendered|gitops)\//.test(k) || k === 'capi-render.lock'));
+const outputs = (repo: string) =>
+  Object.fromEntries(
+    Object.entries(snapshotTree(repo)).filter(([k]) => /^(rendered|gitops)\//.test(k) || k === 'capi-render.lock'),
+  );
 
 describe('partial builds after damage, then another build', () => {
   const shared = suiteTempDir();
@@ -77,7 +88,9 @@ describe('partial builds after damage, then another build', () => {
     expect(r.code, r.stderr).toBe(0);
     full = outputs(repo);
     expect(Object.keys(full).filter((k) => k.endsWith('.capi-render-owned'))).toHaveLength(2);
-    expect(Object.keys(full)).toEqual(expect.arrayContaining(['gitops/argocd/applications/prod.yaml', 'gitops/flux/dev/kustomization.yaml']));
+    expect(Object.keys(full)).toEqual(
+      expect.arrayContaining(['gitops/argocd/applications/prod.yaml', 'gitops/flux/dev/kustomization.yaml']),
+    );
   }, 60_000);
 
   for (const d of DAMAGES) {
@@ -106,17 +119,29 @@ describe('partial builds after damage, then another build', () => {
         for (const final of FINALS) {
           rmSync(repo, { recursive: true, force: true });
           cpSync(path.join(saved, 'repo'), repo, { recursive: true, preserveTimestamps: true });
-          records.forEach((file, i) => (existsSync(path.join(saved, `record-${i}`)) ? copyFileSync(path.join(saved, `record-${i}`), file) : rmSync(file, { force: true })));
+          records.forEach((file, i) =>
+            existsSync(path.join(saved, `record-${i}`))
+              ? copyFileSync(path.join(saved, `record-${i}`), file)
+              : rmSync(file, { force: true }),
+          );
           const f = await build(final);
-          const repaired = d.hits.every((e) => BUILDS[partial]!.covers.includes(e) || BUILDS[final]!.covers.includes(e));
+          const repaired = d.hits.every(
+            (e) => BUILDS[partial]!.covers.includes(e) || BUILDS[final]!.covers.includes(e),
+          );
           const equal = JSON.stringify(outputs(repo)) === JSON.stringify(full);
           const now = outputs(repo);
-          expect(equal, `after ${final}: ${f.stderr} ${JSON.stringify(Object.keys({ ...now, ...full }).filter((k) => now[k] !== full[k]))}`).toBe(repaired);
+          expect(
+            equal,
+            `after ${final}: ${f.stderr} ${JSON.stringify(Object.keys({ ...now, ...full }).filter((k) => now[k] !== full[k]))}`,
+          ).toBe(repaired);
           if (repaired) expect(outputs(repo)).toEqual(full);
           const check = await runCli(['check', '--offline'], { cwd: repo, env });
           expect(check.code, `check after ${final}: ${check.stderr}`).toBe(repaired ? 0 : 1);
           // After a plain final build, the next one is a no-op.
-          if (repaired && final === 'plain') expect((await build('plain')).stderr).toMatch(/^unchanged since the last build \(inputs hash in capi-render\.lock\): dev, prod\n/);
+          if (repaired && final === 'plain')
+            expect((await build('plain')).stderr).toMatch(
+              /^unchanged since the last build \(inputs hash in capi-render\.lock\): dev, prod\n/,
+            );
         }
       }, 60_000);
     }
@@ -127,7 +152,12 @@ describe('the reported sequence, through the installed command (the no-op bundle
   it('rm -rf rendered gitops; build --shard 1/2; build: prod is rendered again and check passes', () => {
     const repo = copyExample({ committed: true });
     const cache = tempDir();
-    const cli = (...args: string[]) => spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist/bin/capi-render.js'), ...args, '--offline', '--cache-dir', cache], { cwd: repo, encoding: 'utf8' });
+    const cli = (...args: string[]) =>
+      spawnSync(
+        process.execPath,
+        [path.join(REPO_ROOT, 'dist/bin/capi-render.js'), ...args, '--offline', '--cache-dir', cache],
+        { cwd: repo, encoding: 'utf8' },
+      );
     expect(cli('build').status).toBe(0);
     rmSync(path.join(repo, 'rendered'), { recursive: true });
     rmSync(path.join(repo, 'gitops'), { recursive: true });

@@ -46,7 +46,10 @@ async function cli(repo: string, cache: string, ...argv: string[]) {
 }
 
 function renderedVersions(repo: string, env: string): string {
-  return readFileSync(path.join(repo, 'rendered', env, 'bootstrap-kubeadm', 'deployment-capi-kubeadm-bootstrap-controller-manager.yaml'), 'utf8');
+  return readFileSync(
+    path.join(repo, 'rendered', env, 'bootstrap-kubeadm', 'deployment-capi-kubeadm-bootstrap-controller-manager.yaml'),
+    'utf8',
+  );
 }
 
 describe('the lock never overrides the inputs', () => {
@@ -64,26 +67,69 @@ describe('the lock never overrides the inputs', () => {
     {
       name: 'version under an exact spec.version (the downgrade of the issue)',
       edit: (t) => editEntry(t, KUBEADM, 'version', 'v1.11.0'),
-      check: /^capi-render\.lock:\d+:1: error\[lock\]: \[dev\] BootstrapProvider\/capi-kubeadm-bootstrap-system\/kubeadm is locked at v1\.11\.0, which spec\.version v1\.12\.0 \(providers\/\S+:\d+:\d+\) does not allow/,
+      check:
+        /^capi-render\.lock:\d+:1: error\[lock\]: \[dev\] BootstrapProvider\/capi-kubeadm-bootstrap-system\/kubeadm is locked at v1\.11\.0, which spec\.version v1\.12\.0 \(providers\/\S+:\d+:\d+\) does not allow/,
       build: 'repairs',
-      buildSays: /capi-render\.lock:\d+:1: warning\[lock\]: BootstrapProvider\/capi-kubeadm-bootstrap-system\/kubeadm in environment dev is locked at v1\.11\.0, which spec\.version v1\.12\.0 .* re-resolved from the inputs/,
+      buildSays:
+        /capi-render\.lock:\d+:1: warning\[lock\]: BootstrapProvider\/capi-kubeadm-bootstrap-system\/kubeadm in environment dev is locked at v1\.11\.0, which spec\.version v1\.12\.0 .* re-resolved from the inputs/,
     },
     {
       name: 'cert-manager version against capi-render.yaml',
       edit: (t) => editEntry(t, 'cert-manager', 'version', 'v1.16.1'),
-      check: /^capi-render\.lock:\d+:1: error\[lock\]: \[dev\] cert-manager is locked at v1\.16\.1, which certManager\.version v1\.19\.4 \(capi-render\.yaml:\d+:\d+\) does not allow/,
+      check:
+        /^capi-render\.lock:\d+:1: error\[lock\]: \[dev\] cert-manager is locked at v1\.16\.1, which certManager\.version v1\.19\.4 \(capi-render\.yaml:\d+:\d+\) does not allow/,
       build: 'repairs',
       buildSays: /warning\[lock\]: cert-manager in environment dev is locked at v1\.16\.1/,
     },
-    { name: 'requested and version together (another request: stale, re-resolved)', edit: (t) => editEntry(editEntry(t, KUBEADM, 'requested', 'v1.11.0'), KUBEADM, 'version', 'v1.11.0'), check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
-    { name: 'source (another source: stale, re-resolved from the spec\'s)', edit: (t) => editEntry(t, KUBEADM, 'source', 'github:evil/cluster-api'), check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
-    { name: 'contract', edit: (t) => editEntry(t, KUBEADM, 'contract', 'v1beta1'), check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
-    { name: 'an environment\'s inputs hash', edit: (t) => t.replace(/^( {2}inputs: )[0-9a-f]{64}$/m, `$1${'a'.repeat(64)}`), check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
+    {
+      name: 'requested and version together (another request: stale, re-resolved)',
+      edit: (t) => editEntry(editEntry(t, KUBEADM, 'requested', 'v1.11.0'), KUBEADM, 'version', 'v1.11.0'),
+      check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/,
+      build: 'repairs',
+    },
+    {
+      name: "source (another source: stale, re-resolved from the spec's)",
+      edit: (t) => editEntry(t, KUBEADM, 'source', 'github:evil/cluster-api'),
+      check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/,
+      build: 'repairs',
+    },
+    {
+      name: 'contract',
+      edit: (t) => editEntry(t, KUBEADM, 'contract', 'v1beta1'),
+      check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/,
+      build: 'repairs',
+    },
+    {
+      name: "an environment's inputs hash",
+      edit: (t) => t.replace(/^( {2}inputs: )[0-9a-f]{64}$/m, `$1${'a'.repeat(64)}`),
+      check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/,
+      build: 'repairs',
+    },
     // The content is what the inputs say; only the text is not what a build writes (a build rewrites it).
-    { name: 'a comment added by hand', edit: (t) => t.replace(/^environments:\n/m, '# pinned by hand\nenvironments:\n'), check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
-    { name: 'a field capi-render does not write', edit: (t) => `${t}reviewedBy: someone\n`, check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
-    { name: 'the same content reformatted (a version quoted)', edit: (t) => t.replace(/^( {4}version: )(v[\d.]+)$/m, '$1"$2"'), check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
-    { name: 'an extra environment entry', edit: (t) => t.replace(/^environments:\n/m, 'environments:\n- name: aaa\n  providers: []\n'), check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/, build: 'repairs' },
+    {
+      name: 'a comment added by hand',
+      edit: (t) => t.replace(/^environments:\n/m, '# pinned by hand\nenvironments:\n'),
+      check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/,
+      build: 'repairs',
+    },
+    {
+      name: 'a field capi-render does not write',
+      edit: (t) => `${t}reviewedBy: someone\n`,
+      check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/,
+      build: 'repairs',
+    },
+    {
+      name: 'the same content reformatted (a version quoted)',
+      edit: (t) => t.replace(/^( {4}version: )(v[\d.]+)$/m, '$1"$2"'),
+      check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/,
+      build: 'repairs',
+    },
+    {
+      name: 'an extra environment entry',
+      edit: (t) => t.replace(/^environments:\n/m, 'environments:\n- name: aaa\n  providers: []\n'),
+      check: /^capi-render\.lock:\d+:1: error\[drift\]: capi-render\.lock is stale/,
+      build: 'repairs',
+    },
     {
       name: 'a missing provider entry',
       edit: (t) => {
@@ -124,7 +170,9 @@ describe('the lock never overrides the inputs', () => {
       if (c.build === 'repairs') {
         expect(build.code, build.stderr).toBe(0);
         if (c.buildSays) expect(build.stderr).toMatch(c.buildSays);
-        expect(readFileSync(path.join(repo, LOCK), 'utf8'), 'the lock is what the inputs say again').toBe(committedLock);
+        expect(readFileSync(path.join(repo, LOCK), 'utf8'), 'the lock is what the inputs say again').toBe(
+          committedLock,
+        );
         expect(renderedVersions(repo, 'dev')).not.toMatch(/v1\.11\.0/);
         const after = await cli(repo, cache, 'check', '--offline');
         expect(after.code, after.stderr).toBe(0);
@@ -146,7 +194,9 @@ describe('the lock never overrides the inputs', () => {
     for (const argv of [['check'], ['build', '--frozen']]) {
       const r = await cli(repo, cache, ...argv, '--offline');
       expect(r.code, r.stderr).toBe(1);
-      expect(r.stderr).toContain(`from line ${at + 1}: not what capi-render writes for this lock (a comment, a reformatting or a field added by hand); a build rewrites it`);
+      expect(r.stderr).toContain(
+        `from line ${at + 1}: not what capi-render writes for this lock (a comment, a reformatting or a field added by hand); a build rewrites it`,
+      );
     }
     writeFileSync(path.join(repo, LOCK), `\ufeff${committed.replace(/\n/g, '\r\n')}`);
     for (const argv of [['check'], ['build', '--frozen']]) {
@@ -168,9 +218,21 @@ describe('a build always repairs the committed output', () => {
   const DEPLOYMENT = 'rendered/dev/cluster-api/deployment-capi-controller-manager.yaml';
   const SERVICE = 'rendered/dev/cluster-api/service-capi-webhook-service.yaml';
   const cases: { name: string; change: (repo: string) => void; repaired: string }[] = [
-    { name: 'a hand-edited file', change: (repo) => writeFileSync(path.join(repo, DEPLOYMENT), readFileSync(path.join(repo, DEPLOYMENT), 'utf8').replace('replicas: 1', 'replicas: 5')), repaired: DEPLOYMENT },
+    {
+      name: 'a hand-edited file',
+      change: (repo) =>
+        writeFileSync(
+          path.join(repo, DEPLOYMENT),
+          readFileSync(path.join(repo, DEPLOYMENT), 'utf8').replace('replicas: 1', 'replicas: 5'),
+        ),
+      repaired: DEPLOYMENT,
+    },
     { name: 'a deleted file', change: (repo) => rmSync(path.join(repo, SERVICE)), repaired: SERVICE },
-    { name: 'an edited GitOps file', change: (repo) => writeFileSync(path.join(repo, 'gitops/argocd/applications/prod.yaml'), '# emptied\n'), repaired: 'gitops/argocd/applications/prod.yaml' },
+    {
+      name: 'an edited GitOps file',
+      change: (repo) => writeFileSync(path.join(repo, 'gitops/argocd/applications/prod.yaml'), '# emptied\n'),
+      repaired: 'gitops/argocd/applications/prod.yaml',
+    },
   ];
   for (const warm of [false, true]) {
     for (const c of cases) {
@@ -188,7 +250,9 @@ describe('a build always repairs the committed output', () => {
         c.change(repo);
         const build = await cli(repo, cache, 'build', '--offline');
         expect(build.code, build.stderr).toBe(0);
-        expect(build.stderr).toContain(`repaired (edited by hand since the last build; the inputs render otherwise): ${c.repaired}`);
+        expect(build.stderr).toContain(
+          `repaired (edited by hand since the last build; the inputs render otherwise): ${c.repaired}`,
+        );
         expect(snapshotTree(repo)).toEqual(committed);
         const check = await cli(repo, cache, 'check', '--offline');
         expect(check.code, check.stderr).toBe(0);
@@ -204,13 +268,18 @@ describe('a build always repairs the committed output', () => {
     const repo = copyExample({ committed: true });
     const cache = tempDir();
     expect((await cli(repo, cache, 'build', '--offline')).code).toBe(0);
-    writeFileSync(path.join(repo, DEPLOYMENT), readFileSync(path.join(repo, DEPLOYMENT), 'utf8').replace('replicas: 1', 'replicas: 3'));
+    writeFileSync(
+      path.join(repo, DEPLOYMENT),
+      readFileSync(path.join(repo, DEPLOYMENT), 'utf8').replace('replicas: 1', 'replicas: 3'),
+    );
     const build = await cli(repo, cache, 'build', '--offline');
     expect(build.code, build.stderr).toBe(0);
     expect(build.stderr).toMatch(/rendered dev:/);
     expect(build.stderr).not.toMatch(/rendered prod:/);
     expect(build.stderr).toMatch(/unchanged since the last build \(inputs hash in capi-render\.lock\): prod/);
-    expect(build.stderr).toContain(`repaired (edited by hand since the last build; the inputs render otherwise): ${DEPLOYMENT}`);
+    expect(build.stderr).toContain(
+      `repaired (edited by hand since the last build; the inputs render otherwise): ${DEPLOYMENT}`,
+    );
   });
 
   it('--force renders every environment, stamps and records aside', async () => {
@@ -250,19 +319,25 @@ describe('--out is an export', () => {
     const r = await cli(repo, cache, 'build', '--offline', '--out', out);
     expect(r.code, r.stderr).toBe(0);
     expect(snapshotTree(repo), 'the repository is untouched: lock, rendered/, gitops/').toEqual(before);
-    expect(readFileSync(path.join(out, 'prod/cluster-api/deployment-capi-controller-manager.yaml'), 'utf8')).toMatch(/cluster-api-controller:v1\.12\.0/);
+    expect(readFileSync(path.join(out, 'prod/cluster-api/deployment-capi-controller-manager.yaml'), 'utf8')).toMatch(
+      /cluster-api-controller:v1\.12\.0/,
+    );
     const build = await cli(repo, cache, 'build', '--offline');
     expect(build.code, build.stderr).toBe(0);
     expect(build.stderr).toMatch(/rendered prod:/);
-    expect(readFileSync(path.join(repo, 'rendered/prod/cluster-api/deployment-capi-controller-manager.yaml'), 'utf8')).toMatch(/cluster-api-controller:v1\.12\.0/);
+    expect(
+      readFileSync(path.join(repo, 'rendered/prod/cluster-api/deployment-capi-controller-manager.yaml'), 'utf8'),
+    ).toMatch(/cluster-api-controller:v1\.12\.0/);
   });
 
-  it('refuses an export whose GitOps folder would be the repository\'s own', async () => {
+  it("refuses an export whose GitOps folder would be the repository's own", async () => {
     const repo = copyExample({ committed: true });
     const before = snapshotTree(repo);
     const r = await cli(repo, tempDir(), 'build', '--offline', '--out', 'export');
     expect(r.code, r.stderr).toBe(2);
-    expect(firstLine(r.stderr)).toMatch(/the GitOps folder beside --out would be gitops, the repository's own gitopsDir/);
+    expect(firstLine(r.stderr)).toMatch(
+      /the GitOps folder beside --out would be gitops, the repository's own gitopsDir/,
+    );
     expect(snapshotTree(repo)).toEqual(before);
     expect(existsSync(path.join(repo, 'export'))).toBe(false);
   });

@@ -61,8 +61,13 @@ describe('capi-render plan against GitHub releases', () => {
     // metadata.yaml is read (clusterctl's getUpgradeInfo); the pinned artifacts come from the cache.
     const during = gh.requests.slice(before);
     // cert-manager's releases are listed too (it has no metadata.yaml to read).
-    expect(during.filter((q) => q.route === 'list').map((q) => q.url)).toEqual(['/repos/kubernetes-sigs/cluster-api/releases?per_page=100', '/repos/cert-manager/cert-manager/releases?per_page=100']);
-    expect(during.filter((q) => q.route === 'release').map((q) => q.url)).toEqual(['/repos/kubernetes-sigs/cluster-api/releases/tags/v1.12.0']);
+    expect(during.filter((q) => q.route === 'list').map((q) => q.url)).toEqual([
+      '/repos/kubernetes-sigs/cluster-api/releases?per_page=100',
+      '/repos/cert-manager/cert-manager/releases?per_page=100',
+    ]);
+    expect(during.filter((q) => q.route === 'release').map((q) => q.url)).toEqual([
+      '/repos/kubernetes-sigs/cluster-api/releases/tags/v1.12.0',
+    ]);
   });
 
   it('--json has the documented shape', async () => {
@@ -75,8 +80,19 @@ describe('capi-render plan against GitHub releases', () => {
     expect(doc).toMatchObject({ apiVersion: 'capi-render/v1alpha1', kind: 'UpgradePlan' });
     const [env] = doc.environments;
     expect(Object.keys(env!)).toEqual(['environment', 'core', 'providers', 'certManager', 'contracts', 'images']);
-    expect(env!.certManager).toEqual({ version: 'v1.19.4', requested: 'v1.19.4', clusterctlDefault: 'v1.21.1', latestPatch: null, newest: null, versions: { source: 'live', fetchedAt: null, note: null } });
-    expect(env!.core).toEqual({ provider: 'CoreProvider/capi-system/cluster-api', version: 'v1.10.4', contract: 'v1beta1' });
+    expect(env!.certManager).toEqual({
+      version: 'v1.19.4',
+      requested: 'v1.19.4',
+      clusterctlDefault: 'v1.21.1',
+      latestPatch: null,
+      newest: null,
+      versions: { source: 'live', fetchedAt: null, note: null },
+    });
+    expect(env!.core).toEqual({
+      provider: 'CoreProvider/capi-system/cluster-api',
+      version: 'v1.10.4',
+      contract: 'v1beta1',
+    });
     expect(env!.providers[1]).toEqual({
       provider: 'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm',
       kind: 'BootstrapProvider',
@@ -98,7 +114,14 @@ describe('capi-render plan against GitHub releases', () => {
       ['v1beta1', true, 'up-to-date', null],
       ['v1beta2', false, 'available', 'capi-render upgrade --contract v1beta2'],
     ]);
-    expect(env!.contracts[1]!.steps[0]).toEqual({ provider: 'CoreProvider/capi-system/cluster-api', label: 'cluster-api', namespace: 'capi-system', from: 'v1.10.4', to: 'v1.12.0', contract: 'v1beta2' });
+    expect(env!.contracts[1]!.steps[0]).toEqual({
+      provider: 'CoreProvider/capi-system/cluster-api',
+      label: 'cluster-api',
+      namespace: 'capi-system',
+      from: 'v1.10.4',
+      to: 'v1.12.0',
+      contract: 'v1beta2',
+    });
   });
 
   it('v1.11.0 → v1.12.0 within the v1beta2 contract', async () => {
@@ -112,7 +135,9 @@ describe('capi-render plan against GitHub releases', () => {
       ['bootstrap-kubeadm', 'v1.11.0', 'v1beta2', 'v1.12.0'],
       ['control-plane-kubeadm', 'v1.11.0', 'v1beta2', 'v1.12.0'],
     ]);
-    expect(env!.contracts.map((c) => [c.contract, c.status, c.steps.map((s) => s.to)])).toEqual([['v1beta2', 'available', ['v1.12.0', 'v1.12.0', 'v1.12.0']]]);
+    expect(env!.contracts.map((c) => [c.contract, c.status, c.steps.map((s) => s.to)])).toEqual([
+      ['v1beta2', 'available', ['v1.12.0', 'v1.12.0', 'v1.12.0']],
+    ]);
   });
 
   it('from v1.7.7 nothing is blocked: clusterctl applies the 3-minor skip rule only from 1.10.0 on', async () => {
@@ -136,7 +161,9 @@ describe('capi-render plan against GitHub releases', () => {
     expect((await runCli(['build'], { cwd: repo, env })).code).toBe(0);
     const r = await runCli(['plan', '--offline'], { cwd: repo, env });
     expect(r.code).toBe(1);
-    expect(r.stderr.split('\n')[0]).toContain('error[offline]: --offline: no release list of GitHub releases of kubernetes-sigs/cluster-api was saved by an earlier online run');
+    expect(r.stderr.split('\n')[0]).toContain(
+      'error[offline]: --offline: no release list of GitHub releases of kubernetes-sigs/cluster-api was saved by an earlier online run',
+    );
     expect(r.stderr).toContain('hint: run capi-render plan (or build) once online');
   });
 
@@ -155,8 +182,12 @@ describe('capi-render plan against GitHub releases', () => {
     expect(gh.requests.length).toBe(requests);
     const notes = offline.stdout.split('\n').filter((l) => l.startsWith('note: '));
     expect(notes).toEqual([
-      expect.stringMatching(/^note: cluster-api, bootstrap-kubeadm, control-plane-kubeadm: versions as of \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+ minutes? old\), the list saved by the last online run \(--offline\)$/),
-      expect.stringMatching(/^note: cert-manager: versions as of \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+ minutes? old\), the list saved by the last online run \(--offline\)$/),
+      expect.stringMatching(
+        /^note: cluster-api, bootstrap-kubeadm, control-plane-kubeadm: versions as of \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+ minutes? old\), the list saved by the last online run \(--offline\)$/,
+      ),
+      expect.stringMatching(
+        /^note: cert-manager: versions as of \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+ minutes? old\), the list saved by the last online run \(--offline\)$/,
+      ),
     ]);
     // Oldest list first: the providers' are read before cert-manager's. The same plan as online, plus the notes (and the empty line before them).
     const withoutNotes = offline.stdout.replace(/\n(note: [^\n]*\n)+/, '\n').replace('\n\n\nContract', '\n\nContract');

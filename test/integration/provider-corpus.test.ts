@@ -37,7 +37,8 @@ function discover(): { file: string; corpus: Corpus }[] {
     for (const name of readdirSync(dir).sort()) {
       const child = path.join(dir, name);
       if (statSync(child).isDirectory()) walk(child);
-      else if (name === 'corpus.json') found.push({ file: path.relative(FIXTURES, child), corpus: JSON.parse(readFileSync(child, 'utf8')) as Corpus });
+      else if (name === 'corpus.json')
+        found.push({ file: path.relative(FIXTURES, child), corpus: JSON.parse(readFileSync(child, 'utf8')) as Corpus });
     }
   };
   walk(REPOSITORY);
@@ -55,16 +56,19 @@ function releaseText(corpus: Corpus): string {
 }
 
 /** YAML documents of `text` that hold an object (empty documents and `---` alone are not objects). */
-const objectsOf = (text: string): KubeObject[] => (jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA }) as unknown[]).filter(isJsonObject) as KubeObject[];
+const objectsOf = (text: string): KubeObject[] =>
+  (jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA }) as unknown[]).filter(isJsonObject) as KubeObject[];
 
 /** The names of the `${NAME…}` variables `text` uses, sorted. */
-const variablesOf = (text: string): string[] => [...new Set([...text.matchAll(/\$\{\s*([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!))].sort();
+const variablesOf = (text: string): string[] =>
+  [...new Set([...text.matchAll(/\$\{\s*([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!))].sort();
 
 /** The environment a corpus entry is rendered in: its label and version, as a folder name. */
 const environmentOf = (corpus: Corpus) => `${corpus.label}-${corpus.version.replace(/\./g, '-')}`;
 
 /** The environment variable that holds a secret variable's example value for one entry. */
-const envName = (corpus: Corpus, variable: string) => `CORPUS_${environmentOf(corpus).replace(/-/g, '_').toUpperCase()}_${variable}`;
+const envName = (corpus: Corpus, variable: string) =>
+  `CORPUS_${environmentOf(corpus).replace(/-/g, '_').toUpperCase()}_${variable}`;
 
 /**
  * One repository installing every entry's provider beside core, one environment per entry (its
@@ -148,7 +152,8 @@ function kubernetesModels(): Map<string, KubernetesModel> {
   const byKind = new Map<string, KubernetesModel>();
   for (const validated of modelClasses()) {
     const model = validated as Validated & Partial<KubernetesModel>;
-    if (typeof model.apiVersion === 'string' && typeof model.kind === 'string') byKind.set(`${model.apiVersion}/${model.kind}`, model as KubernetesModel);
+    if (typeof model.apiVersion === 'string' && typeof model.kind === 'string')
+      byKind.set(`${model.apiVersion}/${model.kind}`, model as KubernetesModel);
   }
   return byKind;
 }
@@ -165,7 +170,15 @@ function fieldsRead(validated: Validated): string {
     if (typeof key === 'string') read.add(key);
   };
   try {
-    validated.prototype.validate.call(new Proxy({}, { get: (t, key, receiver) => (note(key), Reflect.get(t, key, receiver)), has: (t, key) => (note(key), Reflect.has(t, key)) }));
+    validated.prototype.validate.call(
+      new Proxy(
+        {},
+        {
+          get: (t, key, receiver) => (note(key), Reflect.get(t, key, receiver)),
+          has: (t, key) => (note(key), Reflect.has(t, key)),
+        },
+      ),
+    );
   } catch {
     // An empty object misses required fields: only what was read matters here.
   }
@@ -178,9 +191,16 @@ const typed =
   (type: 'string' | 'boolean'): FieldCheck =>
   (value, at) =>
     typeof value === type || value === null ? [] : [`${at}: must be ${type}`];
-const stringList: FieldCheck = (value, at) => (value === null || (Array.isArray(value) && value.every((v) => typeof v === 'string')) ? [] : [`${at}: must be array of string`]);
+const stringList: FieldCheck = (value, at) =>
+  value === null || (Array.isArray(value) && value.every((v) => typeof v === 'string'))
+    ? []
+    : [`${at}: must be array of string`];
 const validationRules: FieldCheck = (value, at) =>
-  value === null ? [] : Array.isArray(value) ? value.flatMap((rule, i) => modelProblems(k8s.apiextensionsK8sIo.v1.ValidationRule, rule, `${at}/${i}`)) : [`${at}: must be array`];
+  value === null
+    ? []
+    : Array.isArray(value)
+      ? value.flatMap((rule, i) => modelProblems(k8s.apiextensionsK8sIo.v1.ValidationRule, rule, `${at}/${i}`))
+      : [`${at}: must be array`];
 /** A JSONSchemaProps-or-something field (`items`, `additionalProperties`, `additionalItems`): its object is a JSONSchemaProps. */
 const nestedSchema =
   (props: Validated): FieldCheck =>
@@ -230,7 +250,8 @@ const CHECKED_HERE_FOR: [Validated, Record<string, FieldCheck>][] = (() => {
 const CHECKED_HERE = new Map<string, Record<string, FieldCheck>>();
 // Versions of a definition may read the same fields (JSONSchemaProps v1beta1 and v1): the checks
 // merge, v1's (last) where both have one.
-for (const [validated, fields] of CHECKED_HERE_FOR) CHECKED_HERE.set(fieldsRead(validated), { ...CHECKED_HERE.get(fieldsRead(validated)), ...fields });
+for (const [validated, fields] of CHECKED_HERE_FOR)
+  CHECKED_HERE.set(fieldsRead(validated), { ...CHECKED_HERE.get(fieldsRead(validated)), ...fields });
 
 /**
  * `path: message` lines for what is wrong with `object` under its kubernetes-models schema: what the
@@ -285,7 +306,8 @@ function modelProblems(validated: Validated, object: JsonValue, at = ''): string
 }
 
 /** What is wrong with a custom resource's `metadata`: ObjectMeta is checked as a ConfigMap's, a kind that needs nothing else. */
-const metadataProblems = (metadata: JsonValue) => modelProblems(k8s.v1.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata });
+const metadataProblems = (metadata: JsonValue) =>
+  modelProblems(k8s.v1.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata });
 
 /**
  * Validates objects against the CRDs given for custom resources (ajv over each served version's
@@ -298,7 +320,13 @@ class SchemaValidator {
   private readonly crds = new Map<string, JsonObject>();
 
   constructor() {
-    this.ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, validateSchema: false, code: { optimize: false } });
+    this.ajv = new Ajv({
+      allErrors: true,
+      strict: false,
+      allowUnionTypes: true,
+      validateSchema: false,
+      code: { optimize: false },
+    });
     addKubernetesFormats(this.ajv);
   }
 
@@ -317,7 +345,12 @@ class SchemaValidator {
     const key = `${object.apiVersion}/${object.kind}`;
     const validate = this.crdValidator(key);
     if (validate) {
-      const own = validate(object) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+      const own = validate(object)
+        ? []
+        : (validate.errors ?? []).map(
+            (e) =>
+              `${e.instancePath || '/'}: ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+          );
       return [...own, ...(object.metadata === undefined ? [] : metadataProblems(object.metadata))];
     }
     const model = MODELS.get(key);
@@ -332,7 +365,10 @@ class SchemaValidator {
     const { metadata: _metadata, status: _status, ...properties } = (crd.properties ?? {}) as JsonObject;
     const converted = convertStructuralSchema({ ...crd, properties }, key);
     // metadata is ObjectMeta, checked by metadataProblems.
-    const validate = this.ajv.compile({ ...converted, properties: { ...(converted.properties as JsonObject), metadata: { type: 'object' } } });
+    const validate = this.ajv.compile({
+      ...converted,
+      properties: { ...(converted.properties as JsonObject), metadata: { type: 'object' } },
+    });
     this.validators.set(key, validate);
     return validate;
   }
@@ -360,7 +396,8 @@ describe('real provider corpus', () => {
     })());
   it('has entries, each pointing at its own release folder', () => {
     expect(CORPUS.length).toBeGreaterThan(0);
-    for (const { file, corpus } of CORPUS) expect(file).toBe(`repository/${corpus.label}/${corpus.version}/corpus.json`);
+    for (const { file, corpus } of CORPUS)
+      expect(file).toBe(`repository/${corpus.label}/${corpus.version}/corpus.json`);
   });
 
   it('the schema check finds an unknown field, a wrong type and a kind it has no schema for', () => {
@@ -368,21 +405,38 @@ describe('real provider corpus', () => {
     const release = objectsOf(releaseText(corpus));
     const validator = new SchemaValidator();
     for (const crd of release.filter((o) => o.kind === 'CustomResourceDefinition')) validator.addCrd(crd);
-    const deployment = structuredClone(release.find((o) => o.kind === 'Deployment')!) as KubeObject & { spec: { replicas?: unknown; template: { spec: { containers: JsonObject[] } } } };
+    const deployment = structuredClone(release.find((o) => o.kind === 'Deployment')!) as KubeObject & {
+      spec: { replicas?: unknown; template: { spec: { containers: JsonObject[] } } };
+    };
     expect(validator.problems(deployment)).toEqual([]);
     deployment.spec.template.spec.containers[0]!.imagePullPolicyy = 'Always';
     deployment.spec.replicas = 'two';
-    expect(validator.problems(deployment)).toEqual(['/spec/replicas: must be integer', '/spec/template/spec/containers/0: unknown field (imagePullPolicyy)']);
+    expect(validator.problems(deployment)).toEqual([
+      '/spec/replicas: must be integer',
+      '/spec/template/spec/containers/0: unknown field (imagePullPolicyy)',
+    ]);
     const crd = release.find((o) => o.kind === 'CustomResourceDefinition')!;
     const spec = crd.spec as JsonObject;
     const served = (spec.versions as JsonObject[]).find((v) => v.storage === true)!;
     // What kubernetes-models' validators leave unchecked (CHECKED_HERE) is checked too: a CRD schema's own fields.
     expect(validator.problems(crd)).toEqual([]);
-    const mutated = structuredClone(crd) as KubeObject & { spec: { versions: { schema: { openAPIV3Schema: JsonObject } }[] } };
+    const mutated = structuredClone(crd) as KubeObject & {
+      spec: { versions: { schema: { openAPIV3Schema: JsonObject } }[] };
+    };
     const at = `/spec/versions/${(spec.versions as JsonObject[]).indexOf(served)}/schema/openAPIV3Schema`;
     const root = mutated.spec.versions[(spec.versions as JsonObject[]).indexOf(served)]!.schema.openAPIV3Schema;
-    Object.assign(root, { description: 1, 'x-kubernetes-list-typ': 'atomic', 'x-kubernetes-validations': [{ rule: 'true', message: 'fine' }, { rule: 'true', mesage: 'typo' }] });
-    (root.properties as JsonObject).corpusList = { type: 'array', items: { type: 'object', additionalProperties: { type: 'string', descripton: 'typo' } } };
+    Object.assign(root, {
+      description: 1,
+      'x-kubernetes-list-typ': 'atomic',
+      'x-kubernetes-validations': [
+        { rule: 'true', message: 'fine' },
+        { rule: 'true', mesage: 'typo' },
+      ],
+    });
+    (root.properties as JsonObject).corpusList = {
+      type: 'array',
+      items: { type: 'object', additionalProperties: { type: 'string', descripton: 'typo' } },
+    };
     expect(validator.problems(mutated).sort()).toEqual(
       [
         `${at}/description: must be string`,
@@ -391,82 +445,128 @@ describe('real provider corpus', () => {
         `${at}/properties/corpusList/items/additionalProperties: unknown field (descripton)`,
       ].sort(),
     );
-    const custom = { apiVersion: `${spec.group as string}/${served.name as string}`, kind: (spec.names as JsonObject).kind as string, metadata: { name: 'x', labels: { any: 'label' } }, spec: { corpusUnknownField: true } };
+    const custom = {
+      apiVersion: `${spec.group as string}/${served.name as string}`,
+      kind: (spec.names as JsonObject).kind as string,
+      metadata: { name: 'x', labels: { any: 'label' } },
+      spec: { corpusUnknownField: true },
+    };
     expect(validator.problems(custom).join('\n')).toContain('(corpusUnknownField)');
     // A custom resource's metadata is ObjectMeta: an unknown field there is found too, a label key is not one.
     const misnamed = validator.problems({ ...custom, metadata: { ...custom.metadata, labelz: {} } });
     expect(misnamed.filter((p) => p.startsWith('/metadata'))).toEqual(['/metadata: unknown field (labelz)']);
-    expect(validator.problems({ apiVersion: 'example.com/v1', kind: 'Nothing', metadata: { name: 'x' } })).toEqual(['no schema for example.com/v1/Nothing']);
+    expect(validator.problems({ apiVersion: 'example.com/v1', kind: 'Nothing', metadata: { name: 'x' } })).toEqual([
+      'no schema for example.com/v1/Nothing',
+    ]);
   });
 
   it('what the schema check adds to kubernetes-models applies to the definitions it is for only', () => {
     const named = new Set(CHECKED_HERE_FOR.map(([validated]) => validated));
     const classes = modelClasses();
     expect(classes.size).toBeGreaterThan(800);
-    expect([...classes].filter((validated) => !named.has(validated) && CHECKED_HERE.has(fieldsRead(validated)))).toEqual([]);
+    expect(
+      [...classes].filter((validated) => !named.has(validated) && CHECKED_HERE.has(fieldsRead(validated))),
+    ).toEqual([]);
   });
 
-  it.skipIf(NO_KUBECTL)('renders every entry in one build, one environment each; what every environment shares is valid', async () => {
-    const { repo } = await fleet();
-    const first = environmentOf(CORPUS[0]!.corpus);
-    const rendered = renderedObjects(path.join(repo, 'rendered', first));
-    const shared = [...rendered.entries()].filter(([c]) => !CORPUS.some(({ corpus }) => c === corpus.label || c.startsWith(`${corpus.label}.`)));
-    expect(shared.map(([c]) => c).sort()).toEqual(['cert-manager', 'cluster-api']);
-    const validator = new SchemaValidator();
-    const all = [...rendered.values()].flat();
-    for (const crd of all.filter((o) => o.kind === 'CustomResourceDefinition')) validator.addCrd(crd);
-    const problems = shared.flatMap(([, objects]) => objects).flatMap((o) => validator.problems(o).map((p) => `${o.kind}/${(o.metadata as JsonObject | undefined)?.name as string} ${p}`));
-    expect(problems).toEqual([]);
-  });
-
-  describe.each(CORPUS.map(({ corpus }) => ({ id: `${corpus.label} ${corpus.version}`, corpus })))('$id', ({ corpus }) => {
-    it('the release holds as many objects as its entry says', () => {
-      const objects = objectsOf(releaseText(corpus));
-      expect(objects.length).toBe(corpus.objects);
-      // Every variable the entry names is one the release uses.
-      const used = variablesOf(releaseText(corpus));
-      expect(Object.keys(corpus.variables).filter((v) => !used.includes(v))).toEqual([]);
-    });
-
-    it.skipIf(NO_KUBECTL)('builds: every object rendered and valid, and kustomize accepts the environment', async () => {
+  it.skipIf(NO_KUBECTL)(
+    'renders every entry in one build, one environment each; what every environment shares is valid',
+    async () => {
       const { repo } = await fleet();
-      const environment = environmentOf(corpus);
-      const rendered = renderedObjects(path.join(repo, 'rendered', environment));
-      const component = [...rendered.keys()].find((c) => c === corpus.label || c.startsWith(`${corpus.label}.`));
-      expect(component, [...rendered.keys()].join(', ')).toBeDefined();
-      const own = rendered.get(component!)!;
-      const release = objectsOf(releaseText(corpus));
-      expect(release.length).toBe(corpus.objects);
-      const identity = (o: KubeObject) => `${o.kind}/${(o.metadata as JsonObject | undefined)?.name as string}`;
-      // The Secrets a secret variable fills are left out (secrets.mode omit) and listed as required;
-      // every other object of the release is rendered, and nothing else (the inventory record aside).
-      const secretNames = Object.keys(corpus.variables).filter((v) => corpus.variables[v]!.secret);
-      const carriesSecret = (o: KubeObject) => o.kind === 'Secret' && secretNames.some((v) => new RegExp(`\\$\\{\\s*${v}\\b`).test(JSON.stringify(o)));
-      const omitted = release.filter(carriesSecret);
-      // A Namespace several providers share is rendered once, with the first of them in install order.
-      const namespaceElsewhere = (o: KubeObject) => o.kind === 'Namespace' && !own.some((r) => r.kind === 'Namespace' && identity(r) === identity(o));
-      expect(own.filter((o) => o.kind !== 'Provider').map(identity).sort()).toEqual(release.filter((o) => !carriesSecret(o) && !namespaceElsewhere(o)).map(identity).sort());
-      if (omitted.length) {
-        const required = readFileSync(path.join(repo, `gitops/secrets/${environment}.required.yaml`), 'utf8');
-        for (const o of omitted) expect(required).toContain((o.metadata as JsonObject).name as string);
-        for (const v of secretNames) expect(required).toContain(v);
-        for (const v of secretNames) expect(JSON.stringify([...rendered.values()])).not.toContain(corpus.variables[v]!.example);
-      }
-
-      // Every variable substituted: no `${NAME` of the release's variables is left in what it renders.
-      const names = variablesOf(releaseText(corpus));
-      expect(own.filter((o) => names.some((v) => JSON.stringify(o).includes(`\${${v}`))).map(identity)).toEqual([]);
-
-      // The provider's own objects against the CRDs of the whole environment and the Kubernetes
-      // schemas (what core and cert-manager render is the same in every environment: checked once below).
+      const first = environmentOf(CORPUS[0]!.corpus);
+      const rendered = renderedObjects(path.join(repo, 'rendered', first));
+      const shared = [...rendered.entries()].filter(
+        ([c]) => !CORPUS.some(({ corpus }) => c === corpus.label || c.startsWith(`${corpus.label}.`)),
+      );
+      expect(shared.map(([c]) => c).sort()).toEqual(['cert-manager', 'cluster-api']);
       const validator = new SchemaValidator();
       const all = [...rendered.values()].flat();
       for (const crd of all.filter((o) => o.kind === 'CustomResourceDefinition')) validator.addCrd(crd);
-      const problems = own.flatMap((o) => validator.problems(o).map((p) => `${o.kind}/${(o.metadata as JsonObject | undefined)?.name as string} ${p}`));
+      const problems = shared
+        .flatMap(([, objects]) => objects)
+        .flatMap((o) =>
+          validator.problems(o).map((p) => `${o.kind}/${(o.metadata as JsonObject | undefined)?.name as string} ${p}`),
+        );
       expect(problems).toEqual([]);
+    },
+  );
 
-      const built = objectsOf(execFileSync('kubectl', ['kustomize', path.join(repo, 'rendered', environment)], { encoding: 'utf8', maxBuffer: 256 << 20 }));
-      expect(built.length).toBe(all.length);
+  describe.each(CORPUS.map(({ corpus }) => ({ id: `${corpus.label} ${corpus.version}`, corpus })))(
+    '$id',
+    ({ corpus }) => {
+      it('the release holds as many objects as its entry says', () => {
+        const objects = objectsOf(releaseText(corpus));
+        expect(objects.length).toBe(corpus.objects);
+        // Every variable the entry names is one the release uses.
+        const used = variablesOf(releaseText(corpus));
+        expect(Object.keys(corpus.variables).filter((v) => !used.includes(v))).toEqual([]);
       });
-  });
+
+      it.skipIf(NO_KUBECTL)(
+        'builds: every object rendered and valid, and kustomize accepts the environment',
+        async () => {
+          const { repo } = await fleet();
+          const environment = environmentOf(corpus);
+          const rendered = renderedObjects(path.join(repo, 'rendered', environment));
+          const component = [...rendered.keys()].find((c) => c === corpus.label || c.startsWith(`${corpus.label}.`));
+          expect(component, [...rendered.keys()].join(', ')).toBeDefined();
+          const own = rendered.get(component!)!;
+          const release = objectsOf(releaseText(corpus));
+          expect(release.length).toBe(corpus.objects);
+          const identity = (o: KubeObject) => `${o.kind}/${(o.metadata as JsonObject | undefined)?.name as string}`;
+          // The Secrets a secret variable fills are left out (secrets.mode omit) and listed as required;
+          // every other object of the release is rendered, and nothing else (the inventory record aside).
+          const secretNames = Object.keys(corpus.variables).filter((v) => corpus.variables[v]!.secret);
+          const carriesSecret = (o: KubeObject) =>
+            o.kind === 'Secret' && secretNames.some((v) => new RegExp(`\\$\\{\\s*${v}\\b`).test(JSON.stringify(o)));
+          const omitted = release.filter(carriesSecret);
+          // A Namespace several providers share is rendered once, with the first of them in install order.
+          const namespaceElsewhere = (o: KubeObject) =>
+            o.kind === 'Namespace' && !own.some((r) => r.kind === 'Namespace' && identity(r) === identity(o));
+          expect(
+            own
+              .filter((o) => o.kind !== 'Provider')
+              .map(identity)
+              .sort(),
+          ).toEqual(
+            release
+              .filter((o) => !carriesSecret(o) && !namespaceElsewhere(o))
+              .map(identity)
+              .sort(),
+          );
+          if (omitted.length) {
+            const required = readFileSync(path.join(repo, `gitops/secrets/${environment}.required.yaml`), 'utf8');
+            for (const o of omitted) expect(required).toContain((o.metadata as JsonObject).name as string);
+            for (const v of secretNames) expect(required).toContain(v);
+            for (const v of secretNames)
+              expect(JSON.stringify([...rendered.values()])).not.toContain(corpus.variables[v]!.example);
+          }
+
+          // Every variable substituted: no `${NAME` of the release's variables is left in what it renders.
+          const names = variablesOf(releaseText(corpus));
+          expect(own.filter((o) => names.some((v) => JSON.stringify(o).includes(`\${${v}`))).map(identity)).toEqual([]);
+
+          // The provider's own objects against the CRDs of the whole environment and the Kubernetes
+          // schemas (what core and cert-manager render is the same in every environment: checked once below).
+          const validator = new SchemaValidator();
+          const all = [...rendered.values()].flat();
+          for (const crd of all.filter((o) => o.kind === 'CustomResourceDefinition')) validator.addCrd(crd);
+          const problems = own.flatMap((o) =>
+            validator
+              .problems(o)
+              .map((p) => `${o.kind}/${(o.metadata as JsonObject | undefined)?.name as string} ${p}`),
+          );
+          expect(problems).toEqual([]);
+
+          const built = objectsOf(
+            execFileSync('kubectl', ['kustomize', path.join(repo, 'rendered', environment)], {
+              encoding: 'utf8',
+              maxBuffer: 256 << 20,
+            }),
+          );
+          expect(built.length).toBe(all.length);
+        },
+      );
+    },
+  );
 });

@@ -16,8 +16,14 @@ describe('rbac command', () => {
     const objects = (jsYaml.loadAll(r.stdout) as KubeObject[]).filter(Boolean);
     const kinds = [...new Set(objects.map((o) => o.kind))].sort();
     expect(kinds).toEqual(['ClusterRole', 'ClusterRoleBinding', 'Namespace', 'Role', 'RoleBinding']);
-    const binding = objects.find((o) => o.kind === 'ClusterRoleBinding') as unknown as { subjects: { name: string; namespace: string }[] };
-    expect(binding.subjects[0]).toMatchObject(applier === 'flux' ? { name: 'kustomize-controller', namespace: 'flux-system' } : { name: 'argocd-application-controller', namespace: 'argocd' });
+    const binding = objects.find((o) => o.kind === 'ClusterRoleBinding') as unknown as {
+      subjects: { name: string; namespace: string }[];
+    };
+    expect(binding.subjects[0]).toMatchObject(
+      applier === 'flux'
+        ? { name: 'kustomize-controller', namespace: 'flux-system' }
+        : { name: 'argocd-application-controller', namespace: 'argocd' },
+    );
     // Never a wildcard: every rule names its resources and verbs.
     for (const o of objects.filter((x) => x.kind.endsWith('Role'))) {
       for (const rule of (o.rules as { resources: string[]; verbs: string[] }[]) ?? []) {

@@ -39,7 +39,11 @@ interface Row {
 }
 
 const lock = (repo: string) => path.join(repo, 'capi-render.lock');
-const editFile = (file: string, from: string | RegExp, to: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(from, () => to));
+const editFile = (file: string, from: string | RegExp, to: string) =>
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8').replace(from, () => to),
+  );
 const example = () => copyExample({ committed: true });
 /** `rm -rf rendered gitops`. */
 const dropOutput = (repo: string) => {
@@ -47,7 +51,12 @@ const dropOutput = (repo: string) => {
   rmSync(path.join(repo, 'gitops'), { recursive: true });
 };
 /** An artifact's url edited in the lock. */
-const editUrl = (repo: string) => editFile(lock(repo), 'url: cluster-api/v1.12.0/core-components.yaml', 'url: https://evil.example.com/core-components.yaml');
+const editUrl = (repo: string) =>
+  editFile(
+    lock(repo),
+    'url: cluster-api/v1.12.0/core-components.yaml',
+    'url: https://evil.example.com/core-components.yaml',
+  );
 
 async function runRow(row: Row, env: Record<string, string>): Promise<void> {
   const repo = row.repo();
@@ -63,7 +72,14 @@ async function runRow(row: Row, env: Record<string, string>): Promise<void> {
   if (row.code === 1) expect(r.stderr.split('\n')[0]).toMatch(row.first);
   else expect(r.stderr).toMatch(row.first);
   expect(r.stderr).not.toContain('internal error');
-  const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: repo, env: gitenv, encoding: 'utf8' }).split('\n').filter(Boolean).sort();
+  const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], {
+    cwd: repo,
+    env: gitenv,
+    encoding: 'utf8',
+  })
+    .split('\n')
+    .filter(Boolean)
+    .sort();
   expect(status).toEqual([...row.status].sort());
 }
 
@@ -77,7 +93,8 @@ const rows: Row[] = [
     },
     argv: ['build', '--env', 'dev'],
     code: 1,
-    first: /^error\[removal\]: environment dev: 10 CRDs are no longer rendered \(devclusters\.infrastructure\.cluster\.x-k8s\.io, /,
+    first:
+      /^error\[removal\]: environment dev: 10 CRDs are no longer rendered \(devclusters\.infrastructure\.cluster\.x-k8s\.io, /,
     status: [' D providers/docker.yaml', ' M capi-render.lock'],
   },
   {
@@ -135,13 +152,19 @@ const rows: Row[] = [
     },
     argv: ['check'],
     code: 1,
-    first: /^overlays\/dev\/overlay\.yaml: error\[input-path\]: overlays\/dev\/overlay\.yaml is a symbolic link that points outside the repository/,
+    first:
+      /^overlays\/dev\/overlay\.yaml: error\[input-path\]: overlays\/dev\/overlay\.yaml is a symbolic link that points outside the repository/,
     status: [' T overlays/dev/overlay.yaml'],
   },
   {
     name: 'a line of the ownership record duplicated: check names the record, build rewrites it',
     repo: example,
-    edit: (repo) => editFile(path.join(repo, 'rendered/.capi-render-owned'), /^dev\/kustomization\.yaml\n/m, 'dev/kustomization.yaml\ndev/kustomization.yaml\n'),
+    edit: (repo) =>
+      editFile(
+        path.join(repo, 'rendered/.capi-render-owned'),
+        /^dev\/kustomization\.yaml\n/m,
+        'dev/kustomization.yaml\ndev/kustomization.yaml\n',
+      ),
     argv: ['check'],
     code: 1,
     first: /^rendered\/\.capi-render-owned: error\[drift\]: differs from what the inputs render/,
@@ -162,7 +185,8 @@ const rows: Row[] = [
     edit: (repo) => editFile(lock(repo), /^ {4}source: local:bootstrap-kubeadm\n/m, ''),
     argv: ['build'],
     code: 1,
-    first: /^capi-render\.lock:13:5: error\[lock\]: capi-render\.lock has a provider entry of environment dev without provider, version and source/,
+    first:
+      /^capi-render\.lock:13:5: error\[lock\]: capi-render\.lock has a provider entry of environment dev without provider, version and source/,
     status: [' M capi-render.lock'],
   },
   {
@@ -210,7 +234,9 @@ describe('every record proves itself, through the CLI: the cache', () => {
     editFile(path.join(repo, edited), /replicas: \d+/, 'replicas: 7');
     const build = await runCli(['build'], { cwd: repo, env });
     expect(build.code, build.stderr).toBe(0);
-    expect(build.stderr).toContain(`repaired (edited by hand since the last build; the inputs render otherwise): ${edited}`);
+    expect(build.stderr).toContain(
+      `repaired (edited by hand since the last build; the inputs render otherwise): ${edited}`,
+    );
     expect(execFileSync('git', ['status', '--porcelain'], { cwd: repo, env, encoding: 'utf8' })).toBe('');
     expect((await runCli(['check'], { cwd: repo, env })).code).toBe(0);
   });
@@ -236,13 +262,18 @@ describe.skipIf(skipRegistry)('every record proves itself, through the CLI: imag
   });
 
   /** One core provider pulled from `repository`, pinned, with `rules` (YAML list items). */
-  const pinned = (repository: string, rules: string, host = registry.host) => () => {
-    const config = `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  install: false\nrepositories:\n  - path: ${FIXTURES}repository\nimages:\n  all: {repository: ${host}/${repository}}\nimagePolicy:\n  pinDigests: true\n  insecureRegistries: [${host}]\n${rules ? `  verify:\n${rules}` : ''}`;
-    const repo = makeRepo({ 'capi-render.yaml': config, 'providers/core.yaml': CORE() }, path.join(dir, `repo-${Math.random().toString(36).slice(2)}`));
-    mkdirSync(path.join(repo, 'keys'), { recursive: true });
-    writeFileSync(path.join(repo, 'keys/cosign.pub'), key.publicKeyPem);
-    return repo;
-  };
+  const pinned =
+    (repository: string, rules: string, host = registry.host) =>
+    () => {
+      const config = `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  install: false\nrepositories:\n  - path: ${FIXTURES}repository\nimages:\n  all: {repository: ${host}/${repository}}\nimagePolicy:\n  pinDigests: true\n  insecureRegistries: [${host}]\n${rules ? `  verify:\n${rules}` : ''}`;
+      const repo = makeRepo(
+        { 'capi-render.yaml': config, 'providers/core.yaml': CORE() },
+        path.join(dir, `repo-${Math.random().toString(36).slice(2)}`),
+      );
+      mkdirSync(path.join(repo, 'keys'), { recursive: true });
+      writeFileSync(path.join(repo, 'keys/cosign.pub'), key.publicKeyPem);
+      return repo;
+    };
   const keyRule = '    - images: "registry.k8s.io/cluster-api/*"\n      key: keys/cosign.pub\n';
   const builtFirst = (make: () => string) => async () => {
     const repo = make();
@@ -250,17 +281,46 @@ describe.skipIf(skipRegistry)('every record proves itself, through the CLI: imag
     expect(r.code, r.stderr).toBe(0);
     return repo;
   };
-  const lockLine = (repo: string) => readFileSync(lock(repo), 'utf8').split('\n').findIndex((l) => l.startsWith('- image: ')) + 1;
+  const lockLine = (repo: string) =>
+    readFileSync(lock(repo), 'utf8')
+      .split('\n')
+      .findIndex((l) => l.startsWith('- image: ')) + 1;
 
   it('a locked digest edited to an unsigned image: check --offline and build --frozen refuse at the lock line with no registry, build at the same line', async () => {
     const repo = await builtFirst(pinned('capi', keyRule))();
     const line = lockLine(repo);
     for (const [argv, first] of [
-      [['check', '--offline'], new RegExp(`^capi-render\\.lock:${line}:1: error\\[lock\\]: image .*@${unsigned}: capi-render\\.lock keeps signature evidence that does not verify \\(signature is for another digest`)],
-      [['build', '--frozen', '--offline'], new RegExp(`^capi-render\\.lock:${line}:1: error\\[lock\\]: image .*@${unsigned}: capi-render\\.lock keeps signature evidence that does not verify`)],
-      [['build'], new RegExp(`^capi-render\\.lock:${line}:1: error\\[image\\]: image .*@${unsigned}: imagePolicy\\.verify\\[0\\] \\(key keys/cosign\\.pub\\): no signature found`)],
+      [
+        ['check', '--offline'],
+        new RegExp(
+          `^capi-render\\.lock:${line}:1: error\\[lock\\]: image .*@${unsigned}: capi-render\\.lock keeps signature evidence that does not verify \\(signature is for another digest`,
+        ),
+      ],
+      [
+        ['build', '--frozen', '--offline'],
+        new RegExp(
+          `^capi-render\\.lock:${line}:1: error\\[lock\\]: image .*@${unsigned}: capi-render\\.lock keeps signature evidence that does not verify`,
+        ),
+      ],
+      [
+        ['build'],
+        new RegExp(
+          `^capi-render\\.lock:${line}:1: error\\[image\\]: image .*@${unsigned}: imagePolicy\\.verify\\[0\\] \\(key keys/cosign\\.pub\\): no signature found`,
+        ),
+      ],
     ] as const) {
-      await runRow({ name: argv.join(' '), repo: () => repo, edit: (r) => editFile(lock(r), `digest: ${signed}`, `digest: ${unsigned}`), argv: [...argv], code: 1, first, status: [' M capi-render.lock'] }, { CAPI_RENDER_CACHE_DIR: tempDir() });
+      await runRow(
+        {
+          name: argv.join(' '),
+          repo: () => repo,
+          edit: (r) => editFile(lock(r), `digest: ${signed}`, `digest: ${unsigned}`),
+          argv: [...argv],
+          code: 1,
+          first,
+          status: [' M capi-render.lock'],
+        },
+        { CAPI_RENDER_CACHE_DIR: tempDir() },
+      );
       rmSync(path.join(repo, '.git'), { recursive: true, force: true });
       editFile(lock(repo), `digest: ${unsigned}`, `digest: ${signed}`);
     }
@@ -268,7 +328,15 @@ describe.skipIf(skipRegistry)('every record proves itself, through the CLI: imag
 
   it('a rule written for the released names, images moved to a mirror where they are unsigned: no longer passes in silence', async () => {
     await runRow(
-      { name: 'mirror', repo: pinned('mirror', keyRule), argv: ['build'], code: 1, first: /^error\[image\]: image \S+\/mirror\/cluster-api-controller:v1\.12\.0@sha256:[0-9a-f]{64}: imagePolicy\.verify\[0\] \(key keys\/cosign\.pub\): no signature found/, status: [] },
+      {
+        name: 'mirror',
+        repo: pinned('mirror', keyRule),
+        argv: ['build'],
+        code: 1,
+        first:
+          /^error\[image\]: image \S+\/mirror\/cluster-api-controller:v1\.12\.0@sha256:[0-9a-f]{64}: imagePolicy\.verify\[0\] \(key keys\/cosign\.pub\): no signature found/,
+        status: [],
+      },
       { CAPI_RENDER_CACHE_DIR: tempDir() },
     );
   });
@@ -276,15 +344,35 @@ describe.skipIf(skipRegistry)('every record proves itself, through the CLI: imag
   it('a rule that matches no image the environment runs: an error at its line', async () => {
     const rules = `${keyRule}    - images: "quay.io/jetstack/cert-manager-*"\n      key: keys/cosign.pub\n`;
     await runRow(
-      { name: 'unmatched', repo: pinned('capi', rules), argv: ['build'], code: 1, first: /^capi-render\.yaml:15:\d+: error\[config\]: imagePolicy\.verify\[1\] \(images "quay\.io\/jetstack\/cert-manager-\*"\) matches no image this environment runs/, status: [] },
+      {
+        name: 'unmatched',
+        repo: pinned('capi', rules),
+        argv: ['build'],
+        code: 1,
+        first:
+          /^capi-render\.yaml:15:\d+: error\[config\]: imagePolicy\.verify\[1\] \(images "quay\.io\/jetstack\/cert-manager-\*"\) matches no image this environment runs/,
+        status: [],
+      },
       { CAPI_RENDER_CACHE_DIR: tempDir() },
     );
   });
 
   it('a registry answering a manifest with an endless body: one line naming the image and the limit', async () => {
-    hostile.handle((request: IncomingMessage) => (request.method === 'GET' && request.url?.includes('/manifests/') ? { headers: { 'content-type': 'application/vnd.oci.image.manifest.v1+json' }, body: { kind: 'endless' } } : { status: 404 }));
+    hostile.handle((request: IncomingMessage) =>
+      request.method === 'GET' && request.url?.includes('/manifests/')
+        ? { headers: { 'content-type': 'application/vnd.oci.image.manifest.v1+json' }, body: { kind: 'endless' } }
+        : { status: 404 },
+    );
     await runRow(
-      { name: 'endless', repo: pinned('capi', '', hostile.host), argv: ['build'], code: 1, first: /^error\[fetch\]: image \S+\/capi\/cluster-api-controller:v1\.12\.0: manifest v1\.12\.0 from registry \S+: the answer is larger than the 4 MiB limit/, status: [] },
+      {
+        name: 'endless',
+        repo: pinned('capi', '', hostile.host),
+        argv: ['build'],
+        code: 1,
+        first:
+          /^error\[fetch\]: image \S+\/capi\/cluster-api-controller:v1\.12\.0: manifest v1\.12\.0 from registry \S+: the answer is larger than the 4 MiB limit/,
+        status: [],
+      },
       { CAPI_RENDER_CACHE_DIR: tempDir() },
     );
   });

@@ -33,14 +33,20 @@ const FILES: Record<string, string> = {
   'capi-render.yaml': `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n  - path: ${FIXTURES}repository\n`,
   'providers/core.yaml':
     'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n  version: v1.12.0\n  configSecret:\n    name: core-vars\n  additionalManifests:\n    name: core-extra\n',
-  'providers/secrets/core-vars.yaml': 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: core-vars\n  namespace: capi-system\nstringData:\n  EXP_MACHINE_POOL: "true"\n',
+  'providers/secrets/core-vars.yaml':
+    'apiVersion: v1\nkind: Secret\nmetadata:\n  name: core-vars\n  namespace: capi-system\nstringData:\n  EXP_MACHINE_POOL: "true"\n',
   'providers/manifests.yaml':
     'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: core-extra\n  namespace: capi-system\ndata:\n  manifests: |\n    apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: extra-settings\n      namespace: capi-system\n    data:\n      mode: strict\n',
-  'overlays/common/labels.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: base-notes\n  namespace: capi-system\ndata:\n  note: from a base\n',
+  'overlays/common/labels.yaml':
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: base-notes\n  namespace: capi-system\ndata:\n  note: from a base\n',
   'overlays/dev/overlay.yaml':
     'apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources:\n  - ../../providers\n  - ../common/labels.yaml\npatches:\n  - path: patches/replicas.yaml\ngitops:\n  flavour: argocd\n  argocd:\n    application: true\n    repoURL: https://example.com/repo.git\n',
-  'overlays/dev/patches/replicas.yaml': 'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n  deployment:\n    replicas: 2\n',
-  'templates/argocd/application.yaml.hbs': readFileSync(path.join(REPO_ROOT, 'bundled-templates/argocd/application.yaml.hbs'), 'utf8'),
+  'overlays/dev/patches/replicas.yaml':
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n  deployment:\n    replicas: 2\n',
+  'templates/argocd/application.yaml.hbs': readFileSync(
+    path.join(REPO_ROOT, 'bundled-templates/argocd/application.yaml.hbs'),
+    'utf8',
+  ),
 };
 
 function writeRepository(dir: string): string {
@@ -57,7 +63,9 @@ function tree(repo: string): Snapshot {
 }
 
 function inputFiles(repo: string): string[] {
-  const lock = jsYaml.load(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')) as { inputFiles?: { file: string }[] };
+  const lock = jsYaml.load(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')) as {
+    inputFiles?: { file: string }[];
+  };
   return (lock.inputFiles ?? []).map((f) => f.file);
 }
 
@@ -95,7 +103,10 @@ const INPUT_KINDS: InputKind[] = [
 type InputCase = 'link outside' | 'dangling link' | 'FIFO' | 'folder in place' | 'oversized';
 
 /** What each refused case plants at `at`, and the first line it must print. */
-const REFUSED: Record<InputCase, { plant: (repo: string, at: string, outside: string) => void; first: (at: string) => string | RegExp }> = {
+const REFUSED: Record<
+  InputCase,
+  { plant: (repo: string, at: string, outside: string) => void; first: (at: string) => string | RegExp }
+> = {
   'link outside': {
     plant: (repo, at, outside) => {
       // The same bytes, outside: only where it is differs.
@@ -129,12 +140,15 @@ const REFUSED: Record<InputCase, { plant: (repo: string, at: string, outside: st
   oversized: {
     // Sparse: 32 MiB + 1 byte without writing them.
     plant: (repo, at) => truncateSync(path.join(repo, at), MAX_INPUT_FILE_BYTES + 1),
-    first: (at) => `${at}: error[yaml-limit]: ${at} is ${MAX_INPUT_FILE_BYTES + 1} bytes, over the ${MAX_INPUT_FILE_BYTES}-byte limit for an input file`,
+    first: (at) =>
+      `${at}: error[yaml-limit]: ${at} is ${MAX_INPUT_FILE_BYTES + 1} bytes, over the ${MAX_INPUT_FILE_BYTES}-byte limit for an input file`,
   },
 };
 
 const REFUSED_ROWS = INPUT_KINDS.flatMap((kind) =>
-  (Object.keys(REFUSED) as InputCase[]).filter((c) => !kind.folder || c === 'link outside' || c === 'dangling link').map((c) => ({ kind: kind.name, at: kind.at, case: c })),
+  (Object.keys(REFUSED) as InputCase[])
+    .filter((c) => !kind.folder || c === 'link outside' || c === 'dangling link')
+    .map((c) => ({ kind: kind.name, at: kind.at, case: c })),
 );
 
 describe('every input kind, one rule', () => {
@@ -158,30 +172,36 @@ describe('every input kind, one rule', () => {
     expect(inputFiles(prepared)).toEqual(Object.keys(FILES).sort());
   });
 
-  it.each(INPUT_KINDS)('$name linked inside the repository: renders, inputFiles holds both paths, check passes', async ({ at, folder, inside }) => {
-    const { repo } = copy();
-    const target = `linked/${path.basename(at)}`;
-    mkdirSync(path.join(repo, 'linked'));
-    renameSync(path.join(repo, at), path.join(repo, target));
-    symlinkSync(path.relative(path.dirname(path.join(repo, at)), path.join(repo, target)), path.join(repo, at));
-    const built = await runCli(['build'], { cwd: repo, env });
-    expect(built.code, built.stderr).toBe(0);
-    const [named, real] = folder ? [`${at}/${inside}`, `${target}/${inside}`] : [at, target];
-    expect(inputFiles(repo)).toEqual(expect.arrayContaining([named, real]));
-    const checked = await runCli(['check'], { cwd: repo, env });
-    expect(checked.code, checked.stderr).toBe(0);
-  });
+  it.each(INPUT_KINDS)(
+    '$name linked inside the repository: renders, inputFiles holds both paths, check passes',
+    async ({ at, folder, inside }) => {
+      const { repo } = copy();
+      const target = `linked/${path.basename(at)}`;
+      mkdirSync(path.join(repo, 'linked'));
+      renameSync(path.join(repo, at), path.join(repo, target));
+      symlinkSync(path.relative(path.dirname(path.join(repo, at)), path.join(repo, target)), path.join(repo, at));
+      const built = await runCli(['build'], { cwd: repo, env });
+      expect(built.code, built.stderr).toBe(0);
+      const [named, real] = folder ? [`${at}/${inside}`, `${target}/${inside}`] : [at, target];
+      expect(inputFiles(repo)).toEqual(expect.arrayContaining([named, real]));
+      const checked = await runCli(['check'], { cwd: repo, env });
+      expect(checked.code, checked.stderr).toBe(0);
+    },
+  );
 
-  it.each(REFUSED_ROWS)('$kind, $case: exit 1, the first line names it, nothing changed', async ({ at, case: which }) => {
-    const { repo, outside } = copy();
-    REFUSED[which].plant(repo, at, outside);
-    const before = tree(repo);
-    const r = await runCli(['build'], { cwd: repo, env });
-    expect(r.code, r.stderr).toBe(1);
-    const expected = REFUSED[which].first(at);
-    expect(firstLine(r.stderr)).toBe(expected);
-    expect(touchedPaths(before, tree(repo))).toEqual([]);
-  });
+  it.each(REFUSED_ROWS)(
+    '$kind, $case: exit 1, the first line names it, nothing changed',
+    async ({ at, case: which }) => {
+      const { repo, outside } = copy();
+      REFUSED[which].plant(repo, at, outside);
+      const before = tree(repo);
+      const r = await runCli(['build'], { cwd: repo, env });
+      expect(r.code, r.stderr).toBe(1);
+      const expected = REFUSED[which].first(at);
+      expect(firstLine(r.stderr)).toBe(expected);
+      expect(touchedPaths(before, tree(repo))).toEqual([]);
+    },
+  );
 
   it('a link retargeted to a copy with the same bytes is a change: check names both targets, the next build is no stamped no-op', async () => {
     const { repo } = copy();
@@ -206,7 +226,12 @@ describe('every input kind, one rule', () => {
 // ---------------------------------------------------------------------------------------------
 // Records
 
-const RECORDS = ['capi-render.lock', 'rendered/.capi-render-owned', 'gitops/.capi-render-owned', 'rendered/dev/kustomization.yaml'];
+const RECORDS = [
+  'capi-render.lock',
+  'rendered/.capi-render-owned',
+  'gitops/.capi-render-owned',
+  'rendered/dev/kustomization.yaml',
+];
 
 const PLANTS: Record<string, (file: string, outside: string) => void> = {
   'a link to a copy outside': (file, outside) => {
@@ -247,8 +272,16 @@ const ADDRESS_SPACE_KIB = 3 * 1024 * 1024;
 const LAUNCHER = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
 
 /** The installed executable (launcher, then the no-op bundle, then the CLI) as a child process. */
-function launch(repo: string, env: Record<string, string>, argv: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync('sh', ['-c', `ulimit -v ${ADDRESS_SPACE_KIB} && exec "$0" "$@"`, process.execPath, LAUNCHER, ...argv], { cwd: repo, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+function launch(
+  repo: string,
+  env: Record<string, string>,
+  argv: string[],
+): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(
+    'sh',
+    ['-c', `ulimit -v ${ADDRESS_SPACE_KIB} && exec "$0" "$@"`, process.execPath, LAUNCHER, ...argv],
+    { cwd: repo, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } },
+  );
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -272,32 +305,35 @@ describe('every record, every command: regular files only, never through a link'
     expect(noop.stderr).toMatch(/^unchanged since the last build/);
   });
 
-  it.each(RECORD_ROWS)('$record replaced by $plant: every command exits 1 naming it, changes nothing, reads nothing of it', async ({ record, plant }) => {
-    const file = path.join(repo, record);
-    const saved = readFileSync(file);
-    PLANTS[plant]!(file, outside);
-    try {
-      const before = tree(repo);
-      const peak = process.resourceUsage().maxRSS;
-      const expected = `${record}: error[output-location]: ${record} is a `;
-      for (const argv of COMMANDS) {
-        const r = await runCli(argv, { cwd: repo, env });
-        const command = argv.join(' ');
-        expect(r.code, `${command}: ${r.stderr}`).toBe(1);
-        expect(firstLine(r.stderr), command).toContain(expected);
-        expect(r.stdout, command).toBe('');
+  it.each(RECORD_ROWS)(
+    '$record replaced by $plant: every command exits 1 naming it, changes nothing, reads nothing of it',
+    async ({ record, plant }) => {
+      const file = path.join(repo, record);
+      const saved = readFileSync(file);
+      PLANTS[plant]!(file, outside);
+      try {
+        const before = tree(repo);
+        const peak = process.resourceUsage().maxRSS;
+        const expected = `${record}: error[output-location]: ${record} is a `;
+        for (const argv of COMMANDS) {
+          const r = await runCli(argv, { cwd: repo, env });
+          const command = argv.join(' ');
+          expect(r.code, `${command}: ${r.stderr}`).toBe(1);
+          expect(firstLine(r.stderr), command).toContain(expected);
+          expect(r.stdout, command).toBe('');
+        }
+        // maxRSS is in KiB: a read of /dev/zero to its end would have taken gigabytes.
+        expect(process.resourceUsage().maxRSS - peak).toBeLessThan(512 * 1024);
+        const launched = launch(repo, env, ['build']);
+        expect(launched.status, launched.stderr).toBe(1);
+        expect(firstLine(launched.stderr)).toContain(expected);
+        expect(touchedPaths(before, tree(repo))).toEqual([]);
+      } finally {
+        rmSync(file);
+        writeFileSync(file, saved);
       }
-      // maxRSS is in KiB: a read of /dev/zero to its end would have taken gigabytes.
-      expect(process.resourceUsage().maxRSS - peak).toBeLessThan(512 * 1024);
-      const launched = launch(repo, env, ['build']);
-      expect(launched.status, launched.stderr).toBe(1);
-      expect(firstLine(launched.stderr)).toContain(expected);
-      expect(touchedPaths(before, tree(repo))).toEqual([]);
-    } finally {
-      rmSync(file);
-      writeFileSync(file, saved);
-    }
-  });
+    },
+  );
 
   it('leaves the repository a stamped no-op after the table (the launcher answered from its stamp all along)', () => {
     expect(launch(repo, env, ['build']).stderr).toMatch(/^unchanged since the last build/);

@@ -23,18 +23,26 @@ import { spdxProblems } from '../helpers/sbom-fixture.js';
 import { tempDir } from '../helpers/tmp.js';
 
 interface Lock {
-  environments: { name: string; providers: { provider: string; source: string; version: string }[]; images?: string[] }[];
+  environments: {
+    name: string;
+    providers: { provider: string; source: string; version: string }[];
+    images?: string[];
+  }[];
   artifacts: { source: string; version: string; file: string; url: string; sha256: string }[];
   images?: { image: string; digest: string }[];
 }
 interface ImageList {
-  environments: { environment: string; images: { reference: string; image: string; digest: string | null; pinned: boolean }[] }[];
+  environments: {
+    environment: string;
+    images: { reference: string; image: string; digest: string | null; pinned: boolean }[];
+  }[];
 }
 
 const validate = (text: string) => new Validation.JsonStrictValidator(Spec.Version.v1dot6).validate(text);
 const readLock = (repo: string) => jsYaml.load(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')) as Lock;
 const prop = (c: CdxComponent, name: string) => (c.properties ?? []).find((p) => p.name === name)?.value;
-const flatten = (components: CdxComponent[]): CdxComponent[] => components.flatMap((c) => [c, ...flatten(c.components ?? [])]);
+const flatten = (components: CdxComponent[]): CdxComponent[] =>
+  components.flatMap((c) => [c, ...flatten(c.components ?? [])]);
 
 /** A component's purl parsed by packageurl-js, after checking it round-trips (the library writes it back unchanged). */
 function purlOf(c: CdxComponent): PackageURL {
@@ -47,7 +55,13 @@ function purlOf(c: CdxComponent): PackageURL {
 /** `release file url sha256` of every artifact the lock records for `env`'s providers and cert-manager. */
 function lockedArtifacts(lock: Lock, env: string): string[] {
   const entry = lock.environments.find((e) => e.name === env)!;
-  return entry.providers.flatMap((p) => lock.artifacts.filter((a) => a.source === p.source && a.version === p.version).map((a) => `${p.version} ${a.file} ${a.url} ${a.sha256}`)).sort();
+  return entry.providers
+    .flatMap((p) =>
+      lock.artifacts
+        .filter((a) => a.source === p.source && a.version === p.version)
+        .map((a) => `${p.version} ${a.file} ${a.url} ${a.sha256}`),
+    )
+    .sort();
 }
 
 /** The same, from the SBOM's release components and their nested files. */
@@ -73,7 +87,8 @@ async function imagesOf(repo: string, env: string, extra: string[] = []) {
 }
 
 /** Every object `kubectl kustomize` builds from `dir`, as text. */
-const kustomize = (dir: string) => execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 256 << 20 });
+const kustomize = (dir: string) =>
+  execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 256 << 20 });
 
 /**
  * The example with imagePolicy.pinDigests and every image's digest seeded in the lock (made-up
@@ -81,8 +96,13 @@ const kustomize = (dir: string) => execFileSync('kubectl', ['kustomize', dir], {
  */
 async function pinnedExample(extraConfig = ''): Promise<string> {
   const repo = copyExample({ committed: true });
-  const images = [...new Set([...(await imagesOf(repo, 'dev')), ...(await imagesOf(repo, 'prod'))].map((i) => i.image))].sort();
-  appendFileSync(path.join(repo, 'capi-render.lock'), `images:\n${images.map((image) => `- image: ${image}\n  digest: sha256:${createHash('sha256').update(image).digest('hex')}\n`).join('')}`);
+  const images = [
+    ...new Set([...(await imagesOf(repo, 'dev')), ...(await imagesOf(repo, 'prod'))].map((i) => i.image)),
+  ].sort();
+  appendFileSync(
+    path.join(repo, 'capi-render.lock'),
+    `images:\n${images.map((image) => `- image: ${image}\n  digest: sha256:${createHash('sha256').update(image).digest('hex')}\n`).join('')}`,
+  );
   appendFileSync(path.join(repo, 'capi-render.yaml'), `imagePolicy:\n  pinDigests: true\n${extraConfig}`);
   const build = await runCli(['build', '--offline'], { cwd: repo });
   expect(build.code, build.stderr).toBe(0);
@@ -103,20 +123,35 @@ describe('capi-render sbom', () => {
     const lock = readLock(repo);
     expect(sbomArtifacts(doc)).toEqual(lockedArtifacts(lock, 'dev'));
     expect(sbomArtifacts(doc)).toHaveLength(9);
-    expect(doc.components.filter((c) => c.type === 'application').map((c) => c.name).sort()).toEqual(['bootstrap-kubeadm', 'cert-manager', 'cluster-api', 'control-plane-kubeadm', 'infrastructure-docker']);
+    expect(
+      doc.components
+        .filter((c) => c.type === 'application')
+        .map((c) => c.name)
+        .sort(),
+    ).toEqual(['bootstrap-kubeadm', 'cert-manager', 'cluster-api', 'control-plane-kubeadm', 'infrastructure-docker']);
 
     // Exactly the images of the output, each with the digest the lock pinned.
     const images = await imagesOf(repo, 'dev', ['--offline']);
     const containers = doc.components.filter((c) => c.type === 'container');
-    expect(containers.map((c) => prop(c, 'capi-render:reference')).sort()).toEqual(images.map((i) => i.reference).sort());
+    expect(containers.map((c) => prop(c, 'capi-render:reference')).sort()).toEqual(
+      images.map((i) => i.reference).sort(),
+    );
     const locked = new Map(lock.images!.map((i) => [i.image, i.digest]));
     for (const image of images) {
       expect(image.pinned).toBe(true);
       const c = containers.find((x) => prop(x, 'capi-render:reference') === image.reference)!;
       const digest = locked.get(image.image)!;
       expect(c.hashes).toEqual([{ alg: 'SHA-256', content: digest.slice('sha256:'.length) }]);
-      const [repository, tag] = [image.image.slice(0, image.image.lastIndexOf(':')), image.image.slice(image.image.lastIndexOf(':') + 1)];
-      expect({ ...purlOf(c) }).toMatchObject({ type: 'oci', name: repository.slice(repository.lastIndexOf('/') + 1), version: digest, qualifiers: { repository_url: repository, tag } });
+      const [repository, tag] = [
+        image.image.slice(0, image.image.lastIndexOf(':')),
+        image.image.slice(image.image.lastIndexOf(':') + 1),
+      ];
+      expect({ ...purlOf(c) }).toMatchObject({
+        type: 'oci',
+        name: repository.slice(repository.lastIndexOf('/') + 1),
+        version: digest,
+        qualifiers: { repository_url: repository, tag },
+      });
       expect(c).toMatchObject({ name: repository, version: tag });
     }
     expect(out.stderr).toContain('dev: 5 releases');
@@ -126,10 +161,22 @@ describe('capi-render sbom', () => {
     for (const c of flatten(doc.components)) {
       const purl = purlOf(c);
       if (c.type === 'application') {
-        const components = lock.artifacts.find((a) => a.source === prop(c, 'capi-render:source') && a.version === c.version && a.file !== 'metadata.yaml')!;
-        expect({ ...purl }).toMatchObject({ type: 'generic', name: c.name, version: c.version, qualifiers: { checksum: `sha256:${components.sha256}` } });
+        const components = lock.artifacts.find(
+          (a) => a.source === prop(c, 'capi-render:source') && a.version === c.version && a.file !== 'metadata.yaml',
+        )!;
+        expect({ ...purl }).toMatchObject({
+          type: 'generic',
+          name: c.name,
+          version: c.version,
+          qualifiers: { checksum: `sha256:${components.sha256}` },
+        });
       }
-      if (c.type === 'file') expect({ ...purl }).toMatchObject({ type: 'generic', name: c.name, qualifiers: { checksum: `sha256:${c.hashes![0]!.content}` } });
+      if (c.type === 'file')
+        expect({ ...purl }).toMatchObject({
+          type: 'generic',
+          name: c.name,
+          qualifiers: { checksum: `sha256:${c.hashes![0]!.content}` },
+        });
     }
   });
 
@@ -149,8 +196,11 @@ describe('capi-render sbom', () => {
       const containers = doc.components.filter((c) => c.type === 'container');
       expect(containers.length).toBeGreaterThan(0);
       expect(containers.every((c) => c.hashes === undefined && prop(c, 'capi-render:pinned') === 'false')).toBe(true);
-      for (const c of containers) expect({ ...purlOf(c) }).toMatchObject({ type: 'oci', version: undefined, qualifiers: { tag: c.version } });
-      expect(containers.map((c) => prop(c, 'capi-render:reference')).sort()).toEqual((await imagesOf(repo, 'prod', ['--offline'])).map((i) => i.reference).sort());
+      for (const c of containers)
+        expect({ ...purlOf(c) }).toMatchObject({ type: 'oci', version: undefined, qualifiers: { tag: c.version } });
+      expect(containers.map((c) => prop(c, 'capi-render:reference')).sort()).toEqual(
+        (await imagesOf(repo, 'prod', ['--offline'])).map((i) => i.reference).sort(),
+      );
       expect(sbomArtifacts(doc)).toEqual(lockedArtifacts(readLock(repo), 'prod'));
       expect(first.stderr).toMatch(/by tag alone, without a digest: set imagePolicy\.pinDigests: true/);
     } finally {
@@ -166,25 +216,56 @@ describe('capi-render sbom', () => {
     expect(spdxProblems(out.stdout)).toEqual([]);
     const doc = JSON.parse(out.stdout) as {
       creationInfo: { created: string };
-      packages: { SPDXID: string; name: string; versionInfo?: string; packageFileName?: string; downloadLocation: string; sourceInfo?: string; primaryPackagePurpose: string; checksums?: { checksumValue: string }[]; comment?: string }[];
+      packages: {
+        SPDXID: string;
+        name: string;
+        versionInfo?: string;
+        packageFileName?: string;
+        downloadLocation: string;
+        sourceInfo?: string;
+        primaryPackagePurpose: string;
+        checksums?: { checksumValue: string }[];
+        comment?: string;
+      }[];
     };
     expect(doc.creationInfo.created).toBe('1970-01-01T00:00:00Z');
     const files = doc.packages.filter((p) => p.primaryPackagePurpose === 'FILE');
     // Local-repository artifacts: no URL to download from, so the path is the source.
-    expect(files.map((f) => `${f.versionInfo} ${f.packageFileName} ${f.sourceInfo!.replace(/^read from /, '')} ${f.checksums![0]!.checksumValue}`).sort()).toEqual(lockedArtifacts(readLock(repo), 'dev'));
+    expect(
+      files
+        .map(
+          (f) =>
+            `${f.versionInfo} ${f.packageFileName} ${f.sourceInfo!.replace(/^read from /, '')} ${f.checksums![0]!.checksumValue}`,
+        )
+        .sort(),
+    ).toEqual(lockedArtifacts(readLock(repo), 'dev'));
     const images = await imagesOf(repo, 'dev', ['--offline']);
     const containers = doc.packages.filter((p) => p.primaryPackagePurpose === 'CONTAINER');
-    expect(containers.map((c) => /^reference: (.*)$/m.exec(c.comment!)![1]).sort()).toEqual(images.map((i) => i.reference).sort());
+    expect(containers.map((c) => /^reference: (.*)$/m.exec(c.comment!)![1]).sort()).toEqual(
+      images.map((i) => i.reference).sort(),
+    );
     for (const c of containers) expect(c.checksums).toHaveLength(1);
 
-    const again = await runCli(['sbom', '--env', 'dev', '--offline', '--format', 'spdx'], { cwd: repo, env: { TZ: 'Europe/Chatham' } });
+    const again = await runCli(['sbom', '--env', 'dev', '--offline', '--format', 'spdx'], {
+      cwd: repo,
+      env: { TZ: 'Europe/Chatham' },
+    });
     expect(again.stdout).toBe(out.stdout);
-    const dated = await runCli(['sbom', '--env', 'dev', '--offline', '--format', 'spdx'], { cwd: repo, env: { SOURCE_DATE_EPOCH: '1767225600' } });
-    expect((JSON.parse(dated.stdout) as { creationInfo: { created: string } }).creationInfo.created).toBe('2026-01-01T00:00:00Z');
+    const dated = await runCli(['sbom', '--env', 'dev', '--offline', '--format', 'spdx'], {
+      cwd: repo,
+      env: { SOURCE_DATE_EPOCH: '1767225600' },
+    });
+    expect((JSON.parse(dated.stdout) as { creationInfo: { created: string } }).creationInfo.created).toBe(
+      '2026-01-01T00:00:00Z',
+    );
     // --out recognises its own SPDX document too.
     const file = path.join(tempDir(), 'dev.spdx.json');
-    expect((await runCli(['sbom', '--env', 'dev', '--offline', '--format', 'spdx', '--out', file], { cwd: repo })).code).toBe(0);
-    const replaced = await runCli(['sbom', '--env', 'dev', '--offline', '--format', 'spdx', '--out', file], { cwd: repo });
+    expect(
+      (await runCli(['sbom', '--env', 'dev', '--offline', '--format', 'spdx', '--out', file], { cwd: repo })).code,
+    ).toBe(0);
+    const replaced = await runCli(['sbom', '--env', 'dev', '--offline', '--format', 'spdx', '--out', file], {
+      cwd: repo,
+    });
     expect(replaced.code, replaced.stderr).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe(out.stdout);
   });
@@ -209,7 +290,9 @@ describe('capi-render sbom', () => {
     expect(refused.stderr).toContain('exists and is not an SBOM capi-render wrote');
     expect(readFileSync(foreign, 'utf8')).toBe('{"mine": true}\n');
 
-    const inside = await runCli(['sbom', '--env', 'dev', '--offline', '--out', 'rendered/dev/sbom.json'], { cwd: repo });
+    const inside = await runCli(['sbom', '--env', 'dev', '--offline', '--out', 'rendered/dev/sbom.json'], {
+      cwd: repo,
+    });
     expect(inside.code).toBe(2);
     expect(inside.stderr).toContain('is inside the outputDir output folder');
 
@@ -295,10 +378,17 @@ describe('sbom: {write: true}', () => {
       expect(readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')).not.toContain('sbom');
     }
     // Flux (dev) applies component folders; Argo CD (prod) the environment folder: each has a kustomization.yaml, so neither generates one over *.json.
-    const fluxPaths = (jsYaml.loadAll(readFileSync(path.join(repo, 'gitops/flux/dev/flux-kustomizations.yaml'), 'utf8')) as { kind: string; spec: { path: string } }[])
+    const fluxPaths = (
+      jsYaml.loadAll(readFileSync(path.join(repo, 'gitops/flux/dev/flux-kustomizations.yaml'), 'utf8')) as {
+        kind: string;
+        spec: { path: string };
+      }[]
+    )
       .filter((d) => d?.kind === 'Kustomization')
       .map((d) => d.spec.path);
-    const app = jsYaml.load(readFileSync(path.join(repo, 'gitops/argocd/applications/prod.yaml'), 'utf8')) as { spec: { source: { path: string } } };
+    const app = jsYaml.load(readFileSync(path.join(repo, 'gitops/argocd/applications/prod.yaml'), 'utf8')) as {
+      spec: { source: { path: string } };
+    };
     const consumerPaths = [...fluxPaths, app.spec.source.path];
     expect(fluxPaths.length).toBeGreaterThan(0);
     for (const p of consumerPaths) expect(existsSync(path.join(repo, p, 'kustomization.yaml')), p).toBe(true);

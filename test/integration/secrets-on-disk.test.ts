@@ -22,7 +22,9 @@ const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
 
 /** The credentials file the configSecret value encodes; its secret key is a canary of its own. */
 const AWS_SECRET_KEY = 'c4n4ry/NeverOnDisk+Zq81xKw7';
-const AWS_CREDENTIALS = Buffer.from(`[default]\naws_access_key_id = AKIACANARYONDISK7Q\naws_secret_access_key = ${AWS_SECRET_KEY}\n`).toString('base64');
+const AWS_CREDENTIALS = Buffer.from(
+  `[default]\naws_access_key_id = AKIACANARYONDISK7Q\naws_secret_access_key = ${AWS_SECRET_KEY}\n`,
+).toString('base64');
 /**
  * The environment's value. The "é" makes V8 keep it as a one-byte (latin1) string, whose bytes
  * differ from its UTF-8 form — so the latin1 search below is not redundant.
@@ -45,7 +47,13 @@ const CANARIES: { name: string; value: string }[] = [
  */
 function needles(value: string): Buffer[] {
   const base64 = Buffer.from(value, 'utf8').toString('base64');
-  return [Buffer.from(value, 'utf8'), Buffer.from(value, 'latin1'), Buffer.from(value, 'utf16le'), Buffer.from(base64, 'utf8'), Buffer.from(base64, 'utf16le')];
+  return [
+    Buffer.from(value, 'utf8'),
+    Buffer.from(value, 'latin1'),
+    Buffer.from(value, 'utf16le'),
+    Buffer.from(base64, 'utf8'),
+    Buffer.from(base64, 'utf16le'),
+  ];
 }
 
 /** Every file under `root` (symbolic links not followed), absolute. */
@@ -86,7 +94,8 @@ const MODES = ['fail', 'omit', 'external-secrets', 'sops', 'plaintext'] as const
 
 /** For sops: Flux's published age test identity (test/fixtures/PROVENANCE.md) and its recipient. */
 const AGE_KEYS = readFileSync(path.join(FIXTURES, 'sops/kustomize-controller/keys-age.txt'), 'utf8');
-const SOPS_YAML = 'creation_rules:\n  - path_regex: ^rendered/\n    encrypted_regex: ^(data|stringData)$\n    age: age1l44xcng8dqj32nlv6d930qvvrny05hglzcv9qpc7kxjc6902ma4qufys29\n';
+const SOPS_YAML =
+  'creation_rules:\n  - path_regex: ^rendered/\n    encrypted_regex: ^(data|stringData)$\n    age: age1l44xcng8dqj32nlv6d930qvvrny05hglzcv9qpc7kxjc6902ma4qufys29\n';
 type Mode = (typeof MODES)[number];
 
 function config(mode: Mode): string {
@@ -152,13 +161,29 @@ function sandbox(repo: string): Sandbox {
 }
 
 /** Runs `capi-render build` (or `command`) in the sandbox; `umask` (octal text) sets the process's umask first. */
-function build(box: Sandbox, umask?: string, command = 'build'): { code: number | null; stdout: string; stderr: string } {
-  const argv = umask === undefined ? [process.execPath, CLI, command] : ['/bin/sh', '-c', `umask ${umask} && exec "$0" "$@"`, process.execPath, CLI, command];
+function build(
+  box: Sandbox,
+  umask?: string,
+  command = 'build',
+): { code: number | null; stdout: string; stderr: string } {
+  const argv =
+    umask === undefined
+      ? [process.execPath, CLI, command]
+      : ['/bin/sh', '-c', `umask ${umask} && exec "$0" "$@"`, process.execPath, CLI, command];
   const r = spawnSync(argv[0]!, argv.slice(1), {
     cwd: box.repo,
     encoding: 'utf8',
     // The age identity too: with it a second build keeps the committed ciphertext (secrets.mode sops).
-    env: { PATH: process.env.PATH, HOME: box.home, TMPDIR: box.tmp, CAPI_RENDER_CACHE_DIR: box.cache, CANARY_TOKEN_FROM_ENV: ENV_TOKEN, GITHUB_TOKEN, NO_COLOR: '1', SOPS_AGE_KEY: AGE_KEYS },
+    env: {
+      PATH: process.env.PATH,
+      HOME: box.home,
+      TMPDIR: box.tmp,
+      CAPI_RENDER_CACHE_DIR: box.cache,
+      CANARY_TOKEN_FROM_ENV: ENV_TOKEN,
+      GITHUB_TOKEN,
+      NO_COLOR: '1',
+      SOPS_AGE_KEY: AGE_KEYS,
+    },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -174,8 +199,12 @@ function searched(box: Sandbox, mode: Mode): string[] {
 
 function expectOwnerOnly(cache: string): void {
   const loose = [
-    ...allFolders(cache).filter((d) => (lstatSync(d).mode & 0o777) !== 0o700).map((d) => `${d} ${(lstatSync(d).mode & 0o777).toString(8)}`),
-    ...allFiles(cache).filter((f) => (lstatSync(f).mode & 0o777) !== 0o600).map((f) => `${f} ${(lstatSync(f).mode & 0o777).toString(8)}`),
+    ...allFolders(cache)
+      .filter((d) => (lstatSync(d).mode & 0o777) !== 0o700)
+      .map((d) => `${d} ${(lstatSync(d).mode & 0o777).toString(8)}`),
+    ...allFiles(cache)
+      .filter((f) => (lstatSync(f).mode & 0o777) !== 0o600)
+      .map((f) => `${f} ${(lstatSync(f).mode & 0o777).toString(8)}`),
   ];
   expect(loose).toEqual([]);
 }
@@ -184,79 +213,104 @@ describe('no secret value on disk', () => {
   it('the search finds each value in each encoding V8 may store it in (the search itself works)', () => {
     for (const c of CANARIES) {
       const stored = serialize({ objects: [{ stringData: { token: `prefix ${c.value} suffix` } }] });
-      expect(needles(c.value).some((n) => stored.includes(n)), c.name).toBe(true);
+      expect(
+        needles(c.value).some((n) => stored.includes(n)),
+        c.name,
+      ).toBe(true);
     }
     // Two-byte strings (any character beyond latin1) are stored as UTF-16LE.
     expect(serialize(`${ENV_TOKEN}✓`).includes(Buffer.from(ENV_TOKEN, 'utf16le'))).toBe(true);
   });
 
-  it.each(MODES)('secrets.mode %s: nothing under the repository, the cache, TMPDIR or HOME holds a value, cold or warm', (mode) => {
-    const box = sandbox(secretRepo(mode));
-    // The search itself: the one input that legitimately holds the value is found.
-    expect(findCanaries([path.join(box.repo, CONFIG_SECRET_FILE)])).toHaveLength(1);
+  it.each(MODES)(
+    'secrets.mode %s: nothing under the repository, the cache, TMPDIR or HOME holds a value, cold or warm',
+    (mode) => {
+      const box = sandbox(secretRepo(mode));
+      // The search itself: the one input that legitimately holds the value is found.
+      expect(findCanaries([path.join(box.repo, CONFIG_SECRET_FILE)])).toHaveLength(1);
 
-    const first = build(box);
-    if (mode === 'fail') {
-      expect(first.code).toBe(1);
-      expect(first.stderr).toMatch(/error\[secret-guard\]: the value of AWS_B64ENCODED_CREDENTIALS/);
-      expect(first.stderr).toMatch(/error\[secret-guard\]: the value of CANARY_TOKEN/);
-    } else {
-      expect(first.code, first.stderr).toBe(0);
-    }
-    // Both values really were substituted: the guard saw them in the rendered objects.
-    if (mode === 'omit') {
-      const required = readFileSync(path.join(box.repo, 'gitops/secrets/default.required.yaml'), 'utf8');
-      expect(required).toContain('AWS_B64ENCODED_CREDENTIALS');
-      expect(required).toContain('CANARY_TOKEN');
-    }
-    if (mode === 'external-secrets') {
-      const files = Object.keys(snapshotTree(path.join(box.repo, 'rendered')));
-      expect(files).toContain('default/cluster-api/externalsecret-canary-token.yaml');
-      expect(files).toContain('default/infrastructure-aws/externalsecret-capa-manager-bootstrap-credentials.yaml');
-    }
-    if (mode === 'sops') {
-      for (const f of ['default/cluster-api/secret-canary-token.yaml', 'default/infrastructure-aws/secret-capa-manager-bootstrap-credentials.yaml']) {
-        const text = readFileSync(path.join(box.repo, 'rendered', f), 'utf8');
-        expect(text).toMatch(/\n {2}\w+: ENC\[AES256_GCM,/);
-        expect(text).toMatch(/\nsops:\n {2}age:\n/);
+      const first = build(box);
+      if (mode === 'fail') {
+        expect(first.code).toBe(1);
+        expect(first.stderr).toMatch(/error\[secret-guard\]: the value of AWS_B64ENCODED_CREDENTIALS/);
+        expect(first.stderr).toMatch(/error\[secret-guard\]: the value of CANARY_TOKEN/);
+      } else {
+        expect(first.code, first.stderr).toBe(0);
       }
-    }
-    if (mode === 'plaintext') {
-      expect(findCanaries(allFiles(path.join(box.repo, 'rendered'))).sort()).toEqual(
-        [
-          `${path.join(box.repo, 'rendered/default/cluster-api/secret-canary-token.yaml')}: fromEnv CANARY_TOKEN`,
-          `${path.join(box.repo, 'rendered/default/infrastructure-aws/secret-capa-manager-bootstrap-credentials.yaml')}: configSecret AWS_B64ENCODED_CREDENTIALS`,
-        ].sort(),
+      // Both values really were substituted: the guard saw them in the rendered objects.
+      if (mode === 'omit') {
+        const required = readFileSync(path.join(box.repo, 'gitops/secrets/default.required.yaml'), 'utf8');
+        expect(required).toContain('AWS_B64ENCODED_CREDENTIALS');
+        expect(required).toContain('CANARY_TOKEN');
+      }
+      if (mode === 'external-secrets') {
+        const files = Object.keys(snapshotTree(path.join(box.repo, 'rendered')));
+        expect(files).toContain('default/cluster-api/externalsecret-canary-token.yaml');
+        expect(files).toContain('default/infrastructure-aws/externalsecret-capa-manager-bootstrap-credentials.yaml');
+      }
+      if (mode === 'sops') {
+        for (const f of [
+          'default/cluster-api/secret-canary-token.yaml',
+          'default/infrastructure-aws/secret-capa-manager-bootstrap-credentials.yaml',
+        ]) {
+          const text = readFileSync(path.join(box.repo, 'rendered', f), 'utf8');
+          expect(text).toMatch(/\n {2}\w+: ENC\[AES256_GCM,/);
+          expect(text).toMatch(/\nsops:\n {2}age:\n/);
+        }
+      }
+      if (mode === 'plaintext') {
+        expect(findCanaries(allFiles(path.join(box.repo, 'rendered'))).sort()).toEqual(
+          [
+            `${path.join(box.repo, 'rendered/default/cluster-api/secret-canary-token.yaml')}: fromEnv CANARY_TOKEN`,
+            `${path.join(box.repo, 'rendered/default/infrastructure-aws/secret-capa-manager-bootstrap-credentials.yaml')}: configSecret AWS_B64ENCODED_CREDENTIALS`,
+          ].sort(),
+        );
+      }
+      for (const c of CANARIES) expect(`${first.stdout}\n${first.stderr}`, c.name).not.toContain(c.value);
+      expect(findCanaries(searched(box, mode))).toEqual([]);
+      // The cache was used (so the search above was not vacuous: cert-manager's parse is cached, but a
+      // failing build stops before cert-manager), and only by its owner.
+      expect(readdirSync(box.cache).some((d) => d.startsWith(mode === 'fail' ? 'validated' : 'parsed2-v8-'))).toBe(
+        true,
       );
-    }
-    for (const c of CANARIES) expect(`${first.stdout}\n${first.stderr}`, c.name).not.toContain(c.value);
-    expect(findCanaries(searched(box, mode))).toEqual([]);
-    // The cache was used (so the search above was not vacuous: cert-manager's parse is cached, but a
-    // failing build stops before cert-manager), and only by its owner.
-    expect(readdirSync(box.cache).some((d) => d.startsWith(mode === 'fail' ? 'validated' : 'parsed2-v8-'))).toBe(true);
-    expectOwnerOnly(box.cache);
+      expectOwnerOnly(box.cache);
 
-    const output = () => (mode === 'fail' ? {} : { rendered: snapshotTree(path.join(box.repo, 'rendered')), gitops: snapshotTree(path.join(box.repo, 'gitops')), lock: readFileSync(path.join(box.repo, 'capi-render.lock'), 'utf8') });
-    const before = output();
-    const second = build(box);
-    expect(second.code, second.stderr).toBe(first.code);
-    expect(output()).toEqual(before);
-    // `check` renders too (through the same caches), and writes nothing but cache entries.
-    const check = build(box, undefined, 'check');
-    expect(check.code, check.stderr).toBe(first.code);
-    for (const c of CANARIES) expect(`${second.stdout}\n${second.stderr}\n${check.stdout}\n${check.stderr}`, c.name).not.toContain(c.value);
-    expect(findCanaries(searched(box, mode))).toEqual([]);
-    expectOwnerOnly(box.cache);
-  });
+      const output = () =>
+        mode === 'fail'
+          ? {}
+          : {
+              rendered: snapshotTree(path.join(box.repo, 'rendered')),
+              gitops: snapshotTree(path.join(box.repo, 'gitops')),
+              lock: readFileSync(path.join(box.repo, 'capi-render.lock'), 'utf8'),
+            };
+      const before = output();
+      const second = build(box);
+      expect(second.code, second.stderr).toBe(first.code);
+      expect(output()).toEqual(before);
+      // `check` renders too (through the same caches), and writes nothing but cache entries.
+      const check = build(box, undefined, 'check');
+      expect(check.code, check.stderr).toBe(first.code);
+      for (const c of CANARIES)
+        expect(`${second.stdout}\n${second.stderr}\n${check.stdout}\n${check.stderr}`, c.name).not.toContain(c.value);
+      expect(findCanaries(searched(box, mode))).toEqual([]);
+      expectOwnerOnly(box.cache);
+    },
+  );
 
   it('a text cached while its values came from files is uncached once one comes from a secret source', () => {
     // The same text, first from a value in capi-render.yaml (cacheable: it is in git anyway), then
     // from the environment: the second build must not leave the first build's entry behind.
     // A substituted document is cached only when it is large (smaller ones are cheaper to parse
     // than to read back): the Secret gets a padding key that makes it so.
-    const padded = CORE_WITH_CANARY['providers/canary-manifests.yaml'].replace('      token: ${CANARY_TOKEN}\n', `      token: \${CANARY_TOKEN}\n      padding: ${'p'.repeat(40 * 1024)}\n`);
+    const padded = CORE_WITH_CANARY['providers/canary-manifests.yaml'].replace(
+      '      token: ${CANARY_TOKEN}\n',
+      `      token: \${CANARY_TOKEN}\n      padding: ${'p'.repeat(40 * 1024)}\n`,
+    );
     const files = (token: string) => ({
-      'capi-render.yaml': config('omit').replace('  CANARY_TOKEN: {fromEnv: CANARY_TOKEN_FROM_ENV}', `  CANARY_TOKEN: ${token}`),
+      'capi-render.yaml': config('omit').replace(
+        '  CANARY_TOKEN: {fromEnv: CANARY_TOKEN_FROM_ENV}',
+        `  CANARY_TOKEN: ${token}`,
+      ),
       ...CORE_WITH_CANARY,
       'providers/canary-manifests.yaml': padded,
     });
@@ -273,7 +327,9 @@ describe('no secret value on disk', () => {
 
   it('parse caches of the layout that could hold secret values are removed, whatever their V8 version', () => {
     const box = sandbox(secretRepo('omit'));
-    const legacy = [`parsed-v8-${process.versions.v8}`, 'parsed-v8-10.2.154.26-node.26'].map((d) => path.join(box.cache, d));
+    const legacy = [`parsed-v8-${process.versions.v8}`, 'parsed-v8-10.2.154.26-node.26'].map((d) =>
+      path.join(box.cache, d),
+    );
     for (const dir of legacy) {
       mkdirSync(dir, { recursive: true });
       writeFileSync(path.join(dir, 'fee2b11c.bin'), `objects ${AWS_CREDENTIALS} ${ENV_TOKEN}`);
@@ -298,7 +354,9 @@ describe('no secret value on disk', () => {
       const r = build(box, '000');
       expect(r.code, r.stderr).toBe(0);
     }
-    expect(old.map((d) => `${path.basename(d)} ${(lstatSync(d).mode & 0o777).toString(8)}`)).toEqual(old.map((d) => `${path.basename(d)} 700`));
+    expect(old.map((d) => `${path.basename(d)} ${(lstatSync(d).mode & 0o777).toString(8)}`)).toEqual(
+      old.map((d) => `${path.basename(d)} 700`),
+    );
     // Files older versions left (none here) would be out of others' reach inside the 0700 folders.
     for (const dir of readdirSync(box.cache)) expectOwnerOnly(path.join(box.cache, dir));
     // The cache root existed, so it is left as it is: it may be a folder the user chose and shares

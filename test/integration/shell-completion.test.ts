@@ -57,16 +57,28 @@ describe('shell completion', () => {
     /** COMPREPLY after calling the script's function on `words`, the last being the word under the cursor. */
     const complete = (words: string[]): string[] => {
       const array = words.map((w) => `'${w.replace(/'/g, "'\\''")}'`).join(' ');
-      const out = shell('bash', ['--norc', '-c', `source '${script('bash')}'; COMP_WORDS=(${array}); COMP_CWORD=${words.length - 1}; _capi_render; printf '%s\\n' "\${COMPREPLY[@]}"`]);
+      const out = shell('bash', [
+        '--norc',
+        '-c',
+        `source '${script('bash')}'; COMP_WORDS=(${array}); COMP_CWORD=${words.length - 1}; _capi_render; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      ]);
       return out.split('\n').filter(Boolean);
     };
 
     it.each([
       { name: 'commands', words: ['capi-render', 'c'], reply: ['cache', 'check', 'cmp-generate', 'completion'] },
       { name: "a command's flags", words: ['capi-render', 'build', '--o'], reply: ['--offline', '--out'] },
-      { name: '--env values from overlays/', words: ['capi-render', 'build', '--env', ''], reply: ['prod-eu', 'staging'] },
+      {
+        name: '--env values from overlays/',
+        words: ['capi-render', 'build', '--env', ''],
+        reply: ['prod-eu', 'staging'],
+      },
       { name: '--env=… as bash splits it', words: ['capi-render', 'plan', '--env', '=', 's'], reply: ['staging'] },
-      { name: '--format values', words: ['capi-render', 'mirror', '--format', ''], reply: ['repository', 'configmaps', 'oci', 'oci-layout', 'oci-archive'] },
+      {
+        name: '--format values',
+        words: ['capi-render', 'mirror', '--format', ''],
+        reply: ['repository', 'configmaps', 'oci', 'oci-layout', 'oci-archive'],
+      },
       { name: 'folders for --out DIR', words: ['capi-render', 'build', '--out', 'o'], reply: ['out', 'overlays'] },
       { name: 'the shells', words: ['capi-render', 'completion', ''], reply: ['bash', 'zsh', 'fish'] },
     ])('$name', ({ words, reply }) => {

@@ -8,7 +8,16 @@
  * without the key), and a tampered value, MAC or recipient fails `check` naming the file.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
@@ -19,7 +28,9 @@ import { encryptDocument } from '../../src/secrets/sops/sops-document.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 import { CORE, configYaml, makeRepo, snapshotTree } from '../helpers/repo.js';
 
-const CREDENTIAL = Buffer.from('[default]\naws_access_key_id = AKIAEXAMPLESECRET\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG\n').toString('base64');
+const CREDENTIAL = Buffer.from(
+  '[default]\naws_access_key_id = AKIAEXAMPLESECRET\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG\n',
+).toString('base64');
 const KEY_ID = 'AKIAEXAMPLESECRET';
 const SECRET_FILE = 'rendered/default/infrastructure-aws/secret-capa-manager-bootstrap-credentials.yaml';
 const INPUT = 'providers/vars.yaml';
@@ -29,22 +40,33 @@ const RECIPIENT = 'age1l44xcng8dqj32nlv6d930qvvrny05hglzcv9qpc7kxjc6902ma4qufys2
 const OTHER_RECIPIENT = 'age1henwn645drkd3fa34t27t2w2x0nsgw3w4h62gmg5x5xflyjpy38s5cncph';
 const VERIFIER = path.join(import.meta.dirname, '../helpers/sops_verify.py');
 
-const haveTools = spawnSync('age', ['--version']).status === 0 && spawnSync('/usr/bin/python3', ['-c', 'import cryptography, yaml']).status === 0;
+const haveTools =
+  spawnSync('age', ['--version']).status === 0 &&
+  spawnSync('/usr/bin/python3', ['-c', 'import cryptography, yaml']).status === 0;
 // CI installs them (.ci/run); a developer machine without them skips the independent readers only.
 const itTools = haveTools || process.env.CI ? it : it.skip;
 
 const aws = `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: aws\n  namespace: capa-system\nspec:\n  version: v2.0.2\n  configSecret:\n    name: aws-variables\n`;
-const vars = (credential: string) => `apiVersion: v1\nkind: Secret\nmetadata:\n  name: aws-variables\n  namespace: capa-system\nstringData:\n  AWS_B64ENCODED_CREDENTIALS: "${credential}"\n`;
+const vars = (credential: string) =>
+  `apiVersion: v1\nkind: Secret\nmetadata:\n  name: aws-variables\n  namespace: capa-system\nstringData:\n  AWS_B64ENCODED_CREDENTIALS: "${credential}"\n`;
 const config = (extra = '', variables = '') =>
   configYaml(
     `variables:\n  CAPA_CONTROLLER_IMAGE_TAG: v2.0.2\n  TKG_NO_PROXY: ""\n  TKG_HTTPS_PROXY: ""\n  TKG_HTTP_PROXY: ""\n${variables}secrets:\n  mode: sops\n${extra}gitops:\n  flavour: flux\n`,
     // TKG's v2.0.2 copy of CAPA first: the bundled repository has real AWS releases too, and the first holding the label wins.
     [`${FIXTURES}derived/tanzu-framework`],
   );
-const sopsYaml = (recipients: string) => `creation_rules:\n  - path_regex: ^rendered/.*\\.yaml$\n    encrypted_regex: ^(data|stringData)$\n    age: ${recipients}\n`;
+const sopsYaml = (recipients: string) =>
+  `creation_rules:\n  - path_regex: ^rendered/.*\\.yaml$\n    encrypted_regex: ^(data|stringData)$\n    age: ${recipients}\n`;
 
 function repoWith(files: Record<string, string> = {}): { repo: string; keyFile: string } {
-  const repo = makeRepo({ 'capi-render.yaml': config(), 'providers/core.yaml': CORE(), 'providers/aws.yaml': aws, [INPUT]: vars(CREDENTIAL), '.sops.yaml': sopsYaml(RECIPIENT), ...files });
+  const repo = makeRepo({
+    'capi-render.yaml': config(),
+    'providers/core.yaml': CORE(),
+    'providers/aws.yaml': aws,
+    [INPUT]: vars(CREDENTIAL),
+    '.sops.yaml': sopsYaml(RECIPIENT),
+    ...files,
+  });
   // The identity lives outside the repository, as a developer's or CI's would.
   const keyFile = path.join(repo, '..', `${path.basename(repo)}-age.txt`);
   copyFileSync(path.join(KEYS, 'keys-age.txt'), keyFile);
@@ -60,7 +82,11 @@ function regularFilesUnder(dir: string, rel = ''): [string, string][] {
     .flatMap((name) => {
       const child = rel ? `${rel}/${name}` : name;
       const st = lstatSync(path.join(dir, child));
-      return st.isDirectory() ? regularFilesUnder(dir, child) : st.isFile() ? [[child, readFileSync(path.join(dir, child), 'utf8')] as [string, string]] : [];
+      return st.isDirectory()
+        ? regularFilesUnder(dir, child)
+        : st.isFile()
+          ? [[child, readFileSync(path.join(dir, child), 'utf8')] as [string, string]]
+          : [];
     });
 }
 
@@ -68,11 +94,22 @@ function regularFilesUnder(dir: string, rel = ''): [string, string][] {
 function placesOf(repo: string, r: CliResult, value: string): string[] {
   const forms = [value, Buffer.from(value).toString('base64')];
   const holds = (text: string) => forms.some((f) => text.includes(f));
-  return [...(holds(r.stdout) ? ['stdout'] : []), ...(holds(r.stderr) ? ['stderr'] : []), ...regularFilesUnder(repo).filter(([, t]) => holds(t)).map(([f]) => f)];
+  return [
+    ...(holds(r.stdout) ? ['stdout'] : []),
+    ...(holds(r.stderr) ? ['stderr'] : []),
+    ...regularFilesUnder(repo)
+      .filter(([, t]) => holds(t))
+      .map(([f]) => f),
+  ];
 }
 
-function verify(repo: string, keyFile: string): { plaintext: { data: Record<string, string> }; recipients: string[]; opened: string; mac: string } {
-  return JSON.parse(execFileSync('/usr/bin/python3', [VERIFIER, path.join(repo, SECRET_FILE), keyFile], { encoding: 'utf8' }));
+function verify(
+  repo: string,
+  keyFile: string,
+): { plaintext: { data: Record<string, string> }; recipients: string[]; opened: string; mac: string } {
+  return JSON.parse(
+    execFileSync('/usr/bin/python3', [VERIFIER, path.join(repo, SECRET_FILE), keyFile], { encoding: 'utf8' }),
+  );
 }
 
 describe('secrets.mode sops (Flux)', () => {
@@ -82,13 +119,21 @@ describe('secrets.mode sops (Flux)', () => {
     expect(r.code, r.stderr).toBe(0);
     const text = readFileSync(path.join(repo, SECRET_FILE), 'utf8');
     expect(text).toMatch(/^apiVersion: v1\nkind: Secret\nmetadata:\n/);
-    expect(text).toMatch(/\n {2}credentials: ENC\[AES256_GCM,data:[A-Za-z0-9+/=]+,iv:[A-Za-z0-9+/=]{44},tag:[A-Za-z0-9+/=]{24},type:str\]\n/);
+    expect(text).toMatch(
+      /\n {2}credentials: ENC\[AES256_GCM,data:[A-Za-z0-9+/=]+,iv:[A-Za-z0-9+/=]{44},tag:[A-Za-z0-9+/=]{24},type:str\]\n/,
+    );
     // Serialised as every output file is: keys sorted after apiVersion, kind, metadata (sops reads its block anywhere).
-    expect(text).toMatch(/\nsops:\n {2}age:\n {2}- enc: \|\n {6}-----BEGIN AGE ENCRYPTED FILE-----\n(?: {6}[A-Za-z0-9+/=]{1,64}\n)+ {6}-----END AGE ENCRYPTED FILE-----\n {4}recipient: age1l44x[a-z0-9]+\n {2}encrypted_regex: \^\(data\|stringData\)\$\n {2}lastmodified: '\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ'\n {2}mac: ENC\[AES256_GCM,[^\n]+,type:str\]\n {2}version: 3\.9\.0\ntype: Opaque\n$/);
+    expect(text).toMatch(
+      /\nsops:\n {2}age:\n {2}- enc: \|\n {6}-----BEGIN AGE ENCRYPTED FILE-----\n(?: {6}[A-Za-z0-9+/=]{1,64}\n)+ {6}-----END AGE ENCRYPTED FILE-----\n {4}recipient: age1l44x[a-z0-9]+\n {2}encrypted_regex: \^\(data\|stringData\)\$\n {2}lastmodified: '\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ'\n {2}mac: ENC\[AES256_GCM,[^\n]+,type:str\]\n {2}version: 3\.9\.0\ntype: Opaque\n$/,
+    );
     // `build --stdout` prints exactly what rendered/ holds.
     const stdout = await runCli(['build', '--stdout'], { cwd: repo, env: withKey(keyFile) });
     expect(stdout.code, stdout.stderr).toBe(0);
-    expect(stdout.stdout.split(/^---\n/m).find((d) => d.includes('name: capa-manager-bootstrap-credentials\n') && d.includes('kind: Secret'))).toBe(text);
+    expect(
+      stdout.stdout
+        .split(/^---\n/m)
+        .find((d) => d.includes('name: capa-manager-bootstrap-credentials\n') && d.includes('kind: Secret')),
+    ).toBe(text);
     // The credential is in its input only: not in any output file, stdout or stderr, in no form.
     expect(placesOf(repo, r, CREDENTIAL)).toEqual([INPUT]);
     expect(placesOf(repo, r, KEY_ID)).toEqual([]);
@@ -103,7 +148,9 @@ describe('secrets.mode sops (Flux)', () => {
     expect(Buffer.from(out.plaintext.data.credentials!, 'base64').toString()).toContain(KEY_ID);
 
     // The Flux Kustomization of the folder decrypts with the sops-age Secret; the others do not decrypt.
-    const kustomizations = jsYaml.loadAll(readFileSync(path.join(repo, 'gitops/flux/default/flux-kustomizations.yaml'), 'utf8')) as { metadata: { name: string }; spec: { decryption?: unknown } }[];
+    const kustomizations = jsYaml.loadAll(
+      readFileSync(path.join(repo, 'gitops/flux/default/flux-kustomizations.yaml'), 'utf8'),
+    ) as { metadata: { name: string }; spec: { decryption?: unknown } }[];
     expect(kustomizations.map((k) => [k.metadata.name, k.spec.decryption ?? null])).toEqual([
       ['capi-default-cert-manager', null],
       ['capi-default-cluster-api', null],
@@ -140,7 +187,9 @@ describe('secrets.mode sops (Flux)', () => {
     expect(drift.stderr).not.toContain('AKIAROTATED');
     expect((await runCli(['build'], { cwd: repo, env: withKey(keyFile) })).code).toBe(0);
     expect(readFileSync(path.join(repo, SECRET_FILE), 'utf8')).not.toBe(first);
-    expect(Buffer.from(verify(repo, keyFile).plaintext.data.credentials!, 'base64').toString()).toContain('AKIAROTATEDSECRETX');
+    expect(Buffer.from(verify(repo, keyFile).plaintext.data.credentials!, 'base64').toString()).toContain(
+      'AKIAROTATEDSECRETX',
+    );
 
     // A second recipient in .sops.yaml: encrypted anew to both, each stanza opens.
     writeFileSync(path.join(repo, '.sops.yaml'), sopsYaml(`${RECIPIENT},${OTHER_RECIPIENT}`));
@@ -154,7 +203,9 @@ describe('secrets.mode sops (Flux)', () => {
     const kept = readFileSync(path.join(repo, SECRET_FILE), 'utf8');
     const blind = await runCli(['build', '--force'], { cwd: repo });
     expect(blind.code, blind.stderr).toBe(0);
-    expect(blind.stderr).toMatch(/warning\[sops\]: rendered\/default\/infrastructure-aws\/secret-capa-manager-bootstrap-credentials\.yaml: encrypted anew \(no SOPS_AGE_KEY or SOPS_AGE_KEY_FILE to compare the committed ciphertext with\)/);
+    expect(blind.stderr).toMatch(
+      /warning\[sops\]: rendered\/default\/infrastructure-aws\/secret-capa-manager-bootstrap-credentials\.yaml: encrypted anew \(no SOPS_AGE_KEY or SOPS_AGE_KEY_FILE to compare the committed ciphertext with\)/,
+    );
     expect(readFileSync(path.join(repo, SECRET_FILE), 'utf8')).not.toBe(kept);
     expect(verify(repo, keyFile).mac).toBe('verified');
   });
@@ -170,7 +221,11 @@ describe('secrets.mode sops (Flux)', () => {
     // A new recipient in .sops.yaml: the next build is a real one, and encrypts to it.
     writeFileSync(path.join(repo, '.sops.yaml'), sopsYaml(`${RECIPIENT},${OTHER_RECIPIENT}`));
     expect((await runCli(['build'], { cwd: repo, env: withKey(keyFile) })).code).toBe(0);
-    expect((jsYaml.load(readFileSync(path.join(repo, SECRET_FILE), 'utf8')) as { sops: { age: { recipient: string }[] } }).sops.age.map((a) => a.recipient)).toEqual([RECIPIENT, OTHER_RECIPIENT]);
+    expect(
+      (
+        jsYaml.load(readFileSync(path.join(repo, SECRET_FILE), 'utf8')) as { sops: { age: { recipient: string }[] } }
+      ).sops.age.map((a) => a.recipient),
+    ).toEqual([RECIPIENT, OTHER_RECIPIENT]);
   });
 
   it('check fails on a tampered value, MAC or recipient, naming the file', async () => {
@@ -201,7 +256,9 @@ describe('secrets.mode sops (Flux)', () => {
     const recipient = await runCli(['check'], { cwd: repo });
     expect(recipient.code).toBe(1);
     expect(recipient.stderr).toContain(SECRET_FILE);
-    expect(recipient.stderr).toMatch(/is encrypted to other recipients or values than creation_rules\[0\] of \.sops\.yaml names/);
+    expect(recipient.stderr).toMatch(
+      /is encrypted to other recipients or values than creation_rules\[0\] of \.sops\.yaml names/,
+    );
 
     // Restored, it passes again.
     writeFileSync(file, good);
@@ -213,25 +270,35 @@ describe('secrets.mode sops (Flux)', () => {
     rmSync(path.join(none, '.sops.yaml'));
     const r = await runCli(['build'], { cwd: none });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/error\[sops\]: secrets\.mode sops: the repository has no \.sops\.yaml to take the recipients of rendered\/default\/infrastructure-aws\/secret-capa-manager-bootstrap-credentials\.yaml from/);
+    expect(r.stderr).toMatch(
+      /error\[sops\]: secrets\.mode sops: the repository has no \.sops\.yaml to take the recipients of rendered\/default\/infrastructure-aws\/secret-capa-manager-bootstrap-credentials\.yaml from/,
+    );
     expect(r.stderr).toMatch(/hint: create \.sops\.yaml/);
 
-    const other = repoWith({ '.sops.yaml': `creation_rules:\n  - path_regex: ^secrets/\n    encrypted_regex: ^(data|stringData)$\n    age: ${RECIPIENT}\n` }).repo;
+    const other = repoWith({
+      '.sops.yaml': `creation_rules:\n  - path_regex: ^secrets/\n    encrypted_regex: ^(data|stringData)$\n    age: ${RECIPIENT}\n`,
+    }).repo;
     const r2 = await runCli(['build'], { cwd: other });
     expect(r2.code).toBe(1);
-    expect(r2.stderr).toMatch(/\.sops\.yaml:\d+.*no creation rule of \.sops\.yaml matches rendered\/default\/infrastructure-aws\/secret-capa-manager-bootstrap-credentials\.yaml/);
+    expect(r2.stderr).toMatch(
+      /\.sops\.yaml:\d+.*no creation rule of \.sops\.yaml matches rendered\/default\/infrastructure-aws\/secret-capa-manager-bootstrap-credentials\.yaml/,
+    );
     expect(snapshotTree(other)[SECRET_FILE]).toBeUndefined();
   });
 
   it('a decryption Secret of its own name; Argo CD is refused', async () => {
     const { repo } = repoWith({ 'capi-render.yaml': config('  sops:\n    decryptionSecret: flux-age\n') });
     expect((await runCli(['build'], { cwd: repo })).code).toBe(0);
-    expect(readFileSync(path.join(repo, 'gitops/flux/default/flux-kustomizations.yaml'), 'utf8')).toContain('decryption:\n    provider: sops\n    secretRef:\n      name: flux-age\n');
+    expect(readFileSync(path.join(repo, 'gitops/flux/default/flux-kustomizations.yaml'), 'utf8')).toContain(
+      'decryption:\n    provider: sops\n    secretRef:\n      name: flux-age\n',
+    );
 
     const argo = repoWith({ 'capi-render.yaml': config().replace('flavour: flux', 'flavour: argocd') }).repo;
     const r = await runCli(['build'], { cwd: argo });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/error\[sops\]: secrets\.mode sops in environment default: Argo CD cannot decrypt SOPS files by itself/);
+    expect(r.stderr).toMatch(
+      /error\[sops\]: secrets\.mode sops in environment default: Argo CD cannot decrypt SOPS files by itself/,
+    );
   });
 });
 
@@ -243,7 +310,13 @@ describe('secrets.mode sops: hostile input', () => {
     writeFileSync(path.join(dir, name), text);
     return path.join(dir, name);
   };
-  const cases: { name: string; built?: boolean; setup: (repo: string, keyFile: string) => Record<string, string> | void; code: string; text: RegExp }[] = [
+  const cases: {
+    name: string;
+    built?: boolean;
+    setup: (repo: string, keyFile: string) => Record<string, string> | void;
+    code: string;
+    text: RegExp;
+  }[] = [
     {
       name: 'a .sops.yaml linked to a file outside the repository',
       setup: (repo) => {
@@ -262,24 +335,44 @@ describe('secrets.mode sops: hostile input', () => {
       code: 'input-path',
       text: /\.sops\.yaml/,
     },
-    { name: 'a huge .sops.yaml', setup: (repo) => writeFileSync(path.join(repo, '.sops.yaml'), `# ${'x'.repeat(2 * 1024 * 1024)}\n${sopsYaml(RECIPIENT)}`), code: 'yaml-limit', text: /\.sops\.yaml/ },
+    {
+      name: 'a huge .sops.yaml',
+      setup: (repo) =>
+        writeFileSync(path.join(repo, '.sops.yaml'), `# ${'x'.repeat(2 * 1024 * 1024)}\n${sopsYaml(RECIPIENT)}`),
+      code: 'yaml-limit',
+      text: /\.sops\.yaml/,
+    },
     {
       name: 'a .sops.yaml alias bomb',
       setup: (repo) => {
         const lines = ['x0: &x0 [a, a, a, a, a, a, a, a, a, a]'];
-        for (let i = 1; i < 9; i++) lines.push(`x${i}: &x${i} [${Array(10).fill(`*x${i - 1}`).join(', ')}]`);
+        for (let i = 1; i < 9; i++)
+          lines.push(
+            `x${i}: &x${i} [${Array(10)
+              .fill(`*x${i - 1}`)
+              .join(', ')}]`,
+          );
         writeFileSync(path.join(repo, '.sops.yaml'), `${lines.join('\n')}\n${sopsYaml(RECIPIENT)}`);
       },
       code: 'sops',
       text: /\.sops\.yaml has aliases capi-render does not expand/,
     },
     {
-      name: 'a .sops.yaml rule that would leave the Secret\'s data in plain text',
-      setup: (repo) => writeFileSync(path.join(repo, '.sops.yaml'), sopsYaml(RECIPIENT).replace('^(data|stringData)$', '^stringData$')),
+      name: "a .sops.yaml rule that would leave the Secret's data in plain text",
+      setup: (repo) =>
+        writeFileSync(
+          path.join(repo, '.sops.yaml'),
+          sopsYaml(RECIPIENT).replace('^(data|stringData)$', '^stringData$'),
+        ),
       code: 'sops',
       text: /\.sops\.yaml:2: error\[sops\]: creation_rules\[0\] of \.sops\.yaml would leave data\.credentials of rendered\/default\/infrastructure-aws\/secret-capa-manager-bootstrap-credentials\.yaml unencrypted, and it holds secret values/,
     },
-    { name: 'a .sops.yaml recipient that is not an age key', setup: (repo) => writeFileSync(path.join(repo, '.sops.yaml'), sopsYaml('ssh-ed25519 AAAAC3Nza')), code: 'sops', text: /has a recipient that is not an age X25519 public key/ },
+    {
+      name: 'a .sops.yaml recipient that is not an age key',
+      setup: (repo) => writeFileSync(path.join(repo, '.sops.yaml'), sopsYaml('ssh-ed25519 AAAAC3Nza')),
+      code: 'sops',
+      text: /has a recipient that is not an age X25519 public key/,
+    },
     {
       name: 'SOPS_AGE_KEY_FILE naming a FIFO',
       built: true,
@@ -308,7 +401,10 @@ describe('secrets.mode sops: hostile input', () => {
     const { repo, keyFile } = repoWith();
     if (built) expect((await runCli(['build'], { cwd: repo, env: withKey(keyFile) })).code).toBe(0);
     const env = setup(repo, keyFile) ?? {};
-    const snap = () => (built ? snapshotTree(path.join(repo, 'rendered')) : regularFilesUnder(repo).filter(([f]) => f.startsWith('rendered/')));
+    const snap = () =>
+      built
+        ? snapshotTree(path.join(repo, 'rendered'))
+        : regularFilesUnder(repo).filter(([f]) => f.startsWith('rendered/'));
     const before = snap();
     for (const command of ['build', 'check']) {
       const r = await runCli([command, '--force'].slice(0, command === 'build' ? 2 : 1), { cwd: repo, env });
@@ -322,7 +418,12 @@ describe('secrets.mode sops: hostile input', () => {
 });
 
 describe('SOPS-encrypted configSecrets under providers/', () => {
-  const encryptedVars = () => encryptDocument(vars(CREDENTIAL), { recipients: [RECIPIENT], encryptedRegex: '^(data|stringData)$' }, new Date('2026-01-01T00:00:00Z'));
+  const encryptedVars = () =>
+    encryptDocument(
+      vars(CREDENTIAL),
+      { recipients: [RECIPIENT], encryptedRegex: '^(data|stringData)$' },
+      new Date('2026-01-01T00:00:00Z'),
+    );
 
   itTools('are decrypted with the identity, and their values encrypted again into the output', async () => {
     const { repo, keyFile } = repoWith({ [INPUT]: await encryptedVars() });
@@ -339,45 +440,63 @@ describe('SOPS-encrypted configSecrets under providers/', () => {
     const { repo } = repoWith({ [INPUT]: await encryptedVars() });
     const r = await runCli(['build'], { cwd: repo });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/providers\/vars\.yaml:\d+:\d+: error\[sops\]: providers\/vars\.yaml holds a SOPS-encrypted Secret capa-system\/aws-variables, and no age identity is set to decrypt it/);
+    expect(r.stderr).toMatch(
+      /providers\/vars\.yaml:\d+:\d+: error\[sops\]: providers\/vars\.yaml holds a SOPS-encrypted Secret capa-system\/aws-variables, and no age identity is set to decrypt it/,
+    );
     expect(r.stderr).toMatch(/hint: set SOPS_AGE_KEY or SOPS_AGE_KEY_FILE/);
     // An identity of another recipient: named as such.
-    const wrong = await runCli(['build'], { cwd: repo, env: { SOPS_AGE_KEY: readFileSync(path.join(KEYS, 'keys-age-global.txt'), 'utf8') } });
+    const wrong = await runCli(['build'], {
+      cwd: repo,
+      env: { SOPS_AGE_KEY: readFileSync(path.join(KEYS, 'keys-age-global.txt'), 'utf8') },
+    });
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toMatch(/Secret capa-system\/aws-variables: providers\/vars\.yaml is encrypted to age1l44x[a-z0-9]+, and no identity given opens it/);
+    expect(wrong.stderr).toMatch(
+      /Secret capa-system\/aws-variables: providers\/vars\.yaml is encrypted to age1l44x[a-z0-9]+, and no identity given opens it/,
+    );
   });
 });
 
 describe('secrets.mode sops with a secret reference left unset', () => {
   const byReference = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: aws-variables\n  namespace: capa-system\nstringData:\n  AWS_B64ENCODED_CREDENTIALS: {fromEnv: AWS_CREDS}\n`;
 
-  itTools('keeps the committed ciphertext once it proves itself: CI needs neither the credential nor the identity', async () => {
-    const { repo, keyFile } = repoWith({ [INPUT]: byReference });
-    const first = await runCli(['build'], { cwd: repo, env: { ...withKey(keyFile), AWS_CREDS: CREDENTIAL } });
-    expect(first.code, first.stderr).toBe(0);
-    expect(Buffer.from(verify(repo, keyFile).plaintext.data.credentials!, 'base64').toString()).toContain(KEY_ID);
-    const before = snapshotTree(repo);
-    // Neither the credential nor the identity: the committed file is kept as it is, nothing written.
-    const blind = await runCli(['build', '--force'], { cwd: repo });
-    expect(blind.code, blind.stderr).toBe(0);
-    expect(snapshotTree(repo)).toEqual(before);
-    expect((await runCli(['check'], { cwd: repo })).code).toBe(0);
-    // With the identity its MAC is verified too.
-    expect((await runCli(['check'], { cwd: repo, env: withKey(keyFile) })).code).toBe(0);
-    const file = path.join(repo, SECRET_FILE);
-    const good = readFileSync(file, 'utf8');
-    writeFileSync(file, good.replace(/mac: ENC\[AES256_GCM,data:(.)/, (_m, c: string) => `mac: ENC[AES256_GCM,data:${c === 'A' ? 'B' : 'A'}`));
-    const tampered = await runCli(['check'], { cwd: repo, env: withKey(keyFile) });
-    expect(tampered.code).toBe(1);
-    expect(tampered.stderr).toMatch(/sops\.mac that does not authenticate/);
-    expect(placesOf(repo, tampered, CREDENTIAL)).toEqual([]);
-  });
+  itTools(
+    'keeps the committed ciphertext once it proves itself: CI needs neither the credential nor the identity',
+    async () => {
+      const { repo, keyFile } = repoWith({ [INPUT]: byReference });
+      const first = await runCli(['build'], { cwd: repo, env: { ...withKey(keyFile), AWS_CREDS: CREDENTIAL } });
+      expect(first.code, first.stderr).toBe(0);
+      expect(Buffer.from(verify(repo, keyFile).plaintext.data.credentials!, 'base64').toString()).toContain(KEY_ID);
+      const before = snapshotTree(repo);
+      // Neither the credential nor the identity: the committed file is kept as it is, nothing written.
+      const blind = await runCli(['build', '--force'], { cwd: repo });
+      expect(blind.code, blind.stderr).toBe(0);
+      expect(snapshotTree(repo)).toEqual(before);
+      expect((await runCli(['check'], { cwd: repo })).code).toBe(0);
+      // With the identity its MAC is verified too.
+      expect((await runCli(['check'], { cwd: repo, env: withKey(keyFile) })).code).toBe(0);
+      const file = path.join(repo, SECRET_FILE);
+      const good = readFileSync(file, 'utf8');
+      writeFileSync(
+        file,
+        good.replace(
+          /mac: ENC\[AES256_GCM,data:(.)/,
+          (_m, c: string) => `mac: ENC[AES256_GCM,data:${c === 'A' ? 'B' : 'A'}`,
+        ),
+      );
+      const tampered = await runCli(['check'], { cwd: repo, env: withKey(keyFile) });
+      expect(tampered.code).toBe(1);
+      expect(tampered.stderr).toMatch(/sops\.mac that does not authenticate/);
+      expect(placesOf(repo, tampered, CREDENTIAL)).toEqual([]);
+    },
+  );
 
   it('without a committed ciphertext the build fails naming the file and what to set', async () => {
     const { repo } = repoWith({ [INPUT]: byReference });
     const r = await runCli(['build'], { cwd: repo });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/error\[sops\]: rendered\/default\/infrastructure-aws\/secret-capa-manager-bootstrap-credentials\.yaml: its values are not set in this build, and there is no committed encrypted file to keep/);
+    expect(r.stderr).toMatch(
+      /error\[sops\]: rendered\/default\/infrastructure-aws\/secret-capa-manager-bootstrap-credentials\.yaml: its values are not set in this build, and there is no committed encrypted file to keep/,
+    );
     expect(r.stderr).toMatch(/hint: set the variables it is rendered from and build/);
     expect(snapshotTree(repo)[SECRET_FILE]).toBeUndefined();
   });

@@ -3,8 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { CORE, configYaml, makeRepo } from '../helpers/repo.js';
 
-const METAL3 = 'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: metal3\n  namespace: capm3-system\nspec:\n  version: v1.13.2\n';
-const repo = (variables: string) => makeRepo({ 'capi-render.yaml': configYaml(`variables:\n${variables}`), 'providers/core.yaml': CORE(), 'providers/metal3.yaml': METAL3 });
+const METAL3 =
+  'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: metal3\n  namespace: capm3-system\nspec:\n  version: v1.13.2\n';
+const repo = (variables: string) =>
+  makeRepo({
+    'capi-render.yaml': configYaml(`variables:\n${variables}`),
+    'providers/core.yaml': CORE(),
+    'providers/metal3.yaml': METAL3,
+  });
 
 describe('values the API server reads as strings', () => {
   it('refuses CAPM3_FAST_TRACK: "true" (ConfigMap data) and a numeric diagnostics address (an annotation), naming both, and writes nothing', async () => {
@@ -13,9 +19,13 @@ describe('values the API server reads as strings', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('error[components-invalid]');
-    expect(r.stderr).toMatch(/ConfigMap\/capm3-system\/capm3-capm3fasttrack-configmap data\.CAPM3_FAST_TRACK is a boolean, not a string/);
-    expect(r.stderr).toMatch(/Deployment\/capm3-system\/capm3-controller-manager metadata\.annotations\.prometheus\.io\/port is a number, not a string/);
-    expect(r.stderr).toContain("carries its own quotes (e.g. \"'true'\"");
+    expect(r.stderr).toMatch(
+      /ConfigMap\/capm3-system\/capm3-capm3fasttrack-configmap data\.CAPM3_FAST_TRACK is a boolean, not a string/,
+    );
+    expect(r.stderr).toMatch(
+      /Deployment\/capm3-system\/capm3-controller-manager metadata\.annotations\.prometheus\.io\/port is a number, not a string/,
+    );
+    expect(r.stderr).toContain('carries its own quotes (e.g. "\'true\'"');
   });
 
   it('renders the value with its own quotes as the string it is, like the release default', async () => {

@@ -69,7 +69,12 @@ describe.skipIf(skipRegistry)('capi-render upgrade --images --pr', { timeout: 12
       '',
     ].join('\n');
     const overlay = 'apiVersion: capi-render/v1alpha1\nkind: Overlay\n';
-    const repo = makeRepo({ 'capi-render.yaml': config, 'providers/core.yaml': CORE(), 'overlays/dev/overlay.yaml': overlay, 'overlays/prod/overlay.yaml': overlay });
+    const repo = makeRepo({
+      'capi-render.yaml': config,
+      'providers/core.yaml': CORE(),
+      'overlays/dev/overlay.yaml': overlay,
+      'overlays/prod/overlay.yaml': overlay,
+    });
     const env = { ...gitEnv(tempDir()), CAPI_RENDER_CACHE_DIR: tempDir(), GITHUB_TOKEN: TOKEN };
     const build = await runCli(['build'], { cwd: repo, env });
     expect(build.code, build.stderr).toBe(0);
@@ -78,16 +83,39 @@ describe.skipIf(skipRegistry)('capi-render upgrade --images --pr', { timeout: 12
     git(path.dirname(remote), env, 'init', '-q', '--bare', remote);
     git(repo, env, 'remote', 'add', 'origin', remote);
     git(repo, env, 'push', '-q', 'origin', 'main');
-    const move = async () => (await pushTestImage(registry.host, repository, 'v1.12.0', { platforms: ['linux/amd64', 'linux/arm64'] })).digest;
+    const move = async () =>
+      (await pushTestImage(registry.host, repository, 'v1.12.0', { platforms: ['linux/amd64', 'linux/arm64'] })).digest;
     // The lock, and so the re-pin, names the image as released; images: sends it to the test registry.
-    return { repo, remote, gh, env, image: 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0', locked: first.digest, move };
+    return {
+      repo,
+      remote,
+      gh,
+      env,
+      image: 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0',
+      locked: first.digest,
+      move,
+    };
   }
 
-  const upgrade = (s: Setup, ...extra: string[]) => runCli(['upgrade', '--images', '--pr', '--repository', 'acme/mgmt', ...extra], { cwd: s.repo, env: s.env });
-  const workTree = (repo: string) => Object.fromEntries(Object.entries(snapshotTree(repo)).filter(([p]) => !p.startsWith('.git/')));
-  const pullWrites = (gh: FakeGitHub) => gh.requests.filter((r) => r.route === 'pulls' && r.method !== 'GET').map((r) => `${r.method} ${r.url.split('?')[0]}`);
+  const upgrade = (s: Setup, ...extra: string[]) =>
+    runCli(['upgrade', '--images', '--pr', '--repository', 'acme/mgmt', ...extra], { cwd: s.repo, env: s.env });
+  const workTree = (repo: string) =>
+    Object.fromEntries(Object.entries(snapshotTree(repo)).filter(([p]) => !p.startsWith('.git/')));
+  const pullWrites = (gh: FakeGitHub) =>
+    gh.requests
+      .filter((r) => r.route === 'pulls' && r.method !== 'GET')
+      .map((r) => `${r.method} ${r.url.split('?')[0]}`);
   /** The branch the upgrade scheme names for these re-pins: sha256 of the sorted `image@digest` lines, 12 hex digits. */
-  const branchFor = (pins: string[]) => `capi-render/upgrade-images-${createHash('sha256').update(pins.sort().map((p) => `${p}\n`).join('')).digest('hex').slice(0, 12)}`;
+  const branchFor = (pins: string[]) =>
+    `capi-render/upgrade-images-${createHash('sha256')
+      .update(
+        pins
+          .sort()
+          .map((p) => `${p}\n`)
+          .join(''),
+      )
+      .digest('hex')
+      .slice(0, 12)}`;
 
   it('commits the lock and rendered/ on the images branch, pushes it and opens a pull request listing each environment’s digest change', async () => {
     const s = await setup('pr-controller');
@@ -99,16 +127,27 @@ describe.skipIf(skipRegistry)('capi-render upgrade --images --pr', { timeout: 12
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`re-pinned ${s.image}: ${s.locked} → ${moved} (dev, prod)`);
     expect(pullWrites(s.gh)).toEqual(['POST /repos/acme/mgmt/pulls']);
-    const sent = JSON.parse(s.gh.requests.find((q) => q.method === 'POST')!.body!) as { title: string; head: string; base: string; body: string };
+    const sent = JSON.parse(s.gh.requests.find((q) => q.method === 'POST')!.body!) as {
+      title: string;
+      head: string;
+      base: string;
+      body: string;
+    };
     const title = `chore(capi): re-pin ${s.image} (tag moved)`;
     expect(sent).toMatchObject({ title, head: branch, base: 'main' });
-    expect(sent.body).toContain('Re-pins images whose tags moved since capi-render.lock pinned them, with `capi-render upgrade --images`.');
-    expect(sent.body).toContain(`| dev | \`${s.image}\` | \`${s.locked}\` | \`${moved}\` |\n| prod | \`${s.image}\` | \`${s.locked}\` | \`${moved}\` |`);
+    expect(sent.body).toContain(
+      'Re-pins images whose tags moved since capi-render.lock pinned them, with `capi-render upgrade --images`.',
+    );
+    expect(sent.body).toContain(
+      `| dev | \`${s.image}\` | \`${s.locked}\` | \`${moved}\` |\n| prod | \`${s.image}\` | \`${s.locked}\` | \`${moved}\` |`,
+    );
     expect(sent.body).toContain('## Upgrade safety report');
     expect(sent.body).toContain('(`image-changed`)');
     expect(sent.body).toContain('#### dev/cluster-api');
     expect(sent.body).toContain('#### prod/cluster-api');
-    expect(sent.body).toContain('`capi-render report --base main --out capi-render-report.html`; the CI workflow of `capi-render init` uploads it as the `capi-render-report` artifact.');
+    expect(sent.body).toContain(
+      '`capi-render report --base main --out capi-render-report.html`; the CI workflow of `capi-render init` uploads it as the `capi-render-report` artifact.',
+    );
     expect(r.stderr).toContain(`pushed ${branch} (`);
     expect(r.stderr).toContain('pull request #1 created: https://github.com/acme/mgmt/pull/1');
 
@@ -120,12 +159,14 @@ describe.skipIf(skipRegistry)('capi-render upgrade --images --pr', { timeout: 12
     const files = git(s.remote, s.env, 'diff', '--name-only', 'main', branch).split('\n');
     expect(files).toEqual(expect.arrayContaining(['capi-render.lock', DEPLOYMENT('dev'), DEPLOYMENT('prod')]));
     expect(files.filter((f) => !f.startsWith('rendered/') && f !== 'capi-render.lock')).toEqual([]);
-    for (const e of ['dev', 'prod']) expect(git(s.remote, s.env, 'show', `${branch}:${DEPLOYMENT(e)}`)).toContain(`@${moved}`);
+    for (const e of ['dev', 'prod'])
+      expect(git(s.remote, s.env, 'show', `${branch}:${DEPLOYMENT(e)}`)).toContain(`@${moved}`);
     // The user is back on main with a clean working tree, the old pin still there.
     expect(git(s.repo, s.env, 'symbolic-ref', '--short', 'HEAD')).toBe('main');
     expect(git(s.repo, s.env, 'status', '--porcelain')).toBe('');
     expect(workTree(s.repo)).toEqual(before);
-    for (const text of [r.stdout, r.stderr, git(s.remote, s.env, 'log', '-1', '--format=%B', branch)]) expect(text).not.toContain(TOKEN);
+    for (const text of [r.stdout, r.stderr, git(s.remote, s.env, 'log', '-1', '--format=%B', branch)])
+      expect(text).not.toContain(TOKEN);
   });
 
   it('re-running after main moved force-pushes the same branch and updates the same pull request; --env names its own', async () => {
@@ -147,7 +188,11 @@ describe.skipIf(skipRegistry)('capi-render upgrade --images --pr', { timeout: 12
     // Limited to prod: the branch and title say so (the digest still moves wherever the image runs).
     const prod = await upgrade(s, '--env', 'prod');
     expect(prod.code, prod.stderr).toBe(0);
-    const post = JSON.parse(s.gh.requests.filter((q) => q.method === 'POST').at(-1)!.body!) as { title: string; head: string; body: string };
+    const post = JSON.parse(s.gh.requests.filter((q) => q.method === 'POST').at(-1)!.body!) as {
+      title: string;
+      head: string;
+      body: string;
+    };
     expect(post).toMatchObject({ title: `chore(capi): re-pin ${s.image} (tag moved) in prod`, head: `${branch}-prod` });
     expect(post.body).toContain('with `capi-render upgrade --env prod --images`.');
   });

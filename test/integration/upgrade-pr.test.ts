@@ -41,10 +41,13 @@ async function setup(): Promise<Setup> {
   return { repo, remote, gh, env };
 }
 
-const upgrade = (s: Setup, ...extra: string[]) => runCli(['upgrade', '--to', 'v1.12.0', '--pr', '--repository', 'acme/mgmt', ...extra], { cwd: s.repo, env: s.env });
+const upgrade = (s: Setup, ...extra: string[]) =>
+  runCli(['upgrade', '--to', 'v1.12.0', '--pr', '--repository', 'acme/mgmt', ...extra], { cwd: s.repo, env: s.env });
 /** The working tree (not .git) by content. */
-const workTree = (repo: string) => Object.fromEntries(Object.entries(snapshotTree(repo)).filter(([p]) => !p.startsWith('.git/')));
-const pullWrites = (gh: FakeGitHub) => gh.requests.filter((r) => r.route === 'pulls' && r.method !== 'GET').map((r) => `${r.method} ${r.url.split('?')[0]}`);
+const workTree = (repo: string) =>
+  Object.fromEntries(Object.entries(snapshotTree(repo)).filter(([p]) => !p.startsWith('.git/')));
+const pullWrites = (gh: FakeGitHub) =>
+  gh.requests.filter((r) => r.route === 'pulls' && r.method !== 'GET').map((r) => `${r.method} ${r.url.split('?')[0]}`);
 
 describe('capi-render upgrade --pr', () => {
   it('commits on the upgrade branch, pushes it and opens a pull request whose body is the safety report', async () => {
@@ -57,18 +60,28 @@ describe('capi-render upgrade --pr', () => {
     const sent = JSON.parse(post.body!) as { title: string; head: string; base: string; body: string };
     expect(sent).toMatchObject({ title: 'chore(capi): upgrade cluster-api to v1.12.0', head: BRANCH, base: 'main' });
     expect(sent.body).toContain('Upgrades Cluster API providers with `capi-render upgrade --to v1.12.0`.');
-    expect(sent.body.startsWith('| Environment | Provider | Version | Contract | Danger | Warning | Info | Set in |\n')).toBe(true);
-    expect(sent.body).toMatch(/^\| default \| `cluster-api` \| v1\.11\.0 → v1\.12\.0 \| v1beta2 \| 0 \| \d+ \| \d+ \| `providers\/core\.yaml:7` \|$/m);
+    expect(
+      sent.body.startsWith('| Environment | Provider | Version | Contract | Danger | Warning | Info | Set in |\n'),
+    ).toBe(true);
+    expect(sent.body).toMatch(
+      /^\| default \| `cluster-api` \| v1\.11\.0 → v1\.12\.0 \| v1beta2 \| 0 \| \d+ \| \d+ \| `providers\/core\.yaml:7` \|$/m,
+    );
     expect(sent.body).toContain('## Upgrade safety report');
     expect(sent.body).toContain('(`image-changed`)');
     expect(sent.body).toContain('#### default/cluster-api');
     // Where the same review is as one page (the remote's host is not GitHub here, so no runs link).
-    expect(sent.body).toContain('`capi-render report --base main --out capi-render-report.html`; the CI workflow of `capi-render init` uploads it as the `capi-render-report` artifact.');
+    expect(sent.body).toContain(
+      '`capi-render report --base main --out capi-render-report.html`; the CI workflow of `capi-render init` uploads it as the `capi-render-report` artifact.',
+    );
     expect(r.stderr).toContain(`pull request #1 created: https://github.com/acme/mgmt/pull/1`);
 
     // The branch on the remote holds the edit, the lock and rendered/, with a conventional message.
-    expect(git(s.remote, s.env, 'log', '-1', '--format=%s', BRANCH)).toBe('chore(capi): upgrade cluster-api to v1.12.0');
-    expect(git(s.remote, s.env, 'log', '-1', '--format=%b', BRANCH)).toContain('- default: CoreProvider/capi-system/cluster-api v1.11.0 → v1.12.0');
+    expect(git(s.remote, s.env, 'log', '-1', '--format=%s', BRANCH)).toBe(
+      'chore(capi): upgrade cluster-api to v1.12.0',
+    );
+    expect(git(s.remote, s.env, 'log', '-1', '--format=%b', BRANCH)).toContain(
+      '- default: CoreProvider/capi-system/cluster-api v1.11.0 → v1.12.0',
+    );
     const files = git(s.remote, s.env, 'diff', '--name-only', 'main', BRANCH).split('\n');
     expect(files).toContain('providers/core.yaml');
     expect(files).toContain('capi-render.lock');
@@ -78,7 +91,8 @@ describe('capi-render upgrade --pr', () => {
     expect(git(s.repo, s.env, 'symbolic-ref', '--short', 'HEAD')).toBe('main');
     expect(git(s.repo, s.env, 'status', '--porcelain')).toBe('');
     expect(workTree(s.repo)).toEqual(before);
-    for (const text of [r.stdout, r.stderr, git(s.remote, s.env, 'log', '-1', '--format=%B', BRANCH)]) expect(text).not.toContain(TOKEN);
+    for (const text of [r.stdout, r.stderr, git(s.remote, s.env, 'log', '-1', '--format=%B', BRANCH)])
+      expect(text).not.toContain(TOKEN);
   });
 
   it('re-running after main moved force-pushes the branch and updates the same pull request (PATCH, no second POST)', async () => {
@@ -120,7 +134,10 @@ describe('capi-render upgrade --pr', () => {
     const s = await setup();
     const before = workTree(s.repo);
     const { GITHUB_TOKEN: _t, ...noToken } = s.env;
-    const r = await runCli(['upgrade', '--to', 'v1.12.0', '--pr', '--repository', 'acme/mgmt'], { cwd: s.repo, env: noToken });
+    const r = await runCli(['upgrade', '--to', 'v1.12.0', '--pr', '--repository', 'acme/mgmt'], {
+      cwd: s.repo,
+      env: noToken,
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('error[auth]');
     expect(workTree(s.repo)).toEqual(before);

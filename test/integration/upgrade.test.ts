@@ -83,7 +83,9 @@ describe('capi-render upgrade within a contract (v1.11.0 → v1.12.0)', () => {
     const before = snapshotTree(path.join(repo, 'rendered'));
     const r = await cli(repo, 'upgrade', ...argv);
     expect(r.code, r.stderr).toBe(0);
-    expect(changedLines(CORE_FILE('v1.11.0'), read(repo, 'providers/core.yaml'))).toEqual([[8, '  version: v1.12.0 # moved by capi-render upgrade']]);
+    expect(changedLines(CORE_FILE('v1.11.0'), read(repo, 'providers/core.yaml'))).toEqual([
+      [8, '  version: v1.12.0 # moved by capi-render upgrade'],
+    ]);
     expect(changedLines(KUBEADM_FILE('v1.11.0'), read(repo, 'providers/kubeadm.yaml'))).toEqual([
       [8, '  version: "v1.12.0"'],
       [19, "  version: 'v1.12.0'"],
@@ -94,10 +96,16 @@ describe('capi-render upgrade within a contract (v1.11.0 → v1.12.0)', () => {
       'CoreProvider/capi-system/cluster-api': 'v1.12.0 v1beta2',
     });
     const after = snapshotTree(path.join(repo, 'rendered'));
-    expect(after['default/cluster-api/deployment-capi-controller-manager.yaml']).not.toBe(before['default/cluster-api/deployment-capi-controller-manager.yaml']);
-    expect(read(repo, 'rendered/default/cluster-api/deployment-capi-controller-manager.yaml')).toContain('image: registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0');
+    expect(after['default/cluster-api/deployment-capi-controller-manager.yaml']).not.toBe(
+      before['default/cluster-api/deployment-capi-controller-manager.yaml'],
+    );
+    expect(read(repo, 'rendered/default/cluster-api/deployment-capi-controller-manager.yaml')).toContain(
+      'image: registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0',
+    );
     // What src/diff finds in the real v1.11.0 → v1.12.0 manifests.
-    expect(findingCodes(r.stdout)).toEqual(new Set(['feature-gates-changed', 'rbac-permissions-gained', 'crd-version-added', 'crd-added', 'image-changed']));
+    expect(findingCodes(r.stdout)).toEqual(
+      new Set(['feature-gates-changed', 'rbac-permissions-gained', 'crd-version-added', 'crd-added', 'image-changed']),
+    );
     expect(r.stdout).toMatch(/^Findings: 0 dangers, 2 warnings, \d+ info$/m);
     expect(r.stderr).toContain('edited providers/core.yaml:9 (spec.version): v1.11.0 → v1.12.0 (default: cluster-api)');
     // The output is what a plain build of the edited inputs gives.
@@ -122,7 +130,11 @@ describe('capi-render upgrade within a contract (v1.11.0 → v1.12.0)', () => {
     const moved = await runCli(['upgrade', '--contract', 'v1beta2'], { cwd: repo, env });
     expect(moved.code, moved.stderr).toBe(0);
     expect(Object.values(lockVersions(repo))).toEqual(['v1.12.0 v1beta2', 'v1.12.0 v1beta2', 'v1.12.0 v1beta2']);
-    expect(parseLock(read(repo, 'capi-render.lock')).environments[0]!.providers.filter((p) => p.provider !== 'cert-manager').map((p) => p.source)).toEqual(Array(3).fill('github:kubernetes-sigs/cluster-api'));
+    expect(
+      parseLock(read(repo, 'capi-render.lock'))
+        .environments[0]!.providers.filter((p) => p.provider !== 'cert-manager')
+        .map((p) => p.source),
+    ).toEqual(Array(3).fill('github:kubernetes-sigs/cluster-api'));
   });
 
   it('works --offline from a local repository', async () => {
@@ -162,18 +174,23 @@ describe('capi-render upgrade across contracts (v1.10.4, v1beta1 → v1.11.0, v1
     const before = snapshotTree(repo);
     const guarded = await cli(repo, 'upgrade', '--to', 'v1.11.0', '--confirm-storage-migration');
     expect(guarded.code).toBe(1);
-    expect(guarded.stderr).toContain('error[removal]: environment default: CRD ipaddresses.ipam.cluster.x-k8s.io is no longer rendered');
+    expect(guarded.stderr).toContain(
+      'error[removal]: environment default: CRD ipaddresses.ipam.cluster.x-k8s.io is no longer rendered',
+    );
     expect(snapshotTree(repo)).toEqual(before);
     const r = await cli(repo, 'upgrade', '--to', 'v1.11.0', '--confirm-storage-migration', '--allow-removal');
     expect(r.code, r.stderr).toBe(0);
-    expect(changedLines(CORE_FILE('v1.10.4'), read(repo, 'providers/core.yaml'))).toEqual([[8, '  version: v1.11.0 # moved by capi-render upgrade']]);
+    expect(changedLines(CORE_FILE('v1.10.4'), read(repo, 'providers/core.yaml'))).toEqual([
+      [8, '  version: v1.11.0 # moved by capi-render upgrade'],
+    ]);
     expect(changedLines(KUBEADM_FILE('v1.10.4'), read(repo, 'providers/kubeadm.yaml'))).toEqual([
       [8, '  version: "v1.11.0"'],
       [19, "  version: 'v1.11.0'"],
     ]);
     expect(Object.values(lockVersions(repo))).toEqual(['v1.11.0 v1beta2', 'v1.11.0 v1beta2', 'v1.11.0 v1beta2']);
     const codes = findingCodes(r.stdout);
-    for (const code of ['contract-changed', 'crd-version-removed', 'crd-storage-version-changed', 'image-changed']) expect(codes).toContain(code);
+    for (const code of ['contract-changed', 'crd-version-removed', 'crd-storage-version-changed', 'image-changed'])
+      expect(codes).toContain(code);
     expect(r.stdout).toContain('cluster-api: contract v1beta1 → v1beta2');
     expect(r.stdout).toContain('clusters.cluster.x-k8s.io: storage version v1beta1 → v1beta2');
   });
@@ -209,11 +226,19 @@ describe('capi-render upgrade with overlays', () => {
     const devBefore = snapshotTree(path.join(repo, 'rendered/dev'));
     const r = await cli(repo, 'upgrade', '--env', 'prod', '--to', 'v1.12.0');
     expect(r.code, r.stderr).toBe(0);
-    expect(changedLines(overlayBefore, read(repo, 'overlays/prod/overlay.yaml'))).toEqual([[16, '        value: v1.12.0']]);
+    expect(changedLines(overlayBefore, read(repo, 'overlays/prod/overlay.yaml'))).toEqual([
+      [16, '        value: v1.12.0'],
+    ]);
     expect(snapshotTree(path.join(repo, 'providers'))).toEqual(base);
     expect(snapshotTree(path.join(repo, 'rendered/dev'))).toEqual(devBefore);
-    expect(Object.values(lockVersions(repo, 'prod'))).toEqual(['v1.12.0 v1beta2', 'v1.12.0 v1beta2', 'v1.12.0 v1beta2']);
-    expect(r.stderr).toContain('edited overlays/prod/overlay.yaml:17 (patches[0], replace /spec/version): v1.11.0 → v1.12.0 (prod: cluster-api, bootstrap-kubeadm, control-plane-kubeadm)');
+    expect(Object.values(lockVersions(repo, 'prod'))).toEqual([
+      'v1.12.0 v1beta2',
+      'v1.12.0 v1beta2',
+      'v1.12.0 v1beta2',
+    ]);
+    expect(r.stderr).toContain(
+      'edited overlays/prod/overlay.yaml:17 (patches[0], replace /spec/version): v1.11.0 → v1.12.0 (prod: cluster-api, bootstrap-kubeadm, control-plane-kubeadm)',
+    );
   });
 
   it('refuses to move one provider through a patch that pins three', async () => {
@@ -233,12 +258,15 @@ describe('capi-render upgrade with overlays', () => {
 
     // The second way out, followed: a patch of the core's own after the shared one; now only the core moves.
     const overlay = path.join(repo, 'overlays/prod/overlay.yaml');
-    const own = '  - target: {kind: CoreProvider}\n    patch: |-\n      - op: replace\n        path: /spec/version\n        value: v1.11.0\n';
+    const own =
+      '  - target: {kind: CoreProvider}\n    patch: |-\n      - op: replace\n        path: /spec/version\n        value: v1.11.0\n';
     writeFileSync(overlay, readFileSync(overlay, 'utf8').replace('  # HA controllers', `${own}  # HA controllers`));
     expect((await cli(repo, 'build')).code).toBe(0);
     const again = await cli(repo, 'upgrade', '--env', 'prod', '--provider', 'cluster-api', '--to', 'v1.12.0');
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toContain('edited overlays/prod/overlay.yaml:22 (patches[1], replace /spec/version): v1.11.0 → v1.12.0 (prod: cluster-api)');
+    expect(again.stderr).toContain(
+      'edited overlays/prod/overlay.yaml:22 (patches[1], replace /spec/version): v1.11.0 → v1.12.0 (prod: cluster-api)',
+    );
     expect(lockVersions(repo, 'prod')).toEqual({
       'CoreProvider/capi-system/cluster-api': 'v1.12.0 v1beta2',
       'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm': 'v1.11.0 v1beta2',
@@ -247,12 +275,19 @@ describe('capi-render upgrade with overlays', () => {
   });
 
   it('refuses to edit a base file another environment also takes its version from', async () => {
-    const overlay = '# an environment\napiVersion: capi-render/v1alpha1\nkind: Overlay\nresources:\n  - ../../providers\n';
-    const repo = makeRepo({ 'providers/core.yaml': CORE_FILE('v1.11.0'), 'overlays/dev/overlay.yaml': overlay, 'overlays/staging/overlay.yaml': overlay });
+    const overlay =
+      '# an environment\napiVersion: capi-render/v1alpha1\nkind: Overlay\nresources:\n  - ../../providers\n';
+    const repo = makeRepo({
+      'providers/core.yaml': CORE_FILE('v1.11.0'),
+      'overlays/dev/overlay.yaml': overlay,
+      'overlays/staging/overlay.yaml': overlay,
+    });
     expect((await cli(repo, 'build')).code).toBe(0);
     const refused = await cli(repo, 'upgrade', '--env', 'dev', '--to', 'v1.12.0');
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('providers/core.yaml:9 (spec.version) also sets the version of CoreProvider/capi-system/cluster-api in staging');
+    expect(refused.stderr).toContain(
+      'providers/core.yaml:9 (spec.version) also sets the version of CoreProvider/capi-system/cluster-api in staging',
+    );
     // Both environments together are fine.
     const both = await cli(repo, 'upgrade', '--env', 'dev', '--env', 'staging', '--to', 'v1.12.0');
     expect(both.code, both.stderr).toBe(0);
@@ -277,15 +312,23 @@ patches:
       spec:
         version: v1.11.0   # prod
 `;
-    const pin = '# prod pin\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n  version: "v1.11.0"\n';
+    const pin =
+      '# prod pin\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n  version: "v1.11.0"\n';
     const kubeadm = KUBEADM_FILE('v1.12.0').split('---')[0]!;
-    const repo = makeRepo({ 'providers/core.yaml': CORE_FILE('v1.12.0'), 'providers/kubeadm.yaml': kubeadm, 'overlays/prod/overlay.yaml': overlay, 'overlays/prod/patches/pin-core.yaml': pin });
+    const repo = makeRepo({
+      'providers/core.yaml': CORE_FILE('v1.12.0'),
+      'providers/kubeadm.yaml': kubeadm,
+      'overlays/prod/overlay.yaml': overlay,
+      'overlays/prod/patches/pin-core.yaml': pin,
+    });
     expect((await cli(repo, 'build')).code).toBe(0);
     const base = snapshotTree(path.join(repo, 'providers'));
     const r = await cli(repo, 'upgrade', '--to', 'v1.12.0');
     expect(r.code, r.stderr).toBe(0);
     expect(changedLines(pin, read(repo, 'overlays/prod/patches/pin-core.yaml'))).toEqual([[7, '  version: "v1.12.0"']]);
-    expect(changedLines(overlay, read(repo, 'overlays/prod/overlay.yaml'))).toEqual([[15, '        version: v1.12.0   # prod']]);
+    expect(changedLines(overlay, read(repo, 'overlays/prod/overlay.yaml'))).toEqual([
+      [15, '        version: v1.12.0   # prod'],
+    ]);
     expect(snapshotTree(path.join(repo, 'providers'))).toEqual(base);
     expect(Object.values(lockVersions(repo, 'prod'))).toEqual(['v1.12.0 v1beta2', 'v1.12.0 v1beta2']);
   });

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { CORE, configYaml, makeRepo, snapshotTree } from '../helpers/repo.js';
 
-const META = 'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 0\n  contract: v1beta2\n';
+const META =
+  'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 0\n  contract: v1beta2\n';
 const COMPONENTS = `apiVersion: v1
 kind: Namespace
 metadata:
@@ -76,22 +77,30 @@ stringData:
   WIDGET_FROM_SECRET: ${MARK}-secret
   WIDGET_UNUSED_KEY: ${MARK}-unused-key
 `;
-const overlay = (variables: string) => `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources:\n  - ../../providers\nvariables:\n${variables}`;
+const overlay = (variables: string) =>
+  `apiVersion: capi-render/v1alpha1\nkind: Overlay\nresources:\n  - ../../providers\nvariables:\n${variables}`;
 
 function widgetRepo(): string {
   return makeRepo({
-    'capi-render.yaml': configYaml(`  - path: artifacts\nvariables:\n  WIDGET_FROM_CONFIG: ${MARK}-config\n  WIDGET_REGION: ${MARK}-config-region\n  UNUSED_CONFIG: ${MARK}-unused-config\n`),
+    'capi-render.yaml': configYaml(
+      `  - path: artifacts\nvariables:\n  WIDGET_FROM_CONFIG: ${MARK}-config\n  WIDGET_REGION: ${MARK}-config-region\n  UNUSED_CONFIG: ${MARK}-unused-config\n`,
+    ),
     'providers/core.yaml': CORE(),
     'providers/widget.yaml': WIDGET,
     'providers/widget-vars.yaml': VARS_SECRET,
     'artifacts/infrastructure-widget/v1.0.0/infrastructure-components.yaml': COMPONENTS,
     'artifacts/infrastructure-widget/v1.0.0/metadata.yaml': META,
-    'overlays/dev/overlay.yaml': overlay(`  WIDGET_REGION: ${MARK}-region\n  WIDGET_FROM_ENV:\n    fromEnv: WIDGET_ENV_VALUE\n  WIDGET_TYPO: ${MARK}-typo\n`),
-    'overlays/prod/overlay.yaml': overlay(`  WIDGET_FROM_ENV:\n    fromEnv: PROD_UNSET_VARIABLE\n  WIDGET_TOKEN: ${MARK}-token\n`),
+    'overlays/dev/overlay.yaml': overlay(
+      `  WIDGET_REGION: ${MARK}-region\n  WIDGET_FROM_ENV:\n    fromEnv: WIDGET_ENV_VALUE\n  WIDGET_TYPO: ${MARK}-typo\n`,
+    ),
+    'overlays/prod/overlay.yaml': overlay(
+      `  WIDGET_FROM_ENV:\n    fromEnv: PROD_UNSET_VARIABLE\n  WIDGET_TOKEN: ${MARK}-token\n`,
+    ),
   });
 }
 
-const variables = (repo: string, args: string[] = []) => runCli(['variables', ...args], { cwd: repo, env: { WIDGET_ENV_VALUE: `${MARK}-env` } });
+const variables = (repo: string, args: string[] = []) =>
+  runCli(['variables', ...args], { cwd: repo, env: { WIDGET_ENV_VALUE: `${MARK}-env` } });
 
 /** The value never shows, plain or base64-encoded. */
 function expectNoValue(...texts: string[]): void {
@@ -101,7 +110,10 @@ function expectNoValue(...texts: string[]): void {
   }
 }
 
-const variable = (name: string, fields: { default?: string | null; required?: boolean; secret?: boolean; source: string; from?: string | null }) => ({
+const variable = (
+  name: string,
+  fields: { default?: string | null; required?: boolean; secret?: boolean; source: string; from?: string | null },
+) => ({
   name,
   default: fields.default ?? null,
   required: fields.required ?? fields.default === undefined,
@@ -127,10 +139,20 @@ describe('capi-render variables', () => {
               provider: 'infrastructure-widget',
               version: 'v1.0.0',
               variables: [
-                variable('WIDGET_B64_CREDENTIALS', { secret: true, source: 'configSecret', from: 'Secret/widget-system/widget-vars key WIDGET_B64_CREDENTIALS' }),
+                variable('WIDGET_B64_CREDENTIALS', {
+                  secret: true,
+                  source: 'configSecret',
+                  from: 'Secret/widget-system/widget-vars key WIDGET_B64_CREDENTIALS',
+                }),
                 variable('WIDGET_FROM_CONFIG', { source: 'config', from: 'capi-render.yaml variables' }),
-                variable('WIDGET_FROM_ENV', { source: 'env', from: 'environment variable WIDGET_ENV_VALUE (via overlay overlays/dev/overlay.yaml)' }),
-                variable('WIDGET_FROM_SECRET', { source: 'configSecret', from: 'Secret/widget-system/widget-vars key WIDGET_FROM_SECRET' }),
+                variable('WIDGET_FROM_ENV', {
+                  source: 'env',
+                  from: 'environment variable WIDGET_ENV_VALUE (via overlay overlays/dev/overlay.yaml)',
+                }),
+                variable('WIDGET_FROM_SECRET', {
+                  source: 'configSecret',
+                  from: 'Secret/widget-system/widget-vars key WIDGET_FROM_SECRET',
+                }),
                 variable('WIDGET_LEVEL', { default: 'info', required: false, source: 'default' }),
                 variable('WIDGET_MISSING', { source: 'missing' }),
                 // The overlay wins over capi-render.yaml.
@@ -146,9 +168,15 @@ describe('capi-render variables', () => {
     });
     // With --env the capi-render.yaml variables are not judged (another environment may use them).
     expect(r.stderr.match(/warning\[[a-z-]+\]/g)).toEqual(['warning[variables-unused]', 'warning[variables-unused]']);
-    expect(r.stderr).toMatch(/overlays\/dev\/overlay\.yaml.*warning\[variables-unused\]: \[dev\] variable WIDGET_TYPO is set in the overlay variables but no provider of the environment uses it/);
-    expect(r.stderr).toMatch(/warning\[variables-unused\]: \[dev\] key WIDGET_UNUSED_KEY of Secret\/widget-system\/widget-vars, the configSecret of InfrastructureProvider\/widget-system\/widget, is a variable its components do not use/);
-    expect(r.stderr).toContain('2 required variables have no value (a build fails): dev/infrastructure-widget WIDGET_MISSING, dev/infrastructure-widget WIDGET_TOKEN');
+    expect(r.stderr).toMatch(
+      /overlays\/dev\/overlay\.yaml.*warning\[variables-unused\]: \[dev\] variable WIDGET_TYPO is set in the overlay variables but no provider of the environment uses it/,
+    );
+    expect(r.stderr).toMatch(
+      /warning\[variables-unused\]: \[dev\] key WIDGET_UNUSED_KEY of Secret\/widget-system\/widget-vars, the configSecret of InfrastructureProvider\/widget-system\/widget, is a variable its components do not use/,
+    );
+    expect(r.stderr).toContain(
+      '2 required variables have no value (a build fails): dev/infrastructure-widget WIDGET_MISSING, dev/infrastructure-widget WIDGET_TOKEN',
+    );
     expectNoValue(r.stdout, r.stderr);
     // Nothing written in the repository.
     expect(snapshotTree(repo)).toEqual(before);
@@ -202,7 +230,11 @@ describe('capi-render variables', () => {
     const repo = widgetRepo();
     const r = await variables(repo, ['--env', 'prod']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.split('\n').filter((l) => /^\S|^ {2}\S/.test(l))).toEqual(['environment prod', '  cluster-api v1.12.0', '  infrastructure-widget v1.0.0']);
+    expect(r.stdout.split('\n').filter((l) => /^\S|^ {2}\S/.test(l))).toEqual([
+      'environment prod',
+      '  cluster-api v1.12.0',
+      '  infrastructure-widget v1.0.0',
+    ]);
     expect(r.stdout).toMatch(/\n {4}CAPI_DIAGNOSTICS_ADDRESS +no +no +:8443 +default\n/);
     expectNoValue(r.stdout, r.stderr);
   });
@@ -211,7 +243,11 @@ describe('capi-render variables', () => {
     ['an unknown option', ['--bogus'], /unknown option|--bogus/],
     ['a word', ['extra'], /extra/],
     ['an unknown environment', ['--env', 'staging'], /unknown environment "staging".*\(environments: dev, prod\)/],
-    ['an unknown provider', ['--provider', 'infrastructure-nope'], /--provider "infrastructure-nope" names no provider of the environments listed \(providers: cluster-api, infrastructure-widget\)/],
+    [
+      'an unknown provider',
+      ['--provider', 'infrastructure-nope'],
+      /--provider "infrastructure-nope" names no provider of the environments listed \(providers: cluster-api, infrastructure-widget\)/,
+    ],
   ])('%s is bad usage (exit 2)', async (_name, args, message) => {
     const r = await variables(widgetRepo(), args);
     expect(r.code).toBe(2);
@@ -229,7 +265,9 @@ describe('capi-render variables', () => {
     });
     const r = await variables(repo);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/error\[config-secret\]: .*spec\.configSecret of InfrastructureProvider\/widget-system\/widget names Secret widget-system\/widget-vars, which is not among the inputs/);
+    expect(r.stderr).toMatch(
+      /error\[config-secret\]: .*spec\.configSecret of InfrastructureProvider\/widget-system\/widget names Secret widget-system\/widget-vars, which is not among the inputs/,
+    );
   });
 
   it('a components file that is not a valid template is an error (exit 1) naming the artifact', async () => {
@@ -237,18 +275,26 @@ describe('capi-render variables', () => {
       'capi-render.yaml': configYaml('  - path: artifacts\n'),
       'providers/core.yaml': CORE(),
       'providers/widget.yaml': WIDGET.replace(/ {2}configSecret:\n {4}name: widget-vars\n/, ''),
-      'artifacts/infrastructure-widget/v1.0.0/infrastructure-components.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: "${BA$R}"}\n',
+      'artifacts/infrastructure-widget/v1.0.0/infrastructure-components.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: "${BA$R}"}\n',
       'artifacts/infrastructure-widget/v1.0.0/metadata.yaml': META,
     });
     const r = await variables(repo);
     expect(r.code).toBe(1);
     expect(r.stderr.split('\n').filter((l) => l.includes('error['))).toHaveLength(1);
-    expect(r.stderr).toMatch(/^providers\/widget\.yaml:1:1: error\[variables-syntax\]: .*\(in local repository artifacts\/infrastructure-widget v1\.0\.0\/infrastructure-components\.yaml line 4\)/);
+    expect(r.stderr).toMatch(
+      /^providers\/widget\.yaml:1:1: error\[variables-syntax\]: .*\(in local repository artifacts\/infrastructure-widget v1\.0\.0\/infrastructure-components\.yaml line 4\)/,
+    );
   });
 
   it('an alias bomb in a Secret that references a variable is refused by the parser, not expanded: listed, not secret, in bounded time', async () => {
     const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 9; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
+    for (let i = 1; i < 9; i++)
+      lines.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
     const bomb = `apiVersion: v1\nkind: Secret\nmetadata: {name: bomb}\nstringData:\n  v: \${BOMB_VALUE}\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
     const repo = makeRepo({
       'capi-render.yaml': configYaml('  - path: artifacts\n'),
@@ -261,7 +307,9 @@ describe('capi-render variables', () => {
     const r = await variables(repo, ['--provider', 'infrastructure-widget', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(Date.now() - started).toBeLessThan(20_000);
-    expect(JSON.parse(r.stdout).environments[0].providers[0].variables).toEqual([variable('BOMB_VALUE', { source: 'missing' })]);
+    expect(JSON.parse(r.stdout).environments[0].providers[0].variables).toEqual([
+      variable('BOMB_VALUE', { source: 'missing' }),
+    ]);
   });
 
   it('--help lists the options', async () => {
@@ -281,7 +329,12 @@ describe('capi-render variables', () => {
     });
     const r = await variables(repo, ['--provider', 'infrastructure-aws', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    const listed = JSON.parse(r.stdout).environments[0].providers[0].variables as { name: string; required: boolean; secret: boolean; source: string }[];
+    const listed = JSON.parse(r.stdout).environments[0].providers[0].variables as {
+      name: string;
+      required: boolean;
+      secret: boolean;
+      source: string;
+    }[];
     expect(listed.find((v) => v.name === 'AWS_B64ENCODED_CREDENTIALS')).toEqual({
       name: 'AWS_B64ENCODED_CREDENTIALS',
       default: null,
@@ -298,9 +351,12 @@ describe('capi-render variables', () => {
 
   it('the real CAPA components with the credential from an unset environment variable: listed UNSET with its reference, never MISSING', async () => {
     const repo = makeRepo({
-      'capi-render.yaml': configYaml('variables:\n  AWS_B64ENCODED_CREDENTIALS: {fromEnv: AWS_B64ENCODED_CREDENTIALS}\nsecrets:\n  mode: omit\n'),
+      'capi-render.yaml': configYaml(
+        'variables:\n  AWS_B64ENCODED_CREDENTIALS: {fromEnv: AWS_B64ENCODED_CREDENTIALS}\nsecrets:\n  mode: omit\n',
+      ),
       'providers/core.yaml': CORE(),
-      'providers/aws.yaml': 'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: aws\n  namespace: capa-system\nspec:\n  version: v2.11.1\n',
+      'providers/aws.yaml':
+        'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: aws\n  namespace: capa-system\nspec:\n  version: v2.11.1\n',
     });
     const r = await variables(repo, ['--provider', 'infrastructure-aws', '--json']);
     expect(r.code, r.stderr).toBe(0);
@@ -313,10 +369,16 @@ describe('capi-render variables', () => {
       source: 'unset',
       from: 'environment variable AWS_B64ENCODED_CREDENTIALS (via capi-render.yaml variables)',
     });
-    expect(r.stderr).toContain('1 secret reference has no value (a build needs one only where it would show, not in a Secret that secrets.mode leaves out or replaces): default/infrastructure-aws AWS_B64ENCODED_CREDENTIALS');
+    expect(r.stderr).toContain(
+      '1 secret reference has no value (a build needs one only where it would show, not in a Secret that secrets.mode leaves out or replaces): default/infrastructure-aws AWS_B64ENCODED_CREDENTIALS',
+    );
     expect(r.stderr).not.toContain('(a build fails)');
     const text = await variables(repo, ['--provider', 'infrastructure-aws']);
-    expect(text.stdout).toMatch(/AWS_B64ENCODED_CREDENTIALS +yes +yes +- +UNSET environment variable AWS_B64ENCODED_CREDENTIALS \(via capi-render.yaml variables\)\n/);
-    expect(`${r.stdout}${r.stderr}${text.stdout}${text.stderr}`).not.toContain(unsetMarker('AWS_B64ENCODED_CREDENTIALS'));
+    expect(text.stdout).toMatch(
+      /AWS_B64ENCODED_CREDENTIALS +yes +yes +- +UNSET environment variable AWS_B64ENCODED_CREDENTIALS \(via capi-render.yaml variables\)\n/,
+    );
+    expect(`${r.stdout}${r.stderr}${text.stdout}${text.stderr}`).not.toContain(
+      unsetMarker('AWS_B64ENCODED_CREDENTIALS'),
+    );
   });
 });

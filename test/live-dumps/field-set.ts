@@ -8,7 +8,16 @@ import { listSemantics } from '../../src/adopt/live/list-semantics.js';
 
 type Obj = Record<string, any>;
 
-const SERVER_METADATA = new Set(['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'managedFields', 'name', 'namespace', 'selfLink']);
+const SERVER_METADATA = new Set([
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'managedFields',
+  'name',
+  'namespace',
+  'selfLink',
+]);
 
 /** The field set of `obj` (status and server metadata excluded). */
 export function fieldSetOf(obj: Obj, group: string): Obj {

@@ -31,7 +31,12 @@ export const VARIANTS: readonly DumpVariant[] = [
   { name: 'operator-v1.12.0', installer: 'operator', version: 'v1.12.0' },
 ];
 
-const cr = (kind: string, name: string, namespace: string, spec: Obj): Obj => ({ apiVersion: 'operator.cluster.x-k8s.io/v1alpha2', kind, metadata: { name, namespace }, spec });
+const cr = (kind: string, name: string, namespace: string, spec: Obj): Obj => ({
+  apiVersion: 'operator.cluster.x-k8s.io/v1alpha2',
+  kind,
+  metadata: { name, namespace },
+  spec,
+});
 
 /** The provider CRs of a variant (for the operator variant: as the user declared them). */
 function providerCrs(variant: DumpVariant): { cr: Obj; label: string }[] {
@@ -39,18 +44,39 @@ function providerCrs(variant: DumpVariant): { cr: Obj; label: string }[] {
   if (variant.installer === 'clusterctl') {
     return [
       { cr: cr('CoreProvider', 'cluster-api', 'capi-system', { version: v }), label: 'cluster-api' },
-      { cr: cr('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', { version: v }), label: 'bootstrap-kubeadm' },
-      { cr: cr('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system', { version: v }), label: 'control-plane-kubeadm' },
+      {
+        cr: cr('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', { version: v }),
+        label: 'bootstrap-kubeadm',
+      },
+      {
+        cr: cr('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system', { version: v }),
+        label: 'control-plane-kubeadm',
+      },
       { cr: cr('InfrastructureProvider', 'docker', 'capd-system', { version: v }), label: 'infrastructure-docker' },
     ];
   }
   // An operator user: no version on the core provider (the operator installs the latest and records
   // it in status), a feature gate through spec.manager, CAPD variables in a configSecret.
   return [
-    { cr: cr('CoreProvider', 'cluster-api', 'capi-system', { manager: { featureGates: { ClusterTopology: true } } }), label: 'cluster-api' },
-    { cr: cr('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', { version: v }), label: 'bootstrap-kubeadm' },
-    { cr: cr('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system', { version: v }), label: 'control-plane-kubeadm' },
-    { cr: cr('InfrastructureProvider', 'docker', 'capd-system', { version: v, configSecret: { name: 'capd-variables' } }), label: 'infrastructure-docker' },
+    {
+      cr: cr('CoreProvider', 'cluster-api', 'capi-system', { manager: { featureGates: { ClusterTopology: true } } }),
+      label: 'cluster-api',
+    },
+    {
+      cr: cr('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', { version: v }),
+      label: 'bootstrap-kubeadm',
+    },
+    {
+      cr: cr('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system', { version: v }),
+      label: 'control-plane-kubeadm',
+    },
+    {
+      cr: cr('InfrastructureProvider', 'docker', 'capd-system', {
+        version: v,
+        configSecret: { name: 'capd-variables' },
+      }),
+      label: 'infrastructure-docker',
+    },
   ];
 }
 
@@ -62,7 +88,12 @@ async function renderedObjects(variant: DumpVariant): Promise<Obj[]> {
   const repo = mkdtempSync(path.join(os.tmpdir(), 'capi-render-live-dump-'));
   try {
     const certManager = variant.certManager ? { version: variant.certManager } : { install: false };
-    const config = { apiVersion: 'capi-render/v1alpha1', kind: 'Config', certManager, repositories: [{ path: `${FIXTURES}repository` }] };
+    const config = {
+      apiVersion: 'capi-render/v1alpha1',
+      kind: 'Config',
+      certManager,
+      repositories: [{ path: `${FIXTURES}repository` }],
+    };
     writeFileSync(path.join(repo, 'capi-render.yaml'), jsYaml.dump(config));
     mkdirSync(path.join(repo, 'providers'));
     providerCrs(variant).forEach(({ cr: c, label }) => {
@@ -71,11 +102,18 @@ async function renderedObjects(variant: DumpVariant): Promise<Obj[]> {
       writeFileSync(path.join(repo, 'providers', `${label}.yaml`), jsYaml.dump(declared));
     });
     if (variant.installer === 'operator') {
-      const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'capd-variables', namespace: 'capd-system' }, stringData: OPERATOR_CAPD_VARIABLES };
+      const secret = {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'capd-variables', namespace: 'capd-system' },
+        stringData: OPERATOR_CAPD_VARIABLES,
+      };
       writeFileSync(path.join(repo, 'providers', 'capd-variables.yaml'), jsYaml.dump(secret));
     }
     const result = await render({ repoRoot: repo });
-    return result.environments[0]!.environment.components.flatMap((c) => c.objects.map((o) => structuredClone(o) as Obj));
+    return result.environments[0]!.environment.components.flatMap((c) =>
+      c.objects.map((o) => structuredClone(o) as Obj),
+    );
   } finally {
     rmSync(repo, { recursive: true, force: true });
   }
@@ -86,7 +124,12 @@ export async function liveObjects(variant: DumpVariant): Promise<Obj[]> {
   const rendered = await renderedObjects(variant);
   const clock = fixedClock('2025-06-02T09:00:00Z');
   if (variant.installer === 'clusterctl') return clusterctlInstall(variant.name, rendered, clock);
-  const crs: OperatorCr[] = providerCrs(variant).map(({ cr: c, label }) => ({ declared: c, label, installedVersion: variant.version, contract: 'v1beta2' }));
+  const crs: OperatorCr[] = providerCrs(variant).map(({ cr: c, label }) => ({
+    declared: c,
+    label,
+    installedVersion: variant.version,
+    contract: 'v1beta2',
+  }));
   return operatorInstall(variant.name, rendered, crs, clock);
 }
 

@@ -8,7 +8,13 @@ import jsYaml from 'js-yaml';
 
 type Obj = Record<string, any>;
 
-const DUMP_OPTIONS: jsYaml.DumpOptions = { sortKeys: true, noArrayIndent: true, lineWidth: -1, noRefs: true, quotingType: '"' };
+const DUMP_OPTIONS: jsYaml.DumpOptions = {
+  sortKeys: true,
+  noArrayIndent: true,
+  lineWidth: -1,
+  noRefs: true,
+  quotingType: '"',
+};
 
 const typeOf = (o: Obj) => `${o.kind}.${o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : ''}`;
 
@@ -22,12 +28,20 @@ export function groupByType(objects: readonly Obj[]): Obj[][] {
 
 /** One `v1 List` of every object. */
 export function listDump(objects: readonly Obj[]): string {
-  return jsYaml.dump({ apiVersion: 'v1', items: groupByType(objects).flat(), kind: 'List', metadata: { resourceVersion: '' } }, DUMP_OPTIONS);
+  return jsYaml.dump(
+    { apiVersion: 'v1', items: groupByType(objects).flat(), kind: 'List', metadata: { resourceVersion: '' } },
+    DUMP_OPTIONS,
+  );
 }
 
 /** A `---` stream with one List per resource type, an empty List (a type with no labelled objects) and an empty document. */
 export function streamDump(objects: readonly Obj[]): string {
-  const lists = groupByType(objects).map((items) => jsYaml.dump({ apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } }, DUMP_OPTIONS));
-  const empty = jsYaml.dump({ apiVersion: 'v1', items: [], kind: 'List', metadata: { resourceVersion: '' } }, DUMP_OPTIONS);
+  const lists = groupByType(objects).map((items) =>
+    jsYaml.dump({ apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } }, DUMP_OPTIONS),
+  );
+  const empty = jsYaml.dump(
+    { apiVersion: 'v1', items: [], kind: 'List', metadata: { resourceVersion: '' } },
+    DUMP_OPTIONS,
+  );
   return ['', empty, ...lists].map((doc) => `---\n${doc}`).join('');
 }

@@ -37,7 +37,11 @@ export interface Scenario {
 
 /** Paths of a snapshot that a build owns (what build and check compare). */
 function owned(tree: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(tree).filter(([p]) => p.startsWith('rendered/') || p.startsWith('gitops/') || p === 'capi-render.lock'));
+  return Object.fromEntries(
+    Object.entries(tree).filter(
+      ([p]) => p.startsWith('rendered/') || p.startsWith('gitops/') || p === 'capi-render.lock',
+    ),
+  );
 }
 
 function same(a: Record<string, string>, b: Record<string, string>): boolean {
@@ -58,24 +62,43 @@ export async function runCase(scenario: Scenario, mutation: RecordMutation): Pro
   const built = snapshotTree(repo);
   const firstLine = (build.code === 0 ? '' : build.stderr.split('\n')[0]) ?? '';
   const changed = !same(built, edited);
-  const result = (outcome: Outcome | 'VIOLATION', why?: string): CaseResult => ({ mutation, outcome, ...(why ? { why } : {}), checkCode: check.code, buildCode: build.code, firstLine });
+  const result = (outcome: Outcome | 'VIOLATION', why?: string): CaseResult => ({
+    mutation,
+    outcome,
+    ...(why ? { why } : {}),
+    checkCode: check.code,
+    buildCode: build.code,
+    firstLine,
+  });
 
   // check fails exactly when build would change something (or refuses).
   const buildWouldAct = build.code !== 0 || changed;
   if ((check.code !== 0) !== buildWouldAct) {
-    return result('VIOLATION', `check exited ${check.code} but build ${build.code !== 0 ? `refused (${firstLine})` : changed ? 'changed the tree' : 'changed nothing'}${check.code !== 0 ? `; check said: ${check.stderr.split('\n')[0]}` : ''}`);
+    return result(
+      'VIOLATION',
+      `check exited ${check.code} but build ${build.code !== 0 ? `refused (${firstLine})` : changed ? 'changed the tree' : 'changed nothing'}${check.code !== 0 ? `; check said: ${check.stderr.split('\n')[0]}` : ''}`,
+    );
   }
   if (after === before) return result('unchanged');
   if (build.code !== 0) {
     if (changed) return result('VIOLATION', `build failed (${firstLine}) but changed the tree`);
-    const named = firstLine.startsWith(`${mutation.record}:`) || firstLine.startsWith(`${mutation.record} `) || firstLine.includes(mutation.record);
+    const named =
+      firstLine.startsWith(`${mutation.record}:`) ||
+      firstLine.startsWith(`${mutation.record} `) ||
+      firstLine.includes(mutation.record);
     if (named) return result('refused');
     if (/error\[(preflight|removal|image)\]/.test(firstLine)) return result('refused by a policy');
     return result('VIOLATION', `build refused without naming ${mutation.record}: ${firstLine}`);
   }
   if (same(built, scenario.reference)) return result('re-derived');
   const policy = scenario.authoritative[mutation.pattern];
-  if (!policy) return result('VIOLATION', `build kept the edit of ${mutation.leaf}, which may decide nothing (the tree differs from the unedited build's)`);
+  if (!policy)
+    return result(
+      'VIOLATION',
+      `build kept the edit of ${mutation.leaf}, which may decide nothing (the tree differs from the unedited build's)`,
+    );
   const broken = await policy(repo);
-  return broken ? result('VIOLATION', `authoritative ${mutation.pattern} kept, but a policy does not hold: ${broken}`) : result('authoritative');
+  return broken
+    ? result('VIOLATION', `authoritative ${mutation.pattern} kept, but a policy does not hold: ${broken}`)
+    : result('authoritative');
 }

@@ -28,7 +28,8 @@ export interface RecordMutation {
 /** Every leaf of a YAML document (an element of a list of plain values is a leaf of its own). */
 export function leavesOf(value: unknown, at: (string | number)[] = []): Leaf[] {
   if (Array.isArray(value)) return value.flatMap((item, i) => leavesOf(item, [...at, i]));
-  if (typeof value === 'object' && value !== null) return Object.entries(value).flatMap(([k, v]) => leavesOf(v, [...at, k]));
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value).flatMap(([k, v]) => leavesOf(v, [...at, k]));
   return [{ path: at, pattern: patternOf(at), value: value as Leaf['value'] }];
 }
 
@@ -46,7 +47,11 @@ export function pathText(at: readonly (string | number)[]): string {
  * value for a leaf (a version that exists, the digest of another image, another artifact's
  * sha256…); without one, a value of the same shape is made up.
  */
-export function lockMutations(record: string, text: string, others: (leaf: Leaf, all: Leaf[]) => Leaf['value'] | undefined): RecordMutation[] {
+export function lockMutations(
+  record: string,
+  text: string,
+  others: (leaf: Leaf, all: Leaf[]) => Leaf['value'] | undefined,
+): RecordMutation[] {
   const leaves = leavesOf(jsYaml.load(text));
   const out: RecordMutation[] = [];
   for (const leaf of leaves) {
@@ -54,7 +59,13 @@ export function lockMutations(record: string, text: string, others: (leaf: Leaf,
     const line = lineOf(text, leaf.path);
     if (line === undefined) continue;
     const other = others(leaf, leaves) ?? madeUp(leaf.value);
-    out.push({ record, leaf: name, pattern: leaf.pattern, kind: 'other-value', apply: (t) => replaceValue(t, line, other) });
+    out.push({
+      record,
+      leaf: name,
+      pattern: leaf.pattern,
+      kind: 'other-value',
+      apply: (t) => replaceValue(t, line, other),
+    });
     out.push({ record, leaf: name, pattern: leaf.pattern, kind: 'deleted', apply: (t) => deleteLine(t, line) });
     out.push({ record, leaf: name, pattern: leaf.pattern, kind: 'duplicated', apply: (t) => duplicateItem(t, line) });
   }
@@ -102,21 +113,49 @@ function duplicateItem(text: string, line: number): string {
   if (start < 0) return text;
   const indent = /^(\s*)- /.exec(lines[start]!)![1]!.length;
   let end = start + 1;
-  while (end < lines.length && lines[end] !== '' && (lines[end]!.match(/^\s*/)![0].length > indent || (lines[end]!.match(/^\s*/)![0].length === indent && !lines[end]!.slice(indent).startsWith('- ') && false))) end++;
+  while (
+    end < lines.length &&
+    lines[end] !== '' &&
+    (lines[end]!.match(/^\s*/)![0].length > indent ||
+      (lines[end]!.match(/^\s*/)![0].length === indent && !lines[end]!.slice(indent).startsWith('- ') && false))
+  )
+    end++;
   lines.splice(end, 0, ...lines.slice(start, end));
   return lines.join('\n');
 }
 
 /** The edits of each line of an ownership record: another path, deleted, duplicated. */
-export function ownershipMutations(record: string, text: string, otherPath: (line: string) => string): RecordMutation[] {
+export function ownershipMutations(
+  record: string,
+  text: string,
+  otherPath: (line: string) => string,
+): RecordMutation[] {
   const lines = text.split('\n');
   const out: RecordMutation[] = [];
   lines.forEach((line, i) => {
     if (line === '' || line.startsWith('#')) return;
     const edit = (fn: (all: string[]) => string[]) => (t: string) => fn(t.split('\n')).join('\n');
-    out.push({ record, leaf: `line ${i + 1}`, pattern: 'line', kind: 'other-value', apply: edit((all) => all.map((l, j) => (j === i ? otherPath(l) : l))) });
-    out.push({ record, leaf: `line ${i + 1}`, pattern: 'line', kind: 'deleted', apply: edit((all) => all.filter((_, j) => j !== i)) });
-    out.push({ record, leaf: `line ${i + 1}`, pattern: 'line', kind: 'duplicated', apply: edit((all) => all.flatMap((l, j) => (j === i ? [l, l] : [l]))) });
+    out.push({
+      record,
+      leaf: `line ${i + 1}`,
+      pattern: 'line',
+      kind: 'other-value',
+      apply: edit((all) => all.map((l, j) => (j === i ? otherPath(l) : l))),
+    });
+    out.push({
+      record,
+      leaf: `line ${i + 1}`,
+      pattern: 'line',
+      kind: 'deleted',
+      apply: edit((all) => all.filter((_, j) => j !== i)),
+    });
+    out.push({
+      record,
+      leaf: `line ${i + 1}`,
+      pattern: 'line',
+      kind: 'duplicated',
+      apply: edit((all) => all.flatMap((l, j) => (j === i ? [l, l] : [l]))),
+    });
   });
   return out;
 }
@@ -130,7 +169,9 @@ export function onePerPattern(mutations: readonly RecordMutation[]): RecordMutat
   const patterns = [...new Set(mutations.map((m) => `${m.record} ${m.pattern}`))];
   return patterns.flatMap((key, i) => {
     const wanted = kinds[i % kinds.length];
-    const found = mutations.find((m) => `${m.record} ${m.pattern}` === key && m.kind === wanted) ?? mutations.find((m) => `${m.record} ${m.pattern}` === key);
+    const found =
+      mutations.find((m) => `${m.record} ${m.pattern}` === key && m.kind === wanted) ??
+      mutations.find((m) => `${m.record} ${m.pattern}` === key);
     return found ? [found] : [];
   });
 }
@@ -149,14 +190,14 @@ export function representatives(mutations: readonly RecordMutation[]): RecordMut
 function madeUp(value: Leaf['value']): Leaf['value'] {
   if (typeof value === 'string') {
     if (/^[0-9a-f]{64}$/.test(value)) return value.replace(/^./, (c) => (c === '0' ? '1' : '0'));
-    if (/^sha256:[0-9a-f]{12,64}$/.test(value)) return `sha256:${value.slice(7).replace(/^./, (c) => (c === '0' ? '1' : '0'))}`;
+    if (/^sha256:[0-9a-f]{12,64}$/.test(value))
+      return `sha256:${value.slice(7).replace(/^./, (c) => (c === '0' ? '1' : '0'))}`;
     return `${value}x`;
   }
   if (typeof value === 'number') return value + 1;
   if (typeof value === 'boolean') return !value;
   return 'x';
 }
-
 
 /**
  * The edits of every file of a cache folder, as `latin1` text (so binary entries survive): deleted
@@ -173,10 +214,20 @@ export function cacheMutations(cacheDir: string): RecordMutation[] {
     files.forEach((name, i) => {
       const record = `${folder.name}/${name}`;
       const text = readFileSync(path.join(cacheDir, record), 'latin1');
-      const other = files.length > 1 ? readFileSync(path.join(cacheDir, folder.name, files[(i + 1) % files.length]!), 'latin1') : undefined;
+      const other =
+        files.length > 1
+          ? readFileSync(path.join(cacheDir, folder.name, files[(i + 1) % files.length]!), 'latin1')
+          : undefined;
       const mid = Math.floor(text.length / 2);
       out.push({ record, leaf: 'file', pattern, kind: 'deleted', apply: () => '' });
-      out.push({ record, leaf: 'file', pattern, kind: 'other-value', apply: (t) => (t.length === 0 ? 'x' : `${t.slice(0, mid)}${String.fromCharCode(t.charCodeAt(mid) ^ 1)}${t.slice(mid + 1)}`) });
+      out.push({
+        record,
+        leaf: 'file',
+        pattern,
+        kind: 'other-value',
+        apply: (t) =>
+          t.length === 0 ? 'x' : `${t.slice(0, mid)}${String.fromCharCode(t.charCodeAt(mid) ^ 1)}${t.slice(mid + 1)}`,
+      });
       out.push({ record, leaf: 'half', pattern, kind: 'other-value', apply: (t) => t.slice(0, mid) });
       if (other !== undefined) out.push({ record, leaf: 'swapped', pattern, kind: 'duplicated', apply: () => other });
       if (!name.endsWith('.json')) return;
@@ -187,7 +238,13 @@ export function cacheMutations(cacheDir: string): RecordMutation[] {
         return;
       }
       for (const leaf of leavesOf(doc)) {
-        out.push({ record, leaf: pathText(leaf.path), pattern: `${pattern} ${leaf.pattern}`, kind: 'other-value', apply: (t) => JSON.stringify(setLeaf(JSON.parse(t), leaf.path, madeUp(leaf.value))) });
+        out.push({
+          record,
+          leaf: pathText(leaf.path),
+          pattern: `${pattern} ${leaf.pattern}`,
+          kind: 'other-value',
+          apply: (t) => JSON.stringify(setLeaf(JSON.parse(t), leaf.path, madeUp(leaf.value))),
+        });
       }
     });
   }

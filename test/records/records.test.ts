@@ -18,7 +18,14 @@ import { copyExample, makeRepo, snapshotTree } from '../helpers/repo.js';
 import { pushTestImage } from '../helpers/test-images.js';
 import { suiteTempDir, tempDir } from '../helpers/tmp.js';
 import { runCase, type CaseResult, type Scenario } from './record-cases.js';
-import { lockMutations, onePerPattern, ownershipMutations, representatives, type Leaf, type RecordMutation } from './record-mutations.js';
+import {
+  lockMutations,
+  onePerPattern,
+  ownershipMutations,
+  representatives,
+  type Leaf,
+  type RecordMutation,
+} from './record-mutations.js';
 
 const ALL = process.env.RECORDS_ALL === '1';
 const skipRegistry = skipWithout(registryUnavailableReason(), 'the record property test of pinned, verified images');
@@ -32,8 +39,16 @@ function otherOf(extra: Record<string, Leaf['value']> = {}) {
   };
 }
 
-function mutationsOf(repo: string, extra: Record<string, Leaf['value']> = {}, sample: (all: RecordMutation[]) => RecordMutation[] = representatives): RecordMutation[] {
-  const lock = lockMutations('capi-render.lock', readFileSync(path.join(repo, 'capi-render.lock'), 'utf8'), otherOf(extra));
+function mutationsOf(
+  repo: string,
+  extra: Record<string, Leaf['value']> = {},
+  sample: (all: RecordMutation[]) => RecordMutation[] = representatives,
+): RecordMutation[] {
+  const lock = lockMutations(
+    'capi-render.lock',
+    readFileSync(path.join(repo, 'capi-render.lock'), 'utf8'),
+    otherOf(extra),
+  );
   const owned = ['rendered/.capi-render-owned', 'gitops/.capi-render-owned'].flatMap((record) => {
     let text: string;
     try {
@@ -43,14 +58,22 @@ function mutationsOf(repo: string, extra: Record<string, Leaf['value']> = {}, sa
     }
     const lines = text.split('\n').filter((l) => l && !l.startsWith('#'));
     // Another valid value: the path of another file the record lists.
-    return ownershipMutations(record, text, (line) => lines.find((l) => l !== line && l.split('/')[0] === line.split('/')[0]) ?? `${line}.moved`);
+    return ownershipMutations(
+      record,
+      text,
+      (line) => lines.find((l) => l !== line && l.split('/')[0] === line.split('/')[0]) ?? `${line}.moved`,
+    );
   });
   const all = [...lock, ...owned];
   return ALL ? all : sample(all);
 }
 
 function report(name: string, results: readonly CaseResult[]): void {
-  if (process.env.RECORDS_VERBOSE) for (const r of results) console.info(`${r.outcome.padEnd(20)} ${r.mutation.record} ${r.mutation.leaf} (${r.mutation.kind}) check=${r.checkCode} build=${r.buildCode} ${r.firstLine}${r.why ? ` — ${r.why}` : ''}`);
+  if (process.env.RECORDS_VERBOSE)
+    for (const r of results)
+      console.info(
+        `${r.outcome.padEnd(20)} ${r.mutation.record} ${r.mutation.leaf} (${r.mutation.kind}) check=${r.checkCode} build=${r.buildCode} ${r.firstLine}${r.why ? ` — ${r.why}` : ''}`,
+      );
   const counts: Record<string, number> = {};
   for (const r of results) counts[r.outcome] = (counts[r.outcome] ?? 0) + 1;
   const leaves = new Set(results.map((r) => `${r.mutation.record} ${r.mutation.leaf}`)).size;
@@ -61,27 +84,34 @@ async function runAll(scenario: Scenario, mutations: readonly RecordMutation[]):
   const results: CaseResult[] = [];
   // An edit that leaves the text as it is (a field outside any list, duplicated) is not run.
   const text = (record: string) => readFileSync(path.join(scenario.repo, record), 'utf8');
-  for (const m of mutations.filter((m) => m.apply(text(m.record)) !== text(m.record))) results.push(await runCase(scenario, m));
+  for (const m of mutations.filter((m) => m.apply(text(m.record)) !== text(m.record)))
+    results.push(await runCase(scenario, m));
   report(scenario.name, results);
   return results;
 }
 
 function violations(results: readonly CaseResult[]): string[] {
-  return results.filter((r) => r.outcome === 'VIOLATION').map((r) => `${r.mutation.record} ${r.mutation.leaf} (${r.mutation.kind}): ${r.why}`);
+  return results
+    .filter((r) => r.outcome === 'VIOLATION')
+    .map((r) => `${r.mutation.record} ${r.mutation.leaf} (${r.mutation.kind}): ${r.why}`);
 }
 
 describe('every record proves itself', () => {
-  it('the example: every leaf of its lock and every line of its ownership records', async () => {
-    const repo = copyExample({ committed: true, dir: suiteTempDir('capi-render-records-example-') });
-    const env = { CAPI_RENDER_CACHE_DIR: tempDir() };
-    const built = await runCli(['build'], { cwd: repo, env });
-    expect(built.code, built.stderr).toBe(0);
-    const scenario: Scenario = { name: 'example', repo, env, reference: snapshotTree(repo), authoritative: {} };
-    // Its builds are the slowest (two environments, five providers, two GitOps flavours): npm test
-    // edits one leaf of each pattern, each kind of edit in turn; the pinned scenario below runs every kind.
-    const results = await runAll(scenario, mutationsOf(repo, {}, onePerPattern));
-    expect(violations(results)).toEqual([]);
-  }, ALL ? 3_600_000 : 600_000);
+  it(
+    'the example: every leaf of its lock and every line of its ownership records',
+    async () => {
+      const repo = copyExample({ committed: true, dir: suiteTempDir('capi-render-records-example-') });
+      const env = { CAPI_RENDER_CACHE_DIR: tempDir() };
+      const built = await runCli(['build'], { cwd: repo, env });
+      expect(built.code, built.stderr).toBe(0);
+      const scenario: Scenario = { name: 'example', repo, env, reference: snapshotTree(repo), authoritative: {} };
+      // Its builds are the slowest (two environments, five providers, two GitOps flavours): npm test
+      // edits one leaf of each pattern, each kind of edit in turn; the pinned scenario below runs every kind.
+      const results = await runAll(scenario, mutationsOf(repo, {}, onePerPattern));
+      expect(violations(results)).toEqual([]);
+    },
+    ALL ? 3_600_000 : 600_000,
+  );
 
   describe.skipIf(skipRegistry)('pinned, key-verified images', () => {
     let registry: TestRegistry;
@@ -95,58 +125,71 @@ describe('every record proves itself', () => {
       await registry?.stop();
     });
 
-    it('every leaf of a lock with pinned images, their verification evidence and a version range', async () => {
-      const signed = await pushTestImage(registry.host, 'records/cluster-api-controller', 'v1.12.0');
-      await signImageLegacy(registry.host, 'records/cluster-api-controller', signed.digest, key);
-      const otherSigned = await pushTestImage(registry.host, 'records/cluster-api-controller', 'v1.12.0-other', { layers: 3 });
-      await signImageLegacy(registry.host, 'records/cluster-api-controller', otherSigned.digest, key);
-      const unsigned = await pushTestImage(registry.host, 'records/cluster-api-controller', 'unsigned', { layers: 4 });
-      const config = [
-        'apiVersion: capi-render/v1alpha1',
-        'kind: Config',
-        'certManager:',
-        '  install: false',
-        'repositories:',
-        `  - path: ${FIXTURES}repository`,
-        'images:',
-        `  all: {repository: ${registry.host}/records}`,
-        'imagePolicy:',
-        '  pinDigests: true',
-        `  insecureRegistries: [${registry.host}]`,
-        '  verify:',
-        '    - images: "registry.k8s.io/cluster-api/*"',
-        '      key: keys/cosign.pub',
-        '',
-      ].join('\n');
-      const core = 'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n  version: ">=1.11.0"\n';
-      const repo = makeRepo({ 'capi-render.yaml': config, 'providers/core.yaml': core }, path.join(dir, 'repo'));
-      mkdirSync(path.join(repo, 'keys'), { recursive: true });
-      writeFileSync(path.join(repo, 'keys/cosign.pub'), key.publicKeyPem);
-      const env = { CAPI_RENDER_CACHE_DIR: tempDir() };
-      const built = await runCli(['build'], { cwd: repo, env });
-      expect(built.code, built.stderr).toBe(0);
-      expect(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')).toContain(`digest: ${signed.digest}`);
-      const offlineCheck = async (at: string) => {
-        const r = await runCli(['check', '--offline'], { cwd: at, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
-        return r.code === 0 ? undefined : `check --offline after the build: ${r.stderr.split('\n')[0]}`;
-      };
-      const scenario: Scenario = {
-        name: 'pinned images',
-        repo,
-        env,
-        reference: snapshotTree(repo),
-        // Which image runs, and which release a range picked: kept, as long as the evidence proves the
-        // digest and every policy holds (check --offline verifies the evidence with no registry).
-        authoritative: { 'images[].digest': offlineCheck, 'environments[].providers[].version': offlineCheck },
-      };
-      const mutations = mutationsOf(repo, { 'images[].digest': unsigned.digest, 'environments[].providers[].version': 'v1.11.0' });
-      // The digest edited to another image that is signed: a choice the lock may make, still verified.
-      const lockText = readFileSync(path.join(repo, 'capi-render.lock'), 'utf8');
-      const toOther = lockMutations('capi-render.lock', lockText, (leaf) => (leaf.pattern === 'images[].digest' ? otherSigned.digest : undefined)).filter((m) => m.pattern === 'images[].digest' && m.kind === 'other-value');
-      const results = await runAll(scenario, [...mutations, ...toOther]);
-      expect(violations(results)).toEqual([]);
-      cpSync(repo, path.join(dir, 'last'), { recursive: true });
-    }, ALL ? 3_600_000 : 600_000);
+    it(
+      'every leaf of a lock with pinned images, their verification evidence and a version range',
+      async () => {
+        const signed = await pushTestImage(registry.host, 'records/cluster-api-controller', 'v1.12.0');
+        await signImageLegacy(registry.host, 'records/cluster-api-controller', signed.digest, key);
+        const otherSigned = await pushTestImage(registry.host, 'records/cluster-api-controller', 'v1.12.0-other', {
+          layers: 3,
+        });
+        await signImageLegacy(registry.host, 'records/cluster-api-controller', otherSigned.digest, key);
+        const unsigned = await pushTestImage(registry.host, 'records/cluster-api-controller', 'unsigned', {
+          layers: 4,
+        });
+        const config = [
+          'apiVersion: capi-render/v1alpha1',
+          'kind: Config',
+          'certManager:',
+          '  install: false',
+          'repositories:',
+          `  - path: ${FIXTURES}repository`,
+          'images:',
+          `  all: {repository: ${registry.host}/records}`,
+          'imagePolicy:',
+          '  pinDigests: true',
+          `  insecureRegistries: [${registry.host}]`,
+          '  verify:',
+          '    - images: "registry.k8s.io/cluster-api/*"',
+          '      key: keys/cosign.pub',
+          '',
+        ].join('\n');
+        const core =
+          'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n  version: ">=1.11.0"\n';
+        const repo = makeRepo({ 'capi-render.yaml': config, 'providers/core.yaml': core }, path.join(dir, 'repo'));
+        mkdirSync(path.join(repo, 'keys'), { recursive: true });
+        writeFileSync(path.join(repo, 'keys/cosign.pub'), key.publicKeyPem);
+        const env = { CAPI_RENDER_CACHE_DIR: tempDir() };
+        const built = await runCli(['build'], { cwd: repo, env });
+        expect(built.code, built.stderr).toBe(0);
+        expect(readFileSync(path.join(repo, 'capi-render.lock'), 'utf8')).toContain(`digest: ${signed.digest}`);
+        const offlineCheck = async (at: string) => {
+          const r = await runCli(['check', '--offline'], { cwd: at, env: { CAPI_RENDER_CACHE_DIR: tempDir() } });
+          return r.code === 0 ? undefined : `check --offline after the build: ${r.stderr.split('\n')[0]}`;
+        };
+        const scenario: Scenario = {
+          name: 'pinned images',
+          repo,
+          env,
+          reference: snapshotTree(repo),
+          // Which image runs, and which release a range picked: kept, as long as the evidence proves the
+          // digest and every policy holds (check --offline verifies the evidence with no registry).
+          authoritative: { 'images[].digest': offlineCheck, 'environments[].providers[].version': offlineCheck },
+        };
+        const mutations = mutationsOf(repo, {
+          'images[].digest': unsigned.digest,
+          'environments[].providers[].version': 'v1.11.0',
+        });
+        // The digest edited to another image that is signed: a choice the lock may make, still verified.
+        const lockText = readFileSync(path.join(repo, 'capi-render.lock'), 'utf8');
+        const toOther = lockMutations('capi-render.lock', lockText, (leaf) =>
+          leaf.pattern === 'images[].digest' ? otherSigned.digest : undefined,
+        ).filter((m) => m.pattern === 'images[].digest' && m.kind === 'other-value');
+        const results = await runAll(scenario, [...mutations, ...toOther]);
+        expect(violations(results)).toEqual([]);
+        cpSync(repo, path.join(dir, 'last'), { recursive: true });
+      },
+      ALL ? 3_600_000 : 600_000,
+    );
   });
 });
-

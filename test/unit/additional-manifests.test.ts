@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.js';
 import type { JsonObject } from '../../src/manifest/object.js';
-import { ADDITIONAL_MANIFESTS_DEVIATIONS, appendAdditionalManifests } from '../../src/customize/additional-manifests.js';
+import {
+  ADDITIONAL_MANIFESTS_DEVIATIONS,
+  appendAdditionalManifests,
+} from '../../src/customize/additional-manifests.js';
 import { deepFreeze } from '../helpers/core-components.js';
 
 const PROVIDER = 'CoreProvider/capi-system/cluster-api';
 const configMap = (extra: JsonObject): JsonObject =>
-  deepFreeze({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'additional-manifests', namespace: 'capi-system' }, ...extra });
+  deepFreeze({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'additional-manifests', namespace: 'capi-system' },
+    ...extra,
+  });
 
 describe('appendAdditionalManifests', () => {
   it.each([
@@ -16,8 +24,18 @@ describe('appendAdditionalManifests', () => {
       manifests: 'kind: B\n',
       expected: 'kind: A\n\n---\nkind: B\n',
     },
-    { name: 'keeps the text exactly when it has no trailing newline', components: 'kind: A', manifests: 'kind: B', expected: 'kind: A\n---\nkind: B' },
-    { name: 'several documents in the ConfigMap', components: 'kind: A\n', manifests: '---\nkind: B\n---\nkind: C\n', expected: 'kind: A\n\n---\n---\nkind: B\n---\nkind: C\n' },
+    {
+      name: 'keeps the text exactly when it has no trailing newline',
+      components: 'kind: A',
+      manifests: 'kind: B',
+      expected: 'kind: A\n---\nkind: B',
+    },
+    {
+      name: 'several documents in the ConfigMap',
+      components: 'kind: A\n',
+      manifests: '---\nkind: B\n---\nkind: C\n',
+      expected: 'kind: A\n\n---\n---\nkind: B\n---\nkind: C\n',
+    },
     { name: 'an empty data.manifests appends nothing', components: 'kind: A\n', manifests: '', expected: 'kind: A\n' },
   ])('$name', ({ components, manifests, expected }) => {
     expect(appendAdditionalManifests(components, configMap({ data: { manifests } }), PROVIDER)).toBe(expected);
@@ -28,7 +46,15 @@ describe('appendAdditionalManifests', () => {
     { name: 'data without manifests (a misspelt key)', cm: configMap({ data: { manifest: 'kind: B\n' } }) },
     { name: 'manifests under binaryData', cm: configMap({ binaryData: { manifests: 'a2luZDogQgo=' } }) },
     { name: 'manifests not a string', cm: configMap({ data: { manifests: 5 } }) },
-    { name: 'not a ConfigMap', cm: deepFreeze({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' }, data: { manifests: 'kind: B' } }) as JsonObject },
+    {
+      name: 'not a ConfigMap',
+      cm: deepFreeze({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'x' },
+        data: { manifests: 'kind: B' },
+      }) as JsonObject,
+    },
   ])('$name is an additional-manifests error', ({ cm }) => {
     let caught: unknown;
     try {

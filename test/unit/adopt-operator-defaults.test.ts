@@ -13,26 +13,173 @@ const container = (valueFrom: Obj) => ({ containers: [{ name: 'manager', env: [{
 
 /** [name, spec as the cluster returns it, the field that is the default, a value that is not]. */
 const ROWS: [string, Obj, string[], unknown][] = [
-  ['webhook: configSecret.namespace = the CR namespace', { configSecret: { name: 'vars', namespace: NS } }, ['configSecret', 'namespace'], 'elsewhere'],
-  ['webhook: additionalManifests.namespace = the CR namespace', { additionalManifests: { name: 'extra', namespace: NS } }, ['additionalManifests', 'namespace'], 'elsewhere'],
-  ['webhook round trip: manager.metrics {}', { manager: { featureGates: { A: true }, metrics: {} } }, ['manager', 'metrics'], { bindAddress: ':8443' }],
-  ['webhook round trip: manager.health {}', { manager: { featureGates: { A: true }, health: {} } }, ['manager', 'health'], { healthProbeBindAddress: ':9440' }],
-  ['webhook round trip: manager.webhook {}', { manager: { featureGates: { A: true }, webhook: {} } }, ['manager', 'webhook'], { port: 9443 }],
-  ['webhook round trip: additionalDeployments.*.manager.metrics {}', { additionalDeployments: { extra: { manager: { verbosity: 3, metrics: {} } } } }, ['additionalDeployments', 'extra', 'manager', 'metrics'], { bindAddress: ':8443' }],
-  ['webhook round trip: additionalDeployments.*.manager.health {}', { additionalDeployments: { extra: { manager: { verbosity: 3, health: {} } } } }, ['additionalDeployments', 'extra', 'manager', 'health'], { livenessEndpointName: 'live' }],
-  ['webhook round trip: additionalDeployments.*.manager.webhook {}', { additionalDeployments: { extra: { manager: { verbosity: 3, webhook: {} } } } }, ['additionalDeployments', 'extra', 'manager', 'webhook'], { host: 'h' }],
-  ['webhook round trip: env resourceFieldRef.divisor "0"', { deployment: container({ resourceFieldRef: { resource: 'limits.cpu', divisor: '0' } }) }, ['deployment', 'containers', '0', 'env', '0', 'valueFrom', 'resourceFieldRef', 'divisor'], '1m'],
-  ['webhook round trip: additionalDeployments env resourceFieldRef.divisor "0"', { additionalDeployments: { extra: { deployment: container({ resourceFieldRef: { resource: 'limits.cpu', divisor: '0' } }) } } }, ['additionalDeployments', 'extra', 'deployment', 'containers', '0', 'env', '0', 'valueFrom', 'resourceFieldRef', 'divisor'], '1m'],
+  [
+    'webhook: configSecret.namespace = the CR namespace',
+    { configSecret: { name: 'vars', namespace: NS } },
+    ['configSecret', 'namespace'],
+    'elsewhere',
+  ],
+  [
+    'webhook: additionalManifests.namespace = the CR namespace',
+    { additionalManifests: { name: 'extra', namespace: NS } },
+    ['additionalManifests', 'namespace'],
+    'elsewhere',
+  ],
+  [
+    'webhook round trip: manager.metrics {}',
+    { manager: { featureGates: { A: true }, metrics: {} } },
+    ['manager', 'metrics'],
+    { bindAddress: ':8443' },
+  ],
+  [
+    'webhook round trip: manager.health {}',
+    { manager: { featureGates: { A: true }, health: {} } },
+    ['manager', 'health'],
+    { healthProbeBindAddress: ':9440' },
+  ],
+  [
+    'webhook round trip: manager.webhook {}',
+    { manager: { featureGates: { A: true }, webhook: {} } },
+    ['manager', 'webhook'],
+    { port: 9443 },
+  ],
+  [
+    'webhook round trip: additionalDeployments.*.manager.metrics {}',
+    { additionalDeployments: { extra: { manager: { verbosity: 3, metrics: {} } } } },
+    ['additionalDeployments', 'extra', 'manager', 'metrics'],
+    { bindAddress: ':8443' },
+  ],
+  [
+    'webhook round trip: additionalDeployments.*.manager.health {}',
+    { additionalDeployments: { extra: { manager: { verbosity: 3, health: {} } } } },
+    ['additionalDeployments', 'extra', 'manager', 'health'],
+    { livenessEndpointName: 'live' },
+  ],
+  [
+    'webhook round trip: additionalDeployments.*.manager.webhook {}',
+    { additionalDeployments: { extra: { manager: { verbosity: 3, webhook: {} } } } },
+    ['additionalDeployments', 'extra', 'manager', 'webhook'],
+    { host: 'h' },
+  ],
+  [
+    'webhook round trip: env resourceFieldRef.divisor "0"',
+    { deployment: container({ resourceFieldRef: { resource: 'limits.cpu', divisor: '0' } }) },
+    ['deployment', 'containers', '0', 'env', '0', 'valueFrom', 'resourceFieldRef', 'divisor'],
+    '1m',
+  ],
+  [
+    'webhook round trip: additionalDeployments env resourceFieldRef.divisor "0"',
+    {
+      additionalDeployments: {
+        extra: { deployment: container({ resourceFieldRef: { resource: 'limits.cpu', divisor: '0' } }) },
+      },
+    },
+    [
+      'additionalDeployments',
+      'extra',
+      'deployment',
+      'containers',
+      '0',
+      'env',
+      '0',
+      'valueFrom',
+      'resourceFieldRef',
+      'divisor',
+    ],
+    '1m',
+  ],
   ['CRD: manager.verbosity 1', { manager: { featureGates: { A: true }, verbosity: 1 } }, ['manager', 'verbosity'], 4],
-  ['CRD: additionalDeployments.*.manager.verbosity 1', { additionalDeployments: { extra: { manager: { featureGates: { A: true }, verbosity: 1 } } } }, ['additionalDeployments', 'extra', 'manager', 'verbosity'], 4],
-  ['CRD: env configMapKeyRef.name ""', { deployment: container({ configMapKeyRef: { key: 'k', name: '' } }) }, ['deployment', 'containers', '0', 'env', '0', 'valueFrom', 'configMapKeyRef', 'name'], 'cm'],
-  ['CRD: env secretKeyRef.name ""', { deployment: container({ secretKeyRef: { key: 'k', name: '' } }) }, ['deployment', 'containers', '0', 'env', '0', 'valueFrom', 'secretKeyRef', 'name'], 's'],
-  ['CRD: env fileKeyRef.optional false', { deployment: container({ fileKeyRef: { key: 'k', path: 'p', volumeName: 'v', optional: false } }) }, ['deployment', 'containers', '0', 'env', '0', 'valueFrom', 'fileKeyRef', 'optional'], true],
-  ['CRD: deployment.imagePullSecrets[].name ""', { deployment: { imagePullSecrets: [{ name: '' }, { name: 'pull' }] } }, ['deployment', 'imagePullSecrets', '0', 'name'], 'regcred'],
-  ['CRD: additionalDeployments env configMapKeyRef.name ""', { additionalDeployments: { extra: { deployment: container({ configMapKeyRef: { key: 'k', name: '' } }) } } }, ['additionalDeployments', 'extra', 'deployment', 'containers', '0', 'env', '0', 'valueFrom', 'configMapKeyRef', 'name'], 'cm'],
-  ['CRD: additionalDeployments env secretKeyRef.name ""', { additionalDeployments: { extra: { deployment: container({ secretKeyRef: { key: 'k', name: '' } }) } } }, ['additionalDeployments', 'extra', 'deployment', 'containers', '0', 'env', '0', 'valueFrom', 'secretKeyRef', 'name'], 's'],
-  ['CRD: additionalDeployments env fileKeyRef.optional false', { additionalDeployments: { extra: { deployment: container({ fileKeyRef: { key: 'k', path: 'p', volumeName: 'v', optional: false } }) } } }, ['additionalDeployments', 'extra', 'deployment', 'containers', '0', 'env', '0', 'valueFrom', 'fileKeyRef', 'optional'], true],
-  ['CRD: additionalDeployments imagePullSecrets[].name ""', { additionalDeployments: { extra: { deployment: { imagePullSecrets: [{ name: '' }] } } } }, ['additionalDeployments', 'extra', 'deployment', 'imagePullSecrets', '0', 'name'], 'regcred'],
+  [
+    'CRD: additionalDeployments.*.manager.verbosity 1',
+    { additionalDeployments: { extra: { manager: { featureGates: { A: true }, verbosity: 1 } } } },
+    ['additionalDeployments', 'extra', 'manager', 'verbosity'],
+    4,
+  ],
+  [
+    'CRD: env configMapKeyRef.name ""',
+    { deployment: container({ configMapKeyRef: { key: 'k', name: '' } }) },
+    ['deployment', 'containers', '0', 'env', '0', 'valueFrom', 'configMapKeyRef', 'name'],
+    'cm',
+  ],
+  [
+    'CRD: env secretKeyRef.name ""',
+    { deployment: container({ secretKeyRef: { key: 'k', name: '' } }) },
+    ['deployment', 'containers', '0', 'env', '0', 'valueFrom', 'secretKeyRef', 'name'],
+    's',
+  ],
+  [
+    'CRD: env fileKeyRef.optional false',
+    { deployment: container({ fileKeyRef: { key: 'k', path: 'p', volumeName: 'v', optional: false } }) },
+    ['deployment', 'containers', '0', 'env', '0', 'valueFrom', 'fileKeyRef', 'optional'],
+    true,
+  ],
+  [
+    'CRD: deployment.imagePullSecrets[].name ""',
+    { deployment: { imagePullSecrets: [{ name: '' }, { name: 'pull' }] } },
+    ['deployment', 'imagePullSecrets', '0', 'name'],
+    'regcred',
+  ],
+  [
+    'CRD: additionalDeployments env configMapKeyRef.name ""',
+    { additionalDeployments: { extra: { deployment: container({ configMapKeyRef: { key: 'k', name: '' } }) } } },
+    [
+      'additionalDeployments',
+      'extra',
+      'deployment',
+      'containers',
+      '0',
+      'env',
+      '0',
+      'valueFrom',
+      'configMapKeyRef',
+      'name',
+    ],
+    'cm',
+  ],
+  [
+    'CRD: additionalDeployments env secretKeyRef.name ""',
+    { additionalDeployments: { extra: { deployment: container({ secretKeyRef: { key: 'k', name: '' } }) } } },
+    [
+      'additionalDeployments',
+      'extra',
+      'deployment',
+      'containers',
+      '0',
+      'env',
+      '0',
+      'valueFrom',
+      'secretKeyRef',
+      'name',
+    ],
+    's',
+  ],
+  [
+    'CRD: additionalDeployments env fileKeyRef.optional false',
+    {
+      additionalDeployments: {
+        extra: { deployment: container({ fileKeyRef: { key: 'k', path: 'p', volumeName: 'v', optional: false } }) },
+      },
+    },
+    [
+      'additionalDeployments',
+      'extra',
+      'deployment',
+      'containers',
+      '0',
+      'env',
+      '0',
+      'valueFrom',
+      'fileKeyRef',
+      'optional',
+    ],
+    true,
+  ],
+  [
+    'CRD: additionalDeployments imagePullSecrets[].name ""',
+    { additionalDeployments: { extra: { deployment: { imagePullSecrets: [{ name: '' }] } } } },
+    ['additionalDeployments', 'extra', 'deployment', 'imagePullSecrets', '0', 'name'],
+    'regcred',
+  ],
 ];
 
 const get = (o: Obj, path: string[]) => path.reduce<any>((v, k) => (v === undefined ? undefined : v[k]), o);
@@ -42,7 +189,7 @@ const set = (o: Obj, path: string[], value: unknown) => {
   return copy;
 };
 
-describe('import leaves out the operator\'s and the API server\'s defaults', () => {
+describe("import leaves out the operator's and the API server's defaults", () => {
   it.each(ROWS)('%s: dropped when equal, kept when not', (_name, spec, path, other) => {
     const dropped = withoutOperatorDefaults('InfrastructureProvider', NS, spec);
     expect(get(dropped.spec, path)).toBeUndefined();
@@ -60,10 +207,13 @@ describe('import leaves out the operator\'s and the API server\'s defaults', () 
     expect(spec).toEqual(before);
   });
 
-  it('the rows cover every webhook default and every default of every kind\'s CRD schema (a new one fails here until it has a row)', () => {
-    const covered = new Set(ROWS.map(([, , path]) => path.map((p) => (/^\d+$/.test(p) ? '[]' : p === 'extra' ? '*' : p)).join('.')));
+  it("the rows cover every webhook default and every default of every kind's CRD schema (a new one fails here until it has a row)", () => {
+    const covered = new Set(
+      ROWS.map(([, , path]) => path.map((p) => (/^\d+$/.test(p) ? '[]' : p === 'extra' ? '*' : p)).join('.')),
+    );
     for (const { kind } of PROVIDER_KINDS) {
-      for (const d of [...WEBHOOK_DEFAULTS, ...crdDefaults(kind)]) expect(covered, `${kind} ${d.path.join('.')}`).toContain(d.path.join('.'));
+      for (const d of [...WEBHOOK_DEFAULTS, ...crdDefaults(kind)])
+        expect(covered, `${kind} ${d.path.join('.')}`).toContain(d.path.join('.'));
     }
     expect(crdDefaults('CoreProvider').map((d) => `${d.path.join('.')}=${JSON.stringify(d.value)}`)).toEqual([
       'additionalDeployments.*.deployment.containers.[].env.[].valueFrom.configMapKeyRef.name=""',

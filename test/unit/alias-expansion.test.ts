@@ -15,7 +15,12 @@ import { REPO_ROOT } from '../helpers/fixtures.js';
 const load = (text: string) => jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA });
 const bomb = (levels: number, width = 10) => {
   const lines = [`a0: &a0 [${Array(width).fill('x').join(', ')}]`];
-  for (let i = 1; i < levels; i++) lines.push(`a${i}: &a${i} [${Array(width).fill(`*a${i - 1}`).join(', ')}]`);
+  for (let i = 1; i < levels; i++)
+    lines.push(
+      `a${i}: &a${i} [${Array(width)
+        .fill(`*a${i - 1}`)
+        .join(', ')}]`,
+    );
   return `${lines.join('\n')}\n`;
 };
 const budget = (remaining = 20_000_000) => ({ remaining });
@@ -37,7 +42,10 @@ describe('measureExpansion', () => {
     { name: 'a 10^4 bomb', text: bomb(4) },
     { name: 'a 10^7 bomb (the fuzz finding: under the 20-million budget)', text: bomb(7) },
     { name: 'a 10^30 bomb', text: bomb(30) },
-    { name: 'a bomb of maps', text: `m0: &m0 {a: x, b: x, c: x, d: x}\n${Array.from({ length: 20 }, (_, i) => `m${i + 1}: &m${i + 1} {a: *m${i}, b: *m${i}, c: *m${i}, d: *m${i}}`).join('\n')}\n` },
+    {
+      name: 'a bomb of maps',
+      text: `m0: &m0 {a: x, b: x, c: x, d: x}\n${Array.from({ length: 20 }, (_, i) => `m${i + 1}: &m${i + 1} {a: *m${i}, b: *m${i}, c: *m${i}, d: *m${i}}`).join('\n')}\n`,
+    },
   ])('refuses $name within its first 20 000 nodes, before walking it', ({ text }) => {
     // Fixed work, not time: the nodes visited (what the budget counts) are what the rule bounds.
     const b = budget();
@@ -49,8 +57,14 @@ describe('measureExpansion', () => {
     { name: 'no aliases', text: Array.from({ length: 5_000 }, (_, i) => `k${i}: [${i}, ${i + 1}]`).join('\n') },
     { name: 'under 100 aliased nodes', text: `a: &a [${Array(90).fill('x').join(', ')}]\nb: *a\n` },
     // 1,000 aliased out of about 1,070: 93%, under the 99% allowed for small documents (go-yaml accepts it too).
-    { name: 'an anchor used 50 times (93% aliased)', text: `a: &a [${Array(19).fill('x').join(', ')}]\n${Array.from({ length: 50 }, (_, i) => `b${i}: *a`).join('\n')}\n` },
-    { name: 'YAML merge keys, as some charts use', text: `base: &base {replicas: 1, image: x}\n${Array.from({ length: 30 }, (_, i) => `d${i}: {<<: *base, name: d${i}}`).join('\n')}\n` },
+    {
+      name: 'an anchor used 50 times (93% aliased)',
+      text: `a: &a [${Array(19).fill('x').join(', ')}]\n${Array.from({ length: 50 }, (_, i) => `b${i}: *a`).join('\n')}\n`,
+    },
+    {
+      name: 'YAML merge keys, as some charts use',
+      text: `base: &base {replicas: 1, image: x}\n${Array.from({ length: 30 }, (_, i) => `d${i}: {<<: *base, name: d${i}}`).join('\n')}\n`,
+    },
   ])('accepts $name', ({ text }) => {
     expect(measureExpansion(load(text), budget())).toBeUndefined();
   });
@@ -65,7 +79,9 @@ describe('measureExpansion', () => {
 
   it('passes every real release artifact in test/fixtures/repository (cert-manager and CAPI, gzipped as stored)', () => {
     const root = path.join(REPO_ROOT, 'test/fixtures/repository');
-    const artifacts = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => /-components\.yaml(\.gz)?$|cert-manager\.yaml(\.gz)?$/.test(f));
+    const artifacts = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) =>
+      /-components\.yaml(\.gz)?$|cert-manager\.yaml(\.gz)?$/.test(f),
+    );
     expect(artifacts.length).toBeGreaterThan(20);
     for (const file of artifacts) {
       const bytes = readFileSync(path.join(root, file));

@@ -16,7 +16,10 @@ const SRC = path.join(REPO_ROOT, 'src');
 function graphOf(imports: Record<string, string[]>): ImportGraph {
   const g: ImportGraph = new Map();
   for (const [file, tos] of Object.entries(imports)) {
-    g.set(file, tos.map((to, i) => ({ to, specifier: `./${to}`, line: i + 1 })));
+    g.set(
+      file,
+      tos.map((to, i) => ({ to, specifier: `./${to}`, line: i + 1 })),
+    );
     for (const to of tos) if (!g.has(to) && !(to in imports)) g.set(to, []);
   }
   return g;
@@ -36,7 +39,11 @@ describe('scanImports', () => {
     ['inline type specifier', `import { x, type Y } from "./x.js";`, ['./x.js']],
     ['default and namespace', `import d, * as ns from './d.js';`, ['./d.js']],
     ['multi-line clause', `import {\n  a,\n  b,\n} from './m.js';`, ['./m.js']],
-    ['export from', `export { a } from './a.js';\nexport type { B } from './b.js';\nexport * from './c.js';\nexport * as d from './d.js';`, ['./a.js', './b.js', './c.js', './d.js']],
+    [
+      'export from',
+      `export { a } from './a.js';\nexport type { B } from './b.js';\nexport * from './c.js';\nexport * as d from './d.js';`,
+      ['./a.js', './b.js', './c.js', './d.js'],
+    ],
     ['export type star', `export type * from './t.js';`, ['./t.js']],
     ['dynamic import', `const m = await import('./lazy.js');`, ['./lazy.js']],
     ['typeof import', `type M = typeof import('./t.js');`, ['./t.js']],
@@ -63,19 +70,33 @@ describe('scanImports', () => {
 
 describe('checkArchitecture on synthetic graphs', () => {
   it('passes a graph that keeps every rule', () => {
-    const g = graphOf({ 'cli/run.ts': ['render/render.ts', 'output/write.ts'], 'render/render.ts': ['manifest/object.ts', 'errors.ts'], 'output/write.ts': ['errors.ts'] });
+    const g = graphOf({
+      'cli/run.ts': ['render/render.ts', 'output/write.ts'],
+      'render/render.ts': ['manifest/object.ts', 'errors.ts'],
+      'output/write.ts': ['errors.ts'],
+    });
     expect(checkArchitecture(g, LAYERS, FOLDERS)).toEqual([]);
   });
 
   it('fails on a file circle, naming its files in import order', () => {
-    const g = graphOf({ 'render/a.ts': ['render/b.ts'], 'render/b.ts': ['render/c.ts'], 'render/c.ts': ['render/a.ts'] });
+    const g = graphOf({
+      'render/a.ts': ['render/b.ts'],
+      'render/b.ts': ['render/c.ts'],
+      'render/c.ts': ['render/a.ts'],
+    });
     const problems = checkArchitecture(g, LAYERS, FOLDERS);
     expect(problems.map((p) => p.rule)).toEqual(['file-circle']);
-    expect(problems[0]!.message).toBe('import circle between files: src/render/a.ts → src/render/b.ts → src/render/c.ts → src/render/a.ts');
+    expect(problems[0]!.message).toBe(
+      'import circle between files: src/render/a.ts → src/render/b.ts → src/render/c.ts → src/render/a.ts',
+    );
   });
 
   it('names the other files of a knot larger than its shortest circle', () => {
-    const g = graphOf({ 'render/a.ts': ['render/b.ts'], 'render/b.ts': ['render/a.ts', 'render/c.ts'], 'render/c.ts': ['render/a.ts'] });
+    const g = graphOf({
+      'render/a.ts': ['render/b.ts'],
+      'render/b.ts': ['render/a.ts', 'render/c.ts'],
+      'render/c.ts': ['render/a.ts'],
+    });
     expect(checkArchitecture(g, LAYERS, FOLDERS).map((p) => p.message)).toEqual([
       'import circle between files: src/render/a.ts → src/render/b.ts → src/render/a.ts (one circle of a knot of 3 files: src/render/a.ts, src/render/b.ts, src/render/c.ts)',
     ]);
@@ -100,19 +121,28 @@ describe('checkArchitecture on synthetic graphs', () => {
     const g = graphOf({ 'manifest/object.ts': ['errors.ts', 'render/render.ts'] });
     const problems = checkArchitecture(g, LAYERS, FOLDERS);
     expect(problems).toEqual([
-      { rule: 'upward-import', message: `src/manifest/object.ts:2 imports './render/render.ts': manifest (layer "bottom") may not import render (layer "middle", above it)` },
+      {
+        rule: 'upward-import',
+        message: `src/manifest/object.ts:2 imports './render/render.ts': manifest (layer "bottom") may not import render (layer "middle", above it)`,
+      },
     ]);
   });
 
   it('fails on a folder of src/ missing from the picture, and on a name the picture has but src/ lacks', () => {
-    const problems = checkArchitecture(graphOf({ 'cli/run.ts': [] }), LAYERS, [...FOLDERS.filter((f) => f !== 'manifest'), 'sbom']);
+    const problems = checkArchitecture(graphOf({ 'cli/run.ts': [] }), LAYERS, [
+      ...FOLDERS.filter((f) => f !== 'manifest'),
+      'sbom',
+    ]);
     expect(problems.map((p) => p.rule).sort()).toEqual(['unknown-folder', 'unplaced-folder']);
     expect(problems.find((p) => p.rule === 'unplaced-folder')!.message).toMatch(/^src\/sbom is in no layer/);
-    expect(problems.find((p) => p.rule === 'unknown-folder')!.message).toMatch(/places manifest, which is not in src\//);
+    expect(problems.find((p) => p.rule === 'unknown-folder')!.message).toMatch(
+      /places manifest, which is not in src\//,
+    );
   });
 
   it('parses the picture: rows top first, units split on spaces, notes ignored', () => {
-    const md = 'text\n\n```layers\nentry | index.ts  cli\n   ↑ notes without a bar are ignored\nbase  | *.ts cache\n```\n\n```layers\nsecond | x\n```';
+    const md =
+      'text\n\n```layers\nentry | index.ts  cli\n   ↑ notes without a bar are ignored\nbase  | *.ts cache\n```\n\n```layers\nsecond | x\n```';
     expect(parseLayers(md)).toEqual([
       { name: 'entry', units: ['index.ts', 'cli'] },
       { name: 'base', units: ['*.ts', 'cache'] },
@@ -121,7 +151,12 @@ describe('checkArchitecture on synthetic graphs', () => {
   });
 
   it('puts files directly in src/ into *.ts, except index.ts', () => {
-    expect([unitOf('render/render.ts'), unitOf('source/github/github-client.ts'), unitOf('errors.ts'), unitOf('index.ts')]).toEqual(['render', 'source', '*.ts', 'index.ts']);
+    expect([
+      unitOf('render/render.ts'),
+      unitOf('source/github/github-client.ts'),
+      unitOf('errors.ts'),
+      unitOf('index.ts'),
+    ]).toEqual(['render', 'source', '*.ts', 'index.ts']);
   });
 });
 
@@ -147,19 +182,23 @@ describe('src/ against docs/architecture.md', () => {
 
   it('keeps render (plans) and output (applies them) apart: they meet only in build/', () => {
     const across = [...graph].flatMap(([file, edges]) =>
-      edges.filter((e) => [unitOf(file), unitOf(e.to)].sort().join(' ') === 'output render').map((e) => `src/${file}:${e.line} imports '${e.specifier}'`),
+      edges
+        .filter((e) => [unitOf(file), unitOf(e.to)].sort().join(' ') === 'output render')
+        .map((e) => `src/${file}:${e.line} imports '${e.specifier}'`),
     );
     expect(across).toEqual([]);
   });
 
   it('gives every top-level folder of src/ a README.md', () => {
-    const missing = folders.filter((f) => !f.endsWith('.ts')).filter((f) => {
-      try {
-        return !statSync(path.join(SRC, f, 'README.md')).isFile();
-      } catch {
-        return true;
-      }
-    });
+    const missing = folders
+      .filter((f) => !f.endsWith('.ts'))
+      .filter((f) => {
+        try {
+          return !statSync(path.join(SRC, f, 'README.md')).isFile();
+        } catch {
+          return true;
+        }
+      });
     expect(missing).toEqual([]);
   });
 });

@@ -14,10 +14,19 @@ const READER = 'source/http/bounded-body.ts';
 
 /** Ways to read a fetch / undici body other than the bounded reader. */
 const READS: { name: string; pattern: RegExp }[] = [
-  { name: 'a whole-body read (.arrayBuffer(), .text(), .json(), .bytes(), .blob(), .formData())', pattern: /\.(?:arrayBuffer|text|json|bytes|blob|formData)\(\s*\)/ },
+  {
+    name: 'a whole-body read (.arrayBuffer(), .text(), .json(), .bytes(), .blob(), .formData())',
+    pattern: /\.(?:arrayBuffer|text|json|bytes|blob|formData)\(\s*\)/,
+  },
   { name: 'a stream reader (.getReader())', pattern: /\.getReader\(/ },
-  { name: 'a body piped or iterated (pipeTo, pipeThrough, Readable.fromWeb, for await … of ….body)', pattern: /\.pipeTo\(|\.pipeThrough\(|Readable\.fromWeb\(|for\s+await\s*\([^)]*\bof\s+[\w.?]*\bbody\b/ },
-  { name: "undici's own body mixins (.body.text(), .body.json(), .dump())", pattern: /\.body\.(?:text|json|arrayBuffer|dump)\(/ },
+  {
+    name: 'a body piped or iterated (pipeTo, pipeThrough, Readable.fromWeb, for await … of ….body)',
+    pattern: /\.pipeTo\(|\.pipeThrough\(|Readable\.fromWeb\(|for\s+await\s*\([^)]*\bof\s+[\w.?]*\bbody\b/,
+  },
+  {
+    name: "undici's own body mixins (.body.text(), .body.json(), .dump())",
+    pattern: /\.body\.(?:text|json|arrayBuffer|dump)\(/,
+  },
 ];
 
 /**
@@ -35,7 +44,8 @@ function findReads(relative: string, text: string): string[] {
   code(text)
     .split('\n')
     .forEach((line, i) => {
-      for (const read of READS) if (read.pattern.test(line)) out.push(`${relative}:${i + 1}: ${read.name}: ${line.trim()}`);
+      for (const read of READS)
+        if (read.pattern.test(line)) out.push(`${relative}:${i + 1}: ${read.name}: ${line.trim()}`);
     });
   return out;
 }
@@ -53,7 +63,10 @@ describe('network bodies are read only by the bounded reader', () => {
     const files = sourceFiles(SRC);
     expect(files).toContain(READER);
     const reads = files.flatMap((f) => findReads(f, readFileSync(path.join(SRC, f), 'utf8')));
-    expect(reads, 'read bodies with readBody / readText / readMessage / bufferResponse (src/source/http/bounded-body.ts)').toEqual([]);
+    expect(
+      reads,
+      'read bodies with readBody / readText / readMessage / bufferResponse (src/source/http/bounded-body.ts)',
+    ).toEqual([]);
   });
 
   it('the bounded reader is where the stream is read', () => {

@@ -45,7 +45,10 @@ describe('built-in provider list', () => {
       expect(url.version).toBe('latest');
       expect(url.form).toBe('clusterctl');
       // CAPD is the one provider whose asset carries a suffix.
-      const expected = provider.name === 'docker' ? 'infrastructure-components-development.yaml' : kindInfo(provider.type).componentsAsset;
+      const expected =
+        provider.name === 'docker'
+          ? 'infrastructure-components-development.yaml'
+          : kindInfo(provider.type).componentsAsset;
       expect(url.componentsFile).toBe(expected);
     }
   });
@@ -58,12 +61,36 @@ describe('built-in provider list', () => {
 
 describe('findBuiltinProvider', () => {
   it.each<{ kind: ProviderKind; name: string; url: string | undefined }>([
-    { kind: 'CoreProvider', name: 'cluster-api', url: 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/core-components.yaml' },
-    { kind: 'BootstrapProvider', name: 'kubeadm', url: 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/bootstrap-components.yaml' },
-    { kind: 'ControlPlaneProvider', name: 'kubeadm', url: 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/control-plane-components.yaml' },
-    { kind: 'InfrastructureProvider', name: 'docker', url: 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/infrastructure-components-development.yaml' },
-    { kind: 'RuntimeExtensionProvider', name: 'nutanix', url: 'https://github.com/nutanix-cloud-native/cluster-api-runtime-extensions-nutanix/releases/latest/runtime-extensions-components.yaml' },
-    { kind: 'IPAMProvider', name: 'nutanix', url: 'https://github.com/nutanix-cloud-native/cluster-api-ipam-provider-nutanix/releases/latest/ipam-components.yaml' },
+    {
+      kind: 'CoreProvider',
+      name: 'cluster-api',
+      url: 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/core-components.yaml',
+    },
+    {
+      kind: 'BootstrapProvider',
+      name: 'kubeadm',
+      url: 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/bootstrap-components.yaml',
+    },
+    {
+      kind: 'ControlPlaneProvider',
+      name: 'kubeadm',
+      url: 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/control-plane-components.yaml',
+    },
+    {
+      kind: 'InfrastructureProvider',
+      name: 'docker',
+      url: 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/infrastructure-components-development.yaml',
+    },
+    {
+      kind: 'RuntimeExtensionProvider',
+      name: 'nutanix',
+      url: 'https://github.com/nutanix-cloud-native/cluster-api-runtime-extensions-nutanix/releases/latest/runtime-extensions-components.yaml',
+    },
+    {
+      kind: 'IPAMProvider',
+      name: 'nutanix',
+      url: 'https://github.com/nutanix-cloud-native/cluster-api-ipam-provider-nutanix/releases/latest/ipam-components.yaml',
+    },
     { kind: 'BootstrapProvider', name: 'aws', url: undefined },
     { kind: 'InfrastructureProvider', name: 'AWS', url: undefined },
     { kind: 'InfrastructureProvider', name: 'foo', url: undefined },
@@ -86,7 +113,11 @@ describe('mergeProviderList', () => {
   });
 
   it('appends a new entry in its sorted place (before the addons)', () => {
-    const zzz: UserProviderEntry = { name: 'zzz', url: 'https://zzz/infrastructure-components.yaml', type: 'InfrastructureProvider' };
+    const zzz: UserProviderEntry = {
+      name: 'zzz',
+      url: 'https://zzz/infrastructure-components.yaml',
+      type: 'InfrastructureProvider',
+    };
     const { providers } = mergeProviderList(BUILTIN_PROVIDERS, [zzz]);
     expect(providers).toHaveLength(65);
     const index = providers.findIndex((p) => p.name === 'zzz');
@@ -100,12 +131,22 @@ describe('mergeProviderList', () => {
       { name: 'cluster-api', url: 'https://zzz/core-components.yaml', type: 'CoreProvider' },
     ]);
     expect(providers).toHaveLength(64);
-    expect(providers[0]).toEqual({ name: 'cluster-api', url: 'https://zzz/core-components.yaml', type: 'CoreProvider' });
+    expect(providers[0]).toEqual({
+      name: 'cluster-api',
+      url: 'https://zzz/core-components.yaml',
+      type: 'CoreProvider',
+    });
   });
 
   it('keeps same name with another type as a separate provider', () => {
-    const { providers } = mergeProviderList(BUILTIN_PROVIDERS, [{ name: 'kubeadm', url: '/repo/ipam-kubeadm/v1.0.0/ipam-components.yaml', type: 'IPAMProvider' }]);
-    expect(providers.filter((p) => p.name === 'kubeadm').map((p) => p.type)).toEqual(['BootstrapProvider', 'ControlPlaneProvider', 'IPAMProvider']);
+    const { providers } = mergeProviderList(BUILTIN_PROVIDERS, [
+      { name: 'kubeadm', url: '/repo/ipam-kubeadm/v1.0.0/ipam-components.yaml', type: 'IPAMProvider' },
+    ]);
+    expect(providers.filter((p) => p.name === 'kubeadm').map((p) => p.type)).toEqual([
+      'BootstrapProvider',
+      'ControlPlaneProvider',
+      'IPAMProvider',
+    ]);
   });
 
   it('does not change its inputs', () => {
@@ -136,21 +177,69 @@ describe('mergeProviderList', () => {
 
 describe('validateProviderEntry (clusterctl validateProvider cases)', () => {
   it.each<{ name: string; input: { name: string; url: string; type: string }; expected: string[] }>([
-    { name: 'valid infrastructure provider', input: { name: 'foo', url: 'https://something.com', type: 'InfrastructureProvider' }, expected: [] },
-    { name: 'valid core provider', input: { name: 'cluster-api', url: 'https://something.com', type: 'CoreProvider' }, expected: [] },
-    { name: 'local path URL is fine', input: { name: 'foo', url: '/home/me/repo/infrastructure-foo/v1.0.0/components.yaml', type: 'InfrastructureProvider' }, expected: [] },
-    { name: 'dotted DNS-1123 subdomain', input: { name: 'a.b-c', url: 'https://x', type: 'AddonProvider' }, expected: [] },
-    { name: 'cluster-api with the wrong type', input: { name: 'cluster-api', url: 'https://something.com', type: 'BootstrapProvider' }, expected: ['type'] },
-    { name: 'CoreProvider with another name', input: { name: 'sss', url: 'https://something.com', type: 'CoreProvider' }, expected: ['name'] },
+    {
+      name: 'valid infrastructure provider',
+      input: { name: 'foo', url: 'https://something.com', type: 'InfrastructureProvider' },
+      expected: [],
+    },
+    {
+      name: 'valid core provider',
+      input: { name: 'cluster-api', url: 'https://something.com', type: 'CoreProvider' },
+      expected: [],
+    },
+    {
+      name: 'local path URL is fine',
+      input: {
+        name: 'foo',
+        url: '/home/me/repo/infrastructure-foo/v1.0.0/components.yaml',
+        type: 'InfrastructureProvider',
+      },
+      expected: [],
+    },
+    {
+      name: 'dotted DNS-1123 subdomain',
+      input: { name: 'a.b-c', url: 'https://x', type: 'AddonProvider' },
+      expected: [],
+    },
+    {
+      name: 'cluster-api with the wrong type',
+      input: { name: 'cluster-api', url: 'https://something.com', type: 'BootstrapProvider' },
+      expected: ['type'],
+    },
+    {
+      name: 'CoreProvider with another name',
+      input: { name: 'sss', url: 'https://something.com', type: 'CoreProvider' },
+      expected: ['name'],
+    },
     { name: 'everything empty', input: { name: '', url: '', type: '' }, expected: ['name', 'url', 'type'] },
-    { name: 'upper case name', input: { name: 'FOo', url: 'https://something.com', type: 'InfrastructureProvider' }, expected: ['name'] },
-    { name: 'not a DNS-1123 name', input: { name: 'foo_bar', url: 'https://something.com', type: 'InfrastructureProvider' }, expected: ['name'] },
-    { name: 'name too long', input: { name: 'a'.repeat(254), url: 'https://x', type: 'InfrastructureProvider' }, expected: ['name'] },
+    {
+      name: 'upper case name',
+      input: { name: 'FOo', url: 'https://something.com', type: 'InfrastructureProvider' },
+      expected: ['name'],
+    },
+    {
+      name: 'not a DNS-1123 name',
+      input: { name: 'foo_bar', url: 'https://something.com', type: 'InfrastructureProvider' },
+      expected: ['name'],
+    },
+    {
+      name: 'name too long',
+      input: { name: 'a'.repeat(254), url: 'https://x', type: 'InfrastructureProvider' },
+      expected: ['name'],
+    },
     { name: 'empty URL', input: { name: 'foo', url: '', type: 'InfrastructureProvider' }, expected: ['url'] },
-    { name: 'unparseable URL', input: { name: 'foo', url: '%gh&%ij', type: 'InfrastructureProvider' }, expected: ['url'] },
+    {
+      name: 'unparseable URL',
+      input: { name: 'foo', url: '%gh&%ij', type: 'InfrastructureProvider' },
+      expected: ['url'],
+    },
     { name: 'empty type', input: { name: 'foo', url: 'https://something.com', type: '' }, expected: ['type'] },
     { name: 'unknown type', input: { name: 'foo', url: 'https://something.com', type: 'bar' }, expected: ['type'] },
-    { name: "operator's type string is not clusterctl's", input: { name: 'foo', url: 'https://x', type: 'infrastructure' }, expected: ['type'] },
+    {
+      name: "operator's type string is not clusterctl's",
+      input: { name: 'foo', url: 'https://x', type: 'infrastructure' },
+      expected: ['type'],
+    },
   ])('$name', ({ input, expected }) => {
     const problems = validateProviderEntry(input);
     expect(problems.map((d) => d.field)).toEqual(expected);

@@ -14,6 +14,7 @@ describe('command help', () => {
     const accepted = new Set(Object.keys(commandOptions(command)));
     expect([...listed].sort()).toEqual([...accepted].sort());
     // The usage line names only options that exist.
-    for (const m of help.split('\n')[0]!.matchAll(/--([a-z][a-z0-9-]*)/g)) expect(accepted.has(m[1]!), `usage names --${m[1]}`).toBe(true);
+    for (const m of help.split('\n')[0]!.matchAll(/--([a-z][a-z0-9-]*)/g))
+      expect(accepted.has(m[1]!), `usage names --${m[1]}`).toBe(true);
   });
 });

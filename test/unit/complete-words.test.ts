@@ -11,7 +11,10 @@ import { REPO_ROOT } from '../helpers/fixtures.js';
 import { tempTree } from '../helpers/tmp.js';
 
 /** The candidates (values only) and the closing mode line of `__complete words…` run in `cwd`. */
-async function complete(words: string[], cwd = REPO_ROOT): Promise<{ values: string[]; mode: string; lines: string[] }> {
+async function complete(
+  words: string[],
+  cwd = REPO_ROOT,
+): Promise<{ values: string[]; mode: string; lines: string[] }> {
   const r = await runCli(['__complete', ...words], { cwd });
   expect(r.code, r.stderr).toBe(0);
   expect(r.stderr).toBe('');
@@ -60,17 +63,51 @@ describe('__complete', () => {
     const command = await COMMANDS[name]!();
     const { values, mode } = await complete([name, '--']);
     expect(mode).toBe(':words');
-    expect(values.sort()).toEqual(Object.keys(commandOptions(command)).map((o) => `--${o}`).sort());
+    expect(values.sort()).toEqual(
+      Object.keys(commandOptions(command))
+        .map((o) => `--${o}`)
+        .sort(),
+    );
   });
 
   it.each([
     { name: 'a prefix of flags', words: ['build', '--o'], values: ['--offline', '--out'], mode: ':words' },
-    { name: '--format of mirror (split by bash)', words: ['mirror', '--format', ''], values: ['repository', 'configmaps', 'oci', 'oci-layout', 'oci-archive'], mode: ':words' },
-    { name: '--flavour=a as zsh and fish pass it', words: ['init', '--flavour=a'], values: ['--flavour=argocd'], mode: ':words' },
-    { name: '--flavour = a as bash splits it', words: ['init', '--flavour', '=', 'a'], values: ['argocd'], mode: ':words' },
-    { name: '--flavour = (nothing typed yet, bash)', words: ['init', '--flavour', '='], values: ['kustomize', 'argocd', 'flux'], mode: ':words' },
-    { name: '--for of publish', words: ['publish', '--env', 'dev', '--for', ''], values: ['flux', 'argocd'], mode: ':words' },
-    { name: '--allow-flavour of cmp-generate', words: ['cmp-generate', '--allow-flavour', ''], values: ['flux', 'kustomize'], mode: ':words' },
+    {
+      name: '--format of mirror (split by bash)',
+      words: ['mirror', '--format', ''],
+      values: ['repository', 'configmaps', 'oci', 'oci-layout', 'oci-archive'],
+      mode: ':words',
+    },
+    {
+      name: '--flavour=a as zsh and fish pass it',
+      words: ['init', '--flavour=a'],
+      values: ['--flavour=argocd'],
+      mode: ':words',
+    },
+    {
+      name: '--flavour = a as bash splits it',
+      words: ['init', '--flavour', '=', 'a'],
+      values: ['argocd'],
+      mode: ':words',
+    },
+    {
+      name: '--flavour = (nothing typed yet, bash)',
+      words: ['init', '--flavour', '='],
+      values: ['kustomize', 'argocd', 'flux'],
+      mode: ':words',
+    },
+    {
+      name: '--for of publish',
+      words: ['publish', '--env', 'dev', '--for', ''],
+      values: ['flux', 'argocd'],
+      mode: ':words',
+    },
+    {
+      name: '--allow-flavour of cmp-generate',
+      words: ['cmp-generate', '--allow-flavour', ''],
+      values: ['flux', 'kustomize'],
+      mode: ':words',
+    },
     { name: "cache's actions", words: ['cache', ''], values: ['info', 'prune'], mode: ':words' },
     { name: 'no second action', words: ['cache', 'info', 'p'], values: [], mode: ':none' },
     { name: 'the shells', words: ['completion', ''], values: ['bash', 'zsh', 'fish'], mode: ':words' },
@@ -79,22 +116,50 @@ describe('__complete', () => {
     { name: 'a folder for --repo before the command', words: ['--repo', ''], values: [], mode: ':dirs' },
     { name: 'nothing for a free value', words: ['init', '--version', ''], values: [], mode: ':none' },
     { name: 'shard folders for merge', words: ['merge', ''], values: [], mode: ':files' },
-    { name: 'global flags before a command', words: ['--'], values: ['--repo', '--debug', '--help', '--version'], mode: ':words' },
+    {
+      name: 'global flags before a command',
+      words: ['--'],
+      values: ['--repo', '--debug', '--help', '--version'],
+      mode: ':words',
+    },
     { name: 'nothing after an unknown command', words: ['nosuch', '--'], values: [], mode: ':none' },
     { name: "the example's environments", words: ['build', '--env', ''], values: ['dev', 'prod'], mode: ':words' },
-    { name: 'an environment after a value that looks like a command', words: ['diff', '--base', 'build', '--env', 'p'], values: ['prod'], mode: ':words' },
+    {
+      name: 'an environment after a value that looks like a command',
+      words: ['diff', '--base', 'build', '--env', 'p'],
+      values: ['prod'],
+      mode: ':words',
+    },
   ])('$name', async ({ words, values, mode }) => {
     expect(await complete(words)).toMatchObject({ values, mode });
   });
 
   it('--env reads overlaysDir, skips abstract overlays, stray files, folders without overlay.yaml and links out of the repository', async () => {
     const repo = fixtureRepo();
-    expect((await complete(['build', '--env', ''], repo)).values).toEqual(['broken', 'linked', 'linked-file', 'prod-eu', 'staging']);
+    expect((await complete(['build', '--env', ''], repo)).values).toEqual([
+      'broken',
+      'linked',
+      'linked-file',
+      'prod-eu',
+      'staging',
+    ]);
     expect((await complete(['check', '--env=p'], repo)).values).toEqual(['--env=prod-eu']);
     // --repo given on the command line, before or after the command, names the repository read.
     expect((await complete(['--repo', repo, 'plan', '--env', 's'])).values).toEqual(['staging']);
-    expect((await complete(['plan', `--repo=${repo}`, '--env', ''])).values).toEqual(['broken', 'linked', 'linked-file', 'prod-eu', 'staging']);
-    expect((await complete(['plan', '--repo', '=', repo, '--env', ''])).values).toEqual(['broken', 'linked', 'linked-file', 'prod-eu', 'staging']);
+    expect((await complete(['plan', `--repo=${repo}`, '--env', ''])).values).toEqual([
+      'broken',
+      'linked',
+      'linked-file',
+      'prod-eu',
+      'staging',
+    ]);
+    expect((await complete(['plan', '--repo', '=', repo, '--env', ''])).values).toEqual([
+      'broken',
+      'linked',
+      'linked-file',
+      'prod-eu',
+      'staging',
+    ]);
   });
 
   it('--env offers default in a repository without overlays, the environments of an overlays folder linked inside it, nothing for one linked outside', async () => {
@@ -103,14 +168,20 @@ describe('__complete', () => {
     const linked = fixtureRepo();
     writeFileSync(path.join(linked, 'capi-render.yaml'), 'overlaysDir: through-link\n');
     symlinkSync(path.join(linked, 'envs'), path.join(linked, 'through-link'));
-    expect((await complete(['build', '--env', ''], linked)).values).toEqual(['broken', 'linked', 'linked-file', 'prod-eu', 'staging']);
+    expect((await complete(['build', '--env', ''], linked)).values).toEqual([
+      'broken',
+      'linked',
+      'linked-file',
+      'prod-eu',
+      'staging',
+    ]);
     const out = fixtureRepo();
     writeFileSync(path.join(out, 'capi-render.yaml'), 'overlaysDir: through-link\n');
     symlinkSync(path.join(linked, 'envs'), path.join(out, 'through-link'));
     expect(await complete(['build', '--env', ''], out)).toMatchObject({ values: [], mode: ':none' });
   });
 
-  it('offers the fixed values of every option that has them (sbom --format: the library\'s SBOM_FORMATS)', async () => {
+  it("offers the fixed values of every option that has them (sbom --format: the library's SBOM_FORMATS)", async () => {
     for (const command of await loadCommands()) {
       for (const [option, choices] of Object.entries(command.choices ?? {})) {
         expect(command.options[option], `${command.name} --${option}`).toBeDefined();
@@ -123,8 +194,16 @@ describe('__complete', () => {
   it('completion --help says how to install each script; --help lists completion; a wrong shell is a usage error', async () => {
     const help = await runCli(['completion', '--help'], { cwd: REPO_ROOT });
     expect(help.code).toBe(0);
-    for (const line of ['source <(capi-render completion bash)', 'source <(capi-render completion zsh)', '"${fpath[1]}/_capi-render"', 'capi-render completion fish > ~/.config/fish/completions/capi-render.fish']) expect(help.stdout).toContain(line);
-    expect((await runCli(['--help'], { cwd: REPO_ROOT })).stdout).toMatch(/^ {2}completion +print the shell completion script/m);
+    for (const line of [
+      'source <(capi-render completion bash)',
+      'source <(capi-render completion zsh)',
+      '"${fpath[1]}/_capi-render"',
+      'capi-render completion fish > ~/.config/fish/completions/capi-render.fish',
+    ])
+      expect(help.stdout).toContain(line);
+    expect((await runCli(['--help'], { cwd: REPO_ROOT })).stdout).toMatch(
+      /^ {2}completion +print the shell completion script/m,
+    );
     const wrong = await runCli(['completion', 'fsh'], { cwd: REPO_ROOT });
     expect(wrong).toMatchObject({ code: 2, stdout: '' });
     expect(wrong.stderr).toContain('did you mean "fish"?');

@@ -35,11 +35,20 @@ describe('chooseByCount', () => {
 });
 
 describe('countFindings: the tally of the diff, the pull request and the commit message', () => {
-  const finding = (severity: Finding['severity']): Finding => ({ severity, code: 'image-changed', env: 'prod', component: 'cluster-api', message: 'm' });
+  const finding = (severity: Finding['severity']): Finding => ({
+    severity,
+    code: 'image-changed',
+    env: 'prod',
+    component: 'cluster-api',
+    message: 'm',
+  });
   it.each([
     { severities: [] as Finding['severity'][], expected: '0 dangers, 0 warnings, 0 info' },
     { severities: ['danger', 'warning', 'info'] as Finding['severity'][], expected: '1 danger, 1 warning, 1 info' },
-    { severities: ['danger', 'danger', 'warning', 'warning', 'info', 'info'] as Finding['severity'][], expected: '2 dangers, 2 warnings, 2 info' },
+    {
+      severities: ['danger', 'danger', 'warning', 'warning', 'info', 'info'] as Finding['severity'][],
+      expected: '2 dangers, 2 warnings, 2 info',
+    },
   ])('$expected', ({ severities, expected }) => {
     expect(countFindings(severities.map(finding))).toBe(expected);
   });

@@ -13,19 +13,60 @@ import { fixtureText } from '../helpers/fixtures.js';
 describe('pluralizeWord (flect.Pluralize on a lower-case word)', () => {
   it.each([
     // Regular, and flect's own test table.
-    ['machine', 'machines'], ['car', 'cars'], ['boy', 'boys'], ['fleet', 'fleets'], ['stack', 'stacks'], ['box', 'boxes'], ['fox', 'foxes'],
-    ['axis', 'axes'], ['child', 'children'], ['salesperson', 'salespeople'], ['mouse', 'mice'], ['woman', 'women'], ['human', 'humans'],
-    ['spokesman', 'spokesmen'], ['equipment', 'equipment'], ['lan', 'lans'], ['ssh', 'sshs'], ['eia', 'eias'],
+    ['machine', 'machines'],
+    ['car', 'cars'],
+    ['boy', 'boys'],
+    ['fleet', 'fleets'],
+    ['stack', 'stacks'],
+    ['box', 'boxes'],
+    ['fox', 'foxes'],
+    ['axis', 'axes'],
+    ['child', 'children'],
+    ['salesperson', 'salespeople'],
+    ['mouse', 'mice'],
+    ['woman', 'women'],
+    ['human', 'humans'],
+    ['spokesman', 'spokesmen'],
+    ['equipment', 'equipment'],
+    ['lan', 'lans'],
+    ['ssh', 'sshs'],
+    ['eia', 'eias'],
     // Endings real provider kinds have.
-    ['clusterclass', 'clusterclasses'], ['ipaddress', 'ipaddresses'], ['awsclusterroleidentity', 'awsclusterroleidentities'],
-    ['helmchartproxy', 'helmchartproxies'], ['machinehealthcheck', 'machinehealthchecks'], ['kubeadmconfig', 'kubeadmconfigs'],
-    ['clusterresourcesetbinding', 'clusterresourcesetbindings'], ['extensionconfig', 'extensionconfigs'], ['status', 'statuses'],
-    ['policy', 'policies'], ['gateway', 'gateways'], ['matrix', 'matrices'], ['analysis', 'analyses'], ['index', 'indices'],
-    ['quiz', 'quizzes'], ['shelf', 'shelves'], ['knife', 'knives'], ['photo', 'photos'], ['hero', 'heroes'], ['database', 'databases'],
+    ['clusterclass', 'clusterclasses'],
+    ['ipaddress', 'ipaddresses'],
+    ['awsclusterroleidentity', 'awsclusterroleidentities'],
+    ['helmchartproxy', 'helmchartproxies'],
+    ['machinehealthcheck', 'machinehealthchecks'],
+    ['kubeadmconfig', 'kubeadmconfigs'],
+    ['clusterresourcesetbinding', 'clusterresourcesetbindings'],
+    ['extensionconfig', 'extensionconfigs'],
+    ['status', 'statuses'],
+    ['policy', 'policies'],
+    ['gateway', 'gateways'],
+    ['matrix', 'matrices'],
+    ['analysis', 'analyses'],
+    ['index', 'indices'],
+    ['quiz', 'quizzes'],
+    ['shelf', 'shelves'],
+    ['knife', 'knives'],
+    ['photo', 'photos'],
+    ['hero', 'heroes'],
+    ['database', 'databases'],
     // flect's quirks, which clusterctl's check inherits.
-    ['metal3data', 'metal3data'], ['price', 'price'], ['specimen', 'specimen'], ['nebula', 'nebulae'], ['modula', 'mobulae'],
-    ['octopus', 'octupuses'], ['repo', 'repoes'], ['area', 'area'], ['dnsalias', 'dnsalias'], ['alias', 'aliases'], ['dns', 'dnsDNSes'],
-    ['news', 'news'], ['series', 'series'], ['timeseries', 'timeseries'],
+    ['metal3data', 'metal3data'],
+    ['price', 'price'],
+    ['specimen', 'specimen'],
+    ['nebula', 'nebulae'],
+    ['modula', 'mobulae'],
+    ['octopus', 'octupuses'],
+    ['repo', 'repoes'],
+    ['area', 'area'],
+    ['dnsalias', 'dnsalias'],
+    ['alias', 'aliases'],
+    ['dns', 'dnsDNSes'],
+    ['news', 'news'],
+    ['series', 'series'],
+    ['timeseries', 'timeseries'],
   ])('%s → %s', (word, plural) => {
     expect(pluralizeWord(word)).toBe(plural);
   });
@@ -46,7 +87,9 @@ describe('pluralizeWord (flect.Pluralize on a lower-case word)', () => {
     let seen = 0;
     for (const file of files) {
       const text = fixtureText(file);
-      const objects = (jsYaml.loadAll(text.replace(/\$\{[^}]*\}/g, 'x'), undefined, { schema: jsYaml.CORE_SCHEMA }) as KubeObject[]).filter((o) => o?.kind === 'CustomResourceDefinition');
+      const objects = (
+        jsYaml.loadAll(text.replace(/\$\{[^}]*\}/g, 'x'), undefined, { schema: jsYaml.CORE_SCHEMA }) as KubeObject[]
+      ).filter((o) => o?.kind === 'CustomResourceDefinition');
       seen += objects.length;
       expect(checkCrdNames(objects, { providerRef: file, file, line: 1 })).toEqual([]);
     }
@@ -55,7 +98,12 @@ describe('pluralizeWord (flect.Pluralize on a lower-case word)', () => {
 });
 
 describe('checkCrdNames', () => {
-  const crd = (name: string, kind: string, apiVersion = 'apiextensions.k8s.io/v1', annotations?: Record<string, string>): KubeObject => ({
+  const crd = (
+    name: string,
+    kind: string,
+    apiVersion = 'apiextensions.k8s.io/v1',
+    annotations?: Record<string, string>,
+  ): KubeObject => ({
     apiVersion,
     kind: 'CustomResourceDefinition',
     metadata: { name, ...(annotations ? { annotations } : {}) },
@@ -66,17 +114,38 @@ describe('checkCrdNames', () => {
   it.each([
     { name: 'valid', objects: [crd('clusterclasses.cluster.x-k8s.io', 'ClusterClass')], codes: [] },
     { name: 'invalid', objects: [crd('clusterclass.cluster.x-k8s.io', 'ClusterClass')], codes: ['crd-name'] },
-    { name: 'invalid but annotated', objects: [crd('clusterclass.cluster.x-k8s.io', 'ClusterClass', undefined, { 'clusterctl.cluster.x-k8s.io/skip-crd-name-preflight-check': 'true' })], codes: [] },
-    { name: 'several', objects: [crd('a.cluster.x-k8s.io', 'Machine'), crd('machines.cluster.x-k8s.io', 'Machine'), crd('b.cluster.x-k8s.io', 'Cluster')], codes: ['crd-name', 'crd-name'] },
-    { name: 'an apiextensions version clusterctl cannot read', objects: [crd('clusters.cluster.x-k8s.io', 'Cluster', 'apiextensions.k8s.io/v2')], codes: ['crd-name'] },
+    {
+      name: 'invalid but annotated',
+      objects: [
+        crd('clusterclass.cluster.x-k8s.io', 'ClusterClass', undefined, {
+          'clusterctl.cluster.x-k8s.io/skip-crd-name-preflight-check': 'true',
+        }),
+      ],
+      codes: [],
+    },
+    {
+      name: 'several',
+      objects: [
+        crd('a.cluster.x-k8s.io', 'Machine'),
+        crd('machines.cluster.x-k8s.io', 'Machine'),
+        crd('b.cluster.x-k8s.io', 'Cluster'),
+      ],
+      codes: ['crd-name', 'crd-name'],
+    },
+    {
+      name: 'an apiextensions version clusterctl cannot read',
+      objects: [crd('clusters.cluster.x-k8s.io', 'Cluster', 'apiextensions.k8s.io/v2')],
+      codes: ['crd-name'],
+    },
     { name: 'not a CRD', objects: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }], codes: [] },
   ])('$name', ({ objects, codes }) => {
     const problems = checkCrdNames(objects, ctx);
     expect(problems.map((d) => d.code)).toEqual(codes);
-    for (const d of problems) expect(d).toMatchObject({ file: 'providers/core.yaml', line: 4, col: 1, severity: 'error' });
+    for (const d of problems)
+      expect(d).toMatchObject({ file: 'providers/core.yaml', line: 4, col: 1, severity: 'error' });
   });
 
-  it('names the expected CRD name in clusterctl\'s words', () => {
+  it("names the expected CRD name in clusterctl's words", () => {
     const [d] = checkCrdNames([crd('clusterclass.cluster.x-k8s.io', 'ClusterClass')], ctx);
     expect(d!.message).toBe(
       'clusterctl: "CRD name "clusterclass.cluster.x-k8s.io" is invalid for a CRD referenced in a core Cluster API CRD,it should be "clusterclasses.cluster.x-k8s.io""; CoreProvider/capi-system/cluster-api: kind ClusterClass of group cluster.x-k8s.io',

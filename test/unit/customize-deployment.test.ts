@@ -30,7 +30,9 @@ const CORE_ENV = [
 ];
 
 const toleration = { key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' };
-const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [] }] } } };
+const affinity = {
+  nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [] }] } },
+};
 const resources = { requests: { memory: '16Gi' }, limits: { cpu: '1' } };
 
 function customize(deployment: DeploymentSpec, objects: readonly KubeObject[] = core): KubeObject {
@@ -42,42 +44,128 @@ function renamed(deployment: KubeObject, name: string): KubeObject {
   return deepFreeze(setIn(deployment, ['metadata', 'name'], name));
 }
 
-
 describe('customizeDeployments: spec.deployment fields on the v1.12.0 core Deployment', () => {
-  const cases: { name: string; deployment: DeploymentSpec; expected: [(string | number)[], JsonValue | undefined][] }[] = [
+  const cases: {
+    name: string;
+    deployment: DeploymentSpec;
+    expected: [(string | number)[], JsonValue | undefined][];
+  }[] = [
     { name: 'replicas replaces', deployment: { replicas: 3 }, expected: [[['spec', 'replicas'], 3]] },
-    { name: 'replicas 0 is kept, not treated as unset', deployment: { replicas: 0 }, expected: [[['spec', 'replicas'], 0]] },
-    { name: 'nodeSelector replaces', deployment: { nodeSelector: { a: 'b' } }, expected: [[[...POD, 'nodeSelector'], { a: 'b' }]] },
-    { name: 'tolerations replace the manifest list', deployment: { tolerations: [toleration] }, expected: [[[...POD, 'tolerations'], [toleration]]] },
-    { name: 'an explicit empty tolerations list clears them', deployment: { tolerations: [] }, expected: [[[...POD, 'tolerations'], undefined]] },
+    {
+      name: 'replicas 0 is kept, not treated as unset',
+      deployment: { replicas: 0 },
+      expected: [[['spec', 'replicas'], 0]],
+    },
+    {
+      name: 'nodeSelector replaces',
+      deployment: { nodeSelector: { a: 'b' } },
+      expected: [[[...POD, 'nodeSelector'], { a: 'b' }]],
+    },
+    {
+      name: 'tolerations replace the manifest list',
+      deployment: { tolerations: [toleration] },
+      expected: [[[...POD, 'tolerations'], [toleration]]],
+    },
+    {
+      name: 'an explicit empty tolerations list clears them',
+      deployment: { tolerations: [] },
+      expected: [[[...POD, 'tolerations'], undefined]],
+    },
     { name: 'affinity replaces', deployment: { affinity }, expected: [[[...POD, 'affinity'], affinity]] },
-    { name: 'serviceAccountName replaces', deployment: { serviceAccountName: 'foo-service-account' }, expected: [[[...POD, 'serviceAccountName'], 'foo-service-account']] },
-    { name: 'an empty serviceAccountName keeps the manifest one', deployment: { serviceAccountName: '' }, expected: [[[...POD, 'serviceAccountName'], 'capi-manager']] },
-    { name: 'imagePullSecrets replace', deployment: { imagePullSecrets: [{ name: 'test' }] }, expected: [[[...POD, 'imagePullSecrets'], [{ name: 'test' }]]] },
-    { name: 'an empty imagePullSecrets list leaves none', deployment: { imagePullSecrets: [] }, expected: [[[...POD, 'imagePullSecrets'], undefined]] },
+    {
+      name: 'serviceAccountName replaces',
+      deployment: { serviceAccountName: 'foo-service-account' },
+      expected: [[[...POD, 'serviceAccountName'], 'foo-service-account']],
+    },
+    {
+      name: 'an empty serviceAccountName keeps the manifest one',
+      deployment: { serviceAccountName: '' },
+      expected: [[[...POD, 'serviceAccountName'], 'capi-manager']],
+    },
+    {
+      name: 'imagePullSecrets replace',
+      deployment: { imagePullSecrets: [{ name: 'test' }] },
+      expected: [[[...POD, 'imagePullSecrets'], [{ name: 'test' }]]],
+    },
+    {
+      name: 'an empty imagePullSecrets list leaves none',
+      deployment: { imagePullSecrets: [] },
+      expected: [[[...POD, 'imagePullSecrets'], undefined]],
+    },
     {
       name: 'containers[].args: an existing flag is replaced in place, new ones appended in key order',
-      deployment: { containers: [{ name: 'manager', args: { '--webhook-port': '3456', '--log_dir': '/var/log', '--diagnostics-address': ':9443' } }] },
-      expected: [[[...MANAGER, 'args'], ['--leader-elect', '--diagnostics-address=:9443', CORE_ARGS[2]!, CORE_ARGS[3]!, '--log_dir=/var/log', '--webhook-port=3456']]],
+      deployment: {
+        containers: [
+          {
+            name: 'manager',
+            args: { '--webhook-port': '3456', '--log_dir': '/var/log', '--diagnostics-address': ':9443' },
+          },
+        ],
+      },
+      expected: [
+        [
+          [...MANAGER, 'args'],
+          [
+            '--leader-elect',
+            '--diagnostics-address=:9443',
+            CORE_ARGS[2]!,
+            CORE_ARGS[3]!,
+            '--log_dir=/var/log',
+            '--webhook-port=3456',
+          ],
+        ],
+      ],
     },
     {
       name: 'containers[].args: a bare --leader-elect is not a --leader-elect= arg, so both stay',
       deployment: { containers: [{ name: 'manager', args: { '--leader-elect': 'false' } }] },
-      expected: [[[...MANAGER, 'args'], [...CORE_ARGS, '--leader-elect=false']]],
+      expected: [
+        [
+          [...MANAGER, 'args'],
+          [...CORE_ARGS, '--leader-elect=false'],
+        ],
+      ],
     },
     {
       name: 'containers[].env: a same-named variable moves to the end with its new value, new ones are appended',
-      deployment: { containers: [{ name: 'manager', env: [{ name: 'POD_NAME', value: 'fixed' }, { name: 'NEW', value: 'v' }] }] },
-      expected: [[[...MANAGER, 'env'], [CORE_ENV[0]!, CORE_ENV[2]!, { name: 'POD_NAME', value: 'fixed' }, { name: 'NEW', value: 'v' }]]],
+      deployment: {
+        containers: [
+          {
+            name: 'manager',
+            env: [
+              { name: 'POD_NAME', value: 'fixed' },
+              { name: 'NEW', value: 'v' },
+            ],
+          },
+        ],
+      },
+      expected: [
+        [
+          [...MANAGER, 'env'],
+          [CORE_ENV[0]!, CORE_ENV[2]!, { name: 'POD_NAME', value: 'fixed' }, { name: 'NEW', value: 'v' }],
+        ],
+      ],
     },
-    { name: 'containers[].resources replace', deployment: { containers: [{ name: 'manager', resources }] }, expected: [[[...MANAGER, 'resources'], resources]] },
+    {
+      name: 'containers[].resources replace',
+      deployment: { containers: [{ name: 'manager', resources }] },
+      expected: [[[...MANAGER, 'resources'], resources]],
+    },
     {
       name: 'containers[].imageUrl replaces the image',
       deployment: { containers: [{ name: 'manager', imageUrl: 'quay.io/dev/mydns:v3.4.2' }] },
       expected: [[[...MANAGER, 'image'], 'quay.io/dev/mydns:v3.4.2']],
     },
-    { name: 'containers[].command replaces', deployment: { containers: [{ name: 'manager', command: ['/expected'] }] }, expected: [[[...MANAGER, 'command'], ['/expected']]] },
-    { name: 'an empty containers[].command clears it', deployment: { containers: [{ name: 'manager', command: [] }] }, expected: [[[...MANAGER, 'command'], undefined]] },
+    {
+      name: 'containers[].command replaces',
+      deployment: { containers: [{ name: 'manager', command: ['/expected'] }] },
+      expected: [[[...MANAGER, 'command'], ['/expected']]],
+    },
+    {
+      name: 'an empty containers[].command clears it',
+      deployment: { containers: [{ name: 'manager', command: [] }] },
+      expected: [[[...MANAGER, 'command'], undefined]],
+    },
     {
       name: 'all deployment options at once',
       deployment: {
@@ -106,8 +194,14 @@ describe('customizeDeployments: spec.deployment fields on the v1.12.0 core Deplo
         [[...POD, 'serviceAccountName'], 'sa'],
         [[...POD, 'imagePullSecrets'], [{ name: 'test' }]],
         [[...MANAGER, 'image'], 'quay.io/dev/mydns:v3.4.2'],
-        [[...MANAGER, 'env'], [...CORE_ENV, { name: 'test1', value: 'value2' }]],
-        [[...MANAGER, 'args'], [...CORE_ARGS, '--log_dir=/var/log', '--webhook-port=3456']],
+        [
+          [...MANAGER, 'env'],
+          [...CORE_ENV, { name: 'test1', value: 'value2' }],
+        ],
+        [
+          [...MANAGER, 'args'],
+          [...CORE_ARGS, '--log_dir=/var/log', '--webhook-port=3456'],
+        ],
         [[...MANAGER, 'resources'], resources],
         [[...MANAGER, 'command'], ['/expected']],
       ],
@@ -127,8 +221,13 @@ describe('customizeDeployments: spec.deployment fields on the v1.12.0 core Deplo
 
   it('changes only the Deployment: other objects are the same references, the Deployment is new, inputs stay as they were', () => {
     const before = structuredClone(capi);
-    const out = customizeDeployments(core, { providerRef: 'CoreProvider/capi-system/cluster-api', deployment: { replicas: 2, containers: [{ name: 'manager', args: { '--x': 'y' } }] } });
-    out.forEach((object, i) => (object.kind === 'Deployment' ? expect(object).not.toBe(core[i]) : expect(object).toBe(core[i])));
+    const out = customizeDeployments(core, {
+      providerRef: 'CoreProvider/capi-system/cluster-api',
+      deployment: { replicas: 2, containers: [{ name: 'manager', args: { '--x': 'y' } }] },
+    });
+    out.forEach((object, i) =>
+      object.kind === 'Deployment' ? expect(object).not.toBe(core[i]) : expect(object).toBe(core[i]),
+    );
     expect(capi).toEqual(before);
   });
 
@@ -139,8 +238,16 @@ describe('customizeDeployments: spec.deployment fields on the v1.12.0 core Deplo
   });
 
   it('works on the CAPD Deployment too (single Deployment, env with a literal "" default)', () => {
-    const out = customizeDeployments(docker, { providerRef: 'InfrastructureProvider/capd-system/docker', deployment: { containers: [{ name: 'manager', env: [{ name: 'DOCKER_HOST', value: 'unix:///run/docker.sock' }] }] } });
-    const env = getIn(findObject(out, 'Deployment', 'capd-controller-manager'), [...MANAGER, 'env']) as { name: string; value?: string }[];
+    const out = customizeDeployments(docker, {
+      providerRef: 'InfrastructureProvider/capd-system/docker',
+      deployment: {
+        containers: [{ name: 'manager', env: [{ name: 'DOCKER_HOST', value: 'unix:///run/docker.sock' }] }],
+      },
+    });
+    const env = getIn(findObject(out, 'Deployment', 'capd-controller-manager'), [...MANAGER, 'env']) as {
+      name: string;
+      value?: string;
+    }[];
     expect(env.map((e) => e.name)).toEqual(['POD_NAMESPACE', 'POD_NAME', 'POD_UID', 'POD_IP', 'DOCKER_HOST']);
     expect(env[4]).toEqual({ name: 'DOCKER_HOST', value: 'unix:///run/docker.sock' });
   });
@@ -148,7 +255,8 @@ describe('customizeDeployments: spec.deployment fields on the v1.12.0 core Deplo
 
 describe('customizeDeployments: which Deployment is customised', () => {
   const ref = 'CoreProvider/capi-system/cluster-api';
-  const replicasOf = (objects: KubeObject[], name: string): JsonValue | undefined => getIn(findObject(objects, 'Deployment', name), ['spec', 'replicas']);
+  const replicasOf = (objects: KubeObject[], name: string): JsonValue | undefined =>
+    getIn(findObject(objects, 'Deployment', name), ['spec', 'replicas']);
 
   it.each([
     { name: 'no prefix and no suffix', other: 'non-manager' },
@@ -175,12 +283,17 @@ describe('customizeDeployments: which Deployment is customised', () => {
       providerRef: ref,
       deployment: { replicas: 10 },
       additionalDeployments: {
-        'azureserviceoperator-controller-manager': { deployment: { containers: [{ name: 'manager', args: { '--crd-pattern': '.*' } }] }, manager: { verbosity: 1 } },
+        'azureserviceoperator-controller-manager': {
+          deployment: { containers: [{ name: 'manager', args: { '--crd-pattern': '.*' } }] },
+          manager: { verbosity: 1 },
+        },
       },
     });
     expect(replicasOf(out, 'capi-controller-manager')).toBe(10);
     expect(replicasOf(out, 'azureserviceoperator-controller-manager')).toBe(1);
-    expect(getIn(findObject(out, 'Deployment', 'azureserviceoperator-controller-manager'), [...MANAGER, 'args'])).toEqual([...CORE_ARGS, '--crd-pattern=.*']);
+    expect(
+      getIn(findObject(out, 'Deployment', 'azureserviceoperator-controller-manager'), [...MANAGER, 'args']),
+    ).toEqual([...CORE_ARGS, '--crd-pattern=.*']);
     expect(getIn(findObject(out, 'Deployment', 'capi-controller-manager'), [...MANAGER, 'args'])).toEqual(CORE_ARGS);
   });
 
@@ -197,11 +310,23 @@ describe('customizeDeployments: which Deployment is customised', () => {
 
 describe('customizeDeployments: errors (code customize, naming the CR field)', () => {
   const ref = 'CoreProvider/capi-system/cluster-api';
-  const cases: { name: string; objects: readonly KubeObject[]; provider: Omit<ProviderCustomization, 'providerRef'>; fields: string[] }[] = [
+  const cases: {
+    name: string;
+    objects: readonly KubeObject[];
+    provider: Omit<ProviderCustomization, 'providerRef'>;
+    fields: string[];
+  }[] = [
     {
       name: 'a container name the Deployment does not have',
       objects: core,
-      provider: { deployment: { containers: [{ name: 'manager', imageUrl: 'registry.k8s.io/x:1' }, { name: 'NON-EXISTENT', imageUrl: 'quay.io/dev/mydns:v3.4.2' }] } },
+      provider: {
+        deployment: {
+          containers: [
+            { name: 'manager', imageUrl: 'registry.k8s.io/x:1' },
+            { name: 'NON-EXISTENT', imageUrl: 'quay.io/dev/mydns:v3.4.2' },
+          ],
+        },
+      },
       fields: ['spec.deployment.containers[1].name'],
     },
     {

@@ -26,12 +26,19 @@ function withManagerArgs(args: string[]): KubeObject {
   return deepFreeze(setIn(capi, [...CONTAINERS, 0, 'args'], args));
 }
 
-function managerOf(manager: ManagerSpec, deployment: KubeObject = capi, spec?: DeploymentSpec): Record<string, JsonValue> {
-  const out = customizeDeployments([deployment], { providerRef: REF, manager, ...(spec === undefined ? {} : { deployment: spec }) });
+function managerOf(
+  manager: ManagerSpec,
+  deployment: KubeObject = capi,
+  spec?: DeploymentSpec,
+): Record<string, JsonValue> {
+  const out = customizeDeployments([deployment], {
+    providerRef: REF,
+    manager,
+    ...(spec === undefined ? {} : { deployment: spec }),
+  });
   const containers = getIn(out[0], CONTAINERS) as Record<string, JsonValue>[];
   return containers.find((c) => c.name === 'manager') ?? containers[0]!;
 }
-
 
 const leaseOf = (overrides: Partial<NonNullable<ManagerSpec['leaderElection']>>): ManagerSpec['leaderElection'] => ({
   leaderElect: true,
@@ -51,26 +58,90 @@ describe('customizeDeployments: spec.manager → manager args on the v1.12.0 cor
       manager: { controller: { groupKindConcurrency: { Machine: 3, 'ReplicaSet.apps': 2, AWSCluster: 5 } } },
       args: [...CORE_ARGS, '--awscluster-concurrency=5', '--machine-concurrency=3', '--replicaset.apps-concurrency=2'],
     },
-    { name: 'maxConcurrentReconciles', manager: { maxConcurrentReconciles: 10 }, args: [...CORE_ARGS, '--max-concurrent-reconciles=10'] },
-    { name: 'cacheNamespace → --namespace', manager: { cacheNamespace: 'testNS' }, args: [...CORE_ARGS, '--namespace=testNS'] },
-    { name: 'health.healthProbeBindAddress → --health-addr', manager: { health: { healthProbeBindAddress: ':6789' } }, args: [...CORE_ARGS, '--health-addr=:6789'] },
-    { name: 'metrics.bindAddress → --metrics-bind-addr', manager: { metrics: { bindAddress: ':4567' } }, args: [...CORE_ARGS, '--metrics-bind-addr=:4567'] },
-    { name: 'metrics.diagnosticsAddress replaces the manifest flag in place', manager: { metrics: { diagnosticsAddress: ':9443' } }, args: [LEADER, '--diagnostics-address=:9443', INSECURE, GATES] },
-    { name: 'webhook.host → --webhook-host', manager: { webhook: { host: '0.0.0.0' } }, args: [...CORE_ARGS, '--webhook-host=0.0.0.0'] },
-    { name: 'webhook.certDir → --webhook-cert-dir', manager: { webhook: { certDir: '/tmp/certs' } }, args: [...CORE_ARGS, '--webhook-cert-dir=/tmp/certs'] },
-    { name: 'webhook.port → --webhook-port', manager: { webhook: { port: 3579 } }, args: [...CORE_ARGS, '--webhook-port=3579'] },
-    { name: 'webhook.port 0 is still written', manager: { webhook: { port: 0 } }, args: [...CORE_ARGS, '--webhook-port=0'] },
-    { name: 'profilerAddress → --profiler-address', manager: { profilerAddress: 'localhost:6060' }, args: [...CORE_ARGS, '--profiler-address=localhost:6060'] },
-    { name: 'empty strings write nothing', manager: { cacheNamespace: '', profilerAddress: '', metrics: { bindAddress: '' } }, args: CORE_ARGS },
+    {
+      name: 'maxConcurrentReconciles',
+      manager: { maxConcurrentReconciles: 10 },
+      args: [...CORE_ARGS, '--max-concurrent-reconciles=10'],
+    },
+    {
+      name: 'cacheNamespace → --namespace',
+      manager: { cacheNamespace: 'testNS' },
+      args: [...CORE_ARGS, '--namespace=testNS'],
+    },
+    {
+      name: 'health.healthProbeBindAddress → --health-addr',
+      manager: { health: { healthProbeBindAddress: ':6789' } },
+      args: [...CORE_ARGS, '--health-addr=:6789'],
+    },
+    {
+      name: 'metrics.bindAddress → --metrics-bind-addr',
+      manager: { metrics: { bindAddress: ':4567' } },
+      args: [...CORE_ARGS, '--metrics-bind-addr=:4567'],
+    },
+    {
+      name: 'metrics.diagnosticsAddress replaces the manifest flag in place',
+      manager: { metrics: { diagnosticsAddress: ':9443' } },
+      args: [LEADER, '--diagnostics-address=:9443', INSECURE, GATES],
+    },
+    {
+      name: 'webhook.host → --webhook-host',
+      manager: { webhook: { host: '0.0.0.0' } },
+      args: [...CORE_ARGS, '--webhook-host=0.0.0.0'],
+    },
+    {
+      name: 'webhook.certDir → --webhook-cert-dir',
+      manager: { webhook: { certDir: '/tmp/certs' } },
+      args: [...CORE_ARGS, '--webhook-cert-dir=/tmp/certs'],
+    },
+    {
+      name: 'webhook.port → --webhook-port',
+      manager: { webhook: { port: 3579 } },
+      args: [...CORE_ARGS, '--webhook-port=3579'],
+    },
+    {
+      name: 'webhook.port 0 is still written',
+      manager: { webhook: { port: 0 } },
+      args: [...CORE_ARGS, '--webhook-port=0'],
+    },
+    {
+      name: 'profilerAddress → --profiler-address',
+      manager: { profilerAddress: 'localhost:6060' },
+      args: [...CORE_ARGS, '--profiler-address=localhost:6060'],
+    },
+    {
+      name: 'empty strings write nothing',
+      manager: { cacheNamespace: '', profilerAddress: '', metrics: { bindAddress: '' } },
+      args: CORE_ARGS,
+    },
     {
       name: 'leaderElect true: --leader-elect=true (next to the bare flag), the id, then the durations',
-      manager: { leaderElection: leaseOf({ resourceName: 'foo', resourceNamespace: 'here', leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '2s' }) },
-      args: [...CORE_ARGS, '--leader-elect=true', '--leader-election-id=here/foo', '--leader-elect-lease-duration=15s', '--leader-elect-renew-deadline=10s', '--leader-elect-retry-period=2s'],
+      manager: {
+        leaderElection: leaseOf({
+          resourceName: 'foo',
+          resourceNamespace: 'here',
+          leaseDuration: '15s',
+          renewDeadline: '10s',
+          retryPeriod: '2s',
+        }),
+      },
+      args: [
+        ...CORE_ARGS,
+        '--leader-elect=true',
+        '--leader-election-id=here/foo',
+        '--leader-elect-lease-duration=15s',
+        '--leader-elect-renew-deadline=10s',
+        '--leader-elect-retry-period=2s',
+      ],
     },
     {
       name: 'leader-election durations round to whole seconds, halves away from zero; below half a second writes nothing',
       manager: { leaderElection: leaseOf({ leaseDuration: '7h', renewDeadline: '1.5s', retryPeriod: '400ms' }) },
-      args: [...CORE_ARGS, '--leader-elect=true', '--leader-elect-lease-duration=25200s', '--leader-elect-renew-deadline=2s'],
+      args: [
+        ...CORE_ARGS,
+        '--leader-elect=true',
+        '--leader-elect-lease-duration=25200s',
+        '--leader-elect-renew-deadline=2s',
+      ],
     },
     {
       name: 'leaderElect true without a resource name and namespace writes no id',
@@ -79,13 +150,36 @@ describe('customizeDeployments: spec.manager → manager args on the v1.12.0 cor
     },
     {
       name: 'leaderElect false writes only --leader-elect=false',
-      manager: { leaderElection: leaseOf({ leaderElect: false, resourceName: 'foo', resourceNamespace: 'here', leaseDuration: '15s' }) },
+      manager: {
+        leaderElection: leaseOf({
+          leaderElect: false,
+          resourceName: 'foo',
+          resourceNamespace: 'here',
+          leaseDuration: '15s',
+        }),
+      },
       args: [...CORE_ARGS, '--leader-elect=false'],
     },
-    { name: 'insecureDiagnostics true replaces the manifest flag', manager: { metrics: { insecureDiagnostics: true } }, args: [LEADER, DIAG, '--insecure-diagnostics=true', GATES] },
-    { name: 'insecureDiagnostics false writes nothing', manager: { metrics: { insecureDiagnostics: false } }, args: CORE_ARGS },
-    { name: 'syncPeriod → --sync-period in seconds', manager: { syncPeriod: '7h' }, args: [...CORE_ARGS, '--sync-period=25200s'] },
-    { name: 'syncPeriod with mixed units and a fraction rounds', manager: { syncPeriod: '1m30.5s' }, args: [...CORE_ARGS, '--sync-period=91s'] },
+    {
+      name: 'insecureDiagnostics true replaces the manifest flag',
+      manager: { metrics: { insecureDiagnostics: true } },
+      args: [LEADER, DIAG, '--insecure-diagnostics=true', GATES],
+    },
+    {
+      name: 'insecureDiagnostics false writes nothing',
+      manager: { metrics: { insecureDiagnostics: false } },
+      args: CORE_ARGS,
+    },
+    {
+      name: 'syncPeriod → --sync-period in seconds',
+      manager: { syncPeriod: '7h' },
+      args: [...CORE_ARGS, '--sync-period=25200s'],
+    },
+    {
+      name: 'syncPeriod with mixed units and a fraction rounds',
+      manager: { syncPeriod: '1m30.5s' },
+      args: [...CORE_ARGS, '--sync-period=91s'],
+    },
     { name: 'verbosity absent defaults to 1 and writes nothing', manager: {}, args: CORE_ARGS },
     { name: 'verbosity 1 writes nothing', manager: { verbosity: 1 }, args: CORE_ARGS },
     { name: 'verbosity 0 → --v=0', manager: { verbosity: 0 }, args: [...CORE_ARGS, '--v=0'] },
@@ -123,7 +217,13 @@ describe('customizeDeployments: spec.manager → manager args on the v1.12.0 cor
         metrics: { bindAddress: ':4567' },
         health: { healthProbeBindAddress: ':6789', readinessEndpointName: 'readyish', livenessEndpointName: 'mostly' },
         webhook: { port: 3579, certDir: '/tmp/certs' },
-        leaderElection: leaseOf({ resourceName: 'foo', resourceNamespace: 'here', leaseDuration: '7h', renewDeadline: '7h', retryPeriod: '7h' }),
+        leaderElection: leaseOf({
+          resourceName: 'foo',
+          resourceNamespace: 'here',
+          leaseDuration: '7h',
+          renewDeadline: '7h',
+          retryPeriod: '7h',
+        }),
         additionalArgs: { '--test-option': 'test-value', '--another-option': 'another-value' },
       },
       args: [
@@ -156,11 +256,36 @@ describe('customizeDeployments: spec.manager → manager args on the v1.12.0 cor
   });
 
   it.each<{ name: string; args: string[]; gates: Record<string, boolean>; expected: string }>([
-    { name: 'one gate', args: ['--feature-gates=MachinePool=true'], gates: { ClusterTopology: true }, expected: '--feature-gates=ClusterTopology=true,MachinePool=true' },
-    { name: 'only the first --feature-gates is read and replaced', args: ['--feature-gates=A=true', '--feature-gates=B=true'], gates: { C: false }, expected: '--feature-gates=A=true,C=false' },
-    { name: 'an entry without = is dropped', args: ['--feature-gates=Bare,A=true'], gates: { C: true }, expected: '--feature-gates=A=true,C=true' },
-    { name: 'only the text true is true', args: ['--feature-gates=A=True,B=1'], gates: { C: true }, expected: '--feature-gates=A=false,B=false,C=true' },
-    { name: 'sorted as whole strings, so A-b= comes before A=', args: [], gates: { A: true, 'A-b': false }, expected: '--feature-gates=A-b=false,A=true' },
+    {
+      name: 'one gate',
+      args: ['--feature-gates=MachinePool=true'],
+      gates: { ClusterTopology: true },
+      expected: '--feature-gates=ClusterTopology=true,MachinePool=true',
+    },
+    {
+      name: 'only the first --feature-gates is read and replaced',
+      args: ['--feature-gates=A=true', '--feature-gates=B=true'],
+      gates: { C: false },
+      expected: '--feature-gates=A=true,C=false',
+    },
+    {
+      name: 'an entry without = is dropped',
+      args: ['--feature-gates=Bare,A=true'],
+      gates: { C: true },
+      expected: '--feature-gates=A=true,C=true',
+    },
+    {
+      name: 'only the text true is true',
+      args: ['--feature-gates=A=True,B=1'],
+      gates: { C: true },
+      expected: '--feature-gates=A=false,B=false,C=true',
+    },
+    {
+      name: 'sorted as whole strings, so A-b= comes before A=',
+      args: [],
+      gates: { A: true, 'A-b': false },
+      expected: '--feature-gates=A-b=false,A=true',
+    },
   ])('featureGates: $name', ({ args, gates, expected }) => {
     const result = managerOf({ featureGates: gates }, withManagerArgs(['--v=2', ...args])).args as string[];
     expect(result.filter((a) => a.startsWith('--feature-gates='))[0]).toBe(expected);
@@ -175,7 +300,9 @@ describe('customizeDeployments: spec.manager → manager args on the v1.12.0 cor
   });
 
   it('spec.manager wins over spec.deployment.containers[].args for the same flag', () => {
-    const manager = managerOf({ verbosity: 5, syncPeriod: '2h' }, capi, { containers: [{ name: 'manager', args: { '--v': '3', '--sync-period': '1h' } }] });
+    const manager = managerOf({ verbosity: 5, syncPeriod: '2h' }, capi, {
+      containers: [{ name: 'manager', args: { '--v': '3', '--sync-period': '1h' } }],
+    });
     expect(manager.args).toEqual([...CORE_ARGS, '--sync-period=7200s', '--v=5']);
   });
 
@@ -220,20 +347,67 @@ describe('customizeDeployments: spec.manager errors (code customize)', () => {
       manager: { webhook: { port: 3579 }, additionalArgs: { '--webhook-port': '3579' } },
       fields: ['spec.manager.additionalArgs.--webhook-port'],
     },
-    { name: 'a Deployment without containers', manager: { verbosity: 2 }, deployment: noContainers, fields: ['spec.manager'] },
-    { name: 'livenessEndpointName without a liveness probe', manager: { health: { livenessEndpointName: 'alive' } }, deployment: noProbe, fields: ['spec.manager.health.livenessEndpointName'] },
-    { name: 'gracefulShutDown (the operator ignores it)', manager: { gracefulShutDown: '30s' }, fields: ['spec.manager.gracefulShutDown'] },
-    { name: 'controller.cacheSyncTimeout (the operator ignores it)', manager: { controller: { cacheSyncTimeout: 120 } }, fields: ['spec.manager.controller.cacheSyncTimeout'] },
-    { name: 'controller.recoverPanic, even false (the operator ignores it)', manager: { controller: { recoverPanic: false } }, fields: ['spec.manager.controller.recoverPanic'] },
-    { name: 'a resourceLock other than leases', manager: { leaderElection: leaseOf({ resourceLock: 'configmaps' }) }, fields: ['spec.manager.leaderElection.resourceLock'] },
-    { name: 'a syncPeriod Go cannot parse', manager: { syncPeriod: '10 minutes' }, fields: ['spec.manager.syncPeriod'] },
-    { name: 'a syncPeriod that rounds to no flag', manager: { syncPeriod: '400ms' }, fields: ['spec.manager.syncPeriod'] },
-    { name: 'a leaseDuration Go cannot parse', manager: { leaderElection: leaseOf({ leaseDuration: 'soon' }) }, fields: ['spec.manager.leaderElection.leaseDuration'] },
-    { name: 'a resourceName without resourceNamespace', manager: { leaderElection: leaseOf({ resourceName: 'foo' }) }, fields: ['spec.manager.leaderElection.resourceNamespace'] },
+    {
+      name: 'a Deployment without containers',
+      manager: { verbosity: 2 },
+      deployment: noContainers,
+      fields: ['spec.manager'],
+    },
+    {
+      name: 'livenessEndpointName without a liveness probe',
+      manager: { health: { livenessEndpointName: 'alive' } },
+      deployment: noProbe,
+      fields: ['spec.manager.health.livenessEndpointName'],
+    },
+    {
+      name: 'gracefulShutDown (the operator ignores it)',
+      manager: { gracefulShutDown: '30s' },
+      fields: ['spec.manager.gracefulShutDown'],
+    },
+    {
+      name: 'controller.cacheSyncTimeout (the operator ignores it)',
+      manager: { controller: { cacheSyncTimeout: 120 } },
+      fields: ['spec.manager.controller.cacheSyncTimeout'],
+    },
+    {
+      name: 'controller.recoverPanic, even false (the operator ignores it)',
+      manager: { controller: { recoverPanic: false } },
+      fields: ['spec.manager.controller.recoverPanic'],
+    },
+    {
+      name: 'a resourceLock other than leases',
+      manager: { leaderElection: leaseOf({ resourceLock: 'configmaps' }) },
+      fields: ['spec.manager.leaderElection.resourceLock'],
+    },
+    {
+      name: 'a syncPeriod Go cannot parse',
+      manager: { syncPeriod: '10 minutes' },
+      fields: ['spec.manager.syncPeriod'],
+    },
+    {
+      name: 'a syncPeriod that rounds to no flag',
+      manager: { syncPeriod: '400ms' },
+      fields: ['spec.manager.syncPeriod'],
+    },
+    {
+      name: 'a leaseDuration Go cannot parse',
+      manager: { leaderElection: leaseOf({ leaseDuration: 'soon' }) },
+      fields: ['spec.manager.leaderElection.leaseDuration'],
+    },
+    {
+      name: 'a resourceName without resourceNamespace',
+      manager: { leaderElection: leaseOf({ resourceName: 'foo' }) },
+      fields: ['spec.manager.leaderElection.resourceNamespace'],
+    },
     {
       name: 'every unsupported field at once, collected',
       manager: { gracefulShutDown: '30s', controller: { recoverPanic: true, cacheSyncTimeout: 5 }, syncPeriod: 'x' },
-      fields: ['spec.manager.gracefulShutDown', 'spec.manager.controller.cacheSyncTimeout', 'spec.manager.controller.recoverPanic', 'spec.manager.syncPeriod'],
+      fields: [
+        'spec.manager.gracefulShutDown',
+        'spec.manager.controller.cacheSyncTimeout',
+        'spec.manager.controller.recoverPanic',
+        'spec.manager.syncPeriod',
+      ],
     },
   ];
 
@@ -246,13 +420,24 @@ describe('customizeDeployments: spec.manager errors (code customize)', () => {
 
   it('unsupported fields of an additionalDeployments manager are named under that entry', () => {
     const helper = deepFreeze(setIn(capi, ['metadata', 'name'], 'helper'));
-    const err = thrownBy(SpecError, () => customizeDeployments([capi, helper], { providerRef: REF, additionalDeployments: { helper: { manager: { gracefulShutDown: '1s' } } } }));
+    const err = thrownBy(SpecError, () =>
+      customizeDeployments([capi, helper], {
+        providerRef: REF,
+        additionalDeployments: { helper: { manager: { gracefulShutDown: '1s' } } },
+      }),
+    );
     expect(err.diagnostics.map((d) => d.field)).toEqual(['spec.additionalDeployments.helper.manager.gracefulShutDown']);
   });
 
-  it.each([{ lock: 'leases' }, { lock: '' }])('resourceLock $lock is accepted (what the providers use anyway)', ({ lock }) => {
-    expect(managerOf({ leaderElection: leaseOf({ resourceLock: lock }) }).args).toEqual([...CORE_ARGS, '--leader-elect=true']);
-  });
+  it.each([{ lock: 'leases' }, { lock: '' }])(
+    'resourceLock $lock is accepted (what the providers use anyway)',
+    ({ lock }) => {
+      expect(managerOf({ leaderElection: leaseOf({ resourceLock: lock }) }).args).toEqual([
+        ...CORE_ARGS,
+        '--leader-elect=true',
+      ]);
+    },
+  );
 });
 
 describe('Go durations (time.ParseDuration, Duration.Round(time.Second)); the last two rows saturate like Go', () => {

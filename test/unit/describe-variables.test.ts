@@ -6,11 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { describeComponentVariables } from '../../src/process/variables/index.js';
 import { SpecError } from '../../src/errors.js';
 
-const doc = (kind: string, body: string, apiVersion = 'v1') => `apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n  name: x\n  namespace: ns\n${body}`;
+const doc = (kind: string, body: string, apiVersion = 'v1') =>
+  `apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n  name: x\n  namespace: ns\n${body}`;
 
 describe('describeComponentVariables', () => {
   it('lists top-level variables with clusterctl defaults, sorted; nested names only in names', () => {
-    const text = doc('ConfigMap', 'data:\n  a: "${ZED:=z}"\n  b: "${ALPHA}"\n  c: "${EMPTY:=}"\n  d: "${DASH:-d}"\n  e: "${OUTER:=${INNER}}"\n  f: "${ ALPHA }"\n  g: "${LATER:=x}${LATER}"\n');
+    const text = doc(
+      'ConfigMap',
+      'data:\n  a: "${ZED:=z}"\n  b: "${ALPHA}"\n  c: "${EMPTY:=}"\n  d: "${DASH:-d}"\n  e: "${OUTER:=${INNER}}"\n  f: "${ ALPHA }"\n  g: "${LATER:=x}${LATER}"\n',
+    );
     const described = describeComponentVariables(text, 'components.yaml');
     expect(described.variables).toEqual([
       { name: 'ALPHA', default: null, required: true, secret: false },
@@ -30,8 +34,17 @@ describe('describeComponentVariables', () => {
       doc('Secret', 'data:\n  y: ${OTHER_API}\n', 'example.com/v1'),
       doc('ConfigMap', 'data:\n  z: ${IN_CONFIGMAP}\n  w: ${B64}\n'),
     ].join('---\n');
-    const secret = Object.fromEntries(describeComponentVariables(text, 'c.yaml').variables.map((v) => [v.name, v.secret]));
-    expect(secret).toEqual({ B64: true, IN_CONFIGMAP: false, IN_METADATA: false, KEYNAME: true, OTHER_API: false, TOKEN: true });
+    const secret = Object.fromEntries(
+      describeComponentVariables(text, 'c.yaml').variables.map((v) => [v.name, v.secret]),
+    );
+    expect(secret).toEqual({
+      B64: true,
+      IN_CONFIGMAP: false,
+      IN_METADATA: false,
+      KEYNAME: true,
+      OTHER_API: false,
+      TOKEN: true,
+    });
   });
 
   it('leaves out of the Secret search a document that does not parse with markers, and throws on a bad template', () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { diffRendered, formatDiffText, formatReportMarkdown, safetyFindings, type KubeObject, type RenderedSide } from '../../src/index.js';
+import {
+  diffRendered,
+  formatDiffText,
+  formatReportMarkdown,
+  safetyFindings,
+  type KubeObject,
+  type RenderedSide,
+} from '../../src/index.js';
 import { deepFreeze } from '../helpers/fixtures.js';
 
 const IMAGE = 'registry.k8s.io/cluster-api/cluster-api-controller';
@@ -9,7 +16,15 @@ function deployment(tag: string, gates: string): KubeObject {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'capi-controller-manager', namespace: 'capi-system' },
-    spec: { template: { spec: { containers: [{ name: 'manager', image: `${IMAGE}:${tag}`, args: ['--leader-elect', `--feature-gates=${gates}`] }] } } },
+    spec: {
+      template: {
+        spec: {
+          containers: [
+            { name: 'manager', image: `${IMAGE}:${tag}`, args: ['--leader-elect', `--feature-gates=${gates}`] },
+          ],
+        },
+      },
+    },
   } as KubeObject;
 }
 
@@ -29,7 +44,12 @@ const before: RenderedSide = deepFreeze({
     prod: {
       'cluster-api': [
         deployment('v1.11.0', 'MachinePool=true'),
-        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'old-settings', namespace: 'capi-system' }, data: { a: '1' } } as KubeObject,
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'old-settings', namespace: 'capi-system' },
+          data: { a: '1' },
+        } as KubeObject,
         crd({ replicas: { type: 'integer' } }),
       ],
     },
@@ -41,13 +61,20 @@ const after: RenderedSide = deepFreeze({
       'cluster-api': [
         deployment('v1.12.0', 'MachinePool=true,InPlaceUpdates=false'),
         crd({ replicas: { type: 'integer' }, paused: { type: 'boolean' } }),
-        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'capi-extra' }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['get'] }] } as KubeObject,
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: 'capi-extra' },
+          rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['get'] }],
+        } as KubeObject,
       ],
     },
   },
 });
 const changes = diffRendered(before, after);
-const findings = safetyFindings(before, after, { contracts: [{ env: 'prod', provider: 'cluster-api', before: 'v1beta1', after: 'v1beta2' }] });
+const findings = safetyFindings(before, after, {
+  contracts: [{ env: 'prod', provider: 'cluster-api', before: 'v1beta1', after: 'v1beta2' }],
+});
 
 describe('formatDiffText', () => {
   it('prints findings by severity, then the object changes', () => {
@@ -82,7 +109,9 @@ prod/cluster-api
 
   it('colours severities and change marks only when asked', () => {
     const lines = formatDiffText(changes, findings, { color: true }).split('\n');
-    expect(lines[1]).toBe('\u001b[31mDANGER \u001b[0m prod/cluster-api ClusterRole.rbac.authorization.k8s.io/capi-extra [rbac-permissions-gained]');
+    expect(lines[1]).toBe(
+      '\u001b[31mDANGER \u001b[0m prod/cluster-api ClusterRole.rbac.authorization.k8s.io/capi-extra [rbac-permissions-gained]',
+    );
     expect(lines).toContain('  \u001b[32m+\u001b[0m ClusterRole.rbac.authorization.k8s.io/capi-extra');
     expect(formatDiffText(changes, findings)).not.toContain('\u001b[');
   });
@@ -133,8 +162,26 @@ Findings: 1 danger, 2 warnings, 2 info. Objects: 1 added, 1 removed, 2 changed.
 
   it('keeps code spans from findings and escapes the rest; values with backticks get a longer fence', () => {
     const text = formatReportMarkdown(
-      [{ env: 'prod', component: 'c', id: 'ConfigMap/n/x', change: 'changed', fields: [{ path: 'data.script', kind: 'changed', before: 'echo `date`', after: 'echo' }] }],
-      [{ severity: 'info', code: 'object-removed', env: 'prod', component: 'c', object: 'ConfigMap/n/x', message: 'run `kubectl get *` for <all>', details: ['a_b'] }],
+      [
+        {
+          env: 'prod',
+          component: 'c',
+          id: 'ConfigMap/n/x',
+          change: 'changed',
+          fields: [{ path: 'data.script', kind: 'changed', before: 'echo `date`', after: 'echo' }],
+        },
+      ],
+      [
+        {
+          severity: 'info',
+          code: 'object-removed',
+          env: 'prod',
+          component: 'c',
+          object: 'ConfigMap/n/x',
+          message: 'run `kubectl get *` for <all>',
+          details: ['a_b'],
+        },
+      ],
     );
     expect(text).toContain('run `kubectl get *` for \\<all\\> (`object-removed`)');
     expect(text).toContain('  - a\\_b');

@@ -22,7 +22,8 @@ function problem(from: string, target: string): string | undefined {
   const [file, anchor] = target.split('#', 2) as [string, string | undefined];
   const rel = file === '' ? from : path.posix.normalize(path.posix.join(path.posix.dirname(from), decodeURI(file)));
   if (rel.startsWith('..') || !existsSync(path.join(REPO_ROOT, rel))) return `${target}: no file ${rel}`;
-  if (anchor === undefined || !rel.endsWith('.md') || statSync(path.join(REPO_ROOT, rel)).isDirectory()) return undefined;
+  if (anchor === undefined || !rel.endsWith('.md') || statSync(path.join(REPO_ROOT, rel)).isDirectory())
+    return undefined;
   return anchors(rel).has(anchor) ? undefined : `${target}: ${rel} has no heading #${anchor}`;
 }
 
@@ -33,7 +34,8 @@ function markdownLinks(text: string): { line: number; target: string }[] {
     .split('\n')
     .forEach((raw, i) => {
       const line = raw.replace(/`[^`]*`/g, '');
-      for (const m of line.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) out.push({ line: i + 1, target: m[1]! });
+      for (const m of line.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g))
+        out.push({ line: i + 1, target: m[1]! });
       const def = /^ {0,3}\[[^\]]+\]:\s*(\S+)/.exec(line);
       if (def) out.push({ line: i + 1, target: def[1]! });
     });
@@ -58,8 +60,10 @@ function sourceFiles(): string[] {
 /** A reference to the project's manual: README(.md) or docs/….md, maybe #anchor, maybe "Section". */
 // A folder's own README.md ("see README.md in this folder") and cluster-api's docs/proposals/ (cited by
 // their upstream path) are not ours.
-const REFERENCE = /(?<![\w/.-])(README\.md(?! in this folder)|README(?![.\w])|docs\/(?!proposals\/)[\w./-]+?\.md)(#[\w-]+)?(?::?\s+"([^"]+)")?/g;
-const GITHUB_URL = /github\.com\/[\w.-]+\/capi-render\/(?:blob|tree)\/[\w.-]+\/(README\.md|docs\/[\w./-]+?\.md)(#[\w-]+)?/g;
+const REFERENCE =
+  /(?<![\w/.-])(README\.md(?! in this folder)|README(?![.\w])|docs\/(?!proposals\/)[\w./-]+?\.md)(#[\w-]+)?(?::?\s+"([^"]+)")?/g;
+const GITHUB_URL =
+  /github\.com\/[\w.-]+\/capi-render\/(?:blob|tree)\/[\w.-]+\/(README\.md|docs\/[\w./-]+?\.md)(#[\w-]+)?/g;
 
 /** Why a reference from source text does not resolve, or undefined. */
 function referenceProblem(file: string, anchor: string | undefined, section: string | undefined): string | undefined {
@@ -67,7 +71,8 @@ function referenceProblem(file: string, anchor: string | undefined, section: str
   if (!existsSync(path.join(REPO_ROOT, rel))) return `no file ${rel}`;
   if (anchor && !anchors(rel).has(anchor.slice(1))) return `${rel} has no heading ${anchor}`;
   if (section && !anchors(rel).has(githubSlug(section))) return `${rel} has no heading "${section}"`;
-  if (!anchor && !section && file === 'README') return 'names the README without a section: name the guide and heading (docs/<guide>.md "Heading")';
+  if (!anchor && !section && file === 'README')
+    return 'names the README without a section: name the guide and heading (docs/<guide>.md "Heading")';
   return undefined;
 }
 
@@ -75,7 +80,9 @@ describe('links into the manual', () => {
   it('the slug rules are GitHub’s', () => {
     expect(githubSlug('Network: proxies and failures')).toBe('network-proxies-and-failures');
     expect(githubSlug('The lock: capi-render.lock')).toBe('the-lock-capi-renderlock');
-    expect(githubSlug('It does not uninstall Cluster API by accident (the removal guard)')).toBe('it-does-not-uninstall-cluster-api-by-accident-the-removal-guard');
+    expect(githubSlug('It does not uninstall Cluster API by accident (the removal guard)')).toBe(
+      'it-does-not-uninstall-cluster-api-by-accident-the-removal-guard',
+    );
     expect(githubSlug('1. Dump the cluster (read-only)')).toBe('1-dump-the-cluster-read-only');
     expect(githubSlug('`capi-render.yaml` and **overlays**')).toBe('capi-renderyaml-and-overlays');
     expect(githubSlug('Images: pinning, signatures, SBOM')).toBe('images-pinning-signatures-sbom');

@@ -5,9 +5,28 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fencedBlocks } from '../helpers/markdown.js';
-import { alignElisions, MARK, normalise, parseTranscripts, splitOutputs, transcriptScript } from '../helpers/transcript.js';
+import {
+  alignElisions,
+  MARK,
+  normalise,
+  parseTranscripts,
+  splitOutputs,
+  transcriptScript,
+} from '../helpers/transcript.js';
 
-const doc = ['Intro', '```console', '$ capi-render check', 'check: ok', '$ printf \'a\\n\' \\', '  >> f', '```', '```text', '$ not run', '```', ''].join('\n');
+const doc = [
+  'Intro',
+  '```console',
+  '$ capi-render check',
+  'check: ok',
+  "$ printf 'a\\n' \\",
+  '  >> f',
+  '```',
+  '```text',
+  '$ not run',
+  '```',
+  '',
+].join('\n');
 
 describe('transcripts', () => {
   it('parses console blocks only: commands, continuation lines and expected output with their lines', () => {
@@ -23,13 +42,17 @@ describe('transcripts', () => {
   });
 
   it('refuses a console block that starts with output', () => {
-    expect(() => parseTranscripts('x.md', fencedBlocks('```console\nout\n```\n'))).toThrow(/x\.md:2: a console block starts with output/);
+    expect(() => parseTranscripts('x.md', fencedBlocks('```console\nout\n```\n'))).toThrow(
+      /x\.md:2: a console block starts with output/,
+    );
   });
 
   it('splits the output of one shell per command, keeping empty outputs', () => {
     const out = `one\ntwo\n\n${MARK}\n\n${MARK}\nno newline\n${MARK}\n`;
     expect(splitOutputs(out, 3)).toEqual([['one', 'two'], [], ['no newline']]);
-    expect(transcriptScript([{ where: 'x', commands: [{ where: 'x', command: 'false', expected: [] }] }])).toContain('(exit $__rc)\nfalse\n__rc=$?');
+    expect(transcriptScript([{ where: 'x', commands: [{ where: 'x', command: 'false', expected: [] }] }])).toContain(
+      '(exit $__rc)\nfalse\n__rc=$?',
+    );
   });
 
   it.each([

@@ -53,20 +53,71 @@ function errorOf(fn: () => unknown): { name: string; diagnostics: unknown } | un
   return undefined;
 }
 
-const doc = (kind: string, name: string, extra = '') => `apiVersion: v1\nkind: ${kind}\nmetadata:\n  name: ${name}\n${extra}`;
+const doc = (kind: string, name: string, extra = '') =>
+  `apiVersion: v1\nkind: ${kind}\nmetadata:\n  name: ${name}\n${extra}`;
 
 describe('cutting a template into document parts', () => {
   it.each([
-    { name: 'plain documents', text: `${doc('A', 'a')}---\n${doc('B', 'b')}---\n${doc('C', 'c')}`, parts: 3, constant: [true, true, true] },
-    { name: 'a document with a variable', text: `${doc('A', 'a')}---\n${doc('B', 'b', 'data:\n  x: ${X:=1}\n')}---\n${doc('C', 'c')}`, parts: 3, constant: [true, false, true] },
-    { name: 'comments before the first separator join the first document', text: `# header\n---\n${doc('A', 'a')}---\n${doc('B', 'b')}`, parts: 2, constant: [true, true] },
-    { name: 'a leading separator', text: `---\n${doc('A', 'a')}---\n${doc('B', 'b')}`, parts: 2, constant: [true, true] },
-    { name: 'CRLF line ends', text: `${doc('A', 'a').replace(/\n/g, '\r\n')}---\r\n${doc('B', 'b').replace(/\n/g, '\r\n')}`, parts: 2, constant: [true, true] },
-    { name: 'a directive: not cut', text: `%YAML 1.2\n---\n${doc('A', 'a')}---\n${doc('B', 'b')}`, parts: 1, constant: [true] },
-    { name: 'a document-end marker: not cut', text: `${doc('A', 'a')}...\n---\n${doc('B', 'b')}`, parts: 1, constant: [true] },
-    { name: 'a separator inside a default is not a cut', text: `${doc('B', 'b')}---\n${doc('A', 'a', 'data:\n  x: ${X:=1\n---\napiVersion: v1\nkind: D\nmetadata:\n  name: d}\n')}`, parts: 2, constant: [true, false] },
-    { name: 'an escaped reference is literal text', text: `${doc('A', 'a', 'data:\n  x: $${X}\n')}---\n${doc('B', 'b')}`, parts: 2, constant: [true, true] },
-    { name: 'empty documents keep their numbers', text: `${doc('A', 'a')}---\n---\n${doc('B', 'b', 'data:\n  x: ${X:=1}\n')}---\n`, parts: 4, constant: [true, true, false, true] },
+    {
+      name: 'plain documents',
+      text: `${doc('A', 'a')}---\n${doc('B', 'b')}---\n${doc('C', 'c')}`,
+      parts: 3,
+      constant: [true, true, true],
+    },
+    {
+      name: 'a document with a variable',
+      text: `${doc('A', 'a')}---\n${doc('B', 'b', 'data:\n  x: ${X:=1}\n')}---\n${doc('C', 'c')}`,
+      parts: 3,
+      constant: [true, false, true],
+    },
+    {
+      name: 'comments before the first separator join the first document',
+      text: `# header\n---\n${doc('A', 'a')}---\n${doc('B', 'b')}`,
+      parts: 2,
+      constant: [true, true],
+    },
+    {
+      name: 'a leading separator',
+      text: `---\n${doc('A', 'a')}---\n${doc('B', 'b')}`,
+      parts: 2,
+      constant: [true, true],
+    },
+    {
+      name: 'CRLF line ends',
+      text: `${doc('A', 'a').replace(/\n/g, '\r\n')}---\r\n${doc('B', 'b').replace(/\n/g, '\r\n')}`,
+      parts: 2,
+      constant: [true, true],
+    },
+    {
+      name: 'a directive: not cut',
+      text: `%YAML 1.2\n---\n${doc('A', 'a')}---\n${doc('B', 'b')}`,
+      parts: 1,
+      constant: [true],
+    },
+    {
+      name: 'a document-end marker: not cut',
+      text: `${doc('A', 'a')}...\n---\n${doc('B', 'b')}`,
+      parts: 1,
+      constant: [true],
+    },
+    {
+      name: 'a separator inside a default is not a cut',
+      text: `${doc('B', 'b')}---\n${doc('A', 'a', 'data:\n  x: ${X:=1\n---\napiVersion: v1\nkind: D\nmetadata:\n  name: d}\n')}`,
+      parts: 2,
+      constant: [true, false],
+    },
+    {
+      name: 'an escaped reference is literal text',
+      text: `${doc('A', 'a', 'data:\n  x: $${X}\n')}---\n${doc('B', 'b')}`,
+      parts: 2,
+      constant: [true, true],
+    },
+    {
+      name: 'empty documents keep their numbers',
+      text: `${doc('A', 'a')}---\n---\n${doc('B', 'b', 'data:\n  x: ${X:=1}\n')}---\n`,
+      parts: 4,
+      constant: [true, true, false, true],
+    },
   ])('$name', ({ text, parts, constant }) => {
     const { template } = bothWays(text);
     expect(template.parts).toHaveLength(parts);
@@ -75,7 +126,10 @@ describe('cutting a template into document parts', () => {
 
   it.each([
     ['a value that adds a document', { X: '1\n---\napiVersion: v1\nkind: Extra\nmetadata:\n  name: extra' }],
-    ['a value that adds a directive', { X: '1\n%YAML 1.2\n---\napiVersion: v1\nkind: Extra\nmetadata:\n  name: extra' }],
+    [
+      'a value that adds a directive',
+      { X: '1\n%YAML 1.2\n---\napiVersion: v1\nkind: Extra\nmetadata:\n  name: extra' },
+    ],
     ['a value that ends the document', { X: '1\n...' }],
     ['a value that opens a flow mapping', { X: '{a: 1,' }],
   ])('%s: the same objects, or the same error, as the whole text', (_name, values) => {
@@ -84,7 +138,15 @@ describe('cutting a template into document parts', () => {
     const lookup = (name: string) => (values as Record<string, string>)[name];
     const run = (parts: boolean) => () =>
       parts
-        ? createDocumentParser(undefined).parseParts(text, template.parts.map((p, i) => ({ text: template.substituteParts(lookup).texts[i]!, constant: p.constant !== undefined, secret: false })), SOURCE)
+        ? createDocumentParser(undefined).parseParts(
+            text,
+            template.parts.map((p, i) => ({
+              text: template.substituteParts(lookup).texts[i]!,
+              constant: p.constant !== undefined,
+              secret: false,
+            })),
+            SOURCE,
+          )
         : parseManifests(template.substitute(lookup).text, SOURCE);
     const whole = errorOf(run(false));
     if (whole) expect(errorOf(run(true))).toEqual(whole);
@@ -97,7 +159,12 @@ describe('cutting a template into document parts', () => {
     ['an object without a name', `${doc('A', 'a')}---\napiVersion: v1\nkind: B\n`],
   ])('%s: the error of the whole text (document number and line)', (_name, text) => {
     const template = compileTemplate(text, SOURCE);
-    const parts = () => createDocumentParser(undefined).parseParts(text, template.parts.map((p) => ({ text: p.constant!, constant: true, secret: false })), SOURCE);
+    const parts = () =>
+      createDocumentParser(undefined).parseParts(
+        text,
+        template.parts.map((p) => ({ text: p.constant!, constant: true, secret: false })),
+        SOURCE,
+      );
     expect(errorOf(parts)).toEqual(errorOf(() => parseManifests(text, SOURCE)));
     expect(errorOf(parts)).toBeDefined();
   });
@@ -112,7 +179,11 @@ describe('cutting a template into document parts', () => {
       const values = Object.fromEntries(compileTemplate(text, file).names.map((n) => [n, `v-${n.toLowerCase()}`]));
       const { template } = bothWays(text, values);
       // The CRDs (most of the bytes) reference no variable: they are the parts every environment shares.
-      if (text.includes('\nkind: CustomResourceDefinition')) expect(template.parts.some((p) => p.constant?.includes('kind: CustomResourceDefinition')), file).toBe(true);
+      if (text.includes('\nkind: CustomResourceDefinition'))
+        expect(
+          template.parts.some((p) => p.constant?.includes('kind: CustomResourceDefinition')),
+          file,
+        ).toBe(true);
     }
   });
 
@@ -136,7 +207,8 @@ describe('what the parse cache gets', () => {
       put: () => void events.push('put text'),
       delete: () => void events.push('delete text'),
       getParts: () => undefined,
-      putParts: (_key: string, parts: readonly (ParsedPart | null)[]) => void events.push(`put constant parts ${parts.filter(Boolean).length}`),
+      putParts: (_key: string, parts: readonly (ParsedPart | null)[]) =>
+        void events.push(`put constant parts ${parts.filter(Boolean).length}`),
       getPart: () => undefined,
       putPart: () => void events.push('put part'),
       deletePart: () => void events.push('delete part'),
@@ -156,7 +228,11 @@ describe('what the parse cache gets', () => {
     const { texts } = template.substituteParts((n) => (n === 'TOKEN' ? 'SECRET-VALUE' : 'small'));
     createDocumentParser(cache).parseParts(
       text,
-      template.parts.map((p, i) => ({ text: texts[i]!, constant: p.constant !== undefined, secret: secret && p.names.includes('TOKEN') })),
+      template.parts.map((p, i) => ({
+        text: texts[i]!,
+        constant: p.constant !== undefined,
+        secret: secret && p.names.includes('TOKEN'),
+      })),
       SOURCE,
     );
     // The small substituted part is cheaper to parse than to read back: never cached.

@@ -22,7 +22,8 @@ function visible(dir: string): Files {
     for (const name of readdirSync(path.join(dir, rel)).sort()) {
       const child = rel ? `${rel}/${name}` : name;
       if (statSync(path.join(dir, child)).isDirectory()) walk(child);
-      else if (!/^\..*\.capi-render-\d+-[0-9a-f]{8}\.tmp$/.test(name)) out[child] = readFileSync(path.join(dir, child), 'utf8');
+      else if (!/^\..*\.capi-render-\d+-[0-9a-f]{8}\.tmp$/.test(name))
+        out[child] = readFileSync(path.join(dir, child), 'utf8');
     }
   };
   walk('');
@@ -39,10 +40,15 @@ function expectOldOrNew(found: Files, before: Files, after: Files, label: string
 /** The old repository: a file to replace and a neighbour left alone. */
 const OLD: Files = { 'providers/core.yaml': 'spec:\n  version: v1.11.0\n', 'providers/other.yaml': 'other\n' };
 /** A replaced file, a new file in an existing folder, a new file two new folders deep. */
-const WRITES: Files = { 'providers/core.yaml': 'spec:\n  version: v1.12.0\n', 'providers/new.yaml': 'new\n', 'overlays/prod/overlay.yaml': 'prod\n' };
+const WRITES: Files = {
+  'providers/core.yaml': 'spec:\n  version: v1.12.0\n',
+  'providers/new.yaml': 'new\n',
+  'overlays/prod/overlay.yaml': 'prod\n',
+};
 const NEW: Files = { ...OLD, ...WRITES };
 
-const absolute = (root: string, files: Files) => new Map(Object.entries(files).map(([rel, text]) => [path.join(root, rel), text]));
+const absolute = (root: string, files: Files) =>
+  new Map(Object.entries(files).map(([rel, text]) => [path.join(root, rel), text]));
 
 /** The calls of one recorded write, with paths relative to `root` and temporary names shown as `<tmp of …>`. */
 function shown(calls: readonly FsCall[], root: string): string[] {
@@ -86,7 +92,16 @@ describe('durable replace: the order of the calls', () => {
     const lastRename = calls.findLastIndex((c) => c.startsWith('rename'));
     expect(calls.slice(0, 2)).toEqual(['mkdir overlays', 'mkdir overlays/prod']);
     expect(calls.slice(2, 4).sort()).toEqual(['syncFolder .', 'syncFolder overlays']);
-    expect(calls.slice(4, firstRename).filter((c) => c.startsWith('syncFile')).sort()).toEqual(Object.keys(WRITES).map((f) => `syncFile <tmp of ${f}>`).sort());
+    expect(
+      calls
+        .slice(4, firstRename)
+        .filter((c) => c.startsWith('syncFile'))
+        .sort(),
+    ).toEqual(
+      Object.keys(WRITES)
+        .map((f) => `syncFile <tmp of ${f}>`)
+        .sort(),
+    );
     expect(calls.slice(lastRename + 1).sort()).toEqual(['syncFolder overlays/prod', 'syncFolder providers']);
     expect(visible(root)).toEqual(NEW);
   });
@@ -94,7 +109,10 @@ describe('durable replace: the order of the calls', () => {
   it('createFolders: false: a missing folder is ENOENT, as a plain write, and nothing is created', async () => {
     const root = tempTree(OLD);
     const rec = powerLossFs(root);
-    const failed = await replaceFileDurably(path.join(root, 'missing/report.html'), 'x', { dfs: rec.tfs, createFolders: false }).catch((e: NodeJS.ErrnoException) => e.code);
+    const failed = await replaceFileDurably(path.join(root, 'missing/report.html'), 'x', {
+      dfs: rec.tfs,
+      createFolders: false,
+    }).catch((e: NodeJS.ErrnoException) => e.code);
     expect(failed).toBe('ENOENT');
     expect(visible(root)).toEqual(OLD);
     expect(rec.calls).toEqual([]);
@@ -104,37 +122,43 @@ describe('durable replace: the order of the calls', () => {
 describe('durable replace: a power cut after any call leaves each file old or new', () => {
   const cases: [string, (files: ReadonlyMap<string, string>, dfs: DurableFs) => Promise<void>][] = [
     ['replaceFilesDurably', (files, dfs) => replaceFilesDurably(files, { dfs })],
-    ['replaceFileDurably, one call per file', async (files, dfs) => {
-      for (const [file, text] of files) await replaceFileDurably(file, text, { dfs });
-    }],
+    [
+      'replaceFileDurably, one call per file',
+      async (files, dfs) => {
+        for (const [file, text] of files) await replaceFileDurably(file, text, { dfs });
+      },
+    ],
   ];
-  it.each(cases)('%s: killed or power lost after each call; once every call ran, the new files under every disk model', async (_name, replace) => {
-    const reference = tempTree(OLD);
-    const full = powerLossFs(reference, { modelOnly: true });
-    await replace(absolute(reference, WRITES), full.tfs);
-    const total = full.calls.length;
-    let checked = 0;
-    for (let cut = 0; cut <= total; cut++) {
-      const root = tempTree(OLD);
-      const rec = powerLossFs(root, { cutAfter: cut, modelOnly: true });
-      const outcome = await replace(absolute(root, WRITES), rec.tfs).then(
-        () => 'done',
-        (e: Error) => e.message,
-      );
-      // Calls in flight together (the fsyncs, 32 at a time) may all start before the cut.
-      expect(outcome, `cut after ${cut}`).toBe(rec.calls.length < total ? 'power cut' : 'done');
-      expectOldOrNew(visible(root), OLD, NEW, `killed after call ${cut}`);
-      for (const [survival, model] of [...Object.entries(survivals(cut)), ...Object.entries(survivals(cut + 1000))]) {
-        const after = tempDir();
-        rec.materializePowerLoss(after, model);
-        const found = visible(after);
-        expectOldOrNew(found, OLD, NEW, `power lost after call ${cut} (${survival})`);
-        if (cut === total) expect(found, `every call ran (${survival})`).toEqual(NEW);
-        checked++;
+  it.each(cases)(
+    '%s: killed or power lost after each call; once every call ran, the new files under every disk model',
+    async (_name, replace) => {
+      const reference = tempTree(OLD);
+      const full = powerLossFs(reference, { modelOnly: true });
+      await replace(absolute(reference, WRITES), full.tfs);
+      const total = full.calls.length;
+      let checked = 0;
+      for (let cut = 0; cut <= total; cut++) {
+        const root = tempTree(OLD);
+        const rec = powerLossFs(root, { cutAfter: cut, modelOnly: true });
+        const outcome = await replace(absolute(root, WRITES), rec.tfs).then(
+          () => 'done',
+          (e: Error) => e.message,
+        );
+        // Calls in flight together (the fsyncs, 32 at a time) may all start before the cut.
+        expect(outcome, `cut after ${cut}`).toBe(rec.calls.length < total ? 'power cut' : 'done');
+        expectOldOrNew(visible(root), OLD, NEW, `killed after call ${cut}`);
+        for (const [survival, model] of [...Object.entries(survivals(cut)), ...Object.entries(survivals(cut + 1000))]) {
+          const after = tempDir();
+          rec.materializePowerLoss(after, model);
+          const found = visible(after);
+          expectOldOrNew(found, OLD, NEW, `power lost after call ${cut} (${survival})`);
+          if (cut === total) expect(found, `every call ran (${survival})`).toEqual(NEW);
+          checked++;
+        }
       }
-    }
-    expect(checked).toBe((total + 1) * 6);
-  });
+      expect(checked).toBe((total + 1) * 6);
+    },
+  );
 
   it('the check can fail: a write-and-rename without fsync leaves an empty file when names survive without their bytes', async () => {
     const root = tempTree(OLD);

@@ -1,14 +1,21 @@
 import YAML, { isMap, isScalar, type Scalar } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { applyVersionEdits, scalarText } from '../../src/upgrade/edit-version.js';
-import { mapInlineRange, shiftEdit, versionInObject, versionInPatch, type SiteLookup } from '../../src/upgrade/version-site.js';
+import {
+  mapInlineRange,
+  shiftEdit,
+  versionInObject,
+  versionInPatch,
+  type SiteLookup,
+} from '../../src/upgrade/version-site.js';
 
 /** Every line but `changed` (0-based) must be byte-identical; returns the changed lines. */
 function changedLines(before: string, after: string): { index: number; before: string; after: string }[] {
   const a = before.split('\n');
   const b = after.split('\n');
   const out: { index: number; before: string; after: string }[] = [];
-  for (let i = 0; i < Math.max(a.length, b.length); i++) if (a[i] !== b[i]) out.push({ index: i, before: a[i] ?? '', after: b[i] ?? '' });
+  for (let i = 0; i < Math.max(a.length, b.length); i++)
+    if (a[i] !== b[i]) out.push({ index: i, before: a[i] ?? '', after: b[i] ?? '' });
   return out;
 }
 
@@ -46,7 +53,10 @@ describe('editing spec.version in a provider CR', () => {
   });
 
   it('adds version on the line after spec: when the CR has none', () => {
-    const text = CORE.replace('  # renovate: datasource=github-releases depName=kubernetes-sigs/cluster-api\n  version: VERSION\n', '');
+    const text = CORE.replace(
+      '  # renovate: datasource=github-releases depName=kubernetes-sigs/cluster-api\n  version: VERSION\n',
+      '',
+    );
     const out = edit(text, versionInObject(text, YAML.parseDocument(text).contents), 'v1.12.0');
     expect(out).toBe(text.replace('spec:\n', 'spec:\n  version: v1.12.0\n'));
   });
@@ -75,7 +85,12 @@ describe('editing the version a patch sets', () => {
       line: 3,
       expected: '  value: v1.12.0   # prod lags',
     },
-    { name: 'RFC 6902 add, in flow style', text: '[{"op": "add", "path": "/spec/version", "value": "v1.11.0"}]\n', line: 0, expected: '[{"op": "add", "path": "/spec/version", "value": "v1.12.0"}]' },
+    {
+      name: 'RFC 6902 add, in flow style',
+      text: '[{"op": "add", "path": "/spec/version", "value": "v1.11.0"}]\n',
+      line: 0,
+      expected: '[{"op": "add", "path": "/spec/version", "value": "v1.12.0"}]',
+    },
     {
       name: 'the last of several operations on /spec/version',
       text: '- op: replace\n  path: /spec/version\n  value: v1.10.4\n- op: replace\n  path: /spec/version\n  value: v1.11.0\n',
@@ -94,7 +109,10 @@ describe('editing the version a patch sets', () => {
   });
 
   it.each([
-    { name: 'a remove as the last operation', text: '- op: replace\n  path: /spec/version\n  value: v1\n- op: remove\n  path: /spec/version\n' },
+    {
+      name: 'a remove as the last operation',
+      text: '- op: replace\n  path: /spec/version\n  value: v1\n- op: remove\n  path: /spec/version\n',
+    },
     { name: 'no operation on the version', text: '- op: replace\n  path: /spec/deployment/replicas\n  value: 2\n' },
     { name: 'a merge patch without spec.version', text: 'kind: CoreProvider\nspec:\n  manager: {verbosity: 2}\n' },
   ])('reports $name as not editable', ({ text }) => {
@@ -135,8 +153,18 @@ patches:
   };
 
   it.each([
-    { name: 'a literal block (|-) through its indentation', index: 0, line: 10, expected: '        value: v1.12.0 # behind dev' },
-    { name: 'a single-quoted one-line string', index: 1, line: 11, expected: `  - patch: '[{"op": "replace", "path": "/spec/version", "value": "v1.12.0"}]'` },
+    {
+      name: 'a literal block (|-) through its indentation',
+      index: 0,
+      line: 10,
+      expected: '        value: v1.12.0 # behind dev',
+    },
+    {
+      name: 'a single-quoted one-line string',
+      index: 1,
+      line: 11,
+      expected: `  - patch: '[{"op": "replace", "path": "/spec/version", "value": "v1.12.0"}]'`,
+    },
   ])('$name: the one line changes, the overlay stays as it was', ({ index, line, expected }) => {
     const mapped = editInline(index);
     expect(mapped).toBeDefined();

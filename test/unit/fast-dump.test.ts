@@ -12,10 +12,17 @@ import { createFastDumper } from '../../src/manifest/fast-dump.js';
 import { FIXTURES, fixtureText } from '../helpers/fixtures.js';
 
 const fast = createFastDumper({ dumpOptions: DUMP_OPTIONS_FOR_TESTS, compareKeys: compareKeysForTests });
-const files = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(path.join(dir, f)).isDirectory() ? files(path.join(dir, f)) : [path.join(dir, f)]));
+const files = (dir: string): string[] =>
+  readdirSync(dir).flatMap((f) =>
+    statSync(path.join(dir, f)).isDirectory() ? files(path.join(dir, f)) : [path.join(dir, f)],
+  );
 
 describe('createFastDumper', () => {
-  const artifacts = [...files(`${FIXTURES}repository`), ...files(`${FIXTURES}derived`), ...files(`${FIXTURES}configmaps`)].filter((f) => /\.ya?ml(\.gz)?$/.test(f));
+  const artifacts = [
+    ...files(`${FIXTURES}repository`),
+    ...files(`${FIXTURES}derived`),
+    ...files(`${FIXTURES}configmaps`),
+  ].filter((f) => /\.ya?ml(\.gz)?$/.test(f));
   it.each(artifacts.map((f) => path.relative(FIXTURES, f)))('matches js-yaml on every object of %s', (rel) => {
     let docs: unknown[];
     try {
@@ -23,17 +30,58 @@ describe('createFastDumper', () => {
     } catch {
       return; // one TKG file is not YAML js-yaml reads; nothing to compare
     }
-    for (const doc of docs.filter((d) => d !== null && d !== undefined)) expect(fast.dump(doc)).toBe(jsYaml.dump(doc, DUMP_OPTIONS_FOR_TESTS));
+    for (const doc of docs.filter((d) => d !== null && d !== undefined))
+      expect(fast.dump(doc)).toBe(jsYaml.dump(doc, DUMP_OPTIONS_FOR_TESTS));
   });
 
   it.each([
-    [{ a: 'on', b: 'y', c: '0775', d: '1.10', e: '2024-01-01', f: '12:30', g: '', h: ' lead', i: 'trail ', j: 'a: b', k: '#x', l: '- x', m: 'é', n: '\t', o: 'x\ty' }],
-    [{ multi: 'line one\nline two\n', keep: 'a\n\n', strip: 'a\nb', indented: '  x\ny\n', trailing: 'x \ny\n', crlf: 'a\r\nb' }],
-    [{ nums: [0, -1, 1.5, 1e21, -0, 2 ** 53], bools: [true, false, null], empty: { o: {}, a: [] }, nested: [[1, [2]], [{ a: 1, b: [3] }]] }],
-    [{ 'key with: colon': 1, 'y': 2, '': 3, 'multi\nline key': 4, '-dash': 5 }],
+    [
+      {
+        a: 'on',
+        b: 'y',
+        c: '0775',
+        d: '1.10',
+        e: '2024-01-01',
+        f: '12:30',
+        g: '',
+        h: ' lead',
+        i: 'trail ',
+        j: 'a: b',
+        k: '#x',
+        l: '- x',
+        m: 'é',
+        n: '\t',
+        o: 'x\ty',
+      },
+    ],
+    [
+      {
+        multi: 'line one\nline two\n',
+        keep: 'a\n\n',
+        strip: 'a\nb',
+        indented: '  x\ny\n',
+        trailing: 'x \ny\n',
+        crlf: 'a\r\nb',
+      },
+    ],
+    [
+      {
+        nums: [0, -1, 1.5, 1e21, -0, 2 ** 53],
+        bools: [true, false, null],
+        empty: { o: {}, a: [] },
+        nested: [[1, [2]], [{ a: 1, b: [3] }]],
+      },
+    ],
+    [{ 'key with: colon': 1, y: 2, '': 3, 'multi\nline key': 4, '-dash': 5 }],
     [[{ name: 'x', args: ['--a', '--b=c'] }, 'plain', ['nested']]],
     // Where a value starts on the next line is decided from the value, not read from its text.
-    [{ gone: { a: undefined }, list: [{}, [], { a: undefined }, [[]], [[{ b: [{ c: 'x\ny\n' }] }]]], deep: { a: { b: { c: [{ d: {} }] } } } }],
+    [
+      {
+        gone: { a: undefined },
+        list: [{}, [], { a: undefined }, [[]], [[{ b: [{ c: 'x\ny\n' }] }]]],
+        deep: { a: { b: { c: [{ d: {} }] } } },
+      },
+    ],
     [[[['x', { y: [] }]], { z: 'multi\nline\n' }, 'a\nb']],
   ])('matches js-yaml on %j', (value) => {
     expect(fast.dump(value)).toBe(jsYaml.dump(value, DUMP_OPTIONS_FOR_TESTS));

@@ -10,7 +10,14 @@ import { describe, expect, it } from 'vitest';
 import { FINDING_WHY } from '../../src/diff/finding-why.js';
 import { compareContracts } from '../../src/diff/findings/contract-order.js';
 import { PROVIDER_KINDS, type ProviderKind } from '../../src/declarations/provider-kinds.js';
-import { safetyFindings, type ContractChange, type Finding, type KubeObject, type RenderedSide, type VariableUseChange } from '../../src/index.js';
+import {
+  safetyFindings,
+  type ContractChange,
+  type Finding,
+  type KubeObject,
+  type RenderedSide,
+  type VariableUseChange,
+} from '../../src/index.js';
 import type { FindingCode } from '../../src/diff/types.js';
 
 type Kind = ProviderKind | 'cert-manager';
@@ -27,22 +34,55 @@ function labelOf(kind: Kind): string {
 
 /** What the rendered output says a component is: clusterctl's inventory Provider object, or cert-manager's label. */
 function identity(kind: Kind): KubeObject {
-  if (kind === 'cert-manager') return object('v1', 'ServiceAccount', 'cert-manager', 'cert-manager', { labels: { 'clusterctl.cluster.x-k8s.io/core': 'cert-manager' } });
-  return { ...object('clusterctl.cluster.x-k8s.io/v1alpha3', 'Provider', labelOf(kind), 'example-system'), providerName: 'example', type: kind, version: 'v1.0.0' };
+  if (kind === 'cert-manager')
+    return object('v1', 'ServiceAccount', 'cert-manager', 'cert-manager', {
+      labels: { 'clusterctl.cluster.x-k8s.io/core': 'cert-manager' },
+    });
+  return {
+    ...object('clusterctl.cluster.x-k8s.io/v1alpha3', 'Provider', labelOf(kind), 'example-system'),
+    providerName: 'example',
+    type: kind,
+    version: 'v1.0.0',
+  };
 }
 
-function object(apiVersion: string, kind: string, name: string, namespace?: string, metadata: Record<string, unknown> = {}): KubeObject {
-  return { apiVersion, kind, metadata: { name, ...(namespace === undefined ? {} : { namespace }), ...metadata } } as KubeObject;
+function object(
+  apiVersion: string,
+  kind: string,
+  name: string,
+  namespace?: string,
+  metadata: Record<string, unknown> = {},
+): KubeObject {
+  return {
+    apiVersion,
+    kind,
+    metadata: { name, ...(namespace === undefined ? {} : { namespace }), ...metadata },
+  } as KubeObject;
 }
 
 /** Every component's controller ClusterRole grants what Cluster API's CRD migrator needs for the CRD (the releases that run one do). */
 const MIGRATOR_ROLE: KubeObject = {
   ...object('rbac.authorization.k8s.io/v1', 'ClusterRole', 'example-crd-migrator'),
-  rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions', 'customresourcedefinitions/status'], resourceNames: [CRD], verbs: ['patch', 'update'] }],
+  rules: [
+    {
+      apiGroups: ['apiextensions.k8s.io'],
+      resources: ['customresourcedefinitions', 'customresourcedefinitions/status'],
+      resourceNames: [CRD],
+      verbs: ['patch', 'update'],
+    },
+  ],
 };
 
 function crd(versions: { name: string; served?: boolean; storage?: boolean; deprecated?: boolean }[]): KubeObject {
-  return { ...object('apiextensions.k8s.io/v1', 'CustomResourceDefinition', CRD), spec: { group: 'example.com', names: { kind: 'Widget', plural: 'widgets' }, scope: 'Namespaced', versions: versions.map((v) => ({ served: true, storage: false, ...v })) } };
+  return {
+    ...object('apiextensions.k8s.io/v1', 'CustomResourceDefinition', CRD),
+    spec: {
+      group: 'example.com',
+      names: { kind: 'Widget', plural: 'widgets' },
+      scope: 'Namespaced',
+      versions: versions.map((v) => ({ served: true, storage: false, ...v })),
+    },
+  };
 }
 
 function role(name: string, rules: unknown[], extra: Record<string, unknown> = {}): KubeObject {
@@ -50,16 +90,28 @@ function role(name: string, rules: unknown[], extra: Record<string, unknown> = {
 }
 
 function binding(role: string, subjects: { kind: string; name: string; namespace?: string }[]): KubeObject {
-  return { ...object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'example-binding'), roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role }, subjects };
+  return {
+    ...object('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'example-binding'),
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    subjects,
+  };
 }
 
 function webhooks(hooks: { name: string; failurePolicy?: string }[]): KubeObject {
-  const rules = [{ apiGroups: ['example.com'], apiVersions: ['v1beta1'], operations: ['CREATE'], resources: ['widgets'] }];
-  return { ...object('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', 'example-validating'), webhooks: hooks.map((h) => ({ sideEffects: 'None', failurePolicy: 'Fail', rules, ...h })) };
+  const rules = [
+    { apiGroups: ['example.com'], apiVersions: ['v1beta1'], operations: ['CREATE'], resources: ['widgets'] },
+  ];
+  return {
+    ...object('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', 'example-validating'),
+    webhooks: hooks.map((h) => ({ sideEffects: 'None', failurePolicy: 'Fail', rules, ...h })),
+  };
 }
 
 function deployment(image: string, args: string[] = []): KubeObject {
-  return { ...object('apps/v1', 'Deployment', 'example-controller-manager', 'example-system'), spec: { template: { spec: { containers: [{ name: 'manager', image, args }] } } } };
+  return {
+    ...object('apps/v1', 'Deployment', 'example-controller-manager', 'example-system'),
+    spec: { template: { spec: { containers: [{ name: 'manager', image, args }] } } },
+  };
 }
 
 const SA = { kind: 'ServiceAccount', name: 'manager', namespace: 'example-system' };
@@ -86,35 +138,117 @@ const ROWS: Record<FindingCode, (label: string) => Scenario> = {
   'contract-changed': (label) => ({
     before: [],
     after: [],
-    contracts: [{ env: ENV, provider: label, before: 'v1beta1', after: 'v1beta2', ...(label === 'cluster-api' ? {} : { core: { provider: 'cluster-api', before: 'v1beta2', after: 'v1beta2' } }) }],
+    contracts: [
+      {
+        env: ENV,
+        provider: label,
+        before: 'v1beta1',
+        after: 'v1beta2',
+        ...(label === 'cluster-api' ? {} : { core: { provider: 'cluster-api', before: 'v1beta2', after: 'v1beta2' } }),
+      },
+    ],
   }),
   'contract-older-than-core': (label) => ({
     before: [],
     after: [],
-    contracts: [{ env: ENV, provider: label, before: 'v1beta1', after: 'v1beta1', from: 'v1.0.0', to: 'v1.1.0', core: { provider: 'cluster-api', before: 'v1beta2', after: 'v1beta2' } }],
+    contracts: [
+      {
+        env: ENV,
+        provider: label,
+        before: 'v1beta1',
+        after: 'v1beta1',
+        from: 'v1.0.0',
+        to: 'v1.1.0',
+        core: { provider: 'cluster-api', before: 'v1beta2', after: 'v1beta2' },
+      },
+    ],
   }),
   'crd-added': () => ({ before: [], after: [crd([{ name: 'v1beta1', storage: true }])] }),
   'crd-removed': () => ({ before: [crd([{ name: 'v1beta1', storage: true }])], after: [] }),
-  'crd-version-added': () => ({ before: [crd([{ name: 'v1beta1', storage: true }])], after: [crd([{ name: 'v1beta1', storage: true }, { name: 'v1beta2' }])] }),
-  'crd-version-removed': () => ({ before: [crd([{ name: 'v1alpha4' }, { name: 'v1beta1', storage: true }])], after: [crd([{ name: 'v1beta1', storage: true }])] }),
-  'crd-version-unserved': () => ({ before: [crd([{ name: 'v1alpha4' }, { name: 'v1beta1', storage: true }])], after: [crd([{ name: 'v1alpha4', served: false }, { name: 'v1beta1', storage: true }])] }),
-  'crd-version-deprecated': () => ({ before: [crd([{ name: 'v1alpha4' }, { name: 'v1beta1', storage: true }])], after: [crd([{ name: 'v1alpha4', deprecated: true }, { name: 'v1beta1', storage: true }])] }),
-  'crd-storage-version-changed': () => ({ before: [crd([{ name: 'v1beta1', storage: true }, { name: 'v1beta2' }])], after: [crd([{ name: 'v1beta1' }, { name: 'v1beta2', storage: true }])] }),
+  'crd-version-added': () => ({
+    before: [crd([{ name: 'v1beta1', storage: true }])],
+    after: [crd([{ name: 'v1beta1', storage: true }, { name: 'v1beta2' }])],
+  }),
+  'crd-version-removed': () => ({
+    before: [crd([{ name: 'v1alpha4' }, { name: 'v1beta1', storage: true }])],
+    after: [crd([{ name: 'v1beta1', storage: true }])],
+  }),
+  'crd-version-unserved': () => ({
+    before: [crd([{ name: 'v1alpha4' }, { name: 'v1beta1', storage: true }])],
+    after: [
+      crd([
+        { name: 'v1alpha4', served: false },
+        { name: 'v1beta1', storage: true },
+      ]),
+    ],
+  }),
+  'crd-version-deprecated': () => ({
+    before: [crd([{ name: 'v1alpha4' }, { name: 'v1beta1', storage: true }])],
+    after: [
+      crd([
+        { name: 'v1alpha4', deprecated: true },
+        { name: 'v1beta1', storage: true },
+      ]),
+    ],
+  }),
+  'crd-storage-version-changed': () => ({
+    before: [crd([{ name: 'v1beta1', storage: true }, { name: 'v1beta2' }])],
+    after: [crd([{ name: 'v1beta1' }, { name: 'v1beta2', storage: true }])],
+  }),
   'webhook-added': () => ({ before: [webhooks([])], after: [webhooks([{ name: 'v.widgets.example.com' }])] }),
   'webhook-removed': () => ({ before: [webhooks([{ name: 'v.widgets.example.com' }])], after: [webhooks([])] }),
-  'webhook-changed': () => ({ before: [webhooks([{ name: 'v.widgets.example.com' }])], after: [webhooks([{ name: 'v.widgets.example.com', failurePolicy: 'Ignore' }])] }),
-  'rbac-permissions-gained': () => ({ before: [role('example-manager', [])], after: [role('example-manager', [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }])] }),
-  'rbac-permissions-lost': () => ({ before: [role('example-manager', [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }])], after: [role('example-manager', [])] }),
-  'rbac-aggregation': () => ({ before: [], after: [role('example-aggregated', [], { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'example.com/aggregate': 'true' } }] } })] }),
+  'webhook-changed': () => ({
+    before: [webhooks([{ name: 'v.widgets.example.com' }])],
+    after: [webhooks([{ name: 'v.widgets.example.com', failurePolicy: 'Ignore' }])],
+  }),
+  'rbac-permissions-gained': () => ({
+    before: [role('example-manager', [])],
+    after: [role('example-manager', [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }])],
+  }),
+  'rbac-permissions-lost': () => ({
+    before: [role('example-manager', [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }])],
+    after: [role('example-manager', [])],
+  }),
+  'rbac-aggregation': () => ({
+    before: [],
+    after: [
+      role('example-aggregated', [], {
+        aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'example.com/aggregate': 'true' } }] },
+      }),
+    ],
+  }),
   'rbac-binding-added': () => ({ before: [], after: [binding('example-manager', [SA])] }),
-  'rbac-binding-subjects-added': () => ({ before: [binding('example-manager', [SA])], after: [binding('example-manager', [SA, { ...SA, name: 'other' }])] }),
-  'rbac-binding-role-changed': () => ({ before: [binding('example-manager', [SA])], after: [binding('example-other', [SA])] }),
-  'image-changed': () => ({ before: [deployment('registry.example.com/example/manager:v1.0.0')], after: [deployment('registry.example.com/example/manager:v1.1.0')] }),
-  'args-changed': () => ({ before: [deployment('registry.example.com/m:v1', ['--v=2'])], after: [deployment('registry.example.com/m:v1', ['--v=4'])] }),
-  'feature-gates-changed': () => ({ before: [deployment('registry.example.com/m:v1', ['--feature-gates=A=true'])], after: [deployment('registry.example.com/m:v1', ['--feature-gates=A=false'])] }),
-  'variables-changed': (label) => ({ before: [], after: [], variables: [{ env: ENV, provider: label, from: 'v1.0.0', to: 'v1.1.0', before: ['EXAMPLE_OPTION'], after: [] }] }),
+  'rbac-binding-subjects-added': () => ({
+    before: [binding('example-manager', [SA])],
+    after: [binding('example-manager', [SA, { ...SA, name: 'other' }])],
+  }),
+  'rbac-binding-role-changed': () => ({
+    before: [binding('example-manager', [SA])],
+    after: [binding('example-other', [SA])],
+  }),
+  'image-changed': () => ({
+    before: [deployment('registry.example.com/example/manager:v1.0.0')],
+    after: [deployment('registry.example.com/example/manager:v1.1.0')],
+  }),
+  'args-changed': () => ({
+    before: [deployment('registry.example.com/m:v1', ['--v=2'])],
+    after: [deployment('registry.example.com/m:v1', ['--v=4'])],
+  }),
+  'feature-gates-changed': () => ({
+    before: [deployment('registry.example.com/m:v1', ['--feature-gates=A=true'])],
+    after: [deployment('registry.example.com/m:v1', ['--feature-gates=A=false'])],
+  }),
+  'variables-changed': (label) => ({
+    before: [],
+    after: [],
+    variables: [{ env: ENV, provider: label, from: 'v1.0.0', to: 'v1.1.0', before: ['EXAMPLE_OPTION'], after: [] }],
+  }),
   'object-removed': () => ({ before: [object('v1', 'ConfigMap', 'example-settings', 'example-system')], after: [] }),
-  'object-moved': () => ({ before: [object('v1', 'ConfigMap', 'example-settings', 'example-system')], after: [], elsewhere: [object('v1', 'ConfigMap', 'example-settings', 'example-system')] }),
+  'object-moved': () => ({
+    before: [object('v1', 'ConfigMap', 'example-settings', 'example-system')],
+    after: [],
+    elsewhere: [object('v1', 'ConfigMap', 'example-settings', 'example-system')],
+  }),
   'namespace-removed': () => ({ before: [object('v1', 'Namespace', 'example-system')], after: [] }),
 };
 
@@ -123,21 +257,39 @@ function raise(code: FindingCode, kind: Kind): Finding[] {
   const label = labelOf(kind);
   const s = ROWS[code](label);
   const fixed = [identity(kind), MIGRATOR_ROLE];
-  const side = (objects: KubeObject[], elsewhere: KubeObject[] = []): RenderedSide => ({ environments: { [ENV]: { [label]: [...fixed, ...objects], elsewhere } } });
-  const context = { ...(s.contracts ? { contracts: s.contracts } : {}), ...(s.variables ? { variables: s.variables } : {}) };
+  const side = (objects: KubeObject[], elsewhere: KubeObject[] = []): RenderedSide => ({
+    environments: { [ENV]: { [label]: [...fixed, ...objects], elsewhere } },
+  });
+  const context = {
+    ...(s.contracts ? { contracts: s.contracts } : {}),
+    ...(s.variables ? { variables: s.variables } : {}),
+  };
   return safetyFindings(side(s.before), side(s.after, s.elsewhere), context).filter((f) => f.component === label);
 }
 
 const text = (f: Finding) => [f.message, ...(f.details ?? [])].join('\n');
 
 /** Wording true only of Cluster API core: its CRD migrator as a fact, its API versions, the contracts it accepts. */
-const CORE_ONLY = [/CAPI controllers/, /\(Cluster API v1\.10\+\) re-writes them/, /Cluster API v1\.10\+, usually did it/, /Cluster API v1\.10\+, phase CleanupManagedFields/, /Manifests in git that use Cluster API's/, /A core implementing \S+ still accepts/];
+const CORE_ONLY = [
+  /CAPI controllers/,
+  /\(Cluster API v1\.10\+\) re-writes them/,
+  /Cluster API v1\.10\+, usually did it/,
+  /Cluster API v1\.10\+, phase CleanupManagedFields/,
+  /Manifests in git that use Cluster API's/,
+  /A core implementing \S+ still accepts/,
+];
 /** Wording true only of a provider other than the core: its release may run Cluster API's CRD migrator. */
-const PROVIDER_ONLY = [/the grant Cluster API's CRD migrator needs/, /if its release runs/, /The contract names the Cluster API rules/];
+const PROVIDER_ONLY = [
+  /the grant Cluster API's CRD migrator needs/,
+  /if its release runs/,
+  /The contract names the Cluster API rules/,
+];
 /** Wording true only of cert-manager. */
 const CERT_MANAGER_ONLY = [/cmctl/, /cert-manager's controllers/];
 
-const CASES = (Object.keys(FINDING_WHY) as FindingCode[]).flatMap((code) => KINDS.filter((kind) => !NOT_FOR[code]?.includes(kind)).map((kind) => ({ code, kind })));
+const CASES = (Object.keys(FINDING_WHY) as FindingCode[]).flatMap((code) =>
+  KINDS.filter((kind) => !NOT_FOR[code]?.includes(kind)).map((kind) => ({ code, kind })),
+);
 
 describe('finding codes × component kinds', () => {
   it('has a row for every finding code the code defines, and no other', () => {
@@ -148,7 +300,11 @@ describe('finding codes × component kinds', () => {
     const found = raise(code, kind).filter((f) => f.code === code);
     expect(found.length, `${code} is raised for ${kind}`).toBeGreaterThan(0);
     const all = found.map(text).join('\n');
-    const wrong = [...(kind === 'CoreProvider' ? [] : CORE_ONLY), ...(kind === 'CoreProvider' || kind === 'cert-manager' ? PROVIDER_ONLY : []), ...(kind === 'cert-manager' ? [] : CERT_MANAGER_ONLY)];
+    const wrong = [
+      ...(kind === 'CoreProvider' ? [] : CORE_ONLY),
+      ...(kind === 'CoreProvider' || kind === 'cert-manager' ? PROVIDER_ONLY : []),
+      ...(kind === 'cert-manager' ? [] : CERT_MANAGER_ONLY),
+    ];
     expect(wrong.filter((pattern) => pattern.test(all))).toEqual([]);
   });
 });
@@ -163,8 +319,10 @@ const BY_KIND: { code: FindingCode; line: (kind: Kind, label: string) => string 
     code: 'crd-storage-version-changed',
     line: (kind, label) => {
       const byHand = `(\`kubectl get ${CRD} -A -o json | kubectl replace -f -\`, then remove v1beta1 from status.storedVersions) before a later release drops v1beta1`;
-      if (kind === 'CoreProvider') return `${label}'s controller (Cluster API v1.10+) re-writes them and trims status.storedVersions through its CRD migrator after the sync; otherwise do it by hand ${byHand}.`;
-      if (kind === 'cert-manager') return `cert-manager's controllers do not re-write them, and only clusterctl's own cert-manager upgrade migrates them (Argo CD and Flux do not): do it by hand ${byHand}, or with \`cmctl upgrade migrate-api-version\`.`;
+      if (kind === 'CoreProvider')
+        return `${label}'s controller (Cluster API v1.10+) re-writes them and trims status.storedVersions through its CRD migrator after the sync; otherwise do it by hand ${byHand}.`;
+      if (kind === 'cert-manager')
+        return `cert-manager's controllers do not re-write them, and only clusterctl's own cert-manager upgrade migrates them (Argo CD and Flux do not): do it by hand ${byHand}, or with \`cmctl upgrade migrate-api-version\`.`;
       return `A ClusterRole of ${label} lets its controller update this CRD's status, the grant Cluster API's CRD migrator needs (providers embed it from Cluster API v1.10 on): if ${label}'s release runs it (its release notes say), its controller re-writes them after the sync; otherwise do it by hand ${byHand}.`;
     },
   },
@@ -203,13 +361,19 @@ const BY_KIND: { code: FindingCode; line: (kind: Kind, label: string) => string 
     code: 'contract-changed',
     line: (kind, label) =>
       kind === 'CoreProvider'
-        ? 'Manifests in git that use Cluster API\'s v1beta1 API versions (Clusters, MachineDeployments, ClusterClasses, templates) keep working only while v1beta1 is served; plan their move to v1beta2.'
+        ? "Manifests in git that use Cluster API's v1beta1 API versions (Clusters, MachineDeployments, ClusterClasses, templates) keep working only while v1beta1 is served; plan their move to v1beta2."
         : `The contract names the Cluster API rules ${label} follows, not the API versions of its own kinds: which of those are served or stored is in this report's CRD findings.`,
   },
 ];
 
 describe('the line each kind gets where the truth depends on the kind', () => {
-  const cases = BY_KIND.flatMap(({ code, line }) => KINDS.filter((kind) => !NOT_FOR[code]?.includes(kind)).map((kind) => ({ code, kind, expected: line(kind, labelOf(kind)) })));
+  const cases = BY_KIND.flatMap(({ code, line }) =>
+    KINDS.filter((kind) => !NOT_FOR[code]?.includes(kind)).map((kind) => ({
+      code,
+      kind,
+      expected: line(kind, labelOf(kind)),
+    })),
+  );
   it.each(cases)('$code for $kind', ({ code, kind, expected }) => {
     const [finding] = raise(code, kind).filter((f) => f.code === code);
     expect(finding!.details).toContain(expected);
@@ -221,7 +385,14 @@ describe('the line each kind gets where the truth depends on the kind', () => {
       if (dependent.has(code)) continue;
       const kinds = KINDS.filter((kind) => !NOT_FOR[code]?.includes(kind));
       // The component's own name is the one difference allowed.
-      const texts = new Set(kinds.map((kind) => raise(code, kind).filter((f) => f.code === code).map((f) => text(f).replaceAll(labelOf(kind), '<component>')).join('\n---\n')));
+      const texts = new Set(
+        kinds.map((kind) =>
+          raise(code, kind)
+            .filter((f) => f.code === code)
+            .map((f) => text(f).replaceAll(labelOf(kind), '<component>'))
+            .join('\n---\n'),
+        ),
+      );
       expect([...texts], code).toHaveLength(1);
     }
   });

@@ -8,8 +8,19 @@
 import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeFingerprint, encodeFingerprint, gitopsEnvironmentOf, outEnvironmentOf } from '../../src/output/fingerprint-record.js';
-import { environmentUnchanged, outputUnchanged, sha256Of, takeFingerprint, type OutputFingerprint } from '../../src/output/output-fingerprint.js';
+import {
+  decodeFingerprint,
+  encodeFingerprint,
+  gitopsEnvironmentOf,
+  outEnvironmentOf,
+} from '../../src/output/fingerprint-record.js';
+import {
+  environmentUnchanged,
+  outputUnchanged,
+  sha256Of,
+  takeFingerprint,
+  type OutputFingerprint,
+} from '../../src/output/output-fingerprint.js';
 import { OWNERSHIP_FILE } from '../../src/output/ownership.js';
 import { isGitopsFileOf } from '../../src/gitops/layout.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -23,7 +34,10 @@ const OUT: Record<string, Record<string, string>> = {
   prod: { 'prod/kustomization.yaml': 'resources: [core]\n', 'prod/core/deployment.yaml': 'replicas: 3\n' },
 };
 const GITOPS: Record<string, Record<string, string>> = {
-  dev: { 'flux/dev/kustomization.yaml': 'resources: [flux-kustomizations.yaml]\n', 'flux/dev/flux-kustomizations.yaml': 'kind: Kustomization\n' },
+  dev: {
+    'flux/dev/kustomization.yaml': 'resources: [flux-kustomizations.yaml]\n',
+    'flux/dev/flux-kustomizations.yaml': 'kind: Kustomization\n',
+  },
   prod: { 'argocd/applications/prod.yaml': 'kind: Application\n', 'secrets/prod.required.yaml': 'secrets: []\n' },
 };
 const FLEET = { 'argocd/applicationset.yaml': 'kind: ApplicationSet\n' };
@@ -55,7 +69,11 @@ function writeFiles(root: string, files: Record<string, string>): void {
 function writeEnvironment(r: Repo, env: string): void {
   writeFiles(r.out, OUT[env]!);
   writeFiles(r.gitops, GITOPS[env]!);
-  const list = (files: Record<string, string>[]) => `${files.flatMap((f) => Object.keys(f)).sort().join('\n')}\n`;
+  const list = (files: Record<string, string>[]) =>
+    `${files
+      .flatMap((f) => Object.keys(f))
+      .sort()
+      .join('\n')}\n`;
   writeFileSync(path.join(r.out, OWNERSHIP_FILE), list(ENVS.map((e) => OUT[e]!)));
   writeFileSync(path.join(r.gitops, OWNERSHIP_FILE), list([...ENVS.map((e) => GITOPS[e]!), FLEET]));
 }
@@ -65,17 +83,32 @@ function writeEnvironment(r: Repo, env: string): void {
  * `previous` confirms is skipped, any other is rendered (written back); then the record is taken, as
  * if seconds later (outside the racy window). Returns the record and what was rendered.
  */
-function build(r: Repo, previous: OutputFingerprint | undefined, wanted: readonly string[] = ENVS): { fp: OutputFingerprint; rendered: string[] } {
+function build(
+  r: Repo,
+  previous: OutputFingerprint | undefined,
+  wanted: readonly string[] = ENVS,
+): { fp: OutputFingerprint; rendered: string[] } {
   const confirmed = wanted.filter((env) => previous && environmentUnchanged(previous, env, KEY(env)));
   const rendered = wanted.filter((env) => !confirmed.includes(env));
-  const produced = { out: new Map<string, string>(), gitops: new Map(Object.entries(FLEET).map(([rel, text]) => [rel, sha256Of(text)])) };
+  const produced = {
+    out: new Map<string, string>(),
+    gitops: new Map(Object.entries(FLEET).map(([rel, text]) => [rel, sha256Of(text)])),
+  };
   for (const env of rendered) {
     writeEnvironment(r, env);
     for (const [rel, text] of Object.entries(OUT[env]!)) produced.out.set(rel, sha256Of(text));
     for (const [rel, text] of Object.entries(GITOPS[env]!)) produced.gitops.set(rel, sha256Of(text));
   }
   writeFiles(r.gitops, FLEET);
-  const fp = takeFingerprint({ previous, outDir: r.out, gitopsDir: r.gitops, produced, rendered: Object.fromEntries(rendered.map((env) => [env, KEY(env)])), confirmed, allEnvironments: ENVS });
+  const fp = takeFingerprint({
+    previous,
+    outDir: r.out,
+    gitopsDir: r.gitops,
+    produced,
+    rendered: Object.fromEntries(rendered.map((env) => [env, KEY(env)])),
+    confirmed,
+    allEnvironments: ENVS,
+  });
   return { fp: { ...fp, takenAt: fp.takenAt + 10_000 }, rendered };
 }
 
@@ -89,9 +122,21 @@ const damages: { name: string; damage: (r: Repo) => void; hits: string[] }[] = [
     },
     hits: ['dev', 'prod'],
   },
-  { name: 'rendered/prod deleted', damage: (r) => rmSync(path.join(r.out, 'prod'), { recursive: true }), hits: ['prod'] },
-  { name: 'a GitOps file of prod deleted', damage: (r) => rmSync(path.join(r.gitops, 'argocd/applications/prod.yaml')), hits: ['prod'] },
-  { name: 'a file of prod edited', damage: (r) => writeFileSync(path.join(r.out, 'prod/core/deployment.yaml'), 'replicas: 9\n'), hits: ['prod'] },
+  {
+    name: 'rendered/prod deleted',
+    damage: (r) => rmSync(path.join(r.out, 'prod'), { recursive: true }),
+    hits: ['prod'],
+  },
+  {
+    name: 'a GitOps file of prod deleted',
+    damage: (r) => rmSync(path.join(r.gitops, 'argocd/applications/prod.yaml')),
+    hits: ['prod'],
+  },
+  {
+    name: 'a file of prod edited',
+    damage: (r) => writeFileSync(path.join(r.out, 'prod/core/deployment.yaml'), 'replicas: 9\n'),
+    hits: ['prod'],
+  },
 ];
 const partials: { name: string; wanted: string[] }[] = [
   { name: '--env dev', wanted: ['dev'] },
@@ -130,7 +175,10 @@ describe('an entry never vouches for what it has not seen', () => {
   it('an environment whose entry records no files is not unchanged, its folder there or not', () => {
     const r = repo();
     const { fp } = build(r, undefined);
-    const empty: OutputFingerprint = { ...fp, environments: new Map([...fp.environments, ['prod', { key: KEY('prod'), out: new Map(), gitops: new Map() }]]) };
+    const empty: OutputFingerprint = {
+      ...fp,
+      environments: new Map([...fp.environments, ['prod', { key: KEY('prod'), out: new Map(), gitops: new Map() }]]),
+    };
     expect(environmentUnchanged(empty, 'prod', KEY('prod'))).toBe(false);
     rmSync(path.join(r.out, 'prod'), { recursive: true });
     expect(environmentUnchanged(empty, 'prod', KEY('prod'))).toBe(false);
@@ -159,7 +207,15 @@ describe('an entry never vouches for what it has not seen', () => {
     expect(environmentUnchanged(fp, 'prod', KEY('prod'))).toBe(true);
     // Between the check and the record (a hand edit while the build wrote dev).
     writeFileSync(path.join(r.gitops, 'secrets/prod.required.yaml'), 'secrets: [x]\n');
-    const next = takeFingerprint({ previous: fp, outDir: r.out, gitopsDir: r.gitops, produced: { out: new Map(), gitops: new Map() }, rendered: {}, confirmed: ['prod'], allEnvironments: ENVS });
+    const next = takeFingerprint({
+      previous: fp,
+      outDir: r.out,
+      gitopsDir: r.gitops,
+      produced: { out: new Map(), gitops: new Map() },
+      rendered: {},
+      confirmed: ['prod'],
+      allEnvironments: ENVS,
+    });
     expect([...next.environments.keys()]).toEqual([]);
   });
 
@@ -170,7 +226,15 @@ describe('an entry never vouches for what it has not seen', () => {
     const racy: OutputFingerprint = { ...taken, takenAt: taken.takenAt - 10_000 };
     const stamp = new Date(racy.takenAt);
     for (const rel of Object.keys(OUT.prod!)) utimesSync(path.join(r.out, rel), stamp, stamp);
-    const next = takeFingerprint({ previous: racy, outDir: r.out, gitopsDir: r.gitops, produced: { out: new Map(), gitops: new Map() }, rendered: {}, confirmed: ['prod'], allEnvironments: ENVS });
+    const next = takeFingerprint({
+      previous: racy,
+      outDir: r.out,
+      gitopsDir: r.gitops,
+      produced: { out: new Map(), gitops: new Map() },
+      rendered: {},
+      confirmed: ['prod'],
+      allEnvironments: ENVS,
+    });
     expect([...next.environments.keys()]).toEqual(['prod']);
     expect(environmentUnchanged({ ...next, takenAt: next.takenAt + 10_000 }, 'prod', KEY('prod'))).toBe(true);
   });
@@ -204,9 +268,19 @@ describe('which environment a file belongs to', () => {
   });
   it('agrees with isGitopsFileOf on every file of every environment, the fleet file aside', () => {
     const names = ['dev', 'prod', 'eu-1', 'a.b', 'x_y'];
-    const shapes = (e: string) => [`flux/${e}/kustomization.yaml`, `flux/${e}/oci-repository.yaml`, `argocd/applications/${e}.yaml`, `secrets/${e}.required.yaml`, `argocd/${e}.yaml`, `secrets/${e}.yaml`];
+    const shapes = (e: string) => [
+      `flux/${e}/kustomization.yaml`,
+      `flux/${e}/oci-repository.yaml`,
+      `argocd/applications/${e}.yaml`,
+      `secrets/${e}.required.yaml`,
+      `argocd/${e}.yaml`,
+      `secrets/${e}.yaml`,
+    ];
     for (const rel of [...names.flatMap(shapes), 'argocd/applicationset.yaml']) {
-      for (const env of names) expect(gitopsEnvironmentOf(rel) === env, `${rel} of ${env}`).toBe(isGitopsFileOf(rel, env) && rel !== 'argocd/applicationset.yaml');
+      for (const env of names)
+        expect(gitopsEnvironmentOf(rel) === env, `${rel} of ${env}`).toBe(
+          isGitopsFileOf(rel, env) && rel !== 'argocd/applicationset.yaml',
+        );
     }
   });
 });

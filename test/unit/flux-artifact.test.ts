@@ -13,14 +13,20 @@ const enc = (s: string) => new TextEncoder().encode(s);
 const FILES = [
   { path: 'kustomization.yaml', bytes: enc('resources:\n- cluster-api\n') },
   { path: 'cluster-api/kustomization.yaml', bytes: enc('resources:\n- namespace-capi-system.yaml\n') },
-  { path: 'cluster-api/namespace-capi-system.yaml', bytes: enc('apiVersion: v1\nkind: Namespace\nmetadata:\n  name: capi-system\n') },
+  {
+    path: 'cluster-api/namespace-capi-system.yaml',
+    bytes: enc('apiVersion: v1\nkind: Namespace\nmetadata:\n  name: capi-system\n'),
+  },
   { path: 'cluster-api-extra/a.yaml', bytes: enc('a: 1\n') },
 ];
 
 function listWithTar(bytes: Uint8Array, gz = false): string[] {
   const file = path.join(tempDir(), gz ? 'a.tgz' : 'a.tar');
   writeFileSync(file, bytes);
-  const r = spawnSync('tar', [gz ? '-tvzf' : '-tvf', file, '--numeric-owner', '--full-time'], { encoding: 'utf8', env: { PATH: process.env.PATH, TZ: 'UTC' } });
+  const r = spawnSync('tar', [gz ? '-tvzf' : '-tvf', file, '--numeric-owner', '--full-time'], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, TZ: 'UTC' },
+  });
   expect(r.status, r.stderr).toBe(0);
   return r.stdout.trim().split('\n');
 }
@@ -51,7 +57,13 @@ describe('deterministic tar', () => {
     const long = `${'d'.repeat(120)}/${'f'.repeat(130)}.yaml`;
     const dir = tempDir();
     const file = path.join(dir, 'a.tar');
-    writeFileSync(file, deterministicTar([{ path: long, bytes: enc('x\n') }, { path: 'grüße.yaml', bytes: enc('y\n') }]));
+    writeFileSync(
+      file,
+      deterministicTar([
+        { path: long, bytes: enc('x\n') },
+        { path: 'grüße.yaml', bytes: enc('y\n') },
+      ]),
+    );
     const out = path.join(dir, 'out');
     spawnSync('mkdir', [out]);
     const r = spawnSync('tar', ['-xf', file, '-C', out], { encoding: 'utf8' });
@@ -61,32 +73,58 @@ describe('deterministic tar', () => {
   });
 
   it('refuses unsafe and repeated paths', () => {
-    for (const p of ['', '/abs', 'a/../b', 'a//b', './a']) expect(() => deterministicTar([{ path: p, bytes: enc('') }])).toThrow(/unsafe/);
+    for (const p of ['', '/abs', 'a/../b', 'a//b', './a'])
+      expect(() => deterministicTar([{ path: p, bytes: enc('') }])).toThrow(/unsafe/);
     expect(() => deterministicTar([FILES[0]!, FILES[0]!])).toThrow(/twice/);
   });
 });
 
 describe('the publish reference', () => {
   it.each([
-    ['oci://ghcr.io/acme/capi/prod:main', { registry: 'ghcr.io', repository: 'acme/capi/prod', tag: 'main', plainHttp: false }],
+    [
+      'oci://ghcr.io/acme/capi/prod:main',
+      { registry: 'ghcr.io', repository: 'acme/capi/prod', tag: 'main', plainHttp: false },
+    ],
     ['ghcr.io/acme/capi/prod:v1', { registry: 'ghcr.io', repository: 'acme/capi/prod', tag: 'v1', plainHttp: false }],
-    ['http://127.0.0.1:5000/capi/dev:x', { registry: '127.0.0.1:5000', repository: 'capi/dev', tag: 'x', plainHttp: true }],
+    [
+      'http://127.0.0.1:5000/capi/dev:x',
+      { registry: '127.0.0.1:5000', repository: 'capi/dev', tag: 'x', plainHttp: true },
+    ],
   ])('%s', (text, expected) => expect(parsePublishReference(text)).toEqual(expected));
 });
 
 describe('the Flux artifact', () => {
-  const input = { files: FILES, source: 'https://git.example.com/m.git', revision: 'main@sha1:0123456789abcdef0123456789abcdef01234567' };
+  const input = {
+    files: FILES,
+    source: 'https://git.example.com/m.git',
+    revision: 'main@sha1:0123456789abcdef0123456789abcdef01234567',
+  };
   it('has the shape flux push gives it, and no created unless asked', () => {
     const a = packFluxArtifact(input);
     const manifest = JSON.parse(Buffer.from(a.manifest).toString('utf8'));
     expect(manifest).toEqual({
       schemaVersion: 2,
       mediaType: 'application/vnd.oci.image.manifest.v1+json',
-      config: { mediaType: 'application/vnd.cncf.flux.config.v1+json', size: a.config.length, digest: computeOciDigest(a.config) },
-      layers: [{ mediaType: 'application/vnd.cncf.flux.content.v1.tar+gzip', size: a.layer.length, digest: a.layerDigest }],
-      annotations: { 'org.opencontainers.image.revision': input.revision, 'org.opencontainers.image.source': input.source },
+      config: {
+        mediaType: 'application/vnd.cncf.flux.config.v1+json',
+        size: a.config.length,
+        digest: computeOciDigest(a.config),
+      },
+      layers: [
+        { mediaType: 'application/vnd.cncf.flux.content.v1.tar+gzip', size: a.layer.length, digest: a.layerDigest },
+      ],
+      annotations: {
+        'org.opencontainers.image.revision': input.revision,
+        'org.opencontainers.image.source': input.source,
+      },
     });
-    expect(JSON.parse(Buffer.from(a.config).toString('utf8'))).toEqual({ architecture: '', history: [{ created: '0001-01-01T00:00:00Z' }], os: '', rootfs: { type: 'layers', diff_ids: [a.diffId] }, config: {} });
+    expect(JSON.parse(Buffer.from(a.config).toString('utf8'))).toEqual({
+      architecture: '',
+      history: [{ created: '0001-01-01T00:00:00Z' }],
+      os: '',
+      rootfs: { type: 'layers', diff_ids: [a.diffId] },
+      config: {},
+    });
     expect(computeOciDigest(gunzipSync(a.layer))).toBe(a.diffId);
     // gzip header: no file name, MTIME 0.
     expect([...a.layer.subarray(0, 8)]).toEqual([0x1f, 0x8b, 8, 0, 0, 0, 0, 0]);
@@ -96,7 +134,9 @@ describe('the Flux artifact', () => {
   it('same input → same digest; revision and created change it', () => {
     const a = packFluxArtifact(input);
     expect(packFluxArtifact({ ...input, files: [...FILES].reverse() }).manifestDigest).toBe(a.manifestDigest);
-    expect(packFluxArtifact({ ...input, revision: 'main@sha1:' + 'f'.repeat(40) }).manifestDigest).not.toBe(a.manifestDigest);
+    expect(packFluxArtifact({ ...input, revision: 'main@sha1:' + 'f'.repeat(40) }).manifestDigest).not.toBe(
+      a.manifestDigest,
+    );
     const created = packFluxArtifact({ ...input, created: '2026-01-01T00:00:00Z' });
     expect(created.annotations['org.opencontainers.image.created']).toBe('2026-01-01T00:00:00Z');
     expect(created.manifestDigest).not.toBe(a.manifestDigest);

@@ -5,7 +5,12 @@ import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { FetchError, SpecError, type DiagnosticCode } from '../../src/errors.js';
 import type { FetchProgress } from '../../src/source/fetch-progress.js';
-import { createGitHubClient, createGitHubSource, isSemverTag, type GitHubClientOptions } from '../../src/source/github/github-source.js';
+import {
+  createGitHubClient,
+  createGitHubSource,
+  isSemverTag,
+  type GitHubClientOptions,
+} from '../../src/source/github/github-source.js';
 import { startFakeGitHub, type FakeGitHub, type FakeGitHubOptions } from '../helpers/fake-github.js';
 
 const TOKEN = 'ghp_TestTokenThatMustNeverLeak0123456789';
@@ -50,7 +55,12 @@ describe('GitHub release source: listing', () => {
     const synthetic = Array.from({ length: 150 }, (_, i) => ({ tag: `v0.1.${i}` }));
     const server = await fake({
       extraReleases: {
-        'kubernetes-sigs/cluster-api': [...synthetic, { tag: 'v9.9.9', draft: true }, { tag: 'nightly' }, { tag: 'v2.0.0-alpha.1' }],
+        'kubernetes-sigs/cluster-api': [
+          ...synthetic,
+          { tag: 'v9.9.9', draft: true },
+          { tag: 'nightly' },
+          { tag: 'v2.0.0-alpha.1' },
+        ],
       },
     });
     const { source } = setup(server);
@@ -69,7 +79,9 @@ describe('GitHub release source: listing', () => {
   });
 
   it('answers the second listing from 304s (ETag cache inside the client)', async () => {
-    const server = await fake({ extraReleases: { 'kubernetes-sigs/cluster-api': Array.from({ length: 120 }, (_, i) => ({ tag: `v0.2.${i}` })) } });
+    const server = await fake({
+      extraReleases: { 'kubernetes-sigs/cluster-api': Array.from({ length: 120 }, (_, i) => ({ tag: `v0.2.${i}` })) },
+    });
     const { source, events } = setup(server);
     const first = await source.listVersions();
     const second = await source.listVersions();
@@ -105,13 +117,26 @@ describe('GitHub release source: files', () => {
     const { source, events } = setup(server);
     const artifact = await source.readFile('v1.12.0', 'core-components.yaml');
     expect(sha256(artifact.bytes)).toBe(CORE_V1_12_0_SHA256);
-    expect(artifact.url).toBe('https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.12.0/core-components.yaml');
+    expect(artifact.url).toBe(
+      'https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.12.0/core-components.yaml',
+    );
     expect(events).toContainEqual({ type: 'download', url: artifact.url, bytes: artifact.bytes.length });
   });
 
   it.each([
-    { name: 'metadata.yaml of the same tag', version: 'v1.12.0', file: 'metadata.yaml', disk: 'cluster-api/v1.12.0/metadata.yaml' },
-    { name: 'a plain (not gzipped) asset', version: 'v1.3.2', file: 'infrastructure-components.yaml', disk: 'infrastructure-vcd/v1.3.2/infrastructure-components.yaml', repo: { owner: 'vmware', repo: 'cluster-api-provider-cloud-director' } },
+    {
+      name: 'metadata.yaml of the same tag',
+      version: 'v1.12.0',
+      file: 'metadata.yaml',
+      disk: 'cluster-api/v1.12.0/metadata.yaml',
+    },
+    {
+      name: 'a plain (not gzipped) asset',
+      version: 'v1.3.2',
+      file: 'infrastructure-components.yaml',
+      disk: 'infrastructure-vcd/v1.3.2/infrastructure-components.yaml',
+      repo: { owner: 'vmware', repo: 'cluster-api-provider-cloud-director' },
+    },
   ])('serves $name unchanged', async ({ version, file, disk, repo }) => {
     const server = await fake();
     const source = createGitHubSource(setup(server).client, repo ?? CAPI);
@@ -159,7 +184,9 @@ describe('GitHub release source: files', () => {
   });
 
   it('caps the list of available tags in the hint', async () => {
-    const server = await fake({ extraReleases: { 'kubernetes-sigs/cluster-api': Array.from({ length: 40 }, (_, i) => ({ tag: `v0.3.${i}` })) } });
+    const server = await fake({
+      extraReleases: { 'kubernetes-sigs/cluster-api': Array.from({ length: 40 }, (_, i) => ({ tag: `v0.3.${i}` })) },
+    });
     const err = await failure(setup(server).source.readFile('v9.0.0', 'core-components.yaml'));
     expect(err.code).toBe('version-not-found');
     expect(err.diagnostics[0]?.hint).not.toContain('v0.3.0,');
@@ -174,7 +201,10 @@ describe('GitHub release source: files', () => {
   });
 
   it('joins the root path to the file name like clusterctl', async () => {
-    const server = await fake({ repos: {}, extraReleases: { 'o/r': [{ tag: 'v1.0.0', assets: { 'sub/components.yaml': 'kind: List\n' } }] } });
+    const server = await fake({
+      repos: {},
+      extraReleases: { 'o/r': [{ tag: 'v1.0.0', assets: { 'sub/components.yaml': 'kind: List\n' } }] },
+    });
     const source = createGitHubSource(setup(server).client, { owner: 'o', repo: 'r', rootPath: 'sub' });
     expect(new TextDecoder().decode((await source.readFile('v1.0.0', 'components.yaml')).bytes)).toBe('kind: List\n');
   });
@@ -266,9 +296,20 @@ describe('GitHub release source: failures', () => {
   it('times out a server that never answers', async () => {
     const silent = createHttpServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    onTestFinished(() => new Promise<void>((resolve) => { silent.closeAllConnections(); silent.close(() => resolve()); }));
+    onTestFinished(
+      () =>
+        new Promise<void>((resolve) => {
+          silent.closeAllConnections();
+          silent.close(() => resolve());
+        }),
+    );
     const { port } = silent.address() as AddressInfo;
-    const client = createGitHubClient({ baseUrl: `http://127.0.0.1:${port}`, retries: 1, retryAfterBaseMs: 1, timeoutMs: 50 });
+    const client = createGitHubClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      retries: 1,
+      retryAfterBaseMs: 1,
+      timeoutMs: 50,
+    });
     const err = await failure(createGitHubSource(client, CAPI).listVersions());
     expect(err.code).toBe('fetch');
     expect(err.message).toContain('timed out');
@@ -279,21 +320,69 @@ describe('GitHub release source: failures', () => {
     const port = await closedPort();
     const errors: FetchError[] = [];
     const events: FetchProgress[] = [];
-    const run = async (baseUrl: string, prepare: () => void, call: (s: ReturnType<typeof createGitHubSource>) => Promise<unknown>) => {
+    const run = async (
+      baseUrl: string,
+      prepare: () => void,
+      call: (s: ReturnType<typeof createGitHubSource>) => Promise<unknown>,
+    ) => {
       prepare();
-      const client = createGitHubClient({ baseUrl, token: TOKEN, retries: 1, retryAfterBaseMs: 1, maxRateLimitWaitMs: 100, onProgress: (e) => events.push(e) });
+      const client = createGitHubClient({
+        baseUrl,
+        token: TOKEN,
+        retries: 1,
+        retryAfterBaseMs: 1,
+        maxRateLimitWaitMs: 100,
+        onProgress: (e) => events.push(e),
+      });
       errors.push(await failure(call(createGitHubSource(client, CAPI))));
     };
-    await run(server.baseUrl, () => undefined, (s) => s.listVersions()); // 401: token rejected
+    await run(
+      server.baseUrl,
+      () => undefined,
+      (s) => s.listVersions(),
+    ); // 401: token rejected
     const open = await fake();
-    await run(open.baseUrl, () => open.failNext('rate-limit', 1, { resetInSeconds: 3600 }), (s) => s.listVersions());
-    await run(open.baseUrl, () => open.failNext('server-error', 2), (s) => s.readFile('v1.12.0', 'metadata.yaml'));
-    await run(open.baseUrl, () => undefined, (s) => s.readFile('v0.0.0', 'metadata.yaml'));
-    await run(open.baseUrl, () => undefined, (s) => s.readFile('v1.12.0', 'missing.yaml'));
-    await run(`http://127.0.0.1:${port}`, () => undefined, (s) => s.listVersions());
-    expect(errors.map((e) => e.code)).toEqual(['auth', 'rate-limit', 'fetch', 'version-not-found', 'source-not-found', 'fetch']);
+    await run(
+      open.baseUrl,
+      () => open.failNext('rate-limit', 1, { resetInSeconds: 3600 }),
+      (s) => s.listVersions(),
+    );
+    await run(
+      open.baseUrl,
+      () => open.failNext('server-error', 2),
+      (s) => s.readFile('v1.12.0', 'metadata.yaml'),
+    );
+    await run(
+      open.baseUrl,
+      () => undefined,
+      (s) => s.readFile('v0.0.0', 'metadata.yaml'),
+    );
+    await run(
+      open.baseUrl,
+      () => undefined,
+      (s) => s.readFile('v1.12.0', 'missing.yaml'),
+    );
+    await run(
+      `http://127.0.0.1:${port}`,
+      () => undefined,
+      (s) => s.listVersions(),
+    );
+    expect(errors.map((e) => e.code)).toEqual([
+      'auth',
+      'rate-limit',
+      'fetch',
+      'version-not-found',
+      'source-not-found',
+      'fetch',
+    ]);
     for (const err of errors) {
-      const text = [err.message, String(err), err.stack ?? '', JSON.stringify(err.diagnostics), JSON.stringify(err)].join('\n');
+      const text = [
+        err.message,
+        String(err),
+        err.stack ?? '',
+        JSON.stringify(err.diagnostics),
+        JSON.stringify(err),
+      ].join('\n');
       expect(text).not.toContain(TOKEN);
     }
     expect(events.length).toBeGreaterThan(0);

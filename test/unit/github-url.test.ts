@@ -4,7 +4,9 @@ import type { ProviderKind } from '../../src/declarations/provider-kinds.js';
 import { isGitHubUrl, parseGitHubReleaseUrl, type GitHubEnterpriseHost } from '../../src/source/github/github-url.js';
 
 const GHE: GitHubEnterpriseHost[] = [{ origin: 'https://ghe.example.com' }];
-const GHE_CUSTOM_API: GitHubEnterpriseHost[] = [{ origin: 'https://code.corp.test', apiBaseUrl: 'https://api.code.corp.test/' }];
+const GHE_CUSTOM_API: GitHubEnterpriseHost[] = [
+  { origin: 'https://code.corp.test', apiBaseUrl: 'https://api.code.corp.test/' },
+];
 const PUBLIC = { origin: 'https://github.com', apiBaseUrl: 'https://api.github.com' };
 
 interface ValidCase {
@@ -18,12 +20,26 @@ const valid: ValidCase[] = [
   {
     name: 'clusterctl form with a tag',
     input: 'https://github.com/o/r1/releases/v0.4.1/path',
-    expected: { ...PUBLIC, owner: 'o', repo: 'r1', version: 'v0.4.1', rootPath: '.', componentsFile: 'path', form: 'clusterctl' },
+    expected: {
+      ...PUBLIC,
+      owner: 'o',
+      repo: 'r1',
+      version: 'v0.4.1',
+      rootPath: '.',
+      componentsFile: 'path',
+      form: 'clusterctl',
+    },
   },
   {
     name: 'clusterctl form with latest (a built-in URL)',
     input: 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/core-components.yaml',
-    expected: { owner: 'kubernetes-sigs', repo: 'cluster-api', version: 'latest', componentsFile: 'core-components.yaml', form: 'clusterctl' },
+    expected: {
+      owner: 'kubernetes-sigs',
+      repo: 'cluster-api',
+      version: 'latest',
+      componentsFile: 'core-components.yaml',
+      form: 'clusterctl',
+    },
   },
   {
     name: 'folders after the version become the root path',
@@ -65,7 +81,13 @@ const valid: ValidCase[] = [
     name: 'operator docs short form takes no version and the kind default asset',
     input: 'https://github.com/kubernetes-sigs/cluster-api-provider-aws/releases',
     config: { kind: 'InfrastructureProvider' },
-    expected: { owner: 'kubernetes-sigs', repo: 'cluster-api-provider-aws', version: undefined, componentsFile: 'infrastructure-components.yaml', form: 'short' },
+    expected: {
+      owner: 'kubernetes-sigs',
+      repo: 'cluster-api-provider-aws',
+      version: undefined,
+      componentsFile: 'infrastructure-components.yaml',
+      form: 'short',
+    },
   },
   {
     name: 'short form with a version',
@@ -83,7 +105,13 @@ const valid: ValidCase[] = [
     name: 'GitHub Enterprise host with the default API base',
     input: 'https://ghe.example.com/team/provider/releases/v1.0.0/infrastructure-components.yaml',
     config: { enterpriseHosts: GHE },
-    expected: { origin: 'https://ghe.example.com', apiBaseUrl: 'https://ghe.example.com/api/v3', owner: 'team', repo: 'provider', version: 'v1.0.0' },
+    expected: {
+      origin: 'https://ghe.example.com',
+      apiBaseUrl: 'https://ghe.example.com/api/v3',
+      owner: 'team',
+      repo: 'provider',
+      version: 'v1.0.0',
+    },
   },
   {
     name: 'GitHub Enterprise host with its own API base',
@@ -97,14 +125,21 @@ const invalid: Array<{ name: string; input: string; config?: ValidCase['config']
   { name: 'not a URL', input: '%gh&%ij' },
   { name: 'http scheme', input: 'http://github.com/o/r/releases/v1.0.0/file.yaml' },
   { name: 'another host', input: 'https://gitlab.com/o/r/releases/v1.0.0/file.yaml' },
-  { name: 'www host (clusterctl compares the host exactly)', input: 'https://www.github.com/o/r/releases/v1.0.0/file.yaml' },
+  {
+    name: 'www host (clusterctl compares the host exactly)',
+    input: 'https://www.github.com/o/r/releases/v1.0.0/file.yaml',
+  },
   { name: 'too short', input: 'https://github.com/dd/' },
   { name: 'third segment is not releases', input: 'https://github.com/o/r/tree/main/file.yaml' },
   { name: 'empty segment', input: 'https://github.com/o//releases/v1.0.0/file.yaml' },
   { name: 'bad escape', input: 'https://github.com/o/r/releases/v1.0.0/%zz.yaml' },
   { name: 'short form without a kind', input: 'https://github.com/o/r/releases' },
   { name: 'enterprise host not configured', input: 'https://ghe.example.com/o/r/releases/v1.0.0/file.yaml' },
-  { name: 'enterprise host over the wrong scheme', input: 'http://ghe.example.com/o/r/releases/v1.0.0/file.yaml', config: { enterpriseHosts: GHE } },
+  {
+    name: 'enterprise host over the wrong scheme',
+    input: 'http://ghe.example.com/o/r/releases/v1.0.0/file.yaml',
+    config: { enterpriseHosts: GHE },
+  },
 ];
 
 describe('parseGitHubReleaseUrl', () => {
@@ -137,7 +172,9 @@ describe('parseGitHubReleaseUrl', () => {
 
   it('reports a malformed enterprise origin as a config error', () => {
     try {
-      parseGitHubReleaseUrl('https://github.example/o/r/releases/v1/f.yaml', { enterpriseHosts: [{ origin: 'not a url' }] });
+      parseGitHubReleaseUrl('https://github.example/o/r/releases/v1/f.yaml', {
+        enterpriseHosts: [{ origin: 'not a url' }],
+      });
       expect.unreachable();
     } catch (e) {
       expect((e as SpecError).code).toBe('config');

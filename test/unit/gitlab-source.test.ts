@@ -5,8 +5,20 @@
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { FetchError, SpecError } from '../../src/errors.js';
-import { createGitLabClient, createGitLabSource, isGitLabUrl, packageListUrl, parseGitLabPackageUrl } from '../../src/source/gitlab/gitlab-source.js';
-import { GITLAB_HOST, gitLabUrl, startFakeGitLab, type FakeGitLab, type FakeGitLabOptions } from '../helpers/fake-gitlab.js';
+import {
+  createGitLabClient,
+  createGitLabSource,
+  isGitLabUrl,
+  packageListUrl,
+  parseGitLabPackageUrl,
+} from '../../src/source/gitlab/gitlab-source.js';
+import {
+  GITLAB_HOST,
+  gitLabUrl,
+  startFakeGitLab,
+  type FakeGitLab,
+  type FakeGitLabOptions,
+} from '../helpers/fake-gitlab.js';
 import { fixtureText } from '../helpers/fixtures.js';
 
 const VALID = 'https://gitlab.example.org/api/v4/projects/group%2Fproject/packages/generic/my-package/v1.0/path';
@@ -74,22 +86,39 @@ describe('the GitLab source and client against a local fake GitLab', () => {
   it('reads a file with the Bearer token at the URL clusterctl builds', async () => {
     const gl = await serve({ validTokens: ['t0ken'] });
     const source = createGitLabSource(createGitLabClient({ token: 't0ken', fetch: gl.fetch }), pkg);
-    expect(source).toMatchObject({ id: 'gitlab:gitlab.example.com/capi%2Freleases/cluster-api', description: 'GitLab package cluster-api of capi/releases on gitlab.example.com', remote: true });
+    expect(source).toMatchObject({
+      id: 'gitlab:gitlab.example.com/capi%2Freleases/cluster-api',
+      description: 'GitLab package cluster-api of capi/releases on gitlab.example.com',
+      remote: true,
+    });
     expect(source.unlisted).toBeUndefined();
     const artifact = await source.readFile('v1.11.0', 'metadata.yaml');
     expect(artifact.url).toBe(gitLabUrl('cluster-api', 'v1.11.0', 'metadata.yaml'));
     expect(new TextDecoder().decode(artifact.bytes)).toBe(fixtureText('repository/cluster-api/v1.11.0/metadata.yaml'));
     expect(gl.requests).toEqual([
-      expect.objectContaining({ url: '/api/v4/projects/capi%2Freleases/packages/generic/cluster-api/v1.11.0/metadata.yaml', status: 200 }),
+      expect.objectContaining({
+        url: '/api/v4/projects/capi%2Freleases/packages/generic/cluster-api/v1.11.0/metadata.yaml',
+        status: 200,
+      }),
     ]);
     expect(gl.requests[0]!.headers.authorization).toBe('Bearer t0ken');
   });
 
   it.each([
-    { name: 'no answer within the timeout', fail: 'hang' as const, code: 'fetch', detail: 'no complete answer within 0.2 s' },
+    {
+      name: 'no answer within the timeout',
+      fail: 'hang' as const,
+      code: 'fetch',
+      detail: 'no complete answer within 0.2 s',
+    },
     { name: 'a 500', fail: 'server-error' as const, code: 'fetch', detail: 'got 500"; GitLab answered a server error' },
-    { name: 'a 401', fail: 'unauthorized' as const, code: 'auth', detail: 'unauthorized access, please check your credentials"; GitLab rejected the token' },
-  ])('$name: FetchError $code with clusterctl\'s prefix, the token never shown', async ({ fail, code, detail }) => {
+    {
+      name: 'a 401',
+      fail: 'unauthorized' as const,
+      code: 'auth',
+      detail: 'unauthorized access, please check your credentials"; GitLab rejected the token',
+    },
+  ])("$name: FetchError $code with clusterctl's prefix, the token never shown", async ({ fail, code, detail }) => {
     const gl = await serve();
     gl.failNext(fail, 1);
     const client = createGitLabClient({ token: 'secret-t0ken', fetch: gl.fetch, timeoutMs: 200 });
@@ -108,8 +137,12 @@ describe('the GitLab source and client against a local fake GitLab', () => {
       throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
     };
     const client = createGitLabClient({ fetch: refused });
-    const error = await client.getFile({ url: gitLabUrl('cluster-api', 'v1.12.0', 'metadata.yaml'), version: 'v1.12.0', file: 'metadata.yaml' }).catch((e: unknown) => e);
-    expect((error as FetchError).diagnostics[0]!.message).toContain('could not reach gitlab.example.com (ECONNREFUSED)');
+    const error = await client
+      .getFile({ url: gitLabUrl('cluster-api', 'v1.12.0', 'metadata.yaml'), version: 'v1.12.0', file: 'metadata.yaml' })
+      .catch((e: unknown) => e);
+    expect((error as FetchError).diagnostics[0]!.message).toContain(
+      'could not reach gitlab.example.com (ECONNREFUSED)',
+    );
   });
 });
 
@@ -120,15 +153,32 @@ describe('listing versions through the Packages API (GET /projects/:id/packages)
     return gl;
   };
   const pkg = { host: GITLAB_HOST, projectSlug: 'capi%2Freleases', packageName: 'cluster-api' };
-  const FIXTURE_VERSIONS = ['v1.10.4', 'v1.11.0', 'v1.12.0', 'v1.4.2', 'v1.4.3', 'v1.5.4', 'v1.6.0', 'v1.7.7', 'v1.8.0'];
+  const FIXTURE_VERSIONS = [
+    'v1.10.4',
+    'v1.11.0',
+    'v1.12.0',
+    'v1.4.2',
+    'v1.4.3',
+    'v1.5.4',
+    'v1.6.0',
+    'v1.7.7',
+    'v1.8.0',
+  ];
   const listings = (gl: FakeGitLab) => gl.requests.filter((q) => q.url.includes('/packages?'));
 
   it('asks for generic packages of that name, 100 a page, with the token', async () => {
     const gl = await serve({ validTokens: ['t0ken'] });
-    const versions = await createGitLabSource(createGitLabClient({ token: 't0ken', fetch: gl.fetch }), pkg).listVersions();
+    const versions = await createGitLabSource(
+      createGitLabClient({ token: 't0ken', fetch: gl.fetch }),
+      pkg,
+    ).listVersions();
     expect(versions).toEqual(FIXTURE_VERSIONS);
-    expect(listings(gl).map((q) => q.url)).toEqual(['/api/v4/projects/capi%2Freleases/packages?package_type=generic&package_name=cluster-api&per_page=100']);
-    expect(packageListUrl(pkg)).toBe(`https://${GITLAB_HOST}/api/v4/projects/capi%2Freleases/packages?package_type=generic&package_name=cluster-api&per_page=100`);
+    expect(listings(gl).map((q) => q.url)).toEqual([
+      '/api/v4/projects/capi%2Freleases/packages?package_type=generic&package_name=cluster-api&per_page=100',
+    ]);
+    expect(packageListUrl(pkg)).toBe(
+      `https://${GITLAB_HOST}/api/v4/projects/capi%2Freleases/packages?package_type=generic&package_name=cluster-api&per_page=100`,
+    );
     expect(gl.requests[0]!.headers.authorization).toBe('Bearer t0ken');
   });
 
@@ -154,7 +204,9 @@ describe('listing versions through the Packages API (GET /projects/:id/packages)
         { name: 'cluster-api', version: 'v1.12.0' }, // the same version twice
       ],
     });
-    expect(await createGitLabClient({ fetch: gl.fetch }).listVersions(pkg)).toEqual([...FIXTURE_VERSIONS.slice(0, 3), 'v1.12.1', ...FIXTURE_VERSIONS.slice(3)].sort());
+    expect(await createGitLabClient({ fetch: gl.fetch }).listVersions(pkg)).toEqual(
+      [...FIXTURE_VERSIONS.slice(0, 3), 'v1.12.1', ...FIXTURE_VERSIONS.slice(3)].sort(),
+    );
   });
 
   it('sends the last ETag back; a 304 reuses the stored pages', async () => {
@@ -163,7 +215,11 @@ describe('listing versions through the Packages API (GET /projects/:id/packages)
     expect(await client.listVersions(pkg)).toEqual(FIXTURE_VERSIONS);
     expect(await client.listVersions(pkg)).toEqual(FIXTURE_VERSIONS);
     const [first, second] = [listings(gl).slice(0, 3), listings(gl).slice(3)];
-    expect(first.map((q) => [q.status, q.headers['if-none-match']])).toEqual([[200, undefined], [200, undefined], [200, undefined]]);
+    expect(first.map((q) => [q.status, q.headers['if-none-match']])).toEqual([
+      [200, undefined],
+      [200, undefined],
+      [200, undefined],
+    ]);
     expect(second.map((q) => q.status)).toEqual([304, 304, 304]);
     expect(second.every((q) => /^W\/"[0-9a-f]{32}"$/.test(q.headers['if-none-match'] ?? ''))).toBe(true);
   });
@@ -173,25 +229,59 @@ describe('listing versions through the Packages API (GET /projects/:id/packages)
     const client = createGitLabClient({ fetch: gl.fetch });
     await client.listVersions(pkg);
     expect(await client.listVersions(pkg)).toEqual(FIXTURE_VERSIONS);
-    expect(listings(gl).map((q) => [q.status, q.headers['if-none-match'] !== undefined])).toEqual([[200, false], [200, true]]);
+    expect(listings(gl).map((q) => [q.status, q.headers['if-none-match'] !== undefined])).toEqual([
+      [200, false],
+      [200, true],
+    ]);
   });
 
   it.each([
-    { name: 'a 401', options: { validTokens: ['right'] }, project: 'capi%2Freleases', code: 'auth', detail: '401 Unauthorized (GitLab rejected the token)', hint: 'GITLAB_ACCESS_TOKEN' },
-    { name: 'a 404 (no such project)', options: {}, project: 'capi%2Fmissing', code: 'source-not-found', detail: '404 Not Found: no such project', hint: 'private project without a valid token' },
-    { name: 'a 500', options: {}, project: 'capi%2Freleases', fail: true, code: 'fetch', detail: 'GitLab answered 500', hint: 'try again later' },
-  ])('$name: FetchError $code naming the package, the token never shown', async ({ options, project, fail, code, detail, hint }) => {
-    const gl = await serve(options);
-    if (fail) gl.failNext('server-error', 1);
-    const error = await createGitLabClient({ token: 'secret-t0ken', fetch: gl.fetch }).listVersions({ ...pkg, projectSlug: project }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(FetchError);
-    const d = (error as FetchError).diagnostics[0]!;
-    expect(d.code).toBe(code);
-    expect(d.message.startsWith(`failed to list the versions of GitLab package cluster-api of ${decodeURIComponent(project)} on ${GITLAB_HOST}: `)).toBe(true);
-    expect(d.message).toContain(detail);
-    expect(d.hint).toContain(hint);
-    expect(JSON.stringify(d)).not.toContain('secret-t0ken');
-  });
+    {
+      name: 'a 401',
+      options: { validTokens: ['right'] },
+      project: 'capi%2Freleases',
+      code: 'auth',
+      detail: '401 Unauthorized (GitLab rejected the token)',
+      hint: 'GITLAB_ACCESS_TOKEN',
+    },
+    {
+      name: 'a 404 (no such project)',
+      options: {},
+      project: 'capi%2Fmissing',
+      code: 'source-not-found',
+      detail: '404 Not Found: no such project',
+      hint: 'private project without a valid token',
+    },
+    {
+      name: 'a 500',
+      options: {},
+      project: 'capi%2Freleases',
+      fail: true,
+      code: 'fetch',
+      detail: 'GitLab answered 500',
+      hint: 'try again later',
+    },
+  ])(
+    '$name: FetchError $code naming the package, the token never shown',
+    async ({ options, project, fail, code, detail, hint }) => {
+      const gl = await serve(options);
+      if (fail) gl.failNext('server-error', 1);
+      const error = await createGitLabClient({ token: 'secret-t0ken', fetch: gl.fetch })
+        .listVersions({ ...pkg, projectSlug: project })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FetchError);
+      const d = (error as FetchError).diagnostics[0]!;
+      expect(d.code).toBe(code);
+      expect(
+        d.message.startsWith(
+          `failed to list the versions of GitLab package cluster-api of ${decodeURIComponent(project)} on ${GITLAB_HOST}: `,
+        ),
+      ).toBe(true);
+      expect(d.message).toContain(detail);
+      expect(d.hint).toContain(hint);
+      expect(JSON.stringify(d)).not.toContain('secret-t0ken');
+    },
+  );
 
   it('a listing in flight is shared; a failed one is not asked again in the same run', async () => {
     const gl = await serve();

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { RenderError } from '../../src/errors.js';
-import { argocdApplicationFiles, argocdFleetFiles, type ArgocdEnvironment } from '../../src/gitops/argocd-applications.js';
+import {
+  argocdApplicationFiles,
+  argocdFleetFiles,
+  type ArgocdEnvironment,
+} from '../../src/gitops/argocd-applications.js';
 import { resolveGitopsOptions, type GitopsOptions } from '../../src/gitops/options.js';
 import { mergeGitopsConfig } from '../../src/gitops/merge-config.js';
 import type { GitopsConfig } from '../../src/gitops/options.js';
@@ -15,8 +19,15 @@ import { fixtureEnvironment } from '../helpers/gitops-environment.js';
 
 const templates = { userDir: undefined, bundledDir: `${REPO_ROOT}bundled-templates`, read: readTextFileSync };
 const REPO = 'https://git.example.com/mgmt.git';
-const member = (name: string, options: GitopsOptions, file = `overlays/${name}/overlay.yaml`): ArgocdEnvironment => ({ name, options: resolveGitopsOptions(options), file });
-const argocdSet = (argocd: GitopsOptions['argocd'] = {}): GitopsOptions => ({ flavour: 'argocd', argocd: { applicationSet: true, repoURL: REPO, targetRevision: 'main', ...argocd } });
+const member = (name: string, options: GitopsOptions, file = `overlays/${name}/overlay.yaml`): ArgocdEnvironment => ({
+  name,
+  options: resolveGitopsOptions(options),
+  file,
+});
+const argocdSet = (argocd: GitopsOptions['argocd'] = {}): GitopsOptions => ({
+  flavour: 'argocd',
+  argocd: { applicationSet: true, repoURL: REPO, targetRevision: 'main', ...argocd },
+});
 const parse = (text: string) => parseSourceDocuments(text, 'x.yaml').map((d) => d.value as JsonObject);
 const diagnostics = (f: () => unknown) => (thrownBy(RenderError, f) as RenderError).diagnostics;
 
@@ -38,22 +49,36 @@ describe('the ApplicationSet over the Argo CD environments', () => {
   it('generates exactly the two Argo CD Applications, each with its own destination and project; never the Flux environment', () => {
     const apps = expandApplicationSet(set!);
     expect(apps.map((a) => (a.metadata as JsonObject).name)).toEqual(['capi-prod', 'capi-staging']);
-    expect(apps.map((a) => (a.spec as JsonObject).destination)).toEqual([{ name: 'mgmt-prod' }, { server: 'https://staging.example.com:6443' }]);
+    expect(apps.map((a) => (a.spec as JsonObject).destination)).toEqual([
+      { name: 'mgmt-prod' },
+      { server: 'https://staging.example.com:6443' },
+    ]);
     expect(apps.map((a) => (a.spec as JsonObject).project)).toEqual(['platform', 'default']);
-    expect(apps.map((a) => ((a.spec as JsonObject).source as JsonObject).path)).toEqual(['rendered/prod', 'rendered/staging']);
+    expect(apps.map((a) => ((a.spec as JsonObject).source as JsonObject).path)).toEqual([
+      'rendered/prod',
+      'rendered/staging',
+    ]);
     for (const app of apps) expect(consumerSchemaProblems(app)).toEqual([]);
     expect(JSON.stringify(set)).not.toContain('dev');
   });
 
   it('keeps the safe defaults: preserve on deletion, missingkey=error, server-side apply', () => {
-    expect(set).toMatchObject({ spec: { goTemplateOptions: ['missingkey=error'], syncPolicy: { preserveResourcesOnDeletion: true } } });
-    expect(((((set!.spec as JsonObject).template as JsonObject).spec as JsonObject).syncPolicy as JsonObject).syncOptions).toContain('ServerSideApply=true');
+    expect(set).toMatchObject({
+      spec: { goTemplateOptions: ['missingkey=error'], syncPolicy: { preserveResourcesOnDeletion: true } },
+    });
+    expect(
+      ((((set!.spec as JsonObject).template as JsonObject).spec as JsonObject).syncPolicy as JsonObject).syncOptions,
+    ).toContain('ServerSideApply=true');
   });
 
   it('is not written when no environment asks for it; one environment may keep the in-cluster default', () => {
-    expect(argocdFleetFiles([member('dev', { flavour: 'flux' }), member('prod', { flavour: 'argocd' })], templates)).toEqual([]);
+    expect(
+      argocdFleetFiles([member('dev', { flavour: 'flux' }), member('prod', { flavour: 'argocd' })], templates),
+    ).toEqual([]);
     const [only] = parse(argocdFleetFiles([member('prod', argocdSet())], templates)[0]![1]);
-    expect(expandApplicationSet(only!).map((a) => (a.spec as JsonObject).destination)).toEqual([{ server: 'https://kubernetes.default.svc' }]);
+    expect(expandApplicationSet(only!).map((a) => (a.spec as JsonObject).destination)).toEqual([
+      { server: 'https://kubernetes.default.svc' },
+    ]);
   });
 });
 
@@ -68,14 +93,23 @@ describe('destinations and ApplicationSet settings: errors', () => {
     },
     {
       name: 'two environments on one cluster (also through separate Applications)',
-      fleet: [member('a', { flavour: 'argocd', argocd: { application: true, repoURL: REPO, destination: { name: 'in-cluster' } } }), member('b', argocdSet({ destinationServer: 'https://kubernetes.default.svc' }))],
+      fleet: [
+        member('a', {
+          flavour: 'argocd',
+          argocd: { application: true, repoURL: REPO, destination: { name: 'in-cluster' } },
+        }),
+        member('b', argocdSet({ destinationServer: 'https://kubernetes.default.svc' })),
+      ],
       codes: ['destination'],
       message: /environments a and b both install Cluster API into the cluster Argo CD runs in/,
       file: 'overlays/b/overlay.yaml',
     },
     {
       name: 'environments of one ApplicationSet disagreeing on a set-level setting',
-      fleet: [member('prod', argocdSet({ destination: { name: 'p' } })), member('staging', argocdSet({ destination: { name: 's' }, targetRevision: 'release' }))],
+      fleet: [
+        member('prod', argocdSet({ destination: { name: 'p' } })),
+        member('staging', argocdSet({ destination: { name: 's' }, targetRevision: 'release' })),
+      ],
       codes: ['config'],
       message: /set gitops\.argocd\.targetRevision differently/,
       file: 'overlays/staging/overlay.yaml',
@@ -104,11 +138,32 @@ describe('destinations and ApplicationSet settings: errors', () => {
 
 describe('Applications from the plugin or the Source Hydrator', () => {
   const env = fixtureEnvironment('prod', { certManager: true });
-  const app = (argocd: GitopsOptions['argocd']) => parse(argocdApplicationFiles(env, resolveGitopsOptions({ flavour: 'argocd', argocd: { application: true, repoURL: REPO, targetRevision: 'main', destination: { name: 'mgmt-prod' }, ...argocd } }), templates).files[0]![1])[0]!;
+  const app = (argocd: GitopsOptions['argocd']) =>
+    parse(
+      argocdApplicationFiles(
+        env,
+        resolveGitopsOptions({
+          flavour: 'argocd',
+          argocd: {
+            application: true,
+            repoURL: REPO,
+            targetRevision: 'main',
+            destination: { name: 'mgmt-prod' },
+            ...argocd,
+          },
+        }),
+        templates,
+      ).files[0]![1],
+    )[0]!;
 
   it('plugin: source.plugin names capi-render and passes the environment as CAPI_ENV; the path is the folder of capi-render.yaml', () => {
     const a = app({ source: 'plugin', repoPath: 'infra/capi' });
-    expect((a.spec as JsonObject).source).toEqual({ repoURL: REPO, targetRevision: 'main', path: 'infra/capi', plugin: { name: 'capi-render', env: [{ name: 'CAPI_ENV', value: 'prod' }] } });
+    expect((a.spec as JsonObject).source).toEqual({
+      repoURL: REPO,
+      targetRevision: 'main',
+      path: 'infra/capi',
+      plugin: { name: 'capi-render', env: [{ name: 'CAPI_ENV', value: 'prod' }] },
+    });
     expect(consumerSchemaProblems(a)).toEqual([]);
   });
 
@@ -116,26 +171,43 @@ describe('Applications from the plugin or the Source Hydrator', () => {
     const a = app({ source: 'hydrator', hydrator: { targetBranch: 'env/prod', hydrateToBranch: 'env/prod-next' } });
     expect((a.spec as JsonObject).source).toBeUndefined();
     expect((a.spec as JsonObject).sourceHydrator).toEqual({
-      drySource: { repoURL: REPO, targetRevision: 'main', path: '.', plugin: { name: 'capi-render', env: [{ name: 'CAPI_ENV', value: 'prod' }] } },
+      drySource: {
+        repoURL: REPO,
+        targetRevision: 'main',
+        path: '.',
+        plugin: { name: 'capi-render', env: [{ name: 'CAPI_ENV', value: 'prod' }] },
+      },
       syncSource: { targetBranch: 'env/prod', path: 'rendered/prod' },
       hydrateTo: { targetBranch: 'env/prod-next' },
     });
     expect(consumerSchemaProblems(a)).toEqual([]);
   });
 
-  it.each(['plugin', 'hydrator'] as const)('an ApplicationSet with source %s expands to schema-valid Applications', (source) => {
-    const fleet = [member('prod', argocdSet({ source, destination: { name: 'p' } })), member('staging', argocdSet({ source, destination: { name: 's' } }))];
-    const [set] = parse(argocdFleetFiles(fleet, templates)[0]![1]);
-    expect(consumerSchemaProblems(set)).toEqual([]);
-    const apps = expandApplicationSet(set!);
-    for (const a of apps) expect(consumerSchemaProblems(a)).toEqual([]);
-    const envOf = (a: JsonObject) => JSON.stringify((a.spec as JsonObject).source ?? (a.spec as JsonObject).sourceHydrator).match(/"CAPI_ENV","value":"(\w+)"/)![1];
-    expect(apps.map(envOf)).toEqual(['prod', 'staging']);
-  });
+  it.each(['plugin', 'hydrator'] as const)(
+    'an ApplicationSet with source %s expands to schema-valid Applications',
+    (source) => {
+      const fleet = [
+        member('prod', argocdSet({ source, destination: { name: 'p' } })),
+        member('staging', argocdSet({ source, destination: { name: 's' } })),
+      ];
+      const [set] = parse(argocdFleetFiles(fleet, templates)[0]![1]);
+      expect(consumerSchemaProblems(set)).toEqual([]);
+      const apps = expandApplicationSet(set!);
+      for (const a of apps) expect(consumerSchemaProblems(a)).toEqual([]);
+      const envOf = (a: JsonObject) =>
+        JSON.stringify((a.spec as JsonObject).source ?? (a.spec as JsonObject).sourceHydrator).match(
+          /"CAPI_ENV","value":"(\w+)"/,
+        )![1];
+      expect(apps.map(envOf)).toEqual(['prod', 'staging']);
+    },
+  );
 
   it('the schema check catches a broken object (it is not vacuous)', () => {
     const a = app({});
-    expect(consumerSchemaProblems({ ...a, spec: { ...(a.spec as JsonObject), destination: { server: 1 }, sourcee: {} } }).length).toBeGreaterThan(1);
+    expect(
+      consumerSchemaProblems({ ...a, spec: { ...(a.spec as JsonObject), destination: { server: 1 }, sourcee: {} } })
+        .length,
+    ).toBeGreaterThan(1);
   });
 });
 
@@ -157,7 +229,9 @@ describe('layering destinations and OCI settings (capi-render.yaml, then overlay
       name: 'the registry from capi-render.yaml, the digest from the overlay',
       base: { flux: { oci: { repository: 'r.example.com/capi' }, interval: '5m' } },
       over: { flux: { oci: { digest: `sha256:${'a'.repeat(64)}` } } },
-      expected: { flux: { oci: { repository: 'r.example.com/capi', digest: `sha256:${'a'.repeat(64)}` }, interval: '5m' } },
+      expected: {
+        flux: { oci: { repository: 'r.example.com/capi', digest: `sha256:${'a'.repeat(64)}` }, interval: '5m' },
+      },
     },
   ])('$name', ({ base, over, expected }) => expect(mergeGitopsConfig(base, over)).toEqual(expected));
 });

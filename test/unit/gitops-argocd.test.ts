@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { RenderError, SpecError } from '../../src/errors.js';
-import { applyGitopsFlavour, ARGOCD_WAVES, lastAppliedSize, SSA_SIZE_THRESHOLD, type GitopsOptions } from '../../src/gitops/index.js';
+import {
+  applyGitopsFlavour,
+  ARGOCD_WAVES,
+  lastAppliedSize,
+  SSA_SIZE_THRESHOLD,
+  type GitopsOptions,
+} from '../../src/gitops/index.js';
 import { annotationsOf, nameOf, type KubeObject } from '../../src/manifest/object.js';
 import type { RenderedEnvironment } from '../../src/plan/output-plan.js';
 import { fixtureEnvironment } from '../helpers/gitops-environment.js';
@@ -10,7 +16,8 @@ import { consumerSchemaProblems } from '../helpers/consumer-schemas.js';
 const WAVE = 'argocd.argoproj.io/sync-wave';
 const SYNC = 'argocd.argoproj.io/sync-options';
 const all = (env: RenderedEnvironment) => env.components.flatMap((c) => c.objects);
-const argocd = (env: RenderedEnvironment, extra: Partial<GitopsOptions> = {}) => applyGitopsFlavour(env, { flavour: 'argocd', ...extra });
+const argocd = (env: RenderedEnvironment, extra: Partial<GitopsOptions> = {}) =>
+  applyGitopsFlavour(env, { flavour: 'argocd', ...extra });
 
 describe('Argo CD flavour on the real v1.12.0 providers and cert-manager v1.19.4', () => {
   const input = fixtureEnvironment('mgmt', { certManager: true });
@@ -27,7 +34,8 @@ describe('Argo CD flavour on the real v1.12.0 providers and cert-manager v1.19.4
     expect(environment.components.map((c) => c.name)).toEqual(Object.keys(expected));
     for (const component of environment.components) {
       expect(component.objects.length).toBeGreaterThan(5);
-      for (const o of component.objects) expect(annotationsOf(o)[WAVE], `${component.name} ${o.kind}/${nameOf(o)}`).toBe(expected[component.name]);
+      for (const o of component.objects)
+        expect(annotationsOf(o)[WAVE], `${component.name} ${o.kind}/${nameOf(o)}`).toBe(expected[component.name]);
     }
     expect(ARGOCD_WAVES).toEqual({ 'cert-manager': '-30', core: '-20', provider: '-10' });
   });
@@ -36,9 +44,16 @@ describe('Argo CD flavour on the real v1.12.0 providers and cert-manager v1.19.4
     const crds = all(environment).filter((o) => o.kind === 'CustomResourceDefinition');
     expect(crds.length).toBe(all(input).filter((o) => o.kind === 'CustomResourceDefinition').length);
     expect(crds.length).toBeGreaterThan(30);
-    for (const crd of crds) expect(annotationsOf(crd)[SYNC], nameOf(crd)).toBe('Delete=false,Prune=false,ServerSideApply=true');
+    for (const crd of crds)
+      expect(annotationsOf(crd)[SYNC], nameOf(crd)).toBe('Delete=false,Prune=false,ServerSideApply=true');
     const namespaces = all(environment).filter((o) => o.kind === 'Namespace');
-    expect(namespaces.map(nameOf)).toEqual(['cert-manager', 'capi-system', 'capi-kubeadm-bootstrap-system', 'capi-kubeadm-control-plane-system', 'capd-system']);
+    expect(namespaces.map(nameOf)).toEqual([
+      'cert-manager',
+      'capi-system',
+      'capi-kubeadm-bootstrap-system',
+      'capi-kubeadm-control-plane-system',
+      'capd-system',
+    ]);
     for (const ns of namespaces) expect(annotationsOf(ns)[SYNC]).toBe('Delete=false,Prune=false');
   });
 
@@ -51,7 +66,10 @@ describe('Argo CD flavour on the real v1.12.0 providers and cert-manager v1.19.4
   it('measures the largest real CRDs; kubeadmcontrolplanes alone exceeds the 262144-byte limit', () => {
     // Sizes of the objects as the pipeline hands them over (clusterctl labels, no status).
     const sizes = new Map(all(input).map((o) => [nameOf(o), lastAppliedSize(o)]));
-    const largest = [...sizes].filter(([n]) => n.includes('.')).sort((a, b) => b[1] - a[1]).slice(0, 8);
+    const largest = [...sizes]
+      .filter(([n]) => n.includes('.'))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 8);
     expect(largest).toEqual([
       ['kubeadmcontrolplanes.controlplane.cluster.x-k8s.io', 266942],
       ['kubeadmconfigs.bootstrap.cluster.x-k8s.io', 217013],
@@ -87,26 +105,73 @@ describe('Argo CD flavour on the real v1.12.0 providers and cert-manager v1.19.4
     const memo = new WeakMap();
     const a = applyGitopsFlavour(input, { flavour: 'argocd' }, { memo });
     const b = applyGitopsFlavour({ ...input, name: 'other' }, { flavour: 'argocd' }, { memo });
-    a.environment.components.forEach((c, i) => c.objects.forEach((o, j) => expect(b.environment.components[i]!.objects[j]).toBe(o)));
+    a.environment.components.forEach((c, i) =>
+      c.objects.forEach((o, j) => expect(b.environment.components[i]!.objects[j]).toBe(o)),
+    );
     expect(JSON.stringify(argocd(input).environment)).toBe(JSON.stringify(environment));
   });
 });
 
 const configMap = (name: string, data: string, annotations?: Record<string, string>): KubeObject =>
-  deepFreeze({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'capi-system', ...(annotations ? { annotations } : {}) }, data: { blob: data } });
+  deepFreeze({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'capi-system', ...(annotations ? { annotations } : {}) },
+    data: { blob: data },
+  });
 const crd = (annotations?: Record<string, string>): KubeObject =>
-  deepFreeze({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com', ...(annotations ? { annotations } : {}) }, spec: { group: 'example.com' } });
-const single = (object: KubeObject, component = 'infrastructure-x'): RenderedEnvironment => ({ name: 'e', components: [{ name: component, objects: [object] }] });
+  deepFreeze({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.com', ...(annotations ? { annotations } : {}) },
+    spec: { group: 'example.com' },
+  });
+const single = (object: KubeObject, component = 'infrastructure-x'): RenderedEnvironment => ({
+  name: 'e',
+  components: [{ name: component, objects: [object] }],
+});
 
 describe('Argo CD sync options', () => {
   // A ConfigMap of n bytes of data is ~ n + 300 bytes of last-applied JSON.
-  const cases: { name: string; object: KubeObject; protect?: GitopsOptions['protect']; expected: Record<string, string | undefined>; warnings?: number }[] = [
-    { name: 'a small ConfigMap gets only the wave', object: configMap('small', 'x'), expected: { [SYNC]: undefined, [WAVE]: '-10' } },
-    { name: 'a ConfigMap just under the threshold stays client-side', object: configMap('big', 'x'.repeat(SSA_SIZE_THRESHOLD - 400)), expected: { [SYNC]: undefined } },
-    { name: 'a ConfigMap over the threshold gets ServerSideApply', object: configMap('huge', 'x'.repeat(SSA_SIZE_THRESHOLD)), expected: { [SYNC]: 'ServerSideApply=true' } },
-    { name: 'CRD options merge into an existing list, sorted and deduplicated', object: crd({ [SYNC]: 'SkipDryRunOnMissingResource=true, ServerSideApply=true' }), expected: { [SYNC]: 'Delete=false,Prune=false,ServerSideApply=true,SkipDryRunOnMissingResource=true' } },
-    { name: 'an explicit opt-out already on the object wins, with a warning', object: crd({ [SYNC]: 'ServerSideApply=false' }), expected: { [SYNC]: 'Delete=false,Prune=false,ServerSideApply=false' }, warnings: 1 },
-    { name: 'without CRD protection a CRD gets only ServerSideApply', object: crd(), protect: { crds: false }, expected: { [SYNC]: 'ServerSideApply=true' } },
+  const cases: {
+    name: string;
+    object: KubeObject;
+    protect?: GitopsOptions['protect'];
+    expected: Record<string, string | undefined>;
+    warnings?: number;
+  }[] = [
+    {
+      name: 'a small ConfigMap gets only the wave',
+      object: configMap('small', 'x'),
+      expected: { [SYNC]: undefined, [WAVE]: '-10' },
+    },
+    {
+      name: 'a ConfigMap just under the threshold stays client-side',
+      object: configMap('big', 'x'.repeat(SSA_SIZE_THRESHOLD - 400)),
+      expected: { [SYNC]: undefined },
+    },
+    {
+      name: 'a ConfigMap over the threshold gets ServerSideApply',
+      object: configMap('huge', 'x'.repeat(SSA_SIZE_THRESHOLD)),
+      expected: { [SYNC]: 'ServerSideApply=true' },
+    },
+    {
+      name: 'CRD options merge into an existing list, sorted and deduplicated',
+      object: crd({ [SYNC]: 'SkipDryRunOnMissingResource=true, ServerSideApply=true' }),
+      expected: { [SYNC]: 'Delete=false,Prune=false,ServerSideApply=true,SkipDryRunOnMissingResource=true' },
+    },
+    {
+      name: 'an explicit opt-out already on the object wins, with a warning',
+      object: crd({ [SYNC]: 'ServerSideApply=false' }),
+      expected: { [SYNC]: 'Delete=false,Prune=false,ServerSideApply=false' },
+      warnings: 1,
+    },
+    {
+      name: 'without CRD protection a CRD gets only ServerSideApply',
+      object: crd(),
+      protect: { crds: false },
+      expected: { [SYNC]: 'ServerSideApply=true' },
+    },
     { name: 'an existing wave is kept', object: configMap('waved', 'x', { [WAVE]: '5' }), expected: { [WAVE]: '5' } },
     {
       name: 'without Namespace protection a Namespace gets no sync options',
@@ -127,12 +192,30 @@ describe('lastAppliedSize', () => {
   const base = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } };
   const KEY = 'kubectl.kubernetes.io/last-applied-configuration'.length + 1; // key + json.Encoder's newline
   const cases: { name: string; object: KubeObject; expected: number }[] = [
-    { name: 'compact JSON plus the annotation key and newline', object: base, expected: JSON.stringify(base).length + KEY },
-    { name: 'Go escapes <, > and & as \\u003c (6 bytes)', object: { ...base, data: { x: '<&>' } }, expected: JSON.stringify({ ...base, data: { x: '<&>' } }).length + 15 + KEY },
-    { name: 'UTF-8 bytes, not UTF-16 units', object: { ...base, data: { x: 'é€' } }, expected: JSON.stringify({ ...base, data: { x: 'é€' } }).length + 3 + KEY },
+    {
+      name: 'compact JSON plus the annotation key and newline',
+      object: base,
+      expected: JSON.stringify(base).length + KEY,
+    },
+    {
+      name: 'Go escapes <, > and & as \\u003c (6 bytes)',
+      object: { ...base, data: { x: '<&>' } },
+      expected: JSON.stringify({ ...base, data: { x: '<&>' } }).length + 15 + KEY,
+    },
+    {
+      name: 'UTF-8 bytes, not UTF-16 units',
+      object: { ...base, data: { x: 'é€' } },
+      expected: JSON.stringify({ ...base, data: { x: 'é€' } }).length + 3 + KEY,
+    },
     {
       name: 'other annotations count twice (in the JSON and as themselves); an old last-applied is left out',
-      object: { ...base, metadata: { name: 'a', annotations: { k: 'vv', 'kubectl.kubernetes.io/last-applied-configuration': '{"big":1}' } } },
+      object: {
+        ...base,
+        metadata: {
+          name: 'a',
+          annotations: { k: 'vv', 'kubectl.kubernetes.io/last-applied-configuration': '{"big":1}' },
+        },
+      },
       expected: JSON.stringify({ ...base, metadata: { name: 'a', annotations: { k: 'vv' } } }).length + KEY + 3,
     },
   ];
@@ -141,7 +224,15 @@ describe('lastAppliedSize', () => {
 
 describe('Argo CD Application and ApplicationSet', () => {
   const env = fixtureEnvironment('Prod_EU', { certManager: true });
-  const options: GitopsOptions = { flavour: 'argocd', argocd: { application: true, applicationSet: true, repoURL: 'https://git.example.com/mgmt.git', pathPrefix: './clusters/rendered/' } };
+  const options: GitopsOptions = {
+    flavour: 'argocd',
+    argocd: {
+      application: true,
+      applicationSet: true,
+      repoURL: 'https://git.example.com/mgmt.git',
+      pathPrefix: './clusters/rendered/',
+    },
+  };
 
   it('renders the Application outside the output folder (the ApplicationSet is a fleet file) and warns that both are asked for', () => {
     const result = applyGitopsFlavour(env, options);
@@ -160,21 +251,45 @@ describe('Argo CD Application and ApplicationSet', () => {
       metadata: {
         name: 'capi-prod-eu',
         namespace: 'argocd',
-        annotations: { 'argocd.argoproj.io/manifest-generate-paths': '.', 'argocd.argoproj.io/compare-options': 'ServerSideDiff=true' },
+        annotations: {
+          'argocd.argoproj.io/manifest-generate-paths': '.',
+          'argocd.argoproj.io/compare-options': 'ServerSideDiff=true',
+        },
       },
       spec: {
         project: 'default',
-        source: { repoURL: 'https://git.example.com/mgmt.git', targetRevision: 'HEAD', path: 'clusters/rendered/Prod_EU' },
+        source: {
+          repoURL: 'https://git.example.com/mgmt.git',
+          targetRevision: 'HEAD',
+          path: 'clusters/rendered/Prod_EU',
+        },
         destination: { server: 'https://kubernetes.default.svc' },
         syncPolicy: { syncOptions: ['ServerSideApply=true', 'PruneLast=true', 'RespectIgnoreDifferences=true'] },
       },
     });
     expect(consumerSchemaProblems(app)).toEqual([]);
     expect(app.spec.ignoreDifferences).toEqual([
-      { group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition', jsonPointers: ['/spec/conversion/webhook/clientConfig/caBundle'] },
-      { group: 'admissionregistration.k8s.io', kind: 'MutatingWebhookConfiguration', jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle'] },
-      { group: 'admissionregistration.k8s.io', kind: 'ValidatingWebhookConfiguration', jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle'] },
-      { group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'capi-aggregated-manager-role', jsonPointers: ['/rules'] },
+      {
+        group: 'apiextensions.k8s.io',
+        kind: 'CustomResourceDefinition',
+        jsonPointers: ['/spec/conversion/webhook/clientConfig/caBundle'],
+      },
+      {
+        group: 'admissionregistration.k8s.io',
+        kind: 'MutatingWebhookConfiguration',
+        jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle'],
+      },
+      {
+        group: 'admissionregistration.k8s.io',
+        kind: 'ValidatingWebhookConfiguration',
+        jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle'],
+      },
+      {
+        group: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: 'capi-aggregated-manager-role',
+        jsonPointers: ['/rules'],
+      },
     ]);
   });
 
@@ -192,7 +307,12 @@ describe('Argo CD templates: user overrides and broken templates', () => {
   const withTemplate = (text: string) => ({
     read: (file: string) => (file === `${USER}/argocd/application.yaml.hbs` ? text : readBundled(file)),
   });
-  const options: GitopsOptions = { flavour: 'argocd', templatesDir: USER, labels: { region: 'eu-west-1' }, argocd: { application: true, repoURL: 'https://git.example.com/x.git' } };
+  const options: GitopsOptions = {
+    flavour: 'argocd',
+    templatesDir: USER,
+    labels: { region: 'eu-west-1' },
+    argocd: { application: true, repoURL: 'https://git.example.com/x.git' },
+  };
 
   it('a user template of the same name wins over the bundled one and sees the environment labels', () => {
     const template = [
@@ -205,14 +325,19 @@ describe('Argo CD templates: user overrides and broken templates', () => {
       '  components: {{json components}}',
       '',
     ].join('\n');
-    const text = applyGitopsFlavour(env, options, withTemplate(template)).extraFiles.get('../gitops/argocd/applications/mgmt.yaml')!;
+    const text = applyGitopsFlavour(env, options, withTemplate(template)).extraFiles.get(
+      '../gitops/argocd/applications/mgmt.yaml',
+    )!;
     expect(text).toContain('name: capi-mgmt-eu-west-1\n');
-    expect(text).toContain('- name: cluster-api\n    role: core\n    wave: \'-20\'\n');
+    expect(text).toContain("- name: cluster-api\n    role: core\n    wave: '-20'\n");
   });
 
   const broken: { name: string; template: string }[] = [
     { name: 'a Handlebars syntax error', template: 'kind: {{#if}}\n' },
-    { name: 'an unknown field (strict mode)', template: 'apiVersion: v1\nkind: X\nmetadata:\n  name: {{quote nope.name}}\n' },
+    {
+      name: 'an unknown field (strict mode)',
+      template: 'apiVersion: v1\nkind: X\nmetadata:\n  name: {{quote nope.name}}\n',
+    },
     { name: 'an unknown helper', template: 'apiVersion: v1\nkind: X\nmetadata:\n  name: {{shout application.name}}\n' },
     { name: 'output that is not YAML', template: 'apiVersion: v1\nkind: [X\nmetadata: {name: a}\n' },
     { name: 'a document without a kind', template: 'apiVersion: v1\nmetadata:\n  name: {{quote application.name}}\n' },

@@ -22,7 +22,10 @@ const ENV: RenderedEnvironment = { name: 'prod', components: [{ name: 'cluster-a
 const REPOSITORY = 'ghcr.io/acme/capi-render';
 
 function ociRepository(verify: FluxOciVerifyOptions | undefined) {
-  const options: GitopsOptions = { flavour: 'flux', flux: { oci: { repository: REPOSITORY, ...(verify ? { verify } : {}) } } };
+  const options: GitopsOptions = {
+    flavour: 'flux',
+    flux: { oci: { repository: REPOSITORY, ...(verify ? { verify } : {}) } },
+  };
   const result = applyGitopsFlavour(ENV, options);
   const object = jsYaml.load(result.extraFiles.get('../gitops/flux/prod/oci-repository.yaml')!) as JsonObject;
   return { object, spec: object.spec as JsonObject, warnings: result.warnings };
@@ -53,7 +56,10 @@ describe('the OCIRepository verify block', () => {
 
   it('keyless with exact values: anchored and escaped (Flux matches substrings with Go regexps)', () => {
     const { object, spec, warnings } = ociRepository({
-      keyless: { issuer: 'https://token.actions.githubusercontent.com', identity: 'https://github.com/acme/fleet/.github/workflows/publish.yaml@refs/heads/main' },
+      keyless: {
+        issuer: 'https://token.actions.githubusercontent.com',
+        identity: 'https://github.com/acme/fleet/.github/workflows/publish.yaml@refs/heads/main',
+      },
     });
     expect(spec.verify).toEqual({
       provider: 'cosign',
@@ -69,31 +75,51 @@ describe('the OCIRepository verify block', () => {
     // The generated pattern accepts the identity and nothing that merely contains it.
     const subject = new RegExp(((spec.verify as JsonObject).matchOIDCIdentity as JsonObject[])[0]!.subject as string);
     expect(subject.test('https://github.com/acme/fleet/.github/workflows/publish.yaml@refs/heads/main')).toBe(true);
-    expect(subject.test('https://github.com/acme/fleet/.github/workflows/publish.yaml@refs/heads/main-evil')).toBe(false);
+    expect(subject.test('https://github.com/acme/fleet/.github/workflows/publish.yaml@refs/heads/main-evil')).toBe(
+      false,
+    );
     expect(subject.test('https://githubXcom/acme/fleet/.github/workflows/publish.yaml@refs/heads/main')).toBe(false);
   });
 
   it('keyless with regular expressions as written, a private trusted root, and a warning for an unanchored one', () => {
     const { object, spec, warnings } = ociRepository({
-      keyless: { issuerRegExp: '^https://token\\.actions\\.githubusercontent\\.com$', identityRegExp: 'https://github\\.com/acme/fleet/', trustedRootSecretRef: { name: 'sigstore-root' } },
+      keyless: {
+        issuerRegExp: '^https://token\\.actions\\.githubusercontent\\.com$',
+        identityRegExp: 'https://github\\.com/acme/fleet/',
+        trustedRootSecretRef: { name: 'sigstore-root' },
+      },
     });
     expect(spec.verify).toEqual({
       provider: 'cosign',
-      matchOIDCIdentity: [{ issuer: '^https://token\\.actions\\.githubusercontent\\.com$', subject: 'https://github\\.com/acme/fleet/' }],
+      matchOIDCIdentity: [
+        { issuer: '^https://token\\.actions\\.githubusercontent\\.com$', subject: 'https://github\\.com/acme/fleet/' },
+      ],
       trustedRootSecretRef: { name: 'sigstore-root' },
     });
     expect(consumerSchemaProblems(object)).toEqual([]);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatchObject({ severity: 'warning', code: 'gitops', field: 'gitops.flux.oci.verify.keyless.identityRegExp' });
+    expect(warnings[0]).toMatchObject({
+      severity: 'warning',
+      code: 'gitops',
+      field: 'gitops.flux.oci.verify.keyless.identityRegExp',
+    });
     expect(warnings[0]!.message).toMatch(/is not anchored: Flux accepts any identity that merely contains a match/);
   });
 
   it('mistakes: both modes, neither, a keyless rule without issuer or identity, exact and regexp together', () => {
-    expect(configError({ key: { secretRef: { name: 'k' } }, keyless: { issuer: 'i', identity: 's' } })).toMatchObject({ message: 'gitops.flux.oci.verify has both key and keyless', field: 'gitops.flux.oci.verify' });
+    expect(configError({ key: { secretRef: { name: 'k' } }, keyless: { issuer: 'i', identity: 's' } })).toMatchObject({
+      message: 'gitops.flux.oci.verify has both key and keyless',
+      field: 'gitops.flux.oci.verify',
+    });
     expect(configError({}).message).toBe('gitops.flux.oci.verify names neither key nor keyless');
-    expect(configError({ keyless: { identity: 's' } })).toMatchObject({ message: 'gitops.flux.oci.verify.keyless has no issuer', field: 'gitops.flux.oci.verify.keyless' });
+    expect(configError({ keyless: { identity: 's' } })).toMatchObject({
+      message: 'gitops.flux.oci.verify.keyless has no issuer',
+      field: 'gitops.flux.oci.verify.keyless',
+    });
     expect(configError({ keyless: { issuer: 'i' } }).message).toBe('gitops.flux.oci.verify.keyless has no identity');
-    expect(configError({ keyless: { issuer: 'i', identity: 's', identityRegExp: '^s$' } }).message).toBe('gitops.flux.oci.verify.keyless has both identity and identityRegExp');
+    expect(configError({ keyless: { issuer: 'i', identity: 's', identityRegExp: '^s$' } }).message).toBe(
+      'gitops.flux.oci.verify.keyless has both identity and identityRegExp',
+    );
   });
 });
 
@@ -101,8 +127,19 @@ describe('the setting', () => {
   const validate = new Ajv({ strict: false, allErrors: true }).compile(GITOPS_SCHEMA);
 
   it('is part of the gitops schema, with no unknown fields', () => {
-    expect(validate({ flavour: 'flux', flux: { oci: { repository: REPOSITORY, verify: { key: { secretRef: { name: 'capi-render-cosign' } } } } } })).toBe(true);
-    expect(validate({ flux: { oci: { verify: { keyless: { issuer: 'i', identityRegExp: '^s$', trustedRootSecretRef: { name: 'r' } } } } } })).toBe(true);
+    expect(
+      validate({
+        flavour: 'flux',
+        flux: { oci: { repository: REPOSITORY, verify: { key: { secretRef: { name: 'capi-render-cosign' } } } } },
+      }),
+    ).toBe(true);
+    expect(
+      validate({
+        flux: {
+          oci: { verify: { keyless: { issuer: 'i', identityRegExp: '^s$', trustedRootSecretRef: { name: 'r' } } } },
+        },
+      }),
+    ).toBe(true);
     expect(validate({ flux: { oci: { verify: { key: { secretRef: 'capi-render-cosign' } } } } })).toBe(false);
     expect(validate({ flux: { oci: { verify: { keyless: { subject: 's' } } } } })).toBe(false);
     expect(validate({ flux: { oci: { verify: { notation: {} } } } })).toBe(false);
@@ -113,7 +150,11 @@ describe('the setting', () => {
       { flavour: 'flux', flux: { oci: { repository: REPOSITORY, verify: { key: { secretRef: { name: 'k' } } } } } },
       { flux: { oci: { digest: `sha256:${'0'.repeat(64)}`, verify: { keyless: { issuer: 'i', identity: 's' } } } } },
     );
-    expect(merged.flux?.oci).toEqual({ repository: REPOSITORY, digest: `sha256:${'0'.repeat(64)}`, verify: { keyless: { issuer: 'i', identity: 's' } } });
+    expect(merged.flux?.oci).toEqual({
+      repository: REPOSITORY,
+      digest: `sha256:${'0'.repeat(64)}`,
+      verify: { keyless: { issuer: 'i', identity: 's' } },
+    });
   });
 });
 
@@ -128,7 +169,12 @@ describe('docs/flux.md "Signing what publish pushes"', () => {
     const settings = documents.filter((d) => d.gitops !== undefined).map((d) => d.gitops as unknown as GitopsOptions);
     expect(settings.map((g) => Object.keys(g.flux!.oci!.verify!))).toEqual([['key'], ['keyless']]);
     const shown = documents.find((d) => d.kind === 'OCIRepository')!;
-    const generated = applyGitopsFlavour(ENV, mergeGitopsConfig(settings[1]!, { flux: { oci: { digest: (shown.spec as JsonObject & { ref: { digest: string } }).ref.digest } } }) as GitopsOptions);
+    const generated = applyGitopsFlavour(
+      ENV,
+      mergeGitopsConfig(settings[1]!, {
+        flux: { oci: { digest: (shown.spec as JsonObject & { ref: { digest: string } }).ref.digest } },
+      }) as GitopsOptions,
+    );
     const object = jsYaml.load(generated.extraFiles.get('../gitops/flux/prod/oci-repository.yaml')!) as JsonObject;
     expect(object).toEqual(shown);
     expect(documents.find((d) => d.name === 'publish')).toMatchObject({ permissions: { 'id-token': 'write' } });

@@ -11,7 +11,15 @@ const KUSTOMIZATIONS = (env: string) => `../gitops/flux/${env}/flux-kustomizatio
 
 interface FluxKustomization {
   metadata: { name: string; namespace: string };
-  spec: { path: string; dependsOn?: { name: string; namespace?: string }[]; wait: boolean; prune: boolean; timeout: string; interval: string; sourceRef: Record<string, string> };
+  spec: {
+    path: string;
+    dependsOn?: { name: string; namespace?: string }[];
+    wait: boolean;
+    prune: boolean;
+    timeout: string;
+    interval: string;
+    sourceRef: Record<string, string>;
+  };
 }
 
 function kustomizationsOf(env: RenderedEnvironment, options: Partial<GitopsOptions> = {}): FluxKustomization[] {
@@ -61,20 +69,38 @@ describe('Flux Kustomizations for the real v1.12.0 providers', () => {
   it.each(cases)('$name', ({ certManager, expected }) => {
     const env = fixtureEnvironment('mgmt', { certManager });
     const ks = kustomizationsOf(env);
-    expect(Object.fromEntries(ks.map((k) => [k.metadata.name, (k.spec.dependsOn ?? []).map((d) => d.name)]))).toEqual(expected);
+    expect(Object.fromEntries(ks.map((k) => [k.metadata.name, (k.spec.dependsOn ?? []).map((d) => d.name)]))).toEqual(
+      expected,
+    );
     // Acyclic, and the file lists them in an order Flux can satisfy (the first has no dependency).
     const order = topologicalOrder(ks);
-    ks.forEach((k, i) => (k.spec.dependsOn ?? []).forEach((d) => expect(ks.findIndex((x) => x.metadata.name === d.name)).toBeLessThan(i)));
+    ks.forEach((k, i) =>
+      (k.spec.dependsOn ?? []).forEach((d) => expect(ks.findIndex((x) => x.metadata.name === d.name)).toBeLessThan(i)),
+    );
     expect(order[0]).toBe(certManager ? 'capi-mgmt-cert-manager' : 'capi-mgmt-cluster-api');
     for (const [i, k] of ks.entries()) {
-      expect(k.spec).toMatchObject({ path: `./rendered/mgmt/${env.components[i]!.name}`, prune: true, wait: true, timeout: '10m', interval: '10m', sourceRef: { kind: 'GitRepository', name: 'flux-system' } });
+      expect(k.spec).toMatchObject({
+        path: `./rendered/mgmt/${env.components[i]!.name}`,
+        prune: true,
+        wait: true,
+        timeout: '10m',
+        interval: '10m',
+        sourceRef: { kind: 'GitRepository', name: 'flux-system' },
+      });
       expect(k.metadata.namespace).toBe('flux-system');
     }
   });
 
   it('applies the options: source, namespace, interval, timeout, path prefix, extra dependencies of the chain root', () => {
     const ks = kustomizationsOf(fixtureEnvironment('mgmt'), {
-      flux: { sourceRef: { kind: 'OCIRepository', name: 'capi', namespace: 'sources' }, namespace: 'capi-gitops', interval: '1h', timeout: '15m', pathPrefix: './deploy/out/', dependsOn: [{ name: 'cert-manager', namespace: 'infra' }] },
+      flux: {
+        sourceRef: { kind: 'OCIRepository', name: 'capi', namespace: 'sources' },
+        namespace: 'capi-gitops',
+        interval: '1h',
+        timeout: '15m',
+        pathPrefix: './deploy/out/',
+        dependsOn: [{ name: 'cert-manager', namespace: 'infra' }],
+      },
     });
     expect(ks[0]).toEqual({
       apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
@@ -94,12 +120,22 @@ describe('Flux Kustomizations for the real v1.12.0 providers', () => {
   });
 
   it('turns folder names into valid object names and warns about names Flux cannot use as label values', () => {
-    const env: RenderedEnvironment = { name: 'EU_West.1', components: [{ name: 'cluster-api', objects: [] }, { name: `infrastructure-${'x'.repeat(60)}`, objects: [] }] };
+    const env: RenderedEnvironment = {
+      name: 'EU_West.1',
+      components: [
+        { name: 'cluster-api', objects: [] },
+        { name: `infrastructure-${'x'.repeat(60)}`, objects: [] },
+      ],
+    };
     const result = applyGitopsFlavour(env, { flavour: 'flux' });
-    const ks = parseSourceDocuments(result.extraFiles.get(KUSTOMIZATIONS('EU_West.1'))!, 'k').map((d) => d.value as unknown as FluxKustomization);
+    const ks = parseSourceDocuments(result.extraFiles.get(KUSTOMIZATIONS('EU_West.1'))!, 'k').map(
+      (d) => d.value as unknown as FluxKustomization,
+    );
     expect(ks[0]!.metadata.name).toBe('capi-eu-west-1-cluster-api');
     expect(ks[0]!.spec.path).toBe('./rendered/EU_West.1/cluster-api');
-    expect(result.warnings.map((w) => [w.code, w.object])).toEqual([['gitops', `Kustomization/flux-system/${ks[1]!.metadata.name}`]]);
+    expect(result.warnings.map((w) => [w.code, w.object])).toEqual([
+      ['gitops', `Kustomization/flux-system/${ks[1]!.metadata.name}`],
+    ]);
   });
 });
 
@@ -112,14 +148,16 @@ describe('Flux object annotations', () => {
     const crdsAndNamespaces = objects.filter((o) => o.kind === 'CustomResourceDefinition' || o.kind === 'Namespace');
     expect(crdsAndNamespaces.length).toBeGreaterThan(35);
     for (const o of crdsAndNamespaces) expect(annotationsOf(o)[PRUNE], nameOf(o)).toBe('disabled');
-    for (const o of objects) expect(Object.keys(annotationsOf(o)).filter((k) => k.startsWith('argocd.argoproj.io/'))).toEqual([]);
+    for (const o of objects)
+      expect(Object.keys(annotationsOf(o)).filter((k) => k.startsWith('argocd.argoproj.io/'))).toEqual([]);
     expect(warnings).toEqual([]);
   });
 
   it('keeps every other object by identity', () => {
     input.components.forEach((c, i) =>
       c.objects.forEach((o: KubeObject, j) => {
-        if (o.kind !== 'CustomResourceDefinition' && o.kind !== 'Namespace') expect(environment.components[i]!.objects[j]).toBe(o);
+        if (o.kind !== 'CustomResourceDefinition' && o.kind !== 'Namespace')
+          expect(environment.components[i]!.objects[j]).toBe(o);
       }),
     );
   });
@@ -130,9 +168,15 @@ describe('Flux object annotations', () => {
   });
 
   it('writes the Kustomizations outside every folder a kustomization.yaml of the output lists', () => {
-    expect([...extraFiles.keys()]).toEqual(['../gitops/flux/mgmt/flux-kustomizations.yaml', '../gitops/flux/mgmt/kustomization.yaml']);
-    expect(extraFiles.get('../gitops/flux/mgmt/kustomization.yaml')).toBe('apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- flux-kustomizations.yaml\n');
+    expect([...extraFiles.keys()]).toEqual([
+      '../gitops/flux/mgmt/flux-kustomizations.yaml',
+      '../gitops/flux/mgmt/kustomization.yaml',
+    ]);
+    expect(extraFiles.get('../gitops/flux/mgmt/kustomization.yaml')).toBe(
+      'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- flux-kustomizations.yaml\n',
+    );
     const planned = planEnvironment(environment);
-    for (const [file, text] of planned) if (file.endsWith('kustomization.yaml')) expect(text, file).not.toMatch(/gitops|flux/);
+    for (const [file, text] of planned)
+      if (file.endsWith('kustomization.yaml')) expect(text, file).not.toMatch(/gitops|flux/);
   });
 });

@@ -19,12 +19,54 @@ const CM = 'quay.io/jetstack/cert-manager-controller:v1.19.4';
 describe('lockKey over images: overrides', () => {
   // `released`: the images an artifact names; `rendered`: the image the output runs (an override's
   // result, or a patch's); `key`: what the lock records it under.
-  const cases: { name: string; released: string[]; component: string; overrides: ImageOverrides; rendered: string; key: string }[] = [
-    { name: 'no override: the image is its own key', released: [CORE], component: 'cluster-api', overrides: {}, rendered: CORE, key: CORE },
-    { name: 'an override to a mirror: the released image', released: [CORE], component: 'cluster-api', overrides: { all: { repository: 'registry.site/capi' } }, rendered: 'registry.site/capi/cluster-api-controller:v1.12.0', key: CORE },
-    { name: 'another mirror: the same key', released: [CORE], component: 'cluster-api', overrides: { all: { repository: 'mirror.other/x/y' } }, rendered: 'mirror.other/x/y/cluster-api-controller:v1.12.0', key: CORE },
-    { name: 'a per-component override', released: [CORE], component: 'cluster-api', overrides: { 'cluster-api': { repository: 'registry.site/core' } }, rendered: 'registry.site/core/cluster-api-controller:v1.12.0', key: CORE },
-    { name: 'an override that changes the tag', released: [CORE], component: 'cluster-api', overrides: { all: { repository: 'registry.site/capi', tag: 'v1.12.0-site' } }, rendered: 'registry.site/capi/cluster-api-controller:v1.12.0-site', key: CORE },
+  const cases: {
+    name: string;
+    released: string[];
+    component: string;
+    overrides: ImageOverrides;
+    rendered: string;
+    key: string;
+  }[] = [
+    {
+      name: 'no override: the image is its own key',
+      released: [CORE],
+      component: 'cluster-api',
+      overrides: {},
+      rendered: CORE,
+      key: CORE,
+    },
+    {
+      name: 'an override to a mirror: the released image',
+      released: [CORE],
+      component: 'cluster-api',
+      overrides: { all: { repository: 'registry.site/capi' } },
+      rendered: 'registry.site/capi/cluster-api-controller:v1.12.0',
+      key: CORE,
+    },
+    {
+      name: 'another mirror: the same key',
+      released: [CORE],
+      component: 'cluster-api',
+      overrides: { all: { repository: 'mirror.other/x/y' } },
+      rendered: 'mirror.other/x/y/cluster-api-controller:v1.12.0',
+      key: CORE,
+    },
+    {
+      name: 'a per-component override',
+      released: [CORE],
+      component: 'cluster-api',
+      overrides: { 'cluster-api': { repository: 'registry.site/core' } },
+      rendered: 'registry.site/core/cluster-api-controller:v1.12.0',
+      key: CORE,
+    },
+    {
+      name: 'an override that changes the tag',
+      released: [CORE],
+      component: 'cluster-api',
+      overrides: { all: { repository: 'registry.site/capi', tag: 'v1.12.0-site' } },
+      rendered: 'registry.site/capi/cluster-api-controller:v1.12.0-site',
+      key: CORE,
+    },
     {
       name: "cert-manager's images, overridden per image",
       released: [CM, 'quay.io/jetstack/cert-manager-webhook:v1.19.4'],
@@ -33,7 +75,14 @@ describe('lockKey over images: overrides', () => {
       rendered: 'registry.site/jetstack/cert-manager-controller:v1.19.4',
       key: CM,
     },
-    { name: 'an image a patch set (no released image became it): itself', released: [CORE], component: 'cluster-api', overrides: { all: { repository: 'registry.site/capi' } }, rendered: 'registry.site/patched/manager:v1', key: 'registry.site/patched/manager:v1' },
+    {
+      name: 'an image a patch set (no released image became it): itself',
+      released: [CORE],
+      component: 'cluster-api',
+      overrides: { all: { repository: 'registry.site/capi' } },
+      rendered: 'registry.site/patched/manager:v1',
+      key: 'registry.site/patched/manager:v1',
+    },
     {
       name: 'two released images the override sends to one name: the rendered name (each has its own content)',
       released: ['a.example/x/manager:v1', 'b.example/y/manager:v1'],
@@ -42,12 +91,21 @@ describe('lockKey over images: overrides', () => {
       rendered: 'registry.site/capi/manager:v1',
       key: 'registry.site/capi/manager:v1',
     },
-    { name: 'a released image with a digest: keyed without it', released: [`${CORE}@${D1}`], component: 'cluster-api', overrides: { all: { repository: 'registry.site/capi' } }, rendered: 'registry.site/capi/cluster-api-controller:v1.12.0', key: CORE },
+    {
+      name: 'a released image with a digest: keyed without it',
+      released: [`${CORE}@${D1}`],
+      component: 'cluster-api',
+      overrides: { all: { repository: 'registry.site/capi' } },
+      rendered: 'registry.site/capi/cluster-api-controller:v1.12.0',
+      key: CORE,
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
       const origins = imageOrigins(c.released, c.component, c.overrides);
-      const exact = new Map([...origins].map(([rendered, released]) => [rendered.replace(/@sha256:[0-9a-f]{64}$/, ''), released]));
+      const exact = new Map(
+        [...origins].map(([rendered, released]) => [rendered.replace(/@sha256:[0-9a-f]{64}$/, ''), released]),
+      );
       expect(lockKey(c.rendered, exact.get(c.rendered) ?? [])).toBe(c.key);
     });
   }
@@ -71,15 +129,74 @@ describe('the resolver and origin keys', () => {
   const SITE = 'registry.site/capi/cluster-api-controller:v1.12.0';
   const OTHER = 'mirror.other/capi/cluster-api-controller:v1.12.0';
   const resolver = (locked: [string, string][], client: ImageRegistry, offline = false) =>
-    createImageResolver({ locked: new Map(locked.map(([image, digest]) => [image, { digest }])), repoRoot: '/nonexistent', offline, registry: () => client });
+    createImageResolver({
+      locked: new Map(locked.map(([image, digest]) => [image, { digest }])),
+      repoRoot: '/nonexistent',
+      offline,
+      registry: () => client,
+    });
   const policy = { insecureRegistries: [] };
 
-  const cases: { name: string; locked: [string, string][]; offline: boolean; tags: Record<string, string>; image: string; key: string; digest: string; asked: string[] }[] = [
-    { name: 'the lock has the origin: reused at a mirror, offline, nothing asked', locked: [[CORE, D1]], offline: true, tags: {}, image: SITE, key: CORE, digest: D1, asked: [] },
-    { name: 'the lock has the origin: reused at another mirror, nothing asked', locked: [[CORE, D1]], offline: false, tags: { [OTHER]: D2 }, image: OTHER, key: CORE, digest: D1, asked: [] },
-    { name: 'the override removed: the origin is pulled and reused', locked: [[CORE, D1]], offline: true, tags: {}, image: CORE, key: CORE, digest: D1, asked: [] },
-    { name: 'a lock from before origin keys (the rendered name): reused', locked: [[SITE, D1]], offline: true, tags: {}, image: SITE, key: CORE, digest: D1, asked: [] },
-    { name: 'the lock lacks it: resolved where it is pulled from', locked: [], offline: false, tags: { [SITE]: D2, [CORE]: D1 }, image: SITE, key: CORE, digest: D2, asked: [SITE] },
+  const cases: {
+    name: string;
+    locked: [string, string][];
+    offline: boolean;
+    tags: Record<string, string>;
+    image: string;
+    key: string;
+    digest: string;
+    asked: string[];
+  }[] = [
+    {
+      name: 'the lock has the origin: reused at a mirror, offline, nothing asked',
+      locked: [[CORE, D1]],
+      offline: true,
+      tags: {},
+      image: SITE,
+      key: CORE,
+      digest: D1,
+      asked: [],
+    },
+    {
+      name: 'the lock has the origin: reused at another mirror, nothing asked',
+      locked: [[CORE, D1]],
+      offline: false,
+      tags: { [OTHER]: D2 },
+      image: OTHER,
+      key: CORE,
+      digest: D1,
+      asked: [],
+    },
+    {
+      name: 'the override removed: the origin is pulled and reused',
+      locked: [[CORE, D1]],
+      offline: true,
+      tags: {},
+      image: CORE,
+      key: CORE,
+      digest: D1,
+      asked: [],
+    },
+    {
+      name: 'a lock from before origin keys (the rendered name): reused',
+      locked: [[SITE, D1]],
+      offline: true,
+      tags: {},
+      image: SITE,
+      key: CORE,
+      digest: D1,
+      asked: [],
+    },
+    {
+      name: 'the lock lacks it: resolved where it is pulled from',
+      locked: [],
+      offline: false,
+      tags: { [SITE]: D2, [CORE]: D1 },
+      image: SITE,
+      key: CORE,
+      digest: D2,
+      asked: [SITE],
+    },
   ];
   for (const c of cases) {
     it(c.name, async () => {
@@ -88,7 +205,9 @@ describe('the resolver and origin keys', () => {
       expect(await r.lookup(policy)(c.image, c.key)).toBe(c.digest);
       expect(asked).toEqual(c.asked);
       // Only an entry found under the old name is re-keyed (and said so once by the build).
-      const old = c.locked.some(([image]) => image === c.key) ? [] : c.locked.filter(([image]) => image === c.image).map(([image]) => [image, c.key]);
+      const old = c.locked.some(([image]) => image === c.key)
+        ? []
+        : c.locked.filter(([image]) => image === c.image).map(([image]) => [image, c.key]);
       expect([...r.rekeyed()]).toEqual(old);
     });
   }
@@ -96,7 +215,9 @@ describe('the resolver and origin keys', () => {
   it('offline, an image the lock lacks is named with the released name the lock would know it by', async () => {
     const { client } = registry({});
     const lookup = resolver([[OTHER, D1]], client, true).lookup(policy);
-    await expect(lookup(SITE, CORE)).rejects.toThrow(`--offline: image ${SITE} has no digest in capi-render.lock (which names it as released: ${CORE})`);
+    await expect(lookup(SITE, CORE)).rejects.toThrow(
+      `--offline: image ${SITE} has no digest in capi-render.lock (which names it as released: ${CORE})`,
+    );
   });
 
   it('refuses two locations of one released image that point to different digests (a stale mirror)', async () => {
@@ -110,14 +231,26 @@ describe('the resolver and origin keys', () => {
 
   it('upgrade --images refreshes by key: the mirror is asked again', async () => {
     const { client, asked } = registry({ [SITE]: D2 });
-    const r = createImageResolver({ locked: new Map([[CORE, { digest: D1 }]]), repoRoot: '/nonexistent', offline: false, refresh: (key) => key === CORE, registry: () => client });
+    const r = createImageResolver({
+      locked: new Map([[CORE, { digest: D1 }]]),
+      repoRoot: '/nonexistent',
+      offline: false,
+      refresh: (key) => key === CORE,
+      registry: () => client,
+    });
     expect(await r.lookup(policy)(SITE, CORE)).toBe(D2);
     expect(asked).toEqual([SITE]);
   });
 });
 
 describe('merging shards', () => {
-  const entry = (environment: string, digest: string) => ({ environment, providers: [], artifacts: [], crds: [], images: [{ image: CORE, digest }] });
+  const entry = (environment: string, digest: string) => ({
+    environment,
+    providers: [],
+    artifacts: [],
+    crds: [],
+    images: [{ image: CORE, digest }],
+  });
   const shardOf = new Map([
     ['dev', 'shard 1/2 (a)'],
     ['prod', 'shard 2/2 (b)'],
@@ -128,6 +261,10 @@ describe('merging shards', () => {
   it('refuses one released image two shards pinned to different digests (two mirrors that disagree), naming both', () => {
     const [problem, ...rest] = imageDisagreements([entry('dev', D1), entry('prod', D2)], shardOf);
     expect(rest).toEqual([]);
-    expect(problem).toMatchObject({ severity: 'error', code: 'shard', message: `${CORE} is pinned to ${D1} by environment dev (shard 1/2 (a)) but to ${D2} by prod (shard 2/2 (b)): one released image pins one digest` });
+    expect(problem).toMatchObject({
+      severity: 'error',
+      code: 'shard',
+      message: `${CORE} is pinned to ${D1} by environment dev (shard 1/2 (a)) but to ${D2} by prod (shard 2/2 (b)): one released image pins one digest`,
+    });
   });
 });

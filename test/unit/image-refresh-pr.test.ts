@@ -7,18 +7,50 @@ import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.js';
 import { renderImagePrBody, type ImagePrBodyContext } from '../../src/upgrade/pr-body.js';
 import type { MovedImage } from '../../src/upgrade/refresh-images.js';
-import { imageRefreshBranchName, imageRefreshCommand, imageRefreshCommitMessage, imageRefreshTitle, imageRowsByEnvironment, type ImageRefreshNaming } from '../../src/upgrade/upgrade-naming.js';
+import {
+  imageRefreshBranchName,
+  imageRefreshCommand,
+  imageRefreshCommitMessage,
+  imageRefreshTitle,
+  imageRowsByEnvironment,
+  type ImageRefreshNaming,
+} from '../../src/upgrade/upgrade-naming.js';
 import { tempTree } from '../helpers/tmp.js';
 
 const digest = (c: string) => `sha256:${c.repeat(64)}`;
-const controller: MovedImage = { image: 'registry.example.com/capi/cluster-api-controller:v1.12.0', before: digest('a'), after: digest('b'), environments: ['prod', 'dev'] };
-const kubeadm: MovedImage = { image: 'registry.example.com/capi/kubeadm-bootstrap-controller:v1.12.0', before: digest('c'), after: digest('d'), environments: ['dev'] };
+const controller: MovedImage = {
+  image: 'registry.example.com/capi/cluster-api-controller:v1.12.0',
+  before: digest('a'),
+  after: digest('b'),
+  environments: ['prod', 'dev'],
+};
+const kubeadm: MovedImage = {
+  image: 'registry.example.com/capi/kubeadm-bootstrap-controller:v1.12.0',
+  before: digest('c'),
+  after: digest('d'),
+  environments: ['dev'],
+};
 
 describe('image re-pin names', () => {
   it.each([
-    { name: 'one image', n: { moved: [controller], environments: [] }, branch: /^capi-render\/upgrade-images-[0-9a-f]{12}$/, title: 'chore(capi): re-pin registry.example.com/capi/cluster-api-controller:v1.12.0 (tag moved)' },
-    { name: 'several images', n: { moved: [controller, kubeadm], environments: [] }, branch: /^capi-render\/upgrade-images-[0-9a-f]{12}$/, title: 'chore(capi): re-pin 2 images whose tags moved' },
-    { name: 'limited environments', n: { moved: [controller], environments: ['prod', 'dev'] }, branch: /^capi-render\/upgrade-images-[0-9a-f]{12}-dev-prod$/, title: 'chore(capi): re-pin registry.example.com/capi/cluster-api-controller:v1.12.0 (tag moved) in dev, prod' },
+    {
+      name: 'one image',
+      n: { moved: [controller], environments: [] },
+      branch: /^capi-render\/upgrade-images-[0-9a-f]{12}$/,
+      title: 'chore(capi): re-pin registry.example.com/capi/cluster-api-controller:v1.12.0 (tag moved)',
+    },
+    {
+      name: 'several images',
+      n: { moved: [controller, kubeadm], environments: [] },
+      branch: /^capi-render\/upgrade-images-[0-9a-f]{12}$/,
+      title: 'chore(capi): re-pin 2 images whose tags moved',
+    },
+    {
+      name: 'limited environments',
+      n: { moved: [controller], environments: ['prod', 'dev'] },
+      branch: /^capi-render\/upgrade-images-[0-9a-f]{12}-dev-prod$/,
+      title: 'chore(capi): re-pin registry.example.com/capi/cluster-api-controller:v1.12.0 (tag moved) in dev, prod',
+    },
   ] as { name: string; n: ImageRefreshNaming; branch: RegExp; title: string }[])('$name', ({ n, branch, title }) => {
     expect(imageRefreshBranchName(n)).toMatch(branch);
     expect(imageRefreshTitle(n)).toBe(title);
@@ -28,7 +60,9 @@ describe('image re-pin names', () => {
 
   it('names a new branch when a tag moved again, and the same one when only the old digest differs', () => {
     const branch = imageRefreshBranchName({ moved: [controller], environments: [] });
-    expect(imageRefreshBranchName({ moved: [{ ...controller, after: digest('e') }], environments: [] })).not.toBe(branch);
+    expect(imageRefreshBranchName({ moved: [{ ...controller, after: digest('e') }], environments: [] })).not.toBe(
+      branch,
+    );
     expect(imageRefreshBranchName({ moved: [{ ...controller, before: digest('f') }], environments: [] })).toBe(branch);
     expect(imageRefreshBranchName({ moved: [controller, kubeadm], environments: [] })).not.toBe(branch);
   });
@@ -61,13 +95,20 @@ describe('renderImagePrBody', () => {
     environments: ['dev', 'prod'],
     findings: { danger: 0, warning: 0, info: 2 },
     hasDanger: false,
-    report: '## Upgrade safety report\n\nFindings: 0 dangers, 0 warnings, 2 info. Objects: 0 added, 0 removed, 2 changed.\n',
-    htmlReport: { command: 'capi-render report --base main --out capi-render-report.html', artifact: 'capi-render-report', runsUrl: '' },
+    report:
+      '## Upgrade safety report\n\nFindings: 0 dangers, 0 warnings, 2 info. Objects: 0 added, 0 removed, 2 changed.\n',
+    htmlReport: {
+      command: 'capi-render report --base main --out capi-render-report.html',
+      artifact: 'capi-render-report',
+      runsUrl: '',
+    },
   };
 
   it('renders the bundled template: one row per environment and image, then the report', () => {
     const body = renderImagePrBody(context);
-    expect(body).toContain('Re-pins images whose tags moved since capi-render.lock pinned them, with `capi-render upgrade --images`.');
+    expect(body).toContain(
+      'Re-pins images whose tags moved since capi-render.lock pinned them, with `capi-render upgrade --images`.',
+    );
     const rows = body.split('\n').filter((l) => l.startsWith('| ') && l.includes('sha256:'));
     expect(rows).toEqual([
       `| dev | \`${controller.image}\` | \`${digest('a')}\` | \`${digest('b')}\` |`,
@@ -76,12 +117,16 @@ describe('renderImagePrBody', () => {
     ]);
     expect(body).toContain('## Upgrade safety report');
     expect(body).not.toContain('[!CAUTION]');
-    expect(renderImagePrBody({ ...context, hasDanger: true, findings: { danger: 1, warning: 0, info: 2 } })).toContain('> This change has 1 danger finding(s)');
+    expect(renderImagePrBody({ ...context, hasDanger: true, findings: { danger: 1, warning: 0, info: 2 } })).toContain(
+      '> This change has 1 danger finding(s)',
+    );
   });
 
   it("prefers the repository's pr-body-images.md.hbs, and a pr-body.md.hbs there does not replace it", () => {
     const userDir = tempTree({ 'pr-body-images.md.hbs': '{{#each images}}{{environment}} {{image}}\n{{/each}}' });
-    expect(renderImagePrBody(context, { userDir })).toBe(`dev ${controller.image}\ndev ${kubeadm.image}\nprod ${controller.image}\n`);
+    expect(renderImagePrBody(context, { userDir })).toBe(
+      `dev ${controller.image}\ndev ${kubeadm.image}\nprod ${controller.image}\n`,
+    );
     const onlyProviders = tempTree({ 'pr-body.md.hbs': '{{#each upgrades}}{{label}}{{/each}}' });
     expect(renderImagePrBody(context, { userDir: onlyProviders })).toContain('Re-pins images whose tags moved');
   });

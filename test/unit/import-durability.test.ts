@@ -21,11 +21,18 @@ type Obj = Record<string, any>;
 /** The inventory and cert-manager objects of the v1.12.0 clusterctl dump: all import reads. */
 let small: Obj[];
 beforeAll(() => {
-  small = dumpItems('clusterctl-v1.12.0').filter((o) => o.kind === 'Provider' || (o.kind === 'Deployment' && o.metadata.namespace === 'cert-manager'));
+  small = dumpItems('clusterctl-v1.12.0').filter(
+    (o) => o.kind === 'Provider' || (o.kind === 'Deployment' && o.metadata.namespace === 'cert-manager'),
+  );
 });
 
 /** Runs `capi-render import` in `repo`; exit code and stderr. */
-async function importIn(repo: string, cache: string, args: string[], durableFs?: DurableFs): Promise<{ code: number; stderr: string }> {
+async function importIn(
+  repo: string,
+  cache: string,
+  args: string[],
+  durableFs?: DurableFs,
+): Promise<{ code: number; stderr: string }> {
   let stderr = '';
   const code = await run(['import', ...args, '--repo', repo], {
     stdout: { write: () => undefined },

@@ -26,7 +26,18 @@ describe('parseSourceDocuments', () => {
   it.each([
     { name: 'malformed YAML', text: 'a: [1, 2\n', code: 'yaml-syntax', line: 2 },
     { name: 'a duplicate key', text: 'a: 1\nb: 2\na: 3\n', code: 'yaml-duplicate-key', line: 3 },
-    { name: 'an alias bomb', text: `a: &a [x, x, x, x, x, x, x, x, x, x]\n${Array.from({ length: 12 }, (_, i) => `b${i}: &b${i} [${Array(10).fill(i === 0 ? '*a' : `*b${i - 1}`).join(', ')}]`).join('\n')}\n`, code: 'yaml-limit', line: 1 },
+    {
+      name: 'an alias bomb',
+      text: `a: &a [x, x, x, x, x, x, x, x, x, x]\n${Array.from(
+        { length: 12 },
+        (_, i) =>
+          `b${i}: &b${i} [${Array(10)
+            .fill(i === 0 ? '*a' : `*b${i - 1}`)
+            .join(', ')}]`,
+      ).join('\n')}\n`,
+      code: 'yaml-limit',
+      line: 1,
+    },
   ])('reports $name with its position', ({ text, code, line }) => {
     const [d] = codesOf(() => parseSourceDocuments(text, 'f.yaml'));
     expect(d).toMatchObject({ code, line });
@@ -65,17 +76,37 @@ describe('classifyInputs', () => {
 
 describe('parseConfig', () => {
   it('accepts a full config', () => {
-    const c = parseConfig('apiVersion: capi-render/v1alpha1\nkind: Config\nrepositories: [{path: r}]\nvariables: {A: x, B: {fromEnv: B_ENV}}\nimages: {all: {repository: reg.example.com/capi}}\n', 'c.yaml');
+    const c = parseConfig(
+      'apiVersion: capi-render/v1alpha1\nkind: Config\nrepositories: [{path: r}]\nvariables: {A: x, B: {fromEnv: B_ENV}}\nimages: {all: {repository: reg.example.com/capi}}\n',
+      'c.yaml',
+    );
     expect(c.repositories).toEqual([{ path: 'r' }]);
     expect(c.variables).toEqual({ A: 'x', B: { fromEnv: 'B_ENV' } });
     expect(c.outputDir).toBe('rendered');
   });
   it.each([
-    { name: 'an unknown key', text: 'apiVersion: capi-render/v1alpha1\nkind: Config\nrepostories: []\n', field: 'repostories', line: 3 },
+    {
+      name: 'an unknown key',
+      text: 'apiVersion: capi-render/v1alpha1\nkind: Config\nrepostories: []\n',
+      field: 'repostories',
+      line: 3,
+    },
     { name: 'a wrong apiVersion', text: 'apiVersion: v1\nkind: Config\n', field: 'apiVersion', line: 1 },
-    { name: 'a variable that is neither string nor fromEnv', text: 'apiVersion: capi-render/v1alpha1\nkind: Config\nvariables:\n  A: {env: X}\n', field: 'variables.A', line: 4 },
-    { name: 'a repository without path', text: 'apiVersion: capi-render/v1alpha1\nkind: Config\nrepositories:\n  - {}\n', field: 'repositories.0', line: 4 },
+    {
+      name: 'a variable that is neither string nor fromEnv',
+      text: 'apiVersion: capi-render/v1alpha1\nkind: Config\nvariables:\n  A: {env: X}\n',
+      field: 'variables.A',
+      line: 4,
+    },
+    {
+      name: 'a repository without path',
+      text: 'apiVersion: capi-render/v1alpha1\nkind: Config\nrepositories:\n  - {}\n',
+      field: 'repositories.0',
+      line: 4,
+    },
   ])('reports $name at its field', ({ text, field, line }) => {
-    expect(codesOf(() => parseConfig(text, 'c.yaml'))).toContainEqual(expect.objectContaining({ code: 'config', field, line }));
+    expect(codesOf(() => parseConfig(text, 'c.yaml'))).toContainEqual(
+      expect.objectContaining({ code: 'config', field, line }),
+    );
   });
 });

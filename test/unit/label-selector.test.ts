@@ -29,14 +29,34 @@ const matchCases: { name: string; selector: string; labels: Record<string, strin
   { name: 'a = with no value means the empty value', selector: 'a=', labels: { a: '' }, expected: true },
   { name: 'a = with no value before a comma', selector: 'a=,b', labels: { a: '', b: '1' }, expected: true },
   { name: 'all requirements must hold', selector: 'a=1,b=2', labels: { a: '1', b: '3' }, expected: false },
-  { name: 'spaces around operators and commas', selector: ' a = 1 , b in ( 2 , 3 ) ', labels: { a: '1', b: '3' }, expected: true },
-  { name: 'prefixed key', selector: 'cluster.x-k8s.io/provider=cluster-api', labels: { 'cluster.x-k8s.io/provider': 'cluster-api' }, expected: true },
+  {
+    name: 'spaces around operators and commas',
+    selector: ' a = 1 , b in ( 2 , 3 ) ',
+    labels: { a: '1', b: '3' },
+    expected: true,
+  },
+  {
+    name: 'prefixed key',
+    selector: 'cluster.x-k8s.io/provider=cluster-api',
+    labels: { 'cluster.x-k8s.io/provider': 'cluster-api' },
+    expected: true,
+  },
   { name: '> integer', selector: 'n>5', labels: { n: '6' }, expected: true },
   { name: '> equal is false', selector: 'n>5', labels: { n: '5' }, expected: false },
-  { name: '< integer (leading zeros parse, as Go ParseInt does)', selector: 'n<5', labels: { n: '04' }, expected: true },
+  {
+    name: '< integer (leading zeros parse, as Go ParseInt does)',
+    selector: 'n<5',
+    labels: { n: '04' },
+    expected: true,
+  },
   { name: '> a non-integer label is false', selector: 'n>5', labels: { n: 'six' }, expected: false },
   { name: '> missing is false', selector: 'n>5', labels: {}, expected: false },
-  { name: 'keywords are values in value position', selector: 'in in (in,notin)', labels: { in: 'notin' }, expected: true },
+  {
+    name: 'keywords are values in value position',
+    selector: 'in in (in,notin)',
+    labels: { in: 'notin' },
+    expected: true,
+  },
   { name: 'a keyword as an = value', selector: 'a=in', labels: { a: 'in' }, expected: true },
 ];
 
@@ -96,7 +116,10 @@ describe('parseLabelSelector errors', () => {
     }
     expect(caught).toBeInstanceOf(SpecError);
     expect((caught as SpecError).code).toBe('patch');
-    expect((caught as SpecError).diagnostics[0]).toMatchObject({ object: 'CoreProvider/ns/p', field: 'spec.patches[0].target.labelSelector' });
+    expect((caught as SpecError).diagnostics[0]).toMatchObject({
+      object: 'CoreProvider/ns/p',
+      field: 'spec.patches[0].target.labelSelector',
+    });
   });
 
   it('accepts the longest valid key and value', () => {

@@ -8,17 +8,45 @@ import { thrownBy } from '../helpers/errors.js';
 import { describeTimes, timeSideBySide } from '../helpers/timing.js';
 import { SpecError } from '../../src/errors.js';
 
-const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { k: 'v' } });
-const names = (d: LiveDump) => d.objects.map((o) => `${o.object.kind}/${(o.object.metadata as { name: string }).name}@${o.document}${o.item ? `.${o.item}` : ''}`);
+const cm = (name: string) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'ns' },
+  data: { k: 'v' },
+});
+const names = (d: LiveDump) =>
+  d.objects.map(
+    (o) =>
+      `${o.object.kind}/${(o.object.metadata as { name: string }).name}@${o.document}${o.item ? `.${o.item}` : ''}`,
+  );
 const all = (_: DumpItemHead) => true;
 
 describe('dump shapes', () => {
   it.each([
     ['one object', jsYaml.dump(cm('a')), ['ConfigMap/a@1']],
-    ['a v1 List (kubectl, items at column 0)', jsYaml.dump({ apiVersion: 'v1', items: [cm('a'), cm('b')], kind: 'List', metadata: { resourceVersion: '' } }, { noArrayIndent: true }), ['ConfigMap/a@1.1', 'ConfigMap/b@1.2']],
-    ['a v1 List (items indented)', jsYaml.dump({ apiVersion: 'v1', kind: 'List', items: [cm('a'), cm('b')] }), ['ConfigMap/a@1.1', 'ConfigMap/b@1.2']],
-    ['a stream with an empty document, an empty List and a comment', `---\n---\n# from the loop\napiVersion: v1\nkind: List\nitems: []\n---\n${jsYaml.dump({ apiVersion: 'v1', kind: 'List', items: [cm('a')] })}---\n${jsYaml.dump(cm('b'))}`, ['ConfigMap/a@3.1', 'ConfigMap/b@4']],
-    ['a typed list from --raw (items without apiVersion and kind)', jsYaml.dump({ apiVersion: 'v1', kind: 'ConfigMapList', items: [{ metadata: { name: 'a' } }] }), ['ConfigMap/a@1.1']],
+    [
+      'a v1 List (kubectl, items at column 0)',
+      jsYaml.dump(
+        { apiVersion: 'v1', items: [cm('a'), cm('b')], kind: 'List', metadata: { resourceVersion: '' } },
+        { noArrayIndent: true },
+      ),
+      ['ConfigMap/a@1.1', 'ConfigMap/b@1.2'],
+    ],
+    [
+      'a v1 List (items indented)',
+      jsYaml.dump({ apiVersion: 'v1', kind: 'List', items: [cm('a'), cm('b')] }),
+      ['ConfigMap/a@1.1', 'ConfigMap/b@1.2'],
+    ],
+    [
+      'a stream with an empty document, an empty List and a comment',
+      `---\n---\n# from the loop\napiVersion: v1\nkind: List\nitems: []\n---\n${jsYaml.dump({ apiVersion: 'v1', kind: 'List', items: [cm('a')] })}---\n${jsYaml.dump(cm('b'))}`,
+      ['ConfigMap/a@3.1', 'ConfigMap/b@4'],
+    ],
+    [
+      'a typed list from --raw (items without apiVersion and kind)',
+      jsYaml.dump({ apiVersion: 'v1', kind: 'ConfigMapList', items: [{ metadata: { name: 'a' } }] }),
+      ['ConfigMap/a@1.1'],
+    ],
     ['kubectl -o json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [cm('a')] }), ['ConfigMap/a@1.1']],
   ])('%s', (_name, text, expected) => {
     expect(names(parseLiveDump(text, 'dump.yaml'))).toEqual(expected);
@@ -26,16 +54,23 @@ describe('dump shapes', () => {
     expect(names(parseLiveDump(text, 'dump.yaml', all))).toEqual(expected);
   });
 
-  it.each(['clusterctl-v1.11.0.list.yaml', 'operator-v1.12.0.stream.yaml'])('the fast path reads %s exactly as the full parse', (file) => {
-    const text = fixtureText(`live/${file}`);
-    const full = parseLiveDump(text, file);
-    const fast = parseLiveDump(text, file, all);
-    expect(chunkDump(text)).toBeDefined();
-    expect(fast.objects.length).toBeGreaterThan(90);
-    expect(fast).toEqual(full);
-    const selected = parseLiveDump(text, file, (h) => h.kind === 'Provider' || h.kind === 'CoreProvider');
-    expect(selected.objects.map((o) => o.object)).toEqual(full.objects.filter((o) => o.object.kind === 'Provider' || o.object.kind === 'CoreProvider').map((o) => o.object));
-  });
+  it.each(['clusterctl-v1.11.0.list.yaml', 'operator-v1.12.0.stream.yaml'])(
+    'the fast path reads %s exactly as the full parse',
+    (file) => {
+      const text = fixtureText(`live/${file}`);
+      const full = parseLiveDump(text, file);
+      const fast = parseLiveDump(text, file, all);
+      expect(chunkDump(text)).toBeDefined();
+      expect(fast.objects.length).toBeGreaterThan(90);
+      expect(fast).toEqual(full);
+      const selected = parseLiveDump(text, file, (h) => h.kind === 'Provider' || h.kind === 'CoreProvider');
+      expect(selected.objects.map((o) => o.object)).toEqual(
+        full.objects
+          .filter((o) => o.object.kind === 'Provider' || o.object.kind === 'CoreProvider')
+          .map((o) => o.object),
+      );
+    },
+  );
 
   it('falls back to the full parse for flow-style YAML', () => {
     const text = 'apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: ConfigMap, metadata: {name: a}}]\n';
@@ -49,12 +84,23 @@ describe('Secrets in a dump', () => {
     const secret = {
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: 's', namespace: 'ns', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"data":{"token":"c2VjcmV0LXZhbHVl"}}', keep: 'me' } },
+      metadata: {
+        name: 's',
+        namespace: 'ns',
+        annotations: {
+          'kubectl.kubernetes.io/last-applied-configuration': '{"data":{"token":"c2VjcmV0LXZhbHVl"}}',
+          keep: 'me',
+        },
+      },
       data: { token: Buffer.from('secret-value').toString('base64') },
       stringData: { other: 'secret-value' },
     };
     for (const select of [undefined, all]) {
-      const [read] = parseLiveDump(jsYaml.dump({ apiVersion: 'v1', kind: 'List', items: [secret] }), 'd', select).objects;
+      const [read] = parseLiveDump(
+        jsYaml.dump({ apiVersion: 'v1', kind: 'List', items: [secret] }),
+        'd',
+        select,
+      ).objects;
       const text = JSON.stringify(read);
       expect(text).not.toContain('secret-value');
       expect(text).not.toContain('c2VjcmV0LXZhbHVl');
@@ -79,11 +125,19 @@ describe('broken dumps', () => {
 describe('large --- streams (issue 23)', () => {
   // Objects as kubectl prints them, each its own document, or all as one List; one Secret near the
   // end (import parses Secrets, so the selective path reads it).
-  const pod = (i: number) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: pod-${i}\n  namespace: ns-${i % 50}\n  labels:\n    app: a${i % 7}\nspec:\n  containers:\n  - name: c\n    image: registry.example.com/app:${i % 13}\n`;
+  const pod = (i: number) =>
+    `apiVersion: v1\nkind: Pod\nmetadata:\n  name: pod-${i}\n  namespace: ns-${i % 50}\n  labels:\n    app: a${i % 7}\nspec:\n  containers:\n  - name: c\n    image: registry.example.com/app:${i % 13}\n`;
   const SECRET = 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: deep\n  namespace: ns\ndata:\n  a: Yg==\n';
-  const objects = (n: number, at: number, secret: string) => Array.from({ length: n }, (_, i) => (i === at ? secret : pod(i)));
-  const stream = (n: number, at = n - 10, secret = SECRET) => objects(n, at, secret).map((o) => `---\n${o}`).join('');
-  const list = (n: number, at = n - 10, secret = SECRET) => `apiVersion: v1\nitems:\n${objects(n, at, secret).map((o) => o.replace(/^(?=.)/gm, '  ').replace(/^ {2}/, '- ')).join('')}kind: List\n`;
+  const objects = (n: number, at: number, secret: string) =>
+    Array.from({ length: n }, (_, i) => (i === at ? secret : pod(i)));
+  const stream = (n: number, at = n - 10, secret = SECRET) =>
+    objects(n, at, secret)
+      .map((o) => `---\n${o}`)
+      .join('');
+  const list = (n: number, at = n - 10, secret = SECRET) =>
+    `apiVersion: v1\nitems:\n${objects(n, at, secret)
+      .map((o) => o.replace(/^(?=.)/gm, '  ').replace(/^ {2}/, '- '))
+      .join('')}kind: List\n`;
   const secrets = (h: DumpItemHead) => h.kind === 'Secret';
 
   it('cutting is linear: 4× the objects cost about 4× the time (quadratic would be 16×), and a stream costs what a List does', async () => {
@@ -94,7 +148,10 @@ describe('large --- streams (issue 23)', () => {
     };
     run(small); // warm up
     // Medians of runs that alternate between the three inputs, so a busy second slows each alike.
-    const times = await timeSideBySide({ '10k stream': () => run(small), '40k stream': () => run(large), '40k List': () => run(largeList) }, 5);
+    const times = await timeSideBySide(
+      { '10k stream': () => run(small), '40k stream': () => run(large), '40k List': () => run(largeList) },
+      5,
+    );
     const [t10, t40, tList] = [times['10k stream'].median, times['40k stream'].median, times['40k List'].median];
     // Halfway (on a log scale) between linear (4×) and quadratic (16×): robust against a busy machine.
     expect(t40 / t10, describeTimes(times)).toBeLessThan(8);
@@ -128,7 +185,9 @@ describe('large --- streams (issue 23)', () => {
   it('an object deep in a stream that is not a Kubernetes object is named by its document number, on both paths', () => {
     const text = stream(10_000, 9_990, 'apiVersion: v1\nkind: Secret\nmetadata:\n  namespace: ns\n');
     for (const select of [undefined, secrets]) {
-      expect(thrownBy(SpecError, () => parseLiveDump(text, 'dump.yaml', select)).message).toContain('document 9991 of dump.yaml is not a Kubernetes object');
+      expect(thrownBy(SpecError, () => parseLiveDump(text, 'dump.yaml', select)).message).toContain(
+        'document 9991 of dump.yaml is not a Kubernetes object',
+      );
     }
   });
 });

@@ -15,16 +15,22 @@ import { REPO_ROOT } from '../helpers/fixtures.js';
 const SRC = path.join(REPO_ROOT, 'src');
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
+  );
 }
 
 /** Every metadata key src/ writes on an object, resolved from its constant. */
 function writtenKeys(): Map<string, string> {
   const texts = sourceFiles(SRC).map((f) => ({ file: path.relative(REPO_ROOT, f), text: readFileSync(f, 'utf8') }));
   const constants = new Map<string, string>();
-  for (const { text } of texts) for (const m of text.matchAll(/\bconst ([A-Z][A-Z0-9_]*) = '([^']+)'/g)) constants.set(m[1]!, m[2]!);
+  for (const { text } of texts)
+    for (const m of text.matchAll(/\bconst ([A-Z][A-Z0-9_]*) = '([^']+)'/g)) constants.set(m[1]!, m[2]!);
   const keys = new Map<string, string>();
-  const WRITES = [/withAnnotation\([^,()]+,\s*([A-Z][A-Z0-9_]*|'[^']+')\s*,/g, /setIn\([^,()]+,\s*\['metadata',\s*'(?:annotations|labels)',\s*([A-Z][A-Z0-9_]*|'[^']+')\]/g];
+  const WRITES = [
+    /withAnnotation\([^,()]+,\s*([A-Z][A-Z0-9_]*|'[^']+')\s*,/g,
+    /setIn\([^,()]+,\s*\['metadata',\s*'(?:annotations|labels)',\s*([A-Z][A-Z0-9_]*|'[^']+')\]/g,
+  ];
   for (const { file, text } of texts) {
     if (file.startsWith('src/adopt/')) continue;
     for (const pattern of WRITES) {
@@ -38,27 +44,46 @@ function writtenKeys(): Map<string, string> {
   return keys;
 }
 
-const object = (annotations: Record<string, string>, labels: Record<string, string> = {}, replicas = 1): KubeObject => ({
+const object = (
+  annotations: Record<string, string>,
+  labels: Record<string, string> = {},
+  replicas = 1,
+): KubeObject => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
-  metadata: { name: 'capi-controller-manager', namespace: 'capi-system', annotations, labels: { 'cluster.x-k8s.io/provider': 'cluster-api', ...labels } },
+  metadata: {
+    name: 'capi-controller-manager',
+    namespace: 'capi-system',
+    annotations,
+    labels: { 'cluster.x-k8s.io/provider': 'cluster-api', ...labels },
+  },
   spec: { replicas },
 });
 
 const reportFor = (rendered: KubeObject, live: KubeObject) =>
-  buildLiveReport([{ name: 'cluster-api', objects: [rendered], files: ['rendered/mgmt/cluster-api/deployment.yaml'] }], { file: 'cluster.yaml', objects: [{ object: live, document: 1 }], hasManagedFields: false }, { environment: 'mgmt', fieldManagers: [], variablesFile: 'capi-render.yaml' });
+  buildLiveReport(
+    [{ name: 'cluster-api', objects: [rendered], files: ['rendered/mgmt/cluster-api/deployment.yaml'] }],
+    { file: 'cluster.yaml', objects: [{ object: live, document: 1 }], hasManagedFields: false },
+    { environment: 'mgmt', fieldManagers: [], variablesFile: 'capi-render.yaml' },
+  );
 
 const OWN = [...WRITTEN_METADATA].filter(([, owner]) => owner === 'own').map(([key]) => key);
 const COMPARED = [...WRITTEN_METADATA].filter(([, owner]) => owner === 'clusterctl').map(([key]) => key);
 
 describe('the metadata capi-render writes', () => {
-  it('every key src/ writes on an object is classified (own, clusterctl\'s, or the server\'s)', () => {
+  it("every key src/ writes on an object is classified (own, clusterctl's, or the server's)", () => {
     const keys = writtenKeys();
     // The scan works: it finds the nine keys written today (a new one adds to them).
     expect(keys.size).toBeGreaterThanOrEqual(9);
-    for (const [key, file] of keys) expect(WRITTEN_METADATA.has(key), `${key} (written in ${file}) is not in adopt/live/own-metadata.ts`).toBe(true);
+    for (const [key, file] of keys)
+      expect(WRITTEN_METADATA.has(key), `${key} (written in ${file}) is not in adopt/live/own-metadata.ts`).toBe(true);
     // The Argo CD and Flux keys the GitOps stage writes are among them, and are capi-render's own.
-    for (const key of ['argocd.argoproj.io/sync-wave', 'argocd.argoproj.io/sync-options', 'kustomize.toolkit.fluxcd.io/prune', 'kustomize.toolkit.fluxcd.io/substitute']) {
+    for (const key of [
+      'argocd.argoproj.io/sync-wave',
+      'argocd.argoproj.io/sync-options',
+      'kustomize.toolkit.fluxcd.io/prune',
+      'kustomize.toolkit.fluxcd.io/substitute',
+    ]) {
       expect(keys.has(key), key).toBe(true);
       expect(WRITTEN_METADATA.get(key)).toBe('own');
     }
@@ -68,7 +93,9 @@ describe('the metadata capi-render writes', () => {
     for (const live of [object({}), object({ [key]: 'another' })]) {
       const report = reportFor(object({ [key]: '1' }), live);
       expect(report.changed).toEqual([]);
-      expect(report.ownMetadataOnly.map((o) => o.fields.map((f) => f.path))).toEqual([[`metadata.annotations[${JSON.stringify(key)}]`]]);
+      expect(report.ownMetadataOnly.map((o) => o.fields.map((f) => f.path))).toEqual([
+        [`metadata.annotations[${JSON.stringify(key)}]`],
+      ]);
       expect(report.clean).toBe(true);
     }
   });

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { blockFormWithoutLocations, withoutRepositoryLocations } from '../../src/config/location-free-config.js';
 
-const config = (paths: string[], tail = '') => `apiVersion: capi-render/v1alpha1\nkind: Config\nrepositories:\n${paths.map((p) => `  - path: ${p} # mirror\n`).join('')}${tail}`;
+const config = (paths: string[], tail = '') =>
+  `apiVersion: capi-render/v1alpha1\nkind: Config\nrepositories:\n${paths.map((p) => `  - path: ${p} # mirror\n`).join('')}${tail}`;
 
 describe('withoutRepositoryLocations', () => {
   it.each([
@@ -18,7 +19,11 @@ describe('withoutRepositoryLocations', () => {
     { name: 'a variable', a: config(['a'], 'variables:\n  X: "1"\n'), b: config(['a'], 'variables:\n  X: "2"\n') },
     { name: 'another number of repositories', a: config(['a']), b: config(['a', 'b']) },
     { name: 'a comment', a: config(['a'], '# one\n'), b: config(['a'], '# two\n') },
-    { name: 'a path outside repositories', a: config(['a'], 'templatesDir: t1\n'), b: config(['a'], 'templatesDir: t2\n') },
+    {
+      name: 'a path outside repositories',
+      a: config(['a'], 'templatesDir: t1\n'),
+      b: config(['a'], 'templatesDir: t2\n'),
+    },
   ])('another record after $name', async ({ a, b }) => {
     expect(await withoutRepositoryLocations(a)).not.toBe(await withoutRepositoryLocations(b));
   });

@@ -21,11 +21,23 @@ describe('a changed provider entry names its fields', () => {
     ['requested', { requested: 'v1.12.0' }, 'requested ~1.12 → v1.12.0'],
     ['requested emptied', { requested: '' }, "requested ~1.12 → ''"],
     ['contract', { contract: 'v1beta1' }, 'contract v1beta2 → v1beta1'],
-    ['source', { source: 'github:kubernetes-sigs/cluster-api' }, 'source local:cluster-api → github:kubernetes-sigs/cluster-api'],
-    ['variables added and removed', { variables: ['CLUSTER_TOPOLOGY', 'EXP_RUNTIME_SDK'] }, 'variables: +EXP_RUNTIME_SDK, −EXP_MACHINE_POOL'],
+    [
+      'source',
+      { source: 'github:kubernetes-sigs/cluster-api' },
+      'source local:cluster-api → github:kubernetes-sigs/cluster-api',
+    ],
+    [
+      'variables added and removed',
+      { variables: ['CLUSTER_TOPOLOGY', 'EXP_RUNTIME_SDK'] },
+      'variables: +EXP_RUNTIME_SDK, −EXP_MACHINE_POOL',
+    ],
     ['variables reordered', { variables: ['EXP_MACHINE_POOL', 'CLUSTER_TOPOLOGY'] }, 'variables: order changed'],
     ['a field capi-render does not write', { note: 'pinned by hand' }, 'note (absent) → pinned by hand'],
-    ['two fields at once', { contract: 'v1beta1', source: 'local:other' }, 'contract v1beta2 → v1beta1; source local:cluster-api → local:other'],
+    [
+      'two fields at once',
+      { contract: 'v1beta1', source: 'local:other' },
+      'contract v1beta2 → v1beta1; source local:cluster-api → local:other',
+    ],
   ])('%s', (_name, edit, said) => {
     const after = lockWith({ ...ENTRY, ...edit } as LockedProvider);
     expect(describeLockChanges(lockWith(ENTRY), after)).toEqual([`dev: CoreProvider/capi-system/cluster-api ${said}`]);
@@ -39,7 +51,9 @@ describe('a changed provider entry names its fields', () => {
   });
 
   it('a version change is reported as one, not as a field list', () => {
-    expect(describeLockChanges(lockWith(ENTRY), lockWith({ ...ENTRY, version: 'v1.12.1' }))).toEqual(['dev: CoreProvider/capi-system/cluster-api v1.12.0 → v1.12.1']);
+    expect(describeLockChanges(lockWith(ENTRY), lockWith({ ...ENTRY, version: 'v1.12.1' }))).toEqual([
+      'dev: CoreProvider/capi-system/cluster-api v1.12.0 → v1.12.1',
+    ]);
   });
 
   it('the same fields in another key order are no entry change', () => {

@@ -32,11 +32,15 @@ describe('parseLock with a parsed-value cache', () => {
   it.each([
     { name: 'not YAML', text: 'apiVersion: [\n' },
     { name: 'not a lock', text: 'apiVersion: v1\nkind: ConfigMap\n' },
-    { name: 'an artifact without a digest', text: 'apiVersion: capi-render/v1alpha1\nkind: Lock\nartifacts:\n- {source: x, file: y}\n' },
+    {
+      name: 'an artifact without a digest',
+      text: 'apiVersion: capi-render/v1alpha1\nkind: Lock\nartifacts:\n- {source: x, file: y}\n',
+    },
   ])('$name is reported every time and never cached', ({ text }) => {
     const dir = tempDir();
     const cache = createValueCache(dir, 'lock');
-    for (let run = 0; run < 2; run++) expect(thrownBy(SpecError, () => parseLock(text, cache)).diagnostics[0]!.code).toBe('lock');
+    for (let run = 0; run < 2; run++)
+      expect(thrownBy(SpecError, () => parseLock(text, cache)).diagnostics[0]!.code).toBe('lock');
     expect(readdirSync(dir)).toEqual([]);
   });
 });

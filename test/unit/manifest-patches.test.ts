@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.js';
 import type { JsonValue, KubeObject } from '../../src/manifest/object.js';
 import { getIn } from '../../src/manifest/object.js';
-import { applyManifestPatches, applySpecPatches, MANIFEST_PATCH_DEVIATIONS } from '../../src/customize/patches/index.js';
+import {
+  applyManifestPatches,
+  applySpecPatches,
+  MANIFEST_PATCH_DEVIATIONS,
+} from '../../src/customize/patches/index.js';
 import { deepFreeze, findObject, loadCoreComponents, refOf } from '../helpers/core-components.js';
 import { thrownBy } from '../helpers/errors.js';
 
@@ -18,7 +22,6 @@ function run(patches: string[]): { before: KubeObject[]; after: KubeObject[] } {
   expect(JSON.stringify(before)).toBe(snapshot);
   return { before, after };
 }
-
 
 interface Case {
   name: string;
@@ -43,7 +46,11 @@ const cases: Case[] = [
       { ref: CRB, path: ['subjects', 1, 'name'], value: 'test-service-account' },
       { ref: CRB, path: ['subjects', 0, 'name'], value: 'capi-manager' },
       { ref: SERVICE, path: ['metadata', 'labels', 'test-label'], value: 'test-value' },
-      { ref: SERVICE, path: ['spec'], value: { ports: [{ port: 7777, targetPort: 'webhook-server' }], selector: { 'test-label': 'test-value' } } },
+      {
+        ref: SERVICE,
+        path: ['spec'],
+        value: { ports: [{ port: 7777, targetPort: 'webhook-server' }], selector: { 'test-label': 'test-value' } },
+      },
     ],
   },
   {
@@ -54,21 +61,39 @@ const cases: Case[] = [
   },
   {
     name: 'kind alone selects every object of that kind',
-    patches: ['apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  annotations:\n    reviewed: "true"\n'],
+    patches: [
+      'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  annotations:\n    reviewed: "true"\n',
+    ],
     changed: (o) => o.kind === 'CustomResourceDefinition',
-    expected: [{ ref: 'CustomResourceDefinition/machines.cluster.x-k8s.io', path: ['metadata', 'annotations', 'reviewed'], value: 'true' }],
+    expected: [
+      {
+        ref: 'CustomResourceDefinition/machines.cluster.x-k8s.io',
+        path: ['metadata', 'annotations', 'reviewed'],
+        value: 'true',
+      },
+    ],
   },
   {
     name: 'metadata.name alone selects a cluster-scoped object',
-    patches: ['apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: capi-manager-role\n  labels:\n    extra: "1"\n'],
+    patches: [
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: capi-manager-role\n  labels:\n    extra: "1"\n',
+    ],
     changed: (o) => refOf(o) === 'ClusterRole/capi-manager-role',
     expected: [{ ref: 'ClusterRole/capi-manager-role', path: ['metadata', 'labels', 'extra'], value: '1' }],
   },
   {
     name: 'a merge patch replaces the containers list whole',
-    patches: ['apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n      - name: manager\n        image: example.com/manager:dev\n'],
+    patches: [
+      'apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n      - name: manager\n        image: example.com/manager:dev\n',
+    ],
     changed: (o) => refOf(o) === DEPLOYMENT,
-    expected: [{ ref: DEPLOYMENT, path: ['spec', 'template', 'spec', 'containers'], value: [{ name: 'manager', image: 'example.com/manager:dev' }] }],
+    expected: [
+      {
+        ref: DEPLOYMENT,
+        path: ['spec', 'template', 'spec', 'containers'],
+        value: [{ name: 'manager', image: 'example.com/manager:dev' }],
+      },
+    ],
   },
 ];
 
@@ -80,24 +105,59 @@ describe('applyManifestPatches on cluster-api v1.12.0 core components', () => {
       if (changed(original)) expect(object, refOf(object)).not.toBe(original);
       else expect(object, refOf(object)).toBe(original);
     });
-    for (const { ref, path, value } of expected) expect(getIn(findObject(after, ref), path), `${ref} ${path.join('.')}`).toEqual(value);
+    for (const { ref, path, value } of expected)
+      expect(getIn(findObject(after, ref), path), `${ref} ${path.join('.')}`).toEqual(value);
   });
 });
 
 const errorCases: { name: string; patches: string[]; field: string }[] = [
-  { name: 'apiVersion given but different (the operator would patch anyway)', patches: ['apiVersion: apps/v1beta1\nkind: Deployment\nspec:\n  replicas: 2\n'], field: 'spec.manifestPatches[0]' },
-  { name: 'namespace given but different (the operator ignores it)', patches: ['apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: capi-controller-manager\n  namespace: default\nspec:\n  replicas: 2\n'], field: 'spec.manifestPatches[0]' },
-  { name: 'name matches nothing', patches: ['apiVersion: v1\nkind: Service\nmetadata:\n  name: capi-webhook\n'], field: 'spec.manifestPatches[0]' },
-  { name: 'kind matches nothing', patches: ['apiVersion: v1\nkind: ConfigMap\ndata: {}\n'], field: 'spec.manifestPatches[0]' },
+  {
+    name: 'apiVersion given but different (the operator would patch anyway)',
+    patches: ['apiVersion: apps/v1beta1\nkind: Deployment\nspec:\n  replicas: 2\n'],
+    field: 'spec.manifestPatches[0]',
+  },
+  {
+    name: 'namespace given but different (the operator ignores it)',
+    patches: [
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: capi-controller-manager\n  namespace: default\nspec:\n  replicas: 2\n',
+    ],
+    field: 'spec.manifestPatches[0]',
+  },
+  {
+    name: 'name matches nothing',
+    patches: ['apiVersion: v1\nkind: Service\nmetadata:\n  name: capi-webhook\n'],
+    field: 'spec.manifestPatches[0]',
+  },
+  {
+    name: 'kind matches nothing',
+    patches: ['apiVersion: v1\nkind: ConfigMap\ndata: {}\n'],
+    field: 'spec.manifestPatches[0]',
+  },
   { name: 'no kind', patches: ['apiVersion: v1\nmetadata:\n  labels:\n    a: b\n'], field: 'spec.manifestPatches[0]' },
   { name: 'apiVersion is not a string', patches: ['apiVersion: 1\nkind: Service\n'], field: 'spec.manifestPatches[0]' },
-  { name: 'metadata.name is not a string', patches: ['kind: Service\nmetadata:\n  name: [a]\n'], field: 'spec.manifestPatches[0]' },
-  { name: 'an RFC 6902 list', patches: ['- {op: add, path: /spec/replicas, value: 2}\n'], field: 'spec.manifestPatches[0]' },
+  {
+    name: 'metadata.name is not a string',
+    patches: ['kind: Service\nmetadata:\n  name: [a]\n'],
+    field: 'spec.manifestPatches[0]',
+  },
+  {
+    name: 'an RFC 6902 list',
+    patches: ['- {op: add, path: /spec/replicas, value: 2}\n'],
+    field: 'spec.manifestPatches[0]',
+  },
   { name: 'not YAML', patches: ['kind: Service\nspec: {a: 1\n'], field: 'spec.manifestPatches[0]' },
   { name: 'two documents', patches: ['kind: Service\n---\nkind: Deployment\n'], field: 'spec.manifestPatches[0]' },
   { name: 'empty', patches: [''], field: 'spec.manifestPatches[0]' },
-  { name: 'deleting metadata changes the identity', patches: ['apiVersion: v1\nkind: Service\nmetadata: null\n'], field: 'spec.manifestPatches[0]' },
-  { name: 'the second patch fails', patches: ['kind: Service\nmetadata:\n  labels:\n    a: b\n', 'kind: Servic\n'], field: 'spec.manifestPatches[1]' },
+  {
+    name: 'deleting metadata changes the identity',
+    patches: ['apiVersion: v1\nkind: Service\nmetadata: null\n'],
+    field: 'spec.manifestPatches[0]',
+  },
+  {
+    name: 'the second patch fails',
+    patches: ['kind: Service\nmetadata:\n  labels:\n    a: b\n', 'kind: Servic\n'],
+    field: 'spec.manifestPatches[1]',
+  },
 ];
 
 describe('applyManifestPatches errors', () => {
@@ -120,7 +180,10 @@ describe('applySpecPatches', () => {
 
   it.each([
     { name: 'both set', spec: { patches: [patch], manifestPatches: [manifestPatch] } },
-    { name: 'both set, patches empty (the CRD CEL rule rejects it)', spec: { patches: [], manifestPatches: [manifestPatch] } },
+    {
+      name: 'both set, patches empty (the CRD CEL rule rejects it)',
+      spec: { patches: [], manifestPatches: [manifestPatch] },
+    },
     { name: 'both set, manifestPatches empty', spec: { patches: [patch], manifestPatches: [] } },
   ])('$name is a patch error', ({ spec }) => {
     const e = thrownBy(SpecError, () => applySpecPatches(objects, spec, ctx));
@@ -129,7 +192,9 @@ describe('applySpecPatches', () => {
   });
 
   it('uses the operator wording for both set', () => {
-    const e = thrownBy(SpecError, () => applySpecPatches(objects, { patches: [patch], manifestPatches: [manifestPatch] }, ctx));
+    const e = thrownBy(SpecError, () =>
+      applySpecPatches(objects, { patches: [patch], manifestPatches: [manifestPatch] }, ctx),
+    );
     expect(e.message).toContain("cannot use both 'patches' and 'manifestPatches'; please choose one");
   });
 
@@ -141,17 +206,21 @@ describe('applySpecPatches', () => {
     expect(getIn(findObject(result, SERVICE), ['metadata', 'labels', 'a'])).toBe('b');
   });
 
-  it.each([{ spec: {} }, { spec: { patches: [] } }, { spec: { manifestPatches: [] } }])('leaves objects alone with $spec', ({ spec }) => {
-    const result = applySpecPatches(objects, spec, ctx);
-    result.forEach((o, i) => expect(o).toBe(objects[i]));
-  });
+  it.each([{ spec: {} }, { spec: { patches: [] } }, { spec: { manifestPatches: [] } }])(
+    'leaves objects alone with $spec',
+    ({ spec }) => {
+      const result = applySpecPatches(objects, spec, ctx);
+      result.forEach((o, i) => expect(o).toBe(objects[i]));
+    },
+  );
 });
 
 describe('MANIFEST_PATCH_DEVIATIONS', () => {
   it('lists each deviation with every field filled in', () => {
     expect(MANIFEST_PATCH_DEVIATIONS.length).toBeGreaterThanOrEqual(6);
     for (const d of MANIFEST_PATCH_DEVIATIONS) {
-      for (const field of [d.field, d.operatorBehaviour, d.capiRenderBehaviour, d.why]) expect(field.trim().length).toBeGreaterThan(10);
+      for (const field of [d.field, d.operatorBehaviour, d.capiRenderBehaviour, d.why])
+        expect(field.trim().length).toBeGreaterThan(10);
       expect(d.field).toMatch(/^spec\.(patches|manifestPatches)/);
     }
   });

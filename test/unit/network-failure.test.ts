@@ -12,7 +12,8 @@ import { isPermanentNetworkFailure, networkReason } from '../../src/source/netwo
 import { freePort } from '../helpers/registry.js';
 import { rejectionOf } from '../helpers/errors.js';
 
-const coded = (code: string) => new TypeError('fetch failed', { cause: Object.assign(new Error(`getaddrinfo ${code} api.github.com`), { code }) });
+const coded = (code: string) =>
+  new TypeError('fetch failed', { cause: Object.assign(new Error(`getaddrinfo ${code} api.github.com`), { code }) });
 
 describe('network failures', () => {
   it.each([
@@ -43,20 +44,33 @@ describe('network failures', () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    onTestFinished(() => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }));
+    onTestFinished(
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
     const events: FetchProgress[] = [];
-    const flaky = createGitHubClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, retryAfterBaseMs: 1, onProgress: (e) => events.push(e) });
+    const flaky = createGitHubClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      retryAfterBaseMs: 1,
+      onProgress: (e) => events.push(e),
+    });
     expect(await flaky.listReleases('o', 'r')).toEqual([]);
     expect(events.filter((e) => e.type === 'retry')).toHaveLength(1);
 
     const closed = await freePort();
     const refusedEvents: FetchProgress[] = [];
-    const refused = createGitHubClient({ baseUrl: `http://127.0.0.1:${closed}`, retryAfterBaseMs: 1, onProgress: (e) => refusedEvents.push(e) });
+    const refused = createGitHubClient({
+      baseUrl: `http://127.0.0.1:${closed}`,
+      retryAfterBaseMs: 1,
+      onProgress: (e) => refusedEvents.push(e),
+    });
     const err = await rejectionOf(FetchError, refused.listReleases('o', 'r'));
-    expect(err.diagnostics[0]!.message).toBe(`could not reach 127.0.0.1:${closed} (ECONNREFUSED) for GET http://127.0.0.1:${closed}/repos/o/r/releases?per_page=100`);
+    expect(err.diagnostics[0]!.message).toBe(
+      `could not reach 127.0.0.1:${closed} (ECONNREFUSED) for GET http://127.0.0.1:${closed}/repos/o/r/releases?per_page=100`,
+    );
     expect(refusedEvents.filter((e) => e.type === 'request')).toHaveLength(1);
     expect(refusedEvents.filter((e) => e.type === 'retry')).toHaveLength(0);
   });

@@ -18,25 +18,37 @@ const COMPONENTS = fixtureText('repository/cluster-api/v1.12.0/core-components.y
 const LONG_NAME = `${'x'.repeat(120)}-components.yaml`;
 
 /** Runs GNU tar in a folder holding `files`, archiving `members`; returns the archive's bytes. */
-function gnuTar(format: 'ustar' | 'pax' | 'gnu', files: Record<string, string>, members: string[], gzip = true): Uint8Array {
+function gnuTar(
+  format: 'ustar' | 'pax' | 'gnu',
+  files: Record<string, string>,
+  members: string[],
+  gzip = true,
+): Uint8Array {
   const dir = tempDir();
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
     writeFileSync(path.join(dir, name), text);
   }
   const out = path.join(tempDir(), 'layer.tar');
-  const made = spawnSync('tar', [`--format=${format}`, gzip ? '-czf' : '-cf', out, '-C', dir, ...members], { encoding: 'utf8' });
+  const made = spawnSync('tar', [`--format=${format}`, gzip ? '-czf' : '-cf', out, '-C', dir, ...members], {
+    encoding: 'utf8',
+  });
   if (made.status !== 0) throw new Error(`tar: ${made.stderr}`);
   return new Uint8Array(readFileSync(out));
 }
 
-const decode = (files: Map<string, Uint8Array>) => Object.fromEntries([...files].map(([n, b]) => [n, new TextDecoder().decode(b)]));
+const decode = (files: Map<string, Uint8Array>) =>
+  Object.fromEntries([...files].map(([n, b]) => [n, new TextDecoder().decode(b)]));
 
 describe('readArchiveFiles: root files of archives GNU tar writes', () => {
   const cases: { name: string; archive: () => Uint8Array; expected: Record<string, string> }[] = [
     {
       name: 'ustar, files named plainly',
-      archive: () => gnuTar('ustar', { 'metadata.yaml': METADATA, 'core-components.yaml': COMPONENTS }, ['metadata.yaml', 'core-components.yaml']),
+      archive: () =>
+        gnuTar('ustar', { 'metadata.yaml': METADATA, 'core-components.yaml': COMPONENTS }, [
+          'metadata.yaml',
+          'core-components.yaml',
+        ]),
       expected: { 'metadata.yaml': METADATA, 'core-components.yaml': COMPONENTS },
     },
     {
@@ -46,7 +58,8 @@ describe('readArchiveFiles: root files of archives GNU tar writes', () => {
     },
     {
       name: 'pax, a name longer than ustar holds (PAX path record)',
-      archive: () => gnuTar('pax', { [LONG_NAME]: COMPONENTS, 'metadata.yaml': METADATA }, [LONG_NAME, 'metadata.yaml']),
+      archive: () =>
+        gnuTar('pax', { [LONG_NAME]: COMPONENTS, 'metadata.yaml': METADATA }, [LONG_NAME, 'metadata.yaml']),
       expected: { [LONG_NAME]: COMPONENTS, 'metadata.yaml': METADATA },
     },
     {
@@ -56,7 +69,11 @@ describe('readArchiveFiles: root files of archives GNU tar writes', () => {
     },
     {
       name: 'files below the root and folders are not root files',
-      archive: () => gnuTar('ustar', { 'metadata.yaml': METADATA, 'templates/cluster-template.yaml': 'kind: Cluster\n' }, ['metadata.yaml', 'templates']),
+      archive: () =>
+        gnuTar('ustar', { 'metadata.yaml': METADATA, 'templates/cluster-template.yaml': 'kind: Cluster\n' }, [
+          'metadata.yaml',
+          'templates',
+        ]),
       expected: { 'metadata.yaml': METADATA },
     },
     {
@@ -80,7 +97,11 @@ describe('readArchiveFiles: root files of archives GNU tar writes', () => {
 describe('readArchiveFiles: broken layers fail with source-unsupported naming the layer', () => {
   const tar = () => gnuTar('ustar', { 'metadata.yaml': METADATA }, ['metadata.yaml'], false);
   const cases: { name: string; layer: () => Uint8Array; message: RegExp }[] = [
-    { name: 'not gzip', layer: () => new TextEncoder().encode(METADATA), message: /layer L is not a usable tar\+gzip layer: it is not gzip data/ },
+    {
+      name: 'not gzip',
+      layer: () => new TextEncoder().encode(METADATA),
+      message: /layer L is not a usable tar\+gzip layer: it is not gzip data/,
+    },
     {
       name: 'a header with a bad checksum',
       layer: () => {

@@ -22,21 +22,40 @@ type Handler = (call: Call) => Response | Promise<Response>;
 function scripted(handler: Handler): { fetchImpl: typeof fetch; calls: Call[] } {
   const calls: Call[] = [];
   const fetchImpl = (async (input: string | URL | Request, init?: RequestInit) => {
-    const body = init?.body === undefined || init.body === null ? '' : typeof init.body === 'string' ? init.body : Buffer.from(init.body as Uint8Array).toString('utf8');
-    const call = { url: new URL(String(input)), method: init?.method ?? 'GET', headers: new Headers(init?.headers), body };
+    const body =
+      init?.body === undefined || init.body === null
+        ? ''
+        : typeof init.body === 'string'
+          ? init.body
+          : Buffer.from(init.body as Uint8Array).toString('utf8');
+    const call = {
+      url: new URL(String(input)),
+      method: init?.method ?? 'GET',
+      headers: new Headers(init?.headers),
+      body,
+    };
     calls.push(call);
     return handler(call);
   }) as typeof fetch;
   return { fetchImpl, calls };
 }
 
-const json = (value: unknown, init: ResponseInit = {}) => new Response(JSON.stringify(value), { status: 200, ...init, headers: { 'content-type': 'application/json', ...init.headers } });
+const json = (value: unknown, init: ResponseInit = {}) =>
+  new Response(JSON.stringify(value), {
+    status: 200,
+    ...init,
+    headers: { 'content-type': 'application/json', ...init.headers },
+  });
 const REGISTRY = 'reg.example.test';
 const PASSWORD = 'hunter2-very-secret';
 const bearerChallenge = (realm = 'https://auth.example.test/token') =>
-  new Response(null, { status: 401, headers: { 'www-authenticate': `Bearer realm="${realm}",service="${REGISTRY}",scope="repository:capi/core:pull"` } });
+  new Response(null, {
+    status: 401,
+    headers: { 'www-authenticate': `Bearer realm="${realm}",service="${REGISTRY}",scope="repository:capi/core:pull"` },
+  });
 
-const everything = (err: RenderError) => err.diagnostics.map((d) => `${d.message} ${d.hint ?? ''}`).join(' ') + err.message;
+const everything = (err: RenderError) =>
+  err.diagnostics.map((d) => `${d.message} ${d.hint ?? ''}`).join(' ') + err.message;
 
 /** A registry with the Bearer token flow: the token endpoint grants `TOKEN` when `grant` says so. */
 function tokenRegistry(grant: (call: Call) => Response) {
@@ -88,7 +107,12 @@ describe('the Bearer token flow (oras semantics)', () => {
     },
   ])('$name', async ({ credentials, check, tokenBody }) => {
     const registry = tokenRegistry(() => json(tokenBody ?? { access_token: 'TOKEN', token: 'TOKEN' }));
-    const client = createOciClient({ registry: REGISTRY, plainHttp: false, ...(credentials ? { credentials } : {}), fetchImpl: registry.fetchImpl });
+    const client = createOciClient({
+      registry: REGISTRY,
+      plainHttp: false,
+      ...(credentials ? { credentials } : {}),
+      fetchImpl: registry.fetchImpl,
+    });
     expect(await client.listTags('capi/core')).toEqual(['v1.0.0']);
     expect(await client.listTags('capi/core')).toEqual(['v1.0.0']);
     const tokenCalls = registry.calls.filter((c) => c.url.host === 'auth.example.test');
@@ -100,17 +124,30 @@ describe('the Bearer token flow (oras semantics)', () => {
     const registry = tokenRegistry(() => {
       throw new Error('the realm must not be asked');
     });
-    const client = createOciClient({ registry: REGISTRY, plainHttp: false, credentials: { accessToken: 'TOKEN' }, fetchImpl: registry.fetchImpl });
+    const client = createOciClient({
+      registry: REGISTRY,
+      plainHttp: false,
+      credentials: { accessToken: 'TOKEN' },
+      fetchImpl: registry.fetchImpl,
+    });
     expect(await client.listTags('capi/core')).toEqual(['v1.0.0']);
   });
 
   it.each([
-    { name: 'the token service refuses', grant: () => new Response('{"details":"bad password hunter2-very-secret"}', { status: 401 }) },
+    {
+      name: 'the token service refuses',
+      grant: () => new Response('{"details":"bad password hunter2-very-secret"}', { status: 401 }),
+    },
     { name: 'the registry refuses the token', grant: () => json({ token: 'OTHER' }) },
     { name: 'the token service returns no token', grant: () => json({}) },
   ])('fails with auth when $name, without the password', async ({ grant }) => {
     const registry = tokenRegistry(grant);
-    const client = createOciClient({ registry: REGISTRY, plainHttp: false, credentials: { username: 'u', password: PASSWORD }, fetchImpl: registry.fetchImpl });
+    const client = createOciClient({
+      registry: REGISTRY,
+      plainHttp: false,
+      credentials: { username: 'u', password: PASSWORD },
+      fetchImpl: registry.fetchImpl,
+    });
     const err = await rejectionOf(RenderError, client.listTags('capi/core'));
     expect(err.code).toBe('auth');
     expect(everything(err)).not.toContain(PASSWORD);
@@ -121,22 +158,43 @@ describe('the Bearer token flow (oras semantics)', () => {
     { name: 'a link-local realm (metadata service)', realm: 'https://169.254.169.254/token' },
     { name: 'a realm that is not http(s)', realm: 'file:///etc/passwd' },
   ])('refuses $name and never contacts it', async ({ realm }) => {
-    const registry = scripted((call) => (call.url.host === REGISTRY ? bearerChallenge(realm) : json({ token: 'TOKEN' })));
-    const client = createOciClient({ registry: REGISTRY, plainHttp: false, credentials: { username: 'u', password: PASSWORD }, fetchImpl: registry.fetchImpl });
+    const registry = scripted((call) =>
+      call.url.host === REGISTRY ? bearerChallenge(realm) : json({ token: 'TOKEN' }),
+    );
+    const client = createOciClient({
+      registry: REGISTRY,
+      plainHttp: false,
+      credentials: { username: 'u', password: PASSWORD },
+      fetchImpl: registry.fetchImpl,
+    });
     expect((await rejectionOf(RenderError, client.listTags('capi/core'))).code).toBe('auth');
     expect(registry.calls.every((c) => c.url.host === REGISTRY)).toBe(true);
   });
 
   it('needs both username and password for a Basic challenge', async () => {
-    const registry = scripted(() => new Response(null, { status: 401, headers: { 'www-authenticate': 'Basic realm="r"' } }));
-    const client = createOciClient({ registry: REGISTRY, plainHttp: false, credentials: { username: 'u' }, fetchImpl: registry.fetchImpl });
+    const registry = scripted(
+      () => new Response(null, { status: 401, headers: { 'www-authenticate': 'Basic realm="r"' } }),
+    );
+    const client = createOciClient({
+      registry: REGISTRY,
+      plainHttp: false,
+      credentials: { username: 'u' },
+      fetchImpl: registry.fetchImpl,
+    });
     expect((await rejectionOf(RenderError, client.listTags('capi/core'))).code).toBe('auth');
     expect(registry.calls).toHaveLength(1);
   });
 
   it('redacts a secret that a registry error echoes', async () => {
-    const registry = scripted(() => json({ errors: [{ code: 'DENIED', message: `token ${PASSWORD} is not allowed` }] }, { status: 403 }));
-    const client = createOciClient({ registry: REGISTRY, plainHttp: false, credentials: { username: 'u', password: PASSWORD }, fetchImpl: registry.fetchImpl });
+    const registry = scripted(() =>
+      json({ errors: [{ code: 'DENIED', message: `token ${PASSWORD} is not allowed` }] }, { status: 403 }),
+    );
+    const client = createOciClient({
+      registry: REGISTRY,
+      plainHttp: false,
+      credentials: { username: 'u', password: PASSWORD },
+      fetchImpl: registry.fetchImpl,
+    });
     const err = await rejectionOf(RenderError, client.listTags('capi/core'));
     expect(err.code).toBe('auth');
     expect(everything(err)).not.toContain(PASSWORD);
@@ -147,8 +205,13 @@ describe('reading', () => {
   it('follows Link pagination with n= and stops at another origin', async () => {
     const registry = scripted((call) => {
       const last = call.url.searchParams.get('last');
-      if (last === null) return json({ tags: ['a', 'b'] }, { headers: { link: '</v2/capi/core/tags/list?last=b&n=1000>; rel="next"' } });
-      if (last === 'b') return json({ tags: ['c'] }, { headers: { link: '<https://elsewhere.test/v2/capi/core/tags/list?last=c>; rel="next"' } });
+      if (last === null)
+        return json({ tags: ['a', 'b'] }, { headers: { link: '</v2/capi/core/tags/list?last=b&n=1000>; rel="next"' } });
+      if (last === 'b')
+        return json(
+          { tags: ['c'] },
+          { headers: { link: '<https://elsewhere.test/v2/capi/core/tags/list?last=c>; rel="next"' } },
+        );
       throw new Error(`unexpected ${call.url}`);
     });
     const client = createOciClient({ registry: REGISTRY, plainHttp: false, fetchImpl: registry.fetchImpl });
@@ -157,26 +220,33 @@ describe('reading', () => {
     expect(registry.calls).toHaveLength(2);
   });
 
-  const manifest = new TextEncoder().encode(JSON.stringify({ schemaVersion: 2, mediaType: 'application/vnd.oci.image.manifest.v1+json', layers: [] }));
+  const manifest = new TextEncoder().encode(
+    JSON.stringify({ schemaVersion: 2, mediaType: 'application/vnd.oci.image.manifest.v1+json', layers: [] }),
+  );
   const manifestType = { 'content-type': 'application/vnd.oci.image.manifest.v1+json' };
 
   it.each([
     {
       name: 'a manifest whose bytes do not match Docker-Content-Digest',
       code: 'digest-mismatch',
-      handler: () => new Response(manifest, { headers: { ...manifestType, 'docker-content-digest': computeOciDigest(new Uint8Array([1])) } }),
+      handler: () =>
+        new Response(manifest, {
+          headers: { ...manifestType, 'docker-content-digest': computeOciDigest(new Uint8Array([1])) },
+        }),
       run: (c: ReturnType<typeof createOciClient>) => c.getManifest('capi/core', 'v1'),
     },
     {
       name: 'a blob whose bytes do not match its digest',
       code: 'digest-mismatch',
       handler: () => new Response('tampered'),
-      run: (c: ReturnType<typeof createOciClient>) => c.getBlob('capi/core', computeOciDigest(new TextEncoder().encode('original'))),
+      run: (c: ReturnType<typeof createOciClient>) =>
+        c.getBlob('capi/core', computeOciDigest(new TextEncoder().encode('original'))),
     },
     {
       name: 'an image index',
       code: 'source-unsupported',
-      handler: () => new Response('{"manifests":[]}', { headers: { 'content-type': 'application/vnd.oci.image.index.v1+json' } }),
+      handler: () =>
+        new Response('{"manifests":[]}', { headers: { 'content-type': 'application/vnd.oci.image.index.v1+json' } }),
       run: (c: ReturnType<typeof createOciClient>) => c.getManifest('capi/core', 'v1'),
     },
     {
@@ -201,9 +271,15 @@ describe('reading', () => {
     const client = createOciClient({
       registry: REGISTRY,
       plainHttp: false,
-      fetchImpl: scripted(() => new Response(manifest, { headers: { ...manifestType, 'docker-content-digest': digest } })).fetchImpl,
+      fetchImpl: scripted(
+        () => new Response(manifest, { headers: { ...manifestType, 'docker-content-digest': digest } }),
+      ).fetchImpl,
     });
-    expect(await client.getManifest('capi/core', 'v1')).toMatchObject({ digest, mediaType: 'application/vnd.oci.image.manifest.v1+json', manifest: { layers: [] } });
+    expect(await client.getManifest('capi/core', 'v1')).toMatchObject({
+      digest,
+      mediaType: 'application/vnd.oci.image.manifest.v1+json',
+      manifest: { layers: [] },
+    });
   });
 
   it('keeps credentials off a redirect to another origin, and on one to the same origin', async () => {
@@ -212,11 +288,18 @@ describe('reading', () => {
     const registry = scripted((call) => {
       if (call.url.host === 'storage.example.test') return new Response(blob);
       if (call.headers.get('authorization') !== 'Bearer TOKEN') return bearerChallenge();
-      if (call.url.pathname === blobPath) return new Response(null, { status: 307, headers: { location: '/redirected' } });
-      if (call.url.pathname === '/redirected') return new Response(null, { status: 302, headers: { location: 'https://storage.example.test/object?sig=1' } });
+      if (call.url.pathname === blobPath)
+        return new Response(null, { status: 307, headers: { location: '/redirected' } });
+      if (call.url.pathname === '/redirected')
+        return new Response(null, { status: 302, headers: { location: 'https://storage.example.test/object?sig=1' } });
       throw new Error(`unexpected ${call.url}`);
     });
-    const client = createOciClient({ registry: REGISTRY, plainHttp: false, credentials: { accessToken: 'TOKEN' }, fetchImpl: registry.fetchImpl });
+    const client = createOciClient({
+      registry: REGISTRY,
+      plainHttp: false,
+      credentials: { accessToken: 'TOKEN' },
+      fetchImpl: registry.fetchImpl,
+    });
     expect(await client.getBlob('capi/core', computeOciDigest(blob))).toEqual(blob);
     expect(registry.calls.map((c) => [c.url.host + c.url.pathname, c.headers.get('authorization')])).toEqual([
       [`${REGISTRY}${blobPath}`, null],

@@ -49,8 +49,23 @@ describe('packOciArtifact', () => {
 
   it.each([
     { name: 'no files', files: [], count: 1 },
-    { name: 'a repeated name', files: [{ name: 'a', bytes: bytes('1') }, { name: 'a', bytes: bytes('2') }], count: 1 },
-    { name: 'an empty name and a repeated one', files: [{ name: '', bytes: bytes('1') }, { name: 'x', bytes: bytes('1') }, { name: 'x', bytes: bytes('1') }], count: 2 },
+    {
+      name: 'a repeated name',
+      files: [
+        { name: 'a', bytes: bytes('1') },
+        { name: 'a', bytes: bytes('2') },
+      ],
+      count: 1,
+    },
+    {
+      name: 'an empty name and a repeated one',
+      files: [
+        { name: '', bytes: bytes('1') },
+        { name: 'x', bytes: bytes('1') },
+        { name: 'x', bytes: bytes('1') },
+      ],
+      count: 2,
+    },
   ])('rejects $name, listing every problem', ({ files, count }) => {
     let thrown: unknown;
     try {
@@ -69,7 +84,9 @@ describe('publishOciArtifact', () => {
     const fetchImpl = (() => {
       throw new Error('no request expected');
     }) as unknown as typeof fetch;
-    await expect(publishOciArtifact({ reference: 'registry/repo', files: [{ name: 'a', bytes: bytes('1') }], fetchImpl })).rejects.toMatchObject({
+    await expect(
+      publishOciArtifact({ reference: 'registry/repo', files: [{ name: 'a', bytes: bytes('1') }], fetchImpl }),
+    ).rejects.toMatchObject({
       code: 'source-unsupported',
     });
   });

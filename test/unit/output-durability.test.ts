@@ -18,21 +18,44 @@ import { tempDir } from '../helpers/tmp.js';
 type Files = Record<string, string>;
 
 /** The old output: two environments, a folder that the new write empties, a lock. */
-const OLD = { rendered: { 'dev/a.yaml': 'a1\n', 'dev/b.yaml': 'b\n', 'dev/gone/c.yaml': 'c\n', 'prod/a.yaml': 'a1\n' }, gitops: { 'dev.yaml': 'g1\n' }, lock: 'lock 1\n' };
+const OLD = {
+  rendered: { 'dev/a.yaml': 'a1\n', 'dev/b.yaml': 'b\n', 'dev/gone/c.yaml': 'c\n', 'prod/a.yaml': 'a1\n' },
+  gitops: { 'dev.yaml': 'g1\n' },
+  lock: 'lock 1\n',
+};
 /**
  * The new output: replaced files (two of one content: a hard link), an unchanged one, a file in a
  * folder new inside an existing environment, a new environment (moved in whole), a removal that
  * empties a folder, new ownership records and a new lock.
  */
 const NEW = {
-  rendered: { 'dev/a.yaml': 'a2\n', 'dev/b.yaml': 'b\n', 'dev/sub/d.yaml': 'd\n', 'prod/a.yaml': 'a2\n', 'qa/a.yaml': 'a2\n', 'qa/x/y.yaml': 'y\n' },
+  rendered: {
+    'dev/a.yaml': 'a2\n',
+    'dev/b.yaml': 'b\n',
+    'dev/sub/d.yaml': 'd\n',
+    'prod/a.yaml': 'a2\n',
+    'qa/a.yaml': 'a2\n',
+    'qa/x/y.yaml': 'y\n',
+  },
   gitops: { 'dev.yaml': 'g2\n' },
   lock: 'lock 2\n',
 };
 
-async function write(repo: string, out: { rendered: Files; gitops: Files; lock: string | undefined }, tfs?: TransactionFs): Promise<void> {
-  const targets: TreeTarget[] = ['rendered', 'gitops'].map((name) => ({ root: path.join(repo, name), inScope: () => true, adoptable: () => false }));
-  const txn = await beginTransaction(targets, { repoRoot: repo, lockFile: path.join(repo, 'capi-render.lock'), ...(tfs ? { fs: tfs } : {}) });
+async function write(
+  repo: string,
+  out: { rendered: Files; gitops: Files; lock: string | undefined },
+  tfs?: TransactionFs,
+): Promise<void> {
+  const targets: TreeTarget[] = ['rendered', 'gitops'].map((name) => ({
+    root: path.join(repo, name),
+    inScope: () => true,
+    adoptable: () => false,
+  }));
+  const txn = await beginTransaction(targets, {
+    repoRoot: repo,
+    lockFile: path.join(repo, 'capi-render.lock'),
+    ...(tfs ? { fs: tfs } : {}),
+  });
   try {
     await txn.stage(0, new Map(Object.entries(out.rendered)));
     await txn.stage(1, new Map(Object.entries(out.gitops)));
@@ -71,8 +94,10 @@ function steps(calls: readonly FsCall[], repo: string): string[] {
   const markerWritten = calls.findIndex((c) => c.op === 'writeFile' && c.path === `${marker}.tmp`);
   const tidyStart = calls.findIndex((c) => c.op === 'rename' && c.to?.endsWith('.done'));
   const names = calls.map((c, i) => {
-    if (i < markerWritten) return c.op === 'syncFile' ? 'fsync staged files' : c.op === 'syncFolder' ? 'fsync staged folders' : 'stage';
-    if (c.path === `${marker}.tmp`) return { writeFile: 'write marker', syncFile: 'fsync marker', rename: 'rename marker' }[c.op as string] ?? c.op;
+    if (i < markerWritten)
+      return c.op === 'syncFile' ? 'fsync staged files' : c.op === 'syncFolder' ? 'fsync staged folders' : 'stage';
+    if (c.path === `${marker}.tmp`)
+      return { writeFile: 'write marker', syncFile: 'fsync marker', rename: 'rename marker' }[c.op as string] ?? c.op;
     if (c.op === 'rm' && c.path === marker) return 'remove marker';
     if (c.op === 'syncFolder' && c.path === work) return 'fsync marker folder';
     if (i < tidyStart) return c.op === 'syncFolder' ? 'fsync installed folders' : 'install';
@@ -98,7 +123,8 @@ const PROTOCOL = [
 ];
 
 /** Renames from a stage into rendered/dev fail with EXDEV (the environment folder is another file system). */
-const devOnAnotherDisk = (repo: string) => (from: string, to: string) => from.includes('/stage-0/new/') && path.dirname(to) === path.join(repo, 'rendered/dev');
+const devOnAnotherDisk = (repo: string) => (from: string, to: string) =>
+  from.includes('/stage-0/new/') && path.dirname(to) === path.join(repo, 'rendered/dev');
 
 describe('durable writes: the order of the calls', () => {
   it('stage, fsync staged files, fsync their folders, marker (fsynced, renamed, folder fsynced), install, fsync installed folders, tidy, marker removed durably', async () => {
@@ -111,7 +137,8 @@ describe('durable writes: the order of the calls', () => {
     const markerWritten = at((c) => c.op === 'writeFile' && c.path === `${marker}.tmp`);
     const markerDurable = at((c) => c.op === 'syncFolder' && c.path === path.dirname(marker));
     const markerRemoved = at((c) => c.op === 'rm' && c.path === marker);
-    const synced = (op: 'syncFile' | 'syncFolder', p: string, after: number, before: number) => rec.calls.slice(after + 1, before).some((c) => c.op === op && c.path === p);
+    const synced = (op: 'syncFile' | 'syncFolder', p: string, after: number, before: number) =>
+      rec.calls.slice(after + 1, before).some((c) => c.op === op && c.path === p);
     const before = rec.calls.slice(0, markerWritten);
     // Every staged inode is fsynced before the marker (a link shares the inode it links to).
     for (const [i, c] of before.entries()) {
@@ -125,11 +152,15 @@ describe('durable writes: the order of the calls', () => {
       expect(synced('syncFolder', dir, i, markerWritten), `${c.op} ${c.to ?? c.path}`).toBe(true);
     }
     // The marker's folder is fsynced before the first install, and each installed rename's output folder before the marker goes.
-    const installs = rec.calls.map((c, i) => ({ c, i })).filter(({ c, i }) => i > markerDurable && i < markerRemoved && c.op === 'rename' && !c.to!.endsWith('.done'));
+    const installs = rec.calls
+      .map((c, i) => ({ c, i }))
+      .filter(({ c, i }) => i > markerDurable && i < markerRemoved && c.op === 'rename' && !c.to!.endsWith('.done'));
     expect(installs.length).toBeGreaterThan(5);
     for (const { c, i } of installs) {
       const outputSide = c.to!.includes('.capi-render-write') ? c.path : c.to!;
-      expect(synced('syncFolder', path.dirname(outputSide), i, markerRemoved), `rename ${c.path} -> ${c.to}`).toBe(true);
+      expect(synced('syncFolder', path.dirname(outputSide), i, markerRemoved), `rename ${c.path} -> ${c.to}`).toBe(
+        true,
+      );
     }
     expect(state(repo)).toEqual(await expectedState(NEW));
   });
@@ -188,7 +219,10 @@ async function expectedState(out: { rendered: Files; gitops: Files; lock: string
  * the next command recovers; the result must be the old or the new tree. Returns how often each
  * outcome was seen, and a line per cut that ended elsewhere (a mixed tree, or a recovery that failed).
  */
-async function cutEverywhere(options: { exdev?: boolean; withoutSync?: boolean }): Promise<{ outcomes: Record<string, number>; mixed: string[] }> {
+async function cutEverywhere(options: {
+  exdev?: boolean;
+  withoutSync?: boolean;
+}): Promise<{ outcomes: Record<string, number>; mixed: string[] }> {
   const template = await oldRepo();
   const [oldState, newState] = [state(template), await expectedState(NEW)];
   const probe = tempDir();
@@ -201,31 +235,51 @@ async function cutEverywhere(options: { exdev?: boolean; withoutSync?: boolean }
   for (let k = 0; k <= total; k++) {
     const repo = tempDir();
     cpSync(template, repo, { recursive: true });
-    const cut = powerLossFs(repo, { cutAfter: k, modelOnly: true, ...(options.exdev ? { exdev: devOnAnotherDisk(repo) } : {}) });
-    const tfs = options.withoutSync ? { ...cut.tfs, syncFile: async () => undefined, syncFolder: async () => undefined } : cut.tfs;
+    const cut = powerLossFs(repo, {
+      cutAfter: k,
+      modelOnly: true,
+      ...(options.exdev ? { exdev: devOnAnotherDisk(repo) } : {}),
+    });
+    const tfs = options.withoutSync
+      ? { ...cut.tfs, syncFile: async () => undefined, syncFolder: async () => undefined }
+      : cut.tfs;
     await write(repo, NEW, tfs).catch((e: unknown) => {
       if (k === total) throw e;
     });
     const killed = tempDir();
     cpSync(repo, killed, { recursive: true });
     const models: [string, () => void][] = [['kill', () => cpSync(killed, repo, { recursive: true })]];
-    for (const [name, survival] of Object.entries(survivals(k))) models.push([`power loss, ${name}`, () => cut.materializePowerLoss(repo, survival)]);
+    for (const [name, survival] of Object.entries(survivals(k)))
+      models.push([`power loss, ${name}`, () => cut.materializePowerLoss(repo, survival)]);
     for (const [model, prepare] of models) {
       rmSync(repo, { recursive: true, force: true });
       mkdirSync(repo);
       prepare();
       // The next command sees the same file systems (an EXDEV rename fails again).
-      const recovered = await finishInterruptedWrite(repo, powerLossFs(repo, { modelOnly: true, ...(options.exdev ? { exdev: devOnAnotherDisk(repo) } : {}) }).tfs).then(
+      const recovered = await finishInterruptedWrite(
+        repo,
+        powerLossFs(repo, { modelOnly: true, ...(options.exdev ? { exdev: devOnAnotherDisk(repo) } : {}) }).tfs,
+      ).then(
         () => true,
         () => false,
       );
       const now = state(repo);
-      const outcome = !recovered ? 'RECOVERY FAILED' : JSON.stringify(now) === JSON.stringify(oldState) ? 'old' : JSON.stringify(now) === JSON.stringify(newState) ? 'new' : 'MIXED';
+      const outcome = !recovered
+        ? 'RECOVERY FAILED'
+        : JSON.stringify(now) === JSON.stringify(oldState)
+          ? 'old'
+          : JSON.stringify(now) === JSON.stringify(newState)
+            ? 'new'
+            : 'MIXED';
       const key = `${model.replace(/^power loss, /, '')}/${outcome}`;
       outcomes[key] = (outcomes[key] ?? 0) + 1;
       const last = cut.calls[k - 1];
-      if (outcome !== 'old' && outcome !== 'new') mixed.push(`${model} after call ${k} of ${total} (${last?.op} ${last?.path} ${last?.to ?? ''}): ${JSON.stringify(now)}`);
-      if (outcome === 'old' || outcome === 'new') expect(existsSync(path.join(repo, '.capi-render-write')), `${model} after call ${k}`).toBe(false);
+      if (outcome !== 'old' && outcome !== 'new')
+        mixed.push(
+          `${model} after call ${k} of ${total} (${last?.op} ${last?.path} ${last?.to ?? ''}): ${JSON.stringify(now)}`,
+        );
+      if (outcome === 'old' || outcome === 'new')
+        expect(existsSync(path.join(repo, '.capi-render-write')), `${model} after call ${k}`).toBe(false);
     }
   }
   return { outcomes, mixed };
@@ -235,15 +289,20 @@ describe('durable writes: a power cut after every call', () => {
   it.each([
     { name: 'one file system', exdev: false },
     { name: 'an environment folder on another file system (EXDEV copies)', exdev: true },
-  ])('$name: old or new tree, byte for byte, after a kill and after a power loss at each step', async ({ exdev }) => {
-    const { outcomes, mixed } = await cutEverywhere({ exdev });
-    expect(mixed).toEqual([]);
-    // Both ends were reached under every model: cuts before the marker and after it.
-    for (const model of ['kill', 'only what was fsynced', 'names without their bytes', 'a coin per change']) {
-      for (const end of ['old', 'new']) expect(outcomes[`${model}/${end}`], JSON.stringify(outcomes)).toBeGreaterThan(0);
-    }
-    console.info(`power cuts (${exdev ? 'EXDEV' : 'one file system'}): ${JSON.stringify(outcomes)}`);
-  }, 120_000);
+  ])(
+    '$name: old or new tree, byte for byte, after a kill and after a power loss at each step',
+    async ({ exdev }) => {
+      const { outcomes, mixed } = await cutEverywhere({ exdev });
+      expect(mixed).toEqual([]);
+      // Both ends were reached under every model: cuts before the marker and after it.
+      for (const model of ['kill', 'only what was fsynced', 'names without their bytes', 'a coin per change']) {
+        for (const end of ['old', 'new'])
+          expect(outcomes[`${model}/${end}`], JSON.stringify(outcomes)).toBeGreaterThan(0);
+      }
+      console.info(`power cuts (${exdev ? 'EXDEV' : 'one file system'}): ${JSON.stringify(outcomes)}`);
+    },
+    120_000,
+  );
 
   it('the model has teeth: the same write without its fsyncs leaves a mixed tree after some power losses', async () => {
     const { outcomes, mixed } = await cutEverywhere({ withoutSync: true });

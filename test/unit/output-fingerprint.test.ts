@@ -9,7 +9,15 @@ import { linkSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, utim
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeFingerprint, encodeFingerprint } from '../../src/output/fingerprint-record.js';
-import { environmentUnchanged, outputUnchanged, readFingerprint, sha256Of, takeFingerprint, writeFingerprint, type OutputFingerprint } from '../../src/output/output-fingerprint.js';
+import {
+  environmentUnchanged,
+  outputUnchanged,
+  readFingerprint,
+  sha256Of,
+  takeFingerprint,
+  writeFingerprint,
+  type OutputFingerprint,
+} from '../../src/output/output-fingerprint.js';
 import { OWNERSHIP_FILE } from '../../src/output/ownership.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -37,7 +45,15 @@ function built(): { out: string; gitops: string; fp: OutputFingerprint } {
     produced.set(rel, sha256Of(text));
   }
   writeFileSync(path.join(out, OWNERSHIP_FILE), `${Object.keys(FILES).sort().join('\n')}\n`);
-  const fp = takeFingerprint({ previous: undefined, outDir: out, gitopsDir: gitops, produced: { out: produced, gitops: new Map() }, rendered: { dev: 'h-dev', prod: 'h-prod' }, confirmed: [], allEnvironments: ['dev', 'prod'] });
+  const fp = takeFingerprint({
+    previous: undefined,
+    outDir: out,
+    gitopsDir: gitops,
+    produced: { out: produced, gitops: new Map() },
+    rendered: { dev: 'h-dev', prod: 'h-prod' },
+    confirmed: [],
+    allEnvironments: ['dev', 'prod'],
+  });
   // Out of the racy window: as a record taken seconds after the write.
   return { out, gitops, fp: { ...fp, takenAt: fp.takenAt + 10_000 } };
 }
@@ -45,11 +61,41 @@ function built(): { out: string; gitops: string; fp: OutputFingerprint } {
 describe('the output fingerprint', () => {
   const changes: { name: string; change: (out: string) => void; unchanged: boolean; dev: boolean; prod: boolean }[] = [
     { name: 'nothing', change: () => {}, unchanged: true, dev: true, prod: true },
-    { name: 'a same-size edit, times put back', change: (out) => sameSizeEdit(path.join(out, 'dev/core/deployment.yaml')), unchanged: false, dev: false, prod: true },
-    { name: 'a deleted file', change: (out) => rmSync(path.join(out, 'prod/core/service.yaml')), unchanged: false, dev: true, prod: false },
-    { name: 'an added file', change: (out) => writeFileSync(path.join(out, 'dev/core/extra.yaml'), 'x\n'), unchanged: false, dev: false, prod: true },
-    { name: 'a FIFO planted', change: (out) => execFileSync('mkfifo', [path.join(out, 'prod/fifo.yaml')]), unchanged: false, dev: true, prod: false },
-    { name: 'a symlink planted', change: (out) => symlinkSync('/etc/hostname', path.join(out, 'dev/link.yaml')), unchanged: false, dev: false, prod: true },
+    {
+      name: 'a same-size edit, times put back',
+      change: (out) => sameSizeEdit(path.join(out, 'dev/core/deployment.yaml')),
+      unchanged: false,
+      dev: false,
+      prod: true,
+    },
+    {
+      name: 'a deleted file',
+      change: (out) => rmSync(path.join(out, 'prod/core/service.yaml')),
+      unchanged: false,
+      dev: true,
+      prod: false,
+    },
+    {
+      name: 'an added file',
+      change: (out) => writeFileSync(path.join(out, 'dev/core/extra.yaml'), 'x\n'),
+      unchanged: false,
+      dev: false,
+      prod: true,
+    },
+    {
+      name: 'a FIFO planted',
+      change: (out) => execFileSync('mkfifo', [path.join(out, 'prod/fifo.yaml')]),
+      unchanged: false,
+      dev: true,
+      prod: false,
+    },
+    {
+      name: 'a symlink planted',
+      change: (out) => symlinkSync('/etc/hostname', path.join(out, 'dev/link.yaml')),
+      unchanged: false,
+      dev: false,
+      prod: true,
+    },
     {
       name: 'a file replaced by a folder',
       change: (out) => {
@@ -60,7 +106,13 @@ describe('the output fingerprint', () => {
       dev: true,
       prod: false,
     },
-    { name: 'an edited ownership record', change: (out) => writeFileSync(path.join(out, OWNERSHIP_FILE), 'dev/kustomization.yaml\n'), unchanged: false, dev: false, prod: false },
+    {
+      name: 'an edited ownership record',
+      change: (out) => writeFileSync(path.join(out, OWNERSHIP_FILE), 'dev/kustomization.yaml\n'),
+      unchanged: false,
+      dev: false,
+      prod: false,
+    },
   ];
   for (const c of changes) {
     it(`after ${c.name}: the output is ${c.unchanged ? 'unchanged' : 'changed'}, dev ${c.dev ? 'skippable' : 'rendered'}, prod ${c.prod ? 'skippable' : 'rendered'}`, () => {
@@ -112,7 +164,10 @@ describe('a record that is not exactly one a build wrote is no record', () => {
     { name: 'with a damaged digest', edit: (t) => t.replace(/"([0-9a-f]{64})"/, '"$1x"') },
     { name: 'with a negative size', edit: (t) => t.replace(/"marks":\[\[\d+/, '"marks":[[-1') },
     { name: 'with a path for a name', edit: (t) => t.replace('"service.yaml"', '"../service.yaml"') },
-    { name: 'with a name twice in one folder', edit: (t) => t.replace(/"dev\/core":\[(\d+),(\d+),\d+/, '"dev/core":[$1,$2,$1') },
+    {
+      name: 'with a name twice in one folder',
+      edit: (t) => t.replace(/"dev\/core":\[(\d+),(\d+),\d+/, '"dev/core":[$1,$2,$1'),
+    },
   ];
   for (const c of edits) {
     it(`${c.name}: read as none`, () => {
@@ -129,7 +184,10 @@ describe('a record that is not exactly one a build wrote is no record', () => {
 });
 
 /** A record's text edited as JSON (the stored shape: environments are [name, key, out, gitops]). */
-function json(text: string, edit: (record: { environments: unknown[]; shared: { out: Record<string, number[]> } }) => unknown): string {
+function json(
+  text: string,
+  edit: (record: { environments: unknown[]; shared: { out: Record<string, number[]> } }) => unknown,
+): string {
   const record = JSON.parse(text) as Parameters<typeof edit>[0];
   edit(record);
   return `${JSON.stringify(record)}\n`;

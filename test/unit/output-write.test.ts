@@ -10,23 +10,49 @@ import { acquireBusyLock } from '../../src/output/busy-lock.js';
 import type { KubeObject } from '../../src/manifest/object.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const obj = (kind: string, name: string, namespace?: string, apiVersion = 'v1'): KubeObject => ({ apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) } });
+const obj = (kind: string, name: string, namespace?: string, apiVersion = 'v1'): KubeObject => ({
+  apiVersion,
+  kind,
+  metadata: { name, ...(namespace ? { namespace } : {}) },
+});
 
 describe('assignFileNames', () => {
   it.each([
-    { name: 'kind-name, lowercased', objects: [obj('Deployment', 'CAPI-Controller')], expected: ['deployment-capi-controller.yaml'] },
-    { name: 'CRD names keep their dots', objects: [obj('CustomResourceDefinition', 'clusters.cluster.x-k8s.io', undefined, 'apiextensions.k8s.io/v1')], expected: ['customresourcedefinition-clusters.cluster.x-k8s.io.yaml'] },
-    { name: 'unsafe characters and leading dots cannot escape the folder', objects: [obj('ConfigMap', '../../etc/passwd')], expected: ['configmap-etc-passwd.yaml'] },
+    {
+      name: 'kind-name, lowercased',
+      objects: [obj('Deployment', 'CAPI-Controller')],
+      expected: ['deployment-capi-controller.yaml'],
+    },
+    {
+      name: 'CRD names keep their dots',
+      objects: [obj('CustomResourceDefinition', 'clusters.cluster.x-k8s.io', undefined, 'apiextensions.k8s.io/v1')],
+      expected: ['customresourcedefinition-clusters.cluster.x-k8s.io.yaml'],
+    },
+    {
+      name: 'unsafe characters and leading dots cannot escape the folder',
+      objects: [obj('ConfigMap', '../../etc/passwd')],
+      expected: ['configmap-etc-passwd.yaml'],
+    },
     {
       name: 'a clash gets group and namespace in every name',
-      objects: [obj('Role', 'leader', 'a', 'rbac.authorization.k8s.io/v1'), obj('Role', 'leader', 'b', 'rbac.authorization.k8s.io/v1'), obj('Role', 'other', 'a', 'rbac.authorization.k8s.io/v1')],
-      expected: ['role.rbac.authorization.k8s.io-a-leader.yaml', 'role.rbac.authorization.k8s.io-b-leader.yaml', 'role-other.yaml'],
+      objects: [
+        obj('Role', 'leader', 'a', 'rbac.authorization.k8s.io/v1'),
+        obj('Role', 'leader', 'b', 'rbac.authorization.k8s.io/v1'),
+        obj('Role', 'other', 'a', 'rbac.authorization.k8s.io/v1'),
+      ],
+      expected: [
+        'role.rbac.authorization.k8s.io-a-leader.yaml',
+        'role.rbac.authorization.k8s.io-b-leader.yaml',
+        'role-other.yaml',
+      ],
     },
   ])('$name', ({ objects, expected }) => {
     expect(assignFileNames(objects, 'f')).toEqual(expected);
   });
   it('a remaining clash is an output error', () => {
-    expect(() => assignFileNames([obj('Role', 'x', 'a'), obj('Role', 'x', 'a')], 'f')).toThrow(expect.objectContaining({ code: 'output' }));
+    expect(() => assignFileNames([obj('Role', 'x', 'a'), obj('Role', 'x', 'a')], 'f')).toThrow(
+      expect.objectContaining({ code: 'output' }),
+    );
   });
 });
 
@@ -49,7 +75,9 @@ describe('planEnvironment', () => {
       'dev/kustomization.yaml',
     ]);
     expect(files.get('dev/kustomization.yaml')).toBe(kustomizationText(['cluster-api', 'bootstrap-kubeadm']));
-    expect(files.get('dev/cluster-api/kustomization.yaml')).toBe(kustomizationText(['namespace-capi-system.yaml', 'serviceaccount-sa.yaml']));
+    expect(files.get('dev/cluster-api/kustomization.yaml')).toBe(
+      kustomizationText(['namespace-capi-system.yaml', 'serviceaccount-sa.yaml']),
+    );
   });
   it('rejects an environment name that is not one path segment', () => {
     expect(() => planEnvironment({ ...env, name: '../x' })).toThrow(expect.objectContaining({ code: 'input-path' }));
@@ -57,7 +85,11 @@ describe('planEnvironment', () => {
 });
 
 /** Writes `files` into `<repo>/rendered` in one transaction; `scope` says which top folders it answers for. */
-async function write(repo: string, files: Record<string, string>, options: { scope?: string[]; adopt?: boolean; lock?: string; failpoint?: (step: string) => void } = {}) {
+async function write(
+  repo: string,
+  files: Record<string, string>,
+  options: { scope?: string[]; adopt?: boolean; lock?: string; failpoint?: (step: string) => void } = {},
+) {
   const root = path.join(repo, 'rendered');
   const scope = options.scope;
   const target: TreeTarget = {
@@ -66,7 +98,11 @@ async function write(repo: string, files: Record<string, string>, options: { sco
     inScope: (rel) => !scope || scope.includes(rel.split('/')[0]!),
     adoptable: () => options.adopt ?? false,
   };
-  const txn = await beginTransaction([target], { repoRoot: repo, lockFile: path.join(repo, 'capi-render.lock'), ...(options.failpoint ? { failpoint: options.failpoint } : {}) });
+  const txn = await beginTransaction([target], {
+    repoRoot: repo,
+    lockFile: path.join(repo, 'capi-render.lock'),
+    ...(options.failpoint ? { failpoint: options.failpoint } : {}),
+  });
   try {
     await txn.stage(0, new Map(Object.entries(files)));
     return (await txn.commit(options.lock))[0]!;
@@ -76,7 +112,9 @@ async function write(repo: string, files: Record<string, string>, options: { sco
   }
 }
 
-const owned = (repo: string) => [...parseOwnership(readFileSync(path.join(repo, 'rendered', OWNERSHIP_FILE), 'utf8')).files];
+const owned = (repo: string) => [
+  ...parseOwnership(readFileSync(path.join(repo, 'rendered', OWNERSHIP_FILE), 'utf8')).files,
+];
 
 describe('the output transaction', () => {
   it('writes, keeps identical files untouched, removes stale owned files and records what it owns', async () => {
@@ -113,7 +151,10 @@ describe('the output transaction', () => {
     const repo = tempDir();
     await write(repo, { 'a/x.yaml': 'x\n' });
     writeFileSync(path.join(repo, 'rendered/a/y.yaml'), 'mine\n');
-    await expect(write(repo, { 'a/x.yaml': 'x2\n', 'a/y.yaml': 'y\n' })).rejects.toMatchObject({ code: 'output-location', message: expect.stringContaining('a/y.yaml') });
+    await expect(write(repo, { 'a/x.yaml': 'x2\n', 'a/y.yaml': 'y\n' })).rejects.toMatchObject({
+      code: 'output-location',
+      message: expect.stringContaining('a/y.yaml'),
+    });
     expect(readFileSync(path.join(repo, 'rendered/a/x.yaml'), 'utf8')).toBe('x\n');
     expect(readFileSync(path.join(repo, 'rendered/a/y.yaml'), 'utf8')).toBe('mine\n');
     expect(readdirSync(repo).sort()).toEqual(['rendered']);
@@ -124,7 +165,10 @@ describe('the output transaction', () => {
     const elsewhere = tempDir();
     await write(repo, { 'a/x.yaml': 'x\n' });
     symlinkSync(elsewhere, path.join(repo, 'rendered/b'));
-    await expect(write(repo, { 'a/x.yaml': 'x\n', 'b/y.yaml': 'y\n' })).rejects.toMatchObject({ code: 'output-location', message: 'rendered holds symbolic links where capi-render writes: b' });
+    await expect(write(repo, { 'a/x.yaml': 'x\n', 'b/y.yaml': 'y\n' })).rejects.toMatchObject({
+      code: 'output-location',
+      message: 'rendered holds symbolic links where capi-render writes: b',
+    });
     expect(readdirSync(elsewhere)).toEqual([]);
   });
 
@@ -132,7 +176,10 @@ describe('the output transaction', () => {
     const repo = tempDir();
     mkdirSync(path.join(repo, 'rendered'));
     writeFileSync(path.join(repo, 'rendered/README.md'), 'docs\n');
-    await expect(write(repo, { 'a/x.yaml': 'x\n' })).rejects.toMatchObject({ code: 'output-location', message: expect.stringContaining('README.md') });
+    await expect(write(repo, { 'a/x.yaml': 'x\n' })).rejects.toMatchObject({
+      code: 'output-location',
+      message: expect.stringContaining('README.md'),
+    });
     expect(await listFiles(path.join(repo, 'rendered'))).toEqual(['README.md']);
   });
 
@@ -155,7 +202,11 @@ describe('the output transaction', () => {
 
   it('reads a record with merge conflict markers as both sides', () => {
     const text = `${ownershipText(['a/x.yaml'])}<<<<<<< HEAD\na/y.yaml\n=======\na/z.yaml\n>>>>>>> other\n../../etc/passwd\n`;
-    expect(parseOwnership(text)).toEqual({ files: new Set(['a/x.yaml', 'a/y.yaml', 'a/z.yaml']), conflicted: true, canonical: false });
+    expect(parseOwnership(text)).toEqual({
+      files: new Set(['a/x.yaml', 'a/y.yaml', 'a/z.yaml']),
+      conflicted: true,
+      canonical: false,
+    });
   });
 
   it('writes the lock in the same transaction, and puts everything back when installing fails half-way', async () => {
@@ -166,9 +217,17 @@ describe('the output transaction', () => {
     const failAtSecond = (step: string) => {
       if (step === 'apply' && ++applied === 2) throw Object.assign(new Error('no space'), { code: 'ENOSPC' });
     };
-    await expect(write(repo, { 'a/x.yaml': 'x2\n', 'a/y.yaml': 'y2\n', 'a/z.yaml': 'z\n' }, { lock: 'new lock\n', failpoint: failAtSecond })).rejects.toMatchObject({
+    await expect(
+      write(
+        repo,
+        { 'a/x.yaml': 'x2\n', 'a/y.yaml': 'y2\n', 'a/z.yaml': 'z\n' },
+        { lock: 'new lock\n', failpoint: failAtSecond },
+      ),
+    ).rejects.toMatchObject({
       code: 'write',
-      message: expect.stringMatching(/no space left on device \(ENOSPC\); nothing in the output or the lock was changed$/),
+      message: expect.stringMatching(
+        /no space left on device \(ENOSPC\); nothing in the output or the lock was changed$/,
+      ),
     });
     expect(readFileSync(path.join(repo, 'rendered/a/x.yaml'), 'utf8')).toBe('x\n');
     expect(await listFiles(path.join(repo, 'rendered'))).toEqual(['a/x.yaml', 'a/y.yaml']);

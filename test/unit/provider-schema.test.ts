@@ -7,7 +7,12 @@ import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { InternalError } from '../../src/errors.js';
 import { isJsonObject, type JsonObject } from '../../src/manifest/object.js';
 import { isProviderKind, kindInfo, PROVIDER_KINDS, type ProviderKind } from '../../src/declarations/provider-kinds.js';
-import { createProviderSchemaValidator, formatFieldPath, recogniseCelRule, type SchemaIssue } from '../../src/declarations/schema/index.js';
+import {
+  createProviderSchemaValidator,
+  formatFieldPath,
+  recogniseCelRule,
+  type SchemaIssue,
+} from '../../src/declarations/schema/index.js';
 import { loadCrdSchema } from '../../src/declarations/schema/load-crd-schema.js';
 import { buildProviderJsonSchema } from '../../src/declarations/schema/object-envelope.js';
 import { canonicalJson } from '../../src/manifest/canonical-json.js';
@@ -46,7 +51,10 @@ describe('provider CRs from the operator Helm chart e2e fixtures', () => {
       jsYaml
         .loadAll(readFileSync(join(FIXTURES, file), 'utf8'), undefined, { schema: jsYaml.CORE_SCHEMA })
         .filter((doc): doc is JsonObject => isJsonObject(doc) && doc.kind !== 'Namespace')
-        .map((doc, index) => ({ name: `${file} #${index} ${String(doc.kind)}/${String((doc.metadata as JsonObject).name)}`, doc })),
+        .map((doc, index) => ({
+          name: `${file} #${index} ${String(doc.kind)}/${String((doc.metadata as JsonObject).name)}`,
+          doc,
+        })),
     );
 
   it('has provider CRs of every kind the chart templates (all but RuntimeExtensionProvider)', () => {
@@ -61,64 +69,219 @@ describe('provider CRs from the operator Helm chart e2e fixtures', () => {
 });
 
 describe('broken provider CRs', () => {
-  const cases: { name: string; input: Record<string, unknown>; expected: { rule: string; path: (string | number)[] }[] }[] = [
-    { name: 'replicas of the wrong type', input: coreProvider({ deployment: { replicas: 'two' } }), expected: [{ rule: 'type', path: ['spec', 'deployment', 'replicas'] }] },
-    { name: 'negative replicas', input: coreProvider({ deployment: { replicas: -1 } }), expected: [{ rule: 'minimum', path: ['spec', 'deployment', 'replicas'] }] },
-    { name: 'maxConcurrentReconciles below its minimum of 1', input: coreProvider({ manager: { maxConcurrentReconciles: 0 } }), expected: [{ rule: 'minimum', path: ['spec', 'manager', 'maxConcurrentReconciles'] }] },
-    { name: 'unknown field at the top of spec', input: coreProvider({ deploymnet: { replicas: 1 } }), expected: [{ rule: 'unknown-field', path: ['spec', 'deploymnet'] }] },
-    { name: 'unknown nested field', input: coreProvider({ manager: { featureGate: { MachinePool: true } } }), expected: [{ rule: 'unknown-field', path: ['spec', 'manager', 'featureGate'] }] },
-    { name: 'unknown top-level field', input: coreProvider({}, { sepc: {} }), expected: [{ rule: 'unknown-field', path: ['sepc'] }] },
-    { name: 'configSecret without a name', input: coreProvider({ configSecret: { namespace: 'capi-system' } }), expected: [{ rule: 'required', path: ['spec', 'configSecret', 'name'] }] },
+  const cases: {
+    name: string;
+    input: Record<string, unknown>;
+    expected: { rule: string; path: (string | number)[] }[];
+  }[] = [
+    {
+      name: 'replicas of the wrong type',
+      input: coreProvider({ deployment: { replicas: 'two' } }),
+      expected: [{ rule: 'type', path: ['spec', 'deployment', 'replicas'] }],
+    },
+    {
+      name: 'negative replicas',
+      input: coreProvider({ deployment: { replicas: -1 } }),
+      expected: [{ rule: 'minimum', path: ['spec', 'deployment', 'replicas'] }],
+    },
+    {
+      name: 'maxConcurrentReconciles below its minimum of 1',
+      input: coreProvider({ manager: { maxConcurrentReconciles: 0 } }),
+      expected: [{ rule: 'minimum', path: ['spec', 'manager', 'maxConcurrentReconciles'] }],
+    },
+    {
+      name: 'unknown field at the top of spec',
+      input: coreProvider({ deploymnet: { replicas: 1 } }),
+      expected: [{ rule: 'unknown-field', path: ['spec', 'deploymnet'] }],
+    },
+    {
+      name: 'unknown nested field',
+      input: coreProvider({ manager: { featureGate: { MachinePool: true } } }),
+      expected: [{ rule: 'unknown-field', path: ['spec', 'manager', 'featureGate'] }],
+    },
+    {
+      name: 'unknown top-level field',
+      input: coreProvider({}, { sepc: {} }),
+      expected: [{ rule: 'unknown-field', path: ['sepc'] }],
+    },
+    {
+      name: 'configSecret without a name',
+      input: coreProvider({ configSecret: { namespace: 'capi-system' } }),
+      expected: [{ rule: 'required', path: ['spec', 'configSecret', 'name'] }],
+    },
     {
       name: 'leaderElection missing its required fields',
       input: coreProvider({ manager: { leaderElection: { leaderElect: true, leaseDuration: '15s' } } }),
-      expected: ['renewDeadline', 'resourceLock', 'resourceName', 'resourceNamespace', 'retryPeriod'].map((f) => ({ rule: 'required', path: ['spec', 'manager', 'leaderElection', f] })),
+      expected: ['renewDeadline', 'resourceLock', 'resourceName', 'resourceNamespace', 'retryPeriod'].map((f) => ({
+        rule: 'required',
+        path: ['spec', 'manager', 'leaderElection', f],
+      })),
     },
-    { name: 'fetchConfig with url and selector', input: coreProvider({ fetchConfig: { url: 'https://example.com/c.yaml', selector: { matchLabels: { a: 'b' } } } }), expected: [{ rule: 'cel', path: ['spec', 'fetchConfig'] }] },
-    { name: 'empty fetchConfig', input: coreProvider({ fetchConfig: {} }), expected: [{ rule: 'cel', path: ['spec', 'fetchConfig'] }] },
-    { name: 'patches and manifestPatches together', input: coreProvider({ patches: [{ patch: 'a: b' }], manifestPatches: ['{}'] }), expected: [{ rule: 'cel', path: ['spec'] }] },
-    { name: 'status present', input: coreProvider({}, { status: { installedVersion: 'v1.10.4' } }), expected: [{ rule: 'status-not-allowed', path: ['status'] }] },
-    { name: 'metadata.namespace missing', input: coreProvider({}, { metadata: { name: 'cluster-api' } }), expected: [{ rule: 'required', path: ['metadata', 'namespace'] }] },
-    { name: 'metadata missing', input: coreProvider({}, { metadata: undefined }), expected: [{ rule: 'required', path: ['metadata'] }] },
-    { name: 'metadata.name not a DNS subdomain', input: coreProvider({}, { metadata: { name: 'Cluster_API', namespace: 'capi-system' } }), expected: [{ rule: 'format', path: ['metadata', 'name'] }] },
-    { name: 'metadata label value not a string', input: coreProvider({}, { metadata: { name: 'cluster-api', namespace: 'capi-system', labels: { tier: 1 } } }), expected: [{ rule: 'type', path: ['metadata', 'labels', 'tier'] }] },
-    { name: 'misspelt metadata field', input: coreProvider({}, { metadata: { name: 'cluster-api', namespace: 'capi-system', lables: {} } }), expected: [{ rule: 'unknown-field', path: ['metadata', 'lables'] }] },
-    { name: 'wrong apiVersion', input: coreProvider({}, { apiVersion: 'operator.cluster.x-k8s.io/v1alpha1' }), expected: [{ rule: 'const', path: ['apiVersion'] }] },
-    { name: 'apiVersion of the wrong type', input: coreProvider({}, { apiVersion: 2 }), expected: [{ rule: 'const', path: ['apiVersion'] }] },
-    { name: 'apiVersion missing', input: coreProvider({}, { apiVersion: undefined }), expected: [{ rule: 'required', path: ['apiVersion'] }] },
-    { name: 'kind other than the one validated', input: coreProvider({}, { kind: 'InfrastructureProvider' }), expected: [{ rule: 'const', path: ['kind'] }] },
-    { name: 'featureGates value not boolean', input: coreProvider({ manager: { featureGates: { MachinePool: 'true' } } }), expected: [{ rule: 'type', path: ['spec', 'manager', 'featureGates', 'MachinePool'] }] },
-    { name: 'additionalDeployments entry with an unknown field', input: coreProvider({ additionalDeployments: { 'capi-extra': { deploymnet: {} } } }), expected: [{ rule: 'unknown-field', path: ['spec', 'additionalDeployments', 'capi-extra', 'deploymnet'] }] },
-    { name: 'additionalDeployments entry with negative replicas', input: coreProvider({ additionalDeployments: { 'capi-extra': { deployment: { replicas: -2 } } } }), expected: [{ rule: 'minimum', path: ['spec', 'additionalDeployments', 'capi-extra', 'deployment', 'replicas'] }] },
+    {
+      name: 'fetchConfig with url and selector',
+      input: coreProvider({
+        fetchConfig: { url: 'https://example.com/c.yaml', selector: { matchLabels: { a: 'b' } } },
+      }),
+      expected: [{ rule: 'cel', path: ['spec', 'fetchConfig'] }],
+    },
+    {
+      name: 'empty fetchConfig',
+      input: coreProvider({ fetchConfig: {} }),
+      expected: [{ rule: 'cel', path: ['spec', 'fetchConfig'] }],
+    },
+    {
+      name: 'patches and manifestPatches together',
+      input: coreProvider({ patches: [{ patch: 'a: b' }], manifestPatches: ['{}'] }),
+      expected: [{ rule: 'cel', path: ['spec'] }],
+    },
+    {
+      name: 'status present',
+      input: coreProvider({}, { status: { installedVersion: 'v1.10.4' } }),
+      expected: [{ rule: 'status-not-allowed', path: ['status'] }],
+    },
+    {
+      name: 'metadata.namespace missing',
+      input: coreProvider({}, { metadata: { name: 'cluster-api' } }),
+      expected: [{ rule: 'required', path: ['metadata', 'namespace'] }],
+    },
+    {
+      name: 'metadata missing',
+      input: coreProvider({}, { metadata: undefined }),
+      expected: [{ rule: 'required', path: ['metadata'] }],
+    },
+    {
+      name: 'metadata.name not a DNS subdomain',
+      input: coreProvider({}, { metadata: { name: 'Cluster_API', namespace: 'capi-system' } }),
+      expected: [{ rule: 'format', path: ['metadata', 'name'] }],
+    },
+    {
+      name: 'metadata label value not a string',
+      input: coreProvider({}, { metadata: { name: 'cluster-api', namespace: 'capi-system', labels: { tier: 1 } } }),
+      expected: [{ rule: 'type', path: ['metadata', 'labels', 'tier'] }],
+    },
+    {
+      name: 'misspelt metadata field',
+      input: coreProvider({}, { metadata: { name: 'cluster-api', namespace: 'capi-system', lables: {} } }),
+      expected: [{ rule: 'unknown-field', path: ['metadata', 'lables'] }],
+    },
+    {
+      name: 'wrong apiVersion',
+      input: coreProvider({}, { apiVersion: 'operator.cluster.x-k8s.io/v1alpha1' }),
+      expected: [{ rule: 'const', path: ['apiVersion'] }],
+    },
+    {
+      name: 'apiVersion of the wrong type',
+      input: coreProvider({}, { apiVersion: 2 }),
+      expected: [{ rule: 'const', path: ['apiVersion'] }],
+    },
+    {
+      name: 'apiVersion missing',
+      input: coreProvider({}, { apiVersion: undefined }),
+      expected: [{ rule: 'required', path: ['apiVersion'] }],
+    },
+    {
+      name: 'kind other than the one validated',
+      input: coreProvider({}, { kind: 'InfrastructureProvider' }),
+      expected: [{ rule: 'const', path: ['kind'] }],
+    },
+    {
+      name: 'featureGates value not boolean',
+      input: coreProvider({ manager: { featureGates: { MachinePool: 'true' } } }),
+      expected: [{ rule: 'type', path: ['spec', 'manager', 'featureGates', 'MachinePool'] }],
+    },
+    {
+      name: 'additionalDeployments entry with an unknown field',
+      input: coreProvider({ additionalDeployments: { 'capi-extra': { deploymnet: {} } } }),
+      expected: [{ rule: 'unknown-field', path: ['spec', 'additionalDeployments', 'capi-extra', 'deploymnet'] }],
+    },
+    {
+      name: 'additionalDeployments entry with negative replicas',
+      input: coreProvider({ additionalDeployments: { 'capi-extra': { deployment: { replicas: -2 } } } }),
+      expected: [{ rule: 'minimum', path: ['spec', 'additionalDeployments', 'capi-extra', 'deployment', 'replicas'] }],
+    },
     {
       name: 'int-or-string resource quantity of the wrong type',
-      input: coreProvider({ deployment: { containers: [{ name: 'manager', resources: { limits: { cpu: true, memory: '128Mi' }, requests: { cpu: 1 } } }] } }),
+      input: coreProvider({
+        deployment: {
+          containers: [
+            { name: 'manager', resources: { limits: { cpu: true, memory: '128Mi' }, requests: { cpu: 1 } } },
+          ],
+        },
+      }),
       expected: [{ rule: 'type', path: ['spec', 'deployment', 'containers', 0, 'resources', 'limits', 'cpu'] }],
     },
     {
       name: 'int-or-string resource quantity that is not a quantity',
-      input: coreProvider({ deployment: { containers: [{ name: 'manager', resources: { requests: { memory: '1Gx' } } }] } }),
+      input: coreProvider({
+        deployment: { containers: [{ name: 'manager', resources: { requests: { memory: '1Gx' } } }] },
+      }),
       expected: [{ rule: 'pattern', path: ['spec', 'deployment', 'containers', 0, 'resources', 'requests', 'memory'] }],
     },
-    { name: 'tolerationSeconds (int64) given as a string', input: coreProvider({ deployment: { tolerations: [{ key: 'k', tolerationSeconds: '30' }] } }), expected: [{ rule: 'type', path: ['spec', 'deployment', 'tolerations', 0, 'tolerationSeconds'] }] },
-    { name: 'tolerationSeconds (int64) with a fraction', input: coreProvider({ deployment: { tolerations: [{ key: 'k', tolerationSeconds: 1.5 }] } }), expected: [{ rule: 'type', path: ['spec', 'deployment', 'tolerations', 0, 'tolerationSeconds'] }] },
-    { name: 'tolerationSeconds beyond int64', input: coreProvider({ deployment: { tolerations: [{ key: 'k', tolerationSeconds: 2 ** 64 }] } }), expected: [{ rule: 'format', path: ['spec', 'deployment', 'tolerations', 0, 'tolerationSeconds'] }] },
+    {
+      name: 'tolerationSeconds (int64) given as a string',
+      input: coreProvider({ deployment: { tolerations: [{ key: 'k', tolerationSeconds: '30' }] } }),
+      expected: [{ rule: 'type', path: ['spec', 'deployment', 'tolerations', 0, 'tolerationSeconds'] }],
+    },
+    {
+      name: 'tolerationSeconds (int64) with a fraction',
+      input: coreProvider({ deployment: { tolerations: [{ key: 'k', tolerationSeconds: 1.5 }] } }),
+      expected: [{ rule: 'type', path: ['spec', 'deployment', 'tolerations', 0, 'tolerationSeconds'] }],
+    },
+    {
+      name: 'tolerationSeconds beyond int64',
+      input: coreProvider({ deployment: { tolerations: [{ key: 'k', tolerationSeconds: 2 ** 64 }] } }),
+      expected: [{ rule: 'format', path: ['spec', 'deployment', 'tolerations', 0, 'tolerationSeconds'] }],
+    },
     {
       name: 'affinity weight beyond int32',
-      input: coreProvider(yaml('deployment: {affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 3000000000, preference: {}}]}}}')),
-      expected: [{ rule: 'format', path: ['spec', 'deployment', 'affinity', 'nodeAffinity', 'preferredDuringSchedulingIgnoredDuringExecution', 0, 'weight'] }],
+      input: coreProvider(
+        yaml(
+          'deployment: {affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 3000000000, preference: {}}]}}}',
+        ),
+      ),
+      expected: [
+        {
+          rule: 'format',
+          path: [
+            'spec',
+            'deployment',
+            'affinity',
+            'nodeAffinity',
+            'preferredDuringSchedulingIgnoredDuringExecution',
+            0,
+            'weight',
+          ],
+        },
+      ],
     },
     {
       name: 'list-type map with a duplicate key',
-      input: coreProvider({ deployment: { containers: [{ name: 'manager', resources: { claims: [{ name: 'gpu' }, { name: 'gpu' }] } }] } }),
+      input: coreProvider({
+        deployment: { containers: [{ name: 'manager', resources: { claims: [{ name: 'gpu' }, { name: 'gpu' }] } }] },
+      }),
       expected: [{ rule: 'list-map-key', path: ['spec', 'deployment', 'containers', 0, 'resources', 'claims', 1] }],
     },
-    { name: 'null where an object is expected', input: coreProvider({ manager: null }), expected: [{ rule: 'type', path: ['spec', 'manager'] }] },
-    { name: 'spec of the wrong type', input: coreProvider({}, { spec: ['v1.10.4'] }), expected: [{ rule: 'type', path: ['spec'] }] },
-    { name: 'not an object at all', input: ['CoreProvider'] as unknown as Record<string, unknown>, expected: [{ rule: 'type', path: [] }] },
+    {
+      name: 'null where an object is expected',
+      input: coreProvider({ manager: null }),
+      expected: [{ rule: 'type', path: ['spec', 'manager'] }],
+    },
+    {
+      name: 'spec of the wrong type',
+      input: coreProvider({}, { spec: ['v1.10.4'] }),
+      expected: [{ rule: 'type', path: ['spec'] }],
+    },
+    {
+      name: 'not an object at all',
+      input: ['CoreProvider'] as unknown as Record<string, unknown>,
+      expected: [{ rule: 'type', path: [] }],
+    },
     {
       name: 'several problems, reported sorted by path',
-      input: coreProvider({ manager: { verbosity: -1 }, deployment: { replicas: 'two' }, fetchConfig: {} }, { status: {} }),
+      input: coreProvider(
+        { manager: { verbosity: -1 }, deployment: { replicas: 'two' }, fetchConfig: {} },
+        { status: {} },
+      ),
       expected: [
         { rule: 'type', path: ['spec', 'deployment', 'replicas'] },
         { rule: 'cel', path: ['spec', 'fetchConfig'] },
@@ -141,7 +304,9 @@ describe('broken provider CRs', () => {
 
   it.each(PROVIDER_KINDS.map((k) => ({ kind: k.kind })))('validates $kind against its own CRD', ({ kind }) => {
     const object = coreProvider({ deployment: { replicas: -1 } }, { kind });
-    expect(ruleAndPath(validator.validate(kind, object))).toEqual([{ rule: 'minimum', path: ['spec', 'deployment', 'replicas'] }]);
+    expect(ruleAndPath(validator.validate(kind, object))).toEqual([
+      { rule: 'minimum', path: ['spec', 'deployment', 'replicas'] },
+    ]);
   });
 });
 
@@ -156,7 +321,9 @@ describe('CRD schema handling', () => {
         Object.values(node).forEach(collect);
       }
     };
-    for (const file of readdirSync(SCHEMA_DIR).filter((f) => f.startsWith('operator.cluster.x-k8s.io_') && f.endsWith('.yaml'))) {
+    for (const file of readdirSync(SCHEMA_DIR).filter(
+      (f) => f.startsWith('operator.cluster.x-k8s.io_') && f.endsWith('.yaml'),
+    )) {
       collect(jsYaml.load(readFileSync(join(SCHEMA_DIR, file), 'utf8'), { schema: jsYaml.CORE_SCHEMA }));
     }
     expect(rules.length).toBe(14);
@@ -164,7 +331,9 @@ describe('CRD schema handling', () => {
   });
 
   it('gives all seven kinds the same converted schema, so they share one compiled validator', () => {
-    const keys = PROVIDER_KINDS.map((k) => canonicalJson(buildProviderJsonSchema(loadCrdSchema(SCHEMA_DIR, k.schemaFile, 'v1alpha2'), k.kind)));
+    const keys = PROVIDER_KINDS.map((k) =>
+      canonicalJson(buildProviderJsonSchema(loadCrdSchema(SCHEMA_DIR, k.schemaFile, 'v1alpha2'), k.kind)),
+    );
     expect(new Set(keys).size).toBe(1);
   });
 
@@ -172,7 +341,24 @@ describe('CRD schema handling', () => {
     jsYaml.dump({
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
-      spec: { versions: [{ name: 'v1alpha2', schema: { openAPIV3Schema: { type: 'object', properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object' }, spec } } } }] },
+      spec: {
+        versions: [
+          {
+            name: 'v1alpha2',
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  apiVersion: { type: 'string' },
+                  kind: { type: 'string' },
+                  metadata: { type: 'object' },
+                  spec,
+                },
+              },
+            },
+          },
+        ],
+      },
     });
 
   function validatorOver(crdText: string) {
@@ -183,10 +369,34 @@ describe('CRD schema handling', () => {
   }
 
   it.each([
-    { name: 'a CEL rule capi-render does not implement', spec: { type: 'object', properties: { a: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: 'self.a.startsWith("x")', message: 'm' }] } },
-    { name: 'a CEL rule with messageExpression', spec: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: '!(has(self.a) && has(self.b))', messageExpression: '"m"' }] } },
-    { name: 'a CEL rule naming an undeclared field', spec: { type: 'object', properties: { a: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: '!(has(self.a) && has(self.b))', message: 'm' }] } },
-    { name: 'an unknown schema keyword', spec: { type: 'object', properties: { a: { type: 'string', 'x-kubernetes-new-thing': true } } } },
+    {
+      name: 'a CEL rule capi-render does not implement',
+      spec: {
+        type: 'object',
+        properties: { a: { type: 'string' } },
+        'x-kubernetes-validations': [{ rule: 'self.a.startsWith("x")', message: 'm' }],
+      },
+    },
+    {
+      name: 'a CEL rule with messageExpression',
+      spec: {
+        type: 'object',
+        properties: { a: { type: 'string' }, b: { type: 'string' } },
+        'x-kubernetes-validations': [{ rule: '!(has(self.a) && has(self.b))', messageExpression: '"m"' }],
+      },
+    },
+    {
+      name: 'a CEL rule naming an undeclared field',
+      spec: {
+        type: 'object',
+        properties: { a: { type: 'string' } },
+        'x-kubernetes-validations': [{ rule: '!(has(self.a) && has(self.b))', message: 'm' }],
+      },
+    },
+    {
+      name: 'an unknown schema keyword',
+      spec: { type: 'object', properties: { a: { type: 'string', 'x-kubernetes-new-thing': true } } },
+    },
   ])('throws InternalError when the CRD carries $name', ({ spec }) => {
     const custom = validatorOver(crdWith(spec as unknown as Parameters<typeof crdWith>[0]));
     expect(() => custom.validate('CoreProvider', coreProvider({}))).toThrow(InternalError);
@@ -196,7 +406,9 @@ describe('CRD schema handling', () => {
     const custom = validatorOver(crdWith({ type: 'object', properties: { version: { type: 'string' } } }));
     expect(custom.validate('CoreProvider', coreProvider({}))).toEqual([]);
     // No file for InfrastructureProvider exists in that folder.
-    expect(() => custom.validate('InfrastructureProvider', coreProvider({}, { kind: 'InfrastructureProvider' }))).toThrow(InternalError);
+    expect(() =>
+      custom.validate('InfrastructureProvider', coreProvider({}, { kind: 'InfrastructureProvider' })),
+    ).toThrow(InternalError);
   });
 
   it('implements nullable, int-or-string and preserve-unknown-fields from the structural schema', () => {
@@ -210,9 +422,16 @@ describe('CRD schema handling', () => {
         },
       }),
     );
-    expect(custom.validate('CoreProvider', { ...coreProvider({}), spec: { maybe: null, port: 'http', free: { anything: [1] } } })).toEqual([]);
+    expect(
+      custom.validate('CoreProvider', {
+        ...coreProvider({}),
+        spec: { maybe: null, port: 'http', free: { anything: [1] } },
+      }),
+    ).toEqual([]);
     expect(custom.validate('CoreProvider', { ...coreProvider({}), spec: { port: 8080 } })).toEqual([]);
-    expect(ruleAndPath(custom.validate('CoreProvider', { ...coreProvider({}), spec: { port: [8080] } }))).toEqual([{ rule: 'type', path: ['spec', 'port'] }]);
+    expect(ruleAndPath(custom.validate('CoreProvider', { ...coreProvider({}), spec: { port: [8080] } }))).toEqual([
+      { rule: 'type', path: ['spec', 'port'] },
+    ]);
   });
 });
 
@@ -247,7 +466,12 @@ describe('remembered successes (validation memo)', () => {
     expect(createProviderSchemaValidator({ memo: createValidationMemo(dir) }).validate('CoreProvider', cr)).toEqual([]);
     expect(compile).not.toHaveBeenCalled();
     // Another CR (even of another kind with the same schema) is validated in full.
-    expect(createProviderSchemaValidator({ memo: createValidationMemo(dir) }).validate('CoreProvider', coreProvider({ deployment: { replicas: 3 } }))).toEqual([]);
+    expect(
+      createProviderSchemaValidator({ memo: createValidationMemo(dir) }).validate(
+        'CoreProvider',
+        coreProvider({ deployment: { replicas: 3 } }),
+      ),
+    ).toEqual([]);
     expect(compile).toHaveBeenCalledTimes(1);
     expect(readdirSync(dir)).toHaveLength(2);
   });
@@ -256,7 +480,9 @@ describe('remembered successes (validation memo)', () => {
     const dir = memoDir();
     const bad = coreProvider({ deployment: { replicas: 'two' } as unknown as JsonObject });
     for (let run = 0; run < 2; run++) {
-      expect(ruleAndPath(createProviderSchemaValidator({ memo: createValidationMemo(dir) }).validate('CoreProvider', bad))).toEqual([{ rule: 'type', path: ['spec', 'deployment', 'replicas'] }]);
+      expect(
+        ruleAndPath(createProviderSchemaValidator({ memo: createValidationMemo(dir) }).validate('CoreProvider', bad)),
+      ).toEqual([{ rule: 'type', path: ['spec', 'deployment', 'replicas'] }]);
     }
     expect(readdirSync(dir)).toEqual([]);
   });

@@ -15,22 +15,46 @@ const decide = (env: Record<string, string | undefined>, url: string): string =>
 describe('which proxy a request uses', () => {
   it.each([
     { env: { HTTP_PROXY: '127.0.0.1:8080' }, url: 'http://example.com', want: 'http://127.0.0.1:8080' },
-    { env: { HTTP_PROXY: 'cache.corp.example.com:1234' }, url: 'http://example.com', want: 'http://cache.corp.example.com:1234' },
+    {
+      env: { HTTP_PROXY: 'cache.corp.example.com:1234' },
+      url: 'http://example.com',
+      want: 'http://cache.corp.example.com:1234',
+    },
     { env: { HTTP_PROXY: 'cache.corp.example.com' }, url: 'http://example.com', want: 'http://cache.corp.example.com' },
     { env: { HTTP_PROXY: 'localhost' }, url: 'http://example.com', want: 'http://localhost' },
-    { env: { HTTP_PROXY: 'https://cache.corp.example.com' }, url: 'http://example.com', want: 'https://cache.corp.example.com' },
+    {
+      env: { HTTP_PROXY: 'https://cache.corp.example.com' },
+      url: 'http://example.com',
+      want: 'https://cache.corp.example.com',
+    },
     { env: { HTTP_PROXY: 'socks5://127.0.0.1' }, url: 'http://example.com', want: 'socks5://127.0.0.1' },
     // The scheme picks the variable; https never falls back to HTTP_PROXY.
-    { env: { HTTP_PROXY: 'http.proxy.tld', HTTPS_PROXY: 'secure.proxy.tld' }, url: 'http://insecure.tld/', want: 'http://http.proxy.tld' },
-    { env: { HTTP_PROXY: 'http.proxy.tld', HTTPS_PROXY: 'secure.proxy.tld' }, url: 'https://secure.tld/', want: 'http://secure.proxy.tld' },
+    {
+      env: { HTTP_PROXY: 'http.proxy.tld', HTTPS_PROXY: 'secure.proxy.tld' },
+      url: 'http://insecure.tld/',
+      want: 'http://http.proxy.tld',
+    },
+    {
+      env: { HTTP_PROXY: 'http.proxy.tld', HTTPS_PROXY: 'secure.proxy.tld' },
+      url: 'https://secure.tld/',
+      want: 'http://secure.proxy.tld',
+    },
     { env: { HTTP_PROXY: 'http.proxy.tld' }, url: 'https://secure.tld/', want: 'direct' },
     { env: {}, url: 'https://api.github.com/', want: 'direct' },
     // Upper case wins; an empty value counts as unset.
-    { env: { HTTPS_PROXY: 'http://upper:1', https_proxy: 'http://lower:2' }, url: 'https://x.io', want: 'http://upper:1' },
+    {
+      env: { HTTPS_PROXY: 'http://upper:1', https_proxy: 'http://lower:2' },
+      url: 'https://x.io',
+      want: 'http://upper:1',
+    },
     { env: { HTTPS_PROXY: '', https_proxy: 'http://lower:2' }, url: 'https://x.io', want: 'http://lower:2' },
     // CGI: HTTP_PROXY may be attacker-controlled; HTTPS_PROXY is still used.
     { env: { HTTP_PROXY: 'http://10.1.2.3:8080', REQUEST_METHOD: 'GET' }, url: 'http://example.com', want: 'refused' },
-    { env: { HTTPS_PROXY: 'https://secure.proxy.tld', REQUEST_METHOD: 'GET' }, url: 'https://secure.tld/', want: 'https://secure.proxy.tld' },
+    {
+      env: { HTTPS_PROXY: 'https://secure.proxy.tld', REQUEST_METHOD: 'GET' },
+      url: 'https://secure.tld/',
+      want: 'https://secure.proxy.tld',
+    },
     // NO_PROXY domain forms.
     { env: { HTTP_PROXY: 'proxy', NO_PROXY: 'example.com' }, url: 'http://example.com/', want: 'direct' },
     { env: { HTTP_PROXY: 'proxy', NO_PROXY: 'example.com' }, url: 'http://foo.example.com/', want: 'direct' },
@@ -43,14 +67,23 @@ describe('which proxy a request uses', () => {
     { env: { HTTP_PROXY: 'proxy', NO_PROXY: '示例.com' }, url: 'http://www.xn--fsq092h.com', want: 'direct' },
     // Ports: the request's is its scheme's default when the URL has none.
     { env: { HTTPS_PROXY: 'proxy', NO_PROXY: 'ghe.corp:443' }, url: 'https://ghe.corp/api/v3', want: 'direct' },
-    { env: { HTTPS_PROXY: 'proxy', NO_PROXY: 'ghe.corp:443' }, url: 'https://ghe.corp:8443/api/v3', want: 'http://proxy' },
-    { env: { HTTP_PROXY: 'proxy', NO_PROXY: 'registry.corp:5000' }, url: 'http://registry.corp:5000/v2/', want: 'direct' },
+    {
+      env: { HTTPS_PROXY: 'proxy', NO_PROXY: 'ghe.corp:443' },
+      url: 'https://ghe.corp:8443/api/v3',
+      want: 'http://proxy',
+    },
+    {
+      env: { HTTP_PROXY: 'proxy', NO_PROXY: 'registry.corp:5000' },
+      url: 'http://registry.corp:5000/v2/',
+      want: 'direct',
+    },
   ])('$env → $url: $want', ({ env, url, want }) => {
     expect(decide(env, url)).toBe(want);
   });
 
   // httpproxy's own NO_PROXY list and hosts (port 80 requests), with what Go decides for each.
-  const NO_PROXY = 'foobar.com, .barbaz.net, *.wildcard.io, 192.168.1.1, 192.168.1.2:81, 192.168.1.3:80, 10.0.0.0/30, 2001:db8::52:0:1, [2001:db8::52:0:2]:443, [2001:db8::52:0:3]:80, 2002:db8:a::45/64';
+  const NO_PROXY =
+    'foobar.com, .barbaz.net, *.wildcard.io, 192.168.1.1, 192.168.1.2:81, 192.168.1.3:80, 10.0.0.0/30, 2001:db8::52:0:1, [2001:db8::52:0:2]:443, [2001:db8::52:0:3]:80, 2002:db8:a::45/64';
   it.each([
     ['localhost', false],
     ['127.0.0.1', false],
@@ -83,7 +116,9 @@ describe('which proxy a request uses', () => {
   ] as const)('NO_PROXY list: %s proxied=%s', (host, proxied) => {
     expect(decide({ HTTP_PROXY: 'http://proxy:3128', NO_PROXY }, `http://${host}:80/`) !== 'direct').toBe(proxied);
     // `*` anywhere in the list turns proxying off for every host.
-    expect(decide({ HTTP_PROXY: 'http://proxy:3128', NO_PROXY: `example.org, *` }, `http://${host}:80/`)).toBe('direct');
+    expect(decide({ HTTP_PROXY: 'http://proxy:3128', NO_PROXY: `example.org, *` }, `http://${host}:80/`)).toBe(
+      'direct',
+    );
   });
 
   it('skips a malformed NO_PROXY entry instead of failing', () => {

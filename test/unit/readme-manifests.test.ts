@@ -21,17 +21,29 @@ const section = ['docs/argocd.md', 'docs/flux.md'].map((f) => readFileSync(path.
 // first documents with `$ head -n N`): the generated files the guides show as they are (the
 // transcript test keeps those equal to the files).
 const catOutputs = [...section.matchAll(/```console\n([^]*?)```/g)].flatMap((m) =>
-  m[1]!.split(/^(?=\$ )/m).filter((c) => /^\$ (cat|head -n \d+) \S+\.yaml\n/.test(c)).map((c) => c.slice(c.indexOf('\n') + 1)),
+  m[1]!
+    .split(/^(?=\$ )/m)
+    .filter((c) => /^\$ (cat|head -n \d+) \S+\.yaml\n/.test(c))
+    .map((c) => c.slice(c.indexOf('\n') + 1)),
 );
 const blocks = [...[...section.matchAll(/```yaml\n([^]*?)```/g)].map((m) => m[1]!), ...catOutputs];
-const documents = blocks.flatMap((b) => (jsYaml.loadAll(b) as unknown[]).filter((d): d is JsonObject => typeof d === 'object' && d !== null));
+const documents = blocks.flatMap((b) =>
+  (jsYaml.loadAll(b) as unknown[]).filter((d): d is JsonObject => typeof d === 'object' && d !== null),
+);
 const kindOf = (d: JsonObject) => `${d.apiVersion}/${d.kind}`;
 
 describe('README delivery manifests', () => {
   it('has the sections and their manifests', () => {
-    for (const heading of ['## Argo CD plugin and source hydrator', '## Flux OCI artifacts']) expect(section).toContain(heading);
+    for (const heading of ['## Argo CD plugin and source hydrator', '## Flux OCI artifacts'])
+      expect(section).toContain(heading);
     const kinds = documents.map(kindOf);
-    for (const k of ['argoproj.io/v1alpha1/ApplicationSet', 'argoproj.io/v1alpha1/Application', 'source.toolkit.fluxcd.io/v1/OCIRepository', 'kustomize.toolkit.fluxcd.io/v1/Kustomization', 'argoproj.io/v1alpha1/ConfigManagementPlugin']) {
+    for (const k of [
+      'argoproj.io/v1alpha1/ApplicationSet',
+      'argoproj.io/v1alpha1/Application',
+      'source.toolkit.fluxcd.io/v1/OCIRepository',
+      'kustomize.toolkit.fluxcd.io/v1/Kustomization',
+      'argoproj.io/v1alpha1/ConfigManagementPlugin',
+    ]) {
       expect(kinds).toContain(k);
     }
   });
@@ -39,13 +51,17 @@ describe('README delivery manifests', () => {
   it('every Argo CD and Flux object is valid against its CRD (Argo CD v3.5.1, source-controller v1.9.1, kustomize-controller v1.9.4)', () => {
     const objects = documents.filter((d) => CONSUMER_KINDS.includes(kindOf(d)));
     expect(objects.length).toBeGreaterThanOrEqual(8);
-    for (const o of objects) expect(consumerSchemaProblems(o), `${o.kind}/${(o.metadata as JsonObject).name}`).toEqual([]);
+    for (const o of objects)
+      expect(consumerSchemaProblems(o), `${o.kind}/${(o.metadata as JsonObject).name}`).toEqual([]);
   });
 
   it('the ApplicationSet expands to one valid Application per environment, each with its destination', () => {
     const set = documents.find((d) => d.kind === 'ApplicationSet')!;
     const apps = expandApplicationSet(set);
-    expect(apps.map((a) => (a.spec as JsonObject).destination)).toEqual([{ name: 'mgmt-prod-eu' }, { server: 'https://mgmt-staging.example.com:6443' }]);
+    expect(apps.map((a) => (a.spec as JsonObject).destination)).toEqual([
+      { name: 'mgmt-prod-eu' },
+      { server: 'https://mgmt-staging.example.com:6443' },
+    ]);
     for (const a of apps) expect(consumerSchemaProblems(a)).toEqual([]);
   });
 
@@ -70,7 +86,8 @@ describe("the example's own gitops/ folder", () => {
     const files = (await listFiles(dir)).filter((f) => f.endsWith('.yaml') && !f.endsWith('kustomization.yaml'));
     expect(files.length).toBeGreaterThanOrEqual(2);
     for (const f of files) {
-      for (const o of jsYaml.loadAll(readFileSync(path.join(dir, f), 'utf8')) as JsonObject[]) expect(consumerSchemaProblems(o), `${f}: ${o.kind}`).toEqual([]);
+      for (const o of jsYaml.loadAll(readFileSync(path.join(dir, f), 'utf8')) as JsonObject[])
+        expect(consumerSchemaProblems(o), `${f}: ${o.kind}`).toEqual([]);
     }
     const built = spawnSync('kubectl', ['kustomize', path.join(dir, 'flux/dev')], { encoding: 'utf8' });
     expect(built.status, built.stderr).toBe(0);

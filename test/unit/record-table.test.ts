@@ -10,28 +10,61 @@ import { describe, expect, it } from 'vitest';
 import { serializeLock } from '../../src/lock/lock-file.js';
 import type { LockFile } from '../../src/lock/lock-types.js';
 
-type DeepRequired<T> = T extends readonly (infer U)[] ? DeepRequired<U>[] : T extends object ? { [K in keyof T]-?: DeepRequired<T[K]> } : T;
+type DeepRequired<T> = T extends readonly (infer U)[]
+  ? DeepRequired<U>[]
+  : T extends object
+    ? { [K in keyof T]-?: DeepRequired<T[K]> }
+    : T;
 
 const HEX = 'a'.repeat(64);
 const FULL: DeepRequired<LockFile> = {
   apiVersion: 'capi-render/v1alpha1',
   kind: 'Lock',
-  emulates: { clusterctl: 'v1.12.10', operator: 'v0.28.0', contract: 'v1beta2', operatorApi: 'operator.cluster.x-k8s.io/v1alpha2' },
+  emulates: {
+    clusterctl: 'v1.12.10',
+    operator: 'v0.28.0',
+    contract: 'v1beta2',
+    operatorApi: 'operator.cluster.x-k8s.io/v1alpha2',
+  },
   environments: [
     {
       name: 'dev',
       inputs: HEX,
-      providers: [{ provider: 'CoreProvider/capi-system/cluster-api', requested: '~1.12', version: 'v1.12.0', contract: 'v1beta2', source: 'github:kubernetes-sigs/cluster-api', variables: ['EXP_MACHINE_POOL'] }],
+      providers: [
+        {
+          provider: 'CoreProvider/capi-system/cluster-api',
+          requested: '~1.12',
+          version: 'v1.12.0',
+          contract: 'v1beta2',
+          source: 'github:kubernetes-sigs/cluster-api',
+          variables: ['EXP_MACHINE_POOL'],
+        },
+      ],
       crds: ['clusters.cluster.x-k8s.io'],
       images: ['registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0'],
     },
   ],
-  artifacts: [{ source: 'github:kubernetes-sigs/cluster-api', version: 'v1.12.0', file: 'core-components.yaml', url: 'https://example.com/core-components.yaml', sha256: HEX }],
+  artifacts: [
+    {
+      source: 'github:kubernetes-sigs/cluster-api',
+      version: 'v1.12.0',
+      file: 'core-components.yaml',
+      url: 'https://example.com/core-components.yaml',
+      sha256: HEX,
+    },
+  ],
   images: [
     {
       image: 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0',
       digest: `sha256:${HEX}`,
-      verified: { rule: 'sha256:abcdefabcdef', method: 'keyless', format: 'legacy-tag', identity: 'krel-trust@example.com', issuer: 'https://accounts.google.com', evidence: 'e30=' },
+      verified: {
+        rule: 'sha256:abcdefabcdef',
+        method: 'keyless',
+        format: 'legacy-tag',
+        identity: 'krel-trust@example.com',
+        issuer: 'https://accounts.google.com',
+        evidence: 'e30=',
+      },
     },
   ],
   inputFiles: [{ file: 'capi-render.yaml', sha256: HEX }],
@@ -39,14 +72,19 @@ const FULL: DeepRequired<LockFile> = {
 
 /** `a.b[].c` for every leaf of `value` (a list of plain values is one leaf, `a.b`). */
 function leafPaths(value: unknown, at = ''): string[] {
-  if (Array.isArray(value)) return value.flatMap((item) => (typeof item === 'object' && item !== null ? leafPaths(item, `${at}[]`) : [at]));
-  if (typeof value === 'object' && value !== null) return Object.entries(value).flatMap(([k, v]) => leafPaths(v, at ? `${at}.${k}` : k));
+  if (Array.isArray(value))
+    return value.flatMap((item) => (typeof item === 'object' && item !== null ? leafPaths(item, `${at}[]`) : [at]));
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value).flatMap(([k, v]) => leafPaths(v, at ? `${at}.${k}` : k));
   return [at];
 }
 
 /** The fields the lock table of docs/safety.md names: `a.b`, and `.c` after it meaning a sibling of `a.b`. */
 function tableFields(markdown: string): Set<string> {
-  const section = markdown.slice(markdown.indexOf('**capi-render.lock**'), markdown.indexOf('**`.capi-render-owned`**'));
+  const section = markdown.slice(
+    markdown.indexOf('**capi-render.lock**'),
+    markdown.indexOf('**`.capi-render-owned`**'),
+  );
   const out = new Set<string>();
   for (const row of section.split('\n').filter((l) => l.startsWith('| `'))) {
     const cell = row.split('|')[1]!;

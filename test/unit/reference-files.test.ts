@@ -39,8 +39,10 @@ describe('generated reference and editor schemas', () => {
       expect(start, name).toBeGreaterThan(0);
       const section = page.slice(start, next < 0 ? undefined : next);
       expect(section, name).toContain(`capi-render ${name} ${command.usage}`);
-      for (const option of Object.keys(command.options)) expect(section, `${name} --${option}`).toMatch(new RegExp(`\\| \`(-\\w, )?--${option}[ \`]`));
-      for (const values of Object.values(command.choices ?? {})) expect(section).toContain(`one of ${values.map((v) => `\`${v}\``).join(', ')}`);
+      for (const option of Object.keys(command.options))
+        expect(section, `${name} --${option}`).toMatch(new RegExp(`\\| \`(-\\w, )?--${option}[ \`]`));
+      for (const values of Object.values(command.choices ?? {}))
+        expect(section).toContain(`one of ${values.map((v) => `\`${v}\``).join(', ')}`);
     }
     for (const { code } of EXIT_CODES) expect(page).toMatch(new RegExp(`^\\| ${code} \\| `, 'm'));
     expect(page).toContain('| `--repo DIR` |');
@@ -51,8 +53,14 @@ describe('generated reference and editor schemas', () => {
     ['overlay.yaml', OVERLAY_SCHEMA, OVERLAY_DESCRIPTIONS, EDITOR_SCHEMA_SOURCES.overlay.descriptions],
   ])('every setting of %s has a description, and every description names a setting', (_file, schema, own, all) => {
     const paths = schemaSettings(schema).map((s) => s.path);
-    expect(paths.filter((p) => all[p] === undefined), 'settings without a description (add them to src/config/config-descriptions.ts or src/overlay/overlay-descriptions.ts)').toEqual([]);
-    expect(Object.keys(own).filter((p) => !paths.includes(p)), 'descriptions of no setting').toEqual([]);
+    expect(
+      paths.filter((p) => all[p] === undefined),
+      'settings without a description (add them to src/config/config-descriptions.ts or src/overlay/overlay-descriptions.ts)',
+    ).toEqual([]);
+    expect(
+      Object.keys(own).filter((p) => !paths.includes(p)),
+      'descriptions of no setting',
+    ).toEqual([]);
   });
 
   it('config.md has a row for every setting of capi-render.yaml and every setting of overlay.yaml of its own', () => {

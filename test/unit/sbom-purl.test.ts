@@ -19,11 +19,21 @@ import { RELEASE_PURLS } from '../../src/sbom/purl.js';
 import type { SbomArtifact, SbomSource } from '../../src/sbom/sbom-subject.js';
 import { createConfigMapSource } from '../../src/source/configmap-source.js';
 import { createGitHubClient, createGitHubSource } from '../../src/source/github/github-source.js';
-import { createGitLabClient, createGitLabSource, gitLabFileUrl, parseGitLabPackageUrl } from '../../src/source/gitlab/gitlab-source.js';
+import {
+  createGitLabClient,
+  createGitLabSource,
+  gitLabFileUrl,
+  parseGitLabPackageUrl,
+} from '../../src/source/gitlab/gitlab-source.js';
 import { createLocalRepositorySource } from '../../src/source/local-repository.js';
 import { createOciSource } from '../../src/source/oci/oci-source.js';
 import { createOciUrlSource } from '../../src/source/oci/oci-url-source.js';
-import { RELEASE_SOURCE_KINDS, releaseSourceKind, type ReleaseSource, type ReleaseSourceKind } from '../../src/source/release-source.js';
+import {
+  RELEASE_SOURCE_KINDS,
+  releaseSourceKind,
+  type ReleaseSource,
+  type ReleaseSourceKind,
+} from '../../src/source/release-source.js';
 import type { CdxComponent, CdxDocument } from '../helpers/sbom-fixture.js';
 import { FIXTURES, fixtureText } from '../helpers/fixtures.js';
 import { sbomFixture, spdxProblems } from '../helpers/sbom-fixture.js';
@@ -76,60 +86,117 @@ async function readRelease(source: ReleaseSource, componentsFile: string): Promi
   return { sourceId: source.id, artifacts };
 }
 
-const github = (owner: string, repo: string, webHost?: string) => createGitHubSource(createGitHubClient(), { owner, repo, ...(webHost ? { webHost } : {}) });
+const github = (owner: string, repo: string, webHost?: string) =>
+  createGitHubSource(createGitHubClient(), { owner, repo, ...(webHost ? { webHost } : {}) });
 const gitlab = (url: string) => {
   const pkg = parseGitLabPackageUrl(url);
-  return { source: createGitLabSource(createGitLabClient(), pkg), url: (file: string) => gitLabFileUrl(pkg, VERSION, file) };
+  return {
+    source: createGitLabSource(createGitLabClient(), pkg),
+    url: (file: string) => gitLabFileUrl(pkg, VERSION, file),
+  };
 };
-const configMap = jsYaml.load(fixtureText('configmaps/core-cluster-api-v1.12.0.yaml'), { schema: jsYaml.CORE_SCHEMA }) as JsonObject;
+const configMap = jsYaml.load(fixtureText('configmaps/core-cluster-api-v1.12.0.yaml'), {
+  schema: jsYaml.CORE_SCHEMA,
+}) as JsonObject;
 
 const CASES: Record<ReleaseSourceKind, SourceCase[]> = {
   github: [
     {
       title: 'a github.com release: owner and repository lowercased, the tag',
-      release: async () => remoteRelease(github('Kubernetes-SIGs', 'cluster-api'), (f) => `https://github.com/kubernetes-sigs/cluster-api/releases/download/${VERSION}/${f}`),
+      release: async () =>
+        remoteRelease(
+          github('Kubernetes-SIGs', 'cluster-api'),
+          (f) => `https://github.com/kubernetes-sigs/cluster-api/releases/download/${VERSION}/${f}`,
+        ),
       expected: { type: 'github', namespace: 'kubernetes-sigs', name: 'cluster-api', version: VERSION },
     },
     {
       title: 'a GitHub Enterprise release: the host as repository_url',
-      release: async () => remoteRelease(github('platform', 'capi-fork', 'ghe.example.com'), (f) => `https://ghe.example.com/platform/capi-fork/releases/download/${VERSION}/${f}`),
-      expected: { type: 'github', namespace: 'platform', name: 'capi-fork', version: VERSION, qualifiers: { repository_url: 'https://ghe.example.com' } },
+      release: async () =>
+        remoteRelease(
+          github('platform', 'capi-fork', 'ghe.example.com'),
+          (f) => `https://ghe.example.com/platform/capi-fork/releases/download/${VERSION}/${f}`,
+        ),
+      expected: {
+        type: 'github',
+        namespace: 'platform',
+        name: 'capi-fork',
+        version: VERSION,
+        qualifiers: { repository_url: 'https://ghe.example.com' },
+      },
     },
   ],
   gitlab: [
     {
       title: 'a generic package of a project named by its path: group path and project, the host',
       release: async () => {
-        const { source, url } = gitlab(`https://gitlab.example.com/api/v4/projects/platform%2Fcapi%2Fproviders/packages/generic/cluster-api/${VERSION}/core-components.yaml`);
+        const { source, url } = gitlab(
+          `https://gitlab.example.com/api/v4/projects/platform%2Fcapi%2Fproviders/packages/generic/cluster-api/${VERSION}/core-components.yaml`,
+        );
         return remoteRelease(source, url);
       },
-      expected: { type: 'gitlab', namespace: 'platform/capi', name: 'providers', version: VERSION, qualifiers: { repository_url: 'https://gitlab.example.com' } },
+      expected: {
+        type: 'gitlab',
+        namespace: 'platform/capi',
+        name: 'providers',
+        version: VERSION,
+        qualifiers: { repository_url: 'https://gitlab.example.com' },
+      },
     },
     {
       title: 'a project named by its numeric id: no path to name, so generic with the components checksum',
       release: async () => {
-        const { source, url } = gitlab(`https://gitlab.example.com/api/v4/projects/4242/packages/generic/cluster-api/${VERSION}/core-components.yaml`);
+        const { source, url } = gitlab(
+          `https://gitlab.example.com/api/v4/projects/4242/packages/generic/cluster-api/${VERSION}/core-components.yaml`,
+        );
         return remoteRelease(source, url);
       },
-      expected: { type: 'generic', name: 'cluster-api', version: VERSION, qualifiers: { checksum: `sha256:${sha256(CORE)}` } },
+      expected: {
+        type: 'generic',
+        name: 'cluster-api',
+        version: VERSION,
+        qualifiers: { checksum: `sha256:${sha256(CORE)}` },
+      },
     },
   ],
   oci: [
     {
       title: 'fetchConfig.oci read by tag: the manifest digest from the artifact URLs, the tag',
       release: async () => {
-        const { source } = createOciSource({ reference: 'ghcr.io/acme/capi-providers', providerType: 'core', providerName: 'cluster-api' });
+        const { source } = createOciSource({
+          reference: 'ghcr.io/acme/capi-providers',
+          providerType: 'core',
+          providerName: 'cluster-api',
+        });
         return remoteRelease(source, (f) => `oci://ghcr.io/acme/capi-providers@${MANIFEST}#${f}`);
       },
-      expected: { type: 'oci', name: 'capi-providers', version: MANIFEST, qualifiers: { repository_url: 'ghcr.io/acme/capi-providers', tag: VERSION } },
+      expected: {
+        type: 'oci',
+        name: 'capi-providers',
+        version: MANIFEST,
+        qualifiers: { repository_url: 'ghcr.io/acme/capi-providers', tag: VERSION },
+      },
     },
     {
       title: 'an oci:// URL pinned by digest: the digest from the id, no tag',
       release: async () => {
-        const { source } = createOciUrlSource({ url: `oci://registry.example.com:5000/mirror/cluster-api-releases@${MANIFEST}`, providerType: 'core', providerName: 'cluster-api', componentsFile: 'core-components.yaml' });
-        return remoteRelease(source, (f) => `oci://registry.example.com:5000/mirror/cluster-api-releases@${MANIFEST}#${f}`);
+        const { source } = createOciUrlSource({
+          url: `oci://registry.example.com:5000/mirror/cluster-api-releases@${MANIFEST}`,
+          providerType: 'core',
+          providerName: 'cluster-api',
+          componentsFile: 'core-components.yaml',
+        });
+        return remoteRelease(
+          source,
+          (f) => `oci://registry.example.com:5000/mirror/cluster-api-releases@${MANIFEST}#${f}`,
+        );
       },
-      expected: { type: 'oci', name: 'cluster-api-releases', version: MANIFEST, qualifiers: { repository_url: 'registry.example.com:5000/mirror/cluster-api-releases' } },
+      expected: {
+        type: 'oci',
+        name: 'cluster-api-releases',
+        version: MANIFEST,
+        qualifiers: { repository_url: 'registry.example.com:5000/mirror/cluster-api-releases' },
+      },
     },
   ],
   configmap: [
@@ -141,18 +208,41 @@ const CASES: Record<ReleaseSourceKind, SourceCase[]> = {
             selector: { matchLabels: { 'provider.cluster.x-k8s.io/name': 'cluster-api' } },
             namespace: 'capi-system',
             configMaps: [{ object: configMap, file: 'providers/sources.yaml', locate: () => ({ line: 1, col: 1 }) }],
-            declaredAt: { file: 'providers/core.yaml', line: 1, col: 1, object: 'CoreProvider/capi-system/cluster-api' },
+            declaredAt: {
+              file: 'providers/core.yaml',
+              line: 1,
+              col: 1,
+              object: 'CoreProvider/capi-system/cluster-api',
+            },
           }),
           'components.yaml',
         ),
-      expected: { type: 'generic', name: 'cluster-api', version: VERSION, qualifiers: { checksum: `sha256:${sha256(CORE)}` } },
+      expected: {
+        type: 'generic',
+        name: 'cluster-api',
+        version: VERSION,
+        qualifiers: { checksum: `sha256:${sha256(CORE)}` },
+      },
     },
   ],
   local: [
     {
       title: 'a clusterctl local repository: generic, with the checksum of its components file',
-      release: () => readRelease(createLocalRepositorySource({ root: `${FIXTURES}repository`, displayRoot: 'test/fixtures/repository', label: 'cluster-api' }), 'core-components.yaml'),
-      expected: { type: 'generic', name: 'cluster-api', version: VERSION, qualifiers: { checksum: `sha256:${sha256(CORE)}` } },
+      release: () =>
+        readRelease(
+          createLocalRepositorySource({
+            root: `${FIXTURES}repository`,
+            displayRoot: 'test/fixtures/repository',
+            label: 'cluster-api',
+          }),
+          'core-components.yaml',
+        ),
+      expected: {
+        type: 'generic',
+        name: 'cluster-api',
+        version: VERSION,
+        qualifiers: { checksum: `sha256:${sha256(CORE)}` },
+      },
     },
   ],
 };
@@ -174,11 +264,14 @@ function parse(purl: string | undefined): Fields {
 /** The fixture environment with its core provider released from `release`. */
 function withCore(release: Release): SbomSource {
   const source = sbomFixture();
-  source.providers = source.providers.map((p) => (p.label === 'cluster-api' ? { ...p, version: VERSION, ...release } : p));
+  source.providers = source.providers.map((p) =>
+    p.label === 'cluster-api' ? { ...p, version: VERSION, ...release } : p,
+  );
   return source;
 }
 
-const flatten = (components: CdxComponent[]): CdxComponent[] => components.flatMap((c) => [c, ...flatten(c.components ?? [])]);
+const flatten = (components: CdxComponent[]): CdxComponent[] =>
+  components.flatMap((c) => [c, ...flatten(c.components ?? [])]);
 
 interface SpdxPackage {
   SPDXID: string;
@@ -211,7 +304,12 @@ describe('package URLs of every release source kind', () => {
       if (c.type === 'container') expect(fields.type, c.name).toBe('oci');
       if (c.type === 'file') {
         // A release file: generic, named by release and file, its checksum the file's hash.
-        expect(fields).toMatchObject({ type: 'generic', name: c.name, version: c.version, qualifiers: { checksum: `sha256:${c.hashes![0]!.content}` } });
+        expect(fields).toMatchObject({
+          type: 'generic',
+          name: c.name,
+          version: c.version,
+          qualifiers: { checksum: `sha256:${c.hashes![0]!.content}` },
+        });
         const url = c.externalReferences![0]!.url;
         expect(fields.qualifiers!.download_url).toBe(/^https:\/\//.test(url) ? url : undefined);
       }
@@ -226,7 +324,9 @@ describe('package URLs of every release source kind', () => {
         expect(p.externalRefs, 'the environment').toBeUndefined();
         return [];
       }
-      expect(p.externalRefs, p.name).toEqual([{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: expect.any(String) }]);
+      expect(p.externalRefs, p.name).toEqual([
+        { referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: expect.any(String) },
+      ]);
       parse(p.externalRefs![0]!.referenceLocator);
       return [p.externalRefs![0]!.referenceLocator];
     });
@@ -240,33 +340,59 @@ describe('package URLs of images', () => {
     {
       title: 'tag and digest: the digest as version, the tag as qualifier',
       reference: `registry.k8s.io/cluster-api/cluster-api-controller:${VERSION}@${digest}`,
-      expected: { type: 'oci', name: 'cluster-api-controller', version: digest, qualifiers: { repository_url: 'registry.k8s.io/cluster-api/cluster-api-controller', tag: VERSION } },
+      expected: {
+        type: 'oci',
+        name: 'cluster-api-controller',
+        version: digest,
+        qualifiers: { repository_url: 'registry.k8s.io/cluster-api/cluster-api-controller', tag: VERSION },
+      },
     },
     {
       title: 'digest without a tag, on a registry with a port',
       reference: `registry.lab:5000/capd-manager@${digest}`,
-      expected: { type: 'oci', name: 'capd-manager', version: digest, qualifiers: { repository_url: 'registry.lab:5000/capd-manager' } },
+      expected: {
+        type: 'oci',
+        name: 'capd-manager',
+        version: digest,
+        qualifiers: { repository_url: 'registry.lab:5000/capd-manager' },
+      },
     },
     {
-      title: "digest without a tag on Docker Hub: its defaults in repository_url",
+      title: 'digest without a tag on Docker Hub: its defaults in repository_url',
       reference: `nginx@${digest}`,
-      expected: { type: 'oci', name: 'nginx', version: digest, qualifiers: { repository_url: 'docker.io/library/nginx' } },
+      expected: {
+        type: 'oci',
+        name: 'nginx',
+        version: digest,
+        qualifiers: { repository_url: 'docker.io/library/nginx' },
+      },
     },
     {
       title: 'tag without a digest: no version (the spec makes it optional), the tag as qualifier',
       reference: 'busybox:1.36',
-      expected: { type: 'oci', name: 'busybox', qualifiers: { repository_url: 'docker.io/library/busybox', tag: '1.36' } },
+      expected: {
+        type: 'oci',
+        name: 'busybox',
+        qualifiers: { repository_url: 'docker.io/library/busybox', tag: '1.36' },
+      },
     },
   ];
 
   it.each(cases)('$title', ({ reference, expected }) => {
     const source = sbomFixture();
-    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'm', namespace: 'capi-system' }, spec: { template: { spec: { containers: [{ name: 'c', image: reference }] } } } } as unknown as KubeObject;
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'm', namespace: 'capi-system' },
+      spec: { template: { spec: { containers: [{ name: 'c', image: reference }] } } },
+    } as unknown as KubeObject;
     source.environment = { name: 'prod', components: [{ name: 'cluster-api', objects: [deployment] }] };
     const cdx = (JSON.parse(environmentSbom(source)) as CdxDocument).components.filter((c) => c.type === 'container');
     expect(cdx).toHaveLength(1);
     expect(parse(cdx[0]!.purl)).toEqual(expected);
-    const spdx = (JSON.parse(environmentSbom(source, 'spdx')) as { packages: SpdxPackage[] }).packages.filter((p) => p.primaryPackagePurpose === 'CONTAINER');
+    const spdx = (JSON.parse(environmentSbom(source, 'spdx')) as { packages: SpdxPackage[] }).packages.filter(
+      (p) => p.primaryPackagePurpose === 'CONTAINER',
+    );
     expect(spdx.map((p) => p.externalRefs![0]!.referenceLocator)).toEqual([cdx[0]!.purl]);
   });
 });

@@ -5,7 +5,8 @@ import { createLocalRepositorySource } from '../../src/source/local-repository.j
 import type { ReleaseSource } from '../../src/source/release-source.js';
 import { FIXTURES, fixtureText } from '../helpers/fixtures.js';
 
-const local = (label: string) => createLocalRepositorySource({ root: `${FIXTURES}repository`, displayRoot: 'fx', label });
+const local = (label: string) =>
+  createLocalRepositorySource({ root: `${FIXTURES}repository`, displayRoot: 'fx', label });
 const ctx = { latestRule: 'clusterctl' as const, providerRef: 'CoreProvider/capi-system/cluster-api' };
 
 /** A source over given tags; each tag has a metadata.yaml unless listed in `noMetadata`. */
@@ -16,7 +17,8 @@ function memorySource(tags: string[], metadata: (tag: string) => string | undefi
     listVersions: async () => [...tags].reverse(),
     readFile: async (version, file) => {
       const text = file === 'metadata.yaml' ? metadata(version) : 'x';
-      if (text === undefined) throw new FetchError({ severity: 'error', code: 'source-not-found', message: `${version}/${file}` });
+      if (text === undefined)
+        throw new FetchError({ severity: 'error', code: 'source-not-found', message: `${version}/${file}` });
       return { bytes: new TextEncoder().encode(text), url: `${version}/${file}` };
     },
   };
@@ -58,13 +60,22 @@ describe('selectVersion on the real cluster-api local repository (v1.4.2 … v1.
   });
 
   it('a range nothing satisfies is version-not-found', async () => {
-    await expect(selectVersion(local('cluster-api'), parseVersionRequest('~1.9')!, ctx)).rejects.toMatchObject({ code: 'version-not-found' });
+    await expect(selectVersion(local('cluster-api'), parseVersionRequest('~1.9')!, ctx)).rejects.toMatchObject({
+      code: 'version-not-found',
+    });
   });
 });
 
 describe("clusterctl's latest rule", () => {
   it('ranks stable releases above pre-releases', async () => {
-    const s = memorySource(['v1.0.0', 'v2.0.0-alpha.1'], (t) => (t === 'v1.0.0' ? meta([[1, 0, 'v1beta2']]) : meta([[1, 0, 'v1beta2'], [2, 0, 'v1beta2']])));
+    const s = memorySource(['v1.0.0', 'v2.0.0-alpha.1'], (t) =>
+      t === 'v1.0.0'
+        ? meta([[1, 0, 'v1beta2']])
+        : meta([
+            [1, 0, 'v1beta2'],
+            [2, 0, 'v1beta2'],
+          ]),
+    );
     expect(await selectVersion(s, { kind: 'latest' }, ctx)).toBe('v1.0.0');
   });
   it('takes a pre-release only when nothing is stable', async () => {
@@ -72,12 +83,25 @@ describe("clusterctl's latest rule", () => {
     expect(await selectVersion(s, { kind: 'latest' }, ctx)).toBe('v2.0.0-beta.0');
   });
   it('skips releases without metadata.yaml (tag pushed before assets, cluster-api#7889) within the top five', async () => {
-    const s = memorySource(['v1.1.0', 'v1.2.0', 'v1.3.0'], (t) => (t === 'v1.3.0' ? undefined : meta([[1, 1, 'v1beta2'], [1, 2, 'v1beta2']])));
+    const s = memorySource(['v1.1.0', 'v1.2.0', 'v1.3.0'], (t) =>
+      t === 'v1.3.0'
+        ? undefined
+        : meta([
+            [1, 1, 'v1beta2'],
+            [1, 2, 'v1beta2'],
+          ]),
+    );
     expect(await selectVersion(s, { kind: 'latest' }, ctx)).toBe('v1.2.0');
   });
   it("falls back to the latest patch of the newest series for clusterctl's contract", async () => {
     // v3.0 implements a future contract; clusterctl (v1beta2) takes the newest v1beta2 series, 2.1.
-    const s = memorySource(['v2.0.5', 'v2.1.0', 'v2.1.3', 'v3.0.0'], () => meta([[2, 0, 'v1beta2'], [2, 1, 'v1beta2'], [3, 0, 'v1beta3']]));
+    const s = memorySource(['v2.0.5', 'v2.1.0', 'v2.1.3', 'v3.0.0'], () =>
+      meta([
+        [2, 0, 'v1beta2'],
+        [2, 1, 'v1beta2'],
+        [3, 0, 'v1beta3'],
+      ]),
+    );
     expect(await selectVersion(s, { kind: 'latest' }, ctx)).toBe('v2.1.3');
   });
   it('ignores tags that are not semantic versions', async () => {
@@ -85,7 +109,9 @@ describe("clusterctl's latest rule", () => {
     expect(await selectVersion(s, { kind: 'latest' }, ctx)).toBe('v1.0.0');
   });
   it("the operator's ConfigMap rule is the highest version, pre-releases included", async () => {
-    const s = memorySource(['v1.0.0', 'v1.1.0-rc.0'], () => fixtureText('repository/cluster-api/v1.12.0/metadata.yaml'));
+    const s = memorySource(['v1.0.0', 'v1.1.0-rc.0'], () =>
+      fixtureText('repository/cluster-api/v1.12.0/metadata.yaml'),
+    );
     expect(await selectVersion(s, { kind: 'latest' }, { ...ctx, latestRule: 'operator' })).toBe('v1.1.0-rc.0');
   });
 });

@@ -2,8 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/manifest/object.js';
 import { namespaceOwners, shareNamespaces } from '../../src/plan/shared-namespaces.js';
 
-const ns = (name: string, label: string): KubeObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'cluster.x-k8s.io/provider': label } } });
-const sa = (namespace: string): KubeObject => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'manager', namespace } });
+const ns = (name: string, label: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  metadata: { name, labels: { 'cluster.x-k8s.io/provider': label } },
+});
+const sa = (namespace: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ServiceAccount',
+  metadata: { name: 'manager', namespace },
+});
 const role: KubeObject = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' } };
 
 describe('shareNamespaces', () => {
@@ -24,6 +32,11 @@ describe('shareNamespaces', () => {
       { name: 'bootstrap-x', objects: [ns('x', 'bootstrap-x'), sa('x')] },
       { name: 'control-plane-x', objects: [ns('x', 'control-plane-x'), sa('x'), role] },
     ]);
-    expect(Object.fromEntries(namespaceOwners(shared))).toEqual({ 'cert-manager': [], 'cluster-api': [], 'bootstrap-x': [], 'control-plane-x': ['bootstrap-x'] });
+    expect(Object.fromEntries(namespaceOwners(shared))).toEqual({
+      'cert-manager': [],
+      'cluster-api': [],
+      'bootstrap-x': [],
+      'control-plane-x': ['bootstrap-x'],
+    });
   });
 });

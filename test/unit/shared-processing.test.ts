@@ -17,9 +17,20 @@ const TEXT = fixtureText(CORE_COMPONENTS);
 const SOURCE = 'local repository cluster-api v1.12.0/core-components.yaml';
 
 /** One environment's input; `address` is the distinct value each environment sets. */
-function input(spec: ProviderSpecFields, address: string, images: ProviderComponentsInput['images'] = {}): ProviderComponentsInput {
+function input(
+  spec: ProviderSpecFields,
+  address: string,
+  images: ProviderComponentsInput['images'] = {},
+): ProviderComponentsInput {
   return {
-    cr: { kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', spec: { version: 'v1.12.0', ...spec }, file: 'providers/core.yaml', line: 1 },
+    cr: {
+      kind: 'CoreProvider',
+      name: 'cluster-api',
+      namespace: 'capi-system',
+      spec: { version: 'v1.12.0', ...spec },
+      file: 'providers/core.yaml',
+      line: 1,
+    },
     version: 'v1.12.0',
     componentsText: TEXT,
     componentsSource: SOURCE,
@@ -39,7 +50,16 @@ function sharedBuild() {
       textKey: 'core',
       compile: () => template,
       objectMemo,
-      parse: (substituted, source) => parser.parseParts('core', substituted.parts.map((p, i) => ({ text: substituted.texts[i]!, constant: p.constant !== undefined, secret: false })), source),
+      parse: (substituted, source) =>
+        parser.parseParts(
+          'core',
+          substituted.parts.map((p, i) => ({
+            text: substituted.texts[i]!,
+            constant: p.constant !== undefined,
+            secret: false,
+          })),
+          source,
+        ),
     });
 }
 
@@ -65,22 +85,32 @@ const SPECS: { name: string; spec: ProviderSpecFields; images?: ProviderComponen
       ],
     },
   },
-  { name: 'manifest patches', spec: { manifestPatches: ['apiVersion: v1\nkind: Service\nmetadata:\n  name: capi-webhook-service\n  labels:\n    patched: "yes"\n'] } },
+  {
+    name: 'manifest patches',
+    spec: {
+      manifestPatches: [
+        'apiVersion: v1\nkind: Service\nmetadata:\n  name: capi-webhook-service\n  labels:\n    patched: "yes"\n',
+      ],
+    },
+  },
 ];
 
 describe('processing shared between environments', () => {
-  it.each(SPECS)('$name: every environment exactly as the plain pipeline renders it, shared objects shared', ({ spec, images }) => {
-    const build = sharedBuild();
-    const a = build(input(spec, ':8001', images));
-    const b = build(input(spec, ':8002', images));
-    expect(a).toEqual(renderProviderComponents(input(spec, ':8001', images)));
-    expect(b).toEqual(renderProviderComponents(input(spec, ':8002', images)));
-    const crds = (objects: readonly KubeObject[]) => objects.filter((o) => o.kind === 'CustomResourceDefinition');
-    expect(crds(a.objects).length).toBeGreaterThan(10);
-    crds(a.objects).forEach((crd, i) => expect(crd).toBe(crds(b.objects)[i]));
-    const deployment = (objects: readonly KubeObject[]) => objects.find((o) => o.kind === 'Deployment');
-    expect(deployment(a.objects)).not.toEqual(deployment(b.objects));
-  });
+  it.each(SPECS)(
+    '$name: every environment exactly as the plain pipeline renders it, shared objects shared',
+    ({ spec, images }) => {
+      const build = sharedBuild();
+      const a = build(input(spec, ':8001', images));
+      const b = build(input(spec, ':8002', images));
+      expect(a).toEqual(renderProviderComponents(input(spec, ':8001', images)));
+      expect(b).toEqual(renderProviderComponents(input(spec, ':8002', images)));
+      const crds = (objects: readonly KubeObject[]) => objects.filter((o) => o.kind === 'CustomResourceDefinition');
+      expect(crds(a.objects).length).toBeGreaterThan(10);
+      crds(a.objects).forEach((crd, i) => expect(crd).toBe(crds(b.objects)[i]));
+      const deployment = (objects: readonly KubeObject[]) => objects.find((o) => o.kind === 'Deployment');
+      expect(deployment(a.objects)).not.toEqual(deployment(b.objects));
+    },
+  );
 
   it('a second environment with another spec gets its own objects where the spec changes them, and shares the rest', () => {
     const build = sharedBuild();
@@ -91,16 +121,30 @@ describe('processing shared between environments', () => {
   });
 
   it.each([
-    ['a patch whose target matches nothing', { patches: [{ target: { kind: 'DaemonSet' }, patch: 'metadata:\n  labels:\n    a: b\n' }] }],
-    ['a failing JSON patch operation', { patches: [{ target: { kind: 'Deployment' }, patch: '- {op: replace, path: /spec/nothing/here, value: 1}\n' }] }],
-    ['a manifest patch that matches nothing', { manifestPatches: ['apiVersion: v1\nkind: Service\nmetadata:\n  name: no-such-service\n'] }],
-    ['a manager block for an unknown container', { deployment: { containers: [{ name: 'sidecar', args: { '--x': '1' } }] } }],
+    [
+      'a patch whose target matches nothing',
+      { patches: [{ target: { kind: 'DaemonSet' }, patch: 'metadata:\n  labels:\n    a: b\n' }] },
+    ],
+    [
+      'a failing JSON patch operation',
+      { patches: [{ target: { kind: 'Deployment' }, patch: '- {op: replace, path: /spec/nothing/here, value: 1}\n' }] },
+    ],
+    [
+      'a manifest patch that matches nothing',
+      { manifestPatches: ['apiVersion: v1\nkind: Service\nmetadata:\n  name: no-such-service\n'] },
+    ],
+    [
+      'a manager block for an unknown container',
+      { deployment: { containers: [{ name: 'sidecar', args: { '--x': '1' } }] } },
+    ],
   ] as [string, ProviderSpecFields][])('%s: the error the plain pipeline reports', (_name, spec) => {
     const build = sharedBuild();
     const shared = errorOf(() => build(input(spec, ':8001')));
     expect(shared).toBeDefined();
     expect(shared).toEqual(errorOf(() => renderProviderComponents(input(spec, ':8001'))));
     // Remembered successes never hide a failure: a second environment fails the same way.
-    expect(errorOf(() => build(input(spec, ':8002')))).toEqual(errorOf(() => renderProviderComponents(input(spec, ':8002'))));
+    expect(errorOf(() => build(input(spec, ':8002')))).toEqual(
+      errorOf(() => renderProviderComponents(input(spec, ':8002'))),
+    );
   });
 });

@@ -13,10 +13,24 @@ import { FIXTURES, fixtureText } from '../helpers/fixtures.js';
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 describe('local repository source', () => {
-  const source = createLocalRepositorySource({ root: `${FIXTURES}repository`, displayRoot: 'test/fixtures/repository', label: 'cluster-api' });
+  const source = createLocalRepositorySource({
+    root: `${FIXTURES}repository`,
+    displayRoot: 'test/fixtures/repository',
+    label: 'cluster-api',
+  });
 
   it('lists the semver folders of the provider', async () => {
-    expect(await source.listVersions()).toEqual(['v1.4.2', 'v1.4.3', 'v1.5.4', 'v1.6.0', 'v1.7.7', 'v1.8.0', 'v1.10.4', 'v1.11.0', 'v1.12.0']);
+    expect(await source.listVersions()).toEqual([
+      'v1.4.2',
+      'v1.4.3',
+      'v1.5.4',
+      'v1.6.0',
+      'v1.7.7',
+      'v1.8.0',
+      'v1.10.4',
+      'v1.11.0',
+      'v1.12.0',
+    ]);
   });
 
   it('reads gzip-stored files as their decompressed bytes (digest as in PROVENANCE.md)', async () => {
@@ -26,7 +40,12 @@ describe('local repository source', () => {
   });
 
   it('names a configured repository by kind and label in the lock, its files by <label>/<version>/<file>', async () => {
-    const configured = createLocalRepositorySource({ root: `${FIXTURES}repository`, displayRoot: 'vendor/releases', label: 'cluster-api', configured: { passed: [] } });
+    const configured = createLocalRepositorySource({
+      root: `${FIXTURES}repository`,
+      displayRoot: 'vendor/releases',
+      label: 'cluster-api',
+      configured: { passed: [] },
+    });
     expect(configured.id).toBe('local:cluster-api');
     expect(configured.description).toBe('local repository vendor/releases/cluster-api');
     expect((await configured.readFile('v1.12.0', 'metadata.yaml')).url).toBe('cluster-api/v1.12.0/metadata.yaml');
@@ -51,7 +70,10 @@ describe('metadata.yaml', () => {
 
   it.each([
     ['wrong apiVersion', 'apiVersion: v1\nkind: Metadata\nreleaseSeries: [{major: 1, minor: 0, contract: v1beta1}]\n'],
-    ['wrong kind', 'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Other\nreleaseSeries: [{major: 1, minor: 0, contract: v1beta1}]\n'],
+    [
+      'wrong kind',
+      'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Other\nreleaseSeries: [{major: 1, minor: 0, contract: v1beta1}]\n',
+    ],
     ['empty releaseSeries', 'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries: []\n'],
     ['not YAML', 'a: [\n'],
   ])('rejects %s', (_name, text) => {
@@ -59,14 +81,18 @@ describe('metadata.yaml', () => {
   });
 
   it('accepts a missing kind (TKG AWS metadata)', () => {
-    expect(parseMetadata(fixtureText('derived/tanzu-framework/infrastructure-aws/v2.0.2/metadata.yaml'), 'm').releaseSeries.length).toBeGreaterThan(3);
+    expect(
+      parseMetadata(fixtureText('derived/tanzu-framework/infrastructure-aws/v2.0.2/metadata.yaml'), 'm').releaseSeries
+        .length,
+    ).toBeGreaterThan(3);
   });
 });
 
 function inputOf(object: JsonObject, file = 'providers/sources.yaml'): InputObject {
   return { object, file, locate: () => ({ line: 1, col: 1 }) };
 }
-const realConfigMap = (name: string) => jsYaml.load(fixtureText(`configmaps/${name}`), { schema: jsYaml.CORE_SCHEMA }) as JsonObject;
+const realConfigMap = (name: string) =>
+  jsYaml.load(fixtureText(`configmaps/${name}`), { schema: jsYaml.CORE_SCHEMA }) as JsonObject;
 const declaredAt = { file: 'providers/core.yaml', line: 3, col: 1, object: 'CoreProvider/capi-system/cluster-api' };
 
 describe('ConfigMap source (operator air-gapped format)', () => {
@@ -77,7 +103,9 @@ describe('ConfigMap source (operator air-gapped format)', () => {
     const s = createConfigMapSource({ selector, namespace: 'capi-system', configMaps: [inputOf(core)], declaredAt });
     expect(await s.listVersions()).toEqual(['v1.12.0']);
     const components = await s.readFile('v1.12.0', 'components.yaml');
-    expect(sha256(components.bytes)).toBe(sha256(new TextEncoder().encode(fixtureText('repository/cluster-api/v1.12.0/core-components.yaml'))));
+    expect(sha256(components.bytes)).toBe(
+      sha256(new TextEncoder().encode(fixtureText('repository/cluster-api/v1.12.0/core-components.yaml'))),
+    );
     expect(new TextDecoder().decode((await s.readFile('v1.12.0', 'metadata.yaml')).bytes)).toContain('releaseSeries');
   });
 
@@ -89,38 +117,94 @@ describe('ConfigMap source (operator air-gapped format)', () => {
       data: { metadata: data.metadata! },
       binaryData: { components: gzipSync(data.components!).toString('base64') },
     };
-    const s = createConfigMapSource({ selector, namespace: 'capi-system', configMaps: [inputOf(compressed)], declaredAt });
+    const s = createConfigMapSource({
+      selector,
+      namespace: 'capi-system',
+      configMaps: [inputOf(compressed)],
+      declaredAt,
+    });
     expect(new TextDecoder().decode((await s.readFile('v1.12.0', 'components.yaml')).bytes)).toBe(data.components);
   });
 
   it('takes the version from the name when the label is absent', async () => {
-    const meta = { ...(core.metadata as JsonObject), name: 'v1.12.1', labels: { 'provider.cluster.x-k8s.io/name': 'cluster-api' } };
-    const s = createConfigMapSource({ selector, namespace: 'capi-system', configMaps: [inputOf({ ...core, metadata: meta })], declaredAt });
+    const meta = {
+      ...(core.metadata as JsonObject),
+      name: 'v1.12.1',
+      labels: { 'provider.cluster.x-k8s.io/name': 'cluster-api' },
+    };
+    const s = createConfigMapSource({
+      selector,
+      namespace: 'capi-system',
+      configMaps: [inputOf({ ...core, metadata: meta })],
+      declaredAt,
+    });
     expect(await s.listVersions()).toEqual(['v1.12.1']);
   });
 
   const cases: { name: string; configMaps: JsonObject[]; code: string }[] = [
     { name: 'a selector matching nothing', configMaps: [], code: 'selector-no-match' },
-    { name: 'a match in another namespace only', configMaps: [{ ...core, metadata: { ...(core.metadata as JsonObject), namespace: 'elsewhere' } }], code: 'selector-no-match' },
-    { name: 'two ConfigMaps for one version', configMaps: [core, { ...core, metadata: { ...(core.metadata as JsonObject), name: 'copy' } }], code: 'configmap-duplicate-version' },
-    { name: 'an invalid version label', configMaps: [{ ...core, metadata: { ...(core.metadata as JsonObject), labels: { ...selector.matchLabels, 'provider.cluster.x-k8s.io/version': 'latest' } } }], code: 'configmap-invalid' },
+    {
+      name: 'a match in another namespace only',
+      configMaps: [{ ...core, metadata: { ...(core.metadata as JsonObject), namespace: 'elsewhere' } }],
+      code: 'selector-no-match',
+    },
+    {
+      name: 'two ConfigMaps for one version',
+      configMaps: [core, { ...core, metadata: { ...(core.metadata as JsonObject), name: 'copy' } }],
+      code: 'configmap-duplicate-version',
+    },
+    {
+      name: 'an invalid version label',
+      configMaps: [
+        {
+          ...core,
+          metadata: {
+            ...(core.metadata as JsonObject),
+            labels: { ...selector.matchLabels, 'provider.cluster.x-k8s.io/version': 'latest' },
+          },
+        },
+      ],
+      code: 'configmap-invalid',
+    },
     { name: 'no metadata key', configMaps: [{ ...core, data: { components: 'x' } }], code: 'configmap-invalid' },
     { name: 'no components key', configMaps: [{ ...core, data: { metadata: 'x' } }], code: 'configmap-invalid' },
     {
       name: 'compressed annotation without binaryData',
-      configMaps: [{ ...core, metadata: { ...(core.metadata as JsonObject), annotations: { 'provider.cluster.x-k8s.io/compressed': 'true' } } }],
+      configMaps: [
+        {
+          ...core,
+          metadata: {
+            ...(core.metadata as JsonObject),
+            annotations: { 'provider.cluster.x-k8s.io/compressed': 'true' },
+          },
+        },
+      ],
       code: 'configmap-invalid',
     },
     {
       name: 'binaryData that is not gzip',
-      configMaps: [{ ...core, metadata: { ...(core.metadata as JsonObject), annotations: { 'provider.cluster.x-k8s.io/compressed': 'true' } }, binaryData: { components: 'bm90IGd6aXA=' } }],
+      configMaps: [
+        {
+          ...core,
+          metadata: {
+            ...(core.metadata as JsonObject),
+            annotations: { 'provider.cluster.x-k8s.io/compressed': 'true' },
+          },
+          binaryData: { components: 'bm90IGd6aXA=' },
+        },
+      ],
       code: 'configmap-invalid',
     },
   ];
   it.each(cases)('rejects $name', ({ configMaps, code }) => {
     let caught: unknown;
     try {
-      createConfigMapSource({ selector, namespace: 'capi-system', configMaps: configMaps.map((c) => inputOf(c)), declaredAt });
+      createConfigMapSource({
+        selector,
+        namespace: 'capi-system',
+        configMaps: configMaps.map((c) => inputOf(c)),
+        declaredAt,
+      });
     } catch (e) {
       caught = e;
     }

@@ -2,8 +2,38 @@
 import { describe, expect, it } from 'vitest';
 import { suggestField } from '../../src/declarations/schema/suggest-field.js';
 
-const BUILD_OPTIONS = ['env', 'shard', 'out', 'stdout', 'offline', 'frozen', 'force', 'allow-removal', 'allow-downgrade', 'cache-dir', 'repo', 'debug', 'help'];
-const COMMANDS = ['build', 'cache', 'check', 'cmp-generate', 'diff', 'import', 'init', 'inputs', 'merge', 'mirror', 'plan', 'publish', 'rbac', 'report', 'upgrade'];
+const BUILD_OPTIONS = [
+  'env',
+  'shard',
+  'out',
+  'stdout',
+  'offline',
+  'frozen',
+  'force',
+  'allow-removal',
+  'allow-downgrade',
+  'cache-dir',
+  'repo',
+  'debug',
+  'help',
+];
+const COMMANDS = [
+  'build',
+  'cache',
+  'check',
+  'cmp-generate',
+  'diff',
+  'import',
+  'init',
+  'inputs',
+  'merge',
+  'mirror',
+  'plan',
+  'publish',
+  'rbac',
+  'report',
+  'upgrade',
+];
 
 describe('suggestField', () => {
   it.each([

@@ -12,9 +12,22 @@ import { holdsUnsetMarker, unsetMarker } from '../../src/secrets/unset-marker.js
 import { compileTemplate } from '../../src/process/variables/index.js';
 import type { KubeObject } from '../../src/manifest/object.js';
 
-const cr = (configSecret = false): ProviderCR => ({ kind: 'InfrastructureProvider', name: 'w', namespace: 'w-system', spec: configSecret ? { configSecret: { name: 'vars' } } : {}, file: 'providers/w.yaml', line: 1 } as ProviderCR);
+const cr = (configSecret = false): ProviderCR =>
+  ({
+    kind: 'InfrastructureProvider',
+    name: 'w',
+    namespace: 'w-system',
+    spec: configSecret ? { configSecret: { name: 'vars' } } : {},
+    file: 'providers/w.yaml',
+    line: 1,
+  }) as ProviderCR;
 const secret = (stringData: Record<string, unknown>, references: Record<string, string | undefined>): InputObject => ({
-  object: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'vars', namespace: 'w-system' }, stringData } as InputObject['object'],
+  object: {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'vars', namespace: 'w-system' },
+    stringData,
+  } as InputObject['object'],
   file: 'providers/vars.yaml',
   locate: () => ({ line: 7, col: 3 }),
   references: new Map(Object.entries(references)),
@@ -22,14 +35,38 @@ const secret = (stringData: Record<string, unknown>, references: Record<string, 
 
 describe('variable lookup with unset secret references', () => {
   it.each([
-    { name: 'set fromEnv', env: { E: 'value' }, expected: { value: 'value', unset: undefined, reference: 'environment variable E' } },
-    { name: 'unset fromEnv, a configSecret literal below: the literal', env: {}, secretLiteral: 'literal', expected: { value: 'literal', unset: undefined, reference: undefined } },
-    { name: 'unset fromEnv, nothing below: the stand-in, for the overlay reference', env: {}, expected: { value: unsetMarker('V'), unset: true, reference: 'environment variable E' } },
+    {
+      name: 'set fromEnv',
+      env: { E: 'value' },
+      expected: { value: 'value', unset: undefined, reference: 'environment variable E' },
+    },
+    {
+      name: 'unset fromEnv, a configSecret literal below: the literal',
+      env: {},
+      secretLiteral: 'literal',
+      expected: { value: 'literal', unset: undefined, reference: undefined },
+    },
+    {
+      name: 'unset fromEnv, nothing below: the stand-in, for the overlay reference',
+      env: {},
+      expected: { value: unsetMarker('V'), unset: true, reference: 'environment variable E' },
+    },
     { name: 'unset fromEnv listed in notSecret: unset', env: {}, notSecret: ['V'], expected: undefined },
-    { name: 'empty counts as set', env: { E: '' }, expected: { value: '', unset: undefined, reference: 'environment variable E' } },
+    {
+      name: 'empty counts as set',
+      env: { E: '' },
+      expected: { value: '', unset: undefined, reference: 'environment variable E' },
+    },
   ])('$name', ({ env, secretLiteral, notSecret, expected }) => {
     const inputs = secretLiteral ? [secret({ V: secretLiteral }, {})] : [];
-    const lookup = variableLookup(cr(secretLiteral !== undefined), { overlay: { V: { fromEnv: 'E' } }, overlayFile: 'overlays/dev/overlay.yaml', config: {}, secrets: inputs, env, notSecret });
+    const lookup = variableLookup(cr(secretLiteral !== undefined), {
+      overlay: { V: { fromEnv: 'E' } },
+      overlayFile: 'overlays/dev/overlay.yaml',
+      config: {},
+      secrets: inputs,
+      env,
+      notSecret,
+    });
     const v = lookup('V');
     expect(v === undefined ? undefined : { value: v.value, unset: v.unset, reference: v.reference }).toEqual(expected);
   });
@@ -38,7 +75,14 @@ describe('variable lookup with unset secret references', () => {
     const inputs = [secret({ V: { fromFile: '/run/v' }, W: { fromFile: '/run/w' } }, { V: undefined, W: undefined })];
     const lookup = variableLookup(cr(true), { overlay: {}, config: { V: 'from-config' }, secrets: inputs, env: {} });
     expect(lookup('V')).toMatchObject({ value: 'from-config', secret: false });
-    expect(lookup('W')).toMatchObject({ value: unsetMarker('W'), unset: true, secret: true, reference: 'file /run/w', via: 'Secret/w-system/vars stringData.W', site: { file: 'providers/vars.yaml', line: 7, field: 'stringData.W' } });
+    expect(lookup('W')).toMatchObject({
+      value: unsetMarker('W'),
+      unset: true,
+      secret: true,
+      reference: 'file /run/w',
+      via: 'Secret/w-system/vars stringData.W',
+      site: { file: 'providers/vars.yaml', line: 7, field: 'stringData.W' },
+    });
   });
 
   it('the stand-in: deterministic, distinct per variable, plain lower-case text', () => {
@@ -68,9 +112,24 @@ describe('operators that transform a value', () => {
 
 describe('where a stand-in needs the real value', () => {
   const m = unsetMarker('V');
-  const secretObj: KubeObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'n' }, stringData: { k: m } };
-  const secretAnnotated: KubeObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'n', annotations: { a: m } }, data: { k: m } };
-  const deployment: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'n' }, spec: { args: [`--x=${m}`] } };
+  const secretObj: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 's', namespace: 'n' },
+    stringData: { k: m },
+  };
+  const secretAnnotated: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 's', namespace: 'n', annotations: { a: m } },
+    data: { k: m },
+  };
+  const deployment: KubeObject = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'd', namespace: 'n' },
+    spec: { args: [`--x=${m}`] },
+  };
   const values = [{ variable: 'V', value: m, from: 'environment variable E' }];
   it.each<[string, KubeObject, SecretMode, string | undefined]>([
     ['Secret stringData, omit', secretObj, 'omit', undefined],

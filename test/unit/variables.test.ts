@@ -22,7 +22,6 @@ function fixture(path: string): string {
   return (path.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
 }
 
-
 interface Case {
   name: string;
   input: string;
@@ -79,9 +78,19 @@ const cases: Case[] = [
   { name: 'substring with unparsable offset gives the value', input: '${A:x}', vars: { A: 'abc' }, expected: 'abc' },
   { name: 'substring offset with a space is unparsable', input: '${A: -2}', vars: { A: 'abc' }, expected: 'abc' },
   { name: 'substring with unparsable length gives the value', input: '${A:1:y}', vars: { A: 'abc' }, expected: 'abc' },
-  { name: 'substring offset out of int64 range gives the value', input: '${A:99999999999999999999}', vars: { A: 'abc' }, expected: 'abc' },
+  {
+    name: 'substring offset out of int64 range gives the value',
+    input: '${A:99999999999999999999}',
+    vars: { A: 'abc' },
+    expected: 'abc',
+  },
   { name: 'negative offset from a nested value', input: '${A:${N}}', vars: { A: 'abcdef', N: '-2' }, expected: 'ef' },
-  { name: 'negative offset beyond the start is clamped', input: '${A:${N}:2}', vars: { A: 'abcdef', N: '-10' }, expected: 'ab' },
+  {
+    name: 'negative offset beyond the start is clamped',
+    input: '${A:${N}:2}',
+    vars: { A: 'abcdef', N: '-10' },
+    expected: 'ab',
+  },
   { name: 'a run of colons separates offset and length', input: '${A:1::2}', vars: { A: 'abcdef' }, expected: 'bc' },
   { name: 'substring works on bytes', input: '${A:2}', vars: { A: 'éab' }, expected: 'ab' },
   { name: 'substring cutting a character yields U+FFFD', input: '${A:1}', vars: { A: 'éa' }, expected: '\ufffda' },
@@ -100,7 +109,12 @@ const cases: Case[] = [
   { name: 'literal pattern', input: '${F#v}', vars: { F: 'v1.2.3' }, expected: '1.2.3' },
   { name: 'suffix literal', input: '${F%-dev}', vars: { F: 'v1-dev' }, expected: 'v1' },
   { name: 'escaped * in a prefix pattern', input: '${F#\\*}', vars: { F: '*x' }, expected: 'x' },
-  { name: 'escaped * in a suffix pattern is reversed and breaks', input: '${F%\\*}', vars: { F: 'x*' }, expected: 'x*' },
+  {
+    name: 'escaped * in a suffix pattern is reversed and breaks',
+    input: '${F%\\*}',
+    vars: { F: 'x*' },
+    expected: 'x*',
+  },
   { name: 'malformed class leaves the value', input: '${F#a[}', vars: { F: 'abc' }, expected: 'abc' },
   { name: 'pattern may hold $ and {', input: '${F#$%:*{}', vars: { F: '$%:ab{c' }, expected: 'c' },
   { name: 'pattern from a nested variable', input: '${F#${P}}', vars: { F: 'v1.2', P: 'v' }, expected: '1.2' },
@@ -130,9 +144,19 @@ const cases: Case[] = [
   { name: 'escaped slash in the replacement', input: '${V/-/\\/}', vars: { V: 'a-b' }, expected: 'a/b' },
   { name: '$$ in a replacement is one $', input: '${V/a/$$}', vars: { V: 'banana' }, expected: 'b$nana' },
   { name: 'other backslashes stay', input: '${V/a/\\n}', vars: { V: 'ab' }, expected: '\\nb' },
-  { name: 'replacement may contain slashes', input: '${V/#arn/x/y: arn}', vars: { V: 'arn:1' }, expected: 'x/y: arn:1' },
+  {
+    name: 'replacement may contain slashes',
+    input: '${V/#arn/x/y: arn}',
+    vars: { V: 'arn:1' },
+    expected: 'x/y: arn:1',
+  },
   { name: 'the pattern runs past a }', input: '${V/a}b/c}', vars: { V: 'xa}by' }, expected: 'xcy' },
-  { name: 'empty nested pattern inserts everywhere', input: '${V//${E}/-}', vars: { V: 'ab', E: '' }, expected: '-a-b-' },
+  {
+    name: 'empty nested pattern inserts everywhere',
+    input: '${V//${E}/-}',
+    vars: { V: 'ab', E: '' },
+    expected: '-a-b-',
+  },
   { name: 'empty nested pattern, first only', input: '${V/${E}/-}', vars: { V: 'ab', E: '' }, expected: '-ab' },
   { name: 'nested replacement', input: '${V/a/${R}}', vars: { V: 'ab', R: 'z' }, expected: 'zb' },
   // escapes and literal text
@@ -142,7 +166,12 @@ const cases: Case[] = [
   { name: '$$${ gives $ then the value', input: '$$${A}', vars: { A: 'v' }, expected: '$v' },
   { name: 'bare $VAR is literal', input: 'a: $A and $B_C', vars: { A: 'v' }, expected: 'a: $A and $B_C' },
   { name: 'lone and trailing $', input: 'x$ $ $', expected: 'x$ $ $' },
-  { name: 'backslashes outside a substitution stay', input: '\\\\.\\pipe ${A}', vars: { A: 'v' }, expected: '\\\\.\\pipe v' },
+  {
+    name: 'backslashes outside a substitution stay',
+    input: '\\\\.\\pipe ${A}',
+    vars: { A: 'v' },
+    expected: '\\\\.\\pipe v',
+  },
   { name: 'a lone } and $( stay', input: '} $(X) ${A} }', vars: { A: 'v' }, expected: '} $(X) v }' },
   { name: 'value with $ and regex characters', input: '${A}', vars: { A: 'ba$r${X}' }, expected: 'ba$r${X}' },
   { name: 'envsubst mixture', input: 'some ${A}$${v$${A}$A${A}', vars: { A: 'x' }, expected: 'some x${v${A}$Ax' },
@@ -164,25 +193,83 @@ describe('substituteVariables: envsubst forms', () => {
 
 describe('inspectVariables', () => {
   it.each([
-    { name: 'sorted and unique', input: '${C} ${B}\n${A} ${A} ${B}', expected: [['A', false], ['B', false], ['C', false]] },
-    { name: 'legacy spacing', input: 'yaml ${A} ${ B} ${ C} ${ D }', expected: [['A', false], ['B', false], ['C', false], ['D', false]] },
-    { name: 'defaults', input: '${C:=default}\n${B}\n${A=foobar}\n${E=""}\n${D:=${A}}', expected: [['A', true], ['B', false], ['C', true], ['D', true], ['E', true]] },
+    {
+      name: 'sorted and unique',
+      input: '${C} ${B}\n${A} ${A} ${B}',
+      expected: [
+        ['A', false],
+        ['B', false],
+        ['C', false],
+      ],
+    },
+    {
+      name: 'legacy spacing',
+      input: 'yaml ${A} ${ B} ${ C} ${ D }',
+      expected: [
+        ['A', false],
+        ['B', false],
+        ['C', false],
+        ['D', false],
+      ],
+    },
+    {
+      name: 'defaults',
+      input: '${C:=default}\n${B}\n${A=foobar}\n${E=""}\n${D:=${A}}',
+      expected: [
+        ['A', true],
+        ['B', false],
+        ['C', true],
+        ['D', true],
+        ['E', true],
+      ],
+    },
     { name: 'first use without default, later with: required', input: '${A} ${A:=x}', expected: [['A', false]] },
     { name: 'first use with default, later without: defaulted', input: '${A:=x} ${A}', expected: [['A', true]] },
-    { name: 'any function with arguments has a default', input: '${A:1} ${B/x/y} ${C#x} ${D%%y} ${E//x/} ${F:?m} ${G:+m}', expected: ['A', 'B', 'C', 'D', 'E', 'F', 'G'].map((n) => [n, true]) },
-    { name: 'functions without arguments do not', input: '${#A} ${B^^} ${C,} ${D:=} ${E:-} ${F=}', expected: ['A', 'B', 'C', 'D', 'E', 'F'].map((n) => [n, false]) },
-    { name: 'variables only inside arguments are not listed', input: '${A:=${B}} ${C/${D}/${E}}', expected: [['A', true], ['C', true]] },
+    {
+      name: 'any function with arguments has a default',
+      input: '${A:1} ${B/x/y} ${C#x} ${D%%y} ${E//x/} ${F:?m} ${G:+m}',
+      expected: ['A', 'B', 'C', 'D', 'E', 'F', 'G'].map((n) => [n, true]),
+    },
+    {
+      name: 'functions without arguments do not',
+      input: '${#A} ${B^^} ${C,} ${D:=} ${E:-} ${F=}',
+      expected: ['A', 'B', 'C', 'D', 'E', 'F'].map((n) => [n, false]),
+    },
+    {
+      name: 'variables only inside arguments are not listed',
+      input: '${A:=${B}} ${C/${D}/${E}}',
+      expected: [
+        ['A', true],
+        ['C', true],
+      ],
+    },
     { name: 'escaped and bare references are not variables', input: '$${A} $B ${C}', expected: [['C', false]] },
-    { name: 'Go byte order, not UTF-16 order', input: '${\u{10000}} ${\uFF21} ${Z}', expected: [['Z', false], ['\uFF21', false], ['\u{10000}', false]] },
+    {
+      name: 'Go byte order, not UTF-16 order',
+      input: '${\u{10000}} ${\uFF21} ${Z}',
+      expected: [
+        ['Z', false],
+        ['\uFF21', false],
+        ['\u{10000}', false],
+      ],
+    },
   ])('$name', ({ input, expected }) => {
-    const want: VariableUse[] = expected.map(([name, hasDefault]) => ({ name: name as string, hasDefault: hasDefault as boolean }));
+    const want: VariableUse[] = expected.map(([name, hasDefault]) => ({
+      name: name as string,
+      hasDefault: hasDefault as boolean,
+    }));
     expect(inspectVariables(input, 'test.yaml')).toEqual(want);
   });
 });
 
 describe('substituteVariables: missing variables', () => {
   it.each([
-    { name: 'all missing names, sorted, in one error', input: 'foo ${ C} ${A} ${B:=x} ${D} ${A}', vars: { X: '1' }, missing: ['A', 'C', 'D'] },
+    {
+      name: 'all missing names, sorted, in one error',
+      input: 'foo ${ C} ${A} ${B:=x} ${D} ${A}',
+      vars: { X: '1' },
+      missing: ['A', 'C', 'D'],
+    },
     { name: 'first use without default makes it required', input: '${A} ${A:=x}', vars: {}, missing: ['A'] },
     { name: 'an empty default is no default', input: '${A:=} ${B:-}', vars: {}, missing: ['A', 'B'] },
     { name: 'length and case functions need a value', input: '${#A} ${B^^}', vars: {}, missing: ['A', 'B'] },
@@ -201,8 +288,18 @@ describe('substituteVariables: missing variables', () => {
 
   it.each([
     { name: 'a set-but-empty value counts as set', input: '[${A}]', vars: { A: '' }, expected: '[]' },
-    { name: 'a later default is ignored, but the value is set', input: '${A} ${A:=x}', vars: { A: '' }, expected: ' x' },
-    { name: 'a defaulted variable used again without default evaluates to ""', input: '${A:=x} [${A}]', vars: {}, expected: 'x []' },
+    {
+      name: 'a later default is ignored, but the value is set',
+      input: '${A} ${A:=x}',
+      vars: { A: '' },
+      expected: ' x',
+    },
+    {
+      name: 'a defaulted variable used again without default evaluates to ""',
+      input: '${A:=x} [${A}]',
+      vars: {},
+      expected: 'x []',
+    },
     { name: 'a function with arguments never errors', input: '[${A:1}${B/x/y}${C#x}]', vars: {}, expected: '[]' },
     { name: 'a variable inside a default is never missing', input: '[${A:=${B}}]', vars: {}, expected: '[]' },
   ])('no error: $name', ({ input, vars, expected }) => {
@@ -212,8 +309,18 @@ describe('substituteVariables: missing variables', () => {
 
 describe('substituteVariables: result fields', () => {
   it.each([
-    { name: 'used lists names that had a value, "" included', input: '${A} ${B:=x} ${C:=y}', vars: { A: 'a', C: '' }, used: ['A', 'C'] },
-    { name: 'used includes names evaluated inside defaults', input: '${A:=${B}} ${D:=${C}}', vars: { A: 'a', B: 'b' }, used: ['A', 'B'] },
+    {
+      name: 'used lists names that had a value, "" included',
+      input: '${A} ${B:=x} ${C:=y}',
+      vars: { A: 'a', C: '' },
+      used: ['A', 'C'],
+    },
+    {
+      name: 'used includes names evaluated inside defaults',
+      input: '${A:=${B}} ${D:=${C}}',
+      vars: { A: 'a', B: 'b' },
+      used: ['A', 'B'],
+    },
     { name: 'nothing used', input: 'no variables', vars: { A: 'a' }, used: [] },
   ])('$name', ({ input, vars, used }) => {
     const result = run(input, vars);
@@ -274,15 +381,30 @@ describe('substituteVariables: syntax errors', () => {
 
 describe('substituteVariables: real components files', () => {
   const aws = fixture('derived/tanzu-framework/infrastructure-aws/v2.0.2/infrastructure-components.yaml.gz');
-  const awsRequired = ['AWS_B64ENCODED_CREDENTIALS', 'CAPA_CONTROLLER_IMAGE_TAG', 'TKG_HTTPS_PROXY', 'TKG_HTTP_PROXY', 'TKG_NO_PROXY'];
+  const awsRequired = [
+    'AWS_B64ENCODED_CREDENTIALS',
+    'CAPA_CONTROLLER_IMAGE_TAG',
+    'TKG_HTTPS_PROXY',
+    'TKG_HTTP_PROXY',
+    'TKG_NO_PROXY',
+  ];
   const awsValues: Vars = Object.fromEntries(awsRequired.map((name) => [name, `value-of-${name.toLowerCase()}`]));
   const roleArn = 'arn:aws:iam::123456789012:role/controllers.cluster-api-provider-aws.sigs.k8s.io';
 
   it('CAPA: variables and defaults as PROVENANCE §3 lists them', () => {
     const defaulted = [
-      'AUTO_CONTROLLER_IDENTITY_CREATOR', 'AWS_CONTROLLER_IAM_ROLE', 'CAPA_EKS', 'CAPA_EKS_ADD_ROLES', 'CAPA_EKS_IAM',
-      'CAPA_LOGLEVEL', 'EVENT_BRIDGE_INSTANCE_STATE', 'EXP_BOOTSTRAP_FORMAT_IGNITION', 'EXP_EKS_FARGATE',
-      'EXP_EXTERNAL_RESOURCE_GC', 'EXP_MACHINE_POOL', 'K8S_CP_LABEL',
+      'AUTO_CONTROLLER_IDENTITY_CREATOR',
+      'AWS_CONTROLLER_IAM_ROLE',
+      'CAPA_EKS',
+      'CAPA_EKS_ADD_ROLES',
+      'CAPA_EKS_IAM',
+      'CAPA_LOGLEVEL',
+      'EVENT_BRIDGE_INSTANCE_STATE',
+      'EXP_BOOTSTRAP_FORMAT_IGNITION',
+      'EXP_EKS_FARGATE',
+      'EXP_EXTERNAL_RESOURCE_GC',
+      'EXP_MACHINE_POOL',
+      'K8S_CP_LABEL',
     ];
     const variables = inspectVariables(aws, 'aws.yaml');
     expect(variables.filter((v) => !v.hasDefault).map((v) => v.name)).toEqual(awsRequired);
@@ -301,9 +423,13 @@ describe('substituteVariables: real components files', () => {
     expect(result.text).toContain(`  annotations:\n    eks.amazonaws.com/role-arn: ${roleArn}\n  labels:`);
     expect(result.used).toEqual([...awsRequired, 'AWS_CONTROLLER_IAM_ROLE'].sort());
     const objects = parseManifests(result.text, 'aws.yaml').map((r) => r.object);
-    const sa = objects.find((o) => o.kind === 'ServiceAccount' && (o.metadata as { name?: string }).name === 'capa-controller-manager');
+    const sa = objects.find(
+      (o) => o.kind === 'ServiceAccount' && (o.metadata as { name?: string }).name === 'capa-controller-manager',
+    );
     expect((sa?.metadata as { annotations?: unknown }).annotations).toEqual({ 'eks.amazonaws.com/role-arn': roleArn });
-    const deployment = objects.find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { metadata: { annotations: Record<string, string> } } } };
+    const deployment = objects.find((o) => o.kind === 'Deployment') as unknown as {
+      spec: { template: { metadata: { annotations: Record<string, string> } } };
+    };
     expect(deployment.spec.template.metadata.annotations['iam.amazonaws.com/role']).toBe(roleArn);
     // envsubst also reduces `$$` in CRD descriptions, as clusterctl does to this file.
     expect(result.text).toContain('Double $ are reduced to a single $');
@@ -325,14 +451,22 @@ describe('substituteVariables: real components files', () => {
   it('CAPD: bare $IPv6 text stays, defaults apply, no ${ is left', () => {
     const result = substituteVariables(capd, () => undefined, 'capd.yaml');
     expect(result.text).toContain('$IPv6 (bool) indicates if the cluster is IPv6, $FrontendControlPlanePort (string)');
-    expect(result.text).toContain('$BackendControlPlanePort (string) indicates the backend control plane port, $BackendServers');
+    expect(result.text).toContain(
+      '$BackendControlPlanePort (string) indicates the backend control plane port, $BackendServers',
+    );
     expect(result.text).toContain('          value: ""\n');
     expect(result.text).not.toContain('${');
     expect(result.used).toEqual([]);
     expect(result.variables).toEqual(
-      ['CAPD_DOCKER_HOST', 'CAPI_DIAGNOSTICS_ADDRESS', 'CAPI_INSECURE_DIAGNOSTICS', 'CLUSTER_TOPOLOGY', 'EXP_MACHINE_POOL', 'EXP_PRIORITY_QUEUE', 'EXP_RECONCILER_RATE_LIMITING'].map(
-        (name) => ({ name, hasDefault: true }),
-      ),
+      [
+        'CAPD_DOCKER_HOST',
+        'CAPI_DIAGNOSTICS_ADDRESS',
+        'CAPI_INSECURE_DIAGNOSTICS',
+        'CLUSTER_TOPOLOGY',
+        'EXP_MACHINE_POOL',
+        'EXP_PRIORITY_QUEUE',
+        'EXP_RECONCILER_RATE_LIMITING',
+      ].map((name) => ({ name, hasDefault: true })),
     );
     // Everything outside the `${...}` is untouched (the file has no `$$`).
     expect(result.text).toBe(capd.replace(/\$\{([A-Z_]+):=([^}]*)\}/g, '$2'));
@@ -343,15 +477,27 @@ describe('substituteVariables: real components files', () => {
   it('core v1.12.0: variables as PROVENANCE §3 lists them, all defaulted', () => {
     expect(inspectVariables(core, 'core.yaml')).toEqual(
       [
-        'CAPI_DIAGNOSTICS_ADDRESS', 'CAPI_INSECURE_DIAGNOSTICS', 'CLUSTER_TOPOLOGY', 'EXP_IN_PLACE_UPDATES', 'EXP_MACHINE_POOL',
-        'EXP_MACHINE_SET_PREFLIGHT_CHECKS', 'EXP_MACHINE_TAINT_PROPAGATION', 'EXP_MACHINE_WAITFORVOLUMEDETACH_CONSIDER_VOLUMEATTACHMENTS',
-        'EXP_PRIORITY_QUEUE', 'EXP_RECONCILER_RATE_LIMITING', 'EXP_RUNTIME_SDK',
+        'CAPI_DIAGNOSTICS_ADDRESS',
+        'CAPI_INSECURE_DIAGNOSTICS',
+        'CLUSTER_TOPOLOGY',
+        'EXP_IN_PLACE_UPDATES',
+        'EXP_MACHINE_POOL',
+        'EXP_MACHINE_SET_PREFLIGHT_CHECKS',
+        'EXP_MACHINE_TAINT_PROPAGATION',
+        'EXP_MACHINE_WAITFORVOLUMEDETACH_CONSIDER_VOLUMEATTACHMENTS',
+        'EXP_PRIORITY_QUEUE',
+        'EXP_RECONCILER_RATE_LIMITING',
+        'EXP_RUNTIME_SDK',
       ].map((name) => ({ name, hasDefault: true })),
     );
   });
 
   it('core v1.12.0: defaults and values substitute', () => {
-    const result = substituteVariables(core, lookupIn({ EXP_MACHINE_POOL: 'false', CLUSTER_TOPOLOGY: '' }), 'core.yaml');
+    const result = substituteVariables(
+      core,
+      lookupIn({ EXP_MACHINE_POOL: 'false', CLUSTER_TOPOLOGY: '' }),
+      'core.yaml',
+    );
     expect(result.text).toContain('- --diagnostics-address=:8443\n');
     expect(result.text).toContain('--feature-gates=MachinePool=false,ClusterTopology=false,RuntimeSDK=false,');
     expect(result.used).toEqual(['CLUSTER_TOPOLOGY', 'EXP_MACHINE_POOL']);

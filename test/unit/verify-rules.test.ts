@@ -3,15 +3,29 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkRules, imageMatches, imageName, ruleFor, ruleId, type VerifyRule } from '../../src/images/verify/verify-rules.js';
+import {
+  checkRules,
+  imageMatches,
+  imageName,
+  ruleFor,
+  ruleId,
+  type VerifyRule,
+} from '../../src/images/verify/verify-rules.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const K8S: VerifyRule = { images: 'registry.k8s.io/cluster-api/*', keyless: { issuer: 'https://accounts.google.com', identity: 'krel-trust@k8s-releng-prod.iam.gserviceaccount.com' } };
+const K8S: VerifyRule = {
+  images: 'registry.k8s.io/cluster-api/*',
+  keyless: { issuer: 'https://accounts.google.com', identity: 'krel-trust@k8s-releng-prod.iam.gserviceaccount.com' },
+};
 
 describe('image globs', () => {
   it.each([
     ['registry.k8s.io/cluster-api/*', 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0', true],
-    ['registry.k8s.io/cluster-api/*', 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0@sha256:' + 'a'.repeat(64), true],
+    [
+      'registry.k8s.io/cluster-api/*',
+      'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0@sha256:' + 'a'.repeat(64),
+      true,
+    ],
     ['registry.k8s.io/cluster-api/*', 'registry.k8s.io/cluster-api/sub/path/image:v1', true],
     ['registry.k8s.io/cluster-api/*', 'registry.k8s.io/cluster-api-evil/image:v1', false],
     ['registry.k8s.io/cluster-api/*', 'registry.k8s.io/cluster-api:v1', false],
@@ -19,9 +33,21 @@ describe('image globs', () => {
     ['quay.io/jetstack/cert-manager-*', 'quay.io/jetstack/other:v1', false],
     ['quay.io/**', 'quay.io/metal3-io/cluster-api-provider-metal3:v1.12.0', true],
     ['registry.lab:5000/*', 'registry.lab:5000/capi/x:v1', true],
-    ['registry.k8s.io/cluster-api/cluster-api-controller', 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0', true],
-    ['registry.k8s.io/cluster-api/cluster-api-controlle?', 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0', true],
-    ['registry.k8s.io/cluster-api/cluster-api-controller', 'registry.k8s.io/cluster-api/cluster-api-controller-x:v1', false],
+    [
+      'registry.k8s.io/cluster-api/cluster-api-controller',
+      'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0',
+      true,
+    ],
+    [
+      'registry.k8s.io/cluster-api/cluster-api-controlle?',
+      'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0',
+      true,
+    ],
+    [
+      'registry.k8s.io/cluster-api/cluster-api-controller',
+      'registry.k8s.io/cluster-api/cluster-api-controller-x:v1',
+      false,
+    ],
     ['registry.k8s.io/cluster.api/*', 'registry.k8s.io/clusterXapi/x:v1', false],
     ['*', 'docker.io/library/nginx:1.27', true],
   ])('%s matches %s: %s', (glob, image, expected) => {
@@ -47,7 +73,11 @@ describe('ruleId', () => {
   it('is stable over field order and unknown fields, and changes with the requirement or the key', () => {
     const id = ruleId(K8S);
     expect(id).toMatch(/^sha256:[0-9a-f]{12}$/);
-    const reordered = { keyless: { identity: K8S.keyless!.identity, issuer: K8S.keyless!.issuer }, images: K8S.images, comment: 'x' } as VerifyRule;
+    const reordered = {
+      keyless: { identity: K8S.keyless!.identity, issuer: K8S.keyless!.issuer },
+      images: K8S.images,
+      comment: 'x',
+    } as VerifyRule;
     expect(ruleId(reordered)).toBe(id);
     expect(ruleId({ ...K8S, keyless: { ...K8S.keyless, identity: 'someone@else' } })).not.toBe(id);
     const key: VerifyRule = { images: 'x/*', key: 'keys/cosign.pub' };
@@ -57,10 +87,22 @@ describe('ruleId', () => {
 });
 
 describe('checkRules', () => {
-  const messages = (value: unknown, options?: Parameters<typeof checkRules>[1]) => checkRules(value, options).map((d) => `${d.severity} ${d.field}: ${d.message}`);
+  const messages = (value: unknown, options?: Parameters<typeof checkRules>[1]) =>
+    checkRules(value, options).map((d) => `${d.severity} ${d.field}: ${d.message}`);
 
   it('accepts the README rules and nothing at all', () => {
-    expect(checkRules([K8S, { images: 'quay.io/metal3-io/*', keyless: { issuer: 'https://token.actions.githubusercontent.com', identityRegExp: '^https://github\\.com/metal3-io/.*$' } }])).toEqual([]);
+    expect(
+      checkRules([
+        K8S,
+        {
+          images: 'quay.io/metal3-io/*',
+          keyless: {
+            issuer: 'https://token.actions.githubusercontent.com',
+            identityRegExp: '^https://github\\.com/metal3-io/.*$',
+          },
+        },
+      ]),
+    ).toEqual([]);
     expect(checkRules(undefined)).toEqual([]);
   });
 
@@ -93,7 +135,9 @@ describe('checkRules', () => {
   });
 
   it('warns about an unanchored regexp', () => {
-    expect(messages([{ images: 'x/*', keyless: { issuerRegExp: 'https://accounts.google.com', identity: 'b' } }])).toEqual([
+    expect(
+      messages([{ images: 'x/*', keyless: { issuerRegExp: 'https://accounts.google.com', identity: 'b' } }]),
+    ).toEqual([
       'warning imagePolicy.verify[0].keyless.issuerRegExp: imagePolicy.verify[0].keyless.issuerRegExp "https://accounts.google.com" is not anchored: it matches any issuer that contains a match',
     ]);
   });
@@ -101,7 +145,10 @@ describe('checkRules', () => {
   it('checks the key file when given the repository', () => {
     const repo = tempDir();
     mkdirSync(path.join(repo, 'keys'));
-    writeFileSync(path.join(repo, 'keys/cosign.pub'), generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ type: 'spki', format: 'pem' }));
+    writeFileSync(
+      path.join(repo, 'keys/cosign.pub'),
+      generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ type: 'spki', format: 'pem' }),
+    );
     writeFileSync(path.join(repo, 'keys/broken.pub'), 'not a key');
     expect(
       messages(
@@ -112,6 +159,9 @@ describe('checkRules', () => {
         ],
         { repoRoot: repo },
       ),
-    ).toEqual(['error imagePolicy.verify[1].key: imagePolicy.verify[1].key keys/missing.pub does not exist', 'error imagePolicy.verify[2].key: imagePolicy.verify[2].key keys/broken.pub is not a PEM public key']);
+    ).toEqual([
+      'error imagePolicy.verify[1].key: imagePolicy.verify[1].key keys/missing.pub does not exist',
+      'error imagePolicy.verify[2].key: imagePolicy.verify[2].key keys/broken.pub is not a PEM public key',
+    ]);
   });
 });

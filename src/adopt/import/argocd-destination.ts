@@ -62,7 +62,11 @@ function serverOf(settings: GitopsConfig): string | undefined {
  * What the new environment `env` needs, given the repository's other environments; `own` is the
  * new environment's settings (capi-render.yaml's: the overlay import writes sets none but this). Pure.
  */
-export function planDestination(own: GitopsConfig, others: readonly FleetEnvironment[], dump: LiveDump): DestinationPlan {
+export function planDestination(
+  own: GitopsConfig,
+  others: readonly FleetEnvironment[],
+  dump: LiveDump,
+): DestinationPlan {
   const peers = others.filter((o) => getsApplications(o.settings));
   if (!getsApplications(own) || peers.length === 0) return { needed: false };
   const server = clusterServer(dump);
@@ -76,7 +80,11 @@ export function planDestination(own: GitopsConfig, others: readonly FleetEnviron
 }
 
 /** The repository's environments other than `env`, with capi-render.yaml's gitops settings and their overlays' merged. */
-export async function otherEnvironments(repoRoot: string, config: RenderConfig, env: string): Promise<FleetEnvironment[]> {
+export async function otherEnvironments(
+  repoRoot: string,
+  config: RenderConfig,
+  env: string,
+): Promise<FleetEnvironment[]> {
   // An overlay import cannot read is the build's to report, with its own error; it does not block the import.
   const entries = await discoverEnvironments(repoRoot, config.overlaysDir).catch(skipSpecError([]));
   const out: FleetEnvironment[] = [];
@@ -100,7 +108,14 @@ const CLUSTER_INFO = 'ConfigMap kube-public/cluster-info';
 
 /** The API server URL in the dump's `kube-public/cluster-info` kubeconfig, when it names exactly one. */
 export function clusterServer(dump: LiveDump): { url: string; from: string } | undefined {
-  const cm = dump.objects.find(({ object: o }) => o.kind === 'ConfigMap' && o.apiVersion === 'v1' && isJsonObject(o.metadata) && o.metadata.namespace === 'kube-public' && o.metadata.name === 'cluster-info')?.object;
+  const cm = dump.objects.find(
+    ({ object: o }) =>
+      o.kind === 'ConfigMap' &&
+      o.apiVersion === 'v1' &&
+      isJsonObject(o.metadata) &&
+      o.metadata.namespace === 'kube-public' &&
+      o.metadata.name === 'cluster-info',
+  )?.object;
   const text = cm && isJsonObject(cm.data) ? cm.data.kubeconfig : undefined;
   if (typeof text !== 'string') return undefined;
   let kubeconfig: unknown;
@@ -109,13 +124,27 @@ export function clusterServer(dump: LiveDump): { url: string; from: string } | u
   } catch {
     return undefined;
   }
-  const clusters = isJsonObject(kubeconfig as never) && Array.isArray((kubeconfig as { clusters?: unknown }).clusters) ? ((kubeconfig as { clusters: unknown[] }).clusters) : [];
-  const servers = [...new Set(clusters.map((c) => (c && typeof c === 'object' ? (c as { cluster?: { server?: unknown } }).cluster?.server : undefined)).filter((s): s is string => typeof s === 'string' && /^https?:\/\//.test(s)))];
+  const clusters =
+    isJsonObject(kubeconfig as never) && Array.isArray((kubeconfig as { clusters?: unknown }).clusters)
+      ? (kubeconfig as { clusters: unknown[] }).clusters
+      : [];
+  const servers = [
+    ...new Set(
+      clusters
+        .map((c) =>
+          c && typeof c === 'object' ? (c as { cluster?: { server?: unknown } }).cluster?.server : undefined,
+        )
+        .filter((s): s is string => typeof s === 'string' && /^https?:\/\//.test(s)),
+    ),
+  ];
   return servers.length === 1 ? { url: servers[0]!, from: `the kubeconfig in ${CLUSTER_INFO}` } : undefined;
 }
 
 /** The overlay's `gitops:` block and its comment (at `gitops.argocd.destination`), or undefined when none is needed. */
-export function destinationSetting(plan: DestinationPlan, env: string): { gitops: JsonObject; comment: string } | undefined {
+export function destinationSetting(
+  plan: DestinationPlan,
+  env: string,
+): { gitops: JsonObject; comment: string } | undefined {
   if (!plan.needed) return undefined;
   const fleet = [...plan.peers, env].sort().join(', ');
   if (plan.server) {
@@ -135,33 +164,59 @@ export function destinationSetting(plan: DestinationPlan, env: string): { gitops
  * What import says about the destination it wrote to `file` (whose text is `text`): the placeholder
  * to fill in, or the server it read, each at its line; and the other environments the build will refuse.
  */
-export function destinationMessages(plan: DestinationPlan, env: string, file: string, text: string): { warnings: Diagnostic[]; notes: string[]; fillIn?: FillIn } {
+export function destinationMessages(
+  plan: DestinationPlan,
+  env: string,
+  file: string,
+  text: string,
+): { warnings: Diagnostic[]; notes: string[]; fillIn?: FillIn } {
   if (!plan.needed) return { warnings: [], notes: [] };
   // The scalar to change: the server read from the dump, or the empty name to fill in (where the build's error points).
   const key = `${KEY}.${plan.server ? 'server' : 'name'}`;
   const at = parseSourceDocuments(text, file)[0]?.locate(key.split('.')) ?? { line: 1, col: 1 };
   const warnings: Diagnostic[] = [];
   const notes: string[] = [];
-  if (plan.server) notes.push(`${file}:${at.line}: set ${key} to ${plan.server.url} (from ${plan.server.from}); Argo CD must know the cluster by that URL`);
+  if (plan.server)
+    notes.push(
+      `${file}:${at.line}: set ${key} to ${plan.server.url} (from ${plan.server.from}); Argo CD must know the cluster by that URL`,
+    );
   else {
     warnings.push(
-      warning('import', `${key} is an empty placeholder to fill in: Argo CD deploys several environments (${[...plan.peers, env].sort().join(', ')}), and ${env} must name its own cluster before it builds`, {
-        file,
-        ...at,
-        hint: `write the cluster's name in Argo CD there, or replace name with server: <its API server URL>; a dump that includes kube-public/cluster-info gives the server (docs/adoption.md "1. Dump the cluster (read-only)")`,
-      }),
+      warning(
+        'import',
+        `${key} is an empty placeholder to fill in: Argo CD deploys several environments (${[...plan.peers, env].sort().join(', ')}), and ${env} must name its own cluster before it builds`,
+        {
+          file,
+          ...at,
+          hint: `write the cluster's name in Argo CD there, or replace name with server: <its API server URL>; a dump that includes kube-public/cluster-info gives the server (docs/adoption.md "1. Dump the cluster (read-only)")`,
+        },
+      ),
     );
   }
   for (const p of plan.peersWithout) {
-    warnings.push(warning('import', `environment ${p.name} has no Argo CD destination either: beside ${env}, the build refuses it`, { file: p.file, field: KEY, hint: `set ${KEY} in ${p.file}: {name: <the cluster's name in Argo CD>} or {server: <its API server URL>}` }));
+    warnings.push(
+      warning(
+        'import',
+        `environment ${p.name} has no Argo CD destination either: beside ${env}, the build refuses it`,
+        {
+          file: p.file,
+          field: KEY,
+          hint: `set ${KEY} in ${p.file}: {name: <the cluster's name in Argo CD>} or {server: <its API server URL>}`,
+        },
+      ),
+    );
   }
   if (plan.sameServer.length > 0 && plan.server) {
     warnings.push(
-      warning('import', `${plan.server.url}, the dump's cluster, is already the destination of ${plan.sameServer.join(', ')}: the build refuses two environments in one cluster`, {
-        file,
-        ...at,
-        hint: `import into ${plan.sameServer.length === 1 ? `that environment (--env ${plan.sameServer[0]})` : 'one of those environments'} instead, or correct the destinations`,
-      }),
+      warning(
+        'import',
+        `${plan.server.url}, the dump's cluster, is already the destination of ${plan.sameServer.join(', ')}: the build refuses two environments in one cluster`,
+        {
+          file,
+          ...at,
+          hint: `import into ${plan.sameServer.length === 1 ? `that environment (--env ${plan.sameServer[0]})` : 'one of those environments'} instead, or correct the destinations`,
+        },
+      ),
     );
   }
   return { warnings, notes, ...(plan.server ? {} : { fillIn: { file, line: at.line, key } }) };

@@ -38,7 +38,10 @@ function attachComment(doc: Document, path: string[], comment: string): void {
     return;
   }
   const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
-  const lines = comment.split('\n').map((line) => ` ${line}`).join('\n');
+  const lines = comment
+    .split('\n')
+    .map((line) => ` ${line}`)
+    .join('\n');
   if (isSeq(parent) && (isMap(node) || isSeq(node))) {
     node.commentBefore = lines;
     return;

@@ -6,8 +6,22 @@
  * dump without any provider are errors that say what to add.
  */
 import { error, warning, type Diagnostic } from '../../errors.js';
-import { apiGroup, apiVersionOnly, isJsonObject, labelsOf, annotationsOf, type JsonObject, type KubeObject } from '../../manifest/object.js';
-import { isProviderKind, manifestLabel, kindInfo, OPERATOR_GROUP, type ProviderKind } from '../../declarations/provider-kinds.js';
+import {
+  apiGroup,
+  apiVersionOnly,
+  isJsonObject,
+  labelsOf,
+  annotationsOf,
+  type JsonObject,
+  type KubeObject,
+} from '../../manifest/object.js';
+import {
+  isProviderKind,
+  manifestLabel,
+  kindInfo,
+  OPERATOR_GROUP,
+  type ProviderKind,
+} from '../../declarations/provider-kinds.js';
 import { CLUSTERCTL_CORE_LABEL } from '../../process/common-labels.js';
 import { CERT_MANAGER_VERSION_ANNOTATION } from '../../render/cert-manager.js';
 import type { LiveDump } from '../live-dump.js';
@@ -67,10 +81,14 @@ export interface InferOptions {
 const INVENTORY_API_VERSION = 'clusterctl.cluster.x-k8s.io/v1alpha3';
 
 /** Reads the installation from the dump; throws nothing, returns errors among the diagnostics. */
-export function inferInstallation(dump: LiveDump, options: InferOptions): InferredInstallation & { errors: Diagnostic[] } {
+export function inferInstallation(
+  dump: LiveDump,
+  options: InferOptions,
+): InferredInstallation & { errors: Diagnostic[] } {
   const errors: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
-  const where = (o: { document: number; item?: number }) => `${dump.file} document ${o.document}${o.item ? ` item ${o.item}` : ''}`;
+  const where = (o: { document: number; item?: number }) =>
+    `${dump.file} document ${o.document}${o.item ? ` item ${o.item}` : ''}`;
   const fromOperator: ImportedProvider[] = [];
   const fromInventory: ImportedProvider[] = [];
   for (const entry of dump.objects) {
@@ -81,7 +99,16 @@ export function inferInstallation(dump: LiveDump, options: InferOptions): Inferr
       else fromInventory.push(imported);
     } else if (apiGroup(obj.apiVersion) === OPERATOR_GROUP && isProviderKind(obj.kind)) {
       if (apiVersionOnly(obj.apiVersion) !== 'v1alpha2') {
-        errors.push(error('import', `${obj.kind} ${ref(obj)} is ${obj.apiVersion}; capi-render reads the operator's v1alpha2 API`, { file: dump.file, hint: 'dump it again with the fully qualified resource name (kubectl get coreproviders.v1alpha2.operator.cluster.x-k8s.io …): the API server converts it' }));
+        errors.push(
+          error(
+            'import',
+            `${obj.kind} ${ref(obj)} is ${obj.apiVersion}; capi-render reads the operator's v1alpha2 API`,
+            {
+              file: dump.file,
+              hint: 'dump it again with the fully qualified resource name (kubectl get coreproviders.v1alpha2.operator.cluster.x-k8s.io …): the API server converts it',
+            },
+          ),
+        );
       } else fromOperator.push(operatorProvider(obj));
     }
   }
@@ -91,7 +118,16 @@ export function inferInstallation(dump: LiveDump, options: InferOptions): Inferr
     if (!twin) providers.push(p);
     else if (twin.namespace !== p.namespace || twin.spec.version !== p.spec.version) {
       // A migration from clusterctl to the operator leaves the old inventory behind (§3.4).
-      warnings.push(warning('import', `${p.origin} says ${p.spec.version} in ${p.namespace}, the operator's ${twin.origin} says ${String(twin.spec.version)} in ${twin.namespace}; the operator CR is imported`, { file: dump.file, hint: 'a stale inventory entry is left by a migration from clusterctl to the operator; the first sync rewrites it' }));
+      warnings.push(
+        warning(
+          'import',
+          `${p.origin} says ${p.spec.version} in ${p.namespace}, the operator's ${twin.origin} says ${String(twin.spec.version)} in ${twin.namespace}; the operator CR is imported`,
+          {
+            file: dump.file,
+            hint: 'a stale inventory entry is left by a migration from clusterctl to the operator; the first sync rewrites it',
+          },
+        ),
+      );
     }
   }
   for (const p of providers) {
@@ -103,30 +139,44 @@ export function inferInstallation(dump: LiveDump, options: InferOptions): Inferr
       p.sources['spec.fetchConfig.url'] = `--fetch-url ${label}=…`;
     } else {
       errors.push(
-        error('import', `${p.kind} ${p.namespace}/${p.name} (${p.origin}) is not in clusterctl's provider list, so capi-render cannot tell where its releases are`, {
-          file: dump.file,
-          hint: `pass --fetch-url ${label}=https://github.com/<owner>/<repo>/releases/${String(p.spec.version ?? 'latest')}/${kindInfo(p.kind).componentsAsset}, or add {name: ${p.name}, type: ${p.kind}, url: …} to providers: in capi-render.yaml, or put its releases in a local repository under repositories:`,
-        }),
+        error(
+          'import',
+          `${p.kind} ${p.namespace}/${p.name} (${p.origin}) is not in clusterctl's provider list, so capi-render cannot tell where its releases are`,
+          {
+            file: dump.file,
+            hint: `pass --fetch-url ${label}=https://github.com/<owner>/<repo>/releases/${String(p.spec.version ?? 'latest')}/${kindInfo(p.kind).componentsAsset}, or add {name: ${p.name}, type: ${p.kind}, url: …} to providers: in capi-render.yaml, or put its releases in a local repository under repositories:`,
+          },
+        ),
       );
     }
   }
   const cores = providers.filter((p) => p.kind === 'CoreProvider');
   if (providers.length === 0 && errors.length === 0) {
     errors.push(
-      error('import', `${dump.file} holds neither clusterctl's inventory (Provider objects) nor the operator's provider CRs`, {
-        file: dump.file,
-        hint: 'dump them with kubectl get providers.clusterctl.cluster.x-k8s.io,coreproviders.operator.cluster.x-k8s.io,… -A -o yaml (docs/adoption.md "1. Dump the cluster (read-only)")',
-      }),
+      error(
+        'import',
+        `${dump.file} holds neither clusterctl's inventory (Provider objects) nor the operator's provider CRs`,
+        {
+          file: dump.file,
+          hint: 'dump them with kubectl get providers.clusterctl.cluster.x-k8s.io,coreproviders.operator.cluster.x-k8s.io,… -A -o yaml (docs/adoption.md "1. Dump the cluster (read-only)")',
+        },
+      ),
     );
   } else if (cores.length !== 1 && errors.length === 0) {
     errors.push(
-      error('import', `${dump.file} has ${cores.length === 0 ? 'no CoreProvider' : `${cores.length} CoreProviders (${cores.map((c) => `${c.namespace}/${c.name}`).join(', ')})`}; an installation has exactly one`, {
-        file: dump.file,
-        hint: 'include the core provider in the dump; clusterctl upgrade plan refuses a cluster with no or several core providers too',
-      }),
+      error(
+        'import',
+        `${dump.file} has ${cores.length === 0 ? 'no CoreProvider' : `${cores.length} CoreProviders (${cores.map((c) => `${c.namespace}/${c.name}`).join(', ')})`}; an installation has exactly one`,
+        {
+          file: dump.file,
+          hint: 'include the core provider in the dump; clusterctl upgrade plan refuses a cluster with no or several core providers too',
+        },
+      ),
     );
   }
-  providers.sort((a, b) => kindInfo(a.kind).order - kindInfo(b.kind).order || cmp(a.name, b.name) || cmp(a.namespace, b.namespace));
+  providers.sort(
+    (a, b) => kindInfo(a.kind).order - kindInfo(b.kind).order || cmp(a.name, b.name) || cmp(a.namespace, b.namespace),
+  );
   return { providers, certManager: findCertManager(dump), required: requiredInputs(providers, dump), warnings, errors };
 }
 
@@ -137,15 +187,40 @@ function inventoryProvider(obj: KubeObject, at: string, file: string): ImportedP
   const type = obj.type;
   const name = obj.providerName;
   const version = obj.version;
-  if (!isProviderKind(type) || typeof name !== 'string' || name === '' || typeof version !== 'string' || version === '' || namespace === '') {
-    return { error: error('import', `${origin} (${at}) needs providerName, a known type, version and a namespace`, { file, hint: 'the object is damaged or not written by clusterctl; fix or drop it from the dump' }) };
+  if (
+    !isProviderKind(type) ||
+    typeof name !== 'string' ||
+    name === '' ||
+    typeof version !== 'string' ||
+    version === '' ||
+    namespace === ''
+  ) {
+    return {
+      error: error('import', `${origin} (${at}) needs providerName, a known type, version and a namespace`, {
+        file,
+        hint: 'the object is damaged or not written by clusterctl; fix or drop it from the dump',
+      }),
+    };
   }
   const notes = [`installed by clusterctl: ${origin}`];
   if (typeof obj.watchedNamespace === 'string' && obj.watchedNamespace !== '') {
     // Deprecated since clusterctl v1alpha4 (controllers watch every namespace); not turned into a flag.
-    notes.push(`the inventory records watchedNamespace ${obj.watchedNamespace} (deprecated); if the controller really watches only that namespace, set spec.manager.cacheNamespace: ${obj.watchedNamespace}`);
+    notes.push(
+      `the inventory records watchedNamespace ${obj.watchedNamespace} (deprecated); if the controller really watches only that namespace, set spec.manager.cacheNamespace: ${obj.watchedNamespace}`,
+    );
   }
-  return { kind: type, name, namespace, spec: { version }, origin, sources: { 'metadata.namespace': `the namespace of Provider ${namespace}/${String(meta.name)}`, 'spec.version': `the version field of Provider ${namespace}/${String(meta.name)}` }, notes };
+  return {
+    kind: type,
+    name,
+    namespace,
+    spec: { version },
+    origin,
+    sources: {
+      'metadata.namespace': `the namespace of Provider ${namespace}/${String(meta.name)}`,
+      'spec.version': `the version field of Provider ${namespace}/${String(meta.name)}`,
+    },
+    notes,
+  };
 }
 
 function operatorProvider(obj: KubeObject): ImportedProvider {
@@ -160,7 +235,8 @@ function operatorProvider(obj: KubeObject): ImportedProvider {
   if ((spec.version === undefined || spec.version === '') && typeof installed === 'string' && installed !== '') {
     // An empty spec.version makes the operator install the latest release; pin what it installed.
     spec.version = installed;
-    sources['spec.version'] = `status.installedVersion of ${obj.kind} ${namespace}/${String(meta.name)} (its spec.version is empty: the operator installed the latest release)`;
+    sources['spec.version'] =
+      `status.installedVersion of ${obj.kind} ${namespace}/${String(meta.name)} (its spec.version is empty: the operator installed the latest release)`;
   }
   const labels = labelsOf(meta);
   const annotations = annotationsOf(meta);
@@ -176,7 +252,9 @@ function operatorProvider(obj: KubeObject): ImportedProvider {
     notes: [
       `installed by the operator: ${origin} (status, finalizer and server fields removed)`,
       ...(defaults.dropped.length > 0
-        ? [`left out as the ${[...new Set(defaults.dropped.map((d) => (d.by === 'crd' ? "CRD's" : "operator webhook's")))].join(' and ')} defaults (they render the same): ${defaults.dropped.map((d) => `${d.path}=${JSON.stringify(d.value)}`).join(', ')}`]
+        ? [
+            `left out as the ${[...new Set(defaults.dropped.map((d) => (d.by === 'crd' ? "CRD's" : "operator webhook's")))].join(' and ')} defaults (they render the same): ${defaults.dropped.map((d) => `${d.path}=${JSON.stringify(d.value)}`).join(', ')}`,
+          ]
         : []),
     ],
   };
@@ -198,9 +276,21 @@ function findCertManager(dump: LiveDump): CertManagerFinding | undefined {
 function requiredInputs(providers: readonly ImportedProvider[], dump: LiveDump): RequiredInput[] {
   const out: RequiredInput[] = [];
   const keysOf = (kind: string, namespace: string, name: string): string[] | undefined => {
-    const found = dump.objects.find(({ object: o }) => o.kind === kind && o.apiVersion === 'v1' && (o.metadata as JsonObject).namespace === namespace && (o.metadata as JsonObject).name === name)?.object;
+    const found = dump.objects.find(
+      ({ object: o }) =>
+        o.kind === kind &&
+        o.apiVersion === 'v1' &&
+        (o.metadata as JsonObject).namespace === namespace &&
+        (o.metadata as JsonObject).name === name,
+    )?.object;
     if (!found) return undefined;
-    return [...new Set([...Object.keys(isJsonObject(found.data) ? found.data : {}), ...Object.keys(isJsonObject(found.stringData) ? found.stringData : {}), ...Object.keys(isJsonObject(found.binaryData) ? found.binaryData : {})])].sort();
+    return [
+      ...new Set([
+        ...Object.keys(isJsonObject(found.data) ? found.data : {}),
+        ...Object.keys(isJsonObject(found.stringData) ? found.stringData : {}),
+        ...Object.keys(isJsonObject(found.binaryData) ? found.binaryData : {}),
+      ]),
+    ].sort();
   };
   for (const p of providers) {
     const usedBy = `${p.kind} ${p.namespace}/${p.name}`;
@@ -215,7 +305,13 @@ function requiredInputs(providers: readonly ImportedProvider[], dump: LiveDump):
     refAt('ConfigMap', p.spec.additionalManifests, 'spec.additionalManifests');
     const selector = isJsonObject(p.spec.fetchConfig) ? p.spec.fetchConfig.selector : undefined;
     if (isJsonObject(selector)) {
-      out.push({ kind: 'ConfigMap', namespace: p.namespace, name: `selected by ${JSON.stringify(selector)}`, usedBy, field: 'spec.fetchConfig.selector' });
+      out.push({
+        kind: 'ConfigMap',
+        namespace: p.namespace,
+        name: `selected by ${JSON.stringify(selector)}`,
+        usedBy,
+        field: 'spec.fetchConfig.selector',
+      });
     }
   }
   return out;
@@ -223,7 +319,9 @@ function requiredInputs(providers: readonly ImportedProvider[], dump: LiveDump):
 
 function ref(obj: KubeObject): string {
   const meta = obj.metadata as JsonObject;
-  return typeof meta.namespace === 'string' && meta.namespace ? `${meta.namespace}/${String(meta.name)}` : String(meta.name);
+  return typeof meta.namespace === 'string' && meta.namespace
+    ? `${meta.namespace}/${String(meta.name)}`
+    : String(meta.name);
 }
 
 function cmp(a: string, b: string): number {

@@ -43,8 +43,14 @@ const DEPLOYMENTS: readonly string[][] = [['deployment'], ['additionalDeployment
 export const WEBHOOK_DEFAULTS: readonly OperatorDefault[] = [
   { path: ['configSecret', 'namespace'], value: '', ownNamespace: true, by: 'webhook' },
   { path: ['additionalManifests', 'namespace'], value: '', ownNamespace: true, by: 'webhook' },
-  ...MANAGERS.flatMap((m) => MANAGER_STRUCTS.map((s): OperatorDefault => ({ path: [...m, s], value: {}, by: 'webhook' }))),
-  ...DEPLOYMENTS.map((d): OperatorDefault => ({ path: [...d, 'containers', '[]', 'env', '[]', 'valueFrom', 'resourceFieldRef', 'divisor'], value: '0', by: 'webhook' })),
+  ...MANAGERS.flatMap((m) =>
+    MANAGER_STRUCTS.map((s): OperatorDefault => ({ path: [...m, s], value: {}, by: 'webhook' })),
+  ),
+  ...DEPLOYMENTS.map((d): OperatorDefault => ({
+    path: [...d, 'containers', '[]', 'env', '[]', 'valueFrom', 'resourceFieldRef', 'divisor'],
+    value: '0',
+    by: 'webhook',
+  })),
 ];
 
 /**
@@ -61,7 +67,8 @@ export function crdDefaults(kind: ProviderKind, schemaDir = packagePath('schemas
 function collectDefaults(node: JsonValue | undefined, path: string[], out: OperatorDefault[]): void {
   if (!isJsonObject(node)) return;
   if (path.length > 0 && node.default !== undefined) out.push({ path, value: node.default, by: 'crd' });
-  if (isJsonObject(node.properties)) for (const [key, child] of Object.entries(node.properties)) collectDefaults(child, [...path, key], out);
+  if (isJsonObject(node.properties))
+    for (const [key, child] of Object.entries(node.properties)) collectDefaults(child, [...path, key], out);
   if (isJsonObject(node.items)) collectDefaults(node.items, [...path, '[]'], out);
   if (isJsonObject(node.additionalProperties)) collectDefaults(node.additionalProperties, [...path, '*'], out);
 }
@@ -77,7 +84,11 @@ export interface DroppedDefault {
  * `spec` without the values that equal the operator's and the API server's defaults; maps emptied by
  * that are left out too (a `manager` that held only defaults renders as none). Never mutates `spec`.
  */
-export function withoutOperatorDefaults(kind: ProviderKind, namespace: string, spec: JsonObject): { spec: JsonObject; dropped: DroppedDefault[] } {
+export function withoutOperatorDefaults(
+  kind: ProviderKind,
+  namespace: string,
+  spec: JsonObject,
+): { spec: JsonObject; dropped: DroppedDefault[] } {
   const dropped: DroppedDefault[] = [];
   let out: JsonObject = spec;
   for (const d of [...WEBHOOK_DEFAULTS, ...crdDefaults(kind)]) {
@@ -93,7 +104,12 @@ export function withoutOperatorDefaults(kind: ProviderKind, namespace: string, s
 }
 
 /** `value` with the leaves at `path` removed where `drop` says so; maps emptied by a removal are removed too. */
-function dropAt(value: JsonValue, path: readonly string[], at: string[], drop: (leaf: JsonValue, at: string[]) => boolean): JsonValue | undefined {
+function dropAt(
+  value: JsonValue,
+  path: readonly string[],
+  at: string[],
+  drop: (leaf: JsonValue, at: string[]) => boolean,
+): JsonValue | undefined {
   const [head, ...rest] = path;
   if (head === undefined) return drop(value, at) ? undefined : value;
   if (head === '[]') {
@@ -109,7 +125,8 @@ function dropAt(value: JsonValue, path: readonly string[], at: string[], drop: (
     const next = dropAt(copy[key], rest, [...at, key], drop);
     if (next === copy[key]) continue;
     changed = true;
-    if (next === undefined || (isJsonObject(next) && Object.keys(next).length === 0 && rest.length > 0)) delete copy[key];
+    if (next === undefined || (isJsonObject(next) && Object.keys(next).length === 0 && rest.length > 0))
+      delete copy[key];
     else copy[key] = next;
   }
   if (!changed) return value;

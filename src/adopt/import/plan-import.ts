@@ -73,7 +73,13 @@ export function planImport(input: ImportPlanInput): ImportPlan {
     if (current === undefined) continue;
     if (current === f.text) f.unchanged = true;
     else if (input.force) f.replaces = true;
-    else plan.errors.push(error('import', `${f.path} already exists`, { file: f.path, hint: 'pass --force to replace it (atomically), or import into a new environment with --env NAME' }));
+    else
+      plan.errors.push(
+        error('import', `${f.path} already exists`, {
+          file: f.path,
+          hint: 'pass --force to replace it (atomically), or import into a new environment with --env NAME',
+        }),
+      );
   }
   return plan;
 }
@@ -100,7 +106,13 @@ function planBase(input: ImportPlanInput, plan: ImportPlan): void {
   }
   for (const d of declared) {
     if (!installation.providers.some((p) => p.kind === d.kind && p.name === d.name && p.namespace === d.namespace)) {
-      plan.warnings.push(warning('import', `${d.doc.file} declares ${d.kind} ${d.namespace}/${d.name}, which the cluster does not run: the first sync would install it`, { file: d.doc.file, ...d.doc.locate([]) }));
+      plan.warnings.push(
+        warning(
+          'import',
+          `${d.doc.file} declares ${d.kind} ${d.namespace}/${d.name}, which the cluster does not run: the first sync would install it`,
+          { file: d.doc.file, ...d.doc.locate([]) },
+        ),
+      );
     }
   }
   const cm = installation.certManager;
@@ -109,15 +121,23 @@ function planBase(input: ImportPlanInput, plan: ImportPlan): void {
     if (cm) value.certManager = { version: cm.version };
     plan.files.push({
       path: 'capi-render.yaml',
-      text: commentedYaml({ value, header: [`capi-render settings. ${GENERATED_BY} from ${input.dumpName}.`], comments: cm ? { 'certManager.version': `from ${cm.from}` } : {} }),
+      text: commentedYaml({
+        value,
+        header: [`capi-render settings. ${GENERATED_BY} from ${input.dumpName}.`],
+        comments: cm ? { 'certManager.version': `from ${cm.from}` } : {},
+      }),
       replaces: false,
     });
   } else if (cm && (input.configCertManager.version ?? defaultVersion(input)) !== cm.version) {
     plan.warnings.push(
-      warning('import', `the cluster runs cert-manager ${cm.version} (${cm.from}); capi-render.yaml renders ${input.configCertManager.version ?? `the default ${defaultVersion(input)}`}`, {
-        file: 'capi-render.yaml',
-        hint: `set certManager: {version: ${cm.version}} in capi-render.yaml (import does not edit it), or import into an environment with --env NAME, whose overlay pins it`,
-      }),
+      warning(
+        'import',
+        `the cluster runs cert-manager ${cm.version} (${cm.from}); capi-render.yaml renders ${input.configCertManager.version ?? `the default ${defaultVersion(input)}`}`,
+        {
+          file: 'capi-render.yaml',
+          hint: `set certManager: {version: ${cm.version}} in capi-render.yaml (import does not edit it), or import into an environment with --env NAME, whose overlay pins it`,
+        },
+      ),
     );
   }
 }
@@ -138,21 +158,37 @@ function planOverlay(input: ImportPlanInput, env: string, plan: ImportPlan): voi
     const patch = createMergePatch(isJsonObject(twin.value.spec) ? twin.value.spec : {}, p.spec);
     if (Object.keys(patch).length === 0) continue;
     const changed = Object.keys(flatten(patch)).sort();
-    patchComments[`patches.${patches.length}`] = `${p.kind} ${p.namespace}/${p.name}: the cluster differs from ${twin.doc.file} in ${changed.join(', ')} (${p.origin})`;
+    patchComments[`patches.${patches.length}`] =
+      `${p.kind} ${p.namespace}/${p.name}: the cluster differs from ${twin.doc.file} in ${changed.join(', ')} (${p.origin})`;
     patches.push({
       patch: commentedYaml({ value: { ...crHead(p), spec: patch }, comments: prefixed(p.sources, changed) }),
     });
   }
   for (const d of declared) {
-    if (installation.providers.some((p) => p.kind === d.kind && p.name === d.name && p.namespace === d.namespace)) continue;
-    patchComments[`patches.${patches.length}`] = `${d.kind} ${d.namespace}/${d.name} (${d.doc.file}) is not installed in the cluster`;
-    patches.push({ patch: commentedYaml({ value: { apiVersion: OPERATOR_API_VERSION, kind: d.kind, metadata: { name: d.name, namespace: d.namespace }, $patch: 'delete' } }) });
+    if (installation.providers.some((p) => p.kind === d.kind && p.name === d.name && p.namespace === d.namespace))
+      continue;
+    patchComments[`patches.${patches.length}`] =
+      `${d.kind} ${d.namespace}/${d.name} (${d.doc.file}) is not installed in the cluster`;
+    patches.push({
+      patch: commentedYaml({
+        value: {
+          apiVersion: OPERATOR_API_VERSION,
+          kind: d.kind,
+          metadata: { name: d.name, namespace: d.namespace },
+          $patch: 'delete',
+        },
+      }),
+    });
   }
   const resources: string[] = [];
   if (declared.length > 0 || input.base.length > 0) resources.push(relativeFrom(dir, input.providersDir));
   if (added.length > 0) {
     resources.push('providers.yaml');
-    plan.files.push({ path: `${dir}/providers.yaml`, text: added.map((p) => providerText(p, input.dumpName)).join('---\n'), replaces: false });
+    plan.files.push({
+      path: `${dir}/providers.yaml`,
+      text: added.map((p) => providerText(p, input.dumpName)).join('---\n'),
+      replaces: false,
+    });
   }
   const overlay: JsonObject = { apiVersion: 'capi-render/v1alpha1', kind: 'Overlay', resources };
   const comments: Record<string, string> = { ...patchComments };
@@ -167,7 +203,8 @@ function planOverlay(input: ImportPlanInput, env: string, plan: ImportPlan): voi
     comments['gitops.argocd.destination'] = destination.comment;
   }
   if (patches.length > 0) overlay.patches = patches;
-  if (added.length > 0) comments.resources = `providers.yaml: providers only this cluster runs (not in ${input.providersDir}/)`;
+  if (added.length > 0)
+    comments.resources = `providers.yaml: providers only this cluster runs (not in ${input.providersDir}/)`;
   const header = [
     `Environment ${env}. ${GENERATED_BY} from ${input.dumpName}: ${installation.providers.map((p) => `${labelOf(p)} ${String(p.spec.version)}`).join(', ')}.`,
     `Differences from the base (${input.providersDir}/) are patches; the base is not copied.`,
@@ -188,7 +225,11 @@ function providerText(p: ImportedProvider, dumpName: string): string {
   if (p.labels) (value.metadata as JsonObject).labels = p.labels;
   if (p.annotations) (value.metadata as JsonObject).annotations = p.annotations;
   const comments = Object.fromEntries(Object.entries(p.sources).map(([k, v]) => [k, `from ${v}`]));
-  return commentedYaml({ value, header: [`${p.kind} ${p.namespace}/${p.name}. ${GENERATED_BY} from ${dumpName}.`, ...p.notes], comments });
+  return commentedYaml({
+    value,
+    header: [`${p.kind} ${p.namespace}/${p.name}. ${GENERATED_BY} from ${dumpName}.`, ...p.notes],
+    comments,
+  });
 }
 
 function crHead(p: ImportedProvider): { apiVersion: string; kind: string; metadata: JsonObject } {
@@ -207,7 +248,15 @@ function baseProviders(docs: readonly SourceDocument[]): DeclaredProvider[] {
   return docs.flatMap((doc): DeclaredProvider[] => {
     const v = doc.value;
     if (!isJsonObject(v) || !isProviderKind(v.kind) || !isJsonObject(v.metadata)) return [];
-    return [{ kind: v.kind, name: String(v.metadata.name ?? ''), namespace: String(v.metadata.namespace ?? ''), value: v, doc }];
+    return [
+      {
+        kind: v.kind,
+        name: String(v.metadata.name ?? ''),
+        namespace: String(v.metadata.namespace ?? ''),
+        value: v,
+        doc,
+      },
+    ];
   });
 }
 
@@ -238,7 +287,10 @@ function prefixed(sources: Record<string, string>, paths: readonly string[]): Re
 }
 
 function relativeFrom(dir: string, target: string): string {
-  const up = dir.split('/').filter(Boolean).map(() => '..');
+  const up = dir
+    .split('/')
+    .filter(Boolean)
+    .map(() => '..');
   return [...up, target].join('/');
 }
 

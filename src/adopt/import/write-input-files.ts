@@ -41,7 +41,11 @@ const HINT = 'check the permissions and free space of that folder; nothing was c
  * Why `folder` (absolute) is no place for input files, or undefined when it is fine: outside the
  * repository, in or holding `.git`, inside an output folder, or reached through a symbolic link.
  */
-export async function inputFolderProblem(repoRoot: string, folder: string, forbidden: ForbiddenFolders): Promise<string | undefined> {
+export async function inputFolderProblem(
+  repoRoot: string,
+  folder: string,
+  forbidden: ForbiddenFolders,
+): Promise<string | undefined> {
   const root = await realPath(repoRoot);
   const relative = path.relative(path.resolve(repoRoot), path.resolve(folder));
   if (relative.startsWith('..') || path.isAbsolute(relative)) return 'is outside the repository';
@@ -51,8 +55,10 @@ export async function inputFolderProblem(repoRoot: string, folder: string, forbi
   const real = await realPath(folder);
   for (const out of forbidden.outputs) {
     const realOut = await realPath(out.folder);
-    if (real === realOut || isInside(real, realOut)) return `is inside the ${out.setting} output folder ${path.relative(root, realOut) || '.'}, which builds replace`;
-    if (isInside(realOut, real) && real !== root) return `holds the ${out.setting} output folder ${path.relative(root, realOut)}`;
+    if (real === realOut || isInside(real, realOut))
+      return `is inside the ${out.setting} output folder ${path.relative(root, realOut) || '.'}, which builds replace`;
+    if (isInside(realOut, real) && real !== root)
+      return `holds the ${out.setting} output folder ${path.relative(root, realOut)}`;
   }
   return undefined;
 }
@@ -63,7 +69,12 @@ export async function inputFolderProblem(repoRoot: string, folder: string, forbi
  * files it already placed hold exactly what the next import plans, so that one writes the rest.
  * `failpoint` is the interruption tests' hook (steps `stage` and `apply`); `dfs` the power-loss tests'.
  */
-export async function writeInputFiles(repoRoot: string, planned: readonly InputFileWrite[], failpoint: Failpoint = () => undefined, dfs: DurableFs = nodeDurableFs): Promise<void> {
+export async function writeInputFiles(
+  repoRoot: string,
+  planned: readonly InputFileWrite[],
+  failpoint: Failpoint = () => undefined,
+  dfs: DurableFs = nodeDurableFs,
+): Promise<void> {
   // Also where every file is already in place: a run killed after its last placement left staging files.
   await removeLeftovers(dfs, repoRoot, planned);
   const files = planned.filter((f) => !f.unchanged);
@@ -81,12 +92,28 @@ export async function writeInputFiles(repoRoot: string, planned: readonly InputF
       failpoint('stage');
     }
     // Placed files must never point at bytes or folders a power loss could take back.
-    await forEachLimited(staged, ({ target, temp }) => guarded('write', target, repoRoot, () => dfs.syncFile(temp), HINT));
-    await forEachLimited([...new Set(createdDirs.map((d) => path.dirname(d)))], (d) => guarded('write', d, repoRoot, () => dfs.syncFolder(d), HINT));
+    await forEachLimited(staged, ({ target, temp }) =>
+      guarded('write', target, repoRoot, () => dfs.syncFile(temp), HINT),
+    );
+    await forEachLimited([...new Set(createdDirs.map((d) => path.dirname(d)))], (d) =>
+      guarded('write', d, repoRoot, () => dfs.syncFolder(d), HINT),
+    );
     for (const { target, temp, file } of staged) {
       const existing = await fs.lstat(target).catch(() => undefined);
-      if (existing && !file.replaces) throw new WriteError(error('write', `${file.path} appeared while importing; it was not overwritten`, { file: file.path, hint: 'run the import again' }));
-      if (existing && !existing.isFile()) throw new WriteError(error('write', `${file.path} is not a regular file; it was not replaced`, { file: file.path, hint: 'move it away and run the import again' }));
+      if (existing && !file.replaces)
+        throw new WriteError(
+          error('write', `${file.path} appeared while importing; it was not overwritten`, {
+            file: file.path,
+            hint: 'run the import again',
+          }),
+        );
+      if (existing && !existing.isFile())
+        throw new WriteError(
+          error('write', `${file.path} is not a regular file; it was not replaced`, {
+            file: file.path,
+            hint: 'move it away and run the import again',
+          }),
+        );
       if (existing) {
         const backup = siblingName(target, 'old');
         await guarded('replace', target, repoRoot, () => dfs.link(target, backup), HINT);
@@ -101,7 +128,9 @@ export async function writeInputFiles(repoRoot: string, planned: readonly InputF
       failpoint('apply');
     }
     // The new names on disk before the backups (the old files) go.
-    await forEachLimited([...new Set(staged.map((s) => path.dirname(s.target)))], (d) => guarded('write', d, repoRoot, () => dfs.syncFolder(d), HINT));
+    await forEachLimited([...new Set(staged.map((s) => path.dirname(s.target)))], (d) =>
+      guarded('write', d, repoRoot, () => dfs.syncFolder(d), HINT),
+    );
   } catch (e) {
     await undo(dfs, done, staged, createdDirs);
     throw e;
@@ -120,7 +149,12 @@ async function removeLeftovers(dfs: DurableFs, repoRoot: string, files: readonly
   }
 }
 
-async function undo(dfs: DurableFs, done: readonly { target: string; backup?: string }[], staged: readonly { temp: string }[], createdDirs: readonly string[]): Promise<void> {
+async function undo(
+  dfs: DurableFs,
+  done: readonly { target: string; backup?: string }[],
+  staged: readonly { temp: string }[],
+  createdDirs: readonly string[],
+): Promise<void> {
   for (const d of [...done].reverse()) {
     if (d.backup) await dfs.rename(d.backup, d.target).catch(() => undefined);
     else await dfs.rm(d.target).catch(() => undefined);
@@ -136,8 +170,20 @@ async function ensureFolder(dfs: DurableFs, repoRoot: string, dir: string, creat
   for (const part of parts) {
     current = path.join(current, part);
     const stat = await fs.lstat(current).catch(() => undefined);
-    if (stat?.isSymbolicLink()) throw new WriteError(error('write', `${path.relative(repoRoot, current)} is a symbolic link; import does not write through links`, { file: path.relative(repoRoot, current), hint: 'replace the link with a real folder' }));
-    if (stat && !stat.isDirectory()) throw new WriteError(error('write', `${path.relative(repoRoot, current)} is a file where a folder is needed`, { file: path.relative(repoRoot, current), hint: 'move that file away' }));
+    if (stat?.isSymbolicLink())
+      throw new WriteError(
+        error('write', `${path.relative(repoRoot, current)} is a symbolic link; import does not write through links`, {
+          file: path.relative(repoRoot, current),
+          hint: 'replace the link with a real folder',
+        }),
+      );
+    if (stat && !stat.isDirectory())
+      throw new WriteError(
+        error('write', `${path.relative(repoRoot, current)} is a file where a folder is needed`, {
+          file: path.relative(repoRoot, current),
+          hint: 'move that file away',
+        }),
+      );
     if (!stat) {
       const at = current;
       await guarded('create folder', at, repoRoot, () => dfs.mkdir(at), HINT);
@@ -159,7 +205,10 @@ async function symlinkOnPath(repoRoot: string, relative: string): Promise<string
 
 /** A hidden name beside `target` (input readers skip dot files, so a leftover is never read). */
 function siblingName(target: string, role: string): string {
-  return path.join(path.dirname(target), `.${path.basename(target)}.capi-render-import-${role}-${process.pid}-${randomBytes(4).toString('hex')}`);
+  return path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.capi-render-import-${role}-${process.pid}-${randomBytes(4).toString('hex')}`,
+  );
 }
 
 function isInside(inner: string, outer: string): boolean {

@@ -52,7 +52,8 @@ export function compareWithLive(rendered: KubeObject, live: KubeObject): FieldDi
     if (key === 'apiVersion' || key === 'kind' || key === 'status') continue;
     const at = child({ path: '', names: [], fields: [] }, key);
     if (key === 'metadata') compareMetadata(w, rendered.metadata, live.metadata, at);
-    else if (w.group === '' && w.kind === 'Secret' && (key === 'data' || key === 'stringData')) compareSecretValues(w, rendered[key], live.data, key === 'data');
+    else if (w.group === '' && w.kind === 'Secret' && (key === 'data' || key === 'stringData'))
+      compareSecretValues(w, rendered[key], live.data, key === 'data');
     else walk(w, rendered[key], live[key], at);
   }
   return w.out;
@@ -64,7 +65,9 @@ function compareMetadata(w: Walk, rendered: JsonValue | undefined, live: JsonVal
   for (const key of sortedKeys(rendered)) {
     if ((SERVER_METADATA as readonly string[]).includes(key) || key === 'name' || key === 'namespace') continue;
     if (key === 'annotations' && isJsonObject(rendered.annotations)) {
-      const own = Object.fromEntries(Object.entries(rendered.annotations).filter(([k]) => !(SERVER_ANNOTATIONS as readonly string[]).includes(k)));
+      const own = Object.fromEntries(
+        Object.entries(rendered.annotations).filter(([k]) => !(SERVER_ANNOTATIONS as readonly string[]).includes(k)),
+      );
       walk(w, own, l.annotations, child(at, key));
     } else walk(w, rendered[key], l[key], child(at, key));
   }
@@ -75,7 +78,11 @@ function walk(w: Walk, r: JsonValue | undefined, l: JsonValue | undefined, at: A
   if (l === undefined || l === null) {
     // The server drops empty values (omitempty) and a v1 CRD's preserveUnknownFields: false (§1.7);
     // in a string map (labels, data, …) an empty value is a value.
-    if ((isEmpty(r) && !(r === '' && STRING_MAPS.has(at.names[at.names.length - 2] ?? ''))) || (w.kind === 'CustomResourceDefinition' && at.path === 'spec.preserveUnknownFields' && r === false)) return;
+    if (
+      (isEmpty(r) && !(r === '' && STRING_MAPS.has(at.names[at.names.length - 2] ?? ''))) ||
+      (w.kind === 'CustomResourceDefinition' && at.path === 'spec.preserveUnknownFields' && r === false)
+    )
+      return;
     // Labels and annotations are reported key by key, so capi-render's own can be told apart.
     if (isJsonObject(r) && (at.path === 'metadata.labels' || at.path === 'metadata.annotations')) {
       for (const key of sortedKeys(r)) walk(w, r[key], undefined, child(at, key));
@@ -104,17 +111,28 @@ function walkList(w: Walk, r: JsonValue[], l: JsonValue[], at: At): void {
     for (const element of r) {
       if (!isJsonObject(element)) continue;
       const key = Object.fromEntries(semantics.keys.map((k) => [k, element[k] ?? semantics.keyDefaults?.[k] ?? null]));
-      const match = l.find((e) => isJsonObject(e) && semantics.keys.every((k) => isDeepEqual(e[k] ?? semantics.keyDefaults?.[k] ?? null, key[k])));
+      const match = l.find(
+        (e) =>
+          isJsonObject(e) &&
+          semantics.keys.every((k) => isDeepEqual(e[k] ?? semantics.keyDefaults?.[k] ?? null, key[k])),
+      );
       const label = semantics.keys.map((k) => `${k}=${String(key[k])}`).join(',');
       const elementAt: At = { path: `${at.path}[${label}]`, names: at.names, fields: [...at.fields, keySegment(key)] };
-      if (match === undefined) w.out.push({ path: elementAt.path, change: 'added', rendered: element, fields: elementAt.fields });
+      if (match === undefined)
+        w.out.push({ path: elementAt.path, change: 'added', rendered: element, fields: elementAt.fields });
       else walk(w, element, match, elementAt);
     }
     return;
   }
   if (semantics.type === 'set') {
     for (const value of r) {
-      if (!l.some((e) => isDeepEqual(e, value))) w.out.push({ path: `${at.path}[=${JSON.stringify(value)}]`, change: 'added', rendered: value, fields: [...at.fields, valueSegment(value)] });
+      if (!l.some((e) => isDeepEqual(e, value)))
+        w.out.push({
+          path: `${at.path}[=${JSON.stringify(value)}]`,
+          change: 'added',
+          rendered: value,
+          fields: [...at.fields, valueSegment(value)],
+        });
     }
     return;
   }
@@ -122,7 +140,14 @@ function walkList(w: Walk, r: JsonValue[], l: JsonValue[], at: At): void {
   const current = withoutEmpty(l);
   if (isDeepEqual(defaulted, current)) return;
   const details = r.some(isJsonObject) ? innerDifferences(current, defaulted) : [];
-  w.out.push({ path: at.path, change: 'changed', live: l, rendered: r, fields: at.fields, ...(details.length > 0 ? { details } : {}) });
+  w.out.push({
+    path: at.path,
+    change: 'changed',
+    live: l,
+    rendered: r,
+    fields: at.fields,
+    ...(details.length > 0 ? { details } : {}),
+  });
 }
 
 const MAX_DETAILS = 4;
@@ -131,25 +156,38 @@ const MAX_DETAILS = 4;
 function innerDifferences(live: JsonValue, rendered: JsonValue): string[] {
   // Lists of the same length whose items have no names: compared position by position.
   const changes =
-    Array.isArray(live) && Array.isArray(rendered) && live.length === rendered.length && !rendered.every((e) => isJsonObject(e) && typeof e.name === 'string')
+    Array.isArray(live) &&
+    Array.isArray(rendered) &&
+    live.length === rendered.length &&
+    !rendered.every((e) => isJsonObject(e) && typeof e.name === 'string')
       ? rendered.flatMap((item, i) => diffFields(live[i], item, `[${i}]`))
       : diffFields(live, rendered);
   const show = (v: unknown) => (v === undefined ? '(absent)' : JSON.stringify(v).slice(0, 60));
-  const lines = changes.slice(0, MAX_DETAILS).map((c) => `${c.path || '(element)'}: live ${show(c.before)}, rendered ${show(c.after)}`);
+  const lines = changes
+    .slice(0, MAX_DETAILS)
+    .map((c) => `${c.path || '(element)'}: live ${show(c.before)}, rendered ${show(c.after)}`);
   if (changes.length > MAX_DETAILS) lines.push(`… ${changes.length - MAX_DETAILS} more`);
   return lines;
 }
 
-function compareSecretValues(w: Walk, rendered: JsonValue | undefined, liveData: JsonValue | undefined, base64: boolean): void {
+function compareSecretValues(
+  w: Walk,
+  rendered: JsonValue | undefined,
+  liveData: JsonValue | undefined,
+  base64: boolean,
+): void {
   if (!isJsonObject(rendered)) return;
   const live = isJsonObject(liveData) ? liveData : {};
   for (const key of sortedKeys(rendered)) {
     const value = rendered[key];
     if (typeof value !== 'string') continue;
-    const digest = `${SECRET_DIGEST_PREFIX}${createHash('sha256').update(base64 ? Buffer.from(value, 'base64') : Buffer.from(value)).digest('hex')}`;
+    const digest = `${SECRET_DIGEST_PREFIX}${createHash('sha256')
+      .update(base64 ? Buffer.from(value, 'base64') : Buffer.from(value))
+      .digest('hex')}`;
     const keyAt = child({ path: 'data', names: ['data'], fields: [fieldSegment('data')] }, key);
     if (live[key] === undefined) w.out.push({ path: keyAt.path, change: 'added', fields: keyAt.fields, secret: true });
-    else if (live[key] !== digest) w.out.push({ path: keyAt.path, change: 'changed', fields: keyAt.fields, secret: true });
+    else if (live[key] !== digest)
+      w.out.push({ path: keyAt.path, change: 'changed', fields: keyAt.fields, secret: true });
   }
 }
 
@@ -162,11 +200,25 @@ function sortedKeys(obj: JsonObject): string[] {
 }
 
 /** Maps from string to string, whose entries are kept whatever their value. */
-const STRING_MAPS = new Set(['labels', 'annotations', 'matchLabels', 'nodeSelector', 'selector', 'data', 'binaryData', 'stringData']);
+const STRING_MAPS = new Set([
+  'labels',
+  'annotations',
+  'matchLabels',
+  'nodeSelector',
+  'selector',
+  'data',
+  'binaryData',
+  'stringData',
+]);
 
 /** null, "", {} and [] — what Go's omitempty drops on the way out of the API server. */
 function isEmpty(value: JsonValue): boolean {
-  return value === null || value === '' || (Array.isArray(value) && value.length === 0) || (isJsonObject(value) && Object.keys(value).length === 0);
+  return (
+    value === null ||
+    value === '' ||
+    (Array.isArray(value) && value.length === 0) ||
+    (isJsonObject(value) && Object.keys(value).length === 0)
+  );
 }
 
 /** A copy without map entries whose values are empty (recursively), for comparing atomic lists. */

@@ -34,15 +34,26 @@ const POD_FIELDS: readonly [RegExp, (m: RegExpExecArray) => (string | number)[]]
   [/^spec\.replicas$/, () => ['replicas']],
   [/^spec\.template\.spec\.(nodeSelector|tolerations|affinity|serviceAccountName|imagePullSecrets)\b/, (m) => [m[1]!]],
   [/^spec\.template\.spec\.containers\[name=([^\]]+)\]\.image$/, (m) => ['containers', `name=${m[1]}`, 'imageUrl']],
-  [/^spec\.template\.spec\.containers\[name=([^\]]+)\]\.(resources|env|command)\b/, (m) => ['containers', `name=${m[1]}`, m[2]!]],
+  [
+    /^spec\.template\.spec\.containers\[name=([^\]]+)\]\.(resources|env|command)\b/,
+    (m) => ['containers', `name=${m[1]}`, m[2]!],
+  ],
 ];
 
 /**
  * The input that decides `d` of `object`, one line; undefined for an object of no provider and not
  * cert-manager's. `deployments` are the names of the component's Deployments.
  */
-export function inputHint(object: KubeObject, d: FieldDifference, input: ProviderInput | undefined, deployments: readonly string[], files: HintFiles, certManager: boolean): string | undefined {
-  if (certManager) return `input: certManager in ${files.settings}; cert-manager's objects are its release's (its version decides them, or install: false leaves cert-manager to another installer)`;
+export function inputHint(
+  object: KubeObject,
+  d: FieldDifference,
+  input: ProviderInput | undefined,
+  deployments: readonly string[],
+  files: HintFiles,
+  certManager: boolean,
+): string | undefined {
+  if (certManager)
+    return `input: certManager in ${files.settings}; cert-manager's objects are its release's (its version decides them, or install: false leaves cert-manager to another installer)`;
   if (!input) return undefined;
   const name = isJsonObject(object.metadata) ? String(object.metadata.name) : '';
   // clusterctl's inventory records the provider's version, which is the CR's.
@@ -55,16 +66,28 @@ export function inputHint(object: KubeObject, d: FieldDifference, input: Provide
       if (m) return where(input, [...base, 'deployment', ...field(m)], files, m[0] === d.path ? keepValue(d) : []);
     }
     if (/^spec\.template\.spec\.containers\[name=[^\]]+\]\.args$/.test(d.path)) {
-      return where(input, [...base, 'manager'], files, [`its featureGates, verbosity, additionalArgs …, or ${dotted([...base, 'deployment', 'containers'])}[].args`]);
+      return where(input, [...base, 'manager'], files, [
+        `its featureGates, verbosity, additionalArgs …, or ${dotted([...base, 'deployment', 'containers'])}[].args`,
+      ]);
     }
   }
-  return where(input, ['spec', 'manifestPatches'], files, [`no provider setting decides ${d.path} of ${object.kind} ${name}; a patch does`]);
+  return where(input, ['spec', 'manifestPatches'], files, [
+    `no provider setting decides ${d.path} of ${object.kind} ${name}; a patch does`,
+  ]);
 }
 
 /** `input: <path> of <CR>, at <file:line>; …` — the file that sets the field now, or the CR's own when nothing does. */
-function where(input: ProviderInput, path: readonly (string | number)[], files: HintFiles, more: readonly string[]): string {
+function where(
+  input: ProviderInput,
+  path: readonly (string | number)[],
+  files: HintFiles,
+  more: readonly string[],
+): string {
   const located = input.locate(indexed(input.spec, path));
-  const own = files.overlay !== undefined && located.file !== files.overlay ? [`or a patch in ${files.overlay}, for this environment only`] : [];
+  const own =
+    files.overlay !== undefined && located.file !== files.overlay
+      ? [`or a patch in ${files.overlay}, for this environment only`]
+      : [];
   return [`input: ${dotted(path)} of ${input.ref}, at ${located.file}:${located.line}`, ...own, ...more].join('; ');
 }
 
@@ -82,7 +105,9 @@ function indexed(spec: JsonObject, path: readonly (string | number)[]): (string 
   for (const segment of path) {
     const m = typeof segment === 'string' ? /^name=(.*)$/.exec(segment) : null;
     if (m) {
-      const index: number = Array.isArray(node) ? node.findIndex((item) => isJsonObject(item) && item.name === m[1]) : -1;
+      const index: number = Array.isArray(node)
+        ? node.findIndex((item) => isJsonObject(item) && item.name === m[1])
+        : -1;
       // An item the CR does not list: point at the list (the nearest place to add it).
       if (index < 0) return out;
       out.push(index);
@@ -96,5 +121,8 @@ function indexed(spec: JsonObject, path: readonly (string | number)[]): (string 
 }
 
 function dotted(path: readonly (string | number)[]): string {
-  return path.map((p) => (typeof p === 'string' && p.startsWith('name=') ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  return path
+    .map((p) => (typeof p === 'string' && p.startsWith('name=') ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
 }

@@ -7,7 +7,10 @@
  */
 import type { JsonValue } from '../../manifest/object.js';
 
-export type ListSemantics = { type: 'map'; keys: readonly string[]; keyDefaults?: Readonly<Record<string, JsonValue>> } | { type: 'set' } | { type: 'atomic' };
+export type ListSemantics =
+  | { type: 'map'; keys: readonly string[]; keyDefaults?: Readonly<Record<string, JsonValue>> }
+  | { type: 'set' }
+  | { type: 'atomic' };
 
 const ATOMIC: ListSemantics = { type: 'atomic' };
 const byName: ListSemantics = { type: 'map', keys: ['name'] };

@@ -87,7 +87,11 @@ export interface LiveReportOptions {
 }
 
 /** The report for one environment's rendered components against a dump of its cluster. Pure. */
-export function buildLiveReport(components: readonly LiveCheckComponent[], dump: LiveDump, options: LiveReportOptions): LiveReport {
+export function buildLiveReport(
+  components: readonly LiveCheckComponent[],
+  dump: LiveDump,
+  options: LiveReportOptions,
+): LiveReport {
   const live = new Map<string, KubeObject>();
   for (const { object } of dump.objects) if (!live.has(liveKey(object))) live.set(liveKey(object), object);
   const report: LiveReport = {
@@ -112,7 +116,10 @@ export function buildLiveReport(components: readonly LiveCheckComponent[], dump:
       const base = { object: describeLive(object), component: component.name, file: component.files[i] };
       const current = live.get(key);
       if (!current) {
-        (object.kind === 'CustomResourceDefinition' && liveGroups.has(crdGroup(object)) ? report.missingFromDump : report.created).push({ ...base, fields: [] });
+        (object.kind === 'CustomResourceDefinition' && liveGroups.has(crdGroup(object))
+          ? report.missingFromDump
+          : report.created
+        ).push({ ...base, fields: [] });
         return;
       }
       const fields = reportFields(object, current, component, options);
@@ -121,7 +128,11 @@ export function buildLiveReport(components: readonly LiveCheckComponent[], dump:
       else {
         // capi-render's own keys are listed apart, so a count of changes counts only real ones.
         const own = fields.filter((f) => f.own);
-        report.changed.push({ ...base, fields: fields.filter((f) => !f.own), ...(own.length > 0 ? { ownFields: own } : {}) });
+        report.changed.push({
+          ...base,
+          fields: fields.filter((f) => !f.own),
+          ...(own.length > 0 ? { ownFields: own } : {}),
+        });
       }
     });
   }
@@ -131,7 +142,11 @@ export function buildLiveReport(components: readonly LiveCheckComponent[], dump:
     // The endpoints controller copies a Service's labels onto its Endpoints (same name, no owner).
     if (object.kind === 'Endpoints' && rendered.has(key.replace(/^Endpoints\./, 'Service.'))) continue;
     if (report.notRendered.some((o) => o.object === describeLive(object))) continue;
-    report.notRendered.push({ object: describeLive(object), component: labelsOf(object)[PROVIDER_LABEL] ?? '', fields: [] });
+    report.notRendered.push({
+      object: describeLive(object),
+      component: labelsOf(object)[PROVIDER_LABEL] ?? '',
+      fields: [],
+    });
   }
   report.clean = report.notRendered.length === 0 && report.created.length === 0 && report.changed.length === 0;
   return report;
@@ -141,20 +156,41 @@ function crdGroup(crd: KubeObject): string {
   return isJsonObject(crd.spec) && typeof crd.spec.group === 'string' ? crd.spec.group : '';
 }
 
-function reportFields(object: KubeObject, live: KubeObject, component: LiveCheckComponent, options: LiveReportOptions): ReportedField[] {
+function reportFields(
+  object: KubeObject,
+  live: KubeObject,
+  component: LiveCheckComponent,
+  options: LiveReportOptions,
+): ReportedField[] {
   const owners = readFieldOwners(live);
-  const differences: FieldDifference[] = [...compareWithLive(object, live), ...(owners ? removalsByManager(object, live, owners, options.fieldManagers) : [])];
+  const differences: FieldDifference[] = [
+    ...compareWithLive(object, live),
+    ...(owners ? removalsByManager(object, live, owners, options.fieldManagers) : []),
+  ];
   return differences.map((d) => {
     const { fields, live: l, rendered: r, details, ...rest } = d;
-    const out: ReportedField = { ...rest, ...(d.secret ? {} : { live: summarizeValue(l), rendered: summarizeValue(r) }), ...(details ? { details } : {}) };
+    const out: ReportedField = {
+      ...rest,
+      ...(d.secret ? {} : { live: summarizeValue(l), rendered: summarizeValue(r) }),
+      ...(details ? { details } : {}),
+    };
     const others = owners && d.change !== 'removed' ? ownersOf(owners, fields) : [];
     if (others.length > 0) out.owners = others;
     if (isOwnMetadataPath(d.path)) out.own = true;
     explain(out, d, object, component, options);
     // Otherwise: the input that decides the field, so keeping the live value is one edit away.
     if (!out.hint && !out.own && d.change === 'changed' && options.hintFiles) {
-      const deployments = component.objects.filter((o) => o.kind === 'Deployment').map((o) => String((o.metadata as { name?: unknown }).name));
-      const hint = inputHint(object, d, component.input, deployments, options.hintFiles, Boolean(component.certManager));
+      const deployments = component.objects
+        .filter((o) => o.kind === 'Deployment')
+        .map((o) => String((o.metadata as { name?: unknown }).name));
+      const hint = inputHint(
+        object,
+        d,
+        component.input,
+        deployments,
+        options.hintFiles,
+        Boolean(component.certManager),
+      );
       if (hint) out.hint = hint;
     }
     return out;
@@ -162,17 +198,28 @@ function reportFields(object: KubeObject, live: KubeObject, component: LiveCheck
 }
 
 /** Adds the variable or image override that would reproduce the live value of a Deployment field. */
-function explain(out: ReportedField, d: FieldDifference, object: KubeObject, component: LiveCheckComponent, options: LiveReportOptions): void {
+function explain(
+  out: ReportedField,
+  d: FieldDifference,
+  object: KubeObject,
+  component: LiveCheckComponent,
+  options: LiveReportOptions,
+): void {
   const m = /^spec\.template\.spec\.(containers|initContainers)\[name=([^\]]+)\]\.(args|image)$/.exec(d.path);
   if (object.kind !== 'Deployment' || !m || d.change !== 'changed') return;
   if (m[3] === 'image' && typeof d.rendered === 'string' && typeof d.live === 'string') {
     const override = imageOverride(d.rendered, d.live);
-    if (override) out.hint = `images: {${component.name}: ${JSON.stringify(override).replace(/"(\w+)":/g, '$1: ')}} in ${options.variablesFile} reproduces the live image`;
+    if (override)
+      out.hint = `images: {${component.name}: ${JSON.stringify(override).replace(/"(\w+)":/g, '$1: ')}} in ${options.variablesFile} reproduces the live image`;
     return;
   }
   if (!Array.isArray(d.rendered) || !Array.isArray(d.live)) return;
   const name = isJsonObject(object.metadata) ? String(object.metadata.name) : '';
-  const explanation = explainArgs(templateArgs(component.components, name, m[2]!), d.rendered.map(String), d.live.map(String));
+  const explanation = explainArgs(
+    templateArgs(component.components, name, m[2]!),
+    d.rendered.map(String),
+    d.live.map(String),
+  );
   if (explanation.details.length > 0) out.details = explanation.details;
   const vars = Object.entries(explanation.variables);
   if (vars.length > 0) {

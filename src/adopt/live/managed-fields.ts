@@ -21,15 +21,25 @@ export function readFieldOwners(obj: KubeObject): FieldOwner[] | undefined {
   if (!Array.isArray(entries)) return undefined;
   const out: FieldOwner[] = [];
   for (const e of entries) {
-    if (!isJsonObject(e) || typeof e.manager !== 'string' || (typeof e.subresource === 'string' && e.subresource !== '')) continue;
-    out.push({ manager: e.manager, operation: String(e.operation ?? ''), tree: isJsonObject(e.fieldsV1) ? toTree(e.fieldsV1) : new Map() });
+    if (
+      !isJsonObject(e) ||
+      typeof e.manager !== 'string' ||
+      (typeof e.subresource === 'string' && e.subresource !== '')
+    )
+      continue;
+    out.push({
+      manager: e.manager,
+      operation: String(e.operation ?? ''),
+      tree: isJsonObject(e.fieldsV1) ? toTree(e.fieldsV1) : new Map(),
+    });
   }
   return out;
 }
 
 function toTree(fields: JsonObject): FieldTree {
   const tree: FieldTree = new Map();
-  for (const [segment, child] of Object.entries(fields)) tree.set(canonicalSegment(segment), isJsonObject(child) ? toTree(child) : new Map());
+  for (const [segment, child] of Object.entries(fields))
+    tree.set(canonicalSegment(segment), isJsonObject(child) ? toTree(child) : new Map());
   return tree;
 }
 

@@ -13,7 +13,13 @@
  *
  * test/unit/live-own-metadata.test.ts finds every key src/ writes and fails on one not listed here.
  */
-import { ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, CA_INJECTION_ANNOTATIONS, FLUX_PRUNE, FLUX_SUBSTITUTE } from '../../gitops/annotations.js';
+import {
+  ARGOCD_SYNC_OPTIONS,
+  ARGOCD_SYNC_WAVE,
+  CA_INJECTION_ANNOTATIONS,
+  FLUX_PRUNE,
+  FLUX_SUBSTITUTE,
+} from '../../gitops/annotations.js';
 import { CLUSTERCTL_CORE_LABEL, CLUSTERCTL_LABEL, PROVIDER_LABEL } from '../../process/common-labels.js';
 import { CERT_MANAGER_VERSION_ANNOTATION } from '../../render/cert-manager.js';
 import { LAST_APPLIED } from '../live-object.js';

@@ -41,5 +41,8 @@ export function sameQuantity(a: unknown, b: unknown): boolean {
   const x = quantityValue(a);
   const y = quantityValue(b);
   if (x === undefined || y === undefined) return false;
-  return Math.abs(x - y) <= Math.max(Math.abs(x), Math.abs(y)) * 1e-12 || Math.ceil(x * 1000 - 1e-9) === Math.ceil(y * 1000 - 1e-9);
+  return (
+    Math.abs(x - y) <= Math.max(Math.abs(x), Math.abs(y)) * 1e-12 ||
+    Math.ceil(x * 1000 - 1e-9) === Math.ceil(y * 1000 - 1e-9)
+  );
 }

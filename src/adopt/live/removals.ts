@@ -13,12 +13,24 @@ import { listSemantics } from './list-semantics.js';
 import { hasPath, type FieldOwner, type FieldTree } from './managed-fields.js';
 
 /** Removals of every manager in `managers` that applied to `live` before. */
-export function removalsByManager(rendered: KubeObject, live: KubeObject, owners: readonly FieldOwner[], managers: readonly string[]): FieldDifference[] {
+export function removalsByManager(
+  rendered: KubeObject,
+  live: KubeObject,
+  owners: readonly FieldOwner[],
+  managers: readonly string[],
+): FieldDifference[] {
   const out: FieldDifference[] = [];
   const group = apiGroup(rendered.apiVersion);
   for (const mine of owners.filter((o) => o.operation === 'Apply' && managers.includes(o.manager))) {
     const others = owners.filter((o) => o !== mine && !(o.manager === mine.manager && o.operation === 'Apply'));
-    const visit = (tree: FieldTree, r: JsonValue | undefined, l: JsonValue | undefined, segments: string[], names: string[], display: string): void => {
+    const visit = (
+      tree: FieldTree,
+      r: JsonValue | undefined,
+      l: JsonValue | undefined,
+      segments: string[],
+      names: string[],
+      display: string,
+    ): void => {
       for (const [segment, child] of tree) {
         if (segment === '.') continue;
         const nextNames = segment.startsWith('f:') ? [...names, segment.slice(2)] : names;
@@ -27,7 +39,8 @@ export function removalsByManager(rendered: KubeObject, live: KubeObject, owners
         const path = [...segments, segment];
         const shown = showSegment(display, segment);
         if (rChild === undefined) {
-          if (lChild !== undefined && !others.some((o) => hasPath(o.tree, path)) && !out.some((d) => d.path === shown)) out.push({ path: shown, change: 'removed', live: lChild, fields: path });
+          if (lChild !== undefined && !others.some((o) => hasPath(o.tree, path)) && !out.some((d) => d.path === shown))
+            out.push({ path: shown, change: 'removed', live: lChild, fields: path });
           continue;
         }
         if (child.size > 0) visit(child, rChild, lChild, path, nextNames, shown);
@@ -39,7 +52,13 @@ export function removalsByManager(rendered: KubeObject, live: KubeObject, owners
 }
 
 /** The value one `fieldsV1` segment addresses inside `value`. */
-function step(value: JsonValue | undefined, segment: string, group: string, kind: string, names: readonly string[]): JsonValue | undefined {
+function step(
+  value: JsonValue | undefined,
+  segment: string,
+  group: string,
+  kind: string,
+  names: readonly string[],
+): JsonValue | undefined {
   const body = segment.slice(2);
   if (segment.startsWith('f:')) return isJsonObject(value) ? value[body] : undefined;
   if (!Array.isArray(value)) return undefined;
@@ -54,7 +73,13 @@ function step(value: JsonValue | undefined, segment: string, group: string, kind
   if (!segment.startsWith('k:') || !isJsonObject(parsed)) return undefined;
   const semantics = listSemantics(group, kind, names);
   const defaults = semantics.type === 'map' ? (semantics.keyDefaults ?? {}) : {};
-  return value.find((e) => isJsonObject(e) && Object.entries(parsed as Record<string, JsonValue>).every(([k, v]) => isDeepEqual(e[k] ?? defaults[k] ?? null, v)));
+  return value.find(
+    (e) =>
+      isJsonObject(e) &&
+      Object.entries(parsed as Record<string, JsonValue>).every(([k, v]) =>
+        isDeepEqual(e[k] ?? defaults[k] ?? null, v),
+      ),
+  );
 }
 
 function showSegment(parent: string, segment: string): string {

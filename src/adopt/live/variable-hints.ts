@@ -19,7 +19,11 @@ const flagOf = (arg: string): string => (arg.startsWith('-') ? arg.split('=')[0]
 const valueOf = (arg: string): string => (arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : '');
 
 /** Compares argument lists flag by flag; `template` is the release's unsubstituted list, when known. */
-export function explainArgs(template: readonly string[] | undefined, rendered: readonly string[], live: readonly string[]): ArgsExplanation {
+export function explainArgs(
+  template: readonly string[] | undefined,
+  rendered: readonly string[],
+  live: readonly string[],
+): ArgsExplanation {
   const out: ArgsExplanation = { details: [], variables: {} };
   const flags = [...new Set([...rendered.map(flagOf), ...live.map(flagOf)])];
   for (const flag of flags) {
@@ -35,18 +39,26 @@ export function explainArgs(template: readonly string[] | undefined, rendered: r
     const liveValues = matchTemplate(t, l);
     const renderedValues = matchTemplate(t, r);
     if (!liveValues || !renderedValues) continue;
-    for (const [name, value] of Object.entries(liveValues)) if (renderedValues[name] !== value) out.variables[name] = value;
+    for (const [name, value] of Object.entries(liveValues))
+      if (renderedValues[name] !== value) out.variables[name] = value;
   }
   return out;
 }
 
 function gateDifferences(rendered: string, live: string): string[] {
-  const parse = (text: string) => new Map(text.split(',').filter(Boolean).map((g) => [g.split('=')[0]!, g.split('=')[1] ?? ''] as const));
+  const parse = (text: string) =>
+    new Map(
+      text
+        .split(',')
+        .filter(Boolean)
+        .map((g) => [g.split('=')[0]!, g.split('=')[1] ?? ''] as const),
+    );
   const r = parse(rendered);
   const l = parse(live);
   const out: string[] = [];
   for (const gate of [...new Set([...r.keys(), ...l.keys()])]) {
-    if (r.get(gate) !== l.get(gate)) out.push(`feature gate ${gate}: live ${l.get(gate) ?? '(unset)'}, rendered ${r.get(gate) ?? '(unset)'}`);
+    if (r.get(gate) !== l.get(gate))
+      out.push(`feature gate ${gate}: live ${l.get(gate) ?? '(unset)'}, rendered ${r.get(gate) ?? '(unset)'}`);
   }
   return out;
 }
@@ -91,8 +103,13 @@ export function templateArgs(components: string | undefined, name: string, conta
     if (!isJsonObject(doc as JsonValue)) continue;
     const d = doc as Record<string, JsonValue>;
     if (d.kind !== 'Deployment' || !isJsonObject(d.metadata) || d.metadata.name !== name) continue;
-    const spec = isJsonObject(d.spec) && isJsonObject(d.spec.template) && isJsonObject(d.spec.template.spec) ? d.spec.template.spec : undefined;
-    const c = Array.isArray(spec?.containers) ? spec.containers.find((x) => isJsonObject(x) && x.name === container) : undefined;
+    const spec =
+      isJsonObject(d.spec) && isJsonObject(d.spec.template) && isJsonObject(d.spec.template.spec)
+        ? d.spec.template.spec
+        : undefined;
+    const c = Array.isArray(spec?.containers)
+      ? spec.containers.find((x) => isJsonObject(x) && x.name === container)
+      : undefined;
     return isJsonObject(c) && Array.isArray(c.args) ? c.args.map(String) : undefined;
   }
   return undefined;

@@ -19,13 +19,26 @@ export const buildCommand: Command = {
   usage: '[--env NAME]... [--shard K/N] [--out DIR] [--stdout] [--offline] [--frozen] [--force] [--allow-removal]',
   help: [
     ...RENDER_FLAG_HELP,
-    ['--out DIR', 'export: write the complete output of the environments into DIR (the GitOps folder goes beside it); the repository\'s rendered/, gitops/ and capi-render.lock are left as they are'],
+    [
+      '--out DIR',
+      "export: write the complete output of the environments into DIR (the GitOps folder goes beside it); the repository's rendered/, gitops/ and capi-render.lock are left as they are",
+    ],
     ['--force', 'render every environment, even those whose inputs and output are unchanged since the last build'],
     ['--stdout', 'print the objects of one environment as a multi-document YAML stream; write nothing'],
     ['--frozen', 'fail instead of changing capi-render.lock (for CI)'],
-    ['--allow-removal', 'accept a build that removes providers, CRDs or whole environments (refused by default: Argo CD / Flux would prune them)'],
+    [
+      '--allow-removal',
+      'accept a build that removes providers, CRDs or whole environments (refused by default: Argo CD / Flux would prune them)',
+    ],
   ],
-  options: { ...RENDER_FLAGS, out: { type: 'string' }, stdout: { type: 'boolean' }, frozen: { type: 'boolean' }, force: { type: 'boolean' }, 'allow-removal': { type: 'boolean' } },
+  options: {
+    ...RENDER_FLAGS,
+    out: { type: 'string' },
+    stdout: { type: 'boolean' },
+    frozen: { type: 'boolean' },
+    force: { type: 'boolean' },
+    'allow-removal': { type: 'boolean' },
+  },
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
     // What `check` refuses to read (a link, a FIFO, a device in place of the lock, in rendered/ or
@@ -38,7 +51,20 @@ export const buildCommand: Command = {
     const use = prepared.options.cache?.use;
     // A full build whose inputs, lock and output files are exactly as a stamped build left them is
     // a no-op: nothing is loaded or composed (see build/build-stamp.ts). An export always writes.
-    if (!exportDir && !values.force && !partial && (await reportStampedNoop({ io, repoRoot, cacheDir: prepared.cacheDir, lockText: prepared.lockText, ...(use ? { use } : {}), color }))) return 0;
+    if (
+      !exportDir &&
+      !values.force &&
+      !partial &&
+      (await reportStampedNoop({
+        io,
+        repoRoot,
+        cacheDir: prepared.cacheDir,
+        lockText: prepared.lockText,
+        ...(use ? { use } : {}),
+        color,
+      }))
+    )
+      return 0;
     const lines: string[] = [];
     let build: BuildRun;
     try {
@@ -53,7 +79,10 @@ export const buildCommand: Command = {
         allowRemoval: Boolean(values['allow-removal']),
         ...(failpoint ? { failpoint } : {}),
         onEnvironment: (e) => {
-          const parts = [...(e.certManager ? [`cert-manager ${e.certManager.version}`] : []), ...e.providers.map((p) => `${p.label} ${p.version}`)];
+          const parts = [
+            ...(e.certManager ? [`cert-manager ${e.certManager.version}`] : []),
+            ...e.providers.map((p) => `${p.label} ${p.version}`),
+          ];
           lines.push(`rendered ${e.environment.name}: ${parts.length > 0 ? parts.join(', ') : 'no providers'}\n`);
         },
         beforeCommit: (lock) => refuseLockChange(values, prepared.lock, lock, prepared.lockText),
@@ -64,9 +93,15 @@ export const buildCommand: Command = {
     const { run, written } = build;
     if (written.warnings.length > 0) io.stderr.write(formatDiagnostics(written.warnings, { color }));
     for (const line of lines) io.stderr.write(line);
-    if (run.skipped.length > 0) io.stderr.write(`unchanged since the last build (inputs hash in capi-render.lock): ${summarizeNames(run.skipped)}\n`);
+    if (run.skipped.length > 0)
+      io.stderr.write(
+        `unchanged since the last build (inputs hash in capi-render.lock): ${summarizeNames(run.skipped)}\n`,
+      );
     const repaired = repairedFiles(run, written.written, repoRoot);
-    if (repaired.length > 0) io.stderr.write(`repaired (edited by hand since the last build; the inputs render otherwise): ${summarizeNames(repaired)}\n`);
+    if (repaired.length > 0)
+      io.stderr.write(
+        `repaired (edited by hand since the last build; the inputs render otherwise): ${summarizeNames(repaired)}\n`,
+      );
     reportWrite(ctx, written.written);
     return 0;
   },
@@ -80,14 +115,28 @@ async function printEnvironment(ctx: CommandContext, prepared: PreparedRender): 
   if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
   refuseLockChange(values, prepared.lock, result.lock, prepared.lockText);
   if (result.environments.length !== 1) {
-    throw new UsageError(`--stdout prints one environment; choose one with --env (${result.allEnvironments.join(', ')})`);
+    throw new UsageError(
+      `--stdout prints one environment; choose one with --env (${result.allEnvironments.join(', ')})`,
+    );
   }
-  io.stdout.write(streamEnvironment({ environment: result.environments[0]!, previousLock: prepared.lock, nextLock: result.lock, allowRemoval: Boolean(values['allow-removal']) }));
+  io.stdout.write(
+    streamEnvironment({
+      environment: result.environments[0]!,
+      previousLock: prepared.lock,
+      nextLock: result.lock,
+      allowRemoval: Boolean(values['allow-removal']),
+    }),
+  );
   return 0;
 }
 
 /** `--frozen`: a build that would change the lock fails (before anything is written). */
-function refuseLockChange(values: CommandContext['values'], before: LockFile, after: LockFile, committedText: string | undefined): void {
+function refuseLockChange(
+  values: CommandContext['values'],
+  before: LockFile,
+  after: LockFile,
+  committedText: string | undefined,
+): void {
   if (!values.frozen) return;
   const { changes, line } = describeLockDifferences(committedText, before, after);
   if (changes.length === 0) return;
@@ -99,4 +148,3 @@ function refuseLockChange(values: CommandContext['values'], before: LockFile, af
     }),
   );
 }
-

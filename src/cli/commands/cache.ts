@@ -24,22 +24,33 @@ export const cacheCommand: Command = {
   usage: '(info | prune [--max-size S]) [--cache-dir DIR] [--json]',
   help: [
     ['info', 'size, entries by kind, oldest and newest use, and the limit'],
-    ['prune', `remove least recently used entries until the folder is within --max-size (default $${CACHE_MAX_SIZE_VARIABLE}, else 512M)`],
+    [
+      'prune',
+      `remove least recently used entries until the folder is within --max-size (default $${CACHE_MAX_SIZE_VARIABLE}, else 512M)`,
+    ],
     ['--max-size S', 'the size to prune to: 512M, 2G, 0 (everything), or bytes'],
-    ['--cache-dir DIR', 'the cache folder (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render)'],
+    [
+      '--cache-dir DIR',
+      'the cache folder (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render)',
+    ],
     ['--json', 'print the result as JSON'],
   ],
   options: { 'max-size': { type: 'string' }, 'cache-dir': { type: 'string' }, json: { type: 'boolean' } },
   async run(ctx) {
     const [action, ...extra] = ctx.positionals;
     if (!ACTIONS.includes(action as (typeof ACTIONS)[number]) || extra.length > 0) {
-      throw new UsageError(`say what to do: capi-render cache info, or capi-render cache prune [--max-size S]${action && !ACTIONS.includes(action as never) ? ` (not "${action}"${didYouMean(action, ACTIONS)})` : ''}`);
+      throw new UsageError(
+        `say what to do: capi-render cache info, or capi-render cache prune [--max-size S]${action && !ACTIONS.includes(action as never) ? ` (not "${action}"${didYouMean(action, ACTIONS)})` : ''}`,
+      );
     }
-    if (action === 'info' && ctx.values['max-size'] !== undefined) throw new UsageError('--max-size is for cache prune');
+    if (action === 'info' && ctx.values['max-size'] !== undefined)
+      throw new UsageError('--max-size is for cache prune');
     const settings = cacheSettings(ctx);
     const problem = await cacheLocationProblem(settings.dir, { repoRoot: ctx.repoRoot, home: ctx.io.env.HOME });
     if (problem) {
-      throw new UsageError(`the cache folder ${settings.dir} (${settings.chosenBy}) ${problem}; capi-render keeps its cache in a folder of its own: choose one with --cache-dir or $CAPI_RENDER_CACHE_DIR`);
+      throw new UsageError(
+        `the cache folder ${settings.dir} (${settings.chosenBy}) ${problem}; capi-render keeps its cache in a folder of its own: choose one with --cache-dir or $CAPI_RENDER_CACHE_DIR`,
+      );
     }
     return action === 'info' ? info(ctx, settings) : prune(ctx, settings);
   },
@@ -49,12 +60,18 @@ async function info(ctx: CommandContext, settings: CacheSettings): Promise<numbe
   const entries = await listCacheEntries(settings.dir);
   const summary = summarize(entries);
   if (ctx.values.json) {
-    ctx.io.stdout.write(`${JSON.stringify({ folder: settings.dir, maxBytes: settings.maxBytes, ...summary }, null, 2)}\n`);
+    ctx.io.stdout.write(
+      `${JSON.stringify({ folder: settings.dir, maxBytes: settings.maxBytes, ...summary }, null, 2)}\n`,
+    );
     return 0;
   }
-  const lines = [`cache folder ${settings.dir} (${settings.chosenBy})`, `  size     ${formatSize(summary.bytes)} of ${formatSize(settings.maxBytes)} (${CACHE_MAX_SIZE_VARIABLE})`];
+  const lines = [
+    `cache folder ${settings.dir} (${settings.chosenBy})`,
+    `  size     ${formatSize(summary.bytes)} of ${formatSize(settings.maxBytes)} (${CACHE_MAX_SIZE_VARIABLE})`,
+  ];
   lines.push(`  entries  ${summary.entries}${summary.entries > 0 ? `: ${describeKinds(summary.kinds)}` : ''}`);
-  if (summary.oldest && summary.newest) lines.push(`  used     least recently ${summary.oldest}, most recently ${summary.newest}`);
+  if (summary.oldest && summary.newest)
+    lines.push(`  used     least recently ${summary.oldest}, most recently ${summary.newest}`);
   ctx.io.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }
@@ -62,17 +79,24 @@ async function info(ctx: CommandContext, settings: CacheSettings): Promise<numbe
 async function prune(ctx: CommandContext, settings: CacheSettings): Promise<number> {
   const text = ctx.values['max-size'];
   const maxBytes = text === undefined ? settings.maxBytes : parseSize(String(text));
-  if (maxBytes === undefined) throw new UsageError(`--max-size ${String(text)} is not a size; write it like 512M, 2G, 0 or 1048576 (bytes)`);
+  if (maxBytes === undefined)
+    throw new UsageError(`--max-size ${String(text)} is not a size; write it like 512M, 2G, 0 or 1048576 (bytes)`);
   const result = await pruneCache(settings.dir, { maxBytes });
   const removed = summarize(result.removed);
   const left = summarize(result.entries);
   if (ctx.values.json) {
-    ctx.io.stdout.write(`${JSON.stringify({ folder: settings.dir, maxBytes, removed: { entries: removed.entries, bytes: removed.bytes }, left, failed: result.failed.map((f) => ({ file: f.entry.file, code: f.error.code })) }, null, 2)}\n`);
+    ctx.io.stdout.write(
+      `${JSON.stringify({ folder: settings.dir, maxBytes, removed: { entries: removed.entries, bytes: removed.bytes }, left, failed: result.failed.map((f) => ({ file: f.entry.file, code: f.error.code })) }, null, 2)}\n`,
+    );
   } else {
-    ctx.io.stdout.write(`removed ${removed.entries} entr${removed.entries === 1 ? 'y' : 'ies'} (${formatSize(removed.bytes)}); ${left.entries} left (${formatSize(left.bytes)}, limit ${formatSize(maxBytes)})\n`);
+    ctx.io.stdout.write(
+      `removed ${removed.entries} entr${removed.entries === 1 ? 'y' : 'ies'} (${formatSize(removed.bytes)}); ${left.entries} left (${formatSize(left.bytes)}, limit ${formatSize(maxBytes)})\n`,
+    );
   }
   if (result.failed.length === 0) return 0;
-  const errors = result.failed.map((f) => (writeError(f.error, 'remove', f.entry.file, ctx.repoRoot) as WriteError).diagnostics[0]!);
+  const errors = result.failed.map(
+    (f) => (writeError(f.error, 'remove', f.entry.file, ctx.repoRoot) as WriteError).diagnostics[0]!,
+  );
   ctx.io.stderr.write(formatDiagnostics(errors, { color: ctx.color }));
   return 1;
 }
@@ -98,7 +122,12 @@ function summarize(entries: readonly CacheEntry[]): Summary {
   const iso = (t: number) => new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const oldest = entries.reduce((t, e) => Math.min(t, e.lastUsed), Infinity);
   const newest = entries.reduce((t, e) => Math.max(t, e.lastUsed), -Infinity);
-  return { entries: entries.length, bytes, ...(entries.length > 0 ? { oldest: iso(oldest), newest: iso(newest) } : {}), kinds };
+  return {
+    entries: entries.length,
+    bytes,
+    ...(entries.length > 0 ? { oldest: iso(oldest), newest: iso(newest) } : {}),
+    kinds,
+  };
 }
 
 const KIND_NAMES: Record<CacheEntryKind, string> = {

@@ -28,7 +28,9 @@ export async function runLiveCheck(ctx: CommandContext): Promise<number> {
   const prepared = await prepareRender(ctx);
   const result = await render(prepared.options);
   if (result.environments.length !== 1) {
-    throw new UsageError(`--live compares one environment with one cluster; choose it with --env (${result.allEnvironments.join(', ')})`);
+    throw new UsageError(
+      `--live compares one environment with one cluster; choose it with --env (${result.allEnvironments.join(', ')})`,
+    );
   }
   const env = result.environments[0]!;
   const name = env.environment.name;
@@ -36,7 +38,11 @@ export async function runLiveCheck(ctx: CommandContext): Promise<number> {
   const warnings = [...result.warnings];
   if (!dump.hasManagedFields) {
     warnings.push(
-      warning('live-dump', `${dump.file} has no managedFields (kubectl get hides them unless --show-managed-fields is given): fields the apply would take over from clusterctl, and removals, cannot be shown`, { file: dump.file }),
+      warning(
+        'live-dump',
+        `${dump.file} has no managedFields (kubectl get hides them unless --show-managed-fields is given): fields the apply would take over from clusterctl, and removals, cannot be shown`,
+        { file: dump.file },
+      ),
     );
   }
   if (warnings.length > 0) io.stderr.write(formatDiagnostics(warnings, { color }));
@@ -48,7 +54,14 @@ export async function runLiveCheck(ctx: CommandContext): Promise<number> {
     const files = assignFileNames(objects, `${name}/${c.name}`).map((f) => `${outputDir}/${name}/${c.name}/${f}`);
     const provider = env.providers.find((p) => p.label === c.name.split('.')[0]);
     const input = provider ? inputs.get(`${provider.cr.kind}/${provider.cr.namespace}/${provider.cr.name}`) : undefined;
-    return { name: c.name, objects, files, ...(provider ? { components: provider.files.components } : {}), ...(input ? { input } : {}), ...(c.name === CERT_MANAGER_COMPONENT ? { certManager: true } : {}) };
+    return {
+      name: c.name,
+      objects,
+      files,
+      ...(provider ? { components: provider.files.components } : {}),
+      ...(input ? { input } : {}),
+      ...(c.name === CERT_MANAGER_COMPONENT ? { certManager: true } : {}),
+    };
   });
   const manager = typeof values['field-manager'] === 'string' ? [values['field-manager']] : GITOPS_MANAGERS;
   const overlay = `${result.config.overlaysDir}/${name}/overlay.yaml`;

@@ -20,31 +20,55 @@ import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options
 
 export const checkCommand: Command = {
   name: 'check',
-  summary: 'verify that rendered/, gitops/ and capi-render.lock are exactly what the inputs render (for CI); with --live, what the first sync to a running cluster would change',
+  summary:
+    'verify that rendered/, gitops/ and capi-render.lock are exactly what the inputs render (for CI); with --live, what the first sync to a running cluster would change',
   usage: '[--env NAME]... [--shard K/N] [--offline] | --live FILE [--env NAME] [--json] [--field-manager NAME]',
   help: [
     ...RENDER_FLAG_HELP.map(([flag, text]): [string, string] =>
-      flag === '--shard K/N' ? [flag, `${text}; shard 1 also checks what belongs to no environment (output of removed environments), so N shards check as much as one full check`] : [flag, text],
+      flag === '--shard K/N'
+        ? [
+            flag,
+            `${text}; shard 1 also checks what belongs to no environment (output of removed environments), so N shards check as much as one full check`,
+          ]
+        : [flag, text],
     ),
-    ['--live FILE', 'instead: compare one environment with a kubectl dump of the running cluster, as a server-side apply would (exit 0 when the first sync changes nothing but capi-render\'s own annotations)'],
+    [
+      '--live FILE',
+      "instead: compare one environment with a kubectl dump of the running cluster, as a server-side apply would (exit 0 when the first sync changes nothing but capi-render's own annotations)",
+    ],
     ['--json', 'with --live: print the report as JSON on stdout'],
-    ['--field-manager NAME', 'with --live: the applier\'s field manager, whose earlier applies make removals possible (default argocd-controller and kustomize-controller)'],
+    [
+      '--field-manager NAME',
+      "with --live: the applier's field manager, whose earlier applies make removals possible (default argocd-controller and kustomize-controller)",
+    ],
   ],
-  options: { ...RENDER_FLAGS, live: { type: 'string' }, json: { type: 'boolean' }, 'field-manager': { type: 'string' } },
+  options: {
+    ...RENDER_FLAGS,
+    live: { type: 'string' },
+    json: { type: 'boolean' },
+    'field-manager': { type: 'string' },
+  },
   async run(ctx) {
     const { io, repoRoot, color, values } = ctx;
     if (values.live !== undefined) return (await import('./check-live.js')).runLiveCheck(ctx);
-    if (values.json || values['field-manager'] !== undefined) throw new UsageError('--json and --field-manager go with --live FILE');
+    if (values.json || values['field-manager'] !== undefined)
+      throw new UsageError('--json and --field-manager go with --live FILE');
     // Nothing but the repository's own regular files is read: a link planted in rendered/ is refused, not followed (prepareRender's gate).
     const prepared = await prepareRender(ctx);
     const { regular } = prepared;
-    const listed = async (dir: string) => (regular.output.root === dir ? regular.output : regular.gitops.root === dir ? regular.gitops : regularOutputFolder(repoRoot, dir));
+    const listed = async (dir: string) =>
+      regular.output.root === dir
+        ? regular.output
+        : regular.gitops.root === dir
+          ? regular.gitops
+          : regularOutputFolder(repoRoot, dir);
     // A lock entry the inputs contradict is an error here, never quietly re-resolved (lock-evidence.ts).
     const run = await startRender({ ...prepared.options, lockContradictions: 'refuse', verifySopsRecords: true });
     const names = run.rendering;
     const partial = names.length !== run.allEnvironments.length;
     // What belongs to no environment is checked by a full check, and by shard 1 of a sharded one.
-    const unowned = !partial || (String(values.shard ?? '').startsWith('1/') && !((values.env as string[] | undefined) ?? []).length);
+    const unowned =
+      !partial || (String(values.shard ?? '').startsWith('1/') && !((values.env as string[] | undefined) ?? []).length);
     const isEnvironment = (top: string) => run.allEnvironments.includes(top);
     const rel = (p: string) => path.relative(repoRoot, p).split(path.sep).join('/');
     const outRel = rel(run.outputDir);
@@ -72,34 +96,70 @@ export const checkCommand: Command = {
       drift.push(...compareTrees(new Map(), new Map(others.map((f) => [f, ''])), outRel, rendered.owned));
     }
     const gitops = await readOutputFolder(await listed(run.gitopsDir), repoRoot, { contents: true });
-    const gitopsInScope = (p: string) => gitops.owned(p) && (names.some((n) => isGitopsFileOf(p, n)) || (unowned && !run.allEnvironments.some((n) => isGitopsFileOf(p, n))));
+    const gitopsInScope = (p: string) =>
+      gitops.owned(p) &&
+      (names.some((n) => isGitopsFileOf(p, n)) || (unowned && !run.allEnvironments.some((n) => isGitopsFileOf(p, n))));
     drift.push(
       ...compareTrees(gitopsPlanned, gitops.files, rel(run.gitopsDir), gitopsInScope),
       ...(partial
         ? [
-            ...scopedRecordDrift(planned, rendered, outRel, (f) => names.includes(f.split('/')[0]!) || (unowned && !isEnvironment(f.split('/')[0]!))),
+            ...scopedRecordDrift(
+              planned,
+              rendered,
+              outRel,
+              (f) => names.includes(f.split('/')[0]!) || (unowned && !isEnvironment(f.split('/')[0]!)),
+            ),
             ...scopedRecordDrift(new Set(gitopsPlanned.keys()), gitops, rel(run.gitopsDir), gitopsInScope),
           ]
-        : [...recordDrift(planned, rendered, outRel), ...recordDrift(new Set(gitopsPlanned.keys()), gitops, rel(run.gitopsDir))]),
+        : [
+            ...recordDrift(planned, rendered, outRel),
+            ...recordDrift(new Set(gitopsPlanned.keys()), gitops, rel(run.gitopsDir)),
+          ]),
     );
     drift.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-    const foreign = [...rendered.foreign.map((f) => `${outRel}/${f}`), ...gitops.foreign.map((f) => `${rel(run.gitopsDir)}/${f}`)];
-    if (foreign.length > 0) io.stderr.write(formatDiagnostics([warning('output-location', `not written by capi-render (ignored): ${foreign.join(', ')}`)], { color }));
+    const foreign = [
+      ...rendered.foreign.map((f) => `${outRel}/${f}`),
+      ...gitops.foreign.map((f) => `${rel(run.gitopsDir)}/${f}`),
+    ];
+    if (foreign.length > 0)
+      io.stderr.write(
+        formatDiagnostics([warning('output-location', `not written by capi-render (ignored): ${foreign.join(', ')}`)], {
+          color,
+        }),
+      );
     const { changes: lockChanges, line: lockLine } = describeLockDifferences(prepared.lockText, prepared.lock, lock);
     if (drift.length === 0 && lockChanges.length === 0) {
-      io.stderr.write(`check: ${names.length} environment${names.length === 1 ? '' : 's'} up to date (${planned.size + gitopsPlanned.size} files, capi-render.lock)\n`);
+      io.stderr.write(
+        `check: ${names.length} environment${names.length === 1 ? '' : 's'} up to date (${planned.size + gitopsPlanned.size} files, capi-render.lock)\n`,
+      );
       return 0;
     }
     const diagnostics: Diagnostic[] = drift.map((d) =>
-      error('drift', `${d.kind === 'edited' ? 'differs from what the inputs render (edited by hand, or inputs changed without a rebuild)' : d.kind === 'missing' ? 'missing (the inputs render it)' : 'stale (the inputs no longer render it)'}${d.details.length ? `:\n    ${d.details.join('\n    ')}` : ''}`, {
-        file: d.file,
-      }),
+      error(
+        'drift',
+        `${d.kind === 'edited' ? 'differs from what the inputs render (edited by hand, or inputs changed without a rebuild)' : d.kind === 'missing' ? 'missing (the inputs render it)' : 'stale (the inputs no longer render it)'}${d.details.length ? `:\n    ${d.details.join('\n    ')}` : ''}`,
+        {
+          file: d.file,
+        },
+      ),
     );
     if (lockChanges.length > 0) {
-      diagnostics.push(error('drift', `capi-render.lock is stale:\n    ${lockChanges.join('\n    ')}`, { file: 'capi-render.lock', ...(lockLine ? { line: lockLine, col: 1 } : {}) }));
+      diagnostics.push(
+        error('drift', `capi-render.lock is stale:\n    ${lockChanges.join('\n    ')}`, {
+          file: 'capi-render.lock',
+          ...(lockLine ? { line: lockLine, col: 1 } : {}),
+        }),
+      );
     }
     throw new DriftError(
-      diagnostics.map((d, i) => (i === diagnostics.length - 1 ? { ...d, hint: 'run `capi-render build` and commit the result; hand edits belong in providers/ or overlays/' } : d)),
+      diagnostics.map((d, i) =>
+        i === diagnostics.length - 1
+          ? {
+              ...d,
+              hint: 'run `capi-render build` and commit the result; hand edits belong in providers/ or overlays/',
+            }
+          : d,
+      ),
     );
   },
 };
@@ -118,16 +178,26 @@ interface CommittedFolder {
 }
 
 /** A folder `regularOutputFolder` listed (regular files only), read without following links. */
-async function readOutputFolder({ root: dir, files: list }: RegularOutputFolder, repoRoot: string, { contents }: { contents: boolean }): Promise<CommittedFolder> {
+async function readOutputFolder(
+  { root: dir, files: list }: RegularOutputFolder,
+  repoRoot: string,
+  { contents }: { contents: boolean },
+): Promise<CommittedFolder> {
   const files = contents ? await readFiles(dir, list, repoRoot) : new Map<string, string>();
-  const recordText = (await readRecordFile(repoRoot, path.join(dir, OWNERSHIP_FILE), 'ownership', { listed: true }))?.toString('utf8');
+  const recordText = (
+    await readRecordFile(repoRoot, path.join(dir, OWNERSHIP_FILE), 'ownership', { listed: true })
+  )?.toString('utf8');
   const record = recordText === undefined ? undefined : parseOwnership(recordText);
   const owned = (f: string) => !record || record.files.has(f);
   return { list, files, recordText, owned, foreign: list.filter((f) => !owned(f)) };
 }
 
 async function readFiles(dir: string, list: readonly string[], repoRoot: string): Promise<Map<string, string>> {
-  return new Map(await Promise.all(list.map(async (f) => [f, normalizeInputText(await readListedOutputFile(dir, f, repoRoot))] as [string, string])));
+  return new Map(
+    await Promise.all(
+      list.map(async (f) => [f, normalizeInputText(await readListedOutputFile(dir, f, repoRoot))] as [string, string]),
+    ),
+  );
 }
 
 function groupByTopFolder(files: readonly string[]): Map<string, string[]> {
@@ -142,12 +212,25 @@ function groupByTopFolder(files: readonly string[]): Map<string, string[]> {
 }
 
 /** Within `inScope`, the ownership record must list exactly the files the inputs render (a partial check). */
-function scopedRecordDrift(planned: ReadonlySet<string>, committed: CommittedFolder, prefix: string, inScope: (relative: string) => boolean): FileDrift[] {
-  if (committed.recordText === undefined) return planned.size > 0 ? [{ file: `${prefix}/${OWNERSHIP_FILE}`, kind: 'missing', details: [] }] : [];
+function scopedRecordDrift(
+  planned: ReadonlySet<string>,
+  committed: CommittedFolder,
+  prefix: string,
+  inScope: (relative: string) => boolean,
+): FileDrift[] {
+  if (committed.recordText === undefined)
+    return planned.size > 0 ? [{ file: `${prefix}/${OWNERSHIP_FILE}`, kind: 'missing', details: [] }] : [];
   const record = parseOwnership(committed.recordText);
   const listed = [...record.files].filter(inScope);
   const same = listed.length === [...planned].filter(inScope).length && listed.every((f) => planned.has(f));
-  if (!same) return [{ file: `${prefix}/${OWNERSHIP_FILE}`, kind: 'edited', details: ['the list of files capi-render wrote differs from what the inputs render'] }];
+  if (!same)
+    return [
+      {
+        file: `${prefix}/${OWNERSHIP_FILE}`,
+        kind: 'edited',
+        details: ['the list of files capi-render wrote differs from what the inputs render'],
+      },
+    ];
   return record.canonical ? [] : [{ file: `${prefix}/${OWNERSHIP_FILE}`, kind: 'edited', details: [NOT_AS_WRITTEN] }];
 }
 
@@ -160,9 +243,14 @@ function recordDrift(planned: ReadonlySet<string>, committed: CommittedFolder, p
   // capi-render writes (a line duplicated, reordered or added, merge conflict markers). CRLF line
   // ends and a byte-order mark (a Windows checkout) are not drift.
   const record = parseOwnership(committed.recordText);
-  const same = !record.conflicted && record.files.size === planned.size && [...planned].every((f) => record.files.has(f));
-  if (!same) return [{ file, kind: 'edited', details: ['the list of files capi-render wrote differs from what the inputs render'] }];
+  const same =
+    !record.conflicted && record.files.size === planned.size && [...planned].every((f) => record.files.has(f));
+  if (!same)
+    return [
+      { file, kind: 'edited', details: ['the list of files capi-render wrote differs from what the inputs render'] },
+    ];
   return record.canonical ? [] : [{ file, kind: 'edited', details: [NOT_AS_WRITTEN] }];
 }
 
-const NOT_AS_WRITTEN = 'not what capi-render writes for this list (a line duplicated, reordered, commented or added by hand); a build rewrites it';
+const NOT_AS_WRITTEN =
+  'not what capi-render writes for this list (a line duplicated, reordered, commented or added by hand); a build rewrites it';

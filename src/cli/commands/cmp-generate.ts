@@ -55,19 +55,39 @@ const OFFLINE_VARIABLE = 'ARGOCD_ENV_CAPI_OFFLINE';
 
 export const cmpGenerateCommand: Command = {
   name: 'cmp-generate',
-  summary: "the Argo CD Config Management Plugin's generate command: print one environment's objects from the committed inputs and lock",
+  summary:
+    "the Argo CD Config Management Plugin's generate command: print one environment's objects from the committed inputs and lock",
   choices: { 'allow-flavour': OTHER_FLAVOURS },
   usage: '[--env NAME] [--offline] [--cache-dir DIR] [--allow-flavour flux|kustomize]',
   help: [
-    ['--env NAME', `the environment (default $${ENV_VARIABLE}, the Application's plugin env CAPI_ENV; may be left out when there is only one)`],
+    [
+      '--env NAME',
+      `the environment (default $${ENV_VARIABLE}, the Application's plugin env CAPI_ENV; may be left out when there is only one)`,
+    ],
     ['--offline', `never use the network: every artifact must be in the cache (also $${OFFLINE_VARIABLE}=true)`],
-    ['--cache-dir DIR', 'artifact cache, outside the checkout (default $CAPI_RENDER_CACHE_DIR, …); mount a volume there'],
-    ['--allow-flavour F', 'render an environment prepared for F (flux or kustomize) too; refused by default (also $ARGOCD_ENV_CAPI_ALLOW_FLAVOUR=F, the plugin env CAPI_ALLOW_FLAVOUR)'],
+    [
+      '--cache-dir DIR',
+      'artifact cache, outside the checkout (default $CAPI_RENDER_CACHE_DIR, …); mount a volume there',
+    ],
+    [
+      '--allow-flavour F',
+      'render an environment prepared for F (flux or kustomize) too; refused by default (also $ARGOCD_ENV_CAPI_ALLOW_FLAVOUR=F, the plugin env CAPI_ALLOW_FLAVOUR)',
+    ],
   ],
-  options: { env: { type: 'string' }, offline: RENDER_FLAGS.offline!, 'cache-dir': RENDER_FLAGS['cache-dir']!, 'allow-flavour': { type: 'string' } },
+  options: {
+    env: { type: 'string' },
+    offline: RENDER_FLAGS.offline!,
+    'cache-dir': RENDER_FLAGS['cache-dir']!,
+    'allow-flavour': { type: 'string' },
+  },
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
-    const env = await onlyEnvironment(repoRoot, (values.env as string | undefined) ?? (io.env[ENV_VARIABLE] || undefined), (names) => `set the Application's plugin env ${PLUGIN_ENV_VARIABLE} to one of ${names} (${ENV_VARIABLE} is not set)`);
+    const env = await onlyEnvironment(
+      repoRoot,
+      (values.env as string | undefined) ?? (io.env[ENV_VARIABLE] || undefined),
+      (names) =>
+        `set the Application's plugin env ${PLUGIN_ENV_VARIABLE} to one of ${names} (${ENV_VARIABLE} is not set)`,
+    );
     const offline = Boolean(values.offline) || io.env[OFFLINE_VARIABLE] === 'true';
     const allowed = allowedFlavour(values['allow-flavour'] as string | undefined, io.env);
     const { dir: cacheDir } = cacheSettings(ctx);
@@ -93,7 +113,15 @@ export const cmpGenerateCommand: Command = {
     const rendered = result.environments[0]!;
     if (!probe) {
       const overlayFile = `${result.config.overlaysDir.replace(/\/+$/, '')}/${env}/${OVERLAY_FILE}`;
-      refuseOtherFlavour({ environment: env, flavour: rendered.gitopsFlavour ?? 'kustomize', overlayFile: result.allEnvironments.length === 1 && env === 'default' ? undefined : overlayFile, flavourFile: undefined }, allowed);
+      refuseOtherFlavour(
+        {
+          environment: env,
+          flavour: rendered.gitopsFlavour ?? 'kustomize',
+          overlayFile: result.allEnvironments.length === 1 && env === 'default' ? undefined : overlayFile,
+          flavourFile: undefined,
+        },
+        allowed,
+      );
     }
     if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
     // The probe found the lock current for every other environment, so the render can only have
@@ -102,14 +130,23 @@ export const cmpGenerateCommand: Command = {
     const changes = unchanged ? [] : describeLockChanges(prepared.lock, result.lock);
     if (changes.length > 0) {
       throw new DriftError(
-        error('frozen', `capi-render.lock does not pin what environment ${rendered.environment.name} renders:\n  ${changes.join('\n  ')}`, {
-          file: 'capi-render.lock',
-          hint: 'run capi-render build and commit the lock: the plugin renders from git alone, and Argo CD caches its output per commit',
-        }),
+        error(
+          'frozen',
+          `capi-render.lock does not pin what environment ${rendered.environment.name} renders:\n  ${changes.join('\n  ')}`,
+          {
+            file: 'capi-render.lock',
+            hint: 'run capi-render build and commit the lock: the plugin renders from git alone, and Argo CD caches its output per commit',
+          },
+        ),
       );
     }
-    const documents = streamDocuments(rendered, result.files, unchanged ? undefined : { previous: prepared.lock, next: result.lock });
-    if (probe?.streamKey) await writeStream(cacheDir, probe.streamKey, documents, result.warnings, prepared.options.cache?.use ?? use);
+    const documents = streamDocuments(
+      rendered,
+      result.files,
+      unchanged ? undefined : { previous: prepared.lock, next: result.lock },
+    );
+    if (probe?.streamKey)
+      await writeStream(cacheDir, probe.streamKey, documents, result.warnings, prepared.options.cache?.use ?? use);
     io.stdout.write(documents.join('---\n'));
     await prepared.settleCache();
     return 0;
@@ -123,17 +160,33 @@ export const cmpGenerateCommand: Command = {
  * the lock (the removal guard), or renders nothing at all — a plugin that prints nothing and exits
  * 0 has "succeeded", and Argo CD then prunes the whole app.
  */
-function streamDocuments(result: EnvironmentResult, files: OutputFiles, locks: { previous: LockFile; next: LockFile } | undefined): string[] {
+function streamDocuments(
+  result: EnvironmentResult,
+  files: OutputFiles,
+  locks: { previous: LockFile; next: LockFile } | undefined,
+): string[] {
   const env = result.environment;
   // Without `locks` the environment's lock entries did not change: nothing was removed.
   const committed = result.committed;
-  const problems: Diagnostic[] = locks ? removalProblems({ committed: committed ? () => committed : committedFromLock(locks.previous), next: locks.next, rendered: [env.name], retired: [], outputOf: () => 'the printed stream' }) : [];
+  const problems: Diagnostic[] = locks
+    ? removalProblems({
+        committed: committed ? () => committed : committedFromLock(locks.previous),
+        next: locks.next,
+        rendered: [env.name],
+        retired: [],
+        outputOf: () => 'the printed stream',
+      })
+    : [];
   if (problems.length > 0) throw new SpecError(problems);
   if (env.components.every((c) => c.objects.length === 0)) {
     throw new SpecError(
-      error('removal', `environment ${env.name} renders no objects: printing an empty stream would make Argo CD prune everything it applied`, {
-        hint: 'declare its providers (providers/ or its overlay); an environment is retired by deleting its overlay, not by emptying it',
-      }),
+      error(
+        'removal',
+        `environment ${env.name} renders no objects: printing an empty stream would make Argo CD prune everything it applied`,
+        {
+          hint: 'declare its providers (providers/ or its overlay); an environment is retired by deleting its overlay, not by emptying it',
+        },
+      ),
     );
   }
   const documents: string[] = [];
@@ -159,12 +212,20 @@ function lockPart(lock: LockFile, env: string): string {
   const versions = new Set(entry.providers.map((p) => `${p.source}\u0000${p.version}`));
   const images = new Set(entry.images ?? []);
   return canonicalJson({
-    entry: { ...entry, providers: [...entry.providers].sort((a, b) => (a.provider < b.provider ? -1 : 1)), crds: [...(entry.crds ?? [])].sort(), images: [...images].sort() },
+    entry: {
+      ...entry,
+      providers: [...entry.providers].sort((a, b) => (a.provider < b.provider ? -1 : 1)),
+      crds: [...(entry.crds ?? [])].sort(),
+      images: [...images].sort(),
+    },
     artifacts: lock.artifacts
       .filter((a) => versions.has(`${a.source}\u0000${a.version}`))
       .map((a) => ({ source: a.source, version: a.version, file: a.file, url: a.url, sha256: a.sha256 }))
       .sort((a, b) => (artifactKey(a.source, a.version, a.file) < artifactKey(b.source, b.version, b.file) ? -1 : 1)),
-    images: (lock.images ?? []).filter((i) => images.has(i.image)).map((i) => ({ image: i.image, digest: i.digest })).sort((a, b) => (a.image < b.image ? -1 : 1)),
+    images: (lock.images ?? [])
+      .filter((i) => images.has(i.image))
+      .map((i) => ({ image: i.image, digest: i.digest }))
+      .sort((a, b) => (a.image < b.image ? -1 : 1)),
   });
 }
 
@@ -173,9 +234,13 @@ function refuseCacheInCheckout(cacheDir: string, repoRoot: string): void {
   const relative = path.relative(repoRoot, cacheDir);
   if (relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))) {
     throw new SpecError(
-      error('plugin', `the artifact cache ${cacheDir} is inside the checkout ${repoRoot}; the plugin writes nothing there`, {
-        hint: 'set CAPI_RENDER_CACHE_DIR in the sidecar to a volume of its own, e.g. /cache',
-      }),
+      error(
+        'plugin',
+        `the artifact cache ${cacheDir} is inside the checkout ${repoRoot}; the plugin writes nothing there`,
+        {
+          hint: 'set CAPI_RENDER_CACHE_DIR in the sidecar to a volume of its own, e.g. /cache',
+        },
+      ),
     );
   }
 }

@@ -12,20 +12,32 @@ const guess = (shell: string): string => {
 /** The `completion` command: one positional word, the shell; its help says where each script goes. */
 export const completionCommand: Command = {
   name: 'completion',
-  summary: 'print the shell completion script for bash, zsh or fish (commands, flags, their fixed values, --env names from overlays/)',
+  summary:
+    'print the shell completion script for bash, zsh or fish (commands, flags, their fixed values, --env names from overlays/)',
   usage: 'bash|zsh|fish',
   positionals: true,
   words: SHELLS,
   help: [
-    ['bash', 'add `source <(capi-render completion bash)` to ~/.bashrc; or, with the bash-completion package, `capi-render completion bash > ~/.local/share/bash-completion/completions/capi-render`'],
-    ['zsh', 'add `source <(capi-render completion zsh)` to ~/.zshrc after `autoload -U compinit && compinit`; or `capi-render completion zsh > "${fpath[1]}/_capi-render"` and start a new shell'],
+    [
+      'bash',
+      'add `source <(capi-render completion bash)` to ~/.bashrc; or, with the bash-completion package, `capi-render completion bash > ~/.local/share/bash-completion/completions/capi-render`',
+    ],
+    [
+      'zsh',
+      'add `source <(capi-render completion zsh)` to ~/.zshrc after `autoload -U compinit && compinit`; or `capi-render completion zsh > "${fpath[1]}/_capi-render"` and start a new shell',
+    ],
     ['fish', '`capi-render completion fish > ~/.config/fish/completions/capi-render.fish` (loaded by every new fish)'],
   ],
   options: {},
   async run({ io, positionals }) {
     const [shell, ...extra] = positionals;
     if (shell === undefined || !(SHELLS as readonly string[]).includes(shell) || extra.length > 0) {
-      const what = shell === undefined ? 'name the shell' : extra.length > 0 ? `one shell only, not ${positionals.join(' ')}` : `no completion for "${shell}"${guess(shell)}`;
+      const what =
+        shell === undefined
+          ? 'name the shell'
+          : extra.length > 0
+            ? `one shell only, not ${positionals.join(' ')}`
+            : `no completion for "${shell}"${guess(shell)}`;
       throw new UsageError(`${what}: capi-render completion ${SHELLS.join('|')}`);
     }
     // The script asks `capi-render __complete` on each Tab press, so it stays right after upgrades.

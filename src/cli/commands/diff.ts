@@ -18,7 +18,10 @@ import { lockedVersions, storageMigrationFindings } from '../../upgrade/upgrade-
 import type { Command } from '../command.js';
 
 /** The severities `--fail-on` takes, and what each fails on: that severity or worse. */
-const FAIL_ON: Readonly<Record<string, readonly FindingSeverity[]>> = { danger: ['danger'], warning: ['danger', 'warning'] };
+const FAIL_ON: Readonly<Record<string, readonly FindingSeverity[]>> = {
+  danger: ['danger'],
+  warning: ['danger', 'warning'],
+};
 const FAIL_ON_CHOICES = Object.keys(FAIL_ON);
 
 export const diffCommand: Command = {
@@ -29,9 +32,18 @@ export const diffCommand: Command = {
     ['--base REF', 'the revision to compare with (branch, tag or commit; default HEAD)'],
     ['--env NAME', 'only this environment (repeatable)'],
     ['--markdown', 'print the report as markdown (for a pull request or CI summary)'],
-    ['--stat', 'print only the summary table: per environment and provider, the version and contract it moves to and its findings per severity'],
-    ['--verbose', 'also list the info findings that need no action and every field of changed CRDs (their schema changes)'],
-    ['--fail-on SEVERITY', 'exit 1 (after printing) when a finding of this severity or worse exists (warning: a warning or a danger), for a CI gate'],
+    [
+      '--stat',
+      'print only the summary table: per environment and provider, the version and contract it moves to and its findings per severity',
+    ],
+    [
+      '--verbose',
+      'also list the info findings that need no action and every field of changed CRDs (their schema changes)',
+    ],
+    [
+      '--fail-on SEVERITY',
+      'exit 1 (after printing) when a finding of this severity or worse exists (warning: a warning or a danger), for a CI gate',
+    ],
   ],
   options: {
     base: { type: 'string' },
@@ -44,27 +56,47 @@ export const diffCommand: Command = {
   choices: { 'fail-on': FAIL_ON_CHOICES },
   async run({ io, values, repoRoot, color }) {
     const failOn = values['fail-on'] === undefined ? undefined : String(values['fail-on']);
-    if (failOn !== undefined && !FAIL_ON_CHOICES.includes(failOn)) throw new UsageError(`--fail-on must be one of ${FAIL_ON_CHOICES.join(', ')}${didYouMean(failOn, FAIL_ON_CHOICES)}`);
+    if (failOn !== undefined && !FAIL_ON_CHOICES.includes(failOn))
+      throw new UsageError(
+        `--fail-on must be one of ${FAIL_ON_CHOICES.join(', ')}${didYouMean(failOn, FAIL_ON_CHOICES)}`,
+      );
     if (await hasInterruptedWrite(repoRoot)) {
-      throw new SpecError(error('write', 'an interrupted build left its output half-installed', { hint: 'run `capi-render build`: it finishes the interrupted write first' }));
+      throw new SpecError(
+        error('write', 'an interrupted build left its output half-installed', {
+          hint: 'run `capi-render build`: it finishes the interrupted write first',
+        }),
+      );
     }
     await refuseIrregularRepositoryFiles(repoRoot);
     const environments = (values.env as string[] | undefined) ?? [];
-    const { report, before, after } = await compareWithRevision({ repoRoot, base: String(values.base ?? 'HEAD'), environments, processEnv: io.env });
+    const { report, before, after } = await compareWithRevision({
+      repoRoot,
+      base: String(values.base ?? 'HEAD'),
+      environments,
+      processEnv: io.env,
+    });
     const rows = buildSummaryRows(report.findings, lockedVersions(before, after, environments));
     const options = { verbose: values.verbose === true, stat: values.stat === true };
     const review = { rows, changes: report.changes, findings: report.findings };
     if (!values.markdown) io.stdout.write(formatReviewText(review, { color, ...options }));
-    else if (!options.stat) io.stdout.write(formatReportMarkdown(report.changes, report.findings, { rows, verbose: options.verbose }));
+    else if (!options.stat)
+      io.stdout.write(formatReportMarkdown(report.changes, report.findings, { rows, verbose: options.verbose }));
     // --stat --markdown: the table; the text's one line when there is none (it is valid markdown too).
-    else io.stdout.write(rows.length > 0 ? `${summaryTableMarkdown(rows).join('\n')}\n` : formatReviewText(review, { stat: true }));
+    else
+      io.stdout.write(
+        rows.length > 0 ? `${summaryTableMarkdown(rows).join('\n')}\n` : formatReviewText(review, { stat: true }),
+      );
     const storage = storageMigrationFindings(report.findings);
     if (storage.length > 0) {
-      io.stderr.write(`${storage.length} finding(s) remove or stop serving CRD versions objects may still be stored in: do their steps before syncing (capi-render upgrade refuses these without --confirm-storage-migration)\n`);
+      io.stderr.write(
+        `${storage.length} finding(s) remove or stop serving CRD versions objects may still be stored in: do their steps before syncing (capi-render upgrade refuses these without --confirm-storage-migration)\n`,
+      );
     }
     const failing = failOn === undefined ? [] : report.findings.filter((f) => FAIL_ON[failOn]!.includes(f.severity));
     if (failing.length === 0) return 0;
-    io.stderr.write(`diff: ${failing.length} ${failing.length === 1 ? 'finding' : 'findings'} of severity ${failOn} or worse (--fail-on ${failOn})\n`);
+    io.stderr.write(
+      `diff: ${failing.length} ${failing.length === 1 ? 'finding' : 'findings'} of severity ${failOn} or worse (--fail-on ${failOn})\n`,
+    );
     return 1;
   },
 };

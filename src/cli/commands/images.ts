@@ -18,11 +18,14 @@ export interface ImageListDocument {
 
 export const imagesCommand: Command = {
   name: 'images',
-  summary: 'list every container image of the environments\' output with its digest (pinned or not) and who uses it',
+  summary: "list every container image of the environments' output with its digest (pinned or not) and who uses it",
   usage: '[--env NAME]... [--json] [--offline]',
   help: [
     ...UNSHARDED_RENDER_FLAG_HELP,
-    ['--json', 'print {apiVersion, kind: ImageList, environments: [{environment, images: [{reference, image, digest, pinned, components, usedBy}]}]}'],
+    [
+      '--json',
+      'print {apiVersion, kind: ImageList, environments: [{environment, images: [{reference, image, digest, pinned, components, usedBy}]}]}',
+    ],
   ],
   options: { ...UNSHARDED_RENDER_FLAGS, json: { type: 'boolean' } },
   async run(ctx) {
@@ -42,8 +45,13 @@ export const imagesCommand: Command = {
     // One reference per line, each once however many environments run it.
     const references = [...new Set(environments.flatMap((e) => e.images.map((i) => i.reference)))].sort();
     io.stdout.write(references.map((r) => `${r}\n`).join(''));
-    const unpinned = [...new Set(environments.flatMap((e) => e.images.filter((i) => i.digest === null).map((i) => i.image)))];
-    if (unpinned.length > 0) io.stderr.write(`${unpinned.length} image${unpinned.length === 1 ? ' runs' : 's run'} by tag alone (set imagePolicy.pinDigests: true to pin ${unpinned.length === 1 ? 'it' : 'them'})\n`);
+    const unpinned = [
+      ...new Set(environments.flatMap((e) => e.images.filter((i) => i.digest === null).map((i) => i.image))),
+    ];
+    if (unpinned.length > 0)
+      io.stderr.write(
+        `${unpinned.length} image${unpinned.length === 1 ? ' runs' : 's run'} by tag alone (set imagePolicy.pinDigests: true to pin ${unpinned.length === 1 ? 'it' : 'them'})\n`,
+      );
     return 0;
   },
 };

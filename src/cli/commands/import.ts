@@ -26,21 +26,42 @@ const ENV_NAME = /^[a-z0-9]([a-z0-9._-]*[a-z0-9])?$/;
 
 export const importCommand: Command = {
   name: 'import',
-  summary: 'declare what a running management cluster has installed (from a kubectl dump) as provider CRs or a new overlay',
+  summary:
+    'declare what a running management cluster has installed (from a kubectl dump) as provider CRs or a new overlay',
   usage: '--from FILE [--env NAME] [--fetch-url LABEL=URL]... [--force] [--dry-run] [--json]',
   help: [
-    ['--from FILE', 'the dump: kubectl get … -o yaml output (a List, a --- stream, or -o json); the read-only commands that write it: docs/adoption.md "1. Dump the cluster (read-only)"'],
-    ['--env NAME', 'write a new overlay overlays/NAME whose differences from providers/ are patches (default: write into providers/)'],
-    ['--fetch-url LABEL=URL', 'fetchConfig.url for a provider capi-render does not know, by manifest label (e.g. infrastructure-acme=https://github.com/acme/cluster-api-provider-acme/releases/v1.2.0/infrastructure-components.yaml); repeatable'],
+    [
+      '--from FILE',
+      'the dump: kubectl get … -o yaml output (a List, a --- stream, or -o json); the read-only commands that write it: docs/adoption.md "1. Dump the cluster (read-only)"',
+    ],
+    [
+      '--env NAME',
+      'write a new overlay overlays/NAME whose differences from providers/ are patches (default: write into providers/)',
+    ],
+    [
+      '--fetch-url LABEL=URL',
+      'fetchConfig.url for a provider capi-render does not know, by manifest label (e.g. infrastructure-acme=https://github.com/acme/cluster-api-provider-acme/releases/v1.2.0/infrastructure-components.yaml); repeatable',
+    ],
     ['--force', 'replace files that already exist (atomically)'],
     ['--dry-run', 'print the files that would be written on stdout; write nothing'],
     ['--json', 'print what was found and written as JSON on stdout'],
   ],
-  options: { from: { type: 'string' }, env: { type: 'string' }, 'fetch-url': { type: 'string', multiple: true }, force: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } },
+  options: {
+    from: { type: 'string' },
+    env: { type: 'string' },
+    'fetch-url': { type: 'string', multiple: true },
+    force: { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
   async run({ io, values, repoRoot, color }) {
-    if (typeof values.from !== 'string' || values.from === '') throw new UsageError('--from FILE is required: the kubectl dump of the cluster (see capi-render import --help)');
+    if (typeof values.from !== 'string' || values.from === '')
+      throw new UsageError('--from FILE is required: the kubectl dump of the cluster (see capi-render import --help)');
     const env = typeof values.env === 'string' ? values.env : undefined;
-    if (env !== undefined && !ENV_NAME.test(env)) throw new UsageError(`--env ${JSON.stringify(env)} is not a valid environment name (lowercase letters, digits, '.', '_' and '-', starting and ending with a letter or digit)`);
+    if (env !== undefined && !ENV_NAME.test(env))
+      throw new UsageError(
+        `--env ${JSON.stringify(env)} is not a valid environment name (lowercase letters, digits, '.', '_' and '-', starting and ending with a letter or digit)`,
+      );
     const fetchUrls = parseFetchUrls((values['fetch-url'] as string[] | undefined) ?? []);
     const config = await loadConfig(repoRoot);
     const configExists = existsSync(path.join(repoRoot, CONFIG_FILE));
@@ -52,21 +73,39 @@ export const importCommand: Command = {
     };
     const setting = env === undefined ? 'providersDir' : 'overlaysDir';
     const settingProblem = await inputFolderProblem(repoRoot, path.resolve(repoRoot, config[setting]), forbidden);
-    if (settingProblem) throw new SpecError(error('config', `${setting} ${config[setting]} ${settingProblem}; import writes its files there`, { ...locateConfigSetting(repoRoot, [setting]), hint: `point ${setting} at a folder of its own inside the repository` }));
+    if (settingProblem)
+      throw new SpecError(
+        error('config', `${setting} ${config[setting]} ${settingProblem}; import writes its files there`, {
+          ...locateConfigSetting(repoRoot, [setting]),
+          hint: `point ${setting} at a folder of its own inside the repository`,
+        }),
+      );
     const overlayDir = env === undefined ? undefined : path.posix.join(config.overlaysDir, env);
-    const overlayProblem = overlayDir ? await inputFolderProblem(repoRoot, path.resolve(repoRoot, overlayDir), forbidden) : undefined;
+    const overlayProblem = overlayDir
+      ? await inputFolderProblem(repoRoot, path.resolve(repoRoot, overlayDir), forbidden)
+      : undefined;
     if (overlayProblem) throw new UsageError(`--env ${env}: ${overlayDir} ${overlayProblem}`);
 
     const dump = await readLiveDump(values.from, io.cwd, readByImport);
-    const merged = mergeProviderList(builtinProvidersOf(baselineOf(config.emulate).clusterctl), config.providers).providers;
+    const merged = mergeProviderList(
+      builtinProvidersOf(baselineOf(config.emulate).clusterctl),
+      config.providers,
+    ).providers;
     const installation = inferInstallation(dump, {
       fetchUrls,
-      isKnown: (kind, name) => merged.some((p) => p.type === kind && p.name === name) || config.repositories.some((r) => existsSync(path.resolve(repoRoot, r.path, manifestLabel(kind, name)))),
+      isKnown: (kind, name) =>
+        merged.some((p) => p.type === kind && p.name === name) ||
+        config.repositories.some((r) => existsSync(path.resolve(repoRoot, r.path, manifestLabel(kind, name)))),
     });
     if (installation.errors.length > 0) throw new SpecError(installation.errors);
-    const base = existsSync(path.resolve(repoRoot, config.providersDir)) ? await readDocuments(repoRoot, config.providersDir) : [];
+    const base = existsSync(path.resolve(repoRoot, config.providersDir))
+      ? await readDocuments(repoRoot, config.providersDir)
+      : [];
     // The overlay import writes sets no gitops settings but a destination: capi-render.yaml's are the new environment's.
-    const destination = env === undefined ? undefined : planDestination(config.gitops, await otherEnvironments(repoRoot, config, env), dump);
+    const destination =
+      env === undefined
+        ? undefined
+        : planDestination(config.gitops, await otherEnvironments(repoRoot, config, env), dump);
     const plan = planImport({
       installation,
       // The file name only: the same dump gives the same declarations wherever it was saved.
@@ -82,14 +121,24 @@ export const importCommand: Command = {
       ...(destination ? { destination } : {}),
     });
     if (plan.errors.length > 0) throw new SpecError(plan.errors);
-    if (env !== undefined && !existsSync(path.resolve(repoRoot, config.overlaysDir))) plan.warnings.push(firstOverlayNote(env, config.overlaysDir));
+    if (env !== undefined && !existsSync(path.resolve(repoRoot, config.overlaysDir)))
+      plan.warnings.push(firstOverlayNote(env, config.overlaysDir));
     const warnings = [...installation.warnings, ...plan.warnings];
     if (warnings.length > 0) io.stderr.write(formatDiagnostics(warnings, { color }));
     if (values['dry-run']) {
-      if (!values.json) io.stdout.write(plan.files.map((f) => `# ${f.path}${f.replaces ? ' (replaces the existing file)' : ''}\n${f.text}`).join('---\n'));
+      if (!values.json)
+        io.stdout.write(
+          plan.files
+            .map((f) => `# ${f.path}${f.replaces ? ' (replaces the existing file)' : ''}\n${f.text}`)
+            .join('---\n'),
+        );
     } else await writeInputFiles(repoRoot, plan.files, failpointFromEnv(io.env), io.durableFs);
-    if (values.json) io.stdout.write(`${JSON.stringify(importReport(installation, plan, Boolean(values['dry-run'])), null, 2)}\n`);
-    else io.stderr.write(textReport(installation, plan, { dryRun: Boolean(values['dry-run']), dumpName: values.from, env }));
+    if (values.json)
+      io.stdout.write(`${JSON.stringify(importReport(installation, plan, Boolean(values['dry-run'])), null, 2)}\n`);
+    else
+      io.stderr.write(
+        textReport(installation, plan, { dryRun: Boolean(values['dry-run']), dumpName: values.from, env }),
+      );
     return 0;
   },
 };
@@ -109,15 +158,26 @@ function readExisting(file: string): string | undefined {
  */
 function readByImport(head: DumpItemHead): boolean {
   if (head.kind === undefined || head.apiVersion === undefined) return true;
-  if (head.kind === 'Provider' || head.apiVersion.startsWith('operator.cluster.x-k8s.io/') || head.kind === 'Secret' || head.kind === 'ConfigMap') return true;
-  return (head.kind === 'Deployment' || head.kind === 'Namespace') && head.text.includes('clusterctl.cluster.x-k8s.io/core');
+  if (
+    head.kind === 'Provider' ||
+    head.apiVersion.startsWith('operator.cluster.x-k8s.io/') ||
+    head.kind === 'Secret' ||
+    head.kind === 'ConfigMap'
+  )
+    return true;
+  return (
+    (head.kind === 'Deployment' || head.kind === 'Namespace') && head.text.includes('clusterctl.cluster.x-k8s.io/core')
+  );
 }
 
 function parseFetchUrls(entries: readonly string[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const entry of entries) {
     const eq = entry.indexOf('=');
-    if (eq <= 0 || eq === entry.length - 1) throw new UsageError(`--fetch-url ${JSON.stringify(entry)} must be LABEL=URL, e.g. infrastructure-acme=https://github.com/acme/cluster-api-provider-acme/releases/v1.2.0/infrastructure-components.yaml`);
+    if (eq <= 0 || eq === entry.length - 1)
+      throw new UsageError(
+        `--fetch-url ${JSON.stringify(entry)} must be LABEL=URL, e.g. infrastructure-acme=https://github.com/acme/cluster-api-provider-acme/releases/v1.2.0/infrastructure-components.yaml`,
+      );
     out.set(entry.slice(0, eq), entry.slice(eq + 1));
   }
   return out;
@@ -136,27 +196,54 @@ function importReport(installation: InferredInstallation, plan: ImportPlan, dryR
   return {
     dryRun,
     files: plan.files.map((f) => ({ path: f.path, replaces: f.replaces, unchanged: Boolean(f.unchanged) })),
-    providers: installation.providers.map((p) => ({ kind: p.kind, name: p.name, namespace: p.namespace, version: p.spec.version, from: p.origin })),
+    providers: installation.providers.map((p) => ({
+      kind: p.kind,
+      name: p.name,
+      namespace: p.namespace,
+      version: p.spec.version,
+      from: p.origin,
+    })),
     certManager: installation.certManager ?? null,
     requiredInputs: installation.required,
     notes: plan.notes,
     ...(plan.fillIn ? { fillIn: plan.fillIn } : {}),
-    warnings: [...installation.warnings, ...plan.warnings].map((w) => ({ code: w.code, message: w.message, ...(w.file ? { file: w.file } : {}) })),
+    warnings: [...installation.warnings, ...plan.warnings].map((w) => ({
+      code: w.code,
+      message: w.message,
+      ...(w.file ? { file: w.file } : {}),
+    })),
   };
 }
 
-function textReport(installation: InferredInstallation, plan: ImportPlan, at: { dryRun: boolean; dumpName: string; env: string | undefined }): string {
-  const lines = installation.providers.map((p) => `found ${p.kind} ${p.namespace}/${p.name} ${String(p.spec.version)} (${p.origin})`);
-  if (installation.certManager) lines.push(`found cert-manager ${installation.certManager.version} (${installation.certManager.from})`);
-  else lines.push('no cert-manager installed by clusterctl in the dump: if cert-manager is managed elsewhere, set certManager: {install: false}');
-  for (const f of plan.files) lines.push(`${f.unchanged ? 'unchanged' : at.dryRun ? 'would write' : f.replaces ? 'replaced' : 'wrote'} ${f.path}`);
+function textReport(
+  installation: InferredInstallation,
+  plan: ImportPlan,
+  at: { dryRun: boolean; dumpName: string; env: string | undefined },
+): string {
+  const lines = installation.providers.map(
+    (p) => `found ${p.kind} ${p.namespace}/${p.name} ${String(p.spec.version)} (${p.origin})`,
+  );
+  if (installation.certManager)
+    lines.push(`found cert-manager ${installation.certManager.version} (${installation.certManager.from})`);
+  else
+    lines.push(
+      'no cert-manager installed by clusterctl in the dump: if cert-manager is managed elsewhere, set certManager: {install: false}',
+    );
+  for (const f of plan.files)
+    lines.push(
+      `${f.unchanged ? 'unchanged' : at.dryRun ? 'would write' : f.replaces ? 'replaced' : 'wrote'} ${f.path}`,
+    );
   for (const r of installation.required) {
     const keys = r.keys ? `; keys in the dump: ${r.keys.join(', ') || 'none'}` : '; not in the dump';
-    lines.push(`needs ${r.kind} ${r.namespace}/${r.name} (${r.field} of ${r.usedBy}) among the inputs${r.kind === 'Secret' ? ': not imported, values never leave the cluster' : ''}${keys}`);
+    lines.push(
+      `needs ${r.kind} ${r.namespace}/${r.name} (${r.field} of ${r.usedBy}) among the inputs${r.kind === 'Secret' ? ': not imported, values never leave the cluster' : ''}${keys}`,
+    );
   }
   lines.push(...plan.notes);
   const envFlag = at.env ? ` --env ${at.env}` : '';
   const first = plan.fillIn ? `fill in ${plan.fillIn.key} at ${plan.fillIn.file}:${plan.fillIn.line}, then ` : '';
-  lines.push(`next: ${first}capi-render build${envFlag}, then capi-render check --live ${at.dumpName}${envFlag} shows what the first sync would change`);
+  lines.push(
+    `next: ${first}capi-render build${envFlag}, then capi-render check --live ${at.dumpName}${envFlag} shows what the first sync would change`,
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -26,14 +26,19 @@ export const inputsCommand: Command = {
       const origin = `# from ${i.file}\n`;
       return origin + serializeObject(redact(i.object, Boolean(values['show-data'])));
     });
-    io.stdout.write(`# environment ${result.name}${result.chain.length ? ` (overlays: ${result.chain.join(' → ')})` : ''}\n${docs.join('---\n')}`);
+    io.stdout.write(
+      `# environment ${result.name}${result.chain.length ? ` (overlays: ${result.chain.join(' → ')})` : ''}\n${docs.join('---\n')}`,
+    );
     return 0;
   },
 };
 
 function redact(object: JsonObject, showData: boolean): JsonObject {
   if (object.kind === 'Secret') {
-    const keys = (field: string) => (isJsonObject(object[field]) ? Object.fromEntries(Object.keys(object[field] as JsonObject).map((k) => [k, '<redacted>'])) : undefined);
+    const keys = (field: string) =>
+      isJsonObject(object[field])
+        ? Object.fromEntries(Object.keys(object[field] as JsonObject).map((k) => [k, '<redacted>']))
+        : undefined;
     const { data: _d, stringData: _s, ...rest } = object;
     const data = keys('data');
     const stringData = keys('stringData');
@@ -41,7 +46,14 @@ function redact(object: JsonObject, showData: boolean): JsonObject {
   }
   if (object.kind === 'ConfigMap' && !showData) {
     const summarize = (field: string) =>
-      isJsonObject(object[field]) ? Object.fromEntries(Object.entries(object[field] as JsonObject).map(([k, v]) => [k, `<${String(v).length} characters; --show-data prints them>`])) : undefined;
+      isJsonObject(object[field])
+        ? Object.fromEntries(
+            Object.entries(object[field] as JsonObject).map(([k, v]) => [
+              k,
+              `<${String(v).length} characters; --show-data prints them>`,
+            ]),
+          )
+        : undefined;
     const { data: _d, binaryData: _b, ...rest } = object;
     const data = summarize('data');
     const binaryData = summarize('binaryData');

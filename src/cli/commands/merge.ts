@@ -16,30 +16,48 @@ import { reportWrite } from '../report-write.js';
 export const mergeCommand: Command = {
   name: 'merge',
   positionals: true,
-  summary: 'merge the outputs of N `build --shard K/N` jobs (in shard order) into rendered/, gitops/ and capi-render.lock, as one full build would leave them',
+  summary:
+    'merge the outputs of N `build --shard K/N` jobs (in shard order) into rendered/, gitops/ and capi-render.lock, as one full build would leave them',
   usage: 'SHARD... [--allow-removal] [--offline] [--json]',
   help: [
-    ['SHARD...', 'the folders the shard jobs uploaded (each holding rendered/, gitops/ and capi-render.lock), shard 1 first'],
-    ['--allow-removal', 'accept a merge that removes providers, CRDs or whole environments (refused by default, as for build)'],
+    [
+      'SHARD...',
+      'the folders the shard jobs uploaded (each holding rendered/, gitops/ and capi-render.lock), shard 1 first',
+    ],
+    [
+      '--allow-removal',
+      'accept a merge that removes providers, CRDs or whole environments (refused by default, as for build)',
+    ],
     ['--offline', 'never use the network (the merge needs none; accepted so CI can pass it everywhere)'],
     ['--cache-dir DIR', 'cache folder (validated inputs are remembered there)'],
     ['--json', 'print what was merged as JSON'],
   ],
-  options: { offline: RENDER_FLAGS.offline!, 'cache-dir': RENDER_FLAGS['cache-dir']!, 'allow-removal': { type: 'boolean' }, json: { type: 'boolean' } },
+  options: {
+    offline: RENDER_FLAGS.offline!,
+    'cache-dir': RENDER_FLAGS['cache-dir']!,
+    'allow-removal': { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
   async run(ctx) {
     const { io, values, positionals, repoRoot } = ctx;
-    if (positionals.length === 0) throw new UsageError('name the shard folders, shard 1 first: capi-render merge shards/1 shards/2 …');
+    if (positionals.length === 0)
+      throw new UsageError('name the shard folders, shard 1 first: capi-render merge shards/1 shards/2 …');
     const prepared = await prepareRender(ctx, { writes: true });
     try {
       const run = await startRender({ ...prepared.options, environments: [], shard: undefined });
       const realRepo = await fs.realpath(repoRoot);
-      const outputs = await Promise.all([run.outputDir, run.gitopsDir].map((d) => fs.realpath(d).catch(() => path.resolve(d))));
+      const outputs = await Promise.all(
+        [run.outputDir, run.gitopsDir].map((d) => fs.realpath(d).catch(() => path.resolve(d))),
+      );
       const dirs: { shown: string; dir: string; real: string }[] = [];
       for (const shown of positionals) {
         const dir = path.resolve(io.cwd, shown);
         const real = await fs.realpath(dir).catch(() => dir);
         const problem = shardLocationProblem(real, realRepo, outputs);
-        if (problem) throw new UsageError(`shard folder ${shown} ${problem}; download the shard outputs to a folder of their own (e.g. $RUNNER_TEMP/shards)`);
+        if (problem)
+          throw new UsageError(
+            `shard folder ${shown} ${problem}; download the shard outputs to a folder of their own (e.g. $RUNNER_TEMP/shards)`,
+          );
         if (dirs.some((d) => d.real === real)) throw new UsageError(`shard folder ${shown} is given twice`);
         dirs.push({ shown, dir, real });
       }
@@ -51,10 +69,19 @@ export const mergeCommand: Command = {
         allowRemoval: Boolean(values['allow-removal']),
       });
       if (values.json) {
-        const shards = set.shards.map(({ shard, environments }) => ({ shard: shard.shard, folder: shard.shown, environments }));
-        io.stdout.write(`${JSON.stringify({ shards, written: written.written.written.length, unchanged: written.written.unchanged, removed: written.written.removed.length, lockWritten: written.written.lockWritten }, null, 2)}\n`);
+        const shards = set.shards.map(({ shard, environments }) => ({
+          shard: shard.shard,
+          folder: shard.shown,
+          environments,
+        }));
+        io.stdout.write(
+          `${JSON.stringify({ shards, written: written.written.written.length, unchanged: written.written.unchanged, removed: written.written.removed.length, lockWritten: written.written.lockWritten }, null, 2)}\n`,
+        );
       }
-      for (const { shard, environments } of set.shards) io.stderr.write(`merged shard ${shard.shard} (${shard.shown}): ${environments.length} environment${environments.length === 1 ? '' : 's'}\n`);
+      for (const { shard, environments } of set.shards)
+        io.stderr.write(
+          `merged shard ${shard.shard} (${shard.shown}): ${environments.length} environment${environments.length === 1 ? '' : 's'}\n`,
+        );
       reportWrite(ctx, written.written);
       return 0;
     } finally {

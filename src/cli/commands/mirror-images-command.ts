@@ -6,7 +6,14 @@
 import path from 'node:path';
 import { replaceFileDurably } from '../../durable-replace.js';
 import { SpecError, UsageError, error } from '../../errors.js';
-import { copyImages, mirrorOverrideText, planImageCopies, type CopiedSignatures, type ImageCopy, type PinnedImage } from '../../images/mirror-images.js';
+import {
+  copyImages,
+  mirrorOverrideText,
+  planImageCopies,
+  type CopiedSignatures,
+  type ImageCopy,
+  type PinnedImage,
+} from '../../images/mirror-images.js';
 import { createImageRegistry, type ImageRegistry } from '../../images/registry/image-registry.js';
 import { listEnvironmentImages } from '../../images/image-list.js';
 import { writeImageFolder, type ImageFolderFormat } from '../../images/layout/write-image-layout.js';
@@ -26,34 +33,61 @@ export const IMAGE_FOLDER_FORMATS = ['oci-layout', 'oci-archive'] as const;
 /** `mirror --images …`: picks the form from --images' value and --from. */
 export async function mirrorPinnedImages(ctx: CommandContext): Promise<number> {
   const { values } = ctx;
-  if (values.compress || values['oci-layout'] !== undefined) throw new UsageError('--images goes without --compress and --oci-layout');
+  if (values.compress || values['oci-layout'] !== undefined)
+    throw new UsageError('--images goes without --compress and --oci-layout');
   const prefix = String(values.images);
   if (prefix !== '') {
-    if (values.to !== undefined || values.format !== undefined || values.from !== undefined) throw new UsageError('--images REGISTRY/PREFIX goes without --to, --from and --format (to write a folder: --images --to DIR)');
+    if (values.to !== undefined || values.format !== undefined || values.from !== undefined)
+      throw new UsageError(
+        '--images REGISTRY/PREFIX goes without --to, --from and --format (to write a folder: --images --to DIR)',
+      );
     return copyToRegistry(ctx, prefix);
   }
-  if (!values.to) throw new UsageError('--images needs a REGISTRY/PREFIX, or --to DIR (a folder to carry), or --from DIR --to REGISTRY/PREFIX');
+  if (!values.to)
+    throw new UsageError(
+      '--images needs a REGISTRY/PREFIX, or --to DIR (a folder to carry), or --from DIR --to REGISTRY/PREFIX',
+    );
   if (values.from !== undefined) {
-    if (values.format !== undefined) throw new UsageError('--format goes with --images --to DIR, not with --from (the folder or archive is recognised)');
+    if (values.format !== undefined)
+      throw new UsageError(
+        '--format goes with --images --to DIR, not with --from (the folder or archive is recognised)',
+      );
     return pushFromFolder(ctx, String(values.from), String(values.to));
   }
-  if (values['write-overrides'] !== undefined) throw new UsageError('--write-overrides goes with --images REGISTRY/PREFIX or --images --from DIR --to REGISTRY/PREFIX');
+  if (values['write-overrides'] !== undefined)
+    throw new UsageError(
+      '--write-overrides goes with --images REGISTRY/PREFIX or --images --from DIR --to REGISTRY/PREFIX',
+    );
   const format = String(values.format ?? 'oci-layout');
-  if (!(IMAGE_FOLDER_FORMATS as readonly string[]).includes(format)) throw new UsageError(`with --images, --format must be one of ${IMAGE_FOLDER_FORMATS.join(', ')}`);
+  if (!(IMAGE_FOLDER_FORMATS as readonly string[]).includes(format))
+    throw new UsageError(`with --images, --format must be one of ${IMAGE_FOLDER_FORMATS.join(', ')}`);
   return writeToFolder(ctx, String(values.to), format as ImageFolderFormat);
 }
 
 /** The render of the repository, its pinned images, and a registry client with its settings. */
-async function pinnedImages(ctx: CommandContext): Promise<{ result: RenderResult; pinned: PinnedImage[]; registry: ImageRegistry }> {
+async function pinnedImages(
+  ctx: CommandContext,
+): Promise<{ result: RenderResult; pinned: PinnedImage[]; registry: ImageRegistry }> {
   const { io } = ctx;
   const prepared = await prepareRender(ctx);
   const result = await render(prepared.options).finally(() => prepared.settleCache());
   // Named as the lock names them (as released), read where the output pulls them from.
   const pinned = [
-    ...new Map(result.environments.flatMap((e) => e.pinnedImages.map(([at, digest]) => [`${lockKeyOf(e, at)}\u0000${at}`, { image: lockKeyOf(e, at), digest, at }] as const))).values(),
+    ...new Map(
+      result.environments.flatMap((e) =>
+        e.pinnedImages.map(
+          ([at, digest]) => [`${lockKeyOf(e, at)}\u0000${at}`, { image: lockKeyOf(e, at), digest, at }] as const,
+        ),
+      ),
+    ).values(),
   ];
   if (pinned.length === 0) {
-    throw new SpecError(error('image', 'no image is pinned: mirror --images copies the images capi-render.lock pins', { file: 'capi-render.yaml', hint: 'set imagePolicy.pinDigests: true and build once online' }));
+    throw new SpecError(
+      error('image', 'no image is pinned: mirror --images copies the images capi-render.lock pins', {
+        file: 'capi-render.yaml',
+        hint: 'set imagePolicy.pinDigests: true and build once online',
+      }),
+    );
   }
   const insecure = [...new Set(result.environments.flatMap((e) => e.imageRegistries?.insecureRegistries ?? []))];
   const credentials = Object.assign({}, ...result.environments.map((e) => e.imageRegistries?.credentials ?? {}));
@@ -62,7 +96,8 @@ async function pinnedImages(ctx: CommandContext): Promise<{ result: RenderResult
     ...(prepared.options.fetch ? { fetch: asFetch(prepared.options.fetch) } : {}),
     insecureRegistries: insecure,
     credentials,
-    onProgress: (p) => io.stderr.write(`  ${p.image}: ${p.blobsDone}/${p.blobsTotal} blobs, ${p.copiedBytes}/${p.totalBytes} bytes\n`),
+    onProgress: (p) =>
+      io.stderr.write(`  ${p.image}: ${p.blobsDone}/${p.blobsTotal} blobs, ${p.copiedBytes}/${p.totalBytes} bytes\n`),
   });
   return { result, pinned, registry };
 }
@@ -71,7 +106,11 @@ async function copyToRegistry(ctx: CommandContext, prefix: string): Promise<numb
   const { result, pinned, registry } = await pinnedImages(ctx);
   const copies = planImageCopies(pinned, prefix);
   let done = 0;
-  await copyImages(copies, registry, (c, signatures) => ctx.io.stderr.write(`[${++done}/${copies.length}] mirrored ${c.at}@${c.digest}${withSignatures(signatures)} to ${c.target}\n`));
+  await copyImages(copies, registry, (c, signatures) =>
+    ctx.io.stderr.write(
+      `[${++done}/${copies.length}] mirrored ${c.at}@${c.digest}${withSignatures(signatures)} to ${c.target}\n`,
+    ),
+  );
   return finishWithOverrides(ctx, result, prefix);
 }
 
@@ -83,7 +122,11 @@ async function writeToFolder(ctx: CommandContext, to: string, format: ImageFolde
   // The names the site's push will use must not collide; say so here, before anything is carried.
   planImageCopies(pinned, 'mirror.invalid/check');
   // One entry per image as the lock names it (wherever else an environment pulls it from: one digest).
-  const images = [...new Map([...pinned].reverse().map((p) => [p.image, { image: p.image, digest: p.digest, from: p.at ?? p.image }])).values()];
+  const images = [
+    ...new Map(
+      [...pinned].reverse().map((p) => [p.image, { image: p.image, digest: p.digest, from: p.at ?? p.image }]),
+    ).values(),
+  ];
   const failpoint = failpointFromEnv(io.env);
   let done = 0;
   await writeImageFolder({
@@ -92,9 +135,14 @@ async function writeToFolder(ctx: CommandContext, to: string, format: ImageFolde
     target,
     format,
     ...(failpoint ? { failpoint } : {}),
-    onImage: (w) => io.stderr.write(`[${++done}/${images.length}] wrote ${w.image}@${w.digest}${withSignatures({ legacy: w.legacySignature, referrers: w.referrers })} (${w.fetched} blobs fetched, ${w.kept} already there)\n`),
+    onImage: (w) =>
+      io.stderr.write(
+        `[${++done}/${images.length}] wrote ${w.image}@${w.digest}${withSignatures({ legacy: w.legacySignature, referrers: w.referrers })} (${w.fetched} blobs fetched, ${w.kept} already there)\n`,
+      ),
   });
-  io.stderr.write(`wrote ${images.length} image${images.length === 1 ? '' : 's'} as ${format === 'oci-layout' ? 'an OCI image layout' : 'an OCI archive'} to ${path.relative(io.cwd, target) || target}\n`);
+  io.stderr.write(
+    `wrote ${images.length} image${images.length === 1 ? '' : 's'} as ${format === 'oci-layout' ? 'an OCI image layout' : 'an OCI archive'} to ${path.relative(io.cwd, target) || target}\n`,
+  );
   return 0;
 }
 
@@ -106,7 +154,11 @@ async function pushFromFolder(ctx: CommandContext, from: string, prefix: string)
     const { result, pinned, registry } = await pinnedImages(ctx);
     const copies: ImageCopy[] = planImageCopies(pinned, prefix);
     let done = 0;
-    await pushImageFolder(folder, copies, registry, `--from ${from}`, (c, signatures) => io.stderr.write(`[${++done}/${copies.length}] pushed ${c.image}@${c.digest}${withSignatures(signatures)} to ${c.target}\n`));
+    await pushImageFolder(folder, copies, registry, `--from ${from}`, (c, signatures) =>
+      io.stderr.write(
+        `[${++done}/${copies.length}] pushed ${c.image}@${c.digest}${withSignatures(signatures)} to ${c.target}\n`,
+      ),
+    );
     return await finishWithOverrides(ctx, result, prefix);
   } finally {
     await folder.close();
@@ -117,8 +169,15 @@ async function pushFromFolder(ctx: CommandContext, from: string, prefix: string)
 async function finishWithOverrides(ctx: CommandContext, result: RenderResult, prefix: string): Promise<number> {
   const { io, values } = ctx;
   const overrides = mirrorOverrideText(prefix);
-  const byFlag = result.environments.flatMap((e) => listEnvironmentImages(e.environment, new Set()).filter((i) => i.usedBy.some((u) => u.endsWith('(argument)'))).map((i) => i.image));
-  if (byFlag.length > 0) io.stderr.write(`note: passed as a controller argument, not redirected by images: (patch the argument to the mirror): ${[...new Set(byFlag)].sort().join(', ')}\n`);
+  const byFlag = result.environments.flatMap((e) =>
+    listEnvironmentImages(e.environment, new Set())
+      .filter((i) => i.usedBy.some((u) => u.endsWith('(argument)')))
+      .map((i) => i.image),
+  );
+  if (byFlag.length > 0)
+    io.stderr.write(
+      `note: passed as a controller argument, not redirected by images: (patch the argument to the mirror): ${[...new Set(byFlag)].sort().join(', ')}\n`,
+    );
   if (values['write-overrides']) {
     const file = path.resolve(io.cwd, String(values['write-overrides']));
     await replaceFileDurably(file, overrides, { createFolders: false });
@@ -129,6 +188,9 @@ async function finishWithOverrides(ctx: CommandContext, result: RenderResult, pr
 }
 
 function withSignatures(s: CopiedSignatures): string {
-  const parts = [s.legacy ? 'its .sig signatures' : '', s.referrers > 0 ? `${s.referrers} referrer${s.referrers === 1 ? '' : 's'}` : ''].filter(Boolean);
+  const parts = [
+    s.legacy ? 'its .sig signatures' : '',
+    s.referrers > 0 ? `${s.referrers} referrer${s.referrers === 1 ? '' : 's'}` : '',
+  ].filter(Boolean);
   return parts.length > 0 ? ` with ${parts.join(' and ')}` : '';
 }

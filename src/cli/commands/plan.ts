@@ -7,7 +7,8 @@ import { UNSHARDED_RENDER_FLAGS, UNSHARDED_RENDER_FLAG_HELP, prepareRender } fro
 
 export const planCommand: Command = {
   name: 'plan',
-  summary: "per environment and provider: the locked version, newest patch, newest in the core's contract, and the next contracts' versions (clusterctl upgrade plan rules)",
+  summary:
+    "per environment and provider: the locked version, newest patch, newest in the core's contract, and the next contracts' versions (clusterctl upgrade plan rules)",
   usage: '[--env NAME]... [--json] [--offline]',
   help: [
     ...UNSHARDED_RENDER_FLAG_HELP,
@@ -20,7 +21,9 @@ export const planCommand: Command = {
     const prepared = await prepareRender(ctx);
     const planned = await planRepository(prepared.options).finally(() => prepared.settleCache());
     if (planned.current.warnings.length > 0) io.stderr.write(formatDiagnostics(planned.current.warnings, { color }));
-    io.stdout.write(values.json ? `${JSON.stringify(planDocument(planned.plans), null, 2)}\n` : formatPlanText(planned.plans));
+    io.stdout.write(
+      values.json ? `${JSON.stringify(planDocument(planned.plans), null, 2)}\n` : formatPlanText(planned.plans),
+    );
     return 0;
   },
 };

@@ -14,10 +14,27 @@ import { FLUX_OCI_REPOSITORY_FILE } from '../../gitops/layout.js';
 import { describeLockChanges } from '../../lock/next-lock.js';
 import { readListedOutputFile, regularOutputFolder } from '../../output/regular-files.js';
 import { artifactMetadata, checkCreatedFlag } from '../../publish/artifact-metadata.js';
-import { ARTIFACT_MEDIA_TYPES, ARTIFACT_TARGETS, packArtifact, type ArtifactTarget } from '../../publish/flux-artifact.js';
-import { attachArtifactSignatures, parsePublishReference, pushFluxArtifact, signTarget } from '../../publish/push-flux-artifact.js';
+import {
+  ARTIFACT_MEDIA_TYPES,
+  ARTIFACT_TARGETS,
+  packArtifact,
+  type ArtifactTarget,
+} from '../../publish/flux-artifact.js';
+import {
+  attachArtifactSignatures,
+  parsePublishReference,
+  pushFluxArtifact,
+  signTarget,
+} from '../../publish/push-flux-artifact.js';
 import { prepareSignatures } from '../../publish/sign-artifact.js';
-import { SIGN_HELP, SIGN_OPTIONS, describeSignatures, prepareSigner, signaturesJson, verifyMismatch } from '../../publish/sign-options.js';
+import {
+  SIGN_HELP,
+  SIGN_OPTIONS,
+  describeSignatures,
+  prepareSigner,
+  signaturesJson,
+  verifyMismatch,
+} from '../../publish/sign-options.js';
 import { render } from '../../render/render.js';
 import { asFetch } from '../../source/http/network-fetch.js';
 import { readOciCredentials } from '../../source/oci/oci-credentials.js';
@@ -33,18 +50,34 @@ export const publishCommand: Command = {
   name: 'publish',
   summary: 'push one rendered environment to an OCI registry as a Flux or Argo CD artifact and print its digest',
   choices: { for: ARTIFACT_TARGETS },
-  usage: '--env NAME --oci REGISTRY/REPO:TAG [--for flux|argocd] [--source URL] [--revision REV] [--created commit|TIME] [--sign-key FILE | --sign-keyless] [--json] [--offline]',
+  usage:
+    '--env NAME --oci REGISTRY/REPO:TAG [--for flux|argocd] [--source URL] [--revision REV] [--created commit|TIME] [--sign-key FILE | --sign-keyless] [--json] [--offline]',
   help: [
     ['--env NAME', 'the environment (required when there are several)'],
-    ['--oci REF', 'where to push: registry/repository:tag (oci:// accepted; http:// for a plain-HTTP registry); credentials from OCI_USERNAME/OCI_PASSWORD/OCI_ACCESS_TOKEN/OCI_REFRESH_TOKEN'],
-    ['--for flux|argocd', 'the media types of the controller that reads it: flux (default) Flux\'s config and content layer; argocd the OCI image config and one application/vnd.oci.image.layer.v1.tar+gzip layer (Argo CD 3.1+ OCI sources; Flux reads it too)'],
+    [
+      '--oci REF',
+      'where to push: registry/repository:tag (oci:// accepted; http:// for a plain-HTTP registry); credentials from OCI_USERNAME/OCI_PASSWORD/OCI_ACCESS_TOKEN/OCI_REFRESH_TOKEN',
+    ],
+    [
+      '--for flux|argocd',
+      "the media types of the controller that reads it: flux (default) Flux's config and content layer; argocd the OCI image config and one application/vnd.oci.image.layer.v1.tar+gzip layer (Argo CD 3.1+ OCI sources; Flux reads it too)",
+    ],
     ['--source URL', 'org.opencontainers.image.source (default: the origin remote, credentials removed)'],
-    ['--revision REV', 'org.opencontainers.image.revision (default <branch>@sha1:<HEAD>, refused with uncommitted output)'],
-    ['--created commit|TIME', 'add org.opencontainers.image.created: the commit time, or an RFC 3339 time (default none, so the digest depends on the content alone)'],
+    [
+      '--revision REV',
+      'org.opencontainers.image.revision (default <branch>@sha1:<HEAD>, refused with uncommitted output)',
+    ],
+    [
+      '--created commit|TIME',
+      'add org.opencontainers.image.created: the commit time, or an RFC 3339 time (default none, so the digest depends on the content alone)',
+    ],
     ...SIGN_HELP,
     ['--json', 'print {reference, url, digest, …} instead of the digest'],
     ['--offline', 'never use the network for release artifacts (the registry push still does)'],
-    ['--cache-dir DIR', 'artifact cache (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render)'],
+    [
+      '--cache-dir DIR',
+      'artifact cache (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render)',
+    ],
   ],
   options: {
     env: { type: 'string' },
@@ -66,29 +99,44 @@ export const publishCommand: Command = {
     checkCreatedFlag(values.created === undefined ? undefined : String(values.created));
     // Before anything is rendered or pushed: a bad key, password or missing OIDC token fails here.
     const signer = prepareSigner(values, io);
-    const only = await onlyEnvironment(repoRoot, values.env === undefined ? undefined : String(values.env), (names) => `choose one environment with --env (${names})`);
+    const only = await onlyEnvironment(
+      repoRoot,
+      values.env === undefined ? undefined : String(values.env),
+      (names) => `choose one environment with --env (${names})`,
+    );
     const prepared = await prepareRender({ ...ctx, values: { ...values, env: [only] } });
     const result = await render(prepared.options);
     if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
     const env = result.environments[0]!.environment.name;
     const folder = path.join(result.outputDir, env);
     const shown = path.relative(repoRoot, folder).split(path.sep).join('/');
-    const planned = new Map([...result.files].filter(([p]) => p.startsWith(`${env}/`)).map(([p, text]) => [p.slice(env.length + 1), text]));
+    const planned = new Map(
+      [...result.files].filter(([p]) => p.startsWith(`${env}/`)).map(([p, text]) => [p.slice(env.length + 1), text]),
+    );
     await refuseStale(planned, folder, shown, describeLockChanges(prepared.lock, result.lock), repoRoot);
     // Would the environment's own OCIRepository accept what this run signs (or does not)? Argo CD verifies no signature.
     if (target === 'flux') {
-      const [sourceFile, sourceText] = [...result.gitopsFiles].find(([p]) => p.endsWith(`flux/${env}/${FLUX_OCI_REPOSITORY_FILE}`)) ?? [];
-      const sourceShown = sourceFile && path.relative(repoRoot, path.join(result.gitopsDir, sourceFile)).split(path.sep).join('/');
+      const [sourceFile, sourceText] =
+        [...result.gitopsFiles].find(([p]) => p.endsWith(`flux/${env}/${FLUX_OCI_REPOSITORY_FILE}`)) ?? [];
+      const sourceShown =
+        sourceFile && path.relative(repoRoot, path.join(result.gitopsDir, sourceFile)).split(path.sep).join('/');
       const mismatch = verifyMismatch(sourceText, sourceShown ?? '', signer?.mode);
       if (mismatch.length > 0) io.stderr.write(formatDiagnostics(mismatch, { color }));
     }
     const metadata = await artifactMetadata(
-      { ...(values.source ? { source: String(values.source) } : {}), ...(values.revision ? { revision: String(values.revision) } : {}), ...(values.created ? { created: String(values.created) } : {}) },
+      {
+        ...(values.source ? { source: String(values.source) } : {}),
+        ...(values.revision ? { revision: String(values.revision) } : {}),
+        ...(values.created ? { created: String(values.created) } : {}),
+      },
       createGitRunner({ cwd: repoRoot, env: io.env }),
       shown,
     );
     const encoder = new TextEncoder();
-    const artifact = packArtifact({ files: [...planned].map(([p, text]) => ({ path: p, bytes: encoder.encode(text) })), ...metadata }, target);
+    const artifact = packArtifact(
+      { files: [...planned].map(([p, text]) => ({ path: p, bytes: encoder.encode(text) })), ...metadata },
+      target,
+    );
     // Signed before the push (the digest is known), so a Fulcio or Rekor failure pushes nothing.
     const signatures = signer && (await prepareSignatures(signTarget(ref, artifact), signer));
     // The render's transport (proxy-aware, or the test's fetch): the push honours the proxy variables as build and mirror do.
@@ -98,13 +146,18 @@ export const publishCommand: Command = {
     const reference = formatOciReference(ref);
     io.stderr.write(`pushed ${shown} (${planned.size} files) to ${reference}@${digest}\n`);
     // The digest reaches the OCIRepository / Application through a reviewed commit of the overlay, never by itself.
-    io.stderr.write(`${target === 'flux' ? 'Flux' : 'Argo CD'} artifact; pin it: set gitops.${target}.oci.digest: ${digest} in ${env}'s overlay.yaml (capi-render.yaml when it has none), then build and commit\n`);
+    io.stderr.write(
+      `${target === 'flux' ? 'Flux' : 'Argo CD'} artifact; pin it: set gitops.${target}.oci.digest: ${digest} in ${env}'s overlay.yaml (capi-render.yaml when it has none), then build and commit\n`,
+    );
     // Signatures are manifests of their own beside the artifact: its digest stays what it is.
-    const signed = signer && signatures && (await attachArtifactSignatures(ref, signatures, signer, credentials, transport));
+    const signed =
+      signer && signatures && (await attachArtifactSignatures(ref, signatures, signer, credentials, transport));
     if (signed) io.stderr.write(`signed ${reference}@${digest} ${describeSignatures(signed)}\n`);
     if (values.json) {
       const url = `oci://${ref.registry}/${ref.repository}`;
-      io.stdout.write(`${JSON.stringify({ reference, url, tag: ref.tag, for: target, digest, mediaTypes: ARTIFACT_MEDIA_TYPES[target], layerDigest: artifact.layerDigest, diffId: artifact.diffId, annotations: artifact.annotations, ...(signed ? { signatures: signaturesJson(signed) } : {}) }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ reference, url, tag: ref.tag, for: target, digest, mediaTypes: ARTIFACT_MEDIA_TYPES[target], layerDigest: artifact.layerDigest, diffId: artifact.diffId, annotations: artifact.annotations, ...(signed ? { signatures: signaturesJson(signed) } : {}) }, null, 2)}\n`,
+      );
     } else io.stdout.write(`${digest}\n`);
     return 0;
   },
@@ -119,14 +172,36 @@ function publishTarget(value: unknown): ArtifactTarget {
 }
 
 /** The artifact must be the committed output: refuse when rendered/<env> or the lock is not what the inputs render. */
-async function refuseStale(planned: ReadonlyMap<string, string>, folder: string, shown: string, lockChanges: string[], repoRoot: string): Promise<void> {
+async function refuseStale(
+  planned: ReadonlyMap<string, string>,
+  folder: string,
+  shown: string,
+  lockChanges: string[],
+  repoRoot: string,
+): Promise<void> {
   const onDisk = new Map<string, string>();
   // Listed and read as check reads the output: regular files only, no link, bounded (prepareRender's gate refused the rest).
-  for (const f of (await regularOutputFolder(repoRoot, folder)).files) onDisk.set(f, normalizeInputText(await readListedOutputFile(folder, f, repoRoot)));
+  for (const f of (await regularOutputFolder(repoRoot, folder)).files)
+    onDisk.set(f, normalizeInputText(await readListedOutputFile(folder, f, repoRoot)));
   const drift = compareTrees(planned, onDisk, shown);
   for (const f of onDisk.keys()) if (!planned.has(f)) drift.push({ file: `${shown}/${f}`, kind: 'stale', details: [] });
-  const problems = drift.map((d) => error('drift', `${d.kind === 'missing' ? 'missing' : d.kind === 'stale' ? 'stale' : 'differs from what the inputs render'}`, { file: d.file }));
-  if (lockChanges.length > 0) problems.push(error('drift', `capi-render.lock is stale:\n    ${lockChanges.join('\n    ')}`, { file: 'capi-render.lock' }));
+  const problems = drift.map((d) =>
+    error(
+      'drift',
+      `${d.kind === 'missing' ? 'missing' : d.kind === 'stale' ? 'stale' : 'differs from what the inputs render'}`,
+      { file: d.file },
+    ),
+  );
+  if (lockChanges.length > 0)
+    problems.push(
+      error('drift', `capi-render.lock is stale:\n    ${lockChanges.join('\n    ')}`, { file: 'capi-render.lock' }),
+    );
   if (problems.length === 0) return;
-  throw new DriftError(problems.map((d, i) => (i === problems.length - 1 ? { ...d, hint: 'run capi-render build and commit the result: publish pushes exactly the committed output' } : d)));
+  throw new DriftError(
+    problems.map((d, i) =>
+      i === problems.length - 1
+        ? { ...d, hint: 'run capi-render build and commit the result: publish pushes exactly the committed output' }
+        : d,
+    ),
+  );
 }

@@ -17,25 +17,55 @@ import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options
 
 export const reportCommand: Command = {
   name: 'report',
-  summary: "write one self-contained HTML page: the fleet's versions per environment and, with --base, the upgrade review",
+  summary:
+    "write one self-contained HTML page: the fleet's versions per environment and, with --base, the upgrade review",
   usage: '[--base REV] [--out FILE | --json] [--env NAME]... [--offline]',
   help: [
-    ['--base REV', 'review the rendered output in the working tree against this revision (branch, tag or commit): findings ranked, object diff'],
-    ['--out FILE', 'write the page to FILE (atomically; an existing FILE must be a report capi-render wrote) instead of stdout'],
-    ['--json', "print the page's data (what the template sees; fields in bundled-templates/README.md) as JSON instead of HTML"],
+    [
+      '--base REV',
+      'review the rendered output in the working tree against this revision (branch, tag or commit): findings ranked, object diff',
+    ],
+    [
+      '--out FILE',
+      'write the page to FILE (atomically; an existing FILE must be a report capi-render wrote) instead of stdout',
+    ],
+    [
+      '--json',
+      "print the page's data (what the template sees; fields in bundled-templates/README.md) as JSON instead of HTML",
+    ],
     ...RENDER_FLAG_HELP.filter(([flag]) => ['--env NAME', '--offline', '--cache-dir DIR'].includes(flag)),
   ],
-  options: { env: RENDER_FLAGS.env!, offline: RENDER_FLAGS.offline!, 'cache-dir': RENDER_FLAGS['cache-dir']!, base: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    env: RENDER_FLAGS.env!,
+    offline: RENDER_FLAGS.offline!,
+    'cache-dir': RENDER_FLAGS['cache-dir']!,
+    base: { type: 'string' },
+    out: { type: 'string' },
+    json: { type: 'boolean' },
+  },
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
-    if (values.json && values.out !== undefined) throw new UsageError('--json prints to stdout; it does not go with --out');
+    if (values.json && values.out !== undefined)
+      throw new UsageError('--json prints to stdout; it does not go with --out');
     // The page is made from the repository's own regular files only: a link in rendered/ is refused, not followed.
     const regular = await refuseIrregularRepositoryFiles(repoRoot);
     // A target --out must refuse is refused before the work, not after it.
-    const target = values.out === undefined ? undefined : { file: path.resolve(io.cwd, String(values.out)), flag: '--out', repoRoot, config: await loadConfig(repoRoot) };
+    const target =
+      values.out === undefined
+        ? undefined
+        : {
+            file: path.resolve(io.cwd, String(values.out)),
+            flag: '--out',
+            repoRoot,
+            config: await loadConfig(repoRoot),
+          };
     if (target) await assertReportTarget(target);
     const prepared = await prepareRender(ctx, { gated: regular });
-    const report = await makeReport({ render: prepared.options, ...(values.base !== undefined ? { base: String(values.base) } : {}), processEnv: io.env });
+    const report = await makeReport({
+      render: prepared.options,
+      ...(values.base !== undefined ? { base: String(values.base) } : {}),
+      processEnv: io.env,
+    });
     if (report.warnings.length > 0) io.stderr.write(formatDiagnostics(report.warnings, { color }));
     if (values.json) {
       io.stdout.write(`${JSON.stringify(report.model, null, 2)}\n`);

@@ -25,32 +25,59 @@ const SBOM_KIND: ReportFileKind = {
   one: 'an SBOM',
   example: 'sbom.cdx.json',
   recognize: (head) =>
-    (/"bomFormat":\s*"CycloneDX"/.test(head) && /"name":\s*"capi-render"/.test(head)) || (/"spdxVersion":\s*"SPDX-2\.3"/.test(head) && head.includes('"Tool: capi-render-')),
+    (/"bomFormat":\s*"CycloneDX"/.test(head) && /"name":\s*"capi-render"/.test(head)) ||
+    (/"spdxVersion":\s*"SPDX-2\.3"/.test(head) && head.includes('"Tool: capi-render-')),
 };
 
 export const sbomCommand: Command = {
   name: 'sbom',
-  summary: "print an environment's SBOM (CycloneDX 1.6 or SPDX 2.3 JSON): provider and cert-manager release artifacts with URL and sha256, images with digests, capi-render as the tool",
+  summary:
+    "print an environment's SBOM (CycloneDX 1.6 or SPDX 2.3 JSON): provider and cert-manager release artifacts with URL and sha256, images with digests, capi-render as the tool",
   choices: { format: SBOM_FORMATS },
   usage: `--env NAME [--format ${SBOM_FORMATS.join('|')}] [--out FILE] [--offline]`,
   help: [
     ['--env NAME', 'the environment (required when there are several)'],
-    ['--format F', 'cyclonedx (default: CycloneDX 1.6 JSON) or spdx (SPDX 2.3 JSON; its required creation time is $SOURCE_DATE_EPOCH, else 1970-01-01T00:00:00Z)'],
-    ['--out FILE', 'write the SBOM to FILE (atomically; an existing FILE must be an SBOM capi-render wrote) instead of stdout'],
+    [
+      '--format F',
+      'cyclonedx (default: CycloneDX 1.6 JSON) or spdx (SPDX 2.3 JSON; its required creation time is $SOURCE_DATE_EPOCH, else 1970-01-01T00:00:00Z)',
+    ],
+    [
+      '--out FILE',
+      'write the SBOM to FILE (atomically; an existing FILE must be an SBOM capi-render wrote) instead of stdout',
+    ],
     ...RENDER_FLAG_HELP.filter(([flag]) => ['--offline', '--cache-dir DIR'].includes(flag)),
   ],
-  options: { env: RENDER_FLAGS.env!, offline: RENDER_FLAGS.offline!, 'cache-dir': RENDER_FLAGS['cache-dir']!, format: { type: 'string' }, out: { type: 'string' } },
+  options: {
+    env: RENDER_FLAGS.env!,
+    offline: RENDER_FLAGS.offline!,
+    'cache-dir': RENDER_FLAGS['cache-dir']!,
+    format: { type: 'string' },
+    out: { type: 'string' },
+  },
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
     const format = String(values.format ?? 'cyclonedx');
-    if (!(SBOM_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format is ${SBOM_FORMATS.join(' or ')}, not "${format}"${didYouMean(format, SBOM_FORMATS)}`);
+    if (!(SBOM_FORMATS as readonly string[]).includes(format))
+      throw new UsageError(
+        `--format is ${SBOM_FORMATS.join(' or ')}, not "${format}"${didYouMean(format, SBOM_FORMATS)}`,
+      );
     const regular = await refuseIrregularRepositoryFiles(repoRoot);
     // A target --out must refuse is refused before the work, not after it.
-    const target = values.out === undefined ? undefined : { file: path.resolve(io.cwd, String(values.out)), flag: '--out', repoRoot, config: await loadConfig(repoRoot), kind: SBOM_KIND };
+    const target =
+      values.out === undefined
+        ? undefined
+        : {
+            file: path.resolve(io.cwd, String(values.out)),
+            flag: '--out',
+            repoRoot,
+            config: await loadConfig(repoRoot),
+            kind: SBOM_KIND,
+          };
     if (target) await assertReportTarget(target);
     const prepared = await prepareRender(ctx, { gated: regular });
     const result = await render(prepared.options).finally(() => prepared.settleCache());
-    if (result.environments.length !== 1) throw new UsageError(`choose one environment with --env (${result.allEnvironments.join(', ')})`);
+    if (result.environments.length !== 1)
+      throw new UsageError(`choose one environment with --env (${result.allEnvironments.join(', ')})`);
     if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
     const environment = result.environments[0]!;
     const text = environmentSbom(environment, format as SbomFormat, { sourceDateEpoch: io.env.SOURCE_DATE_EPOCH });
@@ -62,7 +89,9 @@ export const sbomCommand: Command = {
     }
     const { releases, images } = sbomSubject(environment);
     const unpinned = images.filter((i) => i.digest === undefined).length;
-    io.stderr.write(`${environment.environment.name}: ${releases.length} releases, ${images.length} images${unpinned > 0 ? ` (${unpinned} by tag alone, without a digest: set imagePolicy.pinDigests: true to pin them)` : ''}\n`);
+    io.stderr.write(
+      `${environment.environment.name}: ${releases.length} releases, ${images.length} images${unpinned > 0 ? ` (${unpinned} by tag alone, without a digest: set imagePolicy.pinDigests: true to pin them)` : ''}\n`,
+    );
     return 0;
   },
 };

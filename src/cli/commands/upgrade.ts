@@ -12,7 +12,12 @@ import { parseVersion } from '../../declarations/versions.js';
 import { applyUpgrade, type UpgradeOutcome } from '../../upgrade/apply-upgrade.js';
 import { refreshPinnedImages } from '../../upgrade/refresh-images.js';
 import { createGitRunner } from '../../upgrade/git-command.js';
-import { preparePullRequest, publishPullRequest, type PreparedPullRequest, type PublishedPullRequest } from '../../upgrade/pull-request.js';
+import {
+  preparePullRequest,
+  publishPullRequest,
+  type PreparedPullRequest,
+  type PublishedPullRequest,
+} from '../../upgrade/pull-request.js';
 import { buildPrBody } from '../../upgrade/pr-content.js';
 import { buildImagePrBody } from '../../upgrade/pr-content-images.js';
 import type { UpgradeRequest, UpgradeTarget } from '../../upgrade/select-targets.js';
@@ -33,21 +38,37 @@ import { formatDiagnostics } from '../format.js';
 import { UNSHARDED_RENDER_FLAGS, UNSHARDED_RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
 import { reportWrite } from '../report-write.js';
 
-
 export const upgradeCommand: Command = {
   name: 'upgrade',
-  summary: 'edit provider versions in providers/ or overlays (comments kept), re-render, relock, and print the diff and safety report; --pr opens a pull request',
-  usage: '(--to V | --latest-patch | --contract C | --images) [--provider P]... [--env NAME]... [--confirm-storage-migration] [--pr [--remote R] [--repository O/N] [--pr-base B]]',
+  summary:
+    'edit provider versions in providers/ or overlays (comments kept), re-render, relock, and print the diff and safety report; --pr opens a pull request',
+  usage:
+    '(--to V | --latest-patch | --contract C | --images) [--provider P]... [--env NAME]... [--confirm-storage-migration] [--pr [--remote R] [--repository O/N] [--pr-base B]]',
   help: [
     ['--to V', 'move the providers to release V (without --provider: every provider whose source has V)'],
     ['--latest-patch', 'move each provider to the newest patch of its minor version'],
     ['--contract C', 'move the whole set to the newest releases for contract C (see capi-render plan)'],
-    ['--images', 're-resolve every pinned image (imagePolicy.pinDigests) of the environments: a tag that moved since it was locked (capi-render plan shows them) is re-pinned, with the object diff; with --pr on branch capi-render/upgrade-images-<id>'],
-    ['--provider P', 'only this provider: Kind/name, Kind/namespace/name or its label (cluster-api, bootstrap-kubeadm, …); repeatable'],
+    [
+      '--images',
+      're-resolve every pinned image (imagePolicy.pinDigests) of the environments: a tag that moved since it was locked (capi-render plan shows them) is re-pinned, with the object diff; with --pr on branch capi-render/upgrade-images-<id>',
+    ],
+    [
+      '--provider P',
+      'only this provider: Kind/name, Kind/namespace/name or its label (cluster-api, bootstrap-kubeadm, …); repeatable',
+    ],
     ...UNSHARDED_RENDER_FLAG_HELP,
-    ['--confirm-storage-migration', 'proceed although a CRD version objects may still be stored in is removed or no longer served (do the printed steps first)'],
-    ['--allow-removal', 'accept an upgrade that stops rendering a CRD, a provider or an environment (refused by default: Argo CD / Flux would prune it)'],
-    ['--pr', 'commit on branch capi-render/upgrade-<subject>-<version>, force-push it and open (or update) a pull request; needs GITHUB_TOKEN or GH_TOKEN'],
+    [
+      '--confirm-storage-migration',
+      'proceed although a CRD version objects may still be stored in is removed or no longer served (do the printed steps first)',
+    ],
+    [
+      '--allow-removal',
+      'accept an upgrade that stops rendering a CRD, a provider or an environment (refused by default: Argo CD / Flux would prune it)',
+    ],
+    [
+      '--pr',
+      'commit on branch capi-render/upgrade-<subject>-<version>, force-push it and open (or update) a pull request; needs GITHUB_TOKEN or GH_TOKEN',
+    ],
     ['--remote R', 'git remote to push to (default origin)'],
     ['--repository O/N', 'GitHub repository of the pull request (default: from the remote URL)'],
     ['--pr-base B', 'base branch of the pull request (default: the current branch)'],
@@ -68,7 +89,8 @@ export const upgradeCommand: Command = {
   },
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
-    if (!values.pr && (values.remote || values.repository || values['pr-base'])) throw new UsageError('--remote, --repository and --pr-base need --pr');
+    if (!values.pr && (values.remote || values.repository || values['pr-base']))
+      throw new UsageError('--remote, --repository and --pr-base need --pr');
     if (values.images) return refreshImages(ctx);
     const request = requestOf(values);
     const providers = (values.provider as string[] | undefined) ?? [];
@@ -90,7 +112,10 @@ export const upgradeCommand: Command = {
       return 0;
     }
     for (const f of outcome.edited) {
-      for (const e of f.edits) io.stderr.write(`${outcome.refused ? 'would edit' : 'edited'} ${f.file}:${e.line} (${e.what}): ${e.from || '(unset)'} → ${e.to} (${movedBy(e.targets)})\n`);
+      for (const e of f.edits)
+        io.stderr.write(
+          `${outcome.refused ? 'would edit' : 'edited'} ${f.file}:${e.line} (${e.what}): ${e.from || '(unset)'} → ${e.to} (${movedBy(e.targets)})\n`,
+        );
     }
     io.stdout.write(formatDiffText(outcome.report.changes, outcome.report.findings, { color }));
     if (outcome.refused) return refuse(ctx, outcome);
@@ -105,7 +130,14 @@ export const upgradeCommand: Command = {
       branch,
       title,
       commitMessage: upgradeCommitMessage(naming, outcome.report.findings, command),
-      body: buildPrBody({ title, command, outcome, repoRoot, branches: { base: pr.base, head: branch }, ...(pr.webUrl ? { webUrl: pr.webUrl } : {}) }),
+      body: buildPrBody({
+        title,
+        command,
+        outcome,
+        repoRoot,
+        branches: { base: pr.base, head: branch },
+        ...(pr.webUrl ? { webUrl: pr.webUrl } : {}),
+      }),
       paths: outcome.changedPaths,
     });
     reportPublished(ctx, pr, published);
@@ -114,7 +146,10 @@ export const upgradeCommand: Command = {
 };
 
 /** With `--pr`, everything the pull request needs, checked before any file is touched; otherwise undefined. */
-async function preparePr(ctx: CommandContext, prepared: Awaited<ReturnType<typeof prepareRender>>): Promise<PreparedPullRequest | undefined> {
+async function preparePr(
+  ctx: CommandContext,
+  prepared: Awaited<ReturnType<typeof prepareRender>>,
+): Promise<PreparedPullRequest | undefined> {
   const { io, values, repoRoot } = ctx;
   if (!values.pr) return undefined;
   const git = createGitRunner({ cwd: repoRoot, env: io.env, secrets: [prepared.options.githubToken ?? ''] });
@@ -128,15 +163,25 @@ async function preparePr(ctx: CommandContext, prepared: Awaited<ReturnType<typeo
   });
 }
 
-function reportPublished(ctx: CommandContext, pr: PreparedPullRequest, published: PublishedPullRequest | undefined): void {
+function reportPublished(
+  ctx: CommandContext,
+  pr: PreparedPullRequest,
+  published: PublishedPullRequest | undefined,
+): void {
   if (!published) ctx.io.stderr.write('no changes to commit; no pull request\n');
-  else ctx.io.stderr.write(`pushed ${published.branch} (${published.commit.slice(0, 12)}) to ${pr.remote}; pull request #${published.pull.number} ${published.action}: ${published.pull.url}\n`);
+  else
+    ctx.io.stderr.write(
+      `pushed ${published.branch} (${published.commit.slice(0, 12)}) to ${pr.remote}; pull request #${published.pull.number} ${published.action}: ${published.pull.url}\n`,
+    );
 }
 
 /** `upgrade --images`: re-pin moved tags (refresh-images.ts); with `--pr`, published as a version upgrade is. */
 async function refreshImages(ctx: CommandContext): Promise<number> {
   const { io, values, repoRoot, color } = ctx;
-  if (values.to !== undefined || values['latest-patch'] || values.contract !== undefined || values.provider) throw new UsageError('--images re-pins images only: it goes without --to, --latest-patch, --contract and --provider');
+  if (values.to !== undefined || values['latest-patch'] || values.contract !== undefined || values.provider)
+    throw new UsageError(
+      '--images re-pins images only: it goes without --to, --latest-patch, --contract and --provider',
+    );
   const environments = (values.env as string[] | undefined) ?? [];
   const prepared = await prepareRender(ctx, { writes: true });
   const pr = await preparePr(ctx, prepared);
@@ -147,8 +192,12 @@ async function refreshImages(ctx: CommandContext): Promise<number> {
     allowRemoval: Boolean(values['allow-removal']),
   }).finally(() => prepared.settleCache());
   if (outcome.warnings.length > 0) io.stderr.write(formatDiagnostics(outcome.warnings, { color }));
-  if (outcome.moved.length === 0) io.stderr.write(`every pinned image still points where capi-render.lock says; nothing re-pinned${pr ? '; no pull request' : ''}\n`);
-  for (const m of outcome.moved) io.stderr.write(`re-pinned ${m.image}: ${m.before} → ${m.after} (${m.environments.join(', ')})\n`);
+  if (outcome.moved.length === 0)
+    io.stderr.write(
+      `every pinned image still points where capi-render.lock says; nothing re-pinned${pr ? '; no pull request' : ''}\n`,
+    );
+  for (const m of outcome.moved)
+    io.stderr.write(`re-pinned ${m.image}: ${m.before} → ${m.after} (${m.environments.join(', ')})\n`);
   io.stdout.write(formatDiffText(outcome.report.changes, outcome.report.findings, { color }));
   reportWrite(ctx, outcome.written);
   if (!pr || outcome.moved.length === 0) return 0;
@@ -161,7 +210,14 @@ async function refreshImages(ctx: CommandContext): Promise<number> {
     branch,
     title,
     commitMessage: imageRefreshCommitMessage(naming, outcome.report.findings, command),
-    body: buildImagePrBody({ title, command, outcome, repoRoot, branches: { base: pr.base, head: branch }, ...(pr.webUrl ? { webUrl: pr.webUrl } : {}) }),
+    body: buildImagePrBody({
+      title,
+      command,
+      outcome,
+      repoRoot,
+      branches: { base: pr.base, head: branch },
+      ...(pr.webUrl ? { webUrl: pr.webUrl } : {}),
+    }),
     paths: outcome.changedPaths,
   });
   reportPublished(ctx, pr, published);
@@ -169,7 +225,9 @@ async function refreshImages(ctx: CommandContext): Promise<number> {
 }
 
 function requestOf(values: CommandContext['values']): UpgradeRequest {
-  const chosen = [values.to !== undefined, values['latest-patch'] === true, values.contract !== undefined].filter(Boolean).length;
+  const chosen = [values.to !== undefined, values['latest-patch'] === true, values.contract !== undefined].filter(
+    Boolean,
+  ).length;
   if (chosen !== 1) throw new UsageError('choose exactly one of --to V, --latest-patch, --contract C, --images');
   if (values.to !== undefined) {
     const version = String(values.to);
@@ -189,11 +247,19 @@ function movedBy(targets: readonly UpgradeTarget[]): string {
 
 function refuse(ctx: CommandContext, outcome: UpgradeOutcome): number {
   const refused = outcome.refused!;
-  const lines = refused.map((f) => `  - ${f.env}/${f.component} ${f.object ?? ''} [${f.code}]: ${(f.subjects ?? []).join(', ')}`);
-  ctx.io.stderr.write(`\nStorage migration needed before this upgrade (the steps are listed under each DANGER finding above):\n${lines.join('\n')}\n\n`);
+  const lines = refused.map(
+    (f) => `  - ${f.env}/${f.component} ${f.object ?? ''} [${f.code}]: ${(f.subjects ?? []).join(', ')}`,
+  );
+  ctx.io.stderr.write(
+    `\nStorage migration needed before this upgrade (the steps are listed under each DANGER finding above):\n${lines.join('\n')}\n\n`,
+  );
   throw new SpecError(
-    error('upgrade', `the upgrade removes or stops serving versions of ${refused.length} CRD(s) that objects may still be stored in; nothing was changed`, {
-      hint: 'do the steps on every management cluster this output reaches, then run the same command with --confirm-storage-migration',
-    }),
+    error(
+      'upgrade',
+      `the upgrade removes or stops serving versions of ${refused.length} CRD(s) that objects may still be stored in; nothing was changed`,
+      {
+        hint: 'do the steps on every management cluster this output reaches, then run the same command with --confirm-storage-migration',
+      },
+    ),
   );
 }

@@ -13,7 +13,8 @@ import { UNSHARDED_RENDER_FLAGS, UNSHARDED_RENDER_FLAG_HELP, prepareRender } fro
 
 export const variablesCommand: Command = {
   name: 'variables',
-  summary: "list the ${VAR}s each provider's components use: default, required, secret, and per environment where the value comes from (never the value)",
+  summary:
+    "list the ${VAR}s each provider's components use: default, required, secret, and per environment where the value comes from (never the value)",
   usage: '[--env NAME]... [--provider LABEL] [--json] [--offline]',
   help: [
     ...UNSHARDED_RENDER_FLAG_HELP,
@@ -27,17 +28,34 @@ export const variablesCommand: Command = {
   async run(ctx) {
     const { io, values, color } = ctx;
     const prepared = await prepareRender(ctx);
-    const listed = await listVariables({ ...prepared.options, ...(values.provider !== undefined ? { provider: String(values.provider) } : {}) }).finally(() => prepared.settleCache());
+    const listed = await listVariables({
+      ...prepared.options,
+      ...(values.provider !== undefined ? { provider: String(values.provider) } : {}),
+    }).finally(() => prepared.settleCache());
     if (listed.warnings.length > 0) io.stderr.write(formatDiagnostics(listed.warnings, { color }));
-    io.stdout.write(values.json ? `${JSON.stringify(listed.document, null, 2)}\n` : formatVariablesText(listed.document));
-    const missing = listed.document.environments.flatMap((e) => e.providers.flatMap((p) => p.variables.filter((v) => v.source === 'missing').map((v) => `${e.environment}/${p.provider} ${v.name}`)));
+    io.stdout.write(
+      values.json ? `${JSON.stringify(listed.document, null, 2)}\n` : formatVariablesText(listed.document),
+    );
+    const missing = listed.document.environments.flatMap((e) =>
+      e.providers.flatMap((p) =>
+        p.variables.filter((v) => v.source === 'missing').map((v) => `${e.environment}/${p.provider} ${v.name}`),
+      ),
+    );
     if (missing.length > 0) {
-      io.stderr.write(`${missing.length} required variable${missing.length === 1 ? ' has' : 's have'} no value (a build fails): ${missing.join(', ')}\n`);
+      io.stderr.write(
+        `${missing.length} required variable${missing.length === 1 ? ' has' : 's have'} no value (a build fails): ${missing.join(', ')}\n`,
+      );
     }
-    const unset = listed.document.environments.flatMap((e) => e.providers.flatMap((p) => p.variables.filter((v) => v.source === 'unset').map((v) => `${e.environment}/${p.provider} ${v.name}`)));
+    const unset = listed.document.environments.flatMap((e) =>
+      e.providers.flatMap((p) =>
+        p.variables.filter((v) => v.source === 'unset').map((v) => `${e.environment}/${p.provider} ${v.name}`),
+      ),
+    );
     if (unset.length > 0) {
       const what = `${unset.length} secret reference${unset.length === 1 ? ' has' : 's have'} no value`;
-      io.stderr.write(`${what} (a build needs one only where it would show, not in a Secret that secrets.mode leaves out or replaces): ${unset.join(', ')}\n`);
+      io.stderr.write(
+        `${what} (a build needs one only where it would show, not in a Secret that secrets.mode leaves out or replaces): ${unset.join(', ')}\n`,
+      );
     }
     return 0;
   },
@@ -57,7 +75,8 @@ export function formatVariablesText(document: VariableListDocument): string {
       }
       const rows = [['NAME', 'REQUIRED', 'SECRET', 'DEFAULT', 'SOURCE'], ...p.variables.map(row)];
       const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-      for (const r of rows) out.push(`    ${r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`);
+      for (const r of rows)
+        out.push(`    ${r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`);
     }
   }
   return out.join('');
@@ -65,6 +84,14 @@ export function formatVariablesText(document: VariableListDocument): string {
 
 function row(v: ListedVariable): string[] {
   const source =
-    v.source === 'missing' ? 'MISSING' : v.source === 'default' ? 'default' : v.source === 'configSecret' ? `configSecret ${v.from}` : v.source === 'unset' ? `UNSET ${v.from}` : String(v.from);
+    v.source === 'missing'
+      ? 'MISSING'
+      : v.source === 'default'
+        ? 'default'
+        : v.source === 'configSecret'
+          ? `configSecret ${v.from}`
+          : v.source === 'unset'
+            ? `UNSET ${v.from}`
+            : String(v.from);
   return [v.name, v.required ? 'yes' : 'no', v.secret ? 'yes' : 'no', v.default ?? '-', source];
 }

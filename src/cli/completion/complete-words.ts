@@ -59,10 +59,22 @@ export async function completeWords(words: readonly string[], ctx: CompletionCon
   }
   if (!command) {
     if (current.startsWith('-')) return render(flagCandidates(undefined), 'words', prefix, current);
-    return render(ctx.commands.map((c) => ({ value: c.name, description: brief(c.summary) })), 'words', prefix, current);
+    return render(
+      ctx.commands.map((c) => ({ value: c.name, description: brief(c.summary) })),
+      'words',
+      prefix,
+      current,
+    );
   }
-  if (current.startsWith('-') || (!command.positionals && current === '')) return render(flagCandidates(command), 'words', prefix, current);
-  if (command.words) return render(positionals === 0 ? command.words.map((w) => ({ value: w, ...describe(command.help, w) })) : [], 'words', prefix, current);
+  if (current.startsWith('-') || (!command.positionals && current === ''))
+    return render(flagCandidates(command), 'words', prefix, current);
+  if (command.words)
+    return render(
+      positionals === 0 ? command.words.map((w) => ({ value: w, ...describe(command.help, w) })) : [],
+      'words',
+      prefix,
+      current,
+    );
   return render([], command.positionals ? 'files' : 'none', prefix);
 }
 
@@ -75,8 +87,10 @@ function splitWords(words: readonly string[]): { before: string[]; current: stri
   const all = words.length > 0 ? [...words] : [''];
   // bash's split form first: [… --env, =] or [… --env, =, de].
   const n = all.length;
-  if (all[n - 1] === '=' && all[n - 2]?.startsWith('--')) return { before: joinEquals(all.slice(0, n - 2)), current: '', prefix: '', flag: all[n - 2]!.slice(2) };
-  if (all[n - 2] === '=' && all[n - 3]?.startsWith('--')) return { before: joinEquals(all.slice(0, n - 3)), current: all[n - 1]!, prefix: '', flag: all[n - 3]!.slice(2) };
+  if (all[n - 1] === '=' && all[n - 2]?.startsWith('--'))
+    return { before: joinEquals(all.slice(0, n - 2)), current: '', prefix: '', flag: all[n - 2]!.slice(2) };
+  if (all[n - 2] === '=' && all[n - 3]?.startsWith('--'))
+    return { before: joinEquals(all.slice(0, n - 3)), current: all[n - 1]!, prefix: '', flag: all[n - 3]!.slice(2) };
   const current = all[n - 1]!;
   const before = joinEquals(all.slice(0, n - 1));
   const [name, value] = current.startsWith('--') ? splitFlag(current) : [current, undefined];
@@ -88,7 +102,8 @@ function splitWords(words: readonly string[]): { before: string[]; current: stri
 function joinEquals(words: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < words.length; i++) {
-    if (words[i] === '=' && out.length > 0 && out[out.length - 1]!.startsWith('--')) out[out.length - 1] += `=${words[++i] ?? ''}`;
+    if (words[i] === '=' && out.length > 0 && out[out.length - 1]!.startsWith('--'))
+      out[out.length - 1] += `=${words[++i] ?? ''}`;
     else out.push(words[i]!);
   }
   return out;
@@ -105,7 +120,11 @@ function takesValue(command: Command | undefined, name: string): boolean {
 }
 
 /** Values for `--name`: its fixed set, the repository's environments, or the shell's file names by the help's metavar. */
-async function optionValues(command: Command | undefined, name: string, repoRoot: string): Promise<[Candidate[], Mode]> {
+async function optionValues(
+  command: Command | undefined,
+  name: string,
+  repoRoot: string,
+): Promise<[Candidate[], Mode]> {
   const fixed = command?.choices?.[name];
   if (fixed) return [fixed.map((value) => ({ value })), 'words'];
   if (name === 'env' && command?.options.env) return [environmentNames(repoRoot).map((value) => ({ value })), 'words'];
@@ -119,8 +138,12 @@ async function optionValues(command: Command | undefined, name: string, repoRoot
 
 /** The flags of a command (its own, then the global ones), or before any command the global ones and --version. */
 function flagCandidates(command: Command | undefined): Candidate[] {
-  const pairs = command ? [...command.help, ...GLOBAL_HELP_PAIRS] : [...GLOBAL_HELP_PAIRS, ['--version', 'print the version'] as [string, string]];
-  const names = command ? Object.keys({ ...command.options, ...GLOBAL_OPTIONS }) : [...Object.keys(GLOBAL_OPTIONS), 'version'];
+  const pairs = command
+    ? [...command.help, ...GLOBAL_HELP_PAIRS]
+    : [...GLOBAL_HELP_PAIRS, ['--version', 'print the version'] as [string, string]];
+  const names = command
+    ? Object.keys({ ...command.options, ...GLOBAL_OPTIONS })
+    : [...Object.keys(GLOBAL_OPTIONS), 'version'];
   return names.map((name) => ({ value: `--${name}`, ...describe(pairs, `--${name}`) }));
 }
 
@@ -143,6 +166,8 @@ function brief(text: string): string {
 
 function render(candidates: readonly Candidate[], mode: Mode, prefix: string, current = ''): string {
   const shown = mode === 'words' ? candidates.filter((c) => c.value.startsWith(current)) : [];
-  const lines = shown.map((c) => `${prefix}${c.value}${c.description ? `\t${c.description.replace(/\s+/g, ' ')}` : ''}`);
+  const lines = shown.map(
+    (c) => `${prefix}${c.value}${c.description ? `\t${c.description.replace(/\s+/g, ' ')}` : ''}`,
+  );
   return `${[...lines, `:${mode === 'words' && shown.length === 0 ? 'none' : mode}`].join('\n')}\n`;
 }

@@ -20,7 +20,8 @@ import { readInputFileSync, resolveInput } from '../../repository-files.js';
 export function environmentNames(repoRoot: string): string[] {
   if (!statSync(repoRoot, { throwIfNoEntry: false })?.isDirectory()) return [];
   const config = parseLeniently(readLeniently(repoRoot, CONFIG_FILE));
-  const configured = config && typeof config === 'object' ? (config as { overlaysDir?: unknown }).overlaysDir : undefined;
+  const configured =
+    config && typeof config === 'object' ? (config as { overlaysDir?: unknown }).overlaysDir : undefined;
   const overlaysDir = typeof configured === 'string' && configured !== '' ? configured : 'overlays';
   const top = kindOf(repoRoot, overlaysDir);
   if (top === 'refused' || (top !== undefined && top !== 'folder')) return [];
@@ -32,7 +33,11 @@ export function environmentNames(repoRoot: string): string[] {
     return [DEFAULT_ENVIRONMENT];
   }
   const names = entries
-    .filter((e) => e.isDirectory() || (e.isSymbolicLink() && !e.name.startsWith('.') && kindOf(repoRoot, `${overlaysDir}/${e.name}`) === 'folder'))
+    .filter(
+      (e) =>
+        e.isDirectory() ||
+        (e.isSymbolicLink() && !e.name.startsWith('.') && kindOf(repoRoot, `${overlaysDir}/${e.name}`) === 'folder'),
+    )
     .map((e) => e.name)
     .filter((name) => {
       const text = readLeniently(repoRoot, `${overlaysDir}/${name}/${OVERLAY_FILE}`);

@@ -59,7 +59,14 @@ function commandSection(c: Command): string[] {
     '```text',
     `capi-render ${c.name} ${c.usage}`,
     '```',
-    ...(words.length > 0 ? ['', '| Argument | Meaning |', '| --- | --- |', ...words.map(([word, text]) => `| \`${word}\` | ${cell(text)} |`)] : []),
+    ...(words.length > 0
+      ? [
+          '',
+          '| Argument | Meaning |',
+          '| --- | --- |',
+          ...words.map(([word, text]) => `| \`${word}\` | ${cell(text)} |`),
+        ]
+      : []),
     ...(flags.length > 0 ? ['', ...optionTable(flags, c)] : []),
     '',
     'And the [global options](#global-options).',

@@ -15,13 +15,17 @@ import { OVERLAY_SCHEMA } from '../../overlay/overlay-schema.js';
 export type SchemaNode = { readonly [key: string]: unknown };
 
 /** What each editor schema is made of: the loader's schema, the texts, and the file it describes. */
-export const EDITOR_SCHEMA_SOURCES: Record<EditorSchemaKind, { schema: SchemaNode; descriptions: Record<string, string>; describes: string; title: string; about: string }> = {
+export const EDITOR_SCHEMA_SOURCES: Record<
+  EditorSchemaKind,
+  { schema: SchemaNode; descriptions: Record<string, string>; describes: string; title: string; about: string }
+> = {
   config: {
     schema: CONFIG_SCHEMA,
     descriptions: CONFIG_DESCRIPTIONS,
     describes: 'capi-render.yaml',
     title: 'capi-render.yaml',
-    about: "capi-render's repository settings: sources, cert-manager, variables, images, the secret guard, the GitOps flavour and the folders. Every field is optional.",
+    about:
+      "capi-render's repository settings: sources, cert-manager, variables, images, the secret guard, the GitOps flavour and the folders. Every field is optional.",
   },
   overlay: {
     schema: OVERLAY_SCHEMA,
@@ -29,7 +33,8 @@ export const EDITOR_SCHEMA_SOURCES: Record<EditorSchemaKind, { schema: SchemaNod
     descriptions: { ...CONFIG_DESCRIPTIONS, ...OVERLAY_DESCRIPTIONS },
     describes: 'overlays/<env>/overlay.yaml',
     title: 'capi-render overlay.yaml',
-    about: 'One environment (a management cluster) of capi-render, in kustomize\'s vocabulary: its bases, patches on the provider CRs, and what it overrides of capi-render.yaml.',
+    about:
+      "One environment (a management cluster) of capi-render, in kustomize's vocabulary: its bases, patches on the provider CRs, and what it overrides of capi-render.yaml.",
   },
 };
 
@@ -58,13 +63,17 @@ export function schemaSettings(schema: SchemaNode, prefix = ''): SchemaSetting[]
 
 function nested(node: SchemaNode, path: string): SchemaSetting[] {
   const out: SchemaSetting[] = [];
-  for (const [suffix, child] of [['[]', node.items], ['.*', node.additionalProperties]] as const) {
+  for (const [suffix, child] of [
+    ['[]', node.items],
+    ['.*', node.additionalProperties],
+  ] as const) {
     if (!child || typeof child !== 'object') continue;
     const inner = `${path}${suffix}`;
     const settings = schemaSettings(child as SchemaNode, inner);
     const alternatives = ((child as SchemaNode).anyOf as SchemaNode[] | undefined) ?? [];
     // A map of a shape of its own (variables' string-or-{fromEnv}, secrets.providers' modes) is a setting.
-    if (settings.length === 0 && (alternatives.length > 0 || (child as SchemaNode).enum)) out.push({ path: inner, node: child as SchemaNode, required: false });
+    if (settings.length === 0 && (alternatives.length > 0 || (child as SchemaNode).enum))
+      out.push({ path: inner, node: child as SchemaNode, required: false });
     for (const alt of alternatives) settings.push(...schemaSettings(alt, inner));
     out.push(...settings, ...nested(child as SchemaNode, inner));
   }
@@ -91,11 +100,18 @@ function annotate(node: unknown, descriptions: Record<string, string>, path: str
   const text = path ? descriptions[path] : undefined;
   if (text !== undefined) out.description = text;
   for (const [key, value] of Object.entries(node)) {
-    if (key === 'properties') out[key] = Object.fromEntries(Object.entries(value as object).map(([name, child]) => [name, annotate(child, descriptions, path ? `${path}.${name}` : name)]));
+    if (key === 'properties')
+      out[key] = Object.fromEntries(
+        Object.entries(value as object).map(([name, child]) => [
+          name,
+          annotate(child, descriptions, path ? `${path}.${name}` : name),
+        ]),
+      );
     else if (key === 'items') out[key] = annotate(value, descriptions, `${path}[]`);
     else if (key === 'additionalProperties') out[key] = annotate(value, descriptions, `${path}.*`);
     // anyOf/oneOf alternatives describe the same setting: their properties continue its path.
-    else if (key === 'anyOf' || key === 'oneOf') out[key] = (value as unknown[]).map((alt) => annotateAlternative(alt, descriptions, path));
+    else if (key === 'anyOf' || key === 'oneOf')
+      out[key] = (value as unknown[]).map((alt) => annotateAlternative(alt, descriptions, path));
     else out[key] = value && typeof value === 'object' ? structuredClone(value) : value;
   }
   return out;
@@ -104,7 +120,10 @@ function annotate(node: unknown, descriptions: Record<string, string>, path: str
 function annotateAlternative(alt: unknown, descriptions: Record<string, string>, path: string): unknown {
   const copy = annotate(alt, descriptions, '') as Record<string, unknown>;
   const props = (alt as SchemaNode).properties as Record<string, unknown> | undefined;
-  if (props) copy.properties = Object.fromEntries(Object.entries(props).map(([name, child]) => [name, annotate(child, descriptions, `${path}.${name}`)]));
+  if (props)
+    copy.properties = Object.fromEntries(
+      Object.entries(props).map(([name, child]) => [name, annotate(child, descriptions, `${path}.${name}`)]),
+    );
   return copy;
 }
 

@@ -9,7 +9,11 @@
 export function prose(text: string): string {
   return text
     .split('`')
-    .map((part, i) => (i % 2 === 1 ? part : part.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\*/g, '\\*')))
+    .map((part, i) =>
+      i % 2 === 1
+        ? part
+        : part.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\*/g, '\\*'),
+    )
     .join('`');
 }
 

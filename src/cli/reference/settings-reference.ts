@@ -17,8 +17,12 @@ export function settingsReference(): string {
   const overlay = EDITOR_SCHEMA_SOURCES.overlay;
   const configTops = new Set(Object.keys(config.schema.properties as object));
   // overlay.yaml's blocks that are capi-render.yaml's too are listed once, under capi-render.yaml.
-  const shared = Object.keys(overlay.schema.properties as object).filter((k) => configTops.has(k) && k !== 'apiVersion' && k !== 'kind');
-  const overlayRows = schemaSettings(overlay.schema).filter((s) => !shared.some((k) => s.path.startsWith(`${k}.`) || s.path.startsWith(`${k}[`) || s.path.startsWith(`${k}*`)));
+  const shared = Object.keys(overlay.schema.properties as object).filter(
+    (k) => configTops.has(k) && k !== 'apiVersion' && k !== 'kind',
+  );
+  const overlayRows = schemaSettings(overlay.schema).filter(
+    (s) => !shared.some((k) => s.path.startsWith(`${k}.`) || s.path.startsWith(`${k}[`) || s.path.startsWith(`${k}*`)),
+  );
   return [
     '# capi-render.yaml and overlay.yaml settings',
     '',
@@ -31,7 +35,7 @@ export function settingsReference(): string {
     `Editors: [schemas/${EDITOR_SCHEMA_FILES.config}](../../schemas/${EDITOR_SCHEMA_FILES.config}) and`,
     `[schemas/${EDITOR_SCHEMA_FILES.overlay}](../../schemas/${EDITOR_SCHEMA_FILES.overlay}) are the same schemas as JSON Schema (draft-07), shipped in the`,
     'package. `capi-render init` names them in the first line of the files it writes, for editors with',
-    'the YAML language server (VS Code\'s YAML extension, Neovim, Helix, JetBrains):',
+    "the YAML language server (VS Code's YAML extension, Neovim, Helix, JetBrains):",
     '',
     '```yaml',
     '# yaml-language-server: $schema=https://unpkg.com/capi-render@<version>/schemas/capi-render.schema.json',
@@ -53,7 +57,14 @@ export function settingsReference(): string {
 }
 
 function table(settings: readonly SchemaSetting[], descriptions: Record<string, string>): string[] {
-  return ['| Setting | Values | Meaning |', '| --- | --- | --- |', ...settings.map((s) => `| \`${s.path}\`${s.required ? ' (required)' : ''} | ${cell(values(s.node))} | ${cell(descriptions[s.path] ?? '')} |`)];
+  return [
+    '| Setting | Values | Meaning |',
+    '| --- | --- | --- |',
+    ...settings.map(
+      (s) =>
+        `| \`${s.path}\`${s.required ? ' (required)' : ''} | ${cell(values(s.node))} | ${cell(descriptions[s.path] ?? '')} |`,
+    ),
+  ];
 }
 
 /** What a node accepts, in words: a type, a fixed value, a choice, a pattern. */
@@ -67,7 +78,10 @@ export function values(node: SchemaNode): string {
     return items ? `list of ${plural(values(items))}` : 'list';
   }
   if (type === 'object') {
-    if (node.properties) return Object.keys(node.properties as object).length > 0 && Array.isArray(node.required) ? `object (needs ${(node.required as string[]).join(', ')})` : 'object';
+    if (node.properties)
+      return Object.keys(node.properties as object).length > 0 && Array.isArray(node.required)
+        ? `object (needs ${(node.required as string[]).join(', ')})`
+        : 'object';
     const value = node.additionalProperties;
     return value && typeof value === 'object' ? `map of name → ${values(value as SchemaNode)}` : 'object';
   }

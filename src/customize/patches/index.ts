@@ -6,7 +6,12 @@
 export { applyProviderPatches } from './provider-patches.js';
 export { applyManifestPatches } from './manifest-patches.js';
 export { applySpecPatches } from './spec-patches.js';
-export { parseLabelSelector, type LabelOperator, type LabelRequirement, type LabelSelectorMatcher } from './label-selector.js';
+export {
+  parseLabelSelector,
+  type LabelOperator,
+  type LabelRequirement,
+  type LabelSelectorMatcher,
+} from './label-selector.js';
 export { MANIFEST_PATCH_DEVIATIONS } from './deviations.js';
 export type { PatchContext } from './patch-context.js';
 export type { Deviation } from '../deviation.js';

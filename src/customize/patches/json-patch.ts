@@ -18,7 +18,13 @@ import {
   withoutMember,
   type JsonContainer,
 } from './json-containers.js';
-import { formatJsonPointer, parseJsonPointer, PointerError, resolveExistingIndex, resolveInsertIndex } from './json-pointer.js';
+import {
+  formatJsonPointer,
+  parseJsonPointer,
+  PointerError,
+  resolveExistingIndex,
+  resolveInsertIndex,
+} from './json-pointer.js';
 
 /** One operation, already checked for shape (see `readJsonPatchOperations`). */
 export type JsonPatchOperation =
@@ -66,7 +72,8 @@ function applyOperation(doc: JsonValue, operation: JsonPatchOperation): JsonValu
     case 'replace':
       if (path.length === 0) {
         // evanphx only lets an object or an array replace the whole document.
-        if (!isContainer(operation.value)) throw new PointerError(`cannot replace the whole document with ${describeType(operation.value)}`);
+        if (!isContainer(operation.value))
+          throw new PointerError(`cannot replace the whole document with ${describeType(operation.value)}`);
         return operation.value;
       }
       return editParent(doc, path, 0, (parent, key) => replaceMember(parent, key, operation.value, path));
@@ -104,7 +111,8 @@ function removeMember(parent: JsonContainer, key: string, path: readonly string[
 
 function replaceMember(parent: JsonContainer, key: string, value: JsonValue, path: readonly string[]): JsonContainer {
   if (Array.isArray(parent)) return withElement(parent, resolveExistingIndex(key, parent.length), value);
-  if (!hasMember(parent, key)) throw new PointerError(`${formatJsonPointer(path)} does not exist (replace needs an existing value; use add)`);
+  if (!hasMember(parent, key))
+    throw new PointerError(`${formatJsonPointer(path)} does not exist (replace needs an existing value; use add)`);
   return withMember(parent, key, value);
 }
 
@@ -152,7 +160,9 @@ function testValue(doc: JsonValue, path: readonly string[], expected: JsonValue)
   if (actualIsNull && expected === null) return;
   if (!actualIsNull && expected !== null && isJsonEqual(actual, expected)) return;
   // The actual value is not quoted: it may be a Secret's data.
-  throw new PointerError(`test failed: ${formatJsonPointer(path) || 'the document'} (${describeType(actual)}) does not equal the value given`);
+  throw new PointerError(
+    `test failed: ${formatJsonPointer(path) || 'the document'} (${describeType(actual)}) does not equal the value given`,
+  );
 }
 
 function childOf(node: JsonContainer, token: string, path: readonly string[], depth: number): JsonValue {
@@ -163,5 +173,7 @@ function childOf(node: JsonContainer, token: string, path: readonly string[], de
 
 function notContainer(path: readonly string[], depth: number, node: JsonValue): PointerError {
   const where = formatJsonPointer(path.slice(0, depth)) || 'the document';
-  return new PointerError(`${where} is ${describeType(node)}, so ${formatJsonPointer(path.slice(0, depth + 1))} cannot be reached`);
+  return new PointerError(
+    `${where} is ${describeType(node)}, so ${formatJsonPointer(path.slice(0, depth + 1))} cannot be reached`,
+  );
 }

@@ -22,7 +22,9 @@ export function parseJsonPointer(pointer: string): string[] {
     .split('/')
     .map((token) => {
       if (/~(?![01])/.test(token)) {
-        throw new PointerError(`path ${JSON.stringify(pointer)} has "~" not followed by 0 or 1 (write "~0" for "~", "~1" for "/")`);
+        throw new PointerError(
+          `path ${JSON.stringify(pointer)} has "~" not followed by 0 or 1 (write "~0" for "~", "~1" for "/")`,
+        );
       }
       // ~1 before ~0, so that "~01" decodes to "~1" and not to "/".
       return token.replace(/~1/g, '/').replace(/~0/g, '~');
@@ -65,7 +67,9 @@ export function resolveInsertIndex(token: string, length: number): number {
 function parseIndex(token: string): number {
   // RFC 6901 forbids leading zeros and signs; evanphx (Go's strconv.Atoi) would take "01" or "+1".
   if (!/^(0|-?[1-9][0-9]*)$/.test(token)) {
-    throw new PointerError(`${JSON.stringify(token)} is not an array index (expected 0, 1, 2, …, a negative index, or "-" to append)`);
+    throw new PointerError(
+      `${JSON.stringify(token)} is not an array index (expected 0, 1, 2, …, a negative index, or "-" to append)`,
+    );
   }
   return Number(token);
 }

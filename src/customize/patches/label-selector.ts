@@ -53,7 +53,8 @@ export function parseLabelSelector(text: string, where: Pick<Location, 'object' 
     );
   };
   // In value position the keywords are ordinary words, so "x in (in)" and "in=notin" parse.
-  const typeOf = (token: Token, asValue: boolean): TokenType => (asValue && (token.type === 'in' || token.type === 'notin') ? 'id' : token.type);
+  const typeOf = (token: Token, asValue: boolean): TokenType =>
+    asValue && (token.type === 'in' || token.type === 'notin') ? 'id' : token.type;
   const peek = (asValue = true): Token & { kind: TokenType } => {
     const token = tokens[position] as Token;
     return { ...token, kind: typeOf(token, asValue) };
@@ -96,7 +97,8 @@ export function parseLabelSelector(text: string, where: Pick<Location, 'object' 
     const key = token.text;
     checkKey(key, (m) => fail(m, token));
     const after = peek();
-    if (negated || after.kind === 'end' || after.kind === ',') return { key, operator: negated ? '!' : 'exists', values: [] };
+    if (negated || after.kind === 'end' || after.kind === ',')
+      return { key, operator: negated ? '!' : 'exists', values: [] };
     const op = next(false);
     let values: string[];
     switch (op.kind) {
@@ -133,7 +135,8 @@ export function parseLabelSelector(text: string, where: Pick<Location, 'object' 
       if (token.kind === 'end') break;
       if (token.kind !== ',') fail(`found '${token.text}', expected ',' or the end`, token);
       const following = peek();
-      if (following.kind !== 'id' && following.kind !== '!') fail(`found '${following.text}', expected a requirement after ','`, following);
+      if (following.kind !== 'id' && following.kind !== '!')
+        fail(`found '${following.text}', expected a requirement after ','`, following);
     }
   }
   requirements.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -187,7 +190,9 @@ function checkKey(key: string, fail: (message: string) => never): void {
     }
   }
   if (name.length === 0 || name.length > 63 || !NAME.test(name)) {
-    fail(`key name ${JSON.stringify(name)} must be 1-63 characters, alphanumeric, '-', '_' or '.', starting and ending alphanumeric`);
+    fail(
+      `key name ${JSON.stringify(name)} must be 1-63 characters, alphanumeric, '-', '_' or '.', starting and ending alphanumeric`,
+    );
   }
 }
 
@@ -195,6 +200,8 @@ function checkKey(key: string, fail: (message: string) => never): void {
 function checkValue(key: string, value: string, fail: (message: string) => never): void {
   if (value === '') return;
   if (value.length > 63 || !NAME.test(value)) {
-    fail(`value ${JSON.stringify(value)} of ${key} must be at most 63 characters, alphanumeric, '-', '_' or '.', starting and ending alphanumeric`);
+    fail(
+      `value ${JSON.stringify(value)} of ${key} must be at most 63 characters, alphanumeric, '-', '_' or '.', starting and ending alphanumeric`,
+    );
   }
 }

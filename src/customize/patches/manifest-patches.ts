@@ -7,7 +7,15 @@
  * matches a patch without apiVersion, never compares apiVersion, and ignores the namespace):
  * see MANIFEST_PATCH_DEVIATIONS.
  */
-import { describeObject, isJsonObject, nameOf, namespaceOf, type JsonObject, type JsonValue, type KubeObject } from '../../manifest/object.js';
+import {
+  describeObject,
+  isJsonObject,
+  nameOf,
+  namespaceOf,
+  type JsonObject,
+  type JsonValue,
+  type KubeObject,
+} from '../../manifest/object.js';
 import { describeType } from './json-containers.js';
 import { applyMergePatch } from './merge-patch.js';
 import { describeAvailableObjects } from './no-match-hint.js';
@@ -33,7 +41,11 @@ interface ManifestPatchSelector {
  * one object, has no string `kind` or a non-string selector field, matches no object (the hint
  * lists what exists), or would change an object's identity.
  */
-export function applyManifestPatches(objects: readonly KubeObject[], manifestPatches: readonly string[], ctx: PatchContext): KubeObject[] {
+export function applyManifestPatches(
+  objects: readonly KubeObject[],
+  manifestPatches: readonly string[],
+  ctx: PatchContext,
+): KubeObject[] {
   let current: KubeObject[] = [...objects];
   manifestPatches.forEach((text, index) => {
     const step = compileManifestPatch(text, index, ctx);
@@ -51,17 +63,26 @@ export function applyManifestPatches(objects: readonly KubeObject[], manifestPat
 /** One manifest patch, ready to apply to one object at a time; throws for a malformed patch. */
 export function compileManifestPatch(text: string, index: number, ctx: PatchContext): PatchStep {
   const site: PatchSite = { providerRef: ctx.providerRef, field: `spec.manifestPatches[${index}]` };
-  if (typeof text !== 'string') throw patchError(site, 'is not a string', 'each manifest patch is YAML text (a block scalar: - |)');
+  if (typeof text !== 'string')
+    throw patchError(site, 'is not a string', 'each manifest patch is YAML text (a block scalar: - |)');
   const patch = parsePatchText(text, site);
   if (!isJsonObject(patch)) {
-    throw patchError(site, `is ${describeType(patch)}; a manifest patch is one object merged as RFC 7396`, 'RFC 6902 operation lists go in spec.patches');
+    throw patchError(
+      site,
+      `is ${describeType(patch)}; a manifest patch is one object merged as RFC 7396`,
+      'RFC 6902 operation lists go in spec.patches',
+    );
   }
   const selector = readSelector(patch, site);
   return {
     selects: (object) => selects(selector, object),
     apply: (object) => checkIdentityKept(object, applyMergePatch(object, patch), site, describeObject(object)),
     noMatch(current) {
-      throw patchError(site, `matches no object (${describeSelector(selector)})`, describeAvailableObjects(current, selector.kind));
+      throw patchError(
+        site,
+        `matches no object (${describeSelector(selector)})`,
+        describeAvailableObjects(current, selector.kind),
+      );
     },
   };
 }
@@ -69,14 +90,19 @@ export function compileManifestPatch(text: string, index: number, ctx: PatchCont
 function readSelector(patch: JsonObject, site: PatchSite): ManifestPatchSelector {
   const { kind, apiVersion } = patch;
   if (typeof kind !== 'string' || kind === '') {
-    throw patchError(site, `kind is ${describeType(kind)}; a manifest patch selects objects by its own kind`, 'add kind (and apiVersion, metadata.name, metadata.namespace to narrow it)');
+    throw patchError(
+      site,
+      `kind is ${describeType(kind)}; a manifest patch selects objects by its own kind`,
+      'add kind (and apiVersion, metadata.name, metadata.namespace to narrow it)',
+    );
   }
   const selector: ManifestPatchSelector = { kind };
   if (apiVersion !== undefined) selector.apiVersion = stringField(apiVersion, 'apiVersion', site);
   const metadata = patch.metadata;
   if (isJsonObject(metadata)) {
     if (metadata.name !== undefined) selector.name = stringField(metadata.name, 'metadata.name', site);
-    if (metadata.namespace !== undefined) selector.namespace = stringField(metadata.namespace, 'metadata.namespace', site);
+    if (metadata.namespace !== undefined)
+      selector.namespace = stringField(metadata.namespace, 'metadata.namespace', site);
   }
   return selector;
 }

@@ -12,7 +12,10 @@ export function describeAvailableObjects(objects: readonly KubeObject[], wantedK
   const kinds = [...new Set(objects.map((o) => `${o.kind} (${o.apiVersion})`))].sort();
   const parts = [`kinds present: ${kinds.join(', ') || 'none'}`];
   if (wantedKind) {
-    const named = objects.filter((o) => o.kind === wantedKind).map((o) => describeObject(o)).sort();
+    const named = objects
+      .filter((o) => o.kind === wantedKind)
+      .map((o) => describeObject(o))
+      .sort();
     if (named.length > 0) {
       const shown = named.slice(0, MAX_NAMES).join(', ');
       parts.push(`${wantedKind} objects: ${shown}${named.length > MAX_NAMES ? `, … (${named.length} in all)` : ''}`);

@@ -14,7 +14,12 @@ import { patchError, type PatchSite } from './patch-text.js';
  * Returns `after` as a KubeObject when it has the same apiVersion, kind, namespace and name as
  * `before`; otherwise throws SpecError code `patch` naming the field that changed.
  */
-export function checkIdentityKept(before: KubeObject, after: JsonValue, site: PatchSite, objectRef: string): KubeObject {
+export function checkIdentityKept(
+  before: KubeObject,
+  after: JsonValue,
+  site: PatchSite,
+  objectRef: string,
+): KubeObject {
   if (!isJsonObject(after)) {
     throw patchError(site, `turned ${objectRef} into ${describeType(after)}`, 'a patch must leave an object an object');
   }

@@ -13,8 +13,7 @@ import { parsePatchText, patchError, type PatchSite } from './patch-text.js';
 
 /** A parsed `spec.patches[].patch`: an operation list or an object to merge. */
 export type PatchDocument =
-  | { type: 'json6902'; operations: JsonPatchOperation[] }
-  | { type: 'merge'; patch: JsonObject };
+  { type: 'json6902'; operations: JsonPatchOperation[] } | { type: 'merge'; patch: JsonObject };
 
 const OPS = ['add', 'remove', 'replace', 'move', 'copy', 'test'] as const;
 
@@ -55,9 +54,17 @@ export function readJsonPatchOperations(items: readonly JsonValue[], site: Patch
     if (typeof op !== 'string' || !(OPS as readonly string[]).includes(op)) {
       return problem(op === undefined ? 'has no op' : `has op ${JSON.stringify(op)}`, `op is one of ${OPS.join(', ')}`);
     }
-    if (typeof path !== 'string') return problem(`(${op}) path is ${describeType(path)}, not a string`, 'path is a JSON Pointer such as /spec/replicas');
+    if (typeof path !== 'string')
+      return problem(
+        `(${op}) path is ${describeType(path)}, not a string`,
+        'path is a JSON Pointer such as /spec/replicas',
+      );
     const badPointer = checkPointer(path) ?? (typeof from === 'string' ? checkPointer(from) : undefined);
-    if (badPointer) return problem(`(${op} ${path}) ${badPointer}`, 'a JSON Pointer starts with / and escapes "~" as ~0 and "/" as ~1');
+    if (badPointer)
+      return problem(
+        `(${op} ${path}) ${badPointer}`,
+        'a JSON Pointer starts with / and escapes "~" as ~0 and "/" as ~1',
+      );
     switch (op) {
       case 'remove':
         return void operations.push({ op, path });
@@ -67,7 +74,8 @@ export function readJsonPatchOperations(items: readonly JsonValue[], site: Patch
         return void operations.push({ op, from, path });
       default:
         // The operator would send `value: null` for a missing value; a forgotten value is a mistake.
-        if (!Object.hasOwn(item, 'value')) return problem(`(${op} ${path}) has no value`, 'write value: null to use null');
+        if (!Object.hasOwn(item, 'value'))
+          return problem(`(${op} ${path}) has no value`, 'write value: null to use null');
         return void operations.push({ op: op as 'add' | 'replace' | 'test', path, value: item.value as JsonValue });
     }
   });

@@ -17,7 +17,13 @@ export interface PatchSite {
 
 /** Builds the SpecError (code `patch`) every patch problem is reported with. */
 export function patchError(site: PatchSite, message: string, hint?: string): SpecError {
-  return new SpecError(error('patch', `${site.providerRef} ${site.field}: ${message}`, { object: site.providerRef, field: site.field, ...(hint ? { hint } : {}) }));
+  return new SpecError(
+    error('patch', `${site.providerRef} ${site.field}: ${message}`, {
+      object: site.providerRef,
+      field: site.field,
+      ...(hint ? { hint } : {}),
+    }),
+  );
 }
 
 /**
@@ -48,7 +54,11 @@ export function parsePatchText(text: string, site: PatchSite): JsonValue {
     throw patchError(site, 'is empty', 'write an RFC 6902 operation list (a YAML sequence) or an object to merge');
   }
   if (values.length > 1) {
-    throw patchError(site, `holds ${values.length} YAML documents; a patch is one document`, 'split it into one patch per document');
+    throw patchError(
+      site,
+      `holds ${values.length} YAML documents; a patch is one document`,
+      'split it into one patch per document',
+    );
   }
   const value = values[0];
   assertJson(value, site, '');
@@ -67,7 +77,8 @@ function toJs(doc: { toJS(options: { maxAliasCount: number }): unknown }, site: 
 function assertJson(value: unknown, site: PatchSite, at: string): asserts value is JsonValue {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw patchError(site, `value at ${at || '/'} is ${value}, which JSON cannot represent`);
+    if (!Number.isFinite(value))
+      throw patchError(site, `value at ${at || '/'} is ${value}, which JSON cannot represent`);
     return;
   }
   if (Array.isArray(value)) {

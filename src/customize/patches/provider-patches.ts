@@ -25,7 +25,11 @@ import { compileTarget, describeTarget } from './target.js';
  * object (the operator silently does nothing; the hint lists the kinds and names that exist);
  * or a patch would change an object's apiVersion, kind, namespace or name.
  */
-export function applyProviderPatches(objects: readonly KubeObject[], patches: readonly Patch[], ctx: PatchContext): KubeObject[] {
+export function applyProviderPatches(
+  objects: readonly KubeObject[],
+  patches: readonly Patch[],
+  ctx: PatchContext,
+): KubeObject[] {
   let current: KubeObject[] = [...objects];
   patches.forEach((patch, index) => {
     const step = compileProviderPatch(patch, index, ctx);
@@ -44,7 +48,12 @@ export function applyProviderPatches(objects: readonly KubeObject[], patches: re
 export function compileProviderPatch(patch: Patch, index: number, ctx: PatchContext): PatchStep {
   const site: PatchSite = { providerRef: ctx.providerRef, field: `spec.patches[${index}]` };
   const textSite: PatchSite = { ...site, field: `${site.field}.patch` };
-  if (typeof patch.patch !== 'string') throw patchError(textSite, 'is missing or not a string', 'patch holds the patch as YAML text (a block scalar: patch: |)');
+  if (typeof patch.patch !== 'string')
+    throw patchError(
+      textSite,
+      'is missing or not a string',
+      'patch holds the patch as YAML text (a block scalar: patch: |)',
+    );
   const document = readPatchDocument(patch.patch, textSite);
   const selects = compileTarget(patch.target, site);
   const target = describeTarget(patch.target);
@@ -52,7 +61,10 @@ export function compileProviderPatch(patch: Patch, index: number, ctx: PatchCont
     selects,
     apply: (object) => applyDocument(object, document, textSite, target),
     noMatch(current) {
-      const hints = [versionHint(patch.target?.version, current), describeAvailableObjects(current, patch.target?.kind)];
+      const hints = [
+        versionHint(patch.target?.version, current),
+        describeAvailableObjects(current, patch.target?.kind),
+      ];
       throw patchError(site, `target ${target} matches no object`, hints.filter(Boolean).join('; '));
     },
   };
@@ -61,7 +73,8 @@ export function compileProviderPatch(patch: Patch, index: number, ctx: PatchCont
 function applyDocument(object: KubeObject, document: PatchDocument, site: PatchSite, target: string): KubeObject {
   const ref = describeObject(object);
   const refAndTarget = `${ref} (target ${target})`;
-  if (document.type === 'merge') return checkIdentityKept(object, applyMergePatch(object, document.patch), site, refAndTarget);
+  if (document.type === 'merge')
+    return checkIdentityKept(object, applyMergePatch(object, document.patch), site, refAndTarget);
   try {
     return checkIdentityKept(object, applyJsonPatch(object, document.operations), site, refAndTarget);
   } catch (e) {

@@ -31,7 +31,8 @@ export function applySpecPatches(
     );
   }
   if (spec.patches && spec.patches.length > 0) return applyProviderPatches(objects, spec.patches, ctx);
-  if (spec.manifestPatches && spec.manifestPatches.length > 0) return applyManifestPatches(objects, spec.manifestPatches, ctx);
+  if (spec.manifestPatches && spec.manifestPatches.length > 0)
+    return applyManifestPatches(objects, spec.manifestPatches, ctx);
   return [...objects];
 }
 
@@ -49,12 +50,25 @@ export function applySpecPatchesRemembered(
   ctx: PatchContext,
   memo: ObjectMemo,
 ): KubeObject[] {
-  const list = spec.patches != null && spec.manifestPatches != null ? undefined : spec.patches?.length ? spec.patches : spec.manifestPatches?.length ? spec.manifestPatches : undefined;
+  const list =
+    spec.patches != null && spec.manifestPatches != null
+      ? undefined
+      : spec.patches?.length
+        ? spec.patches
+        : spec.manifestPatches?.length
+          ? spec.manifestPatches
+          : undefined;
   if (list === undefined) return applySpecPatches(objects, spec, ctx);
-  const key = canonicalJson({ providerRef: ctx.providerRef, patches: spec.patches, manifestPatches: spec.manifestPatches });
+  const key = canonicalJson({
+    providerRef: ctx.providerRef,
+    patches: spec.patches,
+    manifestPatches: spec.manifestPatches,
+  });
   try {
     const steps = memo.value(`patch-steps\u0000${key}`, (): PatchStep[] =>
-      spec.patches?.length ? spec.patches.map((p, i) => compileProviderPatch(p, i, ctx)) : spec.manifestPatches!.map((p, i) => compileManifestPatch(p, i, ctx)),
+      spec.patches?.length
+        ? spec.patches.map((p, i) => compileProviderPatch(p, i, ctx))
+        : spec.manifestPatches!.map((p, i) => compileManifestPatch(p, i, ctx)),
     );
     const results = memo.map(objects, `patches\u0000${key}`, (object) => {
       const selected: boolean[] = [];

@@ -14,15 +14,25 @@ import { createIssue, describeValue, type SchemaIssue, type SchemaRule } from '.
 import { suggestField } from './suggest-field.js';
 
 const SIMPLE_RULES: Record<string, SchemaRule> = {
-  minimum: 'minimum', exclusiveMinimum: 'minimum', maximum: 'maximum', exclusiveMaximum: 'maximum',
-  minLength: 'min-length', maxLength: 'max-length', minItems: 'min-items', maxItems: 'max-items',
-  minProperties: 'min-properties', maxProperties: 'max-properties', multipleOf: 'multiple-of',
+  minimum: 'minimum',
+  exclusiveMinimum: 'minimum',
+  maximum: 'maximum',
+  exclusiveMaximum: 'maximum',
+  minLength: 'min-length',
+  maxLength: 'max-length',
+  minItems: 'min-items',
+  maxItems: 'max-items',
+  minProperties: 'min-properties',
+  maxProperties: 'max-properties',
+  multipleOf: 'multiple-of',
 };
 
 /** Converts ajv errors for `root` (the validated object) into issues, unsorted. */
 export function convertAjvErrors(errors: readonly ErrorObject[], root: unknown): SchemaIssue[] {
   // A failed anyOf/oneOf reports every branch's errors too; they say nothing the combinator does not.
-  const combinators = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => `${e.schemaPath}/`);
+  const combinators = errors
+    .filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')
+    .map((e) => `${e.schemaPath}/`);
   const kept = errors.filter((e) => !combinators.some((prefix) => e.schemaPath.startsWith(prefix)));
   return kept.flatMap((e) => convertError(e, instancePathSegments(e.instancePath, root)));
 }
@@ -38,7 +48,13 @@ function convertError(e: ErrorObject, path: (string | number)[]): SchemaIssue[] 
     case 'additionalProperties':
       return [unknownField(path, String(params.additionalProperty), e.parentSchema)];
     case 'enum':
-      return [createIssue(path, 'enum', `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, got ${got}`)];
+      return [
+        createIssue(
+          path,
+          'enum',
+          `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, got ${got}`,
+        ),
+      ];
     case 'const':
       return [createIssue(path, 'const', `must be ${JSON.stringify(params.allowedValue)}, got ${got}`)];
     case 'pattern':
@@ -54,14 +70,23 @@ function convertError(e: ErrorObject, path: (string | number)[]): SchemaIssue[] 
     case 'anyOf':
       return [createIssue(path, 'one-of', `does not match any of the allowed forms, got ${got}`)];
     case 'oneOf': {
-      const detail = params.passingSchemas === null ? 'does not match any of the allowed forms' : 'matches more than one of the allowed forms';
+      const detail =
+        params.passingSchemas === null
+          ? 'does not match any of the allowed forms'
+          : 'matches more than one of the allowed forms';
       return [createIssue(path, 'one-of', `${detail}, got ${got}`)];
     }
     case CEL_KEYWORD:
-      return (e.schema as CelCheck[]).filter((check) => !evaluateCelCheck(check, e.data)).map((check) => createIssue(path, 'cel', check.message));
+      return (e.schema as CelCheck[])
+        .filter((check) => !evaluateCelCheck(check, e.data))
+        .map((check) => createIssue(path, 'cel', check.message));
     case LIST_MAP_KEYS_KEYWORD:
       return findDuplicateListEntries(e.data, e.schema as string[]).map((d) =>
-        createIssue([...path, d.index], 'list-map-key', `duplicate entry: ${JSON.stringify(d.key)} is already used by entry [${d.firstIndex}]`),
+        createIssue(
+          [...path, d.index],
+          'list-map-key',
+          `duplicate entry: ${JSON.stringify(d.key)} is already used by entry [${d.firstIndex}]`,
+        ),
       );
     default: {
       const rule = SIMPLE_RULES[e.keyword];
@@ -72,7 +97,10 @@ function convertError(e: ErrorObject, path: (string | number)[]): SchemaIssue[] 
 }
 
 function unknownField(path: (string | number)[], field: string, parentSchema: unknown): SchemaIssue {
-  const declared = isJsonObject(parentSchema) && isJsonObject(parentSchema.properties) ? Object.keys(parentSchema.properties).sort() : [];
+  const declared =
+    isJsonObject(parentSchema) && isJsonObject(parentSchema.properties)
+      ? Object.keys(parentSchema.properties).sort()
+      : [];
   const suggestion = suggestField(field, declared);
   let detail = 'unknown field';
   if (suggestion !== undefined) detail += ` (did you mean ${JSON.stringify(suggestion)}?)`;

@@ -33,7 +33,9 @@ const HAS_FIELDS = new RegExp(`has\\(\\s*self\\.(${FIELD})\\s*\\)`, 'g');
 const SHAPES: { check: CelCheckKind; pattern: RegExp }[] = [
   {
     check: 'exactly-one-present',
-    pattern: new RegExp(`^\\[\\s*${HAS}(?:\\s*,\\s*${HAS})*\\s*\\]\\s*\\.\\s*exists_one\\(\\s*(${FIELD})\\s*,\\s*\\1\\s*\\)$`),
+    pattern: new RegExp(
+      `^\\[\\s*${HAS}(?:\\s*,\\s*${HAS})*\\s*\\]\\s*\\.\\s*exists_one\\(\\s*(${FIELD})\\s*,\\s*\\1\\s*\\)$`,
+    ),
   },
   {
     check: 'not-all-present',
@@ -68,7 +70,9 @@ export function compileCelValidation(entry: unknown, declared: readonly string[]
   const rule = entry.rule;
   for (const unsupported of ['messageExpression', 'fieldPath']) {
     if (unsupported in entry) {
-      throw new InternalError(`CEL rule ${JSON.stringify(rule)} at ${where} uses ${unsupported}, which capi-render does not implement`);
+      throw new InternalError(
+        `CEL rule ${JSON.stringify(rule)} at ${where} uses ${unsupported}, which capi-render does not implement`,
+      );
     }
   }
   const recognised = /\boldSelf\b/.test(rule) ? undefined : recogniseCelRule(rule);
@@ -79,7 +83,9 @@ export function compileCelValidation(entry: unknown, declared: readonly string[]
   }
   const undeclared = recognised.fields.filter((field) => !declared.includes(field));
   if (undeclared.length > 0) {
-    throw new InternalError(`CEL rule ${JSON.stringify(rule)} at ${where} names undeclared fields ${undeclared.join(', ')}`);
+    throw new InternalError(
+      `CEL rule ${JSON.stringify(rule)} at ${where} names undeclared fields ${undeclared.join(', ')}`,
+    );
   }
   const message = typeof entry.message === 'string' && entry.message !== '' ? entry.message : `failed rule: ${rule}`;
   return { ...recognised, message, rule };

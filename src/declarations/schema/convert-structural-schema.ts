@@ -34,20 +34,49 @@ export const LIST_MAP_KEYS_KEYWORD = 'x-capi-list-map-keys';
 
 /** Keywords copied unchanged: their OpenAPI and JSON Schema meanings agree. */
 const COPIED = new Set([
-  'type', 'enum', 'required', 'minimum', 'maximum', 'multipleOf', 'minLength', 'maxLength', 'pattern',
-  'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties',
+  'type',
+  'enum',
+  'required',
+  'minimum',
+  'maximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
 ]);
 /** Keywords with no effect on validation here. */
 const DROPPED = new Set([
-  'description', 'default', 'example', 'title', 'externalDocs',
+  'description',
+  'default',
+  'example',
+  'title',
+  'externalDocs',
   // Merge strategy only; it does not change what is valid.
   'x-kubernetes-map-type',
 ]);
 /** Keywords read by {@link convertStructuralSchema} itself. */
 const HANDLED = new Set([
-  'properties', 'items', 'additionalProperties', 'anyOf', 'allOf', 'oneOf', 'not', 'format', 'nullable',
-  'exclusiveMinimum', 'exclusiveMaximum', 'x-kubernetes-int-or-string', 'x-kubernetes-preserve-unknown-fields',
-  'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-validations',
+  'properties',
+  'items',
+  'additionalProperties',
+  'anyOf',
+  'allOf',
+  'oneOf',
+  'not',
+  'format',
+  'nullable',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'x-kubernetes-int-or-string',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-validations',
 ]);
 
 /**
@@ -71,7 +100,11 @@ export function convertStructuralSchema(node: unknown, where: string): SchemaNod
     if (isCanonicalIntOrString(node.anyOf)) delete out.anyOf;
   }
   if (node.nullable === true) addNull(out);
-  if (isObjectNode(node) && node['x-kubernetes-preserve-unknown-fields'] !== true && out.additionalProperties === undefined) {
+  if (
+    isObjectNode(node) &&
+    node['x-kubernetes-preserve-unknown-fields'] !== true &&
+    out.additionalProperties === undefined
+  ) {
     out.additionalProperties = false;
   }
   convertListType(node, out, where);
@@ -88,7 +121,10 @@ function convertChildren(node: JsonObject, out: SchemaNode, where: string): void
   if (node.properties !== undefined) {
     if (!isJsonObject(node.properties)) throw new InternalError(`properties at ${where} is not an object`);
     out.properties = Object.fromEntries(
-      Object.entries(node.properties).map(([name, child]) => [name, convertStructuralSchema(child, `${where}.${name}`)]),
+      Object.entries(node.properties).map(([name, child]) => [
+        name,
+        convertStructuralSchema(child, `${where}.${name}`),
+      ]),
     );
   }
   if (node.items !== undefined) out.items = convertStructuralSchema(node.items, `${where}[]`);
@@ -107,7 +143,10 @@ function convertChildren(node: JsonObject, out: SchemaNode, where: string): void
 
 function convertNumericBounds(node: JsonObject, out: SchemaNode, where: string): void {
   // OpenAPI 3.0 makes exclusiveMinimum a flag on minimum; JSON Schema 2019+ makes it the bound.
-  for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+  for (const [flag, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
     if (node[flag] === undefined || node[flag] === false) continue;
     if (node[flag] !== true || typeof node[bound] !== 'number') {
       throw new InternalError(`${flag} at ${where} must be true together with a numeric ${bound}`);
@@ -138,7 +177,9 @@ function isObjectNode(node: JsonObject): boolean {
 
 function isCanonicalIntOrString(anyOf: unknown): boolean {
   if (!Array.isArray(anyOf) || anyOf.length !== 2) return false;
-  const types = anyOf.map((branch) => (isJsonObject(branch) && Object.keys(branch).length === 1 ? branch.type : undefined));
+  const types = anyOf.map((branch) =>
+    isJsonObject(branch) && Object.keys(branch).length === 1 ? branch.type : undefined,
+  );
   return types.includes('integer') && types.includes('string');
 }
 

@@ -36,7 +36,9 @@ export function hoistSharedSubschemas(schema: SchemaNode): SchemaNode {
     for (const keyword of CHILD_KEYWORDS) {
       const value = node[keyword];
       if (keyword === 'properties' && isSchemaNode(value)) {
-        out.properties = Object.fromEntries(Object.entries(value).map(([name, child]) => [name, visit(child as SchemaNode)]));
+        out.properties = Object.fromEntries(
+          Object.entries(value).map(([name, child]) => [name, visit(child as SchemaNode)]),
+        );
       } else if (keyword !== 'properties' && isSchemaNode(value)) {
         out[keyword] = visit(value);
       }
@@ -63,7 +65,8 @@ export function hoistSharedSubschemas(schema: SchemaNode): SchemaNode {
 function forEachChild(node: SchemaNode, fn: (child: SchemaNode) => void): void {
   for (const keyword of CHILD_KEYWORDS) {
     const value = node[keyword];
-    if (keyword === 'properties' && isSchemaNode(value)) Object.values(value).forEach((child) => isSchemaNode(child) && fn(child));
+    if (keyword === 'properties' && isSchemaNode(value))
+      Object.values(value).forEach((child) => isSchemaNode(child) && fn(child));
     else if (keyword !== 'properties' && isSchemaNode(value)) fn(value);
   }
 }

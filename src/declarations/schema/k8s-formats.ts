@@ -21,7 +21,8 @@ export const FORMAT_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'date-time': 'RFC 3339 date-time',
   [DNS1123_SUBDOMAIN_FORMAT]:
     'lowercase RFC 1123 subdomain (at most 253 characters of a-z, 0-9, "-" and ".", starting and ending with a letter or digit)',
-  [DNS1123_LABEL_FORMAT]: 'lowercase RFC 1123 label (at most 63 characters of a-z, 0-9 and "-", starting and ending with a letter or digit)',
+  [DNS1123_LABEL_FORMAT]:
+    'lowercase RFC 1123 label (at most 63 characters of a-z, 0-9 and "-", starting and ending with a letter or digit)',
 };
 
 const LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
@@ -34,7 +35,16 @@ export function addKubernetesFormats(ajv: Ajv): void {
   // Only the range: `type: integer` already reports a fraction, and one problem gets one issue.
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -(2 ** 31) && n < 2 ** 31 });
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => n >= -(2 ** 63) && n < 2 ** 63 });
-  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)) });
-  ajv.addFormat(DNS1123_SUBDOMAIN_FORMAT, { type: 'string', validate: (s: string) => s.length <= 253 && SUBDOMAIN.test(s) });
-  ajv.addFormat(DNS1123_LABEL_FORMAT, { type: 'string', validate: (s: string) => s.length <= 63 && SINGLE_LABEL.test(s) });
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (s: string) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)),
+  });
+  ajv.addFormat(DNS1123_SUBDOMAIN_FORMAT, {
+    type: 'string',
+    validate: (s: string) => s.length <= 253 && SUBDOMAIN.test(s),
+  });
+  ajv.addFormat(DNS1123_LABEL_FORMAT, {
+    type: 'string',
+    validate: (s: string) => s.length <= 63 && SINGLE_LABEL.test(s),
+  });
 }

@@ -31,7 +31,8 @@ export function loadCrdSchema(schemaDir: string, file: string, version: string):
   } catch (cause) {
     throw new InternalError(`cannot read the CRD schema ${path}`, { cause });
   }
-  const versions = isJsonObject(crd) && isJsonObject(crd.spec) && Array.isArray(crd.spec.versions) ? crd.spec.versions : [];
+  const versions =
+    isJsonObject(crd) && isJsonObject(crd.spec) && Array.isArray(crd.spec.versions) ? crd.spec.versions : [];
   const entry = versions.find((v) => isJsonObject(v) && v.name === version);
   const schema = isJsonObject(entry) && isJsonObject(entry.schema) ? entry.schema.openAPIV3Schema : undefined;
   if (!isJsonObject(schema)) throw new InternalError(`${path} has no openAPIV3Schema for version ${version}`);

@@ -49,7 +49,11 @@ const METADATA_SCHEMA: SchemaNode = {
  * validator.
  */
 export function buildProviderJsonSchema(openApiSchema: unknown, where: string): SchemaNode {
-  if (!isJsonObject(openApiSchema) || !isJsonObject(openApiSchema.properties) || !isJsonObject(openApiSchema.properties.spec)) {
+  if (
+    !isJsonObject(openApiSchema) ||
+    !isJsonObject(openApiSchema.properties) ||
+    !isJsonObject(openApiSchema.properties.spec)
+  ) {
     throw new InternalError(`${where}: openAPIV3Schema has no spec properties`);
   }
   // status is left out before conversion: its schema (and any CEL rule in it) never applies to input.
@@ -70,14 +74,23 @@ export function buildProviderJsonSchema(openApiSchema: unknown, where: string): 
  */
 export function checkEnvelope(kind: ProviderKind, object: Record<string, unknown>): SchemaIssue[] {
   const issues: SchemaIssue[] = [];
-  for (const [field, expected] of [['apiVersion', OPERATOR_API_VERSION], ['kind', kind]] as const) {
+  for (const [field, expected] of [
+    ['apiVersion', OPERATOR_API_VERSION],
+    ['kind', kind],
+  ] as const) {
     const value = object[field];
-    if (value === undefined) issues.push(createIssue([field], 'required', `required field is missing (expected ${JSON.stringify(expected)})`));
-    else if (value !== expected) issues.push(createIssue([field], 'const', `must be ${JSON.stringify(expected)}, got ${describeValue(value)}`));
+    if (value === undefined)
+      issues.push(createIssue([field], 'required', `required field is missing (expected ${JSON.stringify(expected)})`));
+    else if (value !== expected)
+      issues.push(createIssue([field], 'const', `must be ${JSON.stringify(expected)}, got ${describeValue(value)}`));
   }
   if (object.status !== undefined) {
     issues.push(
-      createIssue(['status'], 'status-not-allowed', 'must not be set: status is written by the operator, remove it from the declaration'),
+      createIssue(
+        ['status'],
+        'status-not-allowed',
+        'must not be set: status is written by the operator, remove it from the declaration',
+      ),
     );
   }
   return issues;

@@ -64,7 +64,11 @@ export function createProviderSchemaValidator(options: ProviderSchemaValidatorOp
   function schemaFor(kind: ProviderKind): KindSchema {
     let entry = schemas.get(kind);
     if (!entry) {
-      const openApi = loadCrdSchema(options.schemaDir ?? packagePath('schemas'), kindInfo(kind).schemaFile, PROVIDER_SCHEMA_VERSION);
+      const openApi = loadCrdSchema(
+        options.schemaDir ?? packagePath('schemas'),
+        kindInfo(kind).schemaFile,
+        PROVIDER_SCHEMA_VERSION,
+      );
       const schema = buildProviderJsonSchema(openApi, kind);
       const key = canonicalJson(schema);
       entry = { key, digest: createHash('sha256').update(key).digest('hex'), schema };
@@ -86,7 +90,8 @@ export function createProviderSchemaValidator(options: ProviderSchemaValidatorOp
   return {
     validate(kind, object) {
       const entry = schemaFor(kind);
-      if (!isJsonObject(object)) return [createIssue([], 'type', `must be a ${kind} object, got ${describeValue(object)}`)];
+      if (!isJsonObject(object))
+        return [createIssue([], 'type', `must be a ${kind} object, got ${describeValue(object)}`)];
       const subject = `provider ${kind} ${entry.digest}\n${canonicalJson(object)}`;
       if (memo.passed(subject)) return [];
       const issues = checkEnvelope(kind, object);

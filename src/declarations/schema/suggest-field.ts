@@ -34,26 +34,39 @@ export function suggestField(name: string, candidates: readonly string[]): strin
   let stem: string | undefined;
   for (const candidate of sorted) {
     const c = candidate.toLowerCase();
-    if (c.length >= 3 && lower.startsWith(c) && WORD_TAIL.test(lower.slice(c.length)) && (stem === undefined || c.length > stem.length)) stem = candidate;
+    if (
+      c.length >= 3 &&
+      lower.startsWith(c) &&
+      WORD_TAIL.test(lower.slice(c.length)) &&
+      (stem === undefined || c.length > stem.length)
+    )
+      stem = candidate;
   }
   return stem;
 }
 
 /** Edit distance counting a swap of two neighbouring letters as one edit (`buidl` → `build`), the commonest typo. */
 function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
     }
   }
   return d[a.length]![b.length]!;
 }
 
 /** ` did you mean "x"?` or nothing: the closest candidate by edit distance, else by prefix (see suggestField). */
-export function didYouMean(word: string, candidates: readonly string[], format: (candidate: string) => string = (c) => `"${c}"`): string {
+export function didYouMean(
+  word: string,
+  candidates: readonly string[],
+  format: (candidate: string) => string = (c) => `"${c}"`,
+): string {
   const best = suggestField(word, candidates);
   return best === undefined ? '' : `; did you mean ${format(best)}?`;
 }

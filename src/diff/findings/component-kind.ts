@@ -18,7 +18,13 @@ const INVENTORY_GROUP = 'clusterctl.cluster.x-k8s.io/';
 /** The kind of a component from its objects (either side); undefined when nothing identifies it. */
 export function componentKind(objects: readonly KubeObject[]): ComponentKind | undefined {
   for (const o of objects) {
-    if (o.kind === 'Provider' && typeof o.apiVersion === 'string' && o.apiVersion.startsWith(INVENTORY_GROUP) && isProviderKind(o.type)) return o.type;
+    if (
+      o.kind === 'Provider' &&
+      typeof o.apiVersion === 'string' &&
+      o.apiVersion.startsWith(INVENTORY_GROUP) &&
+      isProviderKind(o.type)
+    )
+      return o.type;
   }
   return objects.some((o) => labelsOf(o)[CLUSTERCTL_CORE_LABEL] === 'cert-manager') ? 'cert-manager' : undefined;
 }
@@ -28,7 +34,11 @@ export function componentKinds(pairs: readonly ObjectPair[]): Map<string, Compon
   const objects = new Map<string, KubeObject[]>();
   for (const pair of pairs) {
     const key = componentKey(pair.env, pair.component);
-    objects.set(key, [...(objects.get(key) ?? []), ...(pair.after ? [pair.after] : []), ...(pair.after || !pair.before ? [] : [pair.before])]);
+    objects.set(key, [
+      ...(objects.get(key) ?? []),
+      ...(pair.after ? [pair.after] : []),
+      ...(pair.after || !pair.before ? [] : [pair.before]),
+    ]);
   }
   const out = new Map<string, ComponentKind>();
   for (const [key, list] of objects) {
@@ -45,7 +55,9 @@ export function componentKinds(pairs: readonly ObjectPair[]): Map<string, Compon
  */
 export function kindOfLabel(label: string): ProviderKind | undefined {
   if (label === CORE_LABEL) return 'CoreProvider';
-  return PROVIDER_KINDS.find((k) => k.labelPrefix !== '' && label.startsWith(k.labelPrefix) && label.length > k.labelPrefix.length)?.kind;
+  return PROVIDER_KINDS.find(
+    (k) => k.labelPrefix !== '' && label.startsWith(k.labelPrefix) && label.length > k.labelPrefix.length,
+  )?.kind;
 }
 
 const CORE_LABEL = 'cluster-api';

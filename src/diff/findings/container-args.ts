@@ -42,7 +42,11 @@ export function diffFeatureGates(before: readonly string[], after: readonly stri
     const was = old.get(gate);
     const is = now.get(gate);
     if (was === undefined) out.push({ line: `added ${gate}=${is}`, significant: false });
-    else if (is === undefined) out.push({ line: `removed ${gate} (was ${was}; the controller's default applies, or the gate no longer exists)`, significant: true });
+    else if (is === undefined)
+      out.push({
+        line: `removed ${gate} (was ${was}; the controller's default applies, or the gate no longer exists)`,
+        significant: true,
+      });
     else if (was !== is) out.push({ line: `changed ${gate}: ${was} → ${is}`, significant: true });
   }
   return out;

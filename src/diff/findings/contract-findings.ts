@@ -22,12 +22,17 @@ import { compareContracts } from './contract-order.js';
 const TEMPORARY_COMPATIBILITY: Readonly<Record<string, { rule: string; status: string }>> = {
   'v1beta2/v1beta1': {
     rule: 'v1beta1 is temporarily compatible with v1beta2',
-    status: 'Deprecated since CAPI v1.11; in v1.16, April 2027 compatibility with the v1beta1 contract will be considered EOL',
+    status:
+      'Deprecated since CAPI v1.11; in v1.16, April 2027 compatibility with the v1beta1 contract will be considered EOL',
   },
 };
 
 /** Kinds whose objects report terminal failures to core's Machine controller, which the v1beta1 compatibility no longer acts on. */
-const MACHINE_FAILURE_KINDS: ReadonlySet<ComponentKind> = new Set(['InfrastructureProvider', 'BootstrapProvider', 'ControlPlaneProvider']);
+const MACHINE_FAILURE_KINDS: ReadonlySet<ComponentKind> = new Set([
+  'InfrastructureProvider',
+  'BootstrapProvider',
+  'ControlPlaneProvider',
+]);
 
 /**
  * `contract-changed` for every provider whose known contract differs before and after, and
@@ -35,7 +40,10 @@ const MACHINE_FAILURE_KINDS: ReadonlySet<ComponentKind> = new Set(['Infrastructu
  * implements an older contract than its environment's core provider. `kinds`: the component kinds
  * the objects show (`env\ncomponent`); the manifest label says it otherwise.
  */
-export function findContractFindings(contracts: readonly ContractChange[], kinds: ReadonlyMap<string, ComponentKind> = new Map()): Finding[] {
+export function findContractFindings(
+  contracts: readonly ContractChange[],
+  kinds: ReadonlyMap<string, ComponentKind> = new Map(),
+): Finding[] {
   return contracts.flatMap((c) => {
     const kind = kinds.get(componentKey(c.env, c.provider)) ?? kindOfLabel(c.provider);
     return [...contractChanged(c, kind), ...olderThanCore(c, kind)];
@@ -45,7 +53,18 @@ export function findContractFindings(contracts: readonly ContractChange[], kinds
 function contractChanged(c: ContractChange, kind: ComponentKind | undefined): Finding[] {
   if (c.before === undefined || c.after === undefined || c.before === c.after) return [];
   const details = kind === 'CoreProvider' ? coreMoves(c.env, c.before, c.after) : providerMoves(c, c.after);
-  return [{ severity: 'warning', code: 'contract-changed', env: c.env, component: c.provider, message: `${c.provider}: contract ${c.before} → ${c.after}`, before: c.before, after: c.after, details }];
+  return [
+    {
+      severity: 'warning',
+      code: 'contract-changed',
+      env: c.env,
+      component: c.provider,
+      message: `${c.provider}: contract ${c.before} → ${c.after}`,
+      before: c.before,
+      after: c.after,
+      details,
+    },
+  ];
 }
 
 /** The core provider's move: what happens to the providers it leaves behind, and to Cluster API's own API versions. */
@@ -83,11 +102,29 @@ function olderThanCore(c: ContractChange, kind: ComponentKind | undefined): Find
   if (!moved) return [];
   const accepted = compatibleContracts(core.after);
   // The provider's contract, then the core's: the order says which is which.
-  const place = { code: 'contract-older-than-core' as const, env: c.env, component: c.provider, subjects: [c.after, core.after] };
+  const place = {
+    code: 'contract-older-than-core' as const,
+    env: c.env,
+    component: c.provider,
+    subjects: [c.after, core.after],
+  };
   const message = `${c.provider} implements contract ${c.after}, older than ${core.after}, the contract of the core provider ${core.provider}`;
   if (!accepted.includes(c.after)) {
     const phrase = `installing provider "${c.provider}" could lead to a non functioning management cluster: the target version for the provider implements the ${c.after} contract version, while the core provider is compatible with ${accepted.join(',')} contract versions`;
-    return [{ ...place, severity: 'danger', message, details: [peerWording('clusterctl', phrase, `move ${c.provider} to a release implementing ${accepted.join(' or ')} in the same upgrade`)] }];
+    return [
+      {
+        ...place,
+        severity: 'danger',
+        message,
+        details: [
+          peerWording(
+            'clusterctl',
+            phrase,
+            `move ${c.provider} to a release implementing ${accepted.join(' or ')} in the same upgrade`,
+          ),
+        ],
+      },
+    ];
   }
   const compatibility = TEMPORARY_COMPATIBILITY[`${core.after}/${c.after}`];
   const details = [
@@ -95,7 +132,9 @@ function olderThanCore(c: ContractChange, kind: ComponentKind | undefined): Find
       ? `clusterctl accepts it, by Cluster API's support rule (book, reference/versions.md): "${compatibility.rule}", and ${c.after} is "${compatibility.status}".`
       : `clusterctl accepts it: a core implementing ${core.after} is compatible with ${accepted.join(', ')}.`,
     ...(kind !== undefined && MACHINE_FAILURE_KINDS.has(kind)
-      ? [`The compatibility has limits: a terminal failure ${c.provider} reports the ${c.after} way (status.failureReason, status.failureMessage) no longer fails the Machine nor triggers MachineHealthCheck remediation under a ${core.after} core (Cluster API's ${core.after} contract pages).`]
+      ? [
+          `The compatibility has limits: a terminal failure ${c.provider} reports the ${c.after} way (status.failureReason, status.failureMessage) no longer fails the Machine nor triggers MachineHealthCheck remediation under a ${core.after} core (Cluster API's ${core.after} contract pages).`,
+        ]
       : []),
     `${c.provider} needs a release implementing ${core.after} before the core moves to a Cluster API release that no longer accepts ${c.after}: \`capi-render plan\` lists each provider's releases per contract.`,
   ];

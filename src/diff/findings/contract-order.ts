@@ -11,7 +11,8 @@ const STAGE: Readonly<Record<string, number>> = { alpha: 0, beta: 1 };
 export function compareContracts(a: string, b: string): number {
   const x = rank(a);
   const y = rank(b);
-  if (x === undefined || y === undefined) return x !== undefined ? 1 : y !== undefined ? -1 : a < b ? -1 : a > b ? 1 : 0;
+  if (x === undefined || y === undefined)
+    return x !== undefined ? 1 : y !== undefined ? -1 : a < b ? -1 : a > b ? 1 : 0;
   return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
 }
 

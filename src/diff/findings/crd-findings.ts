@@ -25,12 +25,21 @@ export interface ComponentRoles {
  * sync (default: none known); `kind`: what the component is (core, another provider, cert-manager),
  * which says whose migrator the steps may name.
  */
-export function findCrdFindings(pair: ObjectPair, roles: ComponentRoles = { before: [], after: [] }, kind?: ComponentKind): Finding[] {
+export function findCrdFindings(
+  pair: ObjectPair,
+  roles: ComponentRoles = { before: [], after: [] },
+  kind?: ComponentKind,
+): Finding[] {
   const { before, after } = pair;
   if (after?.kind !== 'CustomResourceDefinition') return [];
   const name = nameOf(after);
   const now = crdVersions(after);
-  if (before === undefined) return [makeFinding('info', 'crd-added', pair, `new CRD ${name}: ${now.map(describeVersion).join(', ')}`, { subjects: versionNames(now) })];
+  if (before === undefined)
+    return [
+      makeFinding('info', 'crd-added', pair, `new CRD ${name}: ${now.map(describeVersion).join(', ')}`, {
+        subjects: versionNames(now),
+      }),
+    ];
   const old = new Map(crdVersions(before).map((v) => [v.name, v]));
   const kept = new Set(now.map((v) => v.name));
   const added = now.filter((v) => !old.has(v.name));
@@ -39,37 +48,99 @@ export function findCrdFindings(pair: ObjectPair, roles: ComponentRoles = { befo
   const deprecated = now.filter((v) => v.deprecated && old.get(v.name)?.deprecated === false);
   const removed = [...old.values()].filter((v) => !kept.has(v.name));
   const migrator = crdMigrator(name, pair.component, kind, roles.after);
-  const target = { crd: name, keep: storageVersion(before), next: storageVersion(after), migrator, installed: crdMigrator(name, pair.component, kind, roles.before) };
+  const target = {
+    crd: name,
+    keep: storageVersion(before),
+    next: storageVersion(after),
+    migrator,
+    installed: crdMigrator(name, pair.component, kind, roles.before),
+  };
   const out: Finding[] = [];
   if (removed.length > 0) {
     const list = removed.map((v) => `${v.name} (${v.served ? 'served' : 'not served'})`).join(', ');
     const details = removedVersionSteps({ ...target, versions: versionNames(removed) });
-    out.push(makeFinding('danger', 'crd-version-removed', pair, `${name}: ${plural(removed, 'version')} ${list} removed from spec.versions`, { details, subjects: versionNames(removed) }));
+    out.push(
+      makeFinding(
+        'danger',
+        'crd-version-removed',
+        pair,
+        `${name}: ${plural(removed, 'version')} ${list} removed from spec.versions`,
+        { details, subjects: versionNames(removed) },
+      ),
+    );
   }
   if (unserved.length > 0) {
     const details = unservedVersionSteps({ ...target, versions: versionNames(unserved) });
-    out.push(makeFinding('danger', 'crd-version-unserved', pair, `${name}: ${plural(unserved, 'version')} ${names(unserved)} no longer served`, { details, subjects: versionNames(unserved) }));
+    out.push(
+      makeFinding(
+        'danger',
+        'crd-version-unserved',
+        pair,
+        `${name}: ${plural(unserved, 'version')} ${names(unserved)} no longer served`,
+        { details, subjects: versionNames(unserved) },
+      ),
+    );
   }
   if (target.keep !== undefined && target.next !== undefined && target.keep !== target.next) {
-    const facts = { details: storageChangeDetails(name, target.keep, target.next, migrator, after), before: target.keep, after: target.next };
-    out.push(makeFinding('warning', 'crd-storage-version-changed', pair, `${name}: storage version ${target.keep} → ${target.next}`, facts));
+    const facts = {
+      details: storageChangeDetails(name, target.keep, target.next, migrator, after),
+      before: target.keep,
+      after: target.next,
+    };
+    out.push(
+      makeFinding(
+        'warning',
+        'crd-storage-version-changed',
+        pair,
+        `${name}: storage version ${target.keep} → ${target.next}`,
+        facts,
+      ),
+    );
   }
   if (added.length > 0) {
     const details = unservedAdditionDetails(added.filter((v) => !v.served));
-    out.push(makeFinding('info', 'crd-version-added', pair, `${name}: ${plural(added, 'version')} added: ${added.map(describeVersion).join(', ')}`, { subjects: versionNames(added), details }));
+    out.push(
+      makeFinding(
+        'info',
+        'crd-version-added',
+        pair,
+        `${name}: ${plural(added, 'version')} added: ${added.map(describeVersion).join(', ')}`,
+        { subjects: versionNames(added), details },
+      ),
+    );
   }
   if (servedAgain.length > 0) {
-    out.push(makeFinding('info', 'crd-version-added', pair, `${name}: ${plural(servedAgain, 'version')} ${names(servedAgain)} served again`, { subjects: versionNames(servedAgain) }));
+    out.push(
+      makeFinding(
+        'info',
+        'crd-version-added',
+        pair,
+        `${name}: ${plural(servedAgain, 'version')} ${names(servedAgain)} served again`,
+        { subjects: versionNames(servedAgain) },
+      ),
+    );
   }
   if (deprecated.length > 0) {
-    out.push(makeFinding('info', 'crd-version-deprecated', pair, `${name}: ${plural(deprecated, 'version')} ${names(deprecated)} now deprecated`, { subjects: versionNames(deprecated) }));
+    out.push(
+      makeFinding(
+        'info',
+        'crd-version-deprecated',
+        pair,
+        `${name}: ${plural(deprecated, 'version')} ${names(deprecated)} now deprecated`,
+        { subjects: versionNames(deprecated) },
+      ),
+    );
   }
   return out;
 }
 
 /** `v1beta2 (served, storage)`. */
 function describeVersion(v: CrdVersion): string {
-  const flags = [v.served ? 'served' : 'not served', ...(v.storage ? ['storage'] : []), ...(v.deprecated ? ['deprecated'] : [])];
+  const flags = [
+    v.served ? 'served' : 'not served',
+    ...(v.storage ? ['storage'] : []),
+    ...(v.deprecated ? ['deprecated'] : []),
+  ];
   return `${v.name} (${flags.join(', ')})`;
 }
 
@@ -101,7 +172,13 @@ function unservedAdditionDetails(unserved: readonly CrdVersion[]): string[] {
   ];
 }
 
-function storageChangeDetails(crd: string, keep: string, next: string, migrator: Migrator, object: KubeObject): string[] {
+function storageChangeDetails(
+  crd: string,
+  keep: string,
+  next: string,
+  migrator: Migrator,
+  object: KubeObject,
+): string[] {
   const byHand = `(\`kubectl get ${crd} -A -o json | kubectl replace -f -\`, then remove ${keep} from status.storedVersions) before a later release drops ${keep}`;
   return [
     `New and updated objects are written as ${next}; existing ones stay stored as ${keep} until they are re-written, and status.storedVersions lists both until then.`,
@@ -118,7 +195,10 @@ function conversionNote(crd: KubeObject, keep: string, next: string): string {
   const conversion = getIn(crd, ['spec', 'conversion']);
   if (isJsonObject(conversion) && conversion.strategy === 'Webhook') {
     const service = getIn(conversion, ['webhook', 'clientConfig', 'service']);
-    const where = isJsonObject(service) && typeof service.name === 'string' ? ` (Service ${typeof service.namespace === 'string' ? `${service.namespace}/` : ''}${service.name})` : '';
+    const where =
+      isJsonObject(service) && typeof service.name === 'string'
+        ? ` (Service ${typeof service.namespace === 'string' ? `${service.namespace}/` : ''}${service.name})`
+        : '';
     return `Reads in the other version go through the CRD's conversion webhook${where}: it and its certificate must be healthy during the sync.`;
   }
   return `The CRD has no conversion webhook: the API server only rewrites apiVersion between ${keep} and ${next}, so objects must be valid in both schemas.`;

@@ -32,7 +32,10 @@ const NOT_KNOWN: Migrator = { by: 'unknown', component: 'the provider' };
 /** Steps for a version removed from `spec.versions`. */
 export function removedVersionSteps(t: MigrationTarget): string[] {
   if (t.keep === undefined || t.versions.includes(t.keep)) return throughIntermediateRelease(t);
-  return [...storageMigrationCommands({ ...t, keep: t.keep }), `Sync only then: the API server rejects a CRD whose spec.versions no longer contains a version listed in status.storedVersions.`];
+  return [
+    ...storageMigrationCommands({ ...t, keep: t.keep }),
+    `Sync only then: the API server rejects a CRD whose spec.versions no longer contains a version listed in status.storedVersions.`,
+  ];
 }
 
 /** Steps for a version that stays in `spec.versions` but is no longer served. */
@@ -43,7 +46,11 @@ export function unservedVersionSteps(t: MigrationTarget): string[] {
     `Stored objects stay readable through the served versions, but objects whose metadata.managedFields still name ${versions} break server-side apply (kubernetes/kubernetes#111937); ${managedFieldsCleanup(t.migrator ?? NOT_KNOWN)}.`,
   ];
   if (t.keep === undefined || t.versions.includes(t.keep)) return [...clients, ...throughIntermediateRelease(t)];
-  return [...clients, ...storageMigrationCommands({ ...t, keep: t.keep }), 'Migrating now keeps the later release that removes the version from failing to sync.'];
+  return [
+    ...clients,
+    ...storageMigrationCommands({ ...t, keep: t.keep }),
+    'Migrating now keeps the later release that removes the version from failing to sync.',
+  ];
 }
 
 /** Check, re-write, prune storedVersions: the manual form of what clusterctl and a CRD migrator do. */

@@ -33,7 +33,12 @@ export interface Migrator {
 }
 
 /** Who migrates CRD `crd` of `component` (of `kind`), from the ClusterRoles the component renders after the change. */
-export function crdMigrator(crd: string, component: string, kind: ComponentKind | undefined, roles: readonly KubeObject[]): Migrator {
+export function crdMigrator(
+  crd: string,
+  component: string,
+  kind: ComponentKind | undefined,
+  roles: readonly KubeObject[],
+): Migrator {
   if (kind === 'cert-manager') return { by: 'cert-manager', component };
   if (roles.length === 0) return { by: 'unknown', component };
   if (!roles.some((r) => mayUpdateStatus(crd, r))) return { by: 'none', component };
@@ -47,7 +52,16 @@ export function crdMigrator(crd: string, component: string, kind: ComponentKind 
  */
 function mayUpdateStatus(crd: string, role: KubeObject): boolean {
   const granted = expandRules(role.rules);
-  return ['patch', 'update'].some((verb) => granted.some((g) => coversPermission(g, { verb, apiGroup: 'apiextensions.k8s.io', resource: 'customresourcedefinitions/status', resourceName: crd })));
+  return ['patch', 'update'].some((verb) =>
+    granted.some((g) =>
+      coversPermission(g, {
+        verb,
+        apiGroup: 'apiextensions.k8s.io',
+        resource: 'customresourcedefinitions/status',
+        resourceName: crd,
+      }),
+    ),
+  );
 }
 
 /** What happens to objects still stored in the old version after the sync (storage-version change). `byHand`: the manual steps. */
@@ -80,7 +94,8 @@ export function alreadyMigratedNote(m: Migrator): string {
 
 /** Who else can re-write the objects, and that clusterctl and the GitOps appliers do not. */
 export function otherMigrators(m: Migrator): string {
-  const clusterctl = 'clusterctl upgrade stopped doing this by default in v1.10 and dropped it in v1.13 (cluster-api #13290); Argo CD and Flux never do.';
+  const clusterctl =
+    'clusterctl upgrade stopped doing this by default in v1.10 and dropped it in v1.13 (cluster-api #13290); Argo CD and Flux never do.';
   switch (m.by) {
     case 'core':
       return `, or let ${m.component}'s CRD migrator do it. ${clusterctl}`;
@@ -95,7 +110,8 @@ export function otherMigrators(m: Migrator): string {
   }
 }
 
-const BY_HAND_FIELDS = 'remove them from each object (a JSON patch on `/metadata/managedFields`) before a server-side apply (Flux always uses one) writes it';
+const BY_HAND_FIELDS =
+  'remove them from each object (a JSON patch on `/metadata/managedFields`) before a server-side apply (Flux always uses one) writes it';
 
 /** Who removes managedFields entries naming a version that is no longer served. */
 export function managedFieldsCleanup(m: Migrator): string {

@@ -16,9 +16,13 @@ export interface CrdVersion {
 export function crdVersions(crd: KubeObject): CrdVersion[] {
   const spec = isJsonObject(crd.spec) ? crd.spec : {};
   const versions = Array.isArray(spec.versions) ? spec.versions : [];
-  return versions.filter(isJsonObject).flatMap((v) =>
-    typeof v.name === 'string' ? [{ name: v.name, served: v.served === true, storage: v.storage === true, deprecated: v.deprecated === true }] : [],
-  );
+  return versions
+    .filter(isJsonObject)
+    .flatMap((v) =>
+      typeof v.name === 'string'
+        ? [{ name: v.name, served: v.served === true, storage: v.storage === true, deprecated: v.deprecated === true }]
+        : [],
+    );
 }
 
 /** The version marked `storage: true`, or undefined when there is none (an invalid CRD). */

@@ -14,7 +14,13 @@ export interface FindingFacts {
 }
 
 /** A finding about the object of `pair`. */
-export function makeFinding(severity: FindingSeverity, code: FindingCode, pair: ObjectPair, message: string, facts: FindingFacts = {}): Finding {
+export function makeFinding(
+  severity: FindingSeverity,
+  code: FindingCode,
+  pair: ObjectPair,
+  message: string,
+  facts: FindingFacts = {},
+): Finding {
   return {
     severity,
     code,

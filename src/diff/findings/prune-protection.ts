@@ -22,7 +22,8 @@ export function pruneProtection(object: KubeObject): PruneProtection {
   const annotations = annotationsOf(object);
   const options = (annotations[ARGOCD_SYNC_OPTIONS] ?? '').split(',').map((o) => o.trim());
   const out: PruneProtection = {};
-  if (options.includes('Prune=false')) out.argocd = options.includes('Delete=false') ? 'kept' : 'kept-until-app-deleted';
+  if (options.includes('Prune=false'))
+    out.argocd = options.includes('Delete=false') ? 'kept' : 'kept-until-app-deleted';
   if (annotations[FLUX_PRUNE] === DISABLED) out.flux = 'kept';
   return out;
 }

@@ -62,21 +62,55 @@ export function findRbacBindingFindings(pair: ObjectPair, roles: BoundRoles): Fi
   if (pair.before === undefined) {
     const dangerous = [...now.flatMap(subjectDanger), ...role.dangers];
     const message = `${label} grants ${roleLabel} ${scope} to ${listSubjects(now)}`;
-    return [finding(dangerous.length > 0 ? 'danger' : now.length > 0 ? 'warning' : 'info', 'rbac-binding-added', pair, message, dangerous, role.notes, now)];
+    return [
+      finding(
+        dangerous.length > 0 ? 'danger' : now.length > 0 ? 'warning' : 'info',
+        'rbac-binding-added',
+        pair,
+        message,
+        dangerous,
+        role.notes,
+        now,
+      ),
+    ];
   }
   const out: Finding[] = [];
   const oldRef = roleRefOf(pair.before);
   if (formatRoleRef(oldRef) !== roleLabel) {
     const message = `${label}: roleRef ${formatRoleRef(oldRef)} → ${roleLabel}, granted ${scope} to ${listSubjects(now)}`;
-    const notes = [...role.notes, 'roleRef cannot be changed in place: the API server refuses the update, so the binding must be deleted and created again'];
-    out.push(finding(role.dangers.length > 0 ? 'danger' : 'warning', 'rbac-binding-role-changed', pair, message, role.dangers, notes, now, { before: formatRoleRef(oldRef), after: roleLabel }));
+    const notes = [
+      ...role.notes,
+      'roleRef cannot be changed in place: the API server refuses the update, so the binding must be deleted and created again',
+    ];
+    out.push(
+      finding(
+        role.dangers.length > 0 ? 'danger' : 'warning',
+        'rbac-binding-role-changed',
+        pair,
+        message,
+        role.dangers,
+        notes,
+        now,
+        { before: formatRoleRef(oldRef), after: roleLabel },
+      ),
+    );
   }
   const old = new Set(subjectsOf(pair.before).map(formatSubject));
   const added = now.filter((s) => !old.has(formatSubject(s)));
   if (added.length > 0) {
     const dangerous = [...added.flatMap(subjectDanger), ...role.dangers];
     const message = `${label} also grants ${roleLabel} ${scope} to ${listSubjects(added)}`;
-    out.push(finding(dangerous.length > 0 ? 'danger' : 'warning', 'rbac-binding-subjects-added', pair, message, dangerous, role.notes, added));
+    out.push(
+      finding(
+        dangerous.length > 0 ? 'danger' : 'warning',
+        'rbac-binding-subjects-added',
+        pair,
+        message,
+        dangerous,
+        role.notes,
+        added,
+      ),
+    );
   }
   return out;
 }
@@ -92,22 +126,41 @@ function finding(
   values: { before?: string; after?: string } = {},
 ): Finding {
   const details = [...dangers.map((line) => `dangerous: ${line}`), ...notes];
-  return makeFinding(severity, code, pair, message, { details, subjects: subjects.map(formatSubject).sort(compareText), ...values });
+  return makeFinding(severity, code, pair, message, {
+    details,
+    subjects: subjects.map(formatSubject).sort(compareText),
+    ...values,
+  });
 }
 
 /** Why granting `ref` is dangerous (lines), and what else a reviewer should know of it. */
-function describeRole(ref: RoleRef | undefined, binding: KubeObject, roles: BoundRoles, scope: string): { dangers: string[]; notes: string[] } {
+function describeRole(
+  ref: RoleRef | undefined,
+  binding: KubeObject,
+  roles: BoundRoles,
+  scope: string,
+): { dangers: string[]; notes: string[] } {
   if (ref === undefined) return { dangers: [], notes: ['the binding has no roleRef'] };
-  if (ref.kind === 'ClusterRole' && ref.name === CLUSTER_ADMIN) return { dangers: [`${CLUSTER_ADMIN} allows every verb on every resource ${scope}`], notes: [] };
+  if (ref.kind === 'ClusterRole' && ref.name === CLUSTER_ADMIN)
+    return { dangers: [`${CLUSTER_ADMIN} allows every verb on every resource ${scope}`], notes: [] };
   const role =
     ref.kind === 'ClusterRole'
       ? roles.clusterRoles.find((r) => nameOf(r) === ref.name)
       : ref.kind === 'Role'
         ? roles.roles.find((r) => nameOf(r) === ref.name && namespaceOf(r) === namespaceOf(binding))
         : undefined;
-  if (role === undefined) return { dangers: [], notes: [`${formatRoleRef(ref)} is not rendered in this environment: what it allows is not checked here`] };
+  if (role === undefined)
+    return {
+      dangers: [],
+      notes: [`${formatRoleRef(ref)} is not rendered in this environment: what it allows is not checked here`],
+    };
   const selectors = selectorsOf(role);
-  const sources = selectors === undefined ? [role] : roles.clusterRoles.filter((r) => selectorsOf(r) === undefined && selectors.some((s) => matchesLabelSelector(s, labelsOf(r))));
+  const sources =
+    selectors === undefined
+      ? [role]
+      : roles.clusterRoles.filter(
+          (r) => selectorsOf(r) === undefined && selectors.some((s) => matchesLabelSelector(s, labelsOf(r))),
+        );
   const wildcards = sources.flatMap((r) => expandRules(r.rules)).filter(isWildcard);
   if (wildcards.length === 0) return { dangers: [], notes: [] };
   const from = sources.filter((r) => expandRules(r.rules).some(isWildcard)).map((r) => `ClusterRole ${nameOf(r)}`);
@@ -122,9 +175,14 @@ function isWildcard(p: Permission): boolean {
 
 /** Why a subject is dangerous to grant anything to: none for a single user or service account. */
 function subjectDanger(s: Subject): string[] {
-  if ((s.kind === 'User' || s.kind === 'Group') && Object.hasOwn(EVERYONE, s.name)) return [`${formatSubject(s)} is ${EVERYONE[s.name]}`];
-  if (s.kind === 'Group' && s.name === 'system:serviceaccounts') return [`${formatSubject(s)} is every service account of every namespace`];
-  if (s.kind === 'Group' && s.name.startsWith('system:serviceaccounts:')) return [`${formatSubject(s)} is every service account of namespace ${s.name.slice('system:serviceaccounts:'.length)}`];
+  if ((s.kind === 'User' || s.kind === 'Group') && Object.hasOwn(EVERYONE, s.name))
+    return [`${formatSubject(s)} is ${EVERYONE[s.name]}`];
+  if (s.kind === 'Group' && s.name === 'system:serviceaccounts')
+    return [`${formatSubject(s)} is every service account of every namespace`];
+  if (s.kind === 'Group' && s.name.startsWith('system:serviceaccounts:'))
+    return [
+      `${formatSubject(s)} is every service account of namespace ${s.name.slice('system:serviceaccounts:'.length)}`,
+    ];
   return [];
 }
 

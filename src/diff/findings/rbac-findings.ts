@@ -15,7 +15,14 @@ import type { ObjectPair } from '../pair-objects.js';
 import type { Finding } from '../types.js';
 import { compareText, isDeepEqual } from '../util-compare.js';
 import { makeFinding } from './make-finding.js';
-import { expandRules, formatPermission, isDangerousPermission, summarizePermissions, uncoveredPermissions, type Permission } from './rbac-permissions.js';
+import {
+  expandRules,
+  formatPermission,
+  isDangerousPermission,
+  summarizePermissions,
+  uncoveredPermissions,
+  type Permission,
+} from './rbac-permissions.js';
 
 /** The ClusterRoles of one environment on each side, across all components (aggregation is cluster-wide). */
 export interface RoleContext {
@@ -49,12 +56,24 @@ export function findRbacFindings(pair: ObjectPair, roles: RoleContext): Finding[
       ...summarizePermissions(dangerous).map((line) => `dangerous: ${line}`),
       ...summarizePermissions(gained.filter((p) => !isDangerousPermission(p))),
       ...into.map((name) => `aggregated into ClusterRole ${name}, so its subjects gain these too`),
-      ...builtIn.map((role) => `aggregated into the built-in ClusterRole ${role}: every subject bound to ${role} gains these`),
+      ...builtIn.map(
+        (role) => `aggregated into the built-in ClusterRole ${role}: every subject bound to ${role} gains these`,
+      ),
     ];
-    out.push(makeFinding(severity, 'rbac-permissions-gained', pair, `${label} gains ${count(gained.length)} ${scope}`, { details, subjects: sortedPermissions(gained) }));
+    out.push(
+      makeFinding(severity, 'rbac-permissions-gained', pair, `${label} gains ${count(gained.length)} ${scope}`, {
+        details,
+        subjects: sortedPermissions(gained),
+      }),
+    );
   }
   if (lost.length > 0) {
-    out.push(makeFinding('info', 'rbac-permissions-lost', pair, `${label} loses ${count(lost.length)}`, { details: summarizePermissions(lost), subjects: sortedPermissions(lost) }));
+    out.push(
+      makeFinding('info', 'rbac-permissions-lost', pair, `${label} loses ${count(lost.length)}`, {
+        details: summarizePermissions(lost),
+        subjects: sortedPermissions(lost),
+      }),
+    );
   }
   return out;
 }
@@ -64,13 +83,25 @@ function aggregationFinding(pair: ObjectPair, roles: RoleContext, label: string)
   const now = selectorsOf(pair.after);
   const old = selectorsOf(pair.before);
   if (now === undefined && old === undefined) return [];
-  if (now === undefined) return [makeFinding('info', 'rbac-aggregation', pair, `${label} no longer aggregates other ClusterRoles`, { subjects: selectedRoles(old!, roles.before) })];
+  if (now === undefined)
+    return [
+      makeFinding('info', 'rbac-aggregation', pair, `${label} no longer aggregates other ClusterRoles`, {
+        subjects: selectedRoles(old!, roles.before),
+      }),
+    ];
   const selected = selectedRoles(now, roles.after);
   const previously = old === undefined ? [] : selectedRoles(old, roles.before);
   if (old !== undefined && isDeepEqual(old, now) && isDeepEqual(selected, previously)) return [];
-  const details = [`selectors: ${now.map(formatLabelSelector).join(' | ')}`, `aggregates: ${selected.join(', ') || '(no ClusterRole in this environment)'}`];
-  if (old !== undefined && !isDeepEqual(previously, selected)) details.push(`aggregated before: ${previously.join(', ') || '(none)'}`);
-  const message = old === undefined ? `${label} aggregates the ClusterRoles its selectors match` : `${label}: aggregated ClusterRoles changed`;
+  const details = [
+    `selectors: ${now.map(formatLabelSelector).join(' | ')}`,
+    `aggregates: ${selected.join(', ') || '(no ClusterRole in this environment)'}`,
+  ];
+  if (old !== undefined && !isDeepEqual(previously, selected))
+    details.push(`aggregated before: ${previously.join(', ') || '(none)'}`);
+  const message =
+    old === undefined
+      ? `${label} aggregates the ClusterRoles its selectors match`
+      : `${label}: aggregated ClusterRoles changed`;
   return [makeFinding('info', 'rbac-aggregation', pair, message, { details, subjects: selected })];
 }
 

@@ -63,7 +63,13 @@ export function uncoveredPermissions(next: readonly Permission[], previous: read
 
 /** True for wildcard grants and for escalate/bind/impersonate. */
 export function isDangerousPermission(p: Permission): boolean {
-  return p.verb === '*' || ESCALATING_VERBS.has(p.verb) || p.apiGroup === '*' || (p.resource ?? '').startsWith('*') || p.url === '*';
+  return (
+    p.verb === '*' ||
+    ESCALATING_VERBS.has(p.verb) ||
+    p.apiGroup === '*' ||
+    (p.resource ?? '').startsWith('*') ||
+    p.url === '*'
+  );
 }
 
 /** `verb resource[.group]`, `verb resource[.group] (name=x)` or `verb nonResourceURL`, as in `kubectl auth can-i`. */
@@ -92,7 +98,9 @@ export function verbsByTarget(list: readonly Permission[]): Map<string, string[]
     const target = p.url ?? `${formatTarget(p)}${p.resourceName === undefined ? '' : ` (name=${p.resourceName})`}`;
     verbs.set(target, (verbs.get(target) ?? new Set()).add(p.verb));
   }
-  return new Map([...verbs.keys()].sort(compareText).map((target) => [target, [...verbs.get(target)!].sort(compareText)]));
+  return new Map(
+    [...verbs.keys()].sort(compareText).map((target) => [target, [...verbs.get(target)!].sort(compareText)]),
+  );
 }
 
 function formatTarget(p: Permission): string {

@@ -33,7 +33,9 @@ export function findVariableFindings(changes: readonly VariableUseChange[]): Fin
         ...place,
         severity: 'info',
         message: `${c.provider} ${c.to} now reads ${come.length === 1 ? 'variable' : 'variables'} ${come.join(', ')}, already set in ${c.env}`,
-        details: [`${c.from} did not use ${come.length === 1 ? 'it' : 'them'}: the value set now applies to ${c.provider} too, instead of the release's default.`],
+        details: [
+          `${c.from} did not use ${come.length === 1 ? 'it' : 'them'}: the value set now applies to ${c.provider} too, instead of the release's default.`,
+        ],
         subjects: come,
       });
     }

@@ -16,7 +16,18 @@ const KINDS = new Set(['MutatingWebhookConfiguration', 'ValidatingWebhookConfigu
  * Fields that change what a webhook does. The rest (clientConfig: service path, injected
  * caBundle) moves with every API version bump and is visible in the object diff.
  */
-const BEHAVIOUR = ['admissionReviewVersions', 'failurePolicy', 'matchConditions', 'matchPolicy', 'namespaceSelector', 'objectSelector', 'reinvocationPolicy', 'rules', 'sideEffects', 'timeoutSeconds'];
+const BEHAVIOUR = [
+  'admissionReviewVersions',
+  'failurePolicy',
+  'matchConditions',
+  'matchPolicy',
+  'namespaceSelector',
+  'objectSelector',
+  'reinvocationPolicy',
+  'rules',
+  'sideEffects',
+  'timeoutSeconds',
+];
 
 /** The webhook findings of one object pair; none for other kinds. */
 export function findWebhookFindings(pair: ObjectPair): Finding[] {
@@ -31,17 +42,32 @@ export function findWebhookFindings(pair: ObjectPair): Finding[] {
   for (const name of [...new Set([...old.keys(), ...now.keys()])].sort(compareText)) {
     const was = old.get(name);
     const is = now.get(name);
-    if (was === undefined) out.push(makeFinding('info', 'webhook-added', pair, `webhook ${name} added to ${config}`, { details: describeRules(is), subjects: [name] }));
+    if (was === undefined)
+      out.push(
+        makeFinding('info', 'webhook-added', pair, `webhook ${name} added to ${config}`, {
+          details: describeRules(is),
+          subjects: [name],
+        }),
+      );
     else if (is === undefined) {
       const message = `webhook ${name} removed from ${config}: the objects it matched are no longer ${verbOf(object.kind)} by it`;
-      out.push(makeFinding('warning', 'webhook-removed', pair, message, { details: describeRules(was), subjects: [name] }));
+      out.push(
+        makeFinding('warning', 'webhook-removed', pair, message, { details: describeRules(was), subjects: [name] }),
+      );
     } else {
       const fields = diffFields(pick(was), pick(is));
       if (fields.length > 0) changedNames.push(name);
-      for (const field of fields) changed.push(`${name}: \`${field.path}\` \`${show(field.before)}\` → \`${show(field.after)}\``);
+      for (const field of fields)
+        changed.push(`${name}: \`${field.path}\` \`${show(field.before)}\` → \`${show(field.after)}\``);
     }
   }
-  if (changed.length > 0) out.push(makeFinding('info', 'webhook-changed', pair, `${config}: behaviour of existing webhooks changed`, { details: changed, subjects: changedNames }));
+  if (changed.length > 0)
+    out.push(
+      makeFinding('info', 'webhook-changed', pair, `${config}: behaviour of existing webhooks changed`, {
+        details: changed,
+        subjects: changedNames,
+      }),
+    );
   return out;
 }
 

@@ -23,17 +23,33 @@ export function findWorkloadFindings(pair: ObjectPair): Finding[] {
     const was = old.get(name);
     const image = typeof container.image === 'string' ? container.image : '(none)';
     if (was === undefined) {
-      out.push(makeFinding('info', 'image-changed', pair, `new container ${name}: ${image}`, { subjects: [name], after: image }));
+      out.push(
+        makeFinding('info', 'image-changed', pair, `new container ${name}: ${image}`, {
+          subjects: [name],
+          after: image,
+        }),
+      );
       continue;
     }
     const previous = typeof was.image === 'string' ? was.image : '(none)';
     if (previous !== image) out.push(imageChanged(pair, name, previous, image));
     const args = diffArgs(stringsOf(was.args), stringsOf(container.args));
-    if (args.length > 0) out.push(makeFinding('info', 'args-changed', pair, `container ${name}: arguments changed`, { details: args, subjects: [name] }));
+    if (args.length > 0)
+      out.push(
+        makeFinding('info', 'args-changed', pair, `container ${name}: arguments changed`, {
+          details: args,
+          subjects: [name],
+        }),
+      );
     const gates = diffFeatureGates(stringsOf(was.args), stringsOf(container.args));
     if (gates.length > 0) {
       const severity = gates.some((g) => g.significant) ? 'warning' : 'info';
-      out.push(makeFinding(severity, 'feature-gates-changed', pair, `container ${name}: feature gates changed`, { details: gates.map((g) => g.line), subjects: [name] }));
+      out.push(
+        makeFinding(severity, 'feature-gates-changed', pair, `container ${name}: feature gates changed`, {
+          details: gates.map((g) => g.line),
+          subjects: [name],
+        }),
+      );
     }
   }
   return out;
@@ -45,7 +61,8 @@ function imageChanged(pair: ObjectPair, container: string, previous: string, ima
   const message = `container ${container}: ${previous} → ${image}`;
   const from = registryHost(previous);
   const to = registryHost(image);
-  if (from === undefined || to === undefined || from === to) return makeFinding('info', 'image-changed', pair, message, facts);
+  if (from === undefined || to === undefined || from === to)
+    return makeFinding('info', 'image-changed', pair, message, facts);
   return makeFinding('warning', 'image-changed', pair, message, {
     ...facts,
     details: [

@@ -10,7 +10,11 @@
  */
 import { SpecError, error } from '../../errors.js';
 import { isOciDigest } from '../../source/oci/oci-digest.js';
-import { MEDIA_TYPE_DOCKER_MANIFEST_LIST, MEDIA_TYPE_OCI_INDEX, MEDIA_TYPE_OCI_MANIFEST } from '../../source/oci/oci-media-types.js';
+import {
+  MEDIA_TYPE_DOCKER_MANIFEST_LIST,
+  MEDIA_TYPE_OCI_INDEX,
+  MEDIA_TYPE_OCI_MANIFEST,
+} from '../../source/oci/oci-media-types.js';
 
 export const OCI_LAYOUT_FILE = 'oci-layout';
 export const INDEX_FILE = 'index.json';
@@ -63,14 +67,28 @@ export function isIndexType(mediaType: string): boolean {
 
 /** `index.json` bytes: entries by ref name (named first), then by what they refer to, then digest; keys in a fixed order. */
 export function layoutIndexBytes(entries: readonly LayoutEntry[]): Uint8Array {
-  const key = (e: LayoutEntry) => `${e.refName === undefined ? '1' : '0'}${e.refName ?? e.referrerOf ?? ''}\u0000${e.digest}`;
+  const key = (e: LayoutEntry) =>
+    `${e.refName === undefined ? '1' : '0'}${e.refName ?? e.referrerOf ?? ''}\u0000${e.digest}`;
   const unique = new Map(entries.map((e) => [key(e), e]));
   const manifests = [...unique.keys()].sort().map((k) => {
     const e = unique.get(k)!;
-    const annotations = e.refName !== undefined ? { [REF_NAME]: e.refName } : e.referrerOf !== undefined ? { [SUBJECT_ANNOTATION]: e.referrerOf } : undefined;
-    return { mediaType: e.mediaType, digest: e.digest, size: e.size, ...(e.artifactType !== undefined ? { artifactType: e.artifactType } : {}), ...(annotations ? { annotations } : {}) };
+    const annotations =
+      e.refName !== undefined
+        ? { [REF_NAME]: e.refName }
+        : e.referrerOf !== undefined
+          ? { [SUBJECT_ANNOTATION]: e.referrerOf }
+          : undefined;
+    return {
+      mediaType: e.mediaType,
+      digest: e.digest,
+      size: e.size,
+      ...(e.artifactType !== undefined ? { artifactType: e.artifactType } : {}),
+      ...(annotations ? { annotations } : {}),
+    };
   });
-  return new TextEncoder().encode(`${JSON.stringify({ schemaVersion: 2, mediaType: MEDIA_TYPE_OCI_INDEX, manifests }, null, 2)}\n`);
+  return new TextEncoder().encode(
+    `${JSON.stringify({ schemaVersion: 2, mediaType: MEDIA_TYPE_OCI_INDEX, manifests }, null, 2)}\n`,
+  );
 }
 
 /** Checks an `oci-layout` file: JSON with imageLayoutVersion 1.x. */
@@ -78,15 +96,21 @@ export function checkLayoutVersion(bytes: Uint8Array, file: string): void {
   const json = parseJson(bytes, file);
   const version = json.imageLayoutVersion;
   if (typeof version !== 'string' || !/^1\.\d+\.\d+$/.test(version)) {
-    throw layoutError(file, `imageLayoutVersion is ${JSON.stringify(version)}, not 1.x.y`, 'write the folder with capi-render mirror --images --to DIR (or any tool that writes an OCI image layout)');
+    throw layoutError(
+      file,
+      `imageLayoutVersion is ${JSON.stringify(version)}, not 1.x.y`,
+      'write the folder with capi-render mirror --images --to DIR (or any tool that writes an OCI image layout)',
+    );
   }
 }
 
 /** Parses `index.json` into its entries; refuses anything that is not an image index of checked descriptors. */
 export function parseLayoutIndex(bytes: Uint8Array, file: string): LayoutEntry[] {
-  if (bytes.length > INDEX_LIMIT_BYTES) throw layoutError(file, `is ${bytes.length} bytes, over the 4 MiB limit for an index`);
+  if (bytes.length > INDEX_LIMIT_BYTES)
+    throw layoutError(file, `is ${bytes.length} bytes, over the 4 MiB limit for an index`);
   const json = parseJson(bytes, file);
-  if (json.schemaVersion !== 2) throw layoutError(file, `schemaVersion is ${JSON.stringify(json.schemaVersion)}, not 2`);
+  if (json.schemaVersion !== 2)
+    throw layoutError(file, `schemaVersion is ${JSON.stringify(json.schemaVersion)}, not 2`);
   if (!Array.isArray(json.manifests)) throw layoutError(file, 'has no manifests list');
   return json.manifests.map((m: unknown, i: number) => {
     const where = `${file} manifests[${i}]`;
@@ -97,18 +121,21 @@ export function parseLayoutIndex(bytes: Uint8Array, file: string): LayoutEntry[]
       if (!isRecord(annotations)) throw layoutError(where, 'annotations is not an object');
       const ref = annotations[REF_NAME];
       if (ref !== undefined) {
-        if (typeof ref !== 'string' || !REF_NAME_GRAMMAR.test(ref) || ref.length > 512) throw layoutError(where, `${REF_NAME} ${JSON.stringify(ref)} is not a reference`);
+        if (typeof ref !== 'string' || !REF_NAME_GRAMMAR.test(ref) || ref.length > 512)
+          throw layoutError(where, `${REF_NAME} ${JSON.stringify(ref)} is not a reference`);
         entry.refName = ref;
       }
       const of = annotations[SUBJECT_ANNOTATION];
       if (of !== undefined) {
-        if (typeof of !== 'string' || !REF_NAME_GRAMMAR.test(of) || of.length > 512) throw layoutError(where, `${SUBJECT_ANNOTATION} ${JSON.stringify(of)} is not a reference`);
+        if (typeof of !== 'string' || !REF_NAME_GRAMMAR.test(of) || of.length > 512)
+          throw layoutError(where, `${SUBJECT_ANNOTATION} ${JSON.stringify(of)} is not a reference`);
         entry.referrerOf = of;
       }
     }
     const artifactType = (m as Record<string, unknown>).artifactType;
     if (artifactType !== undefined) {
-      if (typeof artifactType !== 'string' || !MEDIA_TYPE.test(artifactType)) throw layoutError(where, 'artifactType is not a media type');
+      if (typeof artifactType !== 'string' || !MEDIA_TYPE.test(artifactType))
+        throw layoutError(where, 'artifactType is not a media type');
       entry.artifactType = artifactType;
     }
     return entry;
@@ -120,14 +147,26 @@ export function parseLayoutIndex(bytes: Uint8Array, file: string): LayoutEntry[]
  * image manifest (foreign layers left out). `mediaType` is the descriptor's; the manifest's own
  * field wins when present.
  */
-export function manifestChildren(bytes: Uint8Array, mediaType: string, where: string): { mediaType: string; manifests: LayoutDescriptor[]; blobs: LayoutDescriptor[] } {
-  if (bytes.length > INDEX_LIMIT_BYTES) throw layoutError(where, `is ${bytes.length} bytes, over the 4 MiB limit for a manifest`);
+export function manifestChildren(
+  bytes: Uint8Array,
+  mediaType: string,
+  where: string,
+): { mediaType: string; manifests: LayoutDescriptor[]; blobs: LayoutDescriptor[] } {
+  if (bytes.length > INDEX_LIMIT_BYTES)
+    throw layoutError(where, `is ${bytes.length} bytes, over the 4 MiB limit for a manifest`);
   const json = parseJson(bytes, where);
   // mediaType is optional in an OCI manifest or index; without it, a manifests list makes an index.
-  const own = typeof json.mediaType === 'string' ? json.mediaType : mediaType || (Array.isArray(json.manifests) ? MEDIA_TYPE_OCI_INDEX : MEDIA_TYPE_OCI_MANIFEST);
+  const own =
+    typeof json.mediaType === 'string'
+      ? json.mediaType
+      : mediaType || (Array.isArray(json.manifests) ? MEDIA_TYPE_OCI_INDEX : MEDIA_TYPE_OCI_MANIFEST);
   if (isIndexType(own)) {
     if (!Array.isArray(json.manifests)) throw layoutError(where, 'is an index without a manifests list');
-    return { mediaType: own, manifests: json.manifests.map((m: unknown, i: number) => checkDescriptor(m, `${where} manifests[${i}]`)), blobs: [] };
+    return {
+      mediaType: own,
+      manifests: json.manifests.map((m: unknown, i: number) => checkDescriptor(m, `${where} manifests[${i}]`)),
+      blobs: [],
+    };
   }
   const blobs: LayoutDescriptor[] = [];
   if (json.config !== undefined) blobs.push(checkDescriptor(json.config, `${where} config`));
@@ -144,9 +183,12 @@ export function manifestChildren(bytes: Uint8Array, mediaType: string, where: st
 function checkDescriptor(value: unknown, where: string): LayoutDescriptor {
   if (!isRecord(value)) throw layoutError(where, 'is not a descriptor object');
   const { mediaType, digest, size } = value;
-  if (typeof mediaType !== 'string' || !MEDIA_TYPE.test(mediaType)) throw layoutError(where, `mediaType ${JSON.stringify(mediaType)} is not a media type`);
-  if (typeof digest !== 'string' || !isOciDigest(digest)) throw layoutError(where, `digest ${JSON.stringify(digest)} is not a sha256 or sha512 digest`);
-  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) throw layoutError(where, `size ${JSON.stringify(size)} is not a byte count`);
+  if (typeof mediaType !== 'string' || !MEDIA_TYPE.test(mediaType))
+    throw layoutError(where, `mediaType ${JSON.stringify(mediaType)} is not a media type`);
+  if (typeof digest !== 'string' || !isOciDigest(digest))
+    throw layoutError(where, `digest ${JSON.stringify(digest)} is not a sha256 or sha512 digest`);
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)
+    throw layoutError(where, `size ${JSON.stringify(size)} is not a byte count`);
   return { mediaType, digest, size };
 }
 
@@ -166,6 +208,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** A problem with the folder's content, naming where; the hint says to write it again. */
-export function layoutError(where: string, problem: string, hint = 'write the folder again with capi-render mirror --images --to DIR where the registry is reachable'): SpecError {
+export function layoutError(
+  where: string,
+  problem: string,
+  hint = 'write the folder again with capi-render mirror --images --to DIR where the registry is reachable',
+): SpecError {
   return new SpecError(error('image', `${where}: ${problem}`, { hint }));
 }

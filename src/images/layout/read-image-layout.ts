@@ -10,7 +10,17 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { FetchError, SpecError, error } from '../../errors.js';
 import { MIRRORED_BLOB_LIMIT } from '../../source/http/body-limits.js';
-import { INDEX_FILE, INDEX_LIMIT_BYTES, OCI_LAYOUT_FILE, blobPath, checkLayoutVersion, layoutError, parseLayoutIndex, type LayoutDescriptor, type LayoutEntry } from './layout-format.js';
+import {
+  INDEX_FILE,
+  INDEX_LIMIT_BYTES,
+  OCI_LAYOUT_FILE,
+  blobPath,
+  checkLayoutVersion,
+  layoutError,
+  parseLayoutIndex,
+  type LayoutDescriptor,
+  type LayoutEntry,
+} from './layout-format.js';
 import { readTarIndex, type TarFile } from './tar-archive.js';
 
 /** An opened folder or archive. */
@@ -27,9 +37,18 @@ export interface ImageFolder {
 /** Opens `from`: a folder is read as a layout, a file as an archive. */
 export async function openImageFolder(from: string): Promise<ImageFolder> {
   const stat = await fs.lstat(from).catch((e: NodeJS.ErrnoException) => {
-    throw new SpecError(error('image', `--from ${from}: ${e.code === 'ENOENT' ? 'does not exist' : `cannot be read (${e.code})`}`, { hint: 'pass the folder or archive capi-render mirror --images --to wrote' }));
+    throw new SpecError(
+      error('image', `--from ${from}: ${e.code === 'ENOENT' ? 'does not exist' : `cannot be read (${e.code})`}`, {
+        hint: 'pass the folder or archive capi-render mirror --images --to wrote',
+      }),
+    );
   });
-  if (stat.isSymbolicLink()) throw layoutError(from, 'is a symbolic link; pass the folder or archive itself', 'pass the real path of the folder or archive');
+  if (stat.isSymbolicLink())
+    throw layoutError(
+      from,
+      'is a symbolic link; pass the folder or archive itself',
+      'pass the real path of the folder or archive',
+    );
   if (stat.isDirectory()) return openLayoutFolder(from);
   if (stat.isFile()) return openArchive(from, stat.size);
   throw layoutError(from, 'is neither a folder nor a file');
@@ -40,7 +59,8 @@ async function openLayoutFolder(root: string): Promise<ImageFolder> {
   const read = async (name: string) => {
     const file = path.join(root, name);
     const stat = await fs.stat(file).catch(() => undefined);
-    if (!stat?.isFile()) throw layoutError(file, 'is missing: not a complete OCI image layout (a run that did not finish leaves none)');
+    if (!stat?.isFile())
+      throw layoutError(file, 'is missing: not a complete OCI image layout (a run that did not finish leaves none)');
     if (stat.size > INDEX_LIMIT_BYTES) throw layoutError(file, `is ${stat.size} bytes, over the 4 MiB limit`);
     return new Uint8Array(await fs.readFile(file));
   };
@@ -78,7 +98,12 @@ async function openLayoutFolder(root: string): Promise<ImageFolder> {
 async function refuseLinks(dir: string): Promise<void> {
   for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
     const p = path.join(dir, entry.name);
-    if (entry.isSymbolicLink()) throw layoutError(p, 'is a symbolic link; an image folder holds folders and files only', 'copy the folder with its files (cp -rL, or tar it with --format oci-archive) and try again');
+    if (entry.isSymbolicLink())
+      throw layoutError(
+        p,
+        'is a symbolic link; an image folder holds folders and files only',
+        'copy the folder with its files (cp -rL, or tar it with --format oci-archive) and try again',
+      );
     if (entry.isDirectory()) await refuseLinks(p);
     else if (!entry.isFile()) throw layoutError(p, 'is not a regular file or folder');
   }
@@ -120,7 +145,8 @@ async function openArchive(file: string, total: number): Promise<ImageFolder> {
       async verify(d) {
         const [where, f] = blobEntry(d);
         const hash = createHash(algorithmOf(d.digest));
-        for (let at = 0; at < f.size; at += 1 << 20) hash.update(await read(f.offset + at, Math.min(1 << 20, f.size - at)));
+        for (let at = 0; at < f.size; at += 1 << 20)
+          hash.update(await read(f.offset + at, Math.min(1 << 20, f.size - at)));
         const actual = `${algorithmOf(d.digest)}:${hash.digest('hex')}`;
         if (actual !== d.digest) throw tampered(where, d, actual);
       },
@@ -137,7 +163,12 @@ function algorithmOf(digest: string): 'sha256' | 'sha512' {
 }
 
 function checkLimit(where: string, d: LayoutDescriptor): void {
-  if (d.size > MIRRORED_BLOB_LIMIT.maxBytes) throw new SpecError(error('image', `${where}: ${d.size} bytes, over ${MIRRORED_BLOB_LIMIT.phrase}`, { hint: MIRRORED_BLOB_LIMIT.hint }));
+  if (d.size > MIRRORED_BLOB_LIMIT.maxBytes)
+    throw new SpecError(
+      error('image', `${where}: ${d.size} bytes, over ${MIRRORED_BLOB_LIMIT.phrase}`, {
+        hint: MIRRORED_BLOB_LIMIT.hint,
+      }),
+    );
 }
 
 function checkBytes(where: string, d: LayoutDescriptor, bytes: Uint8Array): void {
@@ -151,8 +182,12 @@ function missingBlob(where: string, d: LayoutDescriptor): SpecError {
 
 function tampered(where: string, d: LayoutDescriptor, found: string): FetchError {
   return new FetchError(
-    error('digest-mismatch', `${where}: the blob is not ${d.digest} (${d.size} bytes): found ${found}; nothing of it is pushed`, {
-      hint: 'the folder was changed or damaged after it was written; carry a fresh copy (capi-render mirror --images --to DIR) across',
-    }),
+    error(
+      'digest-mismatch',
+      `${where}: the blob is not ${d.digest} (${d.size} bytes): found ${found}; nothing of it is pushed`,
+      {
+        hint: 'the folder was changed or damaged after it was written; carry a fresh copy (capi-render mirror --images --to DIR) across',
+      },
+    ),
   );
 }

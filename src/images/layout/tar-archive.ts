@@ -38,7 +38,11 @@ export interface TarFile {
  * length)`. Folders are passed over; anything else, a bad checksum or a truncated archive is a
  * SpecError naming `archive` and the entry.
  */
-export async function readTarIndex(read: (offset: number, length: number) => Promise<Uint8Array>, total: number, archive: string): Promise<TarFile[]> {
+export async function readTarIndex(
+  read: (offset: number, length: number) => Promise<Uint8Array>,
+  total: number,
+  archive: string,
+): Promise<TarFile[]> {
   const files: TarFile[] = [];
   const seen = new Set<string>();
   let offset = 0;
@@ -49,14 +53,16 @@ export async function readTarIndex(read: (offset: number, length: number) => Pro
     const at = `${archive} (entry at byte ${offset})`;
     const stated = parseOctal(header, 148, 8, at, 'checksum');
     const sum = header.reduce((n, b, i) => n + (i >= 148 && i < 156 ? 0x20 : b), 0);
-    if (stated !== sum) throw tarError(at, 'has a header whose checksum does not match: not a tar archive, or a damaged one');
+    if (stated !== sum)
+      throw tarError(at, 'has a header whose checksum does not match: not a tar archive, or a damaged one');
     const type = String.fromCharCode(header[156] ?? 0);
     const size = parseOctal(header, 124, 12, at, 'size');
     const name = longName ?? entryName(header);
     longName = undefined;
     const dataAt = offset + BLOCK;
     const next = dataAt + Math.ceil(size / BLOCK) * BLOCK;
-    if (dataAt + size > total) throw tarError(`${archive}:${name}`, `is cut short: the archive ends before its ${size} bytes`);
+    if (dataAt + size > total)
+      throw tarError(`${archive}:${name}`, `is cut short: the archive ends before its ${size} bytes`);
     if (type === 'x' || type === 'g') {
       // A pax header: only a path record matters here (a long name); others (times, ids) do not.
       if (type === 'x') longName = paxPath(await read(dataAt, Math.min(size, 65536)));
@@ -69,7 +75,8 @@ export async function readTarIndex(read: (offset: number, length: number) => Pro
       continue;
     }
     if (type !== '0' && type !== '\0' && type !== '7') {
-      const kind = type === '1' ? 'a hard link' : type === '2' ? 'a symbolic link' : `an entry of type ${JSON.stringify(type)}`;
+      const kind =
+        type === '1' ? 'a hard link' : type === '2' ? 'a symbolic link' : `an entry of type ${JSON.stringify(type)}`;
       throw tarError(`${archive}:${name}`, `is ${kind}; an image archive holds regular files and folders only`);
     }
     const clean = name.replace(/^\.\//, '');
@@ -96,7 +103,8 @@ function paxPath(bytes: Uint8Array): string | undefined {
 
 function checkName(name: string, where: string): void {
   if (name === '' || name.includes('\0')) throw tarError(where, 'has an empty name');
-  if (name.startsWith('/') || name.split('/').includes('..')) throw tarError(where, 'names a path outside the archive (absolute or with ..)');
+  if (name.startsWith('/') || name.split('/').includes('..'))
+    throw tarError(where, 'names a path outside the archive (absolute or with ..)');
 }
 
 function cString(block: Uint8Array, offset: number, length: number): string {
@@ -107,10 +115,15 @@ function cString(block: Uint8Array, offset: number, length: number): string {
 
 function parseOctal(block: Uint8Array, offset: number, length: number, where: string, field: string): number {
   const text = cString(block, offset, length).trim();
-  if (!/^[0-7]{1,12}$/.test(text)) throw tarError(where, `has a ${field} field that is not octal: not a tar archive, or a damaged one`);
+  if (!/^[0-7]{1,12}$/.test(text))
+    throw tarError(where, `has a ${field} field that is not octal: not a tar archive, or a damaged one`);
   return parseInt(text, 8);
 }
 
 function tarError(where: string, problem: string): SpecError {
-  return new SpecError(error('image', `${where}: ${problem}`, { hint: 'write the archive again with capi-render mirror --images --to FILE --format oci-archive' }));
+  return new SpecError(
+    error('image', `${where}: ${problem}`, {
+      hint: 'write the archive again with capi-render mirror --images --to FILE --format oci-archive',
+    }),
+  );
 }

@@ -20,7 +20,15 @@ import { fsyncPath } from '../../durable-replace.js';
 import { parseImageLocation, type ImageRegistry } from '../registry/image-registry.js';
 import type { ImageLocation } from '../registry/registry-types.js';
 import { legacySignatureTag } from '../verify/find-signatures.js';
-import { INDEX_FILE, LAYOUT_VERSION_TEXT, OCI_LAYOUT_FILE, blobPath, layoutIndexBytes, manifestChildren, type LayoutEntry } from './layout-format.js';
+import {
+  INDEX_FILE,
+  LAYOUT_VERSION_TEXT,
+  OCI_LAYOUT_FILE,
+  blobPath,
+  layoutIndexBytes,
+  manifestChildren,
+  type LayoutEntry,
+} from './layout-format.js';
 import { TAR_END, tarHeader, tarPadding } from './tar-archive.js';
 
 export type ImageFolderFormat = 'oci-layout' | 'oci-archive';
@@ -59,23 +67,41 @@ export async function writeImageFolder(options: WriteImageFolderOptions): Promis
   await writeStep(target, () => fs.mkdir(path.join(staging, 'blobs'), { recursive: true }));
   const entries: LayoutEntry[] = [];
   const written: WrittenImage[] = [];
-  for (const { image, digest, from } of [...options.images].sort((a, b) => (a.image < b.image ? -1 : a.image > b.image ? 1 : 0))) {
+  for (const { image, digest, from } of [...options.images].sort((a, b) =>
+    a.image < b.image ? -1 : a.image > b.image ? 1 : 0,
+  )) {
     const named = parseImageLocation(image);
     const location = parseImageLocation(from ?? image);
-    if (!location || !named) throw new SpecError(error('image', `cannot mirror ${from ?? image}: not a registry reference`));
+    if (!location || !named)
+      throw new SpecError(error('image', `cannot mirror ${from ?? image}: not a registry reference`));
     const store = new BlobStore(staging, options.registry, location, options.failpoint ?? (() => undefined));
     const top = await store.manifestTree(digest, `${image}@${digest}`);
     entries.push({ ...top, refName: image });
     // The signatures, where cosign keeps them: the `.sig` tag and the referrers.
     const sigTag = legacySignatureTag(digest);
     const legacy = await options.registry.manifest({ ...location, reference: sigTag });
-    if (legacy) entries.push({ ...(await store.manifestTree(legacy.digest, `${image} signature ${sigTag}`)), refName: `${named.registry}/${named.repository}:${sigTag}` });
+    if (legacy)
+      entries.push({
+        ...(await store.manifestTree(legacy.digest, `${image} signature ${sigTag}`)),
+        refName: `${named.registry}/${named.repository}:${sigTag}`,
+      });
     const referrers = (await options.registry.referrers({ ...location, digest })).manifests;
     for (const r of referrers) {
       const tree = await store.manifestTree(r.digest, `${image} referrer ${r.digest}`);
-      entries.push({ ...tree, referrerOf: image, ...(r.artifactType !== undefined ? { artifactType: r.artifactType } : {}) });
+      entries.push({
+        ...tree,
+        referrerOf: image,
+        ...(r.artifactType !== undefined ? { artifactType: r.artifactType } : {}),
+      });
     }
-    const done = { image, digest, legacySignature: legacy !== undefined, referrers: referrers.length, fetched: store.fetched, kept: store.kept };
+    const done = {
+      image,
+      digest,
+      legacySignature: legacy !== undefined,
+      referrers: referrers.length,
+      fetched: store.fetched,
+      kept: store.kept,
+    };
     written.push(done);
     options.onImage?.(done);
   }
@@ -116,7 +142,14 @@ class BlobStore {
     let bytes = await this.present(digest);
     if (!bytes) {
       const manifest = await this.registry.manifest({ ...this.location, reference: digest });
-      if (!manifest) throw new SpecError(error('image', `${what}: registry ${this.location.registry} has no manifest ${digest} in ${this.location.repository}`, { hint: 'build once online so the lock pins what the registry holds, then mirror again' }));
+      if (!manifest)
+        throw new SpecError(
+          error(
+            'image',
+            `${what}: registry ${this.location.registry} has no manifest ${digest} in ${this.location.repository}`,
+            { hint: 'build once online so the lock pins what the registry holds, then mirror again' },
+          ),
+        );
       bytes = manifest.bytes;
       await this.store(digest, bytes);
     }
@@ -125,7 +158,10 @@ class BlobStore {
     for (const child of parsed.manifests) await this.manifestTree(child.digest, what, depth + 1);
     for (const blob of parsed.blobs) {
       if (await this.present(blob.digest, false)) continue;
-      await this.store(blob.digest, await this.registry.layer({ ...this.location, digest: blob.digest, size: blob.size }));
+      await this.store(
+        blob.digest,
+        await this.registry.layer({ ...this.location, digest: blob.digest, size: blob.size }),
+      );
     }
     return { mediaType: parsed.mediaType, digest, size: bytes.length };
   }
@@ -179,14 +215,22 @@ async function assertFreshTarget(target: string, format: ImageFolderFormat): Pro
   const empty = stat.isDirectory() && (await fs.readdir(target)).length === 0;
   if (format === 'oci-layout' && empty) return;
   const what = stat.isDirectory() ? 'a folder that is not empty' : stat.isSymbolicLink() ? 'a symbolic link' : 'a file';
-  throw new WriteError(error('write', `--to ${target} is ${what}; the images are written to a new ${format === 'oci-layout' ? 'folder' : 'file'} only`, { hint: 'remove it, or choose another --to' }));
+  throw new WriteError(
+    error(
+      'write',
+      `--to ${target} is ${what}; the images are written to a new ${format === 'oci-layout' ? 'folder' : 'file'} only`,
+      { hint: 'remove it, or choose another --to' },
+    ),
+  );
 }
 
 async function writeArchive(layout: string, target: string, failpoint: (step: string) => void): Promise<void> {
   const names = ['blobs/', ...(await listTree(layout, 'blobs')), INDEX_FILE, OCI_LAYOUT_FILE];
   // A killed run's half-written archive (its own temporary name) is removed first.
   const stale = `.${path.basename(target)}.capi-render-`;
-  for (const name of await fs.readdir(path.dirname(target))) if (name.startsWith(stale) && name.endsWith('.tmp')) await fs.rm(path.join(path.dirname(target), name), { force: true });
+  for (const name of await fs.readdir(path.dirname(target)))
+    if (name.startsWith(stale) && name.endsWith('.tmp'))
+      await fs.rm(path.join(path.dirname(target), name), { force: true });
   const temp = path.join(path.dirname(target), `${stale}${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   const out = await fs.open(temp, 'wx', 0o644);
   try {
@@ -216,7 +260,9 @@ async function writeArchive(layout: string, target: string, failpoint: (step: st
 /** Folder entries (`x/`) and files under `dir` of `root`, sorted by name; temporary files left by a killed run are left out. */
 async function listTree(root: string, dir: string): Promise<string[]> {
   const out: string[] = [];
-  for (const entry of (await fs.readdir(path.join(root, dir), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+  for (const entry of (await fs.readdir(path.join(root, dir), { withFileTypes: true })).sort((a, b) =>
+    a.name < b.name ? -1 : 1,
+  )) {
     const rel = `${dir}/${entry.name}`;
     if (entry.isDirectory()) out.push(`${rel}/`, ...(await listTree(root, rel)));
     else if (entry.isFile() && !entry.name.endsWith('.tmp')) out.push(rel);
@@ -255,6 +301,13 @@ async function writeStep<T>(where: string, run: () => Promise<T>): Promise<T> {
 
 function writeError(where: string, e: unknown): WriteError {
   const code = (e as NodeJS.ErrnoException).code ?? 'error';
-  const hint = code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'choose a --to on a writable file system, or fix its permissions' : code === 'ENOSPC' ? 'free space, then run the same command again: the blobs already written are kept' : 'fix the path, then run the same command again';
-  return new WriteError(error('write', `cannot write ${where}: ${code} (${(e as Error).message.replace(/^\w+: /, '')})`, { hint }));
+  const hint =
+    code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+      ? 'choose a --to on a writable file system, or fix its permissions'
+      : code === 'ENOSPC'
+        ? 'free space, then run the same command again: the blobs already written are kept'
+        : 'fix the path, then run the same command again';
+  return new WriteError(
+    error('write', `cannot write ${where}: ${code} (${(e as Error).message.replace(/^\w+: /, '')})`, { hint }),
+  );
 }

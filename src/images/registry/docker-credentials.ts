@@ -106,7 +106,11 @@ interface ConfigFile {
 export function createDockerCredentials(options: DockerCredentialOptions): DockerCredentials {
   const file = dockerConfigPath(options.env);
   let loaded: Promise<{ config: ConfigFile | undefined; fromEnv: Record<string, AuthEntry> | undefined }> | undefined;
-  const load = () => (loaded ??= Promise.all([readConfigFile(file), Promise.resolve(readEnvConfig(options.env.DOCKER_AUTH_CONFIG))]).then(([config, fromEnv]) => ({ config, fromEnv })));
+  const load = () =>
+    (loaded ??= Promise.all([
+      readConfigFile(file),
+      Promise.resolve(readEnvConfig(options.env.DOCKER_AUTH_CONFIG)),
+    ]).then(([config, fromEnv]) => ({ config, fromEnv })));
 
   return {
     async lookup(registry) {
@@ -121,7 +125,10 @@ export function createDockerCredentials(options: DockerCredentialOptions): Docke
         }
       }
       const inEnv = fromEnv ? 'none in DOCKER_AUTH_CONFIG; ' : '';
-      if (!config) return { source: `no credentials for ${key} (${inEnv}${file ? `${file} does not exist` : 'neither DOCKER_CONFIG nor HOME is set'})` };
+      if (!config)
+        return {
+          source: `no credentials for ${key} (${inEnv}${file ? `${file} does not exist` : 'neither DOCKER_CONFIG nor HOME is set'})`,
+        };
       const ownHelper = config.credHelpers[key];
       const helper = ownHelper ?? config.credsStore;
       if (helper) {
@@ -162,7 +169,9 @@ function entryCredentials(entry: AuthEntry, source: string): OciCredentials | un
     const colon = decoded === undefined ? -1 : decoded.indexOf(':');
     if (decoded === undefined || colon <= 0) {
       throw new FetchError(
-        error('auth', `${source}: "auth" is not base64 of user:password`, { hint: 'run `docker login` again, or write the entry as base64("user:password")' }),
+        error('auth', `${source}: "auth" is not base64 of user:password`, {
+          hint: 'run `docker login` again, or write the entry as base64("user:password")',
+        }),
       );
     }
     out.username = decoded.slice(0, colon);
@@ -186,19 +195,34 @@ async function readConfigFile(file: string | undefined): Promise<ConfigFile | un
   try {
     text = await readFile(file, 'utf8');
   } catch (cause) {
-    if ((cause as { code?: unknown }).code === 'ENOENT' || (cause as { code?: unknown }).code === 'ENOTDIR') return undefined;
-    throw new FetchError(error('auth', `cannot read the docker config ${file} (${(cause as { code?: string }).code ?? 'error'})`, { hint: 'fix its permissions, or point DOCKER_CONFIG at another folder' }));
+    if ((cause as { code?: unknown }).code === 'ENOENT' || (cause as { code?: unknown }).code === 'ENOTDIR')
+      return undefined;
+    throw new FetchError(
+      error('auth', `cannot read the docker config ${file} (${(cause as { code?: string }).code ?? 'error'})`, {
+        hint: 'fix its permissions, or point DOCKER_CONFIG at another folder',
+      }),
+    );
   }
   let parsed: unknown;
   try {
     parsed = text.trim() === '' ? {} : JSON.parse(text);
   } catch {
-    throw new FetchError(error('auth', `the docker config ${file} is not JSON`, { hint: 'fix the file (docker login rewrites it), or point DOCKER_CONFIG at another folder' }));
+    throw new FetchError(
+      error('auth', `the docker config ${file} is not JSON`, {
+        hint: 'fix the file (docker login rewrites it), or point DOCKER_CONFIG at another folder',
+      }),
+    );
   }
   if (!isRecord(parsed)) throw new FetchError(error('auth', `the docker config ${file} is not a JSON object`));
   return {
     auths: authEntries(parsed.auths),
-    credHelpers: isRecord(parsed.credHelpers) ? Object.fromEntries(Object.entries(parsed.credHelpers).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '')) : {},
+    credHelpers: isRecord(parsed.credHelpers)
+      ? Object.fromEntries(
+          Object.entries(parsed.credHelpers).filter(
+            (e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '',
+          ),
+        )
+      : {},
     ...(typeof parsed.credsStore === 'string' && parsed.credsStore !== '' ? { credsStore: parsed.credsStore } : {}),
   };
 }
@@ -230,25 +254,44 @@ function authEntries(value: unknown): Record<string, AuthEntry> {
 }
 
 /** Runs `docker-credential-<suffix> get`; undefined for "credentials not found". */
-async function runHelper(suffix: string, key: string, options: DockerCredentialOptions, configured: string): Promise<OciCredentials | undefined> {
+async function runHelper(
+  suffix: string,
+  key: string,
+  options: DockerCredentialOptions,
+  configured: string,
+): Promise<OciCredentials | undefined> {
   const program = `docker-credential-${suffix}`;
-  const fail = (why: string, hint?: string) => new FetchError(error('auth', `${configured}: ${why}`, hint === undefined ? {} : { hint }));
+  const fail = (why: string, hint?: string) =>
+    new FetchError(error('auth', `${configured}: ${why}`, hint === undefined ? {} : { hint }));
   if (!HELPER_SUFFIX.test(suffix)) throw fail('the helper name is not a plain program name suffix');
   const timeoutMs = options.timeoutMs ?? DEFAULT_HELPER_TIMEOUT_MS;
   const env = Object.fromEntries(Object.entries(options.env).filter((e): e is [string, string] => e[1] !== undefined));
   const { stdout, failure } = await new Promise<{ stdout: string; failure?: ExecFileException }>((resolve) => {
-    const child = execFile(program, ['get'], { env, timeout: timeoutMs, maxBuffer: MAX_HELPER_OUTPUT, encoding: 'utf8', windowsHide: true }, (err, out) => {
-      resolve(err ? { stdout: String(out ?? ''), failure: err } : { stdout: String(out ?? '') });
-    });
+    const child = execFile(
+      program,
+      ['get'],
+      { env, timeout: timeoutMs, maxBuffer: MAX_HELPER_OUTPUT, encoding: 'utf8', windowsHide: true },
+      (err, out) => {
+        resolve(err ? { stdout: String(out ?? ''), failure: err } : { stdout: String(out ?? '') });
+      },
+    );
     child.stdin?.on('error', () => undefined);
     child.stdin?.end(key);
   });
   if (failure) {
     if (/credentials not found/i.test(stdout)) return undefined;
-    if (failure.code === 'ENOENT') throw fail(`${program} is not on the PATH`, `install ${program}, or remove it from the docker config`);
-    if (failure.killed || failure.signal) throw fail(`${program} did not answer within ${timeoutMs / 1000}s`, 'a helper that asks for a password on a terminal cannot run here; log in first');
+    if (failure.code === 'ENOENT')
+      throw fail(`${program} is not on the PATH`, `install ${program}, or remove it from the docker config`);
+    if (failure.killed || failure.signal)
+      throw fail(
+        `${program} did not answer within ${timeoutMs / 1000}s`,
+        'a helper that asks for a password on a terminal cannot run here; log in first',
+      );
     // Its output is not shown: a helper may print a credential in it.
-    throw fail(`${program} get failed (exit code ${typeof failure.code === 'number' ? failure.code : String(failure.code ?? '?')})`, `run \`echo ${key} | ${program} get\` to see why`);
+    throw fail(
+      `${program} get failed (exit code ${typeof failure.code === 'number' ? failure.code : String(failure.code ?? '?')})`,
+      `run \`echo ${key} | ${program} get\` to see why`,
+    );
   }
   let parsed: unknown;
   try {

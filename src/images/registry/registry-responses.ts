@@ -57,7 +57,11 @@ export function platformsOf(index: Record<string, unknown>): string[] {
     const { os, architecture, variant } = entry.platform;
     if (typeof os !== 'string' || typeof architecture !== 'string') continue;
     const annotations = isRecord(entry.annotations) ? entry.annotations : {};
-    if ((os === 'unknown' && architecture === 'unknown') || annotations['vnd.docker.reference.type'] === 'attestation-manifest') continue;
+    if (
+      (os === 'unknown' && architecture === 'unknown') ||
+      annotations['vnd.docker.reference.type'] === 'attestation-manifest'
+    )
+      continue;
     const platform = `${os}/${architecture}${typeof variant === 'string' && variant !== '' ? `/${variant}` : ''}`;
     if (!out.includes(platform)) out.push(platform);
   }
@@ -65,13 +69,23 @@ export function platformsOf(index: Record<string, unknown>): string[] {
 }
 
 /** Checked descriptors of a manifest list, so digests and sizes can be trusted. */
-export function descriptors(value: unknown, what: string, fail: (code: DiagnosticCode, message: string) => FetchError): Descriptor[] {
+export function descriptors(
+  value: unknown,
+  what: string,
+  fail: (code: DiagnosticCode, message: string) => FetchError,
+): Descriptor[] {
   if (!Array.isArray(value)) throw fail('fetch', `${what} has no descriptor list`);
   return value.map((entry, i) => {
-    if (!isRecord(entry) || typeof entry.mediaType !== 'string' || typeof entry.digest !== 'string' || !isOciDigest(entry.digest)) {
+    if (
+      !isRecord(entry) ||
+      typeof entry.mediaType !== 'string' ||
+      typeof entry.digest !== 'string' ||
+      !isOciDigest(entry.digest)
+    ) {
       throw fail('fetch', `${what}: entry ${i} is not a descriptor with a sha256/sha512 digest`);
     }
-    if (typeof entry.size !== 'number' || !Number.isSafeInteger(entry.size) || entry.size < 0) throw fail('fetch', `${what}: entry ${i} has no valid size`);
+    if (typeof entry.size !== 'number' || !Number.isSafeInteger(entry.size) || entry.size < 0)
+      throw fail('fetch', `${what}: entry ${i} has no valid size`);
     return entry as unknown as Descriptor;
   });
 }
@@ -99,7 +113,11 @@ export function causeCode(cause: unknown): string | undefined {
 }
 
 /** Runs `run` over `items`, at most `limit` at once; the first failure is thrown once all have stopped. */
-export async function forEachLimit<T>(items: readonly T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+export async function forEachLimit<T>(
+  items: readonly T[],
+  limit: number,
+  run: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   let failure: { error: unknown } | undefined;
   const worker = async () => {
@@ -125,7 +143,9 @@ export function referrerDescriptors(index: Record<string, unknown>, what: string
     const raw = d as unknown as Record<string, unknown>;
     if (typeof raw.artifactType === 'string') out.artifactType = raw.artifactType;
     if (isRecord(raw.annotations)) {
-      const annotations = Object.fromEntries(Object.entries(raw.annotations).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      const annotations = Object.fromEntries(
+        Object.entries(raw.annotations).filter((e): e is [string, string] => typeof e[1] === 'string'),
+      );
       if (Object.keys(annotations).length > 0) out.annotations = annotations;
     }
     return out;

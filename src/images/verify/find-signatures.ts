@@ -78,7 +78,10 @@ export interface FoundLegacy {
 }
 
 /** The Sigstore bundle signatures attached to `image` (by digest) as referrers. */
-export async function findBundleSignatures(registry: ImageRegistry, image: ImageLocation & { digest: string }): Promise<FoundBundles> {
+export async function findBundleSignatures(
+  registry: ImageRegistry,
+  image: ImageLocation & { digest: string },
+): Promise<FoundBundles> {
   const referrers = await registry.referrers(image);
   const where =
     referrers.source === 'api'
@@ -95,10 +98,16 @@ export async function findBundleSignatures(registry: ImageRegistry, image: Image
     const layers = Array.isArray(manifest.json.layers) ? (manifest.json.layers as unknown[]) : [];
     const layer = layers.find(
       (l): l is { mediaType: string; digest: string; size: number } =>
-        typeof l === 'object' && l !== null && BUNDLE_MEDIA_TYPES.includes(String((l as Record<string, unknown>).mediaType)) && typeof (l as Record<string, unknown>).digest === 'string',
+        typeof l === 'object' &&
+        l !== null &&
+        BUNDLE_MEDIA_TYPES.includes(String((l as Record<string, unknown>).mediaType)) &&
+        typeof (l as Record<string, unknown>).digest === 'string',
     );
     if (!layer) continue;
-    const bytes = await registry.blob({ ...image, digest: layer.digest, ...(typeof layer.size === 'number' ? { size: layer.size } : {}) }, { maxBytes: MAX_SIGNATURE_BYTES });
+    const bytes = await registry.blob(
+      { ...image, digest: layer.digest, ...(typeof layer.size === 'number' ? { size: layer.size } : {}) },
+      { maxBytes: MAX_SIGNATURE_BYTES },
+    );
     let bundle: unknown;
     try {
       bundle = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
@@ -108,11 +117,17 @@ export async function findBundleSignatures(registry: ImageRegistry, image: Image
     candidates.push({ format: 'bundle', manifestDigest: manifest.digest, bundle });
   }
   const count = referrers.manifests.length;
-  return { candidates, looked: `the referrers of ${image.digest} (${where}: ${count} referrer${count === 1 ? '' : 's'}, ${signatures.length} a signature bundle)` };
+  return {
+    candidates,
+    looked: `the referrers of ${image.digest} (${where}: ${count} referrer${count === 1 ? '' : 's'}, ${signatures.length} a signature bundle)`,
+  };
 }
 
 /** The legacy signatures of `image`: the layers of its `sha256-<hex>.sig` manifest. */
-export async function findLegacySignatures(registry: ImageRegistry, image: ImageLocation & { digest: string }): Promise<FoundLegacy> {
+export async function findLegacySignatures(
+  registry: ImageRegistry,
+  image: ImageLocation & { digest: string },
+): Promise<FoundLegacy> {
   const tag = legacySignatureTag(image.digest);
   const manifest = await registry.manifest({ ...image, reference: tag });
   if (!manifest) return { candidates: [], looked: `the cosign signature tag ${tag} (absent)` };
@@ -120,11 +135,21 @@ export async function findLegacySignatures(registry: ImageRegistry, image: Image
   const candidates: LegacyCandidate[] = [];
   for (let i = 0; i < layers.length && candidates.length < MAX_CANDIDATES; i++) {
     const layer = layers[i] as Record<string, unknown> | null;
-    if (typeof layer !== 'object' || layer === null || layer.mediaType !== SIMPLE_SIGNING_MEDIA_TYPE || typeof layer.digest !== 'string') continue;
-    const payload = await registry.blob({ ...image, digest: layer.digest, ...(typeof layer.size === 'number' ? { size: layer.size } : {}) }, { maxBytes: MAX_SIGNATURE_BYTES });
+    if (
+      typeof layer !== 'object' ||
+      layer === null ||
+      layer.mediaType !== SIMPLE_SIGNING_MEDIA_TYPE ||
+      typeof layer.digest !== 'string'
+    )
+      continue;
+    const payload = await registry.blob(
+      { ...image, digest: layer.digest, ...(typeof layer.size === 'number' ? { size: layer.size } : {}) },
+      { maxBytes: MAX_SIGNATURE_BYTES },
+    );
     const annotations: Record<string, string> = {};
     if (typeof layer.annotations === 'object' && layer.annotations !== null) {
-      for (const [k, v] of Object.entries(layer.annotations as Record<string, unknown>)) if (typeof v === 'string') annotations[k] = v;
+      for (const [k, v] of Object.entries(layer.annotations as Record<string, unknown>))
+        if (typeof v === 'string') annotations[k] = v;
     }
     candidates.push({ format: 'legacy-tag', manifestDigest: manifest.digest, layer: i, payload, annotations });
   }

@@ -38,7 +38,8 @@ import {
 export class UnreadableSignature extends Error {}
 
 /** How the verifying key is given: the leaf certificate of the annotations, or a public key found by hint. */
-export type LegacyKeyMaterial = { kind: 'certificate' } | { kind: 'public-key'; hint: string; digestAlgorithm: 'SHA2_256' | 'SHA2_512' };
+export type LegacyKeyMaterial =
+  { kind: 'certificate' } | { kind: 'public-key'; hint: string; digestAlgorithm: 'SHA2_256' | 'SHA2_512' };
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -52,9 +53,12 @@ export function hasCertificate(candidate: LegacyCandidate): boolean {
 export function legacyBundle(candidate: LegacyCandidate, key: LegacyKeyMaterial): Bundle {
   const a = candidate.annotations;
   const signature = (a[ANNOTATION_SIGNATURE] ?? '').trim();
-  if (signature === '' || !BASE64.test(signature)) throw new UnreadableSignature(`the layer has no base64 ${ANNOTATION_SIGNATURE} annotation`);
+  if (signature === '' || !BASE64.test(signature))
+    throw new UnreadableSignature(`the layer has no base64 ${ANNOTATION_SIGNATURE} annotation`);
   const algorithm = key.kind === 'public-key' ? key.digestAlgorithm : 'SHA2_256';
-  const payloadDigest = createHash(algorithm === 'SHA2_512' ? 'sha512' : 'sha256').update(candidate.payload).digest('base64');
+  const payloadDigest = createHash(algorithm === 'SHA2_512' ? 'sha512' : 'sha256')
+    .update(candidate.payload)
+    .digest('base64');
 
   let verificationMaterial: Record<string, unknown>;
   if (key.kind === 'certificate') {
@@ -64,11 +68,18 @@ export function legacyBundle(candidate: LegacyCandidate, key: LegacyKeyMaterial)
     verificationMaterial = {
       x509CertificateChain: { certificates: [leaf[0]!, ...chain].map((der) => ({ rawBytes: der.toString('base64') })) },
       tlogEntries: a[ANNOTATION_REKOR_BUNDLE] === undefined ? [] : [tlogEntry(a[ANNOTATION_REKOR_BUNDLE])],
-      timestampVerificationData: { rfc3161Timestamps: a[ANNOTATION_RFC3161_TIMESTAMP] === undefined ? [] : [rfc3161(a[ANNOTATION_RFC3161_TIMESTAMP])] },
+      timestampVerificationData: {
+        rfc3161Timestamps:
+          a[ANNOTATION_RFC3161_TIMESTAMP] === undefined ? [] : [rfc3161(a[ANNOTATION_RFC3161_TIMESTAMP])],
+      },
     };
   } else {
     // Key rules ignore the log and timestamps (as Flux does for keys), so none are carried over.
-    verificationMaterial = { publicKey: { hint: key.hint }, tlogEntries: [], timestampVerificationData: { rfc3161Timestamps: [] } };
+    verificationMaterial = {
+      publicKey: { hint: key.hint },
+      tlogEntries: [],
+      timestampVerificationData: { rfc3161Timestamps: [] },
+    };
   }
   const serialized = {
     mediaType: BUNDLE_V01_MEDIA_TYPE,
@@ -109,8 +120,19 @@ function tlogEntry(annotation: string): Record<string, unknown> {
   const integratedTime = payload?.integratedTime;
   const logIndex = payload?.logIndex;
   const logID = payload?.logID;
-  if (typeof set !== 'string' || !BASE64.test(set) || typeof body !== 'string' || !BASE64.test(body) || !isInteger(integratedTime) || !isInteger(logIndex) || typeof logID !== 'string' || !/^[0-9a-fA-F]+$/.test(logID)) {
-    throw new UnreadableSignature(`the ${ANNOTATION_REKOR_BUNDLE} annotation is not a Rekor bundle (SignedEntryTimestamp, Payload.body, integratedTime, logIndex, logID)`);
+  if (
+    typeof set !== 'string' ||
+    !BASE64.test(set) ||
+    typeof body !== 'string' ||
+    !BASE64.test(body) ||
+    !isInteger(integratedTime) ||
+    !isInteger(logIndex) ||
+    typeof logID !== 'string' ||
+    !/^[0-9a-fA-F]+$/.test(logID)
+  ) {
+    throw new UnreadableSignature(
+      `the ${ANNOTATION_REKOR_BUNDLE} annotation is not a Rekor bundle (SignedEntryTimestamp, Payload.body, integratedTime, logIndex, logID)`,
+    );
   }
   let kind: unknown;
   let version: unknown;
@@ -121,7 +143,10 @@ function tlogEntry(annotation: string): Record<string, unknown> {
   } catch {
     // Left undefined: refused below.
   }
-  if (typeof kind !== 'string' || typeof version !== 'string') throw new UnreadableSignature(`the ${ANNOTATION_REKOR_BUNDLE} annotation's body is not a Rekor entry (kind, apiVersion)`);
+  if (typeof kind !== 'string' || typeof version !== 'string')
+    throw new UnreadableSignature(
+      `the ${ANNOTATION_REKOR_BUNDLE} annotation's body is not a Rekor entry (kind, apiVersion)`,
+    );
   return {
     logIndex: String(logIndex),
     logId: { keyId: Buffer.from(logID, 'hex').toString('base64') },
@@ -140,12 +165,17 @@ function rfc3161(annotation: string): Record<string, unknown> {
     throw new UnreadableSignature(`the ${ANNOTATION_RFC3161_TIMESTAMP} annotation is not JSON`);
   }
   const token = record(parsed)?.SignedRFC3161Timestamp;
-  if (typeof token !== 'string' || token === '' || !BASE64.test(token)) throw new UnreadableSignature(`the ${ANNOTATION_RFC3161_TIMESTAMP} annotation has no base64 SignedRFC3161Timestamp`);
+  if (typeof token !== 'string' || token === '' || !BASE64.test(token))
+    throw new UnreadableSignature(
+      `the ${ANNOTATION_RFC3161_TIMESTAMP} annotation has no base64 SignedRFC3161Timestamp`,
+    );
   return { signedTimestamp: token };
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function isInteger(value: unknown): value is number {

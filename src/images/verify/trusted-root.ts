@@ -19,7 +19,8 @@ import { packagePath } from '../../package-files.js';
 
 /** The shipped root, relative to the package root. */
 export const PUBLIC_GOOD_TRUSTED_ROOT = 'trust/trusted_root.json';
-const TRUSTED_ROOT_MEDIA_TYPE = /^application\/vnd\.dev\.sigstore\.trustedroot(?:\.v\d+\.\d+)?\+json(?:;version=\d+\.\d+)?$/;
+const TRUSTED_ROOT_MEDIA_TYPE =
+  /^application\/vnd\.dev\.sigstore\.trustedroot(?:\.v\d+\.\d+)?\+json(?:;version=\d+\.\d+)?$/;
 
 /** Where trust comes from, parsed once; hand it to every verification of a build. */
 export interface TrustMaterialSource {
@@ -44,11 +45,18 @@ export interface TrustMaterialSource {
  * repository-files.ts). Throws SpecError (`config`) naming the file when it is missing, not JSON, not
  * a trusted root, or holds a key or certificate that does not parse.
  */
-export function loadTrustedRoot(file: string | undefined, read: (file: string) => Buffer = (f) => readFileSync(f)): TrustMaterialSource {
+export function loadTrustedRoot(
+  file: string | undefined,
+  read: (file: string) => Buffer = (f) => readFileSync(f),
+): TrustMaterialSource {
   const kind = file === undefined ? 'public-good' : 'file';
   const where = file ?? packagePath(PUBLIC_GOOD_TRUSTED_ROOT);
-  const description = kind === 'public-good' ? 'the Sigstore public-good trusted root shipped with capi-render' : `the trusted root ${where}`;
-  const fail = (why: string, hint: string) => new SpecError(error('config', `${description}: ${why}`, { file: where, hint }));
+  const description =
+    kind === 'public-good'
+      ? 'the Sigstore public-good trusted root shipped with capi-render'
+      : `the trusted root ${where}`;
+  const fail = (why: string, hint: string) =>
+    new SpecError(error('config', `${description}: ${why}`, { file: where, hint }));
   const hint =
     kind === 'public-good'
       ? 'the installation is incomplete; reinstall capi-render'
@@ -67,7 +75,8 @@ export function loadTrustedRoot(file: string | undefined, read: (file: string) =
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw fail('is not a JSON object', hint);
   const mediaType = (parsed as Record<string, unknown>).mediaType;
-  if (typeof mediaType !== 'string' || !TRUSTED_ROOT_MEDIA_TYPE.test(mediaType)) throw fail(`has mediaType ${JSON.stringify(mediaType)}, not a Sigstore trusted root`, hint);
+  if (typeof mediaType !== 'string' || !TRUSTED_ROOT_MEDIA_TYPE.test(mediaType))
+    throw fail(`has mediaType ${JSON.stringify(mediaType)}, not a Sigstore trusted root`, hint);
   let root: TrustedRoot;
   try {
     root = TrustedRoot.fromJSON(parsed);
@@ -76,7 +85,8 @@ export function loadTrustedRoot(file: string | undefined, read: (file: string) =
   } catch (cause) {
     throw fail(`is not a usable trusted root: ${(cause as Error).message}`, hint);
   }
-  if (root.certificateAuthorities.length === 0) throw fail('lists no certificate authority (Fulcio), so no keyless signature could verify', hint);
+  if (root.certificateAuthorities.length === 0)
+    throw fail('lists no certificate authority (Fulcio), so no keyless signature could verify', hint);
   return {
     kind,
     file: where,

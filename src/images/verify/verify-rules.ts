@@ -66,7 +66,11 @@ export function imageMatches(glob: string, image: string): boolean {
  * it under before `images:` overrides moved it (a rule for `registry.k8s.io/cluster-api/*` still
  * covers the mirror the images are pulled from) — with its index in the list; undefined when none does.
  */
-export function ruleFor(rules: readonly VerifyRule[], image: string, released: readonly string[] = []): { rule: VerifyRule; index: number } | undefined {
+export function ruleFor(
+  rules: readonly VerifyRule[],
+  image: string,
+  released: readonly string[] = [],
+): { rule: VerifyRule; index: number } | undefined {
   const names = [imageName(image), ...released.map(imageName)];
   for (let index = 0; index < rules.length; index++) {
     const pattern = globToRegExp(rules[index]!.images);
@@ -79,7 +83,10 @@ export function ruleFor(rules: readonly VerifyRule[], image: string, released: r
  * The indexes of the rules whose glob matches none of `images` (as rendered, each with the names
  * it was released under): such a rule verifies nothing, which a user who wrote it would never know.
  */
-export function rulesMatchingNothing(rules: readonly VerifyRule[], images: readonly { image: string; released: readonly string[] }[]): number[] {
+export function rulesMatchingNothing(
+  rules: readonly VerifyRule[],
+  images: readonly { image: string; released: readonly string[] }[],
+): number[] {
   const names = images.flatMap((i) => [imageName(i.image), ...i.released.map(imageName)]);
   return rules.flatMap((rule, index) => {
     const pattern = globToRegExp(rule.images);
@@ -125,10 +132,23 @@ export function describeRule(rule: VerifyRule): string {
  */
 export function checkRules(rules: unknown, options: { repoRoot?: string; file?: string } = {}): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const at = (field: string, hint?: string) => ({ field, ...(options.file !== undefined ? { file: options.file } : {}), ...(hint !== undefined ? { hint } : {}) });
+  const at = (field: string, hint?: string) => ({
+    field,
+    ...(options.file !== undefined ? { file: options.file } : {}),
+    ...(hint !== undefined ? { hint } : {}),
+  });
   if (rules === undefined || rules === null) return out;
   if (!Array.isArray(rules)) {
-    out.push(error('config', `${FIELD} must be a list of rules`, at(FIELD, 'write `verify:` as a YAML list: `- images: "registry.k8s.io/cluster-api/*"` with `keyless:` or `key:`')));
+    out.push(
+      error(
+        'config',
+        `${FIELD} must be a list of rules`,
+        at(
+          FIELD,
+          'write `verify:` as a YAML list: `- images: "registry.k8s.io/cluster-api/*"` with `keyless:` or `key:`',
+        ),
+      ),
+    );
     return out;
   }
   rules.forEach((rule: unknown, i) => {
@@ -141,14 +161,26 @@ export function checkRules(rules: unknown, options: { repoRoot?: string; file?: 
     for (const key of Object.keys(r)) {
       if ((RULE_KEYS as readonly string[]).includes(key)) continue;
       const guess = suggestField(key, RULE_KEYS);
-      out.push(error('config', `${field} has an unknown field ${JSON.stringify(key)}${guess ? `; did you mean "${guess}"?` : ''}`, at(`${field}.${key}`, 'a rule has images, and keyless or key')));
+      out.push(
+        error(
+          'config',
+          `${field} has an unknown field ${JSON.stringify(key)}${guess ? `; did you mean "${guess}"?` : ''}`,
+          at(`${field}.${key}`, 'a rule has images, and keyless or key'),
+        ),
+      );
     }
     checkImages(r.images, `${field}.images`, out, at);
     const hasKeyless = r.keyless !== undefined;
     const hasKey = r.key !== undefined;
     if (hasKeyless === hasKey) {
       out.push(
-        error('config', hasKey ? `${field} has both keyless and key; a rule requires one kind of signature` : `${field} has neither keyless nor key`, at(field, 'write two rules to accept either kind, or pick the one the image publisher uses')),
+        error(
+          'config',
+          hasKey
+            ? `${field} has both keyless and key; a rule requires one kind of signature`
+            : `${field} has neither keyless nor key`,
+          at(field, 'write two rules to accept either kind, or pick the one the image publisher uses'),
+        ),
       );
     }
     if (hasKeyless) checkKeyless(r.keyless, `${field}.keyless`, out, at);
@@ -161,31 +193,55 @@ type At = (field: string, hint?: string) => { field: string; file?: string; hint
 
 function checkImages(images: unknown, field: string, out: Diagnostic[], at: At): void {
   if (typeof images !== 'string' || images.trim() === '') {
-    out.push(error('config', `${field} must be a non-empty image glob`, at(field, 'e.g. "registry.k8s.io/cluster-api/*"')));
+    out.push(
+      error('config', `${field} must be a non-empty image glob`, at(field, 'e.g. "registry.k8s.io/cluster-api/*"')),
+    );
     return;
   }
   if (!GLOB_CHARACTERS.test(images)) {
-    out.push(error('config', `${field} ${JSON.stringify(images)} has characters no image name has`, at(field, 'a glob is an image name with * (any characters, / included) and ? (one character)')));
+    out.push(
+      error(
+        'config',
+        `${field} ${JSON.stringify(images)} has characters no image name has`,
+        at(field, 'a glob is an image name with * (any characters, / included) and ? (one character)'),
+      ),
+    );
     return;
   }
   const slash = images.lastIndexOf('/');
   if (images.includes('@') || (slash >= 0 && images.indexOf(':', slash) > slash)) {
     out.push(
-      error('config', `${field} ${JSON.stringify(images)} names a tag or digest; rules match the image name before its tag`, at(field, `write ${JSON.stringify(imageName(images))}: every tag and digest of the image is then covered`)),
+      error(
+        'config',
+        `${field} ${JSON.stringify(images)} names a tag or digest; rules match the image name before its tag`,
+        at(field, `write ${JSON.stringify(imageName(images))}: every tag and digest of the image is then covered`),
+      ),
     );
   }
 }
 
 function checkKeyless(keyless: unknown, field: string, out: Diagnostic[], at: At): void {
   if (typeof keyless !== 'object' || keyless === null || Array.isArray(keyless)) {
-    out.push(error('config', `${field} must be an object with issuer (or issuerRegExp) and identity (or identityRegExp)`, at(field)));
+    out.push(
+      error(
+        'config',
+        `${field} must be an object with issuer (or issuerRegExp) and identity (or identityRegExp)`,
+        at(field),
+      ),
+    );
     return;
   }
   const k = keyless as Record<string, unknown>;
   for (const key of Object.keys(k)) {
     if ((KEYLESS_KEYS as readonly string[]).includes(key)) continue;
     const guess = suggestField(key, KEYLESS_KEYS);
-    out.push(error('config', `${field} has an unknown field ${JSON.stringify(key)}${guess ? `; did you mean "${guess}"?` : ''}`, at(`${field}.${key}`, 'keyless has issuer or issuerRegExp, and identity or identityRegExp')));
+    out.push(
+      error(
+        'config',
+        `${field} has an unknown field ${JSON.stringify(key)}${guess ? `; did you mean "${guess}"?` : ''}`,
+        at(`${field}.${key}`, 'keyless has issuer or issuerRegExp, and identity or identityRegExp'),
+      ),
+    );
   }
   for (const [exact, regexp, example] of [
     ['issuer', 'issuerRegExp', 'https://accounts.google.com'],
@@ -194,11 +250,22 @@ function checkKeyless(keyless: unknown, field: string, out: Diagnostic[], at: At
     const e = k[exact];
     const r = k[regexp];
     if (e === undefined && r === undefined) {
-      out.push(error('config', `${field} needs ${exact} or ${regexp}`, at(field, `e.g. ${exact}: ${example}; without it any ${exact === 'issuer' ? 'OIDC issuer' : 'identity'} would pass`)));
+      out.push(
+        error(
+          'config',
+          `${field} needs ${exact} or ${regexp}`,
+          at(
+            field,
+            `e.g. ${exact}: ${example}; without it any ${exact === 'issuer' ? 'OIDC issuer' : 'identity'} would pass`,
+          ),
+        ),
+      );
       continue;
     }
-    if (e !== undefined && r !== undefined) out.push(error('config', `${field} has both ${exact} and ${regexp}; give one`, at(`${field}.${regexp}`)));
-    if (e !== undefined && (typeof e !== 'string' || e === '')) out.push(error('config', `${field}.${exact} must be a non-empty string`, at(`${field}.${exact}`)));
+    if (e !== undefined && r !== undefined)
+      out.push(error('config', `${field} has both ${exact} and ${regexp}; give one`, at(`${field}.${regexp}`)));
+    if (e !== undefined && (typeof e !== 'string' || e === ''))
+      out.push(error('config', `${field}.${exact} must be a non-empty string`, at(`${field}.${exact}`)));
     if (r !== undefined) {
       if (typeof r !== 'string' || r === '') {
         out.push(error('config', `${field}.${regexp} must be a non-empty string`, at(`${field}.${regexp}`)));
@@ -207,12 +274,25 @@ function checkKeyless(keyless: unknown, field: string, out: Diagnostic[], at: At
       try {
         new RegExp(r);
       } catch (cause) {
-        out.push(error('config', `${field}.${regexp} ${JSON.stringify(r)} is not a regular expression: ${(cause as Error).message}`, at(`${field}.${regexp}`)));
+        out.push(
+          error(
+            'config',
+            `${field}.${regexp} ${JSON.stringify(r)} is not a regular expression: ${(cause as Error).message}`,
+            at(`${field}.${regexp}`),
+          ),
+        );
         continue;
       }
       if (!r.startsWith('^') || !r.endsWith('$')) {
         out.push(
-          warning('config', `${field}.${regexp} ${JSON.stringify(r)} is not anchored: it matches any ${exact} that contains a match`, at(`${field}.${regexp}`, `anchor it and escape the dots, e.g. ${JSON.stringify(`^${r.replace(/^\^|\$$/g, '')}$`)}`)),
+          warning(
+            'config',
+            `${field}.${regexp} ${JSON.stringify(r)} is not anchored: it matches any ${exact} that contains a match`,
+            at(
+              `${field}.${regexp}`,
+              `anchor it and escape the dots, e.g. ${JSON.stringify(`^${r.replace(/^\^|\$$/g, '')}$`)}`,
+            ),
+          ),
         );
       }
     }
@@ -221,25 +301,55 @@ function checkKeyless(keyless: unknown, field: string, out: Diagnostic[], at: At
 
 function checkKey(key: unknown, field: string, out: Diagnostic[], at: At, repoRoot: string | undefined): void {
   if (typeof key !== 'string' || key === '') {
-    out.push(error('config', `${field} must be the path of a PEM public key file in the repository`, at(field, 'e.g. keys/cosign.pub')));
+    out.push(
+      error(
+        'config',
+        `${field} must be the path of a PEM public key file in the repository`,
+        at(field, 'e.g. keys/cosign.pub'),
+      ),
+    );
     return;
   }
   const problem = keyPathProblem(key);
   if (problem) {
-    out.push(error('config', `${field} ${JSON.stringify(key)} ${problem}`, at(field, 'put the public key in the repository and give its path relative to the repository root, e.g. keys/cosign.pub')));
+    out.push(
+      error(
+        'config',
+        `${field} ${JSON.stringify(key)} ${problem}`,
+        at(
+          field,
+          'put the public key in the repository and give its path relative to the repository root, e.g. keys/cosign.pub',
+        ),
+      ),
+    );
     return;
   }
   if (repoRoot === undefined) return;
   const read = readVerifyKey(repoRoot, key);
   if ('problem' in read) {
-    out.push(error('config', `${field} ${key} ${read.missing ? 'does not exist' : read.problem.replace(/^file \S+ /, '')}`, at(field, 'commit the public key (cosign.pub, from `cosign generate-key-pair` or the image publisher) at that path')));
+    out.push(
+      error(
+        'config',
+        `${field} ${key} ${read.missing ? 'does not exist' : read.problem.replace(/^file \S+ /, '')}`,
+        at(
+          field,
+          'commit the public key (cosign.pub, from `cosign generate-key-pair` or the image publisher) at that path',
+        ),
+      ),
+    );
     return;
   }
   const pem = read.pem;
   try {
     createPublicKey(pem);
   } catch {
-    out.push(error('config', `${field} ${key} is not a PEM public key`, at(field, 'it must begin with -----BEGIN PUBLIC KEY----- (the .pub file, never the private key)')));
+    out.push(
+      error(
+        'config',
+        `${field} ${key} is not a PEM public key`,
+        at(field, 'it must begin with -----BEGIN PUBLIC KEY----- (the .pub file, never the private key)'),
+      ),
+    );
   }
 }
 

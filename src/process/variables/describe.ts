@@ -55,7 +55,12 @@ export function describeComponentVariables(text: string, source: string): Descri
     }
   });
   return {
-    variables: defaults.map((v) => ({ name: v.name, default: v.defaultText === '' ? null : v.defaultText, required: v.defaultText === '', secret: secret.has(v.name) })),
+    variables: defaults.map((v) => ({
+      name: v.name,
+      default: v.defaultText === '' ? null : v.defaultText,
+      required: v.defaultText === '',
+      secret: secret.has(v.name),
+    })),
     names: template.names,
   };
 }

@@ -75,6 +75,9 @@ function makePart(nodes: readonly TemplateNode[]): DocumentPart {
     }
   };
   walk(nodes);
-  const constant = names.size === 0 && nodes.every((n) => n.kind === 'text') ? nodes.map((n) => (n.kind === 'text' ? n.value : '')).join('') : undefined;
+  const constant =
+    names.size === 0 && nodes.every((n) => n.kind === 'text')
+      ? nodes.map((n) => (n.kind === 'text' ? n.value : '')).join('')
+      : undefined;
   return { nodes, constant, names: [...names].sort() };
 }

@@ -61,7 +61,7 @@ export function decodeRune(bytes: Uint8Array, at: number, end: number = bytes.le
  */
 export function reverseRunes(bytes: Uint8Array): Uint8Array {
   const runes: number[] = [];
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const [rune, width] = decodeRune(bytes, i);
     runes.push(rune);
     i += width;

@@ -6,7 +6,7 @@ import { SpecError, error, peerWording } from '../../errors.js';
 
 /** How a user supplies a variable to capi-render. */
 export const MISSING_VARIABLES_HINT =
-  'set each one under `variables:` in capi-render.yaml or in an overlay, or as a key of the provider\'s ' +
+  "set each one under `variables:` in capi-render.yaml or in an overlay, or as a key of the provider's " +
   'spec.configSecret; a variable with a default in the template (`${NAME:=value}`) is optional';
 
 /**
@@ -23,10 +23,17 @@ export class MissingVariablesError extends SpecError {
   constructor(source: string, missing: readonly string[]) {
     super(
       // As NewComponents words it (components.go wraps simple_processor.go's errMissingVariables).
-      error('variables-missing', peerWording('clusterctl', `failed to perform variable substitution: value for variables [${missing.join(', ')}] is not set`), {
-        file: source,
-        hint: MISSING_VARIABLES_HINT,
-      }),
+      error(
+        'variables-missing',
+        peerWording(
+          'clusterctl',
+          `failed to perform variable substitution: value for variables [${missing.join(', ')}] is not set`,
+        ),
+        {
+          file: source,
+          hint: MISSING_VARIABLES_HINT,
+        },
+      ),
     );
     this.missing = missing;
     this.source = source;

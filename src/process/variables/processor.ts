@@ -115,7 +115,9 @@ export function compileTemplate(text: string, source: string): CompiledTemplate 
       if (!values.has(name)) values.set(name, lookup(name));
       return values.get(name);
     };
-    const missing = variables.filter((v) => v.defaultText === '' && cachedLookup(v.name) === undefined).map((v) => v.name);
+    const missing = variables
+      .filter((v) => v.defaultText === '' && cachedLookup(v.name) === undefined)
+      .map((v) => v.name);
     if (missing.length > 0) throw new MissingVariablesError(source, missing);
     let output: T;
     try {
@@ -139,7 +141,9 @@ export function compileTemplate(text: string, source: string): CompiledTemplate 
     },
     substituteParts(lookup) {
       const list = documentParts();
-      const { output, used } = run(lookup, (cachedLookup) => list.map((p) => p.constant ?? evaluateTemplate(p.nodes, cachedLookup)));
+      const { output, used } = run(lookup, (cachedLookup) =>
+        list.map((p) => p.constant ?? evaluateTemplate(p.nodes, cachedLookup)),
+      );
       return { texts: output, variables: variables.map(toVariableUse), used };
     },
   };
@@ -177,7 +181,13 @@ function syntaxError(e: TemplateError, normalised: NormalisedText, original: str
  * variables before it substitutes, and returns that parse error unwrapped); the other reasons are
  * capi-render's.
  */
-const ENVSUBST_REASONS: ReadonlySet<TemplateError['reason']> = new Set(['bad-substitution', 'missing-closing-brace', 'variable-name', 'function-argument', 'default-function']);
+const ENVSUBST_REASONS: ReadonlySet<TemplateError['reason']> = new Set([
+  'bad-substitution',
+  'missing-closing-brace',
+  'variable-name',
+  'function-argument',
+  'default-function',
+]);
 
 function syntaxMessage(e: TemplateError, where: string): string {
   return ENVSUBST_REASONS.has(e.reason) ? peerWording('clusterctl', e.message, where) : `${e.message} ${where}`;

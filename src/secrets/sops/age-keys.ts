@@ -33,7 +33,10 @@ export function ageIdentitiesFrom(env: Readonly<Record<string, string | undefine
   const problems: string[] = [];
   const take = (text: string, source: string) => {
     const found = identitiesIn(text);
-    if (found.bad > 0) problems.push(`${source} has ${found.bad} line${found.bad === 1 ? '' : 's'} that ${found.bad === 1 ? 'is' : 'are'} not an age identity (AGE-SECRET-KEY-1…)`);
+    if (found.bad > 0)
+      problems.push(
+        `${source} has ${found.bad} line${found.bad === 1 ? '' : 's'} that ${found.bad === 1 ? 'is' : 'are'} not an age identity (AGE-SECRET-KEY-1…)`,
+      );
     if (found.keys.length > 0) {
       keys.push(...found.keys);
       sources.push(source);
@@ -48,10 +51,14 @@ export function ageIdentitiesFrom(env: Readonly<Record<string, string | undefine
       const read = readBoundedSync(path.resolve(file), { limit: MAX_KEY_FILE_BYTES, follow: true });
       if (read.outcome === 'read') take(read.bytes.toString('utf8'), `${SOPS_AGE_KEY_FILE} (${file})`);
       else if (read.outcome === 'missing') problems.push(`${SOPS_AGE_KEY_FILE} names ${file}, which does not exist`);
-      else if (read.outcome === 'irregular') problems.push(`${SOPS_AGE_KEY_FILE} names ${file}, which is not a regular file`);
-      else problems.push(`${SOPS_AGE_KEY_FILE} names ${file}, which is larger than an identity file (${read.size} bytes)`);
+      else if (read.outcome === 'irregular')
+        problems.push(`${SOPS_AGE_KEY_FILE} names ${file}, which is not a regular file`);
+      else
+        problems.push(`${SOPS_AGE_KEY_FILE} names ${file}, which is larger than an identity file (${read.size} bytes)`);
     } catch (e) {
-      problems.push(`${SOPS_AGE_KEY_FILE} names ${file}, which cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+      problems.push(
+        `${SOPS_AGE_KEY_FILE} names ${file}, which cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
   }
   return { keys: [...new Set(keys)], sources, problems };
@@ -86,7 +93,10 @@ export async function wrapDataKey(dataKey: Uint8Array, recipient: string): Promi
  * The data key, unwrapped from any of the armored stanzas with any of the identities; undefined
  * when none of them opens any stanza.
  */
-export async function unwrapDataKey(armoredKeys: readonly string[], identities: readonly string[]): Promise<Uint8Array | undefined> {
+export async function unwrapDataKey(
+  armoredKeys: readonly string[],
+  identities: readonly string[],
+): Promise<Uint8Array | undefined> {
   if (identities.length === 0) return undefined;
   const d = new Decrypter();
   for (const id of identities) d.addIdentity(id);

@@ -22,7 +22,10 @@ export function isSopsEncryptedInput(input: InputObject): boolean {
 }
 
 /** `inputs` with every SOPS-encrypted Secret decrypted (the same set when there is none). */
-export async function decryptSopsInputs(inputs: InputSet, env: Readonly<Record<string, string | undefined>>): Promise<InputSet> {
+export async function decryptSopsInputs(
+  inputs: InputSet,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<InputSet> {
   if (!inputs.secrets.some(isSopsEncryptedInput)) return inputs;
   const identities = ageIdentitiesFrom(env);
   const secrets = await Promise.all(
@@ -32,10 +35,16 @@ export async function decryptSopsInputs(inputs: InputSet, env: Readonly<Record<s
       const what = `Secret ${String(meta.namespace ?? '')}/${String(meta.name ?? '')}`;
       const where = input.locate(['sops'], 'key');
       const at = { file: where.file ?? input.file, line: where.line, col: where.col };
-      if (identities.problems.length > 0) throw new SpecError(error('sops', `${input.file} holds a SOPS-encrypted ${what}, and ${identities.problems[0]}`, at));
+      if (identities.problems.length > 0)
+        throw new SpecError(
+          error('sops', `${input.file} holds a SOPS-encrypted ${what}, and ${identities.problems[0]}`, at),
+        );
       if (identities.keys.length === 0) {
         throw new SpecError(
-          error('sops', `${input.file} holds a SOPS-encrypted ${what}, and no age identity is set to decrypt it`, { ...at, hint: `set ${SOPS_AGE_KEY} or ${SOPS_AGE_KEY_FILE} to an identity of one of its recipients` }),
+          error('sops', `${input.file} holds a SOPS-encrypted ${what}, and no age identity is set to decrypt it`, {
+            ...at,
+            hint: `set ${SOPS_AGE_KEY} or ${SOPS_AGE_KEY_FILE} to an identity of one of its recipients`,
+          }),
         );
       }
       let plaintext: Record<string, unknown>;

@@ -18,8 +18,15 @@ export const DEFAULT_DECRYPTION_SECRET = 'sops-age';
  * `valuesUnavailable`: its values could not be rendered (secret references left unset on purpose):
  * the committed ciphertext is kept once it proves itself, and nothing else can stand in for it.
  */
-export function markForSops(secret: KubeObject, decryptionSecret: string, options: { valuesUnavailable?: boolean } = {}): KubeObject {
-  return { ...secret, sops: { [PENDING]: true, decryptionSecret, ...(options.valuesUnavailable ? { valuesUnavailable: true } : {}) } };
+export function markForSops(
+  secret: KubeObject,
+  decryptionSecret: string,
+  options: { valuesUnavailable?: boolean } = {},
+): KubeObject {
+  return {
+    ...secret,
+    sops: { [PENDING]: true, decryptionSecret, ...(options.valuesUnavailable ? { valuesUnavailable: true } : {}) },
+  };
 }
 
 /** Whether a marked Secret's values are unavailable (see {@link markForSops}). */

@@ -30,7 +30,15 @@ import type { OutputFiles, RenderedEnvironment } from '../../plan/output-plan.js
 import { displayPath, readInputFileSync, readRecordFileSync, resolveInput } from '../../repository-files.js';
 import { SOPS_AGE_KEY, SOPS_AGE_KEY_FILE, ageIdentitiesFrom, type AgeIdentities } from './age-keys.js';
 import { isMarkedForSops, valuesUnavailable, withoutMark } from './pending.js';
-import { decryptSopsDocument, encryptDocument, looksEncrypted, readSopsDocument, recordError, shapeOf, unencryptedPaths } from './sops-document.js';
+import {
+  decryptSopsDocument,
+  encryptDocument,
+  looksEncrypted,
+  readSopsDocument,
+  recordError,
+  shapeOf,
+  unencryptedPaths,
+} from './sops-document.js';
 import { parseSopsRules, type SopsRule, type SopsRules } from './sops-rules.js';
 import { SOPS_CONFIG_FILES } from './sops-config-file.js';
 import type { SopsSelection } from './sops-values.js';
@@ -57,7 +65,11 @@ export interface SopsSealer {
    * Seals the marked Secrets of `environment` in `files` (changed in place) and returns the
    * environment with their encrypted objects, with the warnings of the step.
    */
-  seal(environment: RenderedEnvironment, files: OutputFiles, flavour: string): Promise<{ environment: RenderedEnvironment; warnings: Diagnostic[] }>;
+  seal(
+    environment: RenderedEnvironment,
+    files: OutputFiles,
+    flavour: string,
+  ): Promise<{ environment: RenderedEnvironment; warnings: Diagnostic[] }>;
 }
 
 /** Whether any object of `environment` is marked for SOPS. */
@@ -75,10 +87,14 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
       const read = file ? readInputFileSync(ctx.repoRoot, file, MAX_SOPS_CONFIG_BYTES) : undefined;
       if (!file || !read) {
         throw new SpecError(
-          error('sops', `secrets.mode sops: the repository has no .sops.yaml to take the recipients of ${repoRel} from`, {
-            file: '.sops.yaml',
-            hint: 'create .sops.yaml beside capi-render.yaml with a creation rule: {path_regex: ..., encrypted_regex: "^(data|stringData)$", age: age1…} (docs/flux.md "SOPS-encrypted Secrets")',
-          }),
+          error(
+            'sops',
+            `secrets.mode sops: the repository has no .sops.yaml to take the recipients of ${repoRel} from`,
+            {
+              file: '.sops.yaml',
+              hint: 'create .sops.yaml beside capi-render.yaml with a creation rule: {path_regex: ..., encrypted_regex: "^(data|stringData)$", age: age1…} (docs/flux.md "SOPS-encrypted Secrets")',
+            },
+          ),
         );
       }
       rules = parseSopsRules(read.bytes.toString('utf8'), file);
@@ -89,7 +105,12 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
   const keys = (): AgeIdentities => {
     if (!identities) {
       identities = ageIdentitiesFrom(ctx.env);
-      if (identities.problems.length > 0) throw new SpecError(error('sops', identities.problems[0]!, { hint: `fix ${SOPS_AGE_KEY_FILE} or ${SOPS_AGE_KEY}, or unset them` }));
+      if (identities.problems.length > 0)
+        throw new SpecError(
+          error('sops', identities.problems[0]!, {
+            hint: `fix ${SOPS_AGE_KEY_FILE} or ${SOPS_AGE_KEY}, or unset them`,
+          }),
+        );
     }
     return identities;
   };
@@ -109,35 +130,58 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
     const plain = unencryptedPaths(plainText, rule, ['data', 'stringData']);
     if (plain.length > 0) {
       throw new SpecError(
-        error('sops', `creation_rules[${rule.index}] of .sops.yaml would leave ${plain.join(', ')} of ${repoRel} unencrypted, and it holds secret values`, {
-          file: rulesFile(),
-          line: rule.line,
-          hint: 'use encrypted_regex: ^(data|stringData)$ for the rendered files',
-        }),
+        error(
+          'sops',
+          `creation_rules[${rule.index}] of .sops.yaml would leave ${plain.join(', ')} of ${repoRel} unencrypted, and it holds secret values`,
+          {
+            file: rulesFile(),
+            line: rule.line,
+            hint: 'use encrypted_regex: ^(data|stringData)$ for the rendered files',
+          },
+        ),
       );
     }
     // Written as every output file is (serializeObject: sops: at its sorted place, which sops reads
     // as well as its own last place), so `build --stdout` prints exactly what rendered/ holds.
-    const fresh = async () => serializeObject(jsYaml.load(await encryptDocument(plainText, rule, now()), { schema: jsYaml.CORE_SCHEMA }) as KubeObject);
+    const fresh = async () =>
+      serializeObject(
+        jsYaml.load(await encryptDocument(plainText, rule, now()), { schema: jsYaml.CORE_SCHEMA }) as KubeObject,
+      );
     const committedText = readRecordFileSync(ctx.repoRoot, abs, 'output')?.toString('utf8').replace(/\r\n/g, '\n');
     if (valuesUnavailable(secret)) return keepUnavailable(committedText, repoRel, rule, withoutMark(secret));
     if (committedText === undefined || !looksEncrypted(committedText)) return fresh();
     const record = readSopsDocument(committedText, repoRel);
     if (record.problems.length > 0) {
       if (ctx.check) throw recordError(record, record.problems[0]!, 'rebuild it with `capi-render build`');
-      warnings.push(warning('sops', `${repoRel} ${record.problems[0]!.message} (line ${record.problems[0]!.line}); encrypted anew`, { file: repoRel }));
+      warnings.push(
+        warning(
+          'sops',
+          `${repoRel} ${record.problems[0]!.message} (line ${record.problems[0]!.line}); encrypted anew`,
+          { file: repoRel },
+        ),
+      );
       return fresh();
     }
     const committedRecipients = record.age.map((a) => a.recipient);
     if (!sameSet(committedRecipients, rule.recipients) || !sameSelection(record.selection, rule)) {
       warnings.push(
-        warning('sops', `${repoRel} is encrypted to other recipients or values than creation_rules[${rule.index}] of .sops.yaml names; ${ctx.check ? 'it needs rebuilding' : 'encrypted anew'}`, { file: repoRel }),
+        warning(
+          'sops',
+          `${repoRel} is encrypted to other recipients or values than creation_rules[${rule.index}] of .sops.yaml names; ${ctx.check ? 'it needs rebuilding' : 'encrypted anew'}`,
+          { file: repoRel },
+        ),
       );
       return fresh();
     }
     // Keys and unencrypted values (names, labels, type) are readable without a key: they must match.
     if (shapeOf(committedText, rule) !== shapeOf(plainText, rule)) {
-      warnings.push(warning('sops', `${repoRel} holds other keys or unencrypted values than the inputs render; ${ctx.check ? 'it needs rebuilding' : 'encrypted anew'}`, { file: repoRel }));
+      warnings.push(
+        warning(
+          'sops',
+          `${repoRel} holds other keys or unencrypted values than the inputs render; ${ctx.check ? 'it needs rebuilding' : 'encrypted anew'}`,
+          { file: repoRel },
+        ),
+      );
       return fresh();
     }
     const identity = keys();
@@ -151,17 +195,33 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
         return fresh();
       }
       if (decrypted) {
-        if (JSON.stringify(decrypted.plaintext) === JSON.stringify(parseDocument(plainText).toJS())) return committedText;
-        if (ctx.check) warnings.push(warning('sops', `${repoRel} decrypts to other values than the inputs render`, { file: repoRel }));
+        if (JSON.stringify(decrypted.plaintext) === JSON.stringify(parseDocument(plainText).toJS()))
+          return committedText;
+        if (ctx.check)
+          warnings.push(
+            warning('sops', `${repoRel} decrypts to other values than the inputs render`, { file: repoRel }),
+          );
         return fresh();
       }
       if (ctx.check) return committedText;
-      warnings.push(warning('sops', `${repoRel}: no identity in ${identity.sources.join(', ')} opens it, so it could not be compared; encrypted anew`, { file: repoRel, hint: KEY_HINT }));
+      warnings.push(
+        warning(
+          'sops',
+          `${repoRel}: no identity in ${identity.sources.join(', ')} opens it, so it could not be compared; encrypted anew`,
+          { file: repoRel, hint: KEY_HINT },
+        ),
+      );
       return fresh();
     }
     // No key: check proves structure and recipients; build cannot tell whether the values changed.
     if (ctx.check) return committedText;
-    warnings.push(warning('sops', `${repoRel}: encrypted anew (no ${SOPS_AGE_KEY} or ${SOPS_AGE_KEY_FILE} to compare the committed ciphertext with)`, { file: repoRel, hint: KEY_HINT }));
+    warnings.push(
+      warning(
+        'sops',
+        `${repoRel}: encrypted anew (no ${SOPS_AGE_KEY} or ${SOPS_AGE_KEY_FILE} to compare the committed ciphertext with)`,
+        { file: repoRel, hint: KEY_HINT },
+      ),
+    );
     return fresh();
   };
 
@@ -169,7 +229,12 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
    * A Secret whose values are unavailable: only the committed ciphertext can be written, once it is
    * well-formed, for the rule's recipients, and (with an identity) verified. Anything less is an error.
    */
-  const keepUnavailable = async (committedText: string | undefined, repoRel: string, rule: SopsRule, known: KubeObject): Promise<string> => {
+  const keepUnavailable = async (
+    committedText: string | undefined,
+    repoRel: string,
+    rule: SopsRule,
+    known: KubeObject,
+  ): Promise<string> => {
     const refuse = (why: string, line?: number) =>
       new SpecError(
         error('sops', `${repoRel}: its values are not set in this build, and ${why}`, {
@@ -178,11 +243,21 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
           hint: 'set the variables it is rendered from and build, so it is encrypted anew',
         }),
       );
-    if (committedText === undefined || !looksEncrypted(committedText)) throw refuse('there is no committed encrypted file to keep');
+    if (committedText === undefined || !looksEncrypted(committedText))
+      throw refuse('there is no committed encrypted file to keep');
     const record = readSopsDocument(committedText, repoRel);
-    if (record.problems.length > 0) throw refuse(`the committed file ${record.problems[0]!.message}`, record.problems[0]!.line);
-    if (!sameSet(record.age.map((a) => a.recipient), rule.recipients) || !sameSelection(record.selection, rule)) {
-      throw refuse(`the committed file is encrypted to other recipients or values than creation_rules[${rule.index}] of .sops.yaml names`);
+    if (record.problems.length > 0)
+      throw refuse(`the committed file ${record.problems[0]!.message}`, record.problems[0]!.line);
+    if (
+      !sameSet(
+        record.age.map((a) => a.recipient),
+        rule.recipients,
+      ) ||
+      !sameSelection(record.selection, rule)
+    ) {
+      throw refuse(
+        `the committed file is encrypted to other recipients or values than creation_rules[${rule.index}] of .sops.yaml names`,
+      );
     }
     const identity = keys();
     // With an identity the record must decrypt and verify, and hold the values that are set.
@@ -193,7 +268,10 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
         const committed = decrypted.plaintext[field] as Record<string, unknown> | undefined;
         if (!isJsonObject(set)) continue;
         for (const [key, value] of Object.entries(set)) {
-          if (committed?.[key] !== value) throw refuse(`the committed file holds another ${field}.${key} than the inputs render, which cannot be encrypted anew while the others are not set`);
+          if (committed?.[key] !== value)
+            throw refuse(
+              `the committed file holds another ${field}.${key} than the inputs render, which cannot be encrypted anew while the others are not set`,
+            );
         }
       }
     }
@@ -206,11 +284,15 @@ export function createSopsSealer(ctx: SopsSealContext): SopsSealer {
       if (!hasSopsSecrets(environment)) return { environment, warnings };
       if (flavour === 'argocd') {
         throw new SpecError(
-          error('sops', `secrets.mode sops in environment ${environment.name}: Argo CD cannot decrypt SOPS files by itself`, {
-            file: 'capi-render.yaml',
-            field: 'secrets.mode',
-            hint: 'with Argo CD choose secrets.mode external-secrets (or omit); sops is for the flux flavour (or kustomize with your own decryption)',
-          }),
+          error(
+            'sops',
+            `secrets.mode sops in environment ${environment.name}: Argo CD cannot decrypt SOPS files by itself`,
+            {
+              file: 'capi-render.yaml',
+              field: 'secrets.mode',
+              hint: 'with Argo CD choose secrets.mode external-secrets (or omit); sops is for the flux flavour (or kustomize with your own decryption)',
+            },
+          ),
         );
       }
       const components = [];

@@ -11,10 +11,33 @@
  * Messages never hold a value or a key.
  */
 import { randomBytes } from 'node:crypto';
-import { LineCounter, Scalar, YAMLMap, isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import {
+  LineCounter,
+  Scalar,
+  YAMLMap,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  parseDocument,
+  type Document,
+  type Node,
+} from 'yaml';
 import { SpecError, error } from '../../errors.js';
 import { isArmoredAgeFile, unwrapDataKey, wrapDataKey } from './age-keys.js';
-import { SopsMac, additionalDataOf, decryptValue, encryptValue, lastModifiedOf, macAdditionalData, parseEncryptedValue, shouldEncrypt, type SopsScalar, type SopsSelection } from './sops-values.js';
+import {
+  SopsMac,
+  additionalDataOf,
+  decryptValue,
+  encryptValue,
+  lastModifiedOf,
+  macAdditionalData,
+  parseEncryptedValue,
+  shouldEncrypt,
+  type SopsScalar,
+  type SopsSelection,
+} from './sops-values.js';
 
 /** The sops format version capi-render writes: the file layout of sops 3.9 and later. */
 export const SOPS_FORMAT_VERSION = '3.9.0';
@@ -142,9 +165,21 @@ export function looksEncrypted(text: string): boolean {
 export function readSopsDocument(text: string, file: string): SopsRecord {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
-  const lineOf = (node: unknown) => ((node as Node | undefined)?.range ? lines.linePos((node as Node).range![0]).line : 1);
+  const lineOf = (node: unknown) =>
+    (node as Node | undefined)?.range ? lines.linePos((node as Node).range![0]).line : 1;
   const problems: SopsRecord['problems'] = [];
-  const record: SopsRecord = { file, doc, lines, age: [], lastmodified: '', mac: '', macLine: 1, selection: {}, version: '', problems };
+  const record: SopsRecord = {
+    file,
+    doc,
+    lines,
+    age: [],
+    lastmodified: '',
+    mac: '',
+    macLine: 1,
+    selection: {},
+    version: '',
+    problems,
+  };
   if (doc.errors.length > 0) {
     problems.push({ line: doc.errors[0]!.linePos?.[0]?.line ?? 1, message: 'is not valid YAML' });
     return record;
@@ -175,17 +210,28 @@ export function readSopsDocument(text: string, file: string): SopsRecord {
       }
       const recipient = item.get('recipient', true);
       const enc = item.get('enc', true);
-      if (!isScalar(recipient) || typeof recipient.value !== 'string' || !isScalar(enc) || typeof enc.value !== 'string') {
+      if (
+        !isScalar(recipient) ||
+        typeof recipient.value !== 'string' ||
+        !isScalar(enc) ||
+        typeof enc.value !== 'string'
+      ) {
         problems.push({ line: lineOf(item), message: 'has an age entry without recipient and enc' });
         continue;
       }
-      if (!isArmoredAgeFile(enc.value)) problems.push({ line: lineOf(enc), message: `has an enc for ${recipient.value} that is not an armored age file` });
+      if (!isArmoredAgeFile(enc.value))
+        problems.push({
+          line: lineOf(enc),
+          message: `has an enc for ${recipient.value} that is not an armored age file`,
+        });
       record.age.push({ recipient: recipient.value, enc: enc.value, line: lineOf(item) });
     }
   }
-  if (record.age.length === 0) problems.push({ line: lineOf(meta), message: 'has no age recipient in its sops: metadata' });
+  if (record.age.length === 0)
+    problems.push({ line: lineOf(meta), message: 'has no age recipient in its sops: metadata' });
   const lm = str('lastmodified');
-  if (!lm || macAdditionalData(lm.value) === undefined) problems.push({ line: lm?.line ?? lineOf(meta), message: 'has no RFC 3339 sops.lastmodified' });
+  if (!lm || macAdditionalData(lm.value) === undefined)
+    problems.push({ line: lm?.line ?? lineOf(meta), message: 'has no RFC 3339 sops.lastmodified' });
   else record.lastmodified = lm.value;
   const mac = str('mac');
   if (!mac) problems.push({ line: lineOf(meta), message: 'has no sops.mac' });
@@ -194,7 +240,8 @@ export function readSopsDocument(text: string, file: string): SopsRecord {
     record.macLine = mac.line;
     const parsed = parseEncryptedValue(mac.value);
     if ('problem' in parsed) problems.push({ line: mac.line, message: `has a sops.mac that ${parsed.problem}` });
-    else if (parsed.type !== 'str' || parsed.data.length !== 128) problems.push({ line: mac.line, message: 'has a sops.mac that is not an encrypted SHA-512 hex digest' });
+    else if (parsed.type !== 'str' || parsed.data.length !== 128)
+      problems.push({ line: mac.line, message: 'has a sops.mac that is not an encrypted SHA-512 hex digest' });
   }
   const version = str('version');
   record.version = version?.value ?? '';
@@ -207,14 +254,18 @@ export function readSopsDocument(text: string, file: string): SopsRecord {
     ...(sel('unencrypted_suffix') ? { unencryptedSuffix: sel('unencrypted_suffix')! } : {}),
     ...(macOnly === true ? { macOnlyEncrypted: true } : {}),
   };
-  if (sel('encrypted_comment_regex') || sel('unencrypted_comment_regex')) problems.push({ line: lineOf(meta), message: 'selects values by comment, which capi-render does not read' });
+  if (sel('encrypted_comment_regex') || sel('unencrypted_comment_regex'))
+    problems.push({ line: lineOf(meta), message: 'selects values by comment, which capi-render does not read' });
   for (const k of ['encryptedRegex', 'unencryptedRegex'] as const) {
     const re = record.selection[k];
     if (re === undefined) continue;
     try {
       new RegExp(re);
     } catch {
-      problems.push({ line: lineOf(meta), message: `has a ${k === 'encryptedRegex' ? 'encrypted_regex' : 'unencrypted_regex'} capi-render cannot read` });
+      problems.push({
+        line: lineOf(meta),
+        message: `has a ${k === 'encryptedRegex' ? 'encrypted_regex' : 'unencrypted_regex'} capi-render cannot read`,
+      });
     }
   }
   if (problems.length > 0) return record;
@@ -228,12 +279,19 @@ export function readSopsDocument(text: string, file: string): SopsRecord {
   for (const leaf of leaves) {
     if (!shouldEncrypt(leaf.path, record.selection)) continue;
     if (typeof leaf.node.value !== 'string') {
-      problems.push({ line: lineOf(leaf.node), message: `has a value at ${leaf.path.join('.')} that should be encrypted and is not` });
+      problems.push({
+        line: lineOf(leaf.node),
+        message: `has a value at ${leaf.path.join('.')} that should be encrypted and is not`,
+      });
       continue;
     }
     if (leaf.node.value === '') continue;
     const parsed = parseEncryptedValue(leaf.node.value);
-    if ('problem' in parsed) problems.push({ line: lineOf(leaf.node), message: `has a value at ${leaf.path.join('.')} that ${parsed.problem}` });
+    if ('problem' in parsed)
+      problems.push({
+        line: lineOf(leaf.node),
+        message: `has a value at ${leaf.path.join('.')} that ${parsed.problem}`,
+      });
   }
   return record;
 }
@@ -261,8 +319,18 @@ export function unencryptedPaths(text: string, selection: SopsSelection, roots: 
 }
 
 /** A problem of a record as a one-line SpecError naming its file and line. */
-export function recordError(record: Pick<SopsRecord, 'file'>, problem: { line: number; message: string }, hint?: string): SpecError {
-  return new SpecError(error('sops', `${record.file} ${problem.message}`, { file: record.file, line: problem.line, ...(hint ? { hint } : {}) }));
+export function recordError(
+  record: Pick<SopsRecord, 'file'>,
+  problem: { line: number; message: string },
+  hint?: string,
+): SpecError {
+  return new SpecError(
+    error('sops', `${record.file} ${problem.message}`, {
+      file: record.file,
+      line: problem.line,
+      ...(hint ? { hint } : {}),
+    }),
+  );
 }
 
 /** A decrypted document: its plaintext (the document without `sops:`, values decrypted). */
@@ -274,7 +342,10 @@ export interface DecryptedDocument {
  * Decrypts a well-formed record (no problems) with `identities`. Undefined when none of them opens
  * the data key; SpecError naming the line when a value or the MAC does not verify.
  */
-export async function decryptSopsDocument(record: SopsRecord, identities: readonly string[]): Promise<DecryptedDocument | undefined> {
+export async function decryptSopsDocument(
+  record: SopsRecord,
+  identities: readonly string[],
+): Promise<DecryptedDocument | undefined> {
   if (record.problems.length > 0) throw recordError(record, record.problems[0]!);
   const dataKey = await unwrapDataKey(
     record.age.map((a) => a.enc),
@@ -293,7 +364,11 @@ export async function decryptSopsDocument(record: SopsRecord, identities: readon
       try {
         value = decryptValue(String(value), dataKey, additionalDataOf(leaf.path));
       } catch (e) {
-        throw recordError(record, { line: lineOf(leaf.node), message: `has a value at ${leaf.path.join('.')} that ${(e as Error).message}` }, 'the file was altered after it was encrypted: rebuild it with `capi-render build`');
+        throw recordError(
+          record,
+          { line: lineOf(leaf.node), message: `has a value at ${leaf.path.join('.')} that ${(e as Error).message}` },
+          'the file was altered after it was encrypted: rebuild it with `capi-render build`',
+        );
       }
       float = typeof value === 'number' && /type:float\]$/.test(String(leaf.node.value));
       leaf.node.value = value;
@@ -304,10 +379,21 @@ export async function decryptSopsDocument(record: SopsRecord, identities: readon
   try {
     stored = decryptValue(record.mac, dataKey, macAdditionalData(record.lastmodified)!);
   } catch (e) {
-    throw recordError(record, { line: record.macLine, message: `has a sops.mac that ${(e as Error).message}` }, 'the file was altered after it was encrypted: rebuild it with `capi-render build`');
+    throw recordError(
+      record,
+      { line: record.macLine, message: `has a sops.mac that ${(e as Error).message}` },
+      'the file was altered after it was encrypted: rebuild it with `capi-render build`',
+    );
   }
   if (stored !== mac.hex()) {
-    throw recordError(record, { line: record.macLine, message: 'does not match its sops.mac: a value was added, removed, reordered or altered after encryption' }, 'rebuild it with `capi-render build`');
+    throw recordError(
+      record,
+      {
+        line: record.macLine,
+        message: 'does not match its sops.mac: a value was added, removed, reordered or altered after encryption',
+      },
+      'rebuild it with `capi-render build`',
+    );
   }
   (doc.contents as YAMLMap).delete(SOPS_KEY);
   return { plaintext: doc.toJS({ maxAliasCount: 0 }) as Record<string, unknown> };
@@ -318,17 +404,25 @@ export async function decryptSopsDocument(record: SopsRecord, identities: readon
  * SpecError naming `file` (and a line) when the text is not a well-formed SOPS document, when none
  * of the identities opens it, or when a value or its MAC does not verify.
  */
-export async function decryptSopsSecret(text: string, identities: readonly string[], file = 'the encrypted Secret'): Promise<Record<string, unknown>> {
+export async function decryptSopsSecret(
+  text: string,
+  identities: readonly string[],
+  file = 'the encrypted Secret',
+): Promise<Record<string, unknown>> {
   const record = readSopsDocument(text, file);
   if (record.problems.length > 0) throw recordError(record, record.problems[0]!);
   const out = await decryptSopsDocument(record, identities);
   if (!out) {
     throw new SpecError(
-      error('sops', `${file} is encrypted to ${record.age.map((a) => a.recipient).join(', ')}, and no identity given opens it`, {
-        file,
-        line: record.age[0]?.line ?? 1,
-        hint: 'set SOPS_AGE_KEY or SOPS_AGE_KEY_FILE to an identity of one of its recipients',
-      }),
+      error(
+        'sops',
+        `${file} is encrypted to ${record.age.map((a) => a.recipient).join(', ')}, and no identity given opens it`,
+        {
+          file,
+          line: record.age[0]?.line ?? 1,
+          hint: 'set SOPS_AGE_KEY or SOPS_AGE_KEY_FILE to an identity of one of its recipients',
+        },
+      ),
     );
   }
   return out.plaintext;

@@ -28,8 +28,16 @@ export interface SopsRules {
 }
 
 const OTHER_KEYS = ['pgp', 'kms', 'gcp_kms', 'azure_keyvault', 'hc_vault_transit_uri', 'hckms'] as const;
-const SELECTIONS = ['encrypted_regex', 'unencrypted_regex', 'encrypted_suffix', 'unencrypted_suffix', 'encrypted_comment_regex', 'unencrypted_comment_regex'] as const;
-const HINT_SETUP = 'add a creation rule such as {path_regex: "rendered/.*\\.yaml$", encrypted_regex: "^(data|stringData)$", age: age1…} (docs/flux.md "SOPS-encrypted Secrets")';
+const SELECTIONS = [
+  'encrypted_regex',
+  'unencrypted_regex',
+  'encrypted_suffix',
+  'unencrypted_suffix',
+  'encrypted_comment_regex',
+  'unencrypted_comment_regex',
+] as const;
+const HINT_SETUP =
+  'add a creation rule such as {path_regex: "rendered/.*\\.yaml$", encrypted_regex: "^(data|stringData)$", age: age1…} (docs/flux.md "SOPS-encrypted Secrets")';
 
 /** Parses `.sops.yaml` text; errors name `file` and a line. */
 export function parseSopsRules(text: string, file: string): SopsRules {
@@ -55,7 +63,8 @@ export function parseSopsRules(text: string, file: string): SopsRules {
   const raw: Raw[] = rules.map((node, index) => {
     const n = node as Node;
     const value = values[index];
-    if (!isMap(n) || typeof value !== 'object' || value === null || Array.isArray(value)) return fail(`${file} creation_rules[${index}] is not a map`, n);
+    if (!isMap(n) || typeof value !== 'object' || value === null || Array.isArray(value))
+      return fail(`${file} creation_rules[${index}] is not a map`, n);
     const v = value as Record<string, unknown>;
     const line = n.range ? lines.linePos(n.range[0]).line : 1;
     let regex: RegExp | undefined;
@@ -64,7 +73,10 @@ export function parseSopsRules(text: string, file: string): SopsRules {
       try {
         regex = new RegExp(v.path_regex as string);
       } catch {
-        fail(`${file} creation_rules[${index}].path_regex ${JSON.stringify(v.path_regex)} is not a regular expression capi-render can read`, n);
+        fail(
+          `${file} creation_rules[${index}].path_regex ${JSON.stringify(v.path_regex)} is not a regular expression capi-render can read`,
+          n,
+        );
       }
     }
     return { node: n, line, value: v, index, ...(regex ? { regex } : {}) };
@@ -75,20 +87,40 @@ export function parseSopsRules(text: string, file: string): SopsRules {
       const match = raw.find((r) => !r.regex || r.regex.test(relativePath));
       if (!match) {
         throw new SpecError(
-          error('sops', `no creation rule of ${file} matches ${relativePath}, so it has no recipients to encrypt to`, { file, line: isSeq(rulesNode) && rulesNode.range ? lines.linePos(rulesNode.range[0]).line : 1, hint: HINT_SETUP }),
+          error('sops', `no creation rule of ${file} matches ${relativePath}, so it has no recipients to encrypt to`, {
+            file,
+            line: isSeq(rulesNode) && rulesNode.range ? lines.linePos(rulesNode.range[0]).line : 1,
+            hint: HINT_SETUP,
+          }),
         );
       }
-      return resolveRule(match.value, match.index, match.line, relativePath, (message, hint) => fail(message, match.node, hint));
+      return resolveRule(match.value, match.index, match.line, relativePath, (message, hint) =>
+        fail(message, match.node, hint),
+      );
     },
   };
 }
 
-function resolveRule(rule: Record<string, unknown>, index: number, line: number, relativePath: string, fail: (message: string, hint?: string) => never): SopsRule {
+function resolveRule(
+  rule: Record<string, unknown>,
+  index: number,
+  line: number,
+  relativePath: string,
+  fail: (message: string, hint?: string) => never,
+): SopsRule {
   const at = `creation_rules[${index}] (the first rule matching ${relativePath})`;
   const selections = SELECTIONS.filter((k) => rule[k] !== undefined && rule[k] !== null && rule[k] !== '');
   if (selections.length > 1) fail(`${at} sets ${selections.join(' and ')}; sops allows only one of them`);
-  if (selections.some((k) => k.endsWith('comment_regex'))) fail(`${at} selects values by comment (${selections[0]}); capi-render writes no comments`, 'use encrypted_regex: ^(data|stringData)$');
-  if (selections.length === 0) fail(`${at} encrypts every value, kind and metadata included, which kustomize and Flux cannot read`, 'add encrypted_regex: ^(data|stringData)$ to the rule');
+  if (selections.some((k) => k.endsWith('comment_regex')))
+    fail(
+      `${at} selects values by comment (${selections[0]}); capi-render writes no comments`,
+      'use encrypted_regex: ^(data|stringData)$',
+    );
+  if (selections.length === 0)
+    fail(
+      `${at} encrypts every value, kind and metadata included, which kustomize and Flux cannot read`,
+      'add encrypted_regex: ^(data|stringData)$ to the rule',
+    );
   for (const k of selections) if (typeof rule[k] !== 'string') fail(`${at} ${k} is not a string`);
   for (const k of ['encrypted_regex', 'unencrypted_regex'] as const) {
     if (typeof rule[k] === 'string') {
@@ -101,18 +133,36 @@ function resolveRule(rule: Record<string, unknown>, index: number, line: number,
   }
   let recipients: string[];
   if (Array.isArray(rule.key_groups) && rule.key_groups.length > 0) {
-    if (rule.key_groups.length > 1) fail(`${at} has ${rule.key_groups.length} key_groups (Shamir secret sharing); capi-render writes one group of age recipients`, 'list the age recipients in one group, or in age:');
+    if (rule.key_groups.length > 1)
+      fail(
+        `${at} has ${rule.key_groups.length} key_groups (Shamir secret sharing); capi-render writes one group of age recipients`,
+        'list the age recipients in one group, or in age:',
+      );
     const group = rule.key_groups[0] as Record<string, unknown>;
     const others = typeof group === 'object' && group !== null ? Object.keys(group).filter((k) => k !== 'age') : [];
-    if (others.length > 0) fail(`${at} key_groups[0] has ${others.join(', ')} keys; capi-render encrypts to age recipients only`);
+    if (others.length > 0)
+      fail(`${at} key_groups[0] has ${others.join(', ')} keys; capi-render encrypts to age recipients only`);
     recipients = keyList(group?.age, `${at} key_groups[0].age`, fail);
   } else {
-    const others = OTHER_KEYS.filter((k) => rule[k] !== undefined && rule[k] !== null && rule[k] !== '' && !(Array.isArray(rule[k]) && rule[k].length === 0));
-    if (others.length > 0) fail(`${at} names ${others.join(', ')} keys; capi-render encrypts to age recipients only`, 'give these files a rule of their own with age recipients only');
+    const others = OTHER_KEYS.filter(
+      (k) =>
+        rule[k] !== undefined &&
+        rule[k] !== null &&
+        rule[k] !== '' &&
+        !(Array.isArray(rule[k]) && rule[k].length === 0),
+    );
+    if (others.length > 0)
+      fail(
+        `${at} names ${others.join(', ')} keys; capi-render encrypts to age recipients only`,
+        'give these files a rule of their own with age recipients only',
+      );
     recipients = keyList(rule.age, `${at} age`, fail);
   }
-  if (recipients.length === 0) fail(`${at} has no age recipient`, 'add age: age1… (the public key age-keygen prints) to the rule');
-  for (const r of recipients) if (!isAgeRecipient(r)) fail(`${at} has a recipient that is not an age X25519 public key (age1…): ${r.slice(0, 80)}`);
+  if (recipients.length === 0)
+    fail(`${at} has no age recipient`, 'add age: age1… (the public key age-keygen prints) to the rule');
+  for (const r of recipients)
+    if (!isAgeRecipient(r))
+      fail(`${at} has a recipient that is not an age X25519 public key (age1…): ${r.slice(0, 80)}`);
   const str = (k: string) => (typeof rule[k] === 'string' && rule[k] !== '' ? (rule[k] as string) : undefined);
   const selection: SopsSelection = {
     ...(str('encrypted_regex') ? { encryptedRegex: str('encrypted_regex')! } : {}),
@@ -127,7 +177,12 @@ function resolveRule(rule: Record<string, unknown>, index: number, line: number,
 /** A key field: a comma-separated string or a list of strings (sops's parseKeyField). */
 function keyList(field: unknown, at: string, fail: (message: string) => never): string[] {
   if (field === undefined || field === null) return [];
-  if (typeof field === 'string') return field.split(',').map((k) => k.trim()).filter((k) => k !== '');
-  if (Array.isArray(field)) return field.map((k) => (typeof k === 'string' ? k.trim() : fail(`${at} lists something that is not a string`)));
+  if (typeof field === 'string')
+    return field
+      .split(',')
+      .map((k) => k.trim())
+      .filter((k) => k !== '');
+  if (Array.isArray(field))
+    return field.map((k) => (typeof k === 'string' ? k.trim() : fail(`${at} lists something that is not a string`)));
   return fail(`${at} is neither a string nor a list`);
 }

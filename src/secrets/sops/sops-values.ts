@@ -32,7 +32,10 @@ const TAG_BYTES = 16;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The prefix sops hashes first when the MAC covers only the encrypted values. */
-const MAC_ONLY_ENCRYPTED_PREFIX = Buffer.from('8a3fd2ad54ce66527b1034f3d147be0b0b975b3bf44f72c6fdadec8176f27d69', 'hex');
+const MAC_ONLY_ENCRYPTED_PREFIX = Buffer.from(
+  '8a3fd2ad54ce66527b1034f3d147be0b0b975b3bf44f72c6fdadec8176f27d69',
+  'hex',
+);
 
 /** Whether a value at `path` is encrypted under `selection` (sops's rule: the last matching setting decides). */
 export function shouldEncrypt(path: readonly string[], selection: SopsSelection): boolean {
@@ -51,16 +54,25 @@ export function shouldEncrypt(path: readonly string[], selection: SopsSelection)
 }
 
 /** The bytes sops hashes and encrypts for a scalar, with the type name it writes. */
-export function scalarBytes(value: SopsScalar, numberIsFloat = false): { bytes: Buffer; type: 'str' | 'int' | 'float' | 'bool' } {
+export function scalarBytes(
+  value: SopsScalar,
+  numberIsFloat = false,
+): { bytes: Buffer; type: 'str' | 'int' | 'float' | 'bool' } {
   if (typeof value === 'string') return { bytes: Buffer.from(value, 'utf8'), type: 'str' };
   if (typeof value === 'boolean') return { bytes: Buffer.from(value ? 'True' : 'False'), type: 'bool' };
   const text = String(value);
-  if (!Number.isFinite(value) || /e/i.test(text)) throw new Error(`the number ${text} has no SOPS form capi-render writes`);
+  if (!Number.isFinite(value) || /e/i.test(text))
+    throw new Error(`the number ${text} has no SOPS form capi-render writes`);
   return { bytes: Buffer.from(text), type: numberIsFloat || !Number.isInteger(value) ? 'float' : 'int' };
 }
 
 /** Encrypts one value (see the module comment); `iv` only for tests. */
-export function encryptValue(value: SopsScalar, dataKey: Uint8Array, additionalData: string, options: { numberIsFloat?: boolean; iv?: Buffer } = {}): string {
+export function encryptValue(
+  value: SopsScalar,
+  dataKey: Uint8Array,
+  additionalData: string,
+  options: { numberIsFloat?: boolean; iv?: Buffer } = {},
+): string {
   const { bytes, type } = scalarBytes(value, options.numberIsFloat);
   if (type === 'str' && bytes.length === 0) return '';
   const iv = options.iv ?? randomBytes(IV_BYTES);
@@ -71,15 +83,29 @@ export function encryptValue(value: SopsScalar, dataKey: Uint8Array, additionalD
 }
 
 /** The parts of an encrypted value, or a reason it is not one (for structure checks without the key). */
-export function parseEncryptedValue(text: string): { data: Buffer; iv: Buffer; tag: Buffer; type: string } | { problem: string } {
+export function parseEncryptedValue(
+  text: string,
+): { data: Buffer; iv: Buffer; tag: Buffer; type: string } | { problem: string } {
   const m = VALUE_FORMAT.exec(text);
   if (!m) return { problem: 'is not a SOPS encrypted value (ENC[AES256_GCM,data:…,iv:…,tag:…,type:…])' };
   const [, data, iv, tag, type] = m as unknown as [string, string, string, string, string];
-  for (const [name, part] of [['data', data], ['iv', iv], ['tag', tag]] as const) if (!BASE64.test(part)) return { problem: `has a ${name} that is not base64` };
-  const parts = { data: Buffer.from(data, 'base64'), iv: Buffer.from(iv, 'base64'), tag: Buffer.from(tag, 'base64'), type };
+  for (const [name, part] of [
+    ['data', data],
+    ['iv', iv],
+    ['tag', tag],
+  ] as const)
+    if (!BASE64.test(part)) return { problem: `has a ${name} that is not base64` };
+  const parts = {
+    data: Buffer.from(data, 'base64'),
+    iv: Buffer.from(iv, 'base64'),
+    tag: Buffer.from(tag, 'base64'),
+    type,
+  };
   if (parts.iv.length === 0) return { problem: 'has an empty iv' };
-  if (parts.tag.length !== TAG_BYTES) return { problem: `has a ${parts.tag.length}-byte tag (AES-GCM's is ${TAG_BYTES})` };
-  if (!['str', 'int', 'float', 'bool', 'bytes', 'time', 'comment'].includes(type)) return { problem: `has an unknown type ${type}` };
+  if (parts.tag.length !== TAG_BYTES)
+    return { problem: `has a ${parts.tag.length}-byte tag (AES-GCM's is ${TAG_BYTES})` };
+  if (!['str', 'int', 'float', 'bool', 'bytes', 'time', 'comment'].includes(type))
+    return { problem: `has an unknown type ${type}` };
   return parts;
 }
 

@@ -92,7 +92,8 @@ export function createGitHubClient(options: GitHubClientOptions = {}): GitHubCli
         limit,
       } as const;
       let shown = display(apiSpec);
-      const gone = (): FetchError => notFound(`asset ${asset.name} (id ${asset.id}) of ${owner}/${repo} is gone from ${shown}`);
+      const gone = (): FetchError =>
+        notFound(`asset ${asset.name} (id ${asset.id}) of ${owner}/${repo} is gone from ${shown}`);
       const first = await send(apiSpec);
       if (!first) throw gone();
       let body = first.data;
@@ -154,10 +155,20 @@ async function cancelBody(body: unknown): Promise<void> {
  */
 function assetLimit(asset: GitHubAsset, what: string): BodyLimit {
   if (asset.size > RELEASE_ASSET_LIMIT.maxBytes) {
-    throw new BodyLimitError(error('fetch', `${what}: the release lists ${asset.size} bytes, over ${RELEASE_ASSET_LIMIT.phrase}; not downloaded`, { hint: RELEASE_ASSET_LIMIT.hint }));
+    throw new BodyLimitError(
+      error(
+        'fetch',
+        `${what}: the release lists ${asset.size} bytes, over ${RELEASE_ASSET_LIMIT.phrase}; not downloaded`,
+        { hint: RELEASE_ASSET_LIMIT.hint },
+      ),
+    );
   }
   if (asset.size <= 0) return RELEASE_ASSET_LIMIT;
-  return { maxBytes: asset.size, phrase: `the ${asset.size} bytes the release lists for it`, hint: 'the download host sent more than the release lists; retry, and check any proxy between here and it' };
+  return {
+    maxBytes: asset.size,
+    phrase: `the ${asset.size} bytes the release lists for it`,
+    hint: 'the download host sent more than the release lists; retry, and check any proxy between here and it',
+  };
 }
 
 /** The asset's bytes from octokit's unparsed body (the transport already read it under `limit`). */

@@ -61,8 +61,13 @@ export function toFetchError(cause: unknown, request: FailedRequest): FetchError
     const host = hostOf(request.url);
     const reason = networkReason(cause);
     // A failure no retry can fix was not retried (see network-failure.ts); say so only when it was.
-    const retried = isPermanentNetworkFailure(cause) || request.retries === 0 ? '' : `, retried ${request.retries} times`;
-    return make('fetch', `could not reach ${unreachableTarget(host, cause)} (${reason}${retried}) for ${what}`, unreachableHint(host, reason));
+    const retried =
+      isPermanentNetworkFailure(cause) || request.retries === 0 ? '' : `, retried ${request.retries} times`;
+    return make(
+      'fetch',
+      `could not reach ${unreachableTarget(host, cause)} (${reason}${retried}) for ${what}`,
+      unreachableHint(host, reason),
+    );
   }
   const status = response.status;
   const header = (name: string): string | undefined => {
@@ -77,13 +82,18 @@ export function toFetchError(cause: unknown, request: FailedRequest): FetchError
     );
   }
   const rateLimited =
-    status === 429 || (status === 403 && (header('x-ratelimit-remaining') === '0' || header('retry-after') !== undefined));
+    status === 429 ||
+    (status === 403 && (header('x-ratelimit-remaining') === '0' || header('retry-after') !== undefined));
   if (rateLimited) {
     const resetAt = resetTime(header('x-ratelimit-reset'), header('retry-after'), request.now ?? Date.now);
     const until = resetAt ? ` until ${resetAt}` : '';
     return make(
       'rate-limit',
-      peerWording('clusterctl', CLUSTERCTL_RATE_LIMIT, `${status} for ${what}${until ? `; the limit resets at ${until.slice(' until '.length)}` : ''}`),
+      peerWording(
+        'clusterctl',
+        CLUSTERCTL_RATE_LIMIT,
+        `${status} for ${what}${until ? `; the limit resets at ${until.slice(' until '.length)}` : ''}`,
+      ),
       `wait${until || ' an hour'} or ${TOKEN_HINT} (authenticated requests get a much higher limit)`,
     );
   }

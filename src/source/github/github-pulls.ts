@@ -30,7 +30,11 @@ export interface GitHubPulls {
   /** The open pull request whose head is `owner:branch` (GET /repos/{owner}/{repo}/pulls?head=…&state=open), if any. */
   findOpen(owner: string, repo: string, branch: string): Promise<PullRequest | undefined>;
   /** POST /repos/{owner}/{repo}/pulls. */
-  create(owner: string, repo: string, content: PullRequestContent & { head: string; base: string }): Promise<PullRequest>;
+  create(
+    owner: string,
+    repo: string,
+    content: PullRequestContent & { head: string; base: string },
+  ): Promise<PullRequest>;
   /** PATCH /repos/{owner}/{repo}/pulls/{number}: title and body. */
   update(owner: string, repo: string, number: number, content: PullRequestContent): Promise<PullRequest>;
 }
@@ -42,7 +46,9 @@ export function createGitHubPulls(options: GitHubClientOptions): GitHubPulls {
   const need = (response: RawResponse | undefined, what: string): RawResponse => {
     if (!response) {
       throw new FetchError(
-        error('source-not-found', `${what}: GitHub answered 404`, { hint: 'check --repository (or the remote URL) and that the token may write pull requests to it' }),
+        error('source-not-found', `${what}: GitHub answered 404`, {
+          hint: 'check --repository (or the remote URL) and that the token may write pull requests to it',
+        }),
       );
     }
     return response;
@@ -50,17 +56,28 @@ export function createGitHubPulls(options: GitHubClientOptions): GitHubPulls {
   return {
     async findOpen(owner, repo, branch) {
       const head = encodeURIComponent(`${owner}:${branch}`);
-      const response = need(await send({ method: 'GET', url: `${base(owner, repo)}?head=${head}&state=open&per_page=100` }), `listing pull requests of ${owner}/${repo}`);
+      const response = need(
+        await send({ method: 'GET', url: `${base(owner, repo)}?head=${head}&state=open&per_page=100` }),
+        `listing pull requests of ${owner}/${repo}`,
+      );
       const list = Array.isArray(response.data) ? response.data : [];
-      const found = list.map((p) => toPullRequest(p)).filter((p): p is PullRequest => p !== undefined && p.head === branch);
+      const found = list
+        .map((p) => toPullRequest(p))
+        .filter((p): p is PullRequest => p !== undefined && p.head === branch);
       return found.sort((a, b) => a.number - b.number)[0];
     },
     async create(owner, repo, content) {
-      const response = need(await send({ method: 'POST', url: base(owner, repo), data: content }), `creating a pull request in ${owner}/${repo}`);
+      const response = need(
+        await send({ method: 'POST', url: base(owner, repo), data: content }),
+        `creating a pull request in ${owner}/${repo}`,
+      );
       return parsed(response, 'the created pull request');
     },
     async update(owner, repo, number, content) {
-      const response = need(await send({ method: 'PATCH', url: `${base(owner, repo)}/${number}`, data: content }), `updating pull request #${number} of ${owner}/${repo}`);
+      const response = need(
+        await send({ method: 'PATCH', url: `${base(owner, repo)}/${number}`, data: content }),
+        `updating pull request #${number} of ${owner}/${repo}`,
+      );
       return parsed(response, `pull request #${number}`);
     },
   };
@@ -68,14 +85,29 @@ export function createGitHubPulls(options: GitHubClientOptions): GitHubPulls {
 
 function parsed(response: RawResponse, what: string): PullRequest {
   const pull = toPullRequest(response.data);
-  if (!pull) throw new FetchError(error('fetch', `GitHub answered ${what} without a number and html_url`, { hint: 'the API base URL may not be a GitHub REST API' }));
+  if (!pull)
+    throw new FetchError(
+      error('fetch', `GitHub answered ${what} without a number and html_url`, {
+        hint: 'the API base URL may not be a GitHub REST API',
+      }),
+    );
   return pull;
 }
 
 function toPullRequest(data: unknown): PullRequest | undefined {
   if (typeof data !== 'object' || data === null) return undefined;
   const d = data as Record<string, unknown>;
-  const ref = (side: unknown) => (typeof side === 'object' && side !== null && typeof (side as { ref?: unknown }).ref === 'string' ? (side as { ref: string }).ref : '');
+  const ref = (side: unknown) =>
+    typeof side === 'object' && side !== null && typeof (side as { ref?: unknown }).ref === 'string'
+      ? (side as { ref: string }).ref
+      : '';
   if (typeof d.number !== 'number' || typeof d.html_url !== 'string') return undefined;
-  return { number: d.number, url: d.html_url, head: ref(d.head), base: ref(d.base), title: String(d.title ?? ''), body: String(d.body ?? '') };
+  return {
+    number: d.number,
+    url: d.html_url,
+    head: ref(d.head),
+    base: ref(d.base),
+    title: String(d.title ?? ''),
+    body: String(d.body ?? ''),
+  };
 }

@@ -46,7 +46,9 @@ export function createGitHubSource(client: GitHubClient, ref: GitHubRepositoryRe
   const listVersions = async (): Promise<string[]> => {
     const releases = await client.listReleases(owner, repo);
     // clusterctl drops tags that are not semantic versions; drafts are not releases yet.
-    return releases.filter((release) => !release.draft && isSemverTag(release.tagName)).map((release) => release.tagName);
+    return releases
+      .filter((release) => !release.draft && isSemverTag(release.tagName))
+      .map((release) => release.tagName);
   };
 
   return {
@@ -60,9 +62,17 @@ export function createGitHubSource(client: GitHubClient, ref: GitHubRepositoryRe
         // The hint is best effort: if listing fails too, the missing release is still the news.
         const available = await listVersions().catch(() => undefined);
         throw new FetchError(
-          error('version-not-found', peerWording('clusterctl', `release not found for version ${version}`, `${slug} has no release tagged ${version}`), {
-            hint: versionHint(available),
-          }),
+          error(
+            'version-not-found',
+            peerWording(
+              'clusterctl',
+              `release not found for version ${version}`,
+              `${slug} has no release tagged ${version}`,
+            ),
+            {
+              hint: versionHint(available),
+            },
+          ),
         );
       }
       const assetName = rootPath === '.' || rootPath === '' ? fileName : `${rootPath}/${fileName}`;
@@ -70,13 +80,24 @@ export function createGitHubSource(client: GitHubClient, ref: GitHubRepositoryRe
       if (!asset) {
         const names = release.assets.map((candidate) => candidate.name).sort();
         throw new FetchError(
-          error('source-not-found', peerWording('clusterctl', `failed to get file ${JSON.stringify(assetName)} from ${JSON.stringify(version)} release`, `release ${version} of ${slug} has no asset ${assetName}`), {
-            hint: names.length > 0 ? `the release has: ${names.join(', ')}` : 'the release has no assets (yet)',
-          }),
+          error(
+            'source-not-found',
+            peerWording(
+              'clusterctl',
+              `failed to get file ${JSON.stringify(assetName)} from ${JSON.stringify(version)} release`,
+              `release ${version} of ${slug} has no asset ${assetName}`,
+            ),
+            {
+              hint: names.length > 0 ? `the release has: ${names.join(', ')}` : 'the release has no assets (yet)',
+            },
+          ),
         );
       }
       const bytes = await client.downloadAsset(owner, repo, asset);
-      return { bytes, url: asset.browserDownloadUrl || `${client.baseUrl}/repos/${owner}/${repo}/releases/assets/${asset.id}` };
+      return {
+        bytes,
+        url: asset.browserDownloadUrl || `${client.baseUrl}/repos/${owner}/${repo}/releases/assets/${asset.id}`,
+      };
     },
   };
 }

@@ -103,7 +103,10 @@ export function createGitHubTransport(options: GitHubClientOptions): GitHubTrans
     (limit: BodyLimit) =>
     async (input: string | URL, init?: RequestInit): Promise<Response> => {
       const url = String(input);
-      const response = await (options.fetch ?? fetch)(url, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) });
+      const response = await (options.fetch ?? fetch)(url, {
+        ...init,
+        signal: init?.signal ?? AbortSignal.timeout(timeoutMs),
+      });
       return bufferResponse(response, shownUrl(url), limit);
     };
   /** A URL for messages: without its query off the API origin (a download's query is a signed grant). */
@@ -133,7 +136,8 @@ export function createGitHubTransport(options: GitHubClientOptions): GitHubTrans
           // A name that does not resolve or a refused connection fails alike on every try: tell
           // plugin-retry (which reads the options' `retries`) not to retry it.
           // Nor one whose answer is over its limit: the same server would send it again.
-          const permanent = status === undefined && (isPermanentNetworkFailure(cause) || findBodyLimitError(cause) !== undefined);
+          const permanent =
+            status === undefined && (isPermanentNetworkFailure(cause) || findBodyLimitError(cause) !== undefined);
           if (permanent && endpoint.request) endpoint.request.retries = 0;
           // Mirror plugin-retry's schedule ((n+1)² units) so the CLI can say why it is waiting.
           const retryable = !permanent && (status === undefined || status >= 500);
@@ -201,7 +205,13 @@ export function createGitHubTransport(options: GitHubClientOptions): GitHubTrans
         const response = await request(endpoint);
         const etag = response.headers.etag;
         if (cacheable && typeof etag === 'string') {
-          etags.set(key, { etag, status: response.status, url: parsed.url, headers: response.headers, data: response.data });
+          etags.set(key, {
+            etag,
+            status: response.status,
+            url: parsed.url,
+            headers: response.headers,
+            data: response.data,
+          });
         }
         return response;
       } catch (cause) {
@@ -221,7 +231,12 @@ export function createGitHubTransport(options: GitHubClientOptions): GitHubTrans
       const octokit = await (pending ??= build());
       const { limit = API_PAGE_LIMIT, ...rest } = spec;
       const response = await octokit.request({ ...rest, request: { ...rest.request, fetch: boundedFetch(limit) } });
-      return { status: response.status, url: response.url, headers: response.headers as ResponseHeaders, data: response.data as unknown };
+      return {
+        status: response.status,
+        url: response.url,
+        headers: response.headers as ResponseHeaders,
+        data: response.data as unknown,
+      };
     } catch (cause) {
       if (failureStatus(cause) === 404) return undefined;
       throw toFetchError(cause, { method: spec.method, url: display(spec), retries, token });

@@ -66,10 +66,14 @@ export interface GitHubReleaseUrl {
 export function parseGitHubReleaseUrl(url: string, options: ParseGitHubUrlOptions = {}): GitHubReleaseUrl {
   const fail = (message: string): never => {
     throw new SpecError(
-      error('source-unsupported', peerWording('clusterctl', `invalid url: ${EXPECTED_FORM}`, `${JSON.stringify(url)}: ${message}`), {
-        ...options.where,
-        hint: `${EXPECTED_FORM} (capi-render also reads …/releases, …/releases/download/{tag}/{file} and …/releases/tag/{tag})`,
-      }),
+      error(
+        'source-unsupported',
+        peerWording('clusterctl', `invalid url: ${EXPECTED_FORM}`, `${JSON.stringify(url)}: ${message}`),
+        {
+          ...options.where,
+          hint: `${EXPECTED_FORM} (capi-render also reads …/releases, …/releases/download/{tag}/{file} and …/releases/tag/{tag})`,
+        },
+      ),
     );
   };
   let parsed: URL;

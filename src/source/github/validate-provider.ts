@@ -49,10 +49,15 @@ export function validateProviderEntry(entry: ProviderEntryInput, where: Location
     );
   }
   if (url === '') {
-    at('url', 'provider URL cannot be empty', 'give the URL of the components file, e.g. https://github.com/o/r/releases/latest/f.yaml');
+    at(
+      'url',
+      'provider URL cannot be empty',
+      'give the URL of the components file, e.g. https://github.com/o/r/releases/latest/f.yaml',
+    );
   } else {
     const reason = goUrlParseError(url);
-    if (reason) at('url', `error parsing provider URL ${JSON.stringify(url)}: ${reason}`, 'fix the URL (escape % as %25)');
+    if (reason)
+      at('url', `error parsing provider URL ${JSON.stringify(url)}: ${reason}`, 'fix the URL (escape % as %25)');
   }
   if (!PROVIDER_KINDS.some((info) => info.clusterctlType === type)) {
     const allowed = PROVIDER_KINDS.map((info) => info.clusterctlType).join(', ');

@@ -81,7 +81,10 @@ export function createGitLabClient(options: GitLabClientOptions = {}): GitLabCli
         pending = listPackageVersions(pkg, { send, token: options.token, timeoutMs, emit, etags });
         listings.set(key, pending);
         // A failure is kept (the build meets it once); a success is asked again next time.
-        pending.then(() => listings.delete(key), () => undefined);
+        pending.then(
+          () => listings.delete(key),
+          () => undefined,
+        );
       }
       return pending;
     },
@@ -89,7 +92,11 @@ export function createGitLabClient(options: GitLabClientOptions = {}): GitLabCli
       // clusterctl's prefix for every failure of this file; users search for it.
       const prefix = `failed to get file ${JSON.stringify(request.file)} with version ${JSON.stringify(request.version)} from ${JSON.stringify(request.url)}`;
       const fail = (code: DiagnosticCode, phrase: string, detail: string, hint: string): FetchError =>
-        new FetchError(error(code, redact(peerWording('clusterctl', phrase, detail), options.token), { hint: redact(hint, options.token) }));
+        new FetchError(
+          error(code, redact(peerWording('clusterctl', phrase, detail), options.token), {
+            hint: redact(hint, options.token),
+          }),
+        );
       const signal = AbortSignal.timeout(timeoutMs);
       const origin = new URL(request.url).origin;
       let url = request.url;
@@ -103,7 +110,13 @@ export function createGitLabClient(options: GitLabClientOptions = {}): GitLabCli
           const location = response.headers.get('location');
           if (response.status < 300 || response.status >= 400 || location === null) break;
           await response.body?.cancel().catch(() => undefined);
-          if (hop === MAX_REDIRECTS) throw fail('fetch', prefix, `more than ${MAX_REDIRECTS} redirects`, 'check the GitLab instance and any proxy in between');
+          if (hop === MAX_REDIRECTS)
+            throw fail(
+              'fetch',
+              prefix,
+              `more than ${MAX_REDIRECTS} redirects`,
+              'check the GitLab instance and any proxy in between',
+            );
           url = new URL(location, url).toString();
         }
       } catch (cause) {
@@ -144,7 +157,13 @@ export function createGitLabClient(options: GitLabClientOptions = {}): GitLabCli
             `check the project, package name and version in the URL (GitLab also answers 404 for a private project without a valid token: ${TOKEN_HINT})`,
           );
         }
-        if (status >= 500) return fail('fetch', phrase, 'GitLab answered a server error', 'the GitLab instance may be down or overloaded; try again later');
+        if (status >= 500)
+          return fail(
+            'fetch',
+            phrase,
+            'GitLab answered a server error',
+            'the GitLab instance may be down or overloaded; try again later',
+          );
         return fail('fetch', phrase, 'unexpected answer', 'check the provider URL');
       }
 
@@ -153,8 +172,12 @@ export function createGitLabClient(options: GitLabClientOptions = {}): GitLabCli
         return fail(
           'fetch',
           prefix,
-          timedOut ? `no complete answer within ${timeoutMs / 1000} s` : `could not reach ${unreachableTarget(new URL(url).host, cause)} (${networkReason(cause)})`,
-          timedOut ? 'the GitLab instance is slow or unreachable; try again later' : unreachableHint(new URL(url).host, networkReason(cause)),
+          timedOut
+            ? `no complete answer within ${timeoutMs / 1000} s`
+            : `could not reach ${unreachableTarget(new URL(url).host, cause)} (${networkReason(cause)})`,
+          timedOut
+            ? 'the GitLab instance is slow or unreachable; try again later'
+            : unreachableHint(new URL(url).host, networkReason(cause)),
         );
       }
     },

@@ -19,7 +19,12 @@ export const TOKEN_HINT =
   "the token needs read access to the project's package registry (read_api)";
 
 /** Request headers for `url`: the token only to the origin the request started at (never to a redirect target). */
-export function gitLabHeaders(url: string, origin: string, token: string | undefined, extra: Record<string, string> = {}): Record<string, string> {
+export function gitLabHeaders(
+  url: string,
+  origin: string,
+  token: string | undefined,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   const headers: Record<string, string> = { 'user-agent': 'capi-render', ...extra };
   if (token && new URL(url).origin === origin) headers.authorization = `Bearer ${token}`;
   return headers;

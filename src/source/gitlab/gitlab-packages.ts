@@ -55,41 +55,71 @@ export function packageListUrl(pkg: GitLabPackageRef): string {
 export async function listPackageVersions(pkg: GitLabPackageRef, deps: PackageListerDeps): Promise<string[]> {
   const what = `the versions of GitLab package ${pkg.packageName} of ${safeDecode(pkg.projectSlug)} on ${pkg.host}`;
   const fail = (code: DiagnosticCode, detail: string, hint: string): FetchError =>
-    new FetchError(error(code, redactSecret(`failed to list ${what}: ${detail}`, deps.token), { hint: redactSecret(hint, deps.token) }));
+    new FetchError(
+      error(code, redactSecret(`failed to list ${what}: ${detail}`, deps.token), {
+        hint: redactSecret(hint, deps.token),
+      }),
+    );
   const first = packageListUrl(pkg);
   const origin = new URL(first).origin;
   const signal = AbortSignal.timeout(deps.timeoutMs);
   const versions = new Set<string>();
   const seen = new Set<string>();
-  for (let url: string | undefined = first; url !== undefined; ) {
+  for (let url: string | undefined = first; url !== undefined;) {
     if (seen.has(url)) break;
-    if (seen.size === MAX_PAGES) throw fail('fetch', `more than ${MAX_PAGES} pages`, 'check the GitLab instance and any proxy in between');
+    if (seen.size === MAX_PAGES)
+      throw fail('fetch', `more than ${MAX_PAGES} pages`, 'check the GitLab instance and any proxy in between');
     seen.add(url);
     const page = await readPage(url);
     for (const entry of page.entries) {
-      if (entry.name === pkg.packageName && entry.package_type === 'generic' && !UNUSABLE_STATUS.has(entry.status ?? 'default') && isSemverTag(entry.version)) {
+      if (
+        entry.name === pkg.packageName &&
+        entry.package_type === 'generic' &&
+        !UNUSABLE_STATUS.has(entry.status ?? 'default') &&
+        isSemverTag(entry.version)
+      ) {
         versions.add(entry.version);
       }
     }
     url = nextPage(url, page.link, page.nextPage);
-    if (url !== undefined && new URL(url).origin !== origin) throw fail('fetch', `the next page is on another origin (${new URL(url).origin})`, 'check the GitLab instance\'s external URL setting and any proxy in between');
+    if (url !== undefined && new URL(url).origin !== origin)
+      throw fail(
+        'fetch',
+        `the next page is on another origin (${new URL(url).origin})`,
+        "check the GitLab instance's external URL setting and any proxy in between",
+      );
   }
   return [...versions].sort();
 
-  async function readPage(url: string): Promise<{ entries: PackageEntry[]; link: string | null; nextPage: string | null }> {
+  async function readPage(
+    url: string,
+  ): Promise<{ entries: PackageEntry[]; link: string | null; nextPage: string | null }> {
     const stored = deps.etags.get(url);
-    const headers = gitLabHeaders(url, origin, deps.token, { accept: 'application/json', ...(stored ? { 'if-none-match': stored.etag } : {}) });
+    const headers = gitLabHeaders(url, origin, deps.token, {
+      accept: 'application/json',
+      ...(stored ? { 'if-none-match': stored.etag } : {}),
+    });
     let response: Response;
     try {
       deps.emit({ type: 'request', method: 'GET', url: shownUrl(url), attempt: 0 });
       response = await deps.send(url, { method: 'GET', headers, redirect: 'manual', signal });
-      deps.emit({ type: 'response', method: 'GET', url: shownUrl(url), status: response.status, cached: response.status === 304 });
+      deps.emit({
+        type: 'response',
+        method: 'GET',
+        url: shownUrl(url),
+        status: response.status,
+        cached: response.status === 304,
+      });
     } catch (cause) {
       throw unreachable(url, cause);
     }
     if (response.status === 304 && stored) {
       await response.body?.cancel().catch(() => undefined);
-      return { entries: stored.data as PackageEntry[], link: header(stored.headers.link), nextPage: header(stored.headers['x-next-page']) };
+      return {
+        entries: stored.data as PackageEntry[],
+        link: header(stored.headers.link),
+        nextPage: header(stored.headers['x-next-page']),
+      };
     }
     if (response.status !== 200) {
       await response.body?.cancel().catch(() => undefined);
@@ -106,31 +136,71 @@ export async function listPackageVersions(pkg: GitLabPackageRef, deps: PackageLi
     try {
       body = JSON.parse(text);
     } catch {
-      throw fail('fetch', 'GitLab answered something that is not JSON', 'check the provider URL: it must name a GitLab instance (and any proxy must pass its answers through)');
+      throw fail(
+        'fetch',
+        'GitLab answered something that is not JSON',
+        'check the provider URL: it must name a GitLab instance (and any proxy must pass its answers through)',
+      );
     }
     const entries = toEntries(body);
-    if (!entries) throw fail('fetch', 'GitLab answered a list of unexpected shape', 'check that the instance is GitLab 13.0 or newer (package_type filter) and the provider URL');
+    if (!entries)
+      throw fail(
+        'fetch',
+        'GitLab answered a list of unexpected shape',
+        'check that the instance is GitLab 13.0 or newer (package_type filter) and the provider URL',
+      );
     const link = response.headers.get('link');
     const next = response.headers.get('x-next-page');
     const etag = response.headers.get('etag');
-    if (etag) deps.etags.set(url, { etag, status: 200, url, headers: { link: link ?? undefined, 'x-next-page': next ?? undefined }, data: entries });
+    if (etag)
+      deps.etags.set(url, {
+        etag,
+        status: 200,
+        url,
+        headers: { link: link ?? undefined, 'x-next-page': next ?? undefined },
+        data: entries,
+      });
     return { entries, link, nextPage: next };
   }
 
   function statusError(status: number): FetchError {
-    if (status === 401) return fail('auth', `401 Unauthorized (${deps.token ? 'GitLab rejected the token' : 'no token was sent'})`, TOKEN_HINT);
-    if (status === 403) return fail('auth', '403 Forbidden (the token may read the project but not its package registry)', TOKEN_HINT);
+    if (status === 401)
+      return fail(
+        'auth',
+        `401 Unauthorized (${deps.token ? 'GitLab rejected the token' : 'no token was sent'})`,
+        TOKEN_HINT,
+      );
+    if (status === 403)
+      return fail('auth', '403 Forbidden (the token may read the project but not its package registry)', TOKEN_HINT);
     if (status === 404) {
-      return fail('source-not-found', '404 Not Found: no such project, or the package registry is disabled', `check the project in the provider URL (GitLab also answers 404 for a private project without a valid token: ${TOKEN_HINT})`);
+      return fail(
+        'source-not-found',
+        '404 Not Found: no such project, or the package registry is disabled',
+        `check the project in the provider URL (GitLab also answers 404 for a private project without a valid token: ${TOKEN_HINT})`,
+      );
     }
-    if (status >= 500) return fail('fetch', `GitLab answered ${status}`, 'the GitLab instance may be down or overloaded; try again later');
+    if (status >= 500)
+      return fail(
+        'fetch',
+        `GitLab answered ${status}`,
+        'the GitLab instance may be down or overloaded; try again later',
+      );
     return fail('fetch', `GitLab answered ${status}`, 'check the provider URL');
   }
 
   function unreachable(url: string, cause: unknown): FetchError {
-    if (signal.aborted) return fail('fetch', `no complete answer within ${deps.timeoutMs / 1000} s`, 'the GitLab instance is slow or unreachable; try again later');
+    if (signal.aborted)
+      return fail(
+        'fetch',
+        `no complete answer within ${deps.timeoutMs / 1000} s`,
+        'the GitLab instance is slow or unreachable; try again later',
+      );
     const host = new URL(url).host;
-    return fail('fetch', `could not reach ${unreachableTarget(host, cause)} (${networkReason(cause)})`, unreachableHint(host, networkReason(cause)));
+    return fail(
+      'fetch',
+      `could not reach ${unreachableTarget(host, cause)} (${networkReason(cause)})`,
+      unreachableHint(host, networkReason(cause)),
+    );
   }
 }
 

@@ -19,7 +19,10 @@ export { packageListUrl } from './gitlab-packages.js';
  * The source of one package. Its id, `gitlab:{host}/{projectSlug}/{packageName}`, names what the
  * user wrote (never a test server or proxy), so the lock is the same on every machine.
  */
-export function createGitLabSource(client: GitLabClient, pkg: Pick<GitLabPackageUrl, 'host' | 'projectSlug' | 'packageName'>): ReleaseSource {
+export function createGitLabSource(
+  client: GitLabClient,
+  pkg: Pick<GitLabPackageUrl, 'host' | 'projectSlug' | 'packageName'>,
+): ReleaseSource {
   const project = safeDecode(pkg.projectSlug);
   return {
     id: releaseSourceId('gitlab', `${pkg.host}/${pkg.projectSlug}/${pkg.packageName}`),

@@ -44,7 +44,9 @@ export function isGitLabUrl(url: string): boolean {
   } catch {
     return false;
   }
-  return parsed.protocol === 'https:' && GITLAB_HOST.test(parsed.host) && parsed.pathname.startsWith(PACKAGES_API_PREFIX);
+  return (
+    parsed.protocol === 'https:' && GITLAB_HOST.test(parsed.host) && parsed.pathname.startsWith(PACKAGES_API_PREFIX)
+  );
 }
 
 /**
@@ -70,14 +72,34 @@ export function parseGitLabPackageUrl(url: string, where: Location = {}): GitLab
   // The URL parser keeps percent-escapes in the path, as Go's EscapedPath does.
   const segments = parsed.pathname.replace(/^\//, '').split('/');
   const [api, v4, projects, projectSlug, packages, generic, packageName, version, componentsFile] = segments;
-  if (segments.length !== 9 || api !== 'api' || v4 !== 'v4' || projects !== 'projects' || packages !== 'packages' || generic !== 'generic') {
-    return fail(`has ${segments.length} path segments starting ${JSON.stringify(`/${segments.slice(0, 3).join('/')}`)}`);
+  if (
+    segments.length !== 9 ||
+    api !== 'api' ||
+    v4 !== 'v4' ||
+    projects !== 'projects' ||
+    packages !== 'packages' ||
+    generic !== 'generic'
+  ) {
+    return fail(
+      `has ${segments.length} path segments starting ${JSON.stringify(`/${segments.slice(0, 3).join('/')}`)}`,
+    );
   }
   if (segments.some((s) => s === '')) return fail('has an empty path segment');
-  return { origin: parsed.origin, host: parsed.host, projectSlug: projectSlug!, packageName: packageName!, version: version!, componentsFile: componentsFile! };
+  return {
+    origin: parsed.origin,
+    host: parsed.host,
+    projectSlug: projectSlug!,
+    packageName: packageName!,
+    version: version!,
+    componentsFile: componentsFile!,
+  };
 }
 
 /** The download URL of one file of one version, exactly as clusterctl builds it. */
-export function gitLabFileUrl(pkg: Pick<GitLabPackageUrl, 'host' | 'projectSlug' | 'packageName'>, version: string, file: string): string {
+export function gitLabFileUrl(
+  pkg: Pick<GitLabPackageUrl, 'host' | 'projectSlug' | 'packageName'>,
+  version: string,
+  file: string,
+): string {
   return `https://${pkg.host}${PACKAGES_API_PREFIX}${pkg.projectSlug}/packages/generic/${pkg.packageName}/${version}/${file}`;
 }

@@ -40,10 +40,21 @@ export async function readBody(response: Response, what: string, limit: BodyLimi
   const declared = declaredLength(response);
   if (declared !== undefined && declared > limit.maxBytes) {
     await discard(response);
-    throw new BodyLimitError(error('fetch', `${what}: the answer declares ${formatBytes(declared)} (Content-Length), over ${limit.phrase}; not read`, { hint: limit.hint }));
+    throw new BodyLimitError(
+      error(
+        'fetch',
+        `${what}: the answer declares ${formatBytes(declared)} (Content-Length), over ${limit.phrase}; not read`,
+        { hint: limit.hint },
+      ),
+    );
   }
   const read = await collect(response, limit.maxBytes, what);
-  if (read.over) throw new BodyLimitError(error('fetch', `${what}: the answer is larger than ${limit.phrase}; capi-render stopped reading there`, { hint: limit.hint }));
+  if (read.over)
+    throw new BodyLimitError(
+      error('fetch', `${what}: the answer is larger than ${limit.phrase}; capi-render stopped reading there`, {
+        hint: limit.hint,
+      }),
+    );
   return read.bytes;
 }
 
@@ -74,15 +85,26 @@ export async function bufferResponse(response: Response, what: string, limit: Bo
     await discard(response);
     return response;
   }
-  const bytes = response.status >= 200 && response.status < 300 ? await readBody(response, what, limit) : new TextEncoder().encode(await readMessage(response));
-  const buffered = new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
+  const bytes =
+    response.status >= 200 && response.status < 300
+      ? await readBody(response, what, limit)
+      : new TextEncoder().encode(await readMessage(response));
+  const buffered = new Response(bytes, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
   // A constructed Response has no URL; clients report the one the answer came from.
   Object.defineProperty(buffered, 'url', { value: response.url });
   return buffered;
 }
 
 /** Up to `maxBytes` bytes of the body; `over` when more came (the stream is then cancelled, the extra byte kept out). */
-async function collect(response: Response, maxBytes: number, what: string): Promise<{ bytes: Uint8Array; over: boolean }> {
+async function collect(
+  response: Response,
+  maxBytes: number,
+  what: string,
+): Promise<{ bytes: Uint8Array; over: boolean }> {
   const body = response.body;
   if (body === null) return { bytes: new Uint8Array(0), over: false };
   const reader = body.getReader();

@@ -37,7 +37,9 @@ export function createNetworkFetch(env: Readonly<Record<string, string | undefin
     const key = `${proxy.href} ${tunnel}`;
     let agent = agents.get(key);
     if (!agent) {
-      agent = (undici ??= import('undici')).then(({ ProxyAgent }) => new ProxyAgent({ uri: proxy.href, proxyTunnel: tunnel }));
+      agent = (undici ??= import('undici')).then(
+        ({ ProxyAgent }) => new ProxyAgent({ uri: proxy.href, proxyTunnel: tunnel }),
+      );
       agents.set(key, agent);
     }
     return agent;
@@ -47,7 +49,9 @@ export function createNetworkFetch(env: Readonly<Record<string, string | undefin
     const url = new URL(input instanceof Request ? input.url : String(input));
     const decision = proxyFor(url, config);
     if (decision.kind === 'direct') {
-      const problem = config.problems.find((p) => p.startsWith(url.protocol === 'https:' ? 'HTTPS_PROXY' : 'HTTP_PROXY'));
+      const problem = config.problems.find((p) =>
+        p.startsWith(url.protocol === 'https:' ? 'HTTPS_PROXY' : 'HTTP_PROXY'),
+      );
       if (problem) throw failure(problem, 'ERR_PROXY_INVALID');
       return globalThis.fetch(input, init);
     }
@@ -57,7 +61,9 @@ export function createNetworkFetch(env: Readonly<Record<string, string | undefin
     const { fetch: undiciFetch } = await (undici ??= import('undici'));
     try {
       // undici's Response is the class Node's own fetch is built from; callers use the common API.
-      return (await undiciFetch(url, { ...(init as object), dispatcher } as Parameters<typeof undiciFetch>[1])) as unknown as Response;
+      return (await undiciFetch(url, { ...(init as object), dispatcher } as Parameters<
+        typeof undiciFetch
+      >[1])) as unknown as Response;
     } catch (cause) {
       markProxy(cause, shown);
       throw cause;
@@ -67,7 +73,8 @@ export function createNetworkFetch(env: Readonly<Record<string, string | undefin
 
 /** A {@link FetchLike} as the global fetch's signature, for clients that pass URL objects. */
 export function asFetch(send: FetchLike): NetworkFetch {
-  return ((input: string | URL | Request, init?: RequestInit) => send(input instanceof Request ? input.url : String(input), init ?? {})) as NetworkFetch;
+  return ((input: string | URL | Request, init?: RequestInit) =>
+    send(input instanceof Request ? input.url : String(input), init ?? {})) as NetworkFetch;
 }
 
 /** The redacted proxy URL a failed request went through, if it went through one. */

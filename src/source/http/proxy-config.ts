@@ -32,7 +32,8 @@ export interface ProxyEnvironment {
   problems: string[];
 }
 
-type NoProxyRule = { kind: 'ip'; list: BlockList; port: string } | { kind: 'domain'; suffix: string; port: string; matchHost: boolean };
+type NoProxyRule =
+  { kind: 'ip'; list: BlockList; port: string } | { kind: 'domain'; suffix: string; port: string; matchHost: boolean };
 
 /** The proxy for one request: a URL, none (`direct`), or a refusal (CGI). */
 export type ProxyDecision = { kind: 'direct' } | { kind: 'proxy'; url: URL } | { kind: 'refused'; reason: string };
@@ -46,9 +47,14 @@ export function readProxyEnvironment(env: Readonly<Record<string, string | undef
   const proxy = (name: string, value: string): URL | undefined => {
     if (value === '') return undefined;
     const parsed = parseProxyUrl(value);
-    if (!parsed) problems.push(`${name}=${redactProxyUrl(value)} is not a proxy URL (write http://host:port or https://host:port)`);
+    if (!parsed)
+      problems.push(
+        `${name}=${redactProxyUrl(value)} is not a proxy URL (write http://host:port or https://host:port)`,
+      );
     else if (!['http:', 'https:', 'socks5:'].includes(parsed.protocol)) {
-      problems.push(`${name}: ${parsed.protocol.replace(/:$/, '')}:// proxies are not supported (http://, https:// and socks5:// are)`);
+      problems.push(
+        `${name}: ${parsed.protocol.replace(/:$/, '')}:// proxies are not supported (http://, https:// and socks5:// are)`,
+      );
       return undefined;
     }
     return parsed;
@@ -113,7 +119,12 @@ function parseNoProxy(value: string): NoProxyRule[] | 'all' {
 export function proxyFor(url: URL, config: ProxyEnvironment): ProxyDecision {
   const proxy = url.protocol === 'https:' ? config.httpsProxy : url.protocol === 'http:' ? config.httpProxy : undefined;
   if (!proxy) return { kind: 'direct' };
-  if (url.protocol === 'http:' && config.cgi) return { kind: 'refused', reason: 'refusing to use HTTP_PROXY value in CGI environment (REQUEST_METHOD is set); see golang.org/s/cgihttpproxy' };
+  if (url.protocol === 'http:' && config.cgi)
+    return {
+      kind: 'refused',
+      reason:
+        'refusing to use HTTP_PROXY value in CGI environment (REQUEST_METHOD is set); see golang.org/s/cgihttpproxy',
+    };
   return useProxy(url, config) ? { kind: 'proxy', url: proxy } : { kind: 'direct' };
 }
 
@@ -126,7 +137,12 @@ function useProxy(url: URL, config: ProxyEnvironment): boolean {
   if (config.noProxy === 'all') return false;
   for (const rule of config.noProxy) {
     if (rule.kind === 'ip') {
-      if (family !== 0 && rule.list.check(host, family === 4 ? 'ipv4' : 'ipv6') && (rule.port === '' || rule.port === port)) return false;
+      if (
+        family !== 0 &&
+        rule.list.check(host, family === 4 ? 'ipv4' : 'ipv6') &&
+        (rule.port === '' || rule.port === port)
+      )
+        return false;
     } else if (host.endsWith(rule.suffix) || (rule.matchHost && host === rule.suffix.slice(1))) {
       if (rule.port === '' || rule.port === port) return false;
     }

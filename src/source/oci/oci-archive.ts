@@ -20,7 +20,10 @@ export function readArchiveFiles(gzipped: Uint8Array, what: string): Map<string,
   try {
     tar = gunzipSync(gzipped, { maxOutputLength: MAX_UNCOMPRESSED });
   } catch (cause) {
-    const reason = cause instanceof RangeError ? `it unpacks to more than ${MAX_UNCOMPRESSED / 1024 / 1024} MiB` : 'it is not gzip data';
+    const reason =
+      cause instanceof RangeError
+        ? `it unpacks to more than ${MAX_UNCOMPRESSED / 1024 / 1024} MiB`
+        : 'it is not gzip data';
     throw broken(what, reason);
   }
   return readTarFiles(tar, what);
@@ -115,7 +118,7 @@ function checksumMatches(header: Buffer): boolean {
 function broken(what: string, why: string): FetchError {
   return new FetchError(
     error('source-unsupported', `${what} is not a usable tar+gzip layer: ${why}`, {
-      hint: 'the cluster-api layout carries metadata.yaml and the components file at the root of one gzip\'d tar; republish the artifact',
+      hint: "the cluster-api layout carries metadata.yaml and the components file at the root of one gzip'd tar; republish the artifact",
     }),
   );
 }

@@ -37,7 +37,9 @@ export function createOciArtifactFileReader(client: OciClient, repository: strin
     let pending = archives.get(layer.digest);
     if (!pending) {
       const what = `layer ${layer.digest} of ${repository}@${fetched.digest}`;
-      pending = client.getBlob(repository, layer.digest, layer.size, { limit: RELEASE_ASSET_LIMIT }).then((bytes) => readArchiveFiles(bytes, what));
+      pending = client
+        .getBlob(repository, layer.digest, layer.size, { limit: RELEASE_ASSET_LIMIT })
+        .then((bytes) => readArchiveFiles(bytes, what));
       // A failure is not kept: the next read asks the registry again.
       pending.catch(() => archives.delete(layer.digest));
       archives.set(layer.digest, pending);
@@ -58,15 +60,23 @@ export function createOciArtifactFileReader(client: OciClient, repository: strin
       }
       const chosen = selectOciLayer(fetched.manifest.layers, names);
       if (!chosen) return undefined;
-      const bytes = await client.getBlob(repository, chosen.layer.digest, chosen.layer.size, { limit: RELEASE_ASSET_LIMIT });
+      const bytes = await client.getBlob(repository, chosen.layer.digest, chosen.layer.size, {
+        limit: RELEASE_ASSET_LIMIT,
+      });
       return { bytes, name: chosen.title, layout };
     },
     async names(fetched) {
       if (ociArtifactLayout(fetched.manifest) === 'cluster-api') {
         const files = await archiveOf(fetched);
-        return [...files].filter(([, bytes]) => bytes.length > 0).map(([name]) => name).sort();
+        return [...files]
+          .filter(([, bytes]) => bytes.length > 0)
+          .map(([name]) => name)
+          .sort();
       }
-      const titles = fetched.manifest.layers.filter((l) => l.size > 0).map(titleOf).filter((t): t is string => !!t);
+      const titles = fetched.manifest.layers
+        .filter((l) => l.size > 0)
+        .map(titleOf)
+        .filter((t): t is string => !!t);
       return [...new Set(titles)].sort();
     },
   };

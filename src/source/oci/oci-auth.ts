@@ -63,7 +63,9 @@ export function createOciAuthorizer(options: AuthorizerOptions): OciAuthorizer {
         return `Basic ${basic}`;
       }
       if (challenge.scheme !== 'bearer') {
-        throw fail(`answered 401 with an authentication scheme capi-render does not speak (${challenge.scheme || 'none'})`);
+        throw fail(
+          `answered 401 with an authentication scheme capi-render does not speak (${challenge.scheme || 'none'})`,
+        );
       }
       const scopes = mergeScopes([scope, ...(challenge.params.scope ?? '').split(' ')]);
       const key = scopes.join(' ');
@@ -92,7 +94,12 @@ async function fetchBearerToken(
   let response: Response;
   try {
     if (creds.refreshToken) {
-      const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: creds.refreshToken, service, client_id: CLIENT_ID });
+      const form = new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: creds.refreshToken,
+        service,
+        client_id: CLIENT_ID,
+      });
       if (scopes.length > 0) form.set('scope', scopes.join(' '));
       response = await options.fetchImpl(realm, {
         method: 'POST',
@@ -109,7 +116,11 @@ async function fetchBearerToken(
       if (creds.username || creds.password) {
         headers.authorization = `Basic ${Buffer.from(`${creds.username ?? ''}:${creds.password ?? ''}`, 'utf8').toString('base64')}`;
       }
-      response = await options.fetchImpl(url, { headers, redirect: 'error', signal: AbortSignal.timeout(options.timeoutMs) });
+      response = await options.fetchImpl(url, {
+        headers,
+        redirect: 'error',
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
     }
   } catch (cause) {
     throw fail(`its token service ${realmForMessage(realm)} could not be reached (${errorName(cause)})`);
@@ -123,14 +134,22 @@ async function fetchBearerToken(
   }
   let body: { token?: unknown; access_token?: unknown } = {};
   try {
-    body = JSON.parse(await readText(response, `registry ${options.hostPort}: the answer of its token service ${realmForMessage(realm)}`, REGISTRY_JSON_LIMIT)) ?? {};
+    body =
+      JSON.parse(
+        await readText(
+          response,
+          `registry ${options.hostPort}: the answer of its token service ${realmForMessage(realm)}`,
+          REGISTRY_JSON_LIMIT,
+        ),
+      ) ?? {};
   } catch (cause) {
     // Over the limit or broken off: say so. Not JSON: no token, said below.
     if (cause instanceof FetchError) throw cause;
   }
   // The token spec allows either field; when both are present they are the same token.
   const token = typeof body.access_token === 'string' && body.access_token ? body.access_token : body.token;
-  if (typeof token !== 'string' || token === '') throw fail(`its token service ${realmForMessage(realm)} returned no token`);
+  if (typeof token !== 'string' || token === '')
+    throw fail(`its token service ${realmForMessage(realm)} returned no token`);
   return token;
 }
 
@@ -185,8 +204,10 @@ function checkRealm(realm: string | undefined, registryUrl: URL, fail: (message:
   } catch {
     throw fail('names a token realm that is not a URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw fail(`names a token realm with scheme ${url.protocol}`);
-  if (url.protocol === 'http:' && registryUrl.protocol === 'https:') throw fail(`names a plain-http token realm ${realmForMessage(realm)} for a TLS registry`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw fail(`names a token realm with scheme ${url.protocol}`);
+  if (url.protocol === 'http:' && registryUrl.protocol === 'https:')
+    throw fail(`names a plain-http token realm ${realmForMessage(realm)} for a TLS registry`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isInternalAddress(host) && url.hostname !== registryUrl.hostname) {
     throw fail(`names a token realm on an internal address (${host}) other than the registry's own`);
@@ -198,7 +219,14 @@ function isInternalAddress(host: string): boolean {
   const family = isIP(host);
   if (family === 4) {
     const [a = 0, b = 0] = host.split('.').map(Number);
-    return a === 127 || a === 10 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+    return (
+      a === 127 ||
+      a === 10 ||
+      a === 0 ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 169 && b === 254)
+    );
   }
   if (family === 6) {
     const h = host.toLowerCase();

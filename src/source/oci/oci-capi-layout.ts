@@ -67,7 +67,12 @@ export type OciArtifactLayout = 'operator' | 'cluster-api';
 /** `cluster-api` when the manifest's only layer is a gzip'd tar; `operator` otherwise. */
 export function ociArtifactLayout(manifest: OciManifest): OciArtifactLayout {
   const [only, ...rest] = manifest.layers;
-  if (only && rest.length === 0 && (only.mediaType === CAPI_LAYER_MEDIA_TYPE || only.mediaType === DOCKER_LAYER_TAR_GZIP)) return 'cluster-api';
+  if (
+    only &&
+    rest.length === 0 &&
+    (only.mediaType === CAPI_LAYER_MEDIA_TYPE || only.mediaType === DOCKER_LAYER_TAR_GZIP)
+  )
+    return 'cluster-api';
   return 'operator';
 }
 
@@ -112,12 +117,17 @@ export function checkCapiAnnotations(manifest: OciManifest, identity: CapiProvid
   for (const [key, expected] of want) {
     const value = have[key];
     if (value === undefined || value === '') problems.push(`${key} is missing`);
-    else if (expected !== undefined && value !== expected) problems.push(`${key} is ${JSON.stringify(value)}, expected ${JSON.stringify(expected)}`);
+    else if (expected !== undefined && value !== expected)
+      problems.push(`${key} is ${JSON.stringify(value)}, expected ${JSON.stringify(expected)}`);
   }
   if (problems.length === 0) return;
   throw new FetchError(
-    error('source-unsupported', `${what} does not conform to the cluster-api artifact contract: ${problems.join('; ')}`, {
-      hint: 'publish it with the provider type, name and version it is used as (capi-render mirror --format oci --oci-layout cluster-api writes the annotations)',
-    }),
+    error(
+      'source-unsupported',
+      `${what} does not conform to the cluster-api artifact contract: ${problems.join('; ')}`,
+      {
+        hint: 'publish it with the provider type, name and version it is used as (capi-render mirror --format oci --oci-layout cluster-api writes the annotations)',
+      },
+    ),
   );
 }

@@ -6,7 +6,13 @@
  */
 import type { FetchProgressListener } from '../fetch-progress.js';
 import { FetchError, error } from '../../errors.js';
-import { MANIFEST_LIMIT, REGISTRY_JSON_LIMIT, UNSIZED_BLOB_LIMIT, blobLimit, type BodyLimit } from '../http/body-limits.js';
+import {
+  MANIFEST_LIMIT,
+  REGISTRY_JSON_LIMIT,
+  UNSIZED_BLOB_LIMIT,
+  blobLimit,
+  type BodyLimit,
+} from '../http/body-limits.js';
 import { BodyLimitError, readBody, readText } from '../http/bounded-body.js';
 import type { OciCredentials } from './oci-credentials.js';
 import { computeOciDigest, isOciDigest, verifyOciDigest, verifyStatedDigest } from './oci-digest.js';
@@ -76,15 +82,17 @@ const HINT_TAGS = 20;
 /** Creates a client; it keeps its token cache to itself. */
 export function createOciClient(options: OciClientOptions): OciClient {
   const hostPort = registryHostPort(options);
-  const http: OciHttp = options.http ?? createOciHttp({
-    registry: options.registry,
-    hostPort,
-    plainHttp: options.plainHttp,
-    ...(options.credentials ? { credentials: options.credentials } : {}),
-    fetchImpl: options.fetchImpl ?? fetch,
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-  });
+  const http: OciHttp =
+    options.http ??
+    createOciHttp({
+      registry: options.registry,
+      hostPort,
+      plainHttp: options.plainHttp,
+      ...(options.credentials ? { credentials: options.credentials } : {}),
+      fetchImpl: options.fetchImpl ?? fetch,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
   const pull = (repository: string) => `repository:${repository}:pull`;
   const push = (repository: string) => `repository:${repository}:pull,push`;
 
@@ -92,7 +100,12 @@ export function createOciClient(options: OciClientOptions): OciClient {
     const tags: string[] = [];
     let target: string | URL = `/v2/${repository}/tags/list?n=${TAG_PAGE_SIZE}`;
     for (let page = 0; page < MAX_TAG_PAGES; page++) {
-      const response = await http.send({ method: 'GET', target, scope: pull(repository), headers: { accept: 'application/json' } });
+      const response = await http.send({
+        method: 'GET',
+        target,
+        scope: pull(repository),
+        headers: { accept: 'application/json' },
+      });
       if (response.status === 404) {
         await response.body?.cancel();
         throw new FetchError(
@@ -114,7 +127,11 @@ export function createOciClient(options: OciClientOptions): OciClient {
   }
 
   async function hasBlob(repository: string, digest: string): Promise<boolean> {
-    const response = await http.send({ method: 'HEAD', target: `/v2/${repository}/blobs/${digest}`, scope: push(repository) });
+    const response = await http.send({
+      method: 'HEAD',
+      target: `/v2/${repository}/blobs/${digest}`,
+      scope: push(repository),
+    });
     await response.body?.cancel();
     if (response.status === 200) return true;
     if (response.status === 404) return false;
@@ -141,11 +158,15 @@ export function createOciClient(options: OciClientOptions): OciClient {
         const tags = await listTags(repository);
         throw new FetchError(
           error('version-not-found', `registry ${hostPort} has no tag ${reference} in ${repository}`, {
-            hint: tags.length === 0 ? 'the repository has no tags; publish the artifact first' : `tags there: ${formatTags(tags)}`,
+            hint:
+              tags.length === 0
+                ? 'the repository has no tags; publish the artifact first'
+                : `tags there: ${formatTags(tags)}`,
           }),
         );
       }
-      if (response.status !== 200) throw await http.unexpected(response, `fetching manifest ${repository}:${reference}`);
+      if (response.status !== 200)
+        throw await http.unexpected(response, `fetching manifest ${repository}:${reference}`);
       const what = `manifest ${repository}:${reference} from ${hostPort}`;
       const bytes = await readBody(response, what, MANIFEST_LIMIT);
       const digest = computeOciDigest(bytes);
@@ -170,9 +191,17 @@ export function createOciClient(options: OciClientOptions): OciClient {
       const what = `blob ${digest} of ${repository} from ${hostPort}`;
       const cap = limits.limit;
       if (size !== undefined && cap !== undefined && size > cap.maxBytes) {
-        throw new BodyLimitError(error('fetch', `${what}: its descriptor declares ${size} bytes, over ${cap.phrase}; not read`, { hint: cap.hint }));
+        throw new BodyLimitError(
+          error('fetch', `${what}: its descriptor declares ${size} bytes, over ${cap.phrase}; not read`, {
+            hint: cap.hint,
+          }),
+        );
       }
-      const response = await http.send({ method: 'GET', target: `/v2/${repository}/blobs/${digest}`, scope: pull(repository) });
+      const response = await http.send({
+        method: 'GET',
+        target: `/v2/${repository}/blobs/${digest}`,
+        scope: pull(repository),
+      });
       if (response.status !== 200) throw await http.unexpected(response, `fetching blob ${digest} of ${repository}`);
       const bytes = await readBody(response, what, size === undefined ? (cap ?? UNSIZED_BLOB_LIMIT) : blobLimit(size));
       verifyOciDigest(bytes, digest, what, size);
@@ -182,7 +211,11 @@ export function createOciClient(options: OciClientOptions): OciClient {
     async pushBlob(repository, bytes) {
       const digest = computeOciDigest(bytes);
       if (await hasBlob(repository, digest)) return digest;
-      const start = await http.send({ method: 'POST', target: `/v2/${repository}/blobs/uploads/`, scope: push(repository) });
+      const start = await http.send({
+        method: 'POST',
+        target: `/v2/${repository}/blobs/uploads/`,
+        scope: push(repository),
+      });
       await start.body?.cancel();
       const location = start.headers.get('location');
       if (start.status !== 202 || !location) throw await http.unexpected(start, `starting an upload to ${repository}`);
@@ -195,7 +228,8 @@ export function createOciClient(options: OciClientOptions): OciClient {
         headers: { 'content-type': 'application/octet-stream' },
         body: bytes,
       });
-      if (done.status !== 201 && done.status !== 204) throw await http.unexpected(done, `uploading blob ${digest} to ${repository}`);
+      if (done.status !== 201 && done.status !== 204)
+        throw await http.unexpected(done, `uploading blob ${digest} to ${repository}`);
       await done.body?.cancel();
       return digest;
     },
@@ -212,7 +246,12 @@ export function createOciClient(options: OciClientOptions): OciClient {
       await response.body?.cancel();
       const stored = response.headers.get('docker-content-digest');
       if (stored && isOciDigest(stored) && stored !== digest) {
-        throw new FetchError(error('digest-mismatch', `registry ${hostPort} stored manifest ${repository}:${tag} as ${stored}, expected ${digest}`));
+        throw new FetchError(
+          error(
+            'digest-mismatch',
+            `registry ${hostPort} stored manifest ${repository}:${tag} as ${stored}, expected ${digest}`,
+          ),
+        );
       }
       return digest;
     },
@@ -233,7 +272,9 @@ function nextLink(header: string | null, base: string): URL | undefined {
 function parseJsonObject(text: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }

@@ -26,9 +26,13 @@ export function verifyStatedDigest(bytes: Uint8Array, stated: string, what: stri
   const actual = computeOciDigest(bytes, stated.startsWith('sha512:') ? 'sha512' : 'sha256');
   if (actual === stated) return;
   throw new FetchError(
-    error('digest-mismatch', `${what}: the registry states Docker-Content-Digest ${stated}, but the manifest's bytes hash to ${actual}; not trusted`, {
-      hint: 'the registry, or a proxy or cache between here and it, serves a manifest other than the one it names; check them, and retry once it is fixed',
-    }),
+    error(
+      'digest-mismatch',
+      `${what}: the registry states Docker-Content-Digest ${stated}, but the manifest's bytes hash to ${actual}; not trusted`,
+      {
+        hint: 'the registry, or a proxy or cache between here and it, serves a manifest other than the one it names; check them, and retry once it is fixed',
+      },
+    ),
   );
 }
 
@@ -40,18 +44,26 @@ export function verifyStatedDigest(bytes: Uint8Array, stated: string, what: stri
 export function verifyOciDigest(bytes: Uint8Array, expected: string, what: string, size?: number): void {
   if (!isOciDigest(expected)) {
     throw new FetchError(
-      error('digest-mismatch', `${what} has digest ${JSON.stringify(expected)}, which is not a sha256 or sha512 digest`, {
-        hint: 'capi-render verifies every blob; republish the artifact with sha256 digests',
-      }),
+      error(
+        'digest-mismatch',
+        `${what} has digest ${JSON.stringify(expected)}, which is not a sha256 or sha512 digest`,
+        {
+          hint: 'capi-render verifies every blob; republish the artifact with sha256 digests',
+        },
+      ),
     );
   }
   const algorithm = expected.startsWith('sha512:') ? 'sha512' : 'sha256';
   const actual = computeOciDigest(bytes, algorithm);
   if (actual !== expected || (size !== undefined && size !== bytes.length)) {
     throw new FetchError(
-      error('digest-mismatch', `${what}: expected ${expected} (${size ?? '?'} bytes), received ${actual} (${bytes.length} bytes)`, {
-        hint: 'the registry returned other content than its manifest describes; retry, and check any proxy between here and the registry',
-      }),
+      error(
+        'digest-mismatch',
+        `${what}: expected ${expected} (${size ?? '?'} bytes), received ${actual} (${bytes.length} bytes)`,
+        {
+          hint: 'the registry returned other content than its manifest describes; retry, and check any proxy between here and the registry',
+        },
+      ),
     );
   }
 }

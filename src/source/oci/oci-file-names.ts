@@ -22,17 +22,28 @@ export interface OciFileWanted {
 }
 
 /** The titles that can serve `fileName` for this provider, best first. */
-export function ociFileCandidates(providerType: string, providerName: string, version: string, fileName: string): OciFileWanted {
+export function ociFileCandidates(
+  providerType: string,
+  providerName: string,
+  version: string,
+  fileName: string,
+): OciFileWanted {
   const prefix = `${providerType}-${providerName}-${version}`;
   if (fileName === METADATA_FILE) return { role: 'metadata', titles: [`${prefix}-metadata.yaml`, METADATA_FILE] };
-  return { role: 'components', titles: [`${prefix}-components.yaml`, `${providerType}-components.yaml`, 'components.yaml'] };
+  return {
+    role: 'components',
+    titles: [`${prefix}-components.yaml`, `${providerType}-components.yaml`, 'components.yaml'],
+  };
 }
 
 /**
  * The layer for the first title in `titles` that a non-empty layer carries; the first such layer
  * in manifest order when a title repeats. Undefined when none does.
  */
-export function selectOciLayer(layers: readonly OciDescriptor[], titles: readonly string[]): { layer: OciDescriptor; title: string } | undefined {
+export function selectOciLayer(
+  layers: readonly OciDescriptor[],
+  titles: readonly string[],
+): { layer: OciDescriptor; title: string } | undefined {
   for (const title of titles) {
     const layer = layers.find((l) => l.size > 0 && titleOf(l) === title);
     if (layer) return { layer, title };

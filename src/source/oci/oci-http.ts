@@ -70,7 +70,11 @@ export function createOciHttp(options: OciHttpOptions): OciHttp {
   };
   const redact = (text: string) => secrets.reduce((t, s) => t.split(s).join('[redacted]'), text);
 
-  async function once(request: OciRequest, url: URL, authorization: string | undefined): Promise<{ response: Response; url: URL }> {
+  async function once(
+    request: OciRequest,
+    url: URL,
+    authorization: string | undefined,
+  ): Promise<{ response: Response; url: URL }> {
     let current = url;
     let method = request.method;
     for (let hop = 0; ; hop++) {
@@ -94,9 +98,13 @@ export function createOciHttp(options: OciHttpOptions): OciHttp {
       }
       emit({ type: 'response', method, url: shown, status: response.status, cached: false });
       const location = response.headers.get('location');
-      if (response.status < 300 || response.status >= 400 || response.status === 304 || !location) return { response, url: current };
+      if (response.status < 300 || response.status >= 400 || response.status === 304 || !location)
+        return { response, url: current };
       await response.body?.cancel();
-      if (hop >= MAX_REDIRECTS) throw new FetchError(error('fetch', `registry ${options.hostPort}: too many redirects for ${request.method} ${pathOf(url)}`));
+      if (hop >= MAX_REDIRECTS)
+        throw new FetchError(
+          error('fetch', `registry ${options.hostPort}: too many redirects for ${request.method} ${pathOf(url)}`),
+        );
       current = new URL(location, current);
       if (response.status === 303) method = 'GET';
     }
@@ -104,14 +112,21 @@ export function createOciHttp(options: OciHttpOptions): OciHttp {
 
   function transportError(cause: unknown, url: URL): FetchError {
     const name = cause instanceof Error ? cause.name : '';
-    const where = url.origin === baseUrl.origin ? `registry ${options.hostPort}` : `${url.host} (redirected from registry ${options.hostPort})`;
+    const where =
+      url.origin === baseUrl.origin
+        ? `registry ${options.hostPort}`
+        : `${url.host} (redirected from registry ${options.hostPort})`;
     if (name === 'TimeoutError' || name === 'AbortError') {
       return new FetchError(
-        error('fetch', `${where} did not answer within ${options.timeoutMs / 1000}s`, { hint: 'check that the registry is up and reachable from here' }),
+        error('fetch', `${where} did not answer within ${options.timeoutMs / 1000}s`, {
+          hint: 'check that the registry is up and reachable from here',
+        }),
       );
     }
     const reason = networkReason(cause);
-    const check = options.plainHttp ? 'check the host and port, and that the registry is running' : 'check the host and port; a registry without TLS needs an http:// reference';
+    const check = options.plainHttp
+      ? 'check the host and port, and that the registry is running'
+      : 'check the host and port; a registry without TLS needs an http:// reference';
     return new FetchError(
       error('fetch', `cannot reach ${unreachableTarget(where, cause)} (${reason})`, {
         hint: isPermanentNetworkFailure(cause) ? `${check}. ${unreachableHint(url.host, reason)}` : check,
@@ -136,16 +151,26 @@ export function createOciHttp(options: OciHttpOptions): OciHttp {
         const codes = await errorCodes(response);
         const sent = options.credentials ? 'the credentials were not accepted' : 'no credentials were given';
         throw new FetchError(
-          error('auth', redact(`registry ${options.hostPort} refused ${request.method} ${pathOf(url)} with HTTP ${response.status}${codes}: ${sent}`), {
-            hint: options.credentials ? `check the credentials and that they may ${request.scope.endsWith('push') ? 'push to' : 'pull from'} this repository` : CREDENTIAL_HINT,
-          }),
+          error(
+            'auth',
+            redact(
+              `registry ${options.hostPort} refused ${request.method} ${pathOf(url)} with HTTP ${response.status}${codes}: ${sent}`,
+            ),
+            {
+              hint: options.credentials
+                ? `check the credentials and that they may ${request.scope.endsWith('push') ? 'push to' : 'pull from'} this repository`
+                : CREDENTIAL_HINT,
+            },
+          ),
         );
       }
       return response;
     },
     async unexpected(response, what) {
       const codes = await errorCodes(response);
-      return new FetchError(error('fetch', redact(`registry ${options.hostPort}: ${what} failed with HTTP ${response.status}${codes}`)));
+      return new FetchError(
+        error('fetch', redact(`registry ${options.hostPort}: ${what} failed with HTTP ${response.status}${codes}`)),
+      );
     },
   };
 }

@@ -28,7 +28,11 @@ export interface OciManifest {
 /** Parses manifest bytes; throws FetchError `source-unsupported` naming `what` when they are not a manifest. */
 export function parseOciManifest(bytes: Uint8Array, what: string): OciManifest {
   const bad = (why: string) =>
-    new FetchError(error('source-unsupported', `${what} is not a usable manifest: ${why}`, { hint: 'publish the artifact with capioperator publish, oras push or capi-render' }));
+    new FetchError(
+      error('source-unsupported', `${what} is not a usable manifest: ${why}`, {
+        hint: 'publish the artifact with capioperator publish, oras push or capi-render',
+      }),
+    );
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
@@ -48,7 +52,8 @@ export function parseOciManifest(bytes: Uint8Array, what: string): OciManifest {
   if (typeof parsed.artifactType === 'string') manifest.artifactType = parsed.artifactType;
   const annotations = parsed.annotations;
   if (annotations !== undefined) {
-    if (!isRecord(annotations) || Object.values(annotations).some((v) => typeof v !== 'string')) throw bad('its annotations are not a string map');
+    if (!isRecord(annotations) || Object.values(annotations).some((v) => typeof v !== 'string'))
+      throw bad('its annotations are not a string map');
     manifest.annotations = annotations as Record<string, string>;
   }
   return manifest;
@@ -57,10 +62,15 @@ export function parseOciManifest(bytes: Uint8Array, what: string): OciManifest {
 function descriptorProblem(entry: unknown): string | undefined {
   if (!isRecord(entry)) return 'not an object';
   if (typeof entry.mediaType !== 'string') return 'no mediaType';
-  if (typeof entry.digest !== 'string' || !isOciDigest(entry.digest)) return `digest ${JSON.stringify(entry.digest)} is not a sha256/sha512 digest`;
-  if (typeof entry.size !== 'number' || !Number.isSafeInteger(entry.size) || entry.size < 0) return 'size is not a non-negative integer';
+  if (typeof entry.digest !== 'string' || !isOciDigest(entry.digest))
+    return `digest ${JSON.stringify(entry.digest)} is not a sha256/sha512 digest`;
+  if (typeof entry.size !== 'number' || !Number.isSafeInteger(entry.size) || entry.size < 0)
+    return 'size is not a non-negative integer';
   const annotations = entry.annotations;
-  if (annotations !== undefined && (!isRecord(annotations) || Object.values(annotations).some((v) => typeof v !== 'string'))) {
+  if (
+    annotations !== undefined &&
+    (!isRecord(annotations) || Object.values(annotations).some((v) => typeof v !== 'string'))
+  ) {
     return 'annotations are not a string map';
   }
   return undefined;

@@ -66,7 +66,11 @@ export function packOciArtifact(files: readonly OciFile[]): PackedOciArtifact {
   }
   if (problems.length > 0) {
     throw new SpecError(
-      problems.map((p) => error('source-unsupported', `cannot publish: ${p}`, { hint: 'give each file once, with the name the operator looks for (e.g. metadata.yaml, core-components.yaml)' })),
+      problems.map((p) =>
+        error('source-unsupported', `cannot publish: ${p}`, {
+          hint: 'give each file once, with the name the operator looks for (e.g. metadata.yaml, core-components.yaml)',
+        }),
+      ),
     );
   }
   const layers = [...files].sort((a, b) => Buffer.compare(Buffer.from(a.name, 'utf8'), Buffer.from(b.name, 'utf8')));
@@ -76,7 +80,12 @@ export function packOciArtifact(files: readonly OciFile[]): PackedOciArtifact {
     schemaVersion: 2,
     mediaType: MEDIA_TYPE_OCI_MANIFEST,
     artifactType: PUBLISH_ARTIFACT_TYPE,
-    config: { mediaType: EMPTY_JSON_CONFIG.mediaType, digest: EMPTY_JSON_CONFIG.digest, size: EMPTY_JSON_CONFIG.size, data: EMPTY_JSON_CONFIG.data },
+    config: {
+      mediaType: EMPTY_JSON_CONFIG.mediaType,
+      digest: EMPTY_JSON_CONFIG.digest,
+      size: EMPTY_JSON_CONFIG.size,
+      data: EMPTY_JSON_CONFIG.data,
+    },
     layers: layers.map((f) => ({
       mediaType: PUBLISH_LAYER_MEDIA_TYPE,
       digest: computeOciDigest(f.bytes),
@@ -85,7 +94,11 @@ export function packOciArtifact(files: readonly OciFile[]): PackedOciArtifact {
     })),
   };
   const bytes = new TextEncoder().encode(goJson(manifest));
-  return { manifest: bytes, manifestDigest: computeOciDigest(bytes), layers: layers.map((f) => ({ name: f.name, bytes: f.bytes })) };
+  return {
+    manifest: bytes,
+    manifestDigest: computeOciDigest(bytes),
+    layers: layers.map((f) => ({ name: f.name, bytes: f.bytes })),
+  };
 }
 
 /**
@@ -103,7 +116,13 @@ export async function publishOciArtifact(input: PublishOciInput): Promise<{ mani
     );
   }
   const packed = packOciArtifact(input.files);
-  const client = createOciClient({ registry: ref.registry, plainHttp: ref.plainHttp, credentials: input.credentials, fetchImpl: input.fetchImpl, timeoutMs: input.timeoutMs });
+  const client = createOciClient({
+    registry: ref.registry,
+    plainHttp: ref.plainHttp,
+    credentials: input.credentials,
+    fetchImpl: input.fetchImpl,
+    timeoutMs: input.timeoutMs,
+  });
   await client.pushBlob(ref.repository, Buffer.from('{}', 'utf8'));
   for (const layer of packed.layers) await client.pushBlob(ref.repository, layer.bytes);
   await client.pushManifest(ref.repository, ref.tag, packed.manifest, MEDIA_TYPE_OCI_MANIFEST);
@@ -112,5 +131,8 @@ export async function publishOciArtifact(input: PublishOciInput): Promise<{ mani
 
 /** JSON as Go's encoding/json writes it: no spaces, and `<`, `>`, `&`, U+2028, U+2029 escaped. */
 function goJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

@@ -71,7 +71,9 @@ export function parseOciReference(text: string, where: Location = {}): OciRefere
   const registryProblem = checkRegistry(registry);
   if (registryProblem) fail(registryProblem);
   if (!REPOSITORY.test(repository)) {
-    fail(`repository ${JSON.stringify(repository)} is not a valid repository name (lowercase letters, digits, separators . _ __ - and /)`);
+    fail(
+      `repository ${JSON.stringify(repository)} is not a valid repository name (lowercase letters, digits, separators . _ __ - and /)`,
+    );
   }
   return tag === undefined ? { registry, repository, plainHttp } : { registry, repository, tag, plainHttp };
 }
@@ -93,6 +95,7 @@ function checkRegistry(registry: string): string | undefined {
   const host = match?.[1] ?? '';
   const port = match?.[2];
   if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return `port ${port} is out of range`;
-  if (!HOST_NAME.test(host) && !IPV6.test(host)) return `registry ${JSON.stringify(registry)} is not a host or host:port`;
+  if (!HOST_NAME.test(host) && !IPV6.test(host))
+    return `registry ${JSON.stringify(registry)} is not a host or host:port`;
   return undefined;
 }

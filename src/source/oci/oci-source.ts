@@ -58,7 +58,14 @@ export interface OciSource {
  */
 export function createOciSource(input: OciSourceInput): OciSource {
   const ref = parseOciReference(input.reference, input.where ?? {});
-  const client = createOciClient({ registry: ref.registry, plainHttp: ref.plainHttp, credentials: input.credentials, fetchImpl: input.fetchImpl, timeoutMs: input.timeoutMs, onProgress: input.onProgress });
+  const client = createOciClient({
+    registry: ref.registry,
+    plainHttp: ref.plainHttp,
+    credentials: input.credentials,
+    fetchImpl: input.fetchImpl,
+    timeoutMs: input.timeoutMs,
+    onProgress: input.onProgress,
+  });
   const shown = formatOciReference({ ...ref, tag: undefined });
   const manifests = new Map<string, Promise<FetchedManifest>>();
   const reader = createOciArtifactFileReader(client, ref.repository);
@@ -88,7 +95,8 @@ export function createOciSource(input: OciSourceInput): OciSource {
       const fetched = await manifestOf(tag);
       const wanted = ociFileCandidates(input.providerType, input.providerName, version, fileName);
       const chosen = await reader.read(fetched, wanted.titles);
-      if (!chosen) throw missingLayer(`${shown}:${tag}`, fetched, wanted.role, wanted.titles, await reader.names(fetched));
+      if (!chosen)
+        throw missingLayer(`${shown}:${tag}`, fetched, wanted.role, wanted.titles, await reader.names(fetched));
       const bytes = chosen.bytes;
       const url = `oci://${ref.registry}/${ref.repository}@${fetched.digest}#${chosen.name}`;
       try {
@@ -120,11 +128,28 @@ export function describeOciArtifact(artifact: Artifact): OciArtifactDescription 
   return { registry, repository, manifestDigest, layerDigest: computeOciDigest(artifact.bytes), title };
 }
 
-function missingLayer(shown: string, fetched: FetchedManifest, role: string, titles: readonly string[], present: readonly string[]): FetchError {
+function missingLayer(
+  shown: string,
+  fetched: FetchedManifest,
+  role: string,
+  titles: readonly string[],
+  present: readonly string[],
+): FetchError {
   // The operator's wording (oci_source.go): "collected artifact needs to provide <role> as A or B file".
   return new FetchError(
-    error('source-not-found', peerWording('cluster-api-operator', `collected artifact needs to provide ${role} as ${titles.join(' or ')} file`, `artifact ${shown}@${fetched.digest}`), {
-      hint: present.length > 0 ? `the artifact has: ${present.join(', ')}` : 'the artifact has no titled, non-empty layers (nor an archive holding such files)',
-    }),
+    error(
+      'source-not-found',
+      peerWording(
+        'cluster-api-operator',
+        `collected artifact needs to provide ${role} as ${titles.join(' or ')} file`,
+        `artifact ${shown}@${fetched.digest}`,
+      ),
+      {
+        hint:
+          present.length > 0
+            ? `the artifact has: ${present.join(', ')}`
+            : 'the artifact has no titled, non-empty layers (nor an archive holding such files)',
+      },
+    ),
   );
 }

@@ -54,7 +54,14 @@ export function createOciUrlSource(input: OciUrlSourceInput): OciUrlSource {
   const connect = () =>
     (connected ??= (async () => {
       const credentials = await input.credentials?.(url.registry);
-      const client = createOciClient({ registry: url.registry, plainHttp: url.plainHttp, credentials, fetchImpl: input.fetchImpl, timeoutMs: input.timeoutMs, onProgress: input.onProgress });
+      const client = createOciClient({
+        registry: url.registry,
+        plainHttp: url.plainHttp,
+        credentials,
+        fetchImpl: input.fetchImpl,
+        timeoutMs: input.timeoutMs,
+        onProgress: input.onProgress,
+      });
       return { client, reader: createOciArtifactFileReader(client, url.repository) };
     })());
   const manifests = new Map<string, Promise<FetchedManifest>>();
@@ -71,7 +78,10 @@ export function createOciUrlSource(input: OciUrlSourceInput): OciUrlSource {
   const source: ReleaseSource = {
     // The provider is part of the identity: what is read (and checked) depends on it, and the build
     // shares a source's files by id — two providers naming one repository must not share them.
-    id: releaseSourceId('oci', `${url.registry}/${url.repository}${url.digest ? `@${url.digest}` : ''}#${input.providerType}-${input.providerName}`),
+    id: releaseSourceId(
+      'oci',
+      `${url.registry}/${url.repository}${url.digest ? `@${url.digest}` : ''}#${input.providerType}-${input.providerName}`,
+    ),
     description: `OCI repository ${url.digest ? `${shown}@${url.digest}` : shown}`,
     remote: true,
     async listVersions() {
@@ -87,15 +97,25 @@ export function createOciUrlSource(input: OciUrlSourceInput): OciUrlSource {
       const fetched = await manifestOf(url.digest ?? version);
       const what = `artifact ${shown}@${fetched.digest} (${version})`;
       const layout = ociArtifactLayout(fetched.manifest);
-      if (layout === 'cluster-api') checkCapiAnnotations(fetched.manifest, { type: input.providerType, name: input.providerName, version }, what);
-      const names = layout === 'cluster-api' ? [fileName] : [...new Set([fileName, ...ociFileCandidates(input.providerType, input.providerName, version, fileName).titles])];
+      if (layout === 'cluster-api')
+        checkCapiAnnotations(fetched.manifest, { type: input.providerType, name: input.providerName, version }, what);
+      const names =
+        layout === 'cluster-api'
+          ? [fileName]
+          : [
+              ...new Set([
+                fileName,
+                ...ociFileCandidates(input.providerType, input.providerName, version, fileName).titles,
+              ]),
+            ];
       const { reader } = await connect();
       const found = await reader.read(fetched, names);
       if (!found) {
         const present = await reader.names(fetched);
         throw new FetchError(
           error('source-not-found', `${what} has no ${names.join(' or ')}`, {
-            hint: present.length > 0 ? `the artifact has: ${present.join(', ')}` : 'the artifact holds no non-empty files',
+            hint:
+              present.length > 0 ? `the artifact has: ${present.join(', ')}` : 'the artifact holds no non-empty files',
           }),
         );
       }

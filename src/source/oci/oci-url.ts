@@ -19,7 +19,8 @@ import { parseOciReference, type OciReference } from './oci-reference.js';
 export const OCI_URL_SCHEME = 'oci://';
 
 /** Every accepted form, for hints. */
-export const OCI_URL_FORMS = 'oci://registry[:port]/repository, oci://registry[:port]/repository:tag or oci://registry[:port]/repository@sha256:<64 hex>';
+export const OCI_URL_FORMS =
+  'oci://registry[:port]/repository, oci://registry[:port]/repository:tag or oci://registry[:port]/repository@sha256:<64 hex>';
 
 /** A parsed `oci://` URL. */
 export interface OciUrl extends OciReference {
@@ -35,7 +36,12 @@ export function isOciUrl(url: string): boolean {
 /** Parses an `oci://` URL; SpecError `source-unsupported` at `where` when it is not one of {@link OCI_URL_FORMS}. */
 export function parseOciUrl(text: string, where: Location = {}): OciUrl {
   const fail = (why: string): never => {
-    throw new SpecError(error('source-unsupported', `provider URL ${JSON.stringify(text)} is not valid: ${why}`, { ...where, hint: `use ${OCI_URL_FORMS}` }));
+    throw new SpecError(
+      error('source-unsupported', `provider URL ${JSON.stringify(text)} is not valid: ${why}`, {
+        ...where,
+        hint: `use ${OCI_URL_FORMS}`,
+      }),
+    );
   };
   if (!isOciUrl(text)) fail('it does not start with oci://');
   let rest = text.slice(OCI_URL_SCHEME.length);
@@ -51,7 +57,10 @@ export function parseOciUrl(text: string, where: Location = {}): OciUrl {
   try {
     ref = parseOciReference(rest);
   } catch (cause) {
-    const why = cause instanceof SpecError ? (cause.diagnostics[0]?.message ?? '').replace(/^OCI reference "[^"]*" is not valid: /, '') : String(cause);
+    const why =
+      cause instanceof SpecError
+        ? (cause.diagnostics[0]?.message ?? '').replace(/^OCI reference "[^"]*" is not valid: /, '')
+        : String(cause);
     return fail(why);
   }
   const url: OciUrl = { ...ref, plainHttp: isLoopback(ref.registry) };
