@@ -4,8 +4,9 @@
  * render no template and should not pay for loading it.
  */
 import { createRequire } from 'node:module';
+import type * as Handlebars from 'handlebars';
 
-type HandlebarsModule = typeof import('handlebars');
+type HandlebarsModule = typeof Handlebars;
 
 const requireFromHere = createRequire(import.meta.url);
 

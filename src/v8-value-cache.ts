@@ -57,7 +57,7 @@ export function createValueCache(cacheDir: string, kind: string, use?: CacheUse)
       )
         return undefined;
       use?.read(file);
-      return (entry as { value: unknown }).value;
+      return entry.value;
     },
     put(sha256, value) {
       try {

@@ -101,8 +101,8 @@ export function parseLiveDump(text: string, file: string, select?: (head: DumpIt
     if (doc === null || doc === undefined) return;
     countNodes(doc as JsonValue, whole, file);
     const document = index + 1;
-    if (!isJsonObject(doc as JsonValue)) throw notAnObject(file, `document ${document}`);
-    for (const [item, object] of expandList(doc as JsonObject, file, document)) {
+    if (!isJsonObject(doc)) throw notAnObject(file, `document ${document}`);
+    for (const [item, object] of expandList(doc, file, document)) {
       objects.push({ object, document, ...(item !== undefined ? { item } : {}) });
     }
   });
@@ -144,10 +144,10 @@ function parseSelected(
       }
       countNodes(value as JsonValue, budget, file);
       const where = chunk.item ? `item ${chunk.item} of document ${chunk.document}` : `document ${chunk.document}`;
-      if (!isJsonObject(value as JsonValue)) throw notAnObject(file, where);
+      if (!isJsonObject(value)) throw notAnObject(file, where);
       const object = doc.items
-        ? listItem(value as JsonObject, doc.kind, doc.apiVersion, file, where)
-        : checkObject(value as JsonObject, file, where);
+        ? listItem(value, doc.kind, doc.apiVersion, file, where)
+        : checkObject(value, file, where);
       objects.push({ object, document: chunk.document, ...(chunk.item ? { item: chunk.item } : {}) });
     }
   }

@@ -53,11 +53,11 @@ export function parseConfig(text: string, file: string, memo: ValidationMemo = N
     repositories: (value.repositories as RenderConfig['repositories']) ?? [],
     variables: isJsonObject(value.variables) ? (value.variables as RenderConfig['variables']) : {},
     images: isJsonObject(value.images) ? (value.images as RenderConfig['images']) : {},
-    certManager: isJsonObject(value.certManager) ? (value.certManager as RenderConfig['certManager']) : {},
-    secrets: isJsonObject(value.secrets) ? (value.secrets as RenderConfig['secrets']) : {},
-    gitops: isJsonObject(value.gitops) ? (value.gitops as RenderConfig['gitops']) : {},
-    github: isJsonObject(value.github) ? (value.github as RenderConfig['github']) : {},
-    gitlab: isJsonObject(value.gitlab) ? (value.gitlab as RenderConfig['gitlab']) : {},
+    certManager: isJsonObject(value.certManager) ? value.certManager : {},
+    secrets: isJsonObject(value.secrets) ? value.secrets : {},
+    gitops: isJsonObject(value.gitops) ? value.gitops : {},
+    github: isJsonObject(value.github) ? value.github : {},
+    gitlab: isJsonObject(value.gitlab) ? value.gitlab : {},
     providers: (value.providers as RenderConfig['providers']) ?? [],
   };
 }

@@ -9,7 +9,7 @@
  * (secrets/secret-references.ts); here they are only recognised and looked up.
  */
 import { SpecError, error } from '../errors.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../manifest/object.js';
+import { isJsonObject, type JsonValue } from '../manifest/object.js';
 import type { InputObject } from './inputs.js';
 
 /** A `stringData` value given by reference. */
@@ -46,7 +46,7 @@ export function secretReferences(input: InputObject): [key: string, reference: S
   const stringData = input.object.stringData;
   if (!isJsonObject(stringData)) return [];
   const out: [string, SecretReference][] = [];
-  for (const [k, v] of Object.entries(stringData as JsonObject)) {
+  for (const [k, v] of Object.entries(stringData)) {
     const reference = secretReferenceOf(v);
     if (reference) out.push([k, reference]);
   }
@@ -67,7 +67,7 @@ export function secretEntries(input: InputObject): Record<string, SecretEntry> {
   const data = input.object.data;
   if (data !== undefined) {
     if (!isJsonObject(data)) throw badSecret(input, ['data'], 'data must be a map of base64 strings');
-    for (const [k, v] of Object.entries(data as JsonObject)) {
+    for (const [k, v] of Object.entries(data)) {
       if (typeof v !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(v.replace(/\s+/g, ''))) {
         throw badSecret(
           input,
@@ -84,7 +84,7 @@ export function secretEntries(input: InputObject): Record<string, SecretEntry> {
     if (!isJsonObject(stringData))
       throw badSecret(input, ['stringData'], 'stringData must be a map of strings', ACCEPTED_FORMS);
     // Like the API server, stringData wins over data for the same key.
-    for (const [k, v] of Object.entries(stringData as JsonObject)) {
+    for (const [k, v] of Object.entries(stringData)) {
       if (typeof v === 'string') {
         out[k] = { value: v };
         continue;

@@ -6,7 +6,7 @@ import { error, peerWording, type Diagnostic } from '../errors.js';
 import { isJsonObject } from '../manifest/object.js';
 import type { InputObject } from './inputs.js';
 import type { ProviderKind } from './provider-kinds.js';
-import type { ProviderCR, ProviderSpecFields } from './provider-spec.js';
+import type { ProviderCR } from './provider-spec.js';
 import { ONLY_ONE_OF_SELECTOR_AND_URL } from './preflight.js';
 
 /** What schema validation reports for one problem (see spec/schema/). */
@@ -59,7 +59,7 @@ export function validateProviders(
       kind,
       name: String(meta.name),
       namespace: String(meta.namespace),
-      spec: (isJsonObject(obj.spec) ? obj.spec : {}) as ProviderSpecFields,
+      spec: isJsonObject(obj.spec) ? obj.spec : {},
       file: input.file,
       line: input.locate([]).line,
     });

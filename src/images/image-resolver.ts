@@ -18,6 +18,7 @@ import type { ImageToVerify } from './verify/verify-image.js';
 import type { VerifyRule } from './verify/verify-rules-schema.js';
 import type { DigestLookup } from './pin-images.js';
 import { parseImageLocation, type ImageRegistry, type ResolvedImage } from './registry/image-registry.js';
+import type * as VerifyImageModule from './verify/verify-image.js';
 
 /** How one environment's registries are reached (imagePolicy, with credentials from its pull secret). */
 export interface RegistryPolicy {
@@ -277,7 +278,7 @@ export function createImageResolver(options: ImageResolverOptions): ImageResolve
  * key that cannot be read is the inputs' problem, thrown as it is.
  */
 function fromEvidence(
-  verify: typeof import('./verify/verify-image.js'),
+  verify: typeof VerifyImageModule,
   subject: ImageToVerify,
   match: { rule: VerifyRule; index: number },
   verified: LockedVerification | undefined,

@@ -81,7 +81,7 @@ export function createFastDumper(options: FastDumpOptions): FastDumper {
       return sequence(value, !inSequence && level > 0 ? level - 1 : level, compact);
     }
     if (value !== null && typeof value === 'object') {
-      const entries = Object.keys(value as object);
+      const entries = Object.keys(value);
       if (entries.length === 0) return '{}';
       return mapping(value as Record<string, Value>, entries, level, compact);
     }

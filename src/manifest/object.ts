@@ -100,7 +100,7 @@ export function setIn<T extends JsonObject>(
     rest.length === 0
       ? value
       : setIn((isJsonObject(current) || Array.isArray(current) ? current : {}) as JsonObject, rest, value);
-  if (next === undefined && !Array.isArray(copy)) delete (copy as JsonObject)[head as string];
+  if (next === undefined && !Array.isArray(copy)) delete copy[head as string];
   // defineProperty, not assignment: a key named `__proto__` must become data, not a prototype.
   else
     Object.defineProperty(copy, head as string, { value: next, enumerable: true, writable: true, configurable: true });

@@ -151,7 +151,7 @@ export function assembleParts(
  */
 function nameProblem(doc: Record<string, unknown>): string | undefined {
   const meta = doc.metadata;
-  const name = isJsonObject(meta as JsonValue) ? (meta as Record<string, unknown>).name : undefined;
+  const name = isJsonObject(meta) ? (meta as Record<string, unknown>).name : undefined;
   if (typeof name !== 'string' || name === '') return 'has no metadata.name';
   if (name === '.' || name === '..' || /[/%]/.test(name))
     return `has metadata.name ${JSON.stringify(name)}, which is not a valid object name`;

@@ -156,7 +156,7 @@ export function decodeFingerprint(text: string): FingerprintData | undefined {
     const out = decodeFolder(entry[2], r.names, r.marks, (rel) => outEnvironmentOf(rel) === env);
     const gitops = decodeFolder(entry[3], r.names, r.marks, (rel) => gitopsEnvironmentOf(rel) === env);
     if (!out || !gitops) return undefined;
-    environments.set(env, { key: entry[1] as string, out, gitops });
+    environments.set(env, { key: entry[1], out, gitops });
   }
   // A shared file of a recorded environment cannot come from a build: each file is filed once, by its path.
   const out = decodeFolder(r.shared.out, r.names, r.marks, (rel) => !environments.has(outEnvironmentOf(rel) ?? ''));

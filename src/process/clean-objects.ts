@@ -4,7 +4,7 @@
  * that built the artifact) and empty `rules` of aggregated ClusterRoles. Each would show as
  * permanent drift in Argo CD and Flux.
  */
-import { getIn, setIn, type KubeObject } from '../manifest/object.js';
+import { getIn, setIn } from '../manifest/object.js';
 import { withObject, type Resource } from '../manifest/resource.js';
 
 export function cleanObjects(resources: readonly Resource[]): Resource[] {
@@ -22,6 +22,6 @@ export function cleanObjects(resources: readonly Resource[]): Resource[] {
       obj.rules.length === 0
     )
       obj = setIn(obj, ['rules'], undefined);
-    return withObject(r, obj as KubeObject);
+    return withObject(r, obj);
   });
 }

@@ -251,7 +251,7 @@ export function imageNameProblems(
 function checkOverrides(overrides: ImageOverrides): Diagnostic[] {
   const problems: Diagnostic[] = [];
   for (const [key, entry] of Object.entries(overrides as Record<string, unknown>)) {
-    if (!isJsonObject(entry as JsonValue)) {
+    if (!isJsonObject(entry)) {
       problems.push(
         error('image', `images.${key} must be a map of repository, name and tag`, { field: `images.${key}` }),
       );

@@ -207,8 +207,8 @@ function processCertManager(
   const objects = applyImageOverrides(parsed, CERT_MANAGER_COMPONENT, images, 'strict');
   let resources = objects.map((object, document) => ({ object, origin: { source: where, document } }));
   resources = addLabels(resources, { [CLUSTERCTL_LABEL]: '', [CLUSTERCTL_CORE_LABEL]: 'cert-manager' });
-  return cleanObjects(resources).map(
-    (r) => setIn(r.object, ['metadata', 'annotations', CERT_MANAGER_VERSION_ANNOTATION], version) as KubeObject,
+  return cleanObjects(resources).map((r) =>
+    setIn<KubeObject>(r.object, ['metadata', 'annotations', CERT_MANAGER_VERSION_ANNOTATION], version),
   );
 }
 

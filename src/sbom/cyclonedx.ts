@@ -27,10 +27,11 @@ import type * as Models from '@cyclonedx/cyclonedx-library/Models';
 import { packageVersion } from '../package-files.js';
 import { artifactPurl, imagePurl, npmPurl, releasePurl } from './purl.js';
 import type { SbomImage, SbomRelease, SbomSubject } from './sbom-subject.js';
+import type * as CycloneDXLibrary from '@cyclonedx/cyclonedx-library';
 
 const PROPERTY = 'capi-render:';
 
-type CycloneDX = typeof import('@cyclonedx/cyclonedx-library');
+type CycloneDX = typeof CycloneDXLibrary;
 let library: CycloneDX | undefined;
 
 /**

@@ -9,8 +9,9 @@ import type { PackageURL } from 'packageurl-js';
 import { InternalError } from '../errors.js';
 import { releaseSourceKind, type ReleaseSourceKind } from '../source/release-source.js';
 import type { SbomArtifact, SbomImage, SbomRelease } from './sbom-subject.js';
+import type * as PackageUrlLibrary from 'packageurl-js';
 
-type Library = typeof import('packageurl-js');
+type Library = typeof PackageUrlLibrary;
 let library: Library | undefined;
 
 /** The library, loaded on first use (as the CycloneDX one is): a build that writes no SBOM does not pay for it. */

@@ -217,7 +217,7 @@ describe.skipIf(skipBrowser)('the report in a browser', () => {
         expect(await page.locator(part).count(), part).toBeGreaterThan(0);
       }
       await shoot(page, `report-upgrade-${width}.png`, { fullPage: true });
-      const layout = (await page.evaluate(MEASURE_OVERFLOW)) as OverflowLayout;
+      const layout = await page.evaluate<OverflowLayout>(MEASURE_OVERFLOW);
       console.log(`the whole review at ${width} px: ${JSON.stringify({ ...layout, outside: layout.outside.length })}`);
       expect(layout.pageWidth, 'document.documentElement.scrollWidth').toBeLessThanOrEqual(layout.innerWidth);
       expect(layout.outside, 'elements past the window and not inside a scroll container').toEqual([]);
@@ -319,7 +319,7 @@ interface ObjectDiffLayout {
  * JavaScript run in the page: the test's TypeScript has no DOM types.)
  */
 async function measureObjectDiff(page: Page): Promise<ObjectDiffLayout> {
-  return (await page.evaluate(MEASURE_OBJECT_DIFF)) as ObjectDiffLayout;
+  return await page.evaluate<ObjectDiffLayout>(MEASURE_OBJECT_DIFF);
 }
 
 const MEASURE_OBJECT_DIFF = `(() => {

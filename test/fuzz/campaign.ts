@@ -89,7 +89,7 @@ export async function runTarget<T>(target: FuzzTarget<T>, options: BudgetOptions
     seed: options.seed,
   };
   if (details.failed && details.counterexample) {
-    const value = details.counterexample[0] as T;
+    const value = details.counterexample[0];
     const error = details.errorInstance as Error | undefined;
     figures.violation = error?.message ?? String(details.errorInstance);
     if (options.failuresDir)

@@ -262,7 +262,7 @@ function mutateText(bytes: Buffer, m: Extract<Mutation, { level: 'yaml' }>): Buf
   const lines = text.split('\n');
   const i = m.at % Math.max(lines.length, 1);
   const starts = lineStarts(text);
-  const offset = Buffer.byteLength(text.slice(0, starts[m.at % starts.length]!));
+  const offset = Buffer.byteLength(text.slice(0, starts[m.at % starts.length]));
   const insertBytes = (extra: Buffer) => Buffer.concat([bytes.subarray(0, offset), extra, bytes.subarray(offset)]);
   // Up to 3 MB: the 32 MiB input limit has its own test (hostile-input), and every case hashes its tree.
   const sizes = [10, 1_000, 70_000, 300_000, 1_100_000, 3_000_000, 5];
@@ -352,7 +352,7 @@ function nodePaths(doc: Document): { path: YamlPath; map: boolean; scalar: boole
 function mutateStructure(text: string, m: Extract<Mutation, { level: 'structure' }>): string {
   let docs: Document[];
   try {
-    docs = parseAllDocuments(text, { uniqueKeys: false }) as Document[];
+    docs = parseAllDocuments(text, { uniqueKeys: false });
   } catch {
     return text;
   }
@@ -530,7 +530,7 @@ function mutateLock(dir: string, m: Extract<Mutation, { level: 'lock' }>): void 
       const parent = target.path.slice(0, -1);
       const copy = doc.getIn(target.path, true) as { toJSON(): unknown } | undefined;
       const seq = doc.getIn(parent, true);
-      if (isSeq(seq) && copy) seq.items.push(doc.createNode(copy.toJSON()) as never);
+      if (isSeq(seq) && copy) seq.items.push(doc.createNode(copy.toJSON()));
     }
   }
   writeFileSync(file, doc.toString());

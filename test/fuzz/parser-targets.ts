@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import fc from 'fast-check';
+import type fc from 'fast-check';
 import { RenderError } from '../../src/errors.js';
 import { parseLock, serializeLock } from '../../src/lock/lock-file.js';
 import { loadOverlay } from '../../src/overlay/load-overlay.js';

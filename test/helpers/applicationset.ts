@@ -14,7 +14,7 @@ export function expandApplicationSet(set: JsonObject): JsonObject[] {
   if (spec.goTemplate !== true) throw new Error('only goTemplate ApplicationSets');
   const generators = spec.generators as JsonObject[];
   if (generators.length !== 1 || !isJsonObject(generators[0]!.list)) throw new Error('only one list generator');
-  const elements = (generators[0]!.list as JsonObject).elements as JsonObject[];
+  const elements = generators[0]!.list.elements as JsonObject[];
   return elements.map((element) => {
     const template = spec.template as JsonObject;
     let app = renderValue(

@@ -401,7 +401,7 @@ export async function signatureBundle(
       rfc3161Timestamps: [{ signedTimestamp: await timestampOf(signer.services.tsaKeys, signature) }],
     };
   }
-  return bundleToJSON(bundle) as unknown as Record<string, unknown>;
+  return bundleToJSON(bundle);
 }
 
 /**

@@ -43,7 +43,7 @@ function deployment(namespace: string, name: string, images: string[]): KubeObje
     kind: 'Deployment',
     metadata: { name, namespace },
     spec: { template: { spec: { containers: images.map((image, i) => ({ name: `c${i}`, image })) } } },
-  } as unknown as KubeObject;
+  };
 }
 
 /** An EnvironmentResult's SBOM-relevant parts: two providers (one from GitHub), cert-manager, four images. */
@@ -129,7 +129,7 @@ export function sbomFixture(extra: Record<string, unknown> = {}): SbomSource {
       ['registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0', DIGEST_CORE],
     ],
     ...extra,
-  } as SbomSource;
+  };
 }
 
 /**

@@ -5,7 +5,7 @@
  * It hands out the trust material to verify what it signed — the CA root, the CT log and Rekor
  * keys — in @sigstore/verify's form.
  */
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { X509Certificate } from '@sigstore/core';
@@ -111,7 +111,7 @@ export async function startSigstoreStandIn(): Promise<SigstoreStandIn> {
     return { statusCode: 201, response: JSON.stringify(await tlog.log(canonical)), contentType: 'application/json' };
   });
 
-  const logId = (key: { publicKey: import('node:crypto').KeyObject }) =>
+  const logId = (key: { publicKey: KeyObject }) =>
     createHash('sha256')
       .update(key.publicKey.export({ format: 'der', type: 'spki' }))
       .digest();

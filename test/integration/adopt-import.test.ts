@@ -401,7 +401,7 @@ describe('import refuses places it must not write to', () => {
       /^capi-render import: --env "\.\.\/escape" is not a valid environment name/,
     ],
   ])('%s', async (_name, files, args, code, message) => {
-    const repo = makeRepo(files as Record<string, string>);
+    const repo = makeRepo(files);
     const dump = writeDump(repo, 'dump.yaml', small);
     const before = snapshotTree(repo);
     const result = await importIn(repo, '--from', dump, ...(args as string[]));

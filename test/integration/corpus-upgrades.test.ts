@@ -52,9 +52,9 @@ function loadRelease(label: string, version: string): Release {
   const file = readdirSync(folder).find((f) => f === corpus.componentsFile || f === `${corpus.componentsFile}.gz`)!;
   const raw = readFileSync(path.join(folder, file));
   const text = file.endsWith('.gz') ? gunzipSync(raw).toString('utf8') : raw.toString('utf8');
-  const objects = (jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA }) as unknown[]).filter(
-    (o): o is Obj => typeof o === 'object' && o !== null,
-  );
+  const objects = jsYaml
+    .loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA })
+    .filter((o): o is Obj => typeof o === 'object' && o !== null);
   return { corpus, text, objects, contract: contractOf(label, version) };
 }
 

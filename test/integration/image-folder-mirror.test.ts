@@ -306,7 +306,7 @@ describe.skipIf(skipRegistry)('mirror --images --to DIR and --from DIR', () => {
       spoil: (layout: string) => {
         const blob = layerOf(layout);
         const bytes = readFileSync(blob);
-        bytes[bytes.length - 1] ^= 1;
+        bytes[bytes.length - 1]! ^= 1;
         writeFileSync(blob, bytes);
         return path.relative(layout, blob);
       },
@@ -352,7 +352,7 @@ describe.skipIf(skipRegistry)('mirror --images --to DIR and --from DIR', () => {
     const layout = await writeFolder();
     const layer = readFileSync(layerOf(layout));
     const at = bytes.indexOf(layer);
-    bytes[at + layer.length - 1] ^= 1;
+    bytes[at + layer.length - 1]! ^= 1;
     writeFileSync(archive, bytes);
     const r = await runCli(['mirror', '--images', '--from', archive, '--to', `${site.host}/tampered-tar`], {
       cwd: repo,

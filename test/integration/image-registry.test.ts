@@ -190,13 +190,13 @@ describe.skipIf(skipRegistry)('image registry: resolve and copy against real reg
 
   it('hashes the manifest when the registry omits Docker-Content-Digest, and refuses one that disagrees with the bytes', async () => {
     const withDigest = (digest: string | undefined) =>
-      recording((async (input: string | URL | Request, init?: RequestInit) => {
+      recording(async (input: string | URL | Request, init?: RequestInit) => {
         const response = await fetch(input, init);
         const headers = new Headers(response.headers);
         if (digest === undefined) headers.delete('docker-content-digest');
         else headers.set('docker-content-digest', digest);
         return new Response(new Uint8Array(await response.arrayBuffer()), { status: response.status, headers });
-      }) as typeof fetch);
+      });
     const omitted = withDigest(undefined);
     const resolved = await registry({ fetch: omitted.fetch }).resolve({
       registry: a.host,
@@ -463,8 +463,8 @@ describe.skipIf(skipRegistry)('image registry: credentials against a token-auth 
     const agent = new Agent({
       connect: { ca: [readFileSync(tokenFront.certFile, 'utf8'), readFileSync(registryFront.certFile, 'utf8')] },
     });
-    tlsFetch = ((input: string | URL | Request, init?: RequestInit) =>
-      undiciFetch(String(input), { ...(init as object), dispatcher: agent } as never)) as unknown as typeof fetch;
+    tlsFetch = (input: string | URL | Request, init?: RequestInit) =>
+      undiciFetch(String(input), { ...(init as object), dispatcher: agent });
     // Pushed straight to the plain-HTTP backend (upload locations there name the backend's address).
     image = await pushTestImage(backend.host, 'private/controller', 'v1', {
       platforms: ['linux/amd64', 'linux/arm64'],

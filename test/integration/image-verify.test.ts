@@ -452,7 +452,7 @@ describe.skipIf(skipRegistry)('image signature verification', () => {
     // One character of the signed payload changed.
     const body = JSON.parse(Buffer.from(proved.evidence!, 'base64').toString('utf8')) as { payload: string };
     const payload = Buffer.from(body.payload, 'base64');
-    payload[payload.length - 3] ^= 1;
+    payload[payload.length - 3]! ^= 1;
     const edited = Buffer.from(JSON.stringify({ ...body, payload: payload.toString('base64') })).toString('base64');
     expect(['bad-signature', 'unreadable']).toContain(evidenceFailure(a, { ...proved, evidence: edited }).reason);
     // The rule now wants another identity: the same evidence no longer passes.

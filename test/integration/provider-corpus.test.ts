@@ -57,7 +57,7 @@ function releaseText(corpus: Corpus): string {
 
 /** YAML documents of `text` that hold an object (empty documents and `---` alone are not objects). */
 const objectsOf = (text: string): KubeObject[] =>
-  (jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA }) as unknown[]).filter(isJsonObject) as KubeObject[];
+  jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA }).filter(isJsonObject) as KubeObject[];
 
 /** The names of the `${NAME…}` variables `text` uses, sorted. */
 const variablesOf = (text: string): string[] =>

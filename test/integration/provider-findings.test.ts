@@ -35,7 +35,7 @@ function release(version: string): { objects: Obj[]; contract: string } {
     releaseSeries: { major: number; minor: number; contract: string }[];
   };
   const [major, minor] = version.slice(1).split('.').map(Number);
-  const objects = (jsYaml.loadAll(text) as unknown[]).filter((o): o is Obj => typeof o === 'object' && o !== null);
+  const objects = jsYaml.loadAll(text).filter((o): o is Obj => typeof o === 'object' && o !== null);
   return { objects, contract: metadata.releaseSeries.find((s) => s.major === major && s.minor === minor)!.contract };
 }
 

@@ -84,15 +84,15 @@ describe.skipIf(skipRegistry)('publish --for flux|argocd through a real registry
   });
   afterAll(async () => registry?.stop());
 
-  it.each([
+  it.each<{ target: ArtifactTarget; env: string; config: string; layer: string }>([
     {
-      target: 'flux' as ArtifactTarget,
+      target: 'flux',
       env: 'dev',
       config: 'application/vnd.cncf.flux.config.v1+json',
       layer: 'application/vnd.cncf.flux.content.v1.tar+gzip',
     },
     {
-      target: 'argocd' as ArtifactTarget,
+      target: 'argocd',
       env: 'prod',
       config: 'application/vnd.oci.image.config.v1+json',
       layer: 'application/vnd.oci.image.layer.v1.tar+gzip',

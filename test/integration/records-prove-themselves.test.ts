@@ -226,7 +226,7 @@ describe('every record proves itself, through the CLI: the cache', () => {
       for (const name of readdirSync(path.join(cache, folder))) {
         const file = path.join(cache, folder, name);
         const bytes = readFileSync(file);
-        bytes[Math.floor(bytes.length / 2)] ^= 1;
+        bytes[Math.floor(bytes.length / 2)]! ^= 1;
         writeFileSync(file, bytes);
       }
     }

@@ -88,21 +88,21 @@ describe('the release', () => {
       }
     >;
   };
-  const runs = (job: string) => workflow.jobs[job].steps.map((s) => s.run ?? '').join('\n');
+  const runs = (job: string) => workflow.jobs[job]!.steps.map((s) => s.run ?? '').join('\n');
 
   it('runs on version tags: tests, then npm publish --provenance and the image, both from the one packed tarball', () => {
     expect(workflow.on.push.tags).toEqual(['v*.*.*']);
     expect(runs('test')).toMatch(/check-release-version\.mjs "\$GITHUB_REF_NAME"/);
     expect(runs('test')).toMatch(/\.ci\/run/);
     expect(runs('test')).toMatch(/npm pack --pack-destination/);
-    expect(workflow.jobs.npm.needs).toBe('test');
-    expect(workflow.jobs.npm.permissions?.['id-token']).toBe('write');
+    expect(workflow.jobs.npm!.needs).toBe('test');
+    expect(workflow.jobs.npm!.permissions?.['id-token']).toBe('write');
     expect(runs('npm')).toMatch(
       /npm publish "\$RUNNER_TEMP\/tarball\/capi-render-\$VERSION\.tgz" --provenance --access public/,
     );
-    expect(workflow.jobs.image.needs).toBe('test');
-    expect(workflow.jobs.image.permissions).toMatchObject({ 'id-token': 'write', packages: 'write' });
-    const build = workflow.jobs.image.steps.find((s) => s.uses?.startsWith('docker/build-push-action'))!;
+    expect(workflow.jobs.image!.needs).toBe('test');
+    expect(workflow.jobs.image!.permissions).toMatchObject({ 'id-token': 'write', packages: 'write' });
+    const build = workflow.jobs.image!.steps.find((s) => s.uses?.startsWith('docker/build-push-action'))!;
     expect(build.with).toMatchObject({
       file: 'deploy/argocd-cmp/Dockerfile',
       platforms: 'linux/amd64,linux/arm64',

@@ -53,7 +53,7 @@ describe('appendAdditionalManifests', () => {
         kind: 'Secret',
         metadata: { name: 'x' },
         data: { manifests: 'kind: B' },
-      }) as JsonObject,
+      }),
     },
   ])('$name is an additional-manifests error', ({ cm }) => {
     let caught: unknown;

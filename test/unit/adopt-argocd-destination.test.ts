@@ -44,13 +44,8 @@ const peer = (
 
 describe('planDestination', () => {
   it.each([
-    ['not Argo CD itself', { flavour: 'flux' } as GitopsConfig, [peer('prod', { destination: { name: 'p' } })], false],
-    [
-      'Argo CD without Applications',
-      { flavour: 'argocd' } as GitopsConfig,
-      [peer('prod', { destination: { name: 'p' } })],
-      false,
-    ],
+    ['not Argo CD itself', { flavour: 'flux' }, [peer('prod', { destination: { name: 'p' } })], false],
+    ['Argo CD without Applications', { flavour: 'argocd' }, [peer('prod', { destination: { name: 'p' } })], false],
     ['the only Argo CD environment (others are Flux)', ARGOCD, [peer('dev', {}, 'flux')], false],
     ['one of two Argo CD environments', ARGOCD, [peer('prod', { destination: { name: 'p' } })], true],
     [
@@ -59,7 +54,7 @@ describe('planDestination', () => {
       [
         {
           ...peer('prod', { destination: { name: 'p' } }),
-          settings: { flavour: 'argocd', argocd: { applicationSet: true, destination: { name: 'p' } } } as GitopsConfig,
+          settings: { flavour: 'argocd', argocd: { applicationSet: true, destination: { name: 'p' } } },
         },
       ],
       true,

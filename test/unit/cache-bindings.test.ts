@@ -63,7 +63,7 @@ describe('cache records are bound to what they are about', () => {
     const folder = readdirSync(dir)[0]!;
     const file = (key: string) => path.join(dir, folder, `${key}.bin`);
     const bytes = readFileSync(file(A));
-    bytes[bytes.length - 2] ^= 1;
+    bytes[bytes.length - 2]! ^= 1;
     writeFileSync(file(A), bytes);
     expect(values.get(A)).toBeUndefined();
     copyFileSync(file(B), file(A));

@@ -25,7 +25,7 @@ function deployment(tag: string, gates: string): KubeObject {
         },
       },
     },
-  } as KubeObject;
+  };
 }
 
 function crd(properties: Record<string, unknown>): KubeObject {
@@ -49,7 +49,7 @@ const before: RenderedSide = deepFreeze({
           kind: 'ConfigMap',
           metadata: { name: 'old-settings', namespace: 'capi-system' },
           data: { a: '1' },
-        } as KubeObject,
+        },
         crd({ replicas: { type: 'integer' } }),
       ],
     },
@@ -66,7 +66,7 @@ const after: RenderedSide = deepFreeze({
           kind: 'ClusterRole',
           metadata: { name: 'capi-extra' },
           rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['get'] }],
-        } as KubeObject,
+        },
       ],
     },
   },

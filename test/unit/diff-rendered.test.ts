@@ -36,7 +36,7 @@ function obj(
     kind,
     metadata: { name, ...(namespace === undefined ? {} : { namespace }) },
     ...extra,
-  } as KubeObject;
+  };
 }
 
 function changeOf(changes: readonly ObjectChange[], id: string): ObjectChange {

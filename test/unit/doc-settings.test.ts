@@ -57,7 +57,7 @@ const shown = manualFiles(REPO_ROOT).flatMap((file) =>
               {
                 where: `${file}:${b.line} (document ${i + 1})`,
                 kind,
-                doc: { apiVersion: 'capi-render/v1alpha1', kind, ...(doc as object) },
+                doc: { apiVersion: 'capi-render/v1alpha1', kind, ...doc },
               },
             ]
           : [];

@@ -57,7 +57,7 @@ function object(
     apiVersion,
     kind,
     metadata: { name, ...(namespace === undefined ? {} : { namespace }), ...metadata },
-  } as KubeObject;
+  };
 }
 
 /** Every component's controller ClusterRole grants what Cluster API's CRD migrator needs for the CRD (the releases that run one do). */

@@ -29,7 +29,7 @@ const argocdSet = (argocd: GitopsOptions['argocd'] = {}): GitopsOptions => ({
   argocd: { applicationSet: true, repoURL: REPO, targetRevision: 'main', ...argocd },
 });
 const parse = (text: string) => parseSourceDocuments(text, 'x.yaml').map((d) => d.value as JsonObject);
-const diagnostics = (f: () => unknown) => (thrownBy(RenderError, f) as RenderError).diagnostics;
+const diagnostics = (f: () => unknown) => thrownBy<RenderError>(RenderError, f).diagnostics;
 
 describe('the ApplicationSet over the Argo CD environments', () => {
   // prod and staging are Argo CD environments of their own clusters; dev is Flux-managed.

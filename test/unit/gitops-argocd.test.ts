@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RenderError, SpecError } from '../../src/errors.js';
+import { type RenderError, SpecError } from '../../src/errors.js';
 import {
   applyGitopsFlavour,
   ARGOCD_WAVES,

@@ -63,7 +63,7 @@ describe('placeholder caBundle on the real cluster-api v1.6.0 CRDs (caBundle: Cg
     expect(changed).toHaveLength(9);
     out.forEach((o, i) => {
       if (o !== objects[i]) expect(o.spec === objects[i]!.spec).toBe(false);
-      if (o !== objects[i]) expect(getIn(o, ['spec', 'versions'])).toBe(getIn(objects[i]!, ['spec', 'versions']));
+      if (o !== objects[i]) expect(getIn(o, ['spec', 'versions'])).toBe(getIn(objects[i], ['spec', 'versions']));
     });
   });
 });

@@ -1,6 +1,6 @@
 /** The pure parts of image pinning: where images are, how they are pinned, locked and mirrored. */
 import { describe, expect, it } from 'vitest';
-import { FetchError, SpecError } from '../../src/errors.js';
+import { FetchError, type SpecError } from '../../src/errors.js';
 import { imageSites } from '../../src/images/image-sites.js';
 import { pinImages, hasDigest } from '../../src/images/pin-images.js';
 import { registryPolicy } from '../../src/images/registry-policy.js';

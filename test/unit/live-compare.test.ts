@@ -37,7 +37,7 @@ const manager = (extra: Obj = {}) => ({
 });
 /** What the API server would hold after creating `obj` (the fixture generator's model of it). */
 const created = (obj: KubeObject): KubeObject =>
-  admit(structuredClone(obj) as Obj, 'seed', fixedClock('2025-01-01T00:00:00Z')) as KubeObject;
+  admit(structuredClone(obj), 'seed', fixedClock('2025-01-01T00:00:00Z')) as KubeObject;
 const paths = (r: KubeObject, l: KubeObject) => compareWithLive(r, l).map((d) => `${d.change} ${d.path}`);
 
 describe('what the API server adds is not a difference', () => {

@@ -39,7 +39,7 @@ describe('a changed provider entry names its fields', () => {
       'contract v1beta2 → v1beta1; source local:cluster-api → local:other',
     ],
   ])('%s', (_name, edit, said) => {
-    const after = lockWith({ ...ENTRY, ...edit } as LockedProvider);
+    const after = lockWith({ ...ENTRY, ...edit });
     expect(describeLockChanges(lockWith(ENTRY), after)).toEqual([`dev: CoreProvider/capi-system/cluster-api ${said}`]);
   });
 

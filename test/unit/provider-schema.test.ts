@@ -299,7 +299,7 @@ describe('broken provider CRs', () => {
 
   it('uses the CRD message for a failed CEL rule', () => {
     const [issue] = validator.validate('CoreProvider', coreProvider({ fetchConfig: {} }));
-    expect(issue.message).toBe('spec.fetchConfig: Must specify one and only one of {oci, url, selector}');
+    expect(issue?.message).toBe('spec.fetchConfig: Must specify one and only one of {oci, url, selector}');
   });
 
   it.each(PROVIDER_KINDS.map((k) => ({ kind: k.kind })))('validates $kind against its own CRD', ({ kind }) => {
@@ -478,7 +478,7 @@ describe('remembered successes (validation memo)', () => {
 
   it('an invalid CR is never remembered: its problems are reported every time', () => {
     const dir = memoDir();
-    const bad = coreProvider({ deployment: { replicas: 'two' } as unknown as JsonObject });
+    const bad = coreProvider({ deployment: { replicas: 'two' } });
     for (let run = 0; run < 2; run++) {
       expect(
         ruleAndPath(createProviderSchemaValidator({ memo: createValidationMemo(dir) }).validate('CoreProvider', bad)),

@@ -423,8 +423,7 @@ const obj = (
   name: string,
   namespace?: string,
   extra: Record<string, unknown> = {},
-): KubeObject =>
-  ({ apiVersion, kind, metadata: namespace === undefined ? { name } : { name, namespace }, ...extra }) as KubeObject;
+): KubeObject => ({ apiVersion, kind, metadata: namespace === undefined ? { name } : { name, namespace }, ...extra });
 const one = (...objects: KubeObject[]): RbacComponent[] => deepFreeze([{ name: 'test', objects }]);
 const ruleLines = (objects: readonly KubeObject[], kind: string, namespace = '') =>
   (

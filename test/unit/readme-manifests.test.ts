@@ -28,7 +28,7 @@ const catOutputs = [...section.matchAll(/```console\n([^]*?)```/g)].flatMap((m) 
 );
 const blocks = [...[...section.matchAll(/```yaml\n([^]*?)```/g)].map((m) => m[1]!), ...catOutputs];
 const documents = blocks.flatMap((b) =>
-  (jsYaml.loadAll(b) as unknown[]).filter((d): d is JsonObject => typeof d === 'object' && d !== null),
+  jsYaml.loadAll(b).filter((d): d is JsonObject => typeof d === 'object' && d !== null),
 );
 const kindOf = (d: JsonObject) => `${d.apiVersion}/${d.kind}`;
 

@@ -464,13 +464,12 @@ describe('renderReportHtml', () => {
 
 describe('the object diff: container args flag by flag', () => {
   const ARGS = 'spec.template.spec.containers[name=manager].args';
-  const deployment = (args: string[], list = 'containers'): KubeObject =>
-    ({
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'capi-controller-manager', namespace: 'capi-system' },
-      spec: { template: { spec: { [list]: [{ name: 'manager', image: 'capi:v1', args }] } } },
-    }) as KubeObject;
+  const deployment = (args: string[], list = 'containers'): KubeObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'capi-controller-manager', namespace: 'capi-system' },
+    spec: { template: { spec: { [list]: [{ name: 'manager', image: 'capi:v1', args }] } } },
+  });
   const side = (o: KubeObject): RenderedSide => ({ environments: { prod: { 'cluster-api': [o] } } });
   const fieldsOf = (before: KubeObject, after: KubeObject) => diffRendered(side(before), side(after))[0]!.fields;
 

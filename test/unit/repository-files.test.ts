@@ -253,7 +253,7 @@ describe('inputs: one rule for links', () => {
     for (const [target, shown] of [
       ['..', 'the repository root'],
       ['.', 'providers'],
-    ]) {
+    ] as const) {
       symlinkSync(target, path.join(repo, 'providers/loop'));
       expect(refusal(() => listInputFiles(repo, 'providers', YAML))).toBe(
         `input-path: providers/loop is a symbolic link to ${shown}, a folder that holds it: reading it would never end`,

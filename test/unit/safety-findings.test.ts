@@ -989,8 +989,10 @@ describe('safetyFindings: removals', () => {
 describe('safetyFindings: removals of objects protected from pruning (what really happens)', () => {
   const argocd = (options: string) => ({ 'argocd.argoproj.io/sync-options': options });
   const flux = { 'kustomize.toolkit.fluxcd.io/prune': 'disabled' };
-  const annotated = (object: KubeObject, annotations: Record<string, string>): KubeObject =>
-    ({ ...object, metadata: { ...(object.metadata as object), annotations } }) as KubeObject;
+  const annotated = (object: KubeObject, annotations: Record<string, string>): KubeObject => ({
+    ...object,
+    metadata: { ...(object.metadata as object), annotations },
+  });
   const ipaddresses = crd([{ name: 'v1beta2', storage: true }], 'ipaddresses.ipam.cluster.x-k8s.io');
   const cases: { name: string; before: KubeObject; expected: [string, string]; says: RegExp; details: RegExp[] }[] = [
     {

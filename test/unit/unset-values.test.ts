@@ -12,15 +12,14 @@ import { holdsUnsetMarker, unsetMarker } from '../../src/secrets/unset-marker.js
 import { compileTemplate } from '../../src/process/variables/index.js';
 import type { KubeObject } from '../../src/manifest/object.js';
 
-const cr = (configSecret = false): ProviderCR =>
-  ({
-    kind: 'InfrastructureProvider',
-    name: 'w',
-    namespace: 'w-system',
-    spec: configSecret ? { configSecret: { name: 'vars' } } : {},
-    file: 'providers/w.yaml',
-    line: 1,
-  }) as ProviderCR;
+const cr = (configSecret = false): ProviderCR => ({
+  kind: 'InfrastructureProvider',
+  name: 'w',
+  namespace: 'w-system',
+  spec: configSecret ? { configSecret: { name: 'vars' } } : {},
+  file: 'providers/w.yaml',
+  line: 1,
+});
 const secret = (stringData: Record<string, unknown>, references: Record<string, string | undefined>): InputObject => ({
   object: {
     apiVersion: 'v1',

@@ -182,11 +182,11 @@ describe('selectTargets (clusterctl custom upgrade plan checks)', () => {
   };
   const moved = (r: ReturnType<typeof select>) => r.targets.map((t) => [t.label, t.from, t.to, t.toContract]);
 
-  it.each([
+  it.each<{ name: string; set: PlanProvider[]; request: UpgradeRequest; providers: string[]; expected: unknown[][] }>([
     {
       name: '--to moves every provider whose source has it',
       set: kubeadmSet('v1.11.0'),
-      request: { kind: 'to', version: 'v1.12.0' } as UpgradeRequest,
+      request: { kind: 'to', version: 'v1.12.0' },
       providers: [],
       expected: [
         ['cluster-api', 'v1.11.0', 'v1.12.0', 'v1beta2'],
@@ -197,14 +197,14 @@ describe('selectTargets (clusterctl custom upgrade plan checks)', () => {
     {
       name: '--to without the v prefix',
       set: kubeadmSet('v1.11.0'),
-      request: { kind: 'to', version: '1.12.0' } as UpgradeRequest,
+      request: { kind: 'to', version: '1.12.0' },
       providers: ['cluster-api'],
       expected: [['cluster-api', 'v1.11.0', 'v1.12.0', 'v1beta2']],
     },
     {
       name: '--contract moves the whole set',
       set: kubeadmSet('v1.10.4'),
-      request: { kind: 'contract', contract: 'v1beta2' } as UpgradeRequest,
+      request: { kind: 'contract', contract: 'v1beta2' },
       providers: [],
       expected: [
         ['cluster-api', 'v1.10.4', 'v1.12.0', 'v1beta2'],
@@ -215,21 +215,21 @@ describe('selectTargets (clusterctl custom upgrade plan checks)', () => {
     {
       name: 'the core alone may move to v1beta2 (v1beta1 providers stay compatible)',
       set: kubeadmSet('v1.10.4'),
-      request: { kind: 'to', version: 'v1.11.0' } as UpgradeRequest,
+      request: { kind: 'to', version: 'v1.11.0' },
       providers: ['CoreProvider/cluster-api'],
       expected: [['cluster-api', 'v1.10.4', 'v1.11.0', 'v1beta2']],
     },
     {
       name: '--latest-patch on the newest patch moves nothing',
       set: kubeadmSet('v1.12.0'),
-      request: { kind: 'latest-patch' } as UpgradeRequest,
+      request: { kind: 'latest-patch' },
       providers: [],
       expected: [],
     },
     {
       name: '--latest-patch within the series',
       set: [provider('core', 'v1.4.2')],
-      request: { kind: 'latest-patch' } as UpgradeRequest,
+      request: { kind: 'latest-patch' },
       providers: [],
       expected: [['cluster-api', 'v1.4.2', 'v1.4.3', 'v1beta1']],
     },
@@ -239,32 +239,32 @@ describe('selectTargets (clusterctl custom upgrade plan checks)', () => {
     expect(moved(r)).toEqual(expected);
   });
 
-  it.each([
+  it.each<{ name: string; set: PlanProvider[]; request: UpgradeRequest; providers: string[]; objects: unknown[] }>([
     {
       name: 'kubeadm to v1beta2 under a v1beta1 core: the core must move first',
       set: kubeadmSet('v1.10.4'),
-      request: { kind: 'to', version: 'v1.12.0' } as UpgradeRequest,
+      request: { kind: 'to', version: 'v1.12.0' },
       providers: ['bootstrap-kubeadm'],
       objects: ['BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm'],
     },
     {
       name: 'a downgrade',
       set: kubeadmSet('v1.12.0'),
-      request: { kind: 'to', version: 'v1.11.0' } as UpgradeRequest,
+      request: { kind: 'to', version: 'v1.11.0' },
       providers: ['cluster-api'],
       objects: ['CoreProvider/capi-system/cluster-api'],
     },
     {
       name: 'a release the source does not have',
       set: kubeadmSet('v1.11.0'),
-      request: { kind: 'to', version: 'v1.11.9' } as UpgradeRequest,
+      request: { kind: 'to', version: 'v1.11.9' },
       providers: ['cluster-api'],
       objects: ['CoreProvider/capi-system/cluster-api'],
     },
     {
       name: 'a contract that is no candidate',
       set: kubeadmSet('v1.11.0'),
-      request: { kind: 'contract', contract: 'v1beta1' } as UpgradeRequest,
+      request: { kind: 'contract', contract: 'v1beta1' },
       providers: [],
       objects: [undefined],
     },
@@ -274,7 +274,7 @@ describe('selectTargets (clusterctl custom upgrade plan checks)', () => {
         provider('core', 'v1.10.4', FUTURE_TAGS, FUTURE_METADATA),
         provider('bootstrap', 'v1.10.4', FUTURE_TAGS, FUTURE_METADATA),
       ],
-      request: { kind: 'to', version: 'v1.14.0' } as UpgradeRequest,
+      request: { kind: 'to', version: 'v1.14.0' },
       providers: [],
       objects: ['CoreProvider/capi-system/cluster-api', 'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm'],
     },

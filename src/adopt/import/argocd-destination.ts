@@ -125,7 +125,7 @@ export function clusterServer(dump: LiveDump): { url: string; from: string } | u
     return undefined;
   }
   const clusters =
-    isJsonObject(kubeconfig as never) && Array.isArray((kubeconfig as { clusters?: unknown }).clusters)
+    isJsonObject(kubeconfig) && Array.isArray((kubeconfig as { clusters?: unknown }).clusters)
       ? (kubeconfig as { clusters: unknown[] }).clusters
       : [];
   const servers = [

@@ -295,8 +295,8 @@ function requiredInputs(providers: readonly ImportedProvider[], dump: LiveDump):
   for (const p of providers) {
     const usedBy = `${p.kind} ${p.namespace}/${p.name}`;
     const refAt = (kind: 'Secret' | 'ConfigMap', value: unknown, field: string) => {
-      if (!isJsonObject(value as JsonObject) || typeof (value as JsonObject).name !== 'string') return;
-      const v = value as JsonObject;
+      if (!isJsonObject(value) || typeof value.name !== 'string') return;
+      const v = value;
       const namespace = typeof v.namespace === 'string' && v.namespace !== '' ? v.namespace : p.namespace;
       const keys = keysOf(kind, namespace, String(v.name));
       out.push({ kind, namespace, name: String(v.name), usedBy, field, ...(keys ? { keys } : {}) });

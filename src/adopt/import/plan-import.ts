@@ -222,8 +222,8 @@ function planOverlay(input: ImportPlanInput, env: string, plan: ImportPlan): voi
 /** The operator CR text of one provider, with where each value came from. */
 function providerText(p: ImportedProvider, dumpName: string): string {
   const value = { ...crHead(p), spec: p.spec };
-  if (p.labels) (value.metadata as JsonObject).labels = p.labels;
-  if (p.annotations) (value.metadata as JsonObject).annotations = p.annotations;
+  if (p.labels) value.metadata.labels = p.labels;
+  if (p.annotations) value.metadata.annotations = p.annotations;
   const comments = Object.fromEntries(Object.entries(p.sources).map(([k, v]) => [k, `from ${v}`]));
   return commentedYaml({
     value,

@@ -135,7 +135,7 @@ export async function writeInputFiles(
     await undo(dfs, done, staged, createdDirs);
     throw e;
   }
-  await Promise.all(done.map((d) => (d.backup ? dfs.rm(d.backup).catch(() => undefined) : undefined)));
+  await Promise.all(done.flatMap((d) => (d.backup ? [dfs.rm(d.backup).catch(() => undefined)] : [])));
 }
 
 const LEFTOVER = /^\..+\.capi-render-import-(new|old)-\d+-[0-9a-f]{8}$/;

@@ -46,7 +46,7 @@ export function removalsByManager(
         if (child.size > 0) visit(child, rChild, lChild, path, nextNames, shown);
       }
     };
-    visit(mine.tree, rendered as JsonValue, live as JsonValue, [], [], '');
+    visit(mine.tree, rendered, live, [], [], '');
   }
   return out;
 }

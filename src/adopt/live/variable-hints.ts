@@ -73,7 +73,7 @@ export function matchTemplate(template: string, value: string): Record<string, s
   for (const m of template.matchAll(VARIABLE)) {
     pattern += escape(template.slice(last, m.index)) + '(.*?)';
     names.push(m[1]!);
-    last = m.index! + m[0].length;
+    last = m.index + m[0].length;
   }
   if (names.length === 0) return undefined;
   pattern += `${escape(template.slice(last))}$`;
@@ -100,7 +100,7 @@ export function templateArgs(components: string | undefined, name: string, conta
     return undefined;
   }
   for (const doc of docs) {
-    if (!isJsonObject(doc as JsonValue)) continue;
+    if (!isJsonObject(doc)) continue;
     const d = doc as Record<string, JsonValue>;
     if (d.kind !== 'Deployment' || !isJsonObject(d.metadata) || d.metadata.name !== name) continue;
     const spec =

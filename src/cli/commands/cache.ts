@@ -4,7 +4,7 @@
  * entries are counted or removed (cache/cache-entries.ts), links are never followed, and a folder
  * that is the file system root, the home folder, the repository or a git working tree is refused.
  */
-import { UsageError, WriteError } from '../../errors.js';
+import { UsageError, type WriteError } from '../../errors.js';
 import { listCacheEntries, type CacheEntry, type CacheEntryKind } from '../../cache/cache-entries.js';
 import { formatSize, parseSize } from '../../cache/cache-size.js';
 import { cacheLocationProblem, pruneCache } from '../../cache/prune-cache.js';

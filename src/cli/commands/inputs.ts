@@ -37,7 +37,7 @@ function redact(object: JsonObject, showData: boolean): JsonObject {
   if (object.kind === 'Secret') {
     const keys = (field: string) =>
       isJsonObject(object[field])
-        ? Object.fromEntries(Object.keys(object[field] as JsonObject).map((k) => [k, '<redacted>']))
+        ? Object.fromEntries(Object.keys(object[field]).map((k) => [k, '<redacted>']))
         : undefined;
     const { data: _d, stringData: _s, ...rest } = object;
     const data = keys('data');
@@ -48,7 +48,7 @@ function redact(object: JsonObject, showData: boolean): JsonObject {
     const summarize = (field: string) =>
       isJsonObject(object[field])
         ? Object.fromEntries(
-            Object.entries(object[field] as JsonObject).map(([k, v]) => [
+            Object.entries(object[field]).map(([k, v]) => [
               k,
               `<${String(v).length} characters; --show-data prints them>`,
             ]),

@@ -79,7 +79,7 @@ export function values(node: SchemaNode): string {
   }
   if (type === 'object') {
     if (node.properties)
-      return Object.keys(node.properties as object).length > 0 && Array.isArray(node.required)
+      return Object.keys(node.properties).length > 0 && Array.isArray(node.required)
         ? `object (needs ${(node.required as string[]).join(', ')})`
         : 'object';
     const value = node.additionalProperties;

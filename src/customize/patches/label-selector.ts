@@ -124,7 +124,7 @@ export function parseLabelSelector(text: string, where: Pick<Location, 'object' 
     if ((op.kind === '>' || op.kind === '<') && parseInt64(values[0] as string) === undefined) {
       fail(`the value of ${key}${op.kind} must be an integer`, op);
     }
-    return { key, operator: op.kind as LabelOperator, values: [...values].sort() };
+    return { key, operator: op.kind, values: [...values].sort() };
   };
 
   const requirements: LabelRequirement[] = [];

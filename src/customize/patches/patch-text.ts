@@ -36,7 +36,7 @@ export function parsePatchText(text: string, site: PatchSite): JsonValue {
   const fast = readYamlFast(text)?.filter((v) => v !== null && v !== undefined);
   if (fast && fast.length === 1) {
     assertJson(fast[0], site, '');
-    return fast[0]!;
+    return fast[0];
   }
   const lineCounter = new LineCounter();
   const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });

@@ -64,7 +64,8 @@ function convertError(e: ErrorObject, path: (string | number)[]): SchemaIssue[] 
       return [createIssue(path, 'format', `must be a ${FORMAT_DESCRIPTIONS[format] ?? `${format} value`}, got ${got}`)];
     }
     case 'uniqueItems': {
-      const [first, duplicate] = [Number(params.i), Number(params.j)].sort((a, b) => a - b);
+      const first = Math.min(Number(params.i), Number(params.j));
+      const duplicate = Math.max(Number(params.i), Number(params.j));
       return [createIssue([...path, duplicate], 'unique-items', `duplicates item [${first}]; the list is a set`)];
     }
     case 'anyOf':

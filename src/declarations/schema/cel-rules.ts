@@ -51,7 +51,7 @@ export function recogniseCelRule(rule: string): { check: CelCheckKind; fields: s
   const text = rule.trim();
   for (const shape of SHAPES) {
     if (shape.pattern.test(text)) {
-      return { check: shape.check, fields: [...text.matchAll(HAS_FIELDS)].map((m) => m[1]) };
+      return { check: shape.check, fields: [...text.matchAll(HAS_FIELDS)].map((m) => m[1]!) };
     }
   }
   return undefined;

@@ -108,7 +108,7 @@ export function createIssue(path: (string | number)[], rule: SchemaRule, detail:
 export function compareIssues(a: SchemaIssue, b: SchemaIssue): number {
   const common = Math.min(a.path.length, b.path.length);
   for (let i = 0; i < common; i++) {
-    const order = compareSegments(a.path[i], b.path[i]);
+    const order = compareSegments(a.path[i]!, b.path[i]!);
     if (order !== 0) return order;
   }
   if (a.path.length !== b.path.length) return a.path.length - b.path.length;
@@ -130,5 +130,5 @@ function compareStrings(a: string, b: string): number {
 /** Sorts issues with {@link compareIssues} and drops exact duplicates; returns a new array. */
 export function sortIssues(issues: readonly SchemaIssue[]): SchemaIssue[] {
   const sorted = [...issues].sort(compareIssues);
-  return sorted.filter((issue, i) => i === 0 || compareIssues(sorted[i - 1], issue) !== 0);
+  return sorted.filter((issue, i) => i === 0 || compareIssues(sorted[i - 1]!, issue) !== 0);
 }

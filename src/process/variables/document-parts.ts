@@ -15,7 +15,7 @@
  * A first part holding only comments (js-yaml reads a lone comment as one empty document, but not
  * before a `---`) is joined to the next one.
  */
-import type { FuncNode, TemplateNode } from './syntax-tree.js';
+import type { TemplateNode } from './syntax-tree.js';
 
 /** One document (or run of documents) of a template. */
 export interface DocumentPart {
@@ -69,7 +69,7 @@ function makePart(nodes: readonly TemplateNode[]): DocumentPart {
   const walk = (list: readonly TemplateNode[]) => {
     for (const n of list) {
       if (n.kind === 'func') {
-        names.add((n as FuncNode).param);
+        names.add(n.param);
         walk(n.args);
       }
     }

@@ -49,7 +49,7 @@ export function sopsDecryptionSecret(obj: KubeObject): string | undefined {
 /** The marked Secret without its placeholder: what is encrypted. */
 export function withoutMark(obj: KubeObject): KubeObject {
   const { sops: _mark, ...rest } = obj;
-  return rest as KubeObject;
+  return rest;
 }
 
 /**

@@ -163,7 +163,7 @@ function resolveRule(
   for (const r of recipients)
     if (!isAgeRecipient(r))
       fail(`${at} has a recipient that is not an age X25519 public key (age1…): ${r.slice(0, 80)}`);
-  const str = (k: string) => (typeof rule[k] === 'string' && rule[k] !== '' ? (rule[k] as string) : undefined);
+  const str = (k: string) => (typeof rule[k] === 'string' && rule[k] !== '' ? rule[k] : undefined);
   const selection: SopsSelection = {
     ...(str('encrypted_regex') ? { encryptedRegex: str('encrypted_regex')! } : {}),
     ...(str('unencrypted_regex') ? { unencryptedRegex: str('unencrypted_regex')! } : {}),

@@ -234,7 +234,7 @@ export function createGitHubTransport(options: GitHubClientOptions): GitHubTrans
       return {
         status: response.status,
         url: response.url,
-        headers: response.headers as ResponseHeaders,
+        headers: response.headers,
         data: response.data as unknown,
       };
     } catch (cause) {

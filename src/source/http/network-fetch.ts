@@ -10,6 +10,10 @@
  * {@link proxyOfFailure}) so messages can say which hop failed.
  */
 import { redactProxyUrl, proxyFor, readProxyEnvironment } from './proxy-config.js';
+import type * as UndiciLibrary from 'undici';
+import type { Dispatcher } from 'undici';
+
+type Undici = typeof UndiciLibrary;
 
 /** The global fetch's signature. */
 export type NetworkFetch = typeof fetch;
@@ -28,10 +32,9 @@ const PROXY_PROPERTY = 'capiRenderProxy';
 export function createNetworkFetch(env: Readonly<Record<string, string | undefined>>): NetworkFetch {
   const config = readProxyEnvironment(env);
   if (!config.httpProxy && !config.httpsProxy && config.problems.length === 0) return globalThis.fetch;
-  type Undici = typeof import('undici');
   let undici: Promise<Undici> | undefined;
-  const agents = new Map<string, Promise<import('undici').Dispatcher>>();
-  const agentFor = (proxy: URL, target: URL): Promise<import('undici').Dispatcher> => {
+  const agents = new Map<string, Promise<Dispatcher>>();
+  const agentFor = (proxy: URL, target: URL): Promise<Dispatcher> => {
     // Go's Transport tunnels only https://; an http:// request goes to the proxy in absolute form.
     const tunnel = target.protocol === 'https:';
     const key = `${proxy.href} ${tunnel}`;
@@ -45,7 +48,7 @@ export function createNetworkFetch(env: Readonly<Record<string, string | undefin
     return agent;
   };
 
-  return (async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const decision = proxyFor(url, config);
     if (decision.kind === 'direct') {
@@ -61,20 +64,18 @@ export function createNetworkFetch(env: Readonly<Record<string, string | undefin
     const { fetch: undiciFetch } = await (undici ??= import('undici'));
     try {
       // undici's Response is the class Node's own fetch is built from; callers use the common API.
-      return (await undiciFetch(url, { ...(init as object), dispatcher } as Parameters<
-        typeof undiciFetch
-      >[1])) as unknown as Response;
+      return await undiciFetch(url, { ...(init as object), dispatcher });
     } catch (cause) {
       markProxy(cause, shown);
       throw cause;
     }
-  }) as NetworkFetch;
+  };
 }
 
 /** A {@link FetchLike} as the global fetch's signature, for clients that pass URL objects. */
 export function asFetch(send: FetchLike): NetworkFetch {
-  return ((input: string | URL | Request, init?: RequestInit) =>
-    send(input instanceof Request ? input.url : String(input), init ?? {})) as NetworkFetch;
+  return (input: string | URL | Request, init?: RequestInit) =>
+    send(input instanceof Request ? input.url : String(input), init ?? {});
 }
 
 /** The redacted proxy URL a failed request went through, if it went through one. */

@@ -183,7 +183,6 @@ function splitHostPort(value: string): [string, string] | undefined {
 
 /** A host in its ASCII (punycode) form, as Go's idna.Lookup.ToASCII; unchanged when it is ASCII already or not convertible. */
 function asciiHost(host: string): string {
-  // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(host)) return host;
   const leadingDot = host.startsWith('.');
   const ascii = domainToASCII(leadingDot ? host.slice(1) : host);
