@@ -1,6 +1,6 @@
 /**
  * Replacing files in the user's repository so that a power loss at any moment leaves each file
- * either exactly as it was or exactly as written (issue 28): the files `upgrade` edits, what `init`
+ * either exactly as it was or exactly as written: the files `upgrade` edits, what `init`
  * and `import` write, a mirror's files and the review report. The build's output has its own
  * transaction (output/transaction.ts); this is the one-file-at-a-time case, in the foundation layer
  * because commands of several layers use it.

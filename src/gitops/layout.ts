@@ -7,7 +7,7 @@
  *   ../gitops/flux/<env>/flux-kustomizations.yaml      the Flux Kustomizations, one per component
  *   ../gitops/flux/<env>/oci-repository.yaml           the OCIRepository, with gitops.flux.oci
  *
- * Why outside the output folder (GITOPS-CONSUMERS §6): `rendered/*` is what an ApplicationSet git
+ * Why outside the output folder: `rendered/*` is what an ApplicationSet git
  * directory generator enumerates, so any extra folder there would become an environment; and
  * `rendered/<env>` is what users point Argo CD and Flux at, so a Flux Kustomization file inside it
  * would be one careless `path:` away from being applied by the very Kustomizations it defines.

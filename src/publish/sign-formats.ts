@@ -1,5 +1,5 @@
 /**
- * The two places cosign keeps a signature, as bytes (SUPPLY-CHAIN-REFERENCE §2; cosign
+ * The two places cosign keeps a signature, as bytes (cosign
  * specs/SIGNATURE_SPEC.md and specs/BUNDLE_SPEC.md, pkg/oci/remote/write.go). Pure: no key, no
  * registry.
  *
@@ -20,7 +20,7 @@ import { EMPTY_JSON_CONFIG, MEDIA_TYPE_OCI_INDEX, MEDIA_TYPE_OCI_MANIFEST } from
 
 export const SIMPLE_SIGNING_MEDIA_TYPE = 'application/vnd.dev.cosign.simplesigning.v1+json';
 export const SIMPLE_SIGNING_TYPE = 'cosign container image signature';
-/** The one key that keeps cosign's old `dev.cosignproject` prefix (trap 6: the rest are `dev.sigstore.cosign`). */
+/** The one key that keeps cosign's old `dev.cosignproject` prefix (the rest use `dev.sigstore.cosign`). */
 export const ANNOTATION_SIGNATURE = 'dev.cosignproject.cosign/signature';
 export const ANNOTATION_CERTIFICATE = 'dev.sigstore.cosign/certificate';
 export const ANNOTATION_CHAIN = 'dev.sigstore.cosign/chain';
@@ -199,7 +199,7 @@ export interface SerializedTlogEntry {
 /**
  * cosign's `dev.sigstore.cosign/bundle` annotation from a Rekor v1 entry (pkg/cosign/bundle/rekor.go
  * `RekorBundle`): the SET in base64, and the payload the SET signs — body base64, integratedTime
- * and logIndex as numbers, logID in hex (trap 5). Undefined without a SET.
+ * and logIndex as numbers, logID in hex. Undefined without a SET.
  */
 export function rekorBundleAnnotation(entry: SerializedTlogEntry): string | undefined {
   if (!entry.inclusionPromise?.signedEntryTimestamp) return undefined;

@@ -9,7 +9,7 @@
  * (before the value became secret) is removed. Why this rule:
  * - an entry is keyed by the substituted text and holds the objects parsed from it, so it holds every
  *   substituted value verbatim — and the cache folder is saved by CI (actions/cache) and read by
- *   nobody who would notice (issue 17);
+ *   nobody who would notice;
  * - caching before substitution is what the constant parts are: clusterctl substitutes on the raw
  *   text (a value may change the YAML's structure), so a part with a variable is parsed after;
  * - the decision goes by where values came from (the names a part references), not by searching the
@@ -46,7 +46,7 @@ export interface DocumentParser {
 /**
  * A substituted part shorter than this is parsed every time rather than cached on disk: reading an
  * entry back costs about as much as parsing a few kilobytes of YAML, and a fleet with distinct values
- * would otherwise add an entry per environment and provider (issue 17). Default: 32 KiB.
+ * would otherwise add an entry per environment and provider. Default: 32 KiB.
  */
 export const CACHED_PART_MIN_LENGTH = 32 * 1024;
 

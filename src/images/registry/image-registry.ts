@@ -26,7 +26,7 @@
  * read through source/http/bounded-body.ts: manifests, indexes and referrers lists at most 4 MiB,
  * blobs exactly their descriptor's size, error answers their first 64 KiB.
  *
- * Signatures (issue 25) are read, never copied: `manifest` (a tag or digest that may be absent),
+ * Signatures are read, never copied: `manifest` (a tag or digest that may be absent),
  * `referrers` (the OCI 1.1 referrers API, or its `sha256-<hex>` fallback tag when the registry
  * answers 404) and `blob` (small, verified blobs) are what images/verify/ needs; `layer` (a blob
  * up to the mirror's layer limit) and `pushBlob` are what the image folder (images/layout/) needs.
