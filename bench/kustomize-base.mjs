@@ -1,6 +1,6 @@
 /**
  * The kustomize base of the bench: what a kustomize user writes to install the same providers the
- * way clusterctl and capi-render do (REFERENCE-SEMANTICS.md), so that both tools produce the same
+ * way clusterctl and capi-render do (docs/fidelity.md), so that both tools produce the same
  * objects and their times compare the same work. Per release file, one component folder:
  *
  *  - the release text with clusterctl's variable processing: `${VAR:=default}` / `${VAR:-default}`

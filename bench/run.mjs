@@ -10,14 +10,14 @@
  *  3. a no-op rebuild of 100 environments;
  *  4. the floor: parsing every input artifact once and serialising every output object (no reuse)
  *     with the fastest YAML path available here (js-yaml);
- *  5. fleets whose environments really differ (issue 17): 100 environments that each set their own
+ *  5. fleets whose environments really differ: 100 environments that each set their own
  *     CAPI_DIAGNOSTICS_ADDRESS vs 100 kustomize builds given the same values through a patch, with a
  *     warm and with an empty cache; 1000 such environments (capi-render only) against the floor and
  *     against 10× its own 100-environment time;
  *  6. peak memory (max RSS) of each, and the cache folder's size after each capi-render case;
  *  7. `import --from` of a cluster dump of 20k objects as a `---` stream (one document per object)
- *     against the same objects as one `kind: List` (issue 23: the stream was quadratic);
- *  8. image pinning (issue 24): 100 environments with imagePolicy.pinDigests and a warm lock (every
+ *     against the same objects as one `kind: List` (reading the stream was once quadratic);
+ *  8. image pinning: 100 environments with imagePolicy.pinDigests and a warm lock (every
  *     digest locked: no registry) against the same build without pinning; and a cold lock against
  *     a local registry (Debian's docker-registry, when installed), each distinct image resolved once.
  * Every case timed against kustomize first checks that both produced the same objects (parsed,
@@ -88,7 +88,7 @@ const ARTIFACTS = [
 ];
 const REGISTRY = (i) => `registry-${i % 4}.example.com/capi`;
 const REPLICAS = (i) => (i % 3) + 1;
-/** The value each environment of a distinct-values fleet sets (issue 17). */
+/** The value each environment of a distinct-values fleet sets. */
 const ADDRESS = (i) => `:${8000 + i}`;
 
 function artifactText(label, version, file) {
@@ -254,7 +254,7 @@ function folderBytes(dir) {
   return total;
 }
 
-// ---- image pinning (issue 24) -------------------------------------------------------------------
+// ---- image pinning -------------------------------------------------------------------------
 
 /** Every image reference of a rendered tree (containers and cert-manager's solver argument). */
 function renderedImages(dir) {
@@ -424,7 +424,7 @@ async function pinnedColdLock() {
   }
 }
 
-// ---- the Argo CD plugin (issue 26) ----------------------------------------------------------------
+// ---- the Argo CD plugin ----------------------------------------------------------------------
 // `cmp-generate` for one environment of a 100-environment Argo CD repository with the lock committed
 // and the cache warm — its stream stored by an earlier run (an unchanged environment after a new
 // commit), and not stored (a changed one) — against `build --stdout --env` of the same environment;
@@ -747,7 +747,7 @@ table.add(
   { targets: [ratioAtMost(repo100.cold.ms, fl.ms, 2)] },
 );
 
-// Fleets whose environments really differ (issue 17). Each row's cache starts empty, so its size
+// Fleets whose environments really differ. Each row's cache starts empty, so its size
 // is what that case leaves; the warm row's cache is filled by a first, unmeasured build.
 const distinct100 = capiRepo('distinct-100', 100, { distinct: true });
 const distinctK = kustomizeDistinctTrees('distinct-100-kustomize', 100);
@@ -862,10 +862,10 @@ table.add(
   },
 );
 
-// Image pinning (issue 24).
+// Image pinning.
 await pinningRows(repo100.repo);
 
-// The Argo CD plugin (issue 26). The 100-environment repository's cache is warm from its build; the
+// The Argo CD plugin. The 100-environment repository's cache is warm from its build; the
 // stream store (plugin-streams/, plugin-documents/) is emptied before each "not stored" sample.
 const pluginCache = path.join(work, 'cache-plugin');
 const plugin100 = argocdRepo('argocd-100', 100, pluginCache);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The long fuzz campaign (issue 28): `npm run fuzz -- --minutes N [--jobs J] [--targets a,b] [--seed S]`.
+// The long fuzz campaign: `npm run fuzz -- --minutes N [--jobs J] [--targets a,b] [--seed S]`.
 // Runs J vitest processes of test/fuzz/long-run.fuzz.ts at nice 10 (job k gets its own seeds; with
 // two or more jobs the first runs the parsers and the others the whole-repository target, unless
 // --targets says otherwise), writes every failing case, shrunk, to fuzz-failures/ as a regression

@@ -1,19 +1,11 @@
 /**
  * Replacing files in the user's repository so that a power loss at any moment leaves each file
- * either exactly as it was or exactly as written (issue 28): the files `upgrade` edits, what `init`
+ * either exactly as it was or exactly as written: the files `upgrade` edits, what `init`
  * and `import` write, a mirror's files and the review report. The build's output has its own
  * transaction (output/transaction.ts); this is the one-file-at-a-time case, in the foundation layer
  * because commands of several layers use it.
  *
- * The protocol, each step finished before the next begins:
- *   1. missing folders are created, and every folder that gained a new folder's name is fsynced;
- *   2. each file is written under a fresh hidden name in its own folder (created exclusively, so a
- *      link planted at that name is never followed) and fsynced: its bytes are on disk;
- *   3. each temporary file is renamed over its target (one atomic change of names);
- *   4. each target's folder is fsynced: the new name is on disk.
- * Before 4 a power loss leaves the old file (or none) plus at worst a hidden leftover; after it, the
- * new file. Without the fsync in 2 a journaling file system may keep the rename but not the bytes
- * (the zero-length file after a crash); without 4 the rename itself may be lost.
+ * Design notes: docs/internals.md "durable-replace.ts".
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';

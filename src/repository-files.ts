@@ -1,20 +1,7 @@
 /**
- * The reader of everything capi-render reads back from a repository. Two kinds of file, two rules:
+ * The reader of everything capi-render reads back from a repository. Two kinds of file, two rules.
  *
- * - INPUTS (capi-render.yaml, providers/, overlays/ and their overlay.yaml, patch files and bases,
- *   templates/): a symbolic link — at any component of the path — that resolves inside the
- *   repository is followed, and the file is known by both paths (the one named and the real one,
- *   {@link InputPath}), so the lock can record both; a link that resolves outside the repository,
- *   dangles, loops, or points at a folder holding it is refused (SpecError `input-path`, naming the
- *   path as it was given).
- * - RECORDS (capi-render.lock, every `.capi-render-owned`, the files of rendered/ and gitops/): what
- *   capi-render wrote, read only as regular files and never through a link (SpecError
- *   `output-location`, the refusal `check` has always printed).
- *
- * Both: a FIFO, socket, device or folder in place of a file is refused before it is opened (lstat /
- * stat), the file is then opened without blocking and judged again on the open descriptor, and read
- * up to a limit — never more than limit + 1 bytes (bounded-read.ts), so a link to /dev/zero or a file
- * that grows while it is read costs no more memory than the limit.
+ * Design notes: docs/internals.md "repository-files.ts".
  */
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';

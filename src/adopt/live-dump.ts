@@ -1,6 +1,6 @@
 /**
- * Reading a dump of a cluster: what `kubectl get … -o yaml` (or `-o json`) prints. Accepted shapes
- * (ADOPTION-REFERENCE §5): one object; kubectl's client-side `v1 List`; a typed `<Kind>List` from
+ * Reading a dump of a cluster: what `kubectl get … -o yaml` (or `-o json`) prints. Accepted shapes:
+ * one object; kubectl's client-side `v1 List`; a typed `<Kind>List` from
  * `kubectl get --raw` (items may omit apiVersion/kind); and a `---`-separated stream of any of these,
  * empty documents and empty Lists included. Secret values never leave this module: each is replaced
  * by its sha256 as soon as the text is parsed, and a Secret's last-applied annotation (which would

@@ -1,5 +1,5 @@
 /**
- * What a live object carries that no manifest sets (ADOPTION-REFERENCE §1.1, §2.2 rule 1, §4.3):
+ * What a live object carries that no manifest sets:
  * server metadata, controller annotations, the operator's finalizer and owner references. Both
  * `import` (which must not copy them into declarations) and `check --live` (which must not call
  * them differences) use this one list.

@@ -2,20 +2,7 @@
  * The whole-build stamp: what a full build read, so that the next one can tell in a few file reads
  * that nothing changed and skip loading, validating and composing altogether (a no-op rebuild).
  *
- * A build is a no-op when every environment would be skipped (render/inputs-hash.ts): each
- * environment's hash is a function of capi-render's version, capi-render.yaml, the templates, the
- * files its composition read and its lock entries — so when the version, the lock's bytes, every
- * input file's digest (the lock's `inputFiles` set: capi-render.yaml, providers/, overlays/,
- * templates/) and every other file a composition read (bases and patch files elsewhere) are what
- * they were, and every output file is still the bytes that build wrote (the output fingerprint in
- * the cache, output/output-fingerprint.ts — the very record that build took, with an entry for every
- * environment), the build would change nothing. The
- * stamp records exactly those, as they were read by the build that wrote the output (a file
- * edited during that build therefore never matches). Builds whose output depends on the process
- * environment (`fromEnv` values) or that always warn (plaintext secrets) leave no stamp.
- *
- * Stamps live in the cache folder (`stamps/<sha256>.json`, one per repository and output folder),
- * hold paths and digests only, and may be deleted at any time.
+ * Design notes: docs/internals.md "build/build-stamp.ts".
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';

@@ -1,15 +1,10 @@
 /**
  * Whether the release files the lock pins from local repositories are still the files that were
- * pinned. A local repository is files on disk (often inside the repository, edited like any other
- * file), not an immutable release: a build that skipped an environment (or the whole build, as a
- * stamped no-op) because the inputs hash is unchanged would keep output rendered from the old files,
- * while `check` renders from the new ones and fails on the digest. So an environment is skipped
- * only while every local artifact it uses still has the sha256 in the lock (read and hashed once per
- * build; `.gz` decompressed, as the local repository reads it), and a stamp holds only while those
- * files keep the size and times they had (a cheap stat; any change means a full build, which hashes).
- *
- * A configured repository's entry (`local:<label>`) names no folder: its files are looked for where
- * the build reads them, in the first of capi-render.yaml's `repositories:` that has `<label>/`.
+ * pinned. A local repository is files on disk, edited like any other, so a skipped environment (or a
+ * stamped no-op build) would keep output rendered from old files while `check` renders from new ones.
+ * An environment is skipped only while every local artifact it uses still has the lock's sha256, and a
+ * stamp holds only while those files keep their size and times. A configured repository's entry
+ * (`local:<label>`) is looked for in the first of capi-render.yaml's `repositories:` with `<label>/`.
  */
 import { createHash } from 'node:crypto';
 import { lstatSync } from 'node:fs';

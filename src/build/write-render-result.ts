@@ -75,7 +75,7 @@ export async function writeRenderRun(
   const source: OutputSource = {
     ...run,
     run: async (stage) => {
-      const done = await run.run(async (output) => {
+      const done = await run.renderEach(async (output) => {
         options.onEnvironment?.(output.result);
         note(produced.out, output.files);
         note(produced.gitops, output.gitopsFiles);

@@ -1,19 +1,9 @@
 /**
- * capi-render's own entries in a cache folder, and nothing else: the folder may be one the user
- * chose and shares (`--cache-dir`), so only files in capi-render's own layout are listed — and
- * therefore ever removed:
- *   sha256/<sha256>                     fetched release files
- *   parsed2-v8-<v8>/<sha256>.bin        parsed artifacts (any V8 version)
- *   lock-v8-<v8>/<sha256>.bin           parsed locks
- *   validated/<sha256>                  inputs that passed validation
- *   release-lists/<sha256>.json         release lists of the last online run (plan --offline)
- *   release-files/<sha256>.json         where those files came from
- *   stamps/<sha256>.json                what the last full build of a repository read (build/build-stamp.ts)
- *   outputs/<sha256>.json               what the last build left in a repository's output folders (output-fingerprint.ts)
- *   plugin-streams/<sha256>.json        the Argo CD plugin's stored streams, and the documents they are
- *   plugin-documents/<sha256>           made of (plugin/stream-cache.ts)
- * plus temporary files of writes that were killed (`<entry>.<pid>.<hex>.tmp`, a day old). Links are
- * never followed: a linked folder or file is not capi-render's, whatever its name.
+ * capi-render's own entries in a cache folder, and nothing else: the folder may be one the user chose
+ * and shares (`--cache-dir`), so only files in capi-render's own layout are listed, and so ever
+ * removed. Links are never followed: a linked folder or file is not capi-render's, whatever its name.
+ *
+ * Design notes: docs/internals.md "cache/cache-entries.ts".
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';

@@ -4,16 +4,7 @@
  * as an unrelated network error (offline) or quietly bypassed the local repository (online). Now it
  * is an error at its line, with the closest existing path when a folder name is mistyped.
  *
- * An absolute path that exists gets a warning when it lies inside the repository: every other
- * checkout (a colleague's, CI's, Argo CD's) has the repository elsewhere, and the relative path is
- * the obvious fix. An absolute path outside the repository is not warned about: it is how a mirror
- * shared by a machine's builds is named (an air-gapped build host's /srv/releases), there is no
- * relative spelling that would tie the repository less, and where it is missing the error above
- * says so at its line. A relative path out of the repository (`../mirror`) is read as written too:
- * `init` refuses one unless `--allow-outside` is given, because a flag is easily mistyped and init's
- * scaffold must build in CI; a path written in capi-render.yaml is that explicit choice, reviewed
- * like any input. Neither spelling reaches the lock (`local:<label>`), so moving the mirror changes
- * capi-render.yaml and no pin.
+ * Design notes: docs/internals.md "config/repository-paths.ts".
  */
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';

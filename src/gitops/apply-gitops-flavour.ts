@@ -7,11 +7,7 @@
  *     and warn (all flavours — the annotation means nothing to other consumers);
  *  3. flavour annotations: Argo CD waves and sync options, or Flux prune protection.
  *
- * Then the consumer files of the flavour (Flux Kustomizations; the Argo CD Application when asked
- * for), outside the output folder (see layout.ts). The ApplicationSet spans environments, so it is
- * made once per build by argocdFleetFiles (argocd-applications.ts). Pure apart from reading templates
- * through `deps.read`. Objects left unchanged keep their identity, and a changed object is copied
- * only along the paths that changed (setIn), so shared CRDs stay shared.
+ * Design notes: docs/internals.md "gitops/apply-gitops-flavour.ts".
  */
 import type { Diagnostic } from '../errors.js';
 import type { KubeObject } from '../manifest/object.js';

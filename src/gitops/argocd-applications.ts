@@ -2,20 +2,7 @@
  * The Argo CD consumer kit: one Application per environment (`argocd.application: true`) and one
  * ApplicationSet over every Argo CD environment that asks for it (`argocd.applicationSet: true`).
  *
- * An environment is a management cluster, so every Application targets its own environment's
- * destination. The ApplicationSet uses a list generator written from capi-render's own knowledge —
- * one element per Argo CD environment, never one of another flavour — rather than a git directory
- * generator over `rendered/*`, which would also pick up Flux environments and give every folder the
- * same destination. Element values (destination, project) are therefore reviewed in the
- * ApplicationSet itself, not read from files anyone with write access could add. The destination is
- * an object per element (`server` or `name`), put in place with `templatePatch`, because Argo CD
- * templates string fields only and a destination must carry exactly one of the two.
- *
- * Where the manifests come from (`argocd.source`): `path` the committed `<pathPrefix>/<env>`;
- * `plugin` capi-render as a Config Management Plugin (`source.plugin`, environment in `CAPI_ENV`);
- * `hydrator` the Source Hydrator running that plugin on the dry source and committing to a branch;
- * `oci` the artifact `capi-render publish --for argocd` pushed (`oci://<oci.repository>/<env>`,
- * path `.`), at the digest the environment's overlay pins (`oci.digest`), else at `oci.tag`.
+ * Design notes: docs/internals.md "gitops/argocd-applications.ts".
  */
 import { SpecError, error, throwIfErrors, warning, type Diagnostic, type Location } from '../errors.js';
 import type { JsonObject } from '../manifest/object.js';

@@ -1,5 +1,5 @@
 /**
- * The Argo CD flavour (GITOPS-CONSUMERS §1): sync waves so cert-manager, core and the other
+ * The Argo CD flavour: sync waves so cert-manager, core and the other
  * providers install in clusterctl's order, ServerSideApply where client-side apply cannot work,
  * prune/delete protection for CRDs and Namespaces. The optional Application/ApplicationSet are in
  * argocd-applications.ts.

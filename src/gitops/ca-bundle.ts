@@ -2,8 +2,7 @@
  * Removes placeholder `caBundle` values (`Cg==` — a base64 newline — or empty) from the places
  * cert-manager's cainjector fills: CRD conversion webhooks, admission webhook configurations and
  * APIServices. Shipping a placeholder makes the renderer own the field, so Argo CD shows the object
- * OutOfSync forever and Flux resets the injected CA on every reconcile (GITOPS-CONSUMERS §0.2,
- * §1.6). A real bundle (anything that decodes to more than whitespace) is kept untouched.
+ * OutOfSync forever and Flux resets the injected CA on every reconcile. A real bundle (anything that decodes to more than whitespace) is kept untouched.
  */
 import { warning, type Diagnostic } from '../errors.js';
 import { describeObject, getIn, setIn, type JsonValue, type KubeObject } from '../manifest/object.js';

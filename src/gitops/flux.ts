@@ -1,10 +1,10 @@
 /**
- * The Flux flavour (GITOPS-CONSUMERS §2): prune protection for CRDs and Namespaces, and one Flux
+ * The Flux flavour: prune protection for CRDs and Namespaces, and one Flux
  * Kustomization per component chained with dependsOn — cert-manager ← core ← every other provider,
  * and a provider on the component that creates its namespace when they share one —
  * each with `wait: true`, so a Certificate is never applied before cert-manager's webhook serves
  * and no provider before core's CRDs and webhooks are ready (Flux cannot order that inside one
- * Kustomization: its server-side dry run of a Certificate needs the webhook, §2.2).
+ * Kustomization: its server-side dry run of a Certificate needs the webhook).
  */
 import { SpecError, error, warning, type Diagnostic } from '../errors.js';
 import type { JsonObject, KubeObject } from '../manifest/object.js';
@@ -209,7 +209,7 @@ export function fluxOciVerify(verify: FluxOciVerifyOptions): JsonObject {
   return spec;
 }
 
-/** Warnings for `…RegExp` values Flux would match as substrings (trap 10: anchor with ^…$). */
+/** Warnings for `…RegExp` values Flux would match as substrings (anchor them with ^…$). */
 export function fluxOciVerifyWarnings(verify: FluxOciVerifyOptions | undefined): Diagnostic[] {
   const k = verify?.keyless;
   if (!k) return [];

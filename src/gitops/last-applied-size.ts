@@ -4,7 +4,7 @@
  * as JSON in `kubectl.kubernetes.io/last-applied-configuration` (kubectl's apply util
  * GetModifiedConfiguration encodes with apimachinery's unstructured JSON scheme, i.e. Go's
  * json.Encoder: compact, HTML-escaping, one trailing newline). The API server rejects an object whose
- * annotation keys plus values exceed 262144 bytes (GITOPS-CONSUMERS §0.1, §1.3).
+ * annotation keys plus values exceed 262144 bytes.
  */
 import { annotationsOf, setIn, type KubeObject } from '../manifest/object.js';
 
@@ -16,7 +16,7 @@ export const ANNOTATIONS_SIZE_LIMIT = 262144;
  * what is added after rendering: Argo CD's `argocd.argoproj.io/tracking-id` annotation (stored
  * twice — in the JSON and as itself), the Application's label, users' kustomize overlays
  * (commonAnnotations, patches), and the next release growing the object. 64 KiB puts the line at
- * 192 KiB, in line with the "≥ ~200 KiB" guidance of GITOPS-CONSUMERS §1.3.
+ * 192 KiB, a quarter of the limit kept free.
  */
 export const SSA_SIZE_MARGIN = 65536;
 

@@ -7,14 +7,7 @@
  *   ../gitops/flux/<env>/flux-kustomizations.yaml      the Flux Kustomizations, one per component
  *   ../gitops/flux/<env>/oci-repository.yaml           the OCIRepository, with gitops.flux.oci
  *
- * Why outside the output folder (GITOPS-CONSUMERS §6): `rendered/*` is what an ApplicationSet git
- * directory generator enumerates, so any extra folder there would become an environment; and
- * `rendered/<env>` is what users point Argo CD and Flux at, so a Flux Kustomization file inside it
- * would be one careless `path:` away from being applied by the very Kustomizations it defines.
- * The Flux folder per environment carries its own kustomization.yaml, so pointing a Flux
- * Kustomization (or `kubectl kustomize`) at `gitops/flux/<env>` applies exactly that file and Flux
- * never generates a kustomization that could sweep in other YAML. Nothing under `rendered/` lists
- * anything under `gitops/`.
+ * Design notes: docs/internals.md "gitops/layout.ts".
  */
 
 /** The folder of the consumer files, relative to the output folder. */

@@ -2,7 +2,7 @@
  * Protects objects that still contain `${` after variable substitution (a literal a provider ships
  * on purpose, e.g. in a script, or one written as `$${…}` in the artifact). Flux's postBuild
  * substitution would replace it — and since kustomize-controller v1.9.0 strict substitution fails
- * the whole reconcile on an unset variable (GITOPS-CONSUMERS §0.3, §2.4). The object gets
+ * the whole reconcile on an unset variable. The object gets
  * `kustomize.toolkit.fluxcd.io/substitute: disabled` (ignored by every other consumer) and the
  * stage reports it, since Argo CD applies the literal as it is.
  */

@@ -4,13 +4,7 @@
  * a ten-level "billion laughs" costs nothing to parse and everything to walk later (substituting
  * variables, serialising): what is checked here is the walk every later step would make.
  *
- * go-yaml (gopkg.in/yaml.v2 since 2.2.4, after CVE-2019-11253, and yaml.v3) counts every node it
- * decodes and every node it decodes through an alias, and refuses a document ("document contains
- * excessive aliasing") once more than 100 aliased and 1,000 decoded nodes are in and the aliased share
- * is over 99% for up to 400,000 nodes, 10% from 4,000,000, and a straight line in between. The same
- * rule here, so an artifact either tool accepts is accepted and a bomb fails within its first few
- * thousand nodes. Only containers can be told apart as aliases (js-yaml copies scalars); an aliased
- * scalar is one node, so it can never make a bomb.
+ * Design notes: docs/internals.md "manifest/alias-expansion.ts".
  */
 
 const RATIO_RANGE_LOW = 400_000;

@@ -34,8 +34,7 @@ export interface ParseCache {
 
 /**
  * `parsed2`: the folders of entries made since texts holding secret values are kept out. Folders of
- * the earlier layout (`parsed-v8-*`, any V8 version) may hold substituted secret values — issue 17 —
- * so they are removed rather than read.
+ * the earlier layout (`parsed-v8-*`, any V8 version) may hold substituted secret values, so they are removed rather than read.
  */
 const KIND = 'parsed2';
 const LEGACY_FOLDER = /^parsed-v8-/;

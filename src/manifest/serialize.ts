@@ -12,7 +12,7 @@ import type { JsonValue } from './object.js';
  * are quoted. No anchors or aliases, LF line ends, exactly one trailing newline.
  */
 export function serializeObject(value: JsonValue): string {
-  return jsYaml.dump(value, DUMP_OPTIONS);
+  return jsYaml.dump(value, OUTPUT_DUMP_OPTIONS);
 }
 
 /**
@@ -34,7 +34,7 @@ export function createCachedSerializer(): CachedSerializer {
   // Bounded: with distinct values every environment brings objects of its own, each remembered twice (JSON and YAML).
   const byJson = new BoundedMap<string, string>(BY_CONTENT_ENTRIES);
   // Same bytes as serializeObject (proved by test/unit/fast-dump.test.ts), several times faster.
-  const dumper = createFastDumper({ dumpOptions: DUMP_OPTIONS_FOR_TESTS, compareKeys });
+  const dumper = createFastDumper({ dumpOptions: OUTPUT_DUMP_OPTIONS, compareKeys });
   return {
     serialize(value) {
       let text = byIdentity.get(value);
@@ -63,7 +63,7 @@ export function joinDocuments(documents: readonly string[]): string {
 export function serializeWithKeyOrder(value: JsonValue, order: readonly string[]): string {
   const rank = new Map(order.map((k, i) => [k, i]));
   return jsYaml.dump(value, {
-    ...DUMP_OPTIONS,
+    ...OUTPUT_DUMP_OPTIONS,
     sortKeys: (a: string, b: string) =>
       (rank.get(a) ?? order.length) - (rank.get(b) ?? order.length) || (a < b ? -1 : a > b ? 1 : 0),
   });
@@ -78,13 +78,12 @@ function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** The js-yaml options the fast emitter reproduces (exported for its differential test). */
-export const DUMP_OPTIONS_FOR_TESTS: jsYaml.DumpOptions = {
+/** The js-yaml options of every serialised file; the fast emitter reproduces them (its differential test imports them). */
+export const OUTPUT_DUMP_OPTIONS: jsYaml.DumpOptions = {
   lineWidth: -1,
   noRefs: true,
   noArrayIndent: true,
   sortKeys: compareKeys,
   schema: jsYaml.DEFAULT_SCHEMA,
 };
-const DUMP_OPTIONS = DUMP_OPTIONS_FOR_TESTS;
 export const compareKeysForTests = compareKeys;

@@ -5,11 +5,7 @@
  * through the same write transaction as `build` (write-output.ts: refused locations, ownership,
  * the removal guard, one atomic commit).
  *
- * Which shard answers for an environment is recomputed (the same round-robin as --shard), so the
- * shards must be given in order. Before anything is written, each shard is checked against the
- * inputs of this checkout: its lock must record the same input files, and every environment's
- * lock entry must carry the inputs hash this checkout's inputs give it — output built from other
- * inputs, or shards given out of order, are refused instead of committed.
+ * Design notes: docs/internals.md "merge/merge-shards.ts".
  */
 import path from 'node:path';
 import { error, throwIfErrors, type Diagnostic } from '../errors.js';

@@ -1,15 +1,7 @@
 /**
- * `mirror --format oci`: each pinned provider release becomes one OCI artifact, in either layout:
+ * `mirror --format oci`: each pinned provider release becomes one OCI artifact, in either layout.
  *
- * - `operator` (the default): `<prefix>/<manifest label>:<version>` in the layout the operator's
- *   `publish` command produces, with the file names the operator looks for first
- *   (`{type}-{name}-{version}-components.yaml`, `…-metadata.yaml`). Both the operator v0.28 and
- *   capi-render read it through `spec.fetchConfig.oci` — the one layout every released consumer reads.
- * - `cluster-api`: `<prefix>/{type}-{name}:<version>` in the layout of cluster-api's OCI proposal
- *   (PR #14033, not merged; source/oci/oci-capi-layout.ts): one tar+gzip layer with `metadata.yaml`
- *   and the components file as the release names it, and the proposal's annotations. Pass the
- *   proposal's `…/manifests` path as the prefix to follow its naming. capi-render reads it through an
- *   `oci://<prefix>/{type}-{name}` provider URL or `fetchConfig.oci`; the operator v0.28 does not.
+ * Design notes: docs/internals.md "mirror/mirror-oci.ts".
  */
 import { publishOciArtifact } from '../source/oci/oci-publish.js';
 import type { OciCredentials } from '../source/oci/oci-credentials.js';

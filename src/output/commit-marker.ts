@@ -3,16 +3,7 @@
  * names the stages and single files of a write; once it is on disk the write is decided and is
  * rolled forward, by this process or by the next command that finds it (transaction-recovery.ts).
  *
- * The order, each step on disk (fsynced, durable-fs.ts) before the next begins:
- *   1. every staged file and every folder that holds a new name (commit-plan.ts);
- *   2. the marker: written under a temporary name, fsynced, renamed, its folder fsynced;
- *   3. the renames that install the new files (apply-staged.ts), then every output folder they
- *      changed is fsynced;
- *   4. the stages are removed, then the marker, and its folder is fsynced — so a marker can never
- *      come back after a power loss and replay an old write over stages a later write reuses.
- * A power loss before 2 leaves the old tree (the marker is absent or was never durable); after 2,
- * every staged byte it names is on disk and the next command finishes the renames; after 3 the new
- * tree is on disk.
+ * Design notes: docs/internals.md "output/commit-marker.ts".
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';

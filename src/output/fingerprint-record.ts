@@ -6,14 +6,7 @@
  * fleet of 1000 environments (137 000 files) is ~1.4 MB instead of ~26 MB when every file carried its
  * own path and digest, and a no-op rebuild reads and parses a tenth of the bytes.
  *
- * The record is kept per environment: each environment a build checked has its own entry (what its
- * files were rendered from, and its files in both folders), so a build that did not check an
- * environment drops that entry whole and nothing of it can vouch for files it never looked at. The
- * rest — the ownership records, the fleet's files, folders that are no environment — is shared.
- *
- * Nothing is lost: decoding gives every file its exact mark back. A record that does not decode —
- * truncated, corrupted, an index out of range, a file filed under the wrong environment, an earlier
- * version — is no record at all (undefined), and a build without a record renders everything.
+ * Design notes: docs/internals.md "output/fingerprint-record.ts".
  */
 import { isGitopsFileOf } from '../gitops/layout.js';
 

@@ -3,19 +3,7 @@
  * committed: every file's size, modification and change times and sha256 (the ownership records
  * included), kept per environment with what its files were rendered from (fingerprint-record.ts).
  *
- * A build may skip an environment, and a no-op build may skip everything, only when this record
- * says that the files on disk are still the bytes a build wrote: a hand-edited, deleted or added
- * file means "render it again", and the transaction then repairs it. It is a hint and nothing more:
- * it may only let a build skip work it can prove unchanged, never make one write or remove a file.
- * An environment's entry is kept only by a build that checked that environment (rendered it, or
- * found it unchanged here), so a partial build (--env, --shard) cannot leave behind a record that
- * vouches for files it never looked at. The record lives outside the repository on purpose: a pull
- * request can edit the lock's inputs hash and rendered/ together, but not this; a fresh clone has
- * no record and renders everything.
- *
- * Checking is git's index trick: a file whose size and times are as recorded is taken as unchanged
- * without reading it; any other, and any modified just before the record was taken (where a
- * same-size edit could keep the time on a coarse clock, see {@link RACY_MS}), is hashed.
+ * Design notes: docs/internals.md "output/output-fingerprint.ts".
  */
 import { createHash } from 'node:crypto';
 import { lstatSync, readFileSync, readdirSync, rmSync } from 'node:fs';

@@ -1,15 +1,11 @@
 /**
  * The gate every command that reads a repository passes first (cli/render-options.ts): the records
- * capi-render wrote — capi-render.lock, the output folders (`outputDir`, `gitopsDir`) and their
- * ownership records — must be regular files and folders, never reached through a link. `check` runs
- * on untrusted pull requests, so a symbolic link planted in rendered/ (to ~/.docker/config.json, say)
- * must not get its target read, compared and printed; and a build must refuse what `check` refuses,
- * else a build would succeed and the check after it fail on the same tree. The output folders are
- * listed with the scan `build` uses before it writes (scan-output-folder.ts: entries typed without
- * following links), and every entry that is not a regular file — a link (to a file or a folder), a
- * FIFO, a socket, a device — is refused before anything is read. Files are then read by the
- * repository reader (src/repository-files.ts), which opens each without following a link and
- * without blocking, and reads it only when it is a regular file, up to its size limit.
+ * capi-render wrote — capi-render.lock, the output folders and their ownership records — must be
+ * regular files and folders, never reached through a link. `check` runs on untrusted pull requests,
+ * so a planted link must not get its target read and printed; and a build refuses what `check`
+ * refuses, so the two never disagree on the same tree.
+ *
+ * Design notes: docs/internals.md "output/regular-files.ts".
  */
 import path from 'node:path';
 import { loadConfig } from '../config/load-config.js';

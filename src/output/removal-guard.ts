@@ -5,12 +5,7 @@
  * Such a build fails, naming what would go, unless the removal is deliberate (`--allow-removal`, or
  * an environment retired by deleting its overlay and its output folder together).
  *
- * What goes is what the environment's committed output holds (plan/committed-output.ts: its
- * inventory providers and CRDs, what Argo CD / Flux applies) and the build would no longer render —
- * never a lock field alone, which a pull request can edit beside the inputs. Only where an
- * environment has no committed output (rendered by a plugin, never committed) does the lock stand in
- * for it ({@link committedFromLock}). A CRD removal is described by the diff report's own finding,
- * so the guard and the report agree.
+ * Design notes: docs/internals.md "output/removal-guard.ts".
  */
 import { error, type Diagnostic } from '../errors.js';
 import { findRemovalFindings } from '../diff/findings/removal-findings.js';

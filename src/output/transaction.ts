@@ -2,20 +2,7 @@
  * Writing the output of a build as one transaction: rendered/, gitops/, their ownership records and
  * capi-render.lock end up all old or all new — after a killed process and after a power loss.
  *
- *   1. begin    take the repository's write lock; finish (or discard) a write an earlier process
- *               left behind (transaction-recovery.ts).
- *   2. stage    for every file whose bytes change, write the new bytes under the work folder
- *               (output-stage.ts); nothing is fsynced yet, so a build refused later costs no flush.
- *   3. commit   work out which owned files are no longer produced, stage the new ownership records
- *               and the lock (commit-plan.ts), check every folder that changes is writable, fsync
- *               every staged file and folder, then write the commit marker — the point of no return
- *               — and install everything with renames, fsyncing the output folders they changed
- *               (commit-marker.ts states the order). A failure while installing puts the old files
- *               back; a kill or a power loss is rolled forward by the next build, which finds the marker.
- *   4. tidy     remove the work folder, the moved-aside files and folders emptied by removals.
- *
- * Only this module (through apply-staged.ts) deletes or replaces files in an output folder, and only
- * files the ownership record says capi-render wrote. A write with nothing to change fsyncs nothing.
+ * Design notes: docs/internals.md "output/transaction.ts".
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';

@@ -5,13 +5,7 @@
  * that environment's overlay chain and the lock; it never reads the other environments' overlays,
  * compiles no provider schema and fetches nothing.
  *
- * The lock is current for the environment when the committed lock is what a build leaves for the
- * files on disk: every input file's digest is the one the lock records (so no environment was added,
- * removed or edited since), the environment's inputs hash — recomputed from its composition and its
- * lock entries — is the one recorded, and the lock holds nothing a build would drop (an artifact or
- * image no environment uses). The frozen render would then find nothing to change, and its output
- * is a function of the key. Anything else (no lock entry, a changed file, a value from the process
- * environment, a problem in an input) is left to the full render, which reports it as it always has.
+ * Design notes: docs/internals.md "plugin/probe.ts".
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';

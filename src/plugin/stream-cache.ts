@@ -1,23 +1,11 @@
 /**
  * The Argo CD plugin's output cache: the stream `cmp-generate` printed for an environment, kept in
- * the cache folder (the sidecar's cache volume) under a key that covers everything that stream
- * depends on — capi-render's version and code, the environment's name, its inputs hash as the
- * committed lock records it (capi-render.yaml, templates, its overlay chain and bases, its locked
- * versions and artifact digests, its pinned images: render/inputs-hash.ts) and its whole lock
- * entry. The repo-server runs the plugin once per Application on every new commit; a commit that
- * leaves an environment's inputs as they were is then answered with a few file reads instead of a
- * render. Only streams of a successful frozen render of a lock that matched its inputs are stored.
+ * the cache folder under a key covering everything the stream depends on (capi-render's version, the
+ * environment, its inputs hash and lock entry), so a commit that leaves an environment's inputs as
+ * they were is answered with a few file reads instead of a render. Only streams of a successful
+ * frozen render of a lock that matched its inputs are stored, and never one that could hold a secret.
  *
- * Layout (cache/cache-entries.ts lists it, so it is pruned least recently used first like the rest):
- *   plugin-streams/<key>.json        {documents: [sha256…], warnings}: the stream, as its documents
- *   plugin-documents/<sha256>        one document's text (a Kubernetes object as rendered/ holds it)
- * Documents are stored once however many streams hold them: a fleet's environments share most of
- * their objects (CRDs above all), so 500 environments take little more room than one. Every
- * document is checked against its sha256 when read; a missing or damaged one makes the whole entry
- * a miss (never a shorter stream: Argo CD would prune what is left out). Writes are owner-only
- * files written then renamed (private-files.ts). Nothing stored holds a secret value: an
- * environment whose output could (plaintext secrets, values from the process environment or from
- * files a Secret input names) has no inputs hash and is never stored.
+ * Design notes: docs/internals.md "plugin/stream-cache.ts".
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';

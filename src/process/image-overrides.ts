@@ -2,20 +2,7 @@
  * clusterctl's `images:` overrides (cmd/clusterctl/client/config/imagemeta_client.go, applied by
  * cmd/clusterctl/internal/util/objs.go `FixImages`), and the image list clusterctl reports.
  *
- * Two passes exist in an operator install, and both are offered here:
- * - `strict`, clusterctl's pass inside `NewComponents` (images from the provider's configSecret
- *   in the operator, from clusterctl.yaml in clusterctl): every image must parse canonically,
- *   even when no override applies;
- * - `tolerant`, the operator's second pass (internal/controller/image_overrides.go, images from
- *   the operator's /config/clusterctl.yaml), which leaves non-canonical images unchanged. That is
- *   the operator's documented intent (its alterImage comment and unit test); note that the
- *   clusterctl it embeds (v1.12.10) wraps the parse error with `%v`, so `errors.Is(err,
- *   ErrNameNotCanonical)` is false at run time and a real operator fails there too. Choose
- *   `strict` to reproduce that run-time behaviour.
- *
- * Precedence the operator produces: `spec.deployment.containers[].imageUrl` is applied by
- * customizeDeployments (customize/customize-deployments.ts), then patches, then the tolerant pass,
- * so an operator-wide `images.all.repository` overrides even an explicit imageUrl.
+ * Design notes: docs/internals.md "process/image-overrides.ts".
  */
 import { SpecError, error, peerWording, throwIfErrors, type Diagnostic } from '../errors.js';
 import {

@@ -2,20 +2,9 @@
  * The plural clusterctl computes for a kind when it checks CRD names (cluster-api
  * `util/contract.CalculateCRDName`: `flect.Pluralize(strings.ToLower(kind))`, gobuffalo/flect
  * v1.0.3). flect is an English inflector with quirks, and clusterctl's verdict depends on them, so
- * this module reproduces its behaviour on one lower-case word rather than "correct" English:
+ * this module reproduces its behaviour on one lower-case word rather than "correct" English.
  *
- * 1. a word that is a known singular gets its listed plural (`person` → `people`, `index` →
- *    `indices`); a word that is a known plural stays as it is;
- * 2. otherwise the first matching suffix rule decides: first the known words as suffixes of
- *    compound words (the later-listed word first: `…human` → `…humans` before `…man` → `…men`), then
- *    the general English endings (`…y` → `…ies`, `…ss` → `…sses`, `…um` → `…a`, …). Every rule comes
- *    with its mirror — a word already ending in the plural form is left alone — checked first, so
- *    `metal3data` stays `metal3data` (`…ata` is the plural of `…atum`);
- * 3. otherwise a word ending in `s` stays, and anything else gets `s`.
- *
- * A kind that is exactly one of flect's acronyms skips the rules; the few where that changes the
- * result are listed in {@link ACRONYM_PLURALS}. Not reproduced: the `inflections.json` a user may
- * drop into clusterctl's working directory. Pure.
+ * Design notes: docs/internals.md "process/kind-plural.ts".
  */
 
 /** A word flect knows. `exact`: only the whole word, never as the end of a compound. */

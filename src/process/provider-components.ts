@@ -1,25 +1,13 @@
 /**
  * Renders one provider's components the way `clusterctl init` would install them, customised the way
- * the cluster-api-operator would. The steps, in this exact order (clusterctl's NewComponents, then the
- * operator's fetch phase):
- *
- *  1. append `spec.additionalManifests` to the components text (operator: before clusterctl sees it);
- *  2. substitute `${VAR}` variables on the raw text (every missing variable reported at once);
- *  3. parse the YAML into objects;
- *  4. apply clusterctl `images:` overrides — strict: every image must be a canonical reference;
- *  5. find the target namespace (the provider CR's namespace) and add a Namespace object if missing;
- *  6. move every object into the target namespace, with clusterctl's reference fix-ups;
- *  7. add clusterctl's common labels;
- *  8. apply `spec.deployment` / `spec.manager` / `spec.additionalDeployments`;
- *  9. apply `spec.patches` or `spec.manifestPatches`;
- * 10. check CRD names as `clusterctl init` does (`<plural>.<group>`, unless annotated to skip), and
- *     that labels, annotations and ConfigMap/Secret data are strings as the API server requires (an
- *     unquoted `${VAR}` can make a boolean there) — after the patches, so a patch can add the skip
- *     annotation or fix a value;
- * 11. apply `images:` again, tolerantly — the operator's last pass, so it overrides `imageUrl`;
- * 12. add the clusterctl inventory `Provider` object;
- * 13. drop `status` and `creationTimestamp: null`.
- *
+ * the cluster-api-operator would, in this exact order (clusterctl's NewComponents, then the operator's
+ * fetch phase; each step in detail: docs/internals.md "process/provider-components.ts"):
+ *  1. append `spec.additionalManifests`;  2. substitute `${VAR}` on the raw text;  3. parse;
+ *  4. apply `images:` (strict);  5. find the target namespace, add its Namespace if missing;
+ *  6. move every object into it, with clusterctl's fix-ups;  7. add clusterctl's common labels;
+ *  8. apply `spec.deployment` / `spec.manager` / `spec.additionalDeployments`;  9. apply the patches;
+ * 10. check CRD names and string-only fields (after the patches, which may fix them);
+ * 11. apply `images:` again, tolerantly;  12. add the inventory `Provider`;  13. drop `status`.
  * Each step takes and returns plain data; a failure names the step, the provider and the object.
  */
 import { RenderError, SpecError, error, peerWording } from '../errors.js';

@@ -3,8 +3,8 @@
  * Go's filepath.WalkDir visits a folder (the root as `.`, then each folder's entries by name, a
  * folder before what it holds — the order `flux build artifact` writes), every header with mode
  * 0644 (files) or 0755 (folders), owner and group 0 with empty names, and modification time 0.
- * So neither the checkout's umask, its owner nor its clock reach the archive (Flux keeps on-disk
- * permission bits, DELIVERY-REFERENCE trap 8). POSIX ustar headers; a path that does not fit
+ * So neither the checkout's umask, its owner nor its clock reach the archive (Flux would otherwise
+ * carry the on-disk permission bits into the archive). POSIX ustar headers; a path that does not fit
  * ustar's name/prefix fields gets a PAX `path` record first, as Go's archive/tar does.
  */
 import { TAR_END, tarEntryHeader, tarPadding } from '../tar-blocks.js';

@@ -1,26 +1,7 @@
 /**
  * A rendered environment as an OCI artifact for Flux or Argo CD (`publish --for flux|argocd`).
  *
- * Flux: the shape `flux push artifact` gives it
- * (fluxcd/pkg oci/push.go, DELIVERY-REFERENCE §4.2–4.5) so source-controller's OCIRepository reads
- * it: an OCI image manifest with the Flux config media type, exactly one
- * `application/vnd.cncf.flux.content.v1.tar+gzip` layer holding the folder's contents at the
- * archive root, and the `org.opencontainers.image.source` / `.revision` annotations.
- *
- * Deterministic: the same files, source and revision give the same manifest digest on any machine.
- * The tar is deterministic-tar.ts; gzip carries no name and no time (Node's header has MTIME 0);
- * `created` — which `flux push` stamps with the current time, changing the digest on every push
- * (trap 7) — is written only when the caller passes one (e.g. the commit time). One caveat: the
- * compressed bytes come from the zlib Node bundles, so a Node release with another zlib build can
- * compress differently; the uncompressed tar digest (the config's diff_id) never changes.
- *
- * Argo CD (OCI Application sources, v3.1+; SUPPLY-CHAIN-REFERENCE §5, argo-cd util/oci): the same
- * manifest, tar, gzip, config fields and annotations, with the types Argo CD's repo-server accepts
- * by default — the one content layer `application/vnd.oci.image.layer.v1.tar+gzip` (a Flux
- * `…flux.content.v1.tar+gzip` layer is refused unless allow-listed) and the plain OCI image config
- * type `application/vnd.oci.image.config.v1+json` (the repo-server checks the config type only to
- * detect Helm charts; the blob already is an image config: rootfs diff_ids of the one layer). Such
- * an artifact is also one Flux reads (it takes `layers[0]`, any tar+gzip).
+ * Design notes: docs/internals.md "publish/flux-artifact.ts".
  */
 import { gzipSync } from 'node:zlib';
 import { computeOciDigest } from '../source/oci/oci-digest.js';

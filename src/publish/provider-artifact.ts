@@ -5,11 +5,7 @@
  * `metadata.yaml` and the components file at the tar's root, the OCI image config (rootfs diff_id
  * of that layer; the proposal names no config), and the five required manifest annotations.
  *
- * Deterministic, as publish's other artifacts: the tar is deterministic-tar.ts (mode 0644, owner 0,
- * time 0, names sorted); gzip has a fixed level, no name and no time, and its OS byte is set to 255
- * ("unknown", what Go's compress/gzip writes) because zlib builds write 3 on Linux and 19 on macOS.
- * The one caveat of flux-artifact.ts holds: another zlib build may compress differently; the
- * uncompressed tar (the config's diff_id) and every file's sha256 never change.
+ * Design notes: docs/internals.md "publish/provider-artifact.ts".
  */
 import { gzipSync } from 'node:zlib';
 import { SpecError, error } from '../errors.js';

@@ -2,18 +2,9 @@
  * Signs a Flux artifact in both places cosign keeps signatures, so Flux's
  * `OCIRepository.spec.verify` (provider cosign) accepts it on every version. The signatures are
  * made before the artifact is pushed ({@link prepareSignatures}: the digest is known, and a failed
- * signing pushes nothing) and attached after it ({@link attachSignatures}):
+ * signing pushes nothing) and attached after it ({@link attachSignatures}).
  *
- * 1. the legacy `sha256-<hex>.sig` image — what every Flux and cosign reads. The new layer is
- *    appended to the signatures already there (cosign's behaviour), unless one of them is this
- *    key's signature of the same payload: publishing the same output again with the same key then
- *    changes nothing;
- * 2. a Sigstore bundle (v0.3, DSSE around the cosign/sign/v1 statement) pushed by digest as a
- *    referrer of the artifact — what Flux ≥ 2.8 and cosign v3 read first. Without a referrers API
- *    the registry's fallback index (`sha256-<hex>`) lists it; an existing bundle this key made for
- *    the digest is kept instead of adding another.
- *
- * Signatures are separate manifests: the artifact's manifest, and so its digest, is untouched.
+ * Design notes: docs/internals.md "publish/sign-artifact.ts".
  */
 import { SpecError, error } from '../errors.js';
 import { signatureLimit } from '../source/http/body-limits.js';

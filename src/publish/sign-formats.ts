@@ -1,26 +1,16 @@
 /**
- * The two places cosign keeps a signature, as bytes (SUPPLY-CHAIN-REFERENCE §2; cosign
+ * The two places cosign keeps a signature, as bytes (cosign
  * specs/SIGNATURE_SPEC.md and specs/BUNDLE_SPEC.md, pkg/oci/remote/write.go). Pure: no key, no
  * registry.
  *
- * 1. Legacy (every Flux, every cosign): the tag `sha256-<hex>.sig` beside the artifact, an OCI image
- *    manifest with one `application/vnd.dev.cosign.simplesigning.v1+json` layer per signature. The
- *    layer is the simple-signing payload naming the signed manifest digest; its annotations carry the
- *    base64 signature over the payload bytes (`dev.cosignproject.cosign/signature`) and, keyless,
- *    the PEM certificate and the Rekor entry (`dev.sigstore.cosign/certificate`, `…/bundle`).
- * 2. Sigstore bundle (cosign v3, Flux ≥ 2.8): a v0.3 bundle whose DSSE envelope wraps the in-toto
- *    statement `https://sigstore.dev/cosign/sign/v1` about the digest, pushed as an OCI 1.1 referrer
- *    — artifactType `application/vnd.dev.sigstore.bundle.v0.3+json`, the empty config, the bundle
- *    as the one layer, `subject` = the artifact manifest — and, on a registry without the referrers
- *    API, listed in the fallback index tagged `sha256-<hex>` (distribution-spec 1.1 "referrers tag
- *    schema").
+ * Design notes: docs/internals.md "publish/sign-formats.ts".
  */
 import { computeOciDigest } from '../source/oci/oci-digest.js';
 import { EMPTY_JSON_CONFIG, MEDIA_TYPE_OCI_INDEX, MEDIA_TYPE_OCI_MANIFEST } from '../source/oci/oci-media-types.js';
 
 export const SIMPLE_SIGNING_MEDIA_TYPE = 'application/vnd.dev.cosign.simplesigning.v1+json';
 export const SIMPLE_SIGNING_TYPE = 'cosign container image signature';
-/** The one key that keeps cosign's old `dev.cosignproject` prefix (trap 6: the rest are `dev.sigstore.cosign`). */
+/** The one key that keeps cosign's old `dev.cosignproject` prefix (the rest use `dev.sigstore.cosign`). */
 export const ANNOTATION_SIGNATURE = 'dev.cosignproject.cosign/signature';
 export const ANNOTATION_CERTIFICATE = 'dev.sigstore.cosign/certificate';
 export const ANNOTATION_CHAIN = 'dev.sigstore.cosign/chain';
@@ -199,7 +189,7 @@ export interface SerializedTlogEntry {
 /**
  * cosign's `dev.sigstore.cosign/bundle` annotation from a Rekor v1 entry (pkg/cosign/bundle/rekor.go
  * `RekorBundle`): the SET in base64, and the payload the SET signs — body base64, integratedTime
- * and logIndex as numbers, logID in hex (trap 5). Undefined without a SET.
+ * and logIndex as numbers, logID in hex. Undefined without a SET.
  */
 export function rekorBundleAnnotation(entry: SerializedTlogEntry): string | undefined {
   if (!entry.inclusionPromise?.signedEntryTimestamp) return undefined;

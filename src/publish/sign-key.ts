@@ -1,20 +1,8 @@
 /**
  * The private key of `publish --sign-key FILE`, read the way cosign reads `--key` files
- * (pkg/cosign/keys.go LoadPrivateKey) plus the plain PEM forms a key manager exports:
+ * (pkg/cosign/keys.go LoadPrivateKey) plus the plain PEM forms a key manager exports.
  *
- * - `-----BEGIN ENCRYPTED SIGSTORE PRIVATE KEY-----` (what `cosign generate-key-pair` writes) and
- *   the older `ENCRYPTED COSIGN PRIVATE KEY` label: the PEM body is the JSON of
- *   go-securesystemslib's `encrypted` package — `{"kdf":{"name":"scrypt","params":{"N","r","p"},
- *   "salt"},"cipher":{"name":"nacl/secretbox","nonce"},"ciphertext"}`, byte fields base64 — and the
- *   plaintext is the PKCS#8 DER of the key. The box key is scrypt(password, salt, N, r, p, 32); the
- *   cipher is NaCl secretbox (XSalsa20-Poly1305), which node:crypto lacks, so it comes from
- *   @noble/ciphers. Only the three scrypt strengths that package writes are accepted, as it does.
- * - `PRIVATE KEY` (PKCS#8), `EC PRIVATE KEY` (SEC1) and `ENCRYPTED PRIVATE KEY` (PKCS#8, the
- *   password decrypting it).
- *
- * The key must be ECDSA P-256: Flux loads the public key of `verify.secretRef` with a SHA-256
- * verifier (source-controller internal/oci/cosign), and that is what capi-render signs with. The
- * password never appears in a message.
+ * Design notes: docs/internals.md "publish/sign-key.ts".
  */
 import { createHash, createPrivateKey, createPublicKey, scryptSync, sign, verify, type KeyObject } from 'node:crypto';
 import { secretbox } from '@noble/ciphers/salsa';

@@ -2,21 +2,9 @@
  * Keyless signing for `publish --sign-keyless`, through the Sigstore project's own signer
  * (@sigstore/sign): an ephemeral ECDSA P-256 key, a Fulcio certificate binding it to the CI's
  * OIDC identity (FulcioSigner), and a Rekor entry for each signature (RekorWitness), as `cosign
- * sign` makes them:
+ * sign` makes them.
  *
- * - the legacy signature over the simple-signing payload is a `hashedrekord` entry (the
- *   MessageSignatureBundleBuilder); its layer carries the signature, the PEM certificate and the
- *   Rekor entry in cosign's `dev.sigstore.cosign/bundle` form (SET, body, integrated time, index, log ID);
- * - the bundle is a v0.3 bundle with the certificate, a DSSE envelope and its `dsse` entry
- *   (with inclusion proof and SET) from the DSSEBundleBuilder.
- *
- * One certificate signs both: the first signature asks Fulcio, the second reuses the certificate
- * (it lives ten minutes) with the same ephemeral key, so the identity token is used once.
- *
- * The identity token: `SIGSTORE_ID_TOKEN` when set (cosign's variable), else the GitHub Actions
- * OIDC token through @sigstore/sign's CIContextProvider (audience `sigstore`; the job needs
- * `permissions: id-token: write`). The token is never printed, even inside a library's message.
- * Fulcio and Rekor are reached through make-fetch-happen, which reads HTTPS_PROXY/NO_PROXY itself.
+ * Design notes: docs/internals.md "publish/sign-keyless.ts".
  */
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { bundleToJSON } from '@sigstore/bundle';

@@ -84,7 +84,7 @@ const OWNED_FOR_HEALTH: Record<string, { group: string; resource: string }[]> = 
  * ServiceAccount included). Its caching cluster reader lists each kind in each namespace it polls
  * (cluster-wide for cluster-scoped kinds), and a Deployment's status lists its ReplicaSets and
  * their Pods by selector. list and watch are not restricted by name, so they are granted per
- * namespace (DELIVERY-REFERENCE §5.2; without them the status stays Unknown until the timeout).
+ * namespace (without them the status stays Unknown until the timeout).
  */
 function healthCheckPermissions(o: ResolvedObject): Permission[] {
   const inNamespace = (group: string, resource: string): Permission[] =>

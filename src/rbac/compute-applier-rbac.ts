@@ -2,14 +2,7 @@
  * The least-privilege RBAC a GitOps applier needs for a render: a ClusterRole for cluster-scoped
  * requests and a Role per namespace for namespaced ones, each bound to the applier's ServiceAccount.
  *
- * Design (why it is appliable): these objects are a bootstrap bundle that a cluster admin applies
- * *before* the applier's first sync — the applier cannot grant itself its own role. At that moment
- * the provider namespaces do not exist yet, and a RoleBinding cannot be created in a missing
- * namespace (NamespaceLifecycle admission). So the bundle starts with a bare copy (name only) of each
- * Namespace the render creates and binds into; the render's own Namespace object then simply patches
- * it. Namespaced permissions stay in Roles (a ClusterRole+ClusterRoleBinding would grant the same
- * names in every namespace), only cluster-scoped requests and cross-namespace list/watch go into the
- * ClusterRole.
+ * Design notes: docs/internals.md "rbac/compute-applier-rbac.ts".
  */
 import { SpecError, error } from '../errors.js';
 import { nameOf, namespaceOf, type JsonObject, type KubeObject } from '../manifest/object.js';

@@ -93,13 +93,13 @@ export async function renderCertManager(
   if (!rendersCertManager(settings, baseline, site)) return undefined;
   const defaultVersion = baseline.certManagerDefaultVersion;
   const requested = settings.version ?? defaultVersion;
-  const ps = certManagerSource(settings, {
+  const located = certManagerSource(settings, {
     repoRoot: session.repoRoot,
     repositories: session.config.repositories,
     fillingRepository: session.fillingRepository,
     catalog: session.catalog,
   });
-  const source = pinSource(ps.source, session.pin, ps.localSearch);
+  const source = pinSource(located.source, session.pin, located.localSearch);
   const locked = session.lock.environments
     .find((e) => e.name === env)
     ?.providers.find((p) => p.provider === CERT_MANAGER_LOCK_NAME);
@@ -122,9 +122,11 @@ export async function renderCertManager(
     rule: session.lockEvidence.rule,
     note: lockCtx.note,
   });
-  const version = reusable ? reusable.version : await resolveCertManagerVersion(requested, source, ps.defaultVersion);
-  const artifact: FetchedArtifact = await session.store.read(source, version, ps.componentsFile);
-  const where = `${source.description} ${version}/${ps.componentsFile}`;
+  const version = reusable
+    ? reusable.version
+    : await resolveCertManagerVersion(requested, source, located.defaultVersion);
+  const artifact: FetchedArtifact = await session.store.read(source, version, located.componentsFile);
+  const where = `${source.description} ${version}/${located.componentsFile}`;
   // Environments with the same artifact and image overrides share one set of objects.
   const key = canonicalJson({ sha256: artifact.sha256, version, images });
   let processed = session.certManager.get(key);
@@ -149,7 +151,7 @@ export async function renderCertManager(
       source: source.id,
       variables: [],
     },
-    artifact: { file: ps.componentsFile, url: artifact.url, sha256: artifact.sha256, text: artifact.text },
+    artifact: { file: located.componentsFile, url: artifact.url, sha256: artifact.sha256, text: artifact.text },
     sourceId: source.id,
     version,
     requested: settings.version ?? '',

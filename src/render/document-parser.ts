@@ -4,18 +4,7 @@
  * process/variables/document-parts.ts): the constant parts once per template for the whole fleet, a
  * substituted part once per distinct text.
  *
- * The rule that keeps secrets off disk, per part: a part into which a value from a secret source
- * was substituted is parsed in memory only, and an entry an earlier build made for the same text
- * (before the value became secret) is removed. Why this rule:
- * - an entry is keyed by the substituted text and holds the objects parsed from it, so it holds every
- *   substituted value verbatim — and the cache folder is saved by CI (actions/cache) and read by
- *   nobody who would notice (issue 17);
- * - caching before substitution is what the constant parts are: clusterctl substitutes on the raw
- *   text (a value may change the YAML's structure), so a part with a variable is parsed after;
- * - the decision goes by where values came from (the names a part references), not by searching the
- *   text for them: string functions (`${V:0:8}`, `${V^^}`) put transformed pieces of a value in it;
- * - it ignores the secret guard's mode and its "not sensitive" exemptions: those decide what may go to
- *   git, where it is reviewed; the cache is a side channel nobody reviews.
+ * Design notes: docs/internals.md "render/document-parser.ts".
  */
 import { createHash } from 'node:crypto';
 import { BoundedMap } from '../bounded-map.js';
@@ -46,7 +35,7 @@ export interface DocumentParser {
 /**
  * A substituted part shorter than this is parsed every time rather than cached on disk: reading an
  * entry back costs about as much as parsing a few kilobytes of YAML, and a fleet with distinct values
- * would otherwise add an entry per environment and provider (issue 17). Default: 32 KiB.
+ * would otherwise add an entry per environment and provider. Default: 32 KiB.
  */
 export const CACHED_PART_MIN_LENGTH = 32 * 1024;
 

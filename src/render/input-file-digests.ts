@@ -30,7 +30,7 @@ export function usesSops(secrets: SecretsConfig | undefined): boolean {
 /**
  * The digests, read synchronously: input files are small and many (a folder per environment), and a
  * no-op build is mostly this walk, which round trips through the thread pool would make several
- * times slower (issue 17's no-op target).
+ * times slower.
  */
 export async function inputFileDigests(repoRoot: string, config: InputDirs): Promise<LockedInputFile[]> {
   const entries: InputPath[] = [];

@@ -61,7 +61,7 @@ function providerInput(
   const object = `${cr.kind}/${cr.namespace}/${cr.name}`;
   const additional = cr.spec.additionalManifests ? findAdditionalManifests(cr, inputs.inputs) : undefined;
   const text = additional ? appendAdditionalManifests(r.components.text, additional, object) : r.components.text;
-  const source = `${r.ps.source.description} ${r.version}/${r.ps.componentsFile}`;
+  const source = `${r.providerSource.source.description} ${r.version}/${r.providerSource.componentsFile}`;
   let components = described.get(text);
   if (!components) {
     components = describeTemplate(text, source, cr.file, cr.line, object);

@@ -211,7 +211,7 @@ export async function renderEnvironment(given: EnvironmentInputs, session: Rende
             cr: r.cr,
             version: r.version,
             componentsText: r.components.text,
-            componentsSource: `${r.ps.source.description} ${r.version}/${r.ps.componentsFile}`,
+            componentsSource: `${r.providerSource.source.description} ${r.version}/${r.providerSource.componentsFile}`,
             additionalManifests,
             lookupVariable,
             images: { ...session.config.images, ...imagesFromConfigSecret(r.cr, inputs), ...envInputs.images },
@@ -252,10 +252,10 @@ export async function renderEnvironment(given: EnvironmentInputs, session: Rende
         label: rendered.label,
         version: r.version,
         contract: r.series.contract,
-        sourceId: r.ps.source.id,
-        source: r.ps.source,
+        sourceId: r.providerSource.source.id,
+        source: r.providerSource.source,
         artifacts: [
-          { file: r.ps.componentsFile, url: r.components.url, sha256: r.components.sha256 },
+          { file: r.providerSource.componentsFile, url: r.components.url, sha256: r.components.sha256 },
           { file: METADATA_FILE, url: r.metadataFile.url, sha256: r.metadataFile.sha256 },
         ],
         files: {

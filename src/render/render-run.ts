@@ -94,7 +94,7 @@ export interface RenderRun {
   gitopsDir: string;
   /** Every environment that exists in the repository, sorted. */
   allEnvironments: string[];
-  /** The environments {@link run} renders, in order. */
+  /** The environments {@link renderEach} renders, in order. */
   rendering: string[];
   /** Environments skipped as unchanged (skipUnchanged). */
   skipped: string[];
@@ -123,12 +123,12 @@ export interface RenderRun {
    * at the end (a RenderError listing every problem); once one has failed, the rest are still
    * rendered for their diagnostics but no longer handed over.
    */
-  run(onEnvironment: (output: RenderedOutput) => Promise<void> | void): Promise<RenderRunResult>;
+  renderEach(onEnvironment: (output: RenderedOutput) => Promise<void> | void): Promise<RenderRunResult>;
   /**
    * Phase 2 without processing, for read-only reports on the inputs (`variables`): resolves each
    * environment's providers (validation, versions, release files, contracts) and hands over their
    * inputs and resolved artifacts; nothing is substituted, rendered or locked. Failures are
-   * reported together at the end, as {@link run} does.
+   * reported together at the end, as {@link renderEach} does.
    */
   resolve(onEnvironment: (resolved: ResolvedInputs) => void): Promise<{ warnings: Diagnostic[] }>;
 }
@@ -229,7 +229,8 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   const planned: { name: string; composed?: ComposedEnvironment; problem?: unknown }[] = [];
   const skipped: string[] = [];
   const unchangedInputs: string[] = [];
-  const extras = new Map<string, string>();
+  // Per environment, its verify rules with their keys' bytes: a hash input no input file holds.
+  const verificationByEnv = new Map<string, string>();
   // Environments mostly share their verify rules: each distinct set's key files and trusted root are read once.
   const verificationParts = new Map<string, Promise<string>>();
   const verificationPart = (policy: ImagePolicyConfig) => {
@@ -245,15 +246,15 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   for (const entry of wanted) {
     try {
       const composed = await compose(entry);
-      const extra = await verificationPart({ ...repo.config.imagePolicy, ...composed.imagePolicy });
-      extras.set(entry.name, extra);
+      const verification = await verificationPart({ ...repo.config.imagePolicy, ...composed.imagePolicy });
+      verificationByEnv.set(entry.name, verification);
       const inputsHash = environmentInputsHash(
         buildHash,
         composed,
         lockedEnvironments.get(entry.name)?.providers,
         lock.artifacts,
         lockedImagesOf(lock, entry.name),
-        extra,
+        verification,
       );
       for (const r of composed.reads) reads.add(r);
       composedByName.set(entry.name, composed);
@@ -364,7 +365,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
             providers,
             against.artifacts,
             lockedImagesOf(against, env),
-            extras.get(env),
+            verificationByEnv.get(env),
           )
         : undefined;
     },
@@ -387,7 +388,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       throwIfErrors(mergeProblems(problems, allEnvironments.length > 1 || allEnvironments[0] !== DEFAULT_ENVIRONMENT));
       return { warnings };
     },
-    async run(onEnvironment) {
+    async renderEach(onEnvironment) {
       const problems: EnvironmentProblem[] = [];
       const warnings: Diagnostic[] = [...repo.warnings];
       const entries: RenderedLockEntries[] = [];
@@ -407,7 +408,14 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
         const e = lockEntriesOf(output.result);
         entries.push({
           ...e,
-          inputs: environmentInputsHash(buildHash, composed!, e.providers, e.artifacts, e.images, extras.get(name)),
+          inputs: environmentInputsHash(
+            buildHash,
+            composed!,
+            e.providers,
+            e.artifacts,
+            e.images,
+            verificationByEnv.get(name),
+          ),
         });
         // A failure of the caller (a write) ends the run at once.
         if (problems.length === 0) await onEnvironment(output);

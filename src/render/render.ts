@@ -14,11 +14,13 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
   const environments: EnvironmentResult[] = [];
   const files: OutputFiles = new Map();
   const gitopsFiles: OutputFiles = new Map();
-  const { lock, warnings, fleetGitopsFiles } = await run.run(({ result, files: envFiles, gitopsFiles: envGitops }) => {
-    environments.push(result);
-    for (const [p, text] of envFiles) files.set(p, text);
-    for (const [p, text] of envGitops) gitopsFiles.set(p, text);
-  });
+  const { lock, warnings, fleetGitopsFiles } = await run.renderEach(
+    ({ result, files: envFiles, gitopsFiles: envGitops }) => {
+      environments.push(result);
+      for (const [p, text] of envFiles) files.set(p, text);
+      for (const [p, text] of envGitops) gitopsFiles.set(p, text);
+    },
+  );
   for (const [p, text] of fleetGitopsFiles) gitopsFiles.set(p, text);
   return {
     config: run.config,

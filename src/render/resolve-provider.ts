@@ -26,7 +26,7 @@ import type { CommittedEnvironment } from '../plan/committed-output.js';
 
 export interface ResolvedArtifacts {
   cr: ProviderCR;
-  ps: ProviderSource;
+  providerSource: ProviderSource;
   version: string;
   series: ReleaseSeries;
   metadataFile: FetchedArtifact;
@@ -67,10 +67,10 @@ const SUPPORTED = compatibleContracts(CLUSTERCTL_CONTRACT);
 
 export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Promise<ResolvedArtifacts> {
   const found = providerSource(cr, ctx.sourceCtx);
-  const ps: ProviderSource = { ...found, source: pinSource(found.source, ctx.pin, found.localSearch) };
+  const pinned: ProviderSource = { ...found, source: pinSource(found.source, ctx.pin, found.localSearch) };
   const requested = cr.spec.version ?? '';
   const locked = ctx.locked.find((p) => p.provider === ref(cr));
-  const reusable = usableLockEntry(locked, requested, ps.source.id, {
+  const reusable = usableLockEntry(locked, requested, pinned.source.id, {
     env: ctx.env,
     site: { what: `spec.version ${requested === '' ? '(empty)' : requested}`, ...ctx.at },
     lockText: ctx.lockEvidence.text,
@@ -84,7 +84,7 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
   const seriesOf = async (version: string) => {
     const file = await readReleaseFile(
       ctx.store,
-      ps,
+      pinned,
       version,
       METADATA_FILE,
       fromConfigMaps
@@ -100,7 +100,7 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
     );
     const metadata = parseMetadata(
       file.text,
-      `${ps.source.description} ${version}/${METADATA_FILE}`,
+      `${pinned.source.description} ${version}/${METADATA_FILE}`,
       label,
       fromConfigMaps ? { peer: 'cluster-api-operator', provider: cr.name } : undefined,
     );
@@ -108,14 +108,14 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
   };
   const allowed = ctx.coreContract ? compatibleContracts(ctx.coreContract) : SUPPORTED;
   const version: string =
-    ps.pinnedVersion ??
-    (requested === '' ? ps.defaultVersion : undefined) ??
+    pinned.pinnedVersion ??
+    (requested === '' ? pinned.defaultVersion : undefined) ??
     // The lock's version is reused only where the spec allows it (lock-evidence.ts).
     (reusable
       ? reusable.version
       : await locatedAt(where, () =>
-          selectVersion(ps.source, parseVersionRequest(requested)!, {
-            latestRule: ps.latestRule,
+          selectVersion(pinned.source, parseVersionRequest(requested)!, {
+            latestRule: pinned.latestRule,
             providerRef: ref(cr),
             contract: ctx.coreContract ?? CLUSTERCTL_CONTRACT,
             accept: async (candidate) => {
@@ -141,13 +141,13 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
   }
   const components = await readReleaseFile(
     ctx.store,
-    ps,
+    pinned,
     version,
-    ps.componentsFile,
-    { peer: 'clusterctl', phrase: `failed to read "${ps.componentsFile}" from provider's repository "${label}"` },
+    pinned.componentsFile,
+    { peer: 'clusterctl', phrase: `failed to read "${pinned.componentsFile}" from provider's repository "${label}"` },
     where,
   );
-  return { cr, ps, version, series, metadataFile, components };
+  return { cr, providerSource: pinned, version, series, metadataFile, components };
 }
 
 /** Where a provider's resolution problems point: its spec.version in its CR. */
@@ -165,21 +165,21 @@ interface ProviderSite {
  */
 async function readReleaseFile(
   store: ArtifactStore,
-  ps: ProviderSource,
+  providerSource: ProviderSource,
   version: string,
   file: string,
   wording: { peer: Peer; phrase: string },
   where: ProviderSite,
 ): Promise<FetchedArtifact> {
   try {
-    return await store.read(ps.source, version, file);
+    return await store.read(providerSource.source, version, file);
   } catch (e) {
     if (!(e instanceof FetchError)) throw e;
     const missing = e.code === 'source-not-found' || e.code === 'version-not-found';
     // `version: 1.12.0` where the releases are tagged `v1.12.0`: say so (clusterctl's tags keep the v).
     const tagged =
       missing && /^\d/.test(version)
-        ? await ps.source.listVersions().then(
+        ? await providerSource.source.listVersions().then(
             (all) => all.includes(`v${version}`),
             () => false,
           )

@@ -1,18 +1,11 @@
 /**
  * Rendering a provider when some secret references have no value (render/variables.ts): the build
- * needs a value only where it would show. The rule, per provider:
- *  1. render with each such variable's unset marker standing in for the value;
- *  2. where the markers land decides: inside a Secret's data/stringData that the component's
- *     `secrets.mode` leaves out (`omit`), replaces (`external-secrets`) or keeps encrypted as committed
- *     (`sops`, secrets/sops/seal-environment.ts), the value is not needed —
- *     the output is the one the real value gives, byte for byte (the guard treats the marker as the
- *     sensitive value it stands for);
- *  3. anywhere else — an argument, an annotation, any object under `fail` or `plaintext`, a value
- *     used through an operator that transforms it (`${VAR,,}`, `${#VAR}`, `${VAR/a/b}` …), or a value a
- *     step fails on (an image name) — the variable is unset after all, as clusterctl would have it:
- *     render again without it, so its default (`${VAR:=x}`) applies; with no default, the build fails
- *     naming the variable, where it is needed and the reference to set.
- * No marker leaves this module: not in objects (checked), not in a message (scrubbed).
+ * needs a value only where it would show. Render with each such variable's unset marker in its place;
+ * where every marker lands in a Secret the component's `secrets.mode` leaves out, replaces or keeps
+ * encrypted, the output is the one the real value gives; anywhere else the variable is unset after
+ * all, as clusterctl would have it. No marker leaves this module: not in objects, not in a message.
+ *
+ * Design notes: docs/internals.md "render/unset-values.ts".
  */
 import { InternalError, RenderError, SpecError, error, type Diagnostic } from '../errors.js';
 import type { KubeObject } from '../manifest/object.js';

@@ -1,20 +1,11 @@
 /**
- * Where `${VAR}` values come from, and in which precedence (highest first):
- * 1. the environment overlay's `variables:`;
- * 2. the provider's `spec.configSecret` (a Secret among the inputs; `data` base64-decoded, or
- *    `stringData`, where a key may be given by reference: `{fromEnv}` / `{fromFile}`), read
- *    case-sensitively as the operator does;
- * 3. `variables:` in capi-render.yaml.
- * A value written `{fromEnv: NAME}` is read from the process environment — the only way the
- * environment reaches a render, so an unrelated shell variable can never change the output.
- * Values from a configSecret or the environment are marked secret, for the secret guard.
+ * Where `${VAR}` values come from, highest precedence first: the environment overlay's
+ * `variables:`, the provider's `spec.configSecret` (read case-sensitively, as the operator does), then
+ * `variables:` in capi-render.yaml. `{fromEnv: NAME}` is the only way the process environment reaches
+ * a render. Values from a configSecret or the environment are marked secret, for the secret guard; a
+ * secret reference with no value answers the variable's unset marker (`unset: true`).
  *
- * A *secret reference* — `{fromEnv}` in `variables:`, or a configSecret reference — may have no
- * value (the variable unset, the file absent). Such a source is passed over, as before; when no
- * lower source has a value either, the lookup answers the variable's unset marker
- * (secrets/unset-marker.ts) with `unset: true`, so the render can see whether the value is needed at
- * all: when every place the marker lands is a Secret's data the guard leaves out or replaces, it is
- * not (render-environment.ts).
+ * Design notes: docs/internals.md "render/variables.ts".
  */
 import { SpecError, error, peerWording } from '../errors.js';
 import { findInput, type InputObject } from '../declarations/inputs.js';

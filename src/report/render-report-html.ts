@@ -1,6 +1,6 @@
 /**
  * The report's HTML, from the handlebars template `report/report.html.hbs` (the repository's
- * templates folder first, then the bundled one). Locked down as STYLE.md §5 asks — an isolated
+ * templates folder first, then the bundled one). Locked down like the YAML templates (gitops/templates.ts) — an isolated
  * instance, `strict: true`, only the built-in block helpers — but, unlike the YAML templates, with
  * handlebars' HTML escaping on: every value (object names, labels, messages are user input) is
  * escaped, and the bundled template never uses `{{{ }}}`. The result must be self-contained (it is

@@ -1,16 +1,11 @@
 /**
- * Chooses the exact version of a provider from what its source offers. `spec.version` may be:
- * - an exact version (`v1.12.0`) — used as is;
- * - empty or `latest` — clusterctl's rule (repository_versions.go latestContractRelease): stable
- *   releases rank above pre-releases, the top five candidates are probed for a metadata.yaml, and if
- *   the newest release's series is not the newest one for clusterctl's contract, the latest patch of
- *   that series is taken instead. ConfigMap sources use the operator's rule instead: the highest
- *   semantic version, pre-releases included (phase_load.go getLatestVersion);
- * - a semver range (`~1.12`, `>=1.11 <1.13`, `1.12.x`) — a capi-render extension: the highest
- *   matching stable release (pre-releases only when the range names one).
- * Never depends on the order the source lists versions in. A source that cannot list its releases
- * ({@link ReleaseSource.unlisted}) takes exact versions only: `latest` and ranges are refused with the
- * reason, instead of choosing from the one version its URL names.
+ * Chooses the exact version of a provider from what its source offers. `spec.version` may be an
+ * exact version (used as is), empty or `latest` (clusterctl's rule; the operator's for ConfigMap
+ * sources), or a semver range (a capi-render extension: the highest matching stable release). Never
+ * depends on the order the source lists versions in; a source that cannot list its releases
+ * ({@link ReleaseSource.unlisted}) takes exact versions only.
+ *
+ * Design notes: docs/internals.md "resolve/select-version.ts".
  */
 import semver from 'semver';
 import { FetchError, SpecError, error, peerWording } from '../errors.js';

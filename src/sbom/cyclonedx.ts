@@ -1,25 +1,8 @@
 /**
  * An environment's SBOM as CycloneDX 1.6 JSON, built with the CycloneDX project's own library
- * (models and JSON serializer). The shape (docs/images.md "SBOM"):
+ * (models and JSON serializer). The shape (docs/images.md "SBOM").
  *
- * - `metadata.component`: the environment (`application`, bom-ref `environment:<env>`), depending on
- *   every release it installs; `metadata.tools.components`: capi-render itself; lifecycle `build`.
- * - one `application` component per provider release (name = clusterctl's manifest label, version,
- *   the purl of its source kind — purl.ts —, the operator CR, source and contract as `capi-render:`
- *   properties) and one for cert-manager, each with a nested `file` component per release artifact
- *   (components file, metadata.yaml; cert-manager.yaml): `pkg:generic` purl, SHA-256 hash and the
- *   URL it was read from as a `distribution` external reference;
- * - one `container` component per image the rendered output runs (name = repository as rendered,
- *   version = tag; a `pkg:oci/…` purl; with a digest: the digest as the purl's version and the
- *   SHA-256 hash of the manifest or index),
- *   with `capi-render:pinned`, `capi-render:used-by` and, when the build verified its signature,
- *   `capi-render:verified-by` (the rule), `capi-render:verification-method`,
- *   `capi-render:verified-identity`, `capi-render:verified-issuer`; each release depends on the images
- *   its component folders run.
- *
- * Deterministic: no `metadata.timestamp` (a wall clock would change the file on every build); lists
- * sorted by the serializer; `serialNumber` a UUID made from the sha256 of the document without it,
- * so the same environment gives the same bytes and any change gives a new serial number.
+ * Design notes: docs/internals.md "sbom/cyclonedx.ts".
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';

@@ -36,7 +36,7 @@ export interface SbomRelease {
   components: string[];
 }
 
-/** How a rule verified an image (issue 25's `imageVerifications`, when the build has it). */
+/** How a rule verified an image (the build's `imageVerifications`, when it has them). */
 export interface SbomVerification {
   rule: string;
   method: string;

@@ -1,22 +1,9 @@
 /**
  * An environment's SBOM as SPDX 2.3 JSON (`capi-render sbom --format spdx`), built by hand — there is
  * no SPDX 2.3 library of the SPDX project for Node — and tested against the official SPDX 2.3 JSON
- * schema. The same content as the CycloneDX document (cyclonedx.ts), in SPDX's terms:
+ * schema. The same content as the CycloneDX document (cyclonedx.ts), in SPDX's terms.
  *
- * - `SPDXRef-DOCUMENT DESCRIBES` the environment (a package, purpose OTHER), which `CONTAINS` one
- *   package per release (provider or cert-manager; purpose APPLICATION; the purl of its source kind,
- *   purl.ts), each of which `CONTAINS` one package per release artifact (purpose FILE,
- *   `filesAnalyzed: false`, SHA256 checksum, `pkg:generic` purl, `downloadLocation` the URL it was
- *   read from, or NOASSERTION with the path in `sourceInfo` for a local repository or ConfigMap) and
- *   `DEPENDS_ON` the images its folders run (purpose CONTAINER; `pkg:oci` purl; with a digest, SHA256
- *   checksum; pinning and verification in `comment`, SPDX 2.3 having no properties); every purl is
- *   an external reference of category PACKAGE-MANAGER, type `purl`;
- * - `creationInfo.creators`: `Tool: capi-render-<version>`.
- *
- * Deterministic: SPDX requires `creationInfo.created`, so it is `SOURCE_DATE_EPOCH` when given (the
- * reproducible-builds convention) and otherwise the epoch, 1970-01-01T00:00:00Z — never the clock;
- * `documentNamespace` ends in a UUID made from the sha256 of the document without it; SPDX ids are
- * made from names and a hash of the reference; every list is sorted.
+ * Design notes: docs/internals.md "sbom/spdx.ts".
  */
 import { createHash } from 'node:crypto';
 import { packageVersion } from '../package-files.js';

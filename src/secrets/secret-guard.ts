@@ -1,19 +1,11 @@
 /**
- * The secret guard. Values that come from secret sources — a provider's configSecret, or a variable
- * mapped `fromEnv` — must not be committed to git in plain text. After a provider is rendered, every
- * string of every object is searched for each sensitive value:
- * - inside a Secret's data/stringData, the configured mode decides: `fail` (default), `omit` (the
- *   Secret is left out and listed as required, to be created out-of-band), `external-secrets` (an
- *   ExternalSecret for a named store replaces it), `sops` (kept, to be SOPS-encrypted for Flux by
- *   sops/seal-environment.ts) or `plaintext` (kept, with a warning every build);
- * - anywhere else (an argument, an annotation) only `plaintext` lets it through.
- * Not sensitive, and never searched: empty values, booleans, numbers, values under 4 characters and
- * the variables listed in `secrets.notSecret` (operator users keep feature gates in configSecrets).
- * No value is ever put in a message, the lock or any output other than a plaintext Secret.
+ * The secret guard: values from secret sources (a provider's configSecret, a variable mapped
+ * `fromEnv`) must not reach git in plain text. After a provider is rendered, every string of every
+ * object is searched for each sensitive value; inside a Secret's data the configured mode decides
+ * (`fail`, `omit`, `external-secrets`, `sops`, `plaintext`), anywhere else only `plaintext` lets it
+ * through. No value is ever put in a message, the lock or any output other than a plaintext Secret.
  *
- * A secret reference with no value is searched for by its unset marker (secrets/unset-marker.ts),
- * always as a sensitive value: {@link unsetValuesOutside} tells where a marker lands that the mode
- * does not leave out or replace — there the value is needed.
+ * Design notes: docs/internals.md "secrets/secret-guard.ts".
  */
 import { SpecError, error, warning, type Diagnostic } from '../errors.js';
 import type { SecretMode, SecretsConfig } from './secrets-config.js';

@@ -5,17 +5,7 @@
  * is an error here: an unset variable or an absent file leaves the key without a value, and the
  * render decides whether the output needs it (render-environment.ts, secret-guard.ts).
  *
- * A file is read under these rules, each refusal one error naming the Secret key and the file:
- * - PATH is absolute, or relative to the repository root (the folder of capi-render.yaml), never
- *   to the working directory; `~` is not expanded (refused: write the absolute path);
- * - symbolic links are followed (mounted Kubernetes Secrets and CI secret files are links); what they
- *   lead to must be a regular file — a folder, FIFO, socket or device is refused before it is opened;
- * - the file must not be committed: where it really is must lie outside the repository and outside
- *   the git work tree holding it, or be ignored by git (`git check-ignore`: a tracked file is never
- *   ignored); otherwise refused;
- * - at most {@link MAX_REFERENCE_FILE_BYTES} bytes (a Kubernetes Secret's own limit), UTF-8 text;
- * - the value is the file's bytes verbatim, a trailing newline included, as `kubectl create secret
- *   --from-file` stores it.
+ * Design notes: docs/internals.md "secrets/secret-references.ts".
  */
 import { execFile } from 'node:child_process';
 import { realpathSync } from 'node:fs';

@@ -1,15 +1,11 @@
 /**
- * What remote sources answered on the last online run, kept in the cache folder so `plan --offline`
- * can still report from it:
- * - each source's version list, with its fetch time (`<dir>/release-lists/<sha256(source)>.json`),
- *   so the plan can say how old that knowledge is;
- * - which content each file a source served had (`<dir>/release-files/<sha256(source, version,
- *   file)>.json`: its URL and sha256), so a file read online but not pinned in the lock — the newest
- *   release's metadata.yaml a plan reads — is found in the content-addressed artifact cache offline.
- * Only versions, source ids, URLs, digests and a time are stored: never a token or a response body.
- * Every entry is its own file, written by rename, so concurrent writers never lose each other's
- * updates. Like the artifact cache it is an object handed to the build (never module state) and can
- * be deleted at any time.
+ * What remote sources answered on the last online run — each source's version list with its fetch
+ * time, and the URL and sha256 of each file a source served — kept in the cache folder so
+ * `plan --offline` can still report from it. Only versions, source ids, URLs, digests and a time are
+ * stored: never a token or a response body. Like the artifact cache it is an object handed to the
+ * build (never module state) and can be deleted at any time.
+ *
+ * Design notes: docs/internals.md "source/release-index-cache.ts".
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';

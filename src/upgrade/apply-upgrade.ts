@@ -1,15 +1,14 @@
 /**
- * `capi-render upgrade` as a library call, in this order:
+ * `capi-render upgrade` as a library call, in this order (a failure after step 4 started restores
+ * the input files as they were):
  * 1. render the current inputs and plan every environment (versions and newest metadata);
  * 2. choose each provider's target version and check clusterctl's upgrade rules;
  * 3. find the file and bytes that set each target's spec.version and group them (a shared site is
  *    edited only when everything it feeds moves the same way);
- * 4. write the edited input files, render again, and compare the new output with rendered/ on disk
- *    (object diff + safety findings, contract changes from the two locks);
- * 5. refuse — putting the input files back — when a CRD version that may still be stored is
- *    removed or unserved and the caller did not confirm the storage migration;
+ * 4. write the edited inputs, render again, compare with rendered/ (object diff, findings, contracts);
+ * 5. refuse (putting the inputs back) when a maybe-stored CRD version is removed or unserved, unless
+ *    the caller confirmed the storage migration;
  * 6. otherwise write rendered/ and capi-render.lock with the build's own write path.
- * A failure after step 4 started restores the input files as they were.
  */
 import path from 'node:path';
 import { replaceFileDurably } from '../durable-replace.js';

@@ -1,7 +1,7 @@
 /**
  * The data behind the fake GitHub API: releases built from a clusterctl local-repository tree
  * (`<dir>/<label>/<version>/<file>`, `<file>.gz` served gunzipped), shaped like the objects recorded
- * in test/fixtures/github-api (octokit/fixtures; see PROVENANCE.md §5). Deterministic: the same
+ * in test/fixtures/github-api (octokit/fixtures; see test/fixtures/PROVENANCE.md, section 5). Deterministic: the same
  * options always give the same ids, dates and order.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * Pod Security Standards, level "restricted", as the pod-security-admission checks apply it to a
- * Pod template (SUPPLY-CHAIN-REFERENCE §7; kubernetes/pod-security-admission policy/check_*.go):
+ * Pod template (kubernetes/pod-security-admission policy/check_*.go):
  * the baseline checks, then the restricted ones. Written here from that list — not a copy of the
  * admission code — so a test can say which rule a manifest breaks. Every check covers
  * containers, initContainers and ephemeralContainers, and the pod-level fields where the rule has

@@ -1,4 +1,4 @@
-/** An EnvironmentResult-like fixture for the SBOM tests (issue 25): what an SBOM reads, and nothing else. */
+/** An EnvironmentResult-like fixture for the SBOM tests: what an SBOM reads, and nothing else. */
 import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { KubeObject } from '../../src/manifest/object.js';

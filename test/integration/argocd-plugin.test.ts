@@ -1,6 +1,6 @@
 /**
  * capi-render as an Argo CD Config Management Plugin, run the way argocd-repo-server's cmp-server
- * runs it (ACD cmpserver/plugin/plugin.go, DELIVERY-REFERENCE §1.4): the argv of plugin.yaml's
+ * runs it (argo-cd cmpserver/plugin/plugin.go): the argv of plugin.yaml's
  * `generate` (no shell), working directory = the Application's source path inside a fresh copy of
  * the repository under `_cmp_server/<random>` (no .git, modes reset to 0644/0755), the sidecar's
  * environment plus ARGOCD_APP_* / ARGOCD_ENV_* / KUBE_*, no TTY, stdout taken as the manifests and
@@ -138,7 +138,7 @@ describe('the plugin run as argocd-repo-server runs it', () => {
 
   it('plugin.yaml is a ConfigManagementPlugin the Applications name correctly and that claims capi-render.yaml', () => {
     expect(PLUGIN.kind).toBe('ConfigManagementPlugin');
-    // With spec.version the Application would have to say <name>-<version> (trap 3).
+    // With spec.version the Application would have to say <name>-<version>.
     expect(PLUGIN.spec.version).toBeUndefined();
     expect(PLUGIN.metadata.name).toBe('capi-render');
     expect(PLUGIN.spec.discover.fileName).toBe('capi-render.yaml');
@@ -541,7 +541,7 @@ describe('the sidecar component (deploy/argocd-cmp) on Argo CD v3.5.1’s repo-s
       capabilities: { drop: ['ALL'] },
       seccompProfile: { type: 'RuntimeDefault' },
     });
-    // The same five fields as the repo-server's own containers (SUPPLY-CHAIN-REFERENCE §7).
+    // The same five fields as the repo-server's own containers (argocd-repo-server's Deployment in Argo CD's install manifests).
     const own = pod.containers.find((c: { name: string }) => c.name === 'argocd-repo-server').securityContext;
     for (const field of [
       'runAsNonRoot',

@@ -1,5 +1,5 @@
 /**
- * The bounded cache (issue 17): a size limit with least-recently-used eviction that never removes
+ * The bounded cache: a size limit with least-recently-used eviction that never removes
  * what the running build uses, safe with concurrent builds; `cache info` and `cache prune`, which
  * touch nothing but capi-render's own entries and refuse folders that are not a cache of their own.
  */

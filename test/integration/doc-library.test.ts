@@ -1,5 +1,5 @@
 /**
- * docs/library.md's examples compile against the package as it is published (issue 27): its `ts`
+ * docs/library.md's examples compile against the package as it is published: its `ts`
  * blocks, in order as one ES module (a later block may use what an earlier one declared), are
  * type-checked strictly against dist/index.d.ts, what `import … from 'capi-render'` resolves to.
  */

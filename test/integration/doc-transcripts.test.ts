@@ -1,5 +1,5 @@
 /**
- * The manual cannot drift (issue 27): every `console` block in README.md and docs/**\/*.md is run
+ * The manual cannot drift: every `console` block in README.md and docs/**\/*.md is run
  * against a fresh copy of this repository's example and must show exactly what the tool prints.
  * The convention is docs/README.md "Transcripts: the manual is tested"; each document is one bash
  * process (state carries through its blocks), with the built CLI (dist/) and no network.

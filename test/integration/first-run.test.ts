@@ -64,7 +64,7 @@ describe('first run', () => {
       cwd: repo,
     });
     expect(init.code, init.stderr).toBe(0);
-    // Quoted, as init writes every version (issue 23).
+    // Quoted, as init writes every version.
     expect(readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8')).toContain('version: "v1.19.4"');
     for (const file of ['providers/core.yaml', 'providers/kubeadm.yaml', 'providers/docker.yaml'])
       expect(readFileSync(path.join(repo, file), 'utf8')).toMatch(/version: "v1\.12\.0"\n/);

@@ -1,5 +1,5 @@
 /**
- * Images pinned all the way down (issue 24), against a real registry (Debian's docker-registry) with
+ * Images pinned all the way down, against a real registry (Debian's docker-registry) with
  * images this test builds and pushes: pin and lock, each distinct image resolved once (counted at a
  * forward proxy the CLI goes through), offline rebuild, --frozen, a re-pushed tag reported by plan and
  * picked up only by upgrade --images, images --json, mirror --images into a second registry with equal

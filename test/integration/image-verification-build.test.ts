@@ -1,5 +1,5 @@
 /**
- * imagePolicy.verify through the CLI (issue 25): the build checks each pinned digest's signature
+ * imagePolicy.verify through the CLI: the build checks each pinned digest's signature
  * against the first matching rule and locks what passed, so --offline and check work from the
  * lock; a failed rule fails the build naming the image and the rule, changing nothing; a changed
  * rule is noticed. Real local registry, a Sigstore stand-in installed as a custom trusted root.

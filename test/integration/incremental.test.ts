@@ -76,7 +76,7 @@ describe('incremental and cached builds', () => {
   });
 });
 
-/** Every environment with values of its own (issue 17): a variable, and for some a patch or a registry. */
+/** Every environment with values of its own: a variable, and for some a patch or a registry. */
 function distinctFleet(envs: number, value = (i: number) => `:${8000 + i}`): string {
   const files: Record<string, string> = {
     'capi-render.yaml': `${configYaml()}gitops:\n  flavour: flux\n`,

@@ -70,7 +70,7 @@ describe('init', () => {
       depName: 'kubernetes-sigs/cluster-api',
       currentValue: 'v1.12.0',
     });
-    // …and certManager.version in capi-render.yaml, which the file patterns cover (issue 26).
+    // …and certManager.version in capi-render.yaml, which the file patterns cover.
     const config = readFileSync(path.join(repo, 'capi-render.yaml'), 'utf8');
     expect(config).toContain(
       'certManager:\n  # renovate: datasource=github-releases depName=cert-manager/cert-manager\n  version: "v1.19.4"\n',

@@ -1,5 +1,5 @@
 /**
- * The whole-build stamp (issue 17): a no-op rebuild is answered from the stamp without loading the
+ * The whole-build stamp: a no-op rebuild is answered from the stamp without loading the
  * CLI, and any change the build depends on — an overlay, a base elsewhere in the repository, a
  * template, the lock, an output folder — makes the next build a real one.
  */

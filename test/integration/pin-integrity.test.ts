@@ -1,5 +1,5 @@
 /**
- * The committed pin is the truth (issue 23): a lock edit never overrides the inputs, a build always
+ * The committed pin is the truth: a lock edit never overrides the inputs, a build always
  * repairs hand-edited output, and `--out` is an export that leaves the repository alone. Every row
  * goes through the CLI on a copy of the committed example, with a cache of its own.
  */

@@ -131,7 +131,7 @@ async function bundleReferrers(r: ReturnType<typeof reader>, repo: string, diges
   );
 }
 
-/** The in-toto statement of a DSSE bundle: its subject digests must name the artifact (trap 9). */
+/** The in-toto statement of a DSSE bundle: its subject digests must name the artifact. */
 function statementOf(bundle: ReturnType<typeof bundleFromJSON>): {
   predicateType: string;
   subject: { digest: Record<string, string> }[];
@@ -471,7 +471,7 @@ describe.skipIf(skipRegistry)('publish signs the Flux artifact (real registry, l
     });
     // Verified as cosign verifies a legacy keyless signature: certificate chain to Fulcio's root with an
     // SCT, the SET from Rekor, the Rekor body matching signature and payload, the identity policy —
-    // the annotations mapped into a v0.1 bundle (SUPPLY-CHAIN-REFERENCE §2.6) and given to @sigstore/verify.
+    // the annotations mapped into a v0.1 bundle (certificate, SET and body in its verification material) and given to @sigstore/verify.
     const v01 = bundleFromJSON({
       mediaType: 'application/vnd.dev.sigstore.bundle+json;version=0.1',
       verificationMaterial: {

@@ -1,5 +1,5 @@
 /**
- * The SBOM of a real environment (issue 25), on this repository's own example: `capi-render sbom`
+ * The SBOM of a real environment, on this repository's own example: `capi-render sbom`
  * prints a CycloneDX 1.6 document that validates against the official schema and lists exactly the
  * release artifacts the lock records for the environment and the images `capi-render images` lists
  * (pinned by digest here, from digests seeded in the lock, so no registry is needed); the same bytes

@@ -1,5 +1,5 @@
 /**
- * No value from a secret source is ever written to disk (issue 17): not to the cache, not to a
+ * No value from a secret source is ever written to disk: not to the cache, not to a
  * temporary file, not to the lock — in every secrets mode, with a cold and a warm cache. A real
  * repository (CAPA's components from the fixtures) gets one value from a configSecret
  * (AWS_B64ENCODED_CREDENTIALS, substituted into CAPA's bootstrap-credentials Secret) and one from the

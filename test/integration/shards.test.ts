@@ -1,5 +1,5 @@
 /**
- * The sharded CI build, run locally (issue 17): N `build --shard K/N` jobs in separate folders, their
+ * The sharded CI build, run locally: N `build --shard K/N` jobs in separate folders, their
  * outputs merged by `capi-render merge` in a fresh checkout, equal one full build — rendered/,
  * gitops/, their ownership records and the lock. `check --shard` over all shards checks what one
  * full check does. Shards are read as untrusted input.

@@ -53,7 +53,7 @@ const MISTAKES: Mistake[] = [
     code: 2,
     says: 'unknown option -offline; did you mean --offline?',
   },
-  // A word the option abbreviates (issue 23): the option it starts with, misspelt or not.
+  // A word the option abbreviates: the option it starts with, misspelt or not.
   {
     name: 'a flag spelt out',
     argv: ['build', '--environment', 'dev'],
@@ -115,7 +115,7 @@ const MISTAKES: Mistake[] = [
     code: 2,
     says: 'unknown command "initialize"; did you mean "init"?',
   },
-  // Global options before the command (issue 23): accepted; anything else there is explained.
+  // Global options before the command: accepted; anything else there is explained.
   {
     name: "a command's option before the command",
     argv: ['--cache-dir', '/tmp', 'build'],

@@ -1,7 +1,7 @@
 /**
  * What the Kubernetes API server does to an object on create, for building realistic cluster dumps
- * from rendered objects. Every default is listed with its Kubernetes source (ADOPTION-REFERENCE §0
- * keys): K-APPS pkg/apis/apps/v1/defaults.go, K-CORE pkg/apis/core/v1/defaults.go (+ the generated
+ * from rendered objects. Every default is listed with its Kubernetes source,
+ * by key: K-APPS pkg/apis/apps/v1/defaults.go, K-CORE pkg/apis/core/v1/defaults.go (+ the generated
  * zz_generated.defaults.go), K-ADM pkg/apis/admissionregistration/v1/defaults.go, K-CRD
  * apiextensions-apiserver pkg/apis/apiextensions/v1/defaults.go, K-RBAC pkg/apis/rbac/v1/defaults.go,
  * K-NS pkg/registry/core/namespace/strategy.go, K-SVC pkg/registry/core/service/storage/alloc.go,

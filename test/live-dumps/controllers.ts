@@ -1,5 +1,5 @@
 /**
- * What in-cluster controllers write after an install, for realistic dumps (ADOPTION-REFERENCE §1):
+ * What in-cluster controllers write after an install, for realistic dumps:
  * cert-manager's cainjector (caBundle, forced server-side apply), the ClusterRole aggregation
  * controller (rules), the Deployment controller (revision annotation, status), the endpoints and
  * EndpointSlice controllers (copies of each Service's labels), and cert-manager's Certificate and

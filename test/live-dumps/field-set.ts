@@ -1,6 +1,6 @@
 /**
- * The `fieldsV1` set of a manager that wrote a whole object (structured-merge-diff's serialisation,
- * ADOPTION-REFERENCE §2.3): `f:<field>` for fields, `k:<key JSON, sorted field names>` for map-list
+ * The `fieldsV1` set of a manager that wrote a whole object (structured-merge-diff's
+ * serialisation): `f:<field>` for fields, `k:<key JSON, sorted field names>` for map-list
  * elements, `v:<value>` for set elements, `.` for an element or map itself; atomic lists are one leaf.
  * List kinds come from the API types' markers (capi-render's list table, which is a transcription of them).
  */

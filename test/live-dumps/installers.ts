@@ -1,5 +1,5 @@
 /**
- * The two ways the objects got into the cluster (ADOPTION-REFERENCE §2.5, §3.4). `clusterctl init`
+ * The two ways the objects got into the cluster. `clusterctl init`
  * creates every object with a plain create (never server-side apply): one `Update` managedFields
  * entry of manager `clusterctl` (its user agent, clusterctl/<version>), owning every field of the
  * created object including the server's defaults. The cluster-api-operator applies the same

@@ -1,5 +1,5 @@
 /**
- * Dumps shaped like kubectl's output (ADOPTION-REFERENCE §5): `kubectl get a,b,c -A -o yaml` prints
+ * Dumps shaped like kubectl's output: `kubectl get a,b,c -A -o yaml` prints
  * one client-side `v1 List` (items grouped by resource type, each type sorted by namespace and
  * name, every map's keys sorted, `metadata.resourceVersion: ""`); the per-resource loop prints a
  * `---` stream of such Lists, including empty ones for types with no objects.

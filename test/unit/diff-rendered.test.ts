@@ -446,7 +446,7 @@ describe('diffRendered: objects', () => {
 describe('diffRendered on the real kubeadm releases', () => {
   it('core v1.10.4 → v1.11.0: every CRD changes, one disappears (fixture trimming), the manager image and the webhooks change', () => {
     const changes = diffRendered(side(v1_10_4), side(v1_11_0)).filter((c) => c.component === 'cluster-api');
-    // PROVENANCE.md §6.1: the v1.11.0 fixture was trimmed to fit a ConfigMap; ipaddresses.ipam.cluster.x-k8s.io
+    // test/fixtures/PROVENANCE.md ("Surprises worth a test"): the v1.11.0 fixture was trimmed to fit a ConfigMap; ipaddresses.ipam.cluster.x-k8s.io
     // is missing from it (the real v1.11.0 release still ships it), hence `removed`.
     expect(changes.map((c) => [c.change, c.id])).toEqual([
       ['changed', CAPI_CRD('clusterclasses')],
@@ -470,7 +470,7 @@ describe('diffRendered on the real kubeadm releases', () => {
 
   it('core v1.10.4 → v1.11.0: the Cluster CRD, version by version, without a field-by-field schema dump', () => {
     const fields = changeOf(diffRendered(side(v1_10_4), side(v1_11_0)), CAPI_CRD('clusters')).fields!;
-    // v1alpha3/v1alpha4 are `removed` only because the v1.11.0 fixture was trimmed (PROVENANCE.md §6.1);
+    // v1alpha3/v1alpha4 are `removed` only because the v1.11.0 fixture was trimmed (see test/fixtures/PROVENANCE.md);
     // the real release keeps them as served: false.
     expect(fields.map((f) => [f.kind, f.path, f.summary])).toEqual([
       ['changed', 'metadata.annotations["controller-gen.kubebuilder.io/version"]', undefined],
@@ -526,7 +526,7 @@ describe('diffRendered on the real kubeadm releases', () => {
 
   it('core v1.11.0 → v1.12.0: the CRD trimmed from the v1.11.0 fixture comes back as added', () => {
     const changes = diffRendered(side(v1_11_0), side(v1_12_0));
-    // Artifact of the trimmed fixture (PROVENANCE.md §6.1), not of the release.
+    // Artifact of the trimmed fixture (see test/fixtures/PROVENANCE.md), not of the release.
     expect(
       changeOf(changes, 'CustomResourceDefinition.apiextensions.k8s.io/ipaddresses.ipam.cluster.x-k8s.io').change,
     ).toBe('added');
@@ -534,7 +534,7 @@ describe('diffRendered on the real kubeadm releases', () => {
 
   it('core v1.8.0 → v1.10.4: MachineDrainRules arrive and the manager ClusterRole changes', () => {
     const changes = diffRendered(side(v1_8_0), side(v1_10_4)).filter((c) => c.component === 'cluster-api');
-    // The v1.8.0 fixture has no Namespace (removed from the operator's ConfigMap, PROVENANCE.md §6.1),
+    // The v1.8.0 fixture has no Namespace (removed from the operator's ConfigMap, see test/fixtures/PROVENANCE.md),
     // so it shows as added here.
     expect(changes.filter((c) => c.change !== 'changed').map((c) => [c.change, c.id])).toEqual([
       ['added', 'Namespace/capi-system'],

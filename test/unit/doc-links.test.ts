@@ -1,5 +1,5 @@
 /**
- * Every link into the manual resolves (issue 27): relative links in README.md and docs/**\/*.md,
+ * Every link into the manual resolves: relative links in README.md and docs/**\/*.md,
  * and the README / docs/ references in src/ and bundled-templates/ (error hints, help texts, the
  * files init writes, comments), each to an existing file and, where one is named, an existing
  * heading — by anchor (GitHub's slug rules) or by its quoted title (`docs/adoption.md "1. Dump the

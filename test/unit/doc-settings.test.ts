@@ -1,5 +1,5 @@
 /**
- * The settings the manual shows are settings capi-render accepts (issue 27): every YAML block in
+ * The settings the manual shows are settings capi-render accepts: every YAML block in
  * README.md and docs/ that is a capi-render.yaml or an overlay — a whole document (`kind: Config` /
  * `kind: Overlay`), a block whose comment names the file, or a fragment made only of capi-render.yaml
  * keys — validates against the JSON Schemas shipped for editors (schemas/*.schema.json).

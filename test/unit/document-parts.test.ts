@@ -1,6 +1,6 @@
 /**
- * Parsing a substituted template part by part gives exactly what clusterctl's whole-text path gives
- * (issue 17): the same resources with the same document numbers, the same errors; constant parts
+ * Parsing a substituted template part by part gives exactly what clusterctl's whole-text path gives:
+ * the same resources with the same document numbers, the same errors; constant parts
  * are parsed once for every environment; and only parts no secret value reached are cached.
  */
 import { readdirSync } from 'node:fs';

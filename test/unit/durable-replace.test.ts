@@ -1,5 +1,5 @@
 /**
- * Durable replacement of single files (issue 28, src/durable-replace.ts): the calls, recorded by the
+ * Durable replacement of single files (src/durable-replace.ts): the calls, recorded by the
  * disk model of test/helpers/power-loss-fs.ts, come in the protocol's order, and a power cut after
  * any one of them leaves every file exactly as it was or exactly as written — as a kill (every
  * completed call on disk) and as power losses: only what was fsynced survives; names survive without

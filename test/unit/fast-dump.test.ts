@@ -7,11 +7,11 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { DUMP_OPTIONS_FOR_TESTS, compareKeysForTests } from '../../src/manifest/serialize.js';
+import { OUTPUT_DUMP_OPTIONS, compareKeysForTests } from '../../src/manifest/serialize.js';
 import { createFastDumper } from '../../src/manifest/fast-dump.js';
 import { FIXTURES, fixtureText } from '../helpers/fixtures.js';
 
-const fast = createFastDumper({ dumpOptions: DUMP_OPTIONS_FOR_TESTS, compareKeys: compareKeysForTests });
+const fast = createFastDumper({ dumpOptions: OUTPUT_DUMP_OPTIONS, compareKeys: compareKeysForTests });
 const files = (dir: string): string[] =>
   readdirSync(dir).flatMap((f) =>
     statSync(path.join(dir, f)).isDirectory() ? files(path.join(dir, f)) : [path.join(dir, f)],
@@ -31,7 +31,7 @@ describe('createFastDumper', () => {
       return; // one TKG file is not YAML js-yaml reads; nothing to compare
     }
     for (const doc of docs.filter((d) => d !== null && d !== undefined))
-      expect(fast.dump(doc)).toBe(jsYaml.dump(doc, DUMP_OPTIONS_FOR_TESTS));
+      expect(fast.dump(doc)).toBe(jsYaml.dump(doc, OUTPUT_DUMP_OPTIONS));
   });
 
   it.each([
@@ -84,6 +84,6 @@ describe('createFastDumper', () => {
     ],
     [[[['x', { y: [] }]], { z: 'multi\nline\n' }, 'a\nb']],
   ])('matches js-yaml on %j', (value) => {
-    expect(fast.dump(value)).toBe(jsYaml.dump(value, DUMP_OPTIONS_FOR_TESTS));
+    expect(fast.dump(value)).toBe(jsYaml.dump(value, OUTPUT_DUMP_OPTIONS));
   });
 });

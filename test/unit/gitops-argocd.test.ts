@@ -240,7 +240,7 @@ describe('Argo CD Application and ApplicationSet', () => {
     expect(result.warnings.map((w) => w.code)).toEqual(['gitops']);
   });
 
-  it('the Application parses and has what §1.6/§1.7 require', async () => {
+  it('the Application parses and carries the sync and diff options the rendered objects need', async () => {
     const { parseSourceDocuments } = await import('../../src/declarations/yaml-document.js');
     const text = applyGitopsFlavour(env, options).extraFiles.get('../gitops/argocd/applications/Prod_EU.yaml')!;
     const [doc] = parseSourceDocuments(text, 'app.yaml');

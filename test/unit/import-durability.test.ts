@@ -1,5 +1,5 @@
 /**
- * `capi-render import` end to end under a power cut (issue 28): the real command, in process, its
+ * `capi-render import` end to end under a power cut: the real command, in process, its
  * writes into the repository recorded through CliIo.durableFs (test/helpers/power-loss-fs.ts). After
  * a cut following any one call, as a kill and as power losses under the disk model, every input file
  * is exactly as before or exactly as the import writes it, and the next import (same flags) leaves

@@ -219,7 +219,7 @@ describe('real differences, at their field', () => {
   });
 });
 
-describe('removals follow field ownership (§2.2 rule 4)', () => {
+describe('removals follow field ownership: only what the applier applied before and no one else owns', () => {
   const withManagers = (live: Obj, entries: [string, string, Obj][]) => {
     live.metadata.managedFields = entries.map(([m, operation, obj]) => ({
       manager: m,

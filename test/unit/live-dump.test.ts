@@ -122,7 +122,7 @@ describe('broken dumps', () => {
   });
 });
 
-describe('large --- streams (issue 23)', () => {
+describe('large --- streams', () => {
   // Objects as kubectl prints them, each its own document, or all as one List; one Secret near the
   // end (import parses Secrets, so the selective path reads it).
   const pod = (i: number) =>

@@ -1,5 +1,5 @@
 /**
- * Durable writes (issue 28): the output transaction's file-system calls, recorded through its
+ * Durable writes: the output transaction's file-system calls, recorded through its
  * TransactionFs, come in the order that survives a power loss, and a power cut after any one of
  * them leaves — once the next command has recovered — exactly the old or exactly the new tree. Each
  * cut is checked as a kill (every completed call is on disk) and as power losses under the disk

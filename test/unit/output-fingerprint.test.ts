@@ -1,5 +1,5 @@
 /**
- * The output fingerprint (issue 23) in its compact record: what a build left in rendered/ and
+ * The output fingerprint in its compact record: what a build left in rendered/ and
  * gitops/ is recorded exactly, per environment; any hand edit, addition, deletion or planted
  * non-file makes the folder differ, git's racy rule holds, and a record that is not exactly one a
  * build wrote is no record (the next build renders everything, never a skip).

@@ -15,7 +15,7 @@ import { expandApplicationSet } from '../helpers/applicationset.js';
 import { CONSUMER_KINDS, consumerSchemaProblems } from '../helpers/consumer-schemas.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 
-// The delivery guides (split out of README.md, issue 27) hold every delivery manifest.
+// The delivery guides (split out of README.md) hold every delivery manifest.
 const section = ['docs/argocd.md', 'docs/flux.md'].map((f) => readFileSync(path.join(REPO_ROOT, f), 'utf8')).join('\n');
 // YAML blocks, and what console transcripts show of a YAML file (`$ cat gitops/….yaml`, or its
 // first documents with `$ head -n N`): the generated files the guides show as they are (the

@@ -1409,7 +1409,7 @@ describe('safetyFindings on the real kubeadm releases', () => {
     });
 
     it('flags the disappearing CRD versions and the disappearing CRD as danger', () => {
-      // PROVENANCE.md §6.1: the v1.11.0 fixtures were trimmed, without every v1alpha3/v1alpha4 (and
+      // test/fixtures/PROVENANCE.md, "Surprises worth a test" item 1: the v1.11.0 fixtures were trimmed, without every v1alpha3/v1alpha4 (and
       // ipam v1alpha1) version and without ipaddresses.ipam.cluster.x-k8s.io. So these versions are
       // "removed" here; in the real v1.11.0 release they are still listed with served: false (as in
       // v1.12.0), and ipaddressclaims v1alpha1 is still served. Nothing stops being served in this upgrade.
@@ -1595,7 +1595,7 @@ describe('safetyFindings on the real kubeadm releases', () => {
     });
 
     it('sees the versions and the CRD trimmed from the v1.11.0 fixture come back (fixture artifact)', () => {
-      // PROVENANCE.md §6.1: v1.11.0 lost its v1alpha3/v1alpha4 (ipam v1alpha1) versions and ipaddresses in the trim.
+      // test/fixtures/PROVENANCE.md, "Surprises worth a test" item 1: v1.11.0 lost its v1alpha3/v1alpha4 (ipam v1alpha1) versions and ipaddresses in the trim.
       expect(only(findings, 'crd-added').map((f) => [shortId(f), f.subjects])).toEqual([
         ['ipaddresses.ipam.cluster.x-k8s.io', ['v1alpha1', 'v1beta1', 'v1beta2']],
       ]);

@@ -1,5 +1,5 @@
 /**
- * The CycloneDX 1.6 SBOM of an environment (issue 25), from an EnvironmentResult-like fixture: it
+ * The CycloneDX 1.6 SBOM of an environment, from an EnvironmentResult-like fixture: it
  * validates against the official 1.6 schema with the CycloneDX library's own strict JSON validator
  * (the schemas ship with the library: offline), lists exactly the fixture's release artifacts and
  * images, with purls (every source kind: sbom-purl.test.ts), hashes, URLs, verification properties and

@@ -1,5 +1,5 @@
 /**
- * The SPDX 2.3 SBOM of an environment (issue 25, `sbom --format spdx`), from the same fixture as the
+ * The SPDX 2.3 SBOM of an environment (`sbom --format spdx`), from the same fixture as the
  * CycloneDX tests: valid against the official SPDX 2.3 JSON schema (vendored with provenance in
  * test/fixtures/spdx), the same releases, artifacts and images, linked by relationships, and
  * deterministic (creation time from SOURCE_DATE_EPOCH or the epoch, a content-derived namespace).

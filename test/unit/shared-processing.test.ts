@@ -1,5 +1,5 @@
 /**
- * Processing shared between environments (issue 17): with the object memo and part-wise parsing a
+ * Processing shared between environments: with the object memo and part-wise parsing a
  * build uses, every provider comes out exactly as the plain pipeline makes it — whatever the spec —
  * and the objects no variable reaches are the same objects in every environment. Errors are the
  * plain pipeline's too.

@@ -1,5 +1,5 @@
 /**
- * One row per upstream change of issue 29 (clusterctl v1.11–v1.14, cluster-api-operator v0.25–v0.28):
+ * One row per upstream change capi-render tracks (clusterctl v1.11–v1.14, cluster-api-operator v0.25–v0.28):
  * where it comes from, which baseline shows it (`emulate: clusterctl-v1.14` and/or
  * `operator-v0.28`), what capi-render does, and a check of that behaviour on the real fixtures.
  * Rows capi-render does not reproduce check that docs/fidelity.md lists them with their source.

@@ -391,7 +391,7 @@ describe('substituteVariables: real components files', () => {
   const awsValues: Vars = Object.fromEntries(awsRequired.map((name) => [name, `value-of-${name.toLowerCase()}`]));
   const roleArn = 'arn:aws:iam::123456789012:role/controllers.cluster-api-provider-aws.sigs.k8s.io';
 
-  it('CAPA: variables and defaults as PROVENANCE §3 lists them', () => {
+  it('CAPA: variables and defaults as test/fixtures/PROVENANCE.md lists them', () => {
     const defaulted = [
       'AUTO_CONTROLLER_IDENTITY_CREATOR',
       'AWS_CONTROLLER_IAM_ROLE',
@@ -474,7 +474,7 @@ describe('substituteVariables: real components files', () => {
 
   const core = fixture('repository/cluster-api/v1.12.0/core-components.yaml.gz');
 
-  it('core v1.12.0: variables as PROVENANCE §3 lists them, all defaulted', () => {
+  it('core v1.12.0: variables as test/fixtures/PROVENANCE.md lists them, all defaulted', () => {
     expect(inspectVariables(core, 'core.yaml')).toEqual(
       [
         'CAPI_DIAGNOSTICS_ADDRESS',

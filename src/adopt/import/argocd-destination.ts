@@ -2,14 +2,9 @@
  * The Argo CD destination a new environment needs before its first build. An environment is a
  * management cluster; as soon as several environments get Argo CD Applications (`application` or
  * `applicationSet`), the build refuses one without `gitops.argocd.destination`
- * (gitops/argocd-applications.ts, `error[destination]`). So `import --env` into such a fleet writes it:
+ * (gitops/argocd-applications.ts, `error[destination]`). So `import --env` into such a fleet writes it.
  *
- * - the cluster's API server URL when the dump shows it (the `kube-public/cluster-info` ConfigMap
- *   kubeadm publishes, readable by anyone), as `destination: {server: …}`;
- * - otherwise `destination: {name: ""}` with a comment saying what to fill in: the build then fails
- *   at that line on that very key (the overlay schema refuses an empty name) until it is set.
- *
- * Nothing is guessed from names: a URL comes from the dump or not at all.
+ * Design notes: docs/internals.md "adopt/import/argocd-destination.ts".
  */
 import jsYaml from 'js-yaml';
 import type { RenderConfig } from '../../config/config-types.js';

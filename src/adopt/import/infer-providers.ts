@@ -1,5 +1,5 @@
 /**
- * What a cluster runs, read from a dump (ADOPTION-REFERENCE §3.2, §4): clusterctl's inventory
+ * What a cluster runs, read from a dump: clusterctl's inventory
  * `Provider` objects and the operator's provider CRs, the cert-manager clusterctl installed, and
  * the Secrets and ConfigMaps the providers reference. Pure: the caller reads the dump and decides
  * what a provider needs to be fetched. Nothing is guessed: a provider capi-render cannot fetch and a
@@ -117,7 +117,7 @@ export function inferInstallation(
     const twin = fromOperator.find((o) => o.kind === p.kind && o.name === p.name);
     if (!twin) providers.push(p);
     else if (twin.namespace !== p.namespace || twin.spec.version !== p.spec.version) {
-      // A migration from clusterctl to the operator leaves the old inventory behind (§3.4).
+      // A migration from clusterctl to the operator leaves clusterctl's inventory behind.
       warnings.push(
         warning(
           'import',
@@ -260,7 +260,7 @@ function operatorProvider(obj: KubeObject): ImportedProvider {
   };
 }
 
-/** cert-manager as clusterctl installed it (§3.2 step 5); undefined when the dump holds none. */
+/** cert-manager as clusterctl init installed it; undefined when the dump holds none. */
 function findCertManager(dump: LiveDump): CertManagerFinding | undefined {
   let found: CertManagerFinding | undefined;
   for (const { object } of dump.objects) {

@@ -1,19 +1,8 @@
 /**
  * What the API server and cluster-api-operator's webhooks add to a provider CR that its author did not
- * write, so `import` can leave it out of the declarations it writes (cluster-api-operator v0.28):
+ * write, so `import` can leave it out of the declarations it writes (cluster-api-operator v0.28).
  *
- * - the mutating webhook's defaulting (internal/webhook/provider_webhook.go setDefaultProviderSpec):
- *   `configSecret.namespace` and `additionalManifests.namespace` become the CR's own namespace;
- * - the same webhook's round trip through the Go types (api/v1alpha2): `manager.metrics`,
- *   `manager.health` and `manager.webhook` are structs that `omitempty` cannot drop, so every CR with
- *   a `manager` comes back with them as `{}`; an env var's `resourceFieldRef.divisor` (a Quantity)
- *   comes back as `"0"`;
- * - the CRD's structural defaults, read from the operator CRDs the package ships (`default:` in the
- *   v1alpha2 openAPIV3Schema: `manager.verbosity: 1`, the `name: ""` of key references and image
- *   pull secrets, `fileKeyRef.optional: false`).
- *
- * A value equal to its default is indistinguishable from one the author wrote, and it renders the
- * same (customize/ applies the same defaults), so it is left out; a value that differs is kept.
+ * Design notes: docs/internals.md "adopt/import/operator-defaults.ts".
  */
 import { apiVersionOnly, isJsonObject, type JsonObject, type JsonValue } from '../../manifest/object.js';
 import { isDeepEqual } from '../../diff/util-compare.js';

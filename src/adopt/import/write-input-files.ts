@@ -6,10 +6,7 @@
  * and a failure undoes what was already moved (replaced files come back). File-system failures are
  * `error[write]` with the path and the operating system's reason.
  *
- * Durable as durable-replace.ts describes: new folders' parents and every staged file are fsynced
- * before the first file is placed, and every target folder after the last, so a power loss at any
- * point leaves each file exactly as it was or exactly as planned (plus hidden staging files, which
- * the next import removes).
+ * Design notes: docs/internals.md "adopt/import/write-input-files.ts".
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * One rendered object against its live copy, as a server-side apply of the rendered object would see
- * it (ADOPTION-REFERENCE §2.2–§2.4). Only the fields the rendered object sets are walked, so server
+ * it. Only the fields the rendered object sets are walked, so server
  * defaults, controller-written fields and other managers' additions are never differences; maps and
  * `map` lists are compared entry by entry, `atomic` lists whole (after the server's defaults for
  * their elements); `null` and empty values the server drops equal absent ones; quantities compare by
@@ -76,7 +76,7 @@ function compareMetadata(w: Walk, rendered: JsonValue | undefined, live: JsonVal
 function walk(w: Walk, r: JsonValue | undefined, l: JsonValue | undefined, at: At): void {
   if (r === null || r === undefined) return;
   if (l === undefined || l === null) {
-    // The server drops empty values (omitempty) and a v1 CRD's preserveUnknownFields: false (§1.7);
+    // The server drops empty values (omitempty) and a v1 CRD's preserveUnknownFields: false;
     // in a string map (labels, data, …) an empty value is a value.
     if (
       (isEmpty(r) && !(r === '' && STRING_MAPS.has(at.names[at.names.length - 2] ?? ''))) ||

@@ -1,6 +1,6 @@
 /**
- * How server-side apply merges each list of the kinds capi-render renders (ADOPTION-REFERENCE §2.3,
- * from the `+listType`/`patchMergeKey` markers of the Kubernetes API types): `map` lists are merged
+ * How server-side apply merges each list of the kinds capi-render renders (from
+ * the `+listType`/`patchMergeKey` markers of the Kubernetes API types): `map` lists are merged
  * element by element, identified by their key fields (a key field left out is keyed by its default,
  * e.g. a port's protocol TCP); `set` lists by value; every other list — and every list of a custom
  * resource, whose schemas here carry no markers — is `atomic`: replaced whole.

@@ -1,6 +1,6 @@
 /**
  * What the first sync of an environment would do to a running cluster, from its rendered objects and
- * a dump (ADOPTION-REFERENCE §6): objects live with clusterctl's labels that are not rendered (a
+ * a dump: objects live with clusterctl's labels that are not rendered (a
  * prune by those labels deletes them; otherwise nothing manages them), objects it would create,
  * and per object the fields an apply would change — each with the managers that own the field now
  * (a conflict a forced apply takes over), the install-time variable or image override that would
@@ -58,7 +58,7 @@ export interface LiveReport {
   dump: string;
   /** Whether the dump has managedFields (kubectl get --show-managed-fields). */
   ownershipKnown: boolean;
-  /** Managers whose earlier applies make removals possible (§2.2 rule 4). */
+  /** Managers whose earlier applies make removals possible (see removals.ts). */
   fieldManagers: string[];
   /** Live, labelled by clusterctl, not rendered. */
   notRendered: ObjectReport[];

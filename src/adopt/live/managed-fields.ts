@@ -1,5 +1,5 @@
 /**
- * Field ownership from `metadata.managedFields` (ADOPTION-REFERENCE §2.1, §2.3): each entry's
+ * Field ownership from `metadata.managedFields`: each entry's
  * `fieldsV1` is a tree of `f:<field>`, `k:<key fields as JSON>` (map-list elements), `v:<value>`
  * (set elements) and `i:<index>` segments; `.` marks ownership of an element itself. Status
  * subresource entries are left out: apply to the main resource never touches them.

@@ -1,17 +1,8 @@
 /**
  * Every annotation and label key capi-render writes on a rendered object, by whose it is, so
- * `check --live` can tell a real change from capi-render's own bookkeeping:
+ * `check --live` can tell a real change from capi-render's own bookkeeping.
  *
- * - `own`: written by capi-render's GitOps stage for the applier (Argo CD waves and sync options,
- *   Flux's prune and substitution switches). A cluster installed by clusterctl or the operator
- *   never has them, and adding them changes nothing the providers run: never counted as a change.
- * - `clusterctl`: written as clusterctl writes them (its labels, its inventory CRD's and cert-manager's
- *   annotations, the target-namespace fix-up of cert-manager's injection annotation): a live value
- *   that differs is a real change.
- * - `server`: taken out of what capi-render writes (a client's record, not the object's state);
- *   never compared (live-object.ts SERVER_ANNOTATIONS).
- *
- * test/unit/live-own-metadata.test.ts finds every key src/ writes and fails on one not listed here.
+ * Design notes: docs/internals.md "adopt/live/own-metadata.ts".
  */
 import {
   ARGOCD_SYNC_OPTIONS,

@@ -1,6 +1,6 @@
 /**
  * Kubernetes resource quantities (`500m`, `1Gi`, `0.5`, `1e3`) compared by value: the API server
- * stores them in canonical form (`0.5` → `500m`, `1024Mi` → `1Gi`, ADOPTION-REFERENCE §1.2), so a
+ * stores them in canonical form (`0.5` → `500m`, `1024Mi` → `1Gi`), so a
  * rendered `1024Mi` and a live `1Gi` are the same request.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Fields an apply would remove (ADOPTION-REFERENCE §2.2 rules 4 and 6): a field the live object has
+ * Fields an apply would remove: a field the live object has
  * and the rendered object lacks is removed only when the applier's own manager applied it earlier
  * (an `Apply` entry in managedFields) and no other manager owns it. On a first adoption the applier
  * has never applied, so nothing is removed; after the first sync, fields dropped from the inputs are.

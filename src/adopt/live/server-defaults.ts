@@ -1,5 +1,5 @@
 /**
- * The API server's defaults for fields inside atomic lists (ADOPTION-REFERENCE §1.5, §1.6). An
+ * The API server's defaults for fields inside atomic lists. An
  * atomic list is replaced whole by an apply and then defaulted, so comparing it with the live list
  * needs the rendered list defaulted the same way. Defaults outside atomic lists are never applied
  * here: a field the rendered object leaves out is not compared at all.

@@ -80,7 +80,7 @@ export const checkCommand: Command = {
     const gitopsPlanned: OutputFiles = new Map();
     const drift: FileDrift[] = [];
     const { lock, warnings, fleetGitopsFiles } = await run
-      .run(async ({ result, files, gitopsFiles }) => {
+      .renderEach(async ({ result, files, gitopsFiles }) => {
         const env = result.environment.name;
         const committed = await readFiles(run.outputDir, byEnvironment.get(env) ?? [], repoRoot);
         drift.push(...compareTrees(files, committed, outRel, rendered.owned));

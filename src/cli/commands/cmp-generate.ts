@@ -1,29 +1,11 @@
 /**
- * `capi-render cmp-generate`: the `generate` command of the Argo CD Config Management Plugin (CMP
- * v2 sidecar of argocd-repo-server; docs/argocd.md "Argo CD plugin and source hydrator"). The repo-server
- * runs it in the Application's source path inside a fresh copy of the repository, with the
- * sidecar's environment plus ARGOCD_APP_* and ARGOCD_ENV_* variables and no TTY, and applies
- * whatever it prints. So it:
- *   - takes the environment from ARGOCD_ENV_CAPI_ENV (the Application's `plugin.env` CAPI_ENV) —
- *     no shell, so nothing the Application says is ever interpreted; ARGOCD_APP_NAMESPACE is the
- *     *destination* namespace and is never read;
- *   - renders from the files in git only: the lock must pin everything (always `--frozen`), since
- *     Argo CD caches the output per commit and would not re-run a generate whose result depended
- *     on the network; with `--offline` (or ARGOCD_ENV_CAPI_OFFLINE=true) it never connects at all;
- *   - writes nothing into the checkout (the artifact cache must live elsewhere);
- *   - never prints an empty or shrunken stream: exit 1 instead (Argo CD would prune);
- *   - prints exactly what `build --stdout` prints, which is what rendered/<env> holds;
- *   - refuses an environment that is not prepared for Argo CD (exit 2, naming its overlay) unless
- *     the Application allows that flavour by name (plugin/flavour-rule.ts);
- *   - answers from the committed lock and the cache when it can: the repo-server runs it for every
- *     Application on every new commit, and most commits leave most environments as they were. It
- *     first composes only the asked environment (plugin/probe.ts: no other overlay, no provider
- *     schema, no release); when the lock is current for it, the stream a previous run stored under
- *     that environment's inputs (plugin/stream-cache.ts) is printed as it is. Otherwise it renders
- *     that one environment, frozen, and stores the stream for the next commit.
- * Logs go to stderr, which Argo CD shows on failure. The repo-server's deadline ends it with
- * SIGTERM; it installs no handler, writes nothing but cache entries (each written to a temporary
- * file, then renamed) and starts no child process, so it simply stops.
+ * `capi-render cmp-generate`: the `generate` command of the Argo CD Config Management Plugin (docs/argocd.md
+ * "Argo CD plugin and source hydrator"). The repo-server runs it in a fresh copy of the repository and
+ * applies whatever it prints, so it prints exactly what `build --stdout` prints for the environment
+ * named by ARGOCD_ENV_CAPI_ENV, renders only from what git pins (always `--frozen`), writes nothing
+ * into the checkout, and exits 1 rather than print an empty or shrunken stream.
+ *
+ * Design notes: docs/internals.md "cli/commands/cmp-generate.ts".
  */
 import path from 'node:path';
 import { DriftError, InternalError, SpecError, error, type Diagnostic } from '../../errors.js';

@@ -62,7 +62,7 @@ export const mergeCommand: Command = {
         dirs.push({ shown, dir, real });
       }
       const set = await readShardSet(dirs, run, prepared.lock);
-      const written = await writeOutput(shardOutput(set, run), {
+      const { written: summary } = await writeOutput(shardOutput(set, run), {
         repoRoot,
         previousLock: prepared.lock,
         previousLockText: prepared.lockText,
@@ -75,14 +75,14 @@ export const mergeCommand: Command = {
           environments,
         }));
         io.stdout.write(
-          `${JSON.stringify({ shards, written: written.written.written.length, unchanged: written.written.unchanged, removed: written.written.removed.length, lockWritten: written.written.lockWritten }, null, 2)}\n`,
+          `${JSON.stringify({ shards, written: summary.written.length, unchanged: summary.unchanged, removed: summary.removed.length, lockWritten: summary.lockWritten }, null, 2)}\n`,
         );
       }
       for (const { shard, environments } of set.shards)
         io.stderr.write(
           `merged shard ${shard.shard} (${shard.shown}): ${environments.length} environment${environments.length === 1 ? '' : 's'}\n`,
         );
-      reportWrite(ctx, written.written);
+      reportWrite(ctx, summary);
       return 0;
     } finally {
       await prepared.settleCache();

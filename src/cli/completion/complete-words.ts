@@ -4,13 +4,7 @@
  * a flag the parser refuses. The shell scripts (shell-scripts.ts) pass the words as the shell split
  * them and only display what this prints, which keeps all logic here, in one tested place.
  *
- * Output: one candidate a line, `value` or `value<TAB>description`, then one line saying what the
- * shell should do with them — `:words` (offer the candidates), `:files` or `:dirs` (the shell's own
- * file-name completion; no candidates are printed), `:none` (nothing to offer).
- *
- * `--flag=value`: bash splits it at `=` (COMP_WORDBREAKS) and replaces only the text after it, so
- * for `--env`, `=`, `de` the candidates are bare values; zsh and fish hand over `--env=de` whole,
- * and get `--env=dev`. Each shell gets replacements for the word as it sees it.
+ * Design notes: docs/internals.md "cli/completion/complete-words.ts".
  */
 import path from 'node:path';
 import type { Command } from '../command.js';

@@ -95,7 +95,7 @@ function applyOperation(doc: JsonValue, operation: JsonPatchOperation): JsonValu
 }
 
 function add(doc: JsonValue, path: readonly string[], value: JsonValue): JsonValue {
-  // An empty path replaces the whole document with the value (RFC 6902 §4.1).
+  // An empty path replaces the whole document with the value (RFC 6902, section 4.1).
   if (path.length === 0) return value;
   return editParent(doc, path, 0, (parent, key) => {
     if (Array.isArray(parent)) return withInserted(parent, resolveInsertIndex(key, parent.length), value);

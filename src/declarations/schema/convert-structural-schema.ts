@@ -2,22 +2,7 @@
  * Converts a Kubernetes structural schema (a CRD's openAPIV3Schema) into JSON Schema for ajv 8.
  * Pure: the input is never modified and the output shares no objects with it.
  *
- * Conversion rules:
- * - Objects that do not set `x-kubernetes-preserve-unknown-fields` get `additionalProperties: false`
- *   unless they declare an `additionalProperties` schema: Kubernetes prunes unknown fields
- *   silently, but for capi-render an unknown field is a typo that must be reported.
- * - `x-kubernetes-int-or-string` becomes `type: ['integer', 'string']` (its canonical
- *   `anyOf: [{type: integer}, {type: string}]` is dropped, so errors are not doubled).
- * - `nullable: true` adds `null` to the type; OpenAPI's boolean `exclusiveMinimum`/`exclusiveMaximum`
- *   become JSON Schema's numeric ones.
- * - `format` is kept for the formats capi-render checks ({@link CRD_FORMATS}) and dropped
- *   otherwise (Kubernetes ignores formats it does not know as well).
- * - `x-kubernetes-list-type: set` becomes `uniqueItems`; `map` with `x-kubernetes-list-map-keys`
- *   becomes the {@link LIST_MAP_KEYS_KEYWORD} keyword; `x-kubernetes-validations` becomes the
- *   {@link CEL_KEYWORD} keyword holding recognised {@link CelCheck}s (unknown rules throw).
- * - `description`, `default`, `example`, `title`, `externalDocs` and `x-kubernetes-map-type` are
- *   dropped. Any other keyword (`x-kubernetes-embedded-resource`, `$ref`, …) throws InternalError,
- *   so a schema update that introduces one fails loudly instead of validating less.
+ * Design notes: docs/internals.md "declarations/schema/convert-structural-schema.ts".
  */
 import { InternalError } from '../../errors.js';
 import { isJsonObject, type JsonObject } from '../../manifest/object.js';

@@ -1,18 +1,11 @@
 /**
  * Who re-writes a CRD's stored objects (and trims `status.storedVersions`) once a release that moves
- * or drops its storage version is applied, and the words for it — true for the component the CRD
- * belongs to, not only for Cluster API core:
- * - Cluster API core and its own providers run the CRD migrator (controllers/crdmigrator) since
- *   v1.10; other providers run it only if their release embeds it, configured for their CRDs. The
- *   one trace it leaves in the manifests is the RBAC the v1.9-to-v1.10 provider migration notes ask
- *   for: update and patch on `customresourcedefinitions/status` by CRD name. That grant is the
- *   evidence here; without it no migrator of the component can trim `status.storedVersions`.
- * - clusterctl upgrade migrated every provider's CRDs itself until v1.10 made it opt-in
- *   (`--enable-crd-storage-version-migration`, deprecated) and v1.13 removed it (cluster-api
- *   #13290); its cert-manager upgrade still does it for cert-manager's CRDs
- *   (cmd/clusterctl/client/cluster/cert_manager.go). cert-manager's own controllers never do
- *   (`cmctl upgrade migrate-api-version` does, on request).
- * - Argo CD and Flux only apply the new CRD.
+ * or drops its storage version is applied, and the words for it — for the component the CRD belongs
+ * to, not only for Cluster API core. The evidence is the RBAC a migrator needs: update and patch on
+ * `customresourcedefinitions/status` by CRD name; without it no migrator of the component can trim
+ * `status.storedVersions`.
+ *
+ * Design notes: docs/internals.md "diff/findings/crd-migrator.ts".
  */
 import type { KubeObject } from '../../manifest/object.js';
 import type { ComponentKind } from './component-kind.js';

@@ -1,15 +1,7 @@
 /**
  * Safety findings for RoleBindings and ClusterRoleBindings: who is granted which role.
  *
- * A new binding (`rbac-binding-added`), subjects added to an existing one
- * (`rbac-binding-subjects-added`) and a changed roleRef (`rbac-binding-role-changed`) are
- * `danger` when what they grant is broad —
- * - the role is `cluster-admin`, or a Role/ClusterRole of the same environment (any component;
- *   for an aggregating ClusterRole, the roles it selects) with a `*` verb or a `*` resource;
- * - or a granted subject is everyone: `system:authenticated`, `system:unauthenticated`,
- *   `system:anonymous` (User or Group), or a whole `system:serviceaccounts[:<ns>]` group —
- * and `warning` otherwise. A binding whose subjects and roleRef are unchanged gives nothing; removed
- * subjects give nothing (a subject that loses a permission it needs fails loudly).
+ * Design notes: docs/internals.md "diff/findings/rbac-binding-findings.ts".
  */
 import { isJsonObject, labelsOf, nameOf, namespaceOf, type KubeObject } from '../../manifest/object.js';
 import { matchesLabelSelector } from '../../source/label-selector.js';

@@ -3,13 +3,7 @@
  * same set the registry-to-registry mirror copies), written as one OCI image layout, or as one tar
  * of it (`--format oci-archive`).
  *
- * Transactional: everything is written into a hidden staging folder beside the target
- * (`.<name>.capi-render-partial`), each blob to a temporary name then renamed and synced; the
- * layout appears under its own name only by one rename at the end (the archive: one rename of a
- * synced file), so a failed or killed run never leaves a target that looks complete. Resumable:
- * a blob the staging folder already holds is kept when its bytes hash to its name, fetched again
- * otherwise. Deterministic: the blobs are the registry's bytes, `index.json` is sorted, the tar
- * fixes order, times and owners.
+ * Design notes: docs/internals.md "images/layout/write-image-layout.ts".
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';

@@ -1,31 +1,8 @@
 /**
  * Registry credentials the way the docker CLI finds them (docker/cli cli/config/configfile/file.go
- * `GetCredentialsStore`, credentials/file_store.go, credentials/native_store.go):
+ * `GetCredentialsStore`, credentials/file_store.go, credentials/native_store.go).
  *
- * 1. `DOCKER_AUTH_CONFIG` (`{"auths": {"<key>": {"auth": "<base64 user:password>"}}}`, docker CLI
- *    v28.3+), when it has an entry for the registry;
- * 2. else the one store `$DOCKER_CONFIG/config.json` (default `$HOME/.docker/config.json`)
- *    configures for it: `credHelpers[<key>]`, else `credsStore`, else the file's own `auths`. A
- *    configured helper decides alone (as in docker, `auths` is not consulted after it);
- * 3. nothing: anonymous.
- *
- * `<key>` is the registry host (`host[:port]`), except Docker Hub (`docker.io`, `index.docker.io`,
- * `registry-1.docker.io`), whose key is `https://index.docker.io/v1/`. `auths` keys written the
- * legacy way (`https://host/v1/`, `http://host:port`) match by their host. `auth` is base64 of
- * `user:password`, split on the first `:`; `username`/`password` fields are read too;
- * `identitytoken` (and a helper's `Username: "<token>"`) is an OAuth2 refresh token, which the
- * authorizer exchanges at the registry's token realm; `registrytoken` is a bearer token used as is.
- *
- * Helpers speak the docker-credential-helpers protocol: `docker-credential-<suffix> get`, the key
- * on stdin, `{"ServerURL","Username","Secret"}` on stdout; a failure whose output says
- * "credentials not found" means none (anonymous). They run with execFile, a timeout, and the
- * caller's environment (PATH included) — never process.env.
- *
- * Not done: docker's fallback to a platform default store (pass, secretservice…) when config.json
- * configures no credentials at all, and the pre-2015 `~/.dockercfg` file (docker ignores it too).
- *
- * Values are secrets: no message here or built from a {@link DockerCredentialLookup} contains one;
- * `source` says where they came from (a file and key, a helper's name), never what they are.
+ * Design notes: docs/internals.md "images/registry/docker-credentials.ts".
  */
 import { execFile, type ExecFileException } from 'node:child_process';
 import { readFile } from 'node:fs/promises';

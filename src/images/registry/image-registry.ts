@@ -3,38 +3,7 @@
  * runtime would pull (the index digest of a multi-platform image), and copy an image by digest —
  * index, every child manifest (attestations included) and every blob — into another repository.
  *
- * Built on the OCI client's HTTP layer (source/oci/oci-http.ts: bearer/basic challenges, redirects
- * that never carry credentials to another origin, timeouts) with one HTTP layer, and so one token
- * cache, per registry. Credentials: `options.credentials` (a pull secret the user references) for
- * a registry wins; otherwise the docker CLI's (docker-credentials.ts). A registry listed in
- * `insecureRegistries` is spoken to over plain HTTP and never gets credentials; every other one over
- * TLS, 127.0.0.0/8 included.
- *
- * Requests: `resolve` sends one GET with all four manifest types in `Accept` and pins the digest
- * of the bytes it read: a `Docker-Content-Digest` that disagrees with them is refused, never
- * pinned (a HEAD would only give the header). An index's platforms come with the same answer. A
- * GET counts as a pull against Docker Hub's rate limit; the lock keeps every digest, so each image
- * is asked for once, not on every build. `copy` GETs each manifest by
- * digest, HEADs each blob in the target (present: skipped, which is what makes an interrupted
- * copy resume), mounts it from the source repository when both are on one registry (`201`), and
- * otherwise uploads it (POST, then one PUT with the verified bytes; a `202` answer to a mount is
- * such an upload session). Manifests are PUT children first, by digest, then the top one by tag.
- *
- * Every failure is a FetchError whose message names the image and the registry, and says why:
- * refused (and which credential source was tried — never a value), not found, not reachable, a
- * plain-HTTP registry that is not listed as insecure, or an answer over its limit. Every body is
- * read through source/http/bounded-body.ts: manifests, indexes and referrers lists at most 4 MiB,
- * blobs exactly their descriptor's size, error answers their first 64 KiB.
- *
- * Signatures (issue 25) are read, never copied: `manifest` (a tag or digest that may be absent),
- * `referrers` (the OCI 1.1 referrers API, or its `sha256-<hex>` fallback tag when the registry
- * answers 404) and `blob` (small, verified blobs) are what images/verify/ needs; `layer` (a blob
- * up to the mirror's layer limit) and `pushBlob` are what the image folder (images/layout/) needs.
- *
- * Left out: streaming blobs (each blob is held in memory while it is copied, at most
- * {@link BLOB_CONCURRENCY} at a time), chunked uploads, copying signatures and referrers (`.sig`
- * tags, the referrers API), foreign (non-distributable) layers, and self-signed TLS registries
- * (trust their CA with NODE_EXTRA_CA_CERTS instead).
+ * Design notes: docs/internals.md "images/registry/image-registry.ts".
  */
 import { FetchError, RenderError, error, type DiagnosticCode } from '../../errors.js';
 import { parseImageReference } from '../../process/image-reference.js';

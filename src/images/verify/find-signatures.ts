@@ -1,19 +1,7 @@
 /**
- * Where cosign keeps an image's signatures, read in the order `cosign verify` (v3) reads them:
+ * Where cosign keeps an image's signatures, read in the order `cosign verify` (v3) reads them.
  *
- * 1. **Sigstore bundles among the referrers** (cosign v3's default; metal3's images have only
- *    these): the OCI 1.1 referrers API, or its `sha256-<hex>` fallback index when the registry has
- *    no such API. An entry counts when its `artifactType` is a Sigstore bundle type and its
- *    `dev.sigstore.bundle.predicateType` annotation, when present, is cosign's signature predicate —
- *    an SBOM or provenance attestation by the same identity is not a signature of the image. Its
- *    manifest is read by digest and the layer holding the bundle JSON is fetched.
- * 2. **The legacy `sha256-<hex>.sig` tag** (what registry.k8s.io and cert-manager serve): an image
- *    manifest with one simple-signing layer per signature, the signature, certificate, chain, Rekor
- *    bundle and RFC 3161 timestamp in the layer's annotations.
- *
- * Reading only: every byte is verified against the digest it was fetched by, and nothing found here
- * is trusted until verify-image.ts has checked it. A registry failure is thrown (a network problem
- * is not "no signature").
+ * Design notes: docs/internals.md "images/verify/find-signatures.ts".
  */
 import type { ImageLocation, ImageRegistry, ReferrerDescriptor } from '../registry/image-registry.js';
 

@@ -4,23 +4,9 @@
  * (`application/vnd.dev.sigstore.bundle+json;version=0.1`, the version whose log entries carry an
  * inclusion promise — the Rekor SET — rather than a Merkle proof, which is what the annotation
  * holds), serialised as bundle JSON and read back with @sigstore/bundle's `bundleFromJSON`, which
- * validates it like any bundle:
+ * validates it like any bundle.
  *
- * - `messageSignature`: the digest of the payload (SHA-256, or SHA-512 for keys that sign with it)
- *   and the signature (`dev.cosignproject.cosign/signature`, base64);
- * - `x509CertificateChain`: the leaf (`dev.sigstore.cosign/certificate`, raw PEM) then the chain
- *   (`…/chain`, PEM blocks) as DER — only the leaf is used: the chain is built from the trusted root,
- *   as cosign does with its TUF root — or, for a key rule, `publicKey.hint`;
- * - `tlogEntries`: the Rekor bundle annotation (`…/bundle`: `SignedEntryTimestamp` base64,
- *   `Payload.body` base64 of the canonical entry, `integratedTime`, `logIndex`, `logID` **hex**) as
- *   one entry with `inclusionPromise` and the kind/version read from the body;
- * - `timestampVerificationData.rfc3161Timestamps`: the RFC 3161 annotation
- *   (`{"SignedRFC3161Timestamp": "<base64 DER TimeStampResponse>"}`), whose imprint covers the
- *   signature bytes — the same data sigstore-js checks a bundle's TSA token against.
- *
- * Then `toSignedEntity(bundle, payload)`: sigstore-js checks the signature over the payload bytes, the
- * log entry's body against that signature and digest, the SET, the timestamps and the certificate.
- * Whether the payload claims the pinned digest is checked by the caller.
+ * Design notes: docs/internals.md "images/verify/legacy-bundle.ts".
  */
 import { createHash } from 'node:crypto';
 import { bundleFromJSON, BUNDLE_V01_MEDIA_TYPE, type Bundle } from '@sigstore/bundle';

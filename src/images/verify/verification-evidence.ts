@@ -5,13 +5,7 @@
  * trusting a record that only says "verified". A locked digest edited by hand then fails, because
  * the evidence signs another digest.
  *
- * What is kept is exactly what verification reads of a candidate (find-signatures.ts):
- * - a Sigstore bundle referrer: the bundle JSON (certificate, signature, log entry or timestamp
- *   inside);
- * - a legacy `.sig` layer: the simple-signing payload's bytes and the layer's cosign annotations
- *   (signature, certificate, chain, Rekor bundle, RFC 3161 timestamp), nothing else.
- * It is written as base64 of canonical JSON (one line in the lock, the same bytes on every machine).
- * Nothing in it is trusted: it is read back as a candidate and checked like one from a registry.
+ * Design notes: docs/internals.md "images/verify/verification-evidence.ts".
  */
 import { json } from '@sigstore/core';
 import {

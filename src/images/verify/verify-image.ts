@@ -1,33 +1,7 @@
 /**
  * Verifies that a pinned image carries a cosign signature satisfying one `imagePolicy.verify` rule.
  *
- * Steps, for `repo:tag` pinned to `sha256:D`:
- * 1. Sigstore bundles among D's referrers (find-signatures.ts), each checked in turn; the first that
- *    satisfies the rule wins. Only when none does:
- * 2. the legacy `sha256-D.sig` tag's layers, likewise.
- * 3. No candidate in either place: *no signature found*, saying where it looked.
- *
- * Each candidate is checked with @sigstore/verify's `Verifier` over a signed entity from
- * @sigstore/bundle (a legacy signature is first mapped to a v0.1 bundle, legacy-bundle.ts):
- * - **keyless**: the certificate chains to a Fulcio CA of the trusted root at the time a verified
- *   transparency-log SET/inclusion proof or a signed RFC 3161 timestamp gives (at least one is
- *   required; without one the signature fails — as *expired certificate* when the certificate is
- *   outside its validity window now, which every Fulcio certificate is after 10 minutes), with an
- *   SCT from a trusted CT log; every log entry present must verify and match the signature and
- *   payload; then the certificate's identity (SAN) and OIDC issuer (Fulcio extension 1.1.8, else
- *   1.1.1) are compared with the rule here — exact, or a JavaScript regexp matched unanchored as
- *   cosign does — so the message can say what was expected and what was found;
- * - **key**: the signature is checked with the rule's PEM key only (SHA-256, then SHA-512 as
- *   cert-manager signs); log entries and timestamps are ignored, not required (as Flux does for
- *   keys; cosign would need `--insecure-ignore-tlog`); a certificate in the signature is ignored too.
- * Then **the signed digest is compared with the pinned one** — sigstore-js checks crypto and
- * identity only: the simple-signing payload's `critical.image.docker-manifest-digest`, or the
- * in-toto statement's subject digest (predicate `https://sigstore.dev/cosign/sign/v1`) — so a
- * signature copied from another image fails as *signature is for another digest*.
- *
- * Every failure is a {@link SignatureVerificationError} (a SpecError) naming the image, the rule
- * (`imagePolicy.verify[i]`) and why, with a machine-readable `reason`; registry failures are the
- * registry client's FetchErrors.
+ * Design notes: docs/internals.md "images/verify/verify-image.ts".
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { bundleFromJSON, type Bundle } from '@sigstore/bundle';

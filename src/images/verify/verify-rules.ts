@@ -4,19 +4,7 @@
  * or a public key from the repository. The first rule whose glob matches an image applies; an image
  * that no rule matches is not verified.
  *
- * **Globs** (Kyverno's `imageReferences` semantics, not policy-controller's): `*` matches any run of
- * characters, `/` included, so `registry.k8s.io/cluster-api/*` covers every image below that path;
- * `?` matches one character; `**` is accepted and means the same as `*` (so policy-controller-style
- * globs keep working, more broadly). Everything else matches itself. The glob is matched against the
- * whole name *before* the tag and digest (`registry.k8s.io/cluster-api/cluster-api-controller`), never
- * against `:v1.12.0@sha256:…` — so a glob can neither swallow a tag nor stop matching once the image
- * is pinned — and a glob that names a tag or digest is refused. Names are matched as the rendered
- * reference writes them (`docker.io/library/nginx`, not `nginx`).
- *
- * **Regexps** (`issuerRegExp`, `identityRegExp`) are JavaScript regular expressions matched
- * *unanchored*, as cosign (Go `MatchString`), Flux and sigstore-js do: anchor them (`^…$`) and escape
- * dots, or `github.com/org/repo` also matches `github.com/org/repo-evil`. An unanchored one is
- * accepted with a warning.
+ * Design notes: docs/internals.md "images/verify/verify-rules.ts".
  */
 import { createHash, createPublicKey } from 'node:crypto';
 import { json } from '@sigstore/core';

@@ -4,16 +4,7 @@
  * an artifact's bytes — have the same text in every environment, are parsed once and keep their
  * parsed objects shared.
  *
- * clusterctl substitutes the whole text and then splits it into documents. Cutting first gives the
- * same documents when every cut is a document boundary of the substituted text too, so a cut is
- * made only where the template's literal text (never a value) holds a whole separator line:
- * `\n---\n` (trailing blanks and CR allowed) inside one text node. A value can add boundaries inside
- * a part (the part's parse then yields several documents, as the whole parse would) but cannot
- * remove or move a cut. Two things could still make the parts parse differently from the whole, and
- * the template is then not cut at all: directives (`%YAML`, `%TAG` apply to the next document) and
- * `...` document-end lines. The parse of a substituted part re-checks both (see manifest/parse.ts).
- * A first part holding only comments (js-yaml reads a lone comment as one empty document, but not
- * before a `---`) is joined to the next one.
+ * Design notes: docs/internals.md "process/variables/document-parts.ts".
  */
 import type { TemplateNode } from './syntax-tree.js';
 

@@ -4,19 +4,7 @@
  * creation rule matching its path (relative to the repository, where `.sops.yaml` lives). It runs
  * on an environment's planned files, after the GitOps stage, before anything is written or compared.
  *
- * Random data keys and IVs make every encryption different, so the committed ciphertext is kept
- * while it still says the same thing — the committed file is a record and must prove itself first:
- * - it is read from the committed output (a regular file, through the repository reader), and must
- *   be well-formed (values, MAC, metadata), encrypted to exactly the recipients, with the same
- *   selection, the rule names now, and hold the same keys and unencrypted values as the inputs render;
- * - with an age identity (SOPS_AGE_KEY / SOPS_AGE_KEY_FILE) it is decrypted, its MAC verified, and
- *   kept only when its plaintext equals what the inputs render; otherwise it is encrypted anew;
- * - without one, `check` keeps it (structure and recipients are all it can prove), and `build`
- *   encrypts anew, saying so in one line, since the values may have changed.
- * In `check`, a record that does not prove itself is an error naming its file and line; in `build`
- * it is replaced, with a warning. A Secret marked with its values unavailable (secret references
- * left unset on purpose) can only keep its committed ciphertext, once that proves itself; without
- * one it is an error. Argo CD cannot decrypt SOPS: marked Secrets there are refused.
+ * Design notes: docs/internals.md "secrets/sops/seal-environment.ts".
  */
 import path from 'node:path';
 import jsYaml from 'js-yaml';

@@ -1,16 +1,11 @@
 /**
- * The value layer of the SOPS file format, as sops (v3) reads and writes it:
- * - a value is AES-256-GCM encrypted with the file's 32-byte data key, a fresh random 32-byte IV
- *   per value, and as additional data the value's key path joined with ":" plus a trailing ":"
- *   (`stringData:password:`); it is written `ENC[AES256_GCM,data:<b64>,iv:<b64>,tag:<b64>,type:<t>]`
- *   where the type is one of str, int, float, bool (an empty string stays empty, unencrypted);
- * - the MAC is the upper-case hex SHA-512 of every value's plaintext bytes in document order
- *   (booleans as `True`/`False`; only the encrypted ones, after a fixed prefix, with
- *   mac_only_encrypted), itself encrypted as a str value with the `lastmodified` timestamp as
- *   additional data;
- * - which values are encrypted follows the rule of the file (encrypted_regex, unencrypted_regex,
- *   encrypted_suffix, unencrypted_suffix), tested against every key of a value's path.
- * Node's crypto does the cipher and the hash; nothing here is a cipher of its own.
+ * The value layer of the SOPS file format, as sops (v3) reads and writes it: each value AES-256-GCM
+ * encrypted with the file's data key and its key path as additional data, written
+ * `ENC[AES256_GCM,data:…,iv:…,tag:…,type:…]`; the MAC over every value's plaintext; and the file's rule
+ * for which values are encrypted. Node's crypto does the cipher and the hash; nothing here is a cipher
+ * of its own.
+ *
+ * Design notes: docs/internals.md "secrets/sops/sops-values.ts".
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes, type Hash } from 'node:crypto';
 

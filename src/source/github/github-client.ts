@@ -4,12 +4,7 @@
  * instance, an ETag cache and a throttling group id — so two clients never share anything and
  * tests need no resets (unlike clusterctl's package-level caches).
  *
- * Bodies: API answers are read up to 32 MiB, an asset up to the size its release lists (at most
- * 128 MiB), error answers their first 64 KiB (source/http/body-limits.ts), in the transport.
- *
- * Credentials: the token comes from the options only (the CLI reads GITHUB_TOKEN / GH_TOKEN). It is
- * sent only to the API origin, never to the host an asset download redirects to, and it is scrubbed
- * from every error and progress message.
+ * Design notes: docs/internals.md "source/github/github-client.ts".
  */
 import { FetchError, error } from '../../errors.js';
 import { RELEASE_ASSET_LIMIT, type BodyLimit } from '../http/body-limits.js';

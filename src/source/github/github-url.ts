@@ -2,16 +2,9 @@
  * Parses provider URLs that point at GitHub releases, the way clusterctl's GitHub repository does
  * (cluster-api v1.12.0 `cmd/clusterctl/client/repository/repository_github.go`,
  * `NewGitHubRepository`), plus a few forms people actually paste, each marked in `form` so callers
- * can warn that clusterctl and the operator would reject them:
+ * can warn that clusterctl and the operator would reject them.
  *
- * | form           | path after `https://{host}/{owner}/{repo}/releases` | version   | file            |
- * |----------------|------------------------------------------------------|-----------|-----------------|
- * | `clusterctl`   | `/{latest\|tag}/{path…}`                             | segment   | last segment    |
- * | `download`     | `/download/{tag}/{path…}`, `/latest/download/{path…}`| tag/latest| last segment    |
- * | `release-page` | `/tag/{tag}`                                         | tag       | kind's default  |
- * | `short`        | `` (operator docs, #811) or `/{latest\|tag}`          | undefined / segment | kind's default |
- *
- * Pure: no network, no environment.
+ * Design notes: docs/internals.md "source/github/github-url.ts".
  */
 import { SpecError, error, peerWording, type Location } from '../../errors.js';
 import { kindInfo, type ProviderKind } from '../../declarations/provider-kinds.js';

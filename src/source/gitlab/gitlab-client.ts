@@ -6,10 +6,7 @@
  * (128 MiB, source/http/body-limits.ts) and no further; error answers are not read. It also lists
  * a package's versions through the Packages API (gitlab-packages.ts), which clusterctl does not.
  *
- * The HTTP transport is injectable: requests always carry the URL the user wrote (so messages, the
- * lock and the cache show clusterctl's form), and tests route that URL to a local server instead of
- * needing a base-URL setting. The token is sent only to the origin of the request URL — a redirect
- * to object storage gets no credentials — and never appears in a message.
+ * Design notes: docs/internals.md "source/gitlab/gitlab-client.ts".
  */
 import { FetchError, error, peerWording, type DiagnosticCode } from '../../errors.js';
 import type { FetchProgress, FetchProgressListener } from '../fetch-progress.js';

@@ -4,15 +4,7 @@
  * GitLab repository never calls: its GetVersions knows only the URL's version. capi-render lists so
  * that `latest`, ranges and `plan` work for GitLab as they do for GitHub (docs/fidelity.md).
  *
- * - `package_name` is a fuzzy search, so only entries named exactly like the package count; only
- *   generic packages, not in an unfinished or failed state, with a semantic-version version.
- * - Pages: 100 entries each (each read up to the API-answer limit, 32 MiB, source/http/body-limits.ts),
- *   followed through the `Link: rel="next"` header, else `X-Next-Page` (GitLab sends both for offset
- *   pagination); never to another origin; at most 100 pages.
- * - Conditional requests: GitLab's API answers carry a weak ETag, but its API docs promise no 304,
- *   and gitlab-org/gitlab#14357 reports `If-None-Match` ignored on API calls. The lister sends the
- *   last ETag back (a 304, where an instance gives one, reuses the stored page) and never depends
- *   on it; across runs the release-index cache keeps the list for `plan --offline`.
+ * Design notes: docs/internals.md "source/gitlab/gitlab-packages.ts".
  */
 import { FetchError, error, type DiagnosticCode } from '../../errors.js';
 import type { EtagCache } from '../github/github-etag.js';

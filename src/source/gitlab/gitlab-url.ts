@@ -6,12 +6,7 @@
  *
  *   https://{host}/api/v4/projects/{projectSlug}/packages/generic/{packageName}/{version}/{file}
  *
- * - dispatch: scheme https, host `gitlab.…` or `gitlab-….` (clusterctl alone knows only `gitlab.`),
- *   path starting with `/api/v4/projects/`;
- * - form: exactly those nine path segments; the project slug stays percent-encoded as written
- *   (`group%2Fproject`), because GitLab needs it encoded in the request path;
- * - the version segment is the provider's default version; clusterctl's rootPath is always `.`.
- * Pure: no network, no environment.
+ * Design notes: docs/internals.md "source/gitlab/gitlab-url.ts".
  */
 import { SpecError, error, peerWording, type Location } from '../../errors.js';
 

@@ -2,16 +2,9 @@
  * The one place capi-render reads a network body. Every response body — a registry's manifest, a
  * blob, a token answer, a GitHub or GitLab page, a release file, an error answer read for its
  * message — is read here under a limit (body-limits.ts), so a server that answers with an endless
- * or huge body costs at most the limit in memory:
+ * or huge body costs at most the limit in memory.
  *
- * - a `Content-Length` over the limit is refused before a byte is read;
- * - the body is read as a stream and the stream is cancelled (which closes the connection) the
- *   moment one byte more than the limit has arrived;
- * - a body that breaks off (a reset, the request's timeout) is a FetchError ({@link BodyReadError}),
- *   not a crash.
- *
- * Nothing else in src/ calls `.arrayBuffer()`, `.text()` or `.json()` on a response
- * (test/unit/bounded-body-sites.test.ts fails if something does).
+ * Design notes: docs/internals.md "source/http/bounded-body.ts".
  */
 import { FetchError, error, type Diagnostic } from '../../errors.js';
 import { networkReason } from '../network-failure.js';

@@ -1,22 +1,9 @@
 /**
  * Which proxy a request goes through, decided exactly as Go programs decide it — clusterctl, the
  * operator and every other Go tool read the same variables through golang.org/x/net/http/httpproxy,
- * and a CI runner's settings must mean the same to capi-render:
+ * and a CI runner's settings must mean the same to capi-render.
  *
- * - HTTPS_PROXY for https:// requests, HTTP_PROXY for http:// ones; the upper-case name wins over
- *   the lower-case one, an empty value counts as unset. A value without a scheme is `http://` + it.
- * - Never a proxy for `localhost` or a loopback address (127.0.0.0/8, ::1), whatever NO_PROXY says.
- * - NO_PROXY is a comma-separated list, case-insensitive, whitespace around entries ignored:
- *   `*` anywhere in it turns proxying off; `10.0.0.0/8` (or an IPv6 CIDR) matches addresses inside
- *   it; `1.2.3.4` / `[::1]:443` an address (and port); `example.com` matches that host and every
- *   subdomain, `.example.com` and `*.example.com` subdomains only; `host:port` only that port (the
- *   request's port is its scheme's default when the URL has none). Malformed entries are skipped.
- * - With REQUEST_METHOD set (a CGI handler, where HTTP_PROXY can be attacker-controlled), an
- *   http:// request that HTTP_PROXY would apply to is refused.
- *
- * Where undici's EnvHttpProxyAgent differs (lower case first, `.example.com` matching the domain
- * itself, no IP or CIDR entries, no loopback exception, `*` only as the whole value, reading
- * process.env), this module decides and undici only carries the traffic. Pure.
+ * Design notes: docs/internals.md "source/http/proxy-config.ts".
  */
 import { BlockList, isIP } from 'node:net';
 import { domainToASCII } from 'node:url';

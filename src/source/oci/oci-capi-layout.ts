@@ -1,36 +1,12 @@
 /**
- * The provider artifact layout of cluster-api's OCI proposal — read from the proposal itself,
- * kubernetes-sigs/cluster-api PR #14033 (commit 26cb51dc, 2026-08-04, status "provisional", NOT
- * merged), docs/proposals/20260804-provider-manifests-as-oci-artifacts.md, sections "OCI artifact
- * format", "Naming and tagging conventions" and "clusterctl support" (issue #13729):
+ * The provider artifact layout of cluster-api's OCI proposal (kubernetes-sigs/cluster-api PR #14033,
+ * provisional, not merged): one plain OCI image manifest per provider version, one tar+gzip layer
+ * holding `metadata.yaml` and the components file, required manifest annotations, and a repository
+ * `{registry}/{project}/manifests/{type}-{name}` tagged with the version. It is told apart from the
+ * operator's layout (oci-file-names.ts) by its one layer's media type. The layout is described in
+ * docs/sources-and-lock.md "OCI artifacts: two layouts and oci:// URLs".
  *
- * - one artifact per provider per version: a plain OCI image manifest, no `artifactType`, no custom
- *   media types;
- * - exactly one layer, `application/vnd.oci.image.layer.v1.tar+gzip`, a gzip'd tar holding the
- *   release's files at its root: `metadata.yaml` and the components file (`core-components.yaml`,
- *   `bootstrap-components.yaml`, `control-plane-components.yaml`, …; cluster templates are "TBD");
- * - manifest annotations (required; consumers validate them): `org.opencontainers.image.title`
- *   `{type}-{name}`, `org.opencontainers.image.version` the version (== tag),
- *   `org.opencontainers.image.source` the source repository, `cluster-api.sigs.k8s.io/provider-type`
- *   (`core`, `bootstrap`, `controlPlane`, `infrastructure`, `ipam`, `runtimeextension`, `addon`) and
- *   `cluster-api.sigs.k8s.io/provider-name`;
- * - repository `{registry}/{project}/manifests/{type}-{name}`, tag exactly the version (`v1.15.0`),
- *   never moved, no `latest` tag (versions come from the tag list); `@sha256:…` pins a digest;
- * - clusterctl reads it through a provider URL `oci://{registry}/{repository}` (oci-url.ts).
- *
- * The proposal leaves the config blob unspecified; capi-render writes the OCI image config (what a
- * "standard OCI image manifest" with a tar+gzip layer carries) and reads any config. It is told apart
- * from the operator's layout (one titled layer per file, oci-file-names.ts) by its layer's media
- * type: a manifest whose only layer is a gzip'd tar is an archive, anything else is read by titles.
- *
- * Two findings, for whoever follows the proposal: (1) it says the operator's `fetchConfig.oci`
- * reads this layout unchanged, but the operator v0.28 (internal/controller/oci_source.go, mapStore)
- * keeps each layer's bytes under its `org.opencontainers.image.title` and never unpacks a tar, so it
- * would not find `metadata.yaml` here; capi-render reads it anyway. (2) `{type}` is the hyphenated
- * one in paths and file names (`control-plane-kubeadm`) but `controlPlane` in the annotation.
- * If the proposal changes before it merges, what changes here is only this file's constants, the
- * detection rule below and the writer (publish/provider-artifact.ts): the reader, lock, cache and
- * mirror paths are the ones every OCI artifact takes.
+ * Design notes: docs/internals.md "source/oci/oci-capi-layout.ts".
  */
 import { FetchError, error } from '../../errors.js';
 import type { OciManifest } from './oci-manifest.js';

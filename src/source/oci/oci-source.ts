@@ -1,15 +1,11 @@
 /**
  * `spec.fetchConfig.oci` as a ReleaseSource: the cluster-api-operator's OCI source
- * (internal/controller/oci_source.go, manifests_downloader.go OCIConfigMap) over the distribution
- * API. Versions are the repository's tags. A file of a version comes from the manifest of the
- * reference's own tag when it has one (it overrides spec.version: `pinnedVersion`), else of the tag
- * named by the version, and by the operator's file-name precedence ({@link ociFileCandidates}):
- * from the layer so titled in the operator's layout, or — capi-render reading what the operator v0.28
- * does not — from the one tar+gzip layer of cluster-api's proposed layout (oci-capi-layout.ts), whose
- * annotations are not checked here, as the operator checks none.
- *
- * Artifact URLs are `oci://<registry>/<repository>@<manifest digest>#<layer title>`: the manifest
- * digest, not the tag, so a tag moved to new content gives a new URL and the lock notices.
+ * (internal/controller/oci_source.go) over the distribution API. Versions are the repository's tags;
+ * a file comes from the reference's own tag when it has one (`pinnedVersion`), else the version's tag,
+ * by the operator's file-name precedence ({@link ociFileCandidates}) — from the layer so titled, or
+ * from the one tar+gzip layer of cluster-api's proposed layout (oci-capi-layout.ts).
+ * Artifact URLs are `oci://<registry>/<repository>@<manifest digest>#<layer title>`: a digest, not the
+ * tag, so a tag moved to new content gives a new URL and the lock notices.
  */
 import type { FetchProgressListener } from '../fetch-progress.js';
 import { FetchError, error, peerWording, type Location } from '../../errors.js';

@@ -1,15 +1,10 @@
 /**
- * An `oci://` provider URL (oci-url.ts) as a ReleaseSource, the way the clusterctl repository client
- * of cluster-api's OCI proposal is described (PR #14033 "clusterctl support", not merged):
- * versions are the repository's tags; a file of a version comes from the artifact tagged with the
- * version — or the one the URL pins with `@sha256:…` — and is the file of exactly the name asked for
- * (`metadata.yaml`, the provider's components file). Artifacts in the cluster-api layout must carry
- * the proposal's annotations for this provider and version (checkCapiAnnotations); artifacts in the
- * operator's layout are read too, with the operator's file-name precedence after the exact name.
- *
- * Artifact URLs are `oci://<registry>/<repository>@<manifest digest>#<file>`, as for
- * `fetchConfig.oci`, so the lock records the manifest digest with each file's sha256, and a moved
- * tag is a digest mismatch, never a silent update.
+ * An `oci://` provider URL (oci-url.ts) as a ReleaseSource, as cluster-api's OCI proposal describes
+ * clusterctl's client (PR #14033, not merged): versions are the repository's tags; a file comes from
+ * the artifact tagged with the version (or pinned with `@sha256:…`) by its exact name. Cluster-api
+ * layout artifacts must carry the proposal's annotations for this provider and version; the
+ * operator's layout is read too. Artifact URLs are `oci://<registry>/<repository>@<digest>#<file>`,
+ * so a moved tag is a digest mismatch, never a silent update.
  */
 import { FetchError, error, type Location } from '../../errors.js';
 import type { FetchProgressListener } from '../fetch-progress.js';

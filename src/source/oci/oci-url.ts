@@ -5,11 +5,7 @@
  * provider CR's `spec.fetchConfig.url`, a capi-render.yaml `providers:` entry (clusterctl's
  * `providers:` list, as the proposal's Story 3 overrides it) — exactly as the proposal writes it.
  *
- * capi-render extensions, because clusterctl's own reading is not written yet: a `:tag` names the
- * version to use when the CR gives none (as `releases/v1.2.3/` does in a GitHub URL); and a loopback
- * registry (`localhost`, `127.0.0.0/8`, `[::1]`) is spoken to over plain HTTP, as Docker and
- * go-containerregistry do — the proposal's client is HTTPS-only, yet its own test plan points
- * clusterctl at a local registry (`oci://localhost:…`), which serves plain HTTP.
+ * Design notes: docs/internals.md "source/oci/oci-url.ts".
  */
 import { SpecError, error, type Location } from '../../errors.js';
 import { isOciDigest } from './oci-digest.js';
