@@ -34,13 +34,19 @@ export function lockProblems(doc: unknown, text: string): Diagnostic[] {
   const validate = validator();
   if (validate(doc)) return [];
   const problems = (validate.errors ?? []).map((e) => describe(e, doc));
+  const wrongEntries = new Set(problems.filter((p) => p.entry).map((p) => p.path.join('/')));
   const at = positions(text);
   const seen = new Set<string>();
   const out: Diagnostic[] = [];
   for (const problem of problems) {
     // An entry whose whole shape is wrong is reported once, not again for each field of it: the
     // message of a field names the entry by fields that may be the missing ones.
-    if (problems.some((o) => o.entry && isPrefix(o.path, problem.path))) continue;
+    if (
+      problem.path.some(
+        (_, n) => n > 0 && n < problem.path.length && wrongEntries.has(problem.path.slice(0, n).join('/')),
+      )
+    )
+      continue;
     const key = `${problem.path.join('/')}\u0000${problem.what}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -53,11 +59,6 @@ export function lockProblems(doc: unknown, text: string): Diagnostic[] {
     );
   }
   return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0));
-}
-
-/** Whether `outer` is a proper prefix of `inner`. */
-function isPrefix(outer: Path, inner: Path): boolean {
-  return outer.length < inner.length && outer.every((k, n) => inner[n] === k);
 }
 
 type Path = (string | number)[];
