@@ -47,7 +47,8 @@ export {
 export { runBuild, repairedFiles, type BuildRunOptions, type BuildRun } from './build/run-build.js';
 export { pruneCache, DEFAULT_CACHE_MAX_BYTES, type PruneOptions, type PruneResult } from './cache/prune-cache.js';
 export type { CacheEntry, CacheEntryKind } from './cache/cache-entries.js';
-export { readLockFile, parseLock, serializeLock } from './lock/lock-file.js';
+export { parseLock, serializeLock } from './lock/lock-file.js';
+export { readLockState, parseLockState, writtenLockState, type LockState } from './lock/lock-state.js';
 export type { LockFile, LockEmulates, LockedArtifact, LockedEnvironment, LockedProvider } from './lock/lock-types.js';
 export { BASELINE_IDS, DEFAULT_BASELINE, baselineOf, type Baseline, type BaselineId } from './baseline/baseline.js';
 export { createArtifactCache, defaultCacheDir, type ArtifactCache } from './source/artifact-cache.js';

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { parseLock, serializeLock } from '../lock/lock-file.js';
+import type { LockState } from '../lock/lock-state.js';
 import type { LockFile, LockedEnvironment } from '../lock/lock-types.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import type { Failpoint } from '../output/apply-staged.js';
@@ -44,9 +44,8 @@ export interface BuildRunOptions {
   partial: boolean;
   /** Render every environment, even those the fingerprint confirms unchanged. Default false. */
   force?: boolean;
-  /** The lock the build starts from, and its text (undefined without a lock file). */
-  previousLock: LockFile;
-  previousLockText: string | undefined;
+  /** capi-render.lock as the build starts from it. */
+  previousLock: LockState;
   /** Accept removals the guard would refuse. Default false (an export always accepts: it changes no lock). */
   allowRemoval?: boolean;
   /** Test hook: called before each step of the write. */
@@ -75,26 +74,26 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
   // A lock whose text is not what capi-render writes (edited by hand: reformatted, a field added, an
   // entry duplicated) is rewritten by a full render; skipping would keep it, so the output would
   // depend on what the cache remembers.
-  const canonicalLock =
-    options.previousLockText === undefined || serializeLock(options.previousLock) === options.previousLockText;
+  const before = options.previousLock;
+  const canonicalLock = before.text === undefined || before.canonical;
   const previous =
     options.exportDir || options.force || !canonicalLock ? undefined : readFingerprint(fingerprintAt, undefined, use);
   // An environment is skipped only while its lock entry is also what the last build wrote: an entry
   // edited by hand (its CRDs, say, which the inputs hash does not cover) is rendered and repaired.
   // And only while the local release files it pins are the ones pinned (local-artifacts.ts).
-  const lockedNow = new Map(options.previousLock.environments.map((e) => [e.name, e]));
+  const lockedNow = new Map(before.lock.environments.map((e) => [e.name, e]));
   // Where capi-render.yaml says the local repositories are (the render reports a config that cannot be read).
   const repositories = await loadConfig(repoRoot).then(
     (c) => c.repositories,
     () => [],
   );
-  const intact = localArtifactsIntact(repoRoot, options.previousLock, repositories);
+  const intact = localArtifactsIntact(repoRoot, before.lock, repositories);
   const run = await startRender({
     ...options.render,
     ...(previous
       ? {
           skipUnchanged: (env: string, hash: string) =>
-            environmentUnchanged(previous, env, skipKey(hash, lockedNow.get(env), options.previousLock)) && intact(env),
+            environmentUnchanged(previous, env, skipKey(hash, lockedNow.get(env), before.lock)) && intact(env),
         }
       : {}),
   });
@@ -103,8 +102,7 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
     repoRoot,
     ...(out ? { outDir: out, outDirFlag: '--out', exporting: true } : {}),
     partial: options.partial,
-    previousLockText: options.previousLockText,
-    previousLock: options.previousLock,
+    previousLock: before,
     // An export changes nothing the lock describes: there is nothing to guard.
     allowRemoval: Boolean(options.allowRemoval) || out !== undefined,
     ...(options.failpoint ? { failpoint: options.failpoint } : {}),
@@ -113,8 +111,8 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
   });
   if (!out) {
     const rendered = new Set(run.rendering);
-    // As the next build will read it: the lock file's text, parsed.
-    const nextLock = written.lockText !== undefined ? parseLock(written.lockText) : written.lock;
+    // As the next build will read it (a written state's lock is what parsing its text gives).
+    const nextLock = written.lockState.lock;
     const keys = Object.fromEntries(
       nextLock.environments
         .filter((e) => rendered.has(e.name) && e.inputs)
@@ -133,14 +131,15 @@ export async function runBuild(options: BuildRunOptions): Promise<BuildRun> {
       allEnvironments: run.allEnvironments,
     });
     writeFingerprint(fingerprintAt, fingerprint, use);
-    if (!options.partial && run.stamp && written.lockText !== undefined) {
+    const writtenText = written.lockState.text;
+    if (!options.partial && run.stamp && writtenText !== undefined) {
       const records = [await countRecord(outDir), await countRecord(gitops.root)];
       const localFiles = localArtifactStats(repoRoot, nextLock, run.config.repositories);
       const stamp = {
         version: packageVersion(),
         outDir,
         gitopsDir: gitops.root,
-        lock: lockDigest(written.lockText),
+        lock: lockDigest(writtenText),
         fingerprint: fingerprintDigest(fingerprint),
         ...run.stamp,
         records,

@@ -5,6 +5,7 @@
  */
 import type { Diagnostic } from '../errors.js';
 import type { LockFile } from '../lock/lock-types.js';
+import type { LockState } from '../lock/lock-state.js';
 import type { RenderResult } from '../render/render-options.js';
 import type { RenderRun } from '../render/render-run.js';
 import type { EnvironmentResult } from '../render/environment-result.js';
@@ -38,10 +39,9 @@ export async function writeRenderResult(
 
 /** What {@link writeRenderRun} leaves: the write, and the lock and warnings of the build. */
 export interface WrittenRenderRun {
-  /** capi-render.lock's text after the write (undefined when there is no lock). */
-  lockText: string | undefined;
+  /** capi-render.lock after the write (without a text when there is none). */
+  lockState: LockState;
   written: WrittenRenderResult;
-  lock: LockFile;
   warnings: Diagnostic[];
   /** sha256 of every file staged, by folder (for the output fingerprint). */
   produced: ProducedDigests;
@@ -86,6 +86,6 @@ export async function writeRenderRun(
       return done;
     },
   };
-  const { written, lock, lockText } = await writeOutput(source, options);
-  return { written, lock, lockText, warnings, produced };
+  const { written, lockState } = await writeOutput(source, options);
+  return { written, lockState, warnings, produced };
 }

@@ -1,10 +1,9 @@
 /** Flags shared by every command that renders: turn them into library options, in one place. */
-import { readLockFile } from '../lock/lock-file.js';
+import { readLockState, type LockState } from '../lock/lock-state.js';
 import { SpecError, error } from '../errors.js';
 import { finishInterruptedWrite, hasInterruptedWrite } from '../output/transaction.js';
 import { WORK_DIR } from '../output/scan-output-folder.js';
 import { refuseIrregularRepositoryFiles, type RegularOutputFolder } from '../output/regular-files.js';
-import type { LockFile } from '../lock/lock-types.js';
 import type { RenderOptions } from '../render/render-options.js';
 import { createArtifactCache } from '../source/artifact-cache.js';
 import { createCacheUse } from '../cache/cache-use.js';
@@ -58,8 +57,8 @@ export interface PreparedRender {
   options: RenderOptions;
   /** The output folders, listed by the gate every command passes (regular files only, no link). */
   regular: RegularRepository;
-  lock: LockFile;
-  lockText: string | undefined;
+  /** capi-render.lock as read (an empty lock without a text when there is none). */
+  lockState: LockState;
   /** The cache folder. */
   cacheDir: string;
   /**
@@ -101,11 +100,10 @@ export async function prepareRender(
   ctx.defer(progress.close);
   const { dir: cacheDir, maxBytes } = cacheSettings(ctx);
   const use = createCacheUse();
-  const { lock, text } = await readLockFile(repoRoot, createValueCache(cacheDir, 'lock', use));
+  const lockState = await readLockState(repoRoot, createValueCache(cacheDir, 'lock', use));
   return {
     regular,
-    lock,
-    lockText: text,
+    lockState,
     cacheDir,
     async settleCache() {
       if (!use.grew || (await cacheLocationProblem(cacheDir, { repoRoot, home: io.env.HOME }))) return;
@@ -116,8 +114,7 @@ export async function prepareRender(
       environments: (values.env as string[] | undefined) ?? [],
       shard: values.shard ? String(values.shard) : undefined,
       env: io.env,
-      lock,
-      lockText: text,
+      lock: lockState,
       lockContradictions: values.frozen ? 'refuse' : 'repair',
       cache: createArtifactCache(cacheDir, use),
       offline: Boolean(values.offline),

@@ -7,7 +7,11 @@
  */
 
 /** The schema files under schemas/, by the file they describe. */
-export const EDITOR_SCHEMA_FILES = { config: 'capi-render.schema.json', overlay: 'overlay.schema.json' } as const;
+export const EDITOR_SCHEMA_FILES = {
+  config: 'capi-render.schema.json',
+  overlay: 'overlay.schema.json',
+  lock: 'lock.schema.json',
+} as const;
 
 /** Which file a schema is for. */
 export type EditorSchemaKind = keyof typeof EDITOR_SCHEMA_FILES;

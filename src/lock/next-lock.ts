@@ -14,6 +14,7 @@ import type {
 } from './lock-types.js';
 import { LOCK_API_VERSION } from './lock-types.js';
 import { artifactKey, serializeLock } from './lock-file.js';
+import type { LockState } from './lock-state.js';
 import { configuredLocalLabel } from '../source/local-repository.js';
 
 export interface RenderedLockEntries {
@@ -251,12 +252,12 @@ function inputFileChanges(
  * reformatting or a field capi-render does not write is not, and a build rewrites it (the content is
  * compared by {@link describeLockChanges}), so `check` and `--frozen` cannot call it unchanged. Line
  * endings and a byte-order mark are not a change (a Windows checkout of the same commit), as for every
- * committed file `check` reads. `committed` is that text parsed.
+ * committed file `check` reads.
  */
-export function describeLockTextChange(committedText: string | undefined, committed: LockFile): string | undefined {
-  if (committedText === undefined) return undefined;
-  const text = normalizedText(committedText);
-  const canonical = serializeLock(committed);
+export function describeLockTextChange(committed: LockState): string | undefined {
+  if (committed.text === undefined || committed.canonical) return undefined;
+  const text = normalizedText(committed.text);
+  const canonical = serializeLock(committed.lock);
   if (text === canonical) return undefined;
   const [have, want] = [text.split('\n'), canonical.split('\n')];
   let line = 0;
@@ -270,18 +271,19 @@ export function describeLockTextChange(committedText: string | undefined, commit
  * differs from what a build would write — where a reader of the error looks. Empty when the build
  * would leave the lock as it is.
  */
-export function describeLockDifferences(
-  committedText: string | undefined,
-  committed: LockFile,
-  next: LockFile,
-): { changes: string[]; line?: number } {
-  const textChange = describeLockTextChange(committedText, committed);
-  const changes = [...describeLockChanges(committed, next), ...(textChange ? [textChange] : [])];
-  if (changes.length === 0 || committedText === undefined) return { changes };
-  const have = normalizedText(committedText).split('\n');
-  const want = serializeLock(next).split('\n');
+export function describeLockDifferences(committed: LockState, next: LockFile): { changes: string[]; line?: number } {
+  const textChange = describeLockTextChange(committed);
+  // The next lock is serialised once: to compare with the committed one, and to find the line.
+  let want: string | undefined;
+  const wanted = () => (want ??= serializeLock(next));
+  const same =
+    next === committed.lock || wanted() === (committed.canonical ? committed.text : serializeLock(committed.lock));
+  const changes = [...(same ? [] : contentChanges(committed.lock, next)), ...(textChange ? [textChange] : [])];
+  if (changes.length === 0 || committed.text === undefined) return { changes };
+  const have = normalizedText(committed.text).split('\n');
+  const lines = wanted().split('\n');
   let line = 0;
-  while (line < have.length && have[line] === want[line]) line++;
+  while (line < have.length && have[line] === lines[line]) line++;
   return { changes, line: line + 1 };
 }
 
@@ -293,6 +295,11 @@ function normalizedText(text: string): string {
 /** Human-readable differences between two locks (empty when they serialise identically). */
 export function describeLockChanges(before: LockFile, after: LockFile): string[] {
   if (before === after || serializeLock(before) === serializeLock(after)) return [];
+  return contentChanges(before, after);
+}
+
+/** describeLockChanges for two locks known to serialise differently. */
+function contentChanges(before: LockFile, after: LockFile): string[] {
   const changes = lockChanges(before, after);
   const baseline =
     emulatesText(before.emulates) === emulatesText(after.emulates)

@@ -11,7 +11,7 @@
  */
 import path from 'node:path';
 import { SpecError, UsageError } from '../errors.js';
-import { serializeLock } from '../lock/lock-file.js';
+import { writtenLockState, type LockState } from '../lock/lock-state.js';
 import { LOCK_FILE, type LockFile } from '../lock/lock-types.js';
 import { isGitopsFileOf } from '../gitops/layout.js';
 import type { InputFolders } from '../config/output-location.js';
@@ -36,10 +36,8 @@ export interface WriteRenderResultOptions {
   outDirFlag?: string;
   /** Only some environments were asked for (--env, --shard): the others are kept. Default false. */
   partial?: boolean;
-  /** The lock file's text before the build (undefined when there was none): an unchanged lock is not rewritten. */
-  previousLockText: string | undefined;
-  /** The lock the build started from (the removal guard compares with it). */
-  previousLock: LockFile;
+  /** capi-render.lock as the build found it: an unchanged lock is not rewritten. */
+  previousLock: LockState;
   /**
    * An export (`build --out`): `outDir` and the GitOps folder beside it get the output, and
    * capi-render.lock stays as it is; refused where either folder is the repository's own output.
@@ -68,11 +66,10 @@ export interface OutputSource {
   ): Promise<{ lock: LockFile; fleetGitopsFiles?: OutputFiles }>;
 }
 
-/** What a write leaves: its summary, the lock, and the lock file's text now (undefined: there is none). */
+/** What a write leaves: its summary, and capi-render.lock as it is now (as it was, when unchanged or exported). */
 export interface WrittenOutput {
   written: WrittenRenderResult;
-  lock: LockFile;
-  lockText: string | undefined;
+  lockState: LockState;
 }
 
 /** Writes `source` (see the module comment); `beforeCommit` may still refuse the lock. */
@@ -90,17 +87,22 @@ export async function writeOutput(
 
   const all = new Set(source.allEnvironments);
   const rendered = new Set(source.rendering);
-  const locked = new Set(options.previousLock.environments.map((e) => e.name));
+  const previous = options.previousLock;
+  const locked = new Set(previous.lock.environments.map((e) => e.name));
   const gone = options.partial
     ? []
     : [...new Set([...locked, ...(await topFolders(outDir))])].filter((n) => !all.has(n));
-  const lockChangedTo = (lock: LockFile) => {
+  // The state to write, or undefined when the lock file stays as it is: serialised once, both to
+  // compare and to write (the no-render path below asks first, then the transaction asks again).
+  let asked: { lock: LockFile; next: LockState | undefined } | undefined;
+  const lockChangedTo = (lock: LockFile): LockState | undefined => {
     if (options.exporting) return undefined;
-    const text = serializeLock(lock);
-    return options.previousLockText !== undefined &&
-      (lock === options.previousLock || text === options.previousLockText)
-      ? undefined
-      : text;
+    if (previous.text !== undefined && lock === previous.lock) return undefined;
+    if (asked?.lock !== lock) {
+      const next = writtenLockState(lock);
+      asked = { lock, next: previous.text !== undefined && next.text === previous.text ? undefined : next };
+    }
+    return asked.next;
   };
   if (rendered.size === 0 && gone.length === 0) {
     const { lock } = await source.run(async () => undefined);
@@ -114,8 +116,7 @@ export async function writeOutput(
       };
       return {
         written: await unchangedSummary(outDir, gitopsDir, [], options.partial ? counted : undefined),
-        lock,
-        lockText: options.previousLockText,
+        lockState: previous,
       };
     }
     return writeTransaction(
@@ -161,7 +162,7 @@ async function writeTransaction(
     rendered: Set<string>;
     gone: string[];
     locked: Set<string>;
-    lockChangedTo: (lock: LockFile) => string | undefined;
+    lockChangedTo: (lock: LockFile) => LockState | undefined;
   },
 ): Promise<WrittenOutput> {
   const { repoRoot } = options;
@@ -235,8 +236,8 @@ async function writeTransaction(
       if (problems.length > 0) throw new SpecError(problems);
     }
     options.beforeCommit?.(lock);
-    const lockText = plan.lockChangedTo(lock);
-    const [tree, consumer] = await txn.commit(lockText);
+    const nextLock = plan.lockChangedTo(lock);
+    const [tree, consumer] = await txn.commit(nextLock?.text);
     // Files of skipped environments are in place too: count them from the records.
     const skippedFiles = [...(out!.record?.files ?? [])].filter((f) => source.skipped.includes(topFolder(f))).length;
     const skippedConsumer = [...(txn.scans[1]!.record?.files ?? [])].filter(
@@ -246,16 +247,15 @@ async function writeTransaction(
         ![...scope].some((env) => isGitopsFileOf(f, env)),
     ).length;
     return {
-      lockText: lockText ?? options.previousLockText,
+      lockState: nextLock ?? options.previousLock,
       written: {
         ...tree!,
         unchanged: tree!.unchanged + skippedFiles,
         outDir,
         gitops: { ...consumer!, unchanged: consumer!.unchanged + skippedConsumer },
-        lockWritten: lockText !== undefined,
+        lockWritten: nextLock !== undefined,
         retired: gone.filter((env) => ownedEnvs.has(env) || locked.has(env)),
       },
-      lock,
     };
   } catch (e) {
     await txn.abort();

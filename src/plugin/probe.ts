@@ -14,7 +14,7 @@ import type { GitopsFlavour } from '../gitops/options.js';
 import { CONFIG_FILE } from '../config/config-types.js';
 import { createCacheUse, type CacheUse } from '../cache/cache-use.js';
 import { mergeGitopsConfig } from '../gitops/merge-config.js';
-import { readLockFile } from '../lock/lock-file.js';
+import { readLockState } from '../lock/lock-state.js';
 import type { LockFile } from '../lock/lock-types.js';
 import { WORK_DIR } from '../output/scan-output-folder.js';
 import { hasInterruptedWrite } from '../output/transaction.js';
@@ -67,7 +67,7 @@ async function probe(
   if (existsSync(path.join(repoRoot, WORK_DIR)) && (await hasInterruptedWrite(repoRoot))) return undefined;
   const memo = createValidationMemo(path.join(cacheDir, 'validated'), use);
   const repo = await loadRepository(repoRoot, memo);
-  const { lock } = await readLockFile(repoRoot, createValueCache(cacheDir, 'lock', use));
+  const { lock } = await readLockState(repoRoot, createValueCache(cacheDir, 'lock', use));
   // The name comes from the Application: a path only when it is one plain segment.
   if (!SAFE_NAME.test(environment)) return undefined;
   const overlaysDir = repo.config.overlaysDir.replace(/\/+$/, '');

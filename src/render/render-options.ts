@@ -6,6 +6,7 @@ import type { Diagnostic } from '../errors.js';
 import type { OutputFiles } from '../plan/output-plan.js';
 import type { ProviderValidator } from '../declarations/validate-providers.js';
 import type { ProviderCatalog } from './provider-source.js';
+import type { LockState } from '../lock/lock-state.js';
 import type { LockFile } from '../lock/lock-types.js';
 import type { LockContradictionRule } from '../lock/lock-evidence.js';
 import type { RenderConfig } from '../config/config-types.js';
@@ -26,11 +27,9 @@ export interface RenderOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /**
    * The lock to start from: versions it pins are reused where the inputs allow them, digests it
-   * records are enforced. Default: none.
+   * records are enforced; its text names a contradicted entry by its line. Default: none.
    */
-  lock?: LockFile;
-  /** The lock's text, so that a contradicted entry can be named by its line. Default: none (no line). */
-  lockText?: string;
+  lock?: LockState;
   /**
    * An entry the inputs contradict (a version the spec does not allow): 'repair' re-resolves it with
    * a warning (build), 'refuse' fails naming the lock line and the input (check, --frozen). Default 'repair'.

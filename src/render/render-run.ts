@@ -157,7 +157,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
     options.fillingRepository === undefined ? {} : { fillingRepository: options.fillingRepository },
   );
   // A lock that names configured local repositories by their path (an older capi-render) keeps its pins.
-  const { lock, renamed } = withPathlessLocalSources(options.lock ?? emptyLock(), repo.config.repositories);
+  const { lock, renamed } = withPathlessLocalSources(options.lock?.lock ?? emptyLock(), repo.config.repositories);
   if (renamed.length > 0) repo.warnings.push(pathNamedLocalSources(renamed));
   const lockedArtifacts = new Map(lock.artifacts.map((a) => [artifactKey(a.source, a.version, a.file), a]));
   const session = createSession({
@@ -177,13 +177,13 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
         ...(options.env ? { env: options.env } : {}),
       }),
     lock,
-    lockEvidence: { text: options.lockText, rule: options.lockContradictions ?? 'repair' },
+    lockEvidence: { text: options.lock?.text, rule: options.lockContradictions ?? 'repair' },
     images: createImageResolver({
       locked: new Map((lock.images ?? []).map((i) => [i.image, i])),
       repoRoot,
       offline: options.offline ?? false,
       evidenceRule: options.lockContradictions ?? 'repair',
-      ...(options.lockText !== undefined ? { lockText: options.lockText } : {}),
+      ...(options.lock?.text !== undefined ? { lockText: options.lock.text } : {}),
       ...(options.refreshImages ? { refresh: options.refreshImages } : {}),
       registry: (policy) =>
         registryForPolicy(policy, { env: options.env ?? {}, fetch: options.fetch as typeof fetch | undefined }),

@@ -17,6 +17,7 @@ import { SpecError, error, peerWording, throwIfErrors, type Diagnostic } from '.
 import { unknownEnvironments } from '../overlay/discover-environments.js';
 import type { Finding } from '../diff/types.js';
 import type { LockFile } from '../lock/lock-types.js';
+import { missingLockState, writtenLockState } from '../lock/lock-state.js';
 import { writeRenderResult, type WrittenRenderResult } from '../build/write-render-result.js';
 import { render } from '../render/render.js';
 import type { RenderOptions } from '../render/render-options.js';
@@ -37,8 +38,6 @@ export interface ApplyUpgradeOptions {
   selection: TargetSelection;
   /** Proceed although a CRD version that may still be stored is removed or unserved. Default: false. */
   confirmStorageMigration?: boolean;
-  /** The lock file's text before the upgrade (for the write). */
-  previousLockText: string | undefined;
   /** Accept removed providers, CRDs or environments (the build's --allow-removal). Default: false. */
   allowRemoval?: boolean;
 }
@@ -162,7 +161,7 @@ export async function applyUpgrade(options: ApplyUpgradeOptions): Promise<Upgrad
         })),
       });
     }
-    const next = await render({ ...renderOptions, lock: lockBefore });
+    const next = await render({ ...renderOptions, lock: writtenLockState(lockBefore) });
     const outRel = path.relative(repoRoot, next.outputDir).split(path.sep).join('/') || '.';
     const report = compareRendered(
       { files: await readTreeFromDisk(next.outputDir), lock: lockBefore },
@@ -176,8 +175,8 @@ export async function applyUpgrade(options: ApplyUpgradeOptions): Promise<Upgrad
     }
     const written = await writeRenderResult(next, {
       repoRoot,
-      previousLockText: options.previousLockText,
-      previousLock: lockBefore,
+      // capi-render.lock as read, as for a build: the write compares with the file, not with the render above.
+      previousLock: options.render.lock ?? missingLockState(),
       allowRemoval: options.allowRemoval ?? false,
     });
     const gitopsRel = path.relative(repoRoot, written.gitops.root).split(path.sep).join('/') || '.';

@@ -5,7 +5,8 @@
 import path from 'node:path';
 import { unknownEnvironments } from '../overlay/discover-environments.js';
 import { loadConfig } from '../config/load-config.js';
-import { parseLock, readLockFile } from '../lock/lock-file.js';
+import { parseLock } from '../lock/lock-file.js';
+import { readLockState } from '../lock/lock-state.js';
 import { emptyLock, LOCK_FILE, type LockFile } from '../lock/lock-types.js';
 import { createGitRunner } from './git-command.js';
 import { readFileAtRef, readTreeAtRef, readTreeFromDisk } from './git-rendered.js';
@@ -59,7 +60,7 @@ export async function compareWithRevision(options: RevisionComparisonOptions): P
     );
   }
   const before = beforeLockText === undefined ? emptyLock() : parseLock(beforeLockText);
-  const after = (await readLockFile(repoRoot)).lock;
+  const after = (await readLockState(repoRoot)).lock;
   const report = compareRendered(
     { files: beforeFiles, lock: before },
     { files: afterFiles, lock: after },

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { lockChanges } from '../lock/next-lock.js';
 import type { LockFile } from '../lock/lock-types.js';
+import { missingLockState, writtenLockState } from '../lock/lock-state.js';
 import { unknownEnvironments } from '../overlay/discover-environments.js';
 import { writeRenderResult, type WrittenRenderResult } from '../build/write-render-result.js';
 import { render } from '../render/render.js';
@@ -40,12 +41,13 @@ export async function refreshPinnedImages(options: {
   render: RenderOptions;
   /** Environments whose images are re-resolved; empty: all. */
   environments: readonly string[];
-  previousLockText: string | undefined;
   allowRemoval?: boolean;
 }): Promise<ImageRefreshOutcome> {
   const renderOptions: RenderOptions = { ...options.render, environments: [], shard: undefined };
   const repoRoot = path.resolve(renderOptions.repoRoot);
-  const lockBefore = renderOptions.lock!;
+  // capi-render.lock as read: what the write compares with.
+  const previous = renderOptions.lock ?? missingLockState();
+  const lockBefore = previous.lock;
   const known = [...new Set(lockBefore.environments.map((e) => e.name))];
   const selected = options.environments.length > 0 ? options.environments : known;
   const current = await render({ ...renderOptions, environments: [] });
@@ -56,7 +58,11 @@ export async function refreshPinnedImages(options: {
       .filter((e) => selected.includes(e.environment.name))
       .flatMap((e) => e.pinnedImages.map(([image]) => lockKeyOf(e, image))),
   );
-  const next = await render({ ...renderOptions, lock: current.lock, refreshImages: (image) => chosen.has(image) });
+  const next = await render({
+    ...renderOptions,
+    lock: writtenLockState(current.lock),
+    refreshImages: (image) => chosen.has(image),
+  });
   const outRel = path.relative(repoRoot, next.outputDir).split(path.sep).join('/') || '.';
   const report = compareRendered(
     { files: await readTreeFromDisk(next.outputDir), lock: lockBefore },
@@ -65,8 +71,7 @@ export async function refreshPinnedImages(options: {
   );
   const written = await writeRenderResult(next, {
     repoRoot,
-    previousLockText: options.previousLockText,
-    previousLock: lockBefore,
+    previousLock: previous,
     allowRemoval: options.allowRemoval ?? false,
   });
   const users = (key: string) =>

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.js';
 import { parseLock } from '../../src/lock/lock-file.js';
+import { parseLockState } from '../../src/lock/lock-state.js';
 import { createValueCache } from '../../src/v8-value-cache.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 import { thrownBy } from '../helpers/errors.js';
@@ -11,13 +12,13 @@ import { tempDir } from '../helpers/tmp.js';
 
 const EXAMPLE_LOCK = readFileSync(path.join(REPO_ROOT, 'capi-render.lock'), 'utf8');
 
-describe('parseLock with a parsed-value cache', () => {
+describe('parseLockState with a parsed-value cache', () => {
   it('reads the same lock back from the cache as from the YAML', () => {
     const dir = tempDir();
     const cache = createValueCache(dir, 'lock');
-    const fresh = parseLock(EXAMPLE_LOCK, cache);
+    const fresh = parseLockState(EXAMPLE_LOCK, cache).lock;
     expect(readdirSync(path.join(dir, `lock-v8-${process.versions.v8}`))).toHaveLength(1);
-    expect(parseLock(EXAMPLE_LOCK, cache)).toEqual(fresh);
+    expect(parseLockState(EXAMPLE_LOCK, cache).lock).toEqual(fresh);
     expect(fresh).toEqual(parseLock(EXAMPLE_LOCK));
   });
 
@@ -26,7 +27,7 @@ describe('parseLock with a parsed-value cache', () => {
     const cache = createValueCache(dir, 'lock');
     const sha256 = createHash('sha256').update(EXAMPLE_LOCK).digest('hex');
     cache.put(sha256, { apiVersion: 'something else' });
-    expect(parseLock(EXAMPLE_LOCK, cache)).toEqual(parseLock(EXAMPLE_LOCK));
+    expect(parseLockState(EXAMPLE_LOCK, cache).lock).toEqual(parseLock(EXAMPLE_LOCK));
   });
 
   it.each([
@@ -40,7 +41,7 @@ describe('parseLock with a parsed-value cache', () => {
     const dir = tempDir();
     const cache = createValueCache(dir, 'lock');
     for (let run = 0; run < 2; run++)
-      expect(thrownBy(SpecError, () => parseLock(text, cache)).diagnostics[0]!.code).toBe('lock');
+      expect(thrownBy(SpecError, () => parseLockState(text, cache)).diagnostics[0]!.code).toBe('lock');
     expect(readdirSync(dir)).toEqual([]);
   });
 });

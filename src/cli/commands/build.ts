@@ -6,6 +6,7 @@ import { repairedFiles, runBuild, type BuildRun } from '../../build/run-build.js
 import { reportStampedNoop } from '../no-op-build.js';
 import { reportWrite, summarizeNames } from '../report-write.js';
 import type { LockFile } from '../../lock/lock-types.js';
+import type { LockState } from '../../lock/lock-state.js';
 import { render } from '../../render/render.js';
 import type { Command, CommandContext } from '../command.js';
 import { failpointFromEnv } from '../failpoint.js';
@@ -59,7 +60,7 @@ export const buildCommand: Command = {
         io,
         repoRoot,
         cacheDir: prepared.cacheDir,
-        lockText: prepared.lockText,
+        lockText: prepared.lockState.text,
         ...(use ? { use } : {}),
         color,
       }))
@@ -74,8 +75,7 @@ export const buildCommand: Command = {
         ...(exportDir ? { exportDir } : {}),
         partial,
         force: Boolean(values.force),
-        previousLock: prepared.lock,
-        previousLockText: prepared.lockText,
+        previousLock: prepared.lockState,
         allowRemoval: Boolean(values['allow-removal']),
         ...(failpoint ? { failpoint } : {}),
         onEnvironment: (e) => {
@@ -85,7 +85,7 @@ export const buildCommand: Command = {
           ];
           lines.push(`rendered ${e.environment.name}: ${parts.length > 0 ? parts.join(', ') : 'no providers'}\n`);
         },
-        beforeCommit: (lock) => refuseLockChange(values, prepared.lock, lock, prepared.lockText),
+        beforeCommit: (lock) => refuseLockChange(values, prepared.lockState, lock),
       });
     } finally {
       await prepared.settleCache();
@@ -113,7 +113,7 @@ async function printEnvironment(ctx: CommandContext, prepared: PreparedRender): 
   const result = await render(prepared.options);
   await prepared.settleCache();
   if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
-  refuseLockChange(values, prepared.lock, result.lock, prepared.lockText);
+  refuseLockChange(values, prepared.lockState, result.lock);
   if (result.environments.length !== 1) {
     throw new UsageError(
       `--stdout prints one environment; choose one with --env (${result.allEnvironments.join(', ')})`,
@@ -122,7 +122,7 @@ async function printEnvironment(ctx: CommandContext, prepared: PreparedRender): 
   io.stdout.write(
     streamEnvironment({
       environment: result.environments[0]!,
-      previousLock: prepared.lock,
+      previousLock: prepared.lockState.lock,
       nextLock: result.lock,
       allowRemoval: Boolean(values['allow-removal']),
     }),
@@ -131,14 +131,9 @@ async function printEnvironment(ctx: CommandContext, prepared: PreparedRender): 
 }
 
 /** `--frozen`: a build that would change the lock fails (before anything is written). */
-function refuseLockChange(
-  values: CommandContext['values'],
-  before: LockFile,
-  after: LockFile,
-  committedText: string | undefined,
-): void {
+function refuseLockChange(values: CommandContext['values'], before: LockState, after: LockFile): void {
   if (!values.frozen) return;
-  const { changes, line } = describeLockDifferences(committedText, before, after);
+  const { changes, line } = describeLockDifferences(before, after);
   if (changes.length === 0) return;
   throw new DriftError(
     error('frozen', `--frozen: the build would change capi-render.lock:\n  ${changes.join('\n  ')}`, {

@@ -127,7 +127,7 @@ export const checkCommand: Command = {
           color,
         }),
       );
-    const { changes: lockChanges, line: lockLine } = describeLockDifferences(prepared.lockText, prepared.lock, lock);
+    const { changes: lockChanges, line: lockLine } = describeLockDifferences(prepared.lockState, lock);
     if (drift.length === 0 && lockChanges.length === 0) {
       io.stderr.write(
         `check: ${names.length} environment${names.length === 1 ? '' : 's'} up to date (${planned.size + gitopsPlanned.size} files, capi-render.lock)\n`,

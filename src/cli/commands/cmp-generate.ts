@@ -108,8 +108,9 @@ export const cmpGenerateCommand: Command = {
     if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
     // The probe found the lock current for every other environment, so the render can only have
     // changed this environment's part of it; when that part is the same, nothing changed at all.
-    const unchanged = probe?.streamKey !== undefined && lockPart(prepared.lock, env) === lockPart(result.lock, env);
-    const changes = unchanged ? [] : describeLockChanges(prepared.lock, result.lock);
+    const unchanged =
+      probe?.streamKey !== undefined && lockPart(prepared.lockState.lock, env) === lockPart(result.lock, env);
+    const changes = unchanged ? [] : describeLockChanges(prepared.lockState.lock, result.lock);
     if (changes.length > 0) {
       throw new DriftError(
         error(
@@ -125,7 +126,7 @@ export const cmpGenerateCommand: Command = {
     const documents = streamDocuments(
       rendered,
       result.files,
-      unchanged ? undefined : { previous: prepared.lock, next: result.lock },
+      unchanged ? undefined : { previous: prepared.lockState.lock, next: result.lock },
     );
     if (probe?.streamKey)
       await writeStream(cacheDir, probe.streamKey, documents, result.warnings, prepared.options.cache?.use ?? use);

@@ -61,11 +61,10 @@ export const mergeCommand: Command = {
         if (dirs.some((d) => d.real === real)) throw new UsageError(`shard folder ${shown} is given twice`);
         dirs.push({ shown, dir, real });
       }
-      const set = await readShardSet(dirs, run, prepared.lock);
+      const set = await readShardSet(dirs, run, prepared.lockState.lock);
       const { written: summary } = await writeOutput(shardOutput(set, run), {
         repoRoot,
-        previousLock: prepared.lock,
-        previousLockText: prepared.lockText,
+        previousLock: prepared.lockState,
         allowRemoval: Boolean(values['allow-removal']),
       });
       if (values.json) {

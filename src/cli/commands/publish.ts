@@ -113,7 +113,7 @@ export const publishCommand: Command = {
     const planned = new Map(
       [...result.files].filter(([p]) => p.startsWith(`${env}/`)).map(([p, text]) => [p.slice(env.length + 1), text]),
     );
-    await refuseStale(planned, folder, shown, describeLockChanges(prepared.lock, result.lock), repoRoot);
+    await refuseStale(planned, folder, shown, describeLockChanges(prepared.lockState.lock, result.lock), repoRoot);
     // Would the environment's own OCIRepository accept what this run signs (or does not)? Argo CD verifies no signature.
     if (target === 'flux') {
       const [sourceFile, sourceText] =

@@ -102,7 +102,6 @@ export const upgradeCommand: Command = {
       environments,
       selection: { request, providers },
       confirmStorageMigration: Boolean(values['confirm-storage-migration']),
-      previousLockText: prepared.lockText,
       allowRemoval: Boolean(values['allow-removal']),
     }).finally(() => prepared.settleCache());
     if (outcome.warnings.length > 0) io.stderr.write(formatDiagnostics(outcome.warnings, { color }));
@@ -188,7 +187,6 @@ async function refreshImages(ctx: CommandContext): Promise<number> {
   const outcome = await refreshPinnedImages({
     render: prepared.options,
     environments,
-    previousLockText: prepared.lockText,
     allowRemoval: Boolean(values['allow-removal']),
   }).finally(() => prepared.settleCache());
   if (outcome.warnings.length > 0) io.stderr.write(formatDiagnostics(outcome.warnings, { color }));

@@ -1,6 +1,7 @@
 /**
- * The JSON Schemas shipped for editors (schemas/capi-render.schema.json, schemas/overlay.schema.json):
- * the very schema objects the loaders validate with (CONFIG_SCHEMA, OVERLAY_SCHEMA), copied with a
+ * The JSON Schemas shipped for editors (schemas/capi-render.schema.json, schemas/overlay.schema.json,
+ * schemas/lock.schema.json): the very schema objects the loaders validate with (CONFIG_SCHEMA,
+ * OVERLAY_SCHEMA, LOCK_SCHEMA), copied with a
  * `description` on every setting (config-descriptions.ts, overlay-descriptions.ts) and draft-07's
  * `$schema`, an `$id` and a `title` on top. Draft-07 because it is what the loaders' Ajv validates
  * by default, and the draft every YAML language server and JSON Schema tool reads in full. Pure.
@@ -10,6 +11,7 @@ import { CONFIG_SCHEMA } from '../../config/config-schema.js';
 import { EDITOR_SCHEMA_FILES, editorSchemaUrl, type EditorSchemaKind } from '../../config/editor-schema-url.js';
 import { OVERLAY_DESCRIPTIONS } from '../../overlay/overlay-descriptions.js';
 import { OVERLAY_SCHEMA } from '../../overlay/overlay-schema.js';
+import { LOCK_DESCRIPTIONS, LOCK_SCHEMA } from '../../lock/lock-schema.js';
 
 /** A JSON Schema node, as the schema modules write them. */
 export type SchemaNode = { readonly [key: string]: unknown };
@@ -35,6 +37,14 @@ export const EDITOR_SCHEMA_SOURCES: Record<
     title: 'capi-render overlay.yaml',
     about:
       "One environment (a management cluster) of capi-render, in kustomize's vocabulary: its bases, patches on the provider CRs, and what it overrides of capi-render.yaml.",
+  },
+  lock: {
+    schema: LOCK_SCHEMA,
+    descriptions: LOCK_DESCRIPTIONS,
+    describes: 'capi-render.lock',
+    title: 'capi-render.lock',
+    about:
+      'What every build pinned: the versions, artifact digests, image digests and input hashes. Written by capi-render build; review it, do not edit it.',
   },
 };
 

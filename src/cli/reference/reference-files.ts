@@ -16,5 +16,6 @@ export async function referenceFiles(version: string): Promise<Map<string, strin
     ['docs/reference/config.md', settingsReference()],
     [`schemas/${EDITOR_SCHEMA_FILES.config}`, editorSchemaText('config', version)],
     [`schemas/${EDITOR_SCHEMA_FILES.overlay}`, editorSchemaText('overlay', version)],
+    [`schemas/${EDITOR_SCHEMA_FILES.lock}`, editorSchemaText('lock', version)],
   ]);
 }
