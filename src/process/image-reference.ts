@@ -14,7 +14,7 @@ const PATH_COMPONENT = `${ALNUM}(?:${SEPARATOR}${ALNUM})*`;
 const REMOTE_NAME = `${PATH_COMPONENT}(?:/${PATH_COMPONENT})*`;
 const TAG = '[\\w][\\w.-]{0,127}';
 const DIGEST = '[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][0-9A-Fa-f]{32,}';
-const REFERENCE = new RegExp(`^((?:${DOMAIN_AND_PORT}/)?${REMOTE_NAME})(?::(${TAG}))?(?:@(${DIGEST}))?$`);
+const IMAGE_REF_PATTERN = new RegExp(`^((?:${DOMAIN_AND_PORT}/)?${REMOTE_NAME})(?::(${TAG}))?(?:@(${DIGEST}))?$`);
 const NAME = new RegExp(`^(?:(${DOMAIN_AND_PORT})/)?(${REMOTE_NAME})$`);
 const IDENTIFIER = /^[a-f0-9]{64}$/;
 const MAX_PATH_LENGTH = 255;
@@ -86,10 +86,10 @@ function parseNormalizedName(text: string): NormalizedName | string {
   if (remote.toLowerCase() !== remote) return `invalid reference format: repository name (${remote}) must be lowercase`;
 
   const candidate = `${domain}/${remainder}`;
-  const match = REFERENCE.exec(candidate);
+  const match = IMAGE_REF_PATTERN.exec(candidate);
   if (match === null) {
     const lower = candidate.toLowerCase();
-    return lower !== candidate && REFERENCE.test(lower)
+    return lower !== candidate && IMAGE_REF_PATTERN.test(lower)
       ? 'repository name must be lowercase'
       : 'invalid reference format';
   }

@@ -17,7 +17,7 @@ import { secretReferences } from '../declarations/secret-values.js';
 import { isJsonObject } from '../manifest/object.js';
 
 /** Largest file a `{fromFile}` reference may name: a Kubernetes Secret holds at most 1 MiB. */
-export const MAX_REFERENCE_FILE_BYTES = 1024 * 1024;
+export const MAX_SECRET_FILE_BYTES = 1024 * 1024;
 
 /** What reading references needs; everything is passed in, nothing read from the process. */
 export interface ReferenceReadContext {
@@ -116,7 +116,7 @@ async function readReferenceFile(file: string, repoRoot: string, git: GitView): 
   }
   let read;
   try {
-    read = await readBounded(real, { limit: MAX_REFERENCE_FILE_BYTES, follow: false });
+    read = await readBounded(real, { limit: MAX_SECRET_FILE_BYTES, follow: false });
   } catch (e) {
     return {
       refused: {
@@ -138,7 +138,7 @@ async function readReferenceFile(file: string, repoRoot: string, git: GitView): 
     case 'too-large':
       return {
         refused: {
-          why: `is larger than ${MAX_REFERENCE_FILE_BYTES} bytes (a Kubernetes Secret holds at most 1 MiB)`,
+          why: `is larger than ${MAX_SECRET_FILE_BYTES} bytes (a Kubernetes Secret holds at most 1 MiB)`,
           hint: 'point fromFile at the file holding just the value',
         },
       };

@@ -18,7 +18,7 @@ export interface OciReference {
 }
 
 /** Every accepted form, for hints. */
-export const OCI_REFERENCE_FORMS =
+export const OCI_REF_FORMS =
   'registry/repository[:tag], host:port/repository[:tag], http://host[:port]/repository[:tag] (plain HTTP) or https://… (TLS, the default)';
 
 // The distribution reference grammar (distribution/reference regexp.go): lowercase path
@@ -31,7 +31,7 @@ const IPV6 = /^\[[0-9A-Fa-f:.]+\]$/;
 
 /**
  * Parses an OCI reference. Throws a SpecError with code `source-unsupported` (carrying `where`,
- * e.g. the CR and `spec.fetchConfig.oci`) when the text is not one of {@link OCI_REFERENCE_FORMS}.
+ * e.g. the CR and `spec.fetchConfig.oci`) when the text is not one of {@link OCI_REF_FORMS}.
  * Digests (`@sha256:…`) are rejected: the operator's parser cuts the reference at the last `:`
  * and oras then fails on `repo@sha256`, so a digest reference never works there either.
  */
@@ -40,7 +40,7 @@ export function parseOciReference(text: string, where: Location = {}): OciRefere
     throw new SpecError(
       error('source-unsupported', `OCI reference ${JSON.stringify(text)} is not valid: ${why}`, {
         ...where,
-        hint: `use ${OCI_REFERENCE_FORMS}`,
+        hint: `use ${OCI_REF_FORMS}`,
       }),
     );
   };
