@@ -179,8 +179,10 @@ function fieldsRead(validated: Validated): string {
         },
       ),
     );
-  } catch {
-    // An empty object misses required fields: only what was read matters here.
+  } catch (error) {
+    // An empty object misses required fields: only what was read matters here. Anything but a
+    // validation failure is a broken model, not a finding.
+    if (!(error as { errors?: unknown }).errors) throw error;
   }
   return [...read].sort().join(',');
 }

@@ -12,6 +12,7 @@ import {
   type GitHubClientOptions,
 } from '../../src/source/github/github-source.js';
 import { startFakeGitHub, type FakeGitHub, type FakeGitHubOptions } from '../helpers/fake-github.js';
+import { thrownBy } from '../helpers/errors.js';
 
 const TOKEN = 'ghp_TestTokenThatMustNeverLeak0123456789';
 const CAPI = { owner: 'kubernetes-sigs', repo: 'cluster-api' };
@@ -392,12 +393,7 @@ describe('GitHub release source: failures', () => {
 
 describe('createGitHubClient', () => {
   it('rejects an API base URL that is not a URL as a config error', () => {
-    expect(() => createGitHubClient({ baseUrl: 'api.github.com' })).toThrow(SpecError);
-    try {
-      createGitHubClient({ baseUrl: 'api.github.com' });
-    } catch (e) {
-      expect((e as SpecError).code).toBe('config');
-    }
+    expect(thrownBy(SpecError, () => createGitHubClient({ baseUrl: 'api.github.com' })).code).toBe('config');
   });
 
   it('names the source after the API host for GitHub Enterprise', () => {
