@@ -27,9 +27,10 @@ function writtenKeys(): Map<string, string> {
   for (const { text } of texts)
     for (const m of text.matchAll(/\bconst ([A-Z][A-Z0-9_]*) = '([^']+)'/g)) constants.set(m[1]!, m[2]!);
   const keys = new Map<string, string>();
+  // A call may name its type argument (setIn<KubeObject>(…)).
   const WRITES = [
-    /withAnnotation\([^,()]+,\s*([A-Z][A-Z0-9_]*|'[^']+')\s*,/g,
-    /setIn\([^,()]+,\s*\['metadata',\s*'(?:annotations|labels)',\s*([A-Z][A-Z0-9_]*|'[^']+')\]/g,
+    /withAnnotation(?:<[^>]*>)?\([^,()]+,\s*([A-Z][A-Z0-9_]*|'[^']+')\s*,/g,
+    /setIn(?:<[^>]*>)?\([^,()]+,\s*\['metadata',\s*'(?:annotations|labels)',\s*([A-Z][A-Z0-9_]*|'[^']+')\]/g,
   ];
   for (const { file, text } of texts) {
     if (file.startsWith('src/adopt/')) continue;
