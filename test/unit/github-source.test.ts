@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { FetchError, SpecError, type DiagnosticCode } from '../../src/errors.js';
+import type { DiagnosticCode } from 'capi-render';
+import { FetchError, SpecError } from '../../src/errors.js';
 import type { FetchProgress } from '../../src/source/fetch-progress.js';
 import {
   createGitHubClient,
@@ -11,8 +12,8 @@ import {
   isSemverTag,
   type GitHubClientOptions,
 } from '../../src/source/github/github-source.js';
-import { startFakeGitHub, type FakeGitHub, type FakeGitHubOptions } from '../helpers/fake-github.js';
 import { thrownBy } from '../helpers/errors.js';
+import { startFakeGitHub, type FakeGitHub, type FakeGitHubOptions } from '../helpers/fake-github.js';
 
 const TOKEN = 'ghp_TestTokenThatMustNeverLeak0123456789';
 const CAPI = { owner: 'kubernetes-sigs', repo: 'cluster-api' };

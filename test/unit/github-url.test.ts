@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.js';
-import type { ProviderKind } from '../../src/declarations/provider-kinds.js';
+import type { ProviderKind } from 'capi-render';
 import { isGitHubUrl, parseGitHubReleaseUrl, type GitHubEnterpriseHost } from '../../src/source/github/github-url.js';
 import { thrownBy } from '../helpers/errors.js';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildLiveReport } from '../../src/adopt/live/live-report.js';
 import { WRITTEN_METADATA } from '../../src/adopt/live/own-metadata.js';
-import type { KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject } from 'capi-render';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 
 const SRC = path.join(REPO_ROOT, 'src');
