@@ -1,9 +1,9 @@
 // `npm run render` from a git checkout: builds dist/ first when it is missing or older than any
 // source file (after a pull), so the example renders with the code that is checked out. The package
 // itself is built by `prepack`; nothing runs at install time (npm 11 warns about install scripts).
-// Test files that need dist/ call it too, possibly at the same time: one build runs at a time (a
-// lock folder), and a caller that waited checks again, so two callers never build over each other
-// (the bundler empties dist/bin/ first, under a CLI the other may be running).
+// Two callers at the same time never build over each other: one build runs at a time (a lock
+// folder), and a caller that waited checks again (the bundler empties dist/bin/ first, under a CLI
+// the other may be running). Tests never call it: they run the dist/ npm test built before them.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';

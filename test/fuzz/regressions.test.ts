@@ -77,7 +77,7 @@ describe('fuzz regressions: a local release file edited after a build', () => {
   // the old file, and check then failed on its digest. Build and check must agree.
   it('the next build does not answer "unchanged": it fails on the digest, as check does', async () => {
     const { case: c } = JSON.parse(
-      readFileSync(new URL('./regressions/lock-without-environments.json', import.meta.url), 'utf8'),
+      readFileSync(new URL('./regressions/local-release-edited.json', import.meta.url), 'utf8'),
     ) as { case: RepoCase };
     const repo = makeRepo(c.files as Record<string, string>);
     const env = { CAPI_RENDER_CACHE_DIR: tempDir() };

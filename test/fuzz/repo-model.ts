@@ -6,7 +6,8 @@
  * purpose (a missing variable, a version with no release, a patch that matches nothing).
  */
 import fc from 'fast-check';
-import { manifestLabel, type ProviderKind } from '../../src/declarations/provider-kinds.js';
+import type { ProviderKind } from 'capi-render';
+import { manifestLabel } from '../../src/declarations/provider-kinds.js';
 import { certManagerFiles, releaseFiles, variableStem, type SyntheticRelease } from './synthetic-release.js';
 import { SECRET_FILE } from './mutations.js';
 

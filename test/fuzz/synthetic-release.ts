@@ -5,7 +5,7 @@
  * CRD, a ConfigMap and optionally a Secret), with `${VAR}`, `${VAR:=default}` and nested defaults.
  * Small on purpose: a whole-repository case builds several times in well under a second.
  */
-import type { ProviderKind } from '../../src/declarations/provider-kinds.js';
+import type { ProviderKind } from 'capi-render';
 import { kindInfo, manifestLabel } from '../../src/declarations/provider-kinds.js';
 
 /** What one synthetic release holds. */

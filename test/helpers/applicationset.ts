@@ -7,7 +7,8 @@
  * read the generated ApplicationSet as the Applications it stands for.
  */
 import jsYaml from 'js-yaml';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../src/manifest/object.js';
+import type { JsonObject, JsonValue } from 'capi-render';
+import { isJsonObject } from '../../src/manifest/object.js';
 
 export function expandApplicationSet(set: JsonObject): JsonObject[] {
   const spec = set.spec as JsonObject;

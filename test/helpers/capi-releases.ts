@@ -2,7 +2,7 @@
  * The kubeadm-flavoured Cluster API release (core, kubeadm bootstrap, kubeadm control plane) as
  * rendered components, loaded from the real artifacts in test/fixtures/repository.
  */
-import type { KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject } from 'capi-render';
 import { fixtureObjects } from './fixtures.js';
 
 /** Component folder → asset file name (without `.yaml.gz`), as clusterctl names them. */

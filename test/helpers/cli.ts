@@ -2,8 +2,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+// run itself, not the package: the package entry loads the whole library (about a second per test
+// file), while run loads a command only when it runs it.
 import { run } from '../../src/cli/run.js';
-import type { FetchLike } from '../../src/source/gitlab/gitlab-source.js';
+import type { FetchLike } from 'capi-render';
 
 export interface CliResult {
   code: number;

@@ -9,7 +9,8 @@ import { Ajv } from 'ajv';
 import jsYaml from 'js-yaml';
 import { convertStructuralSchema } from '../../src/declarations/schema/convert-structural-schema.js';
 import { addKubernetesFormats } from '../../src/declarations/schema/k8s-formats.js';
-import { isJsonObject, type JsonObject } from '../../src/manifest/object.js';
+import type { JsonObject } from 'capi-render';
+import { isJsonObject } from '../../src/manifest/object.js';
 import { fixtureText } from './fixtures.js';
 
 const CRDS: Record<string, string> = {

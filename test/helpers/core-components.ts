@@ -3,7 +3,7 @@
  * Variables are replaced by their `${VAR:=default}` defaults (the fixture has no bare ${VAR}), so
  * the objects look like clusterctl's output with no variables set.
  */
-import type { KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject } from 'capi-render';
 import { CORE_COMPONENTS, deepFreeze, fixtureObjects } from './fixtures.js';
 
 export { deepFreeze };

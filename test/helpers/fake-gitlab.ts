@@ -23,7 +23,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import type { FetchLike } from '../../src/source/gitlab/gitlab-source.js';
+import type { FetchLike } from 'capi-render';
 import { FIXTURES } from './fixtures.js';
 
 /** The host provider URLs name in tests, and the object-storage host downloads may redirect to. */

@@ -5,7 +5,7 @@
  * labels and lose `status`/`creationTimestamp: null` as the render pipeline does; everything is
  * deep-frozen so a mutation by the code under test throws.
  */
-import type { KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject } from 'capi-render';
 import { labelsOf, setIn } from '../../src/manifest/object.js';
 import type { RenderedComponent, RenderedEnvironment } from '../../src/plan/output-plan.js';
 import { cleanObjects } from '../../src/process/clean-objects.js';

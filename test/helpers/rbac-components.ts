@@ -5,10 +5,9 @@
  * CRD in the core component and one inventory Provider per provider. Deep-frozen.
  */
 import { isClusterScoped } from '../../src/manifest/cluster-scoped.js';
-import { nameOf, namespaceOf, setIn, type KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject, ProviderKind, RbacComponent } from 'capi-render';
+import { nameOf, namespaceOf, setIn } from '../../src/manifest/object.js';
 import { inventoryCrd, inventoryObject } from '../../src/process/inventory.js';
-import type { RbacComponent } from '../../src/rbac/rbac-types.js';
-import type { ProviderKind } from '../../src/declarations/provider-kinds.js';
 import { deepFreeze } from './fixtures.js';
 import { fixtureObjects } from './fixtures.js';
 

@@ -1,7 +1,7 @@
 /** An EnvironmentResult-like fixture for the SBOM tests: what an SBOM reads, and nothing else. */
 import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject } from 'capi-render';
 import type { SbomSource } from '../../src/sbom/sbom-subject.js';
 import { FIXTURES } from './fixtures.js';
 

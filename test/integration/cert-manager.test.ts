@@ -3,8 +3,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/manifest/object.js';
-import { render } from '../../src/render/render.js';
+import { type KubeObject, render } from 'capi-render';
 import { runCli } from '../helpers/cli.js';
 import { CORE, configYaml, makeRepo } from '../helpers/repo.js';
 

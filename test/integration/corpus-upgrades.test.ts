@@ -16,7 +16,7 @@ import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { parseLock } from '../../src/lock/lock-file.js';
+import { parseLock } from 'capi-render';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { CORPUS_REPOSITORY, type Corpus } from '../helpers/corpus.js';
 import { gitEnv, initRepo } from '../helpers/git.js';

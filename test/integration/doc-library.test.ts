@@ -3,17 +3,16 @@
  * blocks, in order as one ES module (a later block may use what an earlier one declared), are
  * type-checked strictly against dist/index.d.ts, what `import … from 'capi-render'` resolves to.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { requireCurrentDist } from '../helpers/built-dist.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 import { fencedBlocks, readManual } from '../helpers/markdown.js';
 
-beforeAll(() => {
-  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/ensure-built.mjs')], { stdio: 'inherit' });
-}, 180_000);
+beforeAll(() => requireCurrentDist());
 
 /** The page's ts blocks as one module: imports first (merged per name), then every other line in order. */
 function moduleOf(blocks: string[][]): string {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/run.js';
+import { requireCurrentDist } from '../helpers/built-dist.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 import { gitEnv, initRepo } from '../helpers/git.js';
 import { fencedBlocks, manualFiles, readManual } from '../helpers/markdown.js';
@@ -148,8 +149,9 @@ async function documentRegistries(transcripts: Transcript[]): Promise<DocumentRe
 
 /**
  * A private copy of the built CLI and the package files it reads (it finds them by walking up to
- * capi-render's package.json), so a rebuild of dist/ during the run — the bundler empties dist/bin/
- * first — cannot pull the CLI away from under the transcripts. Checked by running it.
+ * capi-render's package.json), so a rebuild of dist/ during the run (`npm run build` in another
+ * shell: the bundler empties dist/bin/ first) cannot pull the CLI away from under the transcripts.
+ * Checked by running it.
  */
 function snapshotCli(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-render-cli-'));
@@ -170,17 +172,9 @@ afterAll(() => {
 });
 
 beforeAll(() => {
-  // One build of dist/ for the whole file, only when it is missing or older than src/; a copy
-  // caught half-way by someone else's rebuild is taken again.
-  for (let attempt = 1; ; attempt++) {
-    execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/ensure-built.mjs')], { stdio: 'inherit' });
-    try {
-      CLI = snapshotCli();
-      break;
-    } catch (e) {
-      if (attempt === 3) throw e;
-    }
-  }
+  // The build npm test made before the tests; this file never rebuilds dist/ (other files run it).
+  requireCurrentDist();
+  CLI = snapshotCli();
   const root = mkdtempSync(path.join(os.tmpdir(), 'capi-render-doc-cache-'));
   snapshots.push(root);
   const repo = path.join(root, 'example');

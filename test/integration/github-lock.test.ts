@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { parseLock } from '../../src/lock/lock-file.js';
+import { parseLock } from 'capi-render';
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, snapshotTree } from '../helpers/repo.js';

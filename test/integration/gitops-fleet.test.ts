@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../src/manifest/object.js';
+import type { JsonObject } from 'capi-render';
 import { parseSourceDocuments } from '../../src/declarations/yaml-document.js';
 import { expandApplicationSet } from '../helpers/applicationset.js';
 import { runCli } from '../helpers/cli.js';

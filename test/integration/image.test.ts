@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import jsYaml from 'js-yaml';
+import { requireCurrentDist } from '../helpers/built-dist.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 import { copyExample } from '../helpers/repo.js';
 import { firstMissing, rootMissing, skipWithout, toolMissing } from '../helpers/requirements.js';
@@ -93,8 +94,8 @@ describe.skipIf(skipImage)('the capi-render image, built and run here', () => {
     const dir = tempDir('capi-render-image-');
     const version = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string })
       .version;
-    // The tarball `npm publish` would upload (dist/ is built by `npm test` before the tests run).
-    execFileSync('node', [path.join(REPO_ROOT, 'scripts/ensure-built.mjs')], { cwd: REPO_ROOT, stdio: 'inherit' });
+    // The tarball `npm publish` would upload, of the dist/ `npm test` built before the tests run.
+    requireCurrentDist();
     const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir], {
       cwd: REPO_ROOT,
       encoding: 'utf8',

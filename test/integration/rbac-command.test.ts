@@ -1,7 +1,7 @@
 /** `capi-render rbac` on the example's real output. */
 import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject } from 'capi-render';
 import { runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 

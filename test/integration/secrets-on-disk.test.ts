@@ -13,7 +13,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync,
 import path from 'node:path';
 import { serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { createArtifactCache } from '../../src/source/artifact-cache.js';
+import { createArtifactCache } from 'capi-render';
 import { FIXTURES, REPO_ROOT } from '../helpers/fixtures.js';
 import { CORE, makeRepo, snapshotTree } from '../helpers/repo.js';
 import { tempDir } from '../helpers/tmp.js';

@@ -23,7 +23,7 @@ import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { consumerSchemaProblems } from '../helpers/consumer-schemas.js';
-import type { JsonObject } from '../../src/manifest/object.js';
+import type { JsonObject } from 'capi-render';
 import { encryptDocument } from '../../src/secrets/sops/sops-document.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 import { CORE, configYaml, makeRepo, snapshotTree } from '../helpers/repo.js';

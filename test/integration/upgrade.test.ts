@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startFakeGitHub } from '../helpers/fake-github.js';
-import { parseLock } from '../../src/lock/lock-file.js';
+import { parseLock } from 'capi-render';
 import { runCli } from '../helpers/cli.js';
 import { copyExample, makeRepo, snapshotTree } from '../helpers/repo.js';
 import { tempDir } from '../helpers/tmp.js';

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import jsYaml from 'js-yaml';
-import { render } from '../../src/render/render.js';
+import { render } from 'capi-render';
 import { FIXTURES } from '../helpers/fixtures.js';
 import { fixedClock } from './api-server.js';
 import { clusterctlInstall, operatorInstall, type OperatorCr } from './installers.js';

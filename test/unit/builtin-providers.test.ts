@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { kindInfo, PROVIDER_KINDS, type ProviderKind } from '../../src/declarations/provider-kinds.js';
+import type { ProviderKind } from 'capi-render';
+import { kindInfo, PROVIDER_KINDS } from '../../src/declarations/provider-kinds.js';
 import {
   BUILTIN_PROVIDERS,
   BUILTIN_PROVIDERS_HEADER,

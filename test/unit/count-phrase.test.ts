@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { chooseByCount, formatCount } from '../../src/count-phrase.js';
-import type { Finding } from '../../src/diff/types.js';
+import type { Finding } from 'capi-render';
 import { countFindings } from '../../src/diff/util-format.js';
 
 describe('formatCount', () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import jsYaml from 'js-yaml';
 import { checkCrdNames } from '../../src/process/crd-names.js';
 import { expectedCrdName, pluralizeWord } from '../../src/process/kind-plural.js';
-import type { KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject } from 'capi-render';
 import { fixtureText } from '../helpers/fixtures.js';
 
 describe('pluralizeWord (flect.Pluralize on a lower-case word)', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.js';
 import { customizeDeployments, type ProviderCustomization } from '../../src/customize/customize-deployments.js';
-import { getIn, setIn, type JsonValue, type KubeObject } from '../../src/manifest/object.js';
-import type { DeploymentSpec } from '../../src/declarations/provider-spec.js';
+import type { DeploymentSpec, JsonValue, KubeObject } from 'capi-render';
+import { getIn, setIn } from '../../src/manifest/object.js';
 import { deepFreeze } from '../helpers/fixtures.js';
 import { CORE_COMPONENTS, DOCKER_COMPONENTS, findObject, fixtureObjects } from '../helpers/fixtures.js';
 import { thrownBy } from '../helpers/errors.js';

@@ -3,10 +3,10 @@ import {
   diffRendered,
   formatDiffText,
   formatReportMarkdown,
-  safetyFindings,
   type KubeObject,
   type RenderedSide,
-} from '../../src/index.js';
+  safetyFindings,
+} from 'capi-render';
 import { deepFreeze } from '../helpers/fixtures.js';
 
 const IMAGE = 'registry.k8s.io/cluster-api/cluster-api-controller';

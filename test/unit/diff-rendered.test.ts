@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { SpecError } from '../../src/errors.js';
 import {
   diffRendered,
-  SCHEMA_PATH_CAP,
   type FieldChange,
   type KubeObject,
   type ObjectChange,
   type RenderedSide,
-} from '../../src/index.js';
+  SCHEMA_PATH_CAP,
+  SpecError,
+} from 'capi-render';
 import { diffFields } from '../../src/diff/diff-fields.js';
 import { crdSchemaOverride } from '../../src/diff/diff-crd-schema.js';
 import { deepFreeze } from '../helpers/fixtures.js';

@@ -7,18 +7,19 @@
  * code defines (FINDING_WHY), so a new code fails here until it has a row.
  */
 import { describe, expect, it } from 'vitest';
-import { FINDING_WHY } from '../../src/diff/finding-why.js';
-import { compareContracts } from '../../src/diff/findings/contract-order.js';
-import { PROVIDER_KINDS, type ProviderKind } from '../../src/declarations/provider-kinds.js';
 import {
-  safetyFindings,
   type ContractChange,
   type Finding,
+  FINDING_WHY,
+  type FindingCode,
   type KubeObject,
+  type ProviderKind,
   type RenderedSide,
+  safetyFindings,
   type VariableUseChange,
-} from '../../src/index.js';
-import type { FindingCode } from '../../src/diff/types.js';
+} from 'capi-render';
+import { compareContracts } from '../../src/diff/findings/contract-order.js';
+import { PROVIDER_KINDS } from '../../src/declarations/provider-kinds.js';
 
 type Kind = ProviderKind | 'cert-manager';
 const KINDS: readonly Kind[] = [...PROVIDER_KINDS.map((k) => k.kind), 'cert-manager'];

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { FetchError, SpecError, type DiagnosticCode } from '../../src/errors.js';
+import type { DiagnosticCode } from 'capi-render';
+import { FetchError, SpecError } from '../../src/errors.js';
 import type { FetchProgress } from '../../src/source/fetch-progress.js';
 import {
   createGitHubClient,
@@ -11,6 +12,7 @@ import {
   isSemverTag,
   type GitHubClientOptions,
 } from '../../src/source/github/github-source.js';
+import { thrownBy } from '../helpers/errors.js';
 import { startFakeGitHub, type FakeGitHub, type FakeGitHubOptions } from '../helpers/fake-github.js';
 
 const TOKEN = 'ghp_TestTokenThatMustNeverLeak0123456789';
@@ -392,12 +394,7 @@ describe('GitHub release source: failures', () => {
 
 describe('createGitHubClient', () => {
   it('rejects an API base URL that is not a URL as a config error', () => {
-    expect(() => createGitHubClient({ baseUrl: 'api.github.com' })).toThrow(SpecError);
-    try {
-      createGitHubClient({ baseUrl: 'api.github.com' });
-    } catch (e) {
-      expect((e as SpecError).code).toBe('config');
-    }
+    expect(thrownBy(SpecError, () => createGitHubClient({ baseUrl: 'api.github.com' })).code).toBe('config');
   });
 
   it('names the source after the API host for GitHub Enterprise', () => {

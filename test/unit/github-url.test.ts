@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.js';
-import type { ProviderKind } from '../../src/declarations/provider-kinds.js';
+import type { ProviderKind } from 'capi-render';
 import { isGitHubUrl, parseGitHubReleaseUrl, type GitHubEnterpriseHost } from '../../src/source/github/github-url.js';
+import { thrownBy } from '../helpers/errors.js';
 
 const GHE: GitHubEnterpriseHost[] = [{ origin: 'https://ghe.example.com' }];
 const GHE_CUSTOM_API: GitHubEnterpriseHost[] = [
@@ -162,23 +163,17 @@ describe('parseGitHubReleaseUrl', () => {
 
   it('copies the caller location into the diagnostic', () => {
     const where = { object: 'CoreProvider/capi-system/cluster-api', field: 'spec.fetchConfig.url' };
-    expect(() => parseGitHubReleaseUrl('https://example.com/x', { where })).toThrow(SpecError);
-    try {
-      parseGitHubReleaseUrl('https://example.com/x', { where });
-    } catch (e) {
-      expect((e as SpecError).diagnostics[0]).toMatchObject({ code: 'source-unsupported', ...where });
-    }
+    const err = thrownBy(SpecError, () => parseGitHubReleaseUrl('https://example.com/x', { where }));
+    expect(err.diagnostics[0]).toMatchObject({ code: 'source-unsupported', ...where });
   });
 
   it('reports a malformed enterprise origin as a config error', () => {
-    try {
+    const err = thrownBy(SpecError, () =>
       parseGitHubReleaseUrl('https://github.example/o/r/releases/v1/f.yaml', {
         enterpriseHosts: [{ origin: 'not a url' }],
-      });
-      expect.unreachable();
-    } catch (e) {
-      expect((e as SpecError).code).toBe('config');
-    }
+      }),
+    );
+    expect(err.code).toBe('config');
   });
 });
 

@@ -9,7 +9,7 @@ import { resolveGitopsOptions, type GitopsOptions } from '../../src/gitops/optio
 import { mergeGitopsConfig } from '../../src/gitops/merge-config.js';
 import type { GitopsConfig } from '../../src/gitops/options.js';
 import { readTextFileSync } from '../../src/gitops/templates.js';
-import type { JsonObject } from '../../src/manifest/object.js';
+import type { JsonObject } from 'capi-render';
 import { parseSourceDocuments } from '../../src/declarations/yaml-document.js';
 import { expandApplicationSet } from '../helpers/applicationset.js';
 import { consumerSchemaProblems } from '../helpers/consumer-schemas.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type RenderError, SpecError } from '../../src/errors.js';
+import type { KubeObject, RenderError } from 'capi-render';
+import { SpecError } from '../../src/errors.js';
 import {
   applyGitopsFlavour,
   ARGOCD_WAVES,
@@ -7,7 +8,7 @@ import {
   SSA_SIZE_THRESHOLD,
   type GitopsOptions,
 } from '../../src/gitops/index.js';
-import { annotationsOf, nameOf, type KubeObject } from '../../src/manifest/object.js';
+import { annotationsOf, nameOf } from '../../src/manifest/object.js';
 import type { RenderedEnvironment } from '../../src/plan/output-plan.js';
 import { fixtureEnvironment } from '../helpers/gitops-environment.js';
 import { deepFreeze } from '../helpers/core-components.js';

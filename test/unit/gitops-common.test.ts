@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { applyGitopsFlavour, type GitopsFlavour } from '../../src/gitops/index.js';
 import { isPlaceholderCaBundle } from '../../src/gitops/ca-bundle.js';
-import { annotationsOf, getIn, nameOf, type KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject } from 'capi-render';
+import { annotationsOf, getIn, nameOf } from '../../src/manifest/object.js';
 import type { RenderedEnvironment } from '../../src/plan/output-plan.js';
 import { serializeObject } from '../../src/manifest/serialize.js';
 import { substituteVariables } from '../../src/process/variables/index.js';

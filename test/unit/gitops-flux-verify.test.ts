@@ -13,7 +13,7 @@ import { SpecError } from '../../src/errors.js';
 import { applyGitopsFlavour, type GitopsOptions } from '../../src/gitops/index.js';
 import { mergeGitopsConfig } from '../../src/gitops/merge-config.js';
 import type { FluxOciVerifyOptions } from '../../src/gitops/options.js';
-import type { JsonObject } from '../../src/manifest/object.js';
+import type { JsonObject } from 'capi-render';
 import type { RenderedEnvironment } from '../../src/plan/output-plan.js';
 import { consumerSchemaProblems } from '../helpers/consumer-schemas.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyGitopsFlavour, type GitopsOptions } from '../../src/gitops/index.js';
-import { annotationsOf, nameOf, type KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject } from 'capi-render';
+import { annotationsOf, nameOf } from '../../src/manifest/object.js';
 import type { RenderedEnvironment } from '../../src/plan/output-plan.js';
 import { planEnvironment } from '../../src/plan/output-plan.js';
 import { parseSourceDocuments } from '../../src/declarations/yaml-document.js';

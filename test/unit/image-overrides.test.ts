@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.js';
-import { getIn, setIn, type JsonValue, type KubeObject } from '../../src/manifest/object.js';
+import type { JsonValue, KubeObject } from 'capi-render';
+import { getIn, setIn } from '../../src/manifest/object.js';
 import {
   applyImageOverrides,
   listImages,

@@ -1,6 +1,7 @@
 /** The pure parts of image pinning: where images are, how they are pinned, locked and mirrored. */
 import { describe, expect, it } from 'vitest';
-import { FetchError, type SpecError } from '../../src/errors.js';
+import type { JsonObject, KubeObject, SpecError } from 'capi-render';
+import { FetchError } from '../../src/errors.js';
 import { imageSites } from '../../src/images/image-sites.js';
 import { pinImages, hasDigest } from '../../src/images/pin-images.js';
 import { registryPolicy } from '../../src/images/registry-policy.js';
@@ -8,7 +9,6 @@ import { planImageCopies } from '../../src/images/mirror-images.js';
 import { parseLock, serializeLock } from '../../src/lock/lock-file.js';
 import { lockChanges, nextLock } from '../../src/lock/next-lock.js';
 import { emptyLock } from '../../src/lock/lock-types.js';
-import type { JsonObject, KubeObject } from '../../src/manifest/object.js';
 import type { InputObject } from '../../src/declarations/inputs.js';
 
 const D1 = `sha256:${'1'.repeat(64)}`;

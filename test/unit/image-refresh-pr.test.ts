@@ -15,6 +15,7 @@ import {
   imageRowsByEnvironment,
   type ImageRefreshNaming,
 } from '../../src/upgrade/upgrade-naming.js';
+import { thrownBy } from '../helpers/errors.js';
 import { tempTree } from '../helpers/tmp.js';
 
 const digest = (c: string) => `sha256:${c.repeat(64)}`;
@@ -133,13 +134,8 @@ describe('renderImagePrBody', () => {
 
   it('fails with code template naming pr-body-images.md.hbs for a field the context lacks', () => {
     const userDir = tempTree({ 'pr-body-images.md.hbs': 'Upgrades {{upgrades}}' });
-    try {
-      renderImagePrBody(context, { userDir });
-      expect.unreachable();
-    } catch (e) {
-      expect(e).toBeInstanceOf(SpecError);
-      expect((e as SpecError).code).toBe('template');
-      expect((e as SpecError).message).toContain('pr-body-images.md.hbs');
-    }
+    const err = thrownBy(SpecError, () => renderImagePrBody(context, { userDir }));
+    expect(err.code).toBe('template');
+    expect(err.message).toContain('pr-body-images.md.hbs');
   });
 });

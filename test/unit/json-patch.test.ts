@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject, JsonValue } from '../../src/manifest/object.js';
+import type { JsonObject, JsonValue } from 'capi-render';
 import { applyJsonPatch, JsonPatchError, type JsonPatchOperation } from '../../src/customize/patches/json-patch.js';
 import { applyMergePatch } from '../../src/customize/patches/merge-patch.js';
 import { readJsonPatchOperations } from '../../src/customize/patches/patch-document.js';

@@ -12,7 +12,7 @@ import { readFieldOwners } from '../../src/adopt/live/managed-fields.js';
 import { sameQuantity } from '../../src/adopt/live/quantity.js';
 import { removalsByManager } from '../../src/adopt/live/removals.js';
 import { explainArgs, imageOverride, matchTemplate } from '../../src/adopt/live/variable-hints.js';
-import type { KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject } from 'capi-render';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 import { admit, fixedClock } from '../live-dumps/api-server.js';
 import { fieldSetOf } from '../live-dumps/field-set.js';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { inputHint, type ProviderInput } from '../../src/adopt/live/input-hints.js';
 import type { FieldDifference } from '../../src/adopt/live/compare-object.js';
-import type { KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject } from 'capi-render';
 
 const deployment = (name: string): KubeObject => ({
   apiVersion: 'apps/v1',

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildLiveReport } from '../../src/adopt/live/live-report.js';
 import { WRITTEN_METADATA } from '../../src/adopt/live/own-metadata.js';
-import type { KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject } from 'capi-render';
 import { REPO_ROOT } from '../helpers/fixtures.js';
 
 const SRC = path.join(REPO_ROOT, 'src');
@@ -27,6 +27,7 @@ function writtenKeys(): Map<string, string> {
   for (const { text } of texts)
     for (const m of text.matchAll(/\bconst ([A-Z][A-Z0-9_]*) = '([^']+)'/g)) constants.set(m[1]!, m[2]!);
   const keys = new Map<string, string>();
+  // A call may name its type argument (setIn<KubeObject>(…)).
   const WRITES = [
     /withAnnotation(?:<[^<>()]+>)?\([^,()]+,\s*([A-Z][A-Z0-9_]*|'[^']+')\s*,/g,
     /setIn(?:<[^<>()]+>)?\([^,()]+,\s*\['metadata',\s*'(?:annotations|labels)',\s*([A-Z][A-Z0-9_]*|'[^']+')\]/g,

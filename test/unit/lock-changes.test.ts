@@ -1,7 +1,8 @@
 /** What `check` and `--frozen` say about a provider entry that changed: the field, and old → new. */
 import { describe, expect, it } from 'vitest';
 import { describeLockChanges, lockChanges } from '../../src/lock/next-lock.js';
-import { emptyLock, type LockFile, type LockedProvider } from '../../src/lock/lock-types.js';
+import type { LockFile, LockedProvider } from 'capi-render';
+import { emptyLock } from '../../src/lock/lock-types.js';
 
 const ENTRY: LockedProvider = {
   provider: 'CoreProvider/capi-system/cluster-api',

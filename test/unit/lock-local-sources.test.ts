@@ -1,7 +1,8 @@
 /** A lock written when configured local repositories were named by path keeps its pins. */
 import { describe, expect, it } from 'vitest';
 import { withPathlessLocalSources } from '../../src/lock/local-sources.js';
-import { emptyLock, type LockFile } from '../../src/lock/lock-types.js';
+import type { LockFile } from 'capi-render';
+import { emptyLock } from '../../src/lock/lock-types.js';
 
 function lockOf(source: string, url: string): LockFile {
   return {

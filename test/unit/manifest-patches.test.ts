@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.js';
-import type { JsonValue, KubeObject } from '../../src/manifest/object.js';
+import type { JsonValue, KubeObject } from 'capi-render';
 import { getIn } from '../../src/manifest/object.js';
 import {
   applyManifestPatches,

@@ -7,7 +7,7 @@ import { listFiles } from '../../src/output/list-files.js';
 import { beginTransaction, type TreeTarget } from '../../src/output/transaction.js';
 import { OWNERSHIP_FILE, ownershipText, parseOwnership } from '../../src/output/ownership.js';
 import { acquireBusyLock } from '../../src/output/busy-lock.js';
-import type { KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject } from 'capi-render';
 import { tempDir } from '../helpers/tmp.js';
 
 const obj = (kind: string, name: string, namespace?: string, apiVersion = 'v1'): KubeObject => ({

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.js';
-import type { JsonValue, KubeObject } from '../../src/manifest/object.js';
+import type { JsonValue, KubeObject, Patch } from 'capi-render';
 import { getIn } from '../../src/manifest/object.js';
-import type { Patch } from '../../src/declarations/provider-spec.js';
 import { applyProviderPatches } from '../../src/customize/patches/index.js';
 import { deepFreeze, findObject, loadCoreComponents, refOf } from '../helpers/core-components.js';
 

@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
 import jsYaml from 'js-yaml';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { InternalError } from '../../src/errors.js';
-import { isJsonObject, type JsonObject } from '../../src/manifest/object.js';
-import { isProviderKind, kindInfo, PROVIDER_KINDS, type ProviderKind } from '../../src/declarations/provider-kinds.js';
+import type { JsonObject, ProviderKind } from 'capi-render';
+import { isJsonObject } from '../../src/manifest/object.js';
+import { isProviderKind, kindInfo, PROVIDER_KINDS } from '../../src/declarations/provider-kinds.js';
 import {
   createProviderSchemaValidator,
   formatFieldPath,

@@ -10,6 +10,7 @@ import {
   upgradeTitle,
   type UpgradeNaming,
 } from '../../src/upgrade/upgrade-naming.js';
+import { thrownBy } from '../helpers/errors.js';
 import { tempTree } from '../helpers/tmp.js';
 
 describe('parseRemote', () => {
@@ -204,12 +205,6 @@ describe('renderPrBody', () => {
     { name: 'a syntax error', template: '{{#each upgrades}}' },
   ])('fails with code template for $name', ({ template }) => {
     const userDir = tempTree({ 'pr-body.md.hbs': template });
-    try {
-      renderPrBody(context, { userDir });
-      expect.unreachable();
-    } catch (e) {
-      expect(e).toBeInstanceOf(SpecError);
-      expect((e as SpecError).code).toBe('template');
-    }
+    expect(thrownBy(SpecError, () => renderPrBody(context, { userDir })).code).toBe('template');
   });
 });

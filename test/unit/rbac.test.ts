@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.js';
-import { apiGroup, nameOf, namespaceOf, type KubeObject } from '../../src/manifest/object.js';
+import type { ApplierRbacOptions, KubeObject, Permission, RbacComponent } from 'capi-render';
+import { apiGroup, nameOf, namespaceOf } from '../../src/manifest/object.js';
 import { computeApplierRbac } from '../../src/rbac/compute-applier-rbac.js';
 import { formatGrants } from '../../src/rbac/format-grants.js';
 import { summarizeProviderGrants } from '../../src/rbac/provider-grants.js';
 import { formatPermission } from '../../src/rbac/permission.js';
-import type { ApplierRbacOptions, Permission, RbacComponent } from '../../src/rbac/rbac-types.js';
 import { isApplierAllowed, listGrantedPermissions, verifyApplierRbac } from '../../src/rbac/verify-applier-rbac.js';
 import { deepFreeze } from '../helpers/fixtures.js';
 import { CERT_MANAGER, fixtureObjects } from '../helpers/fixtures.js';

@@ -10,7 +10,7 @@ import { Ajv } from 'ajv';
 import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { GITOPS_SCHEMA } from '../../src/config/config-schema.js';
-import type { JsonObject } from '../../src/manifest/object.js';
+import type { JsonObject } from 'capi-render';
 import { expandApplicationSet } from '../helpers/applicationset.js';
 import { CONSUMER_KINDS, consumerSchemaProblems } from '../helpers/consumer-schemas.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';

@@ -7,8 +7,7 @@
 import { readFileSync } from 'node:fs';
 import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { serializeLock } from '../../src/lock/lock-file.js';
-import type { LockFile } from '../../src/lock/lock-types.js';
+import { type LockFile, serializeLock } from 'capi-render';
 
 type DeepRequired<T> = T extends readonly (infer U)[]
   ? DeepRequired<U>[]

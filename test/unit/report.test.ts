@@ -8,18 +8,23 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FINDING_WHY } from '../../src/diff/finding-why.js';
-import type { Finding, FindingCode } from '../../src/diff/types.js';
+import type {
+  DeliveryModel,
+  FieldChange,
+  Finding,
+  FindingCode,
+  KubeObject,
+  RenderedSide,
+  ReportModel,
+} from 'capi-render';
 import { emptyLock } from '../../src/lock/lock-types.js';
 import { packagePath } from '../../src/package-files.js';
 import { buildReportModel } from '../../src/report/build-report-model.js';
 import { networkReference, renderReportHtml, REPORT_TEMPLATE } from '../../src/report/render-report-html.js';
-import type { DeliveryModel, ReportModel } from '../../src/report/report-model.js';
 import { buildUpgradeReview, pathParts, textParts } from '../../src/report/upgrade-review.js';
 import { buildDelivery, readDeliverySettings, type DeliverySettings } from '../../src/report/delivery.js';
 import { diffRendered } from '../../src/diff/diff-rendered.js';
 import { formatDiffText } from '../../src/diff/format-text.js';
-import type { FieldChange, RenderedSide } from '../../src/diff/types.js';
-import type { KubeObject } from '../../src/manifest/object.js';
 import { resolveGitopsOptions, type GitopsOptions } from '../../src/gitops/options.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { copyExample } from '../helpers/repo.js';

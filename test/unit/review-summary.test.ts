@@ -10,7 +10,7 @@ import {
   type SummaryRow,
   type VersionMove,
 } from '../../src/diff/summary-table.js';
-import type { Finding, ObjectChange } from '../../src/diff/types.js';
+import type { Finding, ObjectChange } from 'capi-render';
 
 const CRD = (name: string) => `CustomResourceDefinition.apiextensions.k8s.io/${name}`;
 const UNSERVED = ['v1alpha4 is not served: nothing changes.', 'Nothing to do.'];

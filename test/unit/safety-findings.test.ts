@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  safetyFindings,
   type ContractChange,
-  type VariableUseChange,
   type Finding,
   type KubeObject,
   type RenderedSide,
-} from '../../src/index.js';
+  safetyFindings,
+  type VariableUseChange,
+} from 'capi-render';
 import { parseMetadata, releaseSeriesFor } from '../../src/source/metadata.js';
 import { deepFreeze } from '../helpers/fixtures.js';
 import { KUBEADM_ASSETS, loadKubeadmRelease, type KubeadmVersion } from '../helpers/capi-releases.js';

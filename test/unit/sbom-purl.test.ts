@@ -13,7 +13,7 @@ import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
 import jsYaml from 'js-yaml';
 import { PackageURL } from 'packageurl-js';
 import { describe, expect, it } from 'vitest';
-import type { JsonObject, KubeObject } from '../../src/manifest/object.js';
+import type { JsonObject, KubeObject, ReleaseSource } from 'capi-render';
 import { environmentSbom } from '../../src/sbom/environment-sbom.js';
 import { RELEASE_PURLS } from '../../src/sbom/purl.js';
 import type { SbomArtifact, SbomSource } from '../../src/sbom/sbom-subject.js';
@@ -28,12 +28,7 @@ import {
 import { createLocalRepositorySource } from '../../src/source/local-repository.js';
 import { createOciSource } from '../../src/source/oci/oci-source.js';
 import { createOciUrlSource } from '../../src/source/oci/oci-url-source.js';
-import {
-  RELEASE_SOURCE_KINDS,
-  releaseSourceKind,
-  type ReleaseSource,
-  type ReleaseSourceKind,
-} from '../../src/source/release-source.js';
+import { RELEASE_SOURCE_KINDS, releaseSourceKind, type ReleaseSourceKind } from '../../src/source/release-source.js';
 import type { CdxComponent, CdxDocument } from '../helpers/sbom-fixture.js';
 import { FIXTURES, fixtureText } from '../helpers/fixtures.js';
 import { sbomFixture, spdxProblems } from '../helpers/sbom-fixture.js';

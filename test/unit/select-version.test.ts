@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FetchError } from '../../src/errors.js';
 import { parseVersionRequest, selectVersion } from '../../src/resolve/select-version.js';
 import { createLocalRepositorySource } from '../../src/source/local-repository.js';
-import type { ReleaseSource } from '../../src/source/release-source.js';
+import type { ReleaseSource } from 'capi-render';
 import { FIXTURES, fixtureText } from '../helpers/fixtures.js';
 
 const local = (label: string) =>

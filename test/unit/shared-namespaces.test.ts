@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject } from 'capi-render';
 import { namespaceOwners, shareNamespaces } from '../../src/plan/shared-namespaces.js';
 
 const ns = (name: string, label: string): KubeObject => ({

@@ -6,11 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createObjectMemo } from '../../src/manifest/object-memo.js';
-import type { KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject, ProviderSpecFields } from 'capi-render';
 import { renderProviderComponents, type ProviderComponentsInput } from '../../src/process/provider-components.js';
 import { compileTemplate } from '../../src/process/variables/index.js';
 import { createDocumentParser } from '../../src/render/document-parser.js';
-import type { ProviderSpecFields } from '../../src/declarations/provider-spec.js';
 import { CORE_COMPONENTS, fixtureText } from '../helpers/fixtures.js';
 
 const TEXT = fixtureText(CORE_COMPONENTS);

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.js';
-import type { KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject } from 'capi-render';
 import { planEnvironment, type RenderedEnvironment } from '../../src/plan/output-plan.js';
 import { markForSops } from '../../src/secrets/sops/pending.js';
 import { createSopsSealer } from '../../src/secrets/sops/seal-environment.js';

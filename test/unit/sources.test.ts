@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import jsYaml from 'js-yaml';
 import { FetchError, SpecError } from '../../src/errors.js';
-import type { JsonObject } from '../../src/manifest/object.js';
+import type { JsonObject } from 'capi-render';
 import { createConfigMapSource } from '../../src/source/configmap-source.js';
 import { createLocalRepositorySource } from '../../src/source/local-repository.js';
 import { parseMetadata, releaseSeriesFor, newestSeriesForContract } from '../../src/source/metadata.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject, KubeObject } from '../../src/manifest/object.js';
+import type { JsonObject, KubeObject } from 'capi-render';
 import { checkStringMaps } from '../../src/process/string-maps.js';
 
 const ctx = { providerRef: 'InfrastructureProvider/capm3-system/metal3', file: 'providers/metal3.yaml', line: 1 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.js';
-import type { KubeObject } from '../../src/manifest/object.js';
+import type { KubeObject } from 'capi-render';
 import type { Resource } from '../../src/manifest/resource.js';
 import {
   addNamespaceIfMissing,

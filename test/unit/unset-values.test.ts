@@ -4,13 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { InputObject } from '../../src/declarations/inputs.js';
-import type { ProviderCR } from '../../src/declarations/provider-spec.js';
+import type { KubeObject, ProviderCR } from 'capi-render';
 import { variableLookup } from '../../src/render/variables.js';
 import { unsetValuesOutside } from '../../src/secrets/secret-guard.js';
 import type { SecretMode } from '../../src/secrets/secrets-config.js';
 import { holdsUnsetMarker, unsetMarker } from '../../src/secrets/unset-marker.js';
 import { compileTemplate } from '../../src/process/variables/index.js';
-import type { KubeObject } from '../../src/manifest/object.js';
 
 const cr = (configSecret = false): ProviderCR => ({
   kind: 'InfrastructureProvider',

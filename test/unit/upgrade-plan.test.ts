@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseMetadata, type ReleaseMetadata } from '../../src/source/metadata.js';
-import type { ProviderKind } from '../../src/declarations/provider-kinds.js';
+import type { ProviderKind } from 'capi-render';
 import { planCertManager } from '../../src/upgrade/cert-manager-plan.js';
 import { formatPlanText, planDocument } from '../../src/upgrade/format-plan.js';
 import { planEnvironmentUpgrade } from '../../src/upgrade/plan.js';

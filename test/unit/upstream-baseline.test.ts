@@ -10,7 +10,8 @@ import path from 'node:path';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.js';
-import { BASELINE_IDS, baselineOf, type BaselineId } from '../../src/baseline/baseline.js';
+import type { BaselineId, JsonValue, KubeObject, ProviderCR, ProviderKind } from 'capi-render';
+import { BASELINE_IDS, baselineOf } from '../../src/baseline/baseline.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { builtinProvidersOf } from '../../src/source/github/builtin-providers.js';
 import { createDefaultCatalog } from '../../src/render/catalog.js';
@@ -25,9 +26,7 @@ import { compatibleContracts, parseMetadata } from '../../src/source/metadata.js
 import { exceedsSkipLimit } from '../../src/upgrade/upgrade-info.js';
 import { applySpecPatches } from '../../src/customize/patches/index.js';
 import { customizeDeployments } from '../../src/customize/customize-deployments.js';
-import type { ProviderCR } from '../../src/declarations/provider-spec.js';
-import type { ProviderKind } from '../../src/declarations/provider-kinds.js';
-import { getIn, type JsonValue, type KubeObject } from '../../src/manifest/object.js';
+import { getIn } from '../../src/manifest/object.js';
 import {
   CERT_MANAGER,
   CORE_COMPONENTS,
