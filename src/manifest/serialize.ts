@@ -71,7 +71,7 @@ export function serializeWithKeyOrder(value: JsonValue, order: readonly string[]
 
 const FIRST_KEYS: Record<string, number> = { apiVersion: 0, kind: 1, metadata: 2 };
 
-function compareKeys(a: string, b: string): number {
+export function compareKeys(a: string, b: string): number {
   const ra = FIRST_KEYS[a] ?? 3;
   const rb = FIRST_KEYS[b] ?? 3;
   if (ra !== rb) return ra - rb;
@@ -86,4 +86,3 @@ export const OUTPUT_DUMP_OPTIONS: jsYaml.DumpOptions = {
   sortKeys: compareKeys,
   schema: jsYaml.DEFAULT_SCHEMA,
 };
-export const compareKeysForTests = compareKeys;

@@ -7,11 +7,11 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { OUTPUT_DUMP_OPTIONS, compareKeysForTests } from '../../src/manifest/serialize.js';
+import { OUTPUT_DUMP_OPTIONS, compareKeys } from '../../src/manifest/serialize.js';
 import { createFastDumper } from '../../src/manifest/fast-dump.js';
 import { FIXTURES, fixtureText } from '../helpers/fixtures.js';
 
-const fast = createFastDumper({ dumpOptions: OUTPUT_DUMP_OPTIONS, compareKeys: compareKeysForTests });
+const fast = createFastDumper({ dumpOptions: OUTPUT_DUMP_OPTIONS, compareKeys: compareKeys });
 const files = (dir: string): string[] =>
   readdirSync(dir).flatMap((f) =>
     statSync(path.join(dir, f)).isDirectory() ? files(path.join(dir, f)) : [path.join(dir, f)],
