@@ -24,7 +24,7 @@ export interface CommandContext<V = AnyOptionValues> {
 
 /** The words a command takes besides options (`cache info|prune`, `merge SHARD...`). */
 export interface CommandArguments {
-  /** Word (or placeholder such as `SHARD...`) → help text, listed before the options. */
+  /** Word (or a placeholder: `SHARD...`) → help text, listed before the options. */
   readonly help: Readonly<Record<string, string>>;
   /** True when the words above are the only ones it takes (completion offers them). */
   readonly fixed?: boolean;
@@ -45,7 +45,7 @@ interface CommandInfo {
   createsRepo?: boolean;
 }
 
-/** A command as declared: its handler reads values typed by its own table. */
+/** A declared command: its handler reads values typed by its own table. */
 export interface CommandDeclaration<T extends OptionTable> extends CommandInfo {
   /** Every option the command takes besides the global ones, each declared once. */
   options: T;
@@ -53,7 +53,7 @@ export interface CommandDeclaration<T extends OptionTable> extends CommandInfo {
   run(ctx: CommandContext<OptionValues<T>>): Promise<number>;
 }
 
-/** A command as run.ts, help, completion and the reference see it: of any table. */
+/** What run.ts, help, completion and the reference see of a command: one of any table. */
 export interface Command extends CommandInfo {
   options: OptionTable;
   run(ctx: CommandContext): Promise<number>;

@@ -2,7 +2,7 @@
  * Option tables: each option of a command declared once — its type, value placeholder, help text,
  * fixed values — and everything else read from that one declaration: the node:util parseArgs
  * config, the help rows, the usage line, shell completion, the generated reference, and the type of
- * the parsed values (`--env NAME` repeatable reads as `string[]`, a flag as `boolean`), so a
+ * the parsed values (a repeatable `--env NAME` is a `string[]`, a flag a `boolean`), so a
  * command reads `values.env` with no cast. No runtime imports: the no-op build bundle reaches
  * global-options.ts, which uses these types.
  */
@@ -20,7 +20,7 @@ export interface OptionDecl {
   readonly choices?: readonly string[];
   /**
    * A string option whose value may be left out (`mirror --images --to DIR`): written without one
-   * (the last argument, or followed by an option), it reads as the empty string.
+   * (the last argument, or followed by an option), its value is the empty string.
    */
   readonly optionalValue?: boolean;
   /** The value when the option is not given (the help text says so in its own words). */
@@ -32,7 +32,7 @@ export interface OptionDecl {
   readonly moreHelp?: readonly HelpRow[];
 }
 
-/** A help row: flag text (`--env NAME`, `-h, --help`, a word such as `info`) and its description. */
+/** A help row: flag text (`--env NAME`, `-h, --help`, or a word: `info`) and its description. */
 export type HelpRow = readonly [string, string];
 
 /** Option name (without `--`) → declaration, in the order help, usage and completion list them. */
@@ -107,7 +107,7 @@ export function optionHelpRows(table: OptionTable): HelpRow[] {
 
 /**
  * The usage words of a table, in its order: `[--flag]`, `[--name VALUE]` (the fixed values joined
- * with `|` where there are some, as in `[--fail-on danger|warning]`), `[--env NAME]...` when repeatable.
+ * with `|` where there are some, like `[--fail-on danger|warning]`), `[--env NAME]...` when repeatable.
  */
 export function usageOf(table: OptionTable): string {
   return Object.entries(table)
@@ -119,7 +119,7 @@ export function usageOf(table: OptionTable): string {
     .join(' ');
 }
 
-/** `value` as one of `choices`, narrowed to their type; false when it is not one of them. */
+/** Whether `value` is one of `choices` (narrowing it to their type). */
 export function isOneOf<T extends string>(choices: readonly T[], value: string): value is T {
   return choices.some((c) => c === value);
 }

@@ -34,7 +34,9 @@ export function parseCommandArgs(
       : arg,
   );
   const names = Object.keys(options);
-  const shorts = new Map(Object.entries(options).flatMap(([name, o]) => (o.short ? [[o.short, name] as const] : [])));
+  const shorts = new Map(
+    Object.entries(options).flatMap(([name, o]): [string, string][] => (o.short ? [[o.short, name]] : [])),
+  );
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === '--') {
@@ -66,6 +68,7 @@ export function parseCommandArgs(
   } catch (e) {
     // parseArgs' message is precise (which option lacks a value, or got one it does not take); its
     // advice about `--` separators does not apply here, so it is cut off.
-    throw new UsageError((e as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
+    const message = e instanceof Error ? e.message : String(e);
+    throw new UsageError(message.replace(/\. To specify a positional argument.*$/s, ''));
   }
 }
