@@ -19,10 +19,13 @@ export interface CacheSettings {
   chosenBy: string;
 }
 
-export function cacheSettings(ctx: Pick<CommandContext, 'io' | 'values'>): CacheSettings {
+export function cacheSettings(ctx: {
+  io: CommandContext['io'];
+  values: { readonly 'cache-dir'?: string | undefined };
+}): CacheSettings {
   const { io, values } = ctx;
   const flag = values['cache-dir'];
-  const dir = flag ? path.resolve(io.cwd, String(flag)) : defaultCacheDir(io.env);
+  const dir = flag ? path.resolve(io.cwd, flag) : defaultCacheDir(io.env);
   const chosenBy = flag
     ? '--cache-dir'
     : io.env.CAPI_RENDER_CACHE_DIR

@@ -1,22 +1,16 @@
 /**
  * The options every command takes (--repo, --debug, --help), and where they may stand: after the
  * command, as any option, or before it (`capi-render --repo DIR build`, as git and kubectl allow).
- * No imports: the no-op build bundle (no-op-build.ts) uses this too and must stay small.
+ * Only type imports: the no-op build bundle (no-op-build.ts) uses this too and must stay small.
  */
+import type { OptionTable } from './options.js';
 
-/** node:util parseArgs specs of the global options. */
+/** The global options, declared once (options.ts): the parser, every help page, the reference and completion read them. */
 export const GLOBAL_OPTIONS = {
-  repo: { type: 'string' },
-  debug: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
-/** Help pairs of the global options (flag text → description), for every help page, the reference and completion. */
-export const GLOBAL_HELP_PAIRS: [string, string][] = [
-  ['--repo DIR', 'the repository to work on (default: the current directory)'],
-  ['--debug', 'print stack traces of unexpected errors'],
-  ['-h, --help', 'show help'],
-];
+  repo: { type: 'string', value: 'DIR', help: 'the repository to work on (default: the current directory)' },
+  debug: { type: 'boolean', help: 'print stack traces of unexpected errors' },
+  help: { type: 'boolean', short: 'h', help: 'show help' },
+} satisfies OptionTable;
 
 export interface CommandLine {
   /** The command word (or `--version`, `--help`, an unknown option…); undefined when there is none. */

@@ -7,36 +7,36 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../errors.js';
 import { didYouMean } from '../declarations/schema/suggest-field.js';
-import type { OptionSpec } from './command.js';
+import { completeValues, parserOptions, type AnyOptionValues, type OptionTable } from './options.js';
 
 export interface ParsedArgv {
-  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  /** Every option of the table: a flag not given reads false, a repeatable option [] (options.ts completeValues). */
+  values: AnyOptionValues;
   positionals: string[];
 }
 
 /**
- * Parses `args` against `options`. Throws UsageError for an unknown option (with the closest known
- * one), a positional argument (unless `allowPositionals`: the command checks its words itself), or
- * anything parseArgs refuses.
+ * Parses `args` against the option table `options`. Throws UsageError for an unknown option (with
+ * the closest known one), a positional argument (unless `allowPositionals`: the command checks its
+ * words itself), or anything parseArgs refuses.
  */
 export function parseCommandArgs(
   input: readonly string[],
-  options: OptionSpec,
-  {
-    allowPositionals = false,
-    optionalValues = [],
-  }: { allowPositionals?: boolean; optionalValues?: readonly string[] } = {},
+  options: OptionTable,
+  { allowPositionals = false }: { allowPositionals?: boolean } = {},
 ): ParsedArgv {
   // An option that may go without its value gets an empty one when none follows.
   const args = input.map((arg, i) =>
-    optionalValues.includes(arg.slice(2)) &&
+    options[arg.slice(2)]?.optionalValue === true &&
     arg.startsWith('--') &&
     (i === input.length - 1 || input[i + 1]!.startsWith('-'))
       ? `${arg}=`
       : arg,
   );
   const names = Object.keys(options);
-  const shorts = new Map(Object.entries(options).flatMap(([name, o]) => (o.short ? [[o.short, name] as const] : [])));
+  const shorts = new Map(
+    Object.entries(options).flatMap(([name, o]): [string, string][] => (o.short ? [[o.short, name]] : [])),
+  );
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === '--') {
@@ -62,11 +62,13 @@ export function parseCommandArgs(
     }
   }
   try {
-    const { values, positionals } = parseArgs({ args: [...args], options, allowPositionals, strict: true });
-    return { values, positionals };
+    const config = { args: [...args], options: parserOptions(options), allowPositionals, strict: true };
+    const { values, positionals } = parseArgs(config);
+    return { values: completeValues(options, values), positionals };
   } catch (e) {
     // parseArgs' message is precise (which option lacks a value, or got one it does not take); its
     // advice about `--` separators does not apply here, so it is cut off.
-    throw new UsageError((e as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
+    const message = e instanceof Error ? e.message : String(e);
+    throw new UsageError(message.replace(/\. To specify a positional argument.*$/s, ''));
   }
 }

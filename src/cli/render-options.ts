@@ -10,42 +10,48 @@ import { createCacheUse } from '../cache/cache-use.js';
 import { cacheLocationProblem, pruneCache } from '../cache/prune-cache.js';
 import { cacheSettings } from './cache-settings.js';
 import { createValueCache } from '../v8-value-cache.js';
-import type { CommandContext, OptionSpec } from './command.js';
+import type { CommandContext } from './command.js';
+import { defineOptions } from './options.js';
 import { progressReporter } from './progress.js';
 import { createNetworkFetch } from '../source/http/network-fetch.js';
 
-export const RENDER_FLAGS: OptionSpec = {
-  env: { type: 'string', multiple: true },
-  shard: { type: 'string' },
-  offline: { type: 'boolean' },
-  'allow-downgrade': { type: 'boolean' },
-  'cache-dir': { type: 'string' },
-};
-
-export const RENDER_FLAG_HELP: [string, string][] = [
-  ['--env NAME', 'only this environment (repeatable)'],
-  [
-    '--shard K/N',
-    'only the K-th of N deterministic shards of the environments (a CI matrix; the union of all shards is a full build)',
-  ],
-  ['--offline', 'never use the network: everything must be in capi-render.lock and the cache'],
-  [
-    '--allow-downgrade',
-    'accept a lower minor version than capi-render.lock records (refused by default, as the operator does)',
-  ],
-  [
-    '--cache-dir DIR',
-    'cache folder (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render); kept under $CAPI_RENDER_CACHE_MAX_SIZE (default 512M)',
-  ],
-];
+/** The flags of every command that renders, declared once; a command takes them all or picks some. */
+export const RENDER_OPTIONS = defineOptions({
+  env: { type: 'string', multiple: true, value: 'NAME', help: 'only this environment (repeatable)' },
+  shard: {
+    type: 'string',
+    value: 'K/N',
+    help: 'only the K-th of N deterministic shards of the environments (a CI matrix; the union of all shards is a full build)',
+  },
+  offline: { type: 'boolean', help: 'never use the network: everything must be in capi-render.lock and the cache' },
+  'allow-downgrade': {
+    type: 'boolean',
+    help: 'accept a lower minor version than capi-render.lock records (refused by default, as the operator does)',
+  },
+  'cache-dir': {
+    type: 'string',
+    value: 'DIR',
+    help: 'cache folder (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render); kept under $CAPI_RENDER_CACHE_MAX_SIZE (default 512M)',
+  },
+});
 
 /** The same, for commands that always consider every environment's versions (plan, upgrade): no --shard. */
-export const UNSHARDED_RENDER_FLAGS: OptionSpec = Object.fromEntries(
-  Object.entries(RENDER_FLAGS).filter(([name]) => name !== 'shard'),
-);
-export const UNSHARDED_RENDER_FLAG_HELP: [string, string][] = RENDER_FLAG_HELP.filter(
-  ([flag]) => !flag.startsWith('--shard'),
-);
+const { shard: _shard, ...unsharded } = RENDER_OPTIONS;
+export const UNSHARDED_RENDER_OPTIONS = unsharded;
+
+/** What prepareRender reads of the values: the render flags a command has (those it lacks read as not given). */
+export interface RenderFlagValues {
+  readonly env?: readonly string[];
+  readonly shard?: string | undefined;
+  readonly offline?: boolean;
+  readonly 'allow-downgrade'?: boolean;
+  readonly 'cache-dir'?: string | undefined;
+  /** build's `--frozen`: a lock entry the inputs contradict is refused, not repaired. */
+  readonly frozen?: boolean;
+}
+
+/** The context prepareRender needs: a command's, with values that hold (some of) the render flags. */
+export type RenderContext = Omit<CommandContext, 'values'> & { values: RenderFlagValues };
 
 /** The repository's output folders as the gate listed them (regular files only). */
 export interface RegularRepository {
@@ -78,7 +84,7 @@ export interface PreparedRender {
  * listing when the caller passed it already.
  */
 export async function prepareRender(
-  ctx: CommandContext,
+  ctx: RenderContext,
   { writes = false, gated }: { writes?: boolean; gated?: RegularRepository } = {},
 ): Promise<PreparedRender> {
   const { io, values, repoRoot } = ctx;
@@ -111,14 +117,14 @@ export async function prepareRender(
     },
     options: {
       repoRoot,
-      environments: (values.env as string[] | undefined) ?? [],
-      shard: values.shard ? String(values.shard) : undefined,
+      environments: [...(values.env ?? [])],
+      shard: values.shard || undefined,
       env: io.env,
       lock: lockState,
       lockContradictions: values.frozen ? 'refuse' : 'repair',
       cache: createArtifactCache(cacheDir, use),
-      offline: Boolean(values.offline),
-      allowDowngrade: Boolean(values['allow-downgrade']),
+      offline: values.offline === true,
+      allowDowngrade: values['allow-downgrade'] === true,
       githubToken: io.env.GITHUB_TOKEN || io.env.GH_TOKEN || undefined,
       fetch: io.fetch ?? createNetworkFetch(io.env),
       onProgress: progress.listener,

@@ -5,9 +5,10 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { RenderError, UsageError, error, type Diagnostic } from '../errors.js';
-import type { Command, OptionSpec } from './command.js';
+import { commandHelpRows, commandUsage, type Command } from './command.js';
 import { formatDiagnostics } from './format.js';
-import { GLOBAL_HELP_PAIRS, GLOBAL_OPTIONS, splitCommandLine } from './global-options.js';
+import { GLOBAL_OPTIONS, splitCommandLine } from './global-options.js';
+import { optionHelpRows, type HelpRow, type OptionTable } from './options.js';
 import { didYouMean } from '../declarations/schema/suggest-field.js';
 import { parseCommandArgs } from './parse-argv.js';
 import { useColor, type CliIo } from './io.js';
@@ -61,12 +62,12 @@ const loadCommand = (name: string | undefined): Promise<Command> | undefined =>
   name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name]!() : undefined;
 
 /** Every command's parser table: its own options plus the global ones. */
-export function commandOptions(command: Command): OptionSpec {
+export function commandOptions(command: Command): OptionTable {
   return { ...command.options, ...GLOBAL_OPTIONS };
 }
 
-/** Help pairs of the global options (global-options.ts holds them beside their parser specs). */
-export const GLOBAL_HELP = GLOBAL_HELP_PAIRS;
+/** Help rows of the global options, from their table (global-options.ts). */
+export const GLOBAL_HELP: readonly HelpRow[] = optionHelpRows(GLOBAL_OPTIONS);
 
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const color = useColor(io);
@@ -101,10 +102,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   let parsed;
   try {
-    parsed = parseCommandArgs(rest, commandOptions(command), {
-      allowPositionals: command.positionals ?? false,
-      optionalValues: command.optionalValues ?? [],
-    });
+    parsed = parseCommandArgs(rest, commandOptions(command), { allowPositionals: command.arguments !== undefined });
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.stderr.write(
@@ -116,8 +114,9 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     io.stdout.write(commandHelp(command));
     return 0;
   }
-  const debug = Boolean(parsed.values.debug);
-  const repoRoot = path.resolve(io.cwd, String(parsed.values.repo ?? '.'));
+  const debug = parsed.values.debug === true;
+  const repo = parsed.values.repo;
+  const repoRoot = path.resolve(io.cwd, typeof repo === 'string' ? repo : '.');
   if (!command.createsRepo && !isDirectory(repoRoot)) {
     io.stderr.write(
       `capi-render ${command.name}: --repo ${repoRoot} is not a directory; pass the repository's folder (the one holding providers/), or run capi-render init there first\n`,
@@ -210,7 +209,7 @@ function systemErrorDiagnostic(err: NodeJS.ErrnoException, cwd: string): Diagnos
   });
 }
 
-function table(rows: [string, string][]): string {
+function table(rows: readonly HelpRow[]): string {
   const width = Math.max(...rows.map(([a]) => a.length));
   return rows.map(([a, b]) => `  ${a.padEnd(width)}  ${b}\n`).join('');
 }
@@ -229,7 +228,7 @@ async function mainHelp(): Promise<string> {
 }
 
 export function commandHelp(c: Command): string {
-  return `Usage: capi-render ${c.name} ${c.usage}\n\n${c.summary}\n\nOptions:\n${table([...c.help, ...GLOBAL_HELP])}`;
+  return `Usage: capi-render ${c.name} ${commandUsage(c)}\n\n${c.summary}\n\nOptions:\n${table([...commandHelpRows(c), ...GLOBAL_HELP])}`;
 }
 
 async function version(): Promise<string> {

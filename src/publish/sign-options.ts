@@ -1,5 +1,5 @@
 /**
- * `publish`'s signing flags: which signer they ask for, checked and prepared before anything is
+ * `publish`'s signing flags (the command declares them): which signer they ask for, checked and prepared before anything is
  * rendered or pushed (a wrong password or a missing identity token fails first), and whether the
  * OCIRepository the repository generates for the environment will accept what they make.
  */
@@ -9,35 +9,10 @@ import jsYaml from 'js-yaml';
 import { SpecError, UsageError, error, warning, type Diagnostic } from '../errors.js';
 import type { ArtifactSigner, SignedArtifact } from './sign-artifact.js';
 import { createKeySigner, loadSigningKey } from './sign-key.js';
-import { DEFAULT_FULCIO_URL, DEFAULT_REKOR_URL, createKeylessSigner } from './sign-keyless.js';
+import { createKeylessSigner } from './sign-keyless.js';
 
 /** cosign's password variable. */
 export const DEFAULT_PASSWORD_ENV = 'COSIGN_PASSWORD';
-
-export const SIGN_OPTIONS = {
-  'sign-key': { type: 'string' },
-  'sign-key-password-env': { type: 'string' },
-  'sign-keyless': { type: 'boolean' },
-  'fulcio-url': { type: 'string' },
-  'rekor-url': { type: 'string' },
-} as const;
-
-export const SIGN_HELP: [string, string][] = [
-  [
-    '--sign-key FILE',
-    "sign with a cosign key (cosign generate-key-pair's cosign.key, or a PEM PKCS#8 ECDSA P-256 key): a sha256-<digest>.sig signature and a Sigstore bundle referrer, as cosign writes them",
-  ],
-  [
-    '--sign-key-password-env NAME',
-    `the variable holding the key's password (default ${DEFAULT_PASSWORD_ENV}); never a flag value`,
-  ],
-  [
-    '--sign-keyless',
-    'sign keyless through Sigstore (Fulcio certificate, Rekor entry) with the GitHub Actions OIDC token (permissions: id-token: write) or $SIGSTORE_ID_TOKEN',
-  ],
-  ['--fulcio-url URL', `Fulcio for --sign-keyless (default ${DEFAULT_FULCIO_URL})`],
-  ['--rekor-url URL', `Rekor for --sign-keyless (default ${DEFAULT_REKOR_URL})`],
-];
 
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { RenderError } from '../../src/errors.js';
 import { layoutIndexBytes, parseLayoutIndex } from '../../src/images/layout/layout-format.js';
 import { TAR_END, readTarIndex, tarHeader, tarPadding } from '../../src/images/layout/tar-archive.js';
+import type { OptionTable } from '../../src/cli/options.js';
 import { parseCommandArgs } from '../../src/cli/parse-argv.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -177,16 +178,20 @@ describe('index.json', () => {
 });
 
 describe('--images without a value', () => {
-  const options = { images: { type: 'string' as const }, to: { type: 'string' as const } };
+  const options: OptionTable = {
+    images: { type: 'string', optionalValue: true, help: 'images' },
+    to: { type: 'string', help: 'to' },
+  };
   it.each([
     { args: ['--images', '--to', 'DIR'], values: { images: '', to: 'DIR' } },
     { args: ['--to', 'DIR', '--images'], values: { images: '', to: 'DIR' } },
     { args: ['--images', 'r.example/p'], values: { images: 'r.example/p' } },
     { args: ['--images=r.example/p', '--to', 'DIR'], values: { images: 'r.example/p', to: 'DIR' } },
   ])('$args', ({ args, values }) => {
-    expect({ ...parseCommandArgs(args, options, { optionalValues: ['images'] }).values }).toEqual(values);
+    expect({ ...parseCommandArgs(args, options).values }).toEqual(values);
   });
   it('is still a missing value where the command does not allow leaving it out', () => {
-    expect(() => parseCommandArgs(['--images', '--to', 'DIR'], options)).toThrow('unexpected argument "DIR"');
+    const required: OptionTable = { ...options, images: { type: 'string', help: 'images' } };
+    expect(() => parseCommandArgs(['--images', '--to', 'DIR'], required)).toThrow('unexpected argument "DIR"');
   });
 });

@@ -10,6 +10,7 @@ import { CONFIG_DESCRIPTIONS } from '../../src/config/config-descriptions.js';
 import { CONFIG_SCHEMA } from '../../src/config/config-schema.js';
 import { OVERLAY_DESCRIPTIONS } from '../../src/overlay/overlay-descriptions.js';
 import { OVERLAY_SCHEMA } from '../../src/overlay/overlay-schema.js';
+import { commandUsage } from '../../src/cli/command.js';
 import { COMMANDS, EXIT_CODES } from '../../src/cli/run.js';
 import { EDITOR_SCHEMA_SOURCES, schemaSettings } from '../../src/cli/reference/editor-schemas.js';
 import { referenceFiles } from '../../src/cli/reference/reference-files.js';
@@ -38,11 +39,11 @@ describe('generated reference and editor schemas', () => {
       const next = page.indexOf('\n### ', start + 1);
       expect(start, name).toBeGreaterThan(0);
       const section = page.slice(start, next < 0 ? undefined : next);
-      expect(section, name).toContain(`capi-render ${name} ${command.usage}`);
-      for (const option of Object.keys(command.options))
+      expect(section, name).toContain(`capi-render ${name} ${commandUsage(command)}`);
+      for (const [option, { choices }] of Object.entries(command.options)) {
         expect(section, `${name} --${option}`).toMatch(new RegExp(`\\| \`(-\\w, )?--${option}[ \`]`));
-      for (const values of Object.values(command.choices ?? {}))
-        expect(section).toContain(`one of ${values.map((v) => `\`${v}\``).join(', ')}`);
+        if (choices) expect(section).toContain(`one of ${choices.map((v) => `\`${v}\``).join(', ')}`);
+      }
     }
     for (const { code } of EXIT_CODES) expect(page).toMatch(new RegExp(`^\\| ${code} \\| `, 'm'));
     expect(page).toContain('| `--repo DIR` |');

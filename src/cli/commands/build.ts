@@ -8,46 +8,49 @@ import { reportWrite, summarizeNames } from '../report-write.js';
 import type { LockFile } from '../../lock/lock-types.js';
 import type { LockState } from '../../lock/lock-state.js';
 import { render } from '../../render/render.js';
-import type { Command, CommandContext } from '../command.js';
+import { defineCommand, type CommandContext } from '../command.js';
+import { defineOptions, type OptionValues } from '../options.js';
 import { failpointFromEnv } from '../failpoint.js';
 import { formatDiagnostics } from '../format.js';
-import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender, type PreparedRender } from '../render-options.js';
+import { RENDER_OPTIONS, prepareRender, type PreparedRender } from '../render-options.js';
 import { streamEnvironment } from '../environment-stream.js';
 
-export const buildCommand: Command = {
+const BUILD_OPTIONS = defineOptions({
+  ...RENDER_OPTIONS,
+  out: {
+    type: 'string',
+    value: 'DIR',
+    help: "export: write the complete output of the environments into DIR (the GitOps folder goes beside it); the repository's rendered/, gitops/ and capi-render.lock are left as they are",
+  },
+  force: {
+    type: 'boolean',
+    help: 'render every environment, even those whose inputs and output are unchanged since the last build',
+  },
+  stdout: {
+    type: 'boolean',
+    help: 'print the objects of one environment as a multi-document YAML stream; write nothing',
+  },
+  frozen: { type: 'boolean', help: 'fail instead of changing capi-render.lock (for CI)' },
+  'allow-removal': {
+    type: 'boolean',
+    help: 'accept a build that removes providers, CRDs or whole environments (refused by default: Argo CD / Flux would prune them)',
+  },
+});
+
+type BuildContext = CommandContext<OptionValues<typeof BUILD_OPTIONS>>;
+
+export const buildCommand = defineCommand({
   name: 'build',
   summary: 'render every environment (or those named) into rendered/ and pin them in capi-render.lock',
-  usage: '[--env NAME]... [--shard K/N] [--out DIR] [--stdout] [--offline] [--frozen] [--force] [--allow-removal]',
-  help: [
-    ...RENDER_FLAG_HELP,
-    [
-      '--out DIR',
-      "export: write the complete output of the environments into DIR (the GitOps folder goes beside it); the repository's rendered/, gitops/ and capi-render.lock are left as they are",
-    ],
-    ['--force', 'render every environment, even those whose inputs and output are unchanged since the last build'],
-    ['--stdout', 'print the objects of one environment as a multi-document YAML stream; write nothing'],
-    ['--frozen', 'fail instead of changing capi-render.lock (for CI)'],
-    [
-      '--allow-removal',
-      'accept a build that removes providers, CRDs or whole environments (refused by default: Argo CD / Flux would prune them)',
-    ],
-  ],
-  options: {
-    ...RENDER_FLAGS,
-    out: { type: 'string' },
-    stdout: { type: 'boolean' },
-    frozen: { type: 'boolean' },
-    force: { type: 'boolean' },
-    'allow-removal': { type: 'boolean' },
-  },
+  options: BUILD_OPTIONS,
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
     // What `check` refuses to read (a link, a FIFO, a device in place of the lock, in rendered/ or
     // gitops/) a build refuses too, in prepareRender, before it reads or writes anything of it.
     const prepared = await prepareRender(ctx, { writes: !values.stdout });
     if (values.stdout) return printEnvironment(ctx, prepared);
-    const exportDir = values.out ? path.resolve(io.cwd, String(values.out)) : undefined;
-    const partial = ((values.env as string[] | undefined) ?? []).length > 0 || values.shard !== undefined;
+    const exportDir = values.out ? path.resolve(io.cwd, values.out) : undefined;
+    const partial = values.env.length > 0 || values.shard !== undefined;
     const failpoint = failpointFromEnv(io.env);
     const use = prepared.options.cache?.use;
     // A full build whose inputs, lock and output files are exactly as a stamped build left them is
@@ -74,9 +77,9 @@ export const buildCommand: Command = {
         cacheDir: prepared.cacheDir,
         ...(exportDir ? { exportDir } : {}),
         partial,
-        force: Boolean(values.force),
+        force: values.force,
         previousLock: prepared.lockState,
-        allowRemoval: Boolean(values['allow-removal']),
+        allowRemoval: values['allow-removal'],
         ...(failpoint ? { failpoint } : {}),
         onEnvironment: (e) => {
           const parts = [
@@ -105,10 +108,10 @@ export const buildCommand: Command = {
     reportWrite(ctx, written.written);
     return 0;
   },
-};
+});
 
 /** `--stdout`: one environment as a multi-document stream; nothing is written. */
-async function printEnvironment(ctx: CommandContext, prepared: PreparedRender): Promise<number> {
+async function printEnvironment(ctx: BuildContext, prepared: PreparedRender): Promise<number> {
   const { io, values, color } = ctx;
   const result = await render(prepared.options);
   await prepared.settleCache();
@@ -124,14 +127,14 @@ async function printEnvironment(ctx: CommandContext, prepared: PreparedRender): 
       environment: result.environments[0]!,
       previousLock: prepared.lockState.lock,
       nextLock: result.lock,
-      allowRemoval: Boolean(values['allow-removal']),
+      allowRemoval: values['allow-removal'],
     }),
   );
   return 0;
 }
 
 /** `--frozen`: a build that would change the lock fails (before anything is written). */
-function refuseLockChange(values: CommandContext['values'], before: LockState, after: LockFile): void {
+function refuseLockChange(values: BuildContext['values'], before: LockState, after: LockFile): void {
   if (!values.frozen) return;
   const { changes, line } = describeLockDifferences(before, after);
   if (changes.length === 0) return;

@@ -10,37 +10,42 @@ import { formatSize, parseSize } from '../../cache/cache-size.js';
 import { cacheLocationProblem, pruneCache } from '../../cache/prune-cache.js';
 import { writeError } from '../../output/write-errors.js';
 import { CACHE_MAX_SIZE_VARIABLE, cacheSettings, type CacheSettings } from '../cache-settings.js';
-import type { Command, CommandContext } from '../command.js';
+import { defineCommand, type CommandContext } from '../command.js';
+import { defineOptions, isOneOf, type OptionValues } from '../options.js';
 import { formatDiagnostics } from '../format.js';
 import { didYouMean } from '../../declarations/schema/suggest-field.js';
 
 const ACTIONS = ['info', 'prune'] as const;
 
-export const cacheCommand: Command = {
+const CACHE_OPTIONS = defineOptions({
+  'max-size': { type: 'string', value: 'S', help: 'the size to prune to: 512M, 2G, 0 (everything), or bytes' },
+  'cache-dir': {
+    type: 'string',
+    value: 'DIR',
+    help: 'the cache folder (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render)',
+  },
+  json: { type: 'boolean', help: 'print the result as JSON' },
+});
+
+type CacheContext = CommandContext<OptionValues<typeof CACHE_OPTIONS>>;
+
+export const cacheCommand = defineCommand({
   name: 'cache',
-  positionals: true,
   summary: 'show what the cache folder holds (info), or trim it to a size, least recently used first (prune)',
-  words: ACTIONS,
-  usage: '(info | prune [--max-size S]) [--cache-dir DIR] [--json]',
-  help: [
-    ['info', 'size, entries by kind, oldest and newest use, and the limit'],
-    [
-      'prune',
-      `remove least recently used entries until the folder is within --max-size (default $${CACHE_MAX_SIZE_VARIABLE}, else 512M)`,
-    ],
-    ['--max-size S', 'the size to prune to: 512M, 2G, 0 (everything), or bytes'],
-    [
-      '--cache-dir DIR',
-      'the cache folder (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render)',
-    ],
-    ['--json', 'print the result as JSON'],
-  ],
-  options: { 'max-size': { type: 'string' }, 'cache-dir': { type: 'string' }, json: { type: 'boolean' } },
+  synopsis: '(info | prune [--max-size S]) [--cache-dir DIR] [--json]',
+  arguments: {
+    fixed: true,
+    help: {
+      info: 'size, entries by kind, oldest and newest use, and the limit',
+      prune: `remove least recently used entries until the folder is within --max-size (default $${CACHE_MAX_SIZE_VARIABLE}, else 512M)`,
+    } satisfies Record<(typeof ACTIONS)[number], string>,
+  },
+  options: CACHE_OPTIONS,
   async run(ctx) {
     const [action, ...extra] = ctx.positionals;
-    if (!ACTIONS.includes(action as (typeof ACTIONS)[number]) || extra.length > 0) {
+    if (action === undefined || !isOneOf(ACTIONS, action) || extra.length > 0) {
       throw new UsageError(
-        `say what to do: capi-render cache info, or capi-render cache prune [--max-size S]${action && !ACTIONS.includes(action as never) ? ` (not "${action}"${didYouMean(action, ACTIONS)})` : ''}`,
+        `say what to do: capi-render cache info, or capi-render cache prune [--max-size S]${action && !isOneOf(ACTIONS, action) ? ` (not "${action}"${didYouMean(action, ACTIONS)})` : ''}`,
       );
     }
     if (action === 'info' && ctx.values['max-size'] !== undefined)
@@ -54,9 +59,9 @@ export const cacheCommand: Command = {
     }
     return action === 'info' ? info(ctx, settings) : prune(ctx, settings);
   },
-};
+});
 
-async function info(ctx: CommandContext, settings: CacheSettings): Promise<number> {
+async function info(ctx: CacheContext, settings: CacheSettings): Promise<number> {
   const entries = await listCacheEntries(settings.dir);
   const summary = summarize(entries);
   if (ctx.values.json) {
@@ -76,11 +81,11 @@ async function info(ctx: CommandContext, settings: CacheSettings): Promise<numbe
   return 0;
 }
 
-async function prune(ctx: CommandContext, settings: CacheSettings): Promise<number> {
+async function prune(ctx: CacheContext, settings: CacheSettings): Promise<number> {
   const text = ctx.values['max-size'];
-  const maxBytes = text === undefined ? settings.maxBytes : parseSize(String(text));
+  const maxBytes = text === undefined ? settings.maxBytes : parseSize(text);
   if (maxBytes === undefined)
-    throw new UsageError(`--max-size ${String(text)} is not a size; write it like 512M, 2G, 0 or 1048576 (bytes)`);
+    throw new UsageError(`--max-size ${text} is not a size; write it like 512M, 2G, 0 or 1048576 (bytes)`);
   const result = await pruneCache(settings.dir, { maxBytes });
   const removed = summarize(result.removed);
   const left = summarize(result.entries);

@@ -14,7 +14,7 @@ import { render } from '../../render/render.js';
 import type { CommandContext } from '../command.js';
 import { formatDiagnostics } from '../format.js';
 import { formatLiveReport } from '../format-live-report.js';
-import { prepareRender } from '../render-options.js';
+import { prepareRender, type RenderFlagValues } from '../render-options.js';
 import { effectiveInputs } from '../../render/effective-inputs.js';
 import { CERT_MANAGER_COMPONENT } from '../../render/cert-manager.js';
 import { providerInputs } from '../../adopt/live/provider-inputs.js';
@@ -22,7 +22,14 @@ import { providerInputs } from '../../adopt/live/provider-inputs.js';
 /** The managers Argo CD and Flux apply with (their earlier applies make removals possible). */
 const GITOPS_MANAGERS = ['argocd-controller', 'kustomize-controller'];
 
-export async function runLiveCheck(ctx: CommandContext): Promise<number> {
+/** What the live check reads of check's values (check.ts declares them), besides the render flags. */
+export interface LiveCheckValues extends RenderFlagValues {
+  readonly json: boolean;
+  readonly 'field-manager': string | undefined;
+}
+
+/** Compares with the dump in `dumpFile` (`--live FILE`). */
+export async function runLiveCheck(ctx: CommandContext<LiveCheckValues>, dumpFile: string): Promise<number> {
   const { io, values, repoRoot, color } = ctx;
   // Like every check, it reads nothing through a link: a link planted in rendered/ or gitops/ is refused (prepareRender's gate).
   const prepared = await prepareRender(ctx);
@@ -34,7 +41,7 @@ export async function runLiveCheck(ctx: CommandContext): Promise<number> {
   }
   const env = result.environments[0]!;
   const name = env.environment.name;
-  const dump = await readLiveDump(String(values.live), io.cwd);
+  const dump = await readLiveDump(dumpFile, io.cwd);
   const warnings = [...result.warnings];
   if (!dump.hasManagedFields) {
     warnings.push(
@@ -63,7 +70,7 @@ export async function runLiveCheck(ctx: CommandContext): Promise<number> {
       ...(c.name === CERT_MANAGER_COMPONENT ? { certManager: true } : {}),
     };
   });
-  const manager = typeof values['field-manager'] === 'string' ? [values['field-manager']] : GITOPS_MANAGERS;
+  const manager = values['field-manager'] !== undefined ? [values['field-manager']] : GITOPS_MANAGERS;
   const overlay = `${result.config.overlaysDir}/${name}/overlay.yaml`;
   const hasOverlay = existsSync(path.join(repoRoot, overlay));
   const report = buildLiveReport(components, dump, {

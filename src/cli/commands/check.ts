@@ -14,43 +14,36 @@ import { readRecordFile } from '../../repository-files.js';
 import { isGitopsFileOf } from '../../gitops/layout.js';
 import { startRender } from '../../render/render-run.js';
 import type { OutputFiles } from '../../plan/output-plan.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
 import { formatDiagnostics } from '../format.js';
-import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+import { RENDER_OPTIONS, prepareRender } from '../render-options.js';
 
-export const checkCommand: Command = {
+export const checkCommand = defineCommand({
   name: 'check',
   summary:
     'verify that rendered/, gitops/ and capi-render.lock are exactly what the inputs render (for CI); with --live, what the first sync to a running cluster would change',
-  usage: '[--env NAME]... [--shard K/N] [--offline] | --live FILE [--env NAME] [--json] [--field-manager NAME]',
-  help: [
-    ...RENDER_FLAG_HELP.map(([flag, text]): [string, string] =>
-      flag === '--shard K/N'
-        ? [
-            flag,
-            `${text}; shard 1 also checks what belongs to no environment (output of removed environments), so N shards check as much as one full check`,
-          ]
-        : [flag, text],
-    ),
-    [
-      '--live FILE',
-      "instead: compare one environment with a kubectl dump of the running cluster, as a server-side apply would (exit 0 when the first sync changes nothing but capi-render's own annotations)",
-    ],
-    ['--json', 'with --live: print the report as JSON on stdout'],
-    [
-      '--field-manager NAME',
-      "with --live: the applier's field manager, whose earlier applies make removals possible (default argocd-controller and kustomize-controller)",
-    ],
-  ],
+  synopsis: '[--env NAME]... [--shard K/N] [--offline] | --live FILE [--env NAME] [--json] [--field-manager NAME]',
   options: {
-    ...RENDER_FLAGS,
-    live: { type: 'string' },
-    json: { type: 'boolean' },
-    'field-manager': { type: 'string' },
+    ...RENDER_OPTIONS,
+    shard: {
+      ...RENDER_OPTIONS.shard,
+      help: `${RENDER_OPTIONS.shard.help}; shard 1 also checks what belongs to no environment (output of removed environments), so N shards check as much as one full check`,
+    },
+    live: {
+      type: 'string',
+      value: 'FILE',
+      help: "instead: compare one environment with a kubectl dump of the running cluster, as a server-side apply would (exit 0 when the first sync changes nothing but capi-render's own annotations)",
+    },
+    json: { type: 'boolean', help: 'with --live: print the report as JSON on stdout' },
+    'field-manager': {
+      type: 'string',
+      value: 'NAME',
+      help: "with --live: the applier's field manager, whose earlier applies make removals possible (default argocd-controller and kustomize-controller)",
+    },
   },
   async run(ctx) {
     const { io, repoRoot, color, values } = ctx;
-    if (values.live !== undefined) return (await import('./check-live.js')).runLiveCheck(ctx);
+    if (values.live !== undefined) return (await import('./check-live.js')).runLiveCheck(ctx, values.live);
     if (values.json || values['field-manager'] !== undefined)
       throw new UsageError('--json and --field-manager go with --live FILE');
     // Nothing but the repository's own regular files is read: a link planted in rendered/ is refused, not followed (prepareRender's gate).
@@ -67,8 +60,7 @@ export const checkCommand: Command = {
     const names = run.rendering;
     const partial = names.length !== run.allEnvironments.length;
     // What belongs to no environment is checked by a full check, and by shard 1 of a sharded one.
-    const unowned =
-      !partial || (String(values.shard ?? '').startsWith('1/') && !((values.env as string[] | undefined) ?? []).length);
+    const unowned = !partial || ((values.shard ?? '').startsWith('1/') && values.env.length === 0);
     const isEnvironment = (top: string) => run.allEnvironments.includes(top);
     const rel = (p: string) => path.relative(repoRoot, p).split(path.sep).join('/');
     const outRel = rel(run.outputDir);
@@ -162,7 +154,7 @@ export const checkCommand: Command = {
       ),
     );
   },
-};
+});
 
 interface CommittedFolder {
   /** Every file, relative, sorted. */

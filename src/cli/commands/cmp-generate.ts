@@ -25,53 +25,51 @@ import { readStream, writeStream } from '../../plugin/stream-cache.js';
 import { render } from '../../render/render.js';
 import type { EnvironmentResult } from '../../render/environment-result.js';
 import { createCacheUse } from '../../cache/cache-use.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
 import { cacheSettings } from '../cache-settings.js';
 import { formatDiagnostics } from '../format.js';
 import { onlyEnvironment } from '../only-environment.js';
-import { RENDER_FLAGS, prepareRender } from '../render-options.js';
+import { RENDER_OPTIONS, prepareRender } from '../render-options.js';
 
 /** The Application's `plugin.env` entry CAPI_ENV, as the repo-server passes it. */
 const ENV_VARIABLE = `ARGOCD_ENV_${PLUGIN_ENV_VARIABLE}`;
 const OFFLINE_VARIABLE = 'ARGOCD_ENV_CAPI_OFFLINE';
 
-export const cmpGenerateCommand: Command = {
+export const cmpGenerateCommand = defineCommand({
   name: 'cmp-generate',
   summary:
     "the Argo CD Config Management Plugin's generate command: print one environment's objects from the committed inputs and lock",
-  choices: { 'allow-flavour': OTHER_FLAVOURS },
-  usage: '[--env NAME] [--offline] [--cache-dir DIR] [--allow-flavour flux|kustomize]',
-  help: [
-    [
-      '--env NAME',
-      `the environment (default $${ENV_VARIABLE}, the Application's plugin env CAPI_ENV; may be left out when there is only one)`,
-    ],
-    ['--offline', `never use the network: every artifact must be in the cache (also $${OFFLINE_VARIABLE}=true)`],
-    [
-      '--cache-dir DIR',
-      'artifact cache, outside the checkout (default $CAPI_RENDER_CACHE_DIR, …); mount a volume there',
-    ],
-    [
-      '--allow-flavour F',
-      'render an environment prepared for F (flux or kustomize) too; refused by default (also $ARGOCD_ENV_CAPI_ALLOW_FLAVOUR=F, the plugin env CAPI_ALLOW_FLAVOUR)',
-    ],
-  ],
   options: {
-    env: { type: 'string' },
-    offline: RENDER_FLAGS.offline!,
-    'cache-dir': RENDER_FLAGS['cache-dir']!,
-    'allow-flavour': { type: 'string' },
+    env: {
+      type: 'string',
+      value: 'NAME',
+      help: `the environment (default $${ENV_VARIABLE}, the Application's plugin env CAPI_ENV; may be left out when there is only one)`,
+    },
+    offline: {
+      ...RENDER_OPTIONS.offline,
+      help: `never use the network: every artifact must be in the cache (also $${OFFLINE_VARIABLE}=true)`,
+    },
+    'cache-dir': {
+      ...RENDER_OPTIONS['cache-dir'],
+      help: 'artifact cache, outside the checkout (default $CAPI_RENDER_CACHE_DIR, …); mount a volume there',
+    },
+    'allow-flavour': {
+      type: 'string',
+      value: 'F',
+      choices: OTHER_FLAVOURS,
+      help: 'render an environment prepared for F (flux or kustomize) too; refused by default (also $ARGOCD_ENV_CAPI_ALLOW_FLAVOUR=F, the plugin env CAPI_ALLOW_FLAVOUR)',
+    },
   },
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
     const env = await onlyEnvironment(
       repoRoot,
-      (values.env as string | undefined) ?? (io.env[ENV_VARIABLE] || undefined),
+      values.env ?? (io.env[ENV_VARIABLE] || undefined),
       (names) =>
         `set the Application's plugin env ${PLUGIN_ENV_VARIABLE} to one of ${names} (${ENV_VARIABLE} is not set)`,
     );
-    const offline = Boolean(values.offline) || io.env[OFFLINE_VARIABLE] === 'true';
-    const allowed = allowedFlavour(values['allow-flavour'] as string | undefined, io.env);
+    const offline = values.offline || io.env[OFFLINE_VARIABLE] === 'true';
+    const allowed = allowedFlavour(values['allow-flavour'], io.env);
     const { dir: cacheDir } = cacheSettings(ctx);
     // Before anything reads through the cache (the lock's parse is cached there too).
     refuseCacheInCheckout(cacheDir, repoRoot);
@@ -134,7 +132,7 @@ export const cmpGenerateCommand: Command = {
     await prepared.settleCache();
     return 0;
   },
-};
+});
 
 /**
  * The environment's objects as the documents of `build --stdout` (components in install order,

@@ -15,7 +15,8 @@ import { refuseIrregularRepositoryFiles } from '../../output/regular-files.js';
 import { hasInterruptedWrite } from '../../output/transaction.js';
 import { compareWithRevision } from '../../upgrade/compare-revision.js';
 import { lockedVersions, storageMigrationFindings } from '../../upgrade/upgrade-report.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
+import { RENDER_OPTIONS } from '../render-options.js';
 
 /** The severities `--fail-on` takes, and what each fails on: that severity or worse. */
 const FAIL_ON: Readonly<Record<string, readonly FindingSeverity[]>> = {
@@ -24,38 +25,35 @@ const FAIL_ON: Readonly<Record<string, readonly FindingSeverity[]>> = {
 };
 const FAIL_ON_CHOICES = Object.keys(FAIL_ON);
 
-export const diffCommand: Command = {
+export const diffCommand = defineCommand({
   name: 'diff',
   summary: 'object-level diff and upgrade safety report of rendered/ against a git revision (default HEAD)',
-  usage: '[--base REF] [--env NAME]... [--markdown] [--stat] [--verbose] [--fail-on danger|warning]',
-  help: [
-    ['--base REF', 'the revision to compare with (branch, tag or commit; default HEAD)'],
-    ['--env NAME', 'only this environment (repeatable)'],
-    ['--markdown', 'print the report as markdown (for a pull request or CI summary)'],
-    [
-      '--stat',
-      'print only the summary table: per environment and provider, the version and contract it moves to and its findings per severity',
-    ],
-    [
-      '--verbose',
-      'also list the info findings that need no action and every field of changed CRDs (their schema changes)',
-    ],
-    [
-      '--fail-on SEVERITY',
-      'exit 1 (after printing) when a finding of this severity or worse exists (warning: a warning or a danger), for a CI gate',
-    ],
-  ],
   options: {
-    base: { type: 'string' },
-    env: { type: 'string', multiple: true },
-    markdown: { type: 'boolean' },
-    stat: { type: 'boolean' },
-    verbose: { type: 'boolean' },
-    'fail-on': { type: 'string' },
+    base: {
+      type: 'string',
+      value: 'REF',
+      default: 'HEAD',
+      help: 'the revision to compare with (branch, tag or commit; default HEAD)',
+    },
+    env: RENDER_OPTIONS.env,
+    markdown: { type: 'boolean', help: 'print the report as markdown (for a pull request or CI summary)' },
+    stat: {
+      type: 'boolean',
+      help: 'print only the summary table: per environment and provider, the version and contract it moves to and its findings per severity',
+    },
+    verbose: {
+      type: 'boolean',
+      help: 'also list the info findings that need no action and every field of changed CRDs (their schema changes)',
+    },
+    'fail-on': {
+      type: 'string',
+      value: 'SEVERITY',
+      choices: FAIL_ON_CHOICES,
+      help: 'exit 1 (after printing) when a finding of this severity or worse exists (warning: a warning or a danger), for a CI gate',
+    },
   },
-  choices: { 'fail-on': FAIL_ON_CHOICES },
   async run({ io, values, repoRoot, color }) {
-    const failOn = values['fail-on'] === undefined ? undefined : String(values['fail-on']);
+    const failOn = values['fail-on'];
     if (failOn !== undefined && !FAIL_ON_CHOICES.includes(failOn))
       throw new UsageError(
         `--fail-on must be one of ${FAIL_ON_CHOICES.join(', ')}${didYouMean(failOn, FAIL_ON_CHOICES)}`,
@@ -68,15 +66,15 @@ export const diffCommand: Command = {
       );
     }
     await refuseIrregularRepositoryFiles(repoRoot);
-    const environments = (values.env as string[] | undefined) ?? [];
+    const environments = values.env;
     const { report, before, after } = await compareWithRevision({
       repoRoot,
-      base: String(values.base ?? 'HEAD'),
+      base: values.base,
       environments,
       processEnv: io.env,
     });
     const rows = buildSummaryRows(report.findings, lockedVersions(before, after, environments));
-    const options = { verbose: values.verbose === true, stat: values.stat === true };
+    const options = { verbose: values.verbose, stat: values.stat };
     const review = { rows, changes: report.changes, findings: report.findings };
     if (!values.markdown) io.stdout.write(formatReviewText(review, { color, ...options }));
     else if (!options.stat)
@@ -99,4 +97,4 @@ export const diffCommand: Command = {
     );
     return 1;
   },
-};
+});

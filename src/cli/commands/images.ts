@@ -5,9 +5,9 @@
  */
 import { listEnvironmentImages, type ListedImage } from '../../images/image-list.js';
 import { render } from '../../render/render.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
 import { formatDiagnostics } from '../format.js';
-import { UNSHARDED_RENDER_FLAGS, UNSHARDED_RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+import { UNSHARDED_RENDER_OPTIONS, prepareRender } from '../render-options.js';
 
 /** `capi-render images --json`. */
 export interface ImageListDocument {
@@ -16,18 +16,16 @@ export interface ImageListDocument {
   environments: { environment: string; images: ListedImage[] }[];
 }
 
-export const imagesCommand: Command = {
+export const imagesCommand = defineCommand({
   name: 'images',
   summary: "list every container image of the environments' output with its digest (pinned or not) and who uses it",
-  usage: '[--env NAME]... [--json] [--offline]',
-  help: [
-    ...UNSHARDED_RENDER_FLAG_HELP,
-    [
-      '--json',
-      'print {apiVersion, kind: ImageList, environments: [{environment, images: [{reference, image, digest, pinned, components, usedBy}]}]}',
-    ],
-  ],
-  options: { ...UNSHARDED_RENDER_FLAGS, json: { type: 'boolean' } },
+  options: {
+    ...UNSHARDED_RENDER_OPTIONS,
+    json: {
+      type: 'boolean',
+      help: 'print {apiVersion, kind: ImageList, environments: [{environment, images: [{reference, image, digest, pinned, components, usedBy}]}]}',
+    },
+  },
   async run(ctx) {
     const { io, values, color } = ctx;
     const prepared = await prepareRender(ctx);
@@ -54,4 +52,4 @@ export const imagesCommand: Command = {
       );
     return 0;
   },
-};
+});

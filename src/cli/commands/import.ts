@@ -17,52 +17,48 @@ import { readDocuments } from '../../render/load-repository.js';
 import { builtinProvidersOf, mergeProviderList } from '../../source/github/builtin-providers.js';
 import { baselineOf } from '../../baseline/baseline.js';
 import { manifestLabel } from '../../declarations/provider-kinds.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
 import { failpointFromEnv } from '../failpoint.js';
 import { formatDiagnostics } from '../format.js';
 
 /** Environment names become folders under overlays/, rendered/ and gitops/. */
 const ENV_NAME = /^[a-z0-9]([a-z0-9._-]*[a-z0-9])?$/;
 
-export const importCommand: Command = {
+export const importCommand = defineCommand({
   name: 'import',
   summary:
     'declare what a running management cluster has installed (from a kubectl dump) as provider CRs or a new overlay',
-  usage: '--from FILE [--env NAME] [--fetch-url LABEL=URL]... [--force] [--dry-run] [--json]',
-  help: [
-    [
-      '--from FILE',
-      'the dump: kubectl get … -o yaml output (a List, a --- stream, or -o json); the read-only commands that write it: docs/adoption.md "1. Dump the cluster (read-only)"',
-    ],
-    [
-      '--env NAME',
-      'write a new overlay overlays/NAME whose differences from providers/ are patches (default: write into providers/)',
-    ],
-    [
-      '--fetch-url LABEL=URL',
-      'fetchConfig.url for a provider capi-render does not know, by manifest label (e.g. infrastructure-acme=https://github.com/acme/cluster-api-provider-acme/releases/v1.2.0/infrastructure-components.yaml); repeatable',
-    ],
-    ['--force', 'replace files that already exist (atomically)'],
-    ['--dry-run', 'print the files that would be written on stdout; write nothing'],
-    ['--json', 'print what was found and written as JSON on stdout'],
-  ],
+  synopsis: '--from FILE [--env NAME] [--fetch-url LABEL=URL]... [--force] [--dry-run] [--json]',
   options: {
-    from: { type: 'string' },
-    env: { type: 'string' },
-    'fetch-url': { type: 'string', multiple: true },
-    force: { type: 'boolean' },
-    'dry-run': { type: 'boolean' },
-    json: { type: 'boolean' },
+    from: {
+      type: 'string',
+      value: 'FILE',
+      help: 'the dump: kubectl get … -o yaml output (a List, a --- stream, or -o json); the read-only commands that write it: docs/adoption.md "1. Dump the cluster (read-only)"',
+    },
+    env: {
+      type: 'string',
+      value: 'NAME',
+      help: 'write a new overlay overlays/NAME whose differences from providers/ are patches (default: write into providers/)',
+    },
+    'fetch-url': {
+      type: 'string',
+      multiple: true,
+      value: 'LABEL=URL',
+      help: 'fetchConfig.url for a provider capi-render does not know, by manifest label (e.g. infrastructure-acme=https://github.com/acme/cluster-api-provider-acme/releases/v1.2.0/infrastructure-components.yaml); repeatable',
+    },
+    force: { type: 'boolean', help: 'replace files that already exist (atomically)' },
+    'dry-run': { type: 'boolean', help: 'print the files that would be written on stdout; write nothing' },
+    json: { type: 'boolean', help: 'print what was found and written as JSON on stdout' },
   },
   async run({ io, values, repoRoot, color }) {
-    if (typeof values.from !== 'string' || values.from === '')
+    if (values.from === undefined || values.from === '')
       throw new UsageError('--from FILE is required: the kubectl dump of the cluster (see capi-render import --help)');
-    const env = typeof values.env === 'string' ? values.env : undefined;
+    const { env } = values;
     if (env !== undefined && !ENV_NAME.test(env))
       throw new UsageError(
         `--env ${JSON.stringify(env)} is not a valid environment name (lowercase letters, digits, '.', '_' and '-', starting and ending with a letter or digit)`,
       );
-    const fetchUrls = parseFetchUrls((values['fetch-url'] as string[] | undefined) ?? []);
+    const fetchUrls = parseFetchUrls(values['fetch-url']);
     const config = await loadConfig(repoRoot);
     const configExists = existsSync(path.join(repoRoot, CONFIG_FILE));
     const forbidden: ForbiddenFolders = {
@@ -117,7 +113,7 @@ export const importCommand: Command = {
       configCertManager: configExists ? config.certManager : undefined,
       certManagerDefaultVersion: baselineOf(config.emulate).certManagerDefaultVersion,
       read: (rel) => readExisting(path.join(repoRoot, rel)),
-      force: Boolean(values.force),
+      force: values.force,
       ...(destination ? { destination } : {}),
     });
     if (plan.errors.length > 0) throw new SpecError(plan.errors);
@@ -134,14 +130,11 @@ export const importCommand: Command = {
         );
     } else await writeInputFiles(repoRoot, plan.files, failpointFromEnv(io.env), io.durableFs);
     if (values.json)
-      io.stdout.write(`${JSON.stringify(importReport(installation, plan, Boolean(values['dry-run'])), null, 2)}\n`);
-    else
-      io.stderr.write(
-        textReport(installation, plan, { dryRun: Boolean(values['dry-run']), dumpName: values.from, env }),
-      );
+      io.stdout.write(`${JSON.stringify(importReport(installation, plan, values['dry-run']), null, 2)}\n`);
+    else io.stderr.write(textReport(installation, plan, { dryRun: values['dry-run'], dumpName: values.from, env }));
     return 0;
   },
-};
+});
 
 /** The text of an existing file (whether it may be replaced is the writer's decision); undefined when there is none. */
 function readExisting(file: string): string | undefined {

@@ -7,31 +7,33 @@ import { serializeObject } from '../../manifest/serialize.js';
 import { isJsonObject, type JsonObject } from '../../manifest/object.js';
 import { effectiveInputs } from '../../render/effective-inputs.js';
 import { refuseIrregularRepositoryFiles } from '../../output/regular-files.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
 
-export const inputsCommand: Command = {
+export const inputsCommand = defineCommand({
   name: 'inputs',
   summary: "print an environment's effective provider CRs, ConfigMaps and Secrets after its overlays",
-  usage: '--env NAME [--show-data]',
-  help: [
-    ['--env NAME', 'the environment (required when there are several)'],
-    ['--show-data', 'include ConfigMap data (release artifacts can be megabytes); Secret values are always redacted'],
-  ],
-  options: { env: { type: 'string' }, 'show-data': { type: 'boolean' } },
+  synopsis: '--env NAME [--show-data]',
+  options: {
+    env: { type: 'string', value: 'NAME', help: 'the environment (required when there are several)' },
+    'show-data': {
+      type: 'boolean',
+      help: 'include ConfigMap data (release artifacts can be megabytes); Secret values are always redacted',
+    },
+  },
   async run({ io, values, repoRoot }) {
     await refuseIrregularRepositoryFiles(repoRoot);
-    const result = await effectiveInputs(repoRoot, values.env ? String(values.env) : undefined);
+    const result = await effectiveInputs(repoRoot, values.env || undefined);
     if (!result) throw new UsageError('choose an environment with --env');
     const docs = [...result.inputs.providers, ...result.inputs.configMaps, ...result.inputs.secrets].map((i) => {
       const origin = `# from ${i.file}\n`;
-      return origin + serializeObject(redact(i.object, Boolean(values['show-data'])));
+      return origin + serializeObject(redact(i.object, values['show-data']));
     });
     io.stdout.write(
       `# environment ${result.name}${result.chain.length ? ` (overlays: ${result.chain.join(' → ')})` : ''}\n${docs.join('---\n')}`,
     );
     return 0;
   },
-};
+});
 
 function redact(object: JsonObject, showData: boolean): JsonObject {
   if (object.kind === 'Secret') {

@@ -9,34 +9,32 @@ import { UsageError } from '../../errors.js';
 import { readShardSet, shardLocationProblem, shardOutput } from '../../merge/merge-shards.js';
 import { writeOutput } from '../../output/write-output.js';
 import { startRender } from '../../render/render-run.js';
-import type { Command } from '../command.js';
-import { RENDER_FLAGS, prepareRender } from '../render-options.js';
+import { defineCommand } from '../command.js';
+import { RENDER_OPTIONS, prepareRender } from '../render-options.js';
 import { reportWrite } from '../report-write.js';
 
-export const mergeCommand: Command = {
+export const mergeCommand = defineCommand({
   name: 'merge',
-  positionals: true,
   summary:
     'merge the outputs of N `build --shard K/N` jobs (in shard order) into rendered/, gitops/ and capi-render.lock, as one full build would leave them',
-  usage: 'SHARD... [--allow-removal] [--offline] [--json]',
-  help: [
-    [
-      'SHARD...',
-      'the folders the shard jobs uploaded (each holding rendered/, gitops/ and capi-render.lock), shard 1 first',
-    ],
-    [
-      '--allow-removal',
-      'accept a merge that removes providers, CRDs or whole environments (refused by default, as for build)',
-    ],
-    ['--offline', 'never use the network (the merge needs none; accepted so CI can pass it everywhere)'],
-    ['--cache-dir DIR', 'cache folder (validated inputs are remembered there)'],
-    ['--json', 'print what was merged as JSON'],
-  ],
+  synopsis: 'SHARD... [--allow-removal] [--offline] [--json]',
+  arguments: {
+    help: {
+      'SHARD...':
+        'the folders the shard jobs uploaded (each holding rendered/, gitops/ and capi-render.lock), shard 1 first',
+    },
+  },
   options: {
-    offline: RENDER_FLAGS.offline!,
-    'cache-dir': RENDER_FLAGS['cache-dir']!,
-    'allow-removal': { type: 'boolean' },
-    json: { type: 'boolean' },
+    'allow-removal': {
+      type: 'boolean',
+      help: 'accept a merge that removes providers, CRDs or whole environments (refused by default, as for build)',
+    },
+    offline: {
+      ...RENDER_OPTIONS.offline,
+      help: 'never use the network (the merge needs none; accepted so CI can pass it everywhere)',
+    },
+    'cache-dir': { ...RENDER_OPTIONS['cache-dir'], help: 'cache folder (validated inputs are remembered there)' },
+    json: { type: 'boolean', help: 'print what was merged as JSON' },
   },
   async run(ctx) {
     const { io, values, positionals, repoRoot } = ctx;
@@ -65,7 +63,7 @@ export const mergeCommand: Command = {
       const { written: summary } = await writeOutput(shardOutput(set, run), {
         repoRoot,
         previousLock: prepared.lockState,
-        allowRemoval: Boolean(values['allow-removal']),
+        allowRemoval: values['allow-removal'],
       });
       if (values.json) {
         const shards = set.shards.map(({ shard, environments }) => ({
@@ -87,4 +85,4 @@ export const mergeCommand: Command = {
       await prepared.settleCache();
     }
   },
-};
+});

@@ -23,19 +23,19 @@ import { render } from '../../render/render.js';
 import type { RenderResult } from '../../render/render-options.js';
 import { lockKeyOf } from '../../render/environment-result.js';
 import { asFetch } from '../../source/http/network-fetch.js';
-import type { CommandContext } from '../command.js';
+import { isOneOf } from '../options.js';
+import type { MirrorContext } from './mirror.js';
 import { prepareRender } from '../render-options.js';
 import { assertMirrorTarget } from './mirror-target.js';
 import { failpointFromEnv } from '../failpoint.js';
 
 export const IMAGE_FOLDER_FORMATS = ['oci-layout', 'oci-archive'] as const;
 
-/** `mirror --images …`: picks the form from --images' value and --from. */
-export async function mirrorPinnedImages(ctx: CommandContext): Promise<number> {
+/** `mirror --images …` (`prefix`: its value, '' when given without one): picks the form from it and --from. */
+export async function mirrorPinnedImages(ctx: MirrorContext, prefix: string): Promise<number> {
   const { values } = ctx;
   if (values.compress || values['oci-layout'] !== undefined)
     throw new UsageError('--images goes without --compress and --oci-layout');
-  const prefix = String(values.images);
   if (prefix !== '') {
     if (values.to !== undefined || values.format !== undefined || values.from !== undefined)
       throw new UsageError(
@@ -43,7 +43,8 @@ export async function mirrorPinnedImages(ctx: CommandContext): Promise<number> {
       );
     return copyToRegistry(ctx, prefix);
   }
-  if (!values.to)
+  const { to } = values;
+  if (!to)
     throw new UsageError(
       '--images needs a REGISTRY/PREFIX, or --to DIR (a folder to carry), or --from DIR --to REGISTRY/PREFIX',
     );
@@ -52,21 +53,21 @@ export async function mirrorPinnedImages(ctx: CommandContext): Promise<number> {
       throw new UsageError(
         '--format goes with --images --to DIR, not with --from (the folder or archive is recognised)',
       );
-    return pushFromFolder(ctx, String(values.from), String(values.to));
+    return pushFromFolder(ctx, values.from, to);
   }
   if (values['write-overrides'] !== undefined)
     throw new UsageError(
       '--write-overrides goes with --images REGISTRY/PREFIX or --images --from DIR --to REGISTRY/PREFIX',
     );
-  const format = String(values.format ?? 'oci-layout');
-  if (!(IMAGE_FOLDER_FORMATS as readonly string[]).includes(format))
+  const format = values.format ?? 'oci-layout';
+  if (!isOneOf(IMAGE_FOLDER_FORMATS, format))
     throw new UsageError(`with --images, --format must be one of ${IMAGE_FOLDER_FORMATS.join(', ')}`);
-  return writeToFolder(ctx, String(values.to), format as ImageFolderFormat);
+  return writeToFolder(ctx, to, format);
 }
 
 /** The render of the repository, its pinned images, and a registry client with its settings. */
 async function pinnedImages(
-  ctx: CommandContext,
+  ctx: MirrorContext,
 ): Promise<{ result: RenderResult; pinned: PinnedImage[]; registry: ImageRegistry }> {
   const { io } = ctx;
   const prepared = await prepareRender(ctx);
@@ -102,7 +103,7 @@ async function pinnedImages(
   return { result, pinned, registry };
 }
 
-async function copyToRegistry(ctx: CommandContext, prefix: string): Promise<number> {
+async function copyToRegistry(ctx: MirrorContext, prefix: string): Promise<number> {
   const { result, pinned, registry } = await pinnedImages(ctx);
   const copies = planImageCopies(pinned, prefix);
   let done = 0;
@@ -114,7 +115,7 @@ async function copyToRegistry(ctx: CommandContext, prefix: string): Promise<numb
   return finishWithOverrides(ctx, result, prefix);
 }
 
-async function writeToFolder(ctx: CommandContext, to: string, format: ImageFolderFormat): Promise<number> {
+async function writeToFolder(ctx: MirrorContext, to: string, format: ImageFolderFormat): Promise<number> {
   const { io } = ctx;
   const target = path.resolve(io.cwd, to);
   const { result, pinned, registry } = await pinnedImages(ctx);
@@ -146,7 +147,7 @@ async function writeToFolder(ctx: CommandContext, to: string, format: ImageFolde
   return 0;
 }
 
-async function pushFromFolder(ctx: CommandContext, from: string, prefix: string): Promise<number> {
+async function pushFromFolder(ctx: MirrorContext, from: string, prefix: string): Promise<number> {
   const { io } = ctx;
   const source = path.resolve(io.cwd, from);
   const folder = await openImageFolder(source);
@@ -166,7 +167,7 @@ async function pushFromFolder(ctx: CommandContext, from: string, prefix: string)
 }
 
 /** Prints (and with --write-overrides writes) the images: override that points the environments at the mirror. */
-async function finishWithOverrides(ctx: CommandContext, result: RenderResult, prefix: string): Promise<number> {
+async function finishWithOverrides(ctx: MirrorContext, result: RenderResult, prefix: string): Promise<number> {
   const { io, values } = ctx;
   const overrides = mirrorOverrideText(prefix);
   const byFlag = result.environments.flatMap((e) =>
@@ -179,7 +180,7 @@ async function finishWithOverrides(ctx: CommandContext, result: RenderResult, pr
       `note: passed as a controller argument, not redirected by images: (patch the argument to the mirror): ${[...new Set(byFlag)].sort().join(', ')}\n`,
     );
   if (values['write-overrides']) {
-    const file = path.resolve(io.cwd, String(values['write-overrides']));
+    const file = path.resolve(io.cwd, values['write-overrides']);
     await replaceFileDurably(file, overrides, { createFolders: false });
     io.stderr.write(`wrote the images: override to ${path.relative(io.cwd, file) || file}\n`);
   }

@@ -1,21 +1,23 @@
 /** `capi-render plan`: what every provider of every environment can be upgraded to, by clusterctl's rules. */
 import { formatPlanText, planDocument, PLAN_JSON_SCHEMA_HELP } from '../../upgrade/format-plan.js';
 import { planRepository } from '../../upgrade/plan-repository.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
+import type { HelpRow } from '../options.js';
 import { formatDiagnostics } from '../format.js';
-import { UNSHARDED_RENDER_FLAGS, UNSHARDED_RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+import { UNSHARDED_RENDER_OPTIONS, prepareRender } from '../render-options.js';
 
-export const planCommand: Command = {
+export const planCommand = defineCommand({
   name: 'plan',
   summary:
     "per environment and provider: the locked version, newest patch, newest in the core's contract, and the next contracts' versions (clusterctl upgrade plan rules)",
-  usage: '[--env NAME]... [--json] [--offline]',
-  help: [
-    ...UNSHARDED_RENDER_FLAG_HELP,
-    ['--json', 'print the plan as JSON (schema below) instead of tables'],
-    ...PLAN_JSON_SCHEMA_HELP.map((line): [string, string] => ['', line]),
-  ],
-  options: { ...UNSHARDED_RENDER_FLAGS, json: { type: 'boolean' } },
+  options: {
+    ...UNSHARDED_RENDER_OPTIONS,
+    json: {
+      type: 'boolean',
+      help: 'print the plan as JSON (schema below) instead of tables',
+      moreHelp: PLAN_JSON_SCHEMA_HELP.map((line): HelpRow => ['', line]),
+    },
+  },
   async run(ctx) {
     const { io, values, color } = ctx;
     const prepared = await prepareRender(ctx);
@@ -26,4 +28,4 @@ export const planCommand: Command = {
     );
     return 0;
   },
-};
+});

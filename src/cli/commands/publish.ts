@@ -27,83 +27,74 @@ import {
   signTarget,
 } from '../../publish/push-flux-artifact.js';
 import { prepareSignatures } from '../../publish/sign-artifact.js';
-import {
-  SIGN_HELP,
-  SIGN_OPTIONS,
-  describeSignatures,
-  prepareSigner,
-  signaturesJson,
-  verifyMismatch,
-} from '../../publish/sign-options.js';
+import { describeSignatures, prepareSigner, signaturesJson, verifyMismatch } from '../../publish/sign-options.js';
 import { render } from '../../render/render.js';
 import { asFetch } from '../../source/http/network-fetch.js';
 import { readOciCredentials } from '../../source/oci/oci-credentials.js';
 import { formatOciReference } from '../../source/oci/oci-reference.js';
 import { normalizeInputText } from '../../declarations/input-text.js';
 import { createGitRunner } from '../../upgrade/git-command.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
 import { formatDiagnostics } from '../format.js';
+import { isOneOf } from '../options.js';
+import { SIGN_OPTIONS } from './publish-sign-flags.js';
 import { onlyEnvironment } from '../only-environment.js';
-import { RENDER_FLAGS, prepareRender } from '../render-options.js';
+import { RENDER_OPTIONS, prepareRender } from '../render-options.js';
 
-export const publishCommand: Command = {
+export const publishCommand = defineCommand({
   name: 'publish',
   summary: 'push one rendered environment to an OCI registry as a Flux or Argo CD artifact and print its digest',
-  choices: { for: ARTIFACT_TARGETS },
-  usage:
+  synopsis:
     '--env NAME --oci REGISTRY/REPO:TAG [--for flux|argocd] [--source URL] [--revision REV] [--created commit|TIME] [--sign-key FILE | --sign-keyless] [--json] [--offline]',
-  help: [
-    ['--env NAME', 'the environment (required when there are several)'],
-    [
-      '--oci REF',
-      'where to push: registry/repository:tag (oci:// accepted; http:// for a plain-HTTP registry); credentials from OCI_USERNAME/OCI_PASSWORD/OCI_ACCESS_TOKEN/OCI_REFRESH_TOKEN',
-    ],
-    [
-      '--for flux|argocd',
-      "the media types of the controller that reads it: flux (default) Flux's config and content layer; argocd the OCI image config and one application/vnd.oci.image.layer.v1.tar+gzip layer (Argo CD 3.1+ OCI sources; Flux reads it too)",
-    ],
-    ['--source URL', 'org.opencontainers.image.source (default: the origin remote, credentials removed)'],
-    [
-      '--revision REV',
-      'org.opencontainers.image.revision (default <branch>@sha1:<HEAD>, refused with uncommitted output)',
-    ],
-    [
-      '--created commit|TIME',
-      'add org.opencontainers.image.created: the commit time, or an RFC 3339 time (default none, so the digest depends on the content alone)',
-    ],
-    ...SIGN_HELP,
-    ['--json', 'print {reference, url, digest, …} instead of the digest'],
-    ['--offline', 'never use the network for release artifacts (the registry push still does)'],
-    [
-      '--cache-dir DIR',
-      'artifact cache (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render)',
-    ],
-  ],
   options: {
-    env: { type: 'string' },
-    oci: { type: 'string' },
-    for: { type: 'string' },
-    source: { type: 'string' },
-    revision: { type: 'string' },
-    created: { type: 'string' },
+    env: { type: 'string', value: 'NAME', help: 'the environment (required when there are several)' },
+    oci: {
+      type: 'string',
+      value: 'REF',
+      help: 'where to push: registry/repository:tag (oci:// accepted; http:// for a plain-HTTP registry); credentials from OCI_USERNAME/OCI_PASSWORD/OCI_ACCESS_TOKEN/OCI_REFRESH_TOKEN',
+    },
+    for: {
+      type: 'string',
+      value: 'flux|argocd',
+      choices: ARTIFACT_TARGETS,
+      default: 'flux',
+      help: "the media types of the controller that reads it: flux (default) Flux's config and content layer; argocd the OCI image config and one application/vnd.oci.image.layer.v1.tar+gzip layer (Argo CD 3.1+ OCI sources; Flux reads it too)",
+    },
+    source: {
+      type: 'string',
+      value: 'URL',
+      help: 'org.opencontainers.image.source (default: the origin remote, credentials removed)',
+    },
+    revision: {
+      type: 'string',
+      value: 'REV',
+      help: 'org.opencontainers.image.revision (default <branch>@sha1:<HEAD>, refused with uncommitted output)',
+    },
+    created: {
+      type: 'string',
+      value: 'commit|TIME',
+      help: 'add org.opencontainers.image.created: the commit time, or an RFC 3339 time (default none, so the digest depends on the content alone)',
+    },
     ...SIGN_OPTIONS,
-    json: { type: 'boolean' },
-    offline: RENDER_FLAGS.offline!,
-    'cache-dir': RENDER_FLAGS['cache-dir']!,
+    json: { type: 'boolean', help: 'print {reference, url, digest, …} instead of the digest' },
+    offline: {
+      ...RENDER_OPTIONS.offline,
+      help: 'never use the network for release artifacts (the registry push still does)',
+    },
+    'cache-dir': {
+      ...RENDER_OPTIONS['cache-dir'],
+      help: 'artifact cache (default $CAPI_RENDER_CACHE_DIR, $XDG_CACHE_HOME/capi-render or ~/.cache/capi-render)',
+    },
   },
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
     if (!values.oci) throw new UsageError('--oci REGISTRY/REPO:TAG is required');
     const target = publishTarget(values.for);
-    const ref = parsePublishReference(String(values.oci));
-    checkCreatedFlag(values.created === undefined ? undefined : String(values.created));
+    const ref = parsePublishReference(values.oci);
+    checkCreatedFlag(values.created);
     // Before anything is rendered or pushed: a bad key, password or missing OIDC token fails here.
     const signer = prepareSigner(values, io);
-    const only = await onlyEnvironment(
-      repoRoot,
-      values.env === undefined ? undefined : String(values.env),
-      (names) => `choose one environment with --env (${names})`,
-    );
+    const only = await onlyEnvironment(repoRoot, values.env, (names) => `choose one environment with --env (${names})`);
     const prepared = await prepareRender({ ...ctx, values: { ...values, env: [only] } });
     const result = await render(prepared.options);
     if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
@@ -125,9 +116,9 @@ export const publishCommand: Command = {
     }
     const metadata = await artifactMetadata(
       {
-        ...(values.source ? { source: String(values.source) } : {}),
-        ...(values.revision ? { revision: String(values.revision) } : {}),
-        ...(values.created ? { created: String(values.created) } : {}),
+        ...(values.source ? { source: values.source } : {}),
+        ...(values.revision ? { revision: values.revision } : {}),
+        ...(values.created ? { created: values.created } : {}),
       },
       createGitRunner({ cwd: repoRoot, env: io.env }),
       shown,
@@ -161,14 +152,12 @@ export const publishCommand: Command = {
     } else io.stdout.write(`${digest}\n`);
     return 0;
   },
-};
+});
 
 /** `--for`: flux (default) or argocd; anything else is a usage error before any work. */
-function publishTarget(value: unknown): ArtifactTarget {
-  if (value === undefined) return 'flux';
-  const text = String(value);
-  if ((ARTIFACT_TARGETS as readonly string[]).includes(text)) return text as ArtifactTarget;
-  throw new UsageError(`--for must be ${ARTIFACT_TARGETS.join(' or ')}, not ${JSON.stringify(text)}`);
+function publishTarget(value: string): ArtifactTarget {
+  if (isOneOf(ARTIFACT_TARGETS, value)) return value;
+  throw new UsageError(`--for must be ${ARTIFACT_TARGETS.join(' or ')}, not ${JSON.stringify(value)}`);
 }
 
 /** The artifact must be the committed output: refuse when rendered/<env> or the lock is not what the inputs render. */

@@ -9,43 +9,37 @@ import { verifyApplierRbac } from '../../rbac/verify-applier-rbac.js';
 import { formatGrants } from '../../rbac/format-grants.js';
 import type { ApplierRbacOptions } from '../../rbac/rbac-types.js';
 import { render } from '../../render/render.js';
-import type { Command } from '../command.js';
-import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+import { defineCommand } from '../command.js';
+import { RENDER_OPTIONS, prepareRender } from '../render-options.js';
 
-export const rbacCommand: Command = {
+export const rbacCommand = defineCommand({
   name: 'rbac',
   summary:
     "print the least-privilege role the GitOps applier needs for an environment's output, and what each provider grants",
-  usage:
+  synopsis:
     '[--env NAME] [--applier argocd|flux|NAMESPACE/SERVICEACCOUNT] [--client-side-apply] [--no-prune] [--no-health-checks] [--grants]',
-  help: [
-    ['--env NAME', 'the environment (required when there are several)'],
-    [
-      '--applier A',
-      'who applies: argocd (default: argocd-application-controller in argocd), flux (kustomize-controller in flux-system), or NAMESPACE/NAME of a ServiceAccount',
-    ],
-    ['--client-side-apply', 'the applier uses client-side apply (needs create on any name, update)'],
-    ['--no-prune', 'the applier never deletes (no delete permission)'],
-    [
-      '--no-health-checks',
-      "Flux: the Kustomizations do not wait (no list/watch for kstatus health checks; capi-render's own set wait: true)",
-    ],
-    [
-      '--grants',
-      "print what each provider's own RBAC grants its controllers (cluster-scoped first) instead of the role",
-    ],
-    ['--offline', RENDER_FLAG_HELP.find(([f]) => f === '--offline')![1]],
-    ['--cache-dir DIR', RENDER_FLAG_HELP.find(([f]) => f.startsWith('--cache-dir'))![1]],
-  ],
   options: {
-    env: RENDER_FLAGS.env!,
-    offline: RENDER_FLAGS.offline!,
-    'cache-dir': RENDER_FLAGS['cache-dir']!,
-    applier: { type: 'string' },
-    'client-side-apply': { type: 'boolean' },
-    'no-prune': { type: 'boolean' },
-    'no-health-checks': { type: 'boolean' },
-    grants: { type: 'boolean' },
+    env: { ...RENDER_OPTIONS.env, help: 'the environment (required when there are several)' },
+    applier: {
+      type: 'string',
+      value: 'A',
+      help: 'who applies: argocd (default: argocd-application-controller in argocd), flux (kustomize-controller in flux-system), or NAMESPACE/NAME of a ServiceAccount',
+    },
+    'client-side-apply': {
+      type: 'boolean',
+      help: 'the applier uses client-side apply (needs create on any name, update)',
+    },
+    'no-prune': { type: 'boolean', help: 'the applier never deletes (no delete permission)' },
+    'no-health-checks': {
+      type: 'boolean',
+      help: "Flux: the Kustomizations do not wait (no list/watch for kstatus health checks; capi-render's own set wait: true)",
+    },
+    grants: {
+      type: 'boolean',
+      help: "print what each provider's own RBAC grants its controllers (cluster-scoped first) instead of the role",
+    },
+    offline: RENDER_OPTIONS.offline,
+    'cache-dir': RENDER_OPTIONS['cache-dir'],
   },
   async run(ctx) {
     const { io, values } = ctx;
@@ -58,7 +52,7 @@ export const rbacCommand: Command = {
       objects: [...c.objects],
     }));
     const options: ApplierRbacOptions = {
-      applier: parseApplier(values.applier as string | undefined),
+      applier: parseApplier(values.applier),
       serverSideApply: !values['client-side-apply'],
       prune: !values['no-prune'],
       ...(values['no-health-checks'] ? { healthChecks: false } : {}),
@@ -76,7 +70,7 @@ export const rbacCommand: Command = {
     );
     return check.missing.length === 0 && check.extra.length === 0 ? 0 : 1;
   },
-};
+});
 
 function parseApplier(value: string | undefined): ApplierRbacOptions['applier'] {
   if (value === undefined || value === 'argocd' || value === 'flux') return value ?? 'argocd';

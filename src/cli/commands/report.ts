@@ -11,37 +11,33 @@ import { displayPath } from '../../output/write-errors.js';
 import { refuseIrregularRepositoryFiles } from '../../output/regular-files.js';
 import { assertReportTarget, writeReportFile } from '../../report/write-report-file.js';
 import { loadConfig } from '../../config/load-config.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
 import { formatDiagnostics } from '../format.js';
-import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+import { RENDER_OPTIONS, prepareRender } from '../render-options.js';
 
-export const reportCommand: Command = {
+export const reportCommand = defineCommand({
   name: 'report',
   summary:
     "write one self-contained HTML page: the fleet's versions per environment and, with --base, the upgrade review",
-  usage: '[--base REV] [--out FILE | --json] [--env NAME]... [--offline]',
-  help: [
-    [
-      '--base REV',
-      'review the rendered output in the working tree against this revision (branch, tag or commit): findings ranked, object diff',
-    ],
-    [
-      '--out FILE',
-      'write the page to FILE (atomically; an existing FILE must be a report capi-render wrote) instead of stdout',
-    ],
-    [
-      '--json',
-      "print the page's data (what the template sees; fields in bundled-templates/README.md) as JSON instead of HTML",
-    ],
-    ...RENDER_FLAG_HELP.filter(([flag]) => ['--env NAME', '--offline', '--cache-dir DIR'].includes(flag)),
-  ],
+  synopsis: '[--base REV] [--out FILE | --json] [--env NAME]... [--offline]',
   options: {
-    env: RENDER_FLAGS.env!,
-    offline: RENDER_FLAGS.offline!,
-    'cache-dir': RENDER_FLAGS['cache-dir']!,
-    base: { type: 'string' },
-    out: { type: 'string' },
-    json: { type: 'boolean' },
+    base: {
+      type: 'string',
+      value: 'REV',
+      help: 'review the rendered output in the working tree against this revision (branch, tag or commit): findings ranked, object diff',
+    },
+    out: {
+      type: 'string',
+      value: 'FILE',
+      help: 'write the page to FILE (atomically; an existing FILE must be a report capi-render wrote) instead of stdout',
+    },
+    json: {
+      type: 'boolean',
+      help: "print the page's data (what the template sees; fields in bundled-templates/README.md) as JSON instead of HTML",
+    },
+    env: RENDER_OPTIONS.env,
+    offline: RENDER_OPTIONS.offline,
+    'cache-dir': RENDER_OPTIONS['cache-dir'],
   },
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
@@ -54,7 +50,7 @@ export const reportCommand: Command = {
       values.out === undefined
         ? undefined
         : {
-            file: path.resolve(io.cwd, String(values.out)),
+            file: path.resolve(io.cwd, values.out),
             flag: '--out',
             repoRoot,
             config: await loadConfig(repoRoot),
@@ -63,7 +59,7 @@ export const reportCommand: Command = {
     const prepared = await prepareRender(ctx, { gated: regular });
     const report = await makeReport({
       render: prepared.options,
-      ...(values.base !== undefined ? { base: String(values.base) } : {}),
+      ...(values.base !== undefined ? { base: values.base } : {}),
       processEnv: io.env,
     });
     if (report.warnings.length > 0) io.stderr.write(formatDiagnostics(report.warnings, { color }));
@@ -79,4 +75,4 @@ export const reportCommand: Command = {
     io.stderr.write(`${report.model.summary}\n`);
     return 0;
   },
-};
+});

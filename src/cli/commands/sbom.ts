@@ -12,12 +12,13 @@ import { displayPath } from '../../output/write-errors.js';
 import { refuseIrregularRepositoryFiles } from '../../output/regular-files.js';
 import { render } from '../../render/render.js';
 import { assertReportTarget, writeReportFile, type ReportFileKind } from '../../report/write-report-file.js';
-import { SBOM_FORMATS, environmentSbom, type SbomFormat } from '../../sbom/environment-sbom.js';
+import { SBOM_FORMATS, environmentSbom } from '../../sbom/environment-sbom.js';
 import { sbomSubject } from '../../sbom/sbom-subject.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
 import { formatDiagnostics } from '../format.js';
+import { isOneOf } from '../options.js';
 import { didYouMean } from '../../declarations/schema/suggest-field.js';
-import { RENDER_FLAGS, RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+import { RENDER_OPTIONS, prepareRender } from '../render-options.js';
 
 /** An SBOM capi-render wrote: the tool it names, within the first 4 KiB (where the serializer puts metadata). */
 const SBOM_KIND: ReportFileKind = {
@@ -29,35 +30,32 @@ const SBOM_KIND: ReportFileKind = {
     (/"spdxVersion":\s*"SPDX-2\.3"/.test(head) && head.includes('"Tool: capi-render-')),
 };
 
-export const sbomCommand: Command = {
+export const sbomCommand = defineCommand({
   name: 'sbom',
   summary:
     "print an environment's SBOM (CycloneDX 1.6 or SPDX 2.3 JSON): provider and cert-manager release artifacts with URL and sha256, images with digests, capi-render as the tool",
-  choices: { format: SBOM_FORMATS },
-  usage: `--env NAME [--format ${SBOM_FORMATS.join('|')}] [--out FILE] [--offline]`,
-  help: [
-    ['--env NAME', 'the environment (required when there are several)'],
-    [
-      '--format F',
-      'cyclonedx (default: CycloneDX 1.6 JSON) or spdx (SPDX 2.3 JSON; its required creation time is $SOURCE_DATE_EPOCH, else 1970-01-01T00:00:00Z)',
-    ],
-    [
-      '--out FILE',
-      'write the SBOM to FILE (atomically; an existing FILE must be an SBOM capi-render wrote) instead of stdout',
-    ],
-    ...RENDER_FLAG_HELP.filter(([flag]) => ['--offline', '--cache-dir DIR'].includes(flag)),
-  ],
+  synopsis: `--env NAME [--format ${SBOM_FORMATS.join('|')}] [--out FILE] [--offline]`,
   options: {
-    env: RENDER_FLAGS.env!,
-    offline: RENDER_FLAGS.offline!,
-    'cache-dir': RENDER_FLAGS['cache-dir']!,
-    format: { type: 'string' },
-    out: { type: 'string' },
+    env: { ...RENDER_OPTIONS.env, help: 'the environment (required when there are several)' },
+    format: {
+      type: 'string',
+      value: 'F',
+      choices: SBOM_FORMATS,
+      default: 'cyclonedx',
+      help: 'cyclonedx (default: CycloneDX 1.6 JSON) or spdx (SPDX 2.3 JSON; its required creation time is $SOURCE_DATE_EPOCH, else 1970-01-01T00:00:00Z)',
+    },
+    out: {
+      type: 'string',
+      value: 'FILE',
+      help: 'write the SBOM to FILE (atomically; an existing FILE must be an SBOM capi-render wrote) instead of stdout',
+    },
+    offline: RENDER_OPTIONS.offline,
+    'cache-dir': RENDER_OPTIONS['cache-dir'],
   },
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
-    const format = String(values.format ?? 'cyclonedx');
-    if (!(SBOM_FORMATS as readonly string[]).includes(format))
+    const { format } = values;
+    if (!isOneOf(SBOM_FORMATS, format))
       throw new UsageError(
         `--format is ${SBOM_FORMATS.join(' or ')}, not "${format}"${didYouMean(format, SBOM_FORMATS)}`,
       );
@@ -67,7 +65,7 @@ export const sbomCommand: Command = {
       values.out === undefined
         ? undefined
         : {
-            file: path.resolve(io.cwd, String(values.out)),
+            file: path.resolve(io.cwd, values.out),
             flag: '--out',
             repoRoot,
             config: await loadConfig(repoRoot),
@@ -80,7 +78,7 @@ export const sbomCommand: Command = {
       throw new UsageError(`choose one environment with --env (${result.allEnvironments.join(', ')})`);
     if (result.warnings.length > 0) io.stderr.write(formatDiagnostics(result.warnings, { color }));
     const environment = result.environments[0]!;
-    const text = environmentSbom(environment, format as SbomFormat, { sourceDateEpoch: io.env.SOURCE_DATE_EPOCH });
+    const text = environmentSbom(environment, format, { sourceDateEpoch: io.env.SOURCE_DATE_EPOCH });
     if (target === undefined) {
       io.stdout.write(text);
     } else {
@@ -94,4 +92,4 @@ export const sbomCommand: Command = {
     );
     return 0;
   },
-};
+});

@@ -33,76 +33,81 @@ import {
   type ImageRefreshNaming,
   type UpgradeNaming,
 } from '../../upgrade/upgrade-naming.js';
-import type { Command, CommandContext } from '../command.js';
+import { defineCommand, type CommandContext } from '../command.js';
+import { defineOptions, type OptionValues } from '../options.js';
 import { formatDiagnostics } from '../format.js';
-import { UNSHARDED_RENDER_FLAGS, UNSHARDED_RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+import { UNSHARDED_RENDER_OPTIONS, prepareRender } from '../render-options.js';
 import { reportWrite } from '../report-write.js';
 
-export const upgradeCommand: Command = {
+const UPGRADE_OPTIONS = defineOptions({
+  to: {
+    type: 'string',
+    value: 'V',
+    help: 'move the providers to release V (without --provider: every provider whose source has V)',
+  },
+  'latest-patch': { type: 'boolean', help: 'move each provider to the newest patch of its minor version' },
+  contract: {
+    type: 'string',
+    value: 'C',
+    help: 'move the whole set to the newest releases for contract C (see capi-render plan)',
+  },
+  images: {
+    type: 'boolean',
+    help: 're-resolve every pinned image (imagePolicy.pinDigests) of the environments: a tag that moved since it was locked (capi-render plan shows them) is re-pinned, with the object diff; with --pr on branch capi-render/upgrade-images-<id>',
+  },
+  provider: {
+    type: 'string',
+    multiple: true,
+    value: 'P',
+    help: 'only this provider: Kind/name, Kind/namespace/name or its label (cluster-api, bootstrap-kubeadm, …); repeatable',
+  },
+  ...UNSHARDED_RENDER_OPTIONS,
+  'confirm-storage-migration': {
+    type: 'boolean',
+    help: 'proceed although a CRD version objects may still be stored in is removed or no longer served (do the printed steps first)',
+  },
+  'allow-removal': {
+    type: 'boolean',
+    help: 'accept an upgrade that stops rendering a CRD, a provider or an environment (refused by default: Argo CD / Flux would prune it)',
+  },
+  pr: {
+    type: 'boolean',
+    help: 'commit on branch capi-render/upgrade-<subject>-<version>, force-push it and open (or update) a pull request; needs GITHUB_TOKEN or GH_TOKEN',
+  },
+  remote: { type: 'string', value: 'R', help: 'git remote to push to (default origin)' },
+  repository: {
+    type: 'string',
+    value: 'O/N',
+    help: 'GitHub repository of the pull request (default: from the remote URL)',
+  },
+  'pr-base': { type: 'string', value: 'B', help: 'base branch of the pull request (default: the current branch)' },
+});
+
+type UpgradeContext = CommandContext<OptionValues<typeof UPGRADE_OPTIONS>>;
+
+export const upgradeCommand = defineCommand({
   name: 'upgrade',
   summary:
     'edit provider versions in providers/ or overlays (comments kept), re-render, relock, and print the diff and safety report; --pr opens a pull request',
-  usage:
+  synopsis:
     '(--to V | --latest-patch | --contract C | --images) [--provider P]... [--env NAME]... [--confirm-storage-migration] [--pr [--remote R] [--repository O/N] [--pr-base B]]',
-  help: [
-    ['--to V', 'move the providers to release V (without --provider: every provider whose source has V)'],
-    ['--latest-patch', 'move each provider to the newest patch of its minor version'],
-    ['--contract C', 'move the whole set to the newest releases for contract C (see capi-render plan)'],
-    [
-      '--images',
-      're-resolve every pinned image (imagePolicy.pinDigests) of the environments: a tag that moved since it was locked (capi-render plan shows them) is re-pinned, with the object diff; with --pr on branch capi-render/upgrade-images-<id>',
-    ],
-    [
-      '--provider P',
-      'only this provider: Kind/name, Kind/namespace/name or its label (cluster-api, bootstrap-kubeadm, …); repeatable',
-    ],
-    ...UNSHARDED_RENDER_FLAG_HELP,
-    [
-      '--confirm-storage-migration',
-      'proceed although a CRD version objects may still be stored in is removed or no longer served (do the printed steps first)',
-    ],
-    [
-      '--allow-removal',
-      'accept an upgrade that stops rendering a CRD, a provider or an environment (refused by default: Argo CD / Flux would prune it)',
-    ],
-    [
-      '--pr',
-      'commit on branch capi-render/upgrade-<subject>-<version>, force-push it and open (or update) a pull request; needs GITHUB_TOKEN or GH_TOKEN',
-    ],
-    ['--remote R', 'git remote to push to (default origin)'],
-    ['--repository O/N', 'GitHub repository of the pull request (default: from the remote URL)'],
-    ['--pr-base B', 'base branch of the pull request (default: the current branch)'],
-  ],
-  options: {
-    ...UNSHARDED_RENDER_FLAGS,
-    to: { type: 'string' },
-    'latest-patch': { type: 'boolean' },
-    contract: { type: 'string' },
-    images: { type: 'boolean' },
-    provider: { type: 'string', multiple: true },
-    'confirm-storage-migration': { type: 'boolean' },
-    'allow-removal': { type: 'boolean' },
-    pr: { type: 'boolean' },
-    remote: { type: 'string' },
-    repository: { type: 'string' },
-    'pr-base': { type: 'string' },
-  },
+  options: UPGRADE_OPTIONS,
   async run(ctx) {
     const { io, values, repoRoot, color } = ctx;
     if (!values.pr && (values.remote || values.repository || values['pr-base']))
       throw new UsageError('--remote, --repository and --pr-base need --pr');
     if (values.images) return refreshImages(ctx);
     const request = requestOf(values);
-    const providers = (values.provider as string[] | undefined) ?? [];
-    const environments = (values.env as string[] | undefined) ?? [];
+    const providers = values.provider;
+    const environments = values.env;
     const prepared = await prepareRender(ctx, { writes: true });
     const pr = await preparePr(ctx, prepared);
     const outcome = await applyUpgrade({
       render: prepared.options,
       environments,
       selection: { request, providers },
-      confirmStorageMigration: Boolean(values['confirm-storage-migration']),
-      allowRemoval: Boolean(values['allow-removal']),
+      confirmStorageMigration: values['confirm-storage-migration'],
+      allowRemoval: values['allow-removal'],
     }).finally(() => prepared.settleCache());
     if (outcome.warnings.length > 0) io.stderr.write(formatDiagnostics(outcome.warnings, { color }));
     for (const s of outcome.skipped) io.stderr.write(`unchanged ${s.environment}: ${s.provider} (${s.reason})\n`);
@@ -142,20 +147,20 @@ export const upgradeCommand: Command = {
     reportPublished(ctx, pr, published);
     return 0;
   },
-};
+});
 
 /** With `--pr`, everything the pull request needs, checked before any file is touched; otherwise undefined. */
 async function preparePr(
-  ctx: CommandContext,
+  ctx: UpgradeContext,
   prepared: Awaited<ReturnType<typeof prepareRender>>,
 ): Promise<PreparedPullRequest | undefined> {
   const { io, values, repoRoot } = ctx;
   if (!values.pr) return undefined;
   const git = createGitRunner({ cwd: repoRoot, env: io.env, secrets: [prepared.options.githubToken ?? ''] });
   return preparePullRequest(git, {
-    remote: values.remote as string | undefined,
-    repository: values.repository as string | undefined,
-    base: values['pr-base'] as string | undefined,
+    remote: values.remote,
+    repository: values.repository,
+    base: values['pr-base'],
     github: (await loadConfig(repoRoot)).github,
     token: prepared.options.githubToken,
     ...(prepared.options.fetch ? { fetch: prepared.options.fetch } : {}),
@@ -163,7 +168,7 @@ async function preparePr(
 }
 
 function reportPublished(
-  ctx: CommandContext,
+  ctx: UpgradeContext,
   pr: PreparedPullRequest,
   published: PublishedPullRequest | undefined,
 ): void {
@@ -175,19 +180,19 @@ function reportPublished(
 }
 
 /** `upgrade --images`: re-pin moved tags (refresh-images.ts); with `--pr`, published as a version upgrade is. */
-async function refreshImages(ctx: CommandContext): Promise<number> {
+async function refreshImages(ctx: UpgradeContext): Promise<number> {
   const { io, values, repoRoot, color } = ctx;
-  if (values.to !== undefined || values['latest-patch'] || values.contract !== undefined || values.provider)
+  if (values.to !== undefined || values['latest-patch'] || values.contract !== undefined || values.provider.length > 0)
     throw new UsageError(
       '--images re-pins images only: it goes without --to, --latest-patch, --contract and --provider',
     );
-  const environments = (values.env as string[] | undefined) ?? [];
+  const environments = values.env;
   const prepared = await prepareRender(ctx, { writes: true });
   const pr = await preparePr(ctx, prepared);
   const outcome = await refreshPinnedImages({
     render: prepared.options,
     environments,
-    allowRemoval: Boolean(values['allow-removal']),
+    allowRemoval: values['allow-removal'],
   }).finally(() => prepared.settleCache());
   if (outcome.warnings.length > 0) io.stderr.write(formatDiagnostics(outcome.warnings, { color }));
   if (outcome.moved.length === 0)
@@ -222,17 +227,17 @@ async function refreshImages(ctx: CommandContext): Promise<number> {
   return 0;
 }
 
-function requestOf(values: CommandContext['values']): UpgradeRequest {
+function requestOf(values: UpgradeContext['values']): UpgradeRequest {
   const chosen = [values.to !== undefined, values['latest-patch'] === true, values.contract !== undefined].filter(
     Boolean,
   ).length;
   if (chosen !== 1) throw new UsageError('choose exactly one of --to V, --latest-patch, --contract C, --images');
   if (values.to !== undefined) {
-    const version = String(values.to);
+    const version = values.to;
     if (!parseVersion(version)) throw new UsageError(`--to ${version} is not a version (e.g. v1.12.0)`);
     return { kind: 'to', version };
   }
-  if (values.contract !== undefined) return { kind: 'contract', contract: String(values.contract) };
+  if (values.contract !== undefined) return { kind: 'contract', contract: values.contract };
   return { kind: 'latest-patch' };
 }
 

@@ -7,30 +7,32 @@
  */
 import { listVariables } from '../../render/list-variables.js';
 import type { ListedVariable, VariableListDocument } from '../../render/variables-report.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
 import { formatDiagnostics } from '../format.js';
-import { UNSHARDED_RENDER_FLAGS, UNSHARDED_RENDER_FLAG_HELP, prepareRender } from '../render-options.js';
+import { UNSHARDED_RENDER_OPTIONS, prepareRender } from '../render-options.js';
 
-export const variablesCommand: Command = {
+export const variablesCommand = defineCommand({
   name: 'variables',
   summary:
     "list the ${VAR}s each provider's components use: default, required, secret, and per environment where the value comes from (never the value)",
-  usage: '[--env NAME]... [--provider LABEL] [--json] [--offline]',
-  help: [
-    ...UNSHARDED_RENDER_FLAG_HELP,
-    ['--provider LABEL', 'only the provider with this manifest label, e.g. infrastructure-aws'],
-    [
-      '--json',
-      'print {apiVersion, kind: VariableList, environments: [{environment, providers: [{provider, version, variables: [{name, default, required, secret, source, from}]}]}]}; source is overlay, configSecret, config, env, default or missing, from says where (null for default and missing)',
-    ],
-  ],
-  options: { ...UNSHARDED_RENDER_FLAGS, provider: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    ...UNSHARDED_RENDER_OPTIONS,
+    provider: {
+      type: 'string',
+      value: 'LABEL',
+      help: 'only the provider with this manifest label, e.g. infrastructure-aws',
+    },
+    json: {
+      type: 'boolean',
+      help: 'print {apiVersion, kind: VariableList, environments: [{environment, providers: [{provider, version, variables: [{name, default, required, secret, source, from}]}]}]}; source is overlay, configSecret, config, env, default or missing, from says where (null for default and missing)',
+    },
+  },
   async run(ctx) {
     const { io, values, color } = ctx;
     const prepared = await prepareRender(ctx);
     const listed = await listVariables({
       ...prepared.options,
-      ...(values.provider !== undefined ? { provider: String(values.provider) } : {}),
+      ...(values.provider !== undefined ? { provider: values.provider } : {}),
     }).finally(() => prepared.settleCache());
     if (listed.warnings.length > 0) io.stderr.write(formatDiagnostics(listed.warnings, { color }));
     io.stdout.write(
@@ -59,7 +61,7 @@ export const variablesCommand: Command = {
     }
     return 0;
   },
-};
+});
 
 /** One table per environment and provider, columns aligned. */
 export function formatVariablesText(document: VariableListDocument): string {

@@ -1,6 +1,6 @@
 /**
  * `capi-render __complete WORD…`: the candidates for the last word of a command line, computed from
- * the commands' own tables (options, help pairs, `choices`, `words`), so completion can never offer
+ * the commands' own tables (options with their help, values and choices; fixed words), so completion can never offer
  * a flag the parser refuses. The shell scripts (shell-scripts.ts) pass the words as the shell split
  * them and only display what this prints, which keeps all logic here, in one tested place.
  *
@@ -8,7 +8,8 @@
  */
 import path from 'node:path';
 import type { Command } from '../command.js';
-import { GLOBAL_HELP_PAIRS, GLOBAL_OPTIONS } from '../global-options.js';
+import { GLOBAL_OPTIONS } from '../global-options.js';
+import type { OptionDecl, OptionTable } from '../options.js';
 import { environmentNames } from './environment-names.js';
 
 /** What completion needs: the commands (every one, hidden ones excluded by the caller) and the working directory. */
@@ -60,16 +61,17 @@ export async function completeWords(words: readonly string[], ctx: CompletionCon
       current,
     );
   }
-  if (current.startsWith('-') || (!command.positionals && current === ''))
+  const args = command.arguments;
+  if (current.startsWith('-') || (!args && current === ''))
     return render(flagCandidates(command), 'words', prefix, current);
-  if (command.words)
+  if (args?.fixed)
     return render(
-      positionals === 0 ? command.words.map((w) => ({ value: w, ...describe(command.help, w) })) : [],
+      positionals === 0 ? Object.entries(args.help).map(([value, text]) => ({ value, description: brief(text) })) : [],
       'words',
       prefix,
       current,
     );
-  return render([], command.positionals ? 'files' : 'none', prefix);
+  return render([], args ? 'files' : 'none', prefix);
 }
 
 /**
@@ -108,22 +110,29 @@ function splitFlag(word: string): [string, string | undefined] {
   return at < 0 ? [word.slice(2), undefined] : [word.slice(2, at), word.slice(at + 1)];
 }
 
-function takesValue(command: Command | undefined, name: string): boolean {
-  const spec = command?.options[name] ?? (GLOBAL_OPTIONS as Record<string, { type: string }>)[name];
-  return spec?.type === 'string';
+const GLOBALS: OptionTable = GLOBAL_OPTIONS;
+
+/** The declaration of `--name` for `command` (its own options, then the global ones). */
+function declared(command: Command | undefined, name: string): OptionDecl | undefined {
+  const own = command && Object.hasOwn(command.options, name) ? command.options[name] : undefined;
+  return own ?? (Object.hasOwn(GLOBALS, name) ? GLOBALS[name] : undefined);
 }
 
-/** Values for `--name`: its fixed set, the repository's environments, or the shell's file names by the help's metavar. */
+function takesValue(command: Command | undefined, name: string): boolean {
+  return declared(command, name)?.type === 'string';
+}
+
+/** Values for `--name`: its fixed set, the repository's environments, or the shell's file names by its value placeholder. */
 async function optionValues(
   command: Command | undefined,
   name: string,
   repoRoot: string,
 ): Promise<[Candidate[], Mode]> {
-  const fixed = command?.choices?.[name];
-  if (fixed) return [fixed.map((value) => ({ value })), 'words'];
-  if (name === 'env' && command?.options.env) return [environmentNames(repoRoot).map((value) => ({ value })), 'words'];
+  const own = command && Object.hasOwn(command.options, name) ? command.options[name] : undefined;
+  if (own?.choices) return [own.choices.map((value) => ({ value })), 'words'];
+  if (name === 'env' && own) return [environmentNames(repoRoot).map((value) => ({ value })), 'words'];
   if (name === 'repo') return [[], 'dirs'];
-  const metavar = (command?.help ?? []).find(([flag]) => flagNames(flag).includes(name))?.[0].split(' ')[1] ?? '';
+  const metavar = own?.value ?? '';
   // `--to DIR|REGISTRY/REPO`: a folder is one of the answers. A free value (V, NAME) has no candidates.
   if (/\bDIR\b/.test(metavar)) return [[], 'dirs'];
   if (/\bFILE\b/.test(metavar)) return [[], 'files'];
@@ -132,24 +141,10 @@ async function optionValues(
 
 /** The flags of a command (its own, then the global ones), or before any command the global ones and --version. */
 function flagCandidates(command: Command | undefined): Candidate[] {
-  const pairs = command
-    ? [...command.help, ...GLOBAL_HELP_PAIRS]
-    : [...GLOBAL_HELP_PAIRS, ['--version', 'print the version'] as [string, string]];
-  const names = command
-    ? Object.keys({ ...command.options, ...GLOBAL_OPTIONS })
-    : [...Object.keys(GLOBAL_OPTIONS), 'version'];
-  return names.map((name) => ({ value: `--${name}`, ...describe(pairs, `--${name}`) }));
-}
-
-/** The names a help pair's flag text stands for: `-h, --help` → help; `--env NAME` → env. */
-function flagNames(flag: string): string[] {
-  return [...flag.matchAll(/--([a-z0-9][a-z0-9-]*)/g)].map((m) => m[1]!);
-}
-
-/** The help text of a flag or word, {@link brief}. */
-function describe(pairs: readonly [string, string][], key: string): { description?: string } {
-  const pair = pairs.find(([flag]) => (key.startsWith('--') ? flagNames(flag).includes(key.slice(2)) : flag === key));
-  return pair ? { description: brief(pair[1]) } : {};
+  const table: OptionTable = command
+    ? { ...command.options, ...GLOBAL_OPTIONS }
+    : { ...GLOBAL_OPTIONS, version: { type: 'boolean', help: 'print the version' } };
+  return Object.entries(table).map(([name, o]) => ({ value: `--${name}`, description: brief(o.help) }));
 }
 
 /** A help text cut to its first clause, at most 72 characters: shells show it beside the candidate. */

@@ -3,8 +3,9 @@
  * help text (the same tables `--help` prints and the parser reads), the global options and the exit
  * codes. Pure and deterministic (the commands in their table's order, no dates or paths).
  */
-import type { Command } from '../command.js';
-import { GLOBAL_HELP_PAIRS } from '../global-options.js';
+import { commandUsage, type Command } from '../command.js';
+import { GLOBAL_OPTIONS } from '../global-options.js';
+import { flagText, type OptionTable } from '../options.js';
 import { cell, prose } from './markdown-text.js';
 import { REGENERATE } from './settings-reference.js';
 
@@ -31,7 +32,7 @@ export function commandsReference({ commands, exitCodes }: CommandsReferenceInpu
     '',
     'Before or after the command (`capi-render --repo DIR build` and `capi-render build --repo DIR` are one).',
     '',
-    ...optionTable(GLOBAL_HELP_PAIRS, undefined),
+    ...optionTable(GLOBAL_OPTIONS),
     '',
     '## Exit codes',
     '',
@@ -48,16 +49,15 @@ export function commandsReference({ commands, exitCodes }: CommandsReferenceInpu
 }
 
 function commandSection(c: Command): string[] {
-  // A command's fixed words (`cache info`) are its help's rows that are not flags.
-  const words = c.help.filter(([flag]) => !flag.startsWith('-'));
-  const flags = c.help.filter(([flag]) => flag.startsWith('-'));
+  const words = Object.entries(c.arguments?.help ?? {});
+  const flags = Object.keys(c.options).length > 0;
   return [
     `### ${c.name}`,
     '',
     `${prose(capitalise(c.summary))}.`,
     '',
     '```text',
-    `capi-render ${c.name} ${c.usage}`,
+    `capi-render ${c.name} ${commandUsage(c)}`,
     '```',
     ...(words.length > 0
       ? [
@@ -67,21 +67,26 @@ function commandSection(c: Command): string[] {
           ...words.map(([word, text]) => `| \`${word}\` | ${cell(text)} |`),
         ]
       : []),
-    ...(flags.length > 0 ? ['', ...optionTable(flags, c)] : []),
+    ...(flags ? ['', ...optionTable(c.options)] : []),
     '',
     'And the [global options](#global-options).',
   ];
 }
 
-function optionTable(pairs: readonly [string, string][], command: Command | undefined): string[] {
+/**
+ * One row per option, its fixed values after its text; then the rows of its further help (a
+ * combination with other options; a continued text, its flag cell left empty).
+ */
+function optionTable(table: OptionTable): string[] {
   return [
     '| Option | Meaning |',
     '| --- | --- |',
-    ...pairs.map(([flag, text]) => {
-      const name = /--([a-z0-9][a-z0-9-]*)/.exec(flag)?.[1];
-      const fixed = name !== undefined ? command?.choices?.[name] : undefined;
-      const choices = fixed ? `; one of ${fixed.map((v) => `\`${v}\``).join(', ')}` : '';
-      return `| \`${flag}\` | ${cell(text)}${choices} |`;
+    ...Object.entries(table).flatMap(([name, o]) => {
+      const choices = o.choices ? `; one of ${o.choices.map((v) => `\`${v}\``).join(', ')}` : '';
+      return [
+        `| \`${flagText(name, o)}\` | ${cell(o.help)}${choices} |`,
+        ...(o.moreHelp ?? []).map(([flag, text]) => `| ${flag ? `\`${flag}\`` : ''} | ${cell(text)} |`),
+      ];
     }),
   ];
 }
