@@ -24,12 +24,10 @@ import type { RenderResult } from '../../render/render-options.js';
 import { lockKeyOf } from '../../render/environment-result.js';
 import { asFetch } from '../../source/http/network-fetch.js';
 import { isOneOf } from '../options.js';
-import type { MirrorContext } from './mirror.js';
+import { IMAGE_FOLDER_FORMATS, type MirrorContext } from './mirror-options.js';
 import { prepareRender } from '../render-options.js';
 import { assertMirrorTarget } from './mirror-target.js';
 import { failpointFromEnv } from '../failpoint.js';
-
-export const IMAGE_FOLDER_FORMATS = ['oci-layout', 'oci-archive'] as const;
 
 /** `mirror --images …` (`prefix`: its value, '' when given without one): picks the form from it and --from. */
 export async function mirrorPinnedImages(ctx: MirrorContext, prefix: string): Promise<number> {
