@@ -45,6 +45,8 @@ export {
   type WrittenRenderRun,
 } from './build/write-render-result.js';
 export { runBuild, repairedFiles, type BuildRunOptions, type BuildRun } from './build/run-build.js';
+export { runCheck, type CheckRunOptions, type CheckResult } from './check/run-check.js';
+export type { FileDrift, DriftKind } from './check/compare-output.js';
 export { pruneCache, DEFAULT_CACHE_MAX_BYTES, type PruneOptions, type PruneResult } from './cache/prune-cache.js';
 export type { CacheEntry, CacheEntryKind } from './cache/cache-entries.js';
 export { parseLock, serializeLock } from './lock/lock-file.js';

@@ -7,12 +7,12 @@ import type { GitopsConfig } from '../gitops/options.js';
 import type { ImagePolicyConfig } from '../images/image-policy-config.js';
 import type { SecretsConfig } from '../secrets/secrets-config.js';
 import type { BaselineId } from '../baseline/baseline.js';
+import type { VariableValue } from '../process/variable-values/precedence.js';
 
 export const CONFIG_API_VERSION = 'capi-render/v1alpha1';
 export const CONFIG_FILE = 'capi-render.yaml';
 
-/** A variable's value: a literal, or an explicit mapping to an environment variable. */
-export type VariableValue = string | { fromEnv: string };
+export type { VariableValue };
 
 export interface ImageOverrideConfig {
   repository?: string;

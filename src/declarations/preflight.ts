@@ -109,7 +109,7 @@ export function runPreflightChecks(providers: readonly ProviderCR[], ctx: Prefli
 
   // The operator allows one provider per kind and name in the whole cluster. capi-render also
   // accepts several instances in different namespaces when each one watches only its own scope
-  // (spec.manager.cacheNamespace) — see render/multi-namespace.ts for the remaining rules.
+  // (spec.manager.cacheNamespace) — see process/multi-instance.ts for the remaining rules.
   const byName = new Map<string, ProviderCR[]>();
   for (const p of providers) {
     if (p.kind === 'CoreProvider') continue;

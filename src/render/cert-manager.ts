@@ -21,11 +21,11 @@ import { findLocalRepository, type LocalSearch } from '../source/local-repositor
 import { parseVersion } from '../declarations/versions.js';
 import type { LockedProvider } from '../lock/lock-types.js';
 import type { RenderedComponent } from '../plan/output-plan.js';
-import type { FetchedArtifact } from './artifact-store.js';
-import { pinSource } from './pinned-source.js';
+import type { FetchedArtifact } from '../source/artifact-store.js';
+import { pinSource } from '../source/pinned-source.js';
 import { usableLockEntry } from '../lock/lock-evidence.js';
 import { locateConfigSetting } from '../config/load-config.js';
-import type { ProviderSource } from './provider-source.js';
+import type { ProviderSource } from '../source/provider-source.js';
 import type { ReleaseSource } from '../source/release-source.js';
 import type { RenderSession } from './session.js';
 import { baselineOf } from '../baseline/baseline.js';

@@ -1,7 +1,7 @@
 /**
  * Collects what `capi-render variables` lists: resolves every environment's providers the way a
  * build does (lock, cache, sources; RenderRun.resolve), reads each provider's components text, and
- * asks the build's own lookup (variables.ts) where each variable's value would come from — keeping
+ * asks the build's own lookup (process/variable-values/precedence.ts) where each variable's value would come from — keeping
  * the source, never the value. Writes nothing in the repository.
  */
 import { appendAdditionalManifests } from '../customize/additional-manifests.js';
@@ -12,7 +12,8 @@ import { describeComponentVariables, type DescribedComponents } from '../process
 import { findAdditionalManifests } from './render-environment.js';
 import type { RenderOptions } from './render-options.js';
 import { startRender, type ResolvedInputs } from './render-run.js';
-import { readConfigSecret, variableLookup } from './variables.js';
+import { variableLookup } from '../process/variable-values/precedence.js';
+import { readConfigSecret } from '../declarations/config-secret.js';
 import {
   variablesReport,
   type VariableListDocument,

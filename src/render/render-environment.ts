@@ -19,18 +19,19 @@ import { validateProviders } from '../declarations/validate-providers.js';
 import type { ImagePolicyConfig } from '../images/image-policy-config.js';
 import { bringYourOwnCertManagerWarnings, renderCertManager } from './cert-manager.js';
 import type { RenderedComponent } from '../plan/output-plan.js';
-import { checkContracts } from './contracts.js';
-import { providerSource, type SourceContext } from './provider-source.js';
+import { checkContracts } from '../resolve/contracts.js';
+import { providerSource, type SourceContext } from '../source/provider-source.js';
 import type { RenderSession } from './session.js';
-import { readConfigSecretEntries, variableLookup, type ResolvedVariable } from './variables.js';
-import { assertNoUnsetMarker, renderWithUnsetValues } from './unset-values.js';
+import { variableLookup, type ResolvedVariable } from '../process/variable-values/precedence.js';
+import { readConfigSecretEntries } from '../declarations/config-secret.js';
+import { assertNoUnsetMarker, renderWithUnsetValues } from '../process/variable-values/unset-values.js';
 import { describeReference } from '../declarations/secret-values.js';
 import jsYaml from 'js-yaml';
 import { resolveProvider, type ResolvedArtifacts } from './resolve-provider.js';
 import { hasDigest, lockKey, pinImages, type SignatureCheck } from '../images/pin-images.js';
 import { registryPolicy } from '../images/registry-policy.js';
 import type { RegistryPolicy } from '../images/image-resolver.js';
-import { reconcileInstances } from './multi-namespace.js';
+import { reconcileInstances } from '../process/multi-instance.js';
 import { shareNamespaces } from '../plan/shared-namespaces.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import { createHash } from 'node:crypto';
@@ -199,7 +200,7 @@ export async function renderEnvironment(given: EnvironmentInputs, session: Rende
         ? `${r.components.sha256}+${sha256Text(canonicalJson(additionalManifests.data ?? null))}`
         : r.components.sha256;
       // A secret reference with no value is rendered as its unset marker, and needed only where that
-      // lands outside a Secret the guard leaves out or replaces (unset-values.ts).
+      // lands outside a Secret the guard leaves out or replaces (process/variable-values/unset-values.ts).
       const rendered = renderWithUnsetValues({
         providerRef: ref(r.cr),
         component: manifestLabel(r.cr.kind, r.cr.name),

@@ -5,7 +5,7 @@
 import type { Diagnostic } from '../errors.js';
 import type { OutputFiles } from '../plan/output-plan.js';
 import type { ProviderValidator } from '../declarations/validate-providers.js';
-import type { ProviderCatalog } from './provider-source.js';
+import type { ProviderCatalog } from '../source/provider-source.js';
 import type { LockState } from '../lock/lock-state.js';
 import type { LockFile } from '../lock/lock-types.js';
 import type { LockContradictionRule } from '../lock/lock-evidence.js';

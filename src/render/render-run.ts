@@ -11,7 +11,7 @@ import path from 'node:path';
 import { RenderError, throwIfErrors, type Diagnostic } from '../errors.js';
 import { planEnvironment, type OutputFiles } from '../plan/output-plan.js';
 import { createProviderSchemaValidator } from '../declarations/schema/index.js';
-import { createDefaultCatalog } from './catalog.js';
+import { createDefaultCatalog } from '../source/catalog.js';
 import { loadRepository } from './load-repository.js';
 import { buildInputsHash, environmentInputsHash, lockedImagesOf } from './inputs-hash.js';
 import { inputFileDigests, usesSops, type InputDirs } from './input-file-digests.js';
@@ -24,6 +24,7 @@ import type { ResolvedArtifacts } from './resolve-provider.js';
 import { createSession } from './session.js';
 import { createImageResolver, rekeyedImagesWarning } from '../images/image-resolver.js';
 import { registryForPolicy } from '../images/registry-policy.js';
+import { createDockerCredentials } from '../images/registry/docker-credentials.js';
 import type { LockFile, LockedInputFile } from '../lock/lock-types.js';
 import type { RenderConfig } from '../config/config-types.js';
 import type { ImagePolicyConfig } from '../images/image-policy-config.js';
@@ -174,7 +175,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
         gitlabToken: options.env?.[repo.config.gitlab.accessToken?.fromEnv ?? GITLAB_TOKEN_ENV] || undefined,
         fetch: options.fetch,
         onProgress: options.onProgress,
-        ...(options.env ? { env: options.env } : {}),
+        ...(options.env ? { registryCredentials: dockerCredentials(options.env) } : {}),
       }),
     lock,
     lockEvidence: { text: options.lock?.text, rule: options.lockContradictions ?? 'repair' },
@@ -437,4 +438,9 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
       };
     },
   };
+}
+
+/** The Docker credential chain over `env`: the catalog's registry credentials for `oci://` provider URLs. */
+function dockerCredentials(env: Readonly<Record<string, string | undefined>>) {
+  return async (registry: string) => (await createDockerCredentials({ env }).lookup(registry)).credentials;
 }

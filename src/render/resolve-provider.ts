@@ -15,9 +15,9 @@ import {
 } from '../source/metadata.js';
 import { ref } from '../declarations/preflight.js';
 import type { ProviderCR } from '../declarations/provider-spec.js';
-import type { ArtifactStore, FetchedArtifact } from './artifact-store.js';
-import { pinSource, type PinContext } from './pinned-source.js';
-import { providerSource, type ProviderSource, type SourceContext } from './provider-source.js';
+import type { ArtifactStore, FetchedArtifact } from '../source/artifact-store.js';
+import { pinSource, type PinContext } from '../source/pinned-source.js';
+import { providerSource, type ProviderSource, type SourceContext } from '../source/provider-source.js';
 import { CLUSTERCTL_CONTRACT } from '../resolve/select-version.js';
 import { parseVersion } from '../declarations/versions.js';
 import { manifestLabel } from '../declarations/provider-kinds.js';

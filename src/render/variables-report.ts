@@ -9,7 +9,7 @@ import { UsageError, warning, type Diagnostic } from '../errors.js';
 import type { VariableValue } from '../config/config-types.js';
 import type { DescribedComponents } from '../process/variables/index.js';
 import { compareGoStrings } from '../process/variables/inspect.js';
-import type { VariableOrigin } from './variables.js';
+import type { VariableOrigin } from '../process/variable-values/precedence.js';
 import { DEFAULT_ENVIRONMENT } from '../overlay/discover-environments.js';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The stand-in for a secret reference with no value (render/variables.ts): a deterministic token
+ * The stand-in for a secret reference with no value (process/variable-values/precedence.ts): a deterministic token
  * per variable, substituted where the value would go so the secret guard can see where it lands.
  * It is only ever compared, never output: the render refuses (or renders without the marker) every
  * object it would reach other than a Secret the guard leaves out or replaces.

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InputObject } from '../../src/declarations/inputs.js';
 import type { KubeObject, ProviderCR } from 'capi-render';
-import { variableLookup } from '../../src/render/variables.js';
+import { variableLookup } from '../../src/process/variable-values/precedence.js';
 import { unsetValuesOutside } from '../../src/secrets/secret-guard.js';
 import type { SecretMode } from '../../src/secrets/secrets-config.js';
 import { holdsUnsetMarker, unsetMarker } from '../../src/secrets/unset-marker.js';

@@ -14,14 +14,14 @@ import type { BaselineId, JsonValue, KubeObject, ProviderCR, ProviderKind } from
 import { BASELINE_IDS, baselineOf } from '../../src/baseline/baseline.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { builtinProvidersOf } from '../../src/source/github/builtin-providers.js';
-import { createDefaultCatalog } from '../../src/render/catalog.js';
+import { createDefaultCatalog } from '../../src/source/catalog.js';
 import { applyImageOverrides, imageNameProblems } from '../../src/process/image-overrides.js';
 import { inventoryCrd } from '../../src/process/inventory.js';
 import { lockEmulates, parseLock, serializeLock } from '../../src/lock/lock-file.js';
 import { emptyLock } from '../../src/lock/lock-types.js';
 import { removedVersionSteps } from '../../src/diff/findings/crd-migration-steps.js';
 import { findCrdFindings } from '../../src/diff/findings/crd-findings.js';
-import { checkContracts } from '../../src/render/contracts.js';
+import { checkContracts } from '../../src/resolve/contracts.js';
 import { compatibleContracts, parseMetadata } from '../../src/source/metadata.js';
 import { exceedsSkipLimit } from '../../src/upgrade/upgrade-info.js';
 import { applySpecPatches } from '../../src/customize/patches/index.js';
@@ -362,7 +362,7 @@ const rows: Row[] = [
     item: 'a v1beta2 core accepts v1beta1 providers',
     upstream: 'cluster-api #12018 (v1.11), cmd/clusterctl/api/v1alpha3/metadata_type.go GetCompatibleVersions',
     baselines: BOTH,
-    capiRender: 'the same compatible set at build time (render/contracts.ts) and in plan/upgrade',
+    capiRender: 'the same compatible set at build time (resolve/contracts.ts) and in plan/upgrade',
     check: () => {
       expect(compatibleContracts('v1beta2')).toEqual(['v1beta2', 'v1beta1']);
       const pair = (coreContract: string, infraContract: string) =>

@@ -3,7 +3,7 @@
  * (`repository_gitlab.go`): `…/packages/generic/{package}/{version}/{file}`. Versions are listed
  * through GitLab's Packages API (gitlab-packages.ts), where clusterctl's GetVersions returns only
  * the URL's version — so `latest`, ranges and `plan` work for GitLab as for GitHub; an empty
- * spec.version still takes the URL's version, as clusterctl's default version (render/catalog.ts).
+ * spec.version still takes the URL's version, as clusterctl's default version (source/catalog.ts).
  */
 import { releaseSourceId, type Artifact, type ReleaseSource } from '../release-source.js';
 import type { GitLabClient } from './gitlab-client.js';

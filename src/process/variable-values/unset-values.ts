@@ -1,20 +1,20 @@
 /**
- * Rendering a provider when some secret references have no value (render/variables.ts): the build
+ * Rendering a provider when some secret references have no value (precedence.ts): the build
  * needs a value only where it would show. Render with each such variable's unset marker in its place;
  * where every marker lands in a Secret the component's `secrets.mode` leaves out, replaces or keeps
  * encrypted, the output is the one the real value gives; anywhere else the variable is unset after
  * all, as clusterctl would have it. No marker leaves this module: not in objects, not in a message.
  *
- * Design notes: docs/internals.md "render/unset-values.ts".
+ * Design notes: docs/internals.md "process/variable-values/unset-values.ts".
  */
-import { InternalError, RenderError, SpecError, error, type Diagnostic } from '../errors.js';
-import type { KubeObject } from '../manifest/object.js';
-import type { ProviderComponents } from '../process/provider-components.js';
-import { MissingVariablesError } from '../process/variables/index.js';
-import { modeFor, unsetValuesOutside } from '../secrets/secret-guard.js';
-import type { SecretsConfig } from '../secrets/secrets-config.js';
-import { holdsUnsetMarker } from '../secrets/unset-marker.js';
-import type { ResolvedVariable } from './variables.js';
+import { InternalError, RenderError, SpecError, error, type Diagnostic } from '../../errors.js';
+import type { KubeObject } from '../../manifest/object.js';
+import type { ProviderComponents } from '../provider-components.js';
+import { MissingVariablesError } from '../variables/index.js';
+import { modeFor, unsetValuesOutside } from '../../secrets/secret-guard.js';
+import type { SecretsConfig } from '../../secrets/secrets-config.js';
+import { holdsUnsetMarker } from '../../secrets/unset-marker.js';
+import type { ResolvedVariable } from './precedence.js';
 
 export interface UnsetRenderInput {
   /** `Kind/namespace/name` of the provider CR. */
@@ -136,7 +136,7 @@ function neededError(name: string, needed: Needed, input: UnsetRenderInput): Dia
         ? "a value may be left unset only when it reaches a Secret's data unchanged and secrets.mode omits or replaces that Secret"
         : `a value may be left unset only when it fills nothing but a Secret's data that secrets.mode omit, external-secrets or sops leaves out, replaces or keeps encrypted`;
   return error('variables-missing', `${name} is needed for ${where}: ${set}${via ? ` (${via})` : ''}`, {
-    // Without a line (a `variables:` entry), render-environment.ts finds it in the file.
+    // Without a line (a `variables:` entry), render/render-environment.ts finds it in the file.
     ...(v?.site
       ? {
           file: v.site.file,

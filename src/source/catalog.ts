@@ -10,17 +10,22 @@
 import path from 'node:path';
 import { SpecError, error, peerWording } from '../errors.js';
 import { parseVersion } from '../declarations/versions.js';
-import type { RenderConfig } from '../config/config-types.js';
-import type { FetchProgressListener } from '../source/fetch-progress.js';
+import type { FetchProgressListener } from './fetch-progress.js';
 import {
   builtinProvidersOf,
   findBuiltinProvider,
   mergeProviderList,
   type BuiltinProvider,
-} from '../source/github/builtin-providers.js';
-import { baselineOf } from '../baseline/baseline.js';
-import { createGitHubClient, createGitHubSource, type GitHubClient } from '../source/github/github-source.js';
-import { GITHUB_API_BASE_URL, isGitHubUrl, parseGitHubReleaseUrl } from '../source/github/github-url.js';
+  type UserProviderEntry,
+} from './github/builtin-providers.js';
+import { baselineOf, type BaselineId } from '../baseline/baseline.js';
+import { createGitHubClient, createGitHubSource, type GitHubClient } from './github/github-source.js';
+import {
+  GITHUB_API_BASE_URL,
+  isGitHubUrl,
+  parseGitHubReleaseUrl,
+  type GitHubEnterpriseHost,
+} from './github/github-url.js';
 import {
   GITLAB_TOKEN_VARIABLE,
   createGitLabClient,
@@ -29,22 +34,28 @@ import {
   parseGitLabPackageUrl,
   type FetchLike,
   type GitLabClient,
-} from '../source/gitlab/gitlab-source.js';
-import { createLocalRepositorySource } from '../source/local-repository.js';
-import { readOciCredentials } from '../source/oci/oci-credentials.js';
-import { createOciSource } from '../source/oci/oci-source.js';
-import { isOciUrl } from '../source/oci/oci-url.js';
-import { createOciUrlSource } from '../source/oci/oci-url-source.js';
-import { createDockerCredentials } from '../images/registry/docker-credentials.js';
-import { asFetch } from '../source/http/network-fetch.js';
+} from './gitlab/gitlab-source.js';
+import { createLocalRepositorySource } from './local-repository.js';
+import { readOciCredentials, type OciCredentials } from './oci/oci-credentials.js';
+import { createOciSource } from './oci/oci-source.js';
+import { isOciUrl } from './oci/oci-url.js';
+import { createOciUrlSource } from './oci/oci-url-source.js';
+import { asFetch } from './http/network-fetch.js';
 import { kindInfo, manifestLabel } from '../declarations/provider-kinds.js';
 import type { ProviderCR } from '../declarations/provider-spec.js';
 import { ref } from '../declarations/preflight.js';
 import type { ProviderCatalog, ProviderSource } from './provider-source.js';
 
+/** The part of capi-render.yaml the catalog reads (config/config-types.ts RenderConfig fits it). */
+export interface CatalogConfig {
+  github?: { apiUrl?: string; enterpriseHosts?: readonly GitHubEnterpriseHost[] };
+  providers?: readonly UserProviderEntry[];
+  emulate?: BaselineId;
+}
+
 export interface CatalogOptions {
   /** `emulate` picks the built-in provider list: clusterctl v1.14.0's, or v1.12.10's for the operator. */
-  config?: Pick<RenderConfig, 'github' | 'providers'> & Partial<Pick<RenderConfig, 'emulate'>>;
+  config?: CatalogConfig;
   /** Token for GitHub (the CLI reads GITHUB_TOKEN / GH_TOKEN). Never printed. */
   githubToken?: string;
   /**
@@ -57,8 +68,11 @@ export interface CatalogOptions {
   onProgress?: FetchProgressListener;
   /** Retry tuning, for tests. */
   githubRetry?: { retries?: number; retryAfterBaseMs?: number };
-  /** The process environment, for the Docker credential chain of `oci://` URLs (HOME, DOCKER_CONFIG, …). Default: none (anonymous). */
-  env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Registry credentials for `oci://` URLs whose provider's configSecret has none: the render passes
+   * the Docker credential chain (images/registry/docker-credentials.ts). Default: none (anonymous).
+   */
+  registryCredentials?: (registry: string) => Promise<OciCredentials | undefined>;
 }
 
 export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCatalog {
@@ -151,8 +165,7 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
       providerName: at.name,
       componentsFile,
       credentials: async (registry) =>
-        readOciCredentials(secretValues?.() ?? {}) ??
-        (options.env ? (await createDockerCredentials({ env: options.env }).lookup(registry)).credentials : undefined),
+        readOciCredentials(secretValues?.() ?? {}) ?? (await options.registryCredentials?.(registry)),
       where: { file: at.file, line: at.line, field: at.field, object: at.ref },
       onProgress: options.onProgress,
       ...(options.fetch ? { fetchImpl: asFetch(options.fetch) } : {}),

@@ -15,10 +15,11 @@ import { isClusterScoped } from '../manifest/cluster-scoped.js';
 import { nameOf, setIn, type KubeObject } from '../manifest/object.js';
 import type { RenderedComponent } from '../plan/output-plan.js';
 import { ref } from '../declarations/preflight.js';
-import type { ResolvedProvider } from './environment-result.js';
+import type { ProviderCR } from '../declarations/provider-spec.js';
 
 export interface Instance {
-  provider: ResolvedProvider;
+  /** The instance's CR and the version it resolved to (render/environment-result.ts ResolvedProvider fits). */
+  provider: { cr: ProviderCR; version: string };
   component: RenderedComponent;
 }
 

@@ -10,7 +10,7 @@ import { compatibleContracts } from '../source/metadata.js';
 import { ref } from '../declarations/preflight.js';
 import { manifestLabel } from '../declarations/provider-kinds.js';
 import type { ProviderCR } from '../declarations/provider-spec.js';
-import { CLUSTERCTL_CONTRACT } from '../resolve/select-version.js';
+import { CLUSTERCTL_CONTRACT } from './select-version.js';
 import { baselineOf, type Baseline } from '../baseline/baseline.js';
 
 export interface ProviderContract {

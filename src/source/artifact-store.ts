@@ -4,7 +4,7 @@
  * The store is an object owned by the build — never module state.
  */
 import { createHash } from 'node:crypto';
-import type { Artifact, ReleaseSource } from '../source/release-source.js';
+import type { Artifact, ReleaseSource } from './release-source.js';
 
 export interface FetchedArtifact extends Artifact {
   text: string;

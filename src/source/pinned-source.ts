@@ -10,14 +10,19 @@
  * different caches still resolve alike.
  */
 import { FetchError, error } from '../errors.js';
-import type { LockedArtifact } from '../lock/lock-types.js';
-import { sha256Hex, type ArtifactCache } from '../source/artifact-cache.js';
-import type { ReleaseIndexCache } from '../source/release-index-cache.js';
-import type { Artifact, ReleaseList, ReleaseSource } from '../source/release-source.js';
-import { missingFromLocalRepositories, type LocalSearch } from '../source/local-repository.js';
+import { sha256Hex, type ArtifactCache } from './artifact-cache.js';
+import type { ReleaseIndexCache } from './release-index-cache.js';
+import type { Artifact, ReleaseList, ReleaseSource } from './release-source.js';
+import { missingFromLocalRepositories, type LocalSearch } from './local-repository.js';
+
+/** What the lock records of one release file (lock/lock-types.ts LockedArtifact fits). */
+export interface PinnedFile {
+  url: string;
+  sha256: string;
+}
 
 export interface PinContext {
-  locked(source: string, version: string, file: string): LockedArtifact | undefined;
+  locked(source: string, version: string, file: string): PinnedFile | undefined;
   cache?: ArtifactCache;
   /** What remote sources answered on online runs (for `plan --offline`). Default: none. */
   index?: ReleaseIndexCache;

@@ -5,14 +5,16 @@
  * a render. Values from a configSecret or the environment are marked secret, for the secret guard; a
  * secret reference with no value answers the variable's unset marker (`unset: true`).
  *
- * Design notes: docs/internals.md "render/variables.ts".
+ * Design notes: docs/internals.md "process/variable-values/precedence.ts".
  */
-import { SpecError, error, peerWording } from '../errors.js';
-import { findInput, type InputObject } from '../declarations/inputs.js';
-import { describeReference, secretEntries, type SecretEntry } from '../declarations/secret-values.js';
-import type { ProviderCR } from '../declarations/provider-spec.js';
-import type { VariableValue } from '../config/config-types.js';
-import { unsetMarker } from '../secrets/unset-marker.js';
+import type { InputObject } from '../../declarations/inputs.js';
+import { configSecretInput, readConfigSecretEntries } from '../../declarations/config-secret.js';
+import { describeReference, type SecretEntry } from '../../declarations/secret-values.js';
+import type { ProviderCR } from '../../declarations/provider-spec.js';
+import { unsetMarker } from '../../secrets/unset-marker.js';
+
+/** A variable's value: a literal, or an explicit mapping to an environment variable. */
+export type VariableValue = string | { fromEnv: string };
 
 export type VariableOrigin = 'overlay' | 'configSecret' | 'config' | 'env';
 
@@ -161,44 +163,6 @@ function resolveValue(
     via: from,
     site: { file, field: `variables.${name}.fromEnv` },
   };
-}
-
-/** The configSecret's key → value map (references without a value left out). */
-export function readConfigSecret(cr: ProviderCR, secrets: readonly InputObject[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, e] of Object.entries(readConfigSecretEntries(cr, secrets)))
-    if (e.value !== undefined) out[k] = e.value;
-  return out;
-}
-
-/** The configSecret's keys, references included (see declarations/secret-values.ts). */
-export function readConfigSecretEntries(cr: ProviderCR, secrets: readonly InputObject[]): Record<string, SecretEntry> {
-  return secretEntries(configSecretInput(cr, secrets));
-}
-
-function configSecretInput(cr: ProviderCR, secrets: readonly InputObject[]): InputObject {
-  const ref = cr.spec.configSecret!;
-  const namespace = ref.namespace || cr.namespace;
-  const input = findInput(secrets, namespace, ref.name);
-  if (!input) {
-    throw new SpecError(
-      error(
-        'config-secret',
-        peerWording(
-          'cluster-api-operator',
-          `failed to get providers secret: secrets ${JSON.stringify(ref.name)} not found`,
-          `spec.configSecret of ${cr.kind}/${cr.namespace}/${cr.name} names Secret ${namespace}/${ref.name}, which is not among the inputs`,
-        ),
-        {
-          file: cr.file,
-          line: cr.line,
-          field: 'spec.configSecret',
-          hint: 'add the Secret manifest under providers/ (values can come from the environment instead: see docs/inputs-and-overlays.md "Variables")',
-        },
-      ),
-    );
-  }
-  return input;
 }
 
 function lineOf(input: InputObject, key: string): { line?: number; col?: number } {

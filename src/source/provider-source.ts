@@ -6,14 +6,14 @@
  * (GitHub, GitLab, OCI), which later sources plug into.
  */
 import { SpecError, error } from '../errors.js';
-import { createConfigMapSource } from '../source/configmap-source.js';
-import { findLocalRepository, type LocalSearch } from '../source/local-repository.js';
-import type { ReleaseSource } from '../source/release-source.js';
+import { createConfigMapSource } from './configmap-source.js';
+import { findLocalRepository, type LocalSearch } from './local-repository.js';
+import type { ReleaseSource } from './release-source.js';
 import type { InputObject } from '../declarations/inputs.js';
 import { manifestLabel } from '../declarations/provider-kinds.js';
 import { notPredefinedProvider } from '../declarations/preflight.js';
 import type { ProviderCR } from '../declarations/provider-spec.js';
-import { readConfigSecret } from './variables.js';
+import { readConfigSecret } from '../declarations/config-secret.js';
 
 /** Where a provider's artifacts come from, and how `latest` is chosen there. */
 export interface ProviderSource {
