@@ -1,5 +1,6 @@
 /**
- * Handlebars for the consumer kit (Argo CD Application/ApplicationSet), locked down: one isolated instance per call (`Handlebars.create()`), helpers registered on it only,
+ * Handlebars for the consumer kit (Argo CD Application/ApplicationSet), locked down: one isolated instance per
+ * call (`Handlebars.create()`), helpers registered on it only,
  * `strict: true` (a missing field throws), `noEscape: true` (HTML escaping is wrong for YAML), and
  * only the helpers below. Every output is re-parsed with the `yaml` package, checked (each document
  * has apiVersion, kind and metadata.name) and re-serialised with the one output serialiser, so a

@@ -8,7 +8,10 @@ export const LOCK_API_VERSION = 'capi-render/v1alpha1';
 
 /** One fetched file; artifacts are listed once however many environments use them. */
 export interface LockedArtifact {
-  /** The source's stable id (`github:owner/repo`, `local:label` for a configured local repository, `local:root/label` for a file:// URL, `configmap:ns/{selector}`, `oci:…`). */
+  /**
+   * The source's stable id (`github:owner/repo`, `local:label` for a configured local repository,
+   * `local:root/label` for a file:// URL, `configmap:ns/{selector}`, `oci:…`).
+   */
   source: string;
   version: string;
   file: string;

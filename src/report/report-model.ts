@@ -91,7 +91,10 @@ export interface DeliveryModel {
   destination: string;
   /** The `sha256:…` the OCI source is pinned to; empty when not an artifact or not pinned. */
   digest: string;
-  /** Everything above and the rest (repository, revision, path, Application, Kustomizations), in the order shown; `code` values print in <code>, `note` after them. */
+  /**
+   * Everything above and the rest (repository, revision, path, Application, Kustomizations), in the order shown;
+   * `code` values print in <code>, `note` after them.
+   */
   facts: { label: string; value: string; code: boolean; note: string }[];
   /** A remark (how to pin an unpinned artifact); empty when none. */
   note: RichText;

@@ -56,7 +56,8 @@ export interface UnlistedVersions {
 export interface ReleaseSource {
   /**
    * Stable identity of the source for the lock file, e.g. `github:kubernetes-sigs/cluster-api`,
-   * `local:cluster-api` (a configured local repository: the kind and the label, never its path), `configmap:capi-system/{provider.cluster.x-k8s.io/name=cluster-api}`.
+   * `local:cluster-api` (a configured local repository: the kind and the label, never its path),
+   * `configmap:capi-system/{provider.cluster.x-k8s.io/name=cluster-api}`.
    */
   readonly id: string;
   /** Text for messages: what a user would recognise. */

@@ -75,7 +75,10 @@ export interface ImageRegistry {
    * `sha256-<hex>` fallback tag's index is read instead (absent: no referrers).
    */
   referrers(image: ImageLocation & { digest: string }, options?: { artifactType?: string }): Promise<ImageReferrers>;
-  /** A blob's bytes, verified against digest (and size); never more than its size is read, and a size (or, without one, a body) over `maxBytes` (default 4 MiB) is refused. */
+  /**
+   * A blob's bytes, verified against digest (and size); never more than its size is read, and a size (or,
+   * without one, a body) over `maxBytes` (default 4 MiB) is refused.
+   */
   blob(image: ImageLocation & { digest: string; size?: number }, options?: { maxBytes?: number }): Promise<Uint8Array>;
   /** An image layer or config by its descriptor, for writing it to a folder: exactly `size` bytes (refused above the mirror's layer limit), verified. */
   layer(image: ImageLocation & { digest: string; size: number }): Promise<Uint8Array>;

@@ -21,7 +21,10 @@ function limit(maxBytes: number, kind: string, hint: string): BodyLimit {
   return { maxBytes, phrase: `the ${formatBytes(maxBytes)} limit for ${kind}`, hint };
 }
 
-/** Image manifests and indexes, OCI referrers lists (an index): what the distribution spec asks every registry to accept (containerd caps manifests near it). */
+/**
+ * Image manifests and indexes, OCI referrers lists (an index): what the distribution spec asks every registry to
+ * accept (containerd caps manifests near it).
+ */
 export const MANIFEST_LIMIT = limit(
   4 * MiB,
   'manifests and indexes',
