@@ -1,7 +1,8 @@
 /**
  * A fuzz target per parser the CLI exposes to outside data: the lock, overlays, the live dump
  * reader, the variable syntax, label selectors, image references, OCI references, the GitHub /
- * GitLab URL parsers, and an image folder's index.json and oci-archive tar (mirror --images --from). Each property: the parser returns or throws a RenderError whose diagnostics
+ * GitLab URL parsers, and an image folder's index.json and oci-archive tar (mirror --images --from). Each
+ * property: the parser returns or throws a RenderError whose diagnostics
  * have a code and a message (and the file, where the parser knows it) — never another exception —
  * in time linear enough (see {@link SLOW_RATIO}), and what it accepts survives a round trip through
  * its formatter.

@@ -118,7 +118,11 @@ function renderedObjects(dir: string): Map<string, KubeObject[]> {
 
 // --- schemas ---------------------------------------------------------------------------------
 
-/** A class of kubernetes-models: `validate()` runs the validator compiled from its Kubernetes OpenAPI definition on `this`, and throws ajv's ValidationError (its `errors`, each with `message` set) when it fails. */
+/**
+ * A class of kubernetes-models: `validate()` runs the validator compiled from its Kubernetes OpenAPI
+ * definition on `this`, and throws ajv's ValidationError (its `errors`, each with `message` set) when it
+ * fails.
+ */
 interface Validated {
   prototype: { validate(this: JsonValue): void };
 }

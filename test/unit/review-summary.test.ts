@@ -1,4 +1,7 @@
-/** The review's building blocks: the summary table (src/diff/summary-table.ts), findings grouped by cause (group-findings.ts) and the text they make (format-review-text.ts). */
+/**
+ * The review's building blocks: the summary table (src/diff/summary-table.ts), findings grouped by cause
+ * (group-findings.ts) and the text they make (format-review-text.ts).
+ */
 import { describe, expect, it } from 'vitest';
 import { formatReportMarkdown } from '../../src/diff/format-markdown.js';
 import { formatReviewText } from '../../src/diff/format-review-text.js';
