@@ -38,7 +38,6 @@ export {
 } from './render/variables-report.js';
 export type { EnvironmentResult, ResolvedProvider } from './render/environment-result.js';
 export {
-  writeRenderResult,
   writeRenderRun,
   type WriteRenderResultOptions,
   type WrittenRenderResult,

@@ -1,13 +1,15 @@
 /**
- * Writing a build's output as one transaction: a collected render result (writeRenderResult, for
- * `upgrade` and library callers) or a streaming run (writeRenderRun, for `build`). Both go through
- * write-output.ts, so they leave the repository in exactly the same state.
+ * Writing a build's output as one transaction, from the render run's stream (writeRenderRun): the
+ * one write path of `build`, `upgrade` and library callers. A caller that must see the whole output
+ * before it is committed (`upgrade` compares it with rendered/) asks for it collected from the same
+ * stream (`review`); nothing is rendered twice and no collected plan is turned back into a stream.
  */
 import type { Diagnostic } from '../errors.js';
 import type { LockFile } from '../lock/lock-types.js';
 import type { LockState } from '../lock/lock-state.js';
 import type { RenderResult } from '../render/render-options.js';
 import type { RenderRun } from '../render/render-run.js';
+import { collectRun } from '../render/render.js';
 import type { EnvironmentResult } from '../render/environment-result.js';
 import { sha256Of, type ProducedDigests } from '../output/output-fingerprint.js';
 import type { OutputFiles } from '../plan/output-plan.js';
@@ -16,26 +18,6 @@ import type { WrittenRenderResult } from '../output/write-summary.js';
 
 export type { WriteRenderResultOptions } from '../output/write-output.js';
 export type { WrittenRenderResult } from '../output/write-summary.js';
-
-/** Writes a collected render result: the output trees and the lock in one transaction. */
-export async function writeRenderResult(
-  result: RenderResult,
-  options: WriteRenderResultOptions,
-): Promise<WrittenRenderResult> {
-  const replay: OutputSource = {
-    config: result.config,
-    outputDir: result.outputDir,
-    gitopsDir: result.gitopsDir,
-    allEnvironments: result.allEnvironments,
-    rendering: result.environments.map((e) => e.environment.name),
-    skipped: result.skipped,
-    async run(onEnvironment) {
-      if (result.files.size > 0 || result.gitopsFiles.size > 0) await onEnvironment(result.files, result.gitopsFiles);
-      return { lock: result.lock };
-    },
-  };
-  return (await writeOutput(replay, options)).written;
-}
 
 /** What {@link writeRenderRun} leaves: the write, and the lock and warnings of the build. */
 export interface WrittenRenderRun {
@@ -50,14 +32,16 @@ export interface WrittenRenderRun {
 /**
  * Renders and writes environment by environment (see render/render-run.ts): each environment's
  * files are staged as soon as it is rendered and then let go, so memory does not grow with the fleet;
- * the lock, the ownership records and every staged file are installed by one commit at the end, as
- * {@link writeRenderResult} does. `onEnvironment` sees each rendered environment (for progress
- * lines); `beforeCommit` may still refuse the lock (`--frozen`): then nothing is changed.
+ * the lock, the ownership records and every staged file are installed by one commit at the end.
+ * `onEnvironment` sees each rendered environment (for progress lines); `review` sees the whole
+ * output, collected as it streamed, once the last environment is staged and before the removal guard
+ * runs; `beforeCommit` may still refuse the lock (`--frozen`). When either throws, nothing is changed.
  */
 export async function writeRenderRun(
   run: RenderRun,
   options: WriteRenderResultOptions & {
     onEnvironment?: (result: EnvironmentResult) => void;
+    review?: (output: RenderResult) => void | Promise<void>;
     beforeCommit?: (lock: LockFile) => void;
   },
 ): Promise<WrittenRenderRun> {
@@ -72,17 +56,21 @@ export async function writeRenderRun(
       into.set(rel, sha256);
     }
   };
+  // Only a reviewed write holds the whole output in memory.
+  const reviewing = options.review ? { review: options.review, collected: collectRun(run) } : undefined;
   const source: OutputSource = {
     ...run,
     run: async (stage) => {
       const done = await run.renderEach(async (output) => {
         options.onEnvironment?.(output.result);
+        reviewing?.collected.add(output);
         note(produced.out, output.files);
         note(produced.gitops, output.gitopsFiles);
         await stage(output.files, output.gitopsFiles);
       });
       note(produced.gitops, done.fleetGitopsFiles);
       warnings = done.warnings;
+      if (reviewing) await reviewing.review(reviewing.collected.result(done));
       return done;
     },
   };

@@ -10,7 +10,6 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { throwIfErrors, type Diagnostic } from '../errors.js';
-import { canonicalJson } from '../manifest/canonical-json.js';
 import { describeObject, getIn, isJsonObject, nameOf, setIn, type KubeObject } from '../manifest/object.js';
 import type { AdditionalDeployment, DeploymentSpec, ManagerSpec } from '../declarations/provider-spec.js';
 import { applyDeploymentSpec, isDeployment, POD_SPEC_PATH } from './apply-deployment-spec.js';
@@ -48,8 +47,6 @@ export function customizeDeployments(objects: readonly KubeObject[], provider: P
 
 /** {@link customizeDeployments} in two halves: the checks over all objects, then one object at a time. */
 export interface DeploymentCustomizer {
-  /** Everything `customize` depends on besides its object (for per-object memos). */
-  key: string;
   customize(object: KubeObject): KubeObject;
 }
 
@@ -67,7 +64,6 @@ export function deploymentCustomizer(
   throwIfErrors([...checkBlocks(provider), ...checkTargets(provider, names, takesMain)]);
 
   return {
-    key: canonicalJson({ provider, several }),
     customize(object) {
       if (!isDeployment(object)) return object;
       const name = nameOf(object);

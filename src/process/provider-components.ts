@@ -14,10 +14,9 @@ import { RenderError, SpecError, error, peerWording } from '../errors.js';
 import type { KubeObject } from '../manifest/object.js';
 import { parseManifests } from '../manifest/parse.js';
 import { withObject, type Resource } from '../manifest/resource.js';
-import { NO_OBJECT_MEMO, type ObjectMemo } from '../manifest/object-memo.js';
-import { applySpecPatchesRemembered } from '../customize/patches/spec-patches.js';
+import { applySpecPatches } from '../customize/patches/spec-patches.js';
 import { appendAdditionalManifests } from '../customize/additional-manifests.js';
-import { deploymentCustomizer } from '../customize/customize-deployments.js';
+import { customizeDeployments } from '../customize/customize-deployments.js';
 import type { ProviderCR } from '../declarations/provider-spec.js';
 import { manifestLabel } from '../declarations/provider-kinds.js';
 import { addLabels, commonLabels } from './common-labels.js';
@@ -29,7 +28,6 @@ import { inventoryObject } from './inventory.js';
 import { addNamespaceIfMissing, fixTargetNamespace, inspectTargetNamespace } from './target-namespace.js';
 import { compileTemplate, type CompiledTemplate, type DocumentPart, type VariableUse } from './variables/index.js';
 import type { JsonObject } from '../manifest/object.js';
-import { canonicalJson } from '../manifest/canonical-json.js';
 
 export interface ProviderComponentsInput {
   cr: ProviderCR;
@@ -48,17 +46,7 @@ export interface ProviderComponentsInput {
    * parseManifests of the joined text.
    */
   parse?: (substituted: SubstitutedDocuments, source: string) => Resource[];
-  /** Per-object step results shared between environments (see manifest/object-memo.ts). Default: none. */
-  objectMemo?: ObjectMemo;
-  /**
-   * Results by content: when another environment rendered this provider from the same text, the
-   * same variable values and the same spec, its (immutable) objects are reused — so they are also
-   * serialised once. Needs `textKey`.
-   */
-  memo?: { get(key: string): ProviderComponents | undefined; set(key: string, value: ProviderComponents): void };
-  /** Identifies componentsText (+ additional manifests) by content, e.g. their sha256s. */
-  textKey?: string;
-  /** Parses a template; a build passes a cache keyed by textKey. */
+  /** Parses a template; a build passes one parsed once per components text. */
   compile?: (text: string, source: string) => CompiledTemplate;
 }
 
@@ -82,12 +70,64 @@ export interface ProviderComponents {
   releasedImages: Map<string, string[]>;
 }
 
-/** Runs steps 1–13 for one provider. */
-export function renderProviderComponents(input: ProviderComponentsInput): ProviderComponents {
+/**
+ * Steps 1 and 2's parse of the template: the variables it references (`names`) are everything of
+ * the values a caller remembering results by its effective inputs needs to know.
+ */
+export function componentsTemplate(input: ProviderComponentsInput): CompiledTemplate {
+  const step = stepOf(input);
+  const providerRef = `${input.cr.kind}/${input.cr.namespace}/${input.cr.name}`;
+  const text = step('additional manifests', () =>
+    input.additionalManifests
+      ? appendAdditionalManifests(input.componentsText, input.additionalManifests, providerRef)
+      : input.componentsText,
+  );
+  return step('variable substitution', () => (input.compile ?? compileTemplate)(text, input.componentsSource));
+}
+
+/** Runs steps 1–13 for one provider; `template`: {@link componentsTemplate} of the same input, when the caller has it. */
+export function renderProviderComponents(
+  input: ProviderComponentsInput,
+  template: CompiledTemplate = componentsTemplate(input),
+): ProviderComponents {
+  const label = manifestLabel(input.cr.kind, input.cr.name);
+  const step = stepOf(input);
+  const substituted = step('variable substitution', () => template.substituteParts(input.lookupVariable));
+  const resources = step('parse', () => {
+    try {
+      return (input.parse ?? parseJoined)({ parts: template.parts, texts: substituted.texts }, input.componentsSource);
+    } catch (e) {
+      // Text that is not YAML, or a document that is not an object: clusterctl's NewComponents
+      // reports both as its parse step failing.
+      if (e instanceof RenderError) {
+        for (const d of e.diagnostics) {
+          if (!PARSE_FAILURES.has(d.code)) continue;
+          d.message = peerWording('clusterctl', 'failed to parse yaml', d.message);
+          d.hint ??= `the components of ${label} ${input.version} are not Kubernetes YAML: pin another release in spec.version, or fix the artifact where it is published`;
+        }
+      }
+      throw e;
+    }
+  });
+  const { objects, target } = processObjects(resources, input, label, step);
+  return {
+    label,
+    objects,
+    variables: substituted.variables,
+    usedVariables: substituted.used,
+    transformedVariables: template.transformed,
+    targetNamespace: target,
+    releasedImages: imageOrigins(listImages(resources.map((r) => r.object)), label, input.images),
+  };
+}
+
+type Step = <T>(name: string, fn: () => T) => T;
+
+/** Runs a step; a failure names the step and the provider, and points at the provider CR. */
+function stepOf(input: ProviderComponentsInput): Step {
   const { cr } = input;
-  const label = manifestLabel(cr.kind, cr.name);
   const providerRef = `${cr.kind}/${cr.namespace}/${cr.name}`;
-  const step = <T>(name: string, fn: () => T): T => {
+  return <T>(name: string, fn: () => T): T => {
     try {
       return fn();
     } catch (e) {
@@ -117,81 +157,15 @@ export function renderProviderComponents(input: ProviderComponentsInput): Provid
       );
     }
   };
-
-  const text = step('additional manifests', () =>
-    input.additionalManifests
-      ? appendAdditionalManifests(input.componentsText, input.additionalManifests, providerRef)
-      : input.componentsText,
-  );
-  const template = step('variable substitution', () =>
-    (input.compile ?? compileTemplate)(text, input.componentsSource),
-  );
-  // Every referenced variable is looked up exactly once: the values decide the memo key, and the
-  // substitution below reuses them.
-  const values = new Map(template.names.map((name) => [name, input.lookupVariable(name)] as const));
-  const key = input.memo && input.textKey ? memoKey(input, values) : undefined;
-  const remembered = key === undefined ? undefined : input.memo!.get(key);
-  if (remembered) return remembered;
-  const substituted = step('variable substitution', () =>
-    template.substituteParts((name) => (values.has(name) ? values.get(name) : input.lookupVariable(name))),
-  );
-  const resources = step('parse', () => {
-    try {
-      return (input.parse ?? parseJoined)({ parts: template.parts, texts: substituted.texts }, input.componentsSource);
-    } catch (e) {
-      // Text that is not YAML, or a document that is not an object: clusterctl's NewComponents
-      // reports both as its parse step failing.
-      if (e instanceof RenderError) {
-        for (const d of e.diagnostics) {
-          if (!PARSE_FAILURES.has(d.code)) continue;
-          d.message = peerWording('clusterctl', 'failed to parse yaml', d.message);
-          d.hint ??= `the components of ${label} ${input.version} are not Kubernetes YAML: pin another release in spec.version, or fix the artifact where it is published`;
-        }
-      }
-      throw e;
-    }
-  });
-  const { objects, target } = processObjects(resources, input, label, step);
-  const result: ProviderComponents = {
-    label,
-    objects,
-    variables: substituted.variables,
-    usedVariables: substituted.used,
-    transformedVariables: template.transformed,
-    targetNamespace: target,
-    releasedImages: imageOrigins(listImages(resources.map((r) => r.object)), label, input.images),
-  };
-  if (key !== undefined) input.memo!.set(key, result);
-  return result;
 }
-
-/** Everything steps 2–13 depend on: the text (by key), the variable values, the spec and images. Kept in memory only. */
-function memoKey(input: ProviderComponentsInput, values: ReadonlyMap<string, string | undefined>): string {
-  const { cr } = input;
-  return canonicalJson({
-    text: input.textKey,
-    values: Object.fromEntries([...values].map(([k, v]) => [k, v ?? null])),
-    kind: cr.kind,
-    name: cr.name,
-    namespace: cr.namespace,
-    version: input.version,
-    spec: cr.spec,
-    images: input.images,
-  });
-}
-
-type Step = <T>(name: string, fn: () => T) => T;
 
 /** The parse problems clusterctl's yaml reader also fails on (the size limits are capi-render's own). */
 const PARSE_FAILURES: ReadonlySet<string> = new Set(['yaml-syntax', 'yaml-duplicate-key', 'components-invalid']);
 
-const NO_ORIGIN = { source: '', document: -1 };
-
 /**
- * Steps 4–13 on parsed resources. Each per-object step goes through the object memo, keyed by
- * everything besides the object that the step reads, so objects that environments share come out
- * of every step as the same objects; the steps that look at all objects at once (the target
- * namespace, the customisation and patch checks, the CRD names) run on every call.
+ * Steps 4–13 on parsed resources: plain functions of their input, each copying only what it
+ * changes, so what no step touches stays shared with the parsed objects (the build shares equal
+ * results between environments at the stage boundary: manifest/shared-objects.ts).
  */
 function processObjects(
   parsed: readonly Resource[],
@@ -200,71 +174,42 @@ function processObjects(
   step: Step,
 ): { objects: KubeObject[]; target: string } {
   const { cr } = input;
-  const memo = input.objectMemo ?? NO_OBJECT_MEMO;
   const providerRef = `${cr.kind}/${cr.namespace}/${cr.name}`;
-  const imagesKey = canonicalJson({ label, images: input.images });
-  // The resource steps read only the object; the origin goes along unchanged.
-  const each = (resources: readonly Resource[], key: string, fn: (r: Resource) => KubeObject): Resource[] =>
-    memo
-      .map(
-        resources.map((r) => r.object),
-        key,
-        (object) => fn({ object, origin: NO_ORIGIN }),
-      )
-      .map((object, i) => withObject(resources[i]!, object));
-  let resources = step('image overrides', () =>
-    each(
-      parsed,
-      `images-strict\u0000${imagesKey}`,
-      (r) => applyImageOverrides([r.object], label, input.images, 'strict')[0]!,
-    ),
+  const images = (objects: readonly KubeObject[], mode: 'strict' | 'tolerant') =>
+    step('image overrides', () => applyImageOverrides(objects, label, input.images, mode));
+  const overridden = images(
+    parsed.map((r) => r.object),
+    'strict',
   );
+  let resources = parsed.map((r, i) => withObject(r, overridden[i]!));
   const declared = step('target namespace', () => inspectTargetNamespace(resources, input.componentsSource));
   // The operator always installs into the provider CR's namespace, whatever the artifact declares.
   const target = cr.namespace || declared;
-  const withNamespace = addNamespaceIfMissing(resources, target, input.componentsSource);
-  if (withNamespace.length > resources.length) {
-    // The Namespace clusterctl adds is the same object in every environment.
-    const added = withNamespace.at(-1)!;
-    withNamespace[withNamespace.length - 1] = withObject(
-      added,
-      memo.value(`namespace\u0000${target}`, () => added.object),
-    );
-  }
   resources = step('target namespace', () =>
-    each(withNamespace, `namespace\u0000${target}`, (r) => fixTargetNamespace([r], target)[0]!.object),
+    fixTargetNamespace(addNamespaceIfMissing(resources, target, input.componentsSource), target),
   );
-  resources = each(resources, `labels\u0000${label}`, (r) => addLabels([r], commonLabels(label))[0]!.object);
+  resources = addLabels(resources, commonLabels(label));
   let objects = resources.map((r) => r.object);
-  objects = step('deployment customisation', () => {
-    const customizer = deploymentCustomizer(objects, {
+  objects = step('deployment customisation', () =>
+    customizeDeployments(objects, {
       providerRef,
       deployment: cr.spec.deployment,
       manager: cr.spec.manager,
       additionalDeployments: cr.spec.additionalDeployments,
-    });
-    return memo.map(objects, `customize\u0000${customizer.key}`, (o) => customizer.customize(o));
-  });
+    }),
+  );
   if (cr.spec.patches !== undefined || cr.spec.manifestPatches !== undefined) {
-    objects = step('patches', () => applySpecPatchesRemembered(objects, cr.spec, { providerRef }, memo));
+    objects = step('patches', () => applySpecPatches(objects, cr.spec, { providerRef }));
   }
   const crdNames = checkCrdNames(objects, { providerRef, file: cr.file, line: cr.line });
   if (crdNames.length > 0) throw new SpecError(crdNames);
   const stringMaps = checkStringMaps(objects, { providerRef, file: cr.file, line: cr.line });
   if (stringMaps.length > 0) throw new SpecError(stringMaps);
-  objects = step('image overrides', () =>
-    memo.map(
-      objects,
-      `images-tolerant\u0000${imagesKey}`,
-      (o) => applyImageOverrides([o], label, input.images, 'tolerant')[0]!,
-    ),
+  objects = images(objects, 'tolerant');
+  objects.push(inventoryObject(cr.kind, cr.name, target, input.version));
+  objects = cleanObjects(objects.map((object) => ({ object, origin: { source: '', document: -1 } }))).map(
+    (r) => r.object,
   );
-  objects.push(
-    memo.value(`inventory\u0000${canonicalJson([cr.kind, cr.name, target, input.version])}`, () =>
-      inventoryObject(cr.kind, cr.name, target, input.version),
-    ),
-  );
-  objects = memo.map(objects, 'clean', (object) => cleanObjects([{ object, origin: NO_ORIGIN }])[0]!.object);
   return { objects, target };
 }
 

@@ -6,7 +6,7 @@
 import { RenderError, SpecError, error, peerWording, throwIfErrors, type Diagnostic } from '../errors.js';
 import type { KubeObject } from '../manifest/object.js';
 import { isJsonObject } from '../manifest/object.js';
-import { renderProviderComponents } from '../process/provider-components.js';
+import { processedComponents } from './processed-components.js';
 import { imageNameProblems, type ImageOverrides } from '../process/image-overrides.js';
 import { baselineOf } from '../baseline/baseline.js';
 import { parseVersionRequest } from '../resolve/select-version.js';
@@ -208,7 +208,7 @@ export async function renderEnvironment(given: EnvironmentInputs, session: Rende
         seen,
         secrets: session.config.secrets,
         render: (lookupVariable) =>
-          renderProviderComponents({
+          processedComponents(session, textKey, {
             cr: r.cr,
             version: r.version,
             componentsText: r.components.text,
@@ -229,9 +229,6 @@ export async function renderEnvironment(given: EnvironmentInputs, session: Rende
                 })),
                 source,
               ),
-            objectMemo: session.objects,
-            memo: session.components,
-            textKey,
             compile: (text, source) => session.compile(textKey, text, source),
           }),
       });

@@ -6,7 +6,7 @@ import type { RenderConfig } from '../config/config-types.js';
 import type { KubeObject } from '../manifest/object.js';
 import type { ParseCache } from '../manifest/parse-cache.js';
 import { createCachedSerializer, type CachedSerializer } from '../manifest/serialize.js';
-import { createObjectMemo, type ObjectMemo } from '../manifest/object-memo.js';
+import { createSharedObjects, type SharedObjects } from '../manifest/shared-objects.js';
 import { BoundedMap } from '../bounded-map.js';
 import { createDocumentParser, type DocumentParser } from './document-parser.js';
 import type { ProviderValidator } from '../declarations/validate-providers.js';
@@ -52,13 +52,13 @@ export interface RenderSession {
   allowDowngrade?: boolean;
   /** Parses texts and substituted templates once per build (and through the parse cache across builds). */
   parser: DocumentParser;
-  /** Per-object results of the processing steps, shared by every environment (see object-memo.ts). */
-  objects: ObjectMemo;
+  /** One object for equal processed objects of every environment (see shared-objects.ts). */
+  sharedObjects: SharedObjects;
   /** Serialisation shared by every environment's plan. */
   serializer: CachedSerializer;
   /** cert-manager's processed objects (and where `images:` sent its images) by artifact, version and images. */
   certManager: Map<string, { objects: KubeObject[]; releasedImages: Map<string, string[]> }>;
-  /** Processed provider components by content (see ProviderComponentsInput.memo); the most recent only. */
+  /** Processed provider components by content and effective inputs (processed-components.ts); the most recent only. */
   components: BoundedMap<string, ProviderComponents>;
   /** A components text's template, parsed once per content key. */
   compile(key: string, text: string, source: string): CompiledTemplate;
@@ -75,7 +75,7 @@ const PROVIDER_MEMO_ENTRIES = 64;
 export function createSession(
   init: Omit<
     RenderSession,
-    'store' | 'parser' | 'objects' | 'serializer' | 'certManager' | 'components' | 'inventoryCrd' | 'compile'
+    'store' | 'parser' | 'sharedObjects' | 'serializer' | 'certManager' | 'components' | 'inventoryCrd' | 'compile'
   > & { store?: ArtifactStore; parseCache?: ParseCache },
 ): RenderSession {
   let crd: KubeObject | undefined;
@@ -84,7 +84,7 @@ export function createSession(
     ...init,
     store: init.store ?? new ArtifactStore(),
     parser: createDocumentParser(init.parseCache),
-    objects: createObjectMemo(),
+    sharedObjects: createSharedObjects(),
     serializer: createCachedSerializer(),
     certManager: new Map(),
     components: new BoundedMap(PROVIDER_MEMO_ENTRIES),

@@ -1,14 +1,17 @@
 /**
- * `capi-render upgrade` as a library call, in this order (a failure after step 4 started restores
- * the input files as they were):
+ * `capi-render upgrade` as a library call, in this order:
  * 1. render the current inputs and plan every environment (versions and newest metadata);
  * 2. choose each provider's target version and check clusterctl's upgrade rules;
  * 3. find the file and bytes that set each target's spec.version and group them (a shared site is
  *    edited only when everything it feeds moves the same way);
- * 4. write the edited inputs, render again, compare with rendered/ (object diff, findings, contracts);
- * 5. refuse (putting the inputs back) when a maybe-stored CRD version is removed or unserved, unless
- *    the caller confirmed the storage migration;
+ * 4. write the edited input files, render again, and compare the new output with rendered/ on disk
+ *    (object diff + safety findings, contract changes from the two locks);
+ * 5. refuse — putting the input files back — when a CRD version that may still be stored is
+ *    removed or unserved and the caller did not confirm the storage migration;
  * 6. otherwise write rendered/ and capi-render.lock with the build's own write path.
+ * Steps 4–6 are one streamed run: the comparison sees the new output once it is all staged, and a
+ * refusal leaves rendered/ and the lock as they were.
+ * A failure after step 4 started restores the input files as they were.
  */
 import path from 'node:path';
 import { replaceFileDurably } from '../durable-replace.js';
@@ -18,8 +21,8 @@ import { unknownEnvironments } from '../overlay/discover-environments.js';
 import type { Finding } from '../diff/types.js';
 import type { LockFile } from '../lock/lock-types.js';
 import { missingLockState, writtenLockState } from '../lock/lock-state.js';
-import { writeRenderResult, type WrittenRenderResult } from '../build/write-render-result.js';
-import { render } from '../render/render.js';
+import { writeRenderRun, type WrittenRenderResult } from '../build/write-render-result.js';
+import { startRender } from '../render/render-run.js';
 import type { RenderOptions } from '../render/render-options.js';
 import { applyVersionEdits } from './edit-version.js';
 import { readTreeFromDisk } from './git-rendered.js';
@@ -161,24 +164,35 @@ export async function applyUpgrade(options: ApplyUpgradeOptions): Promise<Upgrad
         })),
       });
     }
-    const next = await render({ ...renderOptions, lock: writtenLockState(lockBefore) });
-    const outRel = path.relative(repoRoot, next.outputDir).split(path.sep).join('/') || '.';
-    const report = compareRendered(
-      { files: await readTreeFromDisk(next.outputDir), lock: lockBefore },
-      { files: next.files, lock: next.lock },
-      { where: outRel },
-    );
-    const dangerous = storageMigrationFindings(report.findings);
-    if (dangerous.length > 0 && !options.confirmStorageMigration) {
+    const run = await startRender({ ...renderOptions, lock: writtenLockState(lockBefore) });
+    const outRel = path.relative(repoRoot, run.outputDir).split(path.sep).join('/') || '.';
+    const onDisk = await readTreeFromDisk(run.outputDir);
+    // The new output is compared while it streams into the write, before anything is committed.
+    const reviewed: { report: UpgradeReport; lock: LockFile } = { report: nothing.report, lock: lockBefore };
+    let written: WrittenRenderResult;
+    try {
+      ({ written } = await writeRenderRun(run, {
+        repoRoot,
+        // capi-render.lock as read, as for a build: the write compares with the file, not with the render above.
+        previousLock: options.render.lock ?? missingLockState(),
+        allowRemoval: options.allowRemoval ?? false,
+        review: (next) => {
+          reviewed.report = compareRendered(
+            { files: onDisk, lock: lockBefore },
+            { files: next.files, lock: next.lock },
+            { where: outRel },
+          );
+          reviewed.lock = next.lock;
+          const dangerous = storageMigrationFindings(reviewed.report.findings);
+          if (dangerous.length > 0 && !options.confirmStorageMigration) throw new StorageMigrationRefused(dangerous);
+        },
+      }));
+    } catch (e) {
+      if (!(e instanceof StorageMigrationRefused)) throw e;
       await restore();
-      return { ...nothing, edited, report, refused: dangerous };
+      return { ...nothing, edited, report: reviewed.report, refused: e.findings };
     }
-    const written = await writeRenderResult(next, {
-      repoRoot,
-      // capi-render.lock as read, as for a build: the write compares with the file, not with the render above.
-      previousLock: options.render.lock ?? missingLockState(),
-      allowRemoval: options.allowRemoval ?? false,
-    });
+    const { report } = reviewed;
     const gitopsRel = path.relative(repoRoot, written.gitops.root).split(path.sep).join('/') || '.';
     const changedPaths = [
       ...edited.map((e) => e.file),
@@ -196,11 +210,18 @@ export async function applyUpgrade(options: ApplyUpgradeOptions): Promise<Upgrad
       written,
       changedPaths,
       lockBefore,
-      lockAfter: next.lock,
+      lockAfter: reviewed.lock,
       warnings: current.warnings,
     };
   } catch (e) {
     await restore();
     throw e;
+  }
+}
+
+/** The review's refusal: thrown inside the write so that nothing is committed, caught by applyUpgrade. */
+class StorageMigrationRefused extends Error {
+  constructor(readonly findings: Finding[]) {
+    super('a storage migration needs confirming');
   }
 }

@@ -10,10 +10,11 @@ import { lockChanges } from '../lock/next-lock.js';
 import type { LockFile } from '../lock/lock-types.js';
 import { missingLockState, writtenLockState } from '../lock/lock-state.js';
 import { unknownEnvironments } from '../overlay/discover-environments.js';
-import { writeRenderResult, type WrittenRenderResult } from '../build/write-render-result.js';
+import { writeRenderRun, type WrittenRenderResult } from '../build/write-render-result.js';
 import { render } from '../render/render.js';
+import { startRender } from '../render/render-run.js';
 import type { RenderOptions } from '../render/render-options.js';
-import { lockKeyOf } from '../render/environment-result.js';
+import { lockKeyOf, type EnvironmentResult } from '../render/environment-result.js';
 import { readTreeFromDisk } from './git-rendered.js';
 import { compareRendered, type UpgradeReport } from './upgrade-report.js';
 import type { Diagnostic } from '../errors.js';
@@ -58,27 +59,32 @@ export async function refreshPinnedImages(options: {
       .filter((e) => selected.includes(e.environment.name))
       .flatMap((e) => e.pinnedImages.map(([image]) => lockKeyOf(e, image))),
   );
-  const next = await render({
+  const run = await startRender({
     ...renderOptions,
     lock: writtenLockState(current.lock),
     refreshImages: (image) => chosen.has(image),
   });
-  const outRel = path.relative(repoRoot, next.outputDir).split(path.sep).join('/') || '.';
-  const report = compareRendered(
-    { files: await readTreeFromDisk(next.outputDir), lock: lockBefore },
-    { files: next.files, lock: next.lock },
-    { where: outRel },
-  );
-  const written = await writeRenderResult(next, {
+  const outRel = path.relative(repoRoot, run.outputDir).split(path.sep).join('/') || '.';
+  const onDisk = await readTreeFromDisk(run.outputDir);
+  // The new output is compared as it streams into the write (the report is part of the outcome).
+  let report: UpgradeReport = { changes: [], findings: [] };
+  const environments: EnvironmentResult[] = [];
+  const { written, lockState: after } = await writeRenderRun(run, {
     repoRoot,
     previousLock: previous,
     allowRemoval: options.allowRemoval ?? false,
+    onEnvironment: (result) => environments.push(result),
+    review: (collected) => {
+      report = compareRendered(
+        { files: onDisk, lock: lockBefore },
+        { files: collected.files, lock: collected.lock },
+        { where: outRel },
+      );
+    },
   });
   const users = (key: string) =>
-    next.environments
-      .filter((e) => e.pinnedImages.some(([i]) => lockKeyOf(e, i) === key))
-      .map((e) => e.environment.name);
-  const moved = lockChanges(lockBefore, next.lock)
+    environments.filter((e) => e.pinnedImages.some(([i]) => lockKeyOf(e, i) === key)).map((e) => e.environment.name);
+  const moved = lockChanges(lockBefore, after.lock)
     .flatMap((c) =>
       c.kind === 'image-digest'
         ? [{ image: c.image, before: c.before, after: c.after, environments: users(c.image) }]
@@ -91,5 +97,5 @@ export async function refreshPinnedImages(options: {
     ...(written.written.length + written.removed.length > 0 ? [outRel] : []),
     ...(written.gitops.written.length + written.gitops.removed.length > 0 ? [gitopsRel] : []),
   ];
-  return { moved, report, written, changedPaths, lockBefore, lockAfter: next.lock, warnings: current.warnings };
+  return { moved, report, written, changedPaths, lockBefore, lockAfter: after.lock, warnings: current.warnings };
 }

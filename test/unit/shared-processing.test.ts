@@ -1,13 +1,19 @@
 /**
- * Processing shared between environments: with the object memo and part-wise parsing a
- * build uses, every provider comes out exactly as the plain pipeline makes it — whatever the spec —
- * and the objects no variable reaches are the same objects in every environment. Errors are the
- * plain pipeline's too.
+ * Processing shared between environments: through the stage boundary a build uses (processed
+ * components remembered by effective inputs, equal objects shared, part-wise parsing), every provider
+ * comes out exactly as the plain pipeline makes it — whatever the spec — and the objects no variable
+ * reaches are the same objects in every environment. Errors are the plain pipeline's too.
  */
 import { describe, expect, it } from 'vitest';
-import { createObjectMemo } from '../../src/manifest/object-memo.js';
+import { BoundedMap } from '../../src/bounded-map.js';
+import { createSharedObjects } from '../../src/manifest/shared-objects.js';
 import type { KubeObject, ProviderSpecFields } from 'capi-render';
-import { renderProviderComponents, type ProviderComponentsInput } from '../../src/process/provider-components.js';
+import {
+  renderProviderComponents,
+  type ProviderComponents,
+  type ProviderComponentsInput,
+} from '../../src/process/provider-components.js';
+import { processedComponents } from '../../src/render/processed-components.js';
 import { compileTemplate } from '../../src/process/variables/index.js';
 import { createDocumentParser } from '../../src/render/document-parser.js';
 import { CORE_COMPONENTS, fixtureText } from '../helpers/fixtures.js';
@@ -38,17 +44,15 @@ function input(
   };
 }
 
-/** What a build passes: one template, parser and memo for every environment. */
+/** What a build passes: one template and parser for every environment, through the stage boundary. */
 function sharedBuild() {
   const parser = createDocumentParser(undefined);
-  const objectMemo = createObjectMemo();
+  const session = { components: new BoundedMap<string, ProviderComponents>(8), sharedObjects: createSharedObjects() };
   const template = compileTemplate(TEXT, SOURCE);
   return (base: ProviderComponentsInput) =>
-    renderProviderComponents({
+    processedComponents(session, 'core', {
       ...base,
-      textKey: 'core',
       compile: () => template,
-      objectMemo,
       parse: (substituted, source) =>
         parser.parseParts(
           'core',
