@@ -65,7 +65,7 @@ describe('the lock never overrides the inputs', () => {
   }
   const cases: LockEdit[] = [
     {
-      name: 'version under an exact spec.version (the downgrade of the issue)',
+      name: 'version under an exact spec.version (a downgrade written into the lock)',
       edit: (t) => editEntry(t, KUBEADM, 'version', 'v1.11.0'),
       check:
         /^capi-render\.lock:\d+:1: error\[lock\]: \[dev\] BootstrapProvider\/capi-kubeadm-bootstrap-system\/kubeadm is locked at v1\.11\.0, which spec\.version v1\.12\.0 \(providers\/\S+:\d+:\d+\) does not allow/,
