@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import semver from 'semver';
 import { countFindings } from '../diff/util-format.js';
 import type { Finding } from '../diff/types.js';
+import { compareText } from '../diff/util-compare.js';
 import { parseVersion } from '../declarations/versions.js';
 import type { MovedImage } from './refresh-images.js';
 import type { UpgradeRequest, UpgradeTarget } from './select-targets.js';
@@ -63,17 +64,7 @@ export function upgradeTitle(n: UpgradeNaming): string {
 /** The commit message: title, blank line, one line per provider moved, the finding counts, the command. */
 export function upgradeCommitMessage(n: UpgradeNaming, findings: readonly Finding[], command: string): string {
   const lines = [...n.targets]
-    .sort((a, b) =>
-      a.environment < b.environment
-        ? -1
-        : a.environment > b.environment
-          ? 1
-          : a.provider < b.provider
-            ? -1
-            : a.provider > b.provider
-              ? 1
-              : 0,
-    )
+    .sort((a, b) => compareText(a.environment, b.environment) || compareText(a.provider, b.provider))
     .map(
       (t) =>
         `- ${t.environment}: ${t.provider} ${t.from} → ${t.to}${t.fromContract === t.toContract ? '' : ` (contract ${t.fromContract} → ${t.toContract})`}`,
@@ -144,17 +135,7 @@ export function imageRowsByEnvironment(
 ): { environment: string; image: string; from: string; to: string }[] {
   return moved
     .flatMap((m) => m.environments.map((environment) => ({ environment, image: m.image, from: m.before, to: m.after })))
-    .sort((a, b) =>
-      a.environment < b.environment
-        ? -1
-        : a.environment > b.environment
-          ? 1
-          : a.image < b.image
-            ? -1
-            : a.image > b.image
-              ? 1
-              : 0,
-    );
+    .sort((a, b) => compareText(a.environment, b.environment) || compareText(a.image, b.image));
 }
 
 /** A piece of a branch name git accepts (git check-ref-format): no spaces, `..`, or leading/trailing dots. */

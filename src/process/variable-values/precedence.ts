@@ -143,26 +143,17 @@ function resolveValue(
   // An unset environment variable leaves the variable unset, so a lower source, its default or the
   // missing-variable error applies — unless only a left-out Secret needs it (see the module comment);
   // a variable set to "" counts as set, as in clusterctl.
-  if (envValue === undefined)
-    return {
-      value: unsetMarker(name),
-      origin: 'env',
-      secret: true,
-      from: described,
-      reference,
-      via: from,
-      site: { file, field: `variables.${name}.fromEnv` },
-      unset: true,
-    };
-  return {
-    value: envValue,
+  const resolved = {
     origin: 'env',
     secret: true,
     from: described,
     reference,
     via: from,
     site: { file, field: `variables.${name}.fromEnv` },
-  };
+  } as const;
+  return envValue === undefined
+    ? { value: unsetMarker(name), ...resolved, unset: true }
+    : { value: envValue, ...resolved };
 }
 
 function lineOf(input: InputObject, key: string): { line?: number; col?: number } {
