@@ -41,6 +41,31 @@ export async function timeSideBySide<K extends string>(
   ) as Record<K, Timed>;
 }
 
+/**
+ * Like `timeSideBySide`, but noise-aware: when `holds` rejects the medians, it takes another batch
+ * of alternating rounds and judges the pooled samples, up to `batches` batches. A regression misses
+ * in every batch; a burst of load on a shared runner (one GC pause, another worker's spike) is
+ * outvoted. The caller asserts on what this returns, so a miss still fails with every sample shown.
+ */
+export async function timeSideBySideUntil<K extends string>(
+  cases: Record<K, () => unknown>,
+  holds: (times: Record<K, Timed>) => boolean,
+  rounds = 5,
+  batches = 3,
+): Promise<Record<K, Timed>> {
+  let pooled = await timeSideBySide(cases, rounds);
+  for (let batch = 1; batch < batches && !holds(pooled); batch++) {
+    const more = await timeSideBySide(cases, rounds);
+    pooled = Object.fromEntries(
+      Object.entries<Timed>(pooled).map(([k, t]) => {
+        const samples = [...t.samples, ...more[k as K].samples];
+        return [k, { samples, median: median(samples) }];
+      }),
+    ) as Record<K, Timed>;
+  }
+  return pooled;
+}
+
 /** A one-line account of timed cases for an assertion's message: `name median (samples) ms`. */
 export function describeTimes(times: Record<string, Timed>): string {
   return Object.entries(times)

@@ -5,7 +5,7 @@ import { chunkDump } from '../../src/adopt/dump-chunks.js';
 import { parseLiveDump, type DumpItemHead, type LiveDump } from '../../src/adopt/live-dump.js';
 import { fixtureText } from '../helpers/fixtures.js';
 import { thrownBy } from '../helpers/errors.js';
-import { describeTimes, timeSideBySide } from '../helpers/timing.js';
+import { describeTimes, timeSideBySideUntil, type Timed } from '../helpers/timing.js';
 import { SpecError } from '../../src/errors.js';
 
 const cm = (name: string) => ({
@@ -147,15 +147,25 @@ describe('large --- streams', () => {
       expect(dump.objects.map((o) => (o.object.metadata as { name: string }).name)).toEqual(['deep']);
     };
     run(small); // warm up
-    // Medians of runs that alternate between the three inputs, so a busy second slows each alike.
-    const times = await timeSideBySide(
-      { '10k stream': () => run(small), '40k stream': () => run(large), '40k List': () => run(largeList) },
-      5,
+    // Equal work per sample: four 10k streams against one 40k stream, so the ratio is about 1 when
+    // cutting is linear and about 4 when it is quadratic, and no sample is a 10 ms sliver that one
+    // GC pause doubles. Alternating rounds, medians, and more rounds before a miss counts.
+    const limits = { quadratic: 2, list: 3 };
+    const ratios = (t: Record<'4 × 10k stream' | '40k stream' | '40k List', Timed>) => ({
+      quadratic: t['40k stream'].median / t['4 × 10k stream'].median,
+      list: t['40k stream'].median / t['40k List'].median,
+    });
+    const times = await timeSideBySideUntil(
+      {
+        '4 × 10k stream': () => [small, small, small, small].forEach(run),
+        '40k stream': () => run(large),
+        '40k List': () => run(largeList),
+      },
+      (t) => ratios(t).quadratic < limits.quadratic && ratios(t).list < limits.list,
     );
-    const [t10, t40, tList] = [times['10k stream'].median, times['40k stream'].median, times['40k List'].median];
-    // Halfway (on a log scale) between linear (4×) and quadratic (16×): robust against a busy machine.
-    expect(t40 / t10, describeTimes(times)).toBeLessThan(8);
-    expect(t40 / tList, describeTimes(times)).toBeLessThan(3);
+    // Halfway (on a log scale) between linear (1×) and quadratic (4×).
+    expect(ratios(times).quadratic, describeTimes(times)).toBeLessThan(limits.quadratic);
+    expect(ratios(times).list, describeTimes(times)).toBeLessThan(limits.list);
     expect(chunkDump(large)).toHaveLength(40_000);
   });
 
