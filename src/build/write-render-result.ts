@@ -10,14 +10,19 @@ import type { LockState } from '../lock/lock-state.js';
 import type { RenderResult } from '../render/render-options.js';
 import type { RenderRun } from '../render/render-run.js';
 import { collectRun } from '../render/render.js';
+import { BoundedMap } from '../bounded-map.js';
 import type { EnvironmentResult } from '../render/environment-result.js';
-import { sha256Of, type ProducedDigests } from '../output/output-fingerprint.js';
+import { sha256Of, type DigestsByPath, type ProducedDigests } from '../output/output-fingerprint.js';
+import { PathMap, PathNames } from '../output/path-table.js';
 import type { OutputFiles } from '../plan/output-plan.js';
 import { writeOutput, type OutputSource, type WriteRenderResultOptions } from '../output/write-output.js';
 import type { WrittenRenderResult } from '../output/write-summary.js';
 
 export type { WriteRenderResultOptions } from '../output/write-output.js';
 export type { WrittenRenderResult } from '../output/write-summary.js';
+
+/** Distinct file texts whose sha256 is remembered (the texts a fleet shares stay the most recent). */
+const DIGEST_ENTRIES = 4096;
 
 /** What {@link writeRenderRun} leaves: the write, and the lock and warnings of the build. */
 export interface WrittenRenderRun {
@@ -46,10 +51,13 @@ export async function writeRenderRun(
   },
 ): Promise<WrittenRenderRun> {
   let warnings: Diagnostic[] = [];
-  const produced: ProducedDigests = { out: new Map(), gitops: new Map() };
-  // Identical texts (a CRD in every environment) are hashed once.
-  const digests = new Map<string, string>();
-  const note = (into: Map<string, string>, files: OutputFiles) => {
+  // Every file of the fleet until the fingerprint is taken: held compactly (path-table.ts).
+  const names = new PathNames();
+  const produced: ProducedDigests = { out: new PathMap(names), gitops: new PathMap(names) };
+  // Identical texts (a CRD in every environment) are hashed once. Bounded, so the texts that only
+  // one environment has are let go with it.
+  const digests = new BoundedMap<string, string>(DIGEST_ENTRIES);
+  const note = (into: DigestsByPath, files: OutputFiles) => {
     for (const [rel, text] of files) {
       let sha256 = digests.get(text);
       if (sha256 === undefined) digests.set(text, (sha256 = sha256Of(text)));

@@ -7,6 +7,7 @@
  * single source of truth.
  */
 import jsYaml from 'js-yaml';
+import { BoundedMap } from '../bounded-map.js';
 
 export interface FastDumpOptions {
   /** The js-yaml options whose output this reproduces (lineWidth -1, noRefs, noArrayIndent). */
@@ -26,10 +27,16 @@ export interface FastDumper {
   dump(value: Value): string;
 }
 
+/**
+ * Distinct scalars remembered. Bounded: with a distinct value per environment each environment
+ * brings scalars of its own, and a scalar parsed from a larger text can keep that text alive.
+ */
+const SCALAR_ENTRIES = 8192;
+
 export function createFastDumper(options: FastDumpOptions): FastDumper {
-  const keys = new Map<string, string>();
-  const singles = new Map<string, string>();
-  const blocks = new Map<string, BlockScalar>();
+  const keys = new BoundedMap<string, string>(SCALAR_ENTRIES);
+  const singles = new BoundedMap<string, string>(SCALAR_ENTRIES);
+  const blocks = new BoundedMap<string, BlockScalar>(SCALAR_ENTRIES);
 
   const keyText = (key: string): string => {
     let text = keys.get(key);

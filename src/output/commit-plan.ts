@@ -9,7 +9,8 @@ import type { CommitRecord, SingleFileMove, StagePlan } from './apply-staged.js'
 import { PLAN_FILE } from './apply-staged.js';
 import type { TransactionFs } from './durable-fs.js';
 import type { Stage } from './output-stage.js';
-import { OWNERSHIP_FILE, ownershipText } from './ownership.js';
+import { OWNERSHIP_FILE, ownershipText, ownershipTextOfSorted } from './ownership.js';
+import { PathSet } from './path-table.js';
 import { guarded } from './write-errors.js';
 
 /** What one target folder's part of a write did. */
@@ -61,18 +62,19 @@ export async function planCommit(
   for (const stage of stages) {
     const { scan } = stage;
     const remove = [...stage.owned].filter((f) => stage.target.inScope(f) && !stage.produced.has(f)).sort();
-    const removed = new Set(remove);
-    const owned = new Set([...stage.owned].filter((f) => !removed.has(f)));
+    // Kept as compactly as the stage keeps them: at this point every file of the fleet is listed.
+    const owned = new PathSet(stage.owned);
+    for (const f of remove) owned.delete(f);
     for (const f of stage.produced) owned.add(f);
-    const written = [...stage.written].sort();
+    const written = stage.produced.sorted().filter((f) => !stage.unchanged.has(f));
     summaries.push({
       root: scan.root,
       written,
-      unchanged: stage.unchanged,
+      unchanged: stage.unchanged.size,
       removed: remove,
       foreign: [...scan.entries.keys()].filter((f) => !stage.owned.has(f)),
     });
-    const recordText = ownershipText(owned);
+    const recordText = ownershipTextOfSorted(owned.sorted());
     // A folder that never held capi-render output gets no record until it does; a record whose text is
     // not what capi-render writes for its list (a line duplicated or added by hand) is rewritten.
     const recordChanged = scan.record

@@ -22,6 +22,7 @@ import {
   type FingerprintData,
   type FolderMarks,
 } from './fingerprint-record.js';
+import { createInterning, type Interning } from './mark-interning.js';
 import { OWNERSHIP_FILE, parseOwnership } from './ownership.js';
 import { WORK_DIR } from './scan-output-folder.js';
 
@@ -119,8 +120,14 @@ export function fingerprintDigest(fp: OutputFingerprint): string {
 
 /** What a build produced, for {@link takeFingerprint}: sha256 of every file it staged, by folder. */
 export interface ProducedDigests {
-  out: Map<string, string>;
-  gitops: Map<string, string>;
+  out: DigestsByPath;
+  gitops: DigestsByPath;
+}
+
+/** sha256 by file path: a Map, or the compact PathMap a fleet's write keeps (path-table.ts). */
+export interface DigestsByPath {
+  get(rel: string): string | undefined;
+  set(rel: string, sha256: string): unknown;
 }
 
 /** What {@link takeFingerprint} is told of the build. */
@@ -163,6 +170,8 @@ export function takeFingerprint(init: TakeFingerprintInit): OutputFingerprint {
   const owners = { out: outEnvironmentOf, gitops: gitopsEnvironmentOf };
   const folders = { out: init.outDir, gitops: init.gitopsDir };
   const marked = { out: new Map<string, FolderMarks>(), gitops: new Map<string, FolderMarks>() };
+  // A fleet's record repeats names and marks in every environment: one copy of each (mark-interning.ts).
+  const interning = createInterning();
   const shared: { out: FolderMarks; gitops: FolderMarks } = { out: new Map(), gitops: new Map() };
   for (const kind of ['out', 'gitops'] as const) {
     const root = folders[kind];
@@ -175,8 +184,8 @@ export function takeFingerprint(init: TakeFingerprintInit): OutputFingerprint {
       markAt((previous && previous.environments.get(ownerOf(rel) ?? '')?.[kind]) ?? previous?.shared[kind], rel);
     const put = (owner: string | undefined, rel: string, m: FileMark) => {
       let marks = owner === undefined ? shared[kind] : marked[kind].get(owner);
-      if (!marks) marked[kind].set(owner!, (marks = new Map()));
-      putMark(marks, rel, m);
+      if (!marks) marked[kind].set(interning.name(owner!), (marks = new Map()));
+      putMark(marks, rel, m, interning);
     };
     // A file not produced by this build keeps its earlier mark while untouched; a touched one (or one
     // in the racy window) is hashed, and recorded only when it is still the recorded bytes.
@@ -244,12 +253,12 @@ export function recordDigests(fp: OutputFingerprint): { out: string | undefined;
   return { out: markAt(fp.shared.out, OWNERSHIP_FILE)?.[3], gitops: markAt(fp.shared.gitops, OWNERSHIP_FILE)?.[3] };
 }
 
-function putMark(marks: FolderMarks, rel: string, m: FileMark): void {
+function putMark(marks: FolderMarks, rel: string, m: FileMark, interning: Interning): void {
   const at = rel.lastIndexOf('/');
   const dir = at < 0 ? '' : rel.slice(0, at);
   let files = marks.get(dir);
-  if (!files) marks.set(dir, (files = new Map()));
-  files.set(rel.slice(at + 1), m);
+  if (!files) marks.set(interning.name(dir), (files = new Map()));
+  files.set(interning.name(rel.slice(at + 1)), interning.mark(m));
 }
 
 function countMarks(marks: FolderMarks): number {

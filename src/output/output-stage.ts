@@ -8,6 +8,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { SpecError, error } from '../errors.js';
+import type { BoundedMap } from '../bounded-map.js';
+import { PathNames, PathSet } from './path-table.js';
 import type { TransactionFs } from './durable-fs.js';
 import { forEachLimited } from '../durable-replace.js';
 import { readRecordFile } from '../repository-files.js';
@@ -34,10 +36,11 @@ export interface Stage {
   scan: OutputFolderScan;
   /** The stage folder: `new/`, `old/`, `plan.json`, `record.new`. */
   dir: string;
-  owned: Set<string>;
-  produced: Set<string>;
-  written: string[];
-  unchanged: number;
+  /** Paths held compactly (path-table.ts): a fleet's write lists every file of every environment. */
+  owned: PathSet;
+  produced: PathSet;
+  /** Produced files already byte-identical on disk; the others are written (none on a first build). */
+  unchanged: PathSet;
   /** Folders this write created in the output folder (removed again if it aborts). */
   created: string[];
   /** Top-level folders absent when the write began: staged whole, moved into place with one rename. */
@@ -51,8 +54,12 @@ export interface StageContext {
   tfs: TransactionFs;
   repoRoot: string;
   failpoint?: (step: string) => void;
-  /** The first staged copy of each content, once written (later ones are hard links to it). */
-  firstCopy: Map<string, Promise<string>>;
+  /**
+   * The first staged copy of each content, once written (later ones are hard links to it). Bounded:
+   * content only one environment has is forgotten as the fleet goes on, and a later copy of a
+   * forgotten content is written again instead of linked.
+   */
+  firstCopy: BoundedMap<string, Promise<string>>;
   /** Staged paths that got an inode of their own (each is fsynced once before the commit marker). */
   ownCopies: string[];
 }
@@ -78,10 +85,14 @@ export async function openStage(
     );
   }
   const files = [...scan.entries.keys()];
-  let owned: Set<string>;
+  const names = new PathNames();
+  let owned: PathSet;
   if (scan.record) {
     // Files the scan did not look at (environments this build leaves alone) stay owned as recorded.
-    owned = new Set([...scan.record.files].filter((f) => !scan.listed(f) || scan.entries.get(f) === 'file'));
+    owned = new PathSet(
+      [...scan.record.files].filter((f) => !scan.listed(f) || scan.entries.get(f) === 'file'),
+      names,
+    );
   } else {
     const strangers = files.filter((f) => scan.entries.get(f) !== 'file' || !target.adoptable(f));
     if (strangers.length > 0) {
@@ -97,7 +108,7 @@ export async function openStage(
         ),
       );
     }
-    owned = new Set(files);
+    owned = new PathSet(files, names);
   }
   // Stage on the output's own file system, so installing is a rename (see apply-staged.ts).
   const sameDevice = await deviceOf(scan.root).then(async (d) => d === (await deviceOf(repoRoot)));
@@ -111,9 +122,8 @@ export async function openStage(
     scan,
     dir,
     owned,
-    produced: new Set(),
-    written: [],
-    unchanged: 0,
+    produced: new PathSet([], names),
+    unchanged: new PathSet([], names),
     created: [],
     newTops: new Set(),
     stagedDirs: new Map(),
@@ -128,11 +138,10 @@ export async function stageFiles(ctx: StageContext, stage: Stage, files: OutputF
     stage.produced.add(rel);
     const target = path.join(scan.root, ...rel.split('/'));
     if (stage.owned.has(rel) && (await sameContent(target, text))) {
-      stage.unchanged++;
+      stage.unchanged.add(rel);
       return;
     }
     ctx.failpoint?.('stage');
-    stage.written.push(rel);
     await ensureFolder(ctx, stage, path.dirname(rel));
     const staged = path.join(stage.dir, 'new', ...rel.split('/'));
     await guarded('stage', target, ctx.repoRoot, async () => {

@@ -7,6 +7,7 @@ export {
   OWNERSHIP_FILE,
   isSafeRelativePath,
   ownershipText,
+  ownershipTextOfSorted,
   parseOwnership,
   type OwnershipRecord,
 } from '../plan/ownership-record.js';

@@ -19,6 +19,7 @@ import {
 } from './commit-marker.js';
 import { nodeTransactionFs, syncAll, type TransactionFs } from './durable-fs.js';
 import { cleanLegacyStaging } from './legacy-staging.js';
+import { BoundedMap } from '../bounded-map.js';
 import { openStage, stageFiles, type Stage, type StageContext, type TreeTarget } from './output-stage.js';
 import { OWNERSHIP_FILE } from './ownership.js';
 import { WORK_DIR, scanOutputFolder, type OutputFolderScan } from './scan-output-folder.js';
@@ -58,7 +59,7 @@ export async function beginTransaction(
   const ctx: StageContext = {
     tfs,
     repoRoot: options.repoRoot,
-    firstCopy: new Map(),
+    firstCopy: new BoundedMap(FIRST_COPY_ENTRIES),
     ownCopies: [],
     ...(options.failpoint ? { failpoint: options.failpoint } : {}),
   };
@@ -89,6 +90,8 @@ export async function beginTransaction(
 }
 
 const NOTHING_CHANGED = 'nothing in the output or the lock was changed';
+/** Distinct contents whose first staged copy is remembered for hard links (see StageContext). */
+const FIRST_COPY_ENTRIES = 4096;
 
 /** A write in progress: stage files, then commit (or abort). */
 export class OutputTransaction {

@@ -28,7 +28,11 @@ export interface OwnershipRecord {
 
 /** The record's text for `files` (sorted, one per line). */
 export function ownershipText(files: Iterable<string>): string {
-  const sorted = [...files].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return ownershipTextOfSorted([...files].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** {@link ownershipText} of files already in that order (a fleet's list is not sorted twice). */
+export function ownershipTextOfSorted(sorted: readonly string[]): string {
   return `${[...HEADER, ...sorted].join('\n')}\n`;
 }
 
@@ -50,7 +54,29 @@ export function parseOwnership(text: string): OwnershipRecord {
     if (isSafeRelativePath(line)) files.add(line);
   }
   const normalised = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
-  return { files, conflicted, canonical: !conflicted && normalised === ownershipText(files) };
+  return { files, conflicted, canonical: !conflicted && isOwnershipTextOf(normalised, files.size) };
+}
+
+/**
+ * Whether `text` is exactly ownershipText of the `count` files read from it: the header, then each
+ * file once, safe and in order, each line ending in a newline. Checked line by line, so a fleet's
+ * record (a million lines) is neither sorted nor written out again to be compared.
+ */
+function isOwnershipTextOf(text: string, count: number): boolean {
+  const head = `${HEADER.join('\n')}\n`;
+  if (!text.startsWith(head)) return false;
+  let lines = 0;
+  let previous: string | undefined;
+  for (let at = head.length; at < text.length; lines++) {
+    const end = text.indexOf('\n', at);
+    if (end < 0) return false;
+    const line = text.slice(at, end);
+    if (!isSafeRelativePath(line) || (previous !== undefined && !(previous < line))) return false;
+    previous = line;
+    at = end + 1;
+  }
+  // A safe line the reader skipped (one starting with `#`) makes the counts differ.
+  return lines === count;
 }
 
 /**
