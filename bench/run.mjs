@@ -121,8 +121,9 @@ function timed(cmd, args, cwd, cacheDir = path.join(work, 'cache')) {
 }
 
 /**
- * A case's figures from its samples: the median time and the largest peak. `once` takes one more
- * sample of the case, for a re-measure (bench-table.mjs).
+ * A case's figures from its samples: the median time and the largest peak, plus `extra` — there,
+ * the measuring functions put `once`, which takes one more sample of the case for a re-measure
+ * (bench-table.mjs).
  */
 function summary(samples, extra = {}) {
   return { ms: median(samples.map((s) => s.ms)), rss: Math.max(...samples.map((s) => s.rss)), ...extra };
