@@ -51,6 +51,7 @@ import jsYaml from 'js-yaml';
 import { writeKustomizeBase } from './kustomize-base.mjs';
 import { differenceBetween } from './same-objects.mjs';
 import { atMost, benchTable, target } from './bench-table.mjs';
+import { realProviderRows } from './real-providers.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURES = path.join(ROOT, 'test/fixtures/repository');
@@ -668,6 +669,30 @@ if (process.env.BENCH_ONLY === 'pinning') {
   await pinningRows(repo);
   process.exit(table.verdict(CHECK));
 }
+/** The real-provider rows (./real-providers.mjs): alone under BENCH_ONLY=real, else last. */
+const realRows = () =>
+  realProviderRows({
+    work,
+    fixtures: FIXTURES,
+    cli: CLI,
+    runs: RUNS,
+    timed,
+    folderBytes,
+    artifactText,
+    commands,
+    table,
+    atMost,
+    fmt,
+    mib,
+    size,
+    ratio,
+  });
+if (process.env.BENCH_ONLY === 'real') {
+  realRows();
+  const code = table.verdict(CHECK);
+  if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
+  process.exit(code);
+}
 const one = capiRepo('one', 1);
 const oneK = kustomizeTrees('one-kustomize', 1);
 const c1 = capiCold(one);
@@ -928,6 +953,8 @@ table.add(
     targets: [atMost('time', cold500.ms, 90_000, ' ms'), cacheBound(cold500Cache)],
   },
 );
+
+realRows();
 
 const exitCode = table.verdict(CHECK);
 console.log(
