@@ -59,6 +59,7 @@ import { writeKustomizeBase } from './kustomize-base.mjs';
 import { differenceBetween } from './same-objects.mjs';
 import { atMost, benchTable, formatMs, ratioAtMost, target, timeAtMost } from './bench-table.mjs';
 import { median } from './noise-aware.mjs';
+import { realProviderRows } from './real-providers.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURES = path.join(ROOT, 'test/fixtures/repository');
@@ -689,6 +690,30 @@ if (process.env.BENCH_ONLY === 'fleet') {
   if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
   process.exit(exitCode);
 }
+/** The real-provider rows (./real-providers.mjs): alone under BENCH_ONLY=real, else last. */
+const realRows = () =>
+  realProviderRows({
+    work,
+    fixtures: FIXTURES,
+    cli: CLI,
+    runs: RUNS,
+    timed,
+    folderBytes,
+    artifactText,
+    commands,
+    table,
+    atMost,
+    fmt,
+    mib,
+    size,
+    ratio,
+  });
+if (process.env.BENCH_ONLY === 'real') {
+  realRows();
+  const code = await table.verdict(CHECK);
+  if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
+  process.exit(code);
+}
 const one = capiRepo('one', 1);
 const oneK = kustomizeTrees('one-kustomize', 1);
 const c1 = capiCold(one);
@@ -1044,6 +1069,8 @@ table.add(
     remeasure: { comparison: "Argo CD's limit", maxRounds: 3, round: () => ({ row: cold500.once().ms }) },
   },
 );
+
+realRows();
 
 const exitCode = await table.verdict(CHECK);
 console.log(
