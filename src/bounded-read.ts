@@ -103,6 +103,45 @@ export function readBoundedSync(file: string, options: BoundedReadOptions): Boun
   }
 }
 
+/** What {@link readBoundedChunksSync} leaves: the bytes went to its callback, or why there were none. */
+export type BoundedChunks = Exclude<BoundedRead, { outcome: 'read' }> | { outcome: 'read'; size: number };
+
+/** The read's piece size: a fleet's ownership record (a hundred megabytes) is never held whole. */
+const CHUNK_BYTES = 1 << 20;
+
+/**
+ * {@link readBoundedSync}, a piece at a time: `onChunk` sees the bytes in order, each piece in a
+ * buffer reused by the next call (copy what must be kept). Nothing is read when fstat refuses the
+ * file; a file that grows past `limit` while being read stops with `too-large` (`grew`).
+ */
+export function readBoundedChunksSync(
+  file: string,
+  options: BoundedReadOptions,
+  onChunk: (bytes: Buffer) => void,
+): BoundedChunks {
+  let fd: number;
+  try {
+    fd = openSync(file, READ | (options.follow ? 0 : NO_FOLLOW));
+  } catch (e) {
+    return openFailure(e, file) as BoundedChunks;
+  }
+  try {
+    const refused = judge(fstatSync(fd), options.limit);
+    if (refused) return refused as BoundedChunks;
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    let size = 0;
+    for (;;) {
+      const bytesRead = readSync(fd, buffer, 0, buffer.length, null);
+      if (bytesRead === 0) return { outcome: 'read', size };
+      size += bytesRead;
+      if (size > options.limit) return { outcome: 'too-large', size: options.limit + 1, grew: true };
+      onChunk(buffer.subarray(0, bytesRead));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** What fstat says before a byte is read: not a regular file, or already over the limit. */
 function judge(stat: Stats, limit: number): BoundedRead | undefined {
   if (!stat.isFile()) return { outcome: 'irregular', kind: kindOf(stat) };

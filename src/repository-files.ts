@@ -12,10 +12,16 @@ export type { FileKind } from './bounded-read.js';
 
 /** Largest input file accepted (a compressed core-components ConfigMap is about 0.5 MiB). */
 export const MAX_INPUT_FILE_BYTES = 32 * 1024 * 1024;
-/** Largest capi-render.lock accepted: a thousand environments' entries are a few MiB. */
-export const MAX_LOCK_FILE_BYTES = 64 * 1024 * 1024;
-/** Largest ownership record accepted: 100 environments list about 1 MiB of paths. */
-export const MAX_OWNERSHIP_RECORD_BYTES = 64 * 1024 * 1024;
+/**
+ * Largest capi-render.lock accepted: ten thousand environments' entries are about 27 MiB, so this
+ * leaves room for nine times as many.
+ */
+export const MAX_LOCK_FILE_BYTES = 256 * 1024 * 1024;
+/**
+ * Largest ownership record accepted: 100 environments list about 1 MiB of paths, ten thousand
+ * about 105 MiB; this leaves room for about fifty thousand.
+ */
+export const MAX_OWNERSHIP_RECORD_BYTES = 512 * 1024 * 1024;
 /**
  * Largest file of rendered/ or gitops/ accepted: one object each, which the Kubernetes API server
  * refuses well before this (its requests stop at 3 MiB).

@@ -22,7 +22,7 @@ export type { WriteRenderResultOptions } from '../output/write-output.js';
 export type { WrittenRenderResult } from '../output/write-summary.js';
 
 /** Distinct file texts whose sha256 is remembered (the texts a fleet shares stay the most recent). */
-const DIGEST_ENTRIES = 4096;
+const DIGEST_ENTRIES = 1024;
 
 /** What {@link writeRenderRun} leaves: the write, and the lock and warnings of the build. */
 export interface WrittenRenderRun {

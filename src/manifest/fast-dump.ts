@@ -31,7 +31,7 @@ export interface FastDumper {
  * Distinct scalars remembered. Bounded: with a distinct value per environment each environment
  * brings scalars of its own, and a scalar parsed from a larger text can keep that text alive.
  */
-const SCALAR_ENTRIES = 8192;
+const SCALAR_ENTRIES = 2048;
 
 export function createFastDumper(options: FastDumpOptions): FastDumper {
   const keys = new BoundedMap<string, string>(SCALAR_ENTRIES);

@@ -9,7 +9,7 @@ import type { CommitRecord, SingleFileMove, StagePlan } from './apply-staged.js'
 import { PLAN_FILE } from './apply-staged.js';
 import type { TransactionFs } from './durable-fs.js';
 import type { Stage } from './output-stage.js';
-import { OWNERSHIP_FILE, ownershipText, ownershipTextOfSorted } from './ownership.js';
+import { OWNERSHIP_FILE, ownershipTextOfSorted } from './ownership.js';
 import { PathSet } from './path-table.js';
 import { guarded } from './write-errors.js';
 
@@ -61,12 +61,18 @@ export async function planCommit(
   const sync = { files: [...ctx.ownCopies], folders: new Set<string>() };
   for (const stage of stages) {
     const { scan } = stage;
-    const remove = [...stage.owned].filter((f) => stage.target.inScope(f) && !stage.produced.has(f)).sort();
-    // Kept as compactly as the stage keeps them: at this point every file of the fleet is listed.
-    const owned = new PathSet(stage.owned);
-    for (const f of remove) owned.delete(f);
-    for (const f of stage.produced) owned.add(f);
-    const written = stage.produced.sorted().filter((f) => !stage.unchanged.has(f));
+    // Every file of the fleet is listed here: one sorted list of what was produced serves the
+    // summary and the record, and the record adds only what the build left owned without producing.
+    const remove: string[] = [];
+    const keptOwned: string[] = [];
+    for (const f of stage.owned) {
+      if (stage.produced.has(f)) continue;
+      (stage.target.inScope(f) ? remove : keptOwned).push(f);
+    }
+    remove.sort();
+    const produced = stage.produced.sorted();
+    const owned = keptOwned.length === 0 ? produced : new PathSet([...stage.produced, ...keptOwned]).sorted();
+    const written = stage.unchanged.size === 0 ? produced : produced.filter((f) => !stage.unchanged.has(f));
     summaries.push({
       root: scan.root,
       written,
@@ -74,12 +80,14 @@ export async function planCommit(
       removed: remove,
       foreign: [...scan.entries.keys()].filter((f) => !stage.owned.has(f)),
     });
-    const recordText = ownershipTextOfSorted(owned.sorted());
+    const recordText = ownershipTextOfSorted(owned);
     // A folder that never held capi-render output gets no record until it does; a record whose text is
     // not what capi-render writes for its list (a line duplicated or added by hand) is rewritten.
+    // (A canonical record is the text of its files: it changes exactly when the files do.)
+    const recordFiles = scan.record?.files;
     const recordChanged = scan.record
-      ? !scan.record.canonical || recordText !== ownershipText(scan.record.files)
-      : owned.size > 0;
+      ? !scan.record.canonical || owned.length !== recordFiles!.size || owned.some((f) => !recordFiles!.has(f))
+      : owned.length > 0;
     if (written.length === 0 && remove.length === 0 && !recordChanged) continue;
     // A folder new to the output moves in whole; files elsewhere one by one.
     const folders = [...stage.newTops].sort();

@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { lstatSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { readBoundedSync } from '../bounded-read.js';
+import { readBoundedChunksSync, readBoundedSync } from '../bounded-read.js';
+import { StringDecoder } from 'node:string_decoder';
 import { MAX_OUTPUT_FILE_BYTES, MAX_OWNERSHIP_RECORD_BYTES } from '../repository-files.js';
 import path from 'node:path';
 import type { CacheUse } from '../cache/cache-use.js';
@@ -23,7 +24,8 @@ import {
   type FolderMarks,
 } from './fingerprint-record.js';
 import { createInterning, type Interning } from './mark-interning.js';
-import { OWNERSHIP_FILE, parseOwnership } from './ownership.js';
+import { OWNERSHIP_FILE, forEachOwnedFile } from './ownership.js';
+import { PathSet } from './path-table.js';
 import { WORK_DIR } from './scan-output-folder.js';
 
 /** What the last build left: each checked environment's entry and the shared files (fingerprint-record.ts). */
@@ -195,32 +197,26 @@ export function takeFingerprint(init: TakeFingerprintInit): OutputFingerprint {
       if (sameTimes(old, times) && !racy(previous, old)) return old;
       return hashOf(file) === old[3] ? [times[0], times[1], times[2], old[3]] : undefined;
     };
-    // The record as written: a regular file, never through a link, bounded (a folder capi-render
-    // never wrote, gitops/ of the kustomize flavour, has none: nothing of it is recorded).
-    const record = readBoundedSync(path.join(root, OWNERSHIP_FILE), {
-      limit: MAX_OWNERSHIP_RECORD_BYTES,
-      follow: false,
-    });
-    if (record.outcome !== 'read') continue;
-    const recordText = record.bytes.toString('utf8');
-    const owned = new Set([OWNERSHIP_FILE, ...parseOwnership(recordText).files]);
-    for (const rel of owned) {
+    // Each file the record lists (and the record itself): marked, or its environment left incomplete.
+    const mark = (rel: string, recordSha: string) => {
       const owner = ownerOf(rel);
-      if (owner !== undefined && !keys.has(owner)) continue;
+      if (owner !== undefined && !keys.has(owner)) return;
       const file = path.join(root, ...rel.split('/'));
       const stat = lstatSync(file, { throwIfNoEntry: false });
       const times: [number, number, number] | undefined = stat?.isFile()
         ? [stat.size, stat.mtimeMs, stat.ctimeMs]
         : undefined;
-      const sha256 = rel === OWNERSHIP_FILE ? sha256Of(recordText) : produced.get(rel);
+      const sha256 = rel === OWNERSHIP_FILE ? recordSha : produced.get(rel);
       const known = times && (sha256 !== undefined ? ([...times, sha256] as FileMark) : carried(rel, file, times));
       if (known) put(owner, rel, known);
       else if (owner !== undefined) incomplete.add(owner);
-    }
+    };
+    // A folder without a record (capi-render never wrote it, gitops/ of the kustomize flavour): nothing of it is recorded.
+    const owned = markOwnedFiles(root, mark);
+    if (!owned) continue;
     // Files someone else put there are left alone by every build; recorded as they are, so that
     // only a new one (which a full build reports) makes the folder differ.
-    for (const rel of listRegularFiles(root) ?? []) {
-      if (owned.has(rel)) continue;
+    for (const rel of listRegularFiles(root, (f) => !owned.has(f)) ?? []) {
       const owner = ownerOf(rel);
       if (owner !== undefined && !keys.has(owner)) continue;
       const file = path.join(root, ...rel.split('/'));
@@ -356,10 +352,44 @@ function racy(fp: OutputFingerprint, mark: FileMark): boolean {
 }
 
 /**
- * Regular files below `root`, relative to it (the work folder aside; none where it does not exist);
- * undefined when anything else is there (a link, a FIFO, a device) or it cannot be read.
+ * Reads `root`'s ownership record as written — a regular file, never through a link, bounded — a
+ * piece at a time (a fleet's record is a hundred megabytes; it is never held whole), then calls
+ * `mark` with the record itself and each file it lists, once each; returns those files, kept
+ * compactly. Undefined, with nothing marked, when there is no record (a folder capi-render never
+ * wrote, gitops/ of the kustomize flavour) or it cannot be read whole.
  */
-function listRegularFiles(root: string): string[] | undefined {
+function markOwnedFiles(root: string, mark: (rel: string, recordSha: string) => void): PathSet | undefined {
+  const owned = new PathSet();
+  const hash = createHash('sha256');
+  const decoder = new StringDecoder('utf8');
+  // The last piece's unfinished line, completed by the next.
+  let carry = '';
+  const visitLines = (text: string) => forEachOwnedFile(text, (rel) => void owned.add(rel));
+  const read = readBoundedChunksSync(
+    path.join(root, OWNERSHIP_FILE),
+    { limit: MAX_OWNERSHIP_RECORD_BYTES, follow: false },
+    (bytes) => {
+      hash.update(bytes);
+      const text = carry + decoder.write(bytes);
+      const end = text.lastIndexOf('\n');
+      carry = text.slice(end + 1);
+      if (end >= 0) visitLines(text.slice(0, end + 1));
+    },
+  );
+  if (read.outcome !== 'read') return undefined;
+  visitLines(carry + decoder.end());
+  const recordSha = hash.digest('hex');
+  mark(OWNERSHIP_FILE, recordSha);
+  for (const rel of owned) if (rel !== OWNERSHIP_FILE) mark(rel, recordSha);
+  return owned.add(OWNERSHIP_FILE);
+}
+
+/**
+ * Regular files below `root` that `keep` accepts, relative to it (the work folder aside; none where
+ * it does not exist); undefined when anything else is there (a link, a FIFO, a device) or it cannot
+ * be read. A fleet's folder holds a million files: only those kept are listed.
+ */
+function listRegularFiles(root: string, keep: (rel: string) => boolean): string[] | undefined {
   const out: string[] = [];
   const walk = (rel: string): boolean => {
     let entries;
@@ -373,8 +403,9 @@ function listRegularFiles(root: string): string[] | undefined {
       const child = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) {
         if (!walk(child)) return false;
-      } else if (e.isFile()) out.push(child);
-      else return false;
+      } else if (e.isFile()) {
+        if (keep(child)) out.push(child);
+      } else return false;
     }
     return true;
   };

@@ -5,6 +5,7 @@
  */
 export {
   OWNERSHIP_FILE,
+  forEachOwnedFile,
   isSafeRelativePath,
   ownershipText,
   ownershipTextOfSorted,

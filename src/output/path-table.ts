@@ -145,8 +145,19 @@ export class PathSet implements Iterable<string> {
  * within `<top>/`) — and then by its rest.
  */
 function sortedPaths(byRest: ReadonlyMap<string, { keys(): Iterable<string> }>, count: number): string[] {
+  // `<top>/` once per first segment: each path is then one concatenation of two shared strings.
+  const prefixes = new Map<string, string>();
   const heads = new Set<string>();
-  for (const [rest, tops] of byRest) for (const top of tops.keys()) heads.add(headOf(top, rest));
+  for (const [rest, tops] of byRest) {
+    for (const top of tops.keys()) {
+      if (top === TOP_LEVEL) heads.add(rest);
+      else if (!prefixes.has(top)) {
+        const prefix = `${top}/`;
+        prefixes.set(top, prefix);
+        heads.add(prefix);
+      }
+    }
+  }
   const headRank = rankOf(heads);
   const restRank = rankOf(byRest.keys());
   const span = restRank.size + 1;
@@ -155,9 +166,10 @@ function sortedPaths(byRest: ReadonlyMap<string, { keys(): Iterable<string> }>, 
   let i = 0;
   for (const [rest, tops] of byRest) {
     for (const top of tops.keys()) {
-      const head = headRank.get(headOf(top, rest))!;
-      order[i] = (top === TOP_LEVEL ? head * span : head * span + 1 + restRank.get(rest)!) * count + i;
-      paths.push(join(top, rest));
+      const prefix = prefixes.get(top);
+      const head = headRank.get(prefix ?? rest)!;
+      order[i] = (prefix === undefined ? head * span : head * span + 1 + restRank.get(rest)!) * count + i;
+      paths.push(prefix === undefined ? rest : prefix + rest);
       i++;
     }
   }
@@ -167,10 +179,6 @@ function sortedPaths(byRest: ReadonlyMap<string, { keys(): Iterable<string> }>, 
 
 function join(top: string, rest: string): string {
   return top === TOP_LEVEL ? rest : `${top}/${rest}`;
-}
-
-function headOf(top: string, rest: string): string {
-  return top === TOP_LEVEL ? rest : `${top}/`;
 }
 
 /** Each string's place in code-unit order. */

@@ -91,7 +91,7 @@ export async function beginTransaction(
 
 const NOTHING_CHANGED = 'nothing in the output or the lock was changed';
 /** Distinct contents whose first staged copy is remembered for hard links (see StageContext). */
-const FIRST_COPY_ENTRIES = 4096;
+const FIRST_COPY_ENTRIES = 1024;
 
 /** A write in progress: stage files, then commit (or abort). */
 export class OutputTransaction {

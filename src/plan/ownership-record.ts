@@ -33,7 +33,8 @@ export function ownershipText(files: Iterable<string>): string {
 
 /** {@link ownershipText} of files already in that order (a fleet's list is not sorted twice). */
 export function ownershipTextOfSorted(sorted: readonly string[]): string {
-  return `${[...HEADER, ...sorted].join('\n')}\n`;
+  const head = `${HEADER.join('\n')}\n`;
+  return sorted.length === 0 ? head : `${head}${sorted.join('\n')}\n`;
 }
 
 /**
@@ -43,18 +44,32 @@ export function ownershipTextOfSorted(sorted: readonly string[]): string {
  */
 export function parseOwnership(text: string): OwnershipRecord {
   const files = new Set<string>();
+  const { conflicted } = forEachOwnedFile(text, (file) => files.add(file));
+  const normalised = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
+  return { files, conflicted, canonical: !conflicted && isOwnershipTextOf(normalised, files.size) };
+}
+
+/**
+ * Calls `visit` with each file a record lists, in its order (a file listed twice, twice), the way
+ * {@link parseOwnership} reads them; says whether the record had conflict markers. Line by line,
+ * without splitting the text into an array first: a fleet's record has a million lines.
+ */
+export function forEachOwnedFile(text: string, visit: (file: string) => void): { conflicted: boolean } {
   let conflicted = false;
-  for (const raw of text.split('\n')) {
+  for (let at = 0; at <= text.length;) {
+    let end = text.indexOf('\n', at);
+    if (end < 0) end = text.length;
+    const raw = text.slice(at, end);
+    at = end + 1;
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line === '' || line.startsWith('#')) continue;
     if (/^(?:<{7}|\|{7}|={7}|>{7})(?: |$)/.test(line)) {
       conflicted = true;
       continue;
     }
-    if (isSafeRelativePath(line)) files.add(line);
+    if (isSafeRelativePath(line)) visit(line);
   }
-  const normalised = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
-  return { files, conflicted, canonical: !conflicted && isOwnershipTextOf(normalised, files.size) };
+  return { conflicted };
 }
 
 /**
