@@ -4,14 +4,14 @@
  * (unknown fields are errors, metadata.namespace is required, status must not be set).
  */
 import { createHash } from 'node:crypto';
-import { Ajv, type ValidateFunction } from 'ajv';
+import { _, type KeywordDefinition, type ValidateFunction } from 'ajv';
 import { isJsonObject } from '../../manifest/object.js';
 import { kindInfo, type ProviderKind } from '../provider-kinds.js';
 import { convertAjvErrors } from './ajv-issues.js';
 import { evaluateCelCheck, type CelCheck } from './cel-rules.js';
 import { CEL_KEYWORD, LIST_MAP_KEYS_KEYWORD } from './convert-structural-schema.js';
 import { hoistSharedSubschemas } from './hoist-shared-subschemas.js';
-import { addKubernetesFormats } from './k8s-formats.js';
+import { KUBERNETES_FORMATS } from './k8s-formats.js';
 import { findDuplicateListEntries } from './list-map-keys.js';
 import { loadCrdSchema } from './load-crd-schema.js';
 import { buildProviderJsonSchema, checkEnvelope } from './object-envelope.js';
@@ -19,6 +19,7 @@ import { createIssue, describeValue, sortIssues, type SchemaIssue } from './sche
 import { canonicalJson } from '../../manifest/canonical-json.js';
 import { packagePath } from '../../package-files.js';
 import { NO_VALIDATION_MEMO, type ValidationMemo } from './validation-memo.js';
+import { callFunction, compileValidator, type ValidatorSpec } from '../../schema-validator.js';
 
 /** The CRD version provider CRs are validated against. */
 export const PROVIDER_SCHEMA_VERSION = 'v1alpha2';
@@ -40,6 +41,8 @@ export interface ProviderSchemaValidatorOptions {
   schemaDir?: string;
   /** Successes remembered across builds (see validation-memo.ts). Default: none. */
   memo?: ValidationMemo;
+  /** Makes a kind's validator. Default: compileValidator (loaded precompiled when `npm run build` wrote it). */
+  compile?: (spec: ValidatorSpec) => ValidateFunction;
 }
 
 interface KindSchema {
@@ -59,7 +62,6 @@ export function createProviderSchemaValidator(options: ProviderSchemaValidatorOp
   const memo = options.memo ?? NO_VALIDATION_MEMO;
   const schemas = new Map<ProviderKind, KindSchema>();
   const compiledByKey = new Map<string, ValidateFunction>();
-  let ajv: Ajv | undefined;
 
   function schemaFor(kind: ProviderKind): KindSchema {
     let entry = schemas.get(kind);
@@ -80,8 +82,7 @@ export function createProviderSchemaValidator(options: ProviderSchemaValidatorOp
   function compiledFor(entry: KindSchema): ValidateFunction {
     let compiled = compiledByKey.get(entry.key);
     if (!compiled) {
-      ajv ??= createAjv();
-      compiled = ajv.compile(hoistSharedSubschemas(entry.schema));
+      compiled = (options.compile ?? compileValidator)(providerValidatorSpec(entry.schema));
       compiledByKey.set(entry.key, compiled);
     }
     return compiled;
@@ -103,36 +104,58 @@ export function createProviderSchemaValidator(options: ProviderSchemaValidatorOp
   };
 }
 
-function createAjv(): Ajv {
-  const ajv = new Ajv({
-    // One issue per problem needs every error, and verbose errors carry the failing value and schema.
-    allErrors: true,
-    verbose: true,
-    strict: true,
-    allowUnionTypes: true,
-    // The schemas are built by our own conversion, checked against ajv's meta-schema in the tests.
-    validateSchema: false,
-    // Shared sub-schemas are hoisted into $defs so they compile once; inlining them would undo that.
-    inlineRefs: false,
-    // Compiling dominates (a few CRs are validated per run); skipping ajv's code optimiser saves ~25%.
-    code: { optimize: false },
-    // Unknown formats are dropped during conversion; the ones left are all registered below.
-    validateFormats: true,
-  });
-  addKubernetesFormats(ajv);
-  ajv.addKeyword({
+/** The schema of a provider kind (as converted from its CRD) with ajv's settings, formats and keywords. */
+export function providerValidatorSpec(schema: Record<string, unknown>): ValidatorSpec {
+  return {
+    schema: hoistSharedSubschemas(schema),
+    options: AJV_OPTIONS,
+    formats: KUBERNETES_FORMATS,
+    keywords: KEYWORDS,
+    functions: FUNCTIONS,
+  };
+}
+
+/** The provider schema of the package's own CRDs (what `npm run build` precompiles). */
+export function packagedProviderValidatorSpec(kind: ProviderKind): ValidatorSpec {
+  const openApi = loadCrdSchema(packagePath('schemas'), kindInfo(kind).schemaFile, PROVIDER_SCHEMA_VERSION);
+  return providerValidatorSpec(buildProviderJsonSchema(openApi, kind));
+}
+
+const AJV_OPTIONS = {
+  // One issue per problem needs every error, and verbose errors carry the failing value and schema.
+  allErrors: true,
+  verbose: true,
+  strict: true,
+  allowUnionTypes: true,
+  // The schemas are built by our own conversion, checked against ajv's meta-schema in the tests.
+  validateSchema: false,
+  // Shared sub-schemas are hoisted into $defs so they compile once; inlining them would undo that.
+  inlineRefs: false,
+  // Compiling dominates when it happens at run time; skipping ajv's code optimiser saves ~25% of it.
+  code: { optimize: false },
+  // Unknown formats are dropped during conversion; the ones left are all in KUBERNETES_FORMATS.
+  validateFormats: true,
+};
+
+const celChecksPass = (checks: CelCheck[], data: unknown): boolean =>
+  checks.every((check) => evaluateCelCheck(check, data));
+const listMapKeysUnique = (keys: string[], data: unknown): boolean => findDuplicateListEntries(data, keys).length === 0;
+const FUNCTIONS = { celChecksPass, listMapKeysUnique };
+
+// Defined by `code`, not `validate`, so the validator can be written out as standalone code; a
+// failing check is one error of the keyword with no params, as a `validate` keyword without errors gives.
+const KEYWORDS: KeywordDefinition[] = [
+  {
     keyword: CEL_KEYWORD,
     type: 'object',
     schemaType: 'array',
-    errors: false,
-    validate: (checks: CelCheck[], data: unknown) => checks.every((check) => evaluateCelCheck(check, data)),
-  });
-  ajv.addKeyword({
+    code: (cxt) => cxt.fail(_`!${callFunction(cxt, 'celChecksPass', celChecksPass)}(${cxt.schemaValue}, ${cxt.data})`),
+  },
+  {
     keyword: LIST_MAP_KEYS_KEYWORD,
     type: 'array',
     schemaType: 'array',
-    errors: false,
-    validate: (keys: string[], data: unknown) => findDuplicateListEntries(data, keys).length === 0,
-  });
-  return ajv;
-}
+    code: (cxt) =>
+      cxt.fail(_`!${callFunction(cxt, 'listMapKeysUnique', listMapKeysUnique)}(${cxt.schemaValue}, ${cxt.data})`),
+  },
+];
