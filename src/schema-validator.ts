@@ -14,6 +14,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { _, Ajv, type FormatDefinition, type KeywordCxt, type KeywordDefinition, type Name, type Options } from 'ajv';
 import type { ValidateFunction } from 'ajv';
+import equalModule from 'ajv/dist/runtime/equal.js';
+import ucs2lengthModule from 'ajv/dist/runtime/ucs2length.js';
 import { packagePath } from './package-files.js';
 
 /** A function a keyword's generated code calls; reached through {@link callFunction}. */
@@ -54,6 +56,28 @@ export const VALIDATORS_DIR = ['dist', 'validators'] as const;
 const requireFile = createRequire(import.meta.url);
 
 /**
+ * ajv's run-time helpers that generated code requires, as this code's own imports: in the CLI bundle
+ * they are part of it, so a precompiled validator loads no module of ajv's from node_modules.
+ */
+export const RUNTIME_HELPERS: Readonly<Record<string, { default: unknown }>> = {
+  'ajv/dist/runtime/equal': asCommonJs(equalModule),
+  'ajv/dist/runtime/ucs2length': asCommonJs(ucs2lengthModule),
+};
+
+/**
+ * The module.exports generated code expects (`{ default: fn }`) from a default import of one of
+ * ajv's CommonJS modules: Node gives module.exports, a loader that honours `__esModule` (vitest) the function.
+ */
+function asCommonJs(imported: unknown): { default: unknown } {
+  return typeof imported === 'function' ? { default: imported } : (imported as { default: unknown });
+}
+
+/** The `require` a precompiled file is given: a helper above, else Node's (for a helper a later ajv adds). */
+function helperRequire(id: string): unknown {
+  return RUNTIME_HELPERS[id] ?? requireFile(id);
+}
+
+/**
  * The validator of `spec`: loaded from its precompiled file in `dir` (default: the package's
  * dist/validators/) when there is one, else compiled now.
  */
@@ -69,14 +93,14 @@ export function compileSchema(spec: ValidatorSpec): ValidateFunction {
 
 /** The validator in a file of {@link validatorModuleSource}'s text, given `spec`'s formats and functions. */
 export function loadValidatorModule(file: string, spec: ValidatorSpec): ValidateFunction {
-  const factory = requireFile(file) as (deps: ValidatorDeps, require: NodeJS.Require) => ValidateFunction;
-  return factory({ formats: spec.formats, functions: spec.functions }, requireFile);
+  const factory = requireFile(file) as (deps: ValidatorDeps, require: typeof helperRequire) => ValidateFunction;
+  return factory({ formats: spec.formats, functions: spec.functions }, helperRequire);
 }
 
 /**
  * The text of `spec`'s precompiled file: a CommonJS module exporting a factory that takes the
  * formats and functions (ajv's standalone code cannot import them) and the `require` its code loads
- * ajv's runtime helpers with (resolved from this package, wherever the file is), and returns the validator.
+ * ajv's run-time helpers with ({@link RUNTIME_HELPERS}, wherever the file is), and returns the validator.
  */
 export async function validatorModuleSource(spec: ValidatorSpec): Promise<string> {
   // A CommonJS module: Node's default export is its module.exports, whose `default` is the function.
