@@ -28,6 +28,6 @@ const written = new Set();
 for (const spec of specs) {
   const key = validatorKey(spec);
   if (written.has(key)) continue;
-  writeFileSync(path.join(outdir, `${key}.cjs`), await validatorModuleSource(spec));
+  writeFileSync(path.join(outdir, `${key}.cjs`), validatorModuleSource(spec));
   written.add(key);
 }

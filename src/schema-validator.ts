@@ -12,13 +12,15 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { _, Ajv, type FormatDefinition, type KeywordCxt, type KeywordDefinition, type Name, type Options } from 'ajv';
-import type { ValidateFunction } from 'ajv';
+import type { FormatDefinition, KeywordCxt, KeywordDefinition, Options, ValidateFunction } from 'ajv';
+import type * as AjvExports from 'ajv';
+import type { Ajv } from 'ajv';
+import type StandaloneCode from 'ajv/dist/standalone/index.js';
 import equalModule from 'ajv/dist/runtime/equal.js';
 import ucs2lengthModule from 'ajv/dist/runtime/ucs2length.js';
 import { packagePath } from './package-files.js';
 
-/** A function a keyword's generated code calls; reached through {@link callFunction}. */
+/** A function a keyword's generated code calls; reached through {@link failUnless}. */
 type SchemaFunction = (...args: never[]) => unknown;
 
 /** What a validator is compiled from. */
@@ -29,7 +31,7 @@ export interface ValidatorSpec {
   formats?: Readonly<Record<string, FormatDefinition<string> | FormatDefinition<number>>>;
   /** Keywords defined by `code` (a keyword's `validate` function cannot be written out as code). */
   keywords?: readonly KeywordDefinition[];
-  /** The functions the keywords' code calls, by the names given to {@link callFunction}. */
+  /** The functions the keywords' code calls, by the names given to {@link failUnless}. */
   functions?: Readonly<Record<string, SchemaFunction>>;
 }
 
@@ -54,6 +56,14 @@ export function validatorKey(spec: ValidatorSpec): string {
 export const VALIDATORS_DIR = ['dist', 'validators'] as const;
 
 const requireFile = createRequire(import.meta.url);
+
+/**
+ * ajv itself, loaded on first use: a run whose validators are all precompiled never loads it (its
+ * ~250 KB of modules cost ~15 ms to load). Not bundled into the CLI: loaded from node_modules.
+ */
+function ajv(): typeof AjvExports {
+  return requireFile('ajv') as typeof AjvExports;
+}
 
 /**
  * ajv's run-time helpers that generated code requires, as this code's own imports: in the CLI bundle
@@ -102,14 +112,15 @@ export function loadValidatorModule(file: string, spec: ValidatorSpec): Validate
  * formats and functions (ajv's standalone code cannot import them) and the `require` its code loads
  * ajv's run-time helpers with ({@link RUNTIME_HELPERS}, wherever the file is), and returns the validator.
  */
-export async function validatorModuleSource(spec: ValidatorSpec): Promise<string> {
-  // A CommonJS module: Node's default export is its module.exports, whose `default` is the function.
-  const standaloneCode = (await import('ajv/dist/standalone/index.js')).default.default;
-  const ajv = createAjv(spec, {
+export function validatorModuleSource(spec: ValidatorSpec): string {
+  // CommonJS: module.exports is the function (its `default` too).
+  const standaloneCode = requireFile('ajv/dist/standalone') as typeof StandaloneCode.default;
+  const { _ } = ajv();
+  const instance = createAjv(spec, {
     ...spec.options,
     code: { ...spec.options.code, source: true, formats: _`deps.formats` },
   });
-  const code = standaloneCode(ajv, ajv.compile(spec.schema));
+  const code = standaloneCode(instance, instance.compile(spec.schema));
   // The standalone code assigns `module.exports`; a local `module` keeps that inside the factory.
   return [
     '"use strict";',
@@ -124,16 +135,19 @@ export async function validatorModuleSource(spec: ValidatorSpec): Promise<string
 }
 
 /**
- * For a keyword's `code`: the expression that calls `spec.functions[name]` (`fn` itself when compiled
- * here, the factory's `deps.functions[name]` in a precompiled file).
+ * For a keyword's `code`: fails the keyword (one error, no params) unless `fn(schema, data)` is
+ * true, calling `fn` itself when compiled here and the factory's `deps.functions[name]` in a
+ * precompiled file (`fn` must be `spec.functions[name]`).
  */
-export function callFunction(cxt: KeywordCxt, name: string, fn: SchemaFunction): Name {
-  return cxt.gen.scopeValue('func', { ref: fn, code: _`deps.functions[${name}]` });
+export function failUnless(cxt: KeywordCxt, name: string, fn: SchemaFunction): void {
+  const { _ } = ajv();
+  const call = cxt.gen.scopeValue('func', { ref: fn, code: _`deps.functions[${name}]` });
+  cxt.fail(_`!${call}(${cxt.schemaValue}, ${cxt.data})`);
 }
 
 function createAjv(spec: ValidatorSpec, options: Options): Ajv {
-  const ajv = new Ajv(options);
-  for (const [name, format] of Object.entries(spec.formats ?? {})) ajv.addFormat(name, format);
-  for (const keyword of spec.keywords ?? []) ajv.addKeyword(keyword);
-  return ajv;
+  const instance = new (ajv().Ajv)(options);
+  for (const [name, format] of Object.entries(spec.formats ?? {})) instance.addFormat(name, format);
+  for (const keyword of spec.keywords ?? []) instance.addKeyword(keyword);
+  return instance;
 }

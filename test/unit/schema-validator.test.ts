@@ -141,9 +141,9 @@ const SPECS: [name: string, spec: ValidatorSpec, seeds: Json[]][] = [
 ];
 
 describe.each(SPECS)('the precompiled %s validator', (name, spec, seeds) => {
-  it('gives the verdict and errors of the one compiled at run time, over thousands of inputs', async () => {
+  it('gives the verdict and errors of the one compiled at run time, over thousands of inputs', () => {
     const file = path.join(dir, `${name}.cjs`);
-    const source = await validatorModuleSource(spec);
+    const source = validatorModuleSource(spec);
     writeFileSync(file, source);
     // Every ajv helper the code requires is one the package bundles (no module of ajv's is loaded).
     for (const [, id] of source.matchAll(/require\("([^"]+)"\)/g)) expect(Object.keys(RUNTIME_HELPERS)).toContain(id);
@@ -165,18 +165,18 @@ describe.each(SPECS)('the precompiled %s validator', (name, spec, seeds) => {
 
 describe('compileValidator', () => {
   const spec = LOCK_VALIDATOR;
-  it('loads the file named by the key when there is one', async () => {
+  it('loads the file named by the key when there is one', () => {
     const own = mkdtempSync(path.join(dir, 'own-'));
-    writeFileSync(path.join(own, `${validatorKey(spec)}.cjs`), await validatorModuleSource(spec));
+    writeFileSync(path.join(own, `${validatorKey(spec)}.cjs`), validatorModuleSource(spec));
     const loaded = compileValidator(spec, own);
     // ajv's own compiled functions carry their schema environment; standalone code has none.
     expect('schemaEnv' in loaded).toBe(false);
     expect(loaded({ apiVersion: 'capi-render/v1alpha1' })).toBe(false);
   });
 
-  it('compiles the schema when no file has its key (a changed schema or option)', async () => {
+  it('compiles the schema when no file has its key (a changed schema or option)', () => {
     const own = mkdtempSync(path.join(dir, 'stale-'));
-    writeFileSync(path.join(own, `${validatorKey(spec)}.cjs`), await validatorModuleSource(spec));
+    writeFileSync(path.join(own, `${validatorKey(spec)}.cjs`), validatorModuleSource(spec));
     const changed = { ...spec, options: { ...spec.options, strictRequired: false } };
     expect(validatorKey(changed)).not.toBe(validatorKey(spec));
     expect('schemaEnv' in compileValidator(changed, own)).toBe(true);

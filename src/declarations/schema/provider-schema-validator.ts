@@ -4,7 +4,7 @@
  * (unknown fields are errors, metadata.namespace is required, status must not be set).
  */
 import { createHash } from 'node:crypto';
-import { _, type KeywordDefinition, type ValidateFunction } from 'ajv';
+import type { KeywordDefinition, ValidateFunction } from 'ajv';
 import { isJsonObject } from '../../manifest/object.js';
 import { kindInfo, type ProviderKind } from '../provider-kinds.js';
 import { convertAjvErrors } from './ajv-issues.js';
@@ -19,7 +19,7 @@ import { createIssue, describeValue, sortIssues, type SchemaIssue } from './sche
 import { canonicalJson } from '../../manifest/canonical-json.js';
 import { packagePath } from '../../package-files.js';
 import { NO_VALIDATION_MEMO, type ValidationMemo } from './validation-memo.js';
-import { callFunction, compileValidator, type ValidatorSpec } from '../../schema-validator.js';
+import { compileValidator, failUnless, type ValidatorSpec } from '../../schema-validator.js';
 
 /** The CRD version provider CRs are validated against. */
 export const PROVIDER_SCHEMA_VERSION = 'v1alpha2';
@@ -149,13 +149,12 @@ const KEYWORDS: KeywordDefinition[] = [
     keyword: CEL_KEYWORD,
     type: 'object',
     schemaType: 'array',
-    code: (cxt) => cxt.fail(_`!${callFunction(cxt, 'celChecksPass', celChecksPass)}(${cxt.schemaValue}, ${cxt.data})`),
+    code: (cxt) => failUnless(cxt, 'celChecksPass', celChecksPass),
   },
   {
     keyword: LIST_MAP_KEYS_KEYWORD,
     type: 'array',
     schemaType: 'array',
-    code: (cxt) =>
-      cxt.fail(_`!${callFunction(cxt, 'listMapKeysUnique', listMapKeysUnique)}(${cxt.schemaValue}, ${cxt.data})`),
+    code: (cxt) => failUnless(cxt, 'listMapKeysUnique', listMapKeysUnique),
   },
 ];
