@@ -12,7 +12,9 @@ const { CONFIG_VALIDATOR } = await dist('config/load-config.js');
 const { OVERLAY_VALIDATOR } = await dist('overlay/load-overlay.js');
 const { LOCK_VALIDATOR } = await dist('lock/validate-lock.js');
 const { PROVIDER_KINDS } = await dist('declarations/provider-kinds.js');
-const { packagedProviderValidatorSpec } = await dist('declarations/schema/provider-schema-validator.js');
+const { packagedProviderValidatorSpec, precompiledKinds, PROVIDER_KINDS_INDEX } = await dist(
+  'declarations/schema/provider-schema-validator.js',
+);
 
 const specs = [
   CONFIG_VALIDATOR,
@@ -31,3 +33,9 @@ for (const spec of specs) {
   writeFileSync(path.join(outdir, `${key}.cjs`), validatorModuleSource(spec));
   written.add(key);
 }
+// Which packaged kind's schema file (by its bytes) has which validator and digest: a run that reads
+// those bytes skips converting the schema (src/declarations/schema/provider-schema-validator.ts).
+writeFileSync(
+  path.join(outdir, PROVIDER_KINDS_INDEX),
+  `${JSON.stringify(precompiledKinds(path.join(root, 'schemas')), null, 2)}\n`,
+);

@@ -102,7 +102,10 @@ export function compileSchema(spec: ValidatorSpec): ValidateFunction {
 }
 
 /** The validator in a file of {@link validatorModuleSource}'s text, given `spec`'s formats and functions. */
-export function loadValidatorModule(file: string, spec: ValidatorSpec): ValidateFunction {
+export function loadValidatorModule(
+  file: string,
+  spec: Pick<ValidatorSpec, 'formats' | 'functions'>,
+): ValidateFunction {
   const factory = requireFile(file) as (deps: ValidatorDeps, require: typeof helperRequire) => ValidateFunction;
   return factory({ formats: spec.formats, functions: spec.functions }, helperRequire);
 }
