@@ -9,13 +9,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { CacheUse } from '../cache/cache-use.js';
 import type { RecordCount } from '../output/unchanged-summary.js';
-import {
-  fingerprintDigest,
-  fingerprintFile,
-  outputUnchanged,
-  readFingerprint,
-  recordDigests,
-} from '../output/output-fingerprint.js';
+import { fingerprintFile, outputUnchanged, readFingerprint, recordDigests } from '../output/output-fingerprint.js';
 import { packageVersion } from '../package-files.js';
 import { makePrivateDir, writePrivateFile } from '../private-files.js';
 import { normalizeInputText } from '../declarations/input-text.js';
@@ -83,9 +77,12 @@ export async function matchingStamp(
   }
   try {
     if (stamp.version !== packageVersion() || stamp.lock !== lockDigest(lockText)) return undefined;
-    output = readFingerprint(fingerprintFile(cacheDir, repoRoot), { outDir: stamp.outDir, gitopsDir: stamp.gitopsDir });
-    if (!output || fingerprintDigest(output) !== stamp.fingerprint || !outputUnchanged(output, stamp.environments))
-      return undefined;
+    output = readFingerprint(fingerprintFile(cacheDir, repoRoot), {
+      outDir: stamp.outDir,
+      gitopsDir: stamp.gitopsDir,
+      digest: stamp.fingerprint,
+    });
+    if (!output || !outputUnchanged(output, stamp.environments)) return undefined;
     if (!localFilesUnchanged(stamp.localFiles ?? [])) return undefined;
     if (JSON.stringify(await inputFileDigests(repoRoot, stamp.dirs)) !== JSON.stringify(stamp.inputFiles))
       return undefined;

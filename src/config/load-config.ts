@@ -2,12 +2,13 @@
  * Reads and validates capi-render.yaml. A missing file means the defaults; a present one must be
  * valid in full (every problem reported at once, each with file:line:col).
  */
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { SpecError, error } from '../errors.js';
 import { schemaDiagnostics } from '../declarations/schema-diagnostics.js';
 import { isJsonObject } from '../manifest/object.js';
 import { parseSourceDocuments } from '../declarations/yaml-document.js';
 import { CONFIG_SCHEMA } from './config-schema.js';
+import { compileValidator, type ValidatorSpec } from '../schema-validator.js';
 import { normalizeInputText } from '../declarations/input-text.js';
 import { readInputFile, readInputFileSync } from '../repository-files.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
@@ -22,7 +23,13 @@ export async function loadConfig(repoRoot: string, memo: ValidationMemo = NO_VAL
     : parseConfig(normalizeInputText(read.bytes.toString('utf8')), CONFIG_FILE, memo);
 }
 
-// Compiled once on first use: the schema is a constant, so the validator is too.
+/** The config's validator (precompiled by `npm run build`, src/schema-validator.ts). */
+export const CONFIG_VALIDATOR: ValidatorSpec = {
+  schema: CONFIG_SCHEMA,
+  options: { allErrors: true, strict: true, validateSchema: false, code: { optimize: false } },
+};
+
+// Made once on first use: the schema is a constant, so the validator is too.
 let compiled: ValidateFunction | undefined;
 
 /** Parses config text; `file` is used in diagnostics. */
@@ -36,12 +43,7 @@ export function parseConfig(text: string, file: string, memo: ValidationMemo = N
   const doc = docs[0]!;
   const subject = `config\n${canonicalJson(doc.value)}`;
   if (!memo.passed(subject)) {
-    const validate = (compiled ??= new Ajv({
-      allErrors: true,
-      strict: true,
-      validateSchema: false,
-      code: { optimize: false },
-    }).compile(CONFIG_SCHEMA));
+    const validate = (compiled ??= compileValidator(CONFIG_VALIDATOR));
     if (!validate(doc.value))
       throw new SpecError(schemaDiagnostics(validate.errors ?? [], doc, 'config', CONFIG_SCHEMA));
     memo.remember(subject);

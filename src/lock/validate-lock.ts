@@ -4,22 +4,24 @@
  * ajv reports the failing value; the entry that holds it is what a reader of the lock looks for
  * (a provider entry without a source is reported at `- provider:`, not at the missing key).
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import YAML from 'yaml';
 import { error, type Diagnostic } from '../errors.js';
 import { LOCK_SCHEMA } from './lock-schema.js';
+import { compileValidator, type ValidatorSpec } from '../schema-validator.js';
 import { LOCK_API_VERSION, LOCK_FILE, type LockFile } from './lock-types.js';
 
-// Compiled once on first use: the schema is a constant, so the validator is too.
+/** The lock's validator (precompiled by `npm run build`, src/schema-validator.ts). */
+export const LOCK_VALIDATOR: ValidatorSpec = {
+  schema: LOCK_SCHEMA,
+  options: { allErrors: true, strict: true, validateSchema: false, code: { optimize: false } },
+};
+
+// Made once on first use: the schema is a constant, so the validator is too.
 let compiled: ValidateFunction | undefined;
 
 function validator(): ValidateFunction {
-  return (compiled ??= new Ajv({
-    allErrors: true,
-    strict: true,
-    validateSchema: false,
-    code: { optimize: false },
-  }).compile(LOCK_SCHEMA));
+  return (compiled ??= compileValidator(LOCK_VALIDATOR));
 }
 
 /** Whether `doc` is of the lock's shape (for values read back from a cache, which need no message). */

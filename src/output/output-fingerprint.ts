@@ -49,11 +49,13 @@ export function fingerprintFile(cacheDir: string, repoRoot: string): string {
  * The recorded fingerprint; undefined when there is none, it does not decode (fingerprint-record.ts),
  * or (with `folders`) it is of other folders. Without `folders` it describes the folders
  * capi-render.yaml named then: an environment whose inputs hash matches was built with the same
- * capi-render.yaml, so with the same folders.
+ * capi-render.yaml, so with the same folders. With `folders.digest` (a build stamp's), also undefined
+ * unless the bytes read are the record whose {@link fingerprintDigest} that is: the record is written
+ * as encoded, so its bytes' sha256 is that digest, checked before decoding and without encoding it again.
  */
 export function readFingerprint(
   file: string,
-  folders?: { outDir: string; gitopsDir: string },
+  folders?: { outDir: string; gitopsDir: string; digest?: string },
   use?: CacheUse,
 ): OutputFingerprint | undefined {
   let text: string;
@@ -63,6 +65,7 @@ export function readFingerprint(
     return undefined;
   }
   use?.read(file);
+  if (folders?.digest !== undefined && sha256Of(text) !== folders.digest) return undefined;
   const fp = decodeFingerprint(text);
   return fp && (!folders || (fp.outDir === folders.outDir && fp.gitopsDir === folders.gitopsDir)) ? fp : undefined;
 }

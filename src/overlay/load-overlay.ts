@@ -1,9 +1,10 @@
 /** Reads and validates one overlay.yaml (every problem at once, with positions). */
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { SpecError, error } from '../errors.js';
 import { schemaDiagnostics } from '../declarations/schema-diagnostics.js';
 import { parseSourceDocuments, type SourceDocument } from '../declarations/yaml-document.js';
 import { OVERLAY_SCHEMA } from './overlay-schema.js';
+import { compileValidator, type ValidatorSpec } from '../schema-validator.js';
 import { normalizeInputText } from '../declarations/input-text.js';
 import { readInputFile } from '../repository-files.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
@@ -19,16 +20,15 @@ export interface LoadedOverlay {
   doc: SourceDocument;
 }
 
-// Compiled once on first use: the schema is a constant, so the validator is too.
+/** The overlay's validator (precompiled by `npm run build`, src/schema-validator.ts). */
+export const OVERLAY_VALIDATOR: ValidatorSpec = {
+  schema: OVERLAY_SCHEMA,
+  options: { allErrors: true, strict: true, strictRequired: false, validateSchema: false, code: { optimize: false } },
+};
+
+// Made once on first use: the schema is a constant, so the validator is too.
 let compiled: ValidateFunction | undefined;
-const validate = (): ValidateFunction =>
-  (compiled ??= new Ajv({
-    allErrors: true,
-    strict: true,
-    strictRequired: false,
-    validateSchema: false,
-    code: { optimize: false },
-  }).compile(OVERLAY_SCHEMA));
+const validate = (): ValidateFunction => (compiled ??= compileValidator(OVERLAY_VALIDATOR));
 
 /** Loads an overlay file; a build passes a memoised one so each file is read and parsed once. */
 export type OverlayLoader = (repoRoot: string, file: string) => Promise<LoadedOverlay>;

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeFingerprint, encodeFingerprint } from '../../src/output/fingerprint-record.js';
 import {
   environmentUnchanged,
+  fingerprintDigest,
   outputUnchanged,
   readFingerprint,
   sha256Of,
@@ -181,6 +182,25 @@ describe('a record that is not exactly one a build wrote is no record', () => {
       expect(readFingerprint(file)).toBeUndefined();
     });
   }
+});
+
+describe("a build stamp's record (read with the stamp's digest)", () => {
+  it('is read when its bytes are the record the digest names, and is none after any byte changes', () => {
+    const { out, gitops, fp } = built();
+    const file = path.join(tempDir(), 'outputs', 'record.json');
+    writeFingerprint(file, fp);
+    const folders = { outDir: fp.outDir, gitopsDir: fp.gitopsDir, digest: fingerprintDigest(fp) };
+    expect(readFingerprint(file, folders)).toEqual(fp);
+    expect(folders.outDir).toBe(out);
+    expect(folders.gitopsDir).toBe(gitops);
+    // The same record, re-spaced: it decodes to the same fingerprint, but is not the bytes the stamp names.
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, `${JSON.stringify(JSON.parse(text), null, 1)}\n`);
+    expect(decodeFingerprint(readFileSync(file, 'utf8'))).toEqual(fp);
+    expect(readFingerprint(file, folders)).toBeUndefined();
+    writeFileSync(file, text);
+    expect(readFingerprint(file, { ...folders, digest: sha256Of('another record') })).toBeUndefined();
+  });
 });
 
 /** A record's text edited as JSON (the stored shape: environments are [name, key, out, gitops]). */

@@ -1,6 +1,6 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import jsYaml from 'js-yaml';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -14,10 +14,16 @@ import {
   recogniseCelRule,
   type SchemaIssue,
 } from '../../src/declarations/schema/index.js';
-import { loadCrdSchema } from '../../src/declarations/schema/load-crd-schema.js';
+import { crdSchemaJsonFile, loadCrdSchema } from '../../src/declarations/schema/load-crd-schema.js';
+import {
+  packagedProviderValidatorSpec,
+  precompiledKinds,
+  PROVIDER_KINDS_INDEX,
+} from '../../src/declarations/schema/provider-schema-validator.js';
 import { buildProviderJsonSchema } from '../../src/declarations/schema/object-envelope.js';
 import { canonicalJson } from '../../src/manifest/canonical-json.js';
 import { createValidationMemo } from '../../src/declarations/schema/validation-memo.js';
+import { compileValidator, validatorKey, validatorModuleSource } from '../../src/schema-validator.js';
 
 const SCHEMA_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/provider-declarations/operator-helm-e2e/', import.meta.url));
@@ -454,25 +460,22 @@ describe('remembered successes (validation memo)', () => {
     return dir;
   }
 
-  it('a valid CR leaves one marker, and a later validator accepts it without compiling a schema', async () => {
-    const { Ajv } = await import('ajv');
-    const compile = vi.spyOn(Ajv.prototype, 'compile');
-    onTestFinished(() => compile.mockRestore());
+  it('a valid CR leaves one marker, and a later validator accepts it without making a schema validator', () => {
+    const compile = vi.fn(compileValidator);
     const dir = memoDir();
     const cr = coreProvider({ deployment: { replicas: 2 } });
-    expect(createProviderSchemaValidator({ memo: createValidationMemo(dir) }).validate('CoreProvider', cr)).toEqual([]);
+    // No precompiled validators: each one made goes through `compile`.
+    const validatorsDir = memoDir();
+    const validatorWithMemo = () =>
+      createProviderSchemaValidator({ memo: createValidationMemo(dir), compile, validatorsDir });
+    expect(validatorWithMemo().validate('CoreProvider', cr)).toEqual([]);
     expect(readdirSync(dir)).toHaveLength(1);
     expect(compile).toHaveBeenCalledTimes(1);
     compile.mockClear();
-    expect(createProviderSchemaValidator({ memo: createValidationMemo(dir) }).validate('CoreProvider', cr)).toEqual([]);
+    expect(validatorWithMemo().validate('CoreProvider', cr)).toEqual([]);
     expect(compile).not.toHaveBeenCalled();
     // Another CR (even of another kind with the same schema) is validated in full.
-    expect(
-      createProviderSchemaValidator({ memo: createValidationMemo(dir) }).validate(
-        'CoreProvider',
-        coreProvider({ deployment: { replicas: 3 } }),
-      ),
-    ).toEqual([]);
+    expect(validatorWithMemo().validate('CoreProvider', coreProvider({ deployment: { replicas: 3 } }))).toEqual([]);
     expect(compile).toHaveBeenCalledTimes(1);
     expect(readdirSync(dir)).toHaveLength(2);
   });
@@ -495,5 +498,77 @@ describe('remembered successes (validation memo)', () => {
     const v = createProviderSchemaValidator({ memo: createValidationMemo(file) });
     expect(v.validate('CoreProvider', coreProvider({}))).toEqual([]);
     expect(v.validate('CoreProvider', coreProvider({}))).toEqual([]);
+  });
+});
+
+describe('kinds the build precompiled (dist/validators/ and its index)', () => {
+  /** A validators folder as `npm run build` writes it, for the package's own schemas. */
+  function validatorsFolder(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'capi-render-validators-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    for (const { kind } of PROVIDER_KINDS) {
+      const spec = packagedProviderValidatorSpec(kind);
+      writeFileSync(join(dir, `${validatorKey(spec)}.cjs`), validatorModuleSource(spec));
+    }
+    writeFileSync(join(dir, PROVIDER_KINDS_INDEX), JSON.stringify(precompiledKinds(SCHEMA_DIR)));
+    return dir;
+  }
+  const emptyFolder = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'capi-render-no-validators-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  };
+  const crs = [
+    coreProvider({}),
+    coreProvider({ deployment: { replicas: 'two' } }),
+    coreProvider({ manager: { featureGate: { MachinePool: true } } }),
+    coreProvider({ configSecret: { namespace: 'capi-system' } }),
+    coreProvider({ fetchConfig: { url: 'https://example.com', oci: 'example.com/x' } }),
+  ];
+
+  it('validates with the recorded validator, converting no schema, exactly as a converted schema does', () => {
+    const compile = vi.fn(compileValidator);
+    const indexed = createProviderSchemaValidator({ validatorsDir: validatorsFolder(), compile });
+    const converted = createProviderSchemaValidator({ validatorsDir: emptyFolder() });
+    for (const kind of PROVIDER_KINDS.map((k) => k.kind)) {
+      for (const cr of crs) {
+        const object = { ...cr, kind };
+        expect(indexed.validate(kind, object)).toEqual(converted.validate(kind, object));
+      }
+    }
+    expect(compile).not.toHaveBeenCalled();
+  });
+
+  it('names a schema by the digest conversion gives it: a success remembered either way counts for the other', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capi-render-validated-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const compile = vi.fn(compileValidator);
+    expect(
+      createProviderSchemaValidator({ memo: createValidationMemo(dir), validatorsDir: validatorsFolder() }).validate(
+        'CoreProvider',
+        coreProvider({}),
+      ),
+    ).toEqual([]);
+    expect(
+      createProviderSchemaValidator({
+        memo: createValidationMemo(dir),
+        validatorsDir: emptyFolder(),
+        compile,
+      }).validate('CoreProvider', coreProvider({})),
+    ).toEqual([]);
+    expect(compile).not.toHaveBeenCalled();
+  });
+
+  it('ignores the index for a schema file of other bytes, and converts that schema', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capi-render-schema-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = crdSchemaJsonFile(SCHEMA_DIR, kindInfo('CoreProvider').schemaFile, 'v1alpha2');
+    writeFileSync(join(dir, basename(file)), `${readFileSync(file, 'utf8')}\n`);
+    const compile = vi.fn(compileValidator);
+    const v = createProviderSchemaValidator({ schemaDir: dir, validatorsDir: validatorsFolder(), compile });
+    expect(ruleAndPath(v.validate('CoreProvider', coreProvider({ deployment: { replicas: 'two' } })))).toEqual([
+      { rule: 'type', path: ['spec', 'deployment', 'replicas'] },
+    ]);
+    expect(compile).toHaveBeenCalledTimes(1);
   });
 });

@@ -4,7 +4,7 @@
  * to metadata (`dns1123-subdomain`, `dns1123-label`). Every other format is dropped when the
  * schema is converted, as Kubernetes ignores formats it does not know.
  */
-import type { Ajv } from 'ajv';
+import type { Ajv, FormatDefinition } from 'ajv';
 
 /** A DNS-1123 subdomain: what the API server requires of a custom resource's name. */
 export const DNS1123_SUBDOMAIN_FORMAT = 'dns1123-subdomain';
@@ -30,21 +30,17 @@ const SUBDOMAIN = new RegExp(`^${LABEL}(\\.${LABEL})*$`);
 const SINGLE_LABEL = new RegExp(`^${LABEL}$`);
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
-/** Registers every format of {@link FORMAT_DESCRIPTIONS} on `ajv`. */
-export function addKubernetesFormats(ajv: Ajv): void {
+/** Every format of {@link FORMAT_DESCRIPTIONS}, as ajv format definitions. */
+export const KUBERNETES_FORMATS: Readonly<Record<string, FormatDefinition<string> | FormatDefinition<number>>> = {
   // Only the range: `type: integer` already reports a fraction, and one problem gets one issue.
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -(2 ** 31) && n < 2 ** 31 });
-  ajv.addFormat('int64', { type: 'number', validate: (n: number) => n >= -(2 ** 63) && n < 2 ** 63 });
-  ajv.addFormat('date-time', {
-    type: 'string',
-    validate: (s: string) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)),
-  });
-  ajv.addFormat(DNS1123_SUBDOMAIN_FORMAT, {
-    type: 'string',
-    validate: (s: string) => s.length <= 253 && SUBDOMAIN.test(s),
-  });
-  ajv.addFormat(DNS1123_LABEL_FORMAT, {
-    type: 'string',
-    validate: (s: string) => s.length <= 63 && SINGLE_LABEL.test(s),
-  });
+  int32: { type: 'number', validate: (n: number) => n >= -(2 ** 31) && n < 2 ** 31 },
+  int64: { type: 'number', validate: (n: number) => n >= -(2 ** 63) && n < 2 ** 63 },
+  'date-time': { type: 'string', validate: (s: string) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)) },
+  [DNS1123_SUBDOMAIN_FORMAT]: { type: 'string', validate: (s: string) => s.length <= 253 && SUBDOMAIN.test(s) },
+  [DNS1123_LABEL_FORMAT]: { type: 'string', validate: (s: string) => s.length <= 63 && SINGLE_LABEL.test(s) },
+};
+
+/** Registers every format of {@link KUBERNETES_FORMATS} on `ajv`. */
+export function addKubernetesFormats(ajv: Ajv): void {
+  for (const [name, format] of Object.entries(KUBERNETES_FORMATS)) ajv.addFormat(name, format);
 }

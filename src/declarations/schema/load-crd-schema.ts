@@ -16,7 +16,7 @@ import { isJsonObject, type JsonObject } from '../../manifest/object.js';
 export function loadCrdSchema(schemaDir: string, file: string, version: string): JsonObject {
   // The package ships each CRD's schema as JSON too (scripts/generate-schema-json.mjs; a test keeps
   // it in step with the CRD): reading it is ~50 times faster than parsing the CRD's YAML.
-  const json = join(schemaDir, file.replace(/\.yaml$/, `.${version}.json`));
+  const json = crdSchemaJsonFile(schemaDir, file, version);
   if (existsSync(json)) {
     try {
       return JSON.parse(readFileSync(json, 'utf8')) as JsonObject;
@@ -37,4 +37,9 @@ export function loadCrdSchema(schemaDir: string, file: string, version: string):
   const schema = isJsonObject(entry) && isJsonObject(entry.schema) ? entry.schema.openAPIV3Schema : undefined;
   if (!isJsonObject(schema)) throw new InternalError(`${path} has no openAPIV3Schema for version ${version}`);
   return schema;
+}
+
+/** The JSON file of one version's schema beside the CRD `file`, which loadCrdSchema prefers when it exists. */
+export function crdSchemaJsonFile(schemaDir: string, file: string, version: string): string {
+  return join(schemaDir, file.replace(/\.yaml$/, `.${version}.json`));
 }

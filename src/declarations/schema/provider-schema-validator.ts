@@ -4,21 +4,31 @@
  * (unknown fields are errors, metadata.namespace is required, status must not be set).
  */
 import { createHash } from 'node:crypto';
-import { Ajv, type ValidateFunction } from 'ajv';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { KeywordDefinition, ValidateFunction } from 'ajv';
 import { isJsonObject } from '../../manifest/object.js';
-import { kindInfo, type ProviderKind } from '../provider-kinds.js';
+import { kindInfo, PROVIDER_KINDS, type ProviderKind } from '../provider-kinds.js';
 import { convertAjvErrors } from './ajv-issues.js';
 import { evaluateCelCheck, type CelCheck } from './cel-rules.js';
 import { CEL_KEYWORD, LIST_MAP_KEYS_KEYWORD } from './convert-structural-schema.js';
 import { hoistSharedSubschemas } from './hoist-shared-subschemas.js';
-import { addKubernetesFormats } from './k8s-formats.js';
+import { KUBERNETES_FORMATS } from './k8s-formats.js';
 import { findDuplicateListEntries } from './list-map-keys.js';
-import { loadCrdSchema } from './load-crd-schema.js';
+import { crdSchemaJsonFile, loadCrdSchema } from './load-crd-schema.js';
 import { buildProviderJsonSchema, checkEnvelope } from './object-envelope.js';
 import { createIssue, describeValue, sortIssues, type SchemaIssue } from './schema-issue.js';
 import { canonicalJson } from '../../manifest/canonical-json.js';
 import { packagePath } from '../../package-files.js';
 import { NO_VALIDATION_MEMO, type ValidationMemo } from './validation-memo.js';
+import {
+  compileValidator,
+  failUnless,
+  loadValidatorModule,
+  validatorKey,
+  VALIDATORS_DIR,
+  type ValidatorSpec,
+} from '../../schema-validator.js';
 
 /** The CRD version provider CRs are validated against. */
 export const PROVIDER_SCHEMA_VERSION = 'v1alpha2';
@@ -40,48 +50,88 @@ export interface ProviderSchemaValidatorOptions {
   schemaDir?: string;
   /** Successes remembered across builds (see validation-memo.ts). Default: none. */
   memo?: ValidationMemo;
+  /** Makes a kind's validator from its schema when none is precompiled. Default: compileValidator. */
+  compile?: (spec: ValidatorSpec) => ValidateFunction;
+  /** Where `npm run build` put the precompiled validators and their index of kinds. Default: the package's. */
+  validatorsDir?: string;
 }
 
-interface KindSchema {
-  /** The converted schema's canonical JSON: kinds with equal keys share one compiled validator. */
-  key: string;
-  /** sha256 of the key: names the schema in a remembered success. */
+/** What `npm run build` records of a packaged kind's schema, by the bytes of its JSON file. */
+export interface PrecompiledKind {
+  /** sha256 of the schema's JSON file (load-crd-schema.ts crdSchemaJsonFile), as read. */
+  source: string;
+  /** The converted schema's digest (KindSchema.digest). */
   digest: string;
-  schema: Record<string, unknown>;
+  /** The validator's key (schema-validator.ts validatorKey): its file in the validators folder. */
+  validator: string;
+}
+
+/** The index of precompiled kinds in the validators folder (scripts/compile-validators.mjs writes it). */
+export const PROVIDER_KINDS_INDEX = 'provider-kinds.json';
+
+interface KindSchema {
+  /** Kinds with equal keys share one validator: the converted schema's canonical JSON, or the precompiled validator's key. */
+  key: string;
+  /** sha256 of the converted schema's canonical JSON: names the schema in a remembered success. */
+  digest: string;
+  /** The precompiled validator's key, when the index vouches for this kind's schema file. */
+  precompiled?: string;
+  /** The converted schema (converted on first call when the index vouched for the file). */
+  schema: () => Record<string, unknown>;
 }
 
 /**
  * Builds a validator. Nothing is read until a kind is first validated; the compiled schemas are
  * cached in the returned object (not in the module), and kinds whose converted schemas are
  * identical (today all seven: their CRDs differ only in descriptions) share one compiled validator.
+ * A kind whose schema file has the bytes the build's index records takes the digest and validator
+ * recorded there, without converting the schema (~10 ms a kind); any other is converted here.
  */
 export function createProviderSchemaValidator(options: ProviderSchemaValidatorOptions = {}): ProviderSchemaValidator {
   const memo = options.memo ?? NO_VALIDATION_MEMO;
+  const schemaDir = options.schemaDir ?? packagePath('schemas');
+  const validatorsDir = options.validatorsDir ?? packagePath(...VALIDATORS_DIR);
   const schemas = new Map<ProviderKind, KindSchema>();
   const compiledByKey = new Map<string, ValidateFunction>();
-  let ajv: Ajv | undefined;
+  let index: Partial<Record<ProviderKind, PrecompiledKind>> | undefined;
 
   function schemaFor(kind: ProviderKind): KindSchema {
     let entry = schemas.get(kind);
     if (!entry) {
-      const openApi = loadCrdSchema(
-        options.schemaDir ?? packagePath('schemas'),
-        kindInfo(kind).schemaFile,
-        PROVIDER_SCHEMA_VERSION,
-      );
-      const schema = buildProviderJsonSchema(openApi, kind);
-      const key = canonicalJson(schema);
-      entry = { key, digest: createHash('sha256').update(key).digest('hex'), schema };
+      entry = indexedSchema(kind) ?? convertedSchema(schemaDir, kind);
       schemas.set(kind, entry);
     }
     return entry;
   }
 
+  function indexedSchema(kind: ProviderKind): KindSchema | undefined {
+    index ??= readIndex(path.join(validatorsDir, PROVIDER_KINDS_INDEX));
+    const known = index[kind];
+    if (!known) return undefined;
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(crdSchemaJsonFile(schemaDir, kindInfo(kind).schemaFile, PROVIDER_SCHEMA_VERSION));
+    } catch {
+      return undefined;
+    }
+    if (createHash('sha256').update(bytes).digest('hex') !== known.source) return undefined;
+    let converted: KindSchema | undefined;
+    return {
+      key: known.validator,
+      digest: known.digest,
+      precompiled: known.validator,
+      schema: () => (converted ??= convertedSchema(schemaDir, kind)).schema(),
+    };
+  }
+
   function compiledFor(entry: KindSchema): ValidateFunction {
     let compiled = compiledByKey.get(entry.key);
     if (!compiled) {
-      ajv ??= createAjv();
-      compiled = ajv.compile(hoistSharedSubschemas(entry.schema));
+      const file = entry.precompiled && path.join(validatorsDir, `${entry.precompiled}.cjs`);
+      compiled =
+        file && existsSync(file)
+          ? loadValidatorModule(file, { formats: KUBERNETES_FORMATS, functions: FUNCTIONS })
+          : (options.compile ?? compileValidator)(providerValidatorSpec(entry.schema()));
       compiledByKey.set(entry.key, compiled);
     }
     return compiled;
@@ -103,36 +153,91 @@ export function createProviderSchemaValidator(options: ProviderSchemaValidatorOp
   };
 }
 
-function createAjv(): Ajv {
-  const ajv = new Ajv({
-    // One issue per problem needs every error, and verbose errors carry the failing value and schema.
-    allErrors: true,
-    verbose: true,
-    strict: true,
-    allowUnionTypes: true,
-    // The schemas are built by our own conversion, checked against ajv's meta-schema in the tests.
-    validateSchema: false,
-    // Shared sub-schemas are hoisted into $defs so they compile once; inlining them would undo that.
-    inlineRefs: false,
-    // Compiling dominates (a few CRs are validated per run); skipping ajv's code optimiser saves ~25%.
-    code: { optimize: false },
-    // Unknown formats are dropped during conversion; the ones left are all registered below.
-    validateFormats: true,
-  });
-  addKubernetesFormats(ajv);
-  ajv.addKeyword({
+/** A kind's schema converted from its CRD file in `schemaDir`. */
+function convertedSchema(schemaDir: string, kind: ProviderKind): KindSchema {
+  const openApi = loadCrdSchema(schemaDir, kindInfo(kind).schemaFile, PROVIDER_SCHEMA_VERSION);
+  const schema = buildProviderJsonSchema(openApi, kind);
+  const key = canonicalJson(schema);
+  return { key, digest: createHash('sha256').update(key).digest('hex'), schema: () => schema };
+}
+
+/** The index `npm run build` writes; empty when there is none or it is not one. */
+function readIndex(file: string): Partial<Record<ProviderKind, PrecompiledKind>> {
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    return isJsonObject(parsed) ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The index of the kinds whose schema files are in `schemaDir` (what the build script writes). */
+export function precompiledKinds(schemaDir: string): Record<string, PrecompiledKind> {
+  const out: Record<string, PrecompiledKind> = {};
+  for (const { kind, schemaFile } of PROVIDER_KINDS) {
+    const entry = convertedSchema(schemaDir, kind);
+    out[kind] = {
+      source: createHash('sha256')
+        .update(readFileSync(crdSchemaJsonFile(schemaDir, schemaFile, PROVIDER_SCHEMA_VERSION)))
+        .digest('hex'),
+      digest: entry.digest,
+      validator: validatorKey(providerValidatorSpec(entry.schema())),
+    };
+  }
+  return out;
+}
+
+/** The schema of a provider kind (as converted from its CRD) with ajv's settings, formats and keywords. */
+export function providerValidatorSpec(schema: Record<string, unknown>): ValidatorSpec {
+  return {
+    schema: hoistSharedSubschemas(schema),
+    options: AJV_OPTIONS,
+    formats: KUBERNETES_FORMATS,
+    keywords: KEYWORDS,
+    functions: FUNCTIONS,
+  };
+}
+
+/** The provider schema of the package's own CRDs (what `npm run build` precompiles). */
+export function packagedProviderValidatorSpec(kind: ProviderKind): ValidatorSpec {
+  const openApi = loadCrdSchema(packagePath('schemas'), kindInfo(kind).schemaFile, PROVIDER_SCHEMA_VERSION);
+  return providerValidatorSpec(buildProviderJsonSchema(openApi, kind));
+}
+
+const AJV_OPTIONS = {
+  // One issue per problem needs every error, and verbose errors carry the failing value and schema.
+  allErrors: true,
+  verbose: true,
+  strict: true,
+  allowUnionTypes: true,
+  // The schemas are built by our own conversion, checked against ajv's meta-schema in the tests.
+  validateSchema: false,
+  // Shared sub-schemas are hoisted into $defs so they compile once; inlining them would undo that.
+  inlineRefs: false,
+  // Compiling dominates when it happens at run time; skipping ajv's code optimiser saves ~25% of it.
+  code: { optimize: false },
+  // Unknown formats are dropped during conversion; the ones left are all in KUBERNETES_FORMATS.
+  validateFormats: true,
+};
+
+const celChecksPass = (checks: CelCheck[], data: unknown): boolean =>
+  checks.every((check) => evaluateCelCheck(check, data));
+const listMapKeysUnique = (keys: string[], data: unknown): boolean => findDuplicateListEntries(data, keys).length === 0;
+const FUNCTIONS = { celChecksPass, listMapKeysUnique };
+
+// Defined by `code`, not `validate`, so the validator can be written out as standalone code; a
+// failing check is one error of the keyword with no params, as a `validate` keyword without errors gives.
+const KEYWORDS: KeywordDefinition[] = [
+  {
     keyword: CEL_KEYWORD,
     type: 'object',
     schemaType: 'array',
-    errors: false,
-    validate: (checks: CelCheck[], data: unknown) => checks.every((check) => evaluateCelCheck(check, data)),
-  });
-  ajv.addKeyword({
+    code: (cxt) => failUnless(cxt, 'celChecksPass', celChecksPass),
+  },
+  {
     keyword: LIST_MAP_KEYS_KEYWORD,
     type: 'array',
     schemaType: 'array',
-    errors: false,
-    validate: (keys: string[], data: unknown) => findDuplicateListEntries(data, keys).length === 0,
-  });
-  return ajv;
-}
+    code: (cxt) => failUnless(cxt, 'listMapKeysUnique', listMapKeysUnique),
+  },
+];
