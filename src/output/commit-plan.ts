@@ -9,7 +9,7 @@ import type { CommitRecord, SingleFileMove, StagePlan } from './apply-staged.js'
 import { PLAN_FILE } from './apply-staged.js';
 import type { TransactionFs } from './durable-fs.js';
 import type { Stage } from './output-stage.js';
-import { OWNERSHIP_FILE, ownershipTextOfSorted } from './ownership.js';
+import { OWNERSHIP_FILE, ownershipPiecesOfSorted } from './ownership.js';
 import { PathSet } from './path-table.js';
 import { guarded } from './write-errors.js';
 
@@ -80,7 +80,7 @@ export async function planCommit(
       removed: remove,
       foreign: [...scan.entries.keys()].filter((f) => !stage.owned.has(f)),
     });
-    const recordText = ownershipTextOfSorted(owned);
+    const record = ownershipPiecesOfSorted(owned);
     // A folder that never held capi-render output gets no record until it does; a record whose text is
     // not what capi-render writes for its list (a line duplicated or added by hand) is rewritten.
     // (A canonical record is the text of its files: it changes exactly when the files do.)
@@ -105,7 +105,7 @@ export async function planCommit(
     if (folders.length > 0) writable.add(scan.root);
     if (recordChanged) {
       const staged = path.join(stage.dir, 'record.new');
-      await guarded('stage', staged, repoRoot, () => tfs.writeFile(staged, recordText));
+      await guarded('stage', staged, repoRoot, () => tfs.writeFile(staged, record));
       sync.files.push(staged);
       files.push({ target: path.join(scan.root, OWNERSHIP_FILE), staged, backup: path.join(stage.dir, 'record.old') });
       writable.add(scan.root);

@@ -10,7 +10,8 @@ import { forEachLimited, nodeDurableFs } from '../durable-replace.js';
 
 /** The changing calls the output write makes (paths absolute). */
 export interface TransactionFs {
-  writeFile(file: string, text: string): Promise<void>;
+  /** Writes `text`, or its pieces in order (a fleet's ownership record is never one string). */
+  writeFile(file: string, text: string | Uint8Array | Iterable<string>): Promise<void>;
   /** A hard link `created` to `existing`. */
   link(existing: string, created: string): Promise<void>;
   /** As fs.mkdir; returns the first folder created with `recursive`. */

@@ -8,7 +8,7 @@ export {
   forEachOwnedFile,
   isSafeRelativePath,
   ownershipText,
-  ownershipTextOfSorted,
+  ownershipPiecesOfSorted,
   parseOwnership,
   type OwnershipRecord,
 } from '../plan/ownership-record.js';

@@ -28,13 +28,23 @@ export interface OwnershipRecord {
 
 /** The record's text for `files` (sorted, one per line). */
 export function ownershipText(files: Iterable<string>): string {
-  return ownershipTextOfSorted([...files].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+  return [...ownershipPiecesOfSorted([...files].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)))].join('');
 }
 
-/** {@link ownershipText} of files already in that order (a fleet's list is not sorted twice). */
-export function ownershipTextOfSorted(sorted: readonly string[]): string {
-  const head = `${HEADER.join('\n')}\n`;
-  return sorted.length === 0 ? head : `${head}${sorted.join('\n')}\n`;
+/**
+ * {@link ownershipText} of files already in that order (a fleet's list is not sorted twice), as
+ * pieces of a few thousand lines each, made as they are read: a fleet's record (over a hundred
+ * megabytes) is written without ever being one string. The pieces can be read more than once.
+ */
+export function ownershipPiecesOfSorted(sorted: readonly string[]): Iterable<string> {
+  const LINES_PER_PIECE = 4096;
+  return {
+    *[Symbol.iterator]() {
+      yield `${HEADER.join('\n')}\n`;
+      for (let at = 0; at < sorted.length; at += LINES_PER_PIECE)
+        yield `${sorted.slice(at, at + LINES_PER_PIECE).join('\n')}\n`;
+    },
+  };
 }
 
 /**

@@ -248,7 +248,20 @@ export function powerLossFs(
   const missingChain = (dir: string): string[] =>
     model.has(dir) || !dir.startsWith(root) ? [] : [...missingChain(path.dirname(dir)), dir];
   const tfs: TransactionFs = {
-    writeFile: (file, text) => run({ op: 'writeFile', path: file }, () => real.writeFile(file, text), text),
+    writeFile: (file, text) => {
+      // The model keeps text; the disk gets what was given.
+      const whole =
+        typeof text === 'string'
+          ? text
+          : text instanceof Uint8Array
+            ? Buffer.from(text).toString('utf8')
+            : [...text].join('');
+      return run(
+        { op: 'writeFile', path: file },
+        () => real.writeFile(file, text instanceof Uint8Array ? text : whole),
+        whole,
+      );
+    },
     link: (existing, created) => run({ op: 'link', path: existing, to: created }, () => real.link(existing, created)),
     mkdir: (dir, o) => run({ op: 'mkdir', path: dir }, () => real.mkdir(dir, o)),
     rename: (from, to) =>

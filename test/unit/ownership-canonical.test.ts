@@ -4,7 +4,7 @@
  * lines); this compares it with the definition on every one-line change of a real-shaped record.
  */
 import { describe, expect, it } from 'vitest';
-import { ownershipText, parseOwnership } from '../../src/plan/ownership-record.js';
+import { ownershipPiecesOfSorted, ownershipText, parseOwnership } from '../../src/plan/ownership-record.js';
 
 const FILES = ['env-1/a.yaml', 'env-1/b/c.yaml', 'env-1.x/a.yaml', 'env-10/a.yaml', 'kustomization.yaml'];
 const base = ownershipText(FILES);
@@ -44,6 +44,15 @@ describe('a canonical ownership record', () => {
       expect(record.canonical).toBe(!record.conflicted && normalised === ownershipText(record.files));
     },
   );
+
+  it('holds for a record written in pieces (more lines than one piece holds), which lists every file once', () => {
+    const many = Array.from({ length: 10_000 }, (_, i) => `env-${String(i).padStart(5, '0')}/c/f.yaml`);
+    const text = [...ownershipPiecesOfSorted(many)].join('');
+    expect(text).toBe(ownershipText([...many].reverse()));
+    const record = parseOwnership(text);
+    expect(record.canonical).toBe(true);
+    expect([...record.files]).toEqual(many);
+  });
 
   it('holds for the record a build writes, and not for one a line was added to by hand', () => {
     expect(parseOwnership(base).canonical).toBe(true);

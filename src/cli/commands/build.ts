@@ -11,6 +11,7 @@ import { render } from '../../render/render.js';
 import { defineCommand, type CommandContext } from '../command.js';
 import { defineOptions, type OptionValues } from '../options.js';
 import { failpointFromEnv } from '../failpoint.js';
+import { fleetHeapTuner } from '../fleet-heap.js';
 import { formatDiagnostics } from '../format.js';
 import { RENDER_OPTIONS, prepareRender, type PreparedRender } from '../render-options.js';
 import { streamEnvironment } from '../environment-stream.js';
@@ -70,6 +71,7 @@ export const buildCommand = defineCommand({
     )
       return 0;
     const lines: string[] = [];
+    const tuneHeap = fleetHeapTuner();
     let build: BuildRun;
     try {
       build = await runBuild({
@@ -82,6 +84,7 @@ export const buildCommand = defineCommand({
         allowRemoval: values['allow-removal'],
         ...(failpoint ? { failpoint } : {}),
         onEnvironment: (e) => {
+          tuneHeap();
           const parts = [
             ...(e.certManager ? [`cert-manager ${e.certManager.version}`] : []),
             ...e.providers.map((p) => `${p.label} ${p.version}`),
