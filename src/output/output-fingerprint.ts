@@ -7,9 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { lstatSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { readBoundedChunksSync, readBoundedSync } from '../bounded-read.js';
-import { StringDecoder } from 'node:string_decoder';
-import { MAX_OUTPUT_FILE_BYTES, MAX_OWNERSHIP_RECORD_BYTES } from '../repository-files.js';
+import { readBoundedSync } from '../bounded-read.js';
+import { MAX_OUTPUT_FILE_BYTES } from '../repository-files.js';
 import path from 'node:path';
 import type { CacheUse } from '../cache/cache-use.js';
 import { makePrivateDirSync, writePrivateFileSync } from '../private-files.js';
@@ -24,8 +23,9 @@ import {
   type FolderMarks,
 } from './fingerprint-record.js';
 import { createInterning, type Interning } from './mark-interning.js';
-import { OWNERSHIP_FILE, forEachOwnedFile } from './ownership.js';
-import { PathSet } from './path-table.js';
+import { readOwnedFiles } from './owned-files.js';
+import { OWNERSHIP_FILE } from './ownership.js';
+import type { PathSet } from './path-table.js';
 import { WORK_DIR } from './scan-output-folder.js';
 
 /** What the last build left: each checked environment's entry and the shared files (fingerprint-record.ts). */
@@ -362,29 +362,11 @@ function racy(fp: OutputFingerprint, mark: FileMark): boolean {
  * wrote, gitops/ of the kustomize flavour) or it cannot be read whole.
  */
 function markOwnedFiles(root: string, mark: (rel: string, recordSha: string) => void): PathSet | undefined {
-  const owned = new PathSet();
-  const hash = createHash('sha256');
-  const decoder = new StringDecoder('utf8');
-  // The last piece's unfinished line, completed by the next.
-  let carry = '';
-  const visitLines = (text: string) => forEachOwnedFile(text, (rel) => void owned.add(rel));
-  const read = readBoundedChunksSync(
-    path.join(root, OWNERSHIP_FILE),
-    { limit: MAX_OWNERSHIP_RECORD_BYTES, follow: false },
-    (bytes) => {
-      hash.update(bytes);
-      const text = carry + decoder.write(bytes);
-      const end = text.lastIndexOf('\n');
-      carry = text.slice(end + 1);
-      if (end >= 0) visitLines(text.slice(0, end + 1));
-    },
-  );
-  if (read.outcome !== 'read') return undefined;
-  visitLines(carry + decoder.end());
-  const recordSha = hash.digest('hex');
-  mark(OWNERSHIP_FILE, recordSha);
-  for (const rel of owned) if (rel !== OWNERSHIP_FILE) mark(rel, recordSha);
-  return owned.add(OWNERSHIP_FILE);
+  const record = readOwnedFiles(path.join(root, OWNERSHIP_FILE));
+  if (!record) return undefined;
+  mark(OWNERSHIP_FILE, record.sha256);
+  for (const rel of record.files) if (rel !== OWNERSHIP_FILE) mark(rel, record.sha256);
+  return record.files.add(OWNERSHIP_FILE);
 }
 
 /**

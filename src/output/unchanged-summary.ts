@@ -1,7 +1,8 @@
 /** What a build that changed nothing reports: how much is in place, counted from the ownership records. */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { readRecordFile } from '../repository-files.js';
+import { readRecordFile, refuseIrregularRecordPath } from '../repository-files.js';
+import { ownedFilesDigest, readOwnedFiles } from './owned-files.js';
 import { OWNERSHIP_FILE, parseOwnership } from './ownership.js';
 import type { TreeSummary } from './transaction.js';
 import type { WrittenRenderResult } from './write-summary.js';
@@ -71,9 +72,36 @@ async function countSome(dir: string, filter: (file: string) => boolean): Promis
 
 /** The record of the output folder `dir`, counted. */
 export async function countRecord(dir: string, known: readonly RecordCount[] = []): Promise<RecordCount> {
-  const text = await recordText(dir);
-  const sha256 = createHash('sha256').update(text).digest('hex');
-  return known.find((k) => k.sha256 === sha256) ?? { sha256, files: parseOwnership(text).files.size };
+  const file = recordFileOf(dir);
+  // A fleet's record is a hundred megabytes: it is hashed a piece at a time, and its files are
+  // collected (compactly) only when the count is not already known.
+  // An unreadable record (EACCES, EIO) counts as none, as one that is not a regular file does.
+  const attempt = <T>(read: (f: string) => T | undefined): T | undefined => {
+    try {
+      return file === undefined ? undefined : read(file);
+    } catch {
+      return undefined;
+    }
+  };
+  const sha256 = attempt(ownedFilesDigest) ?? EMPTY_SHA256;
+  const seen = known.find((k) => k.sha256 === sha256);
+  if (seen) return seen;
+  const record = attempt(readOwnedFiles);
+  return record ? { sha256: record.sha256, files: record.files.size } : { sha256: EMPTY_SHA256, files: 0 };
+}
+
+/** The sha256 of no bytes: what a folder without a record (or with one that cannot be read) counts as. */
+const EMPTY_SHA256 = createHash('sha256').update('').digest('hex');
+
+/** `dir`'s ownership record, unless the path to it is refused (a link on the way): then none. */
+function recordFileOf(dir: string): string | undefined {
+  const file = path.join(dir, OWNERSHIP_FILE);
+  try {
+    refuseIrregularRecordPath(path.dirname(dir), file);
+  } catch {
+    return undefined;
+  }
+  return file;
 }
 
 /**
