@@ -15,6 +15,7 @@ import { SourceMap } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeBenchProviders } from './bench-repo.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURES = path.join(ROOT, 'test/fixtures/repository');
@@ -24,22 +25,7 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'capi-render-phases-'));
 
 /** The bench's one-environment repository (bench/run.mjs capiRepo). */
 function oneEnvironmentRepo(dir) {
-  mkdirSync(path.join(dir, 'providers'), { recursive: true });
-  writeFileSync(
-    path.join(dir, 'capi-render.yaml'),
-    `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n  - path: ${FIXTURES}\n`,
-  );
-  const cr = (kind, n, ns) =>
-    `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ${kind}\nmetadata:\n  name: ${n}\n  namespace: ${ns}\nspec:\n  version: v1.12.0\n`;
-  writeFileSync(
-    path.join(dir, 'providers/providers.yaml'),
-    [
-      cr('CoreProvider', 'cluster-api', 'capi-system'),
-      cr('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system'),
-      cr('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system'),
-      cr('InfrastructureProvider', 'docker', 'capd-system'),
-    ].join('---\n'),
-  );
+  writeBenchProviders(dir, FIXTURES);
   const env = path.join(dir, 'overlays', 'env-0000');
   mkdirSync(env, { recursive: true });
   writeFileSync(

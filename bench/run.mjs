@@ -60,6 +60,7 @@ import { differenceBetween } from './same-objects.mjs';
 import { atMost, benchTable, formatMs, ratioAtMost, target, timeAtMost } from './bench-table.mjs';
 import { median } from './noise-aware.mjs';
 import { realProviderRows } from './real-providers.mjs';
+import { writeBenchProviders } from './bench-repo.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURES = path.join(ROOT, 'test/fixtures/repository');
@@ -140,22 +141,7 @@ const envName = (i, envs) => `env-${String(i).padStart(Math.max(4, String(envs).
 
 function capiRepo(name, envs, { distinct = false } = {}) {
   const dir = path.join(work, name);
-  mkdirSync(path.join(dir, 'providers'), { recursive: true });
-  writeFileSync(
-    path.join(dir, 'capi-render.yaml'),
-    `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n  - path: ${FIXTURES}\n`,
-  );
-  const cr = (kind, n, ns) =>
-    `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ${kind}\nmetadata:\n  name: ${n}\n  namespace: ${ns}\nspec:\n  version: v1.12.0\n`;
-  writeFileSync(
-    path.join(dir, 'providers/providers.yaml'),
-    [
-      cr('CoreProvider', 'cluster-api', 'capi-system'),
-      cr('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system'),
-      cr('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system'),
-      cr('InfrastructureProvider', 'docker', 'capd-system'),
-    ].join('---\n'),
-  );
+  writeBenchProviders(dir, FIXTURES);
   for (let i = 0; i < envs; i++) {
     const env = path.join(dir, 'overlays', envName(i, envs));
     mkdirSync(env, { recursive: true });

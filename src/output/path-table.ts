@@ -29,40 +29,32 @@ function ownCopy(text: string): string {
 /** Paths without a `/` are kept under this first segment (no file name holds a NUL). */
 const TOP_LEVEL = '\0';
 
-/**
- * A map from output path to `V`. Grouped by the rest of the path, then by the first segment: a
- * few hundred large maps (one per file name a fleet repeats) rather than one small map per
- * environment, whose hash tables would be mostly slack. Iterates in no particular order;
- * {@link sortedKeys} sorts.
- */
-export class PathMap<V> {
-  private readonly byRest = new Map<string, Map<string, V>>();
-  private count = 0;
+/** What a group of first segments is: a Set of them, or a Map from them to values. */
+interface Tops {
+  readonly size: number;
+  has(top: string): boolean;
+  delete(top: string): boolean;
+  keys(): IterableIterator<string>;
+}
 
-  constructor(private readonly names: PathNames = new PathNames()) {}
+/**
+ * Paths grouped by the rest of the path, then by the first segment: a few hundred large tables
+ * (one per file name a fleet repeats) rather than one small table per environment, whose hash
+ * tables would be mostly slack.
+ */
+abstract class PathGroups<G extends Tops> {
+  protected readonly byRest = new Map<string, G>();
+  protected count = 0;
+
+  constructor(protected readonly names: PathNames = new PathNames()) {}
 
   get size(): number {
     return this.count;
   }
 
-  get(path: string): V | undefined {
-    const [top, rest] = split(path);
-    return this.byRest.get(rest)?.get(top);
-  }
-
   has(path: string): boolean {
     const [top, rest] = split(path);
     return this.byRest.get(rest)?.has(top) ?? false;
-  }
-
-  set(path: string, value: V): this {
-    const [top, rest] = split(path);
-    let tops = this.byRest.get(rest);
-    if (!tops) this.byRest.set(this.names.intern(rest), (tops = new Map()));
-    const before = tops.size;
-    tops.set(this.names.intern(top), value);
-    this.count += tops.size - before;
-    return this;
   }
 
   delete(path: string): boolean {
@@ -72,6 +64,38 @@ export class PathMap<V> {
     this.count--;
     if (tops.size === 0) this.byRest.delete(rest);
     return true;
+  }
+
+  /** Puts `path` in its group (made with `make` if new) through `put`, counting it if it is new. */
+  protected place(path: string, make: () => G, put: (tops: G, top: string) => void): void {
+    const [top, rest] = split(path);
+    let tops = this.byRest.get(rest);
+    if (!tops) this.byRest.set(this.names.intern(rest), (tops = make()));
+    const before = tops.size;
+    put(tops, this.names.intern(top));
+    this.count += tops.size - before;
+  }
+
+  /** Every path in `Array.prototype.sort` order (see sortedPaths). */
+  protected sortedPaths(): string[] {
+    return sortedPaths(this.byRest, this.count);
+  }
+}
+
+/** A map from output path to `V`. Iterates in no particular order; {@link sortedKeys} sorts. */
+export class PathMap<V> extends PathGroups<Map<string, V>> {
+  get(path: string): V | undefined {
+    const [top, rest] = split(path);
+    return this.byRest.get(rest)?.get(top);
+  }
+
+  set(path: string, value: V): this {
+    this.place(
+      path,
+      () => new Map(),
+      (tops, top) => tops.set(top, value),
+    );
+    return this;
   }
 
   *entries(): IterableIterator<[string, V]> {
@@ -82,59 +106,34 @@ export class PathMap<V> {
     for (const [path] of this.entries()) yield path;
   }
 
-  /** Every path in `Array.prototype.sort` order (see sortedPaths). */
   sortedKeys(): string[] {
-    return sortedPaths(this.byRest, this.count);
+    return this.sortedPaths();
   }
 }
 
-/** A set of output paths, grouped as {@link PathMap} groups them. */
-export class PathSet implements Iterable<string> {
-  private readonly byRest = new Map<string, Set<string>>();
-  private count = 0;
-
-  constructor(
-    paths: Iterable<string> = [],
-    private readonly names: PathNames = new PathNames(),
-  ) {
+/** A set of output paths. Iterates in no particular order; {@link sorted} sorts. */
+export class PathSet extends PathGroups<Set<string>> implements Iterable<string> {
+  constructor(paths: Iterable<string> = [], names?: PathNames) {
+    super(names);
     for (const path of paths) this.add(path);
   }
 
-  get size(): number {
-    return this.count;
-  }
-
-  has(path: string): boolean {
-    const [top, rest] = split(path);
-    return this.byRest.get(rest)?.has(top) ?? false;
-  }
-
   add(path: string): this {
-    const [top, rest] = split(path);
-    let tops = this.byRest.get(rest);
-    if (!tops) this.byRest.set(this.names.intern(rest), (tops = new Set()));
-    const before = tops.size;
-    tops.add(this.names.intern(top));
-    this.count += tops.size - before;
+    this.place(
+      path,
+      () => new Set(),
+      (tops, top) => tops.add(top),
+    );
     return this;
-  }
-
-  delete(path: string): boolean {
-    const [top, rest] = split(path);
-    const tops = this.byRest.get(rest);
-    if (!tops?.delete(top)) return false;
-    this.count--;
-    if (tops.size === 0) this.byRest.delete(rest);
-    return true;
   }
 
   *[Symbol.iterator](): IterableIterator<string> {
     for (const [rest, tops] of this.byRest) for (const top of tops) yield join(top, rest);
   }
 
-  /** The paths in `Array.prototype.sort` order (see {@link PathMap.sortedKeys}). */
+  /** The paths in `Array.prototype.sort` order. */
   sorted(): string[] {
-    return sortedPaths(this.byRest, this.count);
+    return this.sortedPaths();
   }
 }
 
