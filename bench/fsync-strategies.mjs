@@ -13,6 +13,7 @@ import { promises as fs, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSy
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeBenchProviders } from './bench-repo.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.argv[2] ?? 5);
@@ -20,22 +21,7 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'capi-render-fsync-'));
 
 // The bench's 100-environment fleet (bench/run.mjs capiRepo), built once.
 const repo = path.join(work, 'repo');
-mkdirSync(path.join(repo, 'providers'), { recursive: true });
-writeFileSync(
-  path.join(repo, 'capi-render.yaml'),
-  `apiVersion: capi-render/v1alpha1\nkind: Config\ncertManager:\n  version: v1.19.4\nrepositories:\n  - path: ${path.join(ROOT, 'test/fixtures/repository')}\n`,
-);
-const cr = (kind, n, ns) =>
-  `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ${kind}\nmetadata:\n  name: ${n}\n  namespace: ${ns}\nspec:\n  version: v1.12.0\n`;
-writeFileSync(
-  path.join(repo, 'providers/providers.yaml'),
-  [
-    cr('CoreProvider', 'cluster-api', 'capi-system'),
-    cr('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system'),
-    cr('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system'),
-    cr('InfrastructureProvider', 'docker', 'capd-system'),
-  ].join('---\n'),
-);
+writeBenchProviders(repo, path.join(ROOT, 'test/fixtures/repository'));
 for (let i = 0; i < 100; i++) {
   const env = path.join(repo, 'overlays', `env-${String(i).padStart(4, '0')}`);
   mkdirSync(env, { recursive: true });

@@ -6,7 +6,7 @@
  * bytes each, here about a map entry.
  */
 
-/** The rests of paths, one copy each, shared by the tables of one write. */
+/** Path segments and names, one copy each, shared by the tables of one write. */
 export class PathNames {
   private readonly names = new Map<string, string>();
 

@@ -1,9 +1,9 @@
 /** What a build that changed nothing reports: how much is in place, counted from the ownership records. */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { readRecordFile, refuseIrregularRecordPath } from '../repository-files.js';
-import { ownedFilesDigest, readOwnedFiles } from './owned-files.js';
-import { OWNERSHIP_FILE, parseOwnership } from './ownership.js';
+import { refuseIrregularRecordPath } from '../repository-files.js';
+import { ownedFilesDigest, readOwnedFiles, type OwnedFiles } from './owned-files.js';
+import { OWNERSHIP_FILE } from './ownership.js';
 import type { TreeSummary } from './transaction.js';
 import type { WrittenRenderResult } from './write-summary.js';
 
@@ -67,50 +67,43 @@ export async function confirmedSummary(
 }
 
 async function countSome(dir: string, filter: (file: string) => boolean): Promise<number> {
-  return [...parseOwnership(await recordText(dir)).files].filter(filter).length;
+  let count = 0;
+  for (const file of ownedFilesOf(dir)?.files ?? []) if (filter(file)) count++;
+  return count;
 }
 
 /** The record of the output folder `dir`, counted. */
 export async function countRecord(dir: string, known: readonly RecordCount[] = []): Promise<RecordCount> {
-  const file = recordFileOf(dir);
-  // A fleet's record is a hundred megabytes: it is hashed a piece at a time, and its files are
-  // collected (compactly) only when the count is not already known.
-  // An unreadable record (EACCES, EIO) counts as none, as one that is not a regular file does.
-  const attempt = <T>(read: (f: string) => T | undefined): T | undefined => {
-    try {
-      return file === undefined ? undefined : read(file);
-    } catch {
-      return undefined;
-    }
-  };
-  const sha256 = attempt(ownedFilesDigest) ?? EMPTY_SHA256;
-  const seen = known.find((k) => k.sha256 === sha256);
-  if (seen) return seen;
-  const record = attempt(readOwnedFiles);
+  // A fleet's record is a hundred megabytes: when a count may already be known (a no-op), it is
+  // only hashed first, and its files are collected (compactly) only when the count is not known.
+  if (known.length > 0) {
+    const sha256 = whenReadable(dir, ownedFilesDigest) ?? EMPTY_SHA256;
+    const seen = known.find((k) => k.sha256 === sha256);
+    if (seen) return seen;
+  }
+  const record = ownedFilesOf(dir);
   return record ? { sha256: record.sha256, files: record.files.size } : { sha256: EMPTY_SHA256, files: 0 };
 }
 
 /** The sha256 of no bytes: what a folder without a record (or with one that cannot be read) counts as. */
 const EMPTY_SHA256 = createHash('sha256').update('').digest('hex');
 
-/** `dir`'s ownership record, unless the path to it is refused (a link on the way): then none. */
-function recordFileOf(dir: string): string | undefined {
-  const file = path.join(dir, OWNERSHIP_FILE);
-  try {
-    refuseIrregularRecordPath(path.dirname(dir), file);
-  } catch {
-    return undefined;
-  }
-  return file;
+/** The files of `dir`'s ownership record; undefined when it has none that can be read (as with {@link whenReadable}). */
+function ownedFilesOf(dir: string): OwnedFiles | undefined {
+  return whenReadable(dir, readOwnedFiles);
 }
 
 /**
- * The ownership record's text; empty when the folder has none, or none that is a regular file
- * (nothing counted: the build that wrote it, or the no-op that confirmed it, has refused such a one already).
+ * `read` of `dir`'s ownership record; undefined when the path to it is refused (a link on the way)
+ * or reading fails (EACCES, EIO): nothing is counted, as for a record that is not a regular file
+ * (the build that wrote it, or the no-op that confirmed it, has refused such a one already).
  */
-async function recordText(dir: string): Promise<string> {
-  const bytes = await readRecordFile(path.dirname(dir), path.join(dir, OWNERSHIP_FILE), 'ownership').catch(
-    () => undefined,
-  );
-  return bytes?.toString('utf8') ?? '';
+function whenReadable<T>(dir: string, read: (file: string) => T | undefined): T | undefined {
+  const file = path.join(dir, OWNERSHIP_FILE);
+  try {
+    refuseIrregularRecordPath(path.dirname(dir), file);
+    return read(file);
+  } catch {
+    return undefined;
+  }
 }
