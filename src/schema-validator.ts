@@ -96,6 +96,15 @@ export function compileValidator(spec: ValidatorSpec, dir = packagePath(...VALID
   return existsSync(file) ? loadValidatorModule(file, spec) : compileSchema(spec);
 }
 
+/**
+ * `spec`'s validator, made on the first call and the same one after: for a validator whose schema is
+ * a constant of the package (the config, overlay and lock schemas).
+ */
+export function validatorOnce(spec: ValidatorSpec): () => ValidateFunction {
+  let made: ValidateFunction | undefined;
+  return () => (made ??= compileValidator(spec));
+}
+
 /** Compiles `spec` with ajv now, as its precompiled file was made. */
 export function compileSchema(spec: ValidatorSpec): ValidateFunction {
   return createAjv(spec, spec.options).compile(spec.schema);

@@ -2,13 +2,12 @@
  * Reads and validates capi-render.yaml. A missing file means the defaults; a present one must be
  * valid in full (every problem reported at once, each with file:line:col).
  */
-import type { ValidateFunction } from 'ajv';
 import { SpecError, error } from '../errors.js';
 import { schemaDiagnostics } from '../declarations/schema-diagnostics.js';
 import { isJsonObject } from '../manifest/object.js';
 import { parseSourceDocuments } from '../declarations/yaml-document.js';
 import { CONFIG_SCHEMA } from './config-schema.js';
-import { compileValidator, type ValidatorSpec } from '../schema-validator.js';
+import { validatorOnce, type ValidatorSpec } from '../schema-validator.js';
 import { normalizeInputText } from '../declarations/input-text.js';
 import { readInputFile, readInputFileSync } from '../repository-files.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
@@ -29,8 +28,7 @@ export const CONFIG_VALIDATOR: ValidatorSpec = {
   options: { allErrors: true, strict: true, validateSchema: false, code: { optimize: false } },
 };
 
-// Made once on first use: the schema is a constant, so the validator is too.
-let compiled: ValidateFunction | undefined;
+const validator = validatorOnce(CONFIG_VALIDATOR);
 
 /** Parses config text; `file` is used in diagnostics. */
 export function parseConfig(text: string, file: string, memo: ValidationMemo = NO_VALIDATION_MEMO): RenderConfig {
@@ -43,7 +41,7 @@ export function parseConfig(text: string, file: string, memo: ValidationMemo = N
   const doc = docs[0]!;
   const subject = `config\n${canonicalJson(doc.value)}`;
   if (!memo.passed(subject)) {
-    const validate = (compiled ??= compileValidator(CONFIG_VALIDATOR));
+    const validate = validator();
     if (!validate(doc.value))
       throw new SpecError(schemaDiagnostics(validate.errors ?? [], doc, 'config', CONFIG_SCHEMA));
     memo.remember(subject);

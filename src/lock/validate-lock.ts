@@ -4,11 +4,11 @@
  * ajv reports the failing value; the entry that holds it is what a reader of the lock looks for
  * (a provider entry without a source is reported at `- provider:`, not at the missing key).
  */
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import YAML from 'yaml';
 import { error, type Diagnostic } from '../errors.js';
 import { LOCK_SCHEMA } from './lock-schema.js';
-import { compileValidator, type ValidatorSpec } from '../schema-validator.js';
+import { validatorOnce, type ValidatorSpec } from '../schema-validator.js';
 import { LOCK_API_VERSION, LOCK_FILE, type LockFile } from './lock-types.js';
 
 /** The lock's validator (precompiled by `npm run build`, src/schema-validator.ts). */
@@ -17,12 +17,7 @@ export const LOCK_VALIDATOR: ValidatorSpec = {
   options: { allErrors: true, strict: true, validateSchema: false, code: { optimize: false } },
 };
 
-// Made once on first use: the schema is a constant, so the validator is too.
-let compiled: ValidateFunction | undefined;
-
-function validator(): ValidateFunction {
-  return (compiled ??= compileValidator(LOCK_VALIDATOR));
-}
+const validator = validatorOnce(LOCK_VALIDATOR);
 
 /** Whether `doc` is of the lock's shape (for values read back from a cache, which need no message). */
 export function isLock(doc: unknown): doc is LockFile {

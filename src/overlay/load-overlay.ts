@@ -1,10 +1,9 @@
 /** Reads and validates one overlay.yaml (every problem at once, with positions). */
-import type { ValidateFunction } from 'ajv';
 import { SpecError, error } from '../errors.js';
 import { schemaDiagnostics } from '../declarations/schema-diagnostics.js';
 import { parseSourceDocuments, type SourceDocument } from '../declarations/yaml-document.js';
 import { OVERLAY_SCHEMA } from './overlay-schema.js';
-import { compileValidator, type ValidatorSpec } from '../schema-validator.js';
+import { validatorOnce, type ValidatorSpec } from '../schema-validator.js';
 import { normalizeInputText } from '../declarations/input-text.js';
 import { readInputFile } from '../repository-files.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
@@ -26,9 +25,7 @@ export const OVERLAY_VALIDATOR: ValidatorSpec = {
   options: { allErrors: true, strict: true, strictRequired: false, validateSchema: false, code: { optimize: false } },
 };
 
-// Made once on first use: the schema is a constant, so the validator is too.
-let compiled: ValidateFunction | undefined;
-const validate = (): ValidateFunction => (compiled ??= compileValidator(OVERLAY_VALIDATOR));
+const validate = validatorOnce(OVERLAY_VALIDATOR);
 
 /** Loads an overlay file; a build passes a memoised one so each file is read and parsed once. */
 export type OverlayLoader = (repoRoot: string, file: string) => Promise<LoadedOverlay>;
