@@ -112,7 +112,7 @@ async function readUnchanged(repoRoot: string, read: string, stamp: BuildStamp):
   const sha256 = read.slice(read.lastIndexOf(' ') + 1);
   // Files under providers/ and overlays/ were compared through inputFiles already.
   if (kind !== 'resource' && covered(file, stamp)) return true;
-  if (kind === 'resource') return (await inputTreeDigest(repoRoot, file)) === sha256;
+  if (kind === 'resource') return inputTreeDigest(repoRoot, file) === sha256;
   const found = await readInputFile(repoRoot, file);
   return (
     found !== undefined &&

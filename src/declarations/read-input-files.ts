@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { SpecError, error } from '../errors.js';
-import { listInputFiles, readListedInput, type InputPath } from '../repository-files.js';
+import { listInputFiles, readListedInput, readListedInputSync, type InputPath } from '../repository-files.js';
 import { normalizeInputText } from './input-text.js';
 
 export { MAX_INPUT_FILE_BYTES } from '../repository-files.js';
@@ -39,13 +39,25 @@ export function inputTreeDigestOf(files: readonly InputFile[]): string {
   return hash.digest('hex');
 }
 
-/** {@link inputTreeDigestOf} of a folder (or file) read from disk, without parsing anything. */
-export async function inputTreeDigest(repoRoot: string, dir: string): Promise<string> {
-  return inputTreeDigestOf(await readInputFiles(repoRoot, dir));
+/**
+ * {@link inputTreeDigestOf} of a folder (or file) read from disk, without parsing anything. Read
+ * synchronously, for the no-op check: input folders hold a few small files, and round trips through
+ * the thread pool took longer than reading them.
+ */
+export function inputTreeDigest(repoRoot: string, dir: string): string {
+  const files = listInputFiles(repoRoot, dir, INPUT_FILE);
+  if (!files) throw new SpecError(error('input-path', `${dir} does not exist`, { file: dir }));
+  return inputTreeDigestOf(
+    files.map((entry) => ({ file: entry.file, text: textOf(entry, readListedInputSync(repoRoot, entry)) })),
+  );
 }
 
 async function readText(repoRoot: string, entry: InputPath): Promise<string> {
-  const bytes = await readListedInput(repoRoot, entry);
+  return textOf(entry, await readListedInput(repoRoot, entry));
+}
+
+/** An input file's text: UTF-8 (else a SpecError naming the file), without BOM, LF line ends. */
+function textOf(entry: InputPath, bytes: Buffer): string {
   try {
     return normalizeInputText(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch {

@@ -10,8 +10,21 @@
  */
 import { isGitopsFileOf } from '../gitops/layout.js';
 
-/** A file as recorded: size, mtime and ctime (ms, exactly as lstat gives them), sha256 (hex). */
-export type FileMark = readonly [size: number, mtimeMs: number, ctimeMs: number, sha256: string];
+/**
+ * A file as recorded: size, mtime and ctime (ms, exactly as lstat gives them), sha256 (hex), and its
+ * inode number (-1 when lstat cannot give it exactly: over 2^53). Hard links share one mark.
+ */
+export type FileMark = readonly [size: number, mtimeMs: number, ctimeMs: number, sha256: string, ino: number];
+
+/**
+ * A folder as recorded: mtime and ctime (ms), device and inode number. A folder whose entries were
+ * not all recorded files and folders when the record was taken has mtime -1 (never matches: its
+ * entries are always listed again). See output-fingerprint.ts for what a matching folder proves.
+ */
+export type DirMark = readonly [mtimeMs: number, ctimeMs: number, dev: number, ino: number];
+
+/** Every folder of one output folder's tree as recorded ('' for the top, `a/b` below it; the work folder aside). */
+export type FolderDirs = Map<string, DirMark>;
 
 /** One output folder as recorded: folder ('' for the top, `a/b` below it) → file name → mark. */
 export type FolderMarks = Map<string, Map<string, FileMark>>;
@@ -28,7 +41,7 @@ export interface EnvironmentRecord {
 
 /** The fingerprint as the code uses it. */
 export interface FingerprintData {
-  version: 3;
+  version: 4;
   /** Absolute output and GitOps folders the record describes. */
   outDir: string;
   gitopsDir: string;
@@ -38,6 +51,8 @@ export interface FingerprintData {
   environments: Map<string, EnvironmentRecord>;
   /** Files of no environment: the ownership records, the fleet's files, folders that are no environment. */
   shared: { out: FolderMarks; gitops: FolderMarks };
+  /** Every folder of both trees. */
+  dirs: { out: FolderDirs; gitops: FolderDirs };
 }
 
 /** The environment an output-folder file (`<env>/…`) belongs to; undefined for a file at the top. */
@@ -57,24 +72,26 @@ export function gitopsEnvironmentOf(rel: string): string | undefined {
 }
 
 type StoredFolder = Record<string, number[]>;
+type StoredDirs = Record<string, [number, number, number, number]>;
 
 /** As stored: folders map a folder to [name index, mark index, …] pairs; environments are [name, key, out, gitops], sorted. */
 interface StoredRecord {
-  version: 3;
+  version: 4;
   outDir: string;
   gitopsDir: string;
   takenAt: number;
   names: string[];
-  marks: [number, number, number, string][];
+  marks: [number, number, number, string, number][];
   environments: [string, string, StoredFolder, StoredFolder][];
   shared: { out: StoredFolder; gitops: StoredFolder };
+  dirs: { out: StoredDirs; gitops: StoredDirs };
 }
 
 /** The record's text (one line of JSON). Folders and files are in sorted order, so equal records are equal bytes. */
 export function encodeFingerprint(fp: FingerprintData): string {
   const names: string[] = [];
   const nameIndex = new Map<string, number>();
-  const marks: [number, number, number, string][] = [];
+  const marks: [number, number, number, string, number][] = [];
   const markIndex = new Map<string, number>();
   const indexOf = <T>(table: T[], index: Map<string, number>, key: string, value: T) => {
     let i = index.get(key);
@@ -91,7 +108,7 @@ export function encodeFingerprint(fp: FingerprintData): string {
         const m = files.get(name)!;
         pairs.push(
           indexOf(names, nameIndex, name, name),
-          indexOf(marks, markIndex, m.join(' '), [m[0], m[1], m[2], m[3]]),
+          indexOf(marks, markIndex, m.join(' '), [m[0], m[1], m[2], m[3], m[4]]),
         );
       }
       stored[dir] = pairs;
@@ -103,8 +120,16 @@ export function encodeFingerprint(fp: FingerprintData): string {
     return [env, e.key, folder(e.out), folder(e.gitops)];
   });
   const shared = { out: folder(fp.shared.out), gitops: folder(fp.shared.gitops) };
+  const dirs = (of: FolderDirs): StoredDirs => {
+    const stored: StoredDirs = {};
+    for (const dir of [...of.keys()].sort()) {
+      const m = of.get(dir)!;
+      stored[dir] = [m[0], m[1], m[2], m[3]];
+    }
+    return stored;
+  };
   const record: StoredRecord = {
-    version: 3,
+    version: 4,
     outDir: fp.outDir,
     gitopsDir: fp.gitopsDir,
     takenAt: fp.takenAt,
@@ -112,6 +137,7 @@ export function encodeFingerprint(fp: FingerprintData): string {
     marks,
     environments,
     shared,
+    dirs: { out: dirs(fp.dirs.out), gitops: dirs(fp.dirs.gitops) },
   };
   return `${JSON.stringify(record)}\n`;
 }
@@ -126,7 +152,7 @@ export function decodeFingerprint(text: string): FingerprintData | undefined {
   }
   if (
     !isObject(r) ||
-    r.version !== 3 ||
+    r.version !== 4 ||
     typeof r.outDir !== 'string' ||
     typeof r.gitopsDir !== 'string' ||
     !Number.isFinite(r.takenAt)
@@ -134,7 +160,7 @@ export function decodeFingerprint(text: string): FingerprintData | undefined {
     return undefined;
   if (!Array.isArray(r.names) || !r.names.every(isFileName) || !Array.isArray(r.marks) || !r.marks.every(isMark))
     return undefined;
-  if (!Array.isArray(r.environments) || !isObject(r.shared)) return undefined;
+  if (!Array.isArray(r.environments) || !isObject(r.shared) || !isObject(r.dirs)) return undefined;
   const environments = new Map<string, EnvironmentRecord>();
   for (const entry of r.environments as unknown[]) {
     if (
@@ -146,42 +172,54 @@ export function decodeFingerprint(text: string): FingerprintData | undefined {
     )
       return undefined;
     const env = entry[0] as string;
-    const out = decodeFolder(entry[2], r.names, r.marks, (rel) => outEnvironmentOf(rel) === env);
-    const gitops = decodeFolder(entry[3], r.names, r.marks, (rel) => gitopsEnvironmentOf(rel) === env);
+    const out = decodeFolder(entry[2], r.names, r.marks, { dir: (dir) => outEnvironmentOf(`${dir}/`) === env });
+    const gitops = decodeFolder(entry[3], r.names, r.marks, { file: (rel) => gitopsEnvironmentOf(rel) === env });
     if (!out || !gitops) return undefined;
     environments.set(env, { key: entry[1], out, gitops });
   }
   // A shared file of a recorded environment cannot come from a build: each file is filed once, by its path.
-  const out = decodeFolder(r.shared.out, r.names, r.marks, (rel) => !environments.has(outEnvironmentOf(rel) ?? ''));
-  const gitops = decodeFolder(
-    r.shared.gitops,
-    r.names,
-    r.marks,
-    (rel) => !environments.has(gitopsEnvironmentOf(rel) ?? ''),
-  );
+  const out = decodeFolder(r.shared.out, r.names, r.marks, {
+    dir: (dir) => !environments.has(outEnvironmentOf(`${dir}/`) ?? ''),
+  });
+  const gitops = decodeFolder(r.shared.gitops, r.names, r.marks, {
+    file: (rel) => !environments.has(gitopsEnvironmentOf(rel) ?? ''),
+  });
   if (!out || !gitops) return undefined;
+  const outDirs = decodeDirs(r.dirs.out);
+  const gitopsDirs = decodeDirs(r.dirs.gitops);
+  if (!outDirs || !gitopsDirs) return undefined;
   return {
-    version: 3,
+    version: 4,
     outDir: r.outDir,
     gitopsDir: r.gitopsDir,
     takenAt: r.takenAt,
     environments,
     shared: { out, gitops },
+    dirs: { out: outDirs, gitops: gitopsDirs },
   };
 }
+
+/**
+ * Where a file may be filed: decided by its folder (`dir`: a file of the output folder belongs to
+ * the environment its first segment names, the folder's; '' is the top, whose files belong to none)
+ * or by its whole path (`file`).
+ */
+type Belongs =
+  { dir: (dir: string) => boolean; file?: undefined } | { file: (rel: string) => boolean; dir?: undefined };
 
 /** A stored folder's marks; undefined when malformed or a file is not one `belongs` accepts. */
 function decodeFolder(
   stored: unknown,
   names: readonly string[],
   marks: readonly FileMark[],
-  belongs: (rel: string) => boolean,
+  belongs: Belongs,
 ): FolderMarks | undefined {
   if (!isObject(stored)) return undefined;
   const folder: FolderMarks = new Map();
   for (const [dir, pairs] of Object.entries(stored)) {
     if (!(dir === '' || dir.split('/').every(isFileName)) || !Array.isArray(pairs) || pairs.length % 2 !== 0)
       return undefined;
+    if (belongs.dir && !belongs.dir(dir)) return undefined;
     const files = new Map<string, FileMark>();
     for (let i = 0; i < pairs.length; i += 2) {
       const name = names[pairs[i] as number];
@@ -195,12 +233,34 @@ function decodeFolder(
         files.has(name)
       )
         return undefined;
-      if (!belongs(dir ? `${dir}/${name}` : name)) return undefined;
+      if (belongs.file && !belongs.file(dir ? `${dir}/${name}` : name)) return undefined;
       files.set(name, mark);
     }
     folder.set(dir, files);
   }
   return folder;
+}
+
+/** A stored folder list; undefined when malformed. */
+function decodeDirs(stored: unknown): FolderDirs | undefined {
+  if (!isObject(stored)) return undefined;
+  const dirs: FolderDirs = new Map();
+  for (const [dir, mark] of Object.entries(stored)) {
+    if (!(dir === '' || dir.split('/').every(isFileName)) || !isDirMark(mark)) return undefined;
+    dirs.set(dir, mark);
+  }
+  return dirs;
+}
+
+function isDirMark(value: unknown): value is DirMark {
+  return (
+    Array.isArray(value) &&
+    value.length === 4 &&
+    Number.isFinite(value[0]) &&
+    Number.isFinite(value[1]) &&
+    Number.isSafeInteger(value[2]) &&
+    Number.isSafeInteger(value[3])
+  );
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -214,12 +274,14 @@ function isFileName(value: unknown): boolean {
 function isMark(value: unknown): value is FileMark {
   return (
     Array.isArray(value) &&
-    value.length === 4 &&
+    value.length === 5 &&
     Number.isSafeInteger(value[0]) &&
     (value[0] as number) >= 0 &&
     Number.isFinite(value[1]) &&
     Number.isFinite(value[2]) &&
     typeof value[3] === 'string' &&
-    /^[0-9a-f]{64}$/.test(value[3])
+    /^[0-9a-f]{64}$/.test(value[3]) &&
+    Number.isSafeInteger(value[4]) &&
+    (value[4] as number) >= -1
   );
 }

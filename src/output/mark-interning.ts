@@ -17,14 +17,14 @@ export interface Interning {
 
 export function createInterning(): Interning {
   const names = new PathNames();
-  // By sha256, then the few distinct size/times of that content (one per inode it was written to).
+  // By sha256, then the few distinct size/times/inodes of that content (one per inode it was written to).
   const marks = new Map<string, FileMark[]>();
   return {
     name: (text) => names.intern(text),
     mark(mark) {
       let same = marks.get(mark[3]);
       if (!same) marks.set(mark[3], (same = []));
-      const found = same.find((m) => m[0] === mark[0] && m[1] === mark[1] && m[2] === mark[2]);
+      const found = same.find((m) => m[0] === mark[0] && m[1] === mark[1] && m[2] === mark[2] && m[4] === mark[4]);
       if (found) return found;
       same.push(mark);
       return mark;

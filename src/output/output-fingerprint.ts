@@ -6,7 +6,7 @@
  * Design notes: docs/internals.md "output/output-fingerprint.ts".
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { lstatSync, readFileSync, readdirSync, rmSync, type Stats } from 'node:fs';
 import { readBoundedSync } from '../bounded-read.js';
 import { MAX_OUTPUT_FILE_BYTES } from '../repository-files.js';
 import path from 'node:path';
@@ -20,6 +20,7 @@ import {
   type EnvironmentRecord,
   type FileMark,
   type FingerprintData,
+  type FolderDirs,
   type FolderMarks,
 } from './fingerprint-record.js';
 import { createInterning, type Interning } from './mark-interning.js';
@@ -27,6 +28,7 @@ import { readOwnedFiles } from './owned-files.js';
 import { OWNERSHIP_FILE } from './ownership.js';
 import type { PathSet } from './path-table.js';
 import { WORK_DIR } from './scan-output-folder.js';
+import { childFolders, folderMarks, folderUnchanged, scanFolders, type ScannedDir } from './folder-marks.js';
 
 /** What the last build left: each checked environment's entry and the shared files (fingerprint-record.ts). */
 export type OutputFingerprint = FingerprintData;
@@ -94,7 +96,7 @@ export function environmentUnchanged(fp: OutputFingerprint, env: string, key: st
   const entry = fp.environments.get(env);
   if (!entry || entry.key !== key || countMarks(entry.out) === 0) return false;
   if (!recordMatches(fp, fp.outDir, fp.shared.out) || !recordMatches(fp, fp.gitopsDir, fp.shared.gitops)) return false;
-  if (!treeMatches(fp, fp.outDir, entry.out, env)) return false;
+  if (!treeMatches(fp, fp.outDir, entry.out, fp.dirs.out, env)) return false;
   for (const [dir, files] of entry.gitops) {
     for (const [name, mark] of files)
       if (!fileMatches(fp, path.join(fp.gitopsDir, ...dir.split('/').filter(Boolean), name), mark)) return false;
@@ -115,7 +117,7 @@ export function outputUnchanged(fp: OutputFingerprint, environments: readonly st
   const entries = [...fp.environments.values()];
   const out = mergeMarks([fp.shared.out, ...entries.map((e) => e.out)]);
   const gitops = mergeMarks([fp.shared.gitops, ...entries.map((e) => e.gitops)]);
-  return treeMatches(fp, fp.outDir, out, '') && treeMatches(fp, fp.gitopsDir, gitops, '');
+  return treeMatches(fp, fp.outDir, out, fp.dirs.out, '') && treeMatches(fp, fp.gitopsDir, gitops, fp.dirs.gitops, '');
 }
 
 /** sha256 of the record as stored: what a build stamp names to be of this record and no other. */
@@ -178,6 +180,11 @@ export function takeFingerprint(init: TakeFingerprintInit): OutputFingerprint {
   // A fleet's record repeats names and marks in every environment: one copy of each (mark-interning.ts).
   const interning = createInterning();
   const shared: { out: FolderMarks; gitops: FolderMarks } = { out: new Map(), gitops: new Map() };
+  const scanned: { out: Map<string, ScannedDir>; gitops: Map<string, ScannedDir> } = {
+    out: new Map(),
+    gitops: new Map(),
+  };
+  const unrecorded: { out: string[]; gitops: string[] } = { out: [], gitops: [] };
   for (const kind of ['out', 'gitops'] as const) {
     const root = folders[kind];
     const produced = init.produced[kind];
@@ -187,18 +194,26 @@ export function takeFingerprint(init: TakeFingerprintInit): OutputFingerprint {
     };
     const earlier = (rel: string) =>
       markAt((previous && previous.environments.get(ownerOf(rel) ?? '')?.[kind]) ?? previous?.shared[kind], rel);
+    // Files marked per folder so far: the folder scan compares what it lists with them.
+    const markedIn = new Map<string, number>();
     const put = (owner: string | undefined, rel: string, m: FileMark) => {
       let marks = owner === undefined ? shared[kind] : marked[kind].get(owner);
       if (!marks) marked[kind].set(interning.name(owner!), (marks = new Map()));
       putMark(marks, rel, m, interning);
+      const dir = rel.slice(0, Math.max(0, rel.lastIndexOf('/')));
+      markedIn.set(dir, (markedIn.get(dir) ?? 0) + 1);
+    };
+    const isMarked = (rel: string) => {
+      const owner = ownerOf(rel);
+      return markAt(owner === undefined ? shared[kind] : marked[kind].get(owner), rel) !== undefined;
     };
     // A file not produced by this build keeps its earlier mark while untouched; a touched one (or one
     // in the racy window) is hashed, and recorded only when it is still the recorded bytes.
-    const carried = (rel: string, file: string, times: readonly [number, number, number]): FileMark | undefined => {
+    const carried = (rel: string, file: string, stat: Stats): FileMark | undefined => {
       const old = earlier(rel);
-      if (!old || !previous || old[0] !== times[0]) return undefined;
-      if (sameTimes(old, times) && !racy(previous, old)) return old;
-      return hashOf(file) === old[3] ? [times[0], times[1], times[2], old[3]] : undefined;
+      if (!old || !previous || old[0] !== stat.size) return undefined;
+      if (sameStat(old, stat) && !racy(previous, old)) return old;
+      return hashOf(file) === old[3] ? markOf(stat, old[3]) : undefined;
     };
     // Each file the record lists (and the record itself): marked, or its environment left incomplete.
     const mark = (rel: string, recordSha: string) => {
@@ -206,30 +221,43 @@ export function takeFingerprint(init: TakeFingerprintInit): OutputFingerprint {
       if (owner !== undefined && !keys.has(owner)) return;
       const file = path.join(root, ...rel.split('/'));
       const stat = lstatSync(file, { throwIfNoEntry: false });
-      const times: [number, number, number] | undefined = stat?.isFile()
-        ? [stat.size, stat.mtimeMs, stat.ctimeMs]
-        : undefined;
       const sha256 = rel === OWNERSHIP_FILE ? recordSha : produced.get(rel);
-      const known = times && (sha256 !== undefined ? ([...times, sha256] as FileMark) : carried(rel, file, times));
+      const known = stat?.isFile()
+        ? sha256 !== undefined
+          ? markOf(stat, sha256)
+          : carried(rel, file, stat)
+        : undefined;
       if (known) put(owner, rel, known);
       else if (owner !== undefined) incomplete.add(owner);
     };
     // A folder without a record (capi-render never wrote it, gitops/ of the kustomize flavour): nothing of it is recorded.
     const owned = markOwnedFiles(root, mark);
     if (!owned) continue;
+    // Every folder, each listed once after the files above were marked (folder-marks.ts says why).
+    const scan = scanFolders(
+      root,
+      (rel) => owned.has(rel),
+      isMarked,
+      (dir) => markedIn.get(dir) ?? 0,
+    );
+    scanned[kind] = scan.dirs;
     // Files someone else put there are left alone by every build; recorded as they are, so that
     // only a new one (which a full build reports) makes the folder differ.
-    for (const rel of listRegularFiles(root, (f) => !owned.has(f)) ?? []) {
+    for (const rel of scan.foreign ?? []) {
       const owner = ownerOf(rel);
-      if (owner !== undefined && !keys.has(owner)) continue;
       const file = path.join(root, ...rel.split('/'));
-      const stat = lstatSync(file, { throwIfNoEntry: false });
-      if (!stat?.isFile()) continue;
-      const times: [number, number, number] = [stat.size, stat.mtimeMs, stat.ctimeMs];
+      const stat = owner !== undefined && !keys.has(owner) ? undefined : lstatSync(file, { throwIfNoEntry: false });
       const old = earlier(rel);
-      const sha256 = old && previous && sameTimes(old, times) && !racy(previous, old) ? old[3] : hashOf(file);
-      if (sha256 !== undefined) put(owner, rel, [...times, sha256]);
-      else if (owner !== undefined) incomplete.add(owner);
+      const sha256 = !stat?.isFile()
+        ? undefined
+        : old && previous && sameStat(old, stat) && !racy(previous, old)
+          ? old[3]
+          : hashOf(file);
+      if (stat?.isFile() && sha256 !== undefined) put(owner, rel, markOf(stat, sha256));
+      else {
+        unrecorded[kind].push(rel);
+        if (stat?.isFile() && owner !== undefined) incomplete.add(owner);
+      }
     }
   }
   const environments = new Map<string, EnvironmentRecord>();
@@ -239,7 +267,20 @@ export function takeFingerprint(init: TakeFingerprintInit): OutputFingerprint {
     if (incomplete.has(env) || countMarks(out) === 0) continue;
     environments.set(env, { key, out, gitops: marked.gitops.get(env) ?? new Map() });
   }
-  return { version: 3, outDir: init.outDir, gitopsDir: init.gitopsDir, takenAt: Date.now(), environments, shared };
+  const kept = (kind: 'out' | 'gitops') => [shared[kind], ...[...environments.values()].map((e) => e[kind])];
+  const dirs = {
+    out: folderMarks(scanned.out, kept('out'), unrecorded.out),
+    gitops: folderMarks(scanned.gitops, kept('gitops'), unrecorded.gitops),
+  };
+  return {
+    version: 4,
+    outDir: init.outDir,
+    gitopsDir: init.gitopsDir,
+    takenAt: Date.now(),
+    environments,
+    shared,
+    dirs,
+  };
 }
 
 /** sha256 (hex) of a text as written to disk (UTF-8). */
@@ -303,15 +344,51 @@ function recordMatches(fp: OutputFingerprint, root: string, marks: FolderMarks):
 
 /**
  * Whether the files below `root/sub` ('' for the whole folder, its work folder aside) are exactly
- * the recorded ones there, each unchanged: one readdir per folder and one lstat per file. Anything
- * but regular files and folders (a link, a FIFO, a device) never matches.
+ * the recorded ones there, each unchanged. A folder whose mark matches (folder-marks.ts) holds the
+ * names it held: its files are checked by one lstat per inode and its folders are the recorded
+ * ones. Any other folder is listed, each of its files lstat-ed. Anything but regular files and
+ * folders (a link, a FIFO, a device) never matches.
  */
-function treeMatches(fp: OutputFingerprint, root: string, folder: FolderMarks, sub: string): boolean {
+function treeMatches(fp: OutputFingerprint, root: string, folder: FolderMarks, dirs: FolderDirs, sub: string): boolean {
   let expected = 0;
   for (const [dir, files] of folder) if (sub === '' || dir === sub || dir.startsWith(`${sub}/`)) expected += files.size;
   let seen = 0;
-  const walk = (rel: string): boolean => {
-    const abs = rel ? path.join(root, ...rel.split('/')) : root;
+  let children: Map<string, string[]> | undefined;
+  // Inodes checked so far, by device: the mark their check confirmed.
+  const inodes = new Map<number, Map<number, FileMark>>();
+  const inodeMatches = (file: string, mark: FileMark, dev: number): boolean => {
+    const ino = mark[4];
+    const stat = lstatSync(file, { throwIfNoEntry: false });
+    if (!stat?.isFile() || !statMatches(fp, file, mark, stat)) return false;
+    if (ino >= 0 && stat.ino === ino && stat.dev === dev) {
+      let onDevice = inodes.get(dev);
+      if (!onDevice) inodes.set(dev, (onDevice = new Map()));
+      onDevice.set(ino, mark);
+    }
+    return true;
+  };
+  const walk = (rel: string, abs: string): boolean => {
+    const prefix = abs.endsWith(path.sep) ? abs : `${abs}${path.sep}`;
+    const recorded = folder.get(rel);
+    const dirMark = dirs.get(rel);
+    if (dirMark && !racyTime(fp, dirMark[0])) {
+      const stat = lstatSync(abs, { throwIfNoEntry: false });
+      if (stat?.isDirectory() && folderUnchanged(dirMark, stat)) {
+        if (recorded) {
+          const checked = inodes.get(dirMark[2]);
+          for (const [name, mark] of recorded) {
+            // A hard link of an inode already checked is the same bytes: no lstat of its own.
+            if ((mark[4] < 0 || checked?.get(mark[4]) !== mark) && !inodeMatches(`${prefix}${name}`, mark, dirMark[2]))
+              return false;
+          }
+          seen += recorded.size;
+        }
+        children ??= childFolders(dirs);
+        const cut = rel ? rel.length + 1 : 0;
+        for (const child of children.get(rel) ?? []) if (!walk(child, `${prefix}${child.slice(cut)}`)) return false;
+        return true;
+      }
+    }
     let entries;
     try {
       entries = readdirSync(abs, { withFileTypes: true });
@@ -321,12 +398,10 @@ function treeMatches(fp: OutputFingerprint, root: string, folder: FolderMarks, s
       // environment's) must exist: a deleted environment is never its record.
       return rel === '' && (e as NodeJS.ErrnoException).code === 'ENOENT';
     }
-    const recorded = folder.get(rel);
-    const prefix = abs.endsWith(path.sep) ? abs : `${abs}${path.sep}`;
     for (const e of entries) {
       if (!rel && e.name === WORK_DIR) continue;
       if (e.isDirectory()) {
-        if (!walk(rel ? `${rel}/${e.name}` : e.name)) return false;
+        if (!walk(rel ? `${rel}/${e.name}` : e.name, `${prefix}${e.name}`)) return false;
       } else if (e.isFile()) {
         const mark = recorded?.get(e.name);
         if (!mark || !fileMatches(fp, `${prefix}${e.name}`, mark)) return false;
@@ -335,23 +410,44 @@ function treeMatches(fp: OutputFingerprint, root: string, folder: FolderMarks, s
     }
     return true;
   };
-  return walk(sub) && seen === expected;
+  return walk(sub, sub ? path.join(root, ...sub.split('/')) : root) && seen === expected;
 }
 
-/** Whether `file` is still the recorded bytes: by its size and times (git's racy rule aside), else by its sha256. */
+/** Whether `file` is still the recorded bytes: by its size, times and inode (git's racy rule aside), else by its sha256. */
 function fileMatches(fp: OutputFingerprint, file: string, recorded: FileMark): boolean {
   const stat = lstatSync(file, { throwIfNoEntry: false });
-  if (!stat?.isFile() || stat.size !== recorded[0]) return false;
-  if (sameTimes(recorded, [stat.size, stat.mtimeMs, stat.ctimeMs]) && !racy(fp, recorded)) return true;
+  return stat?.isFile() === true && statMatches(fp, file, recorded, stat);
+}
+
+/** {@link fileMatches} for a regular file already lstat-ed. */
+function statMatches(fp: OutputFingerprint, file: string, recorded: FileMark, stat: Stats): boolean {
+  if (stat.size !== recorded[0]) return false;
+  if (sameStat(recorded, stat) && !racy(fp, recorded)) return true;
   return hashOf(file) === recorded[3];
 }
 
-function sameTimes(mark: FileMark, times: readonly [number, number, number]): boolean {
-  return mark[0] === times[0] && mark[1] === times[1] && mark[2] === times[2];
+/** A regular file's mark from its lstat and the sha256 of its bytes. */
+function markOf(stat: Stats, sha256: string): FileMark {
+  return [stat.size, stat.mtimeMs, stat.ctimeMs, sha256, inoOf(stat)];
+}
+
+/** The inode number, or -1 when it is over 2^53 (not exact as a number: never compared). */
+function inoOf(stat: Stats): number {
+  return Number.isSafeInteger(stat.ino) ? stat.ino : -1;
+}
+
+/** Whether lstat says the file is as marked: size, times and inode. */
+function sameStat(mark: FileMark, stat: Stats): boolean {
+  return mark[0] === stat.size && mark[1] === stat.mtimeMs && mark[2] === stat.ctimeMs && mark[4] === inoOf(stat);
 }
 
 function racy(fp: OutputFingerprint, mark: FileMark): boolean {
-  return mark[1] >= fp.takenAt - (mark[1] % 1000 === 0 ? RACY_MS_WHOLE_SECONDS : RACY_MS);
+  return racyTime(fp, mark[1]);
+}
+
+/** Whether a modification time is too close before the record to vouch for anything (git's racy rule). */
+function racyTime(fp: OutputFingerprint, mtimeMs: number): boolean {
+  return mtimeMs >= fp.takenAt - (mtimeMs % 1000 === 0 ? RACY_MS_WHOLE_SECONDS : RACY_MS);
 }
 
 /**
@@ -367,32 +463,4 @@ function markOwnedFiles(root: string, mark: (rel: string, recordSha: string) => 
   mark(OWNERSHIP_FILE, record.sha256);
   for (const rel of record.files) if (rel !== OWNERSHIP_FILE) mark(rel, record.sha256);
   return record.files.add(OWNERSHIP_FILE);
-}
-
-/**
- * Regular files below `root` that `keep` accepts, relative to it (the work folder aside; none where
- * it does not exist); undefined when anything else is there (a link, a FIFO, a device) or it cannot
- * be read. A fleet's folder holds a million files: only those kept are listed.
- */
-function listRegularFiles(root: string, keep: (rel: string) => boolean): string[] | undefined {
-  const out: string[] = [];
-  const walk = (rel: string): boolean => {
-    let entries;
-    try {
-      entries = readdirSync(rel ? path.join(root, rel) : root, { withFileTypes: true });
-    } catch (e) {
-      return (e as NodeJS.ErrnoException).code === 'ENOENT';
-    }
-    for (const e of entries) {
-      if (!rel && e.name === WORK_DIR) continue;
-      const child = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) {
-        if (!walk(child)) return false;
-      } else if (e.isFile()) {
-        if (keep(child)) out.push(child);
-      } else return false;
-    }
-    return true;
-  };
-  return walk('') ? out : undefined;
 }

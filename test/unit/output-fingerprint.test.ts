@@ -108,6 +108,60 @@ describe('the output fingerprint', () => {
       prod: false,
     },
     {
+      name: 'a file in a new folder',
+      change: (out) => {
+        mkdirSync(path.join(out, 'dev/core/more'));
+        writeFileSync(path.join(out, 'dev/core/more/extra.yaml'), 'x\n');
+      },
+      unchanged: false,
+      dev: false,
+      prod: true,
+    },
+    {
+      name: 'an empty folder added',
+      change: (out) => mkdirSync(path.join(out, 'prod/core/empty')),
+      unchanged: true,
+      dev: true,
+      prod: true,
+    },
+    {
+      // service.yaml is one inode in both environments: an edit through one path changes both.
+      name: 'a hard-linked file edited in place through one of its paths',
+      change: (out) => {
+        const file = path.join(out, 'dev/core/service.yaml');
+        const { atime, mtime } = lstatSync(file);
+        writeFileSync(file, 'kind: Servic3\n');
+        utimesSync(file, atime, mtime);
+      },
+      unchanged: false,
+      dev: false,
+      prod: false,
+    },
+    {
+      name: 'one path of a hard-linked file replaced by a copy of the same bytes',
+      change: (out) => {
+        const file = path.join(out, 'prod/core/service.yaml');
+        const text = readFileSync(file, 'utf8');
+        rmSync(file);
+        writeFileSync(file, text);
+      },
+      unchanged: true,
+      dev: true,
+      prod: true,
+    },
+    {
+      name: 'one path of a hard-linked file removed, the folder keeping its times',
+      change: (out) => {
+        const dir = path.join(out, 'prod/core');
+        const { atime, mtime } = lstatSync(dir);
+        rmSync(path.join(dir, 'service.yaml'));
+        utimesSync(dir, atime, mtime);
+      },
+      unchanged: false,
+      dev: true,
+      prod: false,
+    },
+    {
       name: 'an edited ownership record',
       change: (out) => writeFileSync(path.join(out, OWNERSHIP_FILE), 'dev/kustomization.yaml\n'),
       unchanged: false,
@@ -132,9 +186,41 @@ describe('the output fingerprint', () => {
     // As a coarse clock would have it: the edit kept the recorded times.
     const stat = lstatSync(file);
     const folder = fp.environments.get('dev')!.out.get('dev/core')!;
-    folder.set('deployment.yaml', [stat.size, stat.mtimeMs, stat.ctimeMs, folder.get('deployment.yaml')![3]]);
+    folder.set('deployment.yaml', [stat.size, stat.mtimeMs, stat.ctimeMs, folder.get('deployment.yaml')![3], stat.ino]);
     expect(outputUnchanged({ ...fp, takenAt: stat.mtimeMs + 5 }, ['dev', 'prod'])).toBe(false);
     expect(outputUnchanged({ ...fp, takenAt: stat.mtimeMs + 60_000 }, ['dev', 'prod'])).toBe(true);
+  });
+
+  it('marks every folder whose entries it recorded exactly, and no folder holding anything else', () => {
+    const exact = built();
+    for (const dir of ['', 'dev', 'dev/core', 'prod', 'prod/core'])
+      expect(exact.fp.dirs.out.get(dir)?.[0]).toBeGreaterThan(0);
+    const root = tempDir();
+    const out = path.join(root, 'rendered');
+    mkdirSync(path.join(out, 'dev/core'), { recursive: true });
+    writeFileSync(path.join(out, 'dev/kustomization.yaml'), FILES['dev/kustomization.yaml']!);
+    writeFileSync(path.join(out, 'dev/core/service.yaml'), FILES['dev/core/service.yaml']!);
+    symlinkSync('/etc/hostname', path.join(out, 'dev/core/link.yaml'));
+    writeFileSync(path.join(out, OWNERSHIP_FILE), 'dev/core/service.yaml\ndev/kustomization.yaml\n');
+    const fp = takeFingerprint({
+      previous: undefined,
+      outDir: out,
+      gitopsDir: path.join(root, 'gitops'),
+      produced: {
+        out: new Map([
+          ['dev/kustomization.yaml', sha256Of(FILES['dev/kustomization.yaml']!)],
+          ['dev/core/service.yaml', sha256Of(FILES['dev/core/service.yaml']!)],
+        ]),
+        gitops: new Map(),
+      },
+      rendered: { dev: 'h-dev' },
+      confirmed: [],
+      allEnvironments: ['dev'],
+    });
+    expect(fp.dirs.out.get('dev')?.[0]).toBeGreaterThan(0);
+    expect(fp.dirs.out.get('dev/core')?.[0]).toBe(-1);
+    // The folder with the link is listed every time, so the link is seen every time.
+    expect(outputUnchanged({ ...fp, takenAt: fp.takenAt + 10_000 }, ['dev'])).toBe(false);
   });
 
   it('keeps every mark and inputs hash exactly through its record, and shares names and marks', () => {
@@ -153,7 +239,15 @@ describe('a record that is not exactly one a build wrote is no record', () => {
     { name: 'truncated', edit: (t) => t.slice(0, Math.floor(t.length / 2)) },
     { name: 'empty', edit: () => '' },
     { name: 'not JSON', edit: (t) => t.replace('{', '[') },
-    { name: 'of the earlier format', edit: (t) => t.replace('"version":3', '"version":2') },
+    { name: 'of the earlier format', edit: (t) => t.replace('"version":4', '"version":3') },
+    { name: 'with a mark of the earlier shape', edit: (t) => t.replace(/("marks":\[\[[^\]]*?),-?\d+\]/, '$1]') },
+    { name: 'with a fractional inode', edit: (t) => t.replace(/("marks":\[\[[^\]]*?),(-?\d+)\]/, '$1,$2.5]') },
+    { name: 'with a folder mark of the wrong shape', edit: (t) => t.replace(/("dirs":\{"out":\{"":\[)[^,]+,/, '$1') },
+    {
+      name: 'with a folder that climbs out',
+      edit: (t) => t.replace('"dirs":{"out":{', '"dirs":{"out":{"../x":[1,2,3,4],'),
+    },
+    { name: 'without its folders', edit: (t) => json(t, (r) => delete (r as { dirs?: unknown }).dirs) },
     { name: 'with a file filed under another environment', edit: (t) => t.replace('"dev/core":', '"prod/extra":') },
     { name: 'with an environment twice', edit: (t) => json(t, (r) => r.environments.push(r.environments[0])) },
     { name: 'with a shared file of a recorded environment', edit: (t) => json(t, (r) => (r.shared.out.dev = [0, 0])) },

@@ -84,10 +84,11 @@ describe('mark interning', () => {
   it('gives equal marks one object and keeps different times or contents apart', () => {
     const interning = createInterning();
     const sha = 'a'.repeat(64);
-    const first: FileMark = [10, 1.5, 2.5, sha];
-    expect(interning.mark([10, 1.5, 2.5, sha])).toBe(interning.mark(first));
-    expect(interning.mark([10, 1.5, 3.5, sha])).not.toBe(interning.mark(first));
-    expect(interning.mark([10, 1.5, 2.5, 'b'.repeat(64)])).not.toBe(interning.mark(first));
+    const first: FileMark = [10, 1.5, 2.5, sha, 7];
+    expect(interning.mark([10, 1.5, 2.5, sha, 7])).toBe(interning.mark(first));
+    expect(interning.mark([10, 1.5, 3.5, sha, 7])).not.toBe(interning.mark(first));
+    expect(interning.mark([10, 1.5, 2.5, 'b'.repeat(64), 7])).not.toBe(interning.mark(first));
+    expect(interning.mark([10, 1.5, 2.5, sha, 8])).not.toBe(interning.mark(first));
     expect(interning.name('env-0001/x')).toBe(interning.name(`env-0001/${'x'}`));
   });
 });
