@@ -173,11 +173,28 @@ describe('the output fingerprint', () => {
     it(`after ${c.name}: the output is ${c.unchanged ? 'unchanged' : 'changed'}, dev ${c.dev ? 'skippable' : 'rendered'}, prod ${c.prod ? 'skippable' : 'rendered'}`, () => {
       const { out, fp } = built();
       c.change(out);
-      expect(outputUnchanged(fp, ['dev', 'prod'])).toBe(c.unchanged);
-      expect(environmentUnchanged(fp, 'dev', 'h-dev')).toBe(c.dev);
-      expect(environmentUnchanged(fp, 'prod', 'h-prod')).toBe(c.prod);
+      // Checked by folder and inode where folder marks match, and (no marks) by listing every folder: the same answers.
+      for (const record of [fp, { ...fp, dirs: { out: new Map(), gitops: new Map() } }]) {
+        expect(outputUnchanged(record, ['dev', 'prod'])).toBe(c.unchanged);
+        expect(environmentUnchanged(record, 'dev', 'h-dev')).toBe(c.dev);
+        expect(environmentUnchanged(record, 'prod', 'h-prod')).toBe(c.prod);
+      }
     });
   }
+
+  it('lists a folder again whose mark is in the racy window, and trusts it outside', () => {
+    const { out, fp } = built();
+    // A file added to a folder within the same clock tick as the record: the folder's times would not show it.
+    writeFileSync(path.join(out, 'dev/core/extra.yaml'), 'x\n');
+    const stat = lstatSync(path.join(out, 'dev/core'));
+    const dirs = new Map(fp.dirs.out);
+    const old = dirs.get('dev/core')!;
+    dirs.set('dev/core', [stat.mtimeMs, stat.ctimeMs, old[2], old[3]]);
+    const coarse = { ...fp, dirs: { out: dirs, gitops: fp.dirs.gitops } };
+    expect(environmentUnchanged({ ...coarse, takenAt: stat.mtimeMs + 5 }, 'dev', 'h-dev')).toBe(false);
+    // Outside the window the folder is trusted as recorded: which is why the window exists.
+    expect(environmentUnchanged({ ...coarse, takenAt: stat.mtimeMs + 60_000 }, 'dev', 'h-dev')).toBe(true);
+  });
 
   it('takes a file whose times match as unchanged only outside the racy window', () => {
     const { out, fp } = built();
