@@ -48,7 +48,7 @@ import { GITLAB_TOKEN_ENV } from '../source/gitlab/gitlab-http.js';
 import type { RenderOptions } from './render-options.js';
 import { composer, selectEnvironments } from './compose-environments.js';
 import { withSbomFile } from '../sbom/sbom-output.js';
-import { createSopsSealer } from '../secrets/sops/seal-environment.js';
+import { createLazySopsSealer } from '../secrets/sops/lazy-sealer.js';
 import { createReferenceReader } from '../secrets/secret-references.js';
 import { hasSecretReferences } from '../declarations/secret-values.js';
 
@@ -213,7 +213,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   const { compose, context: composeCtx } = composer(repoRoot, repo, overlays);
   const outputDir = path.resolve(repoRoot, repo.config.outputDir);
   const committed = committedOutputReader(repoRoot, outputDir);
-  const sopsSealer = createSopsSealer({
+  const sopsSealer = createLazySopsSealer({
     repoRoot,
     outputDir,
     env: options.env ?? {},
