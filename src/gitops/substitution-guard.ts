@@ -15,10 +15,27 @@ const MARKER = '${';
 
 /** The path of the first string (or map key) containing `${`, or undefined. Depth-first, in key order. */
 export function findSubstitutionLiteral(value: JsonValue): (string | number)[] | undefined {
+  // Almost no object holds the marker: a walk that keeps no path answers whether one does 20–30%
+  // faster (profiles of the bench's one-environment build), and only then is the path looked for.
+  // JSON.stringify(value).includes('${') answers the same natively, but measured ~50% slower than
+  // the path walk: the JSON text of a CRD is a large string made only to be searched.
+  if (!holdsMarker(value)) return undefined;
   // One path stack for the whole walk (copied only on a find): rendered CRDs have tens of
   // thousands of nodes, and a path array per node was most of this stage's time.
   const path: (string | number)[] = [];
   return containsMarker(value, path) ? path : undefined;
+}
+
+/** Whether some string or map key of `value` contains `${`: the walk below, keeping no path. */
+function holdsMarker(value: JsonValue): boolean {
+  if (typeof value === 'string') return value.includes(MARKER);
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (holdsMarker(value[i]!)) return true;
+    return false;
+  }
+  for (const key in value) if (key.includes(MARKER) || holdsMarker(value[key]!)) return true;
+  return false;
 }
 
 function containsMarker(value: JsonValue, path: (string | number)[]): boolean {
@@ -32,7 +49,7 @@ function containsMarker(value: JsonValue, path: (string | number)[]): boolean {
     }
     return false;
   }
-  for (const key of Object.keys(value)) {
+  for (const key in value) {
     path.push(key);
     if (key.includes(MARKER) || containsMarker(value[key]!, path)) return true;
     path.pop();

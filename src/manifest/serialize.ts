@@ -1,6 +1,6 @@
 import jsYaml from 'js-yaml';
-import { BoundedMap } from '../bounded-map.js';
 import { createFastDumper } from './fast-dump.js';
+import { createTextMemo } from './text-memo.js';
 import type { JsonValue } from './object.js';
 
 /**
@@ -18,7 +18,8 @@ export function serializeObject(value: JsonValue): string {
 /**
  * serializeObject with memory, for builds that write many environments: the same object (by
  * identity) or an equal one (same JSON text — JSON.stringify is several times faster than YAML
- * dumping) is dumped once. The output is exactly serializeObject's.
+ * dumping) is dumped once, and the JSON text is computed only for objects that can equal an earlier
+ * one (text-memo.ts). The output is exactly serializeObject's.
  */
 export interface CachedSerializer {
   serialize(value: KubeObjectLike): string;
@@ -26,29 +27,11 @@ export interface CachedSerializer {
 
 type KubeObjectLike = JsonValue & object;
 
-/** Texts remembered by content: objects a fleet shares hit the identity cache; these are the rest. */
-const BY_CONTENT_ENTRIES = 4096;
-
 export function createCachedSerializer(): CachedSerializer {
-  const byIdentity = new WeakMap<object, string>();
-  // Bounded: with distinct values every environment brings objects of its own, each remembered twice (JSON and YAML).
-  const byJson = new BoundedMap<string, string>(BY_CONTENT_ENTRIES);
   // Same bytes as serializeObject (proved by test/unit/fast-dump.test.ts), several times faster.
   const dumper = createFastDumper({ dumpOptions: OUTPUT_DUMP_OPTIONS, compareKeys });
-  return {
-    serialize(value) {
-      let text = byIdentity.get(value);
-      if (text !== undefined) return text;
-      const json = JSON.stringify(value);
-      text = byJson.get(json);
-      if (text === undefined) {
-        text = dumper.dump(value);
-        byJson.set(json, text);
-      }
-      byIdentity.set(value, text);
-      return text;
-    },
-  };
+  const memo = createTextMemo({ make: (value) => dumper.dump(value), json: (value) => JSON.stringify(value) });
+  return { serialize: (value) => memo.textOf(value) };
 }
 
 /** Joins serialised documents into one multi-document stream (`---` between documents). */

@@ -24,7 +24,6 @@ import type { ResolvedArtifacts } from './resolve-provider.js';
 import { createSession } from './session.js';
 import { createImageResolver, rekeyedImagesWarning } from '../images/image-resolver.js';
 import { registryForPolicy } from '../images/registry-policy.js';
-import { createDockerCredentials } from '../images/registry/docker-credentials.js';
 import type { LockFile, LockedInputFile } from '../lock/lock-types.js';
 import type { RenderConfig } from '../config/config-types.js';
 import type { ImagePolicyConfig } from '../images/image-policy-config.js';
@@ -48,7 +47,7 @@ import { GITLAB_TOKEN_ENV } from '../source/gitlab/gitlab-http.js';
 import type { RenderOptions } from './render-options.js';
 import { composer, selectEnvironments } from './compose-environments.js';
 import { withSbomFile } from '../sbom/sbom-output.js';
-import { createSopsSealer } from '../secrets/sops/seal-environment.js';
+import { createLazySopsSealer } from '../secrets/sops/lazy-sealer.js';
 import { createReferenceReader } from '../secrets/secret-references.js';
 import { hasSecretReferences } from '../declarations/secret-values.js';
 
@@ -213,7 +212,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   const { compose, context: composeCtx } = composer(repoRoot, repo, overlays);
   const outputDir = path.resolve(repoRoot, repo.config.outputDir);
   const committed = committedOutputReader(repoRoot, outputDir);
-  const sopsSealer = createSopsSealer({
+  const sopsSealer = createLazySopsSealer({
     repoRoot,
     outputDir,
     env: options.env ?? {},
@@ -440,7 +439,13 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   };
 }
 
-/** The Docker credential chain over `env`: the catalog's registry credentials for `oci://` provider URLs. */
+/**
+ * The Docker credential chain over `env`: the catalog's registry credentials for `oci://` provider
+ * URLs. Its code is imported when an `oci://` source first asks, never by a build that has none.
+ */
 function dockerCredentials(env: Readonly<Record<string, string | undefined>>) {
-  return async (registry: string) => (await createDockerCredentials({ env }).lookup(registry)).credentials;
+  return async (registry: string) => {
+    const { createDockerCredentials } = await import('../images/registry/docker-credentials.js');
+    return (await createDockerCredentials({ env }).lookup(registry)).credentials;
+  };
 }

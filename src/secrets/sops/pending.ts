@@ -7,6 +7,7 @@
  * refuses to apply it rather than apply plain text.
  */
 import { isJsonObject, type KubeObject } from '../../manifest/object.js';
+import type { RenderedEnvironment } from '../../plan/output-plan.js';
 
 const PENDING = 'capi-render/pending';
 
@@ -37,6 +38,11 @@ export function valuesUnavailable(obj: KubeObject): boolean {
 /** Whether `obj` is a Secret marked for encryption. */
 export function isMarkedForSops(obj: KubeObject): boolean {
   return obj.kind === 'Secret' && isJsonObject(obj.sops) && obj.sops[PENDING] === true;
+}
+
+/** Whether any object of `environment` is marked for SOPS. */
+export function hasSopsSecrets(environment: RenderedEnvironment): boolean {
+  return environment.components.some((c) => c.objects.some(isMarkedForSops));
 }
 
 /** The decryption Secret a marked Secret names, or undefined for any other object. */

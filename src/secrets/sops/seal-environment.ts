@@ -17,7 +17,7 @@ import { assignFileNames } from '../../plan/file-names.js';
 import type { OutputFiles, RenderedEnvironment } from '../../plan/output-plan.js';
 import { displayPath, readInputFileSync, readRecordFileSync, resolveInput } from '../../repository-files.js';
 import { SOPS_AGE_KEY, SOPS_AGE_KEY_FILE, ageIdentitiesFrom, type AgeIdentities } from './age-keys.js';
-import { isMarkedForSops, valuesUnavailable, withoutMark } from './pending.js';
+import { hasSopsSecrets, isMarkedForSops, valuesUnavailable, withoutMark } from './pending.js';
 import {
   decryptSopsDocument,
   encryptDocument,
@@ -58,11 +58,6 @@ export interface SopsSealer {
     files: OutputFiles,
     flavour: string,
   ): Promise<{ environment: RenderedEnvironment; warnings: Diagnostic[] }>;
-}
-
-/** Whether any object of `environment` is marked for SOPS. */
-export function hasSopsSecrets(environment: RenderedEnvironment): boolean {
-  return environment.components.some((c) => c.objects.some(isMarkedForSops));
 }
 
 /** A sealer reading `.sops.yaml` and the identities once, when the first marked Secret needs them. */
