@@ -17,8 +17,7 @@ import type { TrustMaterialSource } from './verify/trusted-root.js';
 import type { ImageToVerify } from './verify/verify-image.js';
 import type { VerifyRule } from './verify/verify-rules-schema.js';
 import type { DigestLookup } from './pin-images.js';
-import { parseImageLocation } from './registry/image-location.js';
-import type { ImageRegistry, ResolvedImage } from './registry/image-registry.js';
+import { parseImageLocation, type ImageRegistry, type ResolvedImage } from './registry/image-registry.js';
 import type * as VerifyImageModule from './verify/verify-image.js';
 
 /** How one environment's registries are reached (imagePolicy, with credentials from its pull secret). */

@@ -10,8 +10,7 @@ import { isJsonObject } from '../manifest/object.js';
 import { findInput, type InputObject } from '../declarations/inputs.js';
 import { secretValues } from '../declarations/secret-values.js';
 import type { RegistryPolicy } from './image-resolver.js';
-import type { ImageRegistry } from './registry/image-registry.js';
-import { createLazyImageRegistry } from './registry/lazy-image-registry.js';
+import { createImageRegistry, type ImageRegistry } from './registry/image-registry.js';
 
 const DOCKER_CONFIG_KEY = '.dockerconfigjson';
 
@@ -79,7 +78,7 @@ export function registryForPolicy(
   policy: RegistryPolicy,
   context: { env: Readonly<Record<string, string | undefined>>; fetch?: typeof fetch | undefined },
 ): ImageRegistry {
-  return createLazyImageRegistry({
+  return createImageRegistry({
     env: context.env,
     ...(context.fetch ? { fetch: context.fetch } : {}),
     insecureRegistries: policy.insecureRegistries,

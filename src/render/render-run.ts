@@ -24,6 +24,7 @@ import type { ResolvedArtifacts } from './resolve-provider.js';
 import { createSession } from './session.js';
 import { createImageResolver, rekeyedImagesWarning } from '../images/image-resolver.js';
 import { registryForPolicy } from '../images/registry-policy.js';
+import { createDockerCredentials } from '../images/registry/docker-credentials.js';
 import type { LockFile, LockedInputFile } from '../lock/lock-types.js';
 import type { RenderConfig } from '../config/config-types.js';
 import type { ImagePolicyConfig } from '../images/image-policy-config.js';
@@ -439,13 +440,7 @@ export async function startRender(options: RenderOptions): Promise<RenderRun> {
   };
 }
 
-/**
- * The Docker credential chain over `env`: the catalog's registry credentials for `oci://` provider
- * URLs. Its code is imported when an `oci://` source first asks, never by a build that has none.
- */
+/** The Docker credential chain over `env`: the catalog's registry credentials for `oci://` provider URLs. */
 function dockerCredentials(env: Readonly<Record<string, string | undefined>>) {
-  return async (registry: string) => {
-    const { createDockerCredentials } = await import('../images/registry/docker-credentials.js');
-    return (await createDockerCredentials({ env }).lookup(registry)).credentials;
-  };
+  return async (registry: string) => (await createDockerCredentials({ env }).lookup(registry)).credentials;
 }

@@ -5,9 +5,7 @@
  * configured GitHub Enterprise origin), GitLab generic packages (`https://gitlab.…/api/v4/projects/…`)
  * or a clusterctl local repository (`file:///root/<label>/<version>/<file>`). Any other URL is
  * refused with clusterctl's "invalid provider url" wording (its repositoryFactory dispatch).
- * Clients are created on first use, and their code imported then (lazy-github-client.ts,
- * lazy-gitlab-client.ts, oci-connect.ts), so a build that needs no network opens no connection
- * and never loads the network code.
+ * Clients are created on first use, so a build that needs no network opens no connection.
  */
 import path from 'node:path';
 import { SpecError, error, peerWording } from '../errors.js';
@@ -21,8 +19,7 @@ import {
   type UserProviderEntry,
 } from './github/builtin-providers.js';
 import { baselineOf, type BaselineId } from '../baseline/baseline.js';
-import { createGitHubSource, type GitHubClient } from './github/github-source.js';
-import { createLazyGitHubClient } from './github/lazy-github-client.js';
+import { createGitHubClient, createGitHubSource, type GitHubClient } from './github/github-source.js';
 import {
   GITHUB_API_BASE_URL,
   isGitHubUrl,
@@ -31,13 +28,13 @@ import {
 } from './github/github-url.js';
 import {
   GITLAB_TOKEN_VARIABLE,
+  createGitLabClient,
   createGitLabSource,
   isGitLabUrl,
   parseGitLabPackageUrl,
   type FetchLike,
   type GitLabClient,
 } from './gitlab/gitlab-source.js';
-import { createLazyGitLabClient } from './gitlab/lazy-gitlab-client.js';
 import { createLocalRepositorySource } from './local-repository.js';
 import { readOciCredentials, type OciCredentials } from './oci/oci-credentials.js';
 import { createOciSource } from './oci/oci-source.js';
@@ -94,7 +91,7 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
   const clientFor = (apiBaseUrl: string): GitHubClient => {
     let client = clients.get(apiBaseUrl);
     if (!client) {
-      client = createLazyGitHubClient({
+      client = createGitHubClient({
         baseUrl: apiBaseUrl,
         token: options.githubToken,
         onProgress: options.onProgress,
@@ -185,7 +182,7 @@ export function createDefaultCatalog(options: CatalogOptions = {}): ProviderCata
     const key = `${parsed.origin}\u0000${token ?? ''}`;
     let client = gitLabClients.get(key);
     if (!client) {
-      client = createLazyGitLabClient({ token, fetch: options.fetch, onProgress: options.onProgress });
+      client = createGitLabClient({ token, fetch: options.fetch, onProgress: options.onProgress });
       gitLabClients.set(key, client);
     }
     return {

@@ -6,8 +6,12 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import type { DiagnosticCode } from 'capi-render';
 import { FetchError, SpecError } from '../../src/errors.js';
 import type { FetchProgress } from '../../src/source/fetch-progress.js';
-import { createGitHubClient } from '../../src/source/github/github-client.js';
-import { createGitHubSource, isSemverTag, type GitHubClientOptions } from '../../src/source/github/github-source.js';
+import {
+  createGitHubClient,
+  createGitHubSource,
+  isSemverTag,
+  type GitHubClientOptions,
+} from '../../src/source/github/github-source.js';
 import { thrownBy } from '../helpers/errors.js';
 import { startFakeGitHub, type FakeGitHub, type FakeGitHubOptions } from '../helpers/fake-github.js';
 

@@ -5,9 +5,13 @@
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { FetchError, SpecError } from '../../src/errors.js';
-import { createGitLabClient } from '../../src/source/gitlab/gitlab-client.js';
-import { packageListUrl } from '../../src/source/gitlab/gitlab-packages.js';
-import { createGitLabSource, isGitLabUrl, parseGitLabPackageUrl } from '../../src/source/gitlab/gitlab-source.js';
+import {
+  createGitLabClient,
+  createGitLabSource,
+  isGitLabUrl,
+  packageListUrl,
+  parseGitLabPackageUrl,
+} from '../../src/source/gitlab/gitlab-source.js';
 import {
   GITLAB_HOST,
   gitLabUrl,

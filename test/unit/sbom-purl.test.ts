@@ -18,10 +18,13 @@ import { environmentSbom } from '../../src/sbom/environment-sbom.js';
 import { RELEASE_PURLS } from '../../src/sbom/purl.js';
 import type { SbomArtifact, SbomSource } from '../../src/sbom/sbom-subject.js';
 import { createConfigMapSource } from '../../src/source/configmap-source.js';
-import { createGitHubClient } from '../../src/source/github/github-client.js';
-import { createGitHubSource } from '../../src/source/github/github-source.js';
-import { createGitLabClient } from '../../src/source/gitlab/gitlab-client.js';
-import { createGitLabSource, gitLabFileUrl, parseGitLabPackageUrl } from '../../src/source/gitlab/gitlab-source.js';
+import { createGitHubClient, createGitHubSource } from '../../src/source/github/github-source.js';
+import {
+  createGitLabClient,
+  createGitLabSource,
+  gitLabFileUrl,
+  parseGitLabPackageUrl,
+} from '../../src/source/gitlab/gitlab-source.js';
 import { createLocalRepositorySource } from '../../src/source/local-repository.js';
 import { createOciSource } from '../../src/source/oci/oci-source.js';
 import { createOciUrlSource } from '../../src/source/oci/oci-url-source.js';

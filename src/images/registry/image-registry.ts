@@ -6,6 +6,7 @@
  * Design notes: docs/internals.md "images/registry/image-registry.ts".
  */
 import { FetchError, RenderError, error, type DiagnosticCode } from '../../errors.js';
+import { parseImageReference } from '../../process/image-reference.js';
 import { networkReason } from '../../source/network-failure.js';
 import { createOciClient, type OciClient } from '../../source/oci/oci-client.js';
 import { credentialSecrets, type OciCredentials } from '../../source/oci/oci-credentials.js';
@@ -48,7 +49,6 @@ import {
   type Descriptor,
 } from './registry-responses.js';
 
-export { parseImageLocation } from './image-location.js';
 export type {
   ImageLocation,
   ResolvedImage,
@@ -97,6 +97,21 @@ const REPOSITORY = new RegExp(`^${PATH_COMPONENT}(?:/${PATH_COMPONENT})*$`);
 const TAG = /^[\w][\w.-]{0,127}$/;
 const REGISTRY =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
+
+/** Splits a canonical image reference into location, tag and digest (`''` when absent); undefined when it is not one. */
+export function parseImageLocation(text: string): (ImageLocation & { tag: string; digest: string }) | undefined {
+  const parsed = parseImageReference(text);
+  if (parsed.kind !== 'ok') return undefined;
+  const name = `${parsed.image.repository}/${parsed.image.name}`;
+  const slash = name.indexOf('/');
+  if (slash <= 0) return undefined;
+  return {
+    registry: name.slice(0, slash),
+    repository: name.slice(slash + 1),
+    tag: parsed.image.tag,
+    digest: parsed.image.digest,
+  };
+}
 
 /** One registry, as this client talks to it. */
 interface Connection {

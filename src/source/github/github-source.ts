@@ -10,6 +10,7 @@ import { releaseSourceId, type Artifact, type ReleaseSource } from '../release-s
 import { GITHUB_API_BASE_URL } from './github-url.js';
 import type { GitHubClient } from './github-client.js';
 
+export { createGitHubClient } from './github-client.js';
 export type { GitHubClient, GitHubClientOptions } from './github-client.js';
 
 /** The repository a source reads, and clusterctl's rootPath (`.`: assets sit at the top level). */

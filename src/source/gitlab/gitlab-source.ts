@@ -9,10 +9,11 @@ import { releaseSourceId, type Artifact, type ReleaseSource } from '../release-s
 import type { GitLabClient } from './gitlab-client.js';
 import { gitLabFileUrl, type GitLabPackageUrl } from './gitlab-url.js';
 
-export { GITLAB_TOKEN_ENV, GITLAB_TOKEN_VARIABLE } from './gitlab-http.js';
+export { createGitLabClient, GITLAB_TOKEN_ENV, GITLAB_TOKEN_VARIABLE } from './gitlab-client.js';
 export type { FetchLike, GitLabClient, GitLabClientOptions, GitLabPackageRef } from './gitlab-client.js';
 export { GITLAB_URL_FORM, gitLabFileUrl, isGitLabUrl, parseGitLabPackageUrl } from './gitlab-url.js';
 export type { GitLabPackageUrl } from './gitlab-url.js';
+export { packageListUrl } from './gitlab-packages.js';
 
 /**
  * The source of one package. Its id, `gitlab:{host}/{projectSlug}/{packageName}`, names what the

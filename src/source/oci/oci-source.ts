@@ -11,10 +11,10 @@ import type { FetchProgressListener } from '../fetch-progress.js';
 import { FetchError, error, peerWording, type Location } from '../../errors.js';
 import { releaseSourceId, type Artifact, type ReleaseSource } from '../release-source.js';
 import { sortVersions } from '../../declarations/versions.js';
-import type { FetchedManifest } from './oci-client.js';
-import { connectOci, type OciConnection } from './oci-connect.js';
+import { createOciClient, type FetchedManifest } from './oci-client.js';
 import type { OciCredentials } from './oci-credentials.js';
 import { computeOciDigest } from './oci-digest.js';
+import { createOciArtifactFileReader } from './oci-artifact-files.js';
 import { ociFileCandidates } from './oci-file-names.js';
 import { formatOciReference, parseOciReference } from './oci-reference.js';
 
@@ -54,26 +54,22 @@ export interface OciSource {
  */
 export function createOciSource(input: OciSourceInput): OciSource {
   const ref = parseOciReference(input.reference, input.where ?? {});
-  let connected: Promise<OciConnection> | undefined;
-  const connect = () =>
-    (connected ??= connectOci(
-      {
-        registry: ref.registry,
-        plainHttp: ref.plainHttp,
-        credentials: input.credentials,
-        fetchImpl: input.fetchImpl,
-        timeoutMs: input.timeoutMs,
-        onProgress: input.onProgress,
-      },
-      ref.repository,
-    ));
+  const client = createOciClient({
+    registry: ref.registry,
+    plainHttp: ref.plainHttp,
+    credentials: input.credentials,
+    fetchImpl: input.fetchImpl,
+    timeoutMs: input.timeoutMs,
+    onProgress: input.onProgress,
+  });
   const shown = formatOciReference({ ...ref, tag: undefined });
   const manifests = new Map<string, Promise<FetchedManifest>>();
+  const reader = createOciArtifactFileReader(client, ref.repository);
 
   function manifestOf(tag: string): Promise<FetchedManifest> {
     let pending = manifests.get(tag);
     if (!pending) {
-      pending = connect().then(({ client }) => client.getManifest(ref.repository, tag));
+      pending = client.getManifest(ref.repository, tag);
       // A failure is not cached: the next call asks the registry again.
       pending.catch(() => manifests.delete(tag));
       manifests.set(tag, pending);
@@ -88,14 +84,12 @@ export function createOciSource(input: OciSourceInput): OciSource {
     description: `OCI repository ${shown}`,
     remote: true,
     async listVersions() {
-      const { client } = await connect();
       return sortVersions(await client.listTags(ref.repository));
     },
     async readFile(version, fileName): Promise<Artifact> {
       const tag = ref.tag ?? version;
       const fetched = await manifestOf(tag);
       const wanted = ociFileCandidates(input.providerType, input.providerName, version, fileName);
-      const { reader } = await connect();
       const chosen = await reader.read(fetched, wanted.titles);
       if (!chosen)
         throw missingLayer(`${shown}:${tag}`, fetched, wanted.role, wanted.titles, await reader.names(fetched));

@@ -10,9 +10,9 @@ import { FetchError, error, type Location } from '../../errors.js';
 import type { FetchProgressListener } from '../fetch-progress.js';
 import { releaseSourceId, type Artifact, type ReleaseSource } from '../release-source.js';
 import { sortVersions } from '../../declarations/versions.js';
+import { createOciArtifactFileReader, type OciArtifactFileReader } from './oci-artifact-files.js';
 import { ANNOTATION_VERSION, checkCapiAnnotations, ociArtifactLayout } from './oci-capi-layout.js';
-import type { FetchedManifest } from './oci-client.js';
-import { connectOci, type OciConnection } from './oci-connect.js';
+import { createOciClient, type FetchedManifest, type OciClient } from './oci-client.js';
 import type { OciCredentials } from './oci-credentials.js';
 import { ociFileCandidates } from './oci-file-names.js';
 import { formatOciUrl, parseOciUrl } from './oci-url.js';
@@ -45,21 +45,19 @@ export interface OciUrlSource {
 export function createOciUrlSource(input: OciUrlSourceInput): OciUrlSource {
   const url = parseOciUrl(input.url, input.where ?? {});
   const shown = formatOciUrl({ ...url, tag: undefined, digest: undefined });
-  let connected: Promise<OciConnection> | undefined;
+  let connected: Promise<{ client: OciClient; reader: OciArtifactFileReader }> | undefined;
   const connect = () =>
     (connected ??= (async () => {
       const credentials = await input.credentials?.(url.registry);
-      return connectOci(
-        {
-          registry: url.registry,
-          plainHttp: url.plainHttp,
-          credentials,
-          fetchImpl: input.fetchImpl,
-          timeoutMs: input.timeoutMs,
-          onProgress: input.onProgress,
-        },
-        url.repository,
-      );
+      const client = createOciClient({
+        registry: url.registry,
+        plainHttp: url.plainHttp,
+        credentials,
+        fetchImpl: input.fetchImpl,
+        timeoutMs: input.timeoutMs,
+        onProgress: input.onProgress,
+      });
+      return { client, reader: createOciArtifactFileReader(client, url.repository) };
     })());
   const manifests = new Map<string, Promise<FetchedManifest>>();
   const manifestOf = (reference: string): Promise<FetchedManifest> => {
