@@ -1,8 +1,8 @@
 /**
  * What a build of local repositories loads, read from the built CLI itself: a module hook records
  * every file Node loads, and each chunk's source map says which sources it holds. The SOPS and age
- * code and the network clients of remote sources and image registries load on first use only, so
- * such a build loads none of them; a build with a SOPS Secret to seal does load the sealer.
+ * code loads on first use only, so such a build loads none of it; a build with a SOPS Secret to
+ * seal does load the sealer.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,14 +16,10 @@ import { tempDir } from '../helpers/tmp.js';
 
 const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
 
-/** Sources that only a build using SOPS, a remote source or a registry needs. */
+/** Sources that only a build using SOPS needs. */
 const ON_FIRST_USE = [
   /node_modules\/(age-encryption|@noble\/(curves|hashes|ciphers)|@scure\/base)\//,
   /src\/secrets\/sops\/(seal-environment|decrypt-encrypted-inputs|age-keys)\.ts$/,
-  /src\/source\/github\/(github-client|github-transport)\.ts$/,
-  /src\/source\/gitlab\/gitlab-client\.ts$/,
-  /src\/source\/oci\/(oci-client|oci-http|oci-auth)\.ts$/,
-  /src\/images\/registry\/(image-registry|docker-credentials)\.ts$/,
 ];
 
 /** The sources of every bundled file a `capi-render build` in `repo` loaded, by the files' source maps. */
@@ -57,7 +53,7 @@ function loadedSources(repo: string, env: Record<string, string> = {}): string[]
 describe('modules a build loads', () => {
   beforeAll(() => requireCurrentDist());
 
-  it('a build of local repositories loads no SOPS, age or network client code', () => {
+  it('a build of local repositories loads no SOPS or age code', () => {
     const sources = loadedSources(makeRepo({ 'providers/core.yaml': CORE() }));
     // The render itself was loaded and read: the check below looks at real chunks.
     expect(sources.some((s) => s.endsWith('src/render/render-run.ts'))).toBe(true);
