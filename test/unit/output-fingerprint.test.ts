@@ -129,9 +129,7 @@ describe('the output fingerprint', () => {
       name: 'a hard-linked file edited in place through one of its paths',
       change: (out) => {
         const file = path.join(out, 'dev/core/service.yaml');
-        const { atime, mtime } = lstatSync(file);
-        writeFileSync(file, 'kind: Servic3\n');
-        utimesSync(file, atime, mtime);
+        keepingTimes(file, () => writeFileSync(file, 'kind: Servic3\n'));
       },
       unchanged: false,
       dev: false,
@@ -151,12 +149,8 @@ describe('the output fingerprint', () => {
     },
     {
       name: 'one path of a hard-linked file removed, the folder keeping its times',
-      change: (out) => {
-        const dir = path.join(out, 'prod/core');
-        const { atime, mtime } = lstatSync(dir);
-        rmSync(path.join(dir, 'service.yaml'));
-        utimesSync(dir, atime, mtime);
-      },
+      change: (out) =>
+        keepingTimes(path.join(out, 'prod/core'), () => rmSync(path.join(out, 'prod/core/service.yaml'))),
       unchanged: false,
       dev: true,
       prod: false,
@@ -326,8 +320,12 @@ function json(
 
 /** Rewrites `file` with other bytes of the same size and puts its modification time back (its change time moves on). */
 function sameSizeEdit(file: string): void {
-  const { atime, mtime } = lstatSync(file);
-  const text = readFileSync(file, 'utf8');
-  writeFileSync(file, text.replace('1', '9'));
-  utimesSync(file, atime, mtime);
+  keepingTimes(file, () => writeFileSync(file, readFileSync(file, 'utf8').replace('1', '9')));
+}
+
+/** Runs `change`, then puts `target`'s access and modification times back as they were (its change time moves on). */
+function keepingTimes(target: string, change: () => void): void {
+  const { atime, mtime } = lstatSync(target);
+  change();
+  utimesSync(target, atime, mtime);
 }
