@@ -356,15 +356,11 @@ function treeMatches(fp: OutputFingerprint, root: string, folder: FolderMarks, d
   let children: Map<string, string[]> | undefined;
   // Inodes checked so far, by device: the mark their check confirmed.
   const inodes = new Map<number, Map<number, FileMark>>();
-  const inodeMatches = (file: string, mark: FileMark, dev: number): boolean => {
+  const inodeMatches = (file: string, mark: FileMark, dev: number, checked: Map<number, FileMark>): boolean => {
     const ino = mark[4];
     const stat = lstatSync(file, { throwIfNoEntry: false });
     if (!stat?.isFile() || !statMatches(fp, file, mark, stat)) return false;
-    if (ino >= 0 && stat.ino === ino && stat.dev === dev) {
-      let onDevice = inodes.get(dev);
-      if (!onDevice) inodes.set(dev, (onDevice = new Map()));
-      onDevice.set(ino, mark);
-    }
+    if (ino >= 0 && stat.ino === ino && stat.dev === dev) checked.set(ino, mark);
     return true;
   };
   const walk = (rel: string, abs: string): boolean => {
@@ -375,10 +371,12 @@ function treeMatches(fp: OutputFingerprint, root: string, folder: FolderMarks, d
       const stat = lstatSync(abs, { throwIfNoEntry: false });
       if (stat?.isDirectory() && folderUnchanged(dirMark, stat)) {
         if (recorded) {
-          const checked = inodes.get(dirMark[2]);
+          const dev = dirMark[2];
+          let checked = inodes.get(dev);
+          if (!checked) inodes.set(dev, (checked = new Map()));
           for (const [name, mark] of recorded) {
             // A hard link of an inode already checked is the same bytes: no lstat of its own.
-            if ((mark[4] < 0 || checked?.get(mark[4]) !== mark) && !inodeMatches(`${prefix}${name}`, mark, dirMark[2]))
+            if ((mark[4] < 0 || checked.get(mark[4]) !== mark) && !inodeMatches(`${prefix}${name}`, mark, dev, checked))
               return false;
           }
           seen += recorded.size;
