@@ -25,6 +25,7 @@ import {
   type ValidatorSpec,
 } from '../../src/schema-validator.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
+import { FULL_LOCK } from '../helpers/full-lock.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'capi-render-validators-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -88,28 +89,7 @@ const providerDocs = readdirSync(PROVIDER_FIXTURES)
   )
   .filter((d): d is Json => typeof d === 'object' && d !== null && (d as { kind?: unknown }).kind !== 'Namespace');
 
-const H = (c: string): string => c.repeat(64);
-const VALID_LOCK = jsYaml.load(`apiVersion: capi-render/v1alpha1
-kind: Lock
-environments:
-- name: dev
-  inputs: ${H('e')}
-  providers:
-  - provider: CoreProvider/capi-system/cluster-api
-    requested: v1.12.0
-    version: v1.12.0
-    contract: v1beta2
-    source: github:kubernetes-sigs/cluster-api
-artifacts:
-- source: github:kubernetes-sigs/cluster-api
-  version: v1.12.0
-  file: core-components.yaml
-  url: https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.12.0/core-components.yaml
-  sha256: ${H('a')}
-inputFiles:
-- file: capi-render.yaml
-  sha256: ${H('b')}
-`) as Json;
+const VALID_LOCK = jsYaml.load(FULL_LOCK) as Json;
 
 const VALID_CONFIG = jsYaml.load(`apiVersion: capi-render/v1alpha1
 kind: Config
