@@ -19,40 +19,30 @@ export function findSubstitutionLiteral(value: JsonValue): (string | number)[] |
   // faster (profiles of the bench's one-environment build), and only then is the path looked for.
   // JSON.stringify(value).includes('${') answers the same natively, but measured ~50% slower than
   // the path walk: the JSON text of a CRD is a large string made only to be searched.
-  if (!holdsMarker(value)) return undefined;
+  if (!containsMarker(value)) return undefined;
   // One path stack for the whole walk (copied only on a find): rendered CRDs have tens of
   // thousands of nodes, and a path array per node was most of this stage's time.
   const path: (string | number)[] = [];
-  return containsMarker(value, path) ? path : undefined;
+  containsMarker(value, path);
+  return path;
 }
 
-/** Whether some string or map key of `value` contains `${`: the walk below, keeping no path. */
-function holdsMarker(value: JsonValue): boolean {
-  if (typeof value === 'string') return value.includes(MARKER);
-  if (value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (holdsMarker(value[i]!)) return true;
-    return false;
-  }
-  for (const key in value) if (key.includes(MARKER) || holdsMarker(value[key]!)) return true;
-  return false;
-}
-
-function containsMarker(value: JsonValue, path: (string | number)[]): boolean {
+/** Whether some string or map key of `value` contains `${`; with `path`, left holding the first one's. */
+function containsMarker(value: JsonValue, path?: (string | number)[]): boolean {
   if (typeof value === 'string') return value.includes(MARKER);
   if (value === null || typeof value !== 'object') return false;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      path.push(i);
+      path?.push(i);
       if (containsMarker(value[i]!, path)) return true;
-      path.pop();
+      path?.pop();
     }
     return false;
   }
   for (const key in value) {
-    path.push(key);
+    path?.push(key);
     if (key.includes(MARKER) || containsMarker(value[key]!, path)) return true;
-    path.pop();
+    path?.pop();
   }
   return false;
 }
