@@ -139,9 +139,19 @@ export function folderUnchanged(mark: DirMark, stat: { mtimeMs: number; ctimeMs:
   );
 }
 
+/**
+ * The index {@link childFolders} builds, per record: a build asks it once per environment, and a
+ * fleet's record has tens of thousands of folders. A record's folders never change once it is
+ * taken or decoded, so the index of one stays right.
+ */
+const childIndexes = new WeakMap<FolderDirs, Map<string, string[]>>();
+
 /** The folders below each recorded folder, by parent ('' for the top). */
 export function childFolders(dirs: FolderDirs): Map<string, string[]> {
+  const known = childIndexes.get(dirs);
+  if (known) return known;
   const children = new Map<string, string[]>();
+  childIndexes.set(dirs, children);
   for (const rel of dirs.keys()) {
     if (rel === '') continue;
     const at = rel.lastIndexOf('/');
