@@ -1,6 +1,6 @@
-import jsYaml from 'js-yaml';
 import { SpecError, error } from '../errors.js';
 import { measureExpansion } from './alias-expansion.js';
+import { loadDocuments } from './fast-load.js';
 import { isJsonObject, type JsonValue, type KubeObject } from './object.js';
 import type { Resource } from './resource.js';
 
@@ -33,8 +33,9 @@ export function parseManifests(text: string, source: string, limits: ParseLimits
     );
   }
   let documents: unknown[];
+  let values: number[];
   try {
-    documents = jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA, filename: source, json: false });
+    ({ documents, values } = loadDocuments(text, source));
   } catch (e) {
     const ex = e as { reason?: string; mark?: { line: number; column: number }; message: string };
     throw new SpecError(
@@ -48,7 +49,7 @@ export function parseManifests(text: string, source: string, limits: ParseLimits
   const resources: Resource[] = [];
   documents.forEach((doc, index) => {
     if (doc === null || doc === undefined) return;
-    countNodes(doc as JsonValue, budget, source);
+    countNodes(doc as JsonValue, budget, source, values[index]);
     if (!isJsonObject(doc) || typeof doc.apiVersion !== 'string' || typeof doc.kind !== 'string') {
       throw new SpecError(
         error(
@@ -95,16 +96,17 @@ export interface ParsedPart {
 export function parsePart(text: string, limits: ParseLimits = DEFAULT_PARSE_LIMITS): ParsedPart | undefined {
   if (text.length > limits.maxBytes) return undefined;
   let documents: unknown[];
+  let values: number[];
   try {
-    documents = jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA, json: false });
+    ({ documents, values } = loadDocuments(text));
   } catch {
     return undefined;
   }
   const budget = { remaining: limits.maxNodes };
   let valid = true;
-  for (const doc of documents) {
+  for (const [index, doc] of documents.entries()) {
     if (doc === null || doc === undefined) continue;
-    if (!countWithin(doc as JsonValue, budget)) return undefined;
+    if (expansionProblem(doc as JsonValue, budget, values[index]!) !== undefined) return undefined;
     if (
       !isJsonObject(doc) ||
       typeof doc.apiVersion !== 'string' ||
@@ -165,9 +167,8 @@ function nameProblem(doc: Record<string, unknown>): string | undefined {
  * Throws a `yaml-limit` error when one document (`value`, aliases expanded) holds more values than the
  * budget left, or more of them through aliases than clusterctl's YAML decoder allows (alias-expansion.ts).
  */
-export function countNodes(value: JsonValue, budget: { remaining: number }, source: string): void {
-  // Aliases make shared sub-trees; counting the expanded size bounds what later steps will walk.
-  const problem = measureExpansion(value, budget);
+export function countNodes(value: JsonValue, budget: { remaining: number }, source: string, values = -1): void {
+  const problem = expansionProblem(value, budget, values);
   if (problem === 'excessive-aliasing') {
     throw new SpecError(
       error(
@@ -189,7 +190,19 @@ export function countNodes(value: JsonValue, budget: { remaining: number }, sour
   }
 }
 
-/** Whether one document stays within the budget and the aliasing rule. */
-function countWithin(value: JsonValue, budget: { remaining: number }): boolean {
-  return measureExpansion(value, budget) === undefined;
+/**
+ * One document's problem with the budget or the aliasing rule. `values` is how many values the
+ * document holds when that is known (a document read without js-yaml has no aliases), else -1.
+ */
+function expansionProblem(
+  value: JsonValue,
+  budget: { remaining: number },
+  values: number,
+): ReturnType<typeof measureExpansion> {
+  if (values < 0) {
+    // Aliases make shared sub-trees; counting the expanded size bounds what later steps will walk.
+    return measureExpansion(value, budget);
+  }
+  budget.remaining -= values;
+  return budget.remaining < 0 ? 'too-many-values' : undefined;
 }
