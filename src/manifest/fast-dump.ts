@@ -21,6 +21,8 @@ interface BlockScalar {
   header: string;
   /** Content lines without indentation ('' for empty lines). */
   lines: string[];
+  /** The whole text, indented for a level, by level. */
+  atLevel: string[];
 }
 
 export interface FastDumper {
@@ -49,6 +51,12 @@ export function createFastDumper(options: FastDumpOptions): FastDumper {
     return text;
   };
 
+  // Indentation and line breaks are interned per level, not rebuilt for every mapping.
+  const newlines: string[] = [];
+  const newline = (level: number): string => (newlines[level] ??= `\n${' '.repeat(2 * level)}`);
+
+  // A block scalar's text at each level it was written at: descriptions repeat across a CRD's
+  // versions at the same depth.
   const scalarText = (value: string, level: number): string => {
     const single = singles.get(value);
     if (single !== undefined) return single;
@@ -60,13 +68,18 @@ export function createFastDumper(options: FastDumpOptions): FastDumper {
         return dumped;
       }
       const [header, ...rest] = dumped.split('\n');
-      block = { header: header!, lines: rest.map((l) => (l === '' ? '' : l.slice(2))) };
+      block = { header: header!, lines: rest.map((l) => (l === '' ? '' : l.slice(2))), atLevel: [] };
       blocks.set(value, block);
     }
-    const indent = ' '.repeat(2 * Math.max(1, level));
-    let out = block.header;
-    for (const line of block.lines) out += line === '' ? '\n' : `\n${indent}${line}`;
-    return out;
+    const indentLevel = Math.max(1, level);
+    let text = block.atLevel[indentLevel];
+    if (text === undefined) {
+      const lineStart = newline(indentLevel);
+      const parts = [block.header];
+      for (const line of block.lines) parts.push(line === '' ? '\n' : lineStart, line);
+      text = block.atLevel[indentLevel] = parts.join('');
+    }
+    return text;
   };
 
   const primitive = (value: Value): string => {
@@ -80,61 +93,74 @@ export function createFastDumper(options: FastDumpOptions): FastDumper {
     throw new Unsupported();
   };
 
-  // The structure, as js-yaml's writeNode / writeBlockMapping / writeBlockSequence lay it out.
-  const node = (value: Value, level: number, compact: boolean, inSequence: boolean): string => {
-    if (typeof value === 'string') return scalarText(value, level);
-    if (Array.isArray(value)) {
-      if (value.length === 0) return '[]';
-      return sequence(value, !inSequence && level > 0 ? level - 1 : level, compact);
-    }
-    if (value !== null && typeof value === 'object') {
-      const entries = Object.keys(value);
-      if (entries.length === 0) return '{}';
-      return mapping(value as Record<string, Value>, entries, level, compact);
-    }
-    return primitive(value);
+  // The structure, as js-yaml's writeNode / writeBlockMapping / writeBlockSequence lay it out. Every
+  // piece goes into one array per document, joined once at the end: the document's text is then one
+  // flat string, not a tree of concatenations that hashing and writing would first have to copy.
+
+  /** Writes a value that follows `- ` or `key: ` on the same line (a scalar or an empty collection), or returns false. */
+  const inline = (value: Value, level: number, out: string[]): boolean => {
+    if (typeof value === 'string') out.push(scalarText(value, level));
+    else if (Array.isArray(value)) {
+      if (value.length !== 0) return false;
+      out.push('[]');
+    } else if (value !== null && typeof value === 'object') return false;
+    else out.push(primitive(value));
+    return true;
   };
 
-  const mapping = (object: Record<string, Value>, keyList: string[], level: number, compact: boolean): string => {
-    keyList.sort(options.compareKeys);
-    let out = '';
-    const newline = `\n${' '.repeat(2 * level)}`;
+  /** Writes a mapping's entries; false when it wrote none (every value undefined: js-yaml writes `{}`). */
+  const mapping = (object: Record<string, Value>, level: number, compact: boolean, out: string[]): boolean => {
+    const keyList = Object.keys(object).sort(options.compareKeys);
+    let wrote = false;
     for (const key of keyList) {
       const value = object[key];
       if (value === undefined) continue;
-      const dumped = node(value, level + 1, false, false);
-      out +=
-        (!compact || out !== '' ? newline : '') +
-        keyText(key) +
-        (startsOnNextLine(value, dumped) ? ':' : ': ') +
-        dumped;
+      if (!compact || wrote) out.push(newline(level));
+      wrote = true;
+      out.push(keyText(key));
+      if (typeof value !== 'object' || value === null) {
+        out.push(': ');
+        inline(value, level + 1, out);
+      } else if (Array.isArray(value)) {
+        if (value.length === 0) out.push(': []');
+        else {
+          out.push(':');
+          // Sequences are not indented under their key (noArrayIndent).
+          sequence(value, level, false, out);
+        }
+      } else {
+        const mark = out.length;
+        out.push(':');
+        if (!mapping(value as Record<string, Value>, level + 1, false, out)) out[mark] = ': {}';
+      }
     }
-    return out || '{}';
+    return wrote;
   };
 
-  const sequence = (array: Value[], level: number, compact: boolean): string => {
-    let out = '';
-    const newline = `\n${' '.repeat(2 * level)}`;
-    for (const item of array) {
-      // Items are laid out compact, so nothing in a sequence starts on the next line.
-      out +=
-        (!compact || out !== '' ? newline : '') + '- ' + node(item === undefined ? null : item, level + 1, true, true);
+  /** Writes a sequence's items; items are laid out compact, so nothing in one starts on the next line. */
+  const sequence = (array: Value[], level: number, compact: boolean, out: string[]): void => {
+    let first = true;
+    for (const element of array) {
+      const item = element === undefined ? null : element;
+      if (!compact || !first) out.push(newline(level));
+      first = false;
+      out.push('- ');
+      if (inline(item, level + 1, out)) continue;
+      if (Array.isArray(item)) sequence(item, level + 1, true, out);
+      else if (!mapping(item as Record<string, Value>, level + 1, true, out)) out.push('{}');
     }
-    return out;
   };
-
-  /**
-   * Whether a mapping value's text begins with a line break (a non-empty nested collection). Known
-   * from the value, not read from the text: reading a character of a concatenated string makes V8
-   * flatten it, which made every level copy its whole subtree.
-   */
-  const startsOnNextLine = (value: Value, dumped: string): boolean =>
-    typeof value === 'object' && value !== null && (Array.isArray(value) ? value.length > 0 : dumped !== '{}');
 
   return {
     dump(value) {
       try {
-        return `${node(value, 0, true, false)}\n`;
+        const out: string[] = [];
+        if (Array.isArray(value) && value.length > 0) sequence(value, 0, true, out);
+        else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+          if (!mapping(value as Record<string, Value>, 0, true, out)) out.push('{}');
+        } else inline(value, 0, out);
+        out.push('\n');
+        return out.join('');
       } catch (e) {
         // Anything the layout above does not cover (explicit keys over 1024 characters, exotic
         // values) goes to js-yaml itself.
