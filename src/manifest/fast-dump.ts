@@ -41,6 +41,7 @@ export function createFastDumper(options: FastDumpOptions): FastDumper {
   const blocks = new BoundedMap<string, BlockScalar>(SCALAR_ENTRIES);
 
   const keyText = (key: string): string => {
+    if (writtenAsKey(key)) return key;
     let text = keys.get(key);
     if (text === undefined) {
       const dumped = jsYaml.dump({ [key]: null }, options.dumpOptions);
@@ -58,6 +59,7 @@ export function createFastDumper(options: FastDumpOptions): FastDumper {
   // A block scalar's text at each level it was written at: descriptions repeat across a CRD's
   // versions at the same depth.
   const scalarText = (value: string, level: number): string => {
+    if (writtenAsIs(value)) return value;
     const single = singles.get(value);
     if (single !== undefined) return single;
     let block = blocks.get(value);
@@ -172,3 +174,28 @@ export function createFastDumper(options: FastDumpOptions): FastDumper {
 }
 
 class Unsupported extends Error {}
+
+/**
+ * Strings starting with a letter that a YAML reader would take for null or a boolean (YAML 1.2,
+ * and the YAML 1.1 words js-yaml quotes for older readers): js-yaml quotes them.
+ */
+const AMBIGUOUS = new Set(
+  'null Null NULL true True TRUE false False FALSE y Y yes Yes YES n N no No NO on On ON off Off OFF'.split(' '),
+);
+
+/**
+ * A one-line string js-yaml writes as it is, without asking it: a letter first (no indicator, no
+ * number, timestamp or `.inf`), then printable ASCII, with no `: ` or ` #` inside and no space or
+ * `:` last (js-yaml's plain-scalar rules), and not a word read as null or a boolean. Anything else is
+ * asked of js-yaml.
+ */
+function writtenAsIs(value: string): boolean {
+  return PLAIN_VALUE.test(value) && !value.includes(': ') && !value.includes(' #') && !AMBIGUOUS.has(value);
+}
+const PLAIN_VALUE = /^[A-Za-z](?:[ -~]*[!-9;-~])?$/;
+
+/** A key js-yaml writes as it is: a letter, then letters, digits and `_.-/` only (no flow indicators, keys are written as in a flow). */
+function writtenAsKey(key: string): boolean {
+  return key.length <= 1024 && PLAIN_KEY.test(key) && !AMBIGUOUS.has(key);
+}
+const PLAIN_KEY = /^[A-Za-z][A-Za-z0-9_./-]*$/;

@@ -5,6 +5,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { OUTPUT_DUMP_OPTIONS, compareKeys } from '../../src/manifest/serialize.js';
@@ -83,5 +84,67 @@ describe('createFastDumper', () => {
     [[[['x', { y: [] }]], { z: 'multi\nline\n' }, 'a\nb']],
   ])('matches js-yaml on %j', (value) => {
     expect(fast.dump(value)).toBe(jsYaml.dump(value, OUTPUT_DUMP_OPTIONS));
+  });
+
+  // Strings the emitter writes without asking js-yaml (a letter first, plain-safe characters) sit
+  // next to ones that differ from them by one character: both kinds must come out as js-yaml's.
+  it('matches js-yaml on strings near the plain-scalar rules, as values and as keys', () => {
+    const pieces = [
+      ...'aZy'.split(''),
+      '0',
+      '9',
+      ' ',
+      '  ',
+      ':',
+      ': ',
+      '#',
+      ' #',
+      ',',
+      '[',
+      ']',
+      '{',
+      '}',
+      '-',
+      '.',
+      '/',
+      '_',
+      "'",
+      '"',
+      '!',
+      '&',
+      '*',
+      '|',
+      '>',
+      '%',
+      '@',
+      '`',
+      '~',
+      '?',
+      '=',
+      '\\',
+      'é',
+      '\t',
+      '\n',
+      'true',
+      'null',
+      'no',
+      'On',
+      'yes',
+      'Y',
+      '.inf',
+      '0x1F',
+      '1e3',
+      '12:30',
+      '2024-01-01',
+      '<<',
+    ];
+    const text = fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 8 }).map((p) => p.join(''));
+    fc.assert(
+      fc.property(text, (s) => {
+        expect(fast.dump(s)).toBe(jsYaml.dump(s, OUTPUT_DUMP_OPTIONS));
+        expect(fast.dump({ [s]: s, list: [s] })).toBe(jsYaml.dump({ [s]: s, list: [s] }, OUTPUT_DUMP_OPTIONS));
+      }),
+      { numRuns: 20_000, seed: 20_261_207 },
+    );
   });
 });
