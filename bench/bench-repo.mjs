@@ -3,8 +3,30 @@
  * four providers (cluster-api core, kubeadm bootstrap and control plane, CAPD) at v1.12.0 with
  * cert-manager v1.19.4. The overlays are the caller's.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+
+/**
+ * A copy of the fixture repository under `dest` with every `<file>.gz` stored as `<file>`: the
+ * releases as their projects publish them, which is what kustomize reads in the bench too. The
+ * fixtures are kept gzip-compressed only to keep the git repository small; a build reading them
+ * would also time gunzip, which no user's local repository makes it do. Returns `dest`.
+ */
+export function plainReleases(fixtures, dest) {
+  for (const entry of readdirSync(fixtures, { withFileTypes: true })) {
+    const from = path.join(fixtures, entry.name);
+    if (entry.isDirectory()) {
+      plainReleases(from, path.join(dest, entry.name));
+      continue;
+    }
+    mkdirSync(dest, { recursive: true });
+    if (entry.name.endsWith('.gz'))
+      writeFileSync(path.join(dest, entry.name.slice(0, -3)), gunzipSync(readFileSync(from)));
+    else copyFileSync(from, path.join(dest, entry.name));
+  }
+  return dest;
+}
 
 /** Writes the configuration and the providers of a bench repository into `dir`. */
 export function writeBenchProviders(dir, fixtures) {

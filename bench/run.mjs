@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * npm run bench — capi-render against `kubectl kustomize` on the same work, side by side, offline,
- * on the real v1.12.0 fixtures (core, kubeadm bootstrap + control plane, CAPD, cert-manager v1.19.4).
+ * on the real v1.12.0 fixtures (core, kubeadm bootstrap + control plane, CAPD, cert-manager v1.19.4),
+ * uncompressed into the work folder as their projects publish them, so both tools read the same files.
  *
  *  1. one environment: `capi-render build` vs `kubectl kustomize` over an equivalent kustomize tree
  *     (the same release files, the same Deployment patch and image override), built by this script,
@@ -60,13 +61,14 @@ import { differenceBetween } from './same-objects.mjs';
 import { atMost, benchTable, formatMs, ratioAtMost, target, timeAtMost } from './bench-table.mjs';
 import { median } from './noise-aware.mjs';
 import { realProviderRows } from './real-providers.mjs';
-import { writeBenchProviders } from './bench-repo.mjs';
+import { plainReleases, writeBenchProviders } from './bench-repo.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const FIXTURES = path.join(ROOT, 'test/fixtures/repository');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 const work = mkdtempSync(path.join(os.tmpdir(), 'capi-render-bench-'));
+/** The release fixtures as published (uncompressed), read by capi-render and kustomize alike. */
+const FIXTURES = plainReleases(path.join(ROOT, 'test/fixtures/repository'), path.join(work, 'releases'));
 
 /**
  * The package as npm ships it (package.json `files`), copied into the work folder with node_modules
