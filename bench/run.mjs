@@ -35,7 +35,8 @@
  * Environment: BENCH_RUNS (default 3) for more samples; BENCH_SKIP_1000=1 leaves out the 1000- and
  * 10,000-environment rows (the latter is judged against the former), BENCH_SKIP_10000=1 the
  * 10,000-environment row alone (~100 s); BENCH_ONLY=pinning runs the rows of 8 alone,
- * BENCH_ONLY=fleet the distinct-values fleets of 5 (100, 1000 and 10,000 environments) alone.
+ * BENCH_ONLY=fleet the distinct-values fleets of 5 (100, 1000 and 10,000 environments) alone,
+ * BENCH_ONLY=first the two one-environment rows of 1 alone.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -736,6 +737,11 @@ table.add(
     remeasure: { comparison: 'kustomize', round: () => ({ row: e1.once().ms, comparison: k1.once().ms }) },
   },
 );
+if (process.env.BENCH_ONLY === 'first') {
+  const code = await table.verdict(CHECK);
+  if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
+  process.exit(code);
+}
 
 let repo100;
 for (const n of [10, 50, 100]) {
