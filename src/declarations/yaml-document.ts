@@ -36,11 +36,21 @@ export function parseSourceDocuments(text: string, file: string): SourceDocument
   if (fast) {
     let located: SourceDocument[] | undefined;
     const located$ = () => (located ??= parseWithPositions(text, file));
+    let roots: (Position | undefined)[] | undefined;
+    const root$ = (index: number) => (roots ??= plainRootPositions(text, fast))[index];
     const result: SourceDocument[] = [];
     fast.forEach((value, index) => {
       if (value === null || value === undefined) return;
       const position = result.length;
-      result.push({ value, file, index, locate: (path, target) => located$()[position]!.locate(path, target) });
+      result.push({
+        value,
+        file,
+        index,
+        // Where a document starts is asked of every provider CR; the text answers that for the
+        // usual layout, without the `yaml` parse a successful build otherwise never needs.
+        locate: (path, target) =>
+          (path.length === 0 ? root$(index) : undefined) ?? located$()[position]!.locate(path, target),
+      });
     });
     return result;
   }
@@ -77,7 +87,37 @@ export function readYamlFast(text: string): JsonValue[] | undefined {
   return docs.some(shared) ? undefined : (docs as JsonValue[]);
 }
 
-function parseWithPositions(text: string, file: string): SourceDocument[] {
+interface Position {
+  line: number;
+  col: number;
+}
+
+/**
+ * Where each document's root starts (as the `yaml` parse places it: its first key), read from the
+ * text for the layout inputs are written in: documents cut by bare `---` lines, each starting, after
+ * blank and comment lines, with a key at column 1. Indexed like js-yaml's `documents`; undefined
+ * where the layout differs, and the `yaml` parse answers.
+ */
+export function plainRootPositions(text: string, documents: readonly unknown[]): (Position | undefined)[] {
+  const none = documents.map(() => undefined);
+  const lines = text.split('\n');
+  // The first content line of each stretch between markers (0: none).
+  const firsts = [0];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.startsWith('---') || line.startsWith('...') || line.startsWith('%')) {
+      if (!/^---[ ]*$/.test(line)) return none;
+      firsts.push(0);
+    } else if (firsts[firsts.length - 1] === 0 && !/^\s*(?:#|$)/.test(line)) firsts[firsts.length - 1] = i + 1;
+  }
+  // js-yaml counts what precedes the first marker as a document only when it holds content.
+  const stretches = firsts[0] !== 0 || firsts.length === 1 ? firsts : firsts.slice(1);
+  if (stretches.length !== documents.length) return none;
+  return stretches.map((line) => (line !== 0 && /^[A-Za-z]/.test(lines[line - 1]!) ? { line, col: 1 } : undefined));
+}
+
+/** Every document with positions, from the `yaml` parse (exported for the test of the fast path). */
+export function parseWithPositions(text: string, file: string): SourceDocument[] {
   const lineCounter = new LineCounter();
   // Merge keys (`<<: *defaults`), which kubectl accepts, are merged; the merged result is what
   // the schema validation sees.

@@ -73,6 +73,23 @@ export async function resolveEnvironment(
     );
     return { file: cr.file, ...(input ? input.locate(path) : { line: cr.line, col: 1 }) };
   };
+  // Where a CR's spec.version is, found on first read: only a diagnostic reads it, and finding it can
+  // take the position-keeping parse of the CR's file, which a successful build never needs otherwise.
+  const versionSite = (cr: ProviderCR): { file: string; line: number; col: number } => {
+    let found: { file: string; line: number; col: number } | undefined;
+    const site = () => (found ??= locate(cr, ['spec', 'version']));
+    return {
+      get file() {
+        return site().file;
+      },
+      get line() {
+        return site().line;
+      },
+      get col() {
+        return site().col;
+      },
+    };
+  };
   const sourceCtx: SourceContext = {
     repoRoot: session.repoRoot,
     repositories: session.config.repositories,
@@ -130,7 +147,7 @@ export async function resolveEnvironment(
         sourceCtx,
         env: envInputs.name,
         coreContract,
-        at: locate(cr, ['spec', 'version']),
+        at: versionSite(cr),
         note: (d) => warnings.push(d),
       });
     } catch (e) {
@@ -152,7 +169,7 @@ export async function resolveEnvironment(
         cr: r.cr,
         contract: r.series.contract,
         version: r.version,
-        at: locate(r.cr, ['spec', 'version']),
+        at: versionSite(r.cr),
       })),
       baseline,
     ),

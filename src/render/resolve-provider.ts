@@ -58,6 +58,7 @@ export interface ResolveContext {
   env: string;
   /** The core provider's contract, once known (undefined while resolving the core provider itself). */
   coreContract: string | undefined;
+  /** Where the CR's spec.version is, for diagnostics (may be a getter that finds it on first read). */
   at: { file: string; line: number; col: number };
   /** Receives what the build says about the lock (an entry re-resolved because the inputs contradict it). */
   note: (d: Diagnostic) => void;
@@ -72,13 +73,25 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
   const locked = ctx.locked.find((p) => p.provider === ref(cr));
   const reusable = usableLockEntry(locked, requested, pinned.source.id, {
     env: ctx.env,
-    site: { what: `spec.version ${requested === '' ? '(empty)' : requested}`, ...ctx.at },
+    site: () => ({ what: `spec.version ${requested === '' ? '(empty)' : requested}`, ...ctx.at }),
     lockText: ctx.lockEvidence.text,
     rule: ctx.lockEvidence.rule,
     note: ctx.note,
   });
   const label = manifestLabel(cr.kind, cr.name);
-  const where = { ...ctx.at, object: ref(cr) };
+  // Read by diagnostics only: finding where spec.version is can take a parse of the input file.
+  const where: ProviderSite = {
+    object: ref(cr),
+    get file() {
+      return ctx.at.file;
+    },
+    get line() {
+      return ctx.at.line;
+    },
+    get col() {
+      return ctx.at.col;
+    },
+  };
   // ConfigMaps chosen by a selector are a source only the operator reads: its words, naming the CR (phase_load.go).
   const fromConfigMaps = cr.spec.fetchConfig?.selector != null;
   const seriesOf = async (version: string) => {
