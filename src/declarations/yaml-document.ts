@@ -3,9 +3,10 @@
  * diagnostic can point at file:line:col. Bulk release artifacts go through manifest/parse.ts instead.
  */
 import jsYaml from 'js-yaml';
-import YAML, { isCollection, isMap, isPair, isScalar, isSeq, LineCounter, type Document, type Node } from 'yaml';
+import type { Document, LineCounter, Node } from 'yaml';
 import { SpecError, error, type Diagnostic } from '../errors.js';
 import type { JsonValue } from '../manifest/object.js';
+import { yamlLibrary } from '../yaml-library.js';
 
 /** One YAML document of an input file, with what is needed to locate any field in it. */
 export interface SourceDocument {
@@ -118,7 +119,8 @@ export function plainRootPositions(text: string, documents: readonly unknown[]):
 
 /** Every document with positions, from the `yaml` parse (exported for the test of the fast path). */
 export function parseWithPositions(text: string, file: string): SourceDocument[] {
-  const lineCounter = new LineCounter();
+  const YAML = yamlLibrary();
+  const lineCounter = new YAML.LineCounter();
   // Merge keys (`<<: *defaults`), which kubectl accepts, are merged; the merged result is what
   // the schema validation sees.
   const docs = YAML.parseAllDocuments(text, {
@@ -151,7 +153,7 @@ export function parseWithPositions(text: string, file: string): SourceDocument[]
     // `key: {{ .Values.x }}` is valid YAML — a mapping whose key is a mapping — and never what was meant.
     YAML.visit(doc, {
       Pair(_, pair) {
-        if (!isCollection(pair.key)) return;
+        if (!YAML.isCollection(pair.key)) return;
         const pos = lineCounter.linePos((pair.key as Node).range?.[0] ?? 0);
         problems.push(
           error('yaml-syntax', 'a mapping is used as a key', {
@@ -217,6 +219,7 @@ function locateIn(
   path: readonly (string | number)[],
   target: 'key' | 'value',
 ): { line: number; col: number } {
+  const { isMap, isPair, isScalar, isSeq } = yamlLibrary();
   let node: Node | null | undefined = doc.contents;
   let best: Node | null | undefined = node;
   for (let i = 0; i < path.length && node; i++) {

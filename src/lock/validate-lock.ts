@@ -5,10 +5,11 @@
  * (a provider entry without a source is reported at `- provider:`, not at the missing key).
  */
 import type { ErrorObject } from 'ajv';
-import YAML from 'yaml';
+import type YAML from 'yaml';
 import { error, type Diagnostic } from '../errors.js';
 import { LOCK_SCHEMA } from './lock-schema.js';
 import { validatorOnce, type ValidatorSpec } from '../schema-validator.js';
+import { yamlLibrary } from '../yaml-library.js';
 import { LOCK_API_VERSION, LOCK_FILE, type LockFile } from './lock-types.js';
 
 /** The lock's validator (precompiled by `npm run build`, src/schema-validator.ts). */
@@ -133,7 +134,7 @@ function describe(e: ErrorObject, doc: unknown): Problem {
 function positions(text: string): (path: Path) => { line?: number; col?: number } {
   let doc: YAML.Document.Parsed | undefined;
   try {
-    doc = YAML.parseDocument(text, { uniqueKeys: false });
+    doc = yamlLibrary().parseDocument(text, { uniqueKeys: false });
   } catch {
     doc = undefined;
   }

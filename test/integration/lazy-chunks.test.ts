@@ -2,7 +2,8 @@
  * What a build of local repositories loads, read from the built CLI itself: a module hook records
  * every file Node loads, and each chunk's source map says which sources it holds. The SOPS and age
  * code loads on first use only, so such a build loads none of it; a build with a SOPS Secret to
- * seal does load the sealer.
+ * seal does load the sealer. Nor does a build that reports no problem load the `yaml` package, which
+ * only a problem's line and column need.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,9 +17,9 @@ import { tempDir } from '../helpers/tmp.js';
 
 const CLI = path.join(REPO_ROOT, 'dist/bin/capi-render.js');
 
-/** Sources that only a build using SOPS needs. */
+/** Sources that only a build using SOPS needs, or one reporting a problem with its position. */
 const ON_FIRST_USE = [
-  /node_modules\/(age-encryption|@noble\/(curves|hashes|ciphers)|@scure\/base)\//,
+  /node_modules\/(age-encryption|@noble\/(curves|hashes|ciphers)|@scure\/base|yaml)\//,
   /src\/secrets\/sops\/(seal-environment|decrypt-encrypted-inputs|age-keys)\.ts$/,
 ];
 
@@ -53,7 +54,7 @@ function loadedSources(repo: string, env: Record<string, string> = {}): string[]
 describe('modules a build loads', () => {
   beforeAll(() => requireCurrentDist());
 
-  it('a build of local repositories loads no SOPS or age code', () => {
+  it('a build of local repositories loads no SOPS, age or yaml package code', () => {
     const sources = loadedSources(makeRepo({ 'providers/core.yaml': CORE() }));
     // The render itself was loaded and read: the check below looks at real chunks.
     expect(sources.some((s) => s.endsWith('src/render/render-run.ts'))).toBe(true);

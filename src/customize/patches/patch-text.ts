@@ -4,10 +4,10 @@
  * read with the `yaml` package (YAML 1.2 core schema: `on`/`yes` stay strings, duplicate keys are
  * errors) and problems point at a line and column of the patch text itself.
  */
-import { LineCounter, parseAllDocuments } from 'yaml';
 import { SpecError, error } from '../../errors.js';
 import type { JsonValue } from '../../manifest/object.js';
 import { readYamlFast } from '../../declarations/yaml-document.js';
+import { yamlLibrary } from '../../yaml-library.js';
 
 /** Where a patch is declared, for messages: the provider CR and the field (`spec.patches[2].patch`). */
 export interface PatchSite {
@@ -38,6 +38,7 @@ export function parsePatchText(text: string, site: PatchSite): JsonValue {
     assertJson(fast[0], site, '');
     return fast[0];
   }
+  const { LineCounter, parseAllDocuments } = yamlLibrary();
   const lineCounter = new LineCounter();
   const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const documents = Array.isArray(parsed) ? parsed : [];
