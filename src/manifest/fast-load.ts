@@ -330,9 +330,12 @@ class Reader {
       const lineStart = this.pos;
       let p = lineStart + indent + 1;
       while (s.charCodeAt(p) === SPACE) p++;
+      let empty = false;
       if (p >= this.end || s.charCodeAt(p) === NEWLINE) {
         this.pos = this.lineAfter(p);
-        out.push(this.nested(indent, false, depth + 1));
+        const item = this.nested(indent, false, depth + 1);
+        empty = item === null;
+        out.push(item);
       } else if (this.isSequenceItem(p)) {
         throw UNSUPPORTED;
       } else if (this.keyEnd(p) >= 0) {
@@ -341,7 +344,11 @@ class Reader {
         out.push(this.inline(p, indent, depth + 1));
       }
       const next = this.nextContent();
-      if (next < indent) return out;
+      if (next < indent) {
+        // js-yaml goes on with this sequence after an empty last item when a shallower `-` follows.
+        if (empty && next >= 0 && this.isSequenceItem(this.pos + next)) throw UNSUPPORTED;
+        return out;
+      }
       if (next > indent) throw UNSUPPORTED;
       const at = this.pos + indent;
       if (!this.isSequenceItem(at)) {
