@@ -668,12 +668,40 @@ const yamlKey: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('true', 'null', '~', '1e3', '0x10', '10', '"q"', "'s'", 'f:m', '__proto__'),
 );
 
-type YamlNode = string | { map: [string, YamlNode][] } | { seq: YamlNode[] };
+/** A scalar over several lines: a block scalar, or a plain or quoted one folded over lines. */
+interface MultiLine {
+  style: '|' | '|-' | '|+' | '>' | 'plain' | "'" | '"';
+  lines: string[];
+  /** Extra indentation per line (cycled), 0 for most. */
+  shifts: number[];
+}
+type YamlNode = string | MultiLine | { map: [string, YamlNode][] } | { seq: YamlNode[] };
+
+const multiLine: fc.Arbitrary<MultiLine> = fc.record({
+  style: fc.constantFrom(
+    '|' as const,
+    '|-' as const,
+    '|+' as const,
+    '>' as const,
+    'plain' as const,
+    "'" as const,
+    '"' as const,
+  ),
+  lines: fc.array(
+    fc.oneof(
+      fc.stringMatching(/^[a-z][a-z0-9 .-]{0,6}$/),
+      fc.constantFrom('', ' ', '   ', 'x\\', 'x #y', '# c', '- a', 'k: v', "it''s", '\\t'),
+    ),
+    { minLength: 1, maxLength: 5 },
+  ),
+  shifts: fc.array(fc.constantFrom(0, 0, 0, 0, 1, 2, -1), { minLength: 1, maxLength: 4 }),
+});
 
 const yamlNode: fc.Arbitrary<YamlNode> = fc.letrec<{ node: YamlNode }>((tie) => ({
   node: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     yamlScalar,
+    multiLine,
     fc.record({
       map: fc.uniqueArray(fc.tuple(yamlKey, tie('node')), { minLength: 1, maxLength: 4, selector: ([k]) => k }),
     }),
@@ -681,40 +709,80 @@ const yamlNode: fc.Arbitrary<YamlNode> = fc.letrec<{ node: YamlNode }>((tie) => 
   ),
 })).node;
 
-/** A generated mapping written as block YAML, each nested level indented by 1-4 more spaces. */
+/** Block YAML for a generated document, each nested level (and scalar text) indented by `step()` more. */
+function writeDocument(
+  entries: [string, YamlNode][],
+  step: () => number,
+  compact: boolean,
+  comment: boolean,
+): string[] {
+  const lines: string[] = [];
+  const write = (node: YamlNode, indent: number, lead: string): void => {
+    if (typeof node === 'string') {
+      lines.push(`${lead} ${node}`);
+    } else if ('style' in node) {
+      const column = indent + step();
+      const quote = node.style === "'" || node.style === '"' ? node.style : '';
+      const header = quote === '' && node.style !== 'plain' ? node.style : '';
+      const body = node.lines.map((l, i) => {
+        const at = Math.max(0, column + node.shifts[i % node.shifts.length]!);
+        return l === '' ? '' : ' '.repeat(at) + l;
+      });
+      if (header) {
+        lines.push(`${lead} ${header}`, ...body);
+      } else {
+        // The first line goes on the entry's own line; an empty one keeps the text on the next.
+        const [first, ...rest] = body;
+        const text = [`${lead} ${quote}${first!.trimStart()}`, ...rest];
+        text[text.length - 1] += quote;
+        lines.push(...text);
+      }
+    } else if ('map' in node) {
+      if (lead.endsWith('-') && compact) {
+        node.map.forEach(([k, v], i) => {
+          const prefixText = i === 0 ? `${lead} ` : ' '.repeat(lead.length + 1);
+          write(v, lead.length + 1, `${prefixText}${k}:`);
+        });
+        return;
+      }
+      const inner = indent + step();
+      lines.push(lead);
+      for (const [k, v] of node.map) write(v, inner, `${' '.repeat(inner)}${k}:`);
+    } else {
+      const inner = lead.endsWith(':') && compact ? indent : indent + step();
+      lines.push(lead);
+      for (const v of node.seq) write(v, inner, `${' '.repeat(inner)}-`);
+    }
+    if (comment && lines.length % 5 === 0) lines.push(`${' '.repeat(step())}# comment`);
+  };
+  for (const [k, v] of entries) write(v, 0, `${k}:`);
+  return lines;
+}
+
+/** Generated mappings written as block YAML documents, in random (mostly valid) layouts. */
 const structuredYaml: fc.Arbitrary<string> = fc
   .tuple(
-    fc.uniqueArray(fc.tuple(yamlKey, yamlNode), { minLength: 1, maxLength: 5, selector: ([k]) => k }),
+    fc.array(fc.uniqueArray(fc.tuple(yamlKey, yamlNode), { minLength: 1, maxLength: 5, selector: ([k]) => k }), {
+      minLength: 1,
+      maxLength: 3,
+    }),
     fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 64, maxLength: 64 }),
     fc.boolean(),
+    fc.boolean(),
     fc.constantFrom('', '---\n', '# c\n---\n'),
+    fc.boolean(),
   )
-  .map(([entries, steps, compact, prefix]) => {
+  .map(([documents, steps, compact, comment, prefix, finalNewline]) => {
     let next = 0;
     const step = () => steps[next++ % steps.length]!;
-    const lines: string[] = [];
-    const write = (node: YamlNode, indent: number, lead: string): void => {
-      if (typeof node === 'string') {
-        lines.push(`${lead} ${node}`);
-      } else if ('map' in node) {
-        const inner = indent + step();
-        if (lead.endsWith('-') && compact) {
-          node.map.forEach(([k, v], i) => {
-            const prefixText = i === 0 ? `${lead} ` : ' '.repeat(lead.length + 1);
-            write(v, lead.length + 1, `${prefixText}${k}:`);
-          });
-          return;
-        }
-        lines.push(lead);
-        for (const [k, v] of node.map) write(v, inner, `${' '.repeat(inner)}${k}:`);
-      } else {
-        const inner = lead.endsWith(':') && compact ? indent : indent + step();
-        lines.push(lead);
-        for (const v of node.seq) write(v, inner, `${' '.repeat(inner)}-`);
-      }
-    };
-    for (const [k, v] of entries) write(v, 0, `${k}:`);
-    return prefix + lines.map((l) => l.replace(/ +$/, '')).join('\n') + '\n';
+    const text = documents
+      .map((entries) =>
+        writeDocument(entries, step, compact, comment)
+          .map((l) => l.replace(/ +$/, ''))
+          .join('\n'),
+      )
+      .join('\n---\n');
+    return prefix + text + (finalNewline ? '\n' : '');
   });
 
 /** The parser-level targets. */
