@@ -555,20 +555,31 @@ function describeValue(value: unknown): string {
   return `${typeof value} ${JSON.stringify(value)?.slice(0, 80)}`;
 }
 
-/** A few documents cut from the start of a release artifact (`bytes` of it, ending at a marker). */
-function artifactSnippet(file: string, from: number, bytes: number): string {
+/**
+ * A seed of a few KB from a release artifact: the first `bytes` (to a line end) of the documents
+ * that follow each offset in `from`, as one multi-document text. Whole documents would be too large:
+ * a CRD alone is hundreds of KB.
+ */
+function artifactSnippet(file: string, from: number[], bytes: number): string {
   const text = gunzipSync(readFileSync(path.join(FIXTURES_REPOSITORY, file))).toString('utf8');
-  const start = from === 0 ? 0 : text.indexOf('\n---\n', from) + 1;
-  const end = text.indexOf('\n---\n', start + bytes);
-  return text.slice(start, end < 0 ? undefined : end + 1);
+  return from
+    .map((offset) => {
+      const start = offset === 0 ? 0 : text.indexOf('\n---\n', offset) + 5;
+      return text.slice(start, text.lastIndexOf('\n', start + bytes) + 1);
+    })
+    .join('---\n');
 }
 
 const YAML_READER_SEEDS = [
-  artifactSnippet('cluster-api/v1.12.0/core-components.yaml.gz', 0, 3000),
-  artifactSnippet('cluster-api/v1.12.0/core-components.yaml.gz', 400_000, 3000),
-  artifactSnippet('cert-manager/v1.19.4/cert-manager.yaml.gz', 0, 2500),
-  artifactSnippet('cert-manager/v1.19.4/cert-manager.yaml.gz', 300_000, 4000),
-  artifactSnippet('infrastructure-docker/v1.12.0/infrastructure-components-development.yaml.gz', 200_000, 2000),
+  artifactSnippet('cluster-api/v1.12.0/core-components.yaml.gz', [0, 600_000, 1_300_000], 1000),
+  artifactSnippet('cluster-api/v1.12.0/core-components.yaml.gz', [100_000], 3000),
+  artifactSnippet('cert-manager/v1.19.4/cert-manager.yaml.gz', [0, 800_000, 900_000, 950_000], 700),
+  artifactSnippet('cert-manager/v1.19.4/cert-manager.yaml.gz', [300_000], 4000),
+  artifactSnippet(
+    'infrastructure-docker/v1.12.0/infrastructure-components-development.yaml.gz',
+    [200_000, 330_000],
+    1500,
+  ),
   'a: 1\nb:\n  c: [x, "y", \'z\']\n  d:\n  - e: true\n    f: ~\n  -\n    g: 0x1F\n  - - 1e3\n---\nh: -0\n',
   'k: |\n  line\n\n    deeper\n  last\nl: |-\n  x\nm: |+\n  y\n\nn: >\n  folded\n',
   "s: 'it''s\n  two'\nd: \"t\\tab \\x41\\u00e9\\\n  joined\"\np: plain\n  continued\n\n  again\n",
@@ -665,7 +676,27 @@ const yamlScalar: fc.Arbitrary<string> = fc.oneof(
 );
 const yamlKey: fc.Arbitrary<string> = fc.oneof(
   fc.stringMatching(/^[a-z][a-z0-9._-]{0,6}$/),
-  fc.constantFrom('true', 'null', '~', '1e3', '0x10', '10', '"q"', "'s'", 'f:m', '__proto__'),
+  fc.constantFrom(
+    'true',
+    'True',
+    'null',
+    'NULL',
+    '~',
+    '1e3',
+    '1000',
+    '0x10',
+    '0o20',
+    '16',
+    '1_6',
+    '"16"',
+    '.5',
+    '0.5',
+    '"q"',
+    "'s'",
+    '"a b"',
+    'f:m',
+    '__proto__',
+  ),
 );
 
 /** A scalar over several lines: a block scalar, or a plain or quoted one folded over lines. */
