@@ -155,13 +155,19 @@ function readDocuments(text: string): LoadedDocuments | undefined {
       if (!(e instanceof Unsupported)) throw e;
       const end = reader.documentEnd(at);
       if (end < 0) return undefined;
+      // The marker after the document changes how js-yaml ends it (a tag with no content before a
+      // marker is null, at the text's end ''), so js-yaml reads it with that marker line: a second,
+      // empty document.
+      const marked = end < text.length;
       let theirs: unknown[];
       try {
-        theirs = jsYaml.loadAll(text.slice(documentStart, end), undefined, { schema: jsYaml.CORE_SCHEMA });
+        theirs = jsYaml.loadAll(text.slice(documentStart, marked ? reader.lineAfter(end) : end), undefined, {
+          schema: jsYaml.CORE_SCHEMA,
+        });
       } catch {
         return undefined;
       }
-      if (theirs.length !== 1) return undefined;
+      if (theirs.length !== (marked ? 2 : 1) || (marked && theirs[1] !== null)) return undefined;
       documents.push(theirs[0]);
       values.push(-1);
       reader.pos = end;
