@@ -529,11 +529,22 @@ export function yamlReaderProblem(text: string): string | undefined {
   return undefined;
 }
 
-/** Where `ours` differs from `theirs` (key order and prototypes included), or undefined. */
-function valueDifference(ours: unknown, theirs: unknown, where: string): string | undefined {
+/**
+ * Where `ours` differs from `theirs` (key order and prototypes included), or undefined. `seen` pairs
+ * objects already compared: aliases make shared and even cyclic values.
+ */
+function valueDifference(
+  ours: unknown,
+  theirs: unknown,
+  where: string,
+  seen = new Map<object, object>(),
+): string | undefined {
   if (typeof ours !== 'object' || ours === null || typeof theirs !== 'object' || theirs === null) {
     return Object.is(ours, theirs) ? undefined : `${where}: ${describeValue(ours)}, js-yaml ${describeValue(theirs)}`;
   }
+  const paired = seen.get(ours);
+  if (paired !== undefined) return paired === theirs ? undefined : `${where}: shared differently`;
+  seen.set(ours, theirs);
   if (Object.getPrototypeOf(ours) !== Object.getPrototypeOf(theirs)) return `${where}: another prototype`;
   const keys = Reflect.ownKeys(ours);
   const theirKeys = Reflect.ownKeys(theirs);
@@ -544,6 +555,7 @@ function valueDifference(ours: unknown, theirs: unknown, where: string): string 
       (ours as Record<string | symbol, unknown>)[key],
       (theirs as Record<string | symbol, unknown>)[key],
       `${where}.${String(key)}`,
+      seen,
     );
     if (difference) return difference;
   }

@@ -181,6 +181,7 @@ const CASES: [name: string, text: string, expected: Via][] = [
   ['non-ASCII', 'a: é名\n"ключ": 😀\n', 'f'],
   ['anchor and alias', 'a: &x 1\nb: *x\n', 'j'],
   ['tag', 'a: !!str 1\n', 'j'],
+  ['alias to its own anchor (a cycle)', 'a: &x\n  b: *x\n', 'j'],
   ['merge key', 'a: &x {b: 1}\nc:\n  <<: *x\n', 'j'],
   // Depth.
   ['60 levels', nest(60), 'f'],
