@@ -155,13 +155,19 @@ function readDocuments(text: string): LoadedDocuments | undefined {
       if (!(e instanceof Unsupported)) throw e;
       const end = reader.documentEnd(at);
       if (end < 0) return undefined;
+      // The marker after the document changes how js-yaml ends it (a tag with no content before a
+      // marker is null, at the text's end ''), so js-yaml reads it with that marker line: a second,
+      // empty document.
+      const marked = end < text.length;
       let theirs: unknown[];
       try {
-        theirs = jsYaml.loadAll(text.slice(documentStart, end), undefined, { schema: jsYaml.CORE_SCHEMA });
+        theirs = jsYaml.loadAll(text.slice(documentStart, marked ? reader.lineAfter(end) : end), undefined, {
+          schema: jsYaml.CORE_SCHEMA,
+        });
       } catch {
         return undefined;
       }
-      if (theirs.length !== 1) return undefined;
+      if (theirs.length !== (marked ? 2 : 1) || (marked && theirs[1] !== null)) return undefined;
       documents.push(theirs[0]);
       values.push(-1);
       reader.pos = end;
@@ -330,9 +336,12 @@ class Reader {
       const lineStart = this.pos;
       let p = lineStart + indent + 1;
       while (s.charCodeAt(p) === SPACE) p++;
+      let empty = false;
       if (p >= this.end || s.charCodeAt(p) === NEWLINE) {
         this.pos = this.lineAfter(p);
-        out.push(this.nested(indent, false, depth + 1));
+        const item = this.nested(indent, false, depth + 1);
+        empty = item === null;
+        out.push(item);
       } else if (this.isSequenceItem(p)) {
         throw UNSUPPORTED;
       } else if (this.keyEnd(p) >= 0) {
@@ -341,7 +350,11 @@ class Reader {
         out.push(this.inline(p, indent, depth + 1));
       }
       const next = this.nextContent();
-      if (next < indent) return out;
+      if (next < indent) {
+        // js-yaml goes on with this sequence after an empty last item when a shallower `-` follows.
+        if (empty && next >= 0 && this.isSequenceItem(this.pos + next)) throw UNSUPPORTED;
+        return out;
+      }
       if (next > indent) throw UNSUPPORTED;
       const at = this.pos + indent;
       if (!this.isSequenceItem(at)) {

@@ -17,6 +17,7 @@ const SEED = 20_261_203;
 /** Cases per target. A parser's count follows its cost per case: ~1 s each on a 2-core machine. */
 const CASES: Record<string, number> = {
   repository: 35,
+  'yaml-reader': 1_500,
   lock: 1_500,
   overlay: 800,
   'live-dump': 4_000,

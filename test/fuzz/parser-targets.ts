@@ -8,10 +8,14 @@
  * its formatter.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import type fc from 'fast-check';
+import fc from 'fast-check';
+import jsYaml from 'js-yaml';
+import { loadDocuments } from '../../src/manifest/fast-load.js';
+import { measureExpansion } from '../../src/manifest/alias-expansion.js';
 import { RenderError } from '../../src/errors.js';
 import { parseLock, serializeLock } from '../../src/lock/lock-file.js';
 import { loadOverlay } from '../../src/overlay/load-overlay.js';
@@ -34,8 +38,8 @@ import {
 } from '../../src/config/location-free-config.js';
 import type { FuzzTarget } from './campaign.js';
 import { PropertyViolation } from './repo-case.js';
-import { parserInput } from './text-mutation.js';
-import { REPO_ROOT } from './fuzz-paths.js';
+import { mutatedText, parserInput } from './text-mutation.js';
+import { FIXTURES_REPOSITORY, REPO_ROOT } from './fuzz-paths.js';
 import { describeTimes, timeSideBySide } from '../helpers/timing.js';
 
 /**
@@ -486,9 +490,360 @@ function archiveText(files: [string, string][]): string {
 
 let overlayDir: string | undefined;
 
+/**
+ * What loadDocuments gets wrong on `text`, or undefined: its documents must be js-yaml's (key order,
+ * prototypes, Object.is-equal scalars), it must throw js-yaml's error when js-yaml throws, and a
+ * document it read itself must hold as many values as measureExpansion counts.
+ */
+export function yamlReaderProblem(text: string): string | undefined {
+  let expected: unknown[] | undefined;
+  let expectedError: string | undefined;
+  try {
+    expected = jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA });
+  } catch (e) {
+    expectedError = (e as Error).message;
+  }
+  let read: ReturnType<typeof loadDocuments>;
+  try {
+    read = loadDocuments(text);
+  } catch (e) {
+    if (expectedError === undefined) return `loadDocuments threw ${(e as Error).message}, js-yaml did not`;
+    const message = (e as Error).message;
+    return message === expectedError ? undefined : `loadDocuments threw ${message}, js-yaml ${expectedError}`;
+  }
+  if (expected === undefined) return `js-yaml threw ${expectedError}, loadDocuments returned`;
+  if (read.documents.length !== expected.length || read.values.length !== expected.length)
+    return `${read.documents.length} documents (${read.values.length} counts), js-yaml ${expected.length}`;
+  for (let i = 0; i < expected.length; i++) {
+    const difference = valueDifference(read.documents[i], expected[i], `document ${i}`);
+    if (difference) return difference;
+    const values = read.values[i]!;
+    if (values < -1) return `document ${i}: value count ${values}`;
+    if (values >= 0) {
+      const budget = { remaining: Number.MAX_SAFE_INTEGER };
+      measureExpansion(expected[i], budget);
+      const counted = Number.MAX_SAFE_INTEGER - budget.remaining;
+      if (counted !== values) return `document ${i}: ${values} values, measureExpansion counts ${counted}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Where `ours` differs from `theirs` (key order and prototypes included), or undefined. `seen` pairs
+ * objects already compared: aliases make shared and even cyclic values.
+ */
+function valueDifference(
+  ours: unknown,
+  theirs: unknown,
+  where: string,
+  seen = new Map<object, object>(),
+): string | undefined {
+  if (typeof ours !== 'object' || ours === null || typeof theirs !== 'object' || theirs === null) {
+    return Object.is(ours, theirs) ? undefined : `${where}: ${describeValue(ours)}, js-yaml ${describeValue(theirs)}`;
+  }
+  const paired = seen.get(ours);
+  if (paired !== undefined) return paired === theirs ? undefined : `${where}: shared differently`;
+  seen.set(ours, theirs);
+  if (Object.getPrototypeOf(ours) !== Object.getPrototypeOf(theirs)) return `${where}: another prototype`;
+  const keys = Reflect.ownKeys(ours);
+  const theirKeys = Reflect.ownKeys(theirs);
+  if (keys.length !== theirKeys.length || keys.some((k, i) => k !== theirKeys[i]))
+    return `${where}: keys ${describeValue(keys.map(String))}, js-yaml ${describeValue(theirKeys.map(String))}`;
+  for (const key of keys) {
+    const difference = valueDifference(
+      (ours as Record<string | symbol, unknown>)[key],
+      (theirs as Record<string | symbol, unknown>)[key],
+      `${where}.${String(key)}`,
+      seen,
+    );
+    if (difference) return difference;
+  }
+  return undefined;
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'number' && Object.is(value, -0)) return '-0';
+  return `${typeof value} ${JSON.stringify(value)?.slice(0, 80)}`;
+}
+
+/**
+ * A seed of a few KB from a release artifact: the first `bytes` (to a line end) of the documents
+ * that follow each offset in `from`, as one multi-document text. Whole documents would be too large:
+ * a CRD alone is hundreds of KB.
+ */
+function artifactSnippet(file: string, from: number[], bytes: number): string {
+  const text = gunzipSync(readFileSync(path.join(FIXTURES_REPOSITORY, file))).toString('utf8');
+  return from
+    .map((offset) => {
+      const start = offset === 0 ? 0 : text.indexOf('\n---\n', offset) + 5;
+      return text.slice(start, text.lastIndexOf('\n', start + bytes) + 1);
+    })
+    .join('---\n');
+}
+
+const YAML_READER_SEEDS = [
+  artifactSnippet('cluster-api/v1.12.0/core-components.yaml.gz', [0, 600_000, 1_300_000], 1000),
+  artifactSnippet('cluster-api/v1.12.0/core-components.yaml.gz', [100_000], 3000),
+  artifactSnippet('cert-manager/v1.19.4/cert-manager.yaml.gz', [0, 800_000, 900_000, 950_000], 700),
+  artifactSnippet('cert-manager/v1.19.4/cert-manager.yaml.gz', [300_000], 4000),
+  artifactSnippet(
+    'infrastructure-docker/v1.12.0/infrastructure-components-development.yaml.gz',
+    [200_000, 330_000],
+    1500,
+  ),
+  'a: 1\nb:\n  c: [x, "y", \'z\']\n  d:\n  - e: true\n    f: ~\n  -\n    g: 0x1F\n  - - 1e3\n---\nh: -0\n',
+  'k: |\n  line\n\n    deeper\n  last\nl: |-\n  x\nm: |+\n  y\n\nn: >\n  folded\n',
+  "s: 'it''s\n  two'\nd: \"t\\tab \\x41\\u00e9\\\n  joined\"\np: plain\n  continued\n\n  again\n",
+  '# comment\n---   \n--- \nx: 1\n...\n%YAML 1.2\n---\ny: [a, b]\nz: {}\nw: { }\n',
+  'true: 1\nnull: 2\n1e3: 3\n0x10: 4\nf:metadata: 5\n"quoted": 6\n__proto__: 7\n',
+];
+
+const YAML_READER_WORDS = [
+  ': ',
+  '- ',
+  '|',
+  '|-',
+  '|+',
+  '>',
+  "'",
+  "''",
+  '"',
+  '\\',
+  '\n',
+  '\n  ',
+  '  ',
+  '#',
+  ' #',
+  '---',
+  '---\n',
+  '...',
+  '[',
+  ']',
+  '{',
+  '}',
+  ', ',
+  '&a ',
+  '*a',
+  '!!str ',
+  '~',
+  'null',
+  'Null',
+  'true',
+  'FALSE',
+  '0x1F',
+  '0o17',
+  '0b101',
+  '1_000',
+  '1e3',
+  '.inf',
+  '-.INF',
+  '.nan',
+  '-0',
+  '+12',
+  '-',
+  '?',
+  '\t',
+  '\r\n',
+  '\\x41',
+  '\\u00e9',
+  '\\q',
+  '__proto__',
+  '%YAML 1.2\n',
+];
+
+/** A scalar for the structured YAML generator, in one of the styles the reader handles (and some it leaves). */
+const yamlScalar: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(
+    'null',
+    '~',
+    'Null',
+    'true',
+    'False',
+    '0',
+    '-0',
+    '+7',
+    '0x1f',
+    '0o17',
+    '0b11',
+    '1_000',
+    '1.5',
+    '1e3',
+    '-.inf',
+    '.NaN',
+    'v1.2',
+    'a b',
+    'x:y',
+    'http://h/p',
+    "'q'",
+    "'it''s'",
+    '"d"',
+    '"\\t\\x41"',
+    '[]',
+    '{}',
+    '[a, 1, "b"]',
+    '>-',
+  ),
+  fc.stringMatching(/^[a-z][a-z0-9 .:_-]{0,8}[a-z0-9]$/).filter((t) => !t.includes(': ')),
+);
+const yamlKey: fc.Arbitrary<string> = fc.oneof(
+  fc.stringMatching(/^[a-z][a-z0-9._-]{0,6}$/),
+  fc.constantFrom(
+    'true',
+    'True',
+    'null',
+    'NULL',
+    '~',
+    '1e3',
+    '1000',
+    '0x10',
+    '0o20',
+    '16',
+    '1_6',
+    '"16"',
+    '.5',
+    '0.5',
+    '"q"',
+    "'s'",
+    '"a b"',
+    'f:m',
+    '__proto__',
+  ),
+);
+
+/** A scalar over several lines: a block scalar, or a plain or quoted one folded over lines. */
+interface MultiLine {
+  style: '|' | '|-' | '|+' | '>' | 'plain' | "'" | '"';
+  lines: string[];
+  /** Extra indentation per line (cycled), 0 for most. */
+  shifts: number[];
+}
+type YamlNode = string | MultiLine | { map: [string, YamlNode][] } | { seq: YamlNode[] };
+
+const multiLine: fc.Arbitrary<MultiLine> = fc.record({
+  style: fc.constantFrom(
+    '|' as const,
+    '|-' as const,
+    '|+' as const,
+    '>' as const,
+    'plain' as const,
+    "'" as const,
+    '"' as const,
+  ),
+  lines: fc.array(
+    fc.oneof(
+      fc.stringMatching(/^[a-z][a-z0-9 .-]{0,6}$/),
+      fc.constantFrom('', ' ', '   ', 'x\\', 'x #y', '# c', '- a', 'k: v', "it''s", '\\t'),
+    ),
+    { minLength: 1, maxLength: 5 },
+  ),
+  shifts: fc.array(fc.constantFrom(0, 0, 0, 0, 1, 2, -1), { minLength: 1, maxLength: 4 }),
+});
+
+const yamlNode: fc.Arbitrary<YamlNode> = fc.letrec<{ node: YamlNode }>((tie) => ({
+  node: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    yamlScalar,
+    multiLine,
+    fc.record({
+      map: fc.uniqueArray(fc.tuple(yamlKey, tie('node')), { minLength: 1, maxLength: 4, selector: ([k]) => k }),
+    }),
+    fc.record({ seq: fc.array(tie('node'), { minLength: 1, maxLength: 4 }) }),
+  ),
+})).node;
+
+/** Block YAML for a generated document, each nested level (and scalar text) indented by `step()` more. */
+function writeDocument(
+  entries: [string, YamlNode][],
+  step: () => number,
+  compact: boolean,
+  comment: boolean,
+): string[] {
+  const lines: string[] = [];
+  const write = (node: YamlNode, indent: number, lead: string): void => {
+    if (typeof node === 'string') {
+      lines.push(`${lead} ${node}`);
+    } else if ('style' in node) {
+      const column = indent + step();
+      const quote = node.style === "'" || node.style === '"' ? node.style : '';
+      const header = quote === '' && node.style !== 'plain' ? node.style : '';
+      const body = node.lines.map((l, i) => {
+        const at = Math.max(0, column + node.shifts[i % node.shifts.length]!);
+        return l === '' ? '' : ' '.repeat(at) + l;
+      });
+      if (header) {
+        lines.push(`${lead} ${header}`, ...body);
+      } else {
+        // The first line goes on the entry's own line; an empty one keeps the text on the next.
+        const [first, ...rest] = body;
+        const text = [`${lead} ${quote}${first!.trimStart()}`, ...rest];
+        text[text.length - 1] += quote;
+        lines.push(...text);
+      }
+    } else if ('map' in node) {
+      if (lead.endsWith('-') && compact) {
+        node.map.forEach(([k, v], i) => {
+          const prefixText = i === 0 ? `${lead} ` : ' '.repeat(lead.length + 1);
+          write(v, lead.length + 1, `${prefixText}${k}:`);
+        });
+        return;
+      }
+      const inner = indent + step();
+      lines.push(lead);
+      for (const [k, v] of node.map) write(v, inner, `${' '.repeat(inner)}${k}:`);
+    } else {
+      const inner = lead.endsWith(':') && compact ? indent : indent + step();
+      lines.push(lead);
+      for (const v of node.seq) write(v, inner, `${' '.repeat(inner)}-`);
+    }
+    if (comment && lines.length % 5 === 0) lines.push(`${' '.repeat(step())}# comment`);
+  };
+  for (const [k, v] of entries) write(v, 0, `${k}:`);
+  return lines;
+}
+
+/** Generated mappings written as block YAML documents, in random (mostly valid) layouts. */
+const structuredYaml: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.array(fc.uniqueArray(fc.tuple(yamlKey, yamlNode), { minLength: 1, maxLength: 5, selector: ([k]) => k }), {
+      minLength: 1,
+      maxLength: 3,
+    }),
+    fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 64, maxLength: 64 }),
+    fc.boolean(),
+    fc.boolean(),
+    fc.constantFrom('', '---\n', '# c\n---\n'),
+    fc.boolean(),
+  )
+  .map(([documents, steps, compact, comment, prefix, finalNewline]) => {
+    let next = 0;
+    const step = () => steps[next++ % steps.length]!;
+    const text = documents
+      .map((entries) =>
+        writeDocument(entries, step, compact, comment)
+          .map((l) => l.replace(/ +$/, ''))
+          .join('\n'),
+      )
+      .join('\n---\n');
+    return prefix + text + (finalNewline ? '\n' : '');
+  });
+
 /** The parser-level targets. */
 export function parserTargets(): FuzzTarget<string>[] {
   return [
+    target(
+      'yaml-reader',
+      YAML_READER_SEEDS[0]!,
+      fc.oneof(
+        { weight: 3, arbitrary: parserInput(YAML_READER_SEEDS, YAML_READER_WORDS, 400) },
+        { weight: 1, arbitrary: structuredYaml },
+        { weight: 1, arbitrary: structuredYaml.chain((t) => mutatedText([t], YAML_READER_WORDS)) },
+      ),
+      (text) => {
+        const problem = yamlReaderProblem(text);
+        if (problem) throw new PropertyViolation(`loadDocuments(${JSON.stringify(text).slice(0, 300)}): ${problem}`);
+      },
+    ),
     target(
       'lock',
       LOCK,
