@@ -249,6 +249,20 @@ class Reader {
     return at + 1 >= this.end || next === SPACE || next === NEWLINE;
   }
 
+  /**
+   * The index of the next `char` from `from` on the same line, or -1. Scans the line only: a quote
+   * never closed must not make every line that opens one read the rest of the text.
+   */
+  private onLine(char: number, from: number): number {
+    const s = this.s;
+    for (let i = from; i < this.end; i++) {
+      const c = s.charCodeAt(i);
+      if (c === char) return i;
+      if (c === NEWLINE) return -1;
+    }
+    return -1;
+  }
+
   /** The key {@link keyEnd} read last. */
   private key = '';
 
@@ -262,9 +276,8 @@ class Reader {
     const first = s.charCodeAt(at);
     let colon: number;
     if (first === 0x22 || first === 0x27) {
-      const close = s.indexOf(first === 0x22 ? '"' : "'", at + 1);
-      const newline = s.indexOf('\n', at);
-      if (close < 0 || (newline >= 0 && close > newline) || s.charCodeAt(close + 1) !== COLON) return -1;
+      const close = this.onLine(first, at + 1);
+      if (close < 0 || s.charCodeAt(close + 1) !== COLON) return -1;
       const key = s.slice(at + 1, close);
       if (first === 0x22 && key.includes('\\')) return -1;
       this.key = key;
@@ -577,8 +590,8 @@ class Reader {
       while (s.charCodeAt(i) === SPACE) i++;
       const c = s.charCodeAt(i);
       if (c === 0x22 || c === 0x27) {
-        const close = s.indexOf(c === 0x22 ? '"' : "'", i + 1);
-        if (close < 0 || close >= lineEnd) throw UNSUPPORTED;
+        const close = this.onLine(c, i + 1);
+        if (close < 0) throw UNSUPPORTED;
         const text = s.slice(i + 1, close);
         if (text.includes('\\') || s.charCodeAt(close + 1) === c) throw UNSUPPORTED;
         out.push(text);
