@@ -96,10 +96,16 @@ const UNSUPPORTED = new Unsupported();
 function resolvePlain(text: string): unknown {
   const first = text.charCodeAt(0);
   if (first < 128 && MAY_RESOLVE[first] === 1) {
+    // A letter can only start a null or a boolean word (numbers start with a sign, a digit or a
+    // dot): `type`, `name`, `format`, … need not go through the number types.
+    if ((first | 0x20) >= 0x61 && (first | 0x20) <= 0x7a && !NULL_OR_BOOLEAN.has(text)) return text;
     for (const type of IMPLICIT!) if (type.resolve(text)) return type.construct(text);
   }
   return text;
 }
+
+/** The core schema's null and boolean words that start with a letter. */
+const NULL_OR_BOOLEAN = new Set(['null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE']);
 
 /**
  * The documents of `text`, read here or by js-yaml, with js-yaml's results. Throws what js-yaml
