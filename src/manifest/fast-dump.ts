@@ -63,6 +63,10 @@ export function createFastDumper(options: FastDumpOptions): FastDumper {
     const single = singles.get(value);
     if (single !== undefined) return single;
     let block = blocks.get(value);
+    if (!block && writtenAsLiteral(value)) {
+      block = literalBlock(value);
+      blocks.set(value, block);
+    }
     if (!block) {
       const dumped = jsYaml.dump(value, options.dumpOptions).slice(0, -1);
       if (dumped[0] !== '|' && dumped[0] !== '>') {
@@ -193,6 +197,32 @@ function writtenAsIs(value: string): boolean {
   return PLAIN_VALUE.test(value) && !value.includes(': ') && !value.includes(' #') && !AMBIGUOUS.has(value);
 }
 const PLAIN_VALUE = /^[A-Za-z](?:[ -~]*[!-9;-~])?$/;
+
+/**
+ * A multi-line string js-yaml writes as a literal block without asking it: printable ASCII and line
+ * breaks only (anything else may need double quotes), not starting with a space or a line break
+ * (those need an indentation indicator). With lines never folded, js-yaml writes every such string
+ * as a literal block.
+ */
+function writtenAsLiteral(value: string): boolean {
+  return value.includes('\n') && LITERAL_TEXT.test(value);
+}
+const LITERAL_TEXT = /^[!-~][ -~\n]*$/;
+
+/**
+ * The literal block js-yaml writes for a {@link writtenAsLiteral} string: `|` with `-` when it does
+ * not end in a line break, `+` when it ends in more than one; its lines are the string's, without the
+ * final line break.
+ */
+function literalBlock(value: string): BlockScalar {
+  const clip = value.endsWith('\n');
+  const keep = clip && value.endsWith('\n\n');
+  return {
+    header: keep ? '|+' : clip ? '|' : '|-',
+    lines: (clip ? value.slice(0, -1) : value).split('\n'),
+    atLevel: [],
+  };
+}
 
 /** A key js-yaml writes as it is: a letter, then letters, digits and `_.-/` only (no flow indicators, keys are written as in a flow). */
 function writtenAsKey(key: string): boolean {

@@ -125,6 +125,11 @@ describe('createFastDumper', () => {
       'é',
       '\t',
       '\n',
+      '\n\n',
+      'a\n',
+      '\n ',
+      '\r',
+      'é\n',
       'true',
       'null',
       'no',
@@ -138,7 +143,7 @@ describe('createFastDumper', () => {
       '2024-01-01',
       '<<',
     ];
-    const text = fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 8 }).map((p) => p.join(''));
+    const text = fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 10 }).map((p) => p.join(''));
     fc.assert(
       fc.property(text, (s) => {
         expect(fast.dump(s)).toBe(jsYaml.dump(s, OUTPUT_DUMP_OPTIONS));
