@@ -50,25 +50,27 @@ export function parseTemplate(text: string): TemplateNode[] {
   let from = 0;
   const flushText = (until: number): void => {
     if (until > from) pending.push(text.slice(from, until));
-    if (pending.length > 0) nodes.push(textNode(pending.join('')));
+    // One piece (the usual case) is the text's own slice: no copy of the artifact.
+    if (pending.length > 0) nodes.push(textNode(pending.length === 1 ? pending[0]! : pending.join('')));
     pending = [];
   };
 
-  for (let dollar = text.indexOf('$'); dollar >= 0; dollar = text.indexOf('$', from)) {
+  // `from`: the start of the text not yet taken; `scan`: where the next `$` is looked for.
+  let scan = 0;
+  for (let dollar = text.indexOf('$'); dollar >= 0; dollar = text.indexOf('$', scan)) {
     const next = text.charCodeAt(dollar + 1);
     if (next === 0x7b /* { */) {
       flushText(dollar);
       cursor.pos = dollar + 2;
       nodes.push(parseFunc(cursor, dollar, 1));
-      from = cursor.pos;
+      from = scan = cursor.pos;
     } else if (next === 0x24 /* $ */) {
       // `$$` is one literal `$`, and the second `$` is consumed: `$${X}` stays the text `${X}`.
       pending.push(text.slice(from, dollar + 1));
-      from = dollar + 2;
+      from = scan = dollar + 2;
     } else {
-      // A lone `$` (bare `$VAR` included) is literal text; keep scanning after it.
-      pending.push(text.slice(from, dollar + 1));
-      from = dollar + 1;
+      // A lone `$` (bare `$VAR`, a pattern's `$` anchor) is literal text: the text goes on unchanged.
+      scan = dollar + 1;
     }
   }
   flushText(text.length);
