@@ -10,7 +10,7 @@
  * read line by line here; any other form (flow collections, anchors, several documents…) goes to
  * the YAML library, loaded only then. Both leave out exactly the bytes of each path's value.
  */
-import type * as YamlLibrary from 'yaml';
+import { yamlLibrary } from '../yaml-library.js';
 
 /** `text` without the values of `repositories[*].path`; the text itself when it holds no such entry. */
 export async function withoutRepositoryLocations(text: string): Promise<string> {
@@ -49,13 +49,7 @@ export function blockFormWithoutLocations(text: string): string | undefined {
 
 /** Any YAML form, through the library: each path value's exact bytes left out. */
 export async function parsedWithoutLocations(text: string): Promise<string> {
-  // Bundled, the library is CommonJS and its functions sit on `default`; from node_modules they are named exports.
-  const loaded: unknown = await import('yaml');
-  const { isMap, isScalar, isSeq, parseDocument } = (
-    typeof (loaded as Partial<typeof YamlLibrary>).parseDocument === 'function'
-      ? loaded
-      : (loaded as { default: unknown }).default
-  ) as typeof YamlLibrary;
+  const { isMap, isScalar, isSeq, parseDocument } = yamlLibrary();
   let doc;
   try {
     doc = parseDocument(text, { uniqueKeys: false });
