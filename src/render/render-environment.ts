@@ -43,6 +43,7 @@ import type { EnvironmentInputs, EnvironmentResult, ResolvedProvider } from './e
 import { locateVerifyRule } from './locate-verify-rule.js';
 import { locateVariable } from './locate-variable.js';
 import { imageName } from '../images/image-name.js';
+import { siteOnRead } from './site-on-read.js';
 
 /** An environment's providers resolved, before anything is substituted or processed. */
 export interface ResolvedEnvironment {
@@ -75,21 +76,7 @@ export async function resolveEnvironment(
   };
   // Where a CR's spec.version is, found on first read: only a diagnostic reads it, and finding it can
   // take the position-keeping parse of the CR's file, which a successful build never needs otherwise.
-  const versionSite = (cr: ProviderCR): { file: string; line: number; col: number } => {
-    let found: { file: string; line: number; col: number } | undefined;
-    const site = () => (found ??= locate(cr, ['spec', 'version']));
-    return {
-      get file() {
-        return site().file;
-      },
-      get line() {
-        return site().line;
-      },
-      get col() {
-        return site().col;
-      },
-    };
-  };
+  const versionSite = (cr: ProviderCR) => siteOnRead(() => locate(cr, ['spec', 'version']), ['file', 'line', 'col']);
   const sourceCtx: SourceContext = {
     repoRoot: session.repoRoot,
     repositories: session.config.repositories,

@@ -23,6 +23,7 @@ import { parseVersion } from '../declarations/versions.js';
 import { manifestLabel } from '../declarations/provider-kinds.js';
 import { usableLockEntry, versionAllowed, type LockContradictionRule } from '../lock/lock-evidence.js';
 import type { CommittedEnvironment } from '../plan/committed-output.js';
+import { siteOnRead } from './site-on-read.js';
 
 export interface ResolvedArtifacts {
   cr: ProviderCR;
@@ -79,19 +80,7 @@ export async function resolveProvider(cr: ProviderCR, ctx: ResolveContext): Prom
     note: ctx.note,
   });
   const label = manifestLabel(cr.kind, cr.name);
-  // Read by diagnostics only: finding where spec.version is can take a parse of the input file.
-  const where: ProviderSite = {
-    object: ref(cr),
-    get file() {
-      return ctx.at.file;
-    },
-    get line() {
-      return ctx.at.line;
-    },
-    get col() {
-      return ctx.at.col;
-    },
-  };
+  const where: ProviderSite = siteOnRead(() => ({ ...ctx.at, object: ref(cr) }), ['file', 'line', 'col', 'object']);
   // ConfigMaps chosen by a selector are a source only the operator reads: its words, naming the CR (phase_load.go).
   const fromConfigMaps = cr.spec.fetchConfig?.selector != null;
   const seriesOf = async (version: string) => {
